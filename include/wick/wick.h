@@ -1,0 +1,273 @@
+/*
+ * wick.h — the one public header of libwick, the wick runtime for .tflite models.
+ *
+ * wick loads any standard TFLite flatbuffer (from TensorFlow's converter, from
+ * litert-torch, or from wick's own converter), verifies it as untrusted input,
+ * and runs it on the CPU. This header is the manual: every function states its
+ * errors and the lifetime of every pointer it takes or returns.
+ *
+ * The three phases
+ *   1. load     wick_model_load_file / wick_model_load_buffer parse and verify the
+ *               whole file. The model is immutable afterwards and may be shared by
+ *               any number of interpreters on any number of threads.
+ *   2. prepare  wick_interpreter_create binds one signature (or subgraph 0),
+ *               resolves every operator by (code, version), infers shapes, picks
+ *               kernels and plans activation memory. Resizing an input prepares
+ *               again.
+ *   3. invoke   wick_interpreter_invoke runs the graph on the input tensors.
+ *
+ * Threading: a wick_model is safe to use from many threads at once. A
+ * wick_interpreter is used by one thread at a time, except for
+ * wick_interpreter_cancel, which any thread may call at any time.
+ *
+ * Errors: every fallible call returns wick_status. Object-creating calls fill an
+ * optional caller-owned wick_error_info with a message naming the problem;
+ * later calls on an interpreter leave their message in
+ * wick_interpreter_last_error(). The library never prints, aborts or exits on
+ * input it does not control; there is no global mutable state.
+ *
+ * Typical use:
+ *
+ *     wick_error_info err;
+ *     wick_model *model;
+ *     if (wick_model_load_file("m.tflite", NULL, &err, &model) != WICK_OK)
+ *       fprintf(stderr, "%s\n", err.message);
+ *     wick_interpreter *it;
+ *     wick_interpreter_create(model, NULL, NULL, &err, &it);
+ *     wick_tensor_copy_from(wick_interpreter_input(it, 0), pixels, nbytes);
+ *     wick_interpreter_invoke(it);
+ *     const float *logits = wick_tensor_data(wick_interpreter_output(it, 0));
+ *     wick_interpreter_destroy(it);
+ *     wick_model_destroy(model);
+ */
+#ifndef WICK_WICK_H
+#define WICK_WICK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define WICK_API
+#else
+#define WICK_API __attribute__((visibility("default")))
+#endif
+
+#define WICK_VERSION_STRING "0.1.0"
+
+/* Status codes. Numbers are explicit and append-only. */
+typedef enum wick_status {
+  WICK_OK = 0,
+  WICK_ERR_INVALID_ARGUMENT = 1, /* the caller passed something wrong (NULL, bad index) */
+  WICK_ERR_MALFORMED_MODEL = 2,  /* the file is not a valid TFLite model */
+  WICK_ERR_UNSUPPORTED_OP = 3,   /* an operator (or op version, or type) wick does not run */
+  WICK_ERR_OUT_OF_MEMORY = 4,    /* allocation failed or the memory cap was reached */
+  WICK_ERR_IO = 5,               /* the file could not be opened, mapped or read */
+  WICK_ERR_CANCELLED = 6,        /* wick_interpreter_cancel() stopped an invoke */
+  WICK_ERR_INVALID_INPUT = 7     /* a run-time value is out of range (gather index, shape tensor) */
+} wick_status;
+
+/* Element types. The numbers are those of the TFLite schema's TensorType. */
+typedef enum wick_dtype {
+  WICK_DTYPE_FLOAT32 = 0,
+  WICK_DTYPE_FLOAT16 = 1,
+  WICK_DTYPE_INT32 = 2,
+  WICK_DTYPE_UINT8 = 3,
+  WICK_DTYPE_INT64 = 4,
+  WICK_DTYPE_STRING = 5,
+  WICK_DTYPE_BOOL = 6,
+  WICK_DTYPE_INT16 = 7,
+  WICK_DTYPE_COMPLEX64 = 8,
+  WICK_DTYPE_INT8 = 9,
+  WICK_DTYPE_FLOAT64 = 10
+} wick_dtype;
+
+typedef enum wick_log_level {
+  WICK_LOG_DEBUG = 0,
+  WICK_LOG_INFO = 1,
+  WICK_LOG_WARNING = 2,
+  WICK_LOG_ERROR = 3
+} wick_log_level;
+
+/* The largest tensor rank wick accepts. Files with a larger rank are refused. */
+#define WICK_MAX_RANK 8
+
+typedef struct wick_model wick_model;
+typedef struct wick_interpreter wick_interpreter;
+typedef struct wick_tensor wick_tensor;
+
+/* A message for calls that have no object yet to hold one. Caller-owned. */
+typedef struct wick_error_info {
+  char message[512];
+} wick_error_info;
+
+/* Optional allocation callbacks. `alloc` returns memory aligned to at least
+ * `alignment` (a power of two, at most 64) or NULL; `free` accepts NULL. Both
+ * may be called from any thread that uses the object they were given to. */
+typedef struct wick_allocator {
+  void *(*alloc)(void *user, size_t size, size_t alignment);
+  void (*free)(void *user, void *ptr);
+  void *user;
+} wick_allocator;
+
+/* Optional log callback; `message` is borrowed for the duration of the call. */
+typedef void (*wick_log_fn)(void *user, wick_log_level level, const char *message);
+
+/* ---------------------------------------------------------------- status */
+
+/* A static, human-readable name for a status ("malformed model"). Never NULL. */
+WICK_API const char *wick_status_string(wick_status status);
+
+/* The library version, e.g. "0.1.0". Static storage. */
+WICK_API const char *wick_version(void);
+
+/* ----------------------------------------------------------------- model */
+
+typedef struct wick_model_options {
+  wick_allocator allocator; /* all fields NULL: malloc/free */
+  wick_log_fn log;          /* NULL: silent */
+  void *log_user;
+  /* For wick_model_load_buffer: 1 copies the bytes so the caller may free them
+   * right after the call; 0 (default) borrows them, and they must outlive the
+   * model and every interpreter made from it. */
+  int copy_buffer;
+} wick_model_options;
+
+WICK_API wick_model_options wick_model_options_default(void);
+
+/* Loads and verifies a model file. The file is memory-mapped and its weights
+ * are read in place; the mapping lives as long as the model.
+ * options: borrowed for the call, may be NULL. error: may be NULL.
+ * On failure *model_out is NULL and error->message names the problem
+ * (for a malformed file: the table, field and index). */
+WICK_API wick_status wick_model_load_file(const char *path, const wick_model_options *options,
+                                          wick_error_info *error, wick_model **model_out);
+
+/* Loads and verifies a model from memory. See copy_buffer in the options for
+ * the lifetime of `data`. */
+WICK_API wick_status wick_model_load_buffer(const void *data, size_t size,
+                                            const wick_model_options *options,
+                                            wick_error_info *error, wick_model **model_out);
+
+/* Destroys a model. Every interpreter made from it must be destroyed first.
+ * NULL is a no-op. */
+WICK_API void wick_model_destroy(wick_model *model);
+
+/* The model's description string, or "" — owned by the model. */
+WICK_API const char *wick_model_description(const wick_model *model);
+WICK_API size_t wick_model_subgraph_count(const wick_model *model);
+WICK_API size_t wick_model_signature_count(const wick_model *model);
+/* The key of signature i (e.g. "serving_default"), or NULL if i is out of
+ * range. Owned by the model. */
+WICK_API const char *wick_model_signature_key(const wick_model *model, size_t i);
+
+/* ----------------------------------------------------------- interpreter */
+
+typedef struct wick_interpreter_options {
+  int num_threads;             /* 0 or 1: the calling thread only */
+  size_t memory_limit_bytes;   /* 0: no cap. Counts every allocation the interpreter makes */
+  int force_reference_kernels; /* 1: use the portable reference kernels everywhere.
+                                  The environment variable WICK_FORCE_REFERENCE=1 does the same */
+  wick_allocator allocator;    /* all fields NULL: malloc/free */
+  wick_log_fn log;             /* NULL: silent */
+  void *log_user;
+} wick_interpreter_options;
+
+WICK_API wick_interpreter_options wick_interpreter_options_default(void);
+
+/* Creates an interpreter for one signature of the model and prepares it.
+ * signature_key: NULL selects the first signature, or subgraph 0 when the file
+ * has no signatures. The model must outlive the interpreter. options: borrowed
+ * for the call, may be NULL. On failure *interpreter_out is NULL and
+ * error->message names the operator, its index and the problem. */
+WICK_API wick_status wick_interpreter_create(const wick_model *model, const char *signature_key,
+                                             const wick_interpreter_options *options,
+                                             wick_error_info *error,
+                                             wick_interpreter **interpreter_out);
+
+/* NULL is a no-op. */
+WICK_API void wick_interpreter_destroy(wick_interpreter *interpreter);
+
+/* The message of the last failed call on this interpreter ("" if none). Owned
+ * by the interpreter, valid until its next call. */
+WICK_API const char *wick_interpreter_last_error(const wick_interpreter *interpreter);
+
+WICK_API size_t wick_interpreter_input_count(const wick_interpreter *interpreter);
+WICK_API size_t wick_interpreter_output_count(const wick_interpreter *interpreter);
+
+/* Input/output tensor i, or NULL if out of range. The handle is owned by the
+ * interpreter and stays valid until it is destroyed; the tensor's data pointer
+ * and shape may change when the interpreter is prepared again. */
+WICK_API wick_tensor *wick_interpreter_input(wick_interpreter *interpreter, size_t i);
+WICK_API const wick_tensor *wick_interpreter_output(const wick_interpreter *interpreter, size_t i);
+
+/* Position of the input/output called `name` (the signature's name when there
+ * is a signature, else the tensor's name), or -1. */
+WICK_API int wick_interpreter_input_index(const wick_interpreter *interpreter, const char *name);
+WICK_API int wick_interpreter_output_index(const wick_interpreter *interpreter, const char *name);
+
+/* Gives input i a new shape and prepares the interpreter again. Dimensions
+ * that the model declares fixed must keep their size. `dims` is borrowed for
+ * the call. */
+WICK_API wick_status wick_interpreter_resize_input(wick_interpreter *interpreter, size_t i,
+                                                   const int32_t *dims, size_t rank);
+
+/* Runs the graph. Inputs keep their values; outputs are overwritten. */
+WICK_API wick_status wick_interpreter_invoke(wick_interpreter *interpreter);
+
+/* Asks a running (or the next) invoke to stop; it then returns
+ * WICK_ERR_CANCELLED. Safe to call from any thread. */
+WICK_API void wick_interpreter_cancel(wick_interpreter *interpreter);
+
+/* Bytes of the planned activation arena, and of persistent memory (op data,
+ * packed weights, folded constants). */
+WICK_API size_t wick_interpreter_arena_bytes(const wick_interpreter *interpreter);
+WICK_API size_t wick_interpreter_persistent_bytes(const wick_interpreter *interpreter);
+
+/* Per-operator view for profiling and inspection of the bound subgraph. */
+WICK_API size_t wick_interpreter_op_count(const wick_interpreter *interpreter);
+/* Name of operator i ("CONV_2D"), or NULL if out of range. Static storage. */
+WICK_API const char *wick_interpreter_op_name(const wick_interpreter *interpreter, size_t i);
+/* 1 enables per-operator timing in invoke; then op_time_ns(i) is the time
+ * operator i took in the last invoke. */
+WICK_API void wick_interpreter_set_profiling(wick_interpreter *interpreter, int enabled);
+WICK_API uint64_t wick_interpreter_op_time_ns(const wick_interpreter *interpreter, size_t i);
+/* Multiply-accumulates operator i performs in one invoke (0 for ops without). */
+WICK_API uint64_t wick_interpreter_op_macs(const wick_interpreter *interpreter, size_t i);
+/* The first output tensor of operator i, or NULL. */
+WICK_API const wick_tensor *wick_interpreter_op_output(const wick_interpreter *interpreter,
+                                                       size_t i);
+
+/* ---------------------------------------------------------------- tensor */
+
+/* All tensor handles are owned by their interpreter. */
+WICK_API const char *wick_tensor_name(const wick_tensor *tensor);
+WICK_API wick_dtype wick_tensor_dtype(const wick_tensor *tensor);
+WICK_API size_t wick_tensor_rank(const wick_tensor *tensor);
+/* Dimension i, or -1 if i >= rank. */
+WICK_API int32_t wick_tensor_dim(const wick_tensor *tensor, size_t i);
+WICK_API size_t wick_tensor_byte_size(const wick_tensor *tensor);
+/* The tensor's bytes, row-major. Valid until the interpreter is prepared
+ * again or destroyed. Output data is valid after a successful invoke. */
+WICK_API void *wick_tensor_data(const wick_tensor *tensor);
+/* Per-tensor quantization (scale, zero point); returns 0 if the tensor is not
+ * quantized per tensor. */
+WICK_API int wick_tensor_quantization(const wick_tensor *tensor, float *scale_out,
+                                      int64_t *zero_point_out);
+/* Copies `size` bytes, which must equal wick_tensor_byte_size(). */
+WICK_API wick_status wick_tensor_copy_from(wick_tensor *tensor, const void *data, size_t size);
+WICK_API wick_status wick_tensor_copy_to(const wick_tensor *tensor, void *data, size_t size);
+
+/* Element size of a dtype in bytes, 0 for variable-size types. */
+WICK_API size_t wick_dtype_size(wick_dtype dtype);
+/* "float32", "int8", ... Static storage, never NULL. */
+WICK_API const char *wick_dtype_name(wick_dtype dtype);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WICK_WICK_H */
