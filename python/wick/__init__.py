@@ -1,0 +1,17 @@
+"""wick: take PyTorch models to devices (torch.export -> .tflite converter + C runtime)."""
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # Converter entry points load lazily so `import wick` stays light (no torch import).
+    # Note: importing the submodule wick.convert binds the *module* as attribute `convert`
+    # of this package; we then rebind the public names to the function and classes.
+    if name in ("convert", "ConversionError", "Model"):
+        import importlib
+
+        mod = importlib.import_module(".convert", __name__)
+        g = globals()
+        g["convert"], g["ConversionError"], g["Model"] = mod.convert, mod.ConversionError, mod.Model
+        return g[name]
+    raise AttributeError(f"module 'wick' has no attribute {name!r}")
