@@ -2,6 +2,8 @@
 
 __version__ = "0.1.0"
 
+from .runtime import Runtime, WickError, load  # noqa: E402,F401  (no torch import)
+
 
 def __getattr__(name):
     # Converter entry points load lazily so `import wick` stays light (no torch import).

@@ -1,0 +1,369 @@
+"""The Python binding of the wick C runtime (ctypes over ``libwick.so``).
+
+    import wick
+    m = wick.load("model.tflite")          # or bytes
+    outputs = m(x)                          # numpy in, list of numpy out
+    outputs = m(image=x)                    # inputs by name
+    m.inputs, m.outputs, m.signatures       # details
+    m.signature("decode")(tokens)           # another signature of the same file
+
+Errors from the C library become :class:`WickError` carrying the C message and
+status name. The library is found through ``$WICK_LIBRARY``, then next to this
+package (``wick/_lib/``), then in the repository's ``build/`` directory.
+
+Invariants: a :class:`Runtime` owns one C model (immutable, shared by all of
+its signature runners); each runner owns one C interpreter and is meant for
+one thread at a time. Arrays passed in are copied; arrays returned are copies.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["load", "Runtime", "SignatureRunner", "WickError", "TensorDetail", "library_path"]
+
+_DTYPES = {
+    0: np.float32,
+    1: np.float16,
+    2: np.int32,
+    3: np.uint8,
+    4: np.int64,
+    6: np.bool_,
+    7: np.int16,
+    9: np.int8,
+    10: np.float64,
+}
+_STATUS = {
+    1: "invalid argument",
+    2: "malformed model",
+    3: "unsupported operator",
+    4: "out of memory",
+    5: "i/o error",
+    6: "cancelled",
+    7: "invalid input value",
+}
+
+
+class WickError(RuntimeError):
+    """An error reported by the wick C runtime; ``status`` is its status name."""
+
+    def __init__(self, status: int, message: str):
+        self.status = _STATUS.get(status, f"status {status}")
+        self.code = status
+        super().__init__(f"{self.status}: {message}" if message else self.status)
+
+
+class _ErrorInfo(ctypes.Structure):
+    _fields_ = [("message", ctypes.c_char * 512)]
+
+
+class _Allocator(ctypes.Structure):
+    _fields_ = [("alloc", ctypes.c_void_p), ("free", ctypes.c_void_p), ("user", ctypes.c_void_p)]
+
+
+class _ModelOptions(ctypes.Structure):
+    _fields_ = [
+        ("allocator", _Allocator),
+        ("log", ctypes.c_void_p),
+        ("log_user", ctypes.c_void_p),
+        ("copy_buffer", ctypes.c_int),
+    ]
+
+
+class _InterpreterOptions(ctypes.Structure):
+    _fields_ = [
+        ("num_threads", ctypes.c_int),
+        ("memory_limit_bytes", ctypes.c_size_t),
+        ("force_reference_kernels", ctypes.c_int),
+        ("allocator", _Allocator),
+        ("log", ctypes.c_void_p),
+        ("log_user", ctypes.c_void_p),
+    ]
+
+
+def library_path() -> Path:
+    """Where libwick.so is loaded from (see the module docstring for the order)."""
+    env = os.environ.get("WICK_LIBRARY")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent
+    candidates = [here / "_lib" / "libwick.so", here.parents[1] / "build" / "libwick.so"]
+    for c in candidates:
+        if c.exists():
+            return c
+    raise WickError(
+        5,
+        "libwick.so not found: build it (`make build`) or set WICK_LIBRARY; looked in "
+        + ", ".join(str(c) for c in candidates),
+    )
+
+
+_lib = None
+
+
+def _library():
+    global _lib
+    if _lib is not None:
+        return _lib
+    lib = ctypes.CDLL(str(library_path()))
+    P, S, I, U64 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_uint64
+    sigs = {
+        "wick_version": ([], ctypes.c_char_p),
+        "wick_model_load_buffer": (
+            [P, S, ctypes.POINTER(_ModelOptions), ctypes.POINTER(_ErrorInfo), ctypes.POINTER(P)],
+            I,
+        ),
+        "wick_model_load_file": (
+            [ctypes.c_char_p, P, ctypes.POINTER(_ErrorInfo), ctypes.POINTER(P)],
+            I,
+        ),
+        "wick_model_destroy": ([P], None),
+        "wick_model_signature_count": ([P], S),
+        "wick_model_signature_key": ([P, S], ctypes.c_char_p),
+        "wick_model_description": ([P], ctypes.c_char_p),
+        "wick_interpreter_options_default": ([], _InterpreterOptions),
+        "wick_interpreter_create": (
+            [
+                P,
+                ctypes.c_char_p,
+                ctypes.POINTER(_InterpreterOptions),
+                ctypes.POINTER(_ErrorInfo),
+                ctypes.POINTER(P),
+            ],
+            I,
+        ),
+        "wick_interpreter_destroy": ([P], None),
+        "wick_interpreter_last_error": ([P], ctypes.c_char_p),
+        "wick_interpreter_input_count": ([P], S),
+        "wick_interpreter_output_count": ([P], S),
+        "wick_interpreter_input": ([P, S], P),
+        "wick_interpreter_output": ([P, S], P),
+        "wick_interpreter_resize_input": ([P, S, ctypes.POINTER(ctypes.c_int32), S], I),
+        "wick_interpreter_invoke": ([P], I),
+        "wick_interpreter_cancel": ([P], None),
+        "wick_interpreter_arena_bytes": ([P], S),
+        "wick_interpreter_op_count": ([P], S),
+        "wick_interpreter_op_name": ([P, S], ctypes.c_char_p),
+        "wick_interpreter_set_profiling": ([P, I], None),
+        "wick_interpreter_op_time_ns": ([P, S], U64),
+        "wick_tensor_name": ([P], ctypes.c_char_p),
+        "wick_tensor_dtype": ([P], I),
+        "wick_tensor_rank": ([P], S),
+        "wick_tensor_dim": ([P, S], ctypes.c_int32),
+        "wick_tensor_byte_size": ([P], S),
+        "wick_tensor_data": ([P], P),
+        "wick_tensor_quantization": (
+            [P, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_int64)],
+            I,
+        ),
+        "wick_tensor_copy_from": ([P, P, S], I),
+        "wick_tensor_copy_to": ([P, P, S], I),
+    }
+    for name, (args, res) in sigs.items():
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        fn.restype = res
+    _lib = lib
+    return lib
+
+
+@dataclass(frozen=True)
+class TensorDetail:
+    """Name, dtype, shape and (per-tensor) quantization of an input or output."""
+
+    name: str
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    quantization: tuple[float, int] | None
+
+
+def _detail(lib, t) -> TensorDetail:
+    code = lib.wick_tensor_dtype(t)
+    shape = tuple(lib.wick_tensor_dim(t, i) for i in range(lib.wick_tensor_rank(t)))
+    scale, zp = ctypes.c_float(), ctypes.c_int64()
+    q = (scale.value, zp.value) if lib.wick_tensor_quantization(t, scale, zp) else None
+    if q is not None:
+        q = (float(scale.value), int(zp.value))
+    return TensorDetail(
+        lib.wick_tensor_name(t).decode(), np.dtype(_DTYPES.get(code, np.uint8)), shape, q
+    )
+
+
+class SignatureRunner:
+    """One signature (or subgraph 0) of a model, prepared and ready to run."""
+
+    def __init__(self, runtime: Runtime, key: str | None, num_threads: int, reference: bool):
+        lib = _library()
+        self._lib = lib
+        self._runtime = runtime  # keeps the model alive
+        opts = lib.wick_interpreter_options_default()
+        opts.num_threads = num_threads
+        opts.force_reference_kernels = int(reference)
+        err = _ErrorInfo()
+        handle = ctypes.c_void_p()
+        st = lib.wick_interpreter_create(
+            runtime._model, key.encode() if key else None, opts, err, ctypes.byref(handle)
+        )
+        if st:
+            raise WickError(st, err.message.decode(errors="replace"))
+        self._it = handle
+        self.key = key
+
+    def __del__(self):
+        it = getattr(self, "_it", None)
+        if it:
+            self._lib.wick_interpreter_destroy(it)
+            self._it = None
+
+    def _fail(self, st: int):
+        raise WickError(st, self._lib.wick_interpreter_last_error(self._it).decode(errors="replace"))
+
+    @property
+    def inputs(self) -> list[TensorDetail]:
+        lib = self._lib
+        n = lib.wick_interpreter_input_count(self._it)
+        return [_detail(lib, lib.wick_interpreter_input(self._it, i)) for i in range(n)]
+
+    @property
+    def outputs(self) -> list[TensorDetail]:
+        lib = self._lib
+        n = lib.wick_interpreter_output_count(self._it)
+        return [_detail(lib, lib.wick_interpreter_output(self._it, i)) for i in range(n)]
+
+    @property
+    def arena_bytes(self) -> int:
+        return int(self._lib.wick_interpreter_arena_bytes(self._it))
+
+    def _set_input(self, i: int, value) -> None:
+        lib = self._lib
+        t = lib.wick_interpreter_input(self._it, i)
+        want = _detail(lib, t)
+        arr = np.asarray(value)
+        if arr.dtype != want.dtype:
+            if np.can_cast(arr.dtype, want.dtype, casting="same_kind") or arr.dtype.kind in "biuf":
+                arr = arr.astype(want.dtype)
+            else:
+                raise TypeError(f"input {want.name!r} wants {want.dtype}, got {arr.dtype}")
+        arr = np.ascontiguousarray(arr)
+        if tuple(arr.shape) != want.shape:
+            dims = (ctypes.c_int32 * max(arr.ndim, 1))(*arr.shape)
+            st = lib.wick_interpreter_resize_input(self._it, i, dims, arr.ndim)
+            if st:
+                self._fail(st)
+            t = lib.wick_interpreter_input(self._it, i)
+        st = lib.wick_tensor_copy_from(t, arr.ctypes.data, arr.nbytes)
+        if st:
+            raise WickError(st, f"input {want.name!r}: {arr.nbytes} bytes do not fit the tensor")
+
+    def __call__(self, *args, **kwargs) -> list[np.ndarray]:
+        """Runs with inputs given positionally and/or by name; returns the outputs."""
+        names = [d.name for d in self.inputs]
+        if len(args) > len(names):
+            raise TypeError(f"the model takes {len(names)} inputs, {len(args)} given")
+        given = dict(enumerate(args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise TypeError(f"no input named {k!r}; inputs are {names}")
+            i = names.index(k)
+            if i in given:
+                raise TypeError(f"input {k!r} given twice")
+            given[i] = v
+        missing = [names[i] for i in range(len(names)) if i not in given]
+        if missing:
+            raise TypeError(f"missing inputs: {missing}")
+        for i in range(len(names)):
+            self._set_input(i, given[i])
+        return self.invoke()
+
+    def invoke(self) -> list[np.ndarray]:
+        lib = self._lib
+        st = lib.wick_interpreter_invoke(self._it)
+        if st:
+            self._fail(st)
+        results = []
+        for i in range(lib.wick_interpreter_output_count(self._it)):
+            t = lib.wick_interpreter_output(self._it, i)
+            d = _detail(lib, t)
+            out = np.empty(d.shape, dtype=d.dtype)
+            if out.nbytes:
+                st = lib.wick_tensor_copy_to(t, out.ctypes.data, out.nbytes)
+                if st:
+                    raise WickError(st, f"cannot read output {d.name!r}")
+            results.append(out)
+        return results
+
+    def profile(self) -> list[tuple[str, int]]:
+        """Runs once with per-op timing; returns (op name, nanoseconds) per operator."""
+        lib = self._lib
+        lib.wick_interpreter_set_profiling(self._it, 1)
+        try:
+            self.invoke()
+        finally:
+            lib.wick_interpreter_set_profiling(self._it, 0)
+        return [
+            (lib.wick_interpreter_op_name(self._it, i).decode(), lib.wick_interpreter_op_time_ns(self._it, i))
+            for i in range(lib.wick_interpreter_op_count(self._it))
+        ]
+
+
+class Runtime:
+    """A loaded model. Calling it runs its default signature."""
+
+    def __init__(self, model: str | os.PathLike | bytes, num_threads: int = 1, reference=False):
+        lib = _library()
+        self._lib = lib
+        err = _ErrorInfo()
+        handle = ctypes.c_void_p()
+        if isinstance(model, (bytes, bytearray, memoryview)):
+            self._bytes = bytes(model)  # borrowed by the C model: keep it alive
+            buf = ctypes.c_char_p(self._bytes)
+            st = lib.wick_model_load_buffer(buf, len(self._bytes), None, err, ctypes.byref(handle))
+        else:
+            st = lib.wick_model_load_file(os.fsencode(model), None, err, ctypes.byref(handle))
+        if st:
+            raise WickError(st, err.message.decode(errors="replace"))
+        self._model = handle
+        self._threads = num_threads
+        self._reference = reference
+        self._runners: dict[str | None, SignatureRunner] = {}
+        self._default = self.signature(None)
+
+    def __del__(self):
+        self._runners = {}
+        self._default = None
+        m = getattr(self, "_model", None)
+        if m:
+            self._lib.wick_model_destroy(m)
+            self._model = None
+
+    @property
+    def signatures(self) -> list[str]:
+        n = self._lib.wick_model_signature_count(self._model)
+        return [self._lib.wick_model_signature_key(self._model, i).decode() for i in range(n)]
+
+    def signature(self, key: str | None) -> SignatureRunner:
+        """The runner for signature `key` (None: the first signature, or subgraph 0)."""
+        if key not in self._runners:
+            self._runners[key] = SignatureRunner(self, key, self._threads, self._reference)
+        return self._runners[key]
+
+    @property
+    def inputs(self) -> list[TensorDetail]:
+        return self._default.inputs
+
+    @property
+    def outputs(self) -> list[TensorDetail]:
+        return self._default.outputs
+
+    def __call__(self, *args, **kwargs) -> list[np.ndarray]:
+        return self._default(*args, **kwargs)
+
+
+def load(model: str | os.PathLike | bytes, *, num_threads: int = 1, reference: bool = False) -> Runtime:
+    """Loads a .tflite file (path or bytes) into the wick runtime."""
+    return Runtime(model, num_threads=num_threads, reference=reference)

@@ -1,0 +1,313 @@
+/*
+ * internal.h — the runtime's shared internal types: checked arithmetic, memory
+ * accounting, the verified model, the interpreter's graphs, and the interface
+ * every operator implements.
+ *
+ * Data moves one way: bytes -> wick_model (built by src/format/reader.c,
+ * immutable afterwards) -> wick_graph (one per prepared subgraph, owned by an
+ * interpreter) -> invoke. All validation of untrusted input happens in load
+ * and prepare; invoke checks only data-dependent values.
+ *
+ * Next: interpreter.c (prepare/invoke), src/ops/op_table.inc (the op registry).
+ */
+#ifndef WICK_CORE_INTERNAL_H
+#define WICK_CORE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops/params.h"
+#include "wick/wick.h"
+
+#define WICK_INTERNAL __attribute__((visibility("hidden")))
+#define WICK_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Caps on what a file may ask for. */
+#define WICK_MAX_SUBGRAPHS 4096
+#define WICK_MAX_TENSORS (1u << 22)
+#define WICK_MAX_OPERATORS (1u << 22)
+#define WICK_MAX_OP_INPUTS 1024
+#define WICK_MAX_ELEMENTS ((int64_t)1 << 40) /* per tensor; bytes must also fit size_t */
+#define WICK_MAX_NESTING 16                  /* subgraphs calling subgraphs */
+
+/* Internal status: prepare cannot know an output shape until the inputs hold
+ * data (the op is re-prepared at invoke). Never returned to users. */
+#define WICK_STATUS_DEFER ((wick_status)100)
+
+/* ---------------------------------------------------------------- checked arithmetic */
+
+static inline bool wick_mul_i64(int64_t a, int64_t b, int64_t *out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool wick_add_i64(int64_t a, int64_t b, int64_t *out) {
+  return !__builtin_add_overflow(a, b, out);
+}
+static inline bool wick_mul_size(size_t a, size_t b, size_t *out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool wick_add_size(size_t a, size_t b, size_t *out) {
+  return !__builtin_add_overflow(a, b, out);
+}
+static inline size_t wick_align_up(size_t x, size_t a) { return (x + a - 1) & ~(a - 1); }
+
+/* ---------------------------------------------------------------- memory */
+
+/* Every allocation of a model or an interpreter goes through one wick_mem,
+ * which applies the user's allocator and memory cap. Blocks are 64-byte
+ * aligned. */
+typedef struct wick_mem {
+  wick_allocator allocator;
+  size_t limit; /* 0 = none */
+  size_t used;
+  size_t peak;
+} wick_mem;
+
+WICK_INTERNAL void wick_mem_init(wick_mem *mem, const wick_allocator *allocator, size_t limit);
+WICK_INTERNAL void *wick_mem_alloc(wick_mem *mem, size_t size);
+WICK_INTERNAL void *wick_mem_calloc(wick_mem *mem, size_t count, size_t size);
+WICK_INTERNAL void wick_mem_free(wick_mem *mem, void *ptr);
+
+/* ---------------------------------------------------------------- errors */
+
+/* Formats into a fixed buffer; never fails, truncates. */
+WICK_INTERNAL void wick_format_message(char *buf, size_t size, const char *fmt, ...)
+    WICK_PRINTF(3, 4);
+WICK_INTERNAL void wick_vformat_message(char *buf, size_t size, const char *fmt, va_list ap);
+
+/* ---------------------------------------------------------------- the verified model */
+
+typedef struct wick_quant {
+  uint32_t count; /* 0: not quantized */
+  float *scale;
+  int64_t *zero_point;
+  int32_t quantized_dimension;
+} wick_quant;
+
+typedef struct wick_tensor_info {
+  const char *name; /* never NULL ("" when the file has none) */
+  int32_t type;     /* the schema's TensorType (a wick_dtype when known) */
+  int32_t rank;
+  int32_t dims[WICK_MAX_RANK];
+  int32_t dims_signature[WICK_MAX_RANK]; /* -1 marks a dynamic dim; = dims if absent */
+  uint32_t buffer;
+  const uint8_t *data; /* constant bytes in the file, or NULL */
+  size_t data_size;
+  wick_quant quant;
+  bool is_variable;
+  bool is_sparse; /* sparse tensors load but are refused at prepare */
+} wick_tensor_info;
+
+typedef struct wick_opcode {
+  int32_t builtin; /* max(deprecated_builtin_code, builtin_code) */
+  int32_t version;
+  const char *custom_name; /* NULL unless CUSTOM */
+} wick_opcode;
+
+typedef struct wick_operator_info {
+  int32_t builtin;
+  int32_t version;
+  const char *custom_name;
+  uint32_t num_inputs, num_outputs, num_intermediates;
+  int32_t *inputs; /* -1 = optional input absent */
+  int32_t *outputs;
+  int32_t *intermediates;
+  wick_op_params params;
+  const uint8_t *custom_options;
+  size_t custom_options_size;
+} wick_operator_info;
+
+typedef struct wick_subgraph_info {
+  const char *name;
+  uint32_t num_tensors, num_inputs, num_outputs, num_operators;
+  wick_tensor_info *tensors;
+  int32_t *inputs;
+  int32_t *outputs;
+  wick_operator_info *operators;
+} wick_subgraph_info;
+
+typedef struct wick_signature_info {
+  const char *key;
+  uint32_t subgraph;
+  uint32_t num_inputs, num_outputs;
+  const char **input_names;
+  int32_t *input_tensors; /* tensor indices in the subgraph */
+  const char **output_names;
+  int32_t *output_tensors;
+} wick_signature_info;
+
+/* A bump allocator for the model's decoded tables: chunks freed together. */
+typedef struct wick_bump {
+  wick_mem *mem;
+  void *chunks; /* linked list */
+  uint8_t *cur;
+  size_t left;
+} wick_bump;
+
+WICK_INTERNAL void *wick_bump_alloc(wick_bump *bump, size_t size);
+WICK_INTERNAL void wick_bump_release(wick_bump *bump);
+
+struct wick_model {
+  wick_mem mem;
+  wick_bump bump;
+  wick_log_fn log;
+  void *log_user;
+  const uint8_t *bytes; /* the whole file */
+  size_t size;
+  void *owned_copy;  /* bytes copied by wick_model_load_buffer(copy_buffer=1) */
+  void *mapping;     /* mmap of wick_model_load_file */
+  size_t mapping_size;
+  const char *description;
+  uint32_t num_subgraphs, num_signatures;
+  wick_subgraph_info *subgraphs;
+  wick_signature_info *signatures;
+};
+
+/* Parses and verifies `bytes`, filling `model` (whose mem/bump are ready).
+ * On failure writes a message naming table, field and index into `error`. */
+WICK_INTERNAL wick_status wick_format_read_model(wick_model *model, char *error, size_t error_size);
+
+/* Name of a builtin operator code ("CONV_2D"), or "UNKNOWN". */
+WICK_INTERNAL const char *wick_builtin_name(int32_t code);
+
+/* ---------------------------------------------------------------- runtime graphs */
+
+typedef enum wick_alloc_kind {
+  WICK_ALLOC_NONE = 0,     /* no storage (absent, or not yet sized) */
+  WICK_ALLOC_CONSTANT,     /* points at the model's bytes (read-only) */
+  WICK_ALLOC_ARENA,        /* planned activation arena */
+  WICK_ALLOC_PERSISTENT,   /* owned: folded constants, realigned constants, variables */
+  WICK_ALLOC_DYNAMIC       /* owned, (re)sized at invoke: data-dependent shapes */
+} wick_alloc_kind;
+
+struct wick_tensor {
+  const wick_tensor_info *info;
+  const char *name; /* signature name for graph inputs/outputs, else info->name */
+  wick_dtype type;
+  int32_t rank;
+  int32_t dims[WICK_MAX_RANK];
+  size_t bytes;
+  void *data;
+  wick_alloc_kind alloc;
+  bool known; /* data is known at prepare time (constant or folded) */
+  size_t capacity; /* bytes owned, for PERSISTENT/DYNAMIC */
+  size_t arena_offset;
+};
+
+typedef struct wick_op_def wick_op_def;
+typedef struct wick_graph wick_graph;
+
+/* A list of blocks freed together. */
+typedef struct wick_alloc_list {
+  void **items;
+  size_t count, cap;
+} wick_alloc_list;
+
+typedef struct wick_node {
+  const wick_operator_info *op;
+  const wick_op_def *def;
+  uint32_t index; /* operator index in the subgraph */
+  void *user_data; /* op-private, allocated with wick_node_alloc */
+  size_t scratch_bytes;
+  uint64_t macs;
+  uint64_t time_ns;
+  bool folded;   /* computed at prepare; skipped at invoke */
+  bool dynamic;  /* prepared again at invoke (data-dependent shapes) */
+  wick_graph *child[2]; /* subgraphs this node runs (composite, control flow) */
+} wick_node;
+
+struct wick_graph {
+  wick_interpreter *interp;
+  const wick_subgraph_info *info;
+  uint32_t subgraph_index;
+  int depth; /* nesting depth of child graphs */
+  wick_tensor *tensors;
+  wick_node *nodes;
+  uint8_t *arena;
+  size_t arena_size;
+  wick_alloc_list prepared_allocs; /* freed when the graph is prepared again */
+  wick_alloc_list invoke_allocs;   /* made by dynamic nodes at invoke; freed next invoke */
+  bool in_invoke;
+  uint32_t num_inputs, num_outputs;
+  int32_t *inputs, *outputs; /* tensor indices */
+  bool prepared;
+};
+
+struct wick_interpreter {
+  const wick_model *model;
+  wick_mem mem;
+  wick_interpreter_options options;
+  const wick_signature_info *signature;
+  wick_graph *main;
+  void *scratch;
+  size_t scratch_size;
+  atomic_int cancelled;
+  bool profiling;
+  bool force_reference;
+  char error[512];
+};
+
+/* ---------------------------------------------------------------- the operator interface */
+
+/* Passed to an op's prepare and invoke. */
+typedef struct wick_op_ctx {
+  wick_graph *graph;
+  wick_node *node;
+  const wick_op_params *params;
+} wick_op_ctx;
+
+struct wick_op_def {
+  const char *name;
+  int32_t builtin;
+  int32_t max_version;
+  /* Checks inputs and options, sets output shapes with wick_op_set_output,
+   * requests scratch, allocates op data. May return WICK_STATUS_DEFER when
+   * an output shape depends on input values not known yet. */
+  wick_status (*prepare)(wick_op_ctx *ctx);
+  /* Computes the outputs. Fails only on data-dependent values. */
+  wick_status (*invoke)(wick_op_ctx *ctx);
+};
+
+/* Finds the op definition for a builtin code, or NULL (src/ops/registry.c). */
+WICK_INTERNAL const wick_op_def *wick_op_find(int32_t builtin);
+/* Iterates over the op table; returns NULL past the end. */
+WICK_INTERNAL const wick_op_def *wick_op_at(size_t i);
+
+/* Op helpers (src/core/op_ctx.c). */
+WICK_INTERNAL size_t wick_op_num_inputs(const wick_op_ctx *ctx);
+WICK_INTERNAL size_t wick_op_num_outputs(const wick_op_ctx *ctx);
+/* Input i, or NULL when absent (-1) or i is past the end. */
+WICK_INTERNAL wick_tensor *wick_op_input(const wick_op_ctx *ctx, size_t i);
+WICK_INTERNAL wick_tensor *wick_op_output(const wick_op_ctx *ctx, size_t i);
+/* Records "<OP> (operator N): <message>" and returns `status`. */
+WICK_INTERNAL wick_status wick_op_fail(const wick_op_ctx *ctx, wick_status status, const char *fmt,
+                                       ...) WICK_PRINTF(3, 4);
+/* Sets output i's shape (checked: rank cap, dims >= 0, element/byte count
+ * caps) and checks its declared type equals `type`. */
+WICK_INTERNAL wick_status wick_op_set_output(const wick_op_ctx *ctx, size_t i, wick_dtype type,
+                                             int32_t rank, const int32_t *dims);
+/* Memory that lives until the next prepare of this graph; NULL on OOM. */
+WICK_INTERNAL void *wick_op_alloc(const wick_op_ctx *ctx, size_t size);
+/* Asks for `bytes` of scratch, valid during invoke via wick_op_scratch. */
+WICK_INTERNAL void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes);
+WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);
+/* True when the user asked for the reference kernels. */
+WICK_INTERNAL bool wick_op_force_reference(const wick_op_ctx *ctx);
+
+/* Element count of a shape (caller guarantees the shape was checked). */
+WICK_INTERNAL int64_t wick_shape_elements(int32_t rank, const int32_t *dims);
+static inline int64_t wick_tensor_elements(const wick_tensor *t) {
+  return wick_shape_elements(t->rank, t->dims);
+}
+
+/* Child graphs for ops that run subgraphs (STABLEHLO_COMPOSITE, WHILE, IF). */
+WICK_INTERNAL wick_status wick_graph_create_child(const wick_op_ctx *ctx, uint32_t subgraph,
+                                                  wick_graph **child_out);
+/* Gives input i of a child graph a shape and prepares it. */
+WICK_INTERNAL wick_status wick_graph_prepare_with_inputs(wick_graph *graph, const wick_op_ctx *ctx,
+                                                         wick_tensor *const *inputs, size_t n);
+WICK_INTERNAL wick_status wick_graph_invoke(wick_graph *graph);
+
+#endif /* WICK_CORE_INTERNAL_H */

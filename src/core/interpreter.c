@@ -1,0 +1,746 @@
+/*
+ * interpreter.c — create, prepare and invoke; the public tensor accessors.
+ *
+ * An interpreter owns one wick_graph for the subgraph of its signature, and
+ * child graphs for operators that run other subgraphs. Preparing a graph:
+ *
+ *   1. tensors take their shapes from the file (inputs keep user resizes);
+ *      constants point into the model (copied only when misaligned);
+ *   2. each node resolves its op by (builtin code, version) and runs the op's
+ *      prepare, which checks everything and sets output shapes. A node whose
+ *      inputs are all known (constants, or outputs of folded nodes) is run
+ *      right away and its outputs become constants ("folding": shape
+ *      arithmetic, weight dequantization). A node whose output shape depends
+ *      on run-time data is marked dynamic: it is prepared again at invoke,
+ *      and so is everything downstream of it;
+ *   3. plan.c packs the remaining tensors into one arena by lifetime.
+ *
+ * Invoke then only runs kernels, checking the cancel flag between nodes.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/internal.h"
+
+WICK_INTERNAL wick_status wick_plan_arena(wick_graph *graph, size_t *arena_size);
+
+/* ---------------------------------------------------------------- errors */
+
+static wick_status interp_fail(wick_interpreter *it, wick_status st, const char *fmt, ...)
+    WICK_PRINTF(3, 4);
+static wick_status interp_fail(wick_interpreter *it, wick_status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  wick_vformat_message(it->error, sizeof it->error, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+wick_status wick_op_fail(const wick_op_ctx *ctx, wick_status status, const char *fmt, ...) {
+  wick_interpreter *it = ctx->graph->interp;
+  char detail[400];
+  va_list ap;
+  va_start(ap, fmt);
+  wick_vformat_message(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  const wick_operator_info *op = ctx->node->op;
+  const char *name = op->builtin == 32 && op->custom_name ? op->custom_name
+                                                            : wick_builtin_name(op->builtin);
+  if (ctx->graph->subgraph_index == 0)
+    wick_format_message(it->error, sizeof it->error, "%s (operator %u): %s", name,
+                        ctx->node->index, detail);
+  else
+    wick_format_message(it->error, sizeof it->error, "%s (subgraph %u, operator %u): %s", name,
+                        ctx->graph->subgraph_index, ctx->node->index, detail);
+  return status;
+}
+
+/* ---------------------------------------------------------------- op context helpers */
+
+size_t wick_op_num_inputs(const wick_op_ctx *ctx) { return ctx->node->op->num_inputs; }
+size_t wick_op_num_outputs(const wick_op_ctx *ctx) { return ctx->node->op->num_outputs; }
+
+wick_tensor *wick_op_input(const wick_op_ctx *ctx, size_t i) {
+  const wick_operator_info *op = ctx->node->op;
+  if (i >= op->num_inputs || op->inputs[i] < 0) return NULL;
+  return &ctx->graph->tensors[op->inputs[i]];
+}
+
+wick_tensor *wick_op_output(const wick_op_ctx *ctx, size_t i) {
+  const wick_operator_info *op = ctx->node->op;
+  if (i >= op->num_outputs) return NULL;
+  return &ctx->graph->tensors[op->outputs[i]];
+}
+
+static wick_status check_shape(int32_t rank, const int32_t *dims, wick_dtype type, size_t *bytes,
+                               char *why, size_t why_size) {
+  if (rank < 0 || rank > WICK_MAX_RANK) {
+    wick_format_message(why, why_size, "rank %d is outside [0, %d]", rank, WICK_MAX_RANK);
+    return WICK_ERR_INVALID_ARGUMENT;
+  }
+  int64_t n = 1;
+  for (int32_t i = 0; i < rank; i++) {
+    if (dims[i] < 0) {
+      wick_format_message(why, why_size, "dimension %d is negative (%d)", i, dims[i]);
+      return WICK_ERR_INVALID_ARGUMENT;
+    }
+    if (!wick_mul_i64(n, dims[i], &n) || n > WICK_MAX_ELEMENTS) {
+      wick_format_message(why, why_size, "element count overflows");
+      return WICK_ERR_INVALID_ARGUMENT;
+    }
+  }
+  size_t esize = wick_dtype_size(type);
+  if (esize == 0) {
+    wick_format_message(why, why_size, "type %s has no fixed element size",
+                        wick_dtype_name(type));
+    return WICK_ERR_UNSUPPORTED_OP;
+  }
+  if ((uint64_t)n > SIZE_MAX / esize) {
+    wick_format_message(why, why_size, "byte size overflows size_t");
+    return WICK_ERR_OUT_OF_MEMORY;
+  }
+  *bytes = (size_t)n * esize;
+  return WICK_OK;
+}
+
+wick_status wick_op_set_output(const wick_op_ctx *ctx, size_t i, wick_dtype type, int32_t rank,
+                               const int32_t *dims) {
+  wick_tensor *t = wick_op_output(ctx, i);
+  if (t == NULL) return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "output %zu is missing", i);
+  if ((int32_t)t->type != (int32_t)type)
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
+                        "output %zu (%s) is declared %s but the op produces %s", i, t->name,
+                        wick_dtype_name(t->type), wick_dtype_name(type));
+  char why[128];
+  size_t bytes;
+  wick_status st = check_shape(rank, dims, type, &bytes, why, sizeof why);
+  if (st != WICK_OK) return wick_op_fail(ctx, st, "output %zu (%s): %s", i, t->name, why);
+  t->rank = rank;
+  if (rank > 0) memcpy(t->dims, dims, (size_t)rank * sizeof(int32_t));
+  t->bytes = bytes;
+  return WICK_OK;
+}
+
+static void list_free_all(wick_mem *mem, wick_alloc_list *list) {
+  for (size_t i = 0; i < list->count; i++) wick_mem_free(mem, list->items[i]);
+  list->count = 0;
+}
+
+static void *list_alloc(wick_mem *mem, wick_alloc_list *list, size_t size) {
+  if (list->count == list->cap) {
+    size_t cap = list->cap ? list->cap * 2 : 16;
+    void **items = wick_mem_alloc(mem, cap * sizeof(void *));
+    if (items == NULL) return NULL;
+    if (list->count) memcpy(items, list->items, list->count * sizeof(void *));
+    wick_mem_free(mem, list->items);
+    list->items = items;
+    list->cap = cap;
+  }
+  void *p = wick_mem_alloc(mem, size ? size : 1);
+  if (p == NULL) return NULL;
+  memset(p, 0, size);
+  list->items[list->count++] = p;
+  return p;
+}
+
+/* Allocations of a graph: until the next prepare, or, for dynamic nodes
+ * prepared during invoke, until the next invoke. */
+static void *graph_alloc(wick_graph *g, size_t size) {
+  return list_alloc(&g->interp->mem, g->in_invoke ? &g->invoke_allocs : &g->prepared_allocs,
+                    size);
+}
+
+void *wick_op_alloc(const wick_op_ctx *ctx, size_t size) { return graph_alloc(ctx->graph, size); }
+
+void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes) {
+  if (bytes > ctx->node->scratch_bytes) ctx->node->scratch_bytes = bytes;
+}
+
+void *wick_op_scratch(const wick_op_ctx *ctx) { return ctx->graph->interp->scratch; }
+
+bool wick_op_force_reference(const wick_op_ctx *ctx) { return ctx->graph->interp->force_reference; }
+
+/* ---------------------------------------------------------------- graphs */
+
+static void graph_destroy(wick_graph *g);
+
+static void graph_reset(wick_graph *g) {
+  wick_mem *mem = &g->interp->mem;
+  for (uint32_t i = 0; i < g->info->num_operators; i++) {
+    wick_node *n = &g->nodes[i];
+    for (int c = 0; c < 2; c++) {
+      graph_destroy(n->child[c]);
+      n->child[c] = NULL;
+    }
+    n->user_data = NULL;
+    n->scratch_bytes = 0;
+    n->macs = 0;
+    n->folded = false;
+    n->dynamic = false;
+  }
+  list_free_all(mem, &g->prepared_allocs);
+  list_free_all(mem, &g->invoke_allocs);
+  for (uint32_t i = 0; i < g->info->num_tensors; i++) {
+    wick_tensor *t = &g->tensors[i];
+    if (t->alloc == WICK_ALLOC_DYNAMIC) wick_mem_free(mem, t->data);
+    t->data = NULL;
+    t->alloc = WICK_ALLOC_NONE;
+    t->capacity = 0;
+    t->known = false;
+  }
+  wick_mem_free(mem, g->arena);
+  g->arena = NULL;
+  g->arena_size = 0;
+  g->prepared = false;
+}
+
+static void graph_destroy(wick_graph *g) {
+  if (g == NULL) return;
+  wick_mem *mem = &g->interp->mem;
+  graph_reset(g);
+  wick_mem_free(mem, g->prepared_allocs.items);
+  wick_mem_free(mem, g->invoke_allocs.items);
+  wick_mem_free(mem, g->tensors);
+  wick_mem_free(mem, g->nodes);
+  wick_mem_free(mem, g);
+}
+
+static wick_graph *graph_new(wick_interpreter *it, uint32_t subgraph, int depth) {
+  const wick_subgraph_info *info = &it->model->subgraphs[subgraph];
+  wick_graph *g = wick_mem_calloc(&it->mem, 1, sizeof *g);
+  if (g == NULL) return NULL;
+  g->interp = it;
+  g->info = info;
+  g->subgraph_index = subgraph;
+  g->depth = depth;
+  g->tensors = wick_mem_calloc(&it->mem, info->num_tensors ? info->num_tensors : 1,
+                               sizeof(wick_tensor));
+  g->nodes = wick_mem_calloc(&it->mem, info->num_operators ? info->num_operators : 1,
+                             sizeof(wick_node));
+  if (g->tensors == NULL || g->nodes == NULL) {
+    wick_mem_free(&it->mem, g->tensors);
+    wick_mem_free(&it->mem, g->nodes);
+    wick_mem_free(&it->mem, g);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < info->num_tensors; i++) {
+    wick_tensor *t = &g->tensors[i];
+    t->info = &info->tensors[i];
+    t->name = t->info->name;
+    t->type = (wick_dtype)t->info->type;
+    t->rank = t->info->rank;
+    memcpy(t->dims, t->info->dims, sizeof t->dims);
+  }
+  for (uint32_t i = 0; i < info->num_operators; i++) {
+    g->nodes[i].op = &info->operators[i];
+    g->nodes[i].index = i;
+  }
+  g->num_inputs = info->num_inputs;
+  g->inputs = info->inputs;
+  g->num_outputs = info->num_outputs;
+  g->outputs = info->outputs;
+  return g;
+}
+
+static bool is_graph_input(const wick_graph *g, int32_t t) {
+  for (uint32_t i = 0; i < g->num_inputs; i++)
+    if (g->inputs[i] == t) return true;
+  return false;
+}
+
+/* Storage for a tensor owned by the graph (persistent for this prepare). */
+static wick_status give_storage(wick_graph *g, wick_tensor *t, wick_alloc_kind kind) {
+  void *p = graph_alloc(g, t->bytes);
+  if (p == NULL)
+    return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY,
+                       "out of memory allocating %zu bytes for tensor %s", t->bytes, t->name);
+  t->data = p;
+  t->alloc = kind;
+  t->capacity = t->bytes;
+  return WICK_OK;
+}
+
+static wick_status prepare_tensors(wick_graph *g) {
+  for (uint32_t i = 0; i < g->info->num_tensors; i++) {
+    wick_tensor *t = &g->tensors[i];
+    const wick_tensor_info *info = t->info;
+    if (!is_graph_input(g, (int32_t)i)) {
+      t->rank = info->rank;
+      memcpy(t->dims, info->dims, sizeof t->dims);
+    }
+    size_t esize = wick_dtype_size(t->type);
+    size_t bytes = 0;
+    if (esize != 0) {
+      char why[128];
+      if (check_shape(t->rank, t->dims, t->type, &bytes, why, sizeof why) != WICK_OK)
+        return interp_fail(g->interp, WICK_ERR_MALFORMED_MODEL, "tensor %u (%s): %s", i,
+                           t->name, why);
+    }
+    t->bytes = bytes;
+    if (info->data != NULL) {
+      t->known = true;
+      if (esize > 1 && ((uintptr_t)info->data % esize) != 0) {
+        /* Constant buffers are often only 4-byte aligned: copy rather than
+         * read wider types through a misaligned pointer. */
+        wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT);
+        if (st) return st;
+        memcpy(t->data, info->data, info->data_size);
+      } else {
+        t->data = (void *)(uintptr_t)info->data;
+        t->alloc = WICK_ALLOC_CONSTANT;
+      }
+    } else if (info->is_variable) {
+      wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT);
+      if (st) return st;
+    }
+  }
+  return WICK_OK;
+}
+
+/* Allocates (or grows) a dynamic tensor's storage at invoke. */
+static wick_status ensure_dynamic(wick_graph *g, wick_tensor *t) {
+  if (t->alloc == WICK_ALLOC_DYNAMIC && t->capacity >= t->bytes) return WICK_OK;
+  wick_mem *mem = &g->interp->mem;
+  if (t->alloc == WICK_ALLOC_DYNAMIC) wick_mem_free(mem, t->data);
+  t->data = wick_mem_alloc(mem, t->bytes ? t->bytes : 1);
+  if (t->data == NULL) {
+    t->alloc = WICK_ALLOC_NONE;
+    t->capacity = 0;
+    return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY,
+                       "out of memory allocating %zu bytes for tensor %s", t->bytes, t->name);
+  }
+  t->alloc = WICK_ALLOC_DYNAMIC;
+  t->capacity = t->bytes;
+  return WICK_OK;
+}
+
+static wick_status resolve_op(wick_graph *g, wick_node *n) {
+  const wick_operator_info *op = n->op;
+  wick_op_ctx ctx = {g, n, &op->params};
+  if (op->builtin == 32)
+    return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
+                        "custom operator \"%s\" is not supported by wick",
+                        op->custom_name ? op->custom_name : "");
+  const wick_op_def *def = wick_op_find(op->builtin);
+  if (def == NULL)
+    return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
+                        "operator %s (builtin code %d, version %d) is not supported by wick",
+                        wick_builtin_name(op->builtin), op->builtin, op->version);
+  if (op->version > def->max_version)
+    return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
+                        "version %d is newer than the versions wick implements (1..%d)",
+                        op->version, def->max_version);
+  for (uint32_t i = 0; i < op->num_inputs; i++) {
+    if (op->inputs[i] >= 0 && g->tensors[op->inputs[i]].info->is_sparse)
+      return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
+                          "input %u is a sparse tensor; wick does not run sparse tensors", i);
+  }
+  n->def = def;
+  return WICK_OK;
+}
+
+static wick_status run_node(wick_graph *g, wick_node *n);
+
+static wick_status prepare_nodes(wick_graph *g) {
+  bool *dynamic_tensor = NULL; /* tensors whose shape is only known at invoke */
+  uint32_t nt = g->info->num_tensors;
+  dynamic_tensor = graph_alloc(g, nt ? nt : 1);
+  if (dynamic_tensor == NULL) return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  for (uint32_t i = 0; i < g->info->num_operators; i++) {
+    wick_node *n = &g->nodes[i];
+    wick_status st = resolve_op(g, n);
+    if (st) return st;
+    const wick_operator_info *op = n->op;
+    bool deps_dynamic = false, all_known = true;
+    for (uint32_t k = 0; k < op->num_inputs; k++) {
+      int32_t x = op->inputs[k];
+      if (x < 0) continue;
+      if (dynamic_tensor[x]) deps_dynamic = true;
+      if (!g->tensors[x].known) all_known = false;
+    }
+    wick_op_ctx ctx = {g, n, &op->params};
+    if (!deps_dynamic) {
+      st = n->def->prepare(&ctx);
+      if (st == WICK_STATUS_DEFER) {
+        deps_dynamic = true;
+      } else if (st != WICK_OK) {
+        return st;
+      }
+    }
+    if (deps_dynamic) {
+      n->dynamic = true;
+      for (uint32_t k = 0; k < op->num_outputs; k++) dynamic_tensor[op->outputs[k]] = true;
+      continue;
+    }
+    bool stateful = false;
+    for (uint32_t k = 0; k < op->num_inputs; k++)
+      if (op->inputs[k] >= 0 && g->tensors[op->inputs[k]].info->is_variable) stateful = true;
+    if (all_known && !stateful && n->child[0] == NULL) {
+      /* Fold: compute now, keep the result as a constant. */
+      for (uint32_t k = 0; k < op->num_outputs; k++) {
+        wick_tensor *t = &g->tensors[op->outputs[k]];
+        if ((st = give_storage(g, t, WICK_ALLOC_PERSISTENT))) return st;
+      }
+      if ((st = run_node(g, n))) return st;
+      for (uint32_t k = 0; k < op->num_outputs; k++) g->tensors[op->outputs[k]].known = true;
+      n->folded = true;
+    }
+  }
+  return WICK_OK;
+}
+
+static wick_status size_scratch(wick_interpreter *it, wick_graph *g) {
+  size_t need = 0;
+  for (uint32_t i = 0; i < g->info->num_operators; i++)
+    if (g->nodes[i].scratch_bytes > need) need = g->nodes[i].scratch_bytes;
+  if (need <= it->scratch_size) return WICK_OK;
+  wick_mem_free(&it->mem, it->scratch);
+  it->scratch = wick_mem_alloc(&it->mem, need);
+  it->scratch_size = it->scratch ? need : 0;
+  if (it->scratch == NULL)
+    return interp_fail(it, WICK_ERR_OUT_OF_MEMORY, "out of memory allocating %zu bytes of scratch",
+                       need);
+  return WICK_OK;
+}
+
+static wick_status graph_prepare(wick_graph *g) {
+  graph_reset(g);
+  wick_status st;
+  if ((st = prepare_tensors(g))) return st;
+  if ((st = prepare_nodes(g))) return st;
+  /* Scratch used while folding was sized by run_node; size again for invoke. */
+  if ((st = size_scratch(g->interp, g))) return st;
+  size_t arena_size = 0;
+  if ((st = wick_plan_arena(g, &arena_size))) return st;
+  g->prepared = true;
+  return WICK_OK;
+}
+
+wick_status wick_graph_create_child(const wick_op_ctx *ctx, uint32_t subgraph,
+                                    wick_graph **child_out) {
+  wick_graph *g = ctx->graph;
+  *child_out = NULL;
+  if (subgraph >= g->interp->model->num_subgraphs)
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "subgraph %u does not exist", subgraph);
+  if (g->depth + 1 > WICK_MAX_NESTING)
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "subgraphs nest deeper than %d",
+                        WICK_MAX_NESTING);
+  wick_graph *child = graph_new(g->interp, subgraph, g->depth + 1);
+  if (child == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  int slot = ctx->node->child[0] == NULL ? 0 : 1;
+  ctx->node->child[slot] = child;
+  *child_out = child;
+  return WICK_OK;
+}
+
+wick_status wick_graph_prepare_with_inputs(wick_graph *child, const wick_op_ctx *ctx,
+                                           wick_tensor *const *inputs, size_t n) {
+  if (n != child->num_inputs)
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
+                        "passes %zu inputs to subgraph %u, which takes %u", n,
+                        child->subgraph_index, child->num_inputs);
+  for (size_t i = 0; i < n; i++) {
+    wick_tensor *dst = &child->tensors[child->inputs[i]];
+    if (inputs[i] == NULL || inputs[i]->type != dst->type)
+      return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
+                          "input %zu does not match the type of subgraph %u's input", i,
+                          child->subgraph_index);
+    dst->rank = inputs[i]->rank;
+    memcpy(dst->dims, inputs[i]->dims, sizeof dst->dims);
+  }
+  wick_status st = graph_prepare(child);
+  if (st != WICK_OK) return st;
+  for (uint32_t i = 0; i < child->info->num_operators; i++)
+    if (child->nodes[i].scratch_bytes > ctx->node->scratch_bytes)
+      ctx->node->scratch_bytes = child->nodes[i].scratch_bytes;
+  return WICK_OK;
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static wick_status run_node(wick_graph *g, wick_node *n) {
+  wick_op_ctx ctx = {g, n, &n->op->params};
+  wick_status st = size_scratch(g->interp, g);
+  if (st) return st;
+  return n->def->invoke(&ctx);
+}
+
+wick_status wick_graph_invoke(wick_graph *g) {
+  wick_interpreter *it = g->interp;
+  if (!g->prepared) return interp_fail(it, WICK_ERR_INVALID_ARGUMENT, "the graph is not prepared");
+  list_free_all(&it->mem, &g->invoke_allocs);
+  for (uint32_t i = 0; i < g->info->num_operators; i++) {
+    wick_node *n = &g->nodes[i];
+    if (n->folded) continue;
+    if (atomic_load_explicit(&it->cancelled, memory_order_relaxed))
+      return interp_fail(it, WICK_ERR_CANCELLED, "invoke was cancelled before operator %u", i);
+    wick_op_ctx ctx = {g, n, &n->op->params};
+    wick_status st;
+    if (n->dynamic) {
+      g->in_invoke = true;
+      st = n->def->prepare(&ctx);
+      g->in_invoke = false;
+      if (st == WICK_STATUS_DEFER)
+        return wick_op_fail(&ctx, WICK_ERR_INVALID_INPUT,
+                            "output shape could not be computed from the input values");
+      if (st != WICK_OK) return st;
+      for (uint32_t k = 0; k < n->op->num_outputs; k++)
+        if ((st = ensure_dynamic(g, &g->tensors[n->op->outputs[k]]))) return st;
+    }
+    uint64_t t0 = it->profiling ? now_ns() : 0;
+    if ((st = run_node(g, n))) return st;
+    if (it->profiling) n->time_ns = now_ns() - t0;
+  }
+  return WICK_OK;
+}
+
+/* ---------------------------------------------------------------- public API */
+
+wick_interpreter_options wick_interpreter_options_default(void) {
+  wick_interpreter_options o;
+  memset(&o, 0, sizeof o);
+  o.num_threads = 1;
+  return o;
+}
+
+static const wick_signature_info *find_signature(const wick_model *m, const char *key) {
+  if (key == NULL) return m->num_signatures ? &m->signatures[0] : NULL;
+  for (uint32_t i = 0; i < m->num_signatures; i++)
+    if (strcmp(m->signatures[i].key, key) == 0) return &m->signatures[i];
+  return NULL;
+}
+
+wick_status wick_interpreter_create(const wick_model *model, const char *signature_key,
+                                    const wick_interpreter_options *options,
+                                    wick_error_info *error, wick_interpreter **interpreter_out) {
+  if (interpreter_out == NULL) return WICK_ERR_INVALID_ARGUMENT;
+  *interpreter_out = NULL;
+  if (error) error->message[0] = 0;
+  if (model == NULL) {
+    if (error) wick_format_message(error->message, sizeof error->message, "model is NULL");
+    return WICK_ERR_INVALID_ARGUMENT;
+  }
+  const wick_signature_info *sig = find_signature(model, signature_key);
+  if (signature_key != NULL && sig == NULL) {
+    if (error)
+      wick_format_message(error->message, sizeof error->message,
+                          "the model has no signature \"%s\"", signature_key);
+    return WICK_ERR_INVALID_ARGUMENT;
+  }
+  wick_interpreter_options o = options ? *options : wick_interpreter_options_default();
+  wick_mem mem;
+  wick_mem_init(&mem, &o.allocator, o.memory_limit_bytes);
+  wick_interpreter *it = wick_mem_calloc(&mem, 1, sizeof *it);
+  if (it == NULL) {
+    if (error) wick_format_message(error->message, sizeof error->message, "out of memory");
+    return WICK_ERR_OUT_OF_MEMORY;
+  }
+  it->mem = mem;
+  it->model = model;
+  it->options = o;
+  it->signature = sig;
+  const char *env = getenv("WICK_FORCE_REFERENCE");
+  it->force_reference = o.force_reference_kernels || (env && env[0] == '1');
+  atomic_init(&it->cancelled, 0);
+
+  uint32_t subgraph = sig ? sig->subgraph : 0;
+  it->main = graph_new(it, subgraph, 0);
+  wick_status st = WICK_OK;
+  if (it->main == NULL) {
+    st = interp_fail(it, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  } else if (sig) {
+    /* A signature names and orders the inputs and outputs. */
+    it->main->num_inputs = sig->num_inputs;
+    it->main->inputs = sig->input_tensors;
+    it->main->num_outputs = sig->num_outputs;
+    it->main->outputs = sig->output_tensors;
+    for (uint32_t i = 0; i < sig->num_inputs; i++)
+      it->main->tensors[sig->input_tensors[i]].name = sig->input_names[i];
+    for (uint32_t i = 0; i < sig->num_outputs; i++)
+      it->main->tensors[sig->output_tensors[i]].name = sig->output_names[i];
+  }
+  if (st == WICK_OK) st = graph_prepare(it->main);
+  if (st != WICK_OK) {
+    if (error) wick_format_message(error->message, sizeof error->message, "%s", it->error);
+    wick_interpreter_destroy(it);
+    return st;
+  }
+  *interpreter_out = it;
+  return WICK_OK;
+}
+
+void wick_interpreter_destroy(wick_interpreter *it) {
+  if (it == NULL) return;
+  graph_destroy(it->main);
+  wick_mem_free(&it->mem, it->scratch);
+  wick_mem mem = it->mem;
+  wick_mem_free(&mem, it);
+}
+
+const char *wick_interpreter_last_error(const wick_interpreter *it) {
+  return it ? it->error : "";
+}
+
+size_t wick_interpreter_input_count(const wick_interpreter *it) {
+  return it ? it->main->num_inputs : 0;
+}
+
+size_t wick_interpreter_output_count(const wick_interpreter *it) {
+  return it ? it->main->num_outputs : 0;
+}
+
+wick_tensor *wick_interpreter_input(wick_interpreter *it, size_t i) {
+  if (it == NULL || i >= it->main->num_inputs) return NULL;
+  return &it->main->tensors[it->main->inputs[i]];
+}
+
+const wick_tensor *wick_interpreter_output(const wick_interpreter *it, size_t i) {
+  if (it == NULL || i >= it->main->num_outputs) return NULL;
+  return &it->main->tensors[it->main->outputs[i]];
+}
+
+static int find_named(const wick_graph *g, const int32_t *list, uint32_t n, const char *name) {
+  if (name == NULL) return -1;
+  for (uint32_t i = 0; i < n; i++)
+    if (strcmp(g->tensors[list[i]].name, name) == 0) return (int)i;
+  return -1;
+}
+
+int wick_interpreter_input_index(const wick_interpreter *it, const char *name) {
+  return it ? find_named(it->main, it->main->inputs, it->main->num_inputs, name) : -1;
+}
+
+int wick_interpreter_output_index(const wick_interpreter *it, const char *name) {
+  return it ? find_named(it->main, it->main->outputs, it->main->num_outputs, name) : -1;
+}
+
+wick_status wick_interpreter_resize_input(wick_interpreter *it, size_t i, const int32_t *dims,
+                                          size_t rank) {
+  if (it == NULL) return WICK_ERR_INVALID_ARGUMENT;
+  if (i >= it->main->num_inputs)
+    return interp_fail(it, WICK_ERR_INVALID_ARGUMENT, "input %zu does not exist", i);
+  wick_tensor *t = &it->main->tensors[it->main->inputs[i]];
+  if (rank > WICK_MAX_RANK || (rank > 0 && dims == NULL))
+    return interp_fail(it, WICK_ERR_INVALID_ARGUMENT, "bad rank %zu", rank);
+  if ((int32_t)rank != t->info->rank)
+    return interp_fail(it, WICK_ERR_INVALID_ARGUMENT,
+                       "input %s has rank %d; cannot resize it to rank %zu", t->name,
+                       t->info->rank, rank);
+  for (size_t d = 0; d < rank; d++) {
+    if (dims[d] < 0)
+      return interp_fail(it, WICK_ERR_INVALID_ARGUMENT, "dimension %zu is negative", d);
+    if (t->info->dims_signature[d] != -1 && dims[d] != t->info->dims[d])
+      return interp_fail(it, WICK_ERR_INVALID_ARGUMENT,
+                         "input %s: dimension %zu is fixed at %d by the model (asked %d)",
+                         t->name, d, t->info->dims[d], dims[d]);
+  }
+  int32_t old[WICK_MAX_RANK];
+  memcpy(old, t->dims, sizeof old);
+  for (size_t d = 0; d < rank; d++) t->dims[d] = dims[d];
+  wick_status st = graph_prepare(it->main);
+  if (st != WICK_OK) {
+    memcpy(t->dims, old, sizeof old); /* leave the interpreter usable */
+    char saved[sizeof it->error];
+    memcpy(saved, it->error, sizeof saved);
+    if (graph_prepare(it->main) == WICK_OK) memcpy(it->error, saved, sizeof saved);
+  }
+  return st;
+}
+
+wick_status wick_interpreter_invoke(wick_interpreter *it) {
+  if (it == NULL) return WICK_ERR_INVALID_ARGUMENT;
+  it->error[0] = 0;
+  wick_status st = wick_graph_invoke(it->main);
+  atomic_store(&it->cancelled, 0);
+  return st;
+}
+
+void wick_interpreter_cancel(wick_interpreter *it) {
+  if (it) atomic_store(&it->cancelled, 1);
+}
+
+static size_t graph_arena_total(const wick_graph *g) {
+  if (g == NULL) return 0;
+  size_t total = g->arena_size;
+  for (uint32_t i = 0; i < g->info->num_operators; i++)
+    for (int c = 0; c < 2; c++) total += graph_arena_total(g->nodes[i].child[c]);
+  return total;
+}
+
+size_t wick_interpreter_arena_bytes(const wick_interpreter *it) {
+  return it ? graph_arena_total(it->main) : 0;
+}
+
+size_t wick_interpreter_persistent_bytes(const wick_interpreter *it) {
+  if (it == NULL) return 0;
+  size_t other = wick_interpreter_arena_bytes(it) + it->scratch_size;
+  return it->mem.used > other ? it->mem.used - other : 0;
+}
+
+size_t wick_interpreter_op_count(const wick_interpreter *it) {
+  return it ? it->main->info->num_operators : 0;
+}
+
+const char *wick_interpreter_op_name(const wick_interpreter *it, size_t i) {
+  if (it == NULL || i >= it->main->info->num_operators) return NULL;
+  return wick_builtin_name(it->main->nodes[i].op->builtin);
+}
+
+void wick_interpreter_set_profiling(wick_interpreter *it, int enabled) {
+  if (it) it->profiling = enabled != 0;
+}
+
+uint64_t wick_interpreter_op_time_ns(const wick_interpreter *it, size_t i) {
+  if (it == NULL || i >= it->main->info->num_operators) return 0;
+  return it->main->nodes[i].time_ns;
+}
+
+uint64_t wick_interpreter_op_macs(const wick_interpreter *it, size_t i) {
+  if (it == NULL || i >= it->main->info->num_operators) return 0;
+  return it->main->nodes[i].macs;
+}
+
+const wick_tensor *wick_interpreter_op_output(const wick_interpreter *it, size_t i) {
+  if (it == NULL || i >= it->main->info->num_operators) return NULL;
+  const wick_node *n = &it->main->nodes[i];
+  if (n->op->num_outputs == 0) return NULL;
+  return &it->main->tensors[n->op->outputs[0]];
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+const char *wick_tensor_name(const wick_tensor *t) { return t ? t->name : ""; }
+wick_dtype wick_tensor_dtype(const wick_tensor *t) { return t ? t->type : WICK_DTYPE_FLOAT32; }
+size_t wick_tensor_rank(const wick_tensor *t) { return t ? (size_t)t->rank : 0; }
+int32_t wick_tensor_dim(const wick_tensor *t, size_t i) {
+  return (t && i < (size_t)t->rank) ? t->dims[i] : -1;
+}
+size_t wick_tensor_byte_size(const wick_tensor *t) { return t ? t->bytes : 0; }
+void *wick_tensor_data(const wick_tensor *t) { return t ? t->data : NULL; }
+
+int wick_tensor_quantization(const wick_tensor *t, float *scale_out, int64_t *zero_point_out) {
+  if (t == NULL || t->info->quant.count != 1) return 0;
+  if (scale_out) *scale_out = t->info->quant.scale[0];
+  if (zero_point_out) *zero_point_out = t->info->quant.zero_point[0];
+  return 1;
+}
+
+wick_status wick_tensor_copy_from(wick_tensor *t, const void *data, size_t size) {
+  if (t == NULL || (data == NULL && size != 0)) return WICK_ERR_INVALID_ARGUMENT;
+  if (size != t->bytes || t->data == NULL) return WICK_ERR_INVALID_ARGUMENT;
+  if (t->alloc == WICK_ALLOC_CONSTANT) return WICK_ERR_INVALID_ARGUMENT;
+  if (size) memcpy(t->data, data, size);
+  return WICK_OK;
+}
+
+wick_status wick_tensor_copy_to(const wick_tensor *t, void *data, size_t size) {
+  if (t == NULL || (data == NULL && size != 0)) return WICK_ERR_INVALID_ARGUMENT;
+  if (size != t->bytes || (t->data == NULL && size != 0)) return WICK_ERR_INVALID_ARGUMENT;
+  if (size) memcpy(data, t->data, size);
+  return WICK_OK;
+}

@@ -1,0 +1,161 @@
+/*
+ * model.c — loading a model from a file (memory-mapped, weights read in
+ * place) or from memory, and the read-only queries on a loaded model.
+ *
+ * A model is immutable once wick_model_load_* returns, so any number of
+ * interpreters on any number of threads may share it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+
+wick_model_options wick_model_options_default(void) {
+  wick_model_options o;
+  memset(&o, 0, sizeof o);
+  return o;
+}
+
+static void set_error(wick_error_info *error, const char *fmt, ...) WICK_PRINTF(2, 3);
+static void set_error(wick_error_info *error, const char *fmt, ...) {
+  if (error == NULL) return;
+  va_list ap;
+  va_start(ap, fmt);
+  wick_vformat_message(error->message, sizeof error->message, fmt, ap);
+  va_end(ap);
+}
+
+static wick_model *model_new(const wick_model_options *options) {
+  wick_model_options o = options ? *options : wick_model_options_default();
+  wick_mem mem;
+  wick_mem_init(&mem, &o.allocator, 0);
+  wick_model *m = wick_mem_calloc(&mem, 1, sizeof *m);
+  if (m == NULL) return NULL;
+  m->mem = mem;
+  m->bump.mem = &m->mem;
+  m->log = o.log;
+  m->log_user = o.log_user;
+  m->description = "";
+  return m;
+}
+
+static wick_status finish_load(wick_model *m, wick_error_info *error, wick_model **model_out) {
+  char message[512] = "";
+  wick_status st = wick_format_read_model(m, message, sizeof message);
+  if (st != WICK_OK) {
+    set_error(error, "%s", message);
+    wick_model_destroy(m);
+    return st;
+  }
+  if (error) error->message[0] = 0;
+  *model_out = m;
+  return WICK_OK;
+}
+
+wick_status wick_model_load_buffer(const void *data, size_t size,
+                                   const wick_model_options *options, wick_error_info *error,
+                                   wick_model **model_out) {
+  if (model_out == NULL) return WICK_ERR_INVALID_ARGUMENT;
+  *model_out = NULL;
+  if (data == NULL && size != 0) {
+    set_error(error, "data is NULL");
+    return WICK_ERR_INVALID_ARGUMENT;
+  }
+  wick_model *m = model_new(options);
+  if (m == NULL) {
+    set_error(error, "out of memory");
+    return WICK_ERR_OUT_OF_MEMORY;
+  }
+  if (options && options->copy_buffer) {
+    m->owned_copy = wick_mem_alloc(&m->mem, size ? size : 1);
+    if (m->owned_copy == NULL) {
+      wick_model_destroy(m);
+      set_error(error, "out of memory copying a %zu-byte model", size);
+      return WICK_ERR_OUT_OF_MEMORY;
+    }
+    if (size) memcpy(m->owned_copy, data, size);
+    m->bytes = m->owned_copy;
+  } else {
+    m->bytes = data;
+  }
+  m->size = size;
+  return finish_load(m, error, model_out);
+}
+
+wick_status wick_model_load_file(const char *path, const wick_model_options *options,
+                                 wick_error_info *error, wick_model **model_out) {
+  if (model_out == NULL) return WICK_ERR_INVALID_ARGUMENT;
+  *model_out = NULL;
+  if (path == NULL) {
+    set_error(error, "path is NULL");
+    return WICK_ERR_INVALID_ARGUMENT;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    set_error(error, "cannot open %s: %s", path, strerror(errno));
+    return WICK_ERR_IO;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    set_error(error, "%s is not a regular file", path);
+    return WICK_ERR_IO;
+  }
+  if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+    close(fd);
+    set_error(error, "%s is too large to map", path);
+    return WICK_ERR_IO;
+  }
+  size_t size = (size_t)st.st_size;
+  wick_model *m = model_new(options);
+  if (m == NULL) {
+    close(fd);
+    set_error(error, "out of memory");
+    return WICK_ERR_OUT_OF_MEMORY;
+  }
+  if (size > 0) {
+    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      close(fd);
+      wick_model_destroy(m);
+      set_error(error, "cannot map %s: %s", path, strerror(errno));
+      return WICK_ERR_IO;
+    }
+    m->mapping = map;
+    m->mapping_size = size;
+    m->bytes = map;
+  }
+  close(fd);
+  m->size = size;
+  return finish_load(m, error, model_out);
+}
+
+void wick_model_destroy(wick_model *model) {
+  if (model == NULL) return;
+  wick_bump_release(&model->bump);
+  if (model->mapping) munmap(model->mapping, model->mapping_size);
+  wick_mem_free(&model->mem, model->owned_copy);
+  wick_mem mem = model->mem;
+  wick_mem_free(&mem, model);
+}
+
+const char *wick_model_description(const wick_model *model) {
+  return model ? model->description : "";
+}
+
+size_t wick_model_subgraph_count(const wick_model *model) {
+  return model ? model->num_subgraphs : 0;
+}
+
+size_t wick_model_signature_count(const wick_model *model) {
+  return model ? model->num_signatures : 0;
+}
+
+const char *wick_model_signature_key(const wick_model *model, size_t i) {
+  if (model == NULL || i >= model->num_signatures) return NULL;
+  return model->signatures[i].key;
+}

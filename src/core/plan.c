@@ -1,0 +1,137 @@
+/*
+ * plan.c — the activation memory planner.
+ *
+ * Every tensor that needs storage for this prepare (not a constant, not
+ * folded, not a variable, not dynamic) gets an offset in one arena. A
+ * tensor's lifetime runs from the node that writes it (graph inputs: before
+ * the first node) to the last node that reads it (graph outputs: to the
+ * end). Placement is greedy by size: largest first, each at the lowest
+ * 64-byte-aligned offset that overlaps no already-placed tensor whose
+ * lifetime intersects its own. This is the classic greedy-by-size planner;
+ * it is O(n^2) in the tensor count, which stays cheap for real models.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+#define ARENA_ALIGN 64
+
+typedef struct span {
+  uint32_t tensor;
+  int32_t first, last;
+  size_t size, offset;
+} span;
+
+static int by_size_desc(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  if (x->size != y->size) return x->size < y->size ? 1 : -1;
+  return x->tensor < y->tensor ? -1 : (x->tensor > y->tensor);
+}
+
+/* Sort placed spans by offset for the gap search. */
+static int by_offset(const void *a, const void *b) {
+  const span *const *x = a, *const *y = b;
+  if ((*x)->offset != (*y)->offset) return (*x)->offset < (*y)->offset ? -1 : 1;
+  return 0;
+}
+
+WICK_INTERNAL wick_status wick_plan_arena(wick_graph *g, size_t *arena_size);
+
+wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
+  wick_mem *mem = &g->interp->mem;
+  uint32_t nt = g->info->num_tensors, no = g->info->num_operators;
+  int32_t *first = wick_mem_alloc(mem, (nt ? nt : 1) * sizeof(int32_t));
+  int32_t *last = wick_mem_alloc(mem, (nt ? nt : 1) * sizeof(int32_t));
+  span *spans = wick_mem_alloc(mem, (nt ? nt : 1) * sizeof(span));
+  /* placed[0, num_placed) and, after it, scratch room for the conflict list */
+  span **placed = wick_mem_alloc(mem, (2 * (size_t)nt + 1) * sizeof(span *));
+  wick_status st = WICK_OK;
+  if (!first || !last || !spans || !placed) {
+    st = WICK_ERR_OUT_OF_MEMORY;
+    goto done;
+  }
+  for (uint32_t i = 0; i < nt; i++) {
+    first[i] = INT32_MAX;
+    last[i] = -1;
+  }
+  for (uint32_t i = 0; i < g->num_inputs; i++) {
+    first[g->inputs[i]] = -1;
+    last[g->inputs[i]] = -1;
+  }
+  for (uint32_t oi = 0; oi < no; oi++) {
+    const wick_operator_info *op = g->nodes[oi].op;
+    for (uint32_t k = 0; k < op->num_outputs; k++)
+      if (first[op->outputs[k]] > (int32_t)oi) first[op->outputs[k]] = (int32_t)oi;
+    for (uint32_t k = 0; k < op->num_inputs; k++)
+      if (op->inputs[k] >= 0 && last[op->inputs[k]] < (int32_t)oi) last[op->inputs[k]] = (int32_t)oi;
+    for (uint32_t k = 0; k < op->num_outputs; k++)
+      if (last[op->outputs[k]] < (int32_t)oi) last[op->outputs[k]] = (int32_t)oi;
+  }
+  for (uint32_t i = 0; i < g->num_outputs; i++) last[g->outputs[i]] = (int32_t)no;
+
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < nt; i++) {
+    wick_tensor *t = &g->tensors[i];
+    if (t->alloc != WICK_ALLOC_NONE || t->known) continue;
+    if (first[i] == INT32_MAX) continue; /* never written: unused */
+    bool dynamic = first[i] >= 0 && g->nodes[first[i]].dynamic;
+    if (dynamic) continue;
+    spans[n].tensor = i;
+    spans[n].first = first[i];
+    spans[n].last = last[i] < first[i] ? first[i] : last[i];
+    spans[n].size = wick_align_up(t->bytes ? t->bytes : 1, ARENA_ALIGN);
+    spans[n].offset = 0;
+    n++;
+  }
+  qsort(spans, n, sizeof(span), by_size_desc);
+
+  size_t total = 0;
+  uint32_t num_placed = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    span *s = &spans[i];
+    /* Collect placed spans whose lifetimes intersect, sorted by offset. */
+    uint32_t m = 0;
+    span **conflicts = placed + num_placed;
+    for (uint32_t j = 0; j < num_placed; j++) {
+      span *p = placed[j];
+      if (p->first <= s->last && s->first <= p->last) conflicts[m++] = p;
+    }
+    qsort(conflicts, m, sizeof(span *), by_offset);
+    size_t offset = 0;
+    for (uint32_t j = 0; j < m; j++) {
+      if (conflicts[j]->offset >= offset + s->size) break;
+      size_t end = conflicts[j]->offset + conflicts[j]->size;
+      if (end > offset) offset = end;
+    }
+    s->offset = offset;
+    if (offset + s->size > total) total = offset + s->size;
+    placed[num_placed++] = s;
+  }
+
+  g->arena = NULL;
+  if (total > 0) {
+    g->arena = wick_mem_alloc(mem, total);
+    if (g->arena == NULL) {
+      st = WICK_ERR_OUT_OF_MEMORY;
+      goto done;
+    }
+  }
+  g->arena_size = total;
+  for (uint32_t i = 0; i < n; i++) {
+    wick_tensor *t = &g->tensors[spans[i].tensor];
+    t->data = g->arena + spans[i].offset;
+    t->arena_offset = spans[i].offset;
+    t->alloc = WICK_ALLOC_ARENA;
+  }
+  *arena_size = total;
+done:
+  if (st == WICK_ERR_OUT_OF_MEMORY)
+    wick_format_message(g->interp->error, sizeof g->interp->error,
+                        "out of memory planning the activation arena");
+  wick_mem_free(mem, first);
+  wick_mem_free(mem, last);
+  wick_mem_free(mem, spans);
+  wick_mem_free(mem, placed);
+  return st;
+}

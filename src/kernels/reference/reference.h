@@ -1,0 +1,130 @@
+/*
+ * reference.h — the portable scalar kernels: the executable specification of
+ * every operator's arithmetic.
+ *
+ * Kernels work on raw pointers, shapes and strides. They know nothing of
+ * TFLite or the graph, they cannot fail (their op's prepare checked every
+ * size), and they are written to be obviously correct rather than fast: the
+ * optimized kernels in src/kernels/<isa>/ are tested against them.
+ *
+ * Layouts: activations NHWC; CONV_2D filters OHWI; DEPTHWISE_CONV_2D filters
+ * [1, H, W, C*M]; FULLY_CONNECTED weights [out, in] (row-major).
+ */
+#ifndef WICK_KERNELS_REFERENCE_H
+#define WICK_KERNELS_REFERENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wick/wick.h"
+
+/* ---- elementwise binary with broadcasting ---- */
+
+typedef enum wick_binary_op {
+  WICK_BINARY_ADD,
+  WICK_BINARY_SUB,
+  WICK_BINARY_MUL,
+  WICK_BINARY_DIV,
+  WICK_BINARY_MAXIMUM,
+  WICK_BINARY_MINIMUM,
+  WICK_BINARY_POW,
+  WICK_BINARY_SQUARED_DIFFERENCE,
+  WICK_BINARY_FLOOR_DIV,
+  WICK_BINARY_FLOOR_MOD
+} wick_binary_op;
+
+typedef enum wick_compare_op {
+  WICK_COMPARE_EQUAL,
+  WICK_COMPARE_NOT_EQUAL,
+  WICK_COMPARE_LESS,
+  WICK_COMPARE_LESS_EQUAL,
+  WICK_COMPARE_GREATER,
+  WICK_COMPARE_GREATER_EQUAL,
+  WICK_COMPARE_LOGICAL_AND, /* bool only */
+  WICK_COMPARE_LOGICAL_OR   /* bool only */
+} wick_compare_op;
+
+/* A broadcast iteration space: `dims` of the output and the element strides
+ * of each operand in it (0 on broadcast dimensions). */
+typedef struct wick_broadcast {
+  int32_t rank;
+  int32_t dims[WICK_MAX_RANK];
+  int64_t a_strides[WICK_MAX_RANK];
+  int64_t b_strides[WICK_MAX_RANK];
+} wick_broadcast;
+
+/* out = clamp(a op b, lo, hi). Float division by zero follows IEEE. */
+void wick_f32_binary__reference(wick_binary_op op, const wick_broadcast *bc, const float *a,
+                                const float *b, float *out, float lo, float hi);
+/* Integer variants: the op checked that no divisor is zero before calling.
+ * Overflow wraps (two's complement), as in LiteRT. */
+void wick_i32_binary__reference(wick_binary_op op, const wick_broadcast *bc, const int32_t *a,
+                                const int32_t *b, int32_t *out, int32_t lo, int32_t hi);
+void wick_i64_binary__reference(wick_binary_op op, const wick_broadcast *bc, const int64_t *a,
+                                const int64_t *b, int64_t *out);
+/* Comparisons and logical ops write bools. `type` is the operand type. */
+void wick_compare__reference(wick_compare_op op, wick_dtype type, const wick_broadcast *bc,
+                             const void *a, const void *b, bool *out);
+
+/* ---- convolution family (float) ---- */
+
+typedef struct wick_conv_shape {
+  int32_t batch, in_h, in_w, in_c;
+  int32_t out_h, out_w, out_c;
+  int32_t k_h, k_w;
+  int32_t stride_h, stride_w, dilation_h, dilation_w;
+  int32_t pad_top, pad_left;
+  int32_t groups;     /* CONV_2D: in_c / filter's input channels */
+  int32_t multiplier; /* DEPTHWISE_CONV_2D: out_c / in_c */
+} wick_conv_shape;
+
+/* out[n,y,x,o] = clamp(bias[o] + sum filter[o,ky,kx,i] * in[n, y*s-p+ky*d, x*s-p+kx*d, g*ci+i]) */
+void wick_f32_conv2d__reference(const wick_conv_shape *s, const float *input, const float *filter,
+                                const float *bias, float *output, float lo, float hi);
+/* out[n,y,x,c*M+m] = clamp(bias + sum filter[0,ky,kx,c*M+m] * in[n, .., .., c]) */
+void wick_f32_depthwise_conv2d__reference(const wick_conv_shape *s, const float *input,
+                                          const float *filter, const float *bias, float *output,
+                                          float lo, float hi);
+
+/* out[m, n] = clamp(bias[n] + sum_k in[m, k] * w[n, k]) */
+void wick_f32_fully_connected__reference(int64_t m, int64_t n, int64_t k, const float *input,
+                                         const float *weights, const float *bias, float *output,
+                                         float lo, float hi);
+
+/* ---- pooling (float, NHWC) ---- */
+
+typedef struct wick_pool_shape {
+  int32_t batch, in_h, in_w, channels, out_h, out_w;
+  int32_t k_h, k_w, stride_h, stride_w, pad_top, pad_left;
+} wick_pool_shape;
+
+/* Average counts in-bounds taps only (TFLite semantics). */
+void wick_f32_average_pool__reference(const wick_pool_shape *s, const float *in, float *out,
+                                      float lo, float hi);
+void wick_f32_max_pool__reference(const wick_pool_shape *s, const float *in, float *out, float lo,
+                                  float hi);
+
+/* ---- softmax over the last axis: out = exp(beta*(x - max)) / sum ---- */
+void wick_f32_softmax__reference(int64_t rows, int64_t cols, float beta, const float *in,
+                                 float *out);
+
+/* ---- reductions ---- */
+
+typedef enum wick_reduce_op {
+  WICK_REDUCE_SUM,
+  WICK_REDUCE_MEAN,
+  WICK_REDUCE_MAX,
+  WICK_REDUCE_MIN,
+  WICK_REDUCE_PROD,
+  WICK_REDUCE_ANY, /* bool */
+  WICK_REDUCE_ALL  /* bool */
+} wick_reduce_op;
+
+/* Reduces `in` (shape dims[rank]) over the axes with reduced[axis] true into
+ * `out` (the kept dims, row-major).
+ * `type` is float32, int32, int64 or bool (ANY/ALL). */
+void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank,
+                            const int32_t *dims, const bool *reduced, const void *in, void *out);
+
+#endif /* WICK_KERNELS_REFERENCE_H */

@@ -1,0 +1,78 @@
+/*
+ * concatenation.c — CONCATENATION along one axis, any fixed-size type.
+ *
+ * Every input has the output's rank and type and equal dims except on the
+ * axis; the axis sum is computed in checked 64-bit arithmetic. Quantized
+ * inputs must share the output's scale and zero point (no requantization).
+ */
+#include "format/schema.h"
+#include "ops/op_common.h"
+
+static bool same_quant(const wick_tensor *a, const wick_tensor *b) {
+  const wick_quant *x = &a->info->quant, *y = &b->info->quant;
+  if (x->count != y->count) return false;
+  for (uint32_t i = 0; i < x->count; i++)
+    if (x->scale[i] != y->scale[i] || x->zero_point[i] != y->zero_point[i]) return false;
+  return true;
+}
+
+static wick_status concat_prepare(wick_op_ctx *ctx) {
+  size_t n = wick_op_num_inputs(ctx);
+  WICK_TRY(wick_check_arity(ctx, 1, WICK_MAX_OP_INPUTS, 1));
+  wick_tensor *first;
+  WICK_TRY(wick_require_input(ctx, 0, &first));
+  int32_t axis;
+  WICK_TRY(wick_normalize_axis(ctx, ctx->params->axis, first->rank, &axis));
+  WICK_CHECK(ctx, first->rank >= 1, "inputs must have rank >= 1");
+  int32_t dims[WICK_MAX_RANK];
+  memcpy(dims, first->dims, sizeof dims);
+  int64_t sum = 0;
+  wick_tensor *out = wick_op_output(ctx, 0);
+  for (size_t i = 0; i < n; i++) {
+    wick_tensor *t;
+    WICK_TRY(wick_require_input(ctx, i, &t));
+    WICK_CHECK(ctx, t->type == first->type, "input %zu has type %s, input 0 %s", i,
+               wick_dtype_name(t->type), wick_dtype_name(first->type));
+    WICK_CHECK(ctx, t->rank == first->rank, "input %zu has rank %d, input 0 rank %d", i, t->rank,
+               first->rank);
+    for (int32_t d = 0; d < t->rank; d++)
+      WICK_CHECK(ctx, d == axis || t->dims[d] == first->dims[d],
+                 "input %zu differs from input 0 in dimension %d (%d vs %d)", i, d, t->dims[d],
+                 first->dims[d]);
+    WICK_CHECK_SUPPORTED(ctx, same_quant(t, out),
+                         "input %zu is quantized differently from the output", i);
+    sum += t->dims[axis];
+    WICK_CHECK(ctx, sum <= INT32_MAX, "the concatenated dimension overflows");
+  }
+  float lo, hi;
+  WICK_TRY(wick_activation_range_f32(ctx, ctx->params->activation, &lo, &hi));
+  WICK_CHECK_SUPPORTED(ctx, ctx->params->activation == WICK_ACT_NONE,
+                       "fused activations on CONCATENATION are not supported");
+  dims[axis] = (int32_t)sum;
+  return wick_op_set_output(ctx, 0, first->type, first->rank, dims);
+}
+
+static wick_status concat_invoke(wick_op_ctx *ctx) {
+  size_t n = wick_op_num_inputs(ctx);
+  wick_tensor *out = wick_op_output(ctx, 0);
+  int32_t axis;
+  WICK_TRY(wick_normalize_axis(ctx, ctx->params->axis, out->rank, &axis));
+  int64_t outer = 1;
+  for (int32_t d = 0; d < axis; d++) outer *= out->dims[d];
+  size_t esize = wick_dtype_size(out->type);
+  size_t out_row = out->bytes / (size_t)(outer ? outer : 1);
+  uint8_t *dst = out->data;
+  size_t offset = 0;
+  for (size_t i = 0; i < n; i++) {
+    wick_tensor *t = wick_op_input(ctx, i);
+    size_t row = (size_t)(wick_tensor_elements(t) / (outer ? outer : 1)) * esize;
+    const uint8_t *src = t->data;
+    for (int64_t o = 0; o < outer && row; o++)
+      memcpy(dst + (size_t)o * out_row + offset, src + (size_t)o * row, row);
+    offset += row;
+  }
+  return WICK_OK;
+}
+
+const wick_op_def wick_op_concatenation = {"CONCATENATION", WICK_BUILTIN_CONCATENATION, 4,
+                                           concat_prepare, concat_invoke};

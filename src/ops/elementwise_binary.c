@@ -1,0 +1,185 @@
+/*
+ * elementwise_binary.c — ADD SUB MUL DIV MAXIMUM MINIMUM POW SQUARED_DIFFERENCE
+ * FLOOR_DIV FLOOR_MOD, the comparisons (EQUAL ... GREATER_EQUAL) and
+ * LOGICAL_AND / LOGICAL_OR: two inputs, numpy broadcasting, one output.
+ *
+ * Types: float32, int32 and int64 for arithmetic (int64 only without a fused
+ * activation); comparisons also take int8/uint8/int16/bool. Integer division
+ * by zero is a run-time input error (checked at invoke), never UB.
+ * Quantized (int8) arithmetic lives with the int8 kernels.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/op_common.h"
+
+typedef struct binary_data {
+  wick_broadcast bc;
+} binary_data;
+
+static wick_status prepare_broadcast(wick_op_ctx *ctx, wick_dtype out_type, bool same_type) {
+  WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
+  wick_tensor *a, *b;
+  WICK_TRY(wick_require_input(ctx, 0, &a));
+  WICK_TRY(wick_require_input(ctx, 1, &b));
+  if (same_type)
+    WICK_CHECK(ctx, a->type == b->type, "input types differ (%s and %s)", wick_dtype_name(a->type),
+               wick_dtype_name(b->type));
+  binary_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  WICK_TRY(wick_broadcast_shapes(ctx, a, b, &d->bc.rank, d->bc.dims));
+  wick_broadcast_strides(a, d->bc.rank, d->bc.dims, d->bc.a_strides);
+  wick_broadcast_strides(b, d->bc.rank, d->bc.dims, d->bc.b_strides);
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, out_type, d->bc.rank, d->bc.dims);
+}
+
+/* ---------------------------------------------------------------- arithmetic */
+
+static wick_binary_op arith_op(int32_t builtin) {
+  switch (builtin) {
+    case WICK_BUILTIN_ADD: return WICK_BINARY_ADD;
+    case WICK_BUILTIN_SUB: return WICK_BINARY_SUB;
+    case WICK_BUILTIN_MUL: return WICK_BINARY_MUL;
+    case WICK_BUILTIN_DIV: return WICK_BINARY_DIV;
+    case WICK_BUILTIN_MAXIMUM: return WICK_BINARY_MAXIMUM;
+    case WICK_BUILTIN_MINIMUM: return WICK_BINARY_MINIMUM;
+    case WICK_BUILTIN_POW: return WICK_BINARY_POW;
+    case WICK_BUILTIN_SQUARED_DIFFERENCE: return WICK_BINARY_SQUARED_DIFFERENCE;
+    case WICK_BUILTIN_FLOOR_DIV: return WICK_BINARY_FLOOR_DIV;
+    default: return WICK_BINARY_FLOOR_MOD;
+  }
+}
+
+static bool has_activation(int32_t builtin) {
+  return builtin == WICK_BUILTIN_ADD || builtin == WICK_BUILTIN_SUB || builtin == WICK_BUILTIN_MUL ||
+         builtin == WICK_BUILTIN_DIV;
+}
+
+static wick_status arith_prepare(wick_op_ctx *ctx) {
+  wick_tensor *a = wick_op_input(ctx, 0);
+  WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
+  wick_dtype t = a->type;
+  WICK_CHECK_SUPPORTED(ctx,
+                       t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT32 || t == WICK_DTYPE_INT64,
+                       "input type %s is not supported (float32, int32, int64)",
+                       wick_dtype_name(t));
+  int32_t builtin = ctx->node->op->builtin;
+  wick_activation act = has_activation(builtin) ? ctx->params->activation : WICK_ACT_NONE;
+  float lo, hi;
+  WICK_TRY(wick_activation_range_f32(ctx, act, &lo, &hi));
+  WICK_CHECK_SUPPORTED(ctx, t != WICK_DTYPE_INT64 || act == WICK_ACT_NONE,
+                       "int64 with a fused activation is not supported");
+  return prepare_broadcast(ctx, t, true);
+}
+
+static bool int_divisor_has_zero(const wick_tensor *b) {
+  int64_t n = wick_tensor_elements(b);
+  for (int64_t i = 0; i < n; i++)
+    if (wick_read_int(b, i) == 0) return true;
+  return false;
+}
+
+static int32_t clamp_bound_i32(float v) {
+  if (v <= (float)INT32_MIN) return INT32_MIN;
+  if (v >= (float)INT32_MAX) return INT32_MAX;
+  return (int32_t)v;
+}
+
+static wick_status arith_invoke(wick_op_ctx *ctx) {
+  const binary_data *d = ctx->node->user_data;
+  wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
+  int32_t builtin = ctx->node->op->builtin;
+  wick_binary_op op = arith_op(builtin);
+  wick_activation act = has_activation(builtin) ? ctx->params->activation : WICK_ACT_NONE;
+  float lo, hi;
+  WICK_TRY(wick_activation_range_f32(ctx, act, &lo, &hi));
+  bool divides = op == WICK_BINARY_DIV || op == WICK_BINARY_FLOOR_DIV ||
+                 op == WICK_BINARY_FLOOR_MOD;
+  switch (a->type) {
+    case WICK_DTYPE_FLOAT32:
+      wick_f32_binary__reference(op, &d->bc, a->data, b->data, o->data, lo, hi);
+      return WICK_OK;
+    case WICK_DTYPE_INT32:
+      if (divides && int_divisor_has_zero(b))
+        return wick_op_fail(ctx, WICK_ERR_INVALID_INPUT, "integer division by zero");
+      wick_i32_binary__reference(op, &d->bc, a->data, b->data, o->data, clamp_bound_i32(lo),
+                                 clamp_bound_i32(hi));
+      return WICK_OK;
+    case WICK_DTYPE_INT64:
+      if (divides && int_divisor_has_zero(b))
+        return wick_op_fail(ctx, WICK_ERR_INVALID_INPUT, "integer division by zero");
+      wick_i64_binary__reference(op, &d->bc, a->data, b->data, o->data);
+      return WICK_OK;
+    default:
+      return wick_op_fail(ctx, WICK_ERR_UNSUPPORTED_OP, "unsupported type");
+  }
+}
+
+#define ARITH_OP(sym, NAME, maxv) \
+  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, arith_prepare, arith_invoke};
+
+ARITH_OP(wick_op_add, ADD, 5)
+ARITH_OP(wick_op_sub, SUB, 5)
+ARITH_OP(wick_op_mul, MUL, 7)
+ARITH_OP(wick_op_div, DIV, 2)
+ARITH_OP(wick_op_maximum, MAXIMUM, 4)
+ARITH_OP(wick_op_minimum, MINIMUM, 4)
+ARITH_OP(wick_op_pow, POW, 1)
+ARITH_OP(wick_op_squared_difference, SQUARED_DIFFERENCE, 2)
+ARITH_OP(wick_op_floor_div, FLOOR_DIV, 3)
+ARITH_OP(wick_op_floor_mod, FLOOR_MOD, 2)
+
+/* ---------------------------------------------------------------- comparisons */
+
+static wick_compare_op compare_op(int32_t builtin) {
+  switch (builtin) {
+    case WICK_BUILTIN_EQUAL: return WICK_COMPARE_EQUAL;
+    case WICK_BUILTIN_NOT_EQUAL: return WICK_COMPARE_NOT_EQUAL;
+    case WICK_BUILTIN_LESS: return WICK_COMPARE_LESS;
+    case WICK_BUILTIN_LESS_EQUAL: return WICK_COMPARE_LESS_EQUAL;
+    case WICK_BUILTIN_GREATER: return WICK_COMPARE_GREATER;
+    case WICK_BUILTIN_GREATER_EQUAL: return WICK_COMPARE_GREATER_EQUAL;
+    case WICK_BUILTIN_LOGICAL_AND: return WICK_COMPARE_LOGICAL_AND;
+    default: return WICK_COMPARE_LOGICAL_OR;
+  }
+}
+
+static wick_status compare_prepare(wick_op_ctx *ctx) {
+  wick_tensor *a = wick_op_input(ctx, 0);
+  WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
+  wick_compare_op op = compare_op(ctx->node->op->builtin);
+  bool logical = op == WICK_COMPARE_LOGICAL_AND || op == WICK_COMPARE_LOGICAL_OR;
+  wick_dtype t = a->type;
+  if (logical) {
+    WICK_CHECK(ctx, t == WICK_DTYPE_BOOL, "inputs must be bool, not %s", wick_dtype_name(t));
+  } else {
+    WICK_CHECK_SUPPORTED(ctx,
+                         t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT32 ||
+                             t == WICK_DTYPE_INT64 || t == WICK_DTYPE_BOOL ||
+                             ((t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 ||
+                               t == WICK_DTYPE_INT16) &&
+                              a->info->quant.count == 0),
+                         "input type %s is not supported", wick_dtype_name(t));
+  }
+  return prepare_broadcast(ctx, WICK_DTYPE_BOOL, true);
+}
+
+static wick_status compare_invoke(wick_op_ctx *ctx) {
+  const binary_data *d = ctx->node->user_data;
+  wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
+  wick_compare__reference(compare_op(ctx->node->op->builtin), a->type, &d->bc, a->data, b->data,
+                          o->data);
+  return WICK_OK;
+}
+
+#define COMPARE_OP(sym, NAME, maxv) \
+  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, compare_prepare, compare_invoke};
+
+COMPARE_OP(wick_op_equal, EQUAL, 4)
+COMPARE_OP(wick_op_not_equal, NOT_EQUAL, 3)
+COMPARE_OP(wick_op_less, LESS, 3)
+COMPARE_OP(wick_op_less_equal, LESS_EQUAL, 3)
+COMPARE_OP(wick_op_greater, GREATER, 3)
+COMPARE_OP(wick_op_greater_equal, GREATER_EQUAL, 3)
+COMPARE_OP(wick_op_logical_and, LOGICAL_AND, 1)
+COMPARE_OP(wick_op_logical_or, LOGICAL_OR, 1)

@@ -1,0 +1,76 @@
+/*
+ * fully_connected.c — FULLY_CONNECTED (float32).
+ *
+ * Input [..., K] is read as [M, K] with M = elements / K; weights [N, K];
+ * optional bias [N]. Output [M, N], or the input's leading dims + [N] with
+ * keep_num_dims. Only the default weights format is accepted.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/op_common.h"
+
+typedef struct fc_data {
+  int64_t m, n, k;
+  float lo, hi;
+} fc_data;
+
+static wick_status fc_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
+  wick_tensor *in, *w;
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(wick_require_input(ctx, 1, &w));
+  wick_tensor *bias = wick_op_input(ctx, 2);
+  const wick_fully_connected_params *p = &ctx->params->fc;
+  WICK_CHECK_SUPPORTED(ctx,
+                       in->type == WICK_DTYPE_FLOAT32 && w->type == WICK_DTYPE_FLOAT32 &&
+                           (!bias || bias->type == WICK_DTYPE_FLOAT32),
+                       "input %s / weights %s: wick runs this op on float32 only so far",
+                       wick_dtype_name(in->type), wick_dtype_name(w->type));
+  WICK_CHECK_SUPPORTED(ctx, p->weights_format == 0, "weights format %d is not supported",
+                       p->weights_format);
+  WICK_CHECK(ctx, w->rank == 2, "weights must have rank 2, not %d", w->rank);
+  WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
+  fc_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  d->n = w->dims[0];
+  d->k = w->dims[1];
+  int64_t total = wick_tensor_elements(in);
+  WICK_CHECK(ctx, d->k > 0 && total % d->k == 0,
+             "input of %lld elements does not split into rows of %lld", (long long)total,
+             (long long)d->k);
+  d->m = total / d->k;
+  if (bias)
+    WICK_CHECK(ctx, wick_tensor_elements(bias) == d->n, "bias has %lld elements for %lld outputs",
+               (long long)wick_tensor_elements(bias), (long long)d->n);
+  WICK_TRY(wick_activation_range_f32(ctx, p->activation, &d->lo, &d->hi));
+  int32_t dims[WICK_MAX_RANK];
+  int32_t rank;
+  if (p->keep_num_dims) {
+    WICK_CHECK(ctx, in->dims[in->rank - 1] == d->k,
+               "keep_num_dims needs the last input dim (%d) to equal K (%lld)",
+               in->dims[in->rank - 1], (long long)d->k);
+    rank = in->rank;
+    memcpy(dims, in->dims, sizeof(int32_t) * (size_t)rank);
+    dims[rank - 1] = (int32_t)d->n;
+  } else {
+    rank = 2;
+    WICK_CHECK(ctx, d->m <= INT32_MAX, "too many rows");
+    dims[0] = (int32_t)d->m;
+    dims[1] = (int32_t)d->n;
+  }
+  ctx->node->macs = (uint64_t)(d->m * d->n * d->k);
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims);
+}
+
+static wick_status fc_invoke(wick_op_ctx *ctx) {
+  const fc_data *d = ctx->node->user_data;
+  wick_tensor *bias = wick_op_input(ctx, 2);
+  wick_f32_fully_connected__reference(d->m, d->n, d->k, wick_op_input(ctx, 0)->data,
+                                      wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,
+                                      wick_op_output(ctx, 0)->data, d->lo, d->hi);
+  return WICK_OK;
+}
+
+const wick_op_def wick_op_fully_connected = {"FULLY_CONNECTED", WICK_BUILTIN_FULLY_CONNECTED, 12,
+                                             fc_prepare, fc_invoke};

@@ -1,0 +1,68 @@
+/*
+ * op_common.h — helpers shared by the operator files in src/ops: argument
+ * checks that fail with the op's name, broadcasting, axes, padding and fused
+ * activation ranges. Operator files include this and their kernels' headers;
+ * they never touch flatbuffers or the graph's internals beyond wick_op_ctx.
+ */
+#ifndef WICK_OPS_OP_COMMON_H
+#define WICK_OPS_OP_COMMON_H
+
+#include <math.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+/* Fails the op with WICK_ERR_MALFORMED_MODEL unless `cond` holds. */
+#define WICK_CHECK(ctx, cond, ...)                                         \
+  do {                                                                     \
+    if (!(cond)) return wick_op_fail((ctx), WICK_ERR_MALFORMED_MODEL, __VA_ARGS__); \
+  } while (0)
+
+/* Fails with WICK_ERR_UNSUPPORTED_OP unless `cond` holds. */
+#define WICK_CHECK_SUPPORTED(ctx, cond, ...)                               \
+  do {                                                                     \
+    if (!(cond)) return wick_op_fail((ctx), WICK_ERR_UNSUPPORTED_OP, __VA_ARGS__); \
+  } while (0)
+
+/* Propagates a non-OK status. */
+#define WICK_TRY(expr)                  \
+  do {                                  \
+    wick_status wick_try_ = (expr);     \
+    if (wick_try_ != WICK_OK) return wick_try_; \
+  } while (0)
+
+/* Checks the input/output counts: inputs in [min_in, max_in], outputs == n_out. */
+WICK_INTERNAL wick_status wick_check_arity(const wick_op_ctx *ctx, size_t min_in, size_t max_in,
+                                           size_t n_out);
+/* Input i, which must be present. */
+WICK_INTERNAL wick_status wick_require_input(const wick_op_ctx *ctx, size_t i, wick_tensor **out);
+/* Requires input i to hold data known at prepare (a constant or folded). */
+WICK_INTERNAL bool wick_input_known(const wick_op_ctx *ctx, size_t i);
+
+/* Numpy broadcasting of two shapes; fails naming both shapes. */
+WICK_INTERNAL wick_status wick_broadcast_shapes(const wick_op_ctx *ctx, const wick_tensor *a,
+                                                const wick_tensor *b, int32_t *rank_out,
+                                                int32_t *dims_out);
+/* Element strides of `t` viewed in an output of rank `rank`: 0 on broadcast dims. */
+WICK_INTERNAL void wick_broadcast_strides(const wick_tensor *t, int32_t rank,
+                                          const int32_t *out_dims, int64_t *strides);
+/* Maps a possibly negative axis into [0, rank). */
+WICK_INTERNAL wick_status wick_normalize_axis(const wick_op_ctx *ctx, int64_t axis, int32_t rank,
+                                              int32_t *out);
+
+/* SAME/VALID output size and leading padding for one spatial dimension. */
+WICK_INTERNAL wick_status wick_conv_output_size(const wick_op_ctx *ctx, wick_padding padding,
+                                                int32_t in, int32_t filter, int32_t stride,
+                                                int32_t dilation, int32_t *out,
+                                                int32_t *pad_before);
+
+/* The clamp range of a fused activation on float values. */
+WICK_INTERNAL wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick_activation act,
+                                                    float *lo, float *hi);
+
+/* Reads element i of an integer tensor (int32 or int64) as int64. */
+WICK_INTERNAL int64_t wick_read_int(const wick_tensor *t, int64_t i);
+/* Requires an integer (int32/int64) tensor. */
+WICK_INTERNAL bool wick_is_int_index_type(wick_dtype t);
+
+#endif /* WICK_OPS_OP_COMMON_H */

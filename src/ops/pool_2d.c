@@ -1,0 +1,60 @@
+/*
+ * pool_2d.c — AVERAGE_POOL_2D and MAX_POOL_2D (float32, NHWC).
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/op_common.h"
+
+typedef struct pool_data {
+  wick_pool_shape shape;
+  float lo, hi;
+} pool_data;
+
+static wick_status pool_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
+  wick_tensor *in;
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_CHECK_SUPPORTED(ctx, in->type == WICK_DTYPE_FLOAT32,
+                       "input type %s: wick runs this op on float32 only so far",
+                       wick_dtype_name(in->type));
+  WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
+  const wick_pool_params *p = &ctx->params->pool;
+  pool_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  wick_pool_shape *s = &d->shape;
+  s->batch = in->dims[0];
+  s->in_h = in->dims[1];
+  s->in_w = in->dims[2];
+  s->channels = in->dims[3];
+  s->k_h = p->filter_h;
+  s->k_w = p->filter_w;
+  s->stride_h = p->stride_h;
+  s->stride_w = p->stride_w;
+  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_h, s->k_h, s->stride_h, 1, &s->out_h,
+                                 &s->pad_top));
+  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_w, s->k_w, s->stride_w, 1, &s->out_w,
+                                 &s->pad_left));
+  WICK_TRY(wick_activation_range_f32(ctx, p->activation, &d->lo, &d->hi));
+  int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 4, dims);
+}
+
+static wick_status average_invoke(wick_op_ctx *ctx) {
+  const pool_data *d = ctx->node->user_data;
+  wick_f32_average_pool__reference(&d->shape, wick_op_input(ctx, 0)->data,
+                                   wick_op_output(ctx, 0)->data, d->lo, d->hi);
+  return WICK_OK;
+}
+
+static wick_status max_invoke(wick_op_ctx *ctx) {
+  const pool_data *d = ctx->node->user_data;
+  wick_f32_max_pool__reference(&d->shape, wick_op_input(ctx, 0)->data,
+                               wick_op_output(ctx, 0)->data, d->lo, d->hi);
+  return WICK_OK;
+}
+
+const wick_op_def wick_op_average_pool_2d = {"AVERAGE_POOL_2D", WICK_BUILTIN_AVERAGE_POOL_2D, 3,
+                                             pool_prepare, average_invoke};
+const wick_op_def wick_op_max_pool_2d = {"MAX_POOL_2D", WICK_BUILTIN_MAX_POOL_2D, 3, pool_prepare,
+                                         max_invoke};

@@ -1,0 +1,81 @@
+/*
+ * reduce.c — MEAN SUM REDUCE_MAX REDUCE_MIN REDUCE_PROD REDUCE_ANY REDUCE_ALL.
+ *
+ * The axes input (int32/int64, any shape, negative axes allowed, repeats
+ * ignored) must be known at prepare or the op is prepared at invoke.
+ * keep_dims keeps reduced axes as size 1.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/op_common.h"
+
+typedef struct reduce_data {
+  bool reduced[WICK_MAX_RANK];
+} reduce_data;
+
+static wick_reduce_op reduce_op(int32_t builtin) {
+  switch (builtin) {
+    case WICK_BUILTIN_SUM: return WICK_REDUCE_SUM;
+    case WICK_BUILTIN_MEAN: return WICK_REDUCE_MEAN;
+    case WICK_BUILTIN_REDUCE_MAX: return WICK_REDUCE_MAX;
+    case WICK_BUILTIN_REDUCE_MIN: return WICK_REDUCE_MIN;
+    case WICK_BUILTIN_REDUCE_PROD: return WICK_REDUCE_PROD;
+    case WICK_BUILTIN_REDUCE_ANY: return WICK_REDUCE_ANY;
+    default: return WICK_REDUCE_ALL;
+  }
+}
+
+static wick_status reduce_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
+  wick_tensor *in, *axes;
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(wick_require_input(ctx, 1, &axes));
+  wick_reduce_op op = reduce_op(ctx->node->op->builtin);
+  bool logical = op == WICK_REDUCE_ANY || op == WICK_REDUCE_ALL;
+  if (logical) {
+    WICK_CHECK(ctx, in->type == WICK_DTYPE_BOOL, "input must be bool");
+  } else {
+    WICK_CHECK_SUPPORTED(ctx,
+                         in->type == WICK_DTYPE_FLOAT32 || in->type == WICK_DTYPE_INT32 ||
+                             in->type == WICK_DTYPE_INT64,
+                         "input type %s is not supported", wick_dtype_name(in->type));
+  }
+  WICK_CHECK(ctx, wick_is_int_index_type(axes->type), "axes must be int32 or int64");
+  if (axes->data == NULL) return WICK_STATUS_DEFER;
+  reduce_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  int64_t n = wick_tensor_elements(axes);
+  for (int64_t i = 0; i < n; i++) {
+    int32_t a;
+    WICK_TRY(wick_normalize_axis(ctx, wick_read_int(axes, i), in->rank, &a));
+    if (in->rank > 0) d->reduced[a] = true;
+  }
+  int32_t dims[WICK_MAX_RANK], rank = 0;
+  for (int32_t i = 0; i < in->rank; i++) {
+    if (!d->reduced[i])
+      dims[rank++] = in->dims[i];
+    else if (ctx->params->keep_dims)
+      dims[rank++] = 1;
+  }
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, in->type, rank, dims);
+}
+
+static wick_status reduce_invoke(wick_op_ctx *ctx) {
+  const reduce_data *d = ctx->node->user_data;
+  wick_tensor *in = wick_op_input(ctx, 0);
+  wick_reduce__reference(reduce_op(ctx->node->op->builtin), in->type, in->rank, in->dims,
+                         d->reduced, in->data, wick_op_output(ctx, 0)->data);
+  return WICK_OK;
+}
+
+#define REDUCE_OP(sym, NAME, maxv) \
+  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, reduce_prepare, reduce_invoke};
+
+REDUCE_OP(wick_op_mean, MEAN, 3)
+REDUCE_OP(wick_op_sum, SUM, 2)
+REDUCE_OP(wick_op_reduce_max, REDUCE_MAX, 3)
+REDUCE_OP(wick_op_reduce_min, REDUCE_MIN, 3)
+REDUCE_OP(wick_op_reduce_prod, REDUCE_PROD, 2)
+REDUCE_OP(wick_op_reduce_any, REDUCE_ANY, 1)
+REDUCE_OP(wick_op_reduce_all, REDUCE_ALL, 1)

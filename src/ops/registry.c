@@ -1,0 +1,39 @@
+/*
+ * registry.c — looks operators up in op_table.inc, and names builtin codes.
+ */
+#include "core/internal.h"
+#include "format/schema.h"
+
+#define WICK_OP(name, def) extern const wick_op_def def;
+#include "ops/op_table.inc"
+#undef WICK_OP
+
+static const wick_op_def *const op_table[] = {
+#define WICK_OP(name, def) &def,
+#include "ops/op_table.inc"
+#undef WICK_OP
+};
+
+#define TABLE_SIZE (sizeof op_table / sizeof op_table[0])
+
+/* Builtin code -> definition, filled in order; codes are < WICK_BUILTIN_COUNT. */
+const wick_op_def *wick_op_find(int32_t builtin) {
+  if (builtin < 0 || builtin >= WICK_BUILTIN_COUNT) return NULL;
+  for (size_t i = 0; i < TABLE_SIZE; i++)
+    if (op_table[i]->builtin == builtin) return op_table[i];
+  return NULL;
+}
+
+const wick_op_def *wick_op_at(size_t i) { return i < TABLE_SIZE ? op_table[i] : NULL; }
+
+const char *wick_builtin_name(int32_t code) {
+  switch (code) {
+#define WICK_X_NAME(name, c) \
+  case c:                    \
+    return #name;
+    WICK_BUILTIN_OPERATORS(WICK_X_NAME)
+#undef WICK_X_NAME
+    default:
+      return "UNKNOWN";
+  }
+}

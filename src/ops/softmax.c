@@ -1,0 +1,29 @@
+/*
+ * softmax.c — SOFTMAX over the last axis (float32): exp(beta*(x-max))/sum.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/op_common.h"
+
+static wick_status softmax_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
+  wick_tensor *in;
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_CHECK_SUPPORTED(ctx, in->type == WICK_DTYPE_FLOAT32,
+                       "input type %s: wick runs this op on float32 only so far",
+                       wick_dtype_name(in->type));
+  WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
+  return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
+}
+
+static wick_status softmax_invoke(wick_op_ctx *ctx) {
+  wick_tensor *in = wick_op_input(ctx, 0);
+  int64_t cols = in->dims[in->rank - 1];
+  int64_t rows = cols ? wick_tensor_elements(in) / cols : 0;
+  wick_f32_softmax__reference(rows, cols, ctx->params->beta, in->data,
+                              wick_op_output(ctx, 0)->data);
+  return WICK_OK;
+}
+
+const wick_op_def wick_op_softmax = {"SOFTMAX", WICK_BUILTIN_SOFTMAX, 3, softmax_prepare,
+                                     softmax_invoke};
