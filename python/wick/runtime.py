@@ -221,7 +221,9 @@ class SignatureRunner:
             self._it = None
 
     def _fail(self, st: int):
-        raise WickError(st, self._lib.wick_interpreter_last_error(self._it).decode(errors="replace"))
+        raise WickError(
+            st, self._lib.wick_interpreter_last_error(self._it).decode(errors="replace")
+        )
 
     @property
     def inputs(self) -> list[TensorDetail]:
@@ -306,7 +308,10 @@ class SignatureRunner:
         finally:
             lib.wick_interpreter_set_profiling(self._it, 0)
         return [
-            (lib.wick_interpreter_op_name(self._it, i).decode(), lib.wick_interpreter_op_time_ns(self._it, i))
+            (
+                lib.wick_interpreter_op_name(self._it, i).decode(),
+                lib.wick_interpreter_op_time_ns(self._it, i),
+            )
             for i in range(lib.wick_interpreter_op_count(self._it))
         ]
 
@@ -364,6 +369,8 @@ class Runtime:
         return self._default(*args, **kwargs)
 
 
-def load(model: str | os.PathLike | bytes, *, num_threads: int = 1, reference: bool = False) -> Runtime:
+def load(
+    model: str | os.PathLike | bytes, *, num_threads: int = 1, reference: bool = False
+) -> Runtime:
     """Loads a .tflite file (path or bytes) into the wick runtime."""
     return Runtime(model, num_threads=num_threads, reference=reference)

@@ -1,0 +1,57 @@
+# Makefile — the project's front door. Two commands matter to a new user:
+#
+#   make demo    set up, then convert a built-in PyTorch model and run it on wick
+#   make test    set up, then run the whole test suite (C and Python)
+#
+# Everything else (build, setup, asan, lint, format) is a step of those.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BUILD := build
+JOBS ?= $(shell nproc)
+
+.PHONY: all build setup demo test test-c test-python asan lint format clean
+
+all: build
+
+# Release build of libwick, the CLI and the C tests.
+build:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_WERROR=ON >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The virtual environment: pinned requirements (torch from the local wheel
+# cache when present), then the wick package itself in editable mode.
+$(VENV)/.installed: requirements.txt requirements-dev.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) -m pip install -q -e . --no-deps
+	touch $@
+
+setup: build $(VENV)/.installed
+
+demo: setup
+	$(VENV)/bin/wick demo
+
+test: setup
+	./scripts/test.sh
+
+test-c: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-python: setup
+	$(PY) -m pytest tests/python
+
+# The C tests and the Python tests again under AddressSanitizer + UBSan.
+asan: $(VENV)/.installed
+	WICK_SANITIZE=1 ./scripts/test.sh
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/ruff format --check python tests bench
+
+format: $(VENV)/.installed
+	$(VENV)/bin/ruff format python tests bench
+
+clean:
+	rm -rf $(BUILD) build-asan

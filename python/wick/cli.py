@@ -1,0 +1,135 @@
+"""The ``wick`` command.
+
+    wick demo                               convert a built-in PyTorch model, run it, compare
+    wick convert PKG.MOD:FACTORY --input 1x3x224x224 [-o m.tflite] [--dynamic ...]
+    wick inspect | run | bench M.tflite ... (the C tool; see `wick inspect --help`)
+
+``inspect``, ``run`` and ``bench`` are served by the C command-line tool that
+is built with the library (``build/wick``), so they behave identically from
+C-only installs. Exit status: 0 success, 1 model/runtime/conversion error,
+2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import time
+from pathlib import Path
+
+C_COMMANDS = ("inspect", "run", "bench", "version")
+
+
+def _c_tool() -> Path:
+    from .runtime import library_path
+
+    lib = library_path()
+    for cand in (lib.parent / "wick", lib.parent.parent / "wick"):
+        if cand.exists() and os.access(cand, os.X_OK) and cand.is_file():
+            return cand
+    raise SystemExit(f"wick: the C tool was not found next to {lib}; run `make build`")
+
+
+def _parse_shape(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(d) for d in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad shape {text!r}: use e.g. 1x3x224x224") from None
+
+
+def _load_factory(spec: str):
+    if ":" not in spec:
+        raise SystemExit(f"wick convert: expected PACKAGE.MODULE:FACTORY, got {spec!r}")
+    mod_name, attr = spec.split(":", 1)
+    try:
+        mod = importlib.import_module(mod_name)
+    except ImportError as e:
+        raise SystemExit(f"wick convert: cannot import {mod_name}: {e}") from None
+    factory = getattr(mod, attr, None)
+    if factory is None:
+        raise SystemExit(f"wick convert: {mod_name} has no attribute {attr}")
+    return factory
+
+
+def cmd_convert(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="wick convert",
+        description="Convert a PyTorch model that a factory builds into a .tflite file.",
+    )
+    p.add_argument("factory", help="PACKAGE.MODULE:FACTORY, e.g. torchvision.models:mobilenet_v2")
+    p.add_argument(
+        "--input",
+        action="append",
+        type=_parse_shape,
+        required=True,
+        help="shape of one float32 input, e.g. 1x3x224x224 (repeat for more inputs)",
+    )
+    p.add_argument(
+        "--dynamic",
+        action="append",
+        default=[],
+        help="INPUT_INDEX:DIM[:MIN:MAX] marks a dynamic dimension, e.g. 0:0 (batch)",
+    )
+    p.add_argument(
+        "--channels-last-io",
+        action="store_true",
+        help="take and return NHWC tensors (no transposes at the boundary)",
+    )
+    p.add_argument("-o", "--output", default=None, help="output path (default: FACTORY.tflite)")
+    args = p.parse_args(argv)
+
+    import torch
+
+    from . import ConversionError, convert
+
+    model = _load_factory(args.factory)()
+    sample = tuple(torch.randn(*s) for s in args.input)
+    dynamic = None
+    if args.dynamic:
+        dynamic = [dict() for _ in sample]
+        for spec in args.dynamic:
+            parts = spec.split(":")
+            i, d = int(parts[0]), int(parts[1])
+            lo = int(parts[2]) if len(parts) > 2 else 1
+            hi = int(parts[3]) if len(parts) > 3 else 1 << 16
+            dynamic[i][d] = torch.export.Dim(f"in{i}_d{d}", min=lo, max=hi)
+        dynamic = tuple(dynamic)
+    out = args.output or (args.factory.split(":")[1] + ".tflite")
+    t0 = time.perf_counter()
+    try:
+        m = convert(model, sample, dynamic_shapes=dynamic, channels_last_io=args.channels_last_io)
+    except ConversionError as e:
+        print(f"wick convert: {e}", file=sys.stderr)
+        return 1
+    m.export(out)
+    print(f"wrote {out} ({os.path.getsize(out)} bytes) in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def cmd_demo(argv: list[str]) -> int:
+    from .demo import main as demo_main
+
+    return demo_main(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(__doc__.strip())
+        return 0 if argv else 2
+    cmd, rest = argv[0], argv[1:]
+    if cmd in C_COMMANDS:
+        tool = str(_c_tool())
+        os.execv(tool, [tool, cmd, *rest])
+    if cmd == "convert":
+        return cmd_convert(rest)
+    if cmd == "demo":
+        return cmd_demo(rest)
+    print(f"wick: unknown command {cmd!r} (try `wick --help`)", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

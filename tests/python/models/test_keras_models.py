@@ -1,0 +1,64 @@
+"""Whole models from TensorFlow's converter (files no one here wrote), run on
+wick and compared with LiteRT's interpreter on the same seeded inputs.
+
+Bar (COVERAGE.md): fp32 outputs within 1e-4 * max(1, max|ref|) of LiteRT. The
+classifiers are compared on their logits (``*_logits`` variants): with random
+weights a softmax output is nearly uniform and would hide errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wick
+from tests.python.oracles import keras_models, litert
+
+SMALL = ["tiny_cnn", "mlp", "embedding_mlp", "transformer_block"]
+BIG = [
+    "mobilenet_v2_logits",
+    "mobilenet_v3_small_logits",
+    "efficientnet_b0_logits",
+    "resnet50_logits",
+    "densenet121_logits",
+]
+
+
+def _compare(name: str, seed: int = 0) -> None:
+    path = keras_models.get_model_path(name)
+    # wick binds the file's first signature; LiteRT runs the same signature, with
+    # inputs and outputs in the order the file stores them.
+    inputs = litert.random_inputs(path, seed=seed, signature="serving_default")
+    ref = litert.run_litert(path, inputs, signature="serving_default")
+    got = wick.load(path)(*inputs)
+    assert len(got) == len(ref)
+    for g, r in zip(got, ref, strict=True):
+        assert g.shape == r.shape and g.dtype == r.dtype
+        check = litert.tolerance_check(g, r, rel=1e-4)
+        assert check.ok, f"{name}: {check.message}"
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_small_keras_model_matches_litert(name):
+    _compare(name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", BIG)
+def test_keras_application_matches_litert(name):
+    _compare(name)
+
+
+def test_signature_names_and_order_follow_the_file():
+    path = keras_models.get_model_path("embedding_mlp")
+    m = wick.load(path)
+    assert m.signatures == ["serving_default"]
+    sig = litert.signature_order(path)["serving_default"]
+    assert [d.name for d in m.inputs] == [name for name, _ in sig["inputs"]]
+    assert [d.name for d in m.outputs] == [name for name, _ in sig["outputs"]]
+    # Inputs by name give the same result as inputs by position.
+    inputs = litert.random_inputs(path, seed=1, signature="serving_default")
+    by_pos = m(*inputs)
+    by_name = m(**{d.name: x for d, x in zip(m.inputs, inputs, strict=True)})
+    for a, b in zip(by_pos, by_name, strict=True):
+        np.testing.assert_array_equal(a, b)
