@@ -111,16 +111,16 @@ def _library():
     if _lib is not None:
         return _lib
     lib = ctypes.CDLL(str(library_path()))
-    P, S, I, U64 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_uint64
+    P, S, INT, U64 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_uint64
     sigs = {
         "wick_version": ([], ctypes.c_char_p),
         "wick_model_load_buffer": (
             [P, S, ctypes.POINTER(_ModelOptions), ctypes.POINTER(_ErrorInfo), ctypes.POINTER(P)],
-            I,
+            INT,
         ),
         "wick_model_load_file": (
             [ctypes.c_char_p, P, ctypes.POINTER(_ErrorInfo), ctypes.POINTER(P)],
-            I,
+            INT,
         ),
         "wick_model_destroy": ([P], None),
         "wick_model_signature_count": ([P], S),
@@ -135,7 +135,7 @@ def _library():
                 ctypes.POINTER(_ErrorInfo),
                 ctypes.POINTER(P),
             ],
-            I,
+            INT,
         ),
         "wick_interpreter_destroy": ([P], None),
         "wick_interpreter_last_error": ([P], ctypes.c_char_p),
@@ -143,26 +143,26 @@ def _library():
         "wick_interpreter_output_count": ([P], S),
         "wick_interpreter_input": ([P, S], P),
         "wick_interpreter_output": ([P, S], P),
-        "wick_interpreter_resize_input": ([P, S, ctypes.POINTER(ctypes.c_int32), S], I),
-        "wick_interpreter_invoke": ([P], I),
+        "wick_interpreter_resize_input": ([P, S, ctypes.POINTER(ctypes.c_int32), S], INT),
+        "wick_interpreter_invoke": ([P], INT),
         "wick_interpreter_cancel": ([P], None),
         "wick_interpreter_arena_bytes": ([P], S),
         "wick_interpreter_op_count": ([P], S),
         "wick_interpreter_op_name": ([P, S], ctypes.c_char_p),
-        "wick_interpreter_set_profiling": ([P, I], None),
+        "wick_interpreter_set_profiling": ([P, INT], None),
         "wick_interpreter_op_time_ns": ([P, S], U64),
         "wick_tensor_name": ([P], ctypes.c_char_p),
-        "wick_tensor_dtype": ([P], I),
+        "wick_tensor_dtype": ([P], INT),
         "wick_tensor_rank": ([P], S),
         "wick_tensor_dim": ([P, S], ctypes.c_int32),
         "wick_tensor_byte_size": ([P], S),
         "wick_tensor_data": ([P], P),
         "wick_tensor_quantization": (
             [P, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_int64)],
-            I,
+            INT,
         ),
-        "wick_tensor_copy_from": ([P, P, S], I),
-        "wick_tensor_copy_to": ([P, P, S], I),
+        "wick_tensor_copy_from": ([P, P, S], INT),
+        "wick_tensor_copy_to": ([P, P, S], INT),
     }
     for name, (args, res) in sigs.items():
         fn = getattr(lib, name)
