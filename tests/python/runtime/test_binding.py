@@ -1,0 +1,97 @@
+"""The Python binding: loading from bytes and paths, errors carrying the C
+message, inputs by name, resizing, several signatures in one file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wick
+from tests.python.oracles.litert import run_litert
+from wick.tflite.writer import ModelWriter
+
+
+def two_signature_model() -> bytes:
+    """`add` computes x + y; `mul` computes x * y, in separate subgraphs."""
+    w = ModelWriter(description="two signatures")
+    for key, op in (("add", "ADD"), ("mul", "MUL")):
+        sg = w.add_subgraph(name=key)
+        x = sg.add_tensor("x", [2, 3], "float32")
+        y = sg.add_tensor("y", [2, 3], "float32")
+        z = sg.add_tensor("z", [2, 3], "float32")
+        sg.add_operator(op, [x, y], [z], options=dict(fused_activation_function="NONE"))
+        sg.set_inputs([x, y])
+        sg.set_outputs([z])
+        w.add_signature(key, sg, inputs={"lhs": x, "rhs": y}, outputs={"out": z})
+    return w.finish()
+
+
+def test_signatures_run_their_own_subgraph_and_match_litert():
+    data = two_signature_model()
+    m = wick.load(data)
+    assert m.signatures == ["add", "mul"]
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.full((2, 3), 2.0, np.float32)
+    for key, want in (("add", a + b), ("mul", a * b)):
+        runner = m.signature(key)
+        assert [d.name for d in runner.inputs] == ["lhs", "rhs"]
+        got = runner(lhs=a, rhs=b)[0]
+        np.testing.assert_array_equal(got, want)
+        ref = run_litert(data, {"lhs": a, "rhs": b}, signature=key)
+        np.testing.assert_array_equal(got, ref[0])
+
+
+def test_load_from_path_equals_load_from_bytes(tmp_path):
+    data = two_signature_model()
+    p = tmp_path / "m.tflite"
+    p.write_bytes(data)
+    a = np.ones((2, 3), np.float32)
+    np.testing.assert_array_equal(wick.load(p)(a, a)[0], wick.load(data)(a, a)[0])
+
+
+@pytest.mark.parametrize(
+    "blob, words",
+    [
+        (b"", "too short"),
+        (b"\x08\x00\x00\x00TFL3", "out of bounds"),
+        (b"\x0c\x00\x00\x00XXXX" + bytes(16), 'not "TFL3"'),
+    ],
+)
+def test_malformed_bytes_raise_with_the_c_message(blob, words):
+    with pytest.raises(wick.WickError) as e:
+        wick.load(blob)
+    assert e.value.status == "malformed model"
+    assert words in str(e.value)
+
+
+def test_missing_file_is_an_io_error(tmp_path):
+    with pytest.raises(wick.WickError) as e:
+        wick.load(tmp_path / "nope.tflite")
+    assert e.value.status == "i/o error"
+
+
+def test_wrong_inputs_raise_type_errors():
+    m = wick.load(two_signature_model())
+    a = np.ones((2, 3), np.float32)
+    with pytest.raises(TypeError, match="missing inputs"):
+        m(a)
+    with pytest.raises(TypeError, match="no input named"):
+        m(a, nope=a)
+
+
+def test_resizing_an_input_reprepares_the_graph():
+    """A dynamic batch dimension (shape_signature -1) can be resized at call time."""
+    w = ModelWriter()
+    sg = w.add_subgraph(name="main")
+    x = sg.add_tensor("x", [1, 4], "float32", shape_signature=[-1, 4])
+    k = sg.add_constant("k", np.arange(4, dtype=np.float32))
+    y = sg.add_tensor("y", [1, 4], "float32", shape_signature=[-1, 4])
+    sg.add_operator("MUL", [x, k], [y], options=dict(fused_activation_function="NONE"))
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    m = wick.load(w.finish())
+    for batch in (1, 5, 2):
+        a = np.random.default_rng(batch).standard_normal((batch, 4)).astype(np.float32)
+        np.testing.assert_array_equal(m(a)[0], a * np.arange(4, dtype=np.float32))
+    with pytest.raises(wick.WickError, match="fixed"):
+        m(np.ones((2, 5), np.float32))

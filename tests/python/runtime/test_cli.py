@@ -1,0 +1,83 @@
+"""The `wick` command: inspect, run and bench on a TensorFlow-converted model,
+exit statuses, and .npy round trips checked against the Python binding."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import wick
+from tests.python.oracles import keras_models
+
+WICK = [sys.executable, "-m", "wick.cli"]
+
+
+def run(*args, check_rc=None):
+    p = subprocess.run([*WICK, *map(str, args)], capture_output=True, text=True, timeout=300)
+    if check_rc is not None:
+        assert p.returncode == check_rc, p.stdout + p.stderr
+    return p
+
+
+@pytest.fixture(scope="module")
+def cnn():
+    return keras_models.get_model_path("tiny_cnn")
+
+
+@pytest.mark.parametrize("cmd", ["inspect", "run", "bench"])
+def test_help_exits_zero(cmd):
+    p = run(cmd, "--help", check_rc=0)
+    assert "usage: wick " + cmd in p.stdout
+
+
+def test_inspect_lists_io_ops_and_memory(cnn):
+    p = run("inspect", cnn, check_rc=0)
+    for word in ("serving_default", "CONV_2D", "DEPTHWISE_CONV_2D", "arena", "MACs", "float32"):
+        assert word in p.stdout
+
+
+def test_run_writes_npy_outputs_equal_to_the_binding(cnn, tmp_path):
+    m = wick.load(cnn)
+    x = np.random.default_rng(0).standard_normal(m.inputs[0].shape).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    run(
+        "run",
+        cnn,
+        "--input",
+        f"{m.inputs[0].name}={tmp_path / 'x.npy'}",
+        "--output-dir",
+        tmp_path / "out",
+        check_rc=0,
+    )
+    files = sorted((tmp_path / "out").glob("*.npy"))
+    assert len(files) == len(m.outputs)
+    np.testing.assert_array_equal(np.load(files[0]), m(x)[0])
+
+
+def test_run_without_inputs_uses_seeded_random_values(cnn, tmp_path):
+    run("run", cnn, "--output-dir", tmp_path / "a", "--seed", 3, check_rc=0)
+    run("run", cnn, "--output-dir", tmp_path / "b", "--seed", 3, check_rc=0)
+    a, b = sorted((tmp_path / "a").glob("*.npy")), sorted((tmp_path / "b").glob("*.npy"))
+    np.testing.assert_array_equal(np.load(a[0]), np.load(b[0]))
+
+
+def test_bench_reports_latency_and_memory(cnn):
+    p = run("bench", cnn, "--runs", 3, "--warmup", 1, "--profile", check_rc=0)
+    for word in ("median", "p90", "cold start", "peak RSS", "CONV_2D"):
+        assert word in p.stdout
+
+
+def test_malformed_model_exits_one_with_a_message(tmp_path):
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(b"\x08\x00\x00\x00TFL3")
+    p = run("inspect", bad, check_rc=1)
+    assert "malformed model" in p.stderr
+
+
+def test_usage_errors_exit_two(cnn):
+    assert run("inspect").returncode == 2
+    assert run("run", cnn, "--no-such-flag").returncode == 2
+    assert run("frobnicate").returncode == 2
