@@ -1,0 +1,80 @@
+/*
+ * movement.h — helpers shared by the data-movement operators (transpose.c,
+ * slice.c, split.c, pack.c, tile.c, gather.c, select.c, shape_ops.c,
+ * space_depth.c, mirror_pad.c, dynamic_update_slice.c).
+ *
+ * These ops copy bytes and work for every fixed-size type. Many read a
+ * small integer tensor (a permutation, begin/size, axis, multiples, a shape)
+ * whose values decide the output: when such a tensor is not known at prepare
+ * the op returns WICK_STATUS_DEFER and the interpreter prepares it again at
+ * invoke. A bad value is then a run-time input error, not a malformed file:
+ * WICK_CHECK_VALUE picks WICK_ERR_INVALID_INPUT during invoke and
+ * WICK_ERR_MALFORMED_MODEL during prepare.
+ *
+ * Most of these ops compute one wick_copy_plan at prepare and run it with
+ * movement_run_plan at invoke.
+ */
+#ifndef WICK_OPS_MOVEMENT_H
+#define WICK_OPS_MOVEMENT_H
+
+#include "kernels/reference/movement.h"
+#include "ops/op_common.h"
+
+static inline wick_status movement_value_status(const wick_op_ctx *ctx) {
+  return ctx->graph->in_invoke ? WICK_ERR_INVALID_INPUT : WICK_ERR_MALFORMED_MODEL;
+}
+
+/* Fails unless `cond` holds; the status depends on the phase (see above). */
+#define WICK_CHECK_VALUE(ctx, cond, ...)                                          \
+  do {                                                                            \
+    if (!(cond)) return wick_op_fail((ctx), movement_value_status(ctx), __VA_ARGS__); \
+  } while (0)
+
+/* Requires a type with a fixed element size (everything but strings). */
+static inline wick_status movement_check_type(const wick_op_ctx *ctx, const wick_tensor *t,
+                                              const char *what) {
+  WICK_CHECK_SUPPORTED(ctx, wick_dtype_size(t->type) > 0, "%s type %s is not supported", what,
+                       wick_dtype_name(t->type));
+  return WICK_OK;
+}
+
+/* Requires an int32/int64 tensor of rank <= 1 and returns its element count. */
+static inline wick_status movement_int_vector(const wick_op_ctx *ctx, const wick_tensor *t,
+                                              const char *what, int64_t *count) {
+  WICK_CHECK(ctx, wick_is_int_index_type(t->type), "%s must be int32 or int64, not %s", what,
+             wick_dtype_name(t->type));
+  WICK_CHECK(ctx, t->rank <= 1, "%s must be a 1-D tensor, not rank %d", what, t->rank);
+  *count = wick_tensor_elements(t);
+  return WICK_OK;
+}
+
+/* Row-major element strides of a shape. */
+static inline void movement_strides(int32_t rank, const int32_t *dims, int64_t *strides) {
+  int64_t s = 1;
+  for (int32_t k = rank - 1; k >= 0; k--) {
+    strides[k] = s;
+    s *= dims[k];
+  }
+}
+
+/* Allocates the node's plan (cleared) in its user data. */
+static inline wick_copy_plan *movement_new_plan(const wick_op_ctx *ctx) {
+  wick_copy_plan *p = wick_op_alloc(ctx, sizeof *p);
+  if (p != NULL) {
+    memset(p, 0, sizeof *p);
+    ctx->node->user_data = p;
+  }
+  return p;
+}
+
+/* Invoke for ops whose whole work is the plan in user_data: input 0 to
+ * output 0. */
+static inline wick_status movement_run_plan(wick_op_ctx *ctx) {
+  const wick_copy_plan *p = ctx->node->user_data;
+  wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
+  if (out->bytes == 0) return WICK_OK;
+  wick_strided_copy__reference(wick_dtype_size(in->type), p, in->data, out->data);
+  return WICK_OK;
+}
+
+#endif /* WICK_OPS_MOVEMENT_H */
