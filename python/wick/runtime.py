@@ -197,13 +197,21 @@ def _detail(lib, t) -> TensorDetail:
 class SignatureRunner:
     """One signature (or subgraph 0) of a model, prepared and ready to run."""
 
-    def __init__(self, runtime: Runtime, key: str | None, num_threads: int, reference: bool):
+    def __init__(
+        self,
+        runtime: Runtime,
+        key: str | None,
+        num_threads: int,
+        reference: bool,
+        memory_limit: int = 0,
+    ):
         lib = _library()
         self._lib = lib
         self._runtime = runtime  # keeps the model alive
         opts = lib.wick_interpreter_options_default()
         opts.num_threads = num_threads
         opts.force_reference_kernels = int(reference)
+        opts.memory_limit_bytes = memory_limit
         err = _ErrorInfo()
         handle = ctypes.c_void_p()
         st = lib.wick_interpreter_create(
@@ -319,7 +327,13 @@ class SignatureRunner:
 class Runtime:
     """A loaded model. Calling it runs its default signature."""
 
-    def __init__(self, model: str | os.PathLike | bytes, num_threads: int = 1, reference=False):
+    def __init__(
+        self,
+        model: str | os.PathLike | bytes,
+        num_threads: int = 1,
+        reference: bool = False,
+        memory_limit: int = 0,
+    ):
         lib = _library()
         self._lib = lib
         err = _ErrorInfo()
@@ -335,6 +349,7 @@ class Runtime:
         self._model = handle
         self._threads = num_threads
         self._reference = reference
+        self._memory_limit = memory_limit
         self._runners: dict[str | None, SignatureRunner] = {}
         self._default = self.signature(None)
 
@@ -354,7 +369,9 @@ class Runtime:
     def signature(self, key: str | None) -> SignatureRunner:
         """The runner for signature `key` (None: the first signature, or subgraph 0)."""
         if key not in self._runners:
-            self._runners[key] = SignatureRunner(self, key, self._threads, self._reference)
+            self._runners[key] = SignatureRunner(
+                self, key, self._threads, self._reference, self._memory_limit
+            )
         return self._runners[key]
 
     @property
@@ -370,7 +387,16 @@ class Runtime:
 
 
 def load(
-    model: str | os.PathLike | bytes, *, num_threads: int = 1, reference: bool = False
+    model: str | os.PathLike | bytes,
+    *,
+    num_threads: int = 1,
+    reference: bool = False,
+    memory_limit: int = 0,
 ) -> Runtime:
-    """Loads a .tflite file (path or bytes) into the wick runtime."""
-    return Runtime(model, num_threads=num_threads, reference=reference)
+    """Loads a .tflite file (path or bytes) into the wick runtime.
+
+    ``reference`` forces the portable reference kernels; ``memory_limit`` caps
+    the bytes each interpreter may allocate (0: no cap); going over it raises
+    WickError("out of memory") rather than growing.
+    """
+    return Runtime(model, num_threads=num_threads, reference=reference, memory_limit=memory_limit)

@@ -95,3 +95,15 @@ def test_resizing_an_input_reprepares_the_graph():
         np.testing.assert_array_equal(m(a)[0], a * np.arange(4, dtype=np.float32))
     with pytest.raises(wick.WickError, match="fixed"):
         m(np.ones((2, 5), np.float32))
+
+
+def test_memory_cap_fails_cleanly_and_a_sufficient_cap_works():
+    from tests.python.oracles import keras_models
+
+    path = keras_models.get_model_path("tiny_cnn")
+    with pytest.raises(wick.WickError) as e:
+        wick.load(path, memory_limit=4096)
+    assert e.value.status == "out of memory"
+    m = wick.load(path, memory_limit=16 << 20)
+    x = np.zeros(m.inputs[0].shape, np.float32)
+    np.testing.assert_array_equal(m(x)[0], wick.load(path)(x)[0])
