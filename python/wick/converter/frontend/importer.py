@@ -1,0 +1,136 @@
+"""Turn a (decomposed) torch.export program into wick's IR.
+
+Invariants of the result (see ir.py): parameters, buffers and lifted constants become constant
+Values; user inputs become ``Graph.inputs`` in the flattened order torch.export uses; user outputs
+become ``Graph.outputs``; ``getitem`` disappears (tuple outputs are split into Values); every
+Node keeps the FX stack trace for error messages.  Non-tensor user inputs were specialized by
+torch.export and arrive as constants.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+from torch.export.graph_signature import InputKind, OutputKind
+
+from ..errors import ConversionError
+from ..ir import Graph, Node, Sym, Value
+
+
+def _dim(d) -> int | Sym:
+    if isinstance(d, int):
+        return d
+    if isinstance(d, torch.SymInt):
+        node = d.node
+        if node.is_nested_int():
+            raise ConversionError("nested (jagged) tensors are not supported")
+        try:
+            return int(d)  # specialized
+        except Exception:
+            hint = node.hint if node.has_hint() else 1
+            return Sym(str(node.expr), int(hint) if hint is not None else 1)
+    return int(d)
+
+
+def _value_from_meta(name: str, val) -> Value:
+    if isinstance(val, torch.Tensor):
+        return Value(name, tuple(_dim(d) for d in val.shape), val.dtype)
+    raise TypeError(type(val))
+
+
+def import_program(ep: torch.export.ExportedProgram) -> Graph:
+    g = Graph()
+    env: dict[torch.fx.Node, object] = {}
+    sig = ep.graph_signature
+    specs = {s.arg.name: s for s in sig.input_specs if hasattr(s.arg, "name")}
+    state = ep.state_dict
+    constants = ep.constants
+
+    for fx in ep.graph.nodes:
+        if fx.op == "placeholder":
+            spec = specs.get(fx.name)
+            val = fx.meta.get("val")
+            if spec is not None and spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+                t = state[spec.target] if spec.target in state else constants[spec.target]
+                env[fx] = Value(fx.name, tuple(t.shape), t.dtype, const=t.detach())
+            elif spec is not None and spec.kind in (InputKind.CONSTANT_TENSOR,):
+                t = constants[spec.target]
+                if not isinstance(t, torch.Tensor):
+                    raise ConversionError(f"unsupported lifted constant {spec.target}: {type(t)}")
+                env[fx] = Value(fx.name, tuple(t.shape), t.dtype, const=t.detach())
+            elif spec is not None and spec.kind == InputKind.TOKEN:
+                env[fx] = None
+            elif isinstance(val, torch.Tensor):
+                v = _value_from_meta(fx.name, val)
+                g.inputs.append(v)
+                g.input_names.append(fx.name)
+                env[fx] = v
+            else:
+                env[fx] = val  # specialized scalar
+            continue
+        if fx.op == "output":
+            outs = fx.args[0]
+            out_specs = sig.output_specs
+            for spec, o in zip(out_specs, outs, strict=True):
+                if spec.kind != OutputKind.USER_OUTPUT:
+                    continue  # buffer mutations (e.g. batch-norm statistics) are dropped
+                v = env[o] if isinstance(o, torch.fx.Node) else o
+                if not isinstance(v, Value):
+                    raise ConversionError(
+                        f"model output {spec.arg} is not a tensor ({type(v).__name__})",
+                        hint="return only tensors from forward",
+                    )
+                g.outputs.append(v)
+                g.output_names.append(f"output_{len(g.output_names)}")
+            continue
+        if fx.op != "call_function":
+            raise ConversionError(f"unsupported FX node kind {fx.op} ({fx.name})")
+
+        if fx.target is operator.getitem:
+            src, idx = fx.args
+            env[fx] = env[src][idx]
+            continue
+
+        def m(a):
+            if isinstance(a, torch.fx.Node):
+                return env[a]
+            if isinstance(a, (list, tuple)):
+                return type(a)(m(x) for x in a)
+            if isinstance(a, dict):
+                return {k: m(x) for k, x in a.items()}
+            return a
+
+        args = m(fx.args)
+        kwargs = m(fx.kwargs)
+        node = Node(fx.name, fx.target, args, kwargs, fx.meta.get("stack_trace"))
+        val = fx.meta.get("val")
+        if isinstance(val, (tuple, list)):
+            outs = []
+            for i, x in enumerate(val):
+                if isinstance(x, torch.Tensor):
+                    outs.append(_value_from_meta(f"{fx.name}_{i}", x))
+                else:
+                    outs.append(Value(f"{fx.name}_{i}_none", (), torch.float32))
+            g.add_node(node, outs)
+            env[fx] = outs
+        elif isinstance(val, torch.Tensor):
+            v = _value_from_meta(fx.name, val)
+            g.add_node(node, [v])
+            env[fx] = v
+        elif isinstance(val, (torch.SymInt, int, float, bool, torch.SymFloat, torch.SymBool)):
+            # symbolic-size arithmetic (sym_size, operator.mul on SymInts …): a rank-0 value
+            dt = torch.float32 if isinstance(val, (float, torch.SymFloat)) else torch.int64
+            if isinstance(val, (bool, torch.SymBool)):
+                dt = torch.bool
+            v = Value(fx.name, (), dt)
+            v.meta["scalar"] = True
+            g.add_node(node, [v])
+            env[fx] = v
+        elif val is None:
+            # side-effect-only nodes (asserts): keep for the DCE pass to drop
+            g.add_node(node, [])
+            env[fx] = None
+        else:
+            raise node.error(f"unsupported node result type {type(val).__name__}")
+    return g

@@ -1,0 +1,74 @@
+"""Lowering: wick IR (ATen ops) -> TFLite-level graph (lower/tfl.py), one rule per ATen op.
+
+``lower_graph`` walks the IR in order and applies the rule from table.py to every node.  Graph
+inputs keep their PyTorch dtype at the interface (int64 stays int64; index consumers cast to
+int32 themselves); outputs are cast back to the PyTorch dtype where lowering chose a narrower
+one (int64 values proven to fit int32).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..errors import ConversionError
+from ..ir import Graph
+from .context import Ctx, torch_to_tfl
+from .table import LOWERINGS, lookup, supported_ops
+from .tfl import TGraph, TTensor
+
+_IGNORED = {
+    "aten._assert_tensor_metadata.default",
+    "aten._assert_scalar.default",
+    "aten.sym_constrain_range_for_size.default",
+    "aten.sym_constrain_range.default",
+    "aten._assert_async.msg",
+}
+
+
+def lower_graph(g: Graph) -> TGraph:
+    tg = TGraph()
+    ctx = Ctx(g, tg)
+    for v, name in zip(g.inputs, g.input_names, strict=True):
+        dt = torch_to_tfl(v.dtype)
+        shape = [d if isinstance(d, int) else -1 for d in v.shape]
+        t = TTensor(name, shape, dt)
+        tg.inputs.append(t)
+        tg.input_names.append(name)
+        ctx._map[id(v)] = t
+    for node in g.nodes:
+        name = node.op_name
+        if name in _IGNORED:
+            continue
+        rule = lookup(name)
+        if rule is None:
+            raise ConversionError(
+                f"no TFLite lowering for {name}",
+                op=name,
+                source=node.source(),
+                hint="see wick.converter.lower.supported_ops() for what converts; "
+                "rewrite this part of the model with supported ops or open an issue",
+            )
+        ctx.node = node
+        try:
+            rule(ctx, node)
+        except ConversionError as e:
+            if e.source is None and node.source():
+                raise ConversionError(
+                    str(e).split("\n")[0], op=e.op or name, source=node.source(), hint=e.hint
+                ) from e
+            raise
+        for o in node.outputs:
+            if (o.users or g.is_output(o)) and not ctx.has(o):
+                raise node.error(f"internal: rule for {name} did not produce {o.name}")
+    ctx.node = None
+    for v, name in zip(g.outputs, g.output_names, strict=True):
+        t = ctx.t(v)
+        want = torch_to_tfl(v.dtype)
+        if t.dtype != want:
+            t = ctx.cast(t, want)
+        tg.outputs.append(t)
+        tg.output_names.append(name)
+    return tg
+
+
+__all__ = ["lower_graph", "LOWERINGS", "supported_ops", "TGraph", "TTensor", "torch"]

@@ -1,0 +1,750 @@
+"""Lowering rules for neural-network ATen ops: convolution, pooling, resizing, normalization,
+matrix products and softmax.
+
+Layout: PyTorch tensors are NCHW; TFLite's spatial kernels are NHWC.  Rules here wrap each
+spatial op in an explicit pair  TRANSPOSE(0,2,3,1) → op → TRANSPOSE(0,3,1,2)  and leave every
+other tensor in logical layout; the layout pass (passes/layout.py) cancels the pairs between
+consecutive spatial ops.  Weights are transposed with TRANSPOSE ops too and tfl_fold turns those
+into constants in the target layout (conv OIHW→OHWI, depthwise OIHW→[1,H,W,C·M]).
+
+Padding (FORMAT.md): PyTorch pads symmetrically, TFLite SAME puts the odd pixel at the end.
+``choose_padding`` uses SAME or VALID only when they provably give the same windows, and
+otherwise emits an explicit PAD/PADV2 followed by VALID.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..ir import Node, Value
+from .context import Ctx
+from .elementwise import emit_binary
+
+NCHW_TO_NHWC = [0, 2, 3, 1]
+NHWC_TO_NCHW = [0, 3, 1, 2]
+
+
+# ---- padding ---------------------------------------------------------------------------------
+
+
+def _same_ok(n: int, k: int, s: int, d: int, before: int, after: int) -> bool:
+    eff = (k - 1) * d + 1
+    out_pt = (n + before + after - eff) // s + 1
+    out_same = -(-n // s)
+    total = max(0, (out_same - 1) * s + eff - n)
+    return out_pt == out_same and before == total // 2
+
+
+def choose_padding(ctx: Ctx, x_nhwc, kernel, stride, dilation, pads, pad_value=0.0):
+    """pads: [(before, after)] per spatial dim.  Returns (x_nhwc', 'SAME'|'VALID')."""
+    if all(b == 0 and a == 0 for b, a in pads):
+        return x_nhwc, "VALID"
+    spatial = x_nhwc.shape[1:-1]
+    if all(n > 0 for n in spatial) and all(
+        _same_ok(n, k, s, d, b, a)
+        for n, k, s, d, (b, a) in zip(spatial, kernel, stride, dilation, pads, strict=True)
+    ):
+        return x_nhwc, "SAME"
+    return pad_nhwc(ctx, x_nhwc, pads, pad_value), "VALID"
+
+
+def pad_nhwc(ctx: Ctx, x, pads, value=0.0):
+    paddings = [[0, 0]] + [[int(b), int(a)] for b, a in pads] + [[0, 0]]
+    shape = [x.shape[0]] + [n + b + a for n, (b, a) in zip(x.shape[1:-1], pads, strict=True)]
+    shape.append(x.shape[-1])
+    pz = ctx.const(np.asarray(paddings, np.int32), "int32", "paddings")
+    if value == 0:
+        return ctx.emit("PAD", [x, pz], shape, x.dtype)
+    return ctx.emit("PADV2", [x, pz, ctx.scalar(value, x.dtype)], shape, x.dtype)
+
+
+# ---- convolution -----------------------------------------------------------------------------
+
+
+def _conv2d_nhwc(ctx: Ctx, xh, W, B, stride, pads, dilation, groups, out_c: int):
+    """xh: NHWC input; W: logical OIHW filter tensor; B: bias (O,) tensor or None."""
+    kh, kw = W.shape[2], W.shape[3]
+    cin = xh.shape[3]
+    if B is None:
+        B = ctx.const(np.zeros(out_c, np.float32), "float32", "bias")
+    if groups > 1 and groups == cin and out_c % cin == 0:
+        mult = out_c // cin
+        xp, padding = choose_padding(ctx, xh, (kh, kw), stride, dilation, pads)
+        # depthwise filter [1, H, W, C*M]: OIHW with I=1 -> transpose (1,2,3,0)
+        f = ctx.transpose(W, [1, 2, 3, 0])
+        oh = _out_size(xp.shape[1], kh, stride[0], dilation[0], padding)
+        ow = _out_size(xp.shape[2], kw, stride[1], dilation[1], padding)
+        return ctx.emit(
+            "DEPTHWISE_CONV_2D",
+            [xp, f, B],
+            [xh.shape[0], oh, ow, out_c],
+            xh.dtype,
+            dict(
+                padding=padding,
+                stride_w=stride[1],
+                stride_h=stride[0],
+                depth_multiplier=mult,
+                dilation_w_factor=dilation[1],
+                dilation_h_factor=dilation[0],
+                fused_activation_function="NONE",
+            ),
+        )
+    if groups > 1:
+        # grouped convolution: split channels, one CONV_2D per group, concatenate
+        cg, og = cin // groups, out_c // groups
+        parts = ctx.emit_multi(
+            "SPLIT",
+            [ctx.i32([3], "axis"), xh],
+            [(xh.shape[:3] + [cg], xh.dtype)] * groups,
+            dict(num_splits=groups),
+        )
+        outs = []
+        for gi in range(groups):
+            wg = _slice0(ctx, W, gi * og, og)
+            bg = _slice0(ctx, B, gi * og, og)
+            outs.append(_conv2d_nhwc(ctx, parts[gi], wg, bg, stride, pads, dilation, 1, og))
+        shape = outs[0].shape[:3] + [out_c]
+        return ctx.emit(
+            "CONCATENATION",
+            outs,
+            shape,
+            xh.dtype,
+            dict(axis=3, fused_activation_function="NONE"),
+        )
+    xp, padding = choose_padding(ctx, xh, (kh, kw), stride, dilation, pads)
+    f = ctx.transpose(W, NCHW_TO_NHWC)  # OIHW -> OHWI
+    oh = _out_size(xp.shape[1], kh, stride[0], dilation[0], padding)
+    ow = _out_size(xp.shape[2], kw, stride[1], dilation[1], padding)
+    return ctx.emit(
+        "CONV_2D",
+        [xp, f, B],
+        [xh.shape[0], oh, ow, out_c],
+        xh.dtype,
+        dict(
+            padding=padding,
+            stride_w=stride[1],
+            stride_h=stride[0],
+            dilation_w_factor=dilation[1],
+            dilation_h_factor=dilation[0],
+            fused_activation_function="NONE",
+        ),
+    )
+
+
+def _slice0(ctx: Ctx, t, start: int, size: int):
+    if t.is_const:
+        return ctx.const(t.data[start : start + size], t.dtype, "group")
+    begin = [start] + [0] * (t.rank - 1)
+    sizes = [size] + t.shape[1:]
+    return ctx.emit("SLICE", [t, ctx.i32(begin), ctx.i32(sizes)], sizes, t.dtype)
+
+
+def _out_size(n: int, k: int, s: int, d: int, padding: str) -> int:
+    eff = (k - 1) * d + 1
+    if padding == "SAME":
+        return -(-n // s)
+    return (n - eff) // s + 1
+
+
+def lower_convolution(ctx: Ctx, node: Node):
+    a = ctx.args(node)
+    x: Value = a.input
+    nsp = x.rank - 2
+    stride, padding, dilation = list(a.stride), list(a.padding), list(a.dilation)
+    if len(stride) == 1 and nsp > 1:
+        stride = stride * nsp
+    if len(padding) == 1 and nsp > 1:
+        padding = padding * nsp
+    if len(dilation) == 1 and nsp > 1:
+        dilation = dilation * nsp
+    X = ctx.t(x)
+    W = ctx.t(a.weight)
+    B = ctx.t(a.bias) if a.bias is not None else None
+    out_shape = ctx.shape(node.out)
+    if x.dtype != torch.float32:
+        raise ctx.error(f"convolution on {x.dtype} tensors is not supported (float32 only)")
+    if nsp == 1:
+        X = ctx.reshape(X, [X.shape[0], X.shape[1], 1, X.shape[2]])
+        W = ctx.reshape(W, [W.shape[0], W.shape[1], 1, W.shape[2]])
+        stride, padding, dilation = [1] + stride, [0] + padding, [1] + dilation
+        out4 = [out_shape[0], out_shape[1], 1, out_shape[2]]
+    elif nsp == 2:
+        out4 = out_shape
+    else:
+        raise ctx.error(
+            f"{nsp}-d convolution is not supported", hint="1-d and 2-d convolutions convert"
+        )
+    if a.transposed:
+        Y = _conv_transpose(
+            ctx, X, W, B, stride, padding, dilation, list(a.output_padding), a.groups, out4
+        )
+    else:
+        xh = ctx.transpose(X, NCHW_TO_NHWC)
+        pads = [(p, p) for p in padding]
+        yh = _conv2d_nhwc(ctx, xh, W, B, stride, pads, dilation, a.groups, out4[1])
+        if yh.shape != [out4[0], out4[2], out4[3], out4[1]]:
+            raise ctx.error(f"internal: conv output {yh.shape} != expected {out4}")
+        Y = ctx.transpose(yh, NHWC_TO_NCHW)
+    ctx.bind(node.out, ctx.reshape(Y, out_shape))
+
+
+def _conv_transpose(ctx: Ctx, X, W, B, stride, padding, dilation, output_padding, groups, out4):
+    if any(d != 1 for d in dilation):
+        raise ctx.error("dilated transposed convolution is not supported")
+    if groups != 1:
+        raise ctx.error("grouped transposed convolution is not supported")
+    n, cin, h, w = X.shape
+    cout = W.shape[1]
+    kh, kw = W.shape[2], W.shape[3]
+    xh = ctx.transpose(X, NCHW_TO_NHWC)
+    f = ctx.transpose(W, [1, 2, 3, 0])  # (Cin, Cout, kh, kw) -> (Cout, kh, kw, Cin)
+    if B is None:
+        B = ctx.const(np.zeros(cout, np.float32), "float32", "bias")
+    oh, ow = out4[2], out4[3]
+    same = True
+    for n_in, k, s, p, o in zip((h, w), (kh, kw), stride, padding, (oh, ow), strict=True):
+        total = max(0, (n_in - 1) * s + k - o)
+        if not (o == n_in * s and p == total // 2):
+            same = False
+    opts = dict(stride_w=stride[1], stride_h=stride[0], fused_activation_function="NONE")
+    if same:
+        yh = ctx.emit(
+            "TRANSPOSE_CONV",
+            [ctx.i32([n, oh, ow, cout]), f, xh, B],
+            [n, oh, ow, cout],
+            X.dtype,
+            dict(padding="SAME", **opts),
+        )
+    else:
+        fh, fw = (h - 1) * stride[0] + kh, (w - 1) * stride[1] + kw
+        full_bias = all(p >= op for p, op in zip(padding, output_padding, strict=True))
+        bias_in = B if full_bias else ctx.const(np.zeros(cout, np.float32), "float32", "bias")
+        yh = ctx.emit(
+            "TRANSPOSE_CONV",
+            [ctx.i32([n, fh, fw, cout]), f, xh, bias_in],
+            [n, fh, fw, cout],
+            X.dtype,
+            dict(padding="VALID", **opts),
+        )
+        # crop `padding` at the start; the end keeps output_padding extra rows/cols
+        ends = []
+        need_pad = []
+        for full, p, o in zip((fh, fw), padding, (oh, ow), strict=True):
+            end = p + o
+            ends.append(min(end, full))
+            need_pad.append(max(0, end - full))
+        yh = ctx.emit(
+            "SLICE",
+            [
+                yh,
+                ctx.i32([0, padding[0], padding[1], 0]),
+                ctx.i32([n, ends[0] - padding[0], ends[1] - padding[1], cout]),
+            ],
+            [n, ends[0] - padding[0], ends[1] - padding[1], cout],
+            X.dtype,
+        )
+        if any(need_pad):
+            yh = pad_nhwc(ctx, yh, [(0, need_pad[0]), (0, need_pad[1])])
+        if not full_bias:
+            yh = emit_binary(ctx, "ADD", yh, B)
+    return ctx.transpose(yh, NHWC_TO_NCHW)
+
+
+# ---- pooling -----------------------------------------------------------------------------------
+
+
+def _pool_geometry(n, k, s, p, ceil_mode, d=1):
+    eff = (k - 1) * d + 1
+    if ceil_mode:
+        out = -(-(n + 2 * p - eff) // s) + 1
+        if (out - 1) * s >= n + p:
+            out -= 1
+    else:
+        out = (n + 2 * p - eff) // s + 1
+    after = (out - 1) * s + eff - n - p
+    return out, p, max(after, 0)
+
+
+def _as_pair(v, default=None):
+    v = list(v) if v is not None else []
+    if not v:
+        return list(default) if default is not None else None
+    return v * 2 if len(v) == 1 else v
+
+
+def lower_max_pool2d(ctx: Ctx, node: Node):
+    a = ctx.args(node)
+    if len(node.outputs) > 1 and node.outputs[1].users:
+        raise ctx.error(
+            "max_pool2d indices are not supported",
+            hint="return_indices=True has no TFLite equivalent",
+        )
+    k = _as_pair(a.kernel_size)
+    s = _as_pair(a.stride, k)
+    p = _as_pair(a.padding)
+    d = _as_pair(a.dilation)
+    if any(x != 1 for x in d):
+        raise ctx.error("dilated max pooling is not supported")
+    X = ctx.t(a.self)
+    squeeze = X.rank == 3
+    if squeeze:
+        X = ctx.reshape(X, [1] + X.shape)
+    xh = ctx.transpose(X, NCHW_TO_NHWC)
+    geo = [
+        _pool_geometry(n, kk, ss, pp, a.ceil_mode)
+        for n, kk, ss, pp in zip(xh.shape[1:3], k, s, p, strict=True)
+    ]
+    pads = [(b, af) for _, b, af in geo]
+    if a.ceil_mode and any(af != b for _, b, af in geo):
+        xh = pad_nhwc(ctx, xh, pads, -np.inf)
+        padding = "VALID"
+    else:
+        xh, padding = choose_padding(ctx, xh, k, s, (1, 1), pads, -np.inf)
+    oh, ow = geo[0][0], geo[1][0]
+    yh = ctx.emit(
+        "MAX_POOL_2D",
+        [xh],
+        [xh.shape[0], oh, ow, xh.shape[3]],
+        xh.dtype,
+        dict(
+            padding=padding,
+            stride_w=s[1],
+            stride_h=s[0],
+            filter_width=k[1],
+            filter_height=k[0],
+            fused_activation_function="NONE",
+        ),
+    )
+    Y = ctx.transpose(yh, NHWC_TO_NCHW)
+    if squeeze:
+        Y = ctx.reshape(Y, Y.shape[1:])
+    ctx.bind(node.outputs[0], Y)
+
+
+def lower_avg_pool2d(ctx: Ctx, node: Node):
+    a = ctx.args(node)
+    k = _as_pair(a.kernel_size)
+    s = _as_pair(a.stride, k)
+    p = _as_pair(a.padding)
+    X = ctx.t(a.self)
+    squeeze = X.rank == 3
+    if squeeze:
+        X = ctx.reshape(X, [1] + X.shape)
+    xh = ctx.transpose(X, NCHW_TO_NHWC)
+    H, W = xh.shape[1], xh.shape[2]
+    geo = [
+        _pool_geometry(n, kk, ss, pp, a.ceil_mode)
+        for n, kk, ss, pp in zip((H, W), k, s, p, strict=True)
+    ]
+    oh, ow = geo[0][0], geo[1][0]
+    pads = [(b, af) for _, b, af in geo]
+    opts = dict(
+        stride_w=s[1],
+        stride_h=s[0],
+        filter_width=k[1],
+        filter_height=k[0],
+        fused_activation_function="NONE",
+    )
+    out_shape = [xh.shape[0], oh, ow, xh.shape[3]]
+    no_pad = all(b == 0 and af == 0 for b, af in pads)
+    if no_pad and a.divisor_override is None:
+        yh = ctx.emit("AVERAGE_POOL_2D", [xh], out_shape, xh.dtype, dict(padding="VALID", **opts))
+    elif (
+        not a.count_include_pad
+        and not a.ceil_mode
+        and a.divisor_override is None
+        and all(
+            _same_ok(n, kk, ss, 1, pp, pp) for n, kk, ss, pp in zip((H, W), k, s, p, strict=True)
+        )
+    ):
+        # SAME averages over in-bounds taps only == count_include_pad=False
+        yh = ctx.emit("AVERAGE_POOL_2D", [xh], out_shape, xh.dtype, dict(padding="SAME", **opts))
+    else:
+        # zero-pad, average over the full window, then rescale each output position by
+        # k*k / (PyTorch's divisor at that position)
+        xp = pad_nhwc(ctx, xh, pads) if not no_pad else xh
+        yh = ctx.emit("AVERAGE_POOL_2D", [xp], out_shape, xh.dtype, dict(padding="VALID", **opts))
+        div = _avg_divisors(H, W, k, s, p, oh, ow, a.count_include_pad, a.divisor_override)
+        scale = (k[0] * k[1] / div).astype(np.float32)
+        if not np.allclose(scale, 1.0):
+            yh = emit_binary(ctx, "MUL", yh, ctx.const(scale.reshape(1, oh, ow, 1), "float32"))
+    Y = ctx.transpose(yh, NHWC_TO_NCHW)
+    if squeeze:
+        Y = ctx.reshape(Y, Y.shape[1:])
+    ctx.bind(node.out, Y)
+
+
+def _avg_divisors(H, W, k, s, p, oh, ow, count_include_pad, divisor_override):
+    if divisor_override:
+        return np.full((oh, ow), float(divisor_override))
+    div = np.zeros((oh, ow))
+    for i in range(oh):
+        hs = i * s[0] - p[0]
+        he = min(hs + k[0], H + p[0])
+        for j in range(ow):
+            ws = j * s[1] - p[1]
+            we = min(ws + k[1], W + p[1])
+            size = (he - hs) * (we - ws)
+            if not count_include_pad:
+                size = (min(he, H) - max(hs, 0)) * (min(we, W) - max(ws, 0))
+            div[i, j] = size
+    return div
+
+
+def _adaptive_matrix(n_in: int, n_out: int) -> np.ndarray:
+    m = np.zeros((n_out, n_in), np.float64)
+    for i in range(n_out):
+        start = (i * n_in) // n_out
+        end = -(-((i + 1) * n_in) // n_out)
+        m[i, start:end] = 1.0 / (end - start)
+    return m
+
+
+def lower_adaptive_avg_pool2d(ctx: Ctx, node: Node):
+    x = node.args[0]
+    X = ctx.t(x)
+    squeeze = X.rank == 3
+    if squeeze:
+        X = ctx.reshape(X, [1] + X.shape)
+    n, c, H, W = X.shape
+    out = ctx.shape(node.out)
+    oh, ow = out[-2], out[-1]
+    if oh == 1 and ow == 1:
+        Y = ctx.emit(
+            "MEAN", [X, ctx.i32([2, 3], "axes")], [n, c, 1, 1], X.dtype, dict(keep_dims=True)
+        )
+    elif H % oh == 0 and W % ow == 0:
+        kh, kw = H // oh, W // ow
+        xh = ctx.transpose(X, NCHW_TO_NHWC)
+        yh = ctx.emit(
+            "AVERAGE_POOL_2D",
+            [xh],
+            [n, oh, ow, c],
+            X.dtype,
+            dict(
+                padding="VALID",
+                stride_w=kw,
+                stride_h=kh,
+                filter_width=kw,
+                filter_height=kh,
+                fused_activation_function="NONE",
+            ),
+        )
+        Y = ctx.transpose(yh, NHWC_TO_NCHW)
+    else:
+        Y = separable_linear(ctx, X, _adaptive_matrix(H, oh), _adaptive_matrix(W, ow))
+    if squeeze:
+        Y = ctx.reshape(Y, Y.shape[1:])
+    ctx.bind(node.out, Y)
+
+
+def separable_linear(ctx: Ctx, X, mh: np.ndarray, mw: np.ndarray):
+    """Y[n,c] = mh @ X[n,c] @ mw.T for NCHW X, as two FULLY_CONNECTED ops over the last axis."""
+    n, c, H, W = X.shape
+    oh, ow = mh.shape[0], mw.shape[0]
+    y = ctx.emit(
+        "FULLY_CONNECTED",
+        [X, ctx.const(mw.astype(np.float32)), None],
+        [n, c, H, ow],
+        X.dtype,
+        dict(keep_num_dims=True, fused_activation_function="NONE"),
+    )
+    y = ctx.transpose(y, [0, 1, 3, 2])
+    y = ctx.emit(
+        "FULLY_CONNECTED",
+        [y, ctx.const(mh.astype(np.float32)), None],
+        [n, c, ow, oh],
+        X.dtype,
+        dict(keep_num_dims=True, fused_activation_function="NONE"),
+    )
+    return ctx.transpose(y, [0, 1, 3, 2])
+
+
+# ---- resizing --------------------------------------------------------------------------------
+
+
+def _interp_matrix(fn, n_in: int, n_out: int, scale) -> np.ndarray:
+    """The (n_out, n_in) matrix of PyTorch's 1-d interpolation along H, measured by running the
+    ATen op on a one-hot basis (so it is exactly PyTorch's coordinate rule)."""
+    basis = torch.eye(n_in, dtype=torch.float64).reshape(1, n_in, n_in, 1)
+    out = fn(basis, [n_out, 1], None if scale is None else [scale, 1.0])
+    return out[0, :, :, 0].T.numpy()
+
+
+def _resize(ctx: Ctx, node: Node, bilinear: bool):
+    a = ctx.args(node)
+    x = a.input
+    X = ctx.t(x)
+    n, c, H, W = X.shape
+    out = ctx.shape(node.out)
+    oh, ow = out[2], out[3]
+    scales = list(a.scale_factors) if a.scale_factors else None
+    align = bool(getattr(a, "align_corners", False)) if bilinear else False
+    # TFLite's coordinate rule: src = dst * in/out (nearest, no flags), half-pixel for
+    # bilinear without align_corners; PyTorch uses 1/scale when scale factors are given.
+    exact_scale = scales is None or (oh == H * scales[0] and ow == W * scales[1])
+    if bilinear:
+        op_ok = align or exact_scale
+    else:
+        op_ok = exact_scale
+    if op_ok:
+        xh = ctx.transpose(X, NCHW_TO_NHWC)
+        size = ctx.i32([oh, ow], "size")
+        if bilinear:
+            opts = dict(align_corners=align, half_pixel_centers=not align)
+            yh = ctx.emit("RESIZE_BILINEAR", [xh, size], [n, oh, ow, c], X.dtype, opts)
+        else:
+            yh = ctx.emit(
+                "RESIZE_NEAREST_NEIGHBOR",
+                [xh, size],
+                [n, oh, ow, c],
+                X.dtype,
+                dict(align_corners=False, half_pixel_centers=False),
+            )
+        ctx.bind(node.out, ctx.transpose(yh, NHWC_TO_NCHW))
+        return
+    if bilinear:
+
+        def fn(b, size, sc):
+            return torch.ops.aten.upsample_bilinear2d.vec(b, size, align, sc)
+    else:
+
+        def fn(b, size, sc):
+            return torch.ops.aten.upsample_nearest2d.vec(b, size, sc)
+
+    mh = _interp_matrix(fn, H, oh, scales[0] if scales else None)
+    mw = _interp_matrix(fn, W, ow, scales[1] if scales else None)
+    ctx.bind(node.out, separable_linear(ctx, X, mh, mw))
+
+
+def lower_upsample_nearest2d(ctx: Ctx, node: Node):
+    _resize(ctx, node, bilinear=False)
+
+
+def lower_upsample_bilinear2d(ctx: Ctx, node: Node):
+    _resize(ctx, node, bilinear=True)
+
+
+def lower_pixel_shuffle(ctx: Ctx, node: Node):
+    x, r = node.args[0], int(node.args[1])
+    X = ctx.t(x)
+    *lead, c, h, w = X.shape
+    oc = c // (r * r)
+    b = int(np.prod(lead)) if lead else 1
+    y = ctx.reshape(X, [b, oc, r, r, h, w])
+    y = ctx.transpose(y, [0, 1, 4, 2, 5, 3])
+    ctx.bind(node.out, ctx.reshape(y, ctx.shape(node.out)))
+
+
+def lower_pixel_unshuffle(ctx: Ctx, node: Node):
+    x, r = node.args[0], int(node.args[1])
+    X = ctx.t(x)
+    *lead, c, h, w = X.shape
+    b = int(np.prod(lead)) if lead else 1
+    y = ctx.reshape(X, [b, c, h // r, r, w // r, r])
+    y = ctx.transpose(y, [0, 1, 3, 5, 2, 4])
+    ctx.bind(node.out, ctx.reshape(y, ctx.shape(node.out)))
+
+
+# ---- normalization -----------------------------------------------------------------------------
+
+
+def _normalize(ctx: Ctx, X, axes, eps):
+    """(x - mean) * rsqrt(var + eps) over ``axes``; returns (y, mean, rstd) (keep_dims)."""
+    red_shape = [1 if i in axes else d for i, d in enumerate(X.shape)]
+    ax = ctx.i32(axes, "axes")
+    mean = ctx.emit("MEAN", [X, ax], red_shape, X.dtype, dict(keep_dims=True))
+    d = emit_binary(ctx, "SUB", X, mean)
+    var = ctx.emit(
+        "MEAN", [emit_binary(ctx, "MUL", d, d), ax], red_shape, X.dtype, dict(keep_dims=True)
+    )
+    rstd = ctx.unary("RSQRT", emit_binary(ctx, "ADD", var, ctx.scalar(eps, X.dtype)))
+    return emit_binary(ctx, "MUL", d, rstd), mean, rstd
+
+
+def lower_layer_norm(ctx: Ctx, node: Node):
+    a = ctx.args(node)
+    X = ctx.t(a.input)
+    k = len(a.normalized_shape)
+    axes = list(range(X.rank - k, X.rank))
+    y, mean, rstd = _normalize(ctx, X, axes, float(a.eps))
+    if a.weight is not None:
+        y = emit_binary(ctx, "MUL", y, ctx.t(a.weight))
+    if a.bias is not None:
+        y = emit_binary(ctx, "ADD", y, ctx.t(a.bias))
+    ctx.bind(node.outputs[0], y)
+    for i, t in ((1, mean), (2, rstd)):
+        if len(node.outputs) > i and node.outputs[i].users:
+            ctx.bind(node.outputs[i], ctx.reshape(t, ctx.shape(node.outputs[i])))
+
+
+def lower_group_norm(ctx: Ctx, node: Node):
+    a = ctx.args(node)
+    X = ctx.t(a.input)
+    n, c = X.shape[0], X.shape[1]
+    g = int(a.group)
+    xg = ctx.reshape(X, [n, g, (c // g) * int(np.prod(X.shape[2:]))])
+    y, mean, rstd = _normalize(ctx, xg, [2], float(a.eps))
+    y = ctx.reshape(y, X.shape)
+    bshape = [c] + [1] * (X.rank - 2)
+    if a.weight is not None:
+        y = emit_binary(ctx, "MUL", y, ctx.reshape(ctx.t(a.weight), bshape))
+    if a.bias is not None:
+        y = emit_binary(ctx, "ADD", y, ctx.reshape(ctx.t(a.bias), bshape))
+    ctx.bind(node.outputs[0], y)
+    for i, t in ((1, mean), (2, rstd)):
+        if len(node.outputs) > i and node.outputs[i].users:
+            ctx.bind(node.outputs[i], ctx.reshape(t, ctx.shape(node.outputs[i])))
+
+
+def lower_batch_norm(ctx: Ctx, node: Node):
+    # _native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var,
+    # momentum, eps): y = x * scale + shift per channel (dim 1)
+    x, w, b, mean, var, _mom, eps = node.args[:7]
+    X = ctx.t(x)
+    c = X.shape[1]
+    bshape = [c] + [1] * (X.rank - 2)
+    if all(v is None or v.is_const for v in (w, b, mean, var)):
+        g = w.const.double() if w is not None else torch.ones(c, dtype=torch.float64)
+        be = b.const.double() if b is not None else torch.zeros(c, dtype=torch.float64)
+        scale = g / torch.sqrt(var.const.double() + eps)
+        shift = be - mean.const.double() * scale
+        S = ctx.const(scale.numpy().astype(np.float32).reshape(bshape))
+        T = ctx.const(shift.numpy().astype(np.float32).reshape(bshape))
+    else:
+        V = ctx.reshape(ctx.t(var), bshape)
+        M = ctx.reshape(ctx.t(mean), bshape)
+        S = ctx.unary("RSQRT", emit_binary(ctx, "ADD", V, ctx.scalar(eps, X.dtype)))
+        if w is not None:
+            S = emit_binary(ctx, "MUL", S, ctx.reshape(ctx.t(w), bshape))
+        T = ctx.unary("NEG", emit_binary(ctx, "MUL", M, S))
+        if b is not None:
+            T = emit_binary(ctx, "ADD", T, ctx.reshape(ctx.t(b), bshape))
+    y = emit_binary(ctx, "ADD", emit_binary(ctx, "MUL", X, S), T)
+    ctx.bind(node.outputs[0], y)
+    for o in node.outputs[1:]:
+        if o.users:
+            raise ctx.error("batch-norm statistics outputs are not supported")
+
+
+# ---- matrix products -------------------------------------------------------------------------
+
+
+def _fc(ctx: Ctx, A, Wt_const: np.ndarray, bias, out_shape):
+    W = ctx.const(np.ascontiguousarray(Wt_const), A.dtype, "weights")
+    return ctx.emit(
+        "FULLY_CONNECTED",
+        [A, W, bias],
+        out_shape,
+        A.dtype,
+        dict(fused_activation_function="NONE", keep_num_dims=len(out_shape) > 2),
+    )
+
+
+def lower_addmm(ctx: Ctx, node: Node):
+    a = ctx.args(node)
+    bias_v, m1, m2 = a.self, a.mat1, a.mat2
+    beta, alpha = a.beta, a.alpha
+    out_shape = ctx.shape(node.out)
+    A = ctx.t(m1)
+    bias_vec = None
+    if isinstance(bias_v, Value) and bias_v.is_const and beta == 1:
+        bc = bias_v.const
+        if bc.dim() == 1 or (bc.dim() == 2 and bc.shape[0] == 1):
+            if bc.numel() == out_shape[-1]:
+                bias_vec = ctx.const(bc.reshape(-1).float().numpy(), "float32", "bias")
+    if m2.is_const and A.dtype == "float32":
+        wt = m2.const.double().T * alpha
+        y = _fc(ctx, A, wt.numpy().astype(np.float32), bias_vec, out_shape)
+    else:
+        y = _matmul(ctx, A, ctx.t(m2), out_shape)
+        if alpha != 1:
+            y = emit_binary(ctx, "MUL", y, ctx.scalar(alpha, y.dtype))
+        if bias_vec is not None:
+            y = emit_binary(ctx, "ADD", y, bias_vec)
+    if bias_vec is None:
+        B = ctx.t(bias_v)
+        if beta != 1:
+            B = emit_binary(ctx, "MUL", B, ctx.scalar(beta, B.dtype))
+        y = emit_binary(ctx, "ADD", y, B)
+    ctx.bind(node.out, y)
+
+
+def _matmul(ctx: Ctx, A, B, out_shape):
+    return ctx.emit(
+        "BATCH_MATMUL",
+        [A, B],
+        out_shape,
+        A.dtype,
+        dict(adj_x=False, adj_y=False, asymmetric_quantize_inputs=False),
+    )
+
+
+def lower_mm(ctx: Ctx, node: Node):
+    a, b = node.args[0], node.args[1]
+    out_shape = ctx.shape(node.out)
+    A = ctx.t(a)
+    if b.is_const and A.dtype == "float32" and b.rank == 2:
+        y = _fc(ctx, A, b.const.double().T.numpy().astype(np.float32), None, out_shape)
+    else:
+        y = _matmul(ctx, A, ctx.cast(ctx.t(b), A.dtype), out_shape)
+    ctx.bind(node.out, y)
+
+
+def lower_bmm(ctx: Ctx, node: Node):
+    A, B = ctx.t(node.args[0]), ctx.t(node.args[1])
+    ctx.bind(node.out, _matmul(ctx, A, ctx.cast(B, A.dtype), ctx.shape(node.out)))
+
+
+# ---- softmax -----------------------------------------------------------------------------------
+
+
+def _softmax_like(op: str):
+    def rule(ctx: Ctx, node: Node):
+        x, dim = node.args[0], int(node.args[1])
+        X = ctx.cast(ctx.t(x), ctx.dtype(node.out))
+        r = X.rank
+        if r == 0:
+            ctx.bind(
+                node.out,
+                ctx.const(np.zeros((), X.dtype) if op == "LOG_SOFTMAX" else np.ones((), X.dtype)),
+            )
+            return
+        dim = dim % r
+        opts = dict(beta=1.0) if op == "SOFTMAX" else None
+        if dim == r - 1:
+            ctx.bind(node.out, ctx.unary(op, X, opts))
+            return
+        perm = list(range(r))
+        perm[dim], perm[-1] = perm[-1], perm[dim]
+        y = ctx.unary(op, ctx.transpose(X, perm), opts)
+        ctx.bind(node.out, ctx.transpose(y, perm))
+
+    return rule
+
+
+def lower_cdist(ctx: Ctx, node: Node):
+    raise ctx.error("cdist is not supported")
+
+
+RULES = {
+    "convolution.default": lower_convolution,
+    "max_pool2d_with_indices.default": lower_max_pool2d,
+    "avg_pool2d.default": lower_avg_pool2d,
+    "_adaptive_avg_pool2d.default": lower_adaptive_avg_pool2d,
+    "upsample_nearest2d.vec": lower_upsample_nearest2d,
+    "upsample_bilinear2d.vec": lower_upsample_bilinear2d,
+    "pixel_shuffle.default": lower_pixel_shuffle,
+    "pixel_unshuffle.default": lower_pixel_unshuffle,
+    "native_layer_norm.default": lower_layer_norm,
+    "native_group_norm.default": lower_group_norm,
+    "_native_batch_norm_legit_no_training.default": lower_batch_norm,
+    "addmm.default": lower_addmm,
+    "mm.default": lower_mm,
+    "bmm.default": lower_bmm,
+    "_softmax.default": _softmax_like("SOFTMAX"),
+    "_log_softmax.default": _softmax_like("LOG_SOFTMAX"),
+}
+
+__all__ = ["RULES", "choose_padding", "separable_linear"]

@@ -1,0 +1,68 @@
+"""Fold inference batch-norm into the preceding convolution.
+
+Invariant: no ``_native_batch_norm_legit_no_training`` node directly consumes the output of a
+``convolution`` whose weight (and bias) are constant and whose output has no other user; such
+pairs become one convolution with
+
+    w' = w * gamma / sqrt(var + eps)      (per output channel)
+    b' = (b - mean) * gamma / sqrt(var + eps) + beta
+
+computed in float64 and rounded once to the weight dtype.  Batch-norms that cannot be folded
+are lowered on their own (as a multiply and an add).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..ir import Graph
+
+_BN = torch.ops.aten._native_batch_norm_legit_no_training.default
+_CONV = torch.ops.aten.convolution.default
+
+
+def fold_batchnorm(g: Graph) -> int:
+    folded = 0
+    for bn in list(g.nodes):
+        if bn.target is not _BN:
+            continue
+        x, gamma, beta, mean, var, _momentum, eps = bn.args
+        conv = x.producer
+        if conv is None or conv.target is not _CONV:
+            continue
+        if len(x.users) != 1 or g.is_output(x):
+            continue
+        if any(bn.outputs[i].users for i in (1, 2)):
+            continue
+        if not all(v is None or v.is_const for v in (gamma, beta, mean, var)):
+            continue
+        inp, w, b, stride, padding, dilation, transposed, out_pad, groups = conv.args
+        if not w.is_const or (b is not None and not b.is_const):
+            continue
+        cout = w.shape[1] * groups if transposed else w.shape[0]
+        wd = w.const.double()
+        g64 = gamma.const.double() if gamma is not None else torch.ones(cout, dtype=torch.float64)
+        b64 = beta.const.double() if beta is not None else torch.zeros(cout, dtype=torch.float64)
+        scale = g64 / torch.sqrt(var.const.double() + eps)
+        if transposed:
+            # weight (Cin, Cout/groups, k...): output channel o = group*(Cout/g) + j
+            cin, cpg = wd.shape[0], wd.shape[1]
+            s = scale.reshape(groups, 1, cpg).expand(groups, cin // groups, cpg).reshape(cin, cpg)
+            w_new = wd * s.reshape(cin, cpg, *([1] * (wd.dim() - 2)))
+        else:
+            w_new = wd * scale.reshape(-1, *([1] * (wd.dim() - 1)))
+        b_old = b.const.double() if b is not None else torch.zeros(cout, dtype=torch.float64)
+        b_new = (b_old - mean.const.double()) * scale + b64
+        wv = g.constant(w.name + "_bnfold", w_new.to(w.dtype))
+        bv = g.constant(bn.name + "_bias", b_new.to(w.dtype))
+        for v in (w, b):
+            if v is not None:
+                while conv in v.users:
+                    v.users.remove(conv)
+        conv.args = (inp, wv, bv, stride, padding, dilation, transposed, out_pad, groups)
+        wv.users.append(conv)
+        bv.users.append(conv)
+        g.replace_uses(bn.outputs[0], x)
+        g.remove_node(bn)
+        folded += 1
+    return folded

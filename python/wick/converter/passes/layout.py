@@ -1,0 +1,413 @@
+"""Layout pass: sink TRANSPOSE ops through layout-agnostic ops and cancel inverse pairs.
+
+After lowering, every spatial op sits between TRANSPOSE(NCHW→NHWC) and TRANSPOSE(NHWC→NCHW)
+(see lower/nn.py).  This pass establishes:
+
+    No TRANSPOSE can be moved further down: each remaining one feeds a graph output or an op
+    that cannot absorb it (matrix products, ops on other-ranked data, …).  Consequently a CNN
+    whose body is conv/pool/elementwise/concat/pad/mean keeps TRANSPOSE only at its input
+    (and its 4-d outputs), and none when the I/O is declared channels-last.
+
+Moving ``T = TRANSPOSE(a, q)`` below a consumer ``C(T(a), …)`` rewrites it as ``T'(C'(a, …))``:
+
+    elementwise (unary, binary, select)   C' = C; other operands are permuted (constants at
+                                          conversion time, same-perm transposes by taking their
+                                          input, rank-deficient operands by a RESHAPE when that
+                                          is a pure reshape); T' = T
+    reductions, arg-max, cumsum, reverse  axes remapped through q; without keep_dims T' drops
+                                          the reduced dims (often becoming the identity)
+    concat, pad, slice, tile, broadcast   axis / per-dim parameters permuted through q
+    softmax, topk                         only when q keeps the last axis last
+    reshape                               when every group of merged/split dims is contiguous
+                                          and ordered in a's physical layout; T' is then the
+                                          induced permutation of the reshaped dims
+    transpose                             composed; the identity disappears
+
+Every rewrite is an exact identity of the computed values, so the pass cannot change results.
+Conventions: ``TRANSPOSE(x, q)`` has output dim i = input dim q[i].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..lower.tfl import TGraph, TOp, TTensor
+
+UNARY = {
+    "RELU",
+    "RELU6",
+    "RELU_N1_TO_1",
+    "RELU_0_TO_1",
+    "LOGISTIC",
+    "TANH",
+    "EXP",
+    "LOG",
+    "ABS",
+    "NEG",
+    "SQRT",
+    "RSQRT",
+    "SQUARE",
+    "FLOOR",
+    "CEIL",
+    "ROUND",
+    "SIN",
+    "COS",
+    "HARD_SWISH",
+    "GELU",
+    "ELU",
+    "LEAKY_RELU",
+    "CAST",
+    "LOGICAL_NOT",
+    "SIGN",
+    "DEQUANTIZE",
+    "QUANTIZE",
+    "ZEROS_LIKE",
+}
+NARY = {
+    "ADD",
+    "SUB",
+    "MUL",
+    "DIV",
+    "MAXIMUM",
+    "MINIMUM",
+    "POW",
+    "SQUARED_DIFFERENCE",
+    "FLOOR_DIV",
+    "FLOOR_MOD",
+    "EQUAL",
+    "NOT_EQUAL",
+    "LESS",
+    "LESS_EQUAL",
+    "GREATER",
+    "GREATER_EQUAL",
+    "LOGICAL_AND",
+    "LOGICAL_OR",
+    "SELECT_V2",
+    "ATAN2",
+    "PRELU",
+    "BITWISE_XOR",
+}
+REDUCE = {"MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL"}
+LAST_AXIS = {"SOFTMAX", "LOG_SOFTMAX", "L2_NORMALIZATION"}
+
+
+def inverse(q):
+    inv = [0] * len(q)
+    for i, p in enumerate(q):
+        inv[p] = i
+    return inv
+
+
+def is_identity(q) -> bool:
+    return list(q) == list(range(len(q)))
+
+
+def is_pure_reshape(shape, q) -> bool:
+    """TRANSPOSE(x of `shape`, q) only moves size-1 dims: it is a RESHAPE."""
+    kept = [p for p in q if shape[p] != 1]
+    return kept == sorted(kept)
+
+
+def perm_of(op: TOp):
+    t = op.inputs[1]
+    if t is None or not t.is_const:
+        return None
+    return [int(p) for p in t.data.reshape(-1)]
+
+
+class _Sinker:
+    def __init__(self, g: TGraph):
+        self.g = g
+
+    # ---- helpers -------------------------------------------------------------------------
+    def new_transpose(self, src: TTensor, q, dst: TTensor, origin) -> TOp:
+        pt = self.g.const(dst.name + "/perm", np.asarray(q, np.int32))
+        return self.g.add("TRANSPOSE", [src, pt], [dst], origin=origin)
+
+    def reroute(self, c: TOp, q_out) -> None:
+        """Give C fresh outputs in physical layout and re-create its old outputs as
+        TRANSPOSE(new, q_out) (nothing is inserted when q_out is the identity)."""
+        if is_identity(q_out):
+            return
+        inv = inverse(q_out)
+        for i, o in enumerate(c.outputs):
+            phys = self.g.tensor(o.name + "/nhwc", [o.shape[j] for j in inv], o.dtype)
+            phys.producer = c
+            c.outputs[i] = phys
+            o.producer = None
+            self.new_transpose(phys, q_out, o, c.origin)
+
+    def const_like(self, t: TTensor, data: np.ndarray) -> TTensor:
+        return self.g.const(t.name + "/p", np.ascontiguousarray(data))
+
+    def permute_operand(
+        self, x: TTensor, q, r: int, b: TTensor, a: TTensor, c: TOp, dry: bool = False
+    ):
+        """Return x expressed in a's physical layout (for an r-d elementwise op), or None.
+        With ``dry`` only report whether that is possible (nothing is created)."""
+        inv = inverse(q)
+        if x is b:
+            return a
+        if x.is_const:
+            if dry:
+                return x
+            data = x.data.reshape([1] * (r - x.rank) + list(x.shape))
+            return self.const_like(x, np.transpose(data, inv))
+        if x.numel == 1 and x.rank <= r and all(d == 1 for d in x.shape):
+            return x
+        p = x.producer
+        if p is not None and p.op == "TRANSPOSE" and x.rank == r and perm_of(p) == list(q):
+            return p.inputs[0]
+        if x.rank <= r and all(d >= 0 for d in x.shape):
+            aligned = [1] * (r - x.rank) + list(x.shape)
+            if is_pure_reshape(aligned, inv):
+                if dry:
+                    return x
+                shape = [aligned[j] for j in inv]
+                rt = self.g.tensor(x.name + "/r", shape, x.dtype)
+                st = self.g.const(x.name + "/rs", np.asarray(shape, np.int32))
+                self.g.add("RESHAPE", [x, st], [rt], origin=c.origin)
+                return rt
+        return None
+
+    # ---- the move ----------------------------------------------------------------------------
+    def sink(self, t: TOp) -> bool:
+        g = self.g
+        q = perm_of(t)
+        if q is None:
+            return False
+        a, b = t.inputs[0], t.outputs[0]
+        changed = False
+        for c in g.users_of(b):
+            if c not in g.ops:
+                continue
+            if self.sink_into(c, t, q, a, b):
+                changed = True
+        if not b.users and not g.is_output(b) and t in g.ops:
+            g.remove(t)
+            changed = True
+        return changed
+
+    def sink_into(self, c: TOp, t: TOp, q, a: TTensor, b: TTensor) -> bool:
+        g = self.g
+        r = len(q)
+        op = c.op
+        if op == "TRANSPOSE":
+            if c.inputs[0] is not b:
+                return False
+            q2 = perm_of(c)
+            if q2 is None:
+                return False
+            comp = [q[i] for i in q2]
+            if is_identity(comp):
+                out = c.outputs[0]
+                g.replace_uses(out, a)
+                g.remove(c)
+                return True
+            g.set_input(c, 0, a)
+            g.set_input(c, 1, g.const(c.outputs[0].name + "/perm", np.asarray(comp, np.int32)))
+            return True
+        if op in UNARY:
+            if c.inputs[0] is not b:
+                return False
+            g.set_input(c, 0, a)
+            self.reroute(c, q)
+            return True
+        if op in NARY:
+            if c.outputs[0].rank != r or b.rank != r:
+                return False
+            if any(self.permute_operand(x, q, r, b, a, c, dry=True) is None for x in c.inputs):
+                return False
+            new = [self.permute_operand(x, q, r, b, a, c) for x in c.inputs]
+            for i, y in enumerate(new):
+                g.set_input(c, i, y)
+            self.reroute(c, q)
+            return True
+        if op in REDUCE or op in ("ARG_MAX", "ARG_MIN"):
+            if c.inputs[0] is not b or not c.inputs[1].is_const:
+                return False
+            axes = sorted({int(x) % r for x in c.inputs[1].data.reshape(-1)})
+            axes_a = sorted(q[i] for i in axes)
+            keep = bool(c.options.get("keep_dims", False)) if op in REDUCE else False
+            g.set_input(c, 0, a)
+            g.set_input(c, 1, g.const(c.inputs[1].name + "/p", np.asarray(axes_a, np.int32)))
+            if keep:
+                self.reroute(c, q)
+            else:
+                rest_logical = [i for i in range(r) if i not in axes]
+                rest_phys = [j for j in range(r) if j not in axes_a]
+                pos = {j: k for k, j in enumerate(rest_phys)}
+                self.reroute(c, [pos[q[i]] for i in rest_logical])
+            return True
+        if op in LAST_AXIS or op == "TOPK_V2":
+            if c.inputs[0] is not b or q[-1] != r - 1:
+                return False
+            g.set_input(c, 0, a)
+            self.reroute(c, q)
+            return True
+        if op in ("CUMSUM", "REVERSE_V2"):
+            if c.inputs[0] is not b or not c.inputs[1].is_const:
+                return False
+            axes = [q[int(x) % r] for x in c.inputs[1].data.reshape(-1)]
+            g.set_input(c, 0, a)
+            g.set_input(
+                c,
+                1,
+                g.const(
+                    c.inputs[1].name + "/p", np.asarray(axes, np.int32).reshape(c.inputs[1].shape)
+                ),
+            )
+            self.reroute(c, q)
+            return True
+        if op == "CONCATENATION":
+            if c.outputs[0].rank != r:
+                return False
+            if any(x.rank != r for x in c.inputs):
+                return False
+            if any(self.permute_operand(x, q, r, b, a, c, dry=True) is None for x in c.inputs):
+                return False
+            new = [self.permute_operand(x, q, r, b, a, c) for x in c.inputs]
+            for i, y in enumerate(new):
+                g.set_input(c, i, y)
+            c.options["axis"] = q[c.options["axis"] % r]
+            self.reroute(c, q)
+            return True
+        if op in ("PAD", "PADV2", "MIRROR_PAD"):
+            if c.inputs[0] is not b or not c.inputs[1].is_const:
+                return False
+            pads = c.inputs[1].data.reshape(r, 2)
+            new = np.zeros_like(pads)
+            for i in range(r):
+                new[q[i]] = pads[i]
+            g.set_input(c, 0, a)
+            g.set_input(c, 1, g.const(c.inputs[1].name + "/p", new))
+            self.reroute(c, q)
+            return True
+        if op in ("SLICE", "STRIDED_SLICE", "TILE", "BROADCAST_TO"):
+            if c.inputs[0] is not b or not all(x.is_const for x in c.inputs[1:]):
+                return False
+            if op == "STRIDED_SLICE" and any(
+                c.options.get(m, 0)
+                for m in (
+                    "ellipsis_mask",
+                    "new_axis_mask",
+                    "shrink_axis_mask",
+                    "begin_mask",
+                    "end_mask",
+                )
+            ):
+                return False
+            if op == "BROADCAST_TO" and c.inputs[1].numel != r:
+                return False
+            g.set_input(c, 0, a)
+            for k in range(1, len(c.inputs)):
+                v = c.inputs[k].data.reshape(-1)
+                new = np.zeros_like(v)
+                for i in range(r):
+                    new[q[i]] = v[i]
+                g.set_input(c, k, g.const(c.inputs[k].name + "/p", new))
+            self.reroute(c, q)
+            return True
+        if op == "GATHER":
+            if c.inputs[0] is not b or c.inputs[1].rank != 1 or c.options.get("batch_dims", 0):
+                return False
+            axis = c.options.get("axis", 0) % r
+            g.set_input(c, 0, a)
+            c.options["axis"] = q[axis]
+            self.reroute(c, q)
+            return True
+        if op in ("SPLIT", "SPLIT_V"):
+            data_i = 1 if op == "SPLIT" else 0
+            axis_i = 0 if op == "SPLIT" else 2
+            if c.inputs[data_i] is not b or not c.inputs[axis_i].is_const:
+                return False
+            axis = int(c.inputs[axis_i].data.reshape(-1)[0]) % r
+            g.set_input(c, data_i, a)
+            g.set_input(
+                c,
+                axis_i,
+                g.const(
+                    c.inputs[axis_i].name + "/p",
+                    np.asarray(q[axis], np.int32).reshape(c.inputs[axis_i].shape),
+                ),
+            )
+            self.reroute(c, q)
+            return True
+        if op == "RESHAPE":
+            if c.inputs[0] is not b:
+                return False
+            out = c.outputs[0]
+            if any(d < 0 for d in a.shape) or any(d < 0 for d in out.shape):
+                return False
+            res = reshape_through(a.shape, q, out.shape)
+            if res is None:
+                return False
+            phys_shape, q_out = res
+            g.set_input(c, 0, a)
+            g.set_input(c, 1, g.const(out.name + "/shape", np.asarray(phys_shape, np.int32)))
+            c.options.pop("new_shape", None)
+            self.reroute(c, q_out)
+            return True
+        return False
+
+
+def reshape_through(phys, q, out):
+    """Express RESHAPE(TRANSPOSE(a, q), out) as TRANSPOSE(RESHAPE(a, phys_out), q_out).
+
+    Returns (phys_out, q_out) or None when some merged/split group of dims is not contiguous
+    and ordered in a's physical layout."""
+    r = len(q)
+    logical = [phys[q[i]] for i in range(r)]
+    in_nz = [i for i in range(r) if logical[i] != 1]
+    out_nz = [k for k in range(len(out)) if out[k] != 1]
+    groups = []
+    i = k = 0
+    while i < len(in_nz) or k < len(out_nz):
+        gi, gk = [], []
+        pi = po = 1
+        while True:
+            if pi <= po and i < len(in_nz):
+                pi *= logical[in_nz[i]]
+                gi.append(in_nz[i])
+                i += 1
+            elif k < len(out_nz):
+                po *= out[out_nz[k]]
+                gk.append(out_nz[k])
+                k += 1
+            else:
+                return None
+            if pi == po and gi and gk:
+                break
+        groups.append((gi, gk))
+    nz_phys = sorted(q[i] for i in in_nz)
+    rank_in_nz = {p: n for n, p in enumerate(nz_phys)}
+    for gi, _ in groups:
+        ps = [rank_in_nz[q[i]] for i in gi]
+        if ps != list(range(ps[0], ps[0] + len(ps))):
+            return None
+    groups.sort(key=lambda gr: rank_in_nz[q[gr[0][0]]])
+    order = [kk for _, gk in groups for kk in gk]
+    for kk in range(len(out)):
+        if out[kk] == 1:
+            if kk == 0:
+                order.insert(0, kk)
+            else:
+                order.insert(order.index(kk - 1) + 1, kk)
+    pos = {kk: n for n, kk in enumerate(order)}
+    phys_out = [out[kk] for kk in order]
+    q_out = [pos[kk] for kk in range(len(out))]
+    return phys_out, q_out
+
+
+def sink_transposes(g: TGraph, max_rounds: int = 10000) -> int:
+    s = _Sinker(g)
+    moves = 0
+    for _ in range(max_rounds):
+        changed = False
+        for op in list(g.ops):
+            if op.op == "TRANSPOSE" and op in g.ops and s.sink(op):
+                changed = True
+                moves += 1
+        if not changed:
+            break
+    return moves
