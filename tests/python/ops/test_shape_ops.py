@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import wick
-from tests.python.oracles.litert import run_litert
+from tests.python.oracles.litert import make_interpreter
 from wick.tflite.writer import ModelWriter
 
 RNG = np.random.default_rng(0)
@@ -86,11 +86,46 @@ def build(op, operands, options=None, *, n_out=1, out_dtypes=None, version=None)
     return w.finish(), feeds
 
 
+def run_wick(data, feeds):
+    """wick.load(data)(*feeds), except that 0-d feeds are copied in directly: the binding's
+    np.ascontiguousarray turns a 0-d array into shape (1,), which a rank-0 input refuses."""
+    runner = wick.load(data).signature(None)
+    for i, a in enumerate(feeds):
+        if np.ndim(a) == 0:
+            t = runner._lib.wick_interpreter_input(runner._it, i)
+            a = np.asarray(a)
+            assert runner._lib.wick_tensor_copy_from(t, a.ctypes.data, a.nbytes) == 0
+        else:
+            runner._set_input(i, a)
+    return runner.invoke()
+
+
+def run_ref(data, feeds):
+    """LiteRT's outputs (run_litert, minus its np.ascontiguousarray, which also turns 0-d
+    feeds into shape (1,))."""
+    interp = make_interpreter(data)
+    details = interp.get_input_details()
+    for d, a in zip(details, feeds, strict=True):
+        if tuple(d["shape"]) != a.shape:
+            interp.resize_tensor_input(d["index"], list(a.shape))
+    interp.allocate_tensors()
+    for d, a in zip(details, feeds, strict=True):
+        interp.set_tensor(d["index"], a)
+    interp.invoke()
+    outs = []
+    for d in interp.get_output_details():
+        if 0 in d["shape"]:  # LiteRT's get_tensor refuses empty tensors
+            outs.append(np.zeros(d["shape"], d["dtype"]))
+        else:
+            outs.append(np.array(interp.get_tensor(d["index"])))
+    return outs
+
+
 def check(op, operands, options=None, **kw):
     """Runs on wick and LiteRT; requires identical outputs. Returns wick's outputs."""
     data, feeds = build(op, operands, options, **kw)
-    ref = run_litert(data, feeds)
-    got = wick.load(data)(*feeds)
+    ref = run_ref(data, feeds)
+    got = run_wick(data, feeds)
     assert len(got) == len(ref)
     for j, (g, r) in enumerate(zip(got, ref)):
         r = np.asarray(r)
@@ -104,7 +139,7 @@ def fails(op, operands, options=None, match=None, status=None, **kw):
     """wick must refuse (at load/prepare, or at invoke for run-time values) with a message."""
     data, feeds = build(op, operands, options, **kw)
     with pytest.raises(wick.WickError) as e:
-        wick.load(data)(*feeds)
+        run_wick(data, feeds)
     if match:
         assert re.search(match, str(e.value)), str(e.value)
     if status:
@@ -164,3 +199,127 @@ def test_transpose_bad_runtime_perm():
         match="not a permutation",
         status=INVALID_INPUT,
     )
+
+
+# ============================================================================ SQUEEZE / EXPAND_DIMS
+
+
+@pytest.mark.parametrize(
+    "shape,dims",
+    [((1, 3, 1, 4), []), ((1, 3, 1, 4), [0]), ((1, 3, 1, 4), [-2]), ((1, 3, 1, 4), [0, 2]),
+     ((1, 1), []), ((3, 4), [])],
+)
+def test_squeeze(shape, dims):
+    check("SQUEEZE", [In(rand(shape))], {"squeeze_dims": dims})
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float16"])
+def test_squeeze_types(dtype):
+    check("SQUEEZE", [In(rand((2, 1, 3), dtype))], {"squeeze_dims": [1]})
+
+
+@pytest.mark.parametrize("dims,match", [([1], "not 1"), ([5], "outside")])
+def test_squeeze_bad(dims, match):
+    fails("SQUEEZE", [In(rand((1, 3, 1)))], {"squeeze_dims": dims}, match=match)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, 3, -1, -4])
+def test_expand_dims(axis):
+    check("EXPAND_DIMS", [In(rand((2, 3, 4))), C(np.array(axis, np.int32))])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "bool", "int64"])
+def test_expand_dims_types_int64_axis(dtype):
+    check("EXPAND_DIMS", [In(rand((2, 3), dtype)), C(np.array([1], np.int64))])
+
+
+def test_expand_dims_scalar():
+    check("EXPAND_DIMS", [In(np.float32(3.5)), C(np.array(0, np.int32))])
+
+
+def test_expand_dims_runtime_axis():
+    check("EXPAND_DIMS", [In(rand((2, 3))), In(np.array(-1, np.int32))])
+    fails("EXPAND_DIMS", [In(rand((2, 3))), In(np.array(4, np.int32))], match="outside",
+          status=INVALID_INPUT)
+
+
+def test_expand_dims_bad_axis():
+    fails("EXPAND_DIMS", [In(rand((2, 3))), C(np.array(-4, np.int32))], match="outside",
+          status=MALFORMED)
+
+
+# ============================================================================ SHAPE
+
+
+@pytest.mark.parametrize("out_type", ["int32", "int64"])
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5,), (1, 1, 7, 1, 2)])
+def test_shape(shape, out_type):
+    check("SHAPE", [In(rand(shape, "int8"))], {"out_type": out_type}, out_dtypes=[out_type])
+
+
+def test_shape_bad_out_type():
+    fails("SHAPE", [In(rand((2, 3)))], {"out_type": "float32"}, out_dtypes=["float32"],
+          match="out_type")
+
+
+# ============================================================================ FILL
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_fill(dtype):
+    check("FILL", [C(np.array([2, 3, 1], np.int32)), C(rand((), dtype))], out_dtypes=[dtype])
+
+
+@pytest.mark.parametrize("dims_dtype", ["int32", "int64"])
+def test_fill_runtime_dims(dims_dtype):
+    check("FILL", [In(np.array([3, 4], dims_dtype)), In(np.float32(2.5))], out_dtypes=["float32"])
+    check("FILL", [In(np.array([0, 4], dims_dtype)), C(np.int32(7))], out_dtypes=["int32"])
+
+
+def test_fill_bad_dims():
+    fails("FILL", [In(np.array([3, -1], np.int32)), C(np.float32(1))], match="dims\\[1\\]",
+          status=INVALID_INPUT, out_dtypes=["float32"])
+    fails("FILL", [C(np.array([3, -1], np.int32)), C(np.float32(1))], match="dims\\[1\\]",
+          status=MALFORMED, out_dtypes=["float32"])
+    fails("FILL", [C(np.array([3], np.int32)), C(np.array([1.0], np.float32))], match="scalar",
+          out_dtypes=["float32"])
+
+
+# ============================================================================ RANGE
+
+
+@pytest.mark.parametrize(
+    "start,limit,delta",
+    [(0, 10, 1), (3, 18, 4), (10, 0, -3), (-5, 5, 2), (7, 8, 100), (0, 1, 1), (4, 4, 1)],
+)
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32"])
+def test_range(start, limit, delta, dtype):
+    check("RANGE", [C(np.array(start, dtype)), C(np.array(limit, dtype)), C(np.array(delta, dtype))])
+
+
+@pytest.mark.parametrize("args", [(0.1, 2.3, 0.2), (1.0, -1.0, -0.15), (-3.0, 100.0, 0.7)])
+def test_range_float_accumulation(args):
+    check("RANGE", [In(np.float32(a)) for a in args])
+
+
+def test_range_int64_extremes():
+    big = np.iinfo(np.int64)
+    check("RANGE", [In(np.int64(big.max - 5)), In(np.int64(big.max)), In(np.int64(2))])
+    check("RANGE", [In(np.int64(big.min)), In(np.int64(big.min + 3)), In(np.int64(1))])
+
+
+@pytest.mark.parametrize(
+    "args,match",
+    [((0, 10, 0), "delta is 0"), ((0, 10, -1), "moves away"), ((10, 0, 1), "moves away")],
+)
+def test_range_bad(args, match):
+    fails("RANGE", [In(np.int32(a)) for a in args], match=match, status=INVALID_INPUT)
+    fails("RANGE", [C(np.float32(a)) for a in args], match=match, status=MALFORMED)
+
+
+def test_range_too_big():
+    big = np.iinfo(np.int64)
+    fails("RANGE", [In(np.int64(big.min)), In(np.int64(big.max)), In(np.int64(1))],
+          match="elements", status=INVALID_INPUT)
+    fails("RANGE", [In(np.float32(0)), In(np.float32(1e30)), In(np.float32(1e-30))],
+          match="too many", status=INVALID_INPUT)
