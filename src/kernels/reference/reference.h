@@ -127,4 +127,60 @@ typedef enum wick_reduce_op {
 void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank,
                             const int32_t *dims, const bool *reduced, const void *in, void *out);
 
+/* ---- compute ops: transpose conv, batch matmul, arg min/max, normalization, cumsum, resize ---- */
+
+/* TRANSPOSE_CONV, gather form. `s` describes the op's input (in_*) and output
+ * (out_*), the filter OHWI [out_c, k_h, k_w, in_c], strides and the leading
+ * padding of the equivalent forward conv (output -> input). out[n,y,x,o] =
+ * clamp(bias[o] + sum in[n,iy,ix,i] * filter[o,ky,kx,i]) over the taps with
+ * y = iy*stride_h - pad_top + ky (likewise x). groups/dilation are unused (1). */
+void wick_f32_transpose_conv2d__reference(const wick_conv_shape *s, const float *input,
+                                          const float *filter, const float *bias, float *output,
+                                          float lo, float hi);
+
+/* BATCH_MATMUL over broadcast batch dims. lhs batch b is [m, k] ([k, m] when
+ * adj_x), rhs batch b is [k, n] ([n, k] when adj_y); out batch b is [m, n].
+ * The batch index space is batch_dims[batch_rank] (row-major); each operand's
+ * batch offset advances by its stride (in elements, 0 on broadcast dims). */
+typedef struct wick_batch_matmul_shape {
+  int32_t batch_rank;
+  int32_t batch_dims[WICK_MAX_RANK];
+  int64_t lhs_strides[WICK_MAX_RANK];
+  int64_t rhs_strides[WICK_MAX_RANK];
+  int64_t m, n, k;
+  bool adj_x, adj_y;
+} wick_batch_matmul_shape;
+void wick_f32_batch_matmul__reference(const wick_batch_matmul_shape *s, const float *lhs,
+                                      const float *rhs, float *out);
+
+/* ARG_MAX / ARG_MIN over the middle axis of [outer, axis, inner] (axis >= 1).
+ * The first index wins ties; a strict comparison means NaNs are skipped unless
+ * they come first (as in LiteRT). `in_type`: float32, int32, int64, int8,
+ * uint8, bool; `out_type`: int32 or int64. */
+void wick_arg_minmax__reference(bool is_max, wick_dtype in_type, int64_t outer, int64_t axis,
+                                int64_t inner, const void *in, wick_dtype out_type, void *out);
+
+/* LOG_SOFTMAX over rows of `cols`: out = x - max - log(sum exp(x - max)). */
+void wick_f32_log_softmax__reference(int64_t rows, int64_t cols, const float *in, float *out);
+/* L2_NORMALIZATION over rows: out = x / max(sqrt(sum x^2), epsilon). */
+void wick_f32_l2_normalize__reference(int64_t rows, int64_t cols, float epsilon, const float *in,
+                                      float *out);
+
+/* CUMSUM over the middle axis of [outer, axis, inner]; `type` float32, int32
+ * or int64 (integers wrap). exclusive: each sum leaves out its own element;
+ * reverse: sums run from the end. */
+void wick_cumsum__reference(wick_dtype type, int64_t outer, int64_t axis, int64_t inner,
+                            bool exclusive, bool reverse, const void *in, void *out);
+
+/* RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR on NHWC. The op computes the
+ * source coordinate scales (LiteRT's float formulas, see resize.c). */
+typedef struct wick_resize_shape {
+  int32_t batch, in_h, in_w, channels, out_h, out_w;
+  bool align_corners, half_pixel_centers;
+} wick_resize_shape;
+void wick_f32_resize_bilinear__reference(const wick_resize_shape *s, const float *in, float *out);
+/* Copies whole pixels of `elem_size`-byte elements. */
+void wick_resize_nearest__reference(const wick_resize_shape *s, size_t elem_size, const void *in,
+                                    void *out);
+
 #endif /* WICK_KERNELS_REFERENCE_H */

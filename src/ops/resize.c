@@ -1,0 +1,85 @@
+/*
+ * resize.c — RESIZE_BILINEAR (float32) and RESIZE_NEAREST_NEIGHBOR (float32,
+ * int8/16/32/64, uint8, bool: it only copies pixels, so quantized tensors
+ * pass through with their parameters).
+ *
+ * Inputs: the image [N, H, W, C] and the size (int32 [2]: new height, width).
+ * Options align_corners and half_pixel_centers (RESIZE_BILINEAR refuses both
+ * at once, as LiteRT does). The size is data: when it is not a constant the
+ * node is prepared again at invoke. Sizes must be positive, and a non-empty
+ * output needs a non-empty image to sample from.
+ *
+ * Next: src/kernels/reference/resize.c (the coordinate formulas).
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/op_common.h"
+
+static wick_status resize_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
+  wick_tensor *in, *size;
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(wick_require_input(ctx, 1, &size));
+  bool bilinear = ctx->node->op->builtin == WICK_BUILTIN_RESIZE_BILINEAR;
+  wick_dtype t = in->type;
+  if (bilinear) {
+    WICK_CHECK_SUPPORTED(ctx, t == WICK_DTYPE_FLOAT32,
+                         "input type %s: wick runs RESIZE_BILINEAR on float32 only so far",
+                         wick_dtype_name(t));
+    WICK_CHECK(ctx, !(ctx->params->align_corners && ctx->params->half_pixel_centers),
+               "align_corners and half_pixel_centers cannot both be set");
+  } else {
+    WICK_CHECK_SUPPORTED(ctx,
+                         t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT8 ||
+                             t == WICK_DTYPE_UINT8 || t == WICK_DTYPE_INT16 ||
+                             t == WICK_DTYPE_INT32 || t == WICK_DTYPE_INT64 ||
+                             t == WICK_DTYPE_BOOL,
+                         "input type %s is not supported", wick_dtype_name(t));
+  }
+  WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
+  WICK_CHECK(ctx, size->type == WICK_DTYPE_INT32, "size must be int32, not %s",
+             wick_dtype_name(size->type));
+  WICK_CHECK(ctx, size->rank == 1 && size->dims[0] == 2,
+             "size must be a 1-D tensor of 2 values (height, width)");
+  if (!size->known && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  const int32_t *hw = size->data;
+  wick_status bad = size->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
+  if (hw[0] <= 0 || hw[1] <= 0)
+    return wick_op_fail(ctx, bad, "size %dx%d must be positive", hw[0], hw[1]);
+  wick_resize_shape *s = wick_op_alloc(ctx, sizeof *s);
+  if (s == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  s->batch = in->dims[0];
+  s->in_h = in->dims[1];
+  s->in_w = in->dims[2];
+  s->channels = in->dims[3];
+  s->out_h = hw[0];
+  s->out_w = hw[1];
+  s->align_corners = ctx->params->align_corners;
+  s->half_pixel_centers = ctx->params->half_pixel_centers;
+  if (s->batch > 0 && s->channels > 0)
+    WICK_CHECK(ctx, s->in_h > 0 && s->in_w > 0, "cannot resize an empty %dx%d image to %dx%d",
+               s->in_h, s->in_w, s->out_h, s->out_w);
+  int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
+  WICK_TRY(wick_op_set_output(ctx, 0, t, 4, dims));
+  ctx->node->user_data = s;
+  return WICK_OK;
+}
+
+static wick_status bilinear_invoke(wick_op_ctx *ctx) {
+  wick_f32_resize_bilinear__reference(ctx->node->user_data, wick_op_input(ctx, 0)->data,
+                                      wick_op_output(ctx, 0)->data);
+  return WICK_OK;
+}
+
+static wick_status nearest_invoke(wick_op_ctx *ctx) {
+  wick_tensor *in = wick_op_input(ctx, 0);
+  wick_resize_nearest__reference(ctx->node->user_data, wick_dtype_size(in->type), in->data,
+                                 wick_op_output(ctx, 0)->data);
+  return WICK_OK;
+}
+
+const wick_op_def wick_op_resize_bilinear = {"RESIZE_BILINEAR", WICK_BUILTIN_RESIZE_BILINEAR, 4,
+                                             resize_prepare, bilinear_invoke};
+const wick_op_def wick_op_resize_nearest_neighbor = {"RESIZE_NEAREST_NEIGHBOR",
+                                                     WICK_BUILTIN_RESIZE_NEAREST_NEIGHBOR, 4,
+                                                     resize_prepare, nearest_invoke};
