@@ -21,7 +21,6 @@ import numpy as np
 import pytest
 
 import wick
-from tests.python.oracles.litert import make_interpreter
 from wick.tflite.writer import ModelWriter
 
 RNG = np.random.default_rng(0)
@@ -56,8 +55,9 @@ def rand(shape, dtype="float32"):
     return RNG.integers(lo, hi, size=shape, endpoint=True).astype(dtype)
 
 
-def build(op, operands, options=None, *, n_out=1, out_dtypes=None, version=None):
-    """A one-op model. Returns (bytes, run-time feeds in graph-input order)."""
+def build(op, operands, options=None, *, n_out=1, out_dtypes=None, out_shapes=None, version=None):
+    """A one-op model. Returns (bytes, run-time feeds in graph-input order). Output shapes are
+    declared as [1] unless given (both runtimes compute them; LiteRT's SLICE checks them)."""
     w = ModelWriter()
     sg = w.add_subgraph()
     ins, graph_inputs, feeds = [], [], []
@@ -79,7 +79,9 @@ def build(op, operands, options=None, *, n_out=1, out_dtypes=None, version=None)
         ins.append(t)
     if out_dtypes is None:
         out_dtypes = [first_dtype] * n_out
-    outs = [sg.add_tensor(f"out{j}", [1], dt) for j, dt in enumerate(out_dtypes)]
+    if out_shapes is None:
+        out_shapes = [[1]] * len(out_dtypes)
+    outs = [sg.add_tensor(f"out{j}", list(sh), dt) for j, (sh, dt) in enumerate(zip(out_shapes, out_dtypes))]
     sg.add_operator(op, ins, outs, options=options, version=version)
     sg.set_inputs(graph_inputs)
     sg.set_outputs(outs)
@@ -101,9 +103,17 @@ def run_wick(data, feeds):
 
 
 def run_ref(data, feeds):
-    """LiteRT's outputs (run_litert, minus its np.ascontiguousarray, which also turns 0-d
-    feeds into shape (1,))."""
-    interp = make_interpreter(data)
+    """LiteRT's outputs from its builtin kernels without the XNNPACK delegate
+    (BUILTIN_WITHOUT_DEFAULT_DELEGATES: TFLite's op semantics; XNNPACK differs, e.g. it ignores
+    begin_mask in some STRIDED_SLICE cases, and BUILTIN_REF lacks newer op versions such as
+    RANGE 2). Like run_litert, minus its np.ascontiguousarray, which turns 0-d feeds into
+    shape (1,)."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    interp = Interpreter(
+        model_content=data,
+        experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+    )
     details = interp.get_input_details()
     for d, a in zip(details, feeds, strict=True):
         if tuple(d["shape"]) != a.shape:
@@ -323,3 +333,145 @@ def test_range_too_big():
           match="elements", status=INVALID_INPUT)
     fails("RANGE", [In(np.float32(0)), In(np.float32(1e30)), In(np.float32(1e-30))],
           match="too many", status=INVALID_INPUT)
+
+
+# ============================================================================ SLICE
+
+
+def slice_shape(shape, begin, size):
+    return [d - b if s == -1 else s for d, b, s in zip(shape, begin, size)]
+
+
+@pytest.mark.parametrize(
+    "shape,begin,size",
+    [
+        ((4, 5), (1, 2), (2, 3)),
+        ((4, 5), (0, 0), (-1, -1)),
+        ((4, 5), (3, 1), (1, -1)),
+        ((2, 3, 4, 5), (1, 0, 2, 1), (1, 3, 2, 3)),
+        ((2, 3, 4, 5, 2), (0, 1, 1, 0, 1), (2, 2, -1, 5, 1)),
+        ((6,), (2,), (0,)),
+    ],
+)
+def test_slice(shape, begin, size):
+    check("SLICE", [In(rand(shape)), C(np.array(begin, np.int32)), C(np.array(size, np.int32))],
+          out_shapes=[slice_shape(shape, begin, size)])
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_slice_types(dtype):
+    check("SLICE", [In(rand((3, 4), dtype)), C(np.array([1, 1], np.int64)),
+                    C(np.array([2, -1], np.int64))], out_shapes=[(2, 3)])
+
+
+def test_slice_runtime_begin_size():
+    x = rand((4, 5, 6))
+    check("SLICE", [In(x), In(np.array([1, 0, 2], np.int32)), In(np.array([2, -1, 3], np.int32))],
+          out_shapes=[(2, 5, 3)])
+    fails("SLICE", [In(x), In(np.array([1, 0, 5], np.int32)), In(np.array([2, -1, 3], np.int32))],
+          match="does not fit", status=INVALID_INPUT)
+    fails("SLICE", [In(x), In(np.array([-1, 0, 0], np.int32)), In(np.array([1, 1, 1], np.int32))],
+          match="outside", status=INVALID_INPUT)
+
+
+@pytest.mark.parametrize(
+    "begin,size,match",
+    [((0, 6), (1, 1), "outside"), ((0, 0), (5, 1), "does not fit"), ((0, 0), (-2, 1), "does not fit"),
+     ((0,), (1,), "entries")],
+)
+def test_slice_bad(begin, size, match):
+    fails("SLICE", [In(rand((4, 5))), C(np.array(begin, np.int32)), C(np.array(size, np.int32))],
+          match=match, status=MALFORMED)
+
+
+# ============================================================================ STRIDED_SLICE
+
+
+def ss(x, begin, end, strides, runtime=(), **masks):
+    """Operands of a STRIDED_SLICE; names in `runtime` become graph inputs."""
+    ops = {"begin": begin, "end": end, "strides": strides}
+    vals = [In(x)]
+    for k in ("begin", "end", "strides"):
+        v = np.array(ops[k], np.int32)
+        vals.append(In(v) if k in runtime else C(v))
+    return vals, masks
+
+
+SS_CASES = [
+    # shape, begin, end, strides, masks
+    ((4, 5), (1, 0), (3, 5), (1, 2), {}),
+    ((6,), (5,), (0,), (-2,), {}),
+    ((6,), (-1,), (-7,), (-1,), {}),  # full reverse via clamping
+    ((6,), (-100,), (100,), (1,), {}),  # clamping both ends
+    ((6,), (4,), (1,), (1,), {}),  # empty
+    ((4, 5), (2, 3), (0, 0), (1, 1), {"begin_mask": 1, "end_mask": 2}),
+    ((4, 5), (2, 3), (0, 0), (-1, -2), {"begin_mask": 3, "end_mask": 3}),
+    ((3, 4, 5), (1, 0, 2), (2, 4, 3), (1, 1, 1), {"shrink_axis_mask": 5}),
+    ((3, 4, 5), (-1, 1, -2), (0, 3, 0), (1, 1, 1), {"shrink_axis_mask": 5}),
+    ((3, 4, 5), (0, 1, 0), (0, 3, 0), (1, 1, 1), {"shrink_axis_mask": 7}),  # scalar out
+    ((2, 3, 4, 5), (0, 1), (0, 3), (1, 1), {"ellipsis_mask": 1}),  # [..., 1:3]
+    ((2, 3, 4, 5), (1, 0, 1), (2, 0, 3), (1, 1, 1), {"ellipsis_mask": 2}),  # [1:2, ..., 1:3]
+    ((2, 3, 4, 5), (1, 0), (2, 0), (1, 1), {"ellipsis_mask": 2, "shrink_axis_mask": 1}),
+    ((3, 4), (0, 1, 0), (0, 3, 0), (1, 1, 1), {"new_axis_mask": 1, "end_mask": 4}),
+    ((3, 4), (1, 0, 0), (3, 0, 0), (1, 1, 1), {"new_axis_mask": 2, "end_mask": 4}),
+    ((3, 4, 5), (0, 0, 1), (0, 0, 3), (1, 1, 1), {"new_axis_mask": 1, "ellipsis_mask": 2}),
+    ((3, 4, 5), (1,), (3,), (1,), {}),  # fewer spec entries than dims
+    ((2, 3), (0, 1, 1), (0, 2, 3), (1, 1, 1), {"ellipsis_mask": 1}),  # ellipsis of no dims
+    ((2, 3), (0, 0, 1), (0, 1, 3), (1, 1, 1), {"ellipsis_mask": 2}),
+    ((2, 3, 4, 5, 6), (0, 1, 0, 4, 5), (2, 3, 4, 0, 0), (1, 1, 2, -1, -2), {}),
+    ((2, 2, 3, 2, 2), (1, 0, 2, 0, 0), (2, 2, 0, 2, 2), (1, 1, -1, 1, 1), {}),
+]
+
+
+@pytest.mark.parametrize("shape,begin,end,strides,masks", SS_CASES)
+def test_strided_slice(shape, begin, end, strides, masks):
+    vals, opts = ss(rand(shape), begin, end, strides, **masks)
+    check("STRIDED_SLICE", vals, opts)
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_strided_slice_types(dtype):
+    vals, opts = ss(rand((4, 6), dtype), (3, 0), (0, 6), (-1, 2))
+    check("STRIDED_SLICE", vals, opts)
+
+
+@pytest.mark.parametrize(
+    "shape,begin,end,strides",
+    [((4, 5), (1, 2), (2, 3), (1, 1)), ((4, 5), (-3, 0), (2, 5), (1, 2)),
+     ((6,), (5,), (-4,), (-2,)), ((3, 4, 5), (2, 1, 0), (1, 2, 5), (1, 1, 1))],
+)
+def test_strided_slice_offset(shape, begin, end, strides):
+    vals, opts = ss(rand(shape), begin, end, strides, offset=True)
+    check("STRIDED_SLICE", vals, opts)
+    # begin known only at run time: the shape comes from end/strides alone
+    vals, opts = ss(rand(shape), begin, end, strides, runtime=("begin",), offset=True)
+    check("STRIDED_SLICE", vals, opts)
+
+
+def test_strided_slice_offset_out_of_range():
+    vals, opts = ss(rand((4, 5)), (3, 0), (2, 5), (1, 1), runtime=("begin",), offset=True)
+    fails("STRIDED_SLICE", vals, opts, match="does not fit", status=INVALID_INPUT)
+    vals, opts = ss(rand((4, 5)), (3, 0), (2, 5), (1, 1), offset=True)
+    fails("STRIDED_SLICE", vals, opts, match="does not fit", status=MALFORMED)
+
+
+@pytest.mark.parametrize("runtime", [("begin",), ("end",), ("begin", "end", "strides")])
+def test_strided_slice_runtime(runtime):
+    vals, opts = ss(rand((5, 6)), (1, -1), (4, 0), (2, -2), runtime=runtime, shrink_axis_mask=0)
+    check("STRIDED_SLICE", vals, opts)
+    vals, opts = ss(rand((5, 6)), (1, 0), (4, 0), (1, 1), runtime=runtime, shrink_axis_mask=1,
+                    end_mask=2)
+    check("STRIDED_SLICE", vals, opts)
+
+
+def test_strided_slice_bad():
+    vals, opts = ss(rand((4, 5)), (0, 0), (4, 5), (1, 0))
+    fails("STRIDED_SLICE", vals, opts, match="strides\\[1\\] is 0", status=MALFORMED)
+    vals, opts = ss(rand((4, 5)), (0, 0), (4, 5), (1, 0), runtime=("strides",))
+    fails("STRIDED_SLICE", vals, opts, match="strides\\[1\\] is 0", status=INVALID_INPUT)
+    vals, opts = ss(rand((4, 5)), (4, 0), (5, 5), (1, 1), shrink_axis_mask=1)
+    fails("STRIDED_SLICE", vals, opts, match="shrink_axis index 4", status=MALFORMED)
+    vals, opts = ss(rand((4, 5)), (0, 0, 0), (1, 1, 1), (1, 1, 1))
+    fails("STRIDED_SLICE", vals, opts, match="entries")
+    vals, opts = ss(rand((4, 5)), (0, 0), (1, 1), (1, 1), ellipsis_mask=3)
+    fails("STRIDED_SLICE", vals, opts, match="more than one")
