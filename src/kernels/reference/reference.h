@@ -183,4 +183,52 @@ void wick_f32_resize_bilinear__reference(const wick_resize_shape *s, const float
 void wick_resize_nearest__reference(const wick_resize_shape *s, size_t elem_size, const void *in,
                                     void *out);
 
+/* ---- unary elementwise and activations (unary.c) ----
+ * Float semantics follow LiteRT's reference kernels and IEEE-754 (no flush
+ * of denormals): NaN propagates through every op except SIGN's integer types;
+ * -0 keeps its sign where the formula keeps it (RELU(-0) = -0, NEG(0) = -0).
+ * LOG(x<0) = NaN, LOG(±0) = -inf, SQRT(x<0) = NaN, RSQRT(±0) = ±inf. */
+typedef enum wick_unary_op {
+  WICK_UNARY_RELU,         /* x < 0 ? 0 : x */
+  WICK_UNARY_RELU6,        /* x > 6 ? 6 : (x < 0 ? 0 : x) */
+  WICK_UNARY_RELU_N1_TO_1, /* clamp to [-1, 1], NaN passes */
+  WICK_UNARY_RELU_0_TO_1,  /* clamp to [0, 1], NaN passes */
+  WICK_UNARY_LOGISTIC,     /* 1/(1+exp(-x)); 1 above 16.619..., exp(x) below -9 */
+  WICK_UNARY_TANH,
+  WICK_UNARY_HARD_SWISH,   /* (x * min(6, max(0, x + 3))) / 6 */
+  WICK_UNARY_ELU,          /* x < 0 ? expm1(x) : x */
+  WICK_UNARY_EXP,
+  WICK_UNARY_LOG,
+  WICK_UNARY_SQRT,
+  WICK_UNARY_RSQRT,        /* 1 / sqrt(x) */
+  WICK_UNARY_SQUARE,       /* x * x */
+  WICK_UNARY_ABS,
+  WICK_UNARY_NEG,
+  WICK_UNARY_SIN,
+  WICK_UNARY_COS,
+  WICK_UNARY_FLOOR,
+  WICK_UNARY_CEIL,
+  WICK_UNARY_ROUND,        /* to nearest, ties to even; -0.4 -> -0 */
+  WICK_UNARY_SIGN          /* -1, 0 or 1 (±0 -> +0); NaN -> NaN */
+} wick_unary_op;
+
+/* out[i] = op(in[i]) for i < n. `out` may equal `in`. */
+void wick_f32_unary__reference(wick_unary_op op, int64_t n, const float *in, float *out);
+/* Integer variants for ABS, NEG and SIGN (other ops copy). Two's complement
+ * wraps: ABS(MIN) = NEG(MIN) = MIN, as in LiteRT. */
+void wick_i16_unary__reference(wick_unary_op op, int64_t n, const int16_t *in, int16_t *out);
+void wick_i32_unary__reference(wick_unary_op op, int64_t n, const int32_t *in, int32_t *out);
+void wick_i64_unary__reference(wick_unary_op op, int64_t n, const int64_t *in, int64_t *out);
+/* out = !in (any non-zero byte is true); writes 0/1. */
+void wick_bool_not__reference(int64_t n, const bool *in, bool *out);
+/* out = x > 0 ? x : alpha * x */
+void wick_f32_leaky_relu__reference(int64_t n, float alpha, const float *in, float *out);
+/* exact: x/2 * erfc(-x/sqrt2); approximate: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+ * Both evaluated in double and rounded once. */
+void wick_f32_gelu__reference(int64_t n, bool approximate, const float *in, float *out);
+/* out = x >= 0 ? x : x * alpha, alpha broadcast into the output (= input)
+ * shape: operand a of `bc` is the input, b is alpha. */
+void wick_f32_prelu__reference(const wick_broadcast *bc, const float *in, const float *alpha,
+                               float *out);
+
 #endif /* WICK_KERNELS_REFERENCE_H */

@@ -1,0 +1,87 @@
+/*
+ * activations.c — activations with parameters: LEAKY_RELU (alpha option),
+ * GELU (approximate option) and PRELU (a second input, alpha, broadcast
+ * into the input's shape). Float32 only so far; quantized variants are
+ * refused at prepare with the type named.
+ *
+ * PRELU follows LiteRT: alpha must broadcast against the input and the
+ * broadcast shape must be the input's shape (alpha never enlarges the
+ * output). Parameterless activations (RELU, LOGISTIC, HARD_SWISH, ELU ...)
+ * are in elementwise_unary.c.
+ * Next: src/kernels/reference/unary.c.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/op_common.h"
+
+static wick_status require_f32(const wick_op_ctx *ctx, const wick_tensor *t, const char *what) {
+  bool quantized = t->info != NULL && t->info->quant.count > 0;
+  WICK_CHECK_SUPPORTED(ctx, t->type == WICK_DTYPE_FLOAT32,
+                       "%s type %s%s is not supported (float32)", what,
+                       quantized ? "quantized " : "", wick_dtype_name(t->type));
+  return WICK_OK;
+}
+
+static wick_status single_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
+  wick_tensor *in;
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(require_f32(ctx, in, "input"));
+  return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
+}
+
+/* ---------------------------------------------------------------- LEAKY_RELU */
+
+static wick_status leaky_relu_invoke(wick_op_ctx *ctx) {
+  wick_tensor *in = wick_op_input(ctx, 0);
+  wick_f32_leaky_relu__reference(wick_tensor_elements(in), ctx->params->alpha, in->data,
+                                 wick_op_output(ctx, 0)->data);
+  return WICK_OK;
+}
+
+/* v2 adds int16 only. */
+const wick_op_def wick_op_leaky_relu = {"LEAKY_RELU", WICK_BUILTIN_LEAKY_RELU, 2, single_prepare,
+                                        leaky_relu_invoke};
+
+/* ---------------------------------------------------------------- GELU */
+
+static wick_status gelu_invoke(wick_op_ctx *ctx) {
+  wick_tensor *in = wick_op_input(ctx, 0);
+  wick_f32_gelu__reference(wick_tensor_elements(in), ctx->params->approximate, in->data,
+                           wick_op_output(ctx, 0)->data);
+  return WICK_OK;
+}
+
+/* v2 adds int8/uint8 only. */
+const wick_op_def wick_op_gelu = {"GELU", WICK_BUILTIN_GELU, 2, single_prepare, gelu_invoke};
+
+/* ---------------------------------------------------------------- PRELU */
+
+static wick_status prelu_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
+  wick_tensor *in, *alpha;
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(wick_require_input(ctx, 1, &alpha));
+  WICK_TRY(require_f32(ctx, in, "input"));
+  WICK_TRY(require_f32(ctx, alpha, "alpha"));
+  wick_broadcast *bc = wick_op_alloc(ctx, sizeof *bc);
+  if (bc == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  WICK_TRY(wick_broadcast_shapes(ctx, in, alpha, &bc->rank, bc->dims));
+  bool same = bc->rank == in->rank;
+  for (int32_t i = 0; same && i < in->rank; i++) same = bc->dims[i] == in->dims[i];
+  WICK_CHECK(ctx, same, "alpha (rank %d) must broadcast into the input's shape (rank %d)",
+             alpha->rank, in->rank);
+  wick_broadcast_strides(in, bc->rank, bc->dims, bc->a_strides);
+  wick_broadcast_strides(alpha, bc->rank, bc->dims, bc->b_strides);
+  ctx->node->user_data = bc;
+  return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
+}
+
+static wick_status prelu_invoke(wick_op_ctx *ctx) {
+  const wick_broadcast *bc = ctx->node->user_data;
+  wick_f32_prelu__reference(bc, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
+                            wick_op_output(ctx, 0)->data);
+  return WICK_OK;
+}
+
+const wick_op_def wick_op_prelu = {"PRELU", WICK_BUILTIN_PRELU, 1, prelu_prepare, prelu_invoke};

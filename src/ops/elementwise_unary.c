@@ -1,0 +1,148 @@
+/*
+ * elementwise_unary.c — one-input, one-output elementwise ops without
+ * options: RELU RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH HARD_SWISH ELU
+ * EXP LOG SQRT RSQRT SQUARE ABS NEG SIN COS FLOOR CEIL ROUND SIGN,
+ * LOGICAL_NOT and ZEROS_LIKE.
+ *
+ * One prepare and one invoke serve them all, driven by the table below: the
+ * kernel op, the element types the op accepts (those LiteRT accepts for the
+ * non-quantized op) and the newest version implemented. Output = input shape
+ * and type. Quantized (int8/uint8/int16 with scales) variants are refused at
+ * prepare with the type named; they belong with the int8 kernels.
+ *
+ * Where wick's float results are defined for special inputs (NaN, ±inf, ±0,
+ * LOG of a negative, ...) see reference.h, wick_unary_op.
+ * Next: src/kernels/reference/unary.c; parameterized activations
+ * (LEAKY_RELU, PRELU, GELU) live in activations.c.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/op_common.h"
+
+enum {
+  T_F32 = 1 << 0,
+  T_I16 = 1 << 1, /* non-quantized int16 only */
+  T_I32 = 1 << 2,
+  T_I64 = 1 << 3,
+  T_BOOL = 1 << 4
+};
+
+typedef enum kind { K_MATH, K_NOT, K_ZEROS } kind;
+
+typedef struct unary_entry {
+  int32_t builtin;
+  kind kind;
+  wick_unary_op op;
+  unsigned types;
+  const char *type_list; /* for messages */
+} unary_entry;
+
+static const unary_entry table[] = {
+    {WICK_BUILTIN_RELU, K_MATH, WICK_UNARY_RELU, T_F32, "float32"},
+    {WICK_BUILTIN_RELU6, K_MATH, WICK_UNARY_RELU6, T_F32, "float32"},
+    {WICK_BUILTIN_RELU_N1_TO_1, K_MATH, WICK_UNARY_RELU_N1_TO_1, T_F32, "float32"},
+    {WICK_BUILTIN_RELU_0_TO_1, K_MATH, WICK_UNARY_RELU_0_TO_1, T_F32, "float32"},
+    {WICK_BUILTIN_LOGISTIC, K_MATH, WICK_UNARY_LOGISTIC, T_F32, "float32"},
+    {WICK_BUILTIN_TANH, K_MATH, WICK_UNARY_TANH, T_F32, "float32"},
+    {WICK_BUILTIN_HARD_SWISH, K_MATH, WICK_UNARY_HARD_SWISH, T_F32, "float32"},
+    {WICK_BUILTIN_ELU, K_MATH, WICK_UNARY_ELU, T_F32, "float32"},
+    {WICK_BUILTIN_EXP, K_MATH, WICK_UNARY_EXP, T_F32, "float32"},
+    {WICK_BUILTIN_LOG, K_MATH, WICK_UNARY_LOG, T_F32, "float32"},
+    {WICK_BUILTIN_SQRT, K_MATH, WICK_UNARY_SQRT, T_F32, "float32"},
+    {WICK_BUILTIN_RSQRT, K_MATH, WICK_UNARY_RSQRT, T_F32, "float32"},
+    {WICK_BUILTIN_SQUARE, K_MATH, WICK_UNARY_SQUARE, T_F32, "float32"},
+    {WICK_BUILTIN_ABS, K_MATH, WICK_UNARY_ABS, T_F32 | T_I16 | T_I32, "float32, int16, int32"},
+    {WICK_BUILTIN_NEG, K_MATH, WICK_UNARY_NEG, T_F32 | T_I32 | T_I64, "float32, int32, int64"},
+    {WICK_BUILTIN_SIN, K_MATH, WICK_UNARY_SIN, T_F32, "float32"},
+    {WICK_BUILTIN_COS, K_MATH, WICK_UNARY_COS, T_F32, "float32"},
+    {WICK_BUILTIN_FLOOR, K_MATH, WICK_UNARY_FLOOR, T_F32, "float32"},
+    {WICK_BUILTIN_CEIL, K_MATH, WICK_UNARY_CEIL, T_F32, "float32"},
+    {WICK_BUILTIN_ROUND, K_MATH, WICK_UNARY_ROUND, T_F32, "float32"},
+    {WICK_BUILTIN_SIGN, K_MATH, WICK_UNARY_SIGN, T_F32 | T_I32, "float32, int32"},
+    {WICK_BUILTIN_LOGICAL_NOT, K_NOT, WICK_UNARY_NEG, T_BOOL, "bool"},
+    {WICK_BUILTIN_ZEROS_LIKE, K_ZEROS, WICK_UNARY_NEG, T_F32 | T_I32 | T_I64,
+     "float32, int32, int64"},
+};
+
+static const unary_entry *find_entry(int32_t builtin) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (table[i].builtin == builtin) return &table[i];
+  return NULL;
+}
+
+static unsigned type_bit(const wick_tensor *t) {
+  bool quantized = t->info != NULL && t->info->quant.count > 0;
+  switch (t->type) {
+    case WICK_DTYPE_FLOAT32: return T_F32;
+    case WICK_DTYPE_INT16: return quantized ? 0 : T_I16;
+    case WICK_DTYPE_INT32: return T_I32;
+    case WICK_DTYPE_INT64: return T_I64;
+    case WICK_DTYPE_BOOL: return T_BOOL;
+    default: return 0;
+  }
+}
+
+static wick_status unary_prepare(wick_op_ctx *ctx) {
+  const unary_entry *e = find_entry(ctx->node->op->builtin);
+  WICK_CHECK(ctx, e != NULL, "not an elementwise unary op");
+  WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
+  wick_tensor *in;
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  bool quantized = in->info != NULL && in->info->quant.count > 0;
+  WICK_CHECK_SUPPORTED(ctx, (type_bit(in) & e->types) != 0, "input type %s%s is not supported (%s)",
+                       quantized ? "quantized " : "", wick_dtype_name(in->type), e->type_list);
+  return wick_op_set_output(ctx, 0, in->type, in->rank, in->dims);
+}
+
+static wick_status unary_invoke(wick_op_ctx *ctx) {
+  const unary_entry *e = find_entry(ctx->node->op->builtin);
+  wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
+  int64_t n = wick_tensor_elements(in);
+  switch (e->kind) {
+    case K_ZEROS:
+      if (out->bytes > 0) memset(out->data, 0, out->bytes);
+      return WICK_OK;
+    case K_NOT:
+      wick_bool_not__reference(n, in->data, out->data);
+      return WICK_OK;
+    case K_MATH:
+      break;
+  }
+  switch (in->type) {
+    case WICK_DTYPE_FLOAT32: wick_f32_unary__reference(e->op, n, in->data, out->data); break;
+    case WICK_DTYPE_INT16: wick_i16_unary__reference(e->op, n, in->data, out->data); break;
+    case WICK_DTYPE_INT32: wick_i32_unary__reference(e->op, n, in->data, out->data); break;
+    case WICK_DTYPE_INT64: wick_i64_unary__reference(e->op, n, in->data, out->data); break;
+    default: return wick_op_fail(ctx, WICK_ERR_UNSUPPORTED_OP, "unsupported type");
+  }
+  return WICK_OK;
+}
+
+/* max versions: LiteRT's newest; versions that only add int8/int16
+ * quantized kernels are accepted and refused by type at prepare. */
+#define UNARY_OP(sym, NAME, maxv) \
+  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, unary_prepare, unary_invoke};
+
+UNARY_OP(wick_op_relu, RELU, 3)
+UNARY_OP(wick_op_relu6, RELU6, 3)
+UNARY_OP(wick_op_relu_n1_to_1, RELU_N1_TO_1, 1)
+UNARY_OP(wick_op_relu_0_to_1, RELU_0_TO_1, 1)
+UNARY_OP(wick_op_logistic, LOGISTIC, 3)
+UNARY_OP(wick_op_tanh, TANH, 3)
+UNARY_OP(wick_op_hard_swish, HARD_SWISH, 1)
+UNARY_OP(wick_op_elu, ELU, 1)
+UNARY_OP(wick_op_exp, EXP, 2)
+UNARY_OP(wick_op_log, LOG, 2)
+UNARY_OP(wick_op_sqrt, SQRT, 2)
+UNARY_OP(wick_op_rsqrt, RSQRT, 3)
+UNARY_OP(wick_op_square, SQUARE, 1)
+UNARY_OP(wick_op_abs, ABS, 5)
+UNARY_OP(wick_op_neg, NEG, 1)
+UNARY_OP(wick_op_sin, SIN, 1)
+UNARY_OP(wick_op_cos, COS, 1)
+UNARY_OP(wick_op_floor, FLOOR, 1)
+UNARY_OP(wick_op_ceil, CEIL, 1)
+UNARY_OP(wick_op_round, ROUND, 1)
+UNARY_OP(wick_op_sign, SIGN, 2)
+UNARY_OP(wick_op_logical_not, LOGICAL_NOT, 1)
+UNARY_OP(wick_op_zeros_like, ZEROS_LIKE, 1)

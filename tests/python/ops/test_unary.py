@@ -1,0 +1,486 @@
+"""Differential tests: unary elementwise ops, activations, CAST, DEQUANTIZE, QUANTIZE.
+
+Each case writes a one-operator .tflite file, runs it on wick and on LiteRT, and compares.
+
+Oracles and tolerances
+----------------------
+* LiteRT's reference kernels (``reference=True``, BUILTIN_REF) are the oracle wherever LiteRT
+  registers one. Its default kernels (XNNPACK) flush denormals to zero, use their own polynomial
+  exp/sin/cos/erf/tanh (SIN/COS of 1e10 are off by thousands, EXP(NaN) is 0) and quantize with a
+  multiply by 1/scale and ties-to-even; the reference kernels are plain IEEE / libm code, which is
+  what wick implements.
+* ELU, CEIL and ROUND have no reference registration in LiteRT: they are compared with the
+  default kernels on normal values and with numpy's IEEE formulas on special values (denormals
+  are where XNNPACK differs: it flushes them).
+* float32: ``|wick - ref| <= 1e-5 * max(1, max|ref|)`` on finite values (transcendental
+  functions may differ in the last bits between libm versions and Eigen); NaN positions,
+  infinities and the sign of zeros must be identical. On this machine the reference kernels and
+  wick agree bit for bit for every op except GELU (LiteRT evaluates erf/tanh in float32 with
+  Eigen's approximations; wick in double, rounded once).
+* Integers, bools, float16 bit patterns and quantized values: exact.
+
+Where wick defines behaviour that LiteRT leaves undefined or differs on purpose:
+* CAST float -> integer saturates and maps NaN to 0 (LiteRT 2.x gives the type's maximum for NaN).
+* QUANTIZE saturates ±inf/huge values to the type's range and maps NaN to the zero point
+  (LiteRT's reference kernel hits an undefined float->int conversion there: -128 on x86).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import wick
+from tests.python.oracles.litert import run_litert
+from wick.tflite.writer import ModelWriter
+
+FLOAT_REL = 1e-5
+
+SPECIAL = np.array(
+    [
+        np.nan,
+        np.inf,
+        -np.inf,
+        0.0,
+        -0.0,
+        1e-45,
+        -1e-45,
+        1e-40,
+        -3e-39,
+        1.1754944e-38,
+        3.4e38,
+        -3.4e38,
+        0.5,
+        -0.5,
+        1.5,
+        2.5,
+        -2.5,
+        3.0,
+        -3.0,
+        6.0,
+        1.0,
+        -1.0,
+        8.5,
+        16.7,
+        -9.5,
+        20.0,
+        -20.0,
+        88.8,
+        -104.0,
+        100.0,
+        -100.0,
+        1e10,
+        -1e10,
+        8388609.0,
+        -8388609.5,
+    ],
+    np.float32,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# helpers
+# ------------------------------------------------------------------------------------------
+
+
+def model(
+    op,
+    inputs,
+    out_dtype=None,
+    options=None,
+    *,
+    in_quant=None,
+    out_quant=None,
+    consts=(),
+    version=None,
+    out_shape=None,
+):
+    """One-op model. `inputs`: arrays; indices in `consts` are stored as constants."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    ids, graph_inputs = [], []
+    for k, x in enumerate(inputs):
+        q = in_quant if k == 0 else None
+        if k in consts:
+            t = sg.add_constant(f"c{k}", x, quant=q)
+        else:
+            t = sg.add_tensor(f"in{k}", list(x.shape), x.dtype, quant=q)
+            graph_inputs.append(t)
+        ids.append(t)
+    shape = list(inputs[0].shape) if out_shape is None else out_shape
+    y = sg.add_tensor("y", shape, out_dtype or inputs[0].dtype, quant=out_quant)
+    sg.add_operator(op, ids, [y], options=options, version=version)
+    sg.set_inputs(graph_inputs)
+    sg.set_outputs([y])
+    feeds = [x for k, x in enumerate(inputs) if k not in consts]
+    return w.finish(), feeds
+
+
+def run_both(data, feeds, reference=True):
+    got = wick.load(data)(*feeds)[0]
+    ref = run_litert(data, feeds, reference=reference)[0]
+    assert got.dtype == ref.dtype, (got.dtype, ref.dtype)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    return got, ref
+
+
+def assert_float_match(got, ref, rel=FLOAT_REL, exact_zeros=True):
+    """NaNs, infinities and (with exact_zeros) zero signs identical; finite values within
+    rel*max(1, max|ref|)."""
+    got = np.asarray(got, np.float32)
+    ref = np.asarray(ref, np.float32)
+    assert got.shape == ref.shape
+    gn, rn = np.isnan(got), np.isnan(ref)
+    assert np.array_equal(gn, rn), f"NaN positions differ:\nwick {got}\nref  {ref}"
+    ok = ~rn
+    g, r = got[ok], ref[ok]
+    assert np.array_equal(np.isinf(g), np.isinf(r)) and np.array_equal(
+        g[np.isinf(g)], r[np.isinf(r)]
+    ), f"infinities differ:\nwick {got}\nref  {ref}"
+    zero = (r == 0) if exact_zeros else np.zeros(r.shape, bool)
+    assert np.array_equal(np.signbit(g[zero]), np.signbit(r[zero])) and np.all(g[zero] == 0), (
+        f"zeros differ:\nwick {g[zero]}\nref  {r[zero]}"
+    )
+    fin = np.isfinite(r)
+    if fin.any():
+        bound = rel * max(1.0, float(np.max(np.abs(r[fin]))))
+        err = float(np.max(np.abs(g[fin].astype(np.float64) - r[fin])))
+        assert err <= bound, f"max error {err} > {bound}:\nwick {got}\nref  {ref}"
+
+
+def assert_exact(got, ref):
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    assert got.tobytes() == ref.tobytes(), f"\nwick {got}\nref  {ref}"
+
+
+def wick_fails(data, feeds, match):
+    with pytest.raises(wick.WickError) as e:
+        wick.load(data)(*feeds)
+    assert re.search(match, str(e.value)), str(e.value)
+    return e.value
+
+
+# ------------------------------------------------------------------------------------------
+# float unary math and parameterless activations
+# ------------------------------------------------------------------------------------------
+
+FLOAT_OPS = [
+    "RELU",
+    "RELU6",
+    "RELU_N1_TO_1",
+    "RELU_0_TO_1",
+    "LOGISTIC",
+    "TANH",
+    "HARD_SWISH",
+    "ELU",
+    "EXP",
+    "LOG",
+    "SQRT",
+    "RSQRT",
+    "SQUARE",
+    "ABS",
+    "NEG",
+    "SIN",
+    "COS",
+    "FLOOR",
+    "CEIL",
+    "ROUND",
+    "SIGN",
+]
+NO_REF = {"ELU", "CEIL", "ROUND"}  # LiteRT's BUILTIN_REF resolver lacks them
+POSITIVE = {"LOG", "SQRT", "RSQRT"}
+
+# numpy statements of the IEEE formulas, for special values of the NO_REF ops.
+NUMPY_F32 = {
+    "ELU": lambda x: np.where(x < 0, np.expm1(x), x),
+    "CEIL": np.ceil,
+    "ROUND": np.round,  # ties to even
+}
+
+SHAPES = [(), (1,), (7,), (2, 3), (1, 4, 5, 3), (2, 1, 3, 1, 2)]
+
+
+def _float_input(op, shape, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    if op in POSITIVE:
+        x = np.abs(x) + np.float32(0.01)
+    if op in ("ROUND", "FLOOR", "CEIL"):
+        x = np.round(x * 2).astype(np.float32) / 2 if x.size else x  # many exact .5 ties
+    return x
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_float_unary_random(op, shape):
+    x = _float_input(op, shape, seed=len(shape) * 31 + len(op))
+    # Rank 0 as a constant: the Python binding cannot feed 0-d inputs yet (ascontiguousarray
+    # makes them 1-d).
+    data, feeds = model(op, [np.asarray(x)], consts=(0,) if shape == () else ())
+    got, ref = run_both(data, feeds, reference=op not in NO_REF)
+    assert_float_match(got, ref)
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_float_unary_special_values(op):
+    """NaN, ±inf, ±0, denormals, huge magnitudes, exact ties."""
+    data, feeds = model(op, [SPECIAL])
+    got = wick.load(data)(*feeds)[0]
+    if op in NO_REF:
+        with np.errstate(all="ignore"):
+            expect = NUMPY_F32[op](SPECIAL).astype(np.float32)
+        assert_float_match(got, expect, rel=1e-6)
+        # LiteRT's default kernels agree except on denormal inputs (flushed to zero there).
+        normal = ~((SPECIAL != 0) & (np.abs(SPECIAL) < np.finfo(np.float32).tiny))
+        ref = run_litert(data, feeds)[0]
+        assert_float_match(got[normal], ref[normal])
+    else:
+        ref = run_litert(data, feeds, reference=True)[0]
+        assert_float_match(got, ref, rel=1e-6)
+
+
+def test_documented_special_results():
+    """The results reference.h promises (wick_unary_op), independent of any oracle."""
+    x = np.array([-1.0, -0.0, 0.0, np.nan, -0.5, 0.5, -1.5, 2.5, -2.5], np.float32)
+
+    def run(op):
+        data, feeds = model(op, [x])
+        return wick.load(data)(*feeds)[0]
+
+    log = run("LOG")
+    assert np.isnan(log[0]) and log[1] == -np.inf and log[2] == -np.inf and np.isnan(log[3])
+    sq = run("SQRT")
+    assert np.isnan(sq[0]) and np.signbit(sq[1]) and sq[1] == 0 and sq[2] == 0
+    rs = run("RSQRT")
+    assert rs[1] == -np.inf and rs[2] == np.inf
+    relu = run("RELU")
+    assert np.signbit(relu[1]) and np.isnan(relu[3]) and relu[0] == 0
+    rnd = run("ROUND")
+    assert list(rnd[4:]) == [-0.0, 0.0, -2.0, 2.0, -2.0] and np.signbit(rnd[4])
+    sign = run("SIGN")
+    assert sign[0] == -1 and not np.signbit(sign[1]) and sign[1] == 0 and np.isnan(sign[3])
+    neg = run("NEG")
+    assert np.signbit(neg[2]) and not np.signbit(neg[1])
+
+
+def test_float_unary_empty_tensor():
+    x = np.zeros((2, 0, 3), np.float32)
+    data, feeds = model("TANH", [x])
+    got = wick.load(data)(*feeds)[0]
+    assert got.shape == (2, 0, 3) and got.dtype == np.float32
+
+
+def test_float_unary_constant_input_is_folded():
+    x = np.linspace(-3, 3, 13, dtype=np.float32)
+    data, feeds = model("LOGISTIC", [x], consts=(0,))
+    got, ref = run_both(data, feeds)
+    assert_float_match(got, ref)
+
+
+# ------------------------------------------------------------------------------------------
+# integer and bool variants
+# ------------------------------------------------------------------------------------------
+
+INT_CASES = [
+    ("ABS", "int32"),
+    ("ABS", "int16"),
+    ("NEG", "int32"),
+    ("NEG", "int64"),
+    ("SIGN", "int32"),
+    ("ZEROS_LIKE", "int32"),
+    ("ZEROS_LIKE", "int64"),
+]
+
+
+@pytest.mark.parametrize("op,dtype", INT_CASES)
+def test_int_unary(op, dtype):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(3)
+    x = np.concatenate(
+        [
+            np.array([0, 1, -1, info.max, info.min, info.min + 1], dtype),  # MIN wraps
+            rng.integers(info.min, info.max, size=30, dtype=dtype, endpoint=True),
+        ]
+    ).reshape(4, 9)
+    data, feeds = model(op, [x])
+    # ABS int32 is version 5, which LiteRT's reference resolver does not register.
+    got, ref = run_both(data, feeds, reference=False)
+    assert_exact(got, ref)
+
+
+def test_zeros_like_float():
+    data, feeds = model("ZEROS_LIKE", [SPECIAL.reshape(5, 7)])
+    got, ref = run_both(data, feeds)
+    assert_exact(got, ref)
+
+
+def test_logical_not():
+    x = np.random.default_rng(1).integers(0, 2, size=(3, 5)).astype(bool)
+    data, feeds = model("LOGICAL_NOT", [x])
+    got, ref = run_both(data, feeds)
+    assert_exact(got, ref)
+
+
+def test_logical_not_nonzero_bytes_are_true():
+    """A constant bool buffer may hold any non-zero byte: it reads as true (wick's rule)."""
+    raw = np.array([0, 1, 2, 255], np.uint8).view(np.bool_)
+    data, feeds = model("LOGICAL_NOT", [raw], consts=(0,))
+    got = wick.load(data)(*feeds)[0]
+    assert got.view(np.uint8).tolist() == [1, 0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    "op,x,match",
+    [
+        ("SQUARE", np.arange(4, dtype=np.int32), r"int32 is not supported \(float32\)"),
+        ("ABS", np.arange(4, dtype=np.int64), r"int64 is not supported"),
+        ("SIGN", np.arange(4, dtype=np.int64), r"int64 is not supported"),
+        ("LOGICAL_NOT", np.arange(4, dtype=np.float32), r"float32 is not supported \(bool\)"),
+        ("EXP", np.arange(4, dtype=np.int32), r"int32 is not supported"),
+    ],
+)
+def test_unsupported_types_are_refused(op, x, match):
+    data, feeds = model(op, [x])
+    wick_fails(data, feeds, match)
+
+
+def test_quantized_input_is_refused_with_type_named():
+    x = np.zeros((2, 3), np.int8)
+    data, feeds = model(
+        "RELU",
+        [x],
+        in_quant=dict(scale=[0.1], zero_point=[0]),
+        out_quant=dict(scale=[0.1], zero_point=[0]),
+    )
+    wick_fails(data, feeds, r"quantized int8 is not supported")
+
+
+def test_output_type_mismatch_is_refused():
+    x = np.ones(4, np.float32)
+    data, feeds = model("TANH", [x], out_dtype="int32")
+    wick_fails(data, feeds, r"declared int32 but the op produces float32")
+
+
+def test_wrong_arity_is_refused():
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    a = sg.add_tensor("a", [3], "float32")
+    b = sg.add_tensor("b", [3], "float32")
+    y = sg.add_tensor("y", [3], "float32")
+    sg.add_operator("EXP", [a, b], [y])
+    sg.set_inputs([a, b])
+    sg.set_outputs([y])
+    wick_fails(w.finish(), [np.ones(3, np.float32)] * 2, r"EXP.*takes 1\.\.1 inputs")
+
+
+# ------------------------------------------------------------------------------------------
+# activations with parameters: LEAKY_RELU, GELU, PRELU
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alpha", [0.2, -2.0, 0.0, 1.5])
+@pytest.mark.parametrize("special", [False, True])
+def test_leaky_relu(alpha, special):
+    x = (
+        SPECIAL
+        if special
+        else (np.random.default_rng(5).standard_normal((2, 3, 4)) * 3).astype(np.float32)
+    )
+    data, feeds = model("LEAKY_RELU", [x], options=dict(alpha=alpha))
+    got, ref = run_both(data, feeds)
+    assert_float_match(got, ref, rel=1e-6)
+
+
+@pytest.mark.parametrize("approximate", [False, True])
+@pytest.mark.parametrize("special", [False, True])
+def test_gelu(approximate, special):
+    # LiteRT computes in float32 with Eigen's erf/tanh approximations; wick in double.
+    x = (
+        SPECIAL
+        if special
+        else (np.random.default_rng(6).standard_normal((3, 17)) * 3).astype(np.float32)
+    )
+    data, feeds = model("GELU", [x], options=dict(approximate=approximate))
+    got, ref = run_both(data, feeds)
+    # LiteRT's 1 + erf(x) cancels to 0 below x ~ -4 where the true value is a tiny negative:
+    # zeros are compared by tolerance, not sign, here.
+    assert_float_match(got, ref, exact_zeros=False)
+    # And against the formula in float64 (GELU's definition), rounded once.
+    x64 = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        if approximate:
+            expect = 0.5 * x64 * (1 + np.tanh(np.sqrt(2 / np.pi) * (x64 + 0.044715 * x64**3)))
+        else:
+            expect = 0.5 * x64 * np.vectorize(math.erfc)(-x64 / np.sqrt(2))
+    assert_float_match(got, expect.astype(np.float32), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "in_shape,alpha_shape",
+    [
+        ((1, 4, 4, 3), (3,)),
+        ((1, 4, 4, 3), (1, 1, 3)),
+        ((2, 4, 4, 3), (4, 4, 3)),
+        ((1, 4, 4, 3), (1, 4, 1, 1)),
+        ((2, 5), (1,)),
+        ((2, 5), ()),
+        ((6,), (6,)),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("alpha_const", [True, False])
+def test_prelu(in_shape, alpha_shape, alpha_const):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(in_shape).astype(np.float32)
+    x.flat[0] = -0.0
+    alpha = rng.uniform(-1, 1, alpha_shape).astype(np.float32)
+    # (a rank-0 alpha is always a constant: the binding cannot feed 0-d inputs yet)
+    data, feeds = model("PRELU", [x, alpha], consts=(1,) if alpha_const or not alpha.ndim else ())
+    got, ref = run_both(data, feeds)
+    assert_exact(got, ref)  # one multiply: bit-exact
+
+
+def test_prelu_rank5_against_numpy():
+    # LiteRT's PRELU broadcasts through a 4-D helper; rank 5 is checked with numpy.
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 1, 3, 2, 4)).astype(np.float32)
+    alpha = rng.uniform(-1, 1, (1, 3, 1, 4)).astype(np.float32)
+    data, feeds = model("PRELU", [x, alpha], consts=(1,))
+    got = wick.load(data)(*feeds)[0]
+    assert_exact(got, np.where(x >= 0, x, x * alpha).astype(np.float32))
+
+
+@pytest.mark.parametrize(
+    "in_shape,alpha_shape,match",
+    [
+        ((1, 4, 4, 3), (5,), r"do not broadcast"),
+        ((1, 4, 4, 3), (2, 4, 4, 3), r"must broadcast into the input's shape"),
+        ((4, 3), (1, 4, 3), r"must broadcast into the input's shape"),
+    ],
+)
+def test_prelu_bad_alpha_shape(in_shape, alpha_shape, match):
+    x = np.ones(in_shape, np.float32)
+    alpha = np.ones(alpha_shape, np.float32)
+    data, feeds = model("PRELU", [x, alpha], consts=(1,))
+    wick_fails(data, feeds, "PRELU.*" + match)
+
+
+def test_prelu_alpha_type_must_match():
+    x = np.ones((2, 3), np.float32)
+    alpha = np.ones(3, np.int32)
+    data, feeds = model("PRELU", [x, alpha], consts=(1,))
+    wick_fails(data, feeds, r"alpha type int32 is not supported")
+
+
+def test_gelu_int8_refused():
+    x = np.zeros(4, np.int8)
+    data, feeds = model(
+        "GELU",
+        [x],
+        in_quant=dict(scale=[0.1], zero_point=[0]),
+        out_quant=dict(scale=[0.1], zero_point=[0]),
+    )
+    wick_fails(data, feeds, r"GELU.*quantized int8 is not supported")
