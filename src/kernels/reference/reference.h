@@ -231,4 +231,35 @@ void wick_f32_gelu__reference(int64_t n, bool approximate, const float *in, floa
 void wick_f32_prelu__reference(const wick_broadcast *bc, const float *in, const float *alpha,
                                float *out);
 
+/* ---- element type conversion (cast.c) ----
+ * Types: float32, float16, float64, int8, uint8, int16, int32, int64, bool.
+ * Integer -> integer wraps (keeps the low bits); anything -> bool is x != 0
+ * (NaN -> true); bool -> number is 0/1. Float -> integer truncates toward
+ * zero and saturates to the type's range, with NaN -> 0 (LiteRT 2.x gives
+ * the type's maximum for NaN; its older kernels were undefined there).
+ * To float16: round to nearest even, overflow to ±inf, NaN stays NaN;
+ * integers and float64 go through float32 first, as LiteRT's Eigen::half. */
+uint16_t wick_f32_to_f16(float x);
+float wick_f16_to_f32(uint16_t h);
+/* Converts n elements. `from` == `to` copies. */
+void wick_cast__reference(wick_dtype from, wick_dtype to, int64_t n, const void *in, void *out);
+
+/* ---- affine (de)quantization (quantize.c) ----
+ * A tensor seen as [outer, channels, inner] with one (scale, zero_point) per
+ * channel; per-tensor parameters are channels = 1. real = scale * (q - zp). */
+typedef struct wick_quant_layout {
+  int64_t outer, channels, inner;
+  const float *scale;       /* channels entries */
+  const int32_t *zero_point; /* channels entries */
+} wick_quant_layout;
+
+/* `type` int8, uint8 or int16: out = (float)(scale * (q - zp)), one rounding. */
+void wick_dequantize__reference(wick_dtype type, const wick_quant_layout *q, const void *in,
+                                float *out);
+/* `type` int8, uint8 or int16: q = clamp(round_half_away(x / scale) + zp),
+ * with x / scale in float as LiteRT's reference kernel. Saturates (±inf and
+ * huge values clamp); NaN quantizes as 0.0 (to clamp(zp)). Scales are > 0. */
+void wick_quantize__reference(wick_dtype type, const wick_quant_layout *q, const float *in,
+                              void *out);
+
 #endif /* WICK_KERNELS_REFERENCE_H */

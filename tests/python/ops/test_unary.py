@@ -484,3 +484,358 @@ def test_gelu_int8_refused():
         out_quant=dict(scale=[0.1], zero_point=[0]),
     )
     wick_fails(data, feeds, r"GELU.*quantized int8 is not supported")
+
+
+# ------------------------------------------------------------------------------------------
+# CAST
+# ------------------------------------------------------------------------------------------
+
+CAST_TYPES = ["float32", "float16", "float64", "int8", "uint8", "int16", "int32", "int64", "bool"]
+
+
+def _cast_values(src, seed):
+    """Values every destination represents without saturation, plus a few edge ones."""
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(src)
+    if dt == np.bool_:
+        return rng.integers(0, 2, 24).astype(bool)
+    if dt.kind == "f":
+        v = np.concatenate([rng.uniform(-127, 127, 18), [0.0, -0.0, 0.5, -0.99, 126.75, 1e-3]])
+        return v.astype(dt)
+    info = np.iinfo(dt)
+    v = np.concatenate(
+        [rng.integers(info.min, info.max, 20, endpoint=True), [0, 1, info.min, info.max]]
+    )
+    return v.astype(dt)
+
+
+@pytest.mark.parametrize("dst", CAST_TYPES)
+@pytest.mark.parametrize("src", CAST_TYPES)
+def test_cast_pairs(src, dst):
+    x = _cast_values(src, seed=CAST_TYPES.index(src) * 10 + CAST_TYPES.index(dst)).reshape(4, 6)
+    data, feeds = model("CAST", [x], out_dtype=dst)
+    got, ref = run_both(data, feeds)
+    assert_exact(got, ref)
+
+
+@pytest.mark.parametrize("dst", ["int8", "uint8", "int16", "int32", "int64", "bool", "float16"])
+@pytest.mark.parametrize("src", ["float32", "float64"])
+def test_cast_float_special_values(src, dst):
+    """Truncation toward zero, saturation at the type's range, ±inf; NaN -> 0 (wick's rule)."""
+    x = np.array(
+        [
+            np.nan,
+            np.inf,
+            -np.inf,
+            0.0,
+            -0.0,
+            1e-45,
+            0.7,
+            -0.7,
+            127.9,
+            128.0,
+            -128.9,
+            -129.0,
+            255.9,
+            256.0,
+            32767.9,
+            -32768.9,
+            65519.9,
+            65520.0,
+            2147483647.0,
+            2147483648.0,
+            -2147483904.0,
+            1e10,
+            -1e10,
+            9.3e18,
+            -9.3e18,
+            3.4e38,
+            -3.4e38,
+        ],
+        np.float64,
+    ).astype(src)
+    data, feeds = model("CAST", [x], out_dtype=dst)
+    got, ref = run_both(data, feeds)
+    nan = np.isnan(x)
+    if np.dtype(dst).kind in "iu":
+        assert np.all(got[nan] == 0)  # LiteRT 2.x: the type's maximum
+        assert_exact(got[~nan], ref[~nan])
+    else:
+        assert_exact(got, ref) if dst == "bool" else assert_exact(
+            got.view(np.uint16), ref.view(np.uint16)
+        )
+
+
+def test_cast_float32_to_float16_rounding():
+    """Round to nearest even around every float16 binade, subnormals, overflow; vs numpy."""
+    rng = np.random.default_rng(9)
+    h = rng.integers(0, 0x7C00, 4000).astype(np.uint16).view(np.float16).astype(np.float32)
+    nxt = np.nextafter(h, np.float32(np.inf))
+    halves = h + (np.spacing(h.astype(np.float16)).astype(np.float32) / 2)  # exact ties
+    x = np.concatenate([h, -h, nxt, halves, -halves, [65504, 65519.99, 65520, 6e-8, 2.9e-8, 3e-8]])
+    x = x.astype(np.float32)
+    data, feeds = model("CAST", [x], out_dtype="float16")
+    got = wick.load(data)(*feeds)[0]
+    assert_exact(got.view(np.uint16), x.astype(np.float16).view(np.uint16))
+    ref = run_litert(data, feeds, reference=True)[0]
+    assert_exact(got.view(np.uint16), ref.view(np.uint16))
+
+
+def test_cast_float16_to_float32_all_bit_patterns():
+    h = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    data, feeds = model("CAST", [h], out_dtype="float32")
+    got = wick.load(data)(*feeds)[0]
+    exp = h.astype(np.float32)
+    nan = np.isnan(exp)
+    assert np.array_equal(np.isnan(got), nan)
+    assert_exact(got[~nan], exp[~nan])
+
+
+def test_cast_nonzero_bool_bytes_read_as_one():
+    raw = np.array([0, 1, 2, 255], np.uint8).view(np.bool_)
+    data, feeds = model("CAST", [raw], out_dtype="int32", consts=(0,))
+    assert wick.load(data)(*feeds)[0].tolist() == [0, 1, 1, 1]
+
+
+@pytest.mark.parametrize("dst", ["string", "complex64"])
+def test_cast_unsupported_type(dst):
+    x = np.ones(3, np.float32)
+    try:
+        data, feeds = model("CAST", [x], out_dtype=dst)
+    except ValueError:
+        pytest.skip("the writer cannot express this type")
+    wick_fails(data, feeds, r"CAST.*output type \w+ is not supported")
+
+
+def test_cast_version_too_new_is_refused():
+    x = np.ones(3, np.float32)
+    data, feeds = model("CAST", [x], out_dtype="int32", version=7)
+    wick_fails(data, feeds, r"CAST.*version 7")
+
+
+# ------------------------------------------------------------------------------------------
+# DEQUANTIZE
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "dtype,scale,zp",
+    [
+        ("int8", 0.037, 5),
+        ("int8", 1.5e-3, -128),
+        ("uint8", 0.1, 128),
+        ("uint8", 2.0, 0),
+        ("int16", 0.00012, 0),
+        ("int16", 3.0517578e-05, 0),
+    ],
+)
+@pytest.mark.parametrize("const", [False, True])
+def test_dequantize_per_tensor(dtype, scale, zp, const):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(10)
+    q = np.concatenate([[info.min, info.max, 0, 1], rng.integers(info.min, info.max, 60)]).astype(
+        dtype
+    )
+    q = q.reshape(2, 4, 8)
+    data, feeds = model(
+        "DEQUANTIZE",
+        [q],
+        out_dtype="float32",
+        in_quant=dict(scale=[scale], zero_point=[zp]),
+        consts=(0,) if const else (),
+    )
+    got, ref = run_both(data, feeds)
+    assert_exact(got, ref)
+
+
+@pytest.mark.parametrize(
+    "shape,axis", [((3, 4), 0), ((2, 5), 1), ((4, 2, 2, 3), 3), ((3, 2, 4), 1)]
+)
+@pytest.mark.parametrize("const", [False, True])
+def test_dequantize_per_channel(shape, axis, const):
+    rng = np.random.default_rng(11)
+    q = rng.integers(-128, 127, shape, endpoint=True).astype(np.int8)
+    n = shape[axis]
+    scale = rng.uniform(1e-3, 0.5, n).astype(np.float32).tolist()
+    zp = rng.integers(-5, 5, n).tolist()
+    data, feeds = model(
+        "DEQUANTIZE",
+        [q],
+        out_dtype="float32",
+        consts=(0,) if const else (),
+        in_quant=dict(scale=scale, zero_point=zp, quantized_dimension=axis),
+    )
+    got, ref = run_both(data, feeds)
+    assert_exact(got, ref)
+
+
+@pytest.mark.parametrize("const", [False, True])
+def test_dequantize_float16(const):
+    bits = np.arange(0, 65536, 7, dtype=np.uint32).astype(np.uint16)
+    h = bits.view(np.float16)
+    data, feeds = model("DEQUANTIZE", [h], out_dtype="float32", consts=(0,) if const else ())
+    got = wick.load(data)(*feeds)[0]
+    ref = run_litert(data, feeds, reference=True)[0]
+    nan = np.isnan(ref)
+    assert np.array_equal(np.isnan(got), nan)
+    assert_exact(got[~nan], ref[~nan])
+
+
+def test_dequantize_without_quantization_is_refused():
+    q = np.zeros(4, np.int8)
+    data, feeds = model("DEQUANTIZE", [q], out_dtype="float32")
+    wick_fails(data, feeds, r"DEQUANTIZE.*input \(int8\) has no quantization parameters")
+
+
+def test_dequantize_zero_point_outside_int32_is_refused():
+    q = np.zeros(4, np.int8)
+    data, feeds = model(
+        "DEQUANTIZE", [q], out_dtype="float32", in_quant=dict(scale=[0.5], zero_point=[2**40])
+    )
+    wick_fails(data, feeds, r"zero_point\[0\] = 1099511627776 is outside int32")
+
+
+def test_dequantize_per_channel_after_resize_is_refused():
+    """The verifier checked the declared shape; a resized input must be checked again."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor(
+        "x",
+        [2, 3],
+        "int8",
+        shape_signature=[2, -1],
+        quant=dict(scale=[0.1, 0.2, 0.3], zero_point=[0, 0, 0], quantized_dimension=1),
+    )
+    y = sg.add_tensor("y", [2, 3], "float32", shape_signature=[2, -1])
+    sg.add_operator("DEQUANTIZE", [x], [y])
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    rt = wick.load(w.finish())
+    q = np.array([[1, 2, 3], [4, 5, 6]], np.int8)
+    assert rt(q)[0].shape == (2, 3)
+    with pytest.raises(wick.WickError, match=r"3 per-channel scales for dimension 1 of size 4"):
+        rt(np.zeros((2, 4), np.int8))
+
+
+def test_dequantize_float_input_is_refused():
+    data, feeds = model("DEQUANTIZE", [np.zeros(3, np.float32)], out_dtype="float32")
+    wick_fails(data, feeds, r"input type float32 is not supported")
+
+
+# ------------------------------------------------------------------------------------------
+# QUANTIZE
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "dtype,scale,zp",
+    [
+        ("int8", 0.1, 3),
+        ("int8", 0.02, -128),
+        ("int8", 0.5, 0),
+        ("uint8", 0.1, 128),
+        ("uint8", 0.05, 0),
+        ("int16", 0.001, 0),
+        ("int16", 3.0517578e-05, 0),
+    ],
+)
+def test_quantize_per_tensor(dtype, scale, zp):
+    rng = np.random.default_rng(12)
+    info = np.iinfo(dtype)
+    s = np.float32(scale)
+    span = (info.max - info.min) * float(s)
+    x = rng.uniform(-span, span, 200).astype(np.float32)
+    ties = ((np.arange(-40, 40) + 0.5) * s).astype(
+        np.float32
+    )  # x/scale lands on .5 (or next to it)
+    x = np.concatenate([x, ties, [0.0, -0.0, 1e-30, -1e-30]]).astype(np.float32)
+    data, feeds = model(
+        "QUANTIZE", [x], out_dtype=dtype, out_quant=dict(scale=[scale], zero_point=[zp])
+    )
+    got, ref = run_both(data, feeds)  # reference: round half away from zero, like wick
+    assert_exact(got, ref)
+
+
+def test_quantize_special_values_saturate():
+    x = np.array(
+        [np.nan, np.inf, -np.inf, 1e10, -1e10, 3.4e38, -3.4e38, 12.7, 12.75, -12.85], np.float32
+    )
+    data, feeds = model(
+        "QUANTIZE", [x], out_dtype="int8", out_quant=dict(scale=[0.1], zero_point=[3])
+    )
+    got = wick.load(data)(*feeds)[0]
+    assert got.tolist() == [3, 127, -128, 127, -128, 127, -128, 127, 127, -126]
+    # LiteRT's reference kernel agrees on finite values that fit int32 after division.
+    ref = run_litert(data, feeds, reference=True)[0]
+    assert_exact(got[-3:], ref[-3:])
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 4), 0), ((2, 5), 1), ((2, 2, 3), 2)])
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_quantize_per_channel(shape, axis, dtype):
+    rng = np.random.default_rng(13)
+    n = shape[axis]
+    scale = rng.uniform(0.01, 0.2, n).astype(np.float32).tolist()
+    zp = rng.integers(0, 10, n).tolist() if dtype == "uint8" else rng.integers(-5, 5, n).tolist()
+    x = (rng.standard_normal(shape) * 5).astype(np.float32)
+    data, feeds = model(
+        "QUANTIZE",
+        [x],
+        out_dtype=dtype,
+        out_quant=dict(scale=scale, zero_point=zp, quantized_dimension=axis),
+    )
+    got, ref = run_both(data, feeds)
+    assert_exact(got, ref)
+
+
+@pytest.mark.parametrize(
+    "scale,match",
+    [
+        (0.0, r"scale\[0\] = 0 must be positive and finite"),
+        (-0.5, r"scale\[0\] = -0.5 must be positive and finite"),
+        (float("inf"), r"must be positive and finite"),
+        (float("nan"), r"must be positive and finite"),
+    ],
+)
+def test_quantize_bad_scale_is_refused(scale, match):
+    x = np.ones(3, np.float32)
+    data, feeds = model(
+        "QUANTIZE", [x], out_dtype="int8", out_quant=dict(scale=[scale], zero_point=[0])
+    )
+    wick_fails(data, feeds, r"QUANTIZE.*" + match)
+
+
+def test_quantize_requantize_not_implemented():
+    x = np.zeros(3, np.int8)
+    data, feeds = model(
+        "QUANTIZE",
+        [x],
+        out_dtype="int8",
+        in_quant=dict(scale=[0.1], zero_point=[0]),
+        out_quant=dict(scale=[0.2], zero_point=[0]),
+    )
+    e = wick_fails(data, feeds, r"QUANTIZE.*input type int8 is not supported")
+    assert e.code == 3  # WICK_ERR_UNSUPPORTED_OP
+
+
+def test_quantize_output_without_parameters_is_refused():
+    data, feeds = model("QUANTIZE", [np.ones(3, np.float32)], out_dtype="int8")
+    wick_fails(data, feeds, r"output \(int8\) has no quantization parameters")
+
+
+def test_quantize_dequantize_round_trip():
+    """QUANTIZE then DEQUANTIZE in one graph (an activation fake-quant pair)."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", [4, 8], "float32")
+    q = sg.add_tensor("q", [4, 8], "int8", quant=dict(scale=[0.05], zero_point=[-3]))
+    y = sg.add_tensor("y", [4, 8], "float32")
+    sg.add_operator("QUANTIZE", [x], [q])
+    sg.add_operator("DEQUANTIZE", [q], [y])
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    data = w.finish()
+    v = (np.random.default_rng(14).standard_normal((4, 8)) * 3).astype(np.float32)
+    got = wick.load(data)(v)[0]
+    ref = run_litert(data, [v], reference=True)[0]
+    assert_exact(got, ref)

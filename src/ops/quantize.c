@@ -1,0 +1,134 @@
+/*
+ * quantize.c — DEQUANTIZE and QUANTIZE between float32 and affine-quantized
+ * int8 / uint8 / int16, per-tensor or per-channel; DEQUANTIZE also widens
+ * float16 to float32 (the float16 weights of converter output).
+ *
+ * real = scale * (q - zero_point). Prepare validates the quantization
+ * parameters against the tensor's current shape (the file's verifier checked
+ * them against the declared shape only; inputs may have been resized):
+ * present, per-channel count = size of the quantized dimension, zero points
+ * within int32 and, for QUANTIZE (which divides by the scale), scales
+ * positive and finite. The checked parameters are copied into op data in the
+ * kernel's [outer, channels, inner] layout.
+ *
+ * QUANTIZE with an integer input (requantization) is not implemented yet.
+ * Rounding, saturation and NaN are described in src/kernels/reference/quantize.c.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/op_common.h"
+
+typedef struct quant_data {
+  wick_quant_layout layout;
+  float *scale;
+  int32_t *zero_point;
+} quant_data;
+
+static bool is_q_type(wick_dtype t) {
+  return t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 || t == WICK_DTYPE_INT16;
+}
+
+/* Builds the kernel layout of quantized tensor `t` (named `what`). */
+static wick_status build_layout(wick_op_ctx *ctx, const wick_tensor *t, const char *what,
+                                bool divides) {
+  const wick_quant *q = t->info != NULL ? &t->info->quant : NULL;
+  WICK_CHECK(ctx, q != NULL && q->count > 0, "%s (%s) has no quantization parameters", what,
+             wick_dtype_name(t->type));
+  quant_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  int64_t channels = q->count;
+  int64_t outer = 1, inner = 1;
+  if (channels > 1) {
+    int32_t axis = q->quantized_dimension;
+    WICK_CHECK(ctx, axis >= 0 && axis < t->rank,
+               "%s: quantized_dimension %d is outside rank %d", what, axis, t->rank);
+    WICK_CHECK(ctx, (int64_t)t->dims[axis] == channels,
+               "%s: %lld per-channel scales for dimension %d of size %d", what,
+               (long long)channels, axis, t->dims[axis]);
+    for (int32_t i = 0; i < axis; i++) outer *= t->dims[i];
+    for (int32_t i = axis + 1; i < t->rank; i++) inner *= t->dims[i];
+  } else {
+    outer = wick_tensor_elements(t);
+  }
+  d->scale = wick_op_alloc(ctx, (size_t)channels * sizeof(float));
+  d->zero_point = wick_op_alloc(ctx, (size_t)channels * sizeof(int32_t));
+  if (d->scale == NULL || d->zero_point == NULL)
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  for (int64_t c = 0; c < channels; c++) {
+    float s = q->scale[c];
+    int64_t zp = q->zero_point[c];
+    if (divides)
+      WICK_CHECK(ctx, s > 0.0f && s <= 3.4028234663852886e38f,
+                 "%s: scale[%lld] = %g must be positive and finite", what, (long long)c,
+                 (double)s);
+    WICK_CHECK(ctx, zp >= INT32_MIN && zp <= INT32_MAX,
+               "%s: zero_point[%lld] = %lld is outside int32", what, (long long)c,
+               (long long)zp);
+    d->scale[c] = s;
+    d->zero_point[c] = (int32_t)zp;
+  }
+  d->layout = (wick_quant_layout){outer, channels, inner, d->scale, d->zero_point};
+  ctx->node->user_data = d;
+  return WICK_OK;
+}
+
+/* ---------------------------------------------------------------- DEQUANTIZE */
+
+static wick_status dequantize_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
+  wick_tensor *in;
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_CHECK_SUPPORTED(ctx, is_q_type(in->type) || in->type == WICK_DTYPE_FLOAT16,
+                       "input type %s is not supported (int8, uint8, int16, float16)",
+                       wick_dtype_name(in->type));
+  if (in->type != WICK_DTYPE_FLOAT16) WICK_TRY(build_layout(ctx, in, "input", false));
+  return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
+}
+
+static wick_status dequantize_invoke(wick_op_ctx *ctx) {
+  wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
+  if (in->type == WICK_DTYPE_FLOAT16) {
+    wick_cast__reference(WICK_DTYPE_FLOAT16, WICK_DTYPE_FLOAT32, wick_tensor_elements(in),
+                         in->data, out->data);
+    return WICK_OK;
+  }
+  const quant_data *d = ctx->node->user_data;
+  wick_dequantize__reference(in->type, &d->layout, in->data, out->data);
+  return WICK_OK;
+}
+
+/* v2 int8, v3 int16/float16, v4 sparse (refused by the loader), v5 int8
+ * per-channel; v6 (int4) is not implemented. */
+const wick_op_def wick_op_dequantize = {"DEQUANTIZE", WICK_BUILTIN_DEQUANTIZE, 5,
+                                        dequantize_prepare, dequantize_invoke};
+
+/* ---------------------------------------------------------------- QUANTIZE */
+
+static wick_status quantize_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
+  wick_tensor *in, *out = wick_op_output(ctx, 0);
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_CHECK(ctx, out != NULL, "output is absent");
+  WICK_CHECK_SUPPORTED(ctx, in->type == WICK_DTYPE_FLOAT32,
+                       "input type %s is not supported (float32; requantization of integer "
+                       "inputs is not implemented)",
+                       wick_dtype_name(in->type));
+  WICK_CHECK_SUPPORTED(ctx, is_q_type(out->type),
+                       "output type %s is not supported (int8, uint8, int16)",
+                       wick_dtype_name(out->type));
+  /* Shape the output first: the layout is checked against the output's
+   * (= the input's) current shape. */
+  WICK_TRY(wick_op_set_output(ctx, 0, out->type, in->rank, in->dims));
+  return build_layout(ctx, out, "output", true);
+}
+
+static wick_status quantize_invoke(wick_op_ctx *ctx) {
+  wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
+  const quant_data *d = ctx->node->user_data;
+  wick_quantize__reference(out->type, &d->layout, in->data, out->data);
+  return WICK_OK;
+}
+
+/* v2 int16 output, v3 per-channel; v4 (int4) is not implemented. */
+const wick_op_def wick_op_quantize = {"QUANTIZE", WICK_BUILTIN_QUANTIZE, 3, quantize_prepare,
+                                      quantize_invoke};
