@@ -77,4 +77,37 @@ static inline wick_status movement_run_plan(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
+/* Copies a block along one axis. Both tensors are viewed as
+ * [outer, axis, inner]: src [outer, src_axis, inner] rows src_start..+len go
+ * to dst [outer, dst_axis, inner] rows dst_start..+len (SPLIT, PACK, UNPACK).
+ * Skips empty blocks, so NULL data is fine when nothing is copied. */
+static inline void movement_copy_axis_block(size_t esize, int64_t outer, int64_t inner,
+                                            int64_t src_axis, int64_t src_start,
+                                            const void *src, int64_t dst_axis,
+                                            int64_t dst_start, void *dst, int64_t len) {
+  if (outer == 0 || inner == 0 || len == 0) return;
+  wick_copy_plan p;
+  memset(&p, 0, sizeof p);
+  p.rank = 2;
+  p.dims[0] = outer;
+  p.dims[1] = len * inner;
+  p.src_strides[0] = src_axis * inner;
+  p.src_strides[1] = 1;
+  p.dst_strides[0] = dst_axis * inner;
+  p.dst_strides[1] = 1;
+  p.src_offset = src_start * inner;
+  p.dst_offset = dst_start * inner;
+  wick_copy_plan_simplify(&p);
+  wick_strided_copy__reference(esize, &p, src, dst);
+}
+
+/* outer = product of dims before `axis`, inner = product after it. */
+static inline void movement_outer_inner(const int32_t *dims, int32_t rank, int32_t axis,
+                                        int64_t *outer, int64_t *inner) {
+  *outer = 1;
+  *inner = 1;
+  for (int32_t i = 0; i < axis; i++) *outer *= dims[i];
+  for (int32_t i = axis + 1; i < rank; i++) *inner *= dims[i];
+}
+
 #endif /* WICK_OPS_MOVEMENT_H */
