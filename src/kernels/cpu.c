@@ -1,0 +1,106 @@
+/*
+ * cpu.c — CPU feature detection (x86-64: CPUID + XGETBV; elsewhere: none).
+ *
+ * The rules, from the Intel SDM and AMD APM:
+ *   AVX family usable  <=> CPUID.1:ECX.OSXSAVE[27] and XCR0 has SSE|AVX state (bits 1,2)
+ *   AVX2               <=> that and CPUID.(7,0):EBX[5];  FMA <=> CPUID.1:ECX[12]
+ *   AVX-512 usable     <=> that and XCR0 has opmask|ZMM_Hi256|Hi16_ZMM state (bits 5,6,7)
+ *   AVX512F/DQ/BW/VL   <=> CPUID.(7,0):EBX[16]/[17]/[30]/[31];  VNNI <=> CPUID.(7,0):ECX[11]
+ *   AVX512_BF16        <=> CPUID.(7,1):EAX[5]
+ *
+ * The cache is one _Atomic word: 0 means "not computed yet", otherwise the
+ * flags with bit 31 set. Two threads racing on the first call compute the same
+ * value and store it twice, which is harmless.
+ */
+#include "kernels/cpu.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+static uint64_t read_xcr0(void) {
+  uint32_t eax, edx;
+  /* xgetbv with ecx = 0; encoded as bytes so no -mxsave is needed. */
+  __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(eax), "=d"(edx) : "c"(0));
+  return ((uint64_t)edx << 32) | eax;
+}
+
+uint32_t wick_cpu_detect(void) {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return 0;
+  unsigned max_leaf = eax;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+  const unsigned ecx1 = ecx;
+  if (!(ecx1 & (1u << 27)) || !(ecx1 & (1u << 28))) return 0; /* OSXSAVE, AVX */
+  uint64_t xcr0 = read_xcr0();
+  if ((xcr0 & 0x6) != 0x6) return 0; /* the OS does not save YMM state */
+  if (max_leaf < 7) return 0;
+  __cpuid_count(7, 0, eax, ebx, ecx, edx);
+  const unsigned max_sub7 = eax, ebx7 = ebx, ecx7 = ecx;
+  uint32_t f = 0;
+  if (ebx7 & (1u << 5)) f |= WICK_CPU_AVX2;
+  if (ecx1 & (1u << 12)) f |= WICK_CPU_FMA;
+  if ((xcr0 & 0xe0) == 0xe0) {
+    if (ebx7 & (1u << 16)) f |= WICK_CPU_AVX512F;
+    if (ebx7 & (1u << 17)) f |= WICK_CPU_AVX512DQ;
+    if (ebx7 & (1u << 30)) f |= WICK_CPU_AVX512BW;
+    if (ebx7 & (1u << 31)) f |= WICK_CPU_AVX512VL;
+    if (ecx7 & (1u << 11)) f |= WICK_CPU_AVX512VNNI;
+    if (max_sub7 >= 1) {
+      __cpuid_count(7, 1, eax, ebx, ecx, edx);
+      if (eax & (1u << 5)) f |= WICK_CPU_AVX512BF16;
+    }
+    if (!(f & WICK_CPU_AVX512F)) f &= ~(uint32_t)(WICK_CPU_AVX512DQ | WICK_CPU_AVX512BW |
+                                                  WICK_CPU_AVX512VL | WICK_CPU_AVX512VNNI |
+                                                  WICK_CPU_AVX512BF16);
+  }
+  return f;
+}
+#else
+uint32_t wick_cpu_detect(void) { return 0; }
+#endif
+
+static uint32_t apply_cap(uint32_t f) {
+  const char *cap = getenv("WICK_MAX_ISA");
+  if (cap == NULL) return f;
+  if (strcmp(cap, "none") == 0) return 0;
+  if (strcmp(cap, "avx2") == 0)
+    return f & (uint32_t)(WICK_CPU_AVX2 | WICK_CPU_FMA);
+  return f;
+}
+
+#define COMPUTED (1u << 31)
+static _Atomic uint32_t cached_features; /* zero-initialized: not computed */
+
+uint32_t wick_cpu_features(void) {
+  uint32_t v = atomic_load_explicit(&cached_features, memory_order_acquire);
+  if (v == 0) {
+    v = apply_cap(wick_cpu_detect()) | COMPUTED;
+    atomic_store_explicit(&cached_features, v, memory_order_release);
+  }
+  return v & ~COMPUTED;
+}
+
+void wick_cpu_describe(uint32_t features, char *buf, unsigned size) {
+  static const struct {
+    uint32_t bit;
+    const char *name;
+  } names[] = {{WICK_CPU_AVX2, "avx2"},         {WICK_CPU_FMA, "fma"},
+               {WICK_CPU_AVX512F, "avx512f"},   {WICK_CPU_AVX512VL, "avx512vl"},
+               {WICK_CPU_AVX512BW, "avx512bw"}, {WICK_CPU_AVX512DQ, "avx512dq"},
+               {WICK_CPU_AVX512VNNI, "avx512vnni"}, {WICK_CPU_AVX512BF16, "avx512bf16"}};
+  if (size == 0) return;
+  buf[0] = 0;
+  size_t used = 0;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    if (!(features & names[i].bit)) continue;
+    size_t len = strlen(names[i].name) + (used ? 1 : 0);
+    if (used + len + 1 > size) break;
+    if (used) buf[used++] = ' ';
+    memcpy(buf + used, names[i].name, strlen(names[i].name) + 1);
+    used += strlen(names[i].name);
+  }
+}

@@ -1,0 +1,41 @@
+/*
+ * cpu.h — which instruction sets this CPU (and its operating system) can run.
+ *
+ * wick_cpu_features() returns a bit set of WICK_CPU_* flags. It is computed on
+ * first use and cached in one atomic word, so it is safe to call from any
+ * thread; the value never changes afterwards (it is the only global in the
+ * kernels layer, and it is immutable once set). A flag is set only when the
+ * CPU reports the instructions AND the OS saves the registers they use
+ * (XGETBV), so a set flag means "safe to execute".
+ *
+ * WICK_MAX_ISA (read once, on first use) caps the set for testing and for
+ * comparing code paths on one machine: "avx2" hides AVX-512, "none" hides
+ * everything (as on a non-x86 CPU). Unknown values are ignored.
+ *
+ * Next: select.c (kernels chosen from these flags).
+ */
+#ifndef WICK_KERNELS_CPU_H
+#define WICK_KERNELS_CPU_H
+
+#include <stdint.h>
+
+enum {
+  WICK_CPU_AVX2 = 1u << 0,
+  WICK_CPU_FMA = 1u << 1,
+  WICK_CPU_AVX512F = 1u << 2,
+  WICK_CPU_AVX512VL = 1u << 3,
+  WICK_CPU_AVX512BW = 1u << 4,
+  WICK_CPU_AVX512DQ = 1u << 5,
+  WICK_CPU_AVX512VNNI = 1u << 6,
+  WICK_CPU_AVX512BF16 = 1u << 7
+};
+
+/* The flags of the host, capped by WICK_MAX_ISA; cached after the first call. */
+__attribute__((visibility("hidden"))) uint32_t wick_cpu_features(void);
+/* The flags of the host, uncapped and uncached (CPUID + XGETBV each call). */
+__attribute__((visibility("hidden"))) uint32_t wick_cpu_detect(void);
+/* Writes a space-separated list of the flag names in `features` ("" if none). */
+__attribute__((visibility("hidden"))) void wick_cpu_describe(uint32_t features, char *buf,
+                                                             unsigned size);
+
+#endif /* WICK_KERNELS_CPU_H */

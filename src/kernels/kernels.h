@@ -1,0 +1,148 @@
+/*
+ * kernels.h — the optimized fp32 kernels: microkernel signatures, the table
+ * select.c fills from the CPU's features, weight packing, and the drivers
+ * that tile an operator over a microkernel.
+ *
+ * Like the reference kernels, everything here works on raw pointers and
+ * sizes, knows nothing of TFLite, and cannot fail: the op's prepare checked
+ * every size. Every microkernel is tested against the reference kernels in
+ * tests/unit/test_kernels.c on edge shapes for every ISA the host has.
+ *
+ * Packed GEMM weights (one panel per NR output channels, zero-padded past N):
+ *
+ *     panel j:  [ bias[j*NR .. j*NR+NR) ][ k=0: w[j*NR .. +NR, 0] ][ k=1 ... ][ k=K-1 ]
+ *               <------ NR floats ----->  <------------ K rows of NR floats ---------->
+ *
+ * For convolutions K = kh * kw * cin (tap-major, channel-minor: the order of
+ * an OHWI filter row), so FULLY_CONNECTED [N, K] and CONV_2D [Cout, kh, kw,
+ * cin] pack with the same function.
+ *
+ * Indirect GEMM ("igemm") reads its rows through an indirection buffer: for
+ * each tile of MR output pixels and each of the ks filter taps, MR pointers to
+ * kc input channels (or to a zero row for padding taps):
+ *
+ *     ind[(tile * ks + tap) * MR + row] -> input pixel of (tile*MR + row, tap)
+ *
+ * Depthwise 3x3 packed weights, one block per CR channels (zero-padded):
+ *     [ bias[CR] ][ tap (0,0)[CR] ][ (0,1) ] ... [ (2,2)[CR] ]      10*CR floats
+ *
+ * Next: select.c (which ISA), gemm_driver.c (tiling), avx512/, avx2/.
+ */
+#ifndef WICK_KERNELS_KERNELS_H
+#define WICK_KERNELS_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/reference/reference.h"
+
+#define WICK_KERNEL_API __attribute__((visibility("hidden")))
+
+/* c[mr x nc] = clamp(bias + a[mr x kc] * w, lo, hi), nc any size (the kernel
+ * walks NR-wide panels of `w`); mr <= MR. a rows are a_stride floats apart,
+ * c rows c_stride floats apart. Unaligned pointers are fine. */
+typedef void (*wick_f32_gemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, const float *a,
+                                         size_t a_stride, const float *w, float *c,
+                                         size_t c_stride, float lo, float hi);
+/* Same through an indirection tile: `a` holds ks * MR row pointers (tap-major),
+ * each to kc floats; w panels hold ks * kc rows. */
+typedef void (*wick_f32_igemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, size_t ks,
+                                          const float *const *a, const float *w, float *c,
+                                          size_t c_stride, float lo, float hi);
+/* DEPTHWISE_CONV_2D with a 3x3 filter, multiplier 1, dilation 1 and strides
+ * in {1, 2}, over a whole NHWC tensor; `w` packed as above with the table's
+ * dw_cr. */
+typedef void (*wick_f32_dwconv3x3_fn)(const wick_conv_shape *s, const float *input,
+                                      const float *w, float *output, float lo, float hi);
+
+typedef struct wick_f32_kernels {
+  const char *isa;   /* "avx512", "avx2" */
+  size_t gemm_mr, gemm_nr;
+  wick_f32_gemm_ukernel_fn gemm;   /* MR x NR */
+  wick_f32_gemm_ukernel_fn gemm_1; /* 1 x NR: single rows (FULLY_CONNECTED, tails) */
+  wick_f32_igemm_ukernel_fn igemm; /* MR x NR */
+  size_t dw_cr;
+  wick_f32_dwconv3x3_fn dwconv3x3;
+} wick_f32_kernels;
+
+/* The best kernels for this CPU, or NULL when the reference kernels must run
+ * (forced, or no supported ISA). The table is static and immutable. */
+WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_select(bool force_reference);
+/* The kernels of one ISA ("avx512", "avx2") if the host can run them, else
+ * NULL (tests and benchmarks). */
+WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa);
+
+/* ---- packing (pack.c) ---- */
+
+/* Floats of the packed GEMM weights for n outputs of k inputs. The caller
+ * checked that the product fits size_t (wick_f32_gemm_packed_size_checked). */
+WICK_KERNEL_API size_t wick_f32_gemm_packed_size(size_t n, size_t k, size_t nr);
+/* false when the size overflows size_t. */
+WICK_KERNEL_API bool wick_f32_gemm_packed_size_checked(size_t n, size_t k, size_t nr,
+                                                       size_t *floats_out);
+/* Packs w [n, k] (row-major, any alignment) and bias [n] (NULL: zeros). */
+WICK_KERNEL_API void wick_f32_gemm_pack(size_t n, size_t k, size_t nr, const float *w,
+                                        const float *bias, float *packed);
+/* Packs a depthwise 3x3 filter [1, 3, 3, c] and bias [c] (NULL: zeros) into
+ * ceil(c/cr) blocks of 10*cr floats. */
+WICK_KERNEL_API void wick_f32_dwconv3x3_pack(size_t c, size_t cr, const float *w,
+                                             const float *bias, float *packed);
+
+/* ---- drivers (gemm_driver.c) ---- */
+
+/* c[m x n] = clamp(a[m x k] * W + bias) with W packed by wick_f32_gemm_pack. */
+WICK_KERNEL_API void wick_f32_gemm(const wick_f32_kernels *kern, size_t m, size_t n, size_t k,
+                                   const float *a, size_t a_stride, const float *packed,
+                                   float *c, size_t c_stride, float lo, float hi);
+
+/* Pointers in the indirection buffer of a CONV_2D (groups == 1) with `mr`-row
+ * tiles: ceil(batch*out_h*out_w / mr) * mr * k_h * k_w. false on overflow. */
+WICK_KERNEL_API bool wick_f32_conv_indirection_size(const wick_conv_shape *s, size_t mr,
+                                                    size_t *count_out);
+/* Fills the indirection buffer for `input`; padding taps point at `zero`
+ * (in_c zero floats). Slots past the last pixel repeat it. */
+WICK_KERNEL_API void wick_f32_conv_indirection_init(const wick_conv_shape *s, size_t mr,
+                                                    const float *input, const float *zero,
+                                                    const float **ind);
+/* CONV_2D (groups == 1) through the indirection buffer; W packed with
+ * K = k_h * k_w * in_c. */
+WICK_KERNEL_API void wick_f32_conv_igemm(const wick_f32_kernels *kern, const wick_conv_shape *s,
+                                         const float *const *ind, const float *packed,
+                                         float *output, float lo, float hi);
+
+/* ---- microkernels, one set per ISA folder ---- */
+
+WICK_KERNEL_API void wick_f32_gemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc,
+                                                        const float *a, size_t a_stride,
+                                                        const float *w, float *c,
+                                                        size_t c_stride, float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_ukernel_1x32__avx512(size_t mr, size_t nc, size_t kc,
+                                                        const float *a, size_t a_stride,
+                                                        const float *w, float *c,
+                                                        size_t c_stride, float lo, float hi);
+WICK_KERNEL_API void wick_f32_igemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc,
+                                                         size_t ks, const float *const *a,
+                                                         const float *w, float *c,
+                                                         size_t c_stride, float lo, float hi);
+WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__avx512(const wick_conv_shape *s,
+                                                        const float *input, const float *w,
+                                                        float *output, float lo, float hi);
+
+WICK_KERNEL_API void wick_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nc, size_t kc,
+                                                      const float *a, size_t a_stride,
+                                                      const float *w, float *c, size_t c_stride,
+                                                      float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_ukernel_1x16__avx2(size_t mr, size_t nc, size_t kc,
+                                                      const float *a, size_t a_stride,
+                                                      const float *w, float *c, size_t c_stride,
+                                                      float lo, float hi);
+WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                       const float *const *a, const float *w,
+                                                       float *c, size_t c_stride, float lo,
+                                                       float hi);
+WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__avx2(const wick_conv_shape *s,
+                                                      const float *input, const float *w,
+                                                      float *output, float lo, float hi);
+
+#endif /* WICK_KERNELS_KERNELS_H */

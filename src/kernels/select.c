@@ -1,0 +1,63 @@
+/*
+ * select.c — picks the optimized kernels for this CPU (cpu.c), or none.
+ *
+ * Order of preference: AVX-512 (F + VL, with FMA), then AVX2 + FMA, then
+ * NULL, which tells the op to run its reference kernel. The tables are
+ * static const: selection has no state of its own. Ops call this at prepare
+ * and keep the pointer (see src/ops/conv_2d.c, fully_connected.c).
+ *
+ * Adding an ISA: a folder src/kernels/<isa>/ with its compile flags in
+ * CMakeLists.txt, its prototypes in kernels.h, a table here, and its cases in
+ * tests/unit/test_kernels.c.
+ */
+#include <string.h>
+
+#include "kernels/cpu.h"
+#include "kernels/kernels.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#define WICK_HAVE_X86_KERNELS 1
+
+static const wick_f32_kernels avx512_kernels = {
+    .isa = "avx512",
+    .gemm_mr = 7,
+    .gemm_nr = 32,
+    .gemm = wick_f32_gemm_ukernel_7x32__avx512,
+    .gemm_1 = wick_f32_gemm_ukernel_1x32__avx512,
+    .igemm = wick_f32_igemm_ukernel_7x32__avx512,
+    .dw_cr = 0,
+    .dwconv3x3 = NULL,
+};
+
+static const wick_f32_kernels avx2_kernels = {
+    .isa = "avx2",
+    .gemm_mr = 6,
+    .gemm_nr = 16,
+    .gemm = wick_f32_gemm_ukernel_6x16__avx2,
+    .gemm_1 = wick_f32_gemm_ukernel_1x16__avx2,
+    .igemm = wick_f32_igemm_ukernel_6x16__avx2,
+    .dw_cr = 0,
+    .dwconv3x3 = NULL,
+};
+
+static const uint32_t avx512_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX2 |
+                                     WICK_CPU_FMA;
+static const uint32_t avx2_needs = WICK_CPU_AVX2 | WICK_CPU_FMA;
+#endif
+
+const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa) {
+#ifdef WICK_HAVE_X86_KERNELS
+  uint32_t f = wick_cpu_features();
+  if (strcmp(isa, "avx512") == 0 && (f & avx512_needs) == avx512_needs) return &avx512_kernels;
+  if (strcmp(isa, "avx2") == 0 && (f & avx2_needs) == avx2_needs) return &avx2_kernels;
+#else
+  (void)isa;
+#endif
+  return NULL;
+}
+
+const wick_f32_kernels *wick_f32_kernels_select(bool force_reference) {
+  if (force_reference) return NULL;
+  const wick_f32_kernels *k = wick_f32_kernels_for_isa("avx512");
+  return k ? k : wick_f32_kernels_for_isa("avx2");
+}
