@@ -725,3 +725,90 @@ def test_space_depth_types(dtype):
 ])
 def test_space_depth_bad(op, shape, b, match):
     fails(op, [In(rand(shape))], {"block_size": b}, match=match)
+
+
+# ============================================================================ MIRROR_PAD
+
+
+@pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC"])
+@pytest.mark.parametrize("shape,pads", [((5,), [[2, 3]]), ((3, 4), [[1, 2], [3, 0]]),
+                                        ((2, 3, 4), [[0, 1], [2, 2], [1, 3]]),
+                                        ((1, 4, 4, 2), [[0, 0], [1, 1], [2, 2], [0, 0]])])
+def test_mirror_pad(shape, pads, mode):
+    lim = 1 if mode == "REFLECT" else 0  # REFLECT needs pad < dim, SYMMETRIC pad <= dim
+    pads = [[min(p, d - lim) for p in pr] for pr, d in zip(pads, shape)]
+    check("MIRROR_PAD", [In(rand(shape)), C(np.array(pads, np.int32))], {"mode": mode})
+
+
+def test_mirror_pad_edges():
+    # SYMMETRIC allows a padding equal to the dim, REFLECT one less.
+    check("MIRROR_PAD", [In(rand((3, 2))), C(np.array([[3, 3], [2, 0]], np.int64))],
+          {"mode": "SYMMETRIC"})
+    check("MIRROR_PAD", [In(rand((3, 2))), C(np.array([[2, 2], [1, 1]], np.int32))],
+          {"mode": "REFLECT"})
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_mirror_pad_types(dtype):
+    check("MIRROR_PAD", [In(rand((3, 3), dtype)), C(np.array([[1, 2], [2, 1]], np.int32))],
+          {"mode": "REFLECT"}, expect=lambda x, p: [np.pad(x, p, mode="reflect")])
+
+
+def test_mirror_pad_runtime_paddings():
+    x = rand((3, 4))
+    check("MIRROR_PAD", [In(x), In(np.array([[1, 1], [2, 3]], np.int32))], {"mode": "REFLECT"})
+    fails("MIRROR_PAD", [In(x), In(np.array([[3, 0], [0, 0]], np.int32))], {"mode": "REFLECT"},
+          match="before padding 3 of dimension 0", status=INVALID_INPUT)
+
+
+@pytest.mark.parametrize("mode,pads,match", [
+    ("REFLECT", [[3, 0], [0, 0]], "must be in \\[0, 2\\] for REFLECT"),
+    ("SYMMETRIC", [[0, 4], [0, 0]], "must be in \\[0, 3\\] for SYMMETRIC"),
+    ("SYMMETRIC", [[-1, 0], [0, 0]], "before padding -1"),
+])
+def test_mirror_pad_bad(mode, pads, match):
+    fails("MIRROR_PAD", [In(rand((3, 2))), C(np.array(pads, np.int32))], {"mode": mode},
+          match=match, status=MALFORMED)
+
+
+def test_mirror_pad_bad_shape():
+    fails("MIRROR_PAD", [In(rand((3, 2))), C(np.array([[1, 1]], np.int32))], {"mode": 0},
+          match="\\[2, 2\\]")
+    fails("MIRROR_PAD", [In(rand((3, 2))), C(np.zeros((2, 2), np.int32))], {"mode": 5},
+          match="mode 5")
+
+
+# ============================================================================ DYNAMIC_UPDATE_SLICE
+
+
+@pytest.mark.parametrize("shape,ushape,start", [
+    ((4, 5), (2, 3), (1, 1)),
+    ((4, 5), (2, 3), (3, 4)),  # clamped to (2, 2)
+    ((4, 5), (2, 3), (-1, -7)),  # clamped to (0, 0)
+    ((4, 5), (4, 5), (2, 2)),  # full overwrite
+    ((2, 3, 4), (1, 3, 2), (1, 0, 1)),
+    ((6,), (0,), (3,)),
+])
+def test_dynamic_update_slice(shape, ushape, start):
+    check("DYNAMIC_UPDATE_SLICE", [In(rand(shape)), In(rand(ushape)),
+                                   In(np.array(start, np.int32))])
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_dynamic_update_slice_types(dtype):
+    def expect(x, u, s):
+        y = x.copy()
+        y[1:3, 2:4] = u
+        return [y]
+
+    check("DYNAMIC_UPDATE_SLICE", [In(rand((4, 5), dtype)), In(rand((2, 2), dtype)),
+                                   C(np.array([1, 2], np.int64))], expect=expect)
+
+
+def test_dynamic_update_slice_bad():
+    fails("DYNAMIC_UPDATE_SLICE", [In(rand((4, 5))), In(rand((5, 1))), C(np.array([0, 0], np.int32))],
+          match="larger")
+    fails("DYNAMIC_UPDATE_SLICE", [In(rand((4, 5))), In(rand((2,))), C(np.array([0], np.int32))],
+          match="rank")
+    fails("DYNAMIC_UPDATE_SLICE", [In(rand((4, 5))), In(rand((2, 2), "int32")),
+                                   C(np.array([0, 0], np.int32))], match="update is int32")
