@@ -6,15 +6,41 @@
  * optional bias [Cout]. Grouped CONV_2D (Cin a multiple of the filter's
  * input depth) is supported. Output [N, outH, outW, Cout] with SAME/VALID
  * padding as in FORMAT.md. Quantized variants are refused here for now.
+ *
+ * Kernels: prepare picks them (src/kernels/select.c) and packs the constant
+ * filter once; invoke only runs them. CONV_2D with groups == 1: a 1x1,
+ * stride-1, unpadded conv is a plain GEMM over the [N*H*W, Cin] input; any
+ * other is an indirect GEMM whose indirection buffer (row pointers, padding
+ * taps -> a zero row) is rebuilt only when the input's address changes.
+ * DEPTHWISE_CONV_2D 3x3 (multiplier 1, dilation 1, strides 1-2) has its own
+ * register-blocked kernel. Everything else — grouped convs, other depthwise
+ * shapes, filters not known at prepare, or force_reference — runs the
+ * reference kernels.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+
+typedef enum conv_path { CONV_REFERENCE, CONV_GEMM, CONV_IGEMM, CONV_DWCONV3X3 } conv_path;
 
 typedef struct conv_data {
   wick_conv_shape shape;
   float lo, hi;
+  conv_path path;
+  const wick_f32_kernels *kern; /* NULL on the reference path */
+  float *packed;                /* filter + bias, layout in kernels.h */
+  float *zero;                  /* in_c zeros, read by padding taps (igemm) */
+  const float **ind;            /* indirection buffer (igemm) */
+  const void *ind_input;        /* the input address `ind` points into */
 } conv_data;
+
+static const float *bias_data(const wick_op_ctx *ctx) {
+  wick_tensor *b = wick_op_input(ctx, 2);
+  return b ? b->data : NULL;
+}
+
+static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise);
 
 static wick_status check_float(const wick_op_ctx *ctx, const wick_tensor *t, const char *what) {
   WICK_CHECK_SUPPORTED(ctx, t->type == WICK_DTYPE_FLOAT32,
@@ -79,18 +105,97 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
   ctx->node->macs = (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps;
   ctx->node->user_data = d;
+  return choose_kernels(ctx, d, depthwise);
+}
+
+/* Chooses the optimized path if one applies and packs the filter for it;
+ * leaves d->path = CONV_REFERENCE otherwise. */
+static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise) {
+  const wick_conv_shape *s = &d->shape;
+  d->path = CONV_REFERENCE;
+  const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  if (kern == NULL || !wick_input_known(ctx, 1)) return WICK_OK;
+  if (wick_op_input(ctx, 2) != NULL && !wick_input_known(ctx, 2)) return WICK_OK;
+  if ((int64_t)s->batch * s->out_h * s->out_w == 0 || s->out_c == 0 || s->k_h == 0 ||
+      s->k_w == 0)
+    return WICK_OK;
+  const float *filter = wick_op_input(ctx, 1)->data, *bias = bias_data(ctx);
+  size_t floats, bytes;
+  if (depthwise) {
+    if (kern->dwconv3x3 == NULL || s->multiplier != 1 || s->k_h != 3 || s->k_w != 3 ||
+        s->dilation_h != 1 || s->dilation_w != 1 || s->stride_h < 1 || s->stride_h > 2 ||
+        s->stride_w < 1 || s->stride_w > 2)
+      return WICK_OK;
+    size_t blocks = ((size_t)s->out_c + kern->dw_cr - 1) / kern->dw_cr;
+    if (!wick_mul_size(blocks, 10 * kern->dw_cr, &floats) ||
+        !wick_mul_size(floats, sizeof(float), &bytes))
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
+    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
+    wick_f32_dwconv3x3_pack((size_t)s->out_c, kern->dw_cr, filter, bias, d->packed);
+    d->path = CONV_DWCONV3X3;
+  } else {
+    if (s->groups != 1) return WICK_OK;
+    size_t k = (size_t)s->k_h * (size_t)s->k_w, count;
+    if (!wick_mul_size(k, (size_t)s->in_c, &k) ||
+        !wick_f32_gemm_packed_size_checked((size_t)s->out_c, k, kern->gemm_nr, &floats) ||
+        !wick_mul_size(floats, sizeof(float), &bytes))
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
+    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
+    wick_f32_gemm_pack((size_t)s->out_c, k, kern->gemm_nr, filter, bias, d->packed);
+    if (s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 &&
+        s->pad_left == 0 && s->out_h == s->in_h && s->out_w == s->in_w) {
+      d->path = CONV_GEMM;
+    } else {
+      if (!wick_f32_conv_indirection_size(s, kern->gemm_mr, &count) ||
+          !wick_mul_size(count, sizeof(float *), &bytes))
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "indirection buffer size overflows");
+      d->zero = wick_op_alloc(ctx, (size_t)s->in_c * sizeof(float));
+      d->ind = wick_op_alloc(ctx, bytes);
+      if (d->zero == NULL || d->ind == NULL)
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory (indirection buffer)");
+      d->ind_input = NULL;
+      d->path = CONV_IGEMM;
+    }
+  }
+  d->kern = kern;
   return WICK_OK;
+}
+
+/* Runs the optimized path prepare chose; false when it is the reference. */
+static bool run_optimized(const wick_op_ctx *ctx) {
+  conv_data *d = ctx->node->user_data;
+  const wick_conv_shape *s = &d->shape;
+  const float *in = wick_op_input(ctx, 0)->data;
+  float *out = wick_op_output(ctx, 0)->data;
+  switch (d->path) {
+    case CONV_GEMM:
+      wick_f32_gemm(d->kern, (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w,
+                    (size_t)s->out_c, (size_t)s->in_c, in, (size_t)s->in_c, d->packed, out,
+                    (size_t)s->out_c, d->lo, d->hi);
+      return true;
+    case CONV_IGEMM:
+      if (d->ind_input != in) {
+        wick_f32_conv_indirection_init(s, d->kern->gemm_mr, in, d->zero, d->ind);
+        d->ind_input = in;
+      }
+      wick_f32_conv_igemm(d->kern, s, d->ind, d->packed, out, d->lo, d->hi);
+      return true;
+    case CONV_DWCONV3X3:
+      d->kern->dwconv3x3(s, in, d->packed, out, d->lo, d->hi);
+      return true;
+    case CONV_REFERENCE:
+      break;
+  }
+  return false;
 }
 
 static wick_status conv_prepare(wick_op_ctx *ctx) { return conv_prepare_common(ctx, false); }
 static wick_status depthwise_prepare(wick_op_ctx *ctx) { return conv_prepare_common(ctx, true); }
 
-static const float *bias_data(const wick_op_ctx *ctx) {
-  wick_tensor *b = wick_op_input(ctx, 2);
-  return b ? b->data : NULL;
-}
-
 static wick_status conv_invoke(wick_op_ctx *ctx) {
+  if (run_optimized(ctx)) return WICK_OK;
   const conv_data *d = ctx->node->user_data;
   wick_f32_conv2d__reference(&d->shape, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
                              bias_data(ctx), wick_op_output(ctx, 0)->data, d->lo, d->hi);
@@ -98,6 +203,7 @@ static wick_status conv_invoke(wick_op_ctx *ctx) {
 }
 
 static wick_status depthwise_invoke(wick_op_ctx *ctx) {
+  if (run_optimized(ctx)) return WICK_OK;
   const conv_data *d = ctx->node->user_data;
   wick_f32_depthwise_conv2d__reference(&d->shape, wick_op_input(ctx, 0)->data,
                                        wick_op_input(ctx, 1)->data, bias_data(ctx),

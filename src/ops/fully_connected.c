@@ -4,15 +4,41 @@
  * Input [..., K] is read as [M, K] with M = elements / K; weights [N, K];
  * optional bias [N]. Output [M, N], or the input's leading dims + [N] with
  * keep_num_dims. Only the default weights format is accepted.
+ *
+ * Kernels: when the weights (and bias) are known at prepare and the CPU has
+ * an optimized GEMM (src/kernels/select.c), prepare packs them once and
+ * invoke runs the GEMM; otherwise (or with force_reference) the reference
+ * kernel runs.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 
 typedef struct fc_data {
   int64_t m, n, k;
   float lo, hi;
+  const wick_f32_kernels *kern; /* NULL: reference */
+  float *packed;                /* weights + bias, layout in kernels.h */
 } fc_data;
+
+static wick_status choose_kernels(wick_op_ctx *ctx, fc_data *d) {
+  d->kern = NULL;
+  const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  if (kern == NULL || !wick_input_known(ctx, 1) || d->m == 0 || d->n == 0) return WICK_OK;
+  wick_tensor *bias = wick_op_input(ctx, 2);
+  if (bias != NULL && !wick_input_known(ctx, 2)) return WICK_OK;
+  size_t floats, bytes;
+  if (!wick_f32_gemm_packed_size_checked((size_t)d->n, (size_t)d->k, kern->gemm_nr, &floats) ||
+      !wick_mul_size(floats, sizeof(float), &bytes))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed weights size overflows");
+  if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
+  wick_f32_gemm_pack((size_t)d->n, (size_t)d->k, kern->gemm_nr, wick_op_input(ctx, 1)->data,
+                     bias ? bias->data : NULL, d->packed);
+  d->kern = kern;
+  return WICK_OK;
+}
 
 static wick_status fc_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
@@ -60,11 +86,18 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   }
   ctx->node->macs = (uint64_t)(d->m * d->n * d->k);
   ctx->node->user_data = d;
-  return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims);
+  WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
+  return choose_kernels(ctx, d);
 }
 
 static wick_status fc_invoke(wick_op_ctx *ctx) {
   const fc_data *d = ctx->node->user_data;
+  if (d->kern != NULL) {
+    wick_f32_gemm(d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k, wick_op_input(ctx, 0)->data,
+                  (size_t)d->k, d->packed, wick_op_output(ctx, 0)->data, (size_t)d->n, d->lo,
+                  d->hi);
+    return WICK_OK;
+  }
   wick_tensor *bias = wick_op_input(ctx, 2);
   wick_f32_fully_connected__reference(d->m, d->n, d->k, wick_op_input(ctx, 0)->data,
                                       wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,
