@@ -259,7 +259,7 @@ class SignatureRunner:
                 arr = arr.astype(want.dtype)
             else:
                 raise TypeError(f"input {want.name!r} wants {want.dtype}, got {arr.dtype}")
-        arr = np.ascontiguousarray(arr)
+        arr = np.asarray(arr, order="C")  # (ascontiguousarray would turn a scalar into [1])
         if tuple(arr.shape) != want.shape:
             dims = (ctypes.c_int32 * max(arr.ndim, 1))(*arr.shape)
             st = lib.wick_interpreter_resize_input(self._it, i, dims, arr.ndim)

@@ -29,16 +29,20 @@ static wick_status pad_prepare(wick_op_ctx *ctx) {
     WICK_CHECK(ctx, value->type == in->type && wick_tensor_elements(value) == 1,
                "the pad value must be a scalar of the input's type");
   }
-  if (pads->data == NULL) return WICK_STATUS_DEFER;
+  if (in->rank > 0 && pads->data == NULL) return WICK_STATUS_DEFER;
   pad_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  /* Paddings fed at run time are input errors, not model errors. */
+  wick_status bad = pads->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
   int32_t dims[WICK_MAX_RANK];
   for (int32_t i = 0; i < in->rank; i++) {
     int64_t b = wick_read_int(pads, 2 * i), a = wick_read_int(pads, 2 * i + 1);
-    WICK_CHECK(ctx, b >= 0 && a >= 0, "padding of dimension %d is negative (%lld, %lld)", i,
-               (long long)b, (long long)a);
+    if (b < 0 || a < 0)
+      return wick_op_fail(ctx, bad, "padding of dimension %d is negative (%lld, %lld)", i,
+                          (long long)b, (long long)a);
     int64_t size = (int64_t)in->dims[i] + b + a;
-    WICK_CHECK(ctx, size <= INT32_MAX, "padded dimension %d overflows", i);
+    if (size > INT32_MAX)
+      return wick_op_fail(ctx, bad, "padded dimension %d overflows", i);
     d->before[i] = (int32_t)b;
     dims[i] = (int32_t)size;
   }
@@ -100,5 +104,6 @@ static wick_status pad_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_pad = {"PAD", WICK_BUILTIN_PAD, 4, pad_prepare, pad_invoke};
-const wick_op_def wick_op_padv2 = {"PADV2", WICK_BUILTIN_PADV2, 4, pad_prepare, pad_invoke};
+/* Version 5 only adds bool, which the byte-generic kernel already handles. */
+const wick_op_def wick_op_pad = {"PAD", WICK_BUILTIN_PAD, 5, pad_prepare, pad_invoke};
+const wick_op_def wick_op_padv2 = {"PADV2", WICK_BUILTIN_PADV2, 5, pad_prepare, pad_invoke};

@@ -2,7 +2,8 @@
  * reduce.c — MEAN SUM REDUCE_MAX REDUCE_MIN REDUCE_PROD REDUCE_ANY REDUCE_ALL.
  *
  * The axes input (int32/int64, any shape, negative axes allowed, repeats
- * ignored) must be known at prepare or the op is prepared at invoke.
+ * ignored; empty reduces nothing) must be known at prepare or the op is
+ * prepared at invoke, where a bad axis is an input error.
  * keep_dims keeps reduced axes as size 1.
  */
 #include "format/schema.h"
@@ -41,14 +42,18 @@ static wick_status reduce_prepare(wick_op_ctx *ctx) {
                          "input type %s is not supported", wick_dtype_name(in->type));
   }
   WICK_CHECK(ctx, wick_is_int_index_type(axes->type), "axes must be int32 or int64");
-  if (axes->data == NULL) return WICK_STATUS_DEFER;
+  int64_t n = wick_tensor_elements(axes);
+  /* An empty constant has no bytes (data stays NULL): it reduces nothing. */
+  if (n > 0 && axes->data == NULL) return WICK_STATUS_DEFER;
   reduce_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  int64_t n = wick_tensor_elements(axes);
+  /* Axes fed at run time are input errors, not model errors. */
+  wick_status bad = axes->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
   for (int64_t i = 0; i < n; i++) {
-    int32_t a;
-    WICK_TRY(wick_normalize_axis(ctx, wick_read_int(axes, i), in->rank, &a));
-    if (in->rank > 0) d->reduced[a] = true;
+    int64_t a = wick_read_int(axes, i);
+    if (a < -(int64_t)in->rank || a >= (in->rank > 0 ? in->rank : 1))
+      return wick_op_fail(ctx, bad, "axis %lld is outside rank %d", (long long)a, in->rank);
+    if (in->rank > 0) d->reduced[a < 0 ? a + in->rank : a] = true;
   }
   int32_t dims[WICK_MAX_RANK], rank = 0;
   for (int32_t i = 0; i < in->rank; i++) {
