@@ -28,7 +28,7 @@ static wick_status mirror_pad_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, wick_is_int_index_type(pads->type), "paddings must be int32 or int64");
   WICK_CHECK(ctx, pads->rank == 2 && pads->dims[0] == in->rank && pads->dims[1] == 2,
              "paddings must be [%d, 2]", in->rank);
-  if (pads->data == NULL) return WICK_STATUS_DEFER;
+  if (movement_unknown(ctx, pads)) return WICK_STATUS_DEFER;
   mirror_pad_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   int32_t dims[WICK_MAX_RANK];

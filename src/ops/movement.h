@@ -30,6 +30,14 @@ static inline wick_status movement_value_status(const wick_op_ctx *ctx) {
     if (!(cond)) return wick_op_fail((ctx), movement_value_status(ctx), __VA_ARGS__); \
   } while (0)
 
+/* True when the values of `t` cannot be relied on now: no data yet, or a
+ * variable (its data changes between invokes) while preparing. During a
+ * prepare at invoke the data is current, so only NULL counts. Ops whose
+ * output shape depends on such values return WICK_STATUS_DEFER. */
+static inline bool movement_unknown(const wick_op_ctx *ctx, const wick_tensor *t) {
+  return t->data == NULL || (t->info->is_variable && !ctx->graph->in_invoke);
+}
+
 /* Requires a type with a fixed element size (everything but strings). */
 static inline wick_status movement_check_type(const wick_op_ctx *ctx, const wick_tensor *t,
                                               const char *what) {

@@ -56,7 +56,7 @@ static wick_status reverse_prepare(wick_op_ctx *ctx) {
   reverse_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   ctx->node->user_data = d;
-  d->ready = axis->data != NULL;
+  d->ready = !movement_unknown(ctx, axis);
   if (d->ready) WICK_TRY(reverse_plan(ctx, movement_value_status(ctx), &d->plan));
   return wick_op_set_output(ctx, 0, in->type, in->rank, in->dims);
 }

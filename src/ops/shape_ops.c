@@ -69,7 +69,7 @@ static wick_status expand_dims_prepare(wick_op_ctx *ctx) {
              wick_dtype_name(axis->type));
   WICK_CHECK(ctx, wick_tensor_elements(axis) == 1, "axis must hold exactly one value, not %lld",
              (long long)wick_tensor_elements(axis));
-  if (axis->data == NULL) return WICK_STATUS_DEFER;
+  if (movement_unknown(ctx, axis)) return WICK_STATUS_DEFER;
   int64_t a = wick_read_int(axis, 0);
   WICK_CHECK_VALUE(ctx, a >= -(int64_t)in->rank - 1 && a <= in->rank,
                    "axis %lld is outside [%d, %d]", (long long)a, -in->rank - 1, in->rank);
@@ -121,7 +121,7 @@ static wick_status fill_prepare(wick_op_ctx *ctx) {
   WICK_TRY(movement_int_vector(ctx, shape, "dims", &n));
   WICK_CHECK(ctx, n <= WICK_MAX_RANK, "dims has %lld entries; wick's maximum rank is %d",
              (long long)n, WICK_MAX_RANK);
-  if (shape->data == NULL) return WICK_STATUS_DEFER;
+  if (movement_unknown(ctx, shape)) return WICK_STATUS_DEFER;
   int32_t dims[WICK_MAX_RANK];
   for (int32_t i = 0; i < (int32_t)n; i++) {
     int64_t d = wick_read_int(shape, i);
@@ -193,7 +193,7 @@ static wick_status range_prepare(wick_op_ctx *ctx) {
     WICK_CHECK(ctx, t[i]->rank == 0, "%s must be a scalar, not rank %d", names[i], t[i]->rank);
   }
   for (size_t i = 0; i < 3; i++)
-    if (t[i]->data == NULL) return WICK_STATUS_DEFER;
+    if (movement_unknown(ctx, t[i])) return WICK_STATUS_DEFER;
   int64_t size = 0;
   if (type == WICK_DTYPE_FLOAT32) {
     float start = read_f32(t[0]), limit = read_f32(t[1]), delta = read_f32(t[2]);

@@ -46,7 +46,7 @@ static wick_status slice_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, nb == in->rank && ns == in->rank,
              "begin and size need %d entries (the input's rank), not %lld and %lld", in->rank,
              (long long)nb, (long long)ns);
-  if (begin->data == NULL || size->data == NULL) return WICK_STATUS_DEFER;
+  if (movement_unknown(ctx, begin) || movement_unknown(ctx, size)) return WICK_STATUS_DEFER;
   int64_t in_strides[WICK_MAX_RANK];
   movement_strides(in->rank, in->dims, in_strides);
   wick_copy_plan *p = movement_new_plan(ctx);
@@ -268,18 +268,20 @@ static wick_status strided_slice_prepare(wick_op_ctx *ctx) {
   WICK_TRY(movement_int_vector(ctx, begin, "begin", &nb));
   WICK_TRY(movement_int_vector(ctx, end, "end", &ne));
   WICK_TRY(movement_int_vector(ctx, strides, "strides", &ns));
-  WICK_CHECK(ctx, nb == ne && ne == ns, "begin, end and strides differ in length (%lld, %lld, %lld)",
-             (long long)nb, (long long)ne, (long long)ns);
+  WICK_CHECK(ctx, nb == ne && ne == ns,
+             "begin, end and strides differ in length (%lld, %lld, %lld)", (long long)nb,
+             (long long)ne, (long long)ns);
   WICK_CHECK(ctx, nb <= 2 * WICK_MAX_RANK, "begin has %lld entries", (long long)nb);
   bool offset = ctx->params->strided_slice.offset;
-  if (end->data == NULL || strides->data == NULL || (begin->data == NULL && !offset))
+  if (movement_unknown(ctx, end) || movement_unknown(ctx, strides) ||
+      (movement_unknown(ctx, begin) && !offset))
     return WICK_STATUS_DEFER;
   ss_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   ctx->node->user_data = d;
   int32_t rank = 0, dims[WICK_MAX_RANK];
   bool defer = false;
-  d->ready = begin->data != NULL;
+  d->ready = !movement_unknown(ctx, begin);
   WICK_TRY(ss_compute(ctx, movement_value_status(ctx), d->ready, &d->plan, &rank, dims, &defer));
   if (defer) return WICK_STATUS_DEFER;
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
@@ -289,11 +291,16 @@ static wick_status strided_slice_invoke(wick_op_ctx *ctx) {
   ss_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (!d->ready) {
-    /* Offset mode with a run-time begin: the shape was fixed at prepare;
-     * the box must still fit (ss_compute checks each dim's count). */
+    /* begin was not reliable at prepare (offset mode with a run-time or
+     * variable begin): the shape was fixed then; the box must still fit. */
     int32_t rank = 0, dims[WICK_MAX_RANK];
     bool defer = false;
     WICK_TRY(ss_compute(ctx, WICK_ERR_INVALID_INPUT, true, &d->plan, &rank, dims, &defer));
+    bool same = rank == out->rank;
+    for (int32_t i = 0; same && i < rank; i++) same = dims[i] == out->dims[i];
+    if (!same)
+      return wick_op_fail(ctx, WICK_ERR_INVALID_INPUT,
+                          "begin changes the output shape fixed at prepare");
   }
   if (out->bytes == 0) return WICK_OK;
   wick_strided_copy__reference(wick_dtype_size(in->type), &d->plan, in->data, out->data);

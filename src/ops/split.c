@@ -65,7 +65,7 @@ static wick_status split_prepare(wick_op_ctx *ctx) {
   WICK_TRY(movement_check_type(ctx, in, "input"));
   WICK_CHECK(ctx, wick_is_int_index_type(axis->type), "axis must be int32 or int64, not %s",
              wick_dtype_name(axis->type));
-  if (axis->data == NULL) return WICK_STATUS_DEFER;
+  if (movement_unknown(ctx, axis)) return WICK_STATUS_DEFER;
   split_data *d = new_data(ctx, (size_t)num);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   WICK_TRY(read_axis(ctx, axis, in, &d->axis));
@@ -91,7 +91,7 @@ static wick_status split_v_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, ns == num, "size_splits has %lld entries for %d outputs", (long long)ns, num);
   WICK_CHECK(ctx, wick_is_int_index_type(axis->type), "axis must be int32 or int64, not %s",
              wick_dtype_name(axis->type));
-  if (axis->data == NULL || splits->data == NULL) return WICK_STATUS_DEFER;
+  if (movement_unknown(ctx, axis) || movement_unknown(ctx, splits)) return WICK_STATUS_DEFER;
   split_data *d = new_data(ctx, (size_t)num);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   WICK_TRY(read_axis(ctx, axis, in, &d->axis));

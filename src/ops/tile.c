@@ -32,7 +32,7 @@ static wick_status tile_prepare(wick_op_ctx *ctx) {
   WICK_TRY(movement_int_vector(ctx, mult, "multiples", &n));
   WICK_CHECK(ctx, n == in->rank, "multiples has %lld entries for an input of rank %d",
              (long long)n, in->rank);
-  if (mult->data == NULL) return WICK_STATUS_DEFER;
+  if (movement_unknown(ctx, mult)) return WICK_STATUS_DEFER;
   int32_t rank = in->rank, dims[WICK_MAX_RANK];
   int64_t in_strides[WICK_MAX_RANK], total = 1;
   movement_strides(rank, in->dims, in_strides);
@@ -68,7 +68,7 @@ static wick_status broadcast_to_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, n >= in->rank && n <= WICK_MAX_RANK,
              "shape has %lld entries; it needs between the input's rank %d and %d",
              (long long)n, in->rank, WICK_MAX_RANK);
-  if (shape->data == NULL) return WICK_STATUS_DEFER;
+  if (movement_unknown(ctx, shape)) return WICK_STATUS_DEFER;
   int32_t rank = (int32_t)n, dims[WICK_MAX_RANK];
   int64_t in_strides[WICK_MAX_RANK];
   movement_strides(in->rank, in->dims, in_strides);

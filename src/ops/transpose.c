@@ -22,7 +22,7 @@ static wick_status transpose_prepare(wick_op_ctx *ctx) {
   WICK_TRY(movement_int_vector(ctx, perm, "perm", &n));
   WICK_CHECK(ctx, n == in->rank, "perm has %lld entries for an input of rank %d", (long long)n,
              in->rank);
-  if (perm->data == NULL) return WICK_STATUS_DEFER;
+  if (movement_unknown(ctx, perm)) return WICK_STATUS_DEFER;
   int32_t rank = in->rank;
   int64_t in_strides[WICK_MAX_RANK];
   movement_strides(rank, in->dims, in_strides);

@@ -61,3 +61,14 @@ void wick_gather_nd__reference(size_t esize, int64_t count, int32_t depth, const
     o += row;
   }
 }
+
+void wick_i8_embedding_hybrid__reference(int64_t count, int64_t cols, wick_dtype index_type,
+                                         const void *ids, const int8_t *values,
+                                         const float *scales, bool per_row, float *out) {
+  for (int64_t r = 0; r < count; r++) {
+    int64_t row = wick_read_index__reference(index_type, ids, r);
+    double scale = per_row ? (double)scales[row] : (double)scales[0];
+    const int8_t *src = values + row * cols;
+    for (int64_t c = 0; c < cols; c++) out[r * cols + c] = (float)((double)src[c] * scale);
+  }
+}

@@ -62,6 +62,13 @@ void wick_gather_nd__reference(size_t esize, int64_t count, int32_t depth, const
                                int64_t slice, const void *params, wick_dtype index_type,
                                const void *indices, void *out);
 
+/* EMBEDDING_LOOKUP's hybrid form: out[r, c] = (float)(values[ids[r], c] *
+ * scale), the product taken in double as LiteRT does; scale is scales[0],
+ * or scales[ids[r]] when per_row. ids (int32/int64) were validated. */
+void wick_i8_embedding_hybrid__reference(int64_t count, int64_t cols, wick_dtype index_type,
+                                         const void *ids, const int8_t *values,
+                                         const float *scales, bool per_row, float *out);
+
 /* Reads element i of an int16/int32/int64 index tensor. */
 int64_t wick_read_index__reference(wick_dtype index_type, const void *indices, int64_t i);
 

@@ -812,3 +812,152 @@ def test_dynamic_update_slice_bad():
           match="rank")
     fails("DYNAMIC_UPDATE_SLICE", [In(rand((4, 5))), In(rand((2, 2), "int32")),
                                    C(np.array([0, 0], np.int32))], match="update is int32")
+
+
+# ============================================================================ GATHER
+
+
+@pytest.mark.parametrize("pshape,ishape,axis,batch_dims", [
+    ((5, 3), (4,), 0, 0),
+    ((5, 3), (2, 2), 0, 0),
+    ((3, 5, 2), (4,), 1, 0),
+    ((3, 5, 2), (2, 3), -1, 0),
+    ((2, 5, 3), (2, 4), 1, 1),
+    ((2, 3, 5, 2), (2, 3, 4), 2, 2),
+    ((2, 3, 5, 2), (2, 4), 2, 1),
+    ((2, 3, 5, 2), (2, 4), -2, -1),
+    ((4,), (), 0, 0),  # scalar index
+    ((4, 3), (0,), 0, 0),  # no indices
+])
+@pytest.mark.parametrize("itype", ["int32", "int64"])
+def test_gather(pshape, ishape, axis, batch_dims, itype):
+    n = pshape[axis]
+    idx = RNG.integers(0, n, size=ishape).astype(itype)
+    check("GATHER", [In(rand(pshape)), In(idx)], {"axis": axis, "batch_dims": batch_dims})
+    check("GATHER", [In(rand(pshape)), C(idx)], {"axis": axis, "batch_dims": batch_dims})
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_gather_types(dtype):
+    idx = np.array([2, 0, 2], np.int32)
+    check("GATHER", [In(rand((3, 4), dtype)), In(idx)], {"axis": 1},
+          expect=lambda p, i: [np.take(p, i, axis=1)])
+
+
+def test_gather_int16_indices():
+    idx = np.array([[1, 0], [2, 2]], np.int16)
+    check("GATHER", [In(rand((3, 4))), In(idx)], {"axis": 0})
+
+
+@pytest.mark.parametrize("bad", [-1, 5, 2**31 - 1])
+def test_gather_bad_runtime_index(bad):
+    fails("GATHER", [In(rand((5, 3))), In(np.array([0, bad], np.int32))], {"axis": 0},
+          match=f"index {bad} .* outside \\[0, 5\\)", status=INVALID_INPUT)
+
+
+def test_gather_bad_runtime_index_int64():
+    fails("GATHER", [In(rand((5, 3))), In(np.array([-(2**40)], np.int64))], {"axis": 0},
+          match="outside", status=INVALID_INPUT)
+
+
+def test_gather_bad():
+    fails("GATHER", [In(rand((5, 3))), C(np.array([0, 5], np.int32))], {"axis": 0},
+          match="outside \\[0, 5\\)", status=MALFORMED)
+    fails("GATHER", [In(rand((5, 3))), In(np.array([0], np.int32))], {"axis": 2},
+          match="axis 2 is outside")
+    fails("GATHER", [In(rand((2, 5, 3))), In(np.zeros((3, 2), np.int32))],
+          {"axis": 1, "batch_dims": 1}, match="batch dimension 0 differs")
+    fails("GATHER", [In(rand((2, 5, 3))), In(np.zeros((2, 2), np.int32))],
+          {"axis": 0, "batch_dims": 1}, match="batch_dims")
+    fails("GATHER", [In(rand((5, 3))), In(np.zeros(2, np.float32))], {"axis": 0},
+          match="indices must be")
+
+
+# ============================================================================ GATHER_ND
+
+
+@pytest.mark.parametrize("pshape,ishape", [
+    ((4, 5), (3, 2)),
+    ((4, 5), (3, 1)),
+    ((4, 5, 6), (2, 2, 2)),
+    ((4, 5, 6), (3,)),
+    ((4, 5, 6), (2, 3)),
+    ((3, 2), (0, 2)),
+])
+@pytest.mark.parametrize("itype", ["int32", "int64"])
+def test_gather_nd(pshape, ishape, itype):
+    depth = ishape[-1]
+    idx = np.stack([RNG.integers(0, pshape[k], size=ishape[:-1]) for k in range(depth)], -1)
+    idx = idx.astype(itype).reshape(ishape)
+    check("GATHER_ND", [In(rand(pshape)), In(idx)])
+    check("GATHER_ND", [C(rand(pshape)), C(idx)])
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_gather_nd_types(dtype):
+    idx = np.array([[1, 0], [0, 2]], np.int32)
+    check("GATHER_ND", [In(rand((2, 3, 2), dtype)), In(idx)],
+          expect=lambda p, i: [p[tuple(i.T)]])
+
+
+def test_gather_nd_bad():
+    fails("GATHER_ND", [In(rand((4, 5))), In(np.array([[1, 5]], np.int32))],
+          match="index 5 .* outside \\[0, 5\\)", status=INVALID_INPUT)
+    fails("GATHER_ND", [In(rand((4, 5))), In(np.array([[-1, 0]], np.int32))],
+          match="index -1", status=INVALID_INPUT)
+    fails("GATHER_ND", [In(rand((4, 5))), C(np.array([[4, 0]], np.int32))],
+          match="index 4", status=MALFORMED)
+    fails("GATHER_ND", [In(rand((4, 5))), In(np.zeros((2, 3), np.int32))],
+          match="larger than params' rank")
+
+
+# ============================================================================ EMBEDDING_LOOKUP
+
+
+@pytest.mark.parametrize("vshape,n", [((6, 4), 3), ((5, 2, 3), 4), ((3, 1), 0)])
+def test_embedding_lookup(vshape, n):
+    ids = RNG.integers(0, vshape[0], size=n).astype(np.int32)
+    check("EMBEDDING_LOOKUP", [In(ids), In(rand(vshape))], out_dtypes=["float32"])
+    check("EMBEDDING_LOOKUP", [C(ids), C(rand(vshape))], out_dtypes=["float32"])
+
+
+def hybrid_model(ids, values, scales):
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    i = sg.add_tensor("ids", list(ids.shape), "int32")
+    v = sg.add_constant("values", values, quant={"scale": scales, "zero_point": [0] * len(scales),
+                                                 "quantized_dimension": 0})
+    o = sg.add_tensor("out", [len(ids)] + list(values.shape[1:]), "float32")
+    sg.add_operator("EMBEDDING_LOOKUP", [i, v], [o])
+    sg.set_inputs([i])
+    sg.set_outputs([o])
+    return w.finish()
+
+
+@pytest.mark.parametrize("per_row", [False, True])
+def test_embedding_lookup_hybrid(per_row):
+    values = RNG.integers(-127, 128, size=(5, 3)).astype(np.int8)
+    scales = list(RNG.uniform(0.01, 0.2, size=5)) if per_row else [0.037]
+    ids = np.array([4, 0, 2, 2], np.int32)
+    data = hybrid_model(ids, values, scales)
+    (got,) = run_wick(data, [ids])
+    (ref,) = run_ref(data, [ids])
+    assert got.tobytes() == ref.tobytes(), (got, ref)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8", "bool", "int64", "float16"])
+def test_embedding_lookup_raw_types(dtype):
+    ids = np.array([1, 0, 1], np.int32)
+    check("EMBEDDING_LOOKUP", [In(ids), In(rand((2, 3), dtype))], out_dtypes=[dtype],
+          expect=lambda i, v: [v[i]])
+
+
+def test_embedding_lookup_bad():
+    fails("EMBEDDING_LOOKUP", [In(np.array([0, 6], np.int32)), In(rand((6, 4)))],
+          out_dtypes=["float32"], match="index 6 .* outside \\[0, 6\\)", status=INVALID_INPUT)
+    fails("EMBEDDING_LOOKUP", [In(np.array([-1], np.int32)), In(rand((6, 4)))],
+          out_dtypes=["float32"], match="index -1", status=INVALID_INPUT)
+    fails("EMBEDDING_LOOKUP", [In(np.array([0], np.int32)), In(rand((6,)))],
+          out_dtypes=["float32"], match="rank >= 2")
+    fails("EMBEDDING_LOOKUP", [In(np.array([0], np.int32)), In(rand((6, 2), "int32"))],
+          out_dtypes=["float32"], match="not supported")
