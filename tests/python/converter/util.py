@@ -29,18 +29,14 @@ def wick_runtime_available() -> bool:
         return False
 
 
-def run_litert(data: bytes, inputs) -> list[np.ndarray]:
+def run_litert(data: bytes, inputs, names=None) -> list[np.ndarray]:
+    """Run through the serving_default signature.  ``names`` are the model's input names in
+    order (wick.Model.inputs); LiteRT lists signature inputs alphabetically, so feed by name."""
     it = Interpreter(model_content=data)
     runner = it.get_signature_runner("serving_default")
-    details = runner.get_input_details()
-    feed = {}
-    names = list(details.keys())
-    # signature inputs are keyed by name; keep the model's input order
-    sig = it.get_signature_list()["serving_default"]
-    for name, x in zip(sig["inputs"], inputs, strict=True):
-        feed[name] = x
-    del names
-    out = runner(**feed)
+    if names is None:
+        names = [d["name"] for d in it.get_input_details()]
+    out = runner(**dict(zip(names, inputs, strict=True)))
     return [out[k] for k in sorted(out, key=lambda s: int(s.split("_")[-1]))]
 
 
@@ -80,7 +76,7 @@ def check(module, *args, tol=1e-5, channels_last_io=False, inputs=None, **conver
     feed = [
         np.ascontiguousarray(x.astype(s.dtype)) for x, s in zip(feed, model.inputs, strict=True)
     ]
-    got = run_litert(model.tflite_bytes, feed)
+    got = run_litert(model.tflite_bytes, feed, [s.name for s in model.inputs])
     if channels_last_io:
         got = [np.transpose(g, (0, 3, 1, 2)) if g.ndim == 4 else g for g in got]
     assert len(got) == len(ref), (len(got), len(ref))

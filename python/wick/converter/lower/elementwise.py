@@ -328,8 +328,8 @@ def _tan(ctx, x, dt):
 
 
 def _atan(ctx, x, dt):
-    one = ctx.const(np.ones([1] * x.rank, dt), dt)
-    return ctx.binary("ATAN2", x, one)
+    # TFLite ATAN2 does not broadcast: give it a full-shape constant
+    return ctx.binary("ATAN2", x, ctx.const(np.ones(x.shape, dt), dt))
 
 
 def _sqrt_1mx2(ctx, x, dt):
@@ -394,10 +394,28 @@ def lower_sign(ctx: Ctx, node: Node):
     ctx.bind(node.out, ctx.unary("SIGN", x))
 
 
+def broadcast_to(ctx: Ctx, x, shape):
+    shape = list(shape)
+    if x.shape == shape:
+        return x
+    if x.is_const:
+        return ctx.const(
+            np.broadcast_to(x.data.reshape([1] * (len(shape) - x.rank) + x.shape), shape).copy(),
+            x.dtype,
+        )
+    if x.rank < len(shape):
+        x = ctx.reshape(x, [1] * (len(shape) - x.rank) + x.shape)
+    return ctx.emit("BROADCAST_TO", [x, ctx.i32(shape)], shape, x.dtype)
+
+
 def lower_atan2(ctx: Ctx, node: Node):
+    # TFLite ATAN2 needs equal shapes
     dt = ctx.dtype(node.out)
+    shape = ctx.shape(node.out)
     A, B = operand(ctx, node.args[0], dt), operand(ctx, node.args[1], dt)
-    ctx.bind(node.out, ctx.binary("ATAN2", A, B))
+    ctx.bind(
+        node.out, ctx.binary("ATAN2", broadcast_to(ctx, A, shape), broadcast_to(ctx, B, shape))
+    )
 
 
 # ---- activations -----------------------------------------------------------------------------
@@ -413,14 +431,12 @@ def clamp_tensor(ctx: Ctx, x, lo, hi):
             return ctx.unary("RELU_N1_TO_1", x)
     if lo is not None and hi is None and lo == 0 and dt == "float32":
         return ctx.unary("RELU", x)
-    if lo is not None and hi is not None and lo > hi:
-        # torch: min(max(x, lo), hi) -> hi everywhere
-        lo = hi
+    # torch: clamp(x, lo, hi) = min(max(x, lo), hi)  (hi wins when lo > hi)
     y = x
-    if hi is not None:
-        y = ctx.binary("MINIMUM", y, ctx.scalar(hi, dt))
     if lo is not None:
         y = ctx.binary("MAXIMUM", y, ctx.scalar(lo, dt))
+    if hi is not None:
+        y = ctx.binary("MINIMUM", y, ctx.scalar(hi, dt))
     return y
 
 
@@ -435,10 +451,10 @@ def lower_clamp_tensor(ctx: Ctx, node: Node):
     a = ctx.args(node)
     dt = ctx.dtype(node.out)
     y = ctx.cast(ctx.t(a.self), dt)
-    if a.max is not None:
-        y = ctx.binary("MINIMUM", y, operand(ctx, a.max, dt))
     if a.min is not None:
         y = ctx.binary("MAXIMUM", y, operand(ctx, a.min, dt))
+    if a.max is not None:
+        y = ctx.binary("MINIMUM", y, operand(ctx, a.max, dt))
     ctx.bind(node.out, y)
 
 

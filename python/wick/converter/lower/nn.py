@@ -468,7 +468,12 @@ def _interp_matrix(fn, n_in: int, n_out: int, scale) -> np.ndarray:
     """The (n_out, n_in) matrix of PyTorch's 1-d interpolation along H, measured by running the
     ATen op on a one-hot basis (so it is exactly PyTorch's coordinate rule)."""
     basis = torch.eye(n_in, dtype=torch.float64).reshape(1, n_in, n_in, 1)
-    out = fn(basis, [n_out, 1], None if scale is None else [scale, 1.0])
+    if scale is None:
+        out = fn(basis, [n_out, 1], None)
+    else:
+        out = fn(basis, None, [scale, 1.0])
+    if out.shape[2] != n_out:
+        raise AssertionError("interpolation matrix size mismatch")
     return out[0, :, :, 0].T.numpy()
 
 
@@ -628,6 +633,25 @@ def lower_batch_norm(ctx: Ctx, node: Node):
             raise ctx.error("batch-norm statistics outputs are not supported")
 
 
+def lower_batch_norm_batch_stats(ctx: Ctx, node: Node):
+    # _native_batch_norm_legit(.no_stats): normalize with the statistics of this batch over
+    # every dim but the channel dim 1 (instance norm exports this way)
+    a = ctx.args(node)
+    X = ctx.t(a.input)
+    c = X.shape[1]
+    axes = [i for i in range(X.rank) if i != 1]
+    y, mean, rstd = _normalize(ctx, X, axes, float(a.eps))
+    bshape = [c] + [1] * (X.rank - 2)
+    if a.weight is not None:
+        y = emit_binary(ctx, "MUL", y, ctx.reshape(ctx.t(a.weight), bshape))
+    if a.bias is not None:
+        y = emit_binary(ctx, "ADD", y, ctx.reshape(ctx.t(a.bias), bshape))
+    ctx.bind(node.outputs[0], y)
+    for i, t in ((1, mean), (2, rstd)):
+        if len(node.outputs) > i and node.outputs[i].users:
+            ctx.bind(node.outputs[i], ctx.reshape(t, ctx.shape(node.outputs[i])))
+
+
 # ---- matrix products -------------------------------------------------------------------------
 
 
@@ -740,6 +764,8 @@ RULES = {
     "native_layer_norm.default": lower_layer_norm,
     "native_group_norm.default": lower_group_norm,
     "_native_batch_norm_legit_no_training.default": lower_batch_norm,
+    "_native_batch_norm_legit.no_stats": lower_batch_norm_batch_stats,
+    "_native_batch_norm_legit.default": lower_batch_norm_batch_stats,
     "addmm.default": lower_addmm,
     "mm.default": lower_mm,
     "bmm.default": lower_bmm,

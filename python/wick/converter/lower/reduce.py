@@ -188,6 +188,8 @@ RULES = {
     "prod.dim_int": _reducer("REDUCE_PROD"),
     "prod.default": _reducer("REDUCE_PROD"),
     "amax.default": _reducer("REDUCE_MAX", "REDUCE_ANY"),
+    "max.default": _reducer("REDUCE_MAX", "REDUCE_ANY"),
+    "min.default": _reducer("REDUCE_MIN", "REDUCE_ALL"),
     "amin.default": _reducer("REDUCE_MIN", "REDUCE_ALL"),
     "any.dim": lower_any,
     "any.dims": lower_any,
