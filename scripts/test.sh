@@ -26,8 +26,9 @@ log=$(mktemp)
 
 echo "== C tests ($BUILD)"
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)" 2>&1 | tee "$log"
-c_total=$(grep -Eo 'tests passed, [0-9]+ tests failed out of [0-9]+' "$log" | grep -Eo '[0-9]+$' || echo 0)
-c_failed=$(grep -Eo '[0-9]+ tests failed out of' "$log" | grep -Eo '^[0-9]+' || echo 0)
+# ctest closes with "100% tests passed out of N" or "90% tests passed, K tests failed out of N".
+c_total=$(grep -Eo 'tests passed.* out of [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
+c_failed=$(grep -Eo '[0-9]+ tests failed out of' "$log" | grep -Eo '^[0-9]+' | tail -1)
 c_total=${c_total:-0}
 c_failed=${c_failed:-0}
 passed=$((passed + c_total - c_failed))
@@ -35,7 +36,7 @@ failed=$((failed + c_failed))
 if [ "$c_total" = 0 ]; then failed=$((failed + 1)); echo "ctest ran no test"; fi
 
 echo "== Python tests"
-pytest_args=(-q -p no:cacheprovider)
+pytest_args=(-p no:cacheprovider)  # -q comes from pyproject; -qq would hide the totals
 [ "${WICK_TEST_FAST:-0}" = 1 ] && pytest_args+=(-m "not slow")
 export WICK_LIBRARY="$PWD/$BUILD/libwick.so"
 if [ "${WICK_SANITIZE:-0}" = 1 ]; then
@@ -45,7 +46,7 @@ if [ "${WICK_SANITIZE:-0}" = 1 ]; then
 fi
 "$PY" -m pytest "${pytest_args[@]}" tests/python 2>&1 | tee "$log"
 unset LD_PRELOAD
-summary=$(grep -E '^[=]* ?[0-9]+ (passed|failed)|[0-9]+ passed|[0-9]+ failed' "$log" | tail -1)
+summary=$(grep -E '^=* ?[0-9]+ (passed|failed|skipped|error)' "$log" | tail -1)
 p_passed=$(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)
 p_failed=$(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)
 p_errors=$(echo "$summary" | grep -Eo '[0-9]+ error' | grep -Eo '[0-9]+' || echo 0)
