@@ -961,3 +961,41 @@ def test_embedding_lookup_bad():
           out_dtypes=["float32"], match="rank >= 2")
     fails("EMBEDDING_LOOKUP", [In(np.array([0], np.int32)), In(rand((6, 2), "int32"))],
           out_dtypes=["float32"], match="not supported")
+
+
+# ============================================================================ SELECT / SELECT_V2
+
+
+@pytest.mark.parametrize("cshape,xshape", [((2, 3), (2, 3)), ((), (2, 3)), ((2,), (2, 3)),
+                                           ((4,), (4,)), ((3,), (3, 2, 2))])
+def test_select(cshape, xshape):
+    check("SELECT", [In(rand(cshape, "bool")), In(rand(xshape)), In(rand(xshape))],
+          out_dtypes=["float32"])
+
+
+@pytest.mark.parametrize("cshape,xshape,yshape", [
+    ((2, 3), (2, 3), (2, 3)), ((2, 1), (1, 3), (2, 3)), ((), (2, 3), (3,)),
+    ((3,), (2, 1), ()), ((2, 1, 3), (4, 1), (1, 4, 3)), ((1, 2, 1, 1, 3), (2, 1, 1, 1), (3,)),
+])
+def test_select_v2(cshape, xshape, yshape):
+    check("SELECT_V2", [In(rand(cshape, "bool")), In(rand(xshape)), In(rand(yshape))],
+          out_dtypes=["float32"])
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_select_types(dtype):
+    check("SELECT_V2", [In(rand((2, 3), "bool")), In(rand((2, 3), dtype)), C(rand((3,), dtype))],
+          out_dtypes=[dtype], expect=lambda c, x, y: [np.where(c, x, y)])
+
+
+def test_select_bad():
+    fails("SELECT", [In(rand((3,), "bool")), In(rand((2, 3))), In(rand((2, 3)))],
+          out_dtypes=["float32"], match="condition must")
+    fails("SELECT", [In(rand((2, 3), "bool")), In(rand((2, 3))), In(rand((3,)))],
+          out_dtypes=["float32"], match="same shape")
+    fails("SELECT_V2", [In(rand((2,), "bool")), In(rand((2, 3))), In(rand((3,)))],
+          out_dtypes=["float32"], match="do not broadcast")
+    fails("SELECT_V2", [In(rand((3,), "float32")), In(rand((3,))), In(rand((3,)))],
+          out_dtypes=["float32"], match="condition must be bool")
+    fails("SELECT_V2", [In(rand((3,), "bool")), In(rand((3,))), In(rand((3,), "int32"))],
+          out_dtypes=["float32"], match="y is int32")
