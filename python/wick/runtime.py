@@ -207,7 +207,7 @@ class SignatureRunner:
     ):
         lib = _library()
         self._lib = lib
-        self._runtime = runtime  # keeps the model alive
+        self._owner = runtime._owner  # the C model outlives this interpreter
         opts = lib.wick_interpreter_options_default()
         opts.num_threads = num_threads
         opts.force_reference_kernels = int(reference)
@@ -220,6 +220,7 @@ class SignatureRunner:
         if st:
             raise WickError(st, err.message.decode(errors="replace"))
         self._it = handle
+        self._owner.acquire()
         self.key = key
 
     def __del__(self):
@@ -227,6 +228,7 @@ class SignatureRunner:
         if it:
             self._lib.wick_interpreter_destroy(it)
             self._it = None
+            self._owner.release()
 
     def _fail(self, st: int):
         raise WickError(
@@ -324,6 +326,37 @@ class SignatureRunner:
         ]
 
 
+class _ModelOwner:
+    """Owns one C model (and the bytes it borrows), which must outlive every interpreter made
+    from it. Python does not order finalizers when it collects garbage cycles (a runner held
+    by a traceback, say), so the owner counts live interpreters: the model is destroyed by
+    whichever comes last, the owner's finalizer or the last interpreter's release."""
+
+    def __init__(self, lib, handle, data: bytes | None):
+        self._lib = lib
+        self.handle = handle
+        self._bytes = data
+        self._live = 0
+        self._closed = False
+
+    def acquire(self) -> None:
+        self._live += 1
+
+    def release(self) -> None:
+        self._live -= 1
+        self._maybe_destroy()
+
+    def _maybe_destroy(self) -> None:
+        if self._closed and self._live == 0 and self.handle:
+            self._lib.wick_model_destroy(self.handle)
+            self.handle = None
+
+    def __del__(self):
+        self._closed = True
+        if getattr(self, "handle", None):
+            self._maybe_destroy()
+
+
 class Runtime:
     """A loaded model. Calling it runs its default signature."""
 
@@ -346,6 +379,7 @@ class Runtime:
             st = lib.wick_model_load_file(os.fsencode(model), None, err, ctypes.byref(handle))
         if st:
             raise WickError(st, err.message.decode(errors="replace"))
+        self._owner = _ModelOwner(lib, handle, getattr(self, "_bytes", None))
         self._model = handle
         self._threads = num_threads
         self._reference = reference
@@ -354,12 +388,9 @@ class Runtime:
         self._default = self.signature(None)
 
     def __del__(self):
+        # Drop the runners first; the model goes with the last reference to _owner.
         self._runners = {}
         self._default = None
-        m = getattr(self, "_model", None)
-        if m:
-            self._lib.wick_model_destroy(m)
-            self._model = None
 
     @property
     def signatures(self) -> list[str]:

@@ -84,7 +84,8 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
     dims[0] = (int32_t)d->m;
     dims[1] = (int32_t)d->n;
   }
-  ctx->node->macs = (uint64_t)(d->m * d->n * d->k);
+  /* Unsigned: m*n*k of unchecked shapes can exceed int64 (signed overflow is UB). */
+  ctx->node->macs = (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k;
   ctx->node->user_data = d;
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
   return choose_kernels(ctx, d);
