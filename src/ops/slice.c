@@ -18,7 +18,9 @@
  *      clamped to [0, dim] (s > 0) or [-1, dim - 1] (s < 0), begin_mask
  *      overriding it with 0 / dim - 1; end likewise (+ start when offset;
  *      end_mask: dim / -1); count = max(0, ceil((end - start) / s)).
- *   3. shrink_axis takes the single element at start and drops the dim.
+ *   3. shrink_axis takes the single element at start (begin + dim if
+ *      negative; begin_mask still selects the first element, as in LiteRT)
+ *      and drops the dim.
  *
  * Where LiteRT's result is not well defined wick refuses instead: a
  * shrink index outside [-dim, dim) is an error (LiteRT clamps it or writes
@@ -212,6 +214,7 @@ static wick_status ss_compute(wick_op_ctx *ctx, wick_status vstatus, bool have_b
       } else {
         start = spec_value(begin, d->spec);
         if (start < 0) start += size;
+        if (d->shrink && d->begin_mask) start = s > 0 ? 0 : size - 1; /* LiteRT honours it */
         if (d->shrink) {
           if (start < 0 || start >= size)
             return wick_op_fail(ctx, vstatus,
