@@ -1,6 +1,7 @@
 """``wick demo``: the main job on a built-in model, end to end.
 
-Builds torchvision's MobileNetV2 with random weights (no downloads), converts
+Builds torchvision's MobileNetV2 with random weights (no downloads; normalisation
+layers randomised so outputs have a realistic scale, see ``wick.zoo``), converts
 it with ``wick.convert``, runs the .tflite on the wick runtime, and prints its
 agreement with PyTorch eager and with LiteRT (when ``ai-edge-litert`` is
 installed) and the latency of each, as medians over a few runs.
@@ -35,13 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     import torch
-    import torchvision
 
     import wick
+    from wick.zoo import torchvision_model
 
-    torch.manual_seed(0)
-    model = torchvision.models.get_model(args.model, weights=None).eval()
-    x = torch.randn(1, 3, args.size, args.size)
+    model = torchvision_model(args.model, seed=0)
+    x = torch.randn(1, 3, args.size, args.size, generator=torch.Generator().manual_seed(1))
     t0 = time.perf_counter()
     converted = wick.convert(model, (x,))
     convert_s = time.perf_counter() - t0
@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     scale = max(1.0, float(np.abs(ref).max()))
     err = float(np.abs(got - ref).max())
     same_top1 = int(got.argmax()) == int(ref.argmax())
+    print(f"output: {ref.shape[-1]} logits, max |logit| {np.abs(ref).max():.3g}")
     print(
         f"wick   vs PyTorch: max abs error {err:.2e} (bar {1e-4 * scale:.1e}), "
         f"top-1 {'agrees' if same_top1 else 'DIFFERS'}"
