@@ -99,12 +99,14 @@ def compare(got, ref, what="output"):
 
 
 def check(op, operands, options=None, *, reference=False, **kw):
-    """Runs on wick and LiteRT (``reference=True``: LiteRT's reference kernels, no XNNPACK) and
-    compares. Returns wick's outputs."""
+    """Runs on LiteRT (``reference=True``: its reference kernels, no XNNPACK) and on wick twice,
+    with its default kernel selection and with the reference kernels forced, and compares both
+    with LiteRT. Returns wick's (default) outputs."""
     data, feeds = build(op, operands, options, **kw)
     ref = run_litert(data, feeds, reference=reference)
     got = wick.load(data)(*feeds)
     compare(got, ref)
+    compare(wick.load(data, reference=True)(*feeds), ref, what="reference-kernel output")
     return got
 
 
