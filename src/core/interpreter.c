@@ -243,12 +243,6 @@ static wick_graph *graph_new(wick_interpreter *it, uint32_t subgraph, int depth)
   return g;
 }
 
-static bool is_graph_input(const wick_graph *g, int32_t t) {
-  for (uint32_t i = 0; i < g->num_inputs; i++)
-    if (g->inputs[i] == t) return true;
-  return false;
-}
-
 /* Storage for a tensor owned by the graph (persistent for this prepare). */
 static wick_status give_storage(wick_graph *g, wick_tensor *t, wick_alloc_kind kind) {
   void *p = graph_alloc(g, t->bytes);
@@ -262,10 +256,16 @@ static wick_status give_storage(wick_graph *g, wick_tensor *t, wick_alloc_kind k
 }
 
 static wick_status prepare_tensors(wick_graph *g) {
-  for (uint32_t i = 0; i < g->info->num_tensors; i++) {
+  /* Which tensors are graph inputs: one pass, not a search per tensor (a
+   * file may list a million inputs). Freed with the next prepare. */
+  uint32_t nt = g->info->num_tensors;
+  bool *is_input = graph_alloc(g, nt ? nt : 1);
+  if (is_input == NULL) return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  for (uint32_t i = 0; i < g->num_inputs; i++) is_input[g->inputs[i]] = true;
+  for (uint32_t i = 0; i < nt; i++) {
     wick_tensor *t = &g->tensors[i];
     const wick_tensor_info *info = t->info;
-    if (!is_graph_input(g, (int32_t)i)) {
+    if (!is_input[i]) {
       t->rank = info->rank;
       memcpy(t->dims, info->dims, sizeof t->dims);
     }
@@ -280,9 +280,19 @@ static wick_status prepare_tensors(wick_graph *g) {
     t->bytes = bytes;
     if (info->data != NULL) {
       t->known = true;
-      if (esize > 1 && ((uintptr_t)info->data % esize) != 0) {
-        /* Constant buffers are often only 4-byte aligned: copy rather than
-         * read wider types through a misaligned pointer. */
+      bool reshaped = t->rank != info->rank ||
+                      memcmp(t->dims, info->dims, (size_t)t->rank * sizeof(int32_t)) != 0;
+      if (is_input[i] && reshaped)
+        return interp_fail(g->interp, WICK_ERR_INVALID_ARGUMENT,
+                           "input tensor %u (%s) holds constant data in the file, so its shape "
+                           "cannot change",
+                           i, t->name);
+      /* Constant buffers are often only 4-byte aligned: copy rather than
+       * read wider types through a misaligned pointer. A graph input that
+       * the file gives data is copied too: callers write inputs, and the
+       * file's bytes may be a read-only mapping. (esize == 0: a string or
+       * unknown type no op reads as numbers; it keeps pointing at the file.) */
+      if (esize != 0 && (is_input[i] || (esize > 1 && ((uintptr_t)info->data % esize) != 0))) {
         wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT);
         if (st) return st;
         memcpy(t->data, info->data, info->data_size);
@@ -372,6 +382,16 @@ static wick_status prepare_nodes(wick_graph *g) {
       n->dynamic = true;
       for (uint32_t k = 0; k < op->num_outputs; k++) dynamic_tensor[op->outputs[k]] = true;
       continue;
+    }
+    /* An output that already has storage is a variable tensor (given its
+     * file shape by prepare_tensors); the op must not have grown it. */
+    for (uint32_t k = 0; k < op->num_outputs; k++) {
+      wick_tensor *t = &g->tensors[op->outputs[k]];
+      if (t->alloc != WICK_ALLOC_NONE && t->bytes > t->capacity)
+        return wick_op_fail(&ctx, WICK_ERR_MALFORMED_MODEL,
+                            "output %u (%s) is a variable tensor of %zu bytes, but the op "
+                            "produces %zu",
+                            k, t->name, t->capacity, t->bytes);
     }
     bool stateful = false;
     for (uint32_t k = 0; k < op->num_inputs; k++)

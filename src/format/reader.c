@@ -502,6 +502,12 @@ static wick_status read_signatures(reader *r, const wick_fb_table *root) {
   if (rc < 0) return fail(r, "Model.signature_defs: vector is out of bounds");
   m->num_signatures = rc > 0 ? v.len : 0;
   ALLOC(r, m->signatures, m->num_signatures);
+  /* Per tensor: how often the subgraph lists it and the signature has not
+   * yet named it. Back to all zeros after each successful match. */
+  uint32_t *pending, max_tensors = 0;
+  for (uint32_t i = 0; i < m->num_subgraphs; i++)
+    if (m->subgraphs[i].num_tensors > max_tensors) max_tensors = m->subgraphs[i].num_tensors;
+  ALLOC(r, pending, max_tensors);
   for (uint32_t i = 0; i < m->num_signatures; i++) {
     wick_signature_info *s = &m->signatures[i];
     wick_fb_table t;
@@ -541,6 +547,24 @@ static wick_status read_signatures(reader *r, const wick_fb_table *root) {
           return fail(r, "Model.signature_defs[%u].%s[%u].tensor_index %u is out of range", i,
                       which, k, index);
         tensors[k] = (int32_t)index;
+      }
+      /* The signature must name exactly the subgraph's inputs (outputs), in
+       * any order: the interpreter gives storage to the tensors the
+       * signature names, so a subgraph input it left out would be read
+       * without ever being allocated. */
+      const int32_t *io_list = io == 0 ? g->inputs : g->outputs;
+      uint32_t io_count = io == 0 ? g->num_inputs : g->num_outputs;
+      if (n != io_count)
+        return fail(r, "Model.signature_defs[%u] has %u %s but subgraph %u has %u", i, n, which,
+                    s->subgraph, io_count);
+      for (uint32_t k = 0; k < n; k++) pending[io_list[k]]++;
+      for (uint32_t k = 0; k < n; k++) {
+        if (pending[tensors[k]] == 0)
+          return fail(r,
+                      "Model.signature_defs[%u].%s[%u].tensor_index %d is not one of subgraph "
+                      "%u's %s (or is named twice)",
+                      i, which, k, tensors[k], s->subgraph, which);
+        pending[tensors[k]]--;
       }
       if (io == 0) {
         s->num_inputs = n;

@@ -84,8 +84,9 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   } else {
     s->out_c = filter->dims[0];
     int32_t fc = filter->dims[3];
-    WICK_CHECK(ctx, fc > 0 && s->in_c % fc == 0,
-               "input depth %d is not a multiple of the filter depth %d", s->in_c, fc);
+    /* in_c > 0 too: an empty input depth would make zero groups (a division by zero below). */
+    WICK_CHECK(ctx, fc > 0 && s->in_c > 0 && s->in_c % fc == 0,
+               "input depth %d is not a positive multiple of the filter depth %d", s->in_c, fc);
     s->groups = s->in_c / fc;
     WICK_CHECK(ctx, s->out_c % s->groups == 0,
                "%d output channels do not split into %d groups", s->out_c, s->groups);

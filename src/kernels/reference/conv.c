@@ -2,7 +2,9 @@
  * conv.c — reference CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (float).
  *
  * Direct loops over the output; taps outside the input are skipped (zero
- * padding). Accumulation order is fixed (ky, kx, input channel), so results
+ * padding). Tap coordinates are computed in 64 bits: strides and dilations
+ * come from the file and y*stride + ky*dilation can exceed int32.
+ * Accumulation order is fixed (ky, kx, input channel), so results
  * do not depend on threading.
  */
 #include "kernels/reference/reference.h"
@@ -21,10 +23,10 @@ void wick_f32_conv2d__reference(const wick_conv_shape *s, const float *input, co
           int32_t g = o / cout_g;
           float acc = bias ? bias[o] : 0.0f;
           for (int32_t ky = 0; ky < s->k_h; ky++) {
-            int32_t iy = y * s->stride_h - s->pad_top + ky * s->dilation_h;
+            int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
             if (iy < 0 || iy >= s->in_h) continue;
             for (int32_t kx = 0; kx < s->k_w; kx++) {
-              int32_t ix = x * s->stride_w - s->pad_left + kx * s->dilation_w;
+              int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
               if (ix < 0 || ix >= s->in_w) continue;
               const float *in = input + (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c +
                                 (int64_t)g * cin_g;
@@ -49,10 +51,10 @@ void wick_f32_depthwise_conv2d__reference(const wick_conv_shape *s, const float 
           int32_t ic = oc / m;
           float acc = bias ? bias[oc] : 0.0f;
           for (int32_t ky = 0; ky < s->k_h; ky++) {
-            int32_t iy = y * s->stride_h - s->pad_top + ky * s->dilation_h;
+            int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
             if (iy < 0 || iy >= s->in_h) continue;
             for (int32_t kx = 0; kx < s->k_w; kx++) {
-              int32_t ix = x * s->stride_w - s->pad_left + kx * s->dilation_w;
+              int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
               if (ix < 0 || ix >= s->in_w) continue;
               float v = input[(((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c + ic];
               acc += v * filter[((int64_t)ky * s->k_w + kx) * s->out_c + oc];

@@ -14,16 +14,22 @@ static void pool(const wick_pool_shape *s, const float *in, float *out, float lo
                  bool is_max) {
   for (int32_t n = 0; n < s->batch; n++)
     for (int32_t y = 0; y < s->out_h; y++)
-      for (int32_t x = 0; x < s->out_w; x++)
+      for (int32_t x = 0; x < s->out_w; x++) {
+        /* The window's top-left corner in input coordinates (64-bit: stride
+         * and padding come from the file), then the taps inside the input:
+         * the loops never visit the (possibly billions of) outside taps. */
+        int64_t y0 = (int64_t)y * s->stride_h - s->pad_top;
+        int64_t x0 = (int64_t)x * s->stride_w - s->pad_left;
+        int64_t ky_lo = y0 < 0 ? -y0 : 0, kx_lo = x0 < 0 ? -x0 : 0;
+        int64_t ky_hi = s->in_h - y0 < s->k_h ? s->in_h - y0 : s->k_h;
+        int64_t kx_hi = s->in_w - x0 < s->k_w ? s->in_w - x0 : s->k_w;
         for (int32_t c = 0; c < s->channels; c++) {
           float acc = is_max ? -INFINITY : 0.0f;
-          int32_t count = 0;
-          for (int32_t ky = 0; ky < s->k_h; ky++) {
-            int32_t iy = y * s->stride_h - s->pad_top + ky;
-            if (iy < 0 || iy >= s->in_h) continue;
-            for (int32_t kx = 0; kx < s->k_w; kx++) {
-              int32_t ix = x * s->stride_w - s->pad_left + kx;
-              if (ix < 0 || ix >= s->in_w) continue;
+          int64_t count = 0;
+          for (int64_t ky = ky_lo; ky < ky_hi; ky++) {
+            int64_t iy = y0 + ky;
+            for (int64_t kx = kx_lo; kx < kx_hi; kx++) {
+              int64_t ix = x0 + kx;
               float v = in[(((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->channels + c];
               if (is_max)
                 acc = v > acc ? v : acc;
@@ -36,6 +42,7 @@ static void pool(const wick_pool_shape *s, const float *in, float *out, float lo
           out[(((int64_t)n * s->out_h + y) * s->out_w + x) * s->channels + c] =
               clampf(acc, lo, hi);
         }
+      }
 }
 
 void wick_f32_average_pool__reference(const wick_pool_shape *s, const float *in, float *out,

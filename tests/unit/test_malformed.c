@@ -1,0 +1,776 @@
+/*
+ * test_malformed.c — the untrusted-file promise, checked on many bad files.
+ *
+ * The promise (RELIABILITY.md): for ANY byte string, load -> create -> invoke
+ * either succeeds or returns an error status with a non-empty message; never
+ * an out-of-bounds access, UB, abort or hang. This test checks it two ways:
+ *
+ *  1. Systematic mutations of valid models — two built here with
+ *     tiny_model.h (so the test never depends on files outside the project)
+ *     and every real file in $WICK_SHARED_MODELS (skipped with a message
+ *     when absent): every truncation length, every single-bit flip, and
+ *     every 4-byte-aligned word overwritten with an out-of-range offset
+ *     (0, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, size, size - 1). Small files
+ *     get every case; large files get a deterministic spread (positions
+ *     visited in a stride permutation) within a time budget per model, so
+ *     the runtime stays bounded as ops are added and more mutants run to
+ *     invoke. Word overwrites and most bit flips target the flatbuffer
+ *     structure, not the bytes of constant tensors (found by loading the
+ *     model and skipping every tensor's data range).
+ *  2. Targeted malformations asserting the exact status and message text
+ *     (8-byte file, identifier, version, Buffer.offset+size wraparound,
+ *     index ranges, byte sizes, rank, aliasing, subgraph cycles, dataflow,
+ *     per-axis quantization), plus the regression inputs of
+ *     tests/fuzz/regressions/ (every file there must load/run cleanly).
+ *
+ * Run under ASan+UBSan (-DWICK_SANITIZE=address,undefined) for the real
+ * value: any crash prints the case being run, and the mutated bytes are
+ * written to /tmp/wick-malformed-crash.tflite for replay (add it to
+ * tests/fuzz/regressions/ once fixed). WICK_MALFORMED_BUDGET_MS overrides
+ * the per-model time budget of each mutation family.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "tiny_model.h"
+#include "wick/wick.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+#if SANITIZED
+void __sanitizer_set_death_callback(void (*callback)(void));
+#endif
+
+/* ---------------------------------------------------------------- bookkeeping */
+
+static long g_cases, g_loaded, g_created, g_invoked, g_failures, g_targeted;
+
+/* The case being run, for the crash handler: a description and the bytes. */
+static char g_case[256];
+static const uint8_t *g_case_bytes;
+static size_t g_case_size;
+
+static void dump_case(void) {
+  /* Only async-signal-safe calls: this also runs from a signal handler. */
+  static const char head[] = "\n*** test_malformed crashed while running: ";
+  static const char tail[] = "\n*** mutated bytes written to /tmp/wick-malformed-crash.tflite\n";
+  ssize_t ignored = write(2, head, sizeof head - 1);
+  ignored = write(2, g_case, strlen(g_case));
+  if (g_case_bytes) {
+    int fd = open("/tmp/wick-malformed-crash.tflite", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ignored = write(fd, g_case_bytes, g_case_size);
+      close(fd);
+      ignored = write(2, tail, sizeof tail - 1);
+    }
+  }
+  (void)ignored;
+}
+
+static void on_signal(int sig) {
+  dump_case();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void install_crash_reporting(void) {
+#if SANITIZED
+  __sanitizer_set_death_callback(dump_case);
+#else
+  signal(SIGSEGV, on_signal);
+  signal(SIGBUS, on_signal);
+  signal(SIGFPE, on_signal);
+  signal(SIGILL, on_signal);
+#endif
+  signal(SIGABRT, on_signal);
+}
+
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+#define FAIL(...)                                     \
+  do {                                                \
+    g_failures++;                                     \
+    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+    fprintf(stderr, __VA_ARGS__);                     \
+    fputc('\n', stderr);                              \
+  } while (0)
+
+static bool valid_error(wick_status st) { return st >= WICK_ERR_INVALID_ARGUMENT && st <= 7; }
+
+/* ---------------------------------------------------------------- the promise, on one input */
+
+/* Loads, creates and invokes `data` (a private, exactly-sized heap copy, so
+ * ASan sees any read past the end). Checks that each phase either succeeds or
+ * fails with a known status and a message. Returns the last phase reached:
+ * 0 load failed, 1 create failed, 2 invoke failed, 3 all succeeded. */
+static int run_promise(const uint8_t *data, size_t size) {
+  uint8_t *copy = malloc(size ? size : 1);
+  if (copy == NULL) abort();
+  if (size) memcpy(copy, data, size);
+  g_case_bytes = copy;
+  g_case_size = size;
+  g_cases++;
+  int phase = 0;
+  wick_error_info err;
+  memset(&err, 0x7F, sizeof err); /* a stale message must not pass for a real one */
+  err.message[sizeof err.message - 1] = 0;
+  wick_model *model = NULL;
+  wick_status st = wick_model_load_buffer(copy, size, NULL, &err, &model);
+  if (st != WICK_OK) {
+    if (!valid_error(st)) FAIL("%s: load returned unknown status %d", g_case, (int)st);
+    if (model != NULL) FAIL("%s: load failed but set the model", g_case);
+    if (err.message[0] == 0 || (unsigned char)err.message[0] == 0x7F)
+      FAIL("%s: load failed (%s) without a message", g_case, wick_status_string(st));
+    goto out;
+  }
+  g_loaded++;
+  phase = 1;
+  wick_interpreter_options opt = wick_interpreter_options_default();
+  opt.memory_limit_bytes = (size_t)256 << 20;
+  wick_interpreter *it = NULL;
+  memset(&err, 0x7F, sizeof err);
+  err.message[sizeof err.message - 1] = 0;
+  st = wick_interpreter_create(model, NULL, &opt, &err, &it);
+  if (st != WICK_OK) {
+    if (!valid_error(st)) FAIL("%s: create returned unknown status %d", g_case, (int)st);
+    if (it != NULL) FAIL("%s: create failed but set the interpreter", g_case);
+    if (err.message[0] == 0 || (unsigned char)err.message[0] == 0x7F)
+      FAIL("%s: create failed (%s) without a message", g_case, wick_status_string(st));
+    wick_model_destroy(model);
+    goto out;
+  }
+  g_created++;
+  phase = 2;
+  for (size_t i = 0; i < wick_interpreter_input_count(it); i++) {
+    wick_tensor *t = wick_interpreter_input(it, i);
+    size_t n = wick_tensor_byte_size(t);
+    void *zeros = calloc(1, n ? n : 1);
+    if (zeros == NULL) abort();
+    (void)wick_tensor_copy_from(t, zeros, n); /* may refuse (a constant input): fine */
+    free(zeros);
+  }
+  st = wick_interpreter_invoke(it);
+  if (st != WICK_OK) {
+    if (!valid_error(st)) FAIL("%s: invoke returned unknown status %d", g_case, (int)st);
+    if (wick_interpreter_last_error(it)[0] == 0)
+      FAIL("%s: invoke failed (%s) without a message", g_case, wick_status_string(st));
+  } else {
+    g_invoked++;
+    phase = 3;
+    /* Read every output completely: a bogus pointer or size shows up here. */
+    for (size_t i = 0; i < wick_interpreter_output_count(it); i++) {
+      const wick_tensor *t = wick_interpreter_output(it, i);
+      size_t n = wick_tensor_byte_size(t);
+      void *buf = malloc(n ? n : 1);
+      if (buf == NULL) abort();
+      (void)wick_tensor_copy_to(t, buf, n);
+      free(buf);
+    }
+  }
+  wick_interpreter_destroy(it);
+  wick_model_destroy(model);
+out:
+  g_case_bytes = NULL;
+  free(copy);
+  return phase;
+}
+
+/* ---------------------------------------------------------------- systematic mutations */
+
+/* Which bytes of a valid model are constant-tensor data (not structure). */
+static uint8_t *data_mask(const uint8_t *bytes, size_t size) {
+  uint8_t *mask = calloc(1, size ? size : 1);
+  if (mask == NULL) abort();
+  wick_model *m = NULL;
+  if (wick_model_load_buffer(bytes, size, NULL, NULL, &m) != WICK_OK) return mask;
+  for (uint32_t s = 0; s < m->num_subgraphs; s++) {
+    const wick_subgraph_info *g = &m->subgraphs[s];
+    for (uint32_t t = 0; t < g->num_tensors; t++) {
+      const wick_tensor_info *ti = &g->tensors[t];
+      if (ti->data == NULL) continue;
+      size_t start = (size_t)(ti->data - bytes);
+      for (size_t k = 0; k < ti->data_size && start + k < size; k++) mask[start + k] = 1;
+    }
+  }
+  wick_model_destroy(m);
+  return mask;
+}
+
+/* Visits 0..n-1 in a fixed scattered order (a stride coprime with n), so a
+ * run cut short by the time budget still covers the whole file evenly. */
+static size_t scatter_stride(size_t n) {
+  static const size_t primes[] = {7919, 7907, 7901, 7883, 104729};
+  for (size_t i = 0; i < sizeof primes / sizeof primes[0]; i++)
+    if (n % primes[i] != 0) return primes[i] % (n ? n : 1) ? primes[i] : 1;
+  return 1;
+}
+
+typedef struct family_result {
+  size_t total, done;
+  long reached[4];
+} family_result;
+
+static uint64_t g_budget_ms;
+
+static void report(const char *model, const char *family, const family_result *r) {
+  printf("  %-44s %-10s %7zu/%-7zu cases  load-fail %ld  create-fail %ld  invoke-fail %ld  ran %ld%s\n",
+         model, family, r->done, r->total, r->reached[0], r->reached[1], r->reached[2],
+         r->reached[3], r->done < r->total ? "  (budget)" : "");
+}
+
+static void mutate_model(const char *name, const uint8_t *bytes, size_t size) {
+  uint8_t *work = malloc(size);
+  if (work == NULL) abort();
+  memcpy(work, bytes, size);
+  uint8_t *mask = data_mask(bytes, size);
+  size_t nstruct = 0;
+  for (size_t i = 0; i < size; i++) nstruct += !mask[i];
+
+  /* The unmodified model itself. */
+  snprintf(g_case, sizeof g_case, "%s: unmodified", name);
+  int base = run_promise(bytes, size);
+  printf("  %-44s %zu bytes (%zu structure), unmodified: %s\n", name, size, nstruct,
+         base == 3 ? "runs" : base == 2 ? "invoke fails" : base == 1 ? "create fails"
+                                                                       : "load fails");
+
+  /* 1. Truncations: every length, in scattered order. */
+  family_result r;
+  memset(&r, 0, sizeof r);
+  r.total = size;
+  uint64_t t0 = now_ms();
+  size_t stride = scatter_stride(size);
+  for (size_t k = 0; k < size; k++) {
+    size_t len = (k * stride) % size;
+    snprintf(g_case, sizeof g_case, "%s: truncated to %zu bytes", name, len);
+    r.reached[run_promise(bytes, len)]++;
+    r.done++;
+    if (now_ms() - t0 > g_budget_ms) break;
+  }
+  report(name, "truncate", &r);
+
+  /* 2. Single-bit flips: structure bits first (scattered), then data bits. */
+  memset(&r, 0, sizeof r);
+  r.total = 8 * size;
+  t0 = now_ms();
+  for (int pass = 0; pass < 2; pass++) {
+    size_t nbits = 8 * size;
+    stride = scatter_stride(nbits);
+    for (size_t k = 0; k < nbits; k++) {
+      size_t bit = (k * stride) % nbits, pos = bit / 8;
+      if (mask[pos] != pass) continue;
+      work[pos] ^= (uint8_t)(1u << (bit % 8));
+      snprintf(g_case, sizeof g_case, "%s: bit %zu of byte %zu flipped", name, bit % 8, pos);
+      r.reached[run_promise(work, size)]++;
+      work[pos] = bytes[pos];
+      r.done++;
+      if (now_ms() - t0 > g_budget_ms) break;
+    }
+    if (now_ms() - t0 > g_budget_ms) break;
+  }
+  report(name, "bit-flip", &r);
+
+  /* 3. Every aligned structure word set to an out-of-range offset. */
+  const uint32_t values[6] = {0, 0xFFFFFFFFu, 0x7FFFFFFFu, 0x80000000u, (uint32_t)size,
+                              (uint32_t)size - 1};
+  memset(&r, 0, sizeof r);
+  size_t nwords = size / 4;
+  for (size_t w = 0; w < nwords; w++) r.total += mask[4 * w] ? 0 : 6;
+  t0 = now_ms();
+  stride = scatter_stride(nwords);
+  for (size_t k = 0; k < nwords; k++) {
+    size_t pos = 4 * ((k * stride) % nwords);
+    if (mask[pos]) continue;
+    for (int v = 0; v < 6; v++) {
+      memcpy(work + pos, &values[v], 4);
+      snprintf(g_case, sizeof g_case, "%s: word at %zu set to 0x%08x", name, pos,
+               (unsigned)values[v]);
+      r.reached[run_promise(work, size)]++;
+      memcpy(work + pos, bytes + pos, 4);
+      r.done++;
+    }
+    if (now_ms() - t0 > g_budget_ms) break;
+  }
+  report(name, "offsets", &r);
+  free(mask);
+  free(work);
+}
+
+static uint8_t *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
+  if (buf == NULL || (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) {
+    free(buf);
+    fclose(f);
+    return NULL;
+  }
+  fclose(f);
+  *size = (size_t)n;
+  return buf;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted list of regular files in `dir` ending in `suffix` (NULL: any). */
+static size_t list_dir(const char *dir, const char *suffix, char ***out) {
+  *out = NULL;
+  DIR *d = opendir(dir);
+  if (d == NULL) return 0;
+  size_t n = 0, cap = 0;
+  char **names = NULL;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    size_t len = strlen(e->d_name);
+    if (suffix && (len < strlen(suffix) || strcmp(e->d_name + len - strlen(suffix), suffix)))
+      continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 32;
+      names = realloc(names, cap * sizeof *names);
+      if (names == NULL) abort();
+    }
+    names[n] = malloc(strlen(dir) + len + 2);
+    if (names[n] == NULL) abort();
+    sprintf(names[n], "%s/%s", dir, e->d_name);
+    n++;
+  }
+  closedir(d);
+  if (n) qsort(names, n, sizeof *names, cmp_str);
+  *out = names;
+  return n;
+}
+
+/* ---------------------------------------------------------------- targeted cases */
+
+/* A minimal model (x[1,4] + k[4] -> y[1,4] by ADD) with knobs that break one
+ * thing each. Defaults give a valid model. */
+typedef struct knobs {
+  uint32_t version;          /* 3 */
+  uint32_t k_buffer;         /* 1: the buffer index of constant k */
+  size_t k_bytes;            /* 16: bytes in k's buffer */
+  int k_rank;                /* 1 */
+  int32_t add_in1;           /* 1 (k): ADD's second input index */
+  uint32_t opcode_index;     /* 0 */
+  bool both_io;              /* ADD writes its own input x */
+  bool unwritten;            /* ADD reads tensor 3 (never written) */
+  bool buffer_external;      /* buffer 1 uses offset/size instead of data */
+  uint64_t buf_offset, buf_size;
+  int self_call;             /* 1: STABLEHLO_COMPOSITE calls its own subgraph; 2: WHILE; 3: A->B->A */
+  size_t k_scales;           /* 0: k unquantized; else that many scales on dim 0 */
+  size_t k_zero_points;      /* zero points (when k_scales) */
+  int32_t sig_input;         /* -1: no signature; else the tensor its input "x" names */
+  bool k_is_input;           /* the constant k is also listed as a subgraph input */
+} knobs;
+
+static knobs default_knobs(void) {
+  knobs k;
+  memset(&k, 0, sizeof k);
+  k.version = 3;
+  k.k_buffer = 1;
+  k.k_bytes = 16;
+  k.k_rank = 1;
+  k.add_in1 = 1;
+  k.sig_input = -1;
+  return k;
+}
+
+static uint8_t *build_knobs(const knobs *kn, size_t *size) {
+  tm_builder *b = tm_new();
+  float kv[64];
+  for (int i = 0; i < 64; i++) kv[i] = (float)i;
+  tm_node *bufs[2];
+  bufs[0] = tm_buffer(b, NULL, 0);
+  if (kn->buffer_external) {
+    bufs[1] = tm_table(b);
+    tm_u64(bufs[1], 1, kn->buf_offset);
+    tm_u64(bufs[1], 2, kn->buf_size);
+  } else {
+    bufs[1] = tm_buffer(b, kv, kn->k_bytes);
+  }
+  int32_t s_x[2] = {1, 4}, s_k[9] = {4, 1, 1, 1, 1, 1, 1, 1, 1};
+  tm_node *quant = NULL;
+  if (kn->k_scales) {
+    float sc[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    int64_t zp[8] = {0};
+    quant = tm_table(b);
+    tm_ref(quant, 2, tm_vec_f32(b, sc, kn->k_scales));
+    if (kn->k_zero_points) tm_ref(quant, 3, tm_vec_i64(b, zp, kn->k_zero_points));
+    tm_i32(quant, 6, 0);
+  }
+  tm_node *tensors[4];
+  tensors[0] = tm_tensor(b, "x", TM_F32, s_x, 2, 0, NULL);
+  tensors[1] = tm_tensor(b, "k", TM_F32, s_k, (size_t)kn->k_rank, kn->k_buffer, quant);
+  if (kn->k_is_input) { /* a dynamic dim, so only wick's constant check refuses a resize */
+    int32_t dyn[1] = {-1};
+    tm_ref(tensors[1], 7, tm_vec_i32(b, dyn, 1));
+  }
+  tensors[2] = tm_tensor(b, "y", TM_F32, s_x, 2, 0, NULL);
+  tensors[3] = tm_tensor(b, "never_written", TM_F32, s_x, 2, 0, NULL);
+  tm_node *opcodes[3] = {tm_opcode(b, 0, 1), tm_opcode(b, 206, 1), tm_opcode(b, 119, 1)};
+  int32_t in[2] = {kn->unwritten ? 3 : 0, kn->add_in1};
+  int32_t out[1] = {kn->both_io ? 0 : 2};
+  tm_node *ops[2];
+  size_t nops = 1;
+  ops[0] = tm_operator(b, kn->opcode_index, in, 2, out, 1, 0, NULL);
+  tm_node *sgs[2];
+  size_t nsg = 1;
+  int32_t gin[1] = {0}, gout[1] = {2};
+  if (kn->self_call) {
+    /* Subgraph 0: ADD, then an op that runs a subgraph. */
+    int32_t cin[1] = {2}, cout[1] = {3};
+    if (kn->self_call == 2) {
+      tm_node *o = tm_table(b); /* WhileOptions: cond 0, body 1 */
+      tm_i32(o, 0, 0);
+      tm_i32(o, 1, 0);
+      ops[1] = tm_operator(b, 2, cin, 1, cout, 1, 93, o);
+    } else {
+      tm_node *o = tm_table(b); /* StableHLOCompositeOptions: name 0, decomposition 1 */
+      tm_ref(o, 0, tm_str(b, "loop"));
+      tm_i32(o, 1, kn->self_call == 3 ? 1 : 0);
+      ops[1] = tm_operator(b, 1, cin, 1, cout, 1, 0, NULL);
+      tm_u8(ops[1], 11, 21);
+      tm_ref(ops[1], 12, o);
+    }
+    nops = 2;
+    gout[0] = 3;
+  }
+  int32_t gin2[2] = {0, 1};
+  sgs[0] = tm_subgraph(b, tensors, 4, kn->k_is_input ? gin2 : gin, kn->k_is_input ? 2 : 1, gout,
+                       1, ops, nops);
+  if (kn->self_call == 3) {
+    /* Subgraph 1 calls subgraph 0 back. */
+    tm_node *t1[2] = {tm_tensor(b, "a", TM_F32, s_x, 2, 0, NULL),
+                      tm_tensor(b, "b", TM_F32, s_x, 2, 0, NULL)};
+    tm_node *o = tm_table(b);
+    tm_i32(o, 1, 0);
+    int32_t i1[1] = {0}, o1[1] = {1};
+    tm_node *op = tm_operator(b, 1, i1, 1, o1, 1, 0, NULL);
+    tm_u8(op, 11, 21);
+    tm_ref(op, 12, o);
+    sgs[1] = tm_subgraph(b, t1, 2, i1, 1, o1, 1, &op, 1);
+    nsg = 2;
+  }
+  tm_node *sig = NULL;
+  if (kn->sig_input >= 0) {
+    const char *in_names[1] = {"x"}, *out_names[1] = {"y"};
+    uint32_t in_t[1] = {(uint32_t)kn->sig_input}, out_t[1] = {(uint32_t)gout[0]};
+    sig = tm_signature(b, "serving_default", 0, in_names, in_t, 1, out_names, out_t, 1);
+  }
+  tm_node *model = tm_model(b, kn->version, opcodes, 3, sgs, nsg, bufs, 2, &sig, sig ? 1 : 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size);
+  tm_free(b);
+  return bytes;
+}
+
+/* Loads (and, if that works, creates) and checks the status and message. */
+static void expect(const char *what, const uint8_t *bytes, size_t size, int phase,
+                   wick_status want, const char *needle) {
+  g_targeted++;
+  snprintf(g_case, sizeof g_case, "targeted: %s", what);
+  uint8_t *copy = malloc(size ? size : 1);
+  if (copy == NULL) abort();
+  if (size) memcpy(copy, bytes, size);
+  g_case_bytes = copy;
+  g_case_size = size;
+  wick_error_info err;
+  err.message[0] = 0;
+  wick_model *m = NULL;
+  wick_status st = wick_model_load_buffer(copy, size, NULL, &err, &m);
+  const char *msg = err.message;
+  wick_interpreter *it = NULL;
+  int got_phase = 0;
+  if (st == WICK_OK) {
+    got_phase = 1;
+    st = wick_interpreter_create(m, NULL, NULL, &err, &it);
+    if (st == WICK_OK) {
+      got_phase = 2;
+      st = wick_interpreter_invoke(it);
+      msg = wick_interpreter_last_error(it);
+      if (st == WICK_OK) got_phase = 3;
+    }
+  }
+  if (got_phase != phase || st != want || strstr(msg, needle) == NULL)
+    FAIL("%s: expected %s at phase %d with \"%s\"; got %s at phase %d: \"%s\"", what,
+         wick_status_string(want), phase, needle, wick_status_string(st), got_phase, msg);
+  else
+    printf("  ok  %-40s %s\n", what, msg[0] ? msg : "(no error)");
+  wick_interpreter_destroy(it);
+  wick_model_destroy(m);
+  g_case_bytes = NULL;
+  free(copy);
+}
+
+static void expect_knobs(const char *what, const knobs *k, int phase, wick_status want,
+                         const char *needle) {
+  size_t size;
+  uint8_t *bytes = build_knobs(k, &size);
+  expect(what, bytes, size, phase, want, needle);
+  free(bytes);
+}
+
+/* A graph input that the file also gives constant data: callers write inputs
+ * (wick_tensor_data or copy_from), so the interpreter must hand out a private
+ * copy, never the file's bytes (a read-only mapping for load_file); and the
+ * input's shape cannot change, since the data has a fixed size. */
+static void constant_input_case(void) {
+  g_targeted++;
+  snprintf(g_case, sizeof g_case, "targeted: constant graph input");
+  knobs k = default_knobs();
+  k.k_is_input = true;
+  size_t size;
+  uint8_t *bytes = build_knobs(&k, &size);
+  char path[] = "/tmp/wick-test-malformed-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0 || write(fd, bytes, size) != (ssize_t)size) {
+    FAIL("cannot write %s", path);
+    free(bytes);
+    return;
+  }
+  close(fd);
+  free(bytes);
+  wick_error_info err;
+  wick_model *m = NULL;
+  wick_interpreter *it = NULL;
+  if (wick_model_load_file(path, NULL, &err, &m) != WICK_OK ||
+      wick_interpreter_create(m, NULL, NULL, &err, &it) != WICK_OK) {
+    FAIL("constant graph input: %s", err.message);
+  } else {
+    wick_tensor *t = wick_interpreter_input(it, 1);
+    float *p = wick_tensor_data(t);
+    if (wick_interpreter_input_count(it) != 2 || p == NULL || wick_tensor_byte_size(t) != 16) {
+      FAIL("constant graph input: unexpected input 1");
+    } else {
+      memset(p, 0, 16); /* writes a private copy; the file mapping is read-only */
+      float ones[4] = {1, 1, 1, 1};
+      if (wick_tensor_copy_from(t, ones, sizeof ones) != WICK_OK)
+        FAIL("constant graph input: copy_from refused");
+      int32_t dims[1] = {8};
+      wick_status st = wick_interpreter_resize_input(it, 1, dims, 1);
+      if (st != WICK_ERR_INVALID_ARGUMENT ||
+          !strstr(wick_interpreter_last_error(it), "holds constant data in the file"))
+        FAIL("constant graph input: resize gave %s: %s", wick_status_string(st),
+             wick_interpreter_last_error(it));
+      else if (wick_interpreter_invoke(it) != WICK_OK)
+        FAIL("constant graph input: invoke after a refused resize: %s",
+             wick_interpreter_last_error(it));
+      else
+        printf("  ok  %-40s %s\n", "constant graph input (written, resized)",
+               wick_interpreter_last_error(it));
+    }
+  }
+  wick_interpreter_destroy(it);
+  wick_model_destroy(m);
+  unlink(path);
+}
+
+static void targeted_cases(void) {
+  printf("targeted malformations:\n");
+  const wick_status BAD = WICK_ERR_MALFORMED_MODEL;
+  knobs k = default_knobs();
+  expect_knobs("valid baseline model", &k, 3, WICK_OK, "");
+
+  static const uint8_t eight[8] = {8, 0, 0, 0, 'T', 'F', 'L', '3'};
+  expect("8-byte file (root offset 8 + TFL3)", eight, 8, 0, BAD,
+         "root table offset is out of bounds");
+  static const uint8_t eight4[8] = {4, 0, 0, 0, 'T', 'F', 'L', '3'};
+  expect("8-byte file (root offset 4 + TFL3)", eight4, 8, 0, BAD,
+         "root table offset is out of bounds");
+  static const uint8_t eight0[8] = {0, 0, 0, 0, 'T', 'F', 'L', '3'};
+  expect("8-byte file (root offset 0 + TFL3)", eight0, 8, 0, BAD,
+         "root table offset is out of bounds");
+  expect("empty file", eight, 0, 0, BAD, "too short");
+  expect("7-byte file", eight, 7, 0, BAD, "too short");
+
+  {
+    size_t size;
+    uint8_t *bytes = build_knobs(&k, &size);
+    memcpy(bytes + 4, "TFL2", 4);
+    expect("wrong file identifier", bytes, size, 0, BAD, "file identifier is not \"TFL3\"");
+    free(bytes);
+  }
+  k = default_knobs();
+  k.version = 2;
+  expect_knobs("Model.version 2", &k, 0, BAD, "Model.version is 2; wick reads schema version 3");
+  k.version = 0xFFFFFFFFu;
+  expect_knobs("Model.version 0xFFFFFFFF", &k, 0, BAD, "Model.version is 4294967295");
+
+  k = default_knobs();
+  k.buffer_external = true;
+  k.buf_offset = 16;
+  k.buf_size = UINT64_MAX - 7; /* offset + size wraps to 8 */
+  expect_knobs("Buffer.offset+size wraps (size huge)", &k, 0, BAD,
+               "Model.buffers[1]: offset 16 + size 18446744073709551608 lies outside");
+  k.buf_offset = UINT64_MAX - 15;
+  k.buf_size = 32; /* wraps to 16 */
+  expect_knobs("Buffer.offset+size wraps (offset huge)", &k, 0, BAD,
+               "Model.buffers[1]: offset 18446744073709551600 + size 32 lies outside");
+  k.buf_offset = 8;
+  k.buf_size = 16; /* legal: inside the file, but 16 bytes of whatever lies there */
+  expect_knobs("Buffer.offset/size inside the file", &k, 3, WICK_OK, "");
+
+  k = default_knobs();
+  k.k_buffer = 99;
+  expect_knobs("tensor buffer index out of range", &k, 0, BAD,
+               "subgraphs[0].tensors[1].buffer 99 is out of range (2 buffers)");
+  k = default_knobs();
+  k.add_in1 = 77;
+  expect_knobs("operator input index out of range", &k, 0, BAD,
+               "subgraphs[0].operators[0].inputs[1] = 77 is out of range (4 tensors)");
+  k.add_in1 = -2;
+  expect_knobs("operator input index -2", &k, 0, BAD,
+               "subgraphs[0].operators[0].inputs[1] = -2 is out of range");
+  k.add_in1 = -1;
+  expect_knobs("required input given as -1 (absent)", &k, 1, BAD,
+               "ADD (operator 0): input 1 is required but absent");
+  k = default_knobs();
+  k.opcode_index = 5;
+  expect_knobs("opcode index out of range", &k, 0, BAD,
+               "subgraphs[0].operators[0].opcode_index 5 is out of range (3 codes)");
+  k = default_knobs();
+  k.k_bytes = 12;
+  expect_knobs("constant byte size != shape x element size", &k, 0, BAD,
+               "subgraphs[0].tensors[1] (k): constant buffer 1 holds 12 bytes but the shape "
+               "needs 4 elements of 4 bytes");
+  k.k_bytes = 20;
+  expect_knobs("constant byte size too large", &k, 0, BAD, "holds 20 bytes");
+  k = default_knobs();
+  k.k_rank = 9;
+  expect_knobs("rank 9", &k, 0, BAD,
+               "subgraphs[0].tensors[1].shape: rank 9 exceeds wick's maximum 8");
+  k.k_rank = 8; /* [4,1,1,1,1,1,1,1] broadcasts against [1,4]: legal */
+  expect_knobs("rank 8 (the maximum) is accepted", &k, 3, WICK_OK, "");
+  k = default_knobs();
+  k.both_io = true;
+  expect_knobs("tensor both input and output of one op", &k, 0, BAD,
+               "subgraphs[0].operators[0] (ADD): tensor 0 is both an input and an output");
+  k = default_knobs();
+  k.self_call = 1;
+  expect_knobs("STABLEHLO_COMPOSITE calls its own subgraph", &k, 0, BAD,
+               "subgraphs[0].operators[1] (STABLEHLO_COMPOSITE): subgraph 0 calls itself");
+  k.self_call = 2;
+  expect_knobs("WHILE whose body is its own subgraph", &k, 0, BAD,
+               "subgraphs[0].operators[1] (WHILE): subgraph 0 calls itself");
+  k.self_call = 3;
+  expect_knobs("subgraph 0 -> 1 -> 0 cycle", &k, 0, BAD, "subgraph 0 calls itself (a cycle)");
+  k = default_knobs();
+  k.unwritten = true;
+  expect_knobs("op reads a tensor never written", &k, 0, BAD,
+               "subgraphs[0].operators[0] (ADD) reads tensor 3 (never_written) before any "
+               "operator writes it");
+  k = default_knobs();
+  k.k_scales = 3;
+  expect_knobs("per-axis quantization: 3 scales for 4 channels", &k, 0, BAD,
+               "subgraphs[0].tensors[1].quantization: 3 scales for dimension 0 of size 4");
+  k.k_scales = 4;
+  k.k_zero_points = 2;
+  expect_knobs("per-axis quantization: 4 scales, 2 zero points", &k, 0, BAD,
+               "subgraphs[0].tensors[1].quantization: 4 scales but 2 zero points");
+  k = default_knobs();
+  k.sig_input = 0;
+  expect_knobs("signature naming the subgraph input", &k, 3, WICK_OK, "");
+  k.sig_input = 3;
+  expect_knobs("signature input that is not a subgraph input", &k, 0, BAD,
+               "Model.signature_defs[0].inputs[0].tensor_index 3 is not one of subgraph 0's "
+               "inputs");
+  constant_input_case();
+}
+
+/* ---------------------------------------------------------------- regressions */
+
+static void replay_regressions(void) {
+  const char *dir = getenv("WICK_FUZZ_REGRESSIONS");
+  if (dir == NULL) dir = "tests/fuzz/regressions";
+  char **files;
+  size_t n = list_dir(dir, NULL, &files);
+  printf("regressions: %zu files in %s\n", n, dir);
+  for (size_t i = 0; i < n; i++) {
+    size_t size;
+    uint8_t *bytes = read_file(files[i], &size);
+    if (bytes == NULL) {
+      FAIL("cannot read %s", files[i]);
+    } else {
+      snprintf(g_case, sizeof g_case, "regression %s", files[i]);
+      int phase = run_promise(bytes, size);
+      printf("  %-60s %s\n", files[i], phase == 3 ? "runs" : phase == 2 ? "invoke error"
+                                                   : phase == 1 ? "create error" : "load error");
+      free(bytes);
+    }
+    free(files[i]);
+  }
+  free(files);
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  install_crash_reporting();
+  uint64_t start = now_ms();
+  const char *budget = getenv("WICK_MALFORMED_BUDGET_MS");
+  g_budget_ms = budget ? (uint64_t)strtoull(budget, NULL, 10) : (SANITIZED ? 2500 : 800);
+
+  targeted_cases();
+  replay_regressions();
+
+  printf("mutations (budget %llu ms per model and family):\n", (unsigned long long)g_budget_ms);
+  size_t size;
+  uint8_t *bytes = tm_demo_chain(&size);
+  mutate_model("tiny:chain", bytes, size);
+  free(bytes);
+  bytes = tm_demo_composite(&size);
+  mutate_model("tiny:composite", bytes, size);
+  free(bytes);
+
+  const char *dir = getenv("WICK_SHARED_MODELS");
+  char **files = NULL;
+  size_t n = dir ? list_dir(dir, ".tflite", &files) : 0;
+  if (n == 0) {
+    printf("  shared models: skipped (WICK_SHARED_MODELS %s%s)\n", dir ? "has no .tflite: " : "is unset",
+           dir ? dir : "");
+  }
+  for (size_t i = 0; i < n; i++) {
+    bytes = read_file(files[i], &size);
+    if (bytes == NULL) {
+      FAIL("cannot read %s", files[i]);
+    } else {
+      const char *base = strrchr(files[i], '/');
+      mutate_model(base ? base + 1 : files[i], bytes, size);
+      free(bytes);
+    }
+    free(files[i]);
+  }
+  free(files);
+
+  printf("test_malformed: %ld targeted, %ld mutated inputs (%ld loaded, %ld created, %ld ran), "
+         "%ld failures, %.1f s%s\n",
+         g_targeted, g_cases, g_loaded, g_created, g_invoked, g_failures,
+         (double)(now_ms() - start) / 1000.0, SANITIZED ? " (sanitized build)" : "");
+  return g_failures ? 1 : 0;
+}
