@@ -32,6 +32,7 @@
 #define WICK_MAX_OP_INPUTS 1024
 #define WICK_MAX_ELEMENTS ((int64_t)1 << 40) /* per tensor; bytes must also fit size_t */
 #define WICK_MAX_NESTING 16                  /* subgraphs calling subgraphs */
+#define WICK_MAX_GRAPHS 4096 /* graph instances per interpreter: a DAG of calls can fan out */
 
 /* Internal status: prepare cannot know an output shape until the inputs hold
  * data (the op is re-prepared at invoke). Never returned to users. */
@@ -244,6 +245,7 @@ struct wick_interpreter {
   void *scratch;
   size_t scratch_size;
   atomic_int cancelled;
+  uint32_t num_graphs; /* live graph instances, capped at WICK_MAX_GRAPHS */
   bool profiling;
   bool force_reference;
   char error[512];

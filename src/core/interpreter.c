@@ -203,6 +203,7 @@ static void graph_destroy(wick_graph *g) {
   wick_mem_free(mem, g->invoke_allocs.items);
   wick_mem_free(mem, g->tensors);
   wick_mem_free(mem, g->nodes);
+  g->interp->num_graphs--;
   wick_mem_free(mem, g);
 }
 
@@ -224,6 +225,7 @@ static wick_graph *graph_new(wick_interpreter *it, uint32_t subgraph, int depth)
     wick_mem_free(&it->mem, g);
     return NULL;
   }
+  it->num_graphs++;
   for (uint32_t i = 0; i < info->num_tensors; i++) {
     wick_tensor *t = &g->tensors[i];
     t->info = &info->tensors[i];
@@ -446,6 +448,11 @@ wick_status wick_graph_create_child(const wick_op_ctx *ctx, uint32_t subgraph,
   if (g->depth + 1 > WICK_MAX_NESTING)
     return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "subgraphs nest deeper than %d",
                         WICK_MAX_NESTING);
+  /* Subgraph calls form a DAG (checked at load), but a DAG can still fan
+   * out exponentially (two calls per level, 16 levels): cap the instances. */
+  if (g->interp->num_graphs >= WICK_MAX_GRAPHS)
+    return wick_op_fail(ctx, WICK_ERR_UNSUPPORTED_OP,
+                        "the model needs more than %d subgraph instances", WICK_MAX_GRAPHS);
   wick_graph *child = graph_new(g->interp, subgraph, g->depth + 1);
   if (child == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   int slot = ctx->node->child[0] == NULL ? 0 : 1;
