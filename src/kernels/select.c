@@ -25,8 +25,8 @@ static const wick_f32_kernels avx512_kernels = {
     .gemm = wick_f32_gemm_ukernel_7x32__avx512,
     .gemm_1 = wick_f32_gemm_ukernel_1x32__avx512,
     .igemm = wick_f32_igemm_ukernel_7x32__avx512,
-    .dw_cr = 0,
-    .dwconv3x3 = NULL,
+    .dw_cr = 16,
+    .dwconv3x3 = wick_f32_dwconv3x3_ukernel__avx512,
 };
 
 static const wick_f32_kernels avx2_kernels = {
@@ -36,8 +36,8 @@ static const wick_f32_kernels avx2_kernels = {
     .gemm = wick_f32_gemm_ukernel_6x16__avx2,
     .gemm_1 = wick_f32_gemm_ukernel_1x16__avx2,
     .igemm = wick_f32_igemm_ukernel_6x16__avx2,
-    .dw_cr = 0,
-    .dwconv3x3 = NULL,
+    .dw_cr = 8,
+    .dwconv3x3 = wick_f32_dwconv3x3_ukernel__avx2,
 };
 
 static const uint32_t avx512_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX2 |

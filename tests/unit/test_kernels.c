@@ -226,6 +226,69 @@ static void test_conv(const wick_f32_kernels *kern) {
   printf("%s conv (igemm): %s\n", kern->isa, failures == before ? "ok" : "FAILED");
 }
 
+/* ------------------------------------------------------------------ DEPTHWISE_CONV_2D 3x3 */
+
+static void test_dw_shape(const wick_f32_kernels *kern, const wick_conv_shape *s, int act,
+                          bool with_bias) {
+  if (s->out_h <= 0 || s->out_w <= 0) return;
+  size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
+  size_t out_n = (size_t)s->batch * s->out_h * s->out_w * s->out_c;
+  float *in = rand_buf(in_n), *f = rand_buf(9 * (size_t)s->out_c), *bias = rand_buf(s->out_c);
+  size_t blocks = ((size_t)s->out_c + kern->dw_cr - 1) / kern->dw_cr;
+  float *packed = malloc(blocks * 10 * kern->dw_cr * sizeof(float));
+  wick_f32_dwconv3x3_pack(s->out_c, kern->dw_cr, f, with_bias ? bias : NULL, packed);
+  /* one guard element each side catches writes outside the output */
+  float *got = malloc((out_n + 2) * sizeof(float)), *ref = malloc(out_n * sizeof(float));
+  double *mag = malloc(out_n * sizeof(double));
+  got[0] = got[out_n + 1] = 12345.0f;
+  wick_f32_depthwise_conv2d__reference(s, in, f, with_bias ? bias : NULL, ref, act_lo[act],
+                                       act_hi[act]);
+  conv_magnitudes(s, in, f, with_bias ? bias : NULL, mag, true);
+  kern->dwconv3x3(s, in, packed, got + 1, act_lo[act], act_hi[act]);
+  char what[200];
+  snprintf(what, sizeof what, "%s dwconv3x3 n=%d %dx%dx%d s=%d,%d pad=%d,%d out=%dx%d act=%d",
+           kern->isa, s->batch, s->in_h, s->in_w, s->in_c, s->stride_h, s->stride_w, s->pad_top,
+           s->pad_left, s->out_h, s->out_w, act);
+  compare(what, got + 1, ref, mag, out_n, out_n, 1, out_n);
+  checks++;
+  if (got[0] != 12345.0f || got[out_n + 1] != 12345.0f) {
+    failures++;
+    fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
+  }
+  free(in), free(f), free(bias), free(packed), free(got), free(ref), free(mag);
+}
+
+static void test_dwconv(const wick_f32_kernels *kern) {
+  int before = failures, act = 0;
+  static const int32_t chans[] = {1, 3, 8, 15, 16, 17, 31, 33, 64, 100};
+  static const int32_t sides[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 20};
+  wick_conv_shape s;
+  for (size_t ic = 0; ic < 10; ic++)
+    for (size_t ih = 0; ih < 10; ih++)
+      for (int32_t sh = 1; sh <= 2; sh++)
+        for (int32_t sw = 1; sw <= 2; sw++)
+          for (int32_t pad = 0; pad < 4; pad++) {
+            /* pad 0: VALID; 1: SAME-like (1,1); 2: TF SAME at stride 2 (0 before, 1 after);
+             * 3: lopsided (2 before, 0 after) */
+            static const int32_t before_pad[] = {0, 1, 0, 2}, after_pad[] = {0, 1, 1, 0};
+            int32_t h = sides[ih], w = sides[(ih + ic + (size_t)pad) % 10];
+            make_shape(&s, ic % 3 == 0 ? 2 : 1, h, w, chans[ic], chans[ic], 3, 3, sh, sw, 1, 1,
+                       before_pad[pad], after_pad[pad], before_pad[(pad + (size_t)sw) % 4],
+                       after_pad[(pad + (size_t)sw) % 4]);
+            s.groups = s.in_c;
+            test_dw_shape(kern, &s, act, (ic + ih) % 5 != 0);
+            act = (act + 1) % 3;
+          }
+  /* MobileNetV2 shapes */
+  make_shape(&s, 1, 112, 112, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
+  s.groups = 32;
+  test_dw_shape(kern, &s, 2, true);
+  make_shape(&s, 1, 113, 113, 96, 96, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0);
+  s.groups = 96;
+  test_dw_shape(kern, &s, 2, true);
+  printf("%s dwconv3x3: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -253,6 +316,7 @@ int main(void) {
     }
     test_gemm(kern);
     test_conv(kern);
+    test_dwconv(kern);
   }
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
