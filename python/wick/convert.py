@@ -153,6 +153,7 @@ def convert(
     from .converter.passes.fuse import fuse_activations
     from .converter.passes.int_range import int_ranges
     from .converter.passes.layout import sink_transposes
+    from .converter.passes.patterns import recover_patterns
     from .converter.passes.tfl_fold import tfl_fold
     from .converter.serialize import serialize
 
@@ -164,13 +165,14 @@ def convert(
     const_fold(g)
     fold_batchnorm(g)
     const_fold(g)
+    recover_patterns(g)
     dce(g)
     int_ranges(g)
     tg = lower_graph(g)
     if channels_last_io:
         _channels_last(tg)
     tfl_fold(tg)
-    cleanup(tg)
+    cleanup(tg, transposes_to_reshapes=False)
     sink_transposes(tg)
     tfl_fold(tg)
     fuse_activations(tg)

@@ -35,7 +35,13 @@ def _dim(d) -> int | Sym:
 
 def _value_from_meta(name: str, val) -> Value:
     if isinstance(val, torch.Tensor):
-        return Value(name, tuple(_dim(d) for d in val.shape), val.dtype)
+        v = Value(name, tuple(_dim(d) for d in val.shape), val.dtype)
+        try:
+            stride = tuple(int(s) for s in val.stride())
+            v.meta["stride"] = stride  # memory layout at export time (for as_strided)
+        except Exception:
+            pass
+        return v
     raise TypeError(type(val))
 
 

@@ -90,30 +90,9 @@ def _conv2d_nhwc(ctx: Ctx, xh, W, B, stride, pads, dilation, groups, out_c: int)
                 fused_activation_function="NONE",
             ),
         )
-    if groups > 1:
-        # grouped convolution: split channels, one CONV_2D per group, concatenate
-        cg, og = cin // groups, out_c // groups
-        parts = ctx.emit_multi(
-            "SPLIT",
-            [ctx.i32([3], "axis"), xh],
-            [(xh.shape[:3] + [cg], xh.dtype)] * groups,
-            dict(num_splits=groups),
-        )
-        outs = []
-        for gi in range(groups):
-            wg = _slice0(ctx, W, gi * og, og)
-            bg = _slice0(ctx, B, gi * og, og)
-            outs.append(_conv2d_nhwc(ctx, parts[gi], wg, bg, stride, pads, dilation, 1, og))
-        shape = outs[0].shape[:3] + [out_c]
-        return ctx.emit(
-            "CONCATENATION",
-            outs,
-            shape,
-            xh.dtype,
-            dict(axis=3, fused_activation_function="NONE"),
-        )
     xp, padding = choose_padding(ctx, xh, (kh, kw), stride, dilation, pads)
-    f = ctx.transpose(W, NCHW_TO_NHWC)  # OIHW -> OHWI
+    # OIHW -> OHWI; grouped convolution (CONV_2D v6) reads I = Cin / groups from the filter
+    f = ctx.transpose(W, NCHW_TO_NHWC)
     oh = _out_size(xp.shape[1], kh, stride[0], dilation[0], padding)
     ow = _out_size(xp.shape[2], kw, stride[1], dilation[1], padding)
     return ctx.emit(
@@ -716,9 +695,47 @@ def lower_mm(ctx: Ctx, node: Node):
     ctx.bind(node.out, y)
 
 
+_VIEWS = {
+    "view.default",
+    "_unsafe_view.default",
+    "reshape.default",
+    "expand.default",
+    "clone.default",
+    "alias.default",
+}
+
+
+def broadcast_const_matrix(v: Value):
+    """If ``v`` (B, K, N) is a view/expand chain over a constant whose every batch slice is the
+    same (K, N) matrix (how torch decomposes ``x3d @ W``), return that matrix."""
+    if v.rank < 3:
+        return None
+    k, n = v.shape[-2], v.shape[-1]
+    cur = v
+    while not cur.is_const:
+        p = cur.producer
+        if p is None or p.op_name[5:] not in _VIEWS:
+            return None
+        src = p.args[0]
+        if not isinstance(src, Value) or tuple(src.shape[-2:]) != (k, n):
+            return None
+        cur = src
+    c = cur.const
+    if c.dim() < 2 or tuple(c.shape[-2:]) != (k, n) or c.numel() != k * n:
+        return None
+    return c.reshape(k, n)
+
+
 def lower_bmm(ctx: Ctx, node: Node):
-    A, B = ctx.t(node.args[0]), ctx.t(node.args[1])
-    ctx.bind(node.out, _matmul(ctx, A, ctx.cast(B, A.dtype), ctx.shape(node.out)))
+    a, b = node.args[0], node.args[1]
+    A = ctx.t(a)
+    out_shape = ctx.shape(node.out)
+    w = broadcast_const_matrix(b)
+    if w is not None and A.dtype == "float32":
+        ctx.bind(node.out, _fc(ctx, A, w.double().T.numpy().astype(np.float32), None, out_shape))
+        return
+    B = ctx.t(b)
+    ctx.bind(node.out, _matmul(ctx, A, ctx.cast(B, A.dtype), out_shape))
 
 
 # ---- softmax -----------------------------------------------------------------------------------

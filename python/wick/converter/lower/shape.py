@@ -39,9 +39,12 @@ def lower_expand(ctx: Ctx, node: Node):
         return
     if X.rank < len(out):
         X = ctx.reshape(X, [1] * (len(out) - X.rank) + X.shape)
-    if X.is_const:
+    n_out = int(np.prod(out))
+    if X.is_const and n_out <= max(4 * X.numel, 1 << 14):
         ctx.bind(node.out, ctx.const(np.broadcast_to(X.data, out).copy(), X.dtype))
         return
+    # large broadcasts of constants stay runtime BROADCAST_TOs (never bloat the file); a
+    # matmul that consumes an expanded weight reads the small constant directly (nn.py)
     ctx.bind(node.out, ctx.emit("BROADCAST_TO", [X, ctx.i32(out)], out, X.dtype))
 
 
@@ -456,6 +459,51 @@ def lower_index_put(ctx: Ctx, node: Node):
     ctx.bind(node.out, gather(ctx, cat, ctx.const(sel.astype(np.int32), "int32"), d))
 
 
+def lower_as_strided(ctx: Ctx, node: Node):
+    """as_strided reads the input's *storage*: map every output element to the logical input
+    element at that storage position, using the input's strides recorded at export time.
+    Exact for dense inputs; the result is a RESHAPE when the map is the identity, else a
+    GATHER with constant indices."""
+    a = ctx.args(node)
+    x: Value = a.self
+    in_stride = x.meta.get("stride")
+    if in_stride is None or not x.is_static:
+        raise ctx.error("as_strided on a tensor with unknown memory layout")
+    shape = [int(d) for d in x.shape]
+    n = int(np.prod(shape)) if shape else 1
+    grids = np.indices(shape).reshape(len(shape), -1) if shape else np.zeros((0, 1), np.int64)
+    storage = (
+        (np.asarray(in_stride, np.int64).reshape(-1, 1) * grids).sum(0)
+        if shape
+        else np.zeros(1, np.int64)
+    )
+    if len(np.unique(storage)) != n:
+        raise ctx.error("as_strided on a tensor whose memory overlaps itself")
+    lookup = {int(s): i for i, s in enumerate(storage)}
+    out_shape = ctx.shape(node.out)
+    offset = int(a.storage_offset or 0)
+    og = (
+        np.indices(out_shape).reshape(len(out_shape), -1)
+        if out_shape
+        else np.zeros((0, 1), np.int64)
+    )
+    pos = (
+        offset + (np.asarray(a.stride, np.int64).reshape(-1, 1) * og).sum(0)
+        if out_shape
+        else np.full(1, offset)
+    )
+    try:
+        idx = np.asarray([lookup[int(p)] for p in pos], np.int32)
+    except KeyError:
+        raise ctx.error("as_strided reads outside its input") from None
+    X = ctx.reshape(ctx.t(x), [n])
+    if len(idx) == n and np.array_equal(idx, np.arange(n)):
+        ctx.bind(node.out, ctx.reshape(X, out_shape))
+        return
+    y = gather(ctx, X, ctx.const(idx, "int32", "indices"), 0)
+    ctx.bind(node.out, ctx.reshape(y, out_shape))
+
+
 def lower_full(ctx: Ctx, node: Node):
     out = ctx.shape(node.out)
     dt = ctx.dtype(node.out)
@@ -516,6 +564,7 @@ RULES = {
     "slice_scatter.default": lower_slice_scatter,
     "select_scatter.default": lower_select_scatter,
     "index_put.default": lower_index_put,
+    "as_strided.default": lower_as_strided,
     "full.default": lower_full,
     "full_like.default": lower_full_like,
     "zeros_like.default": lower_zeros_like,

@@ -15,7 +15,7 @@ from ..lower.tfl import TGraph
 from .layout import is_identity, is_pure_reshape, perm_of
 
 
-def _simplify(g: TGraph) -> bool:
+def _simplify(g: TGraph, to_reshape: bool) -> bool:
     changed = False
     for op in list(g.ops):
         if op not in g.ops:
@@ -29,7 +29,7 @@ def _simplify(g: TGraph) -> bool:
                 g.replace_uses(y, x)
                 g.remove(op)
                 changed = True
-            elif is_pure_reshape(x.shape, q) and all(d >= 0 for d in x.shape):
+            elif to_reshape and is_pure_reshape(x.shape, q) and all(d >= 0 for d in x.shape):
                 op.op = "RESHAPE"
                 g.set_input(op, 1, g.const(y.name + "/shape", np.asarray(y.shape, np.int32)))
                 changed = True
@@ -80,9 +80,11 @@ def _cse(g: TGraph) -> bool:
     return changed
 
 
-def cleanup(g: TGraph) -> None:
+def cleanup(g: TGraph, transposes_to_reshapes: bool = True) -> None:
+    """``transposes_to_reshapes=False`` before the layout pass: a TRANSPOSE that only moves
+    size-1 dims must stay a TRANSPOSE there so that it can still sink and cancel."""
     for _ in range(20):
-        a = _simplify(g)
+        a = _simplify(g, transposes_to_reshapes)
         b = _cse(g)
         g.dce()
         if not (a or b):

@@ -28,6 +28,7 @@ _RANDOM = {
     "randn_like",
     "randint_like",
 }
+_NO_FOLD = {"as_strided"}  # depends on the export-time memory layout, see lower/shape.py
 _SHAPE_ONLY = {"full_like", "zeros_like", "ones_like", "empty_like"}
 _MAX_GROWTH = 4
 _SMALL = 1 << 16  # bytes: always fine to fold
@@ -49,7 +50,7 @@ def const_fold(g: Graph) -> int:
         if not isinstance(node.target, torch._ops.OpOverload):
             continue
         base = _base(node.target)
-        if base in _RANDOM or not node.outputs:
+        if base in _RANDOM or base in _NO_FOLD or not node.outputs:
             continue
         ins = node.inputs
         if base in _SHAPE_ONLY:

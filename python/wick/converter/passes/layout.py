@@ -351,6 +351,33 @@ class _Sinker:
         return False
 
 
+def factor_groups(a, b):
+    """Split RESHAPE a -> b (non-singleton dims only) into groups (a_dims, b_dims) whose sizes
+    multiply to the same number; None when the shapes do not factor."""
+    a_nz = [i for i in range(len(a)) if a[i] != 1]
+    b_nz = [k for k in range(len(b)) if b[k] != 1]
+    groups = []
+    i = k = 0
+    while i < len(a_nz) or k < len(b_nz):
+        gi, gk = [], []
+        pi = po = 1
+        while True:
+            if pi <= po and i < len(a_nz):
+                pi *= a[a_nz[i]]
+                gi.append(a_nz[i])
+                i += 1
+            elif k < len(b_nz):
+                po *= b[b_nz[k]]
+                gk.append(b_nz[k])
+                k += 1
+            else:
+                return None
+            if pi == po and gi and gk:
+                break
+        groups.append((gi, gk))
+    return groups
+
+
 def reshape_through(phys, q, out):
     """Express RESHAPE(TRANSPOSE(a, q), out) as TRANSPOSE(RESHAPE(a, phys_out), q_out).
 
@@ -358,27 +385,10 @@ def reshape_through(phys, q, out):
     and ordered in a's physical layout."""
     r = len(q)
     logical = [phys[q[i]] for i in range(r)]
+    groups = factor_groups(logical, out)
+    if groups is None:
+        return None
     in_nz = [i for i in range(r) if logical[i] != 1]
-    out_nz = [k for k in range(len(out)) if out[k] != 1]
-    groups = []
-    i = k = 0
-    while i < len(in_nz) or k < len(out_nz):
-        gi, gk = [], []
-        pi = po = 1
-        while True:
-            if pi <= po and i < len(in_nz):
-                pi *= logical[in_nz[i]]
-                gi.append(in_nz[i])
-                i += 1
-            elif k < len(out_nz):
-                po *= out[out_nz[k]]
-                gk.append(out_nz[k])
-                k += 1
-            else:
-                return None
-            if pi == po and gi and gk:
-                break
-        groups.append((gi, gk))
     nz_phys = sorted(q[i] for i in in_nz)
     rank_in_nz = {p: n for n, p in enumerate(nz_phys)}
     for gi, _ in groups:
@@ -399,6 +409,73 @@ def reshape_through(phys, q, out):
     return phys_out, q_out
 
 
+def transpose_above_reshape(y_shape, z_shape, q):
+    """Express TRANSPOSE(RESHAPE(y, z_shape), q) as RESHAPE(TRANSPOSE(y, qy), ...).
+
+    Returns qy, or None when q does not keep every reshape group contiguous and ordered."""
+    groups = factor_groups(y_shape, z_shape)
+    if groups is None:
+        return None
+    gid = {}
+    for n, (_, gk) in enumerate(groups):
+        for j, kk in enumerate(gk):
+            gid[kk] = (n, j)
+    seq = [gid[kk] for kk in q if z_shape[kk] != 1]
+    order = []
+    k = 0
+    while k < len(seq):
+        n, j = seq[k]
+        size = len(groups[n][1])
+        if j != 0 or [s for s in seq[k : k + size]] != [(n, t) for t in range(size)]:
+            return None
+        order.append(n)
+        k += size
+    body = [d for n in order for d in groups[n][0]]
+    first = min(body) if body else len(y_shape)
+    lead = [d for d in range(first) if y_shape[d] == 1]
+    return lead + body + [d for d in range(first, len(y_shape)) if y_shape[d] == 1]
+
+
+def hoist_transposes(g: TGraph) -> int:
+    """Move TRANSPOSE(RESHAPE(TRANSPOSE(x))) to RESHAPE(TRANSPOSE(TRANSPOSE(x))) so that the two
+    transposes merge (channel shuffles become one transpose)."""
+    n = 0
+    for t in list(g.ops):
+        if t.op != "TRANSPOSE" or t not in g.ops:
+            continue
+        q = perm_of(t)
+        z = t.inputs[0]
+        rsh = z.producer
+        if q is None or rsh is None or rsh.op != "RESHAPE" or len(g.users_of(z)) != 1:
+            continue
+        if g.is_output(z):
+            continue
+        y = rsh.inputs[0]
+        if y.producer is None or y.producer.op != "TRANSPOSE" or any(d < 0 for d in y.shape):
+            continue
+        qy = transpose_above_reshape(y.shape, z.shape, q)
+        if qy is None:
+            continue
+        yt = g.tensor(y.name + "/hoisted", [y.shape[d] for d in qy], y.dtype)
+        g.add(
+            "TRANSPOSE",
+            [y, g.const(yt.name + "/perm", np.asarray(qy, np.int32))],
+            [yt],
+            origin=t.origin,
+        )
+        w = t.outputs[0]
+        g.remove(t)
+        g.remove(rsh)
+        g.add(
+            "RESHAPE",
+            [yt, g.const(w.name + "/shape", np.asarray(w.shape, np.int32))],
+            [w],
+            origin=t.origin,
+        )
+        n += 1
+    return n
+
+
 def sink_transposes(g: TGraph, max_rounds: int = 10000) -> int:
     s = _Sinker(g)
     moves = 0
@@ -409,5 +486,7 @@ def sink_transposes(g: TGraph, max_rounds: int = 10000) -> int:
                 changed = True
                 moves += 1
         if not changed:
+            if hoist_transposes(g):
+                continue
             break
     return moves

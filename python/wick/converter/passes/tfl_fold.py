@@ -65,10 +65,14 @@ def tfl_fold(g: TGraph) -> int:
             continue
         if not op.inputs or op.inputs[0] is None:
             continue
+        out = op.outputs[0]
+        in_bytes = sum(t.data.nbytes for t in op.inputs if t is not None)
+        out_bytes = out.numel * np.dtype(out.dtype).itemsize
+        if out_bytes > max(1 << 16, 4 * in_bytes):
+            continue  # folding would bloat the file (e.g. a broadcast of a weight)
         res = _eval(op)
         if res is None:
             continue
-        out = op.outputs[0]
         res = np.ascontiguousarray(np.asarray(res).astype(out.dtype).reshape(out.shape))
         c = g.const(out.name, res)
         g.replace_uses(out, c)

@@ -1,0 +1,180 @@
+"""Whole-model conversion: torchvision CNNs, a small ViT and a BERT-class encoder, compared with
+PyTorch eager on LiteRT (and wick's runtime when built).
+
+Bar (COVERAGE.md): max abs error <= 1e-4 * max(1, max|ref|) and the same argmax for
+classifiers.  Layout bar: CNNs carry TRANSPOSE only at their boundary (one, on the input), and
+none with channels_last_io=True.  Random weights (no downloads); BatchNorm statistics are
+randomized so that batch-norm folding is actually exercised.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torchvision
+from torch import nn
+
+import wick
+
+from .util import check, to_numpy
+
+TOL = 1e-4
+
+
+def _randomize_bn(m: nn.Module) -> nn.Module:
+    g = torch.Generator().manual_seed(0)
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            n = mod.num_features
+            mod.running_mean.copy_(torch.rand(n, generator=g) * 0.2 - 0.1)
+            mod.running_var.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
+            mod.weight.data.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
+            mod.bias.data.copy_(torch.rand(n, generator=g) * 0.2 - 0.1)
+    return m.eval()
+
+
+CNNS = [
+    ("resnet18", 224),
+    ("mobilenet_v2", 224),
+    ("efficientnet_b0", 224),
+    ("mobilenet_v3_small", 224),
+    ("shufflenet_v2_x0_5", 128),
+]
+
+
+@pytest.mark.parametrize("name,size", CNNS, ids=[c[0] for c in CNNS])
+def test_cnn(name, size):
+    torch.manual_seed(0)
+    m = _randomize_bn(getattr(torchvision.models, name)(weights=None))
+    x = torch.randn(1, 3, size, size)
+    model, err = check(m, x, tol=TOL)
+    ops = model.op_counts
+    if name != "shufflenet_v2_x0_5":  # channel shuffles keep transposes (see layout.py TODO)
+        assert ops.get("TRANSPOSE", 0) == 1, ops
+    assert "CONV_2D" in ops
+    from .util import run_litert
+
+    got = run_litert(model.tflite_bytes, [x.numpy()], [s.name for s in model.inputs])[0]
+    with torch.no_grad():
+        ref = m(x).numpy()
+    assert got.argmax() == ref.argmax()
+
+
+def test_channels_last_io_has_no_transpose():
+    m = _randomize_bn(torchvision.models.mobilenet_v2(weights=None))
+    x = torch.randn(1, 3, 96, 96)
+    model, _ = check(m, x, tol=TOL, channels_last_io=True)
+    assert model.op_counts.get("TRANSPOSE", 0) == 0, model.op_counts
+    assert model.inputs[0].shape == (1, 96, 96, 3)
+
+
+def test_channels_last_io_image_to_image():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Conv2d(3, 8, 3, padding=1)
+            self.b = nn.ConvTranspose2d(8, 4, 4, stride=2, padding=1)
+            self.bn = nn.BatchNorm2d(8)
+
+        def forward(self, x):
+            return self.b(torch.relu(self.bn(self.a(x))))
+
+    model, _ = check(_randomize_bn(Net()), torch.randn(1, 3, 16, 16), channels_last_io=True)
+    assert model.op_counts.get("TRANSPOSE", 0) == 0, model.op_counts
+    assert model.outputs[0].shape == (1, 32, 32, 4)
+
+
+def test_vit_small():
+    torch.manual_seed(0)
+    m = torchvision.models.VisionTransformer(
+        image_size=32,
+        patch_size=8,
+        num_layers=2,
+        num_heads=4,
+        hidden_dim=64,
+        mlp_dim=128,
+        num_classes=10,
+    ).eval()
+    model, _ = check(m, torch.randn(2, 3, 32, 32), tol=TOL)
+    # projections are FULLY_CONNECTED (no weight copies from expand), never BATCH_MATMUL on weights
+    assert model.op_counts.get("FULLY_CONNECTED", 0) == 2 * 4 + 1, model.op_counts
+    assert model.size < 2 * 4 * sum(p.numel() for p in m.parameters()), model.size
+
+
+class BertLayer(nn.Module):
+    def __init__(self, d, heads, ff):
+        super().__init__()
+        self.h = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.o = nn.Linear(d, d)
+        self.ln1 = nn.LayerNorm(d, eps=1e-12)
+        self.ff1 = nn.Linear(d, ff)
+        self.ff2 = nn.Linear(ff, d)
+        self.ln2 = nn.LayerNorm(d, eps=1e-12)
+
+    def forward(self, x, bias):
+        b, s, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=-1)
+
+        def heads(t):
+            return t.view(b, s, self.h, d // self.h).transpose(1, 2)
+
+        q, k, v = heads(q), heads(k), heads(v)
+        att = (q @ k.transpose(-1, -2)) / math.sqrt(d // self.h) + bias
+        ctx = (att.softmax(-1) @ v).transpose(1, 2).reshape(b, s, d)
+        x = self.ln1(x + self.o(ctx))
+        return self.ln2(x + self.ff2(nn.functional.gelu(self.ff1(x))))
+
+
+class TinyBert(nn.Module):
+    """BERT-base architecture at a small size: word/position/type embeddings, post-LN encoder
+    layers with GELU, additive attention mask, tanh pooler."""
+
+    def __init__(self, vocab=100, d=64, layers=2, heads=4, ff=128, max_len=32):
+        super().__init__()
+        self.word = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(max_len, d)
+        self.tok_type = nn.Embedding(2, d)
+        self.ln = nn.LayerNorm(d, eps=1e-12)
+        self.layers = nn.ModuleList(BertLayer(d, heads, ff) for _ in range(layers))
+        self.pool = nn.Linear(d, d)
+
+    def forward(self, input_ids, attention_mask):
+        s = input_ids.shape[1]
+        pos = torch.arange(s, device=input_ids.device).unsqueeze(0)
+        x = self.word(input_ids) + self.pos(pos) + self.tok_type(torch.zeros_like(input_ids))
+        x = self.ln(x)
+        bias = (1.0 - attention_mask[:, None, None, :].float()) * -10000.0
+        for layer in self.layers:
+            x = layer(x, bias)
+        return x, torch.tanh(self.pool(x[:, 0]))
+
+
+def test_bert_encoder():
+    torch.manual_seed(0)
+    m = TinyBert().eval()
+    ids = torch.randint(0, 100, (2, 16))
+    mask = torch.ones(2, 16, dtype=torch.int64)
+    mask[1, 10:] = 0
+    model, _ = check(m, ids, mask, tol=TOL)
+    assert [s.dtype for s in model.inputs] == ["int64", "int64"]
+
+
+def test_wick_runtime_resnet18():
+    try:
+        from wick import runtime
+
+        runtime.library_path()
+    except Exception:
+        pytest.skip("wick runtime library not built")
+    m = _randomize_bn(torchvision.models.resnet18(weights=None))
+    x = torch.randn(1, 3, 64, 64)
+    model = wick.convert(m, (x,))
+    got = model(x)[0]
+    with torch.no_grad():
+        ref = to_numpy(m(x))
+    scale = max(1.0, float(np.abs(ref).max()))
+    assert float(np.abs(got - ref).max()) <= TOL * scale
