@@ -88,21 +88,25 @@ def build(op, operands, options=None, *, n_out=1, out_dtypes=None, out_shapes=No
     return w.finish(), feeds
 
 
-def run_wick(data, feeds):
+def invoke(runner, feeds):
+    for i, a in enumerate(feeds):
+        if np.ndim(a) == 0:
+            t = runner._lib.wick_interpreter_input(runner._it, i)
+            a = np.asarray(a)
+            assert runner._lib.wick_tensor_copy_from(t, a.ctypes.data, a.nbytes) == 0
+        else:
+            runner._set_input(i, a)
+    return runner.invoke()
+
+
+def run_wick(data, feeds, memory_limit=0):
     """wick.load(data)(*feeds), except that 0-d feeds are copied in directly (the binding's
     np.ascontiguousarray turns a 0-d array into shape (1,), which a rank-0 input refuses) and
     the interpreter is destroyed before the model."""
-    rt = wick.load(data)
+    rt = wick.load(data, memory_limit=memory_limit)
     runner = rt.signature(None)
     try:
-        for i, a in enumerate(feeds):
-            if np.ndim(a) == 0:
-                t = runner._lib.wick_interpreter_input(runner._it, i)
-                a = np.asarray(a)
-                assert runner._lib.wick_tensor_copy_from(t, a.ctypes.data, a.nbytes) == 0
-            else:
-                runner._set_input(i, a)
-        return runner.invoke()
+        return invoke(runner, feeds)
     finally:
         # Runtime and runner reference each other; when the garbage collector breaks that
         # cycle it may destroy the model before the interpreter (a use-after-free under ASan).
@@ -1050,3 +1054,146 @@ def test_strided_slice_random(seed):
         return
     assert got[0].shape == ref[0].shape and got[0].tobytes() == ref[0].tobytes(), (
         shape, begin, end, strides, masks, got[0], ref[0])
+
+
+# ============================================================================ graphs, repeated invokes
+
+
+def test_dynamic_shapes_across_invokes():
+    """One interpreter, several invokes whose run-time values change the output shapes."""
+    data, _ = build("RANGE", [In(np.int32(0)), In(np.int32(1)), In(np.int32(1))])
+    rt = wick.load(data)
+    runner = rt.signature(None)
+    try:
+        for limit, delta in [(5, 1), (17, 3), (0, 1), (9, 2), (-4, -1)]:
+            feeds = [np.int32(0), np.int32(limit), np.int32(delta)]
+            (got,) = invoke(runner, feeds)
+            assert np.array_equal(got, np.arange(0, limit, delta, dtype=np.int32))
+        with pytest.raises(wick.WickError, match="delta is 0"):
+            invoke(runner, [np.int32(0), np.int32(3), np.int32(0)])
+        (got,) = invoke(runner, [np.int32(2), np.int32(4), np.int32(1)])  # usable after an error
+        assert got.tolist() == [2, 3]
+    finally:
+        runner.__del__()
+
+    x = rand((2, 3, 4))
+    data, _ = build("TRANSPOSE", [In(x), In(np.array([0, 1, 2], np.int32))])
+    rt = wick.load(data)
+    runner = rt.signature(None)
+    try:
+        for perm in [(2, 0, 1), (0, 1, 2), (1, 2, 0), (2, 1, 0)]:
+            (got,) = invoke(runner, [x, np.array(perm, np.int32)])
+            assert got.tobytes() == np.transpose(x, perm).tobytes() and got.shape == x.transpose(perm).shape
+    finally:
+        runner.__del__()
+
+
+def test_dynamic_chain():
+    """SHAPE -> FILL -> TILE (by a run-time multiples) -> STRIDED_SLICE: every op downstream of a
+    deferred one is prepared at invoke too."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", [None, None], "float32")
+    m = sg.add_tensor("m", [2], "int32")
+    shp = sg.add_tensor("shape", [2], "int32")
+    filled = sg.add_tensor("filled", [1], "float32")
+    tiled = sg.add_tensor("tiled", [1], "float32")
+    out = sg.add_tensor("out", [1], "float32")
+    val = sg.add_constant("val", np.float32(1.5))
+    sg.add_operator("SHAPE", [x], [shp], {"out_type": "int32"})
+    sg.add_operator("FILL", [shp, val], [filled])
+    sg.add_operator("TILE", [filled, m], [tiled])
+    b = sg.add_constant("b", np.array([1, 0], np.int32))
+    e = sg.add_constant("e", np.array([0, 5], np.int32))
+    st = sg.add_constant("s", np.array([1, 2], np.int32))
+    sg.add_operator("STRIDED_SLICE", [tiled, b, e, st], [out], {"end_mask": 1})
+    sg.set_inputs([x, m])
+    sg.set_outputs([out])
+    data = w.finish()
+    for xs, ms in [((2, 3), (2, 1)), ((4, 1), (1, 7))]:
+        feeds = [rand(xs), np.array(ms, np.int32)]
+        got = run_wick(data, feeds)
+        ref = run_ref(data, feeds)
+        assert got[0].shape == ref[0].shape and got[0].tobytes() == ref[0].tobytes()
+
+
+@pytest.mark.parametrize("op", ["TRANSPOSE", "GATHER", "STRIDED_SLICE", "TILE"])
+def test_quantized_passthrough(op):
+    """int8 tensors with quantization parameters move unchanged (output keeps input params)."""
+    q = {"scale": 0.05, "zero_point": -3}
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    xv = rand((3, 4), "int8")
+    x = sg.add_tensor("x", [3, 4], "int8", quant=q)
+    o = sg.add_tensor("o", [1], "int8", quant=q)
+    if op == "TRANSPOSE":
+        ins, opts = [x, sg.add_constant("p", np.array([1, 0], np.int32))], None
+    elif op == "GATHER":
+        ins, opts = [x, sg.add_constant("i", np.array([2, 0], np.int32))], {"axis": 0}
+    elif op == "TILE":
+        ins, opts = [x, sg.add_constant("m", np.array([2, 1], np.int32))], None
+    else:
+        ins = [x] + [sg.add_constant(k, np.array(v, np.int32))
+                     for k, v in (("b", [0, 1]), ("e", [3, 4]), ("s", [2, 2]))]
+        opts = {}
+    sg.add_operator(op, ins, [o], opts)
+    sg.set_inputs([x])
+    sg.set_outputs([o])
+    data = w.finish()
+    got, ref = run_wick(data, [xv]), run_ref(data, [xv])
+    assert got[0].shape == ref[0].shape and got[0].tobytes() == ref[0].tobytes()
+
+
+# ============================================================================ hostile values
+
+BOUNDARY = [0, 1, -1, 2, -2, 2**31 - 1, -(2**31), 0x40000001, -0x40000001]
+
+
+def _hostile_cases(seed):
+    rng = np.random.default_rng(1000 + seed)
+
+    def vec(n, dtype=np.int32):
+        return np.array([BOUNDARY[int(k)] for k in rng.integers(0, len(BOUNDARY), size=n)], dtype)
+
+    x = rand((2, 3, 4))
+    ops = [
+        ("TRANSPOSE", [In(x), In(vec(3))], None),
+        ("SLICE", [In(x), In(vec(3)), In(vec(3))], None),
+        ("STRIDED_SLICE", [In(x), In(vec(3)), In(vec(3)), In(vec(3))],
+         {"begin_mask": int(rng.integers(0, 8)), "end_mask": int(rng.integers(0, 8)),
+          "shrink_axis_mask": int(rng.integers(0, 8)), "offset": bool(rng.integers(0, 2))}),
+        ("TILE", [In(x), In(vec(3))], None),
+        ("BROADCAST_TO", [In(x), In(vec(4))], None),
+        ("EXPAND_DIMS", [In(x), In(vec(1))], None),
+        ("FILL", [In(vec(3)), C(np.float32(1))], None),
+        ("RANGE", [In(vec(1)[0]), In(vec(1)[0]), In(vec(1)[0])], None),
+        ("GATHER", [In(x), In(vec(5))], {"axis": int(rng.integers(-3, 3))}),
+        ("GATHER_ND", [In(x), In(vec(4).reshape(2, 2))], None),
+        ("MIRROR_PAD", [In(x), In(vec(6).reshape(3, 2))], {"mode": int(rng.integers(0, 2))}),
+        ("SPLIT", [In(vec(1)[0]), In(x)], {"num_splits": 2}),
+        ("SPLIT_V", [In(x), In(vec(2)), In(vec(1)[0])], {"num_splits": 2}),
+        ("REVERSE_V2", [In(x), In(vec(2))], None),
+        ("DYNAMIC_UPDATE_SLICE", [In(x), In(rand((1, 2, 3))), In(vec(3))], None),
+        ("EMBEDDING_LOOKUP", [In(vec(3)), In(rand((4, 2)))], None),
+    ]
+    return ops
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_hostile_runtime_values(seed):
+    """Boundary integers (the fuzzing dictionary's) as run-time shapes/indices: each op either
+    runs or raises WickError with a message — never crashes (run this file under ASan+UBSan).
+    A memory cap turns legal-but-huge outputs (FILL of 2**31 elements) into OOM errors."""
+    for op, operands, options in _hostile_cases(seed):
+        n_out = 2 if op.startswith("SPLIT") else 1
+        out_dtypes = ["float32"] * n_out
+        if op == "RANGE":
+            out_dtypes = ["int32"]
+        data, feeds = build(op, operands, options, n_out=n_out, out_dtypes=out_dtypes)
+        try:
+            run_wick(data, feeds, memory_limit=64 << 20)  # huge outputs: a clean OOM error
+        except wick.WickError as e:
+            assert str(e).strip(), op
+        except ValueError as e:
+            # numpy cannot even describe an empty output such as (0, 2**31-1, 2**31-1)
+            assert "too big" in str(e), e
