@@ -18,7 +18,7 @@
 
 #define ACCUMULATE(MR, ap, kc, w, acc)                                   \
   do {                                                                   \
-    for (size_t k_ = 0; k_ < (kc); k_++) {                               \
+    _Pragma("GCC unroll 4") for (size_t k_ = 0; k_ < (kc); k_++) {                             \
       const __m256 w0_ = _mm256_loadu_ps(w);                             \
       const __m256 w1_ = _mm256_loadu_ps((w) + 8);                       \
       (w) += NR;                                                         \

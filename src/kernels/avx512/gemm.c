@@ -28,7 +28,7 @@
 /* The k loop of one tap: acc[i][0..1] += a_i[k] * w[k][0..31], k < kc. */
 #define ACCUMULATE(MR, ap, kc, w, acc)                                   \
   do {                                                                   \
-    for (size_t k_ = 0; k_ < (kc); k_++) {                               \
+    _Pragma("GCC unroll 4") for (size_t k_ = 0; k_ < (kc); k_++) {                             \
       const __m512 w0_ = _mm512_loadu_ps(w);                             \
       const __m512 w1_ = _mm512_loadu_ps((w) + 16);                      \
       (w) += NR;                                                         \
