@@ -279,6 +279,17 @@ static void test_dwconv(const wick_f32_kernels *kern) {
             test_dw_shape(kern, &s, act, (ic + ih) % 5 != 0);
             act = (act + 1) % 3;
           }
+  /* wide rows (>= 24 interior pixels: the pixel-block-outer path) with channel tails */
+  static const int32_t wide_c[] = {5, 17, 33, 40};
+  for (size_t ic = 0; ic < 4; ic++)
+    for (int32_t st = 1; st <= 2; st++)
+      for (int32_t pad = 0; pad <= 1; pad++) {
+        make_shape(&s, 1, 4, 24 * st + 7 + (int32_t)ic, wide_c[ic], wide_c[ic], 3, 3, st, st, 1,
+                   1, pad, pad, pad, pad);
+        s.groups = s.in_c;
+        test_dw_shape(kern, &s, act, true);
+        act = (act + 1) % 3;
+      }
   /* MobileNetV2 shapes */
   make_shape(&s, 1, 112, 112, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
   s.groups = 32;
