@@ -5,7 +5,7 @@
  * for CONV_2D, [1, kh, kw, Cout] for DEPTHWISE_CONV_2D (Cout = Cin * M);
  * optional bias [Cout]. Grouped CONV_2D (Cin a multiple of the filter's
  * input depth) is supported. Output [N, outH, outW, Cout] with SAME/VALID
- * padding as in FORMAT.md. Quantized variants are refused here for now.
+ * padding as in FORMAT.md. Quantized inputs go to conv_2d_quantized.c.
  *
  * Kernels: prepare picks them (src/kernels/select.c) and packs the constant
  * filter once; invoke only runs them. CONV_2D with groups == 1: a 1x1,
@@ -21,6 +21,7 @@
 #include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 typedef enum conv_path { CONV_REFERENCE, CONV_GEMM, CONV_IGEMM, CONV_DWCONV3X3 } conv_path;
 
@@ -50,6 +51,7 @@ static wick_status check_float(const wick_op_ctx *ctx, const wick_tensor *t, con
 }
 
 static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
+  if (wick_quant_routed(ctx, 0)) return wick_conv_prepare_quantized(ctx, depthwise);
   WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
   wick_tensor *in, *filter;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -196,6 +198,7 @@ static wick_status conv_prepare(wick_op_ctx *ctx) { return conv_prepare_common(c
 static wick_status depthwise_prepare(wick_op_ctx *ctx) { return conv_prepare_common(ctx, true); }
 
 static wick_status conv_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_conv_invoke_quantized(ctx);
   if (run_optimized(ctx)) return WICK_OK;
   const conv_data *d = ctx->node->user_data;
   wick_f32_conv2d__reference(&d->shape, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
@@ -204,6 +207,7 @@ static wick_status conv_invoke(wick_op_ctx *ctx) {
 }
 
 static wick_status depthwise_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_conv_invoke_quantized(ctx);
   if (run_optimized(ctx)) return WICK_OK;
   const conv_data *d = ctx->node->user_data;
   wick_f32_depthwise_conv2d__reference(&d->shape, wick_op_input(ctx, 0)->data,

@@ -1,5 +1,6 @@
 /*
- * fully_connected.c — FULLY_CONNECTED (float32).
+ * fully_connected.c — FULLY_CONNECTED (float32; quantized inputs go to
+ * fully_connected_quantized.c).
  *
  * Input [..., K] is read as [M, K] with M = elements / K; weights [N, K];
  * optional bias [N]. Output [M, N], or the input's leading dims + [N] with
@@ -14,6 +15,7 @@
 #include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 typedef struct fc_data {
   int64_t m, n, k;
@@ -41,6 +43,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, fc_data *d) {
 }
 
 static wick_status fc_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_fc_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
   wick_tensor *in, *w;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -92,6 +95,7 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status fc_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_fc_invoke_quantized(ctx);
   const fc_data *d = ctx->node->user_data;
   if (d->kern != NULL) {
     wick_f32_gemm(d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k, wick_op_input(ctx, 0)->data,

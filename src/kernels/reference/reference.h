@@ -262,4 +262,130 @@ void wick_dequantize__reference(wick_dtype type, const wick_quant_layout *q, con
 void wick_quantize__reference(wick_dtype type, const wick_quant_layout *q, const float *in,
                               void *out);
 
+/* ---- quantized int8 / uint8 / int16 kernels (quantized.c) ----
+ * Bit-exact with LiteRT's reference kernels. Requantization uses a Q31
+ * multiplier and a power-of-two shift (> 0: left) from
+ * src/ops/quantization.c, applied with "double rounding": a saturating
+ * rounding doubling high multiply, then a rounding right shift (ties away
+ * from zero). `type` is the activation type: int8 (int8 weights), uint8
+ * (uint8 weights, asymmetric), int16 (int8 weights, "16x8"). */
+int32_t wick_q_srdhm(int32_t a, int32_t b);
+int32_t wick_q_rounding_divide_by_pot(int32_t x, int32_t exponent); /* exponent in [0, 31] */
+int32_t wick_q_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift);
+/* LiteRT's int64 overload: multiplier rounded to Q15, one rounding shift;
+ * shift in [-31, 14]. */
+int32_t wick_q_multiply_by_quantized_multiplier_i64(int64_t x, int32_t multiplier,
+                                                    int32_t shift);
+
+/* CONV_2D / DEPTHWISE_CONV_2D. acc = sum (w + filter_offset) * (x + input_offset)
+ * (+ bias), out = clamp(mbqm(acc, multiplier[o], shift[o]) + output_offset).
+ * acc64: accumulate in 64 bits with an int64 bias (16x8 with int64 bias);
+ * otherwise 32 bits (wrapping) with an int32 bias. bias may be NULL. */
+typedef struct wick_qconv_params {
+  int32_t input_offset;      /* -input zero point */
+  int32_t filter_offset;     /* -filter zero point (uint8; 0 for int8 weights) */
+  int32_t output_offset;     /* output zero point */
+  const int32_t *multiplier; /* per output channel */
+  const int32_t *shift;      /* per output channel */
+  int32_t act_min, act_max;
+} wick_qconv_params;
+void wick_q_conv2d__reference(wick_dtype type, const wick_conv_shape *s,
+                              const wick_qconv_params *p, const void *input, const void *filter,
+                              const void *bias, bool acc64, void *output);
+void wick_q_depthwise_conv2d__reference(wick_dtype type, const wick_conv_shape *s,
+                                        const wick_qconv_params *p, const void *input,
+                                        const void *filter, const void *bias, bool acc64,
+                                        void *output);
+
+/* FULLY_CONNECTED, input [m, k], weights [n, k]. LiteRT's reference kernel
+ * requantizes in double: out = clamp((int32)round(acc * scale[o]) +
+ * output_offset) with scale[o] = s_in * s_w[o] / s_out. */
+typedef struct wick_qfc_params {
+  int32_t input_offset, filter_offset, output_offset;
+  const double *scale; /* per output channel */
+  int32_t act_min, act_max;
+} wick_qfc_params;
+void wick_q_fully_connected__reference(wick_dtype type, int64_t m, int64_t n, int64_t k,
+                                       const wick_qfc_params *p, const void *input,
+                                       const void *weights, const void *bias, bool acc64,
+                                       void *output);
+
+/* ADD / SUB (general scales): inputs offset, shifted left by left_shift (20
+ * for 8-bit, 15 for int16), scaled by their multipliers, added (subtracted),
+ * requantized to the output, clamped. */
+typedef struct wick_qadd_params {
+  int32_t input1_offset, input2_offset, output_offset;
+  int32_t left_shift;
+  int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift;
+  int32_t output_multiplier, output_shift;
+  int32_t act_min, act_max;
+} wick_qadd_params;
+void wick_q_add__reference(wick_dtype type, bool subtract, const wick_broadcast *bc,
+                           const wick_qadd_params *p, const void *a, const void *b, void *out);
+/* int16 ADD/SUB with power-of-two scales and zero points 0: shift1/shift2
+ * (<= 0) are log2(s_in / s_out). */
+void wick_q_add_pot_i16__reference(bool subtract, const wick_broadcast *bc, int32_t shift1,
+                                   int32_t shift2, int32_t act_min, int32_t act_max,
+                                   const int16_t *a, const int16_t *b, int16_t *out);
+/* MUL: out = clamp(output_offset + mbqm((a + o1) * (b + o2), multiplier, shift)). */
+typedef struct wick_qmul_params {
+  int32_t input1_offset, input2_offset, output_offset;
+  int32_t output_multiplier, output_shift;
+  int32_t act_min, act_max;
+} wick_qmul_params;
+void wick_q_mul__reference(wick_dtype type, const wick_broadcast *bc, const wick_qmul_params *p,
+                           const void *a, const void *b, void *out);
+
+/* Pools on quantized values (output parameters = input parameters). The
+ * average rounds half away from zero over the in-bounds taps. */
+void wick_q_average_pool__reference(wick_dtype type, const wick_pool_shape *s, const void *in,
+                                    void *out, int32_t lo, int32_t hi);
+void wick_q_max_pool__reference(wick_dtype type, const wick_pool_shape *s, const void *in,
+                                void *out, int32_t lo, int32_t hi);
+
+/* SOFTMAX over rows (gemmlowp fixed point): int8 -> int8/int16, uint8 ->
+ * uint8/int16. Output scale 1/2^bits, offset by the output type's minimum. */
+typedef struct wick_qsoftmax_params {
+  int32_t input_multiplier, input_left_shift, diff_min;
+} wick_qsoftmax_params;
+void wick_q_softmax__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows, int64_t cols,
+                               const wick_qsoftmax_params *p, const void *in, void *out);
+
+/* 8-bit lookup tables (LOGISTIC, TANH): lut[(uint8)q] = quantized f(real(q)),
+ * computed in float as LiteRT's LUTPopulate. */
+typedef enum wick_q_lut_fn { WICK_Q_LUT_LOGISTIC, WICK_Q_LUT_TANH } wick_q_lut_fn;
+void wick_q_lut8_populate(wick_dtype type, wick_q_lut_fn fn, float in_scale, int32_t in_zp,
+                          float out_scale, int32_t out_zp, uint8_t lut[256]);
+void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
+
+/* HARD_SWISH (int8/uint8), LiteRT's 16-bit fixed-point formulation. */
+typedef struct wick_qhard_swish_params {
+  int32_t input_zero_point, output_zero_point;
+  int16_t output_multiplier_fixedpoint_int16, reluish_multiplier_fixedpoint_int16;
+  int32_t output_multiplier_exponent, reluish_multiplier_exponent;
+} wick_qhard_swish_params;
+void wick_q_hard_swish__reference(wick_dtype type, int64_t n, const wick_qhard_swish_params *p,
+                                  const void *in, void *out);
+
+/* MEAN / SUM: int32 (wrapping) sums over the reduced axes into `scratch`
+ * (one int32 per output), out = clamp(mbqm(sum - input_zero_point * count,
+ * multiplier, shift) + output_zero_point). The op folds 1/count into the
+ * multiplier for MEAN. An empty input gives zeros. */
+typedef struct wick_qreduce_params {
+  int32_t input_zero_point, output_zero_point, multiplier, shift;
+} wick_qreduce_params;
+void wick_q_reduce_sum__reference(wick_dtype type, int32_t rank, const int32_t *dims,
+                                  const bool *reduced, const wick_qreduce_params *p,
+                                  const void *in, void *out, int32_t *scratch);
+
+/* QUANTIZE of an integer input: out = clamp(mbqm(q - in_zp, m, s) + out_zp).
+ * in: int8/uint8/int16/int32, out: int8/uint8/int16/int32. */
+void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64_t n,
+                                  int32_t in_zp, int32_t out_zp, int32_t multiplier,
+                                  int32_t shift, const void *in, void *out);
+/* CONCATENATION's float rescaling copy (8-bit): out = clamp((int32)roundf(q *
+ * scale + bias) + out_zp). */
+void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float bias,
+                                int32_t out_zp, const void *in, void *out);
+
 #endif /* WICK_KERNELS_REFERENCE_H */

@@ -1,0 +1,723 @@
+/*
+ * quantized.c — reference kernels on quantized integers (int8, legacy uint8,
+ * int16 activations): the executable specification, bit-exact with LiteRT's
+ * reference kernels (its BUILTIN_REF resolver).
+ *
+ * Fixed-point arithmetic ("double rounding", FORMAT.md):
+ *   srdhm(a, b)   = saturating rounding doubling high multiply: (a*b + nudge)
+ *                   / 2^31 truncated, nudge = 2^30 (a*b >= 0) or 1 - 2^30;
+ *                   srdhm(INT32_MIN, INT32_MIN) = INT32_MAX.
+ *   rdivpot(x, e) = x / 2^e rounded to nearest, ties away from zero.
+ *   mbqm(x, m, s) = rdivpot(srdhm(x * 2^max(s,0), m), max(-s,0)).
+ * The 64-bit variant (16x8 convs with int64 bias) first rounds the Q31
+ * multiplier to Q15, then does one rounding shift (LiteRT's int64 overload).
+ * Integer overflow wraps (two's complement) wherever LiteRT's int32
+ * arithmetic would: accumulators use unsigned arithmetic to stay defined.
+ *
+ * Layouts as the float kernels (reference.h): NHWC activations, OHWI conv
+ * filters, [1, H, W, C*M] depthwise filters, [out, in] FC weights.
+ *
+ * Type-generic kernels take the element type as a wick_dtype; each public
+ * kernel dispatches once to an always-inlined body instantiated with a
+ * constant type, so the per-element load/store switch folds away.
+ * Next: src/ops/quantization.c (the parameters), the src/ops files named
+ * *_quantized.c (the operators).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kernels/reference/reference.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* ---------------------------------------------------------------- primitives */
+
+INLINE int32_t wrap32(int64_t v) { return (int32_t)(uint32_t)(uint64_t)v; }
+INLINE int32_t add32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+INLINE int32_t sub32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+
+INLINE int32_t srdhm(int32_t a, int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  int64_t ab = (int64_t)a * (int64_t)b;
+  int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+  return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+INLINE int32_t rdivpot(int32_t x, int32_t e) {
+  int32_t mask = (int32_t)(((int64_t)1 << e) - 1);
+  int32_t remainder = x & mask;
+  int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> e) + (remainder > threshold ? 1 : 0);
+}
+
+INLINE int32_t mbqm(int32_t x, int32_t m, int32_t s) {
+  int32_t left = s > 0 ? s : 0, right = s > 0 ? 0 : -s;
+  return rdivpot(srdhm((int32_t)((uint32_t)x << left), m), right);
+}
+
+INLINE int32_t mbqm64(int64_t x, int32_t m, int32_t s) {
+  int32_t reduced = m < 0x7FFF0000 ? (m + (1 << 15)) >> 16 : 0x7FFF;
+  int32_t total = 15 - s; /* the op keeps s in [-31, 14] */
+  uint64_t v = (uint64_t)x * (uint64_t)(int64_t)reduced + ((uint64_t)1 << (total - 1));
+  return wrap32((int64_t)v >> total);
+}
+
+INLINE int32_t clamp32(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+int32_t wick_q_srdhm(int32_t a, int32_t b) { return srdhm(a, b); }
+int32_t wick_q_rounding_divide_by_pot(int32_t x, int32_t exponent) { return rdivpot(x, exponent); }
+int32_t wick_q_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift) {
+  return mbqm(x, multiplier, shift);
+}
+int32_t wick_q_multiply_by_quantized_multiplier_i64(int64_t x, int32_t multiplier,
+                                                    int32_t shift) {
+  return mbqm64(x, multiplier, shift);
+}
+
+/* Loads element i of a quantized (or int32) array as int32. */
+INLINE int32_t ld(wick_dtype t, const void *p, int64_t i) {
+  switch (t) {
+    case WICK_DTYPE_INT8: return ((const int8_t *)p)[i];
+    case WICK_DTYPE_UINT8: return ((const uint8_t *)p)[i];
+    case WICK_DTYPE_INT16: return ((const int16_t *)p)[i];
+    case WICK_DTYPE_INT32: return ((const int32_t *)p)[i];
+    default: return 0;
+  }
+}
+
+/* Stores v (already inside the type's range) at element i. */
+INLINE void st(wick_dtype t, void *p, int64_t i, int32_t v) {
+  switch (t) {
+    case WICK_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case WICK_DTYPE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case WICK_DTYPE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    case WICK_DTYPE_INT32: ((int32_t *)p)[i] = v; break;
+    default: break;
+  }
+}
+
+INLINE void type_range(wick_dtype t, int32_t *lo, int32_t *hi) {
+  switch (t) {
+    case WICK_DTYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; break;
+    case WICK_DTYPE_UINT8: *lo = 0; *hi = UINT8_MAX; break;
+    case WICK_DTYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; break;
+    default: *lo = INT32_MIN; *hi = INT32_MAX; break;
+  }
+}
+
+/* Calls one instantiation of BODY per activation type: int8 (int8 filter),
+ * uint8 (uint8 filter), int16 (int8 filter). */
+#define DISPATCH_ACT(type, CALL)                                                  \
+  do {                                                                            \
+    switch (type) {                                                               \
+      case WICK_DTYPE_INT8: CALL(WICK_DTYPE_INT8, WICK_DTYPE_INT8); break;        \
+      case WICK_DTYPE_UINT8: CALL(WICK_DTYPE_UINT8, WICK_DTYPE_UINT8); break;     \
+      case WICK_DTYPE_INT16: CALL(WICK_DTYPE_INT16, WICK_DTYPE_INT8); break;      \
+      default: break;                                                             \
+    }                                                                             \
+  } while (0)
+
+/* Requantizes one accumulator of output channel c and stores it. */
+INLINE void conv_store(wick_dtype t, const wick_qconv_params *p, bool bias64, uint32_t acc32,
+                       int64_t acc64, const void *bias, int32_t c, void *out, int64_t o) {
+  int32_t v;
+  if (bias64) {
+    if (bias) acc64 += ((const int64_t *)bias)[c];
+    v = mbqm64(acc64, p->multiplier[c], p->shift[c]);
+  } else {
+    if (bias) acc32 += (uint32_t)((const int32_t *)bias)[c];
+    v = mbqm((int32_t)acc32, p->multiplier[c], p->shift[c]);
+  }
+  v = add32(v, p->output_offset);
+  st(t, out, o, clamp32(v, p->act_min, p->act_max));
+}
+
+/* ---------------------------------------------------------------- convolution */
+
+/* out[n,y,x,o] = requant(bias[o] + sum (w + filter_offset) * (in + input_offset))
+ * over the in-bounds taps of group g = o / (out_c / groups). */
+INLINE void conv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *s,
+                      const wick_qconv_params *p, const void *input, const void *filter,
+                      const void *bias, bool bias64, void *output) {
+  const int32_t cin_g = s->in_c / s->groups, cout_g = s->out_c / s->groups;
+  const int32_t io = p->input_offset, fo = p->filter_offset;
+  int64_t o = 0;
+  for (int32_t n = 0; n < s->batch; n++)
+    for (int32_t y = 0; y < s->out_h; y++)
+      for (int32_t x = 0; x < s->out_w; x++)
+        for (int32_t oc = 0; oc < s->out_c; oc++, o++) {
+          const int32_t g = oc / cout_g;
+          uint32_t acc32 = 0;
+          int64_t acc64 = 0;
+          for (int32_t ky = 0; ky < s->k_h; ky++) {
+            const int32_t iy = y * s->stride_h - s->pad_top + ky * s->dilation_h;
+            if (iy < 0 || iy >= s->in_h) continue;
+            for (int32_t kx = 0; kx < s->k_w; kx++) {
+              const int32_t ix = x * s->stride_w - s->pad_left + kx * s->dilation_w;
+              if (ix < 0 || ix >= s->in_w) continue;
+              const int64_t ib = (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c +
+                                 (int64_t)g * cin_g;
+              const int64_t wb = (((int64_t)oc * s->k_h + ky) * s->k_w + kx) * cin_g;
+              for (int32_t i = 0; i < cin_g; i++) {
+                const int32_t prod = (ld(w_t, filter, wb + i) + fo) * (ld(in_t, input, ib + i) + io);
+                if (bias64)
+                  acc64 += prod;
+                else
+                  acc32 += (uint32_t)prod;
+              }
+            }
+          }
+          conv_store(in_t, p, bias64, acc32, acc64, bias, oc, output, o);
+        }
+}
+
+void wick_q_conv2d__reference(wick_dtype type, const wick_conv_shape *s,
+                              const wick_qconv_params *p, const void *input, const void *filter,
+                              const void *bias, bool bias64, void *output) {
+#define CONV_CALL(IT, WT) conv_body(IT, WT, s, p, input, filter, bias, bias64, output)
+  DISPATCH_ACT(type, CONV_CALL);
+#undef CONV_CALL
+}
+
+/* out[n,y,x,c*M+m] = requant(bias + sum (w[0,ky,kx,c*M+m] + fo) * (in[..,c] + io)) */
+INLINE void dwconv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *s,
+                        const wick_qconv_params *p, const void *input, const void *filter,
+                        const void *bias, bool bias64, void *output) {
+  const int32_t io = p->input_offset, fo = p->filter_offset;
+  int64_t o = 0;
+  for (int32_t n = 0; n < s->batch; n++)
+    for (int32_t y = 0; y < s->out_h; y++)
+      for (int32_t x = 0; x < s->out_w; x++)
+        for (int32_t c = 0; c < s->in_c; c++)
+          for (int32_t m = 0; m < s->multiplier; m++, o++) {
+            const int32_t oc = c * s->multiplier + m;
+            uint32_t acc32 = 0;
+            int64_t acc64 = 0;
+            for (int32_t ky = 0; ky < s->k_h; ky++) {
+              const int32_t iy = y * s->stride_h - s->pad_top + ky * s->dilation_h;
+              if (iy < 0 || iy >= s->in_h) continue;
+              for (int32_t kx = 0; kx < s->k_w; kx++) {
+                const int32_t ix = x * s->stride_w - s->pad_left + kx * s->dilation_w;
+                if (ix < 0 || ix >= s->in_w) continue;
+                const int64_t ii = (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c + c;
+                const int64_t wi = ((int64_t)ky * s->k_w + kx) * s->out_c + oc;
+                const int32_t prod = (ld(w_t, filter, wi) + fo) * (ld(in_t, input, ii) + io);
+                if (bias64)
+                  acc64 += prod;
+                else
+                  acc32 += (uint32_t)prod;
+              }
+            }
+            conv_store(in_t, p, bias64, acc32, acc64, bias, oc, output, o);
+          }
+}
+
+void wick_q_depthwise_conv2d__reference(wick_dtype type, const wick_conv_shape *s,
+                                        const wick_qconv_params *p, const void *input,
+                                        const void *filter, const void *bias, bool bias64,
+                                        void *output) {
+#define DW_CALL(IT, WT) dwconv_body(IT, WT, s, p, input, filter, bias, bias64, output)
+  DISPATCH_ACT(type, DW_CALL);
+#undef DW_CALL
+}
+
+/* ---------------------------------------------------------------- fully connected */
+
+/* LiteRT's reference FULLY_CONNECTED requantizes in double:
+ * out = clamp((int32)round(acc * scale[o]) + output_offset). */
+INLINE void fc_body(wick_dtype in_t, wick_dtype w_t, int64_t m, int64_t n, int64_t k,
+                    const wick_qfc_params *p, const void *input, const void *weights,
+                    const void *bias, bool bias64, void *output) {
+  const int32_t io = p->input_offset, fo = p->filter_offset;
+  for (int64_t r = 0; r < m; r++)
+    for (int64_t c = 0; c < n; c++) {
+      uint32_t acc32 = 0;
+      int64_t acc64 = 0;
+      for (int64_t i = 0; i < k; i++) {
+        const int32_t prod = (ld(w_t, weights, c * k + i) + fo) * (ld(in_t, input, r * k + i) + io);
+        if (bias64)
+          acc64 += prod;
+        else
+          acc32 += (uint32_t)prod;
+      }
+      double acc;
+      if (bias64) {
+        if (bias) acc64 += ((const int64_t *)bias)[c];
+        acc = (double)acc64;
+      } else {
+        if (bias) acc32 += (uint32_t)((const int32_t *)bias)[c];
+        acc = (double)(int32_t)acc32;
+      }
+      double scaled = round(acc * p->scale[c]);
+      /* LiteRT casts without a range check; wick saturates first. */
+      int32_t v = scaled <= -2147483648.0 ? INT32_MIN
+                  : scaled >= 2147483647.0 ? INT32_MAX
+                                           : (int32_t)scaled;
+      v = add32(v, p->output_offset);
+      st(in_t, output, r * n + c, clamp32(v, p->act_min, p->act_max));
+    }
+}
+
+void wick_q_fully_connected__reference(wick_dtype type, int64_t m, int64_t n, int64_t k,
+                                       const wick_qfc_params *p, const void *input,
+                                       const void *weights, const void *bias, bool bias64,
+                                       void *output) {
+#define FC_CALL(IT, WT) fc_body(IT, WT, m, n, k, p, input, weights, bias, bias64, output)
+  DISPATCH_ACT(type, FC_CALL);
+#undef FC_CALL
+}
+
+/* ---------------------------------------------------------------- broadcast binary */
+
+/* Calls BODY(ia, ib, io) for every output element of `bc` (row-major). */
+#define QBROADCAST_LOOP(bc, BODY)                                                 \
+  do {                                                                            \
+    int32_t r_ = (bc)->rank;                                                      \
+    if (r_ == 0) {                                                                \
+      BODY(0, 0, 0);                                                              \
+      break;                                                                      \
+    }                                                                             \
+    int64_t idx_[WICK_MAX_RANK] = {0};                                            \
+    int64_t inner_ = (bc)->dims[r_ - 1];                                          \
+    int64_t sa_ = (bc)->a_strides[r_ - 1], sb_ = (bc)->b_strides[r_ - 1];         \
+    int64_t outer_ = 1;                                                           \
+    for (int32_t d_ = 0; d_ < r_ - 1; d_++) outer_ *= (bc)->dims[d_];             \
+    if (inner_ == 0) break;                                                       \
+    int64_t io_ = 0;                                                              \
+    for (int64_t o_ = 0; o_ < outer_; o_++) {                                     \
+      int64_t ba_ = 0, bb_ = 0;                                                   \
+      for (int32_t d_ = 0; d_ < r_ - 1; d_++) {                                   \
+        ba_ += idx_[d_] * (bc)->a_strides[d_];                                    \
+        bb_ += idx_[d_] * (bc)->b_strides[d_];                                    \
+      }                                                                           \
+      for (int64_t i_ = 0; i_ < inner_; i_++, io_++)                              \
+        BODY(ba_ + i_ * sa_, bb_ + i_ * sb_, io_);                                \
+      for (int32_t d_ = r_ - 2; d_ >= 0; d_--) {                                  \
+        if (++idx_[d_] < (bc)->dims[d_]) break;                                   \
+        idx_[d_] = 0;                                                             \
+      }                                                                           \
+    }                                                                             \
+  } while (0)
+
+/* ADD/SUB: each input, offset and shifted left, is scaled to a common scale
+ * (twice the larger input scale), summed, and requantized to the output. */
+INLINE int32_t qadd_one(const wick_qadd_params *p, bool subtract, int32_t a, int32_t b) {
+  const int32_t x = (int32_t)((uint32_t)add32(a, p->input1_offset) << p->left_shift);
+  const int32_t y = (int32_t)((uint32_t)add32(b, p->input2_offset) << p->left_shift);
+  const int32_t sx = mbqm(x, p->input1_multiplier, p->input1_shift);
+  const int32_t sy = mbqm(y, p->input2_multiplier, p->input2_shift);
+  const int32_t raw = subtract ? sub32(sx, sy) : add32(sx, sy);
+  const int32_t v = add32(mbqm(raw, p->output_multiplier, p->output_shift), p->output_offset);
+  return clamp32(v, p->act_min, p->act_max);
+}
+
+INLINE void qadd_body(wick_dtype t, bool subtract, const wick_broadcast *bc,
+                      const wick_qadd_params *p, const void *a, const void *b, void *out) {
+#define QADD_BODY(ia, ib, io) st(t, out, io, qadd_one(p, subtract, ld(t, a, ia), ld(t, b, ib)))
+  QBROADCAST_LOOP(bc, QADD_BODY);
+#undef QADD_BODY
+}
+
+void wick_q_add__reference(wick_dtype type, bool subtract, const wick_broadcast *bc,
+                           const wick_qadd_params *p, const void *a, const void *b, void *out) {
+#define ADD_CALL(IT, WT) qadd_body(IT, subtract, bc, p, a, b, out)
+  DISPATCH_ACT(type, ADD_CALL);
+#undef ADD_CALL
+}
+
+/* int16 power-of-two scales (LSTM style): ADD rescales the input whose shift
+ * is negative by a rounding right shift and adds with int16 saturation; SUB
+ * shifts both and subtracts in 32 bits. Then the activation clamp. */
+void wick_q_add_pot_i16__reference(bool subtract, const wick_broadcast *bc, int32_t shift1,
+                                   int32_t shift2, int32_t act_min, int32_t act_max,
+                                   const int16_t *a, const int16_t *b, int16_t *out) {
+#define POT_BODY(ia, ib, io)                                                         \
+  do {                                                                               \
+    int32_t x_ = rdivpot(a[ia], -shift1), y_ = rdivpot(b[ib], -shift2);              \
+    int32_t v_ = subtract ? x_ - y_ : clamp32(x_ + y_, INT16_MIN, INT16_MAX);        \
+    out[io] = (int16_t)clamp32(v_, act_min, act_max);                                \
+  } while (0)
+  QBROADCAST_LOOP(bc, POT_BODY);
+#undef POT_BODY
+}
+
+/* MUL: out = clamp(output_offset + mbqm((a + o1) * (b + o2), m, s)). */
+INLINE void qmul_body(wick_dtype t, const wick_broadcast *bc, const wick_qmul_params *p,
+                      const void *a, const void *b, void *out) {
+#define QMUL_BODY(ia, ib, io)                                                        \
+  do {                                                                               \
+    const int32_t x_ = ld(t, a, ia) + p->input1_offset;                              \
+    const int32_t y_ = ld(t, b, ib) + p->input2_offset;                              \
+    const int32_t prod_ = wrap32((int64_t)x_ * y_);                                  \
+    const int32_t v_ =                                                               \
+        add32(p->output_offset, mbqm(prod_, p->output_multiplier, p->output_shift)); \
+    st(t, out, io, clamp32(v_, p->act_min, p->act_max));                             \
+  } while (0)
+  QBROADCAST_LOOP(bc, QMUL_BODY);
+#undef QMUL_BODY
+}
+
+void wick_q_mul__reference(wick_dtype type, const wick_broadcast *bc, const wick_qmul_params *p,
+                           const void *a, const void *b, void *out) {
+#define MUL_CALL(IT, WT) qmul_body(IT, bc, p, a, b, out)
+  DISPATCH_ACT(type, MUL_CALL);
+#undef MUL_CALL
+}
+
+/* ---------------------------------------------------------------- pooling */
+
+/* Average over the in-bounds taps, rounded half away from zero by integer
+ * division: (sum +- count/2) / count. A window with no in-bounds tap (which
+ * SAME/VALID padding never produce) gives 0 before the clamp. */
+INLINE void avgpool_body(wick_dtype t, const wick_pool_shape *s, const void *in, void *out,
+                         int32_t lo, int32_t hi) {
+  int64_t o = 0;
+  for (int32_t n = 0; n < s->batch; n++)
+    for (int32_t y = 0; y < s->out_h; y++)
+      for (int32_t x = 0; x < s->out_w; x++)
+        for (int32_t c = 0; c < s->channels; c++, o++) {
+          const int32_t y0 = y * s->stride_h - s->pad_top, x0 = x * s->stride_w - s->pad_left;
+          int32_t acc = 0, count = 0;
+          for (int32_t ky = 0; ky < s->k_h; ky++) {
+            const int32_t iy = y0 + ky;
+            if (iy < 0 || iy >= s->in_h) continue;
+            for (int32_t kx = 0; kx < s->k_w; kx++) {
+              const int32_t ix = x0 + kx;
+              if (ix < 0 || ix >= s->in_w) continue;
+              acc = add32(acc, ld(t, in, (((int64_t)n * s->in_h + iy) * s->in_w + ix) *
+                                             s->channels + c));
+              count++;
+            }
+          }
+          int32_t v = 0;
+          if (count > 0) v = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+          st(t, out, o, clamp32(v, lo, hi));
+        }
+}
+
+void wick_q_average_pool__reference(wick_dtype type, const wick_pool_shape *s, const void *in,
+                                    void *out, int32_t lo, int32_t hi) {
+#define AVG_CALL(IT, WT) avgpool_body(IT, s, in, out, lo, hi)
+  DISPATCH_ACT(type, AVG_CALL);
+#undef AVG_CALL
+}
+
+INLINE void maxpool_body(wick_dtype t, const wick_pool_shape *s, const void *in, void *out,
+                         int32_t lo, int32_t hi) {
+  int32_t tmin, tmax;
+  type_range(t, &tmin, &tmax);
+  int64_t o = 0;
+  for (int32_t n = 0; n < s->batch; n++)
+    for (int32_t y = 0; y < s->out_h; y++)
+      for (int32_t x = 0; x < s->out_w; x++)
+        for (int32_t c = 0; c < s->channels; c++, o++) {
+          const int32_t y0 = y * s->stride_h - s->pad_top, x0 = x * s->stride_w - s->pad_left;
+          int32_t m = tmin;
+          for (int32_t ky = 0; ky < s->k_h; ky++) {
+            const int32_t iy = y0 + ky;
+            if (iy < 0 || iy >= s->in_h) continue;
+            for (int32_t kx = 0; kx < s->k_w; kx++) {
+              const int32_t ix = x0 + kx;
+              if (ix < 0 || ix >= s->in_w) continue;
+              int32_t v = ld(t, in, (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->channels + c);
+              if (v > m) m = v;
+            }
+          }
+          st(t, out, o, clamp32(m, lo, hi));
+        }
+}
+
+void wick_q_max_pool__reference(wick_dtype type, const wick_pool_shape *s, const void *in,
+                                void *out, int32_t lo, int32_t hi) {
+#define MAX_CALL(IT, WT) maxpool_body(IT, s, in, out, lo, hi)
+  DISPATCH_ACT(type, MAX_CALL);
+#undef MAX_CALL
+}
+
+/* ---------------------------------------------------------------- softmax (gemmlowp fixed point) */
+
+/* Saturating multiply of a raw fixed-point value by 2^e, e > 0. */
+INLINE int32_t sat_shl(int32_t x, int32_t e) {
+  const int32_t threshold = (int32_t)(((int64_t)1 << (31 - e)) - 1);
+  if (x > threshold) return INT32_MAX;
+  if (x < -threshold) return INT32_MIN;
+  return (int32_t)((uint32_t)x << e);
+}
+
+/* exp(x) for x in [-1/4, 0), Q0.31 in and out (Taylor series around -1/8). */
+static int32_t exp_on_interval(int32_t a) {
+  const int32_t constant_term = 1895147668; /* exp(-1/8) */
+  const int32_t one_third = 715827883;
+  const int32_t x = add32(a, 1 << 28);
+  const int32_t x2 = srdhm(x, x), x3 = srdhm(x2, x), x4 = srdhm(x2, x2);
+  const int32_t x4_over_4 = rdivpot(x4, 2);
+  const int32_t poly = rdivpot(add32(srdhm(add32(x4_over_4, x3), one_third), x2), 1);
+  return add32(constant_term, srdhm(constant_term, add32(x, poly)));
+}
+
+/* exp(a) for a <= 0 with `int_bits` integer bits (Q int_bits . 31-int_bits),
+ * returned in Q0.31: the fractional quarter by the Taylor series, the rest by
+ * multiplying constants exp(-2^k) for each set bit. */
+static int32_t exp_on_negative_values(int32_t a, int32_t int_bits) {
+  static const int32_t multipliers[7] = {1672461947, 1302514674, 790015084, 290630308,
+                                         39332535,   720401,     242};
+  const int32_t frac_bits = 31 - int_bits;
+  const int32_t one_quarter = (int32_t)1 << (frac_bits - 2);
+  const int32_t mask = one_quarter - 1;
+  const int32_t a_mod = sub32(a & mask, one_quarter);
+  int32_t result = exp_on_interval(int_bits > 0 ? sat_shl(a_mod, int_bits) : a_mod);
+  const int32_t remainder = sub32(a_mod, a);
+  for (int32_t e = -2; e <= 4; e++) {
+    if (int_bits > e) {
+      const int32_t shift = frac_bits + e;
+      if (remainder & (int32_t)((uint32_t)1 << shift)) result = srdhm(result, multipliers[e + 2]);
+    }
+  }
+  if (int_bits > 5) {
+    const int32_t clamp = -(1 << (36 - int_bits)); /* -32.0 */
+    if (a < clamp) result = 0;
+  }
+  if (a == 0) result = INT32_MAX;
+  return result;
+}
+
+/* 1 / (1 + x) for x in [0, 1), Q0.31 in and out (Newton-Raphson). */
+static int32_t one_over_one_plus_x(int32_t a) {
+  int64_t sum = (int64_t)a + INT32_MAX;
+  const int32_t half_denominator = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+  const int32_t c48_17 = 1515870810, c_neg32_17 = -1010580540; /* Q2.29 */
+  int32_t x = add32(c48_17, srdhm(half_denominator, c_neg32_17));
+  for (int32_t i = 0; i < 3; i++) {
+    const int32_t hdx = srdhm(half_denominator, x);
+    const int32_t one_minus = sub32((int32_t)1 << 29, hdx);
+    x = add32(x, sat_shl(srdhm(x, one_minus), 2));
+  }
+  return sat_shl(x, 1);
+}
+
+/* Softmax of one row: exps of rescaled differences from the row maximum,
+ * their sum in Q12.19, its reciprocal, and each output rounded to the
+ * output type's 1/2^bits scale (offset by the type's minimum). */
+INLINE void softmax_body(wick_dtype in_t, wick_dtype out_t, int64_t rows, int64_t cols,
+                         const wick_qsoftmax_params *p, const void *in, void *out) {
+  int32_t omin, omax;
+  type_range(out_t, &omin, &omax);
+  const int32_t out_bits = out_t == WICK_DTYPE_INT16 ? 16 : 8;
+  for (int64_t r = 0; r < rows; r++) {
+    const int64_t base = r * cols;
+    int32_t max_in_row;
+    type_range(in_t, &max_in_row, &(int32_t){0});
+    for (int64_t c = 0; c < cols; c++) {
+      int32_t v = ld(in_t, in, base + c);
+      if (v > max_in_row) max_in_row = v;
+    }
+    int32_t sum = 0; /* Q12.19 */
+    for (int64_t c = 0; c < cols; c++) {
+      const int32_t diff = ld(in_t, in, base + c) - max_in_row;
+      if (diff >= p->diff_min) {
+        const int32_t scaled =
+            srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
+        sum = add32(sum, rdivpot(exp_on_negative_values(scaled, 5), 12));
+      }
+    }
+    const int32_t headroom_plus_one = sum == 0 ? 32 : __builtin_clz((uint32_t)sum);
+    const int32_t bits_over_unit = 12 - headroom_plus_one;
+    const int32_t shifted_sum_minus_one =
+        (int32_t)(((uint64_t)(uint32_t)sum << headroom_plus_one) - ((uint64_t)1 << 31));
+    const int32_t shifted_scale = one_over_one_plus_x(shifted_sum_minus_one);
+    int32_t exponent = bits_over_unit + 31 - out_bits;
+    exponent = exponent < 0 ? 0 : (exponent > 31 ? 31 : exponent);
+    for (int64_t c = 0; c < cols; c++) {
+      const int32_t diff = ld(in_t, in, base + c) - max_in_row;
+      int32_t v = omin;
+      if (diff >= p->diff_min) {
+        const int32_t scaled =
+            srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
+        const int32_t e = exp_on_negative_values(scaled, 5);
+        v = clamp32(add32(rdivpot(srdhm(shifted_scale, e), exponent), omin), omin, omax);
+      }
+      st(out_t, out, base + c, v);
+    }
+  }
+}
+
+void wick_q_softmax__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows, int64_t cols,
+                               const wick_qsoftmax_params *p, const void *in, void *out) {
+#define SM(IT, OT)                                         \
+  if (in_type == IT && out_type == OT) {                   \
+    softmax_body(IT, OT, rows, cols, p, in, out);          \
+    return;                                                \
+  }
+  SM(WICK_DTYPE_INT8, WICK_DTYPE_INT8)
+  SM(WICK_DTYPE_INT8, WICK_DTYPE_INT16)
+  SM(WICK_DTYPE_UINT8, WICK_DTYPE_UINT8)
+  SM(WICK_DTYPE_UINT8, WICK_DTYPE_INT16)
+#undef SM
+}
+
+/* ---------------------------------------------------------------- lookup tables */
+
+void wick_q_lut8_populate(wick_dtype type, wick_q_lut_fn fn, float in_scale, int32_t in_zp,
+                          float out_scale, int32_t out_zp, uint8_t lut[256]) {
+  int32_t lo, hi;
+  type_range(type, &lo, &hi);
+  const float inverse_scale = 1.0f / out_scale;
+  for (int32_t v = lo; v <= hi; v++) {
+    const float x = in_scale * (float)(v - in_zp);
+    const float y = fn == WICK_Q_LUT_LOGISTIC ? 1.0f / (1.0f + expf(-x)) : tanhf(x);
+    const float r = roundf(y * inverse_scale) + (float)out_zp;
+    /* LiteRT converts without a range check; the clamp keeps wick defined. */
+    int32_t q = r <= (float)lo ? lo : (r >= (float)hi ? hi : (int32_t)r);
+    lut[(uint8_t)v] = (uint8_t)q;
+  }
+}
+
+void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out) {
+  for (int64_t i = 0; i < n; i++) out[i] = lut[in[i]];
+}
+
+/* ---------------------------------------------------------------- hard swish */
+
+INLINE int16_t sat16(int64_t v) {
+  return (int16_t)(v < INT16_MIN ? INT16_MIN : (v > INT16_MAX ? INT16_MAX : v));
+}
+
+INLINE int16_t srdhm16(int16_t a, int16_t b) {
+  if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
+  const int32_t ab = (int32_t)a * (int32_t)b;
+  const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
+  return (int16_t)((ab + nudge) / (1 << 15));
+}
+
+/* Rounding down (toward zero) variant: SQDMULH. */
+INLINE int16_t sdhm16(int16_t a, int16_t b) {
+  if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
+  return (int16_t)(((int32_t)a * (int32_t)b) / (1 << 15));
+}
+
+/* LiteRT's 16-bit fixed-point hard swish: x * relu6(x + 3) / 6 with the
+ * input on a hi-res scale (x << 7), a "reluish" factor in [0, 1] and a final
+ * rounding shift to the output scale. */
+INLINE void hard_swish_body(wick_dtype t, int64_t n, const wick_qhard_swish_params *p,
+                            const void *in, void *out) {
+  int32_t tmin, tmax;
+  type_range(t, &tmin, &tmax);
+  for (int64_t i = 0; i < n; i++) {
+    const int16_t x = (int16_t)(ld(t, in, i) - p->input_zero_point);
+    const int16_t hires = (int16_t)(x * (1 << 7));
+    const int16_t preshift = srdhm16(hires, p->output_multiplier_fixedpoint_int16);
+    int16_t reluish = hires;
+    if (p->reluish_multiplier_exponent > 0)
+      reluish = sat16((int64_t)reluish * ((int64_t)1 << (p->reluish_multiplier_exponent - 1)));
+    reluish = srdhm16(reluish, p->reluish_multiplier_fixedpoint_int16);
+    if (p->reluish_multiplier_exponent > 0) reluish = sat16((int64_t)reluish * 2);
+    if (p->reluish_multiplier_exponent < 0)
+      reluish = (int16_t)rdivpot(reluish, -p->reluish_multiplier_exponent);
+    reluish = (int16_t)((reluish + (1 << 15)) >> 1);
+    const int16_t pre_out = sdhm16(reluish, preshift);
+    int32_t v = (int16_t)rdivpot(pre_out, -p->output_multiplier_exponent);
+    v = (int16_t)(v + p->output_zero_point);
+    st(t, out, i, clamp32(v, tmin, tmax));
+  }
+}
+
+void wick_q_hard_swish__reference(wick_dtype type, int64_t n, const wick_qhard_swish_params *p,
+                                  const void *in, void *out) {
+#define HS_CALL(IT, WT) hard_swish_body(IT, n, p, in, out)
+  DISPATCH_ACT(type, HS_CALL);
+#undef HS_CALL
+}
+
+/* ---------------------------------------------------------------- reductions */
+
+/* MEAN/SUM: int32 sums per output (wrapping), then
+ * out = clamp(mbqm(sum - in_zp * count, m, s) + out_zp). */
+INLINE void qreduce_body(wick_dtype t, int32_t rank, const int32_t *dims, const bool *reduced,
+                         const void *in, void *out, int32_t *sums, const wick_qreduce_params *p) {
+  int64_t out_stride[WICK_MAX_RANK];
+  int64_t st_ = 1, total = 1;
+  for (int32_t i = rank - 1; i >= 0; i--) {
+    out_stride[i] = reduced[i] ? 0 : st_;
+    if (!reduced[i]) st_ *= dims[i];
+    total *= dims[i];
+  }
+  const int64_t out_count = st_;
+  const int64_t count = out_count > 0 ? total / out_count : 0;
+  int32_t tmin, tmax;
+  type_range(t, &tmin, &tmax);
+  for (int64_t o = 0; o < out_count; o++) sums[o] = 0;
+  if (total == 0) {
+    for (int64_t o = 0; o < out_count; o++) st(t, out, o, 0);
+    return;
+  }
+  int64_t idx[WICK_MAX_RANK] = {0};
+  for (int64_t e = 0; e < total; e++) {
+    int64_t o = 0;
+    for (int32_t d = 0; d < rank; d++) o += idx[d] * out_stride[d];
+    sums[o] = add32(sums[o], ld(t, in, e));
+    for (int32_t d = rank - 1; d >= 0; d--) {
+      if (++idx[d] < dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+  for (int64_t o = 0; o < out_count; o++) {
+    const int32_t shifted = wrap32((int64_t)sums[o] - (int64_t)p->input_zero_point * count);
+    const int32_t v = add32(mbqm(shifted, p->multiplier, p->shift), p->output_zero_point);
+    st(t, out, o, clamp32(v, tmin, tmax));
+  }
+}
+
+void wick_q_reduce_sum__reference(wick_dtype type, int32_t rank, const int32_t *dims,
+                                  const bool *reduced, const wick_qreduce_params *p,
+                                  const void *in, void *out, int32_t *scratch) {
+#define RED_CALL(IT, WT) qreduce_body(IT, rank, dims, reduced, in, out, scratch, p)
+  DISPATCH_ACT(type, RED_CALL);
+#undef RED_CALL
+}
+
+/* ---------------------------------------------------------------- requantization */
+
+INLINE void requant_body(wick_dtype in_t, wick_dtype out_t, int64_t n, int32_t in_zp,
+                         int32_t out_zp, int32_t m, int32_t s, const void *in, void *out) {
+  int32_t lo, hi;
+  type_range(out_t, &lo, &hi);
+  for (int64_t i = 0; i < n; i++) {
+    const int32_t x = sub32(ld(in_t, in, i), in_zp);
+    st(out_t, out, i, clamp32(add32(mbqm(x, m, s), out_zp), lo, hi));
+  }
+}
+
+void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64_t n,
+                                  int32_t in_zp, int32_t out_zp, int32_t multiplier,
+                                  int32_t shift, const void *in, void *out) {
+#define RQ_OUT(IT)                                                                           \
+  switch (out_type) {                                                                        \
+    case WICK_DTYPE_INT8: requant_body(IT, WICK_DTYPE_INT8, n, in_zp, out_zp, multiplier, shift, in, out); break; \
+    case WICK_DTYPE_UINT8: requant_body(IT, WICK_DTYPE_UINT8, n, in_zp, out_zp, multiplier, shift, in, out); break; \
+    case WICK_DTYPE_INT16: requant_body(IT, WICK_DTYPE_INT16, n, in_zp, out_zp, multiplier, shift, in, out); break; \
+    case WICK_DTYPE_INT32: requant_body(IT, WICK_DTYPE_INT32, n, in_zp, out_zp, multiplier, shift, in, out); break; \
+    default: break;                                                                          \
+  }
+  switch (in_type) {
+    case WICK_DTYPE_INT8: RQ_OUT(WICK_DTYPE_INT8) break;
+    case WICK_DTYPE_UINT8: RQ_OUT(WICK_DTYPE_UINT8) break;
+    case WICK_DTYPE_INT16: RQ_OUT(WICK_DTYPE_INT16) break;
+    case WICK_DTYPE_INT32: RQ_OUT(WICK_DTYPE_INT32) break;
+    default: break;
+  }
+#undef RQ_OUT
+}
+
+/* CONCATENATION's rescaling copy (LiteRT's ConcatenationWithScaling, in
+ * float): out = clamp((int32)roundf(q * scale + bias) + out_zp). */
+void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float bias,
+                                int32_t out_zp, const void *in, void *out) {
+  int32_t lo, hi;
+  type_range(type, &lo, &hi);
+  for (int64_t i = 0; i < n; i++) {
+    const float x = (float)ld(type, in, i) * scale + bias;
+    const float r = roundf(x);
+    const int32_t q = r <= -2147483648.0f ? INT32_MIN : (r >= 2147483647.0f ? INT32_MAX : (int32_t)r);
+    st(type, out, i, clamp32(add32(q, out_zp), lo, hi));
+  }
+}

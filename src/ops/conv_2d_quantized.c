@@ -1,0 +1,189 @@
+/*
+ * conv_2d_quantized.c — quantized CONV_2D and DEPTHWISE_CONV_2D.
+ *
+ * Reached from conv_2d.c when the input is a quantized activation
+ * (wick_quant_routed). Three schemes, as LiteRT:
+ *   int8   activations, int8 symmetric weights (per-channel along the output
+ *          channels, or per-tensor), int32 bias;
+ *   uint8  legacy: uint8 asymmetric per-tensor weights, int32 bias, one
+ *          multiplier from the float product s_in * s_w (LiteRT's
+ *          GetQuantizedConvolutionMultipler), bias scale checked within 2%;
+ *   int16  activations with zero points 0 ("16x8"), int8 weights, int32 or
+ *          int64 bias (int64: 64-bit accumulation and LiteRT's int64
+ *          requantization).
+ * Shapes, padding, groups and dilation as the float op (conv_2d.c);
+ * multipliers per output channel come from src/ops/quantization.c and the
+ * arithmetic from src/kernels/reference/quantized.c.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/quantization.h"
+
+typedef struct qconv_data {
+  wick_conv_shape shape;
+  wick_qconv_params params;
+  bool depthwise, acc64;
+} qconv_data;
+
+static wick_status check_shape(wick_op_ctx *ctx, const wick_tensor *in, const wick_tensor *filter,
+                               bool depthwise, wick_conv_shape *s) {
+  const wick_conv_params *p = &ctx->params->conv;
+  WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
+  WICK_CHECK(ctx, filter->rank == 4, "filter must have rank 4, not %d", filter->rank);
+  s->batch = in->dims[0];
+  s->in_h = in->dims[1];
+  s->in_w = in->dims[2];
+  s->in_c = in->dims[3];
+  s->k_h = filter->dims[1];
+  s->k_w = filter->dims[2];
+  s->stride_h = p->stride_h;
+  s->stride_w = p->stride_w;
+  s->dilation_h = p->dilation_h;
+  s->dilation_w = p->dilation_w;
+  if (depthwise) {
+    WICK_CHECK(ctx, filter->dims[0] == 1, "depthwise filter must be [1, H, W, C*M]");
+    s->out_c = filter->dims[3];
+    WICK_CHECK(ctx, s->in_c > 0 && s->out_c % s->in_c == 0,
+               "filter depth %d is not a multiple of the input depth %d", s->out_c, s->in_c);
+    s->multiplier = s->out_c / s->in_c;
+    s->groups = s->in_c;
+  } else {
+    s->out_c = filter->dims[0];
+    int32_t fc = filter->dims[3];
+    WICK_CHECK(ctx, fc > 0 && s->in_c > 0 && s->in_c % fc == 0,
+               "input depth %d is not a positive multiple of the filter depth %d", s->in_c, fc);
+    s->groups = s->in_c / fc;
+    WICK_CHECK(ctx, s->out_c % s->groups == 0,
+               "%d output channels do not split into %d groups", s->out_c, s->groups);
+    s->multiplier = 1;
+  }
+  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_h, s->k_h, s->stride_h, s->dilation_h,
+                                 &s->out_h, &s->pad_top));
+  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_w, s->k_w, s->stride_w, s->dilation_w,
+                                 &s->out_w, &s->pad_left));
+  return WICK_OK;
+}
+
+/* Filter zero points: all 0 for int8 weights; one in [0, 255] for uint8. */
+static wick_status check_filter_zero_points(wick_op_ctx *ctx, const wick_tensor *filter,
+                                            int32_t *filter_offset) {
+  const wick_quant *q = &filter->info->quant;
+  if (filter->type == WICK_DTYPE_UINT8) {
+    int64_t zp = q->zero_point[0];
+    WICK_CHECK(ctx, zp >= 0 && zp <= 255, "filter zero point %lld is outside uint8",
+               (long long)zp);
+    *filter_offset = -(int32_t)zp;
+    return WICK_OK;
+  }
+  for (uint32_t i = 0; i < q->count; i++)
+    WICK_CHECK_SUPPORTED(ctx, q->zero_point[i] == 0,
+                         "int8 weights must be symmetric (zero point %lld in channel %u)",
+                         (long long)q->zero_point[i], i);
+  *filter_offset = 0;
+  return WICK_OK;
+}
+
+wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
+  WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
+  wick_tensor *in, *filter, *out = wick_op_output(ctx, 0);
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(wick_require_input(ctx, 1, &filter));
+  WICK_CHECK(ctx, out != NULL, "output is absent");
+  wick_tensor *bias = wick_op_input(ctx, 2);
+  const wick_dtype t = in->type;
+  const wick_dtype want_w = t == WICK_DTYPE_UINT8 ? WICK_DTYPE_UINT8 : WICK_DTYPE_INT8;
+  WICK_CHECK_SUPPORTED(ctx, filter->type == want_w,
+                       "%s activations need %s weights, not %s", wick_dtype_name(t),
+                       wick_dtype_name(want_w), wick_dtype_name(filter->type));
+  WICK_CHECK(ctx, out->type == t, "output type %s differs from the input's %s",
+             wick_dtype_name(out->type), wick_dtype_name(t));
+  qconv_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  d->depthwise = depthwise;
+  wick_conv_shape *s = &d->shape;
+  WICK_TRY(check_shape(ctx, in, filter, depthwise, s));
+
+  wick_qparams qi, qo;
+  WICK_TRY(wick_quant_params(ctx, in, "the input", false, &qi));
+  WICK_TRY(wick_quant_params(ctx, out, "the output", false, &qo));
+  if (t == WICK_DTYPE_INT16)
+    WICK_CHECK_SUPPORTED(ctx, qi.zero_point == 0 && qo.zero_point == 0,
+                         "int16 activations must have zero points 0 (input %d, output %d)",
+                         (int)qi.zero_point, (int)qo.zero_point);
+  const float *fscales;
+  WICK_TRY(wick_quant_filter_scales(ctx, filter, s->out_c, depthwise ? 3 : 0, &fscales));
+  WICK_TRY(check_filter_zero_points(ctx, filter, &d->params.filter_offset));
+
+  d->acc64 = false;
+  if (bias) {
+    bool ok = bias->type == WICK_DTYPE_INT32 || (t == WICK_DTYPE_INT16 && bias->type == WICK_DTYPE_INT64);
+    WICK_CHECK(ctx, ok, "bias type %s does not fit %s activations (int32%s)",
+               wick_dtype_name(bias->type), wick_dtype_name(t),
+               t == WICK_DTYPE_INT16 ? " or int64" : "");
+    WICK_CHECK(ctx, wick_tensor_elements(bias) == s->out_c,
+               "bias has %lld elements for %d output channels",
+               (long long)wick_tensor_elements(bias), s->out_c);
+    const wick_quant *bq = bias->info ? &bias->info->quant : NULL;
+    WICK_CHECK(ctx, !bq || bq->count == 0 || bq->zero_point[0] == 0, "bias zero point must be 0");
+    d->acc64 = bias->type == WICK_DTYPE_INT64;
+  } else if (t == WICK_DTYPE_INT16) {
+    d->acc64 = true; /* LiteRT's default 16x8 accumulator */
+  }
+  const int32_t max_shift = d->acc64 ? 14 : 30;
+
+  if (t == WICK_DTYPE_UINT8) {
+    WICK_CHECK_SUPPORTED(ctx, filter->info->quant.count == 1,
+                         "uint8 weights must be quantized per tensor");
+    /* LiteRT's legacy multiplier: the product of the scales in float. */
+    double product = (double)(qi.scale * fscales[0]);
+    if (bias && bias->info && bias->info->quant.count > 0) {
+      double diff = fabs(product - (double)bias->info->quant.scale[0]);
+      WICK_CHECK(ctx, diff / (double)qo.scale <= 0.02,
+                 "bias scale %g differs from input scale * filter scale %g",
+                 (double)bias->info->quant.scale[0], product);
+    }
+    int32_t *m = wick_op_alloc(ctx, (size_t)(s->out_c > 0 ? s->out_c : 1) * sizeof(int32_t));
+    int32_t *sh = wick_op_alloc(ctx, (size_t)(s->out_c > 0 ? s->out_c : 1) * sizeof(int32_t));
+    if (m == NULL || sh == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    int32_t m0, s0;
+    WICK_TRY(wick_quant_multiplier(ctx, product / (double)qo.scale, max_shift, "the output", &m0,
+                                   &s0));
+    for (int32_t c = 0; c < s->out_c; c++) {
+      m[c] = m0;
+      sh[c] = s0;
+    }
+    d->params.multiplier = m;
+    d->params.shift = sh;
+  } else {
+    int32_t *m, *sh;
+    WICK_TRY(wick_quant_channel_multipliers(ctx, qi.scale, fscales, s->out_c, qo.scale, max_shift,
+                                            &m, &sh));
+    d->params.multiplier = m;
+    d->params.shift = sh;
+  }
+  d->params.input_offset = -qi.zero_point;
+  d->params.output_offset = qo.zero_point;
+  WICK_TRY(wick_quant_activation_range(ctx, ctx->params->conv.activation, t, qo,
+                                       &d->params.act_min, &d->params.act_max));
+  int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
+  WICK_TRY(wick_op_set_output(ctx, 0, t, 4, dims));
+  int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
+  ctx->node->macs = (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps;
+  ctx->node->user_data = d;
+  return WICK_OK;
+}
+
+wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
+  const qconv_data *d = ctx->node->user_data;
+  wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
+  const void *b = bias ? bias->data : NULL;
+  if (d->depthwise)
+    wick_q_depthwise_conv2d__reference(in->type, &d->shape, &d->params, in->data,
+                                       wick_op_input(ctx, 1)->data, b, d->acc64,
+                                       wick_op_output(ctx, 0)->data);
+  else
+    wick_q_conv2d__reference(in->type, &d->shape, &d->params, in->data,
+                             wick_op_input(ctx, 1)->data, b, d->acc64,
+                             wick_op_output(ctx, 0)->data);
+  return WICK_OK;
+}

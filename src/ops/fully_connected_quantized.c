@@ -1,0 +1,140 @@
+/*
+ * fully_connected_quantized.c — quantized FULLY_CONNECTED.
+ *
+ * Reached from fully_connected.c when the input is a quantized activation.
+ * Schemes as LiteRT: int8 activations with int8 weights (per-tensor, whose
+ * zero point is applied for backward compatibility, or per-channel along
+ * dimension 0, symmetric), legacy uint8 with uint8 weights, and int16
+ * activations (zero points 0) with int8 weights and an int32 or int64 bias
+ * (64-bit accumulation unless the bias is int32). The bias is optional.
+ *
+ * Requantization: LiteRT's reference FULLY_CONNECTED (since 2025) multiplies
+ * the accumulator by s_in * s_w[o] / s_out in double and rounds, instead of
+ * the Q31 fixed-point multiplier the other ops use; wick's reference does the
+ * same so that it stays bit-exact with LiteRT's reference kernels (its
+ * optimized kernels may differ by one step from both).
+ * Shapes (keep_num_dims, row count) as the float op.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/quantization.h"
+
+typedef struct qfc_data {
+  int64_t m, n, k;
+  wick_qfc_params params;
+  bool acc64;
+} qfc_data;
+
+wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
+  wick_tensor *in, *w, *out = wick_op_output(ctx, 0);
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(wick_require_input(ctx, 1, &w));
+  WICK_CHECK(ctx, out != NULL, "output is absent");
+  wick_tensor *bias = wick_op_input(ctx, 2);
+  const wick_fully_connected_params *p = &ctx->params->fc;
+  const wick_dtype t = in->type;
+  const wick_dtype want_w = t == WICK_DTYPE_UINT8 ? WICK_DTYPE_UINT8 : WICK_DTYPE_INT8;
+  WICK_CHECK_SUPPORTED(ctx, w->type == want_w, "%s activations need %s weights, not %s",
+                       wick_dtype_name(t), wick_dtype_name(want_w), wick_dtype_name(w->type));
+  WICK_CHECK_SUPPORTED(ctx, out->type == t, "output type %s with %s input is not supported",
+                       wick_dtype_name(out->type), wick_dtype_name(t));
+  WICK_CHECK_SUPPORTED(ctx, p->weights_format == 0, "weights format %d is not supported",
+                       p->weights_format);
+  WICK_CHECK(ctx, w->rank == 2, "weights must have rank 2, not %d", w->rank);
+  WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
+  qfc_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  d->n = w->dims[0];
+  d->k = w->dims[1];
+  int64_t total = wick_tensor_elements(in);
+  WICK_CHECK(ctx, d->k > 0 && total % d->k == 0,
+             "input of %lld elements does not split into rows of %lld", (long long)total,
+             (long long)d->k);
+  d->m = total / d->k;
+
+  wick_qparams qi, qo;
+  WICK_TRY(wick_quant_params(ctx, in, "the input", false, &qi));
+  WICK_TRY(wick_quant_params(ctx, out, "the output", false, &qo));
+  if (t == WICK_DTYPE_INT16)
+    WICK_CHECK_SUPPORTED(ctx, qi.zero_point == 0 && qo.zero_point == 0,
+                         "int16 activations must have zero points 0 (input %d, output %d)",
+                         (int)qi.zero_point, (int)qo.zero_point);
+  const float *ws;
+  WICK_TRY(wick_quant_filter_scales(ctx, w, (int32_t)d->n, 0, &ws));
+  const wick_quant *wq = &w->info->quant;
+  const bool per_channel = wq->count > 1;
+  WICK_CHECK_SUPPORTED(ctx, !per_channel || t != WICK_DTYPE_UINT8,
+                       "uint8 weights must be quantized per tensor");
+  d->params.filter_offset = 0;
+  if (per_channel) {
+    for (uint32_t i = 0; i < wq->count; i++)
+      WICK_CHECK_SUPPORTED(ctx, wq->zero_point[i] == 0,
+                           "per-channel weights must be symmetric (zero point %lld in row %u)",
+                           (long long)wq->zero_point[i], i);
+  } else {
+    int32_t lo, hi;
+    wick_quant_type_range(w->type, &lo, &hi);
+    WICK_CHECK(ctx, wq->zero_point[0] >= lo && wq->zero_point[0] <= hi,
+               "weights zero point %lld is outside %s", (long long)wq->zero_point[0],
+               wick_dtype_name(w->type));
+    d->params.filter_offset = -(int32_t)wq->zero_point[0];
+  }
+
+  d->acc64 = t == WICK_DTYPE_INT16;
+  if (bias) {
+    bool ok = bias->type == WICK_DTYPE_INT32 || (t == WICK_DTYPE_INT16 && bias->type == WICK_DTYPE_INT64);
+    WICK_CHECK(ctx, ok, "bias type %s does not fit %s activations (int32%s)",
+               wick_dtype_name(bias->type), wick_dtype_name(t),
+               t == WICK_DTYPE_INT16 ? " or int64" : "");
+    WICK_CHECK(ctx, wick_tensor_elements(bias) == d->n, "bias has %lld elements for %lld outputs",
+               (long long)wick_tensor_elements(bias), (long long)d->n);
+    d->acc64 = bias->type == WICK_DTYPE_INT64;
+    const wick_quant *bq = bias->info ? &bias->info->quant : NULL;
+    if (!per_channel && bq && bq->count > 0) {
+      /* LiteRT's check that the bias scale is s_in * s_w (within 2% of s_out). */
+      double product = (double)qi.scale * (double)ws[0];
+      double diff = fabs(product - (double)bq->scale[0]);
+      WICK_CHECK(ctx, diff / (double)qo.scale <= 0.02,
+                 "bias scale %g differs from input scale * weights scale %g",
+                 (double)bq->scale[0], product);
+    }
+  }
+  double *scale = wick_op_alloc(ctx, (size_t)(d->n > 0 ? d->n : 1) * sizeof(double));
+  if (scale == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  for (int64_t c = 0; c < d->n; c++)
+    scale[c] = (double)qi.scale * (double)ws[c] / (double)qo.scale;
+  d->params.scale = scale;
+  d->params.input_offset = -qi.zero_point;
+  d->params.output_offset = qo.zero_point;
+  WICK_TRY(wick_quant_activation_range(ctx, p->activation, t, qo, &d->params.act_min,
+                                       &d->params.act_max));
+
+  int32_t dims[WICK_MAX_RANK];
+  int32_t rank;
+  if (p->keep_num_dims) {
+    WICK_CHECK(ctx, in->dims[in->rank - 1] == d->k,
+               "keep_num_dims needs the last input dim (%d) to equal K (%lld)",
+               in->dims[in->rank - 1], (long long)d->k);
+    rank = in->rank;
+    memcpy(dims, in->dims, sizeof(int32_t) * (size_t)rank);
+    dims[rank - 1] = (int32_t)d->n;
+  } else {
+    rank = 2;
+    WICK_CHECK(ctx, d->m <= INT32_MAX, "too many rows");
+    dims[0] = (int32_t)d->m;
+    dims[1] = (int32_t)d->n;
+  }
+  ctx->node->macs = (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k;
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, t, rank, dims);
+}
+
+wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {
+  const qfc_data *d = ctx->node->user_data;
+  wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
+  wick_q_fully_connected__reference(in->type, d->m, d->n, d->k, &d->params, in->data,
+                                    wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,
+                                    d->acc64, wick_op_output(ctx, 0)->data);
+  return WICK_OK;
+}
