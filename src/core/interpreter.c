@@ -490,7 +490,18 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* True when the node has outputs and every one of them is empty. */
+static bool outputs_all_empty(const wick_graph *g, const wick_node *n) {
+  if (n->op->num_outputs == 0) return false;
+  for (uint32_t k = 0; k < n->op->num_outputs; k++)
+    if (wick_tensor_elements(&g->tensors[n->op->outputs[k]]) != 0) return false;
+  return true;
+}
+
 static wick_status run_node(wick_graph *g, wick_node *n) {
+  /* Nothing to compute: an empty output may still have huge other dims
+   * ([771751937, 0, 4, 18]), and kernels loop over the outer ones. */
+  if (outputs_all_empty(g, n)) return WICK_OK;
   wick_op_ctx ctx = {g, n, &n->op->params};
   wick_status st = size_scratch(g->interp, g);
   if (st) return st;
@@ -682,6 +693,14 @@ wick_status wick_interpreter_resize_input(wick_interpreter *it, size_t i, const 
 wick_status wick_interpreter_invoke(wick_interpreter *it) {
   if (it == NULL) return WICK_ERR_INVALID_ARGUMENT;
   it->error[0] = 0;
+  /* Callers may write any byte into a bool input; kernels read C bools,
+   * where anything but 0 or 1 is undefined. Any non-zero byte means true. */
+  for (uint32_t i = 0; i < it->main->num_inputs; i++) {
+    wick_tensor *t = &it->main->tensors[it->main->inputs[i]];
+    if (t->type != WICK_DTYPE_BOOL || t->data == NULL || t->alloc == WICK_ALLOC_CONSTANT) continue;
+    uint8_t *p = t->data;
+    for (size_t k = 0; k < t->bytes; k++) p[k] = p[k] != 0;
+  }
   wick_status st = wick_graph_invoke(it->main);
   atomic_store(&it->cancelled, 0);
   return st;

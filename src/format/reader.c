@@ -262,6 +262,15 @@ static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_i
                     "shape needs %" PRId64 " elements of %zu bytes",
                     sg, ti, t->name, buffer, t->data_size, elements, esize);
     }
+    /* Kernels read bool constants as C bools: only 0 and 1 are values. */
+    if (type == WICK_DTYPE_BOOL) {
+      for (size_t k = 0; k < t->data_size; k++)
+        if (t->data[k] > 1)
+          return fail(r,
+                      "subgraphs[%u].tensors[%u] (%s): bool constant holds %u at element %zu "
+                      "(must be 0 or 1)",
+                      sg, ti, t->name, t->data[k], k);
+    }
   }
 
   wick_fb_table sub;

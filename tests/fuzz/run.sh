@@ -1,0 +1,122 @@
+#!/bin/sh
+# run.sh — build wick's libFuzzer targets and fuzz each for N seconds.
+#
+#   tests/fuzz/run.sh [SECONDS]          default 60 per target
+#
+# Environment:
+#   CC                    clang with libFuzzer (default: clang). Debian: apt-get install clang
+#   WICK_FUZZ_OUT         build/corpus/artifact directory (default: build-libfuzzer)
+#   WICK_FUZZ_TARGETS     targets to run (default: "fuzz_model fuzz_mutate_model")
+#   WICK_FUZZ_JOBS        run the targets in parallel when 1 (default: 0, one after another)
+#   WICK_FUZZ_EXTRA       extra libFuzzer flags (e.g. "-max_len=8192")
+#   WICK_FUZZ_SEED_MAX    largest seed model copied from shared/models (default 65536 bytes:
+#                         big models run for seconds each under ASan and starve the fuzzer;
+#                         test_malformed mutates them systematically instead)
+#
+# What it does:
+#   1. compiles all of src/**/*.c with -fsanitize=fuzzer-no-link,address,undefined once, and
+#      links each tests/fuzz/<target>.c against them with -fsanitize=fuzzer,address,undefined;
+#   2. builds the seed corpus (make_seeds.py: the shared real models + tiny writer models);
+#   3. replays tests/fuzz/regressions/* through every target (fails on any finding);
+#   4. fuzzes each target for SECONDS with -rss_limit_mb=2048 -timeout=10 and the dictionary,
+#      keeping its growing corpus in $OUT/corpus/<target> (reused by the next run) and any
+#      crash in $OUT/artifacts/<target>-crash-*;
+#   5. prints one line per target: executions, exec/s, corpus size, findings.
+# A finding makes the script exit 1. Turn each into a regression: minimise it
+# ($OUT/<target> -minimize_crash=1 -runs=10000 FILE), fix the bug, then copy the file into
+# tests/fuzz/regressions/ (test_malformed replays that folder too).
+set -eu
+
+SECONDS_PER_TARGET=${1:-60}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${WICK_FUZZ_OUT:-$ROOT/build-libfuzzer}
+CC=${CC:-clang}
+TARGETS=${WICK_FUZZ_TARGETS:-"fuzz_model fuzz_mutate_model"}
+PY=${PYTHON:-$ROOT/.venv/bin/python}
+[ -x "$PY" ] || PY=python3
+
+if ! command -v "$CC" >/dev/null 2>&1; then
+  echo "run.sh: $CC not found (Debian: apt-get install clang)" >&2
+  exit 2
+fi
+
+mkdir -p "$OUT/obj" "$OUT/seeds" "$OUT/artifacts"
+SAN="address,undefined"
+CFLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer -fno-sanitize-recover=all"
+INC="-I$ROOT/include -I$ROOT/src -I$ROOT/tests/fuzz -I$ROOT/tests/unit"
+
+# ---- 1. build (objects are rebuilt only when their source is newer) ----
+echo "run.sh: building with $($CC --version | head -1)"
+OBJS=""
+for src in $(cd "$ROOT" && find src -name '*.c' | sort); do
+  obj="$OUT/obj/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')"
+  extra=""
+  case "$src" in
+    src/kernels/avx512/*) extra="-mavx512f -mavx512vl -mavx2 -mfma" ;;
+    src/kernels/avx2/*) extra="-mavx2 -mfma" ;;
+  esac
+  if [ ! -f "$obj" ] || [ "$ROOT/$src" -nt "$obj" ] || [ -n "$(find "$ROOT/src" -name '*.h' -newer "$obj" | head -1)" ] || [ "$ROOT/src/ops/op_table.inc" -nt "$obj" ]; then
+    # shellcheck disable=SC2086
+    $CC $CFLAGS $extra -fsanitize=fuzzer-no-link,$SAN $INC -c "$ROOT/$src" -o "$obj"
+  fi
+  OBJS="$OBJS $obj"
+done
+for t in $TARGETS; do
+  # shellcheck disable=SC2086
+  $CC $CFLAGS -fsanitize=fuzzer,$SAN $INC "$ROOT/tests/fuzz/$t.c" $OBJS -lm -lpthread -o "$OUT/$t"
+done
+
+# ---- 2. seeds ----
+rm -rf "$OUT/seeds" && mkdir -p "$OUT/seeds"
+"$PY" "$ROOT/tests/fuzz/make_seeds.py" "$OUT/seeds" --max-bytes "${WICK_FUZZ_SEED_MAX:-65536}" || \
+  echo "run.sh: make_seeds.py failed; fuzzing from the regressions and built-in models only"
+
+# ---- 3. regressions ----
+status=0
+REG="$ROOT/tests/fuzz/regressions"
+if [ -n "$(ls -A "$REG" 2>/dev/null)" ]; then
+  for t in $TARGETS; do
+    if ! "$OUT/$t" -rss_limit_mb=2048 -timeout=10 "$REG"/* >"$OUT/$t.regressions.log" 2>&1; then
+      echo "run.sh: $t FAILS on a regression input; see $OUT/$t.regressions.log" >&2
+      status=1
+    fi
+  done
+  echo "run.sh: replayed $(ls "$REG" | wc -l) regression inputs"
+fi
+
+# ---- 4. fuzz ----
+fuzz_one() {
+  t=$1
+  mkdir -p "$OUT/corpus/$t"
+  case "$t" in
+    fuzz_mutate_model) maxlen=262144 ;;  # whole valid models, mutated in place
+    *) maxlen=65536 ;;
+  esac
+  # shellcheck disable=SC2086
+  "$OUT/$t" "$OUT/corpus/$t" "$OUT/seeds" "$REG" \
+    -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=10 \
+    -max_len=$maxlen -dict="$ROOT/tests/fuzz/tflite.dict" -print_final_stats=1 \
+    -artifact_prefix="$OUT/artifacts/$t-" ${WICK_FUZZ_EXTRA:-} >"$OUT/$t.log" 2>&1 || true
+}
+
+if [ "${WICK_FUZZ_JOBS:-0}" = 1 ]; then
+  for t in $TARGETS; do fuzz_one "$t" & done
+  wait
+else
+  for t in $TARGETS; do fuzz_one "$t"; done
+fi
+
+# ---- 5. report ----
+for t in $TARGETS; do
+  log="$OUT/$t.log"
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  corpus=$(ls "$OUT/corpus/$t" | wc -l)
+  findings=$(grep -c -E '^==[0-9]+==ERROR|runtime error|^SUMMARY: libFuzzer|promise broken' "$log" || true)
+  echo "run.sh: $t: ${execs:-?} executions, ${rate:-?} exec/s, corpus $corpus, findings $findings (log $log)"
+  if [ "$findings" != 0 ]; then
+    grep -E 'Test unit written to|^SUMMARY' "$log" | head -5
+    status=1
+  fi
+done
+exit $status
