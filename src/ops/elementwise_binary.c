@@ -6,11 +6,12 @@
  * Types: float32, int32 and int64 for arithmetic (int64 only without a fused
  * activation); comparisons also take int8/uint8/int16/bool. Integer division
  * by zero is a run-time input error (checked at invoke), never UB.
- * Quantized (int8) arithmetic lives with the int8 kernels.
+ * Quantized ADD/SUB/MUL (int8, uint8, int16) are in elementwise_quantized.c.
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 typedef struct binary_data {
   wick_broadcast bc;
@@ -56,6 +57,7 @@ static bool has_activation(int32_t builtin) {
 }
 
 static wick_status arith_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_binary_prepare_quantized(ctx);
   wick_tensor *a = wick_op_input(ctx, 0);
   WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
   wick_dtype t = a->type;
@@ -86,6 +88,7 @@ static int32_t clamp_bound_i32(float v) {
 }
 
 static wick_status arith_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_binary_invoke_quantized(ctx);
   const binary_data *d = ctx->node->user_data;
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
   int32_t builtin = ctx->node->op->builtin;

@@ -8,7 +8,8 @@
  * kernel op, the element types the op accepts (those LiteRT accepts for the
  * non-quantized op) and the newest version implemented. Output = input shape
  * and type. Quantized (int8/uint8/int16 with scales) variants are refused at
- * prepare with the type named; they belong with the int8 kernels.
+ * prepare with the type named, except the quantized LOGISTIC, TANH,
+ * HARD_SWISH and RELU family, which activations_quantized.c implements.
  *
  * Where wick's float results are defined for special inputs (NaN, ±inf, ±0,
  * LOG of a negative, ...) see reference.h, wick_unary_op.
@@ -18,6 +19,7 @@
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 enum {
   T_F32 = 1 << 0,
@@ -83,6 +85,7 @@ static unsigned type_bit(const wick_tensor *t) {
 }
 
 static wick_status unary_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_activation_prepare_quantized(ctx);
   const unary_entry *e = find_entry(ctx->node->op->builtin);
   WICK_CHECK(ctx, e != NULL, "not an elementwise unary op");
   WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
@@ -95,6 +98,7 @@ static wick_status unary_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status unary_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_activation_invoke_quantized(ctx);
   const unary_entry *e = find_entry(ctx->node->op->builtin);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   int64_t n = wick_tensor_elements(in);

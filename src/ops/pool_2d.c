@@ -1,9 +1,11 @@
 /*
- * pool_2d.c — AVERAGE_POOL_2D and MAX_POOL_2D (float32, NHWC).
+ * pool_2d.c — AVERAGE_POOL_2D and MAX_POOL_2D (float32, NHWC; quantized inputs
+ * go to pool_2d_quantized.c).
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 typedef struct pool_data {
   wick_pool_shape shape;
@@ -11,6 +13,7 @@ typedef struct pool_data {
 } pool_data;
 
 static wick_status pool_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_pool_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
   wick_tensor *in;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -41,6 +44,7 @@ static wick_status pool_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status average_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_pool_invoke_quantized(ctx);
   const pool_data *d = ctx->node->user_data;
   wick_f32_average_pool__reference(&d->shape, wick_op_input(ctx, 0)->data,
                                    wick_op_output(ctx, 0)->data, d->lo, d->hi);
@@ -48,6 +52,7 @@ static wick_status average_invoke(wick_op_ctx *ctx) {
 }
 
 static wick_status max_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_pool_invoke_quantized(ctx);
   const pool_data *d = ctx->node->user_data;
   wick_f32_max_pool__reference(&d->shape, wick_op_input(ctx, 0)->data,
                                wick_op_output(ctx, 0)->data, d->lo, d->hi);

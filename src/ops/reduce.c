@@ -5,10 +5,12 @@
  * ignored; empty reduces nothing) must be known at prepare or the op is
  * prepared at invoke, where a bad axis is an input error.
  * keep_dims keeps reduced axes as size 1.
+ * Quantized MEAN/SUM are in reduce_quantized.c.
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 typedef struct reduce_data {
   bool reduced[WICK_MAX_RANK];
@@ -27,6 +29,7 @@ static wick_reduce_op reduce_op(int32_t builtin) {
 }
 
 static wick_status reduce_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_reduce_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
   wick_tensor *in, *axes;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -67,6 +70,7 @@ static wick_status reduce_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status reduce_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_reduce_invoke_quantized(ctx);
   const reduce_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0);
   wick_reduce__reference(reduce_op(ctx->node->op->builtin), in->type, in->rank, in->dims,

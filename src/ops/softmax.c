@@ -1,11 +1,14 @@
 /*
  * softmax.c — SOFTMAX over the last axis (float32): exp(beta*(x-max))/sum.
+ * Quantized inputs go to activations_quantized.c.
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 static wick_status softmax_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_activation_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
   wick_tensor *in;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -17,6 +20,7 @@ static wick_status softmax_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status softmax_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_activation_invoke_quantized(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
   int64_t cols = in->dims[in->rank - 1];
   int64_t rows = cols ? wick_tensor_elements(in) / cols : 0;

@@ -678,9 +678,8 @@ void wick_q_reduce_sum__reference(wick_dtype type, int32_t rank, const int32_t *
 /* ---------------------------------------------------------------- requantization */
 
 INLINE void requant_body(wick_dtype in_t, wick_dtype out_t, int64_t n, int32_t in_zp,
-                         int32_t out_zp, int32_t m, int32_t s, const void *in, void *out) {
-  int32_t lo, hi;
-  type_range(out_t, &lo, &hi);
+                         int32_t out_zp, int32_t m, int32_t s, int32_t lo, int32_t hi,
+                         const void *in, void *out) {
   for (int64_t i = 0; i < n; i++) {
     const int32_t x = sub32(ld(in_t, in, i), in_zp);
     st(out_t, out, i, clamp32(add32(mbqm(x, m, s), out_zp), lo, hi));
@@ -689,14 +688,16 @@ INLINE void requant_body(wick_dtype in_t, wick_dtype out_t, int64_t n, int32_t i
 
 void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64_t n,
                                   int32_t in_zp, int32_t out_zp, int32_t multiplier,
-                                  int32_t shift, const void *in, void *out) {
-#define RQ_OUT(IT)                                                                           \
-  switch (out_type) {                                                                        \
-    case WICK_DTYPE_INT8: requant_body(IT, WICK_DTYPE_INT8, n, in_zp, out_zp, multiplier, shift, in, out); break; \
-    case WICK_DTYPE_UINT8: requant_body(IT, WICK_DTYPE_UINT8, n, in_zp, out_zp, multiplier, shift, in, out); break; \
-    case WICK_DTYPE_INT16: requant_body(IT, WICK_DTYPE_INT16, n, in_zp, out_zp, multiplier, shift, in, out); break; \
-    case WICK_DTYPE_INT32: requant_body(IT, WICK_DTYPE_INT32, n, in_zp, out_zp, multiplier, shift, in, out); break; \
-    default: break;                                                                          \
+                                  int32_t shift, int32_t lo, int32_t hi, const void *in,
+                                  void *out) {
+#define RQ(IT, OT) requant_body(IT, OT, n, in_zp, out_zp, multiplier, shift, lo, hi, in, out)
+#define RQ_OUT(IT)                                               \
+  switch (out_type) {                                            \
+    case WICK_DTYPE_INT8: RQ(IT, WICK_DTYPE_INT8); break;        \
+    case WICK_DTYPE_UINT8: RQ(IT, WICK_DTYPE_UINT8); break;      \
+    case WICK_DTYPE_INT16: RQ(IT, WICK_DTYPE_INT16); break;      \
+    case WICK_DTYPE_INT32: RQ(IT, WICK_DTYPE_INT32); break;      \
+    default: break;                                              \
   }
   switch (in_type) {
     case WICK_DTYPE_INT8: RQ_OUT(WICK_DTYPE_INT8) break;
@@ -706,6 +707,7 @@ void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64
     default: break;
   }
 #undef RQ_OUT
+#undef RQ
 }
 
 /* CONCATENATION's rescaling copy (LiteRT's ConcatenationWithScaling, in

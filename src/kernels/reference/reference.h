@@ -378,11 +378,13 @@ void wick_q_reduce_sum__reference(wick_dtype type, int32_t rank, const int32_t *
                                   const bool *reduced, const wick_qreduce_params *p,
                                   const void *in, void *out, int32_t *scratch);
 
-/* QUANTIZE of an integer input: out = clamp(mbqm(q - in_zp, m, s) + out_zp).
- * in: int8/uint8/int16/int32, out: int8/uint8/int16/int32. */
+/* QUANTIZE of an integer input and the quantized RELU family: out =
+ * clamp(mbqm(q - in_zp, m, s) + out_zp, lo, hi), [lo, hi] inside the output
+ * type. in: int8/uint8/int16/int32, out: int8/uint8/int16/int32. */
 void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64_t n,
                                   int32_t in_zp, int32_t out_zp, int32_t multiplier,
-                                  int32_t shift, const void *in, void *out);
+                                  int32_t shift, int32_t lo, int32_t hi, const void *in,
+                                  void *out);
 /* CONCATENATION's float rescaling copy (8-bit): out = clamp((int32)roundf(q *
  * scale + bias) + out_zp). */
 void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float bias,

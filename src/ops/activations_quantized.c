@@ -1,0 +1,186 @@
+/*
+ * activations_quantized.c — quantized SOFTMAX, LOGISTIC, TANH, HARD_SWISH
+ * and the RELU family (RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1).
+ *
+ * Reached from softmax.c and elementwise_unary.c when the input is a
+ * quantized activation. Output shape = input shape. As LiteRT's reference
+ * kernels:
+ *   SOFTMAX     int8 -> int8 (output 1/256, -128) or int16; uint8 -> uint8 or
+ *               int16: gemmlowp fixed-point exp and reciprocal, with the input
+ *               scale and beta folded into a multiplier > 1 and a cut-off
+ *               diff_min below which exp() counts as 0.
+ *   LOGISTIC,   int8/uint8: a 256-entry table of the float function
+ *   TANH        evaluated at every input value (LOGISTIC's output scale must
+ *               be 1/256).
+ *   HARD_SWISH  int8/uint8: LiteRT's 16-bit fixed-point formulation.
+ *   RELU...     requantize by s_in / s_out (computed in float), clamp to the
+ *               quantized bounds. RELU and RELU6 also take int16.
+ * int16 SOFTMAX, LOGISTIC and TANH (LiteRT's lookup tables with
+ * interpolation) are not implemented yet and are refused with the type.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/quantization.h"
+
+typedef struct qact_data {
+  int32_t builtin;
+  wick_qsoftmax_params softmax;
+  uint8_t lut[256];
+  wick_qhard_swish_params hard_swish;
+  int32_t in_zp, out_zp, multiplier, shift, lo, hi; /* RELU family */
+} qact_data;
+
+static wick_status softmax_prepare(wick_op_ctx *ctx, qact_data *d, const wick_tensor *in,
+                                   const wick_tensor *out, wick_qparams qi, wick_qparams qo) {
+  const wick_dtype it = in->type, ot = out->type;
+  WICK_CHECK_SUPPORTED(ctx, it != WICK_DTYPE_INT16, "int16 SOFTMAX is not implemented yet");
+  WICK_CHECK_SUPPORTED(ctx, ot == it || ot == WICK_DTYPE_INT16,
+                       "%s input with %s output is not supported", wick_dtype_name(it),
+                       wick_dtype_name(ot));
+  WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
+  if (it == WICK_DTYPE_INT8 && ot == WICK_DTYPE_INT8) {
+    WICK_CHECK(ctx, qo.zero_point == -128, "int8 output zero point must be -128, not %d",
+               (int)qo.zero_point);
+    WICK_CHECK(ctx, fabsf(qo.scale - 1.0f / 256) <= 0.001f * 1.0f / 256,
+               "int8 output scale must be 1/256, not %g", (double)qo.scale);
+  }
+  /* LiteRT's PreprocessSoftmaxScaling with 5 integer bits. */
+  double real = (double)ctx->params->beta * (double)qi.scale * (double)(1 << 26);
+  if (real > 2147483647.0) real = 2147483647.0;
+  WICK_CHECK_SUPPORTED(ctx, real > 1.0,
+                       "beta * input scale (%g) is too small for the fixed-point softmax",
+                       real / (double)(1 << 26));
+  wick_quantize_multiplier(real, &d->softmax.input_multiplier, &d->softmax.input_left_shift);
+  double radius = 31.0 * (double)((int64_t)1 << 26) /
+                  (double)((int64_t)1 << d->softmax.input_left_shift);
+  d->softmax.diff_min = -(int32_t)floor(radius);
+  return WICK_OK;
+}
+
+static wick_status hard_swish_prepare(wick_op_ctx *ctx, qact_data *d, wick_dtype t,
+                                      wick_qparams qi, wick_qparams qo) {
+  WICK_CHECK_SUPPORTED(ctx, t != WICK_DTYPE_INT16, "int16 HARD_SWISH is not supported");
+  wick_qhard_swish_params *p = &d->hard_swish;
+  p->input_zero_point = qi.zero_point;
+  p->output_zero_point = qo.zero_point;
+  const float hires_input_scale = (1.0f / 128.0f) * qi.scale;
+  const float reluish_scale = 3.0f / 32768.0f;
+  const float output_multiplier = hires_input_scale / qo.scale;
+  const float reluish_multiplier = hires_input_scale / reluish_scale;
+  int32_t m;
+  WICK_TRY(wick_quant_multiplier(ctx, (double)output_multiplier, 0, "the output", &m,
+                                 &p->output_multiplier_exponent));
+  p->output_multiplier_fixedpoint_int16 =
+      m >= INT32_MAX - (1 << 15) ? INT16_MAX : (int16_t)((m + (1 << 15)) >> 16);
+  WICK_TRY(wick_quant_multiplier(ctx, (double)reluish_multiplier, 30, "the input", &m,
+                                 &p->reluish_multiplier_exponent));
+  p->reluish_multiplier_fixedpoint_int16 =
+      m >= INT32_MAX - (1 << 15) ? INT16_MAX : (int16_t)((m + (1 << 15)) >> 16);
+  return WICK_OK;
+}
+
+static wick_status relu_prepare(wick_op_ctx *ctx, qact_data *d, wick_dtype t, wick_qparams qi,
+                                wick_qparams qo, float act_min, float act_max, bool has_max) {
+  const float real = qi.scale / qo.scale; /* float division, as LiteRT */
+  WICK_TRY(wick_quant_multiplier(ctx, (double)real, 30, "the output", &d->multiplier, &d->shift));
+  int32_t tmin, tmax;
+  wick_quant_type_range(t, &tmin, &tmax);
+  float lo = roundf(act_min / qo.scale), hi = roundf(act_max / qo.scale);
+  WICK_CHECK(ctx, fabsf(lo) < 2e9f && (!has_max || fabsf(hi) < 2e9f),
+             "activation bounds do not fit the output scale %g", (double)qo.scale);
+  int64_t l = (int64_t)qo.zero_point + (int64_t)lo;
+  d->lo = l > tmin ? (int32_t)l : tmin;
+  d->hi = tmax;
+  if (has_max) {
+    int64_t h = (int64_t)qo.zero_point + (int64_t)hi;
+    d->hi = h < tmax ? (int32_t)h : tmax;
+  }
+  d->in_zp = qi.zero_point;
+  d->out_zp = qo.zero_point;
+  return WICK_OK;
+}
+
+wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
+  wick_tensor *in, *out = wick_op_output(ctx, 0);
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_CHECK(ctx, out != NULL, "output is absent");
+  const int32_t builtin = ctx->node->op->builtin;
+  const wick_dtype t = in->type;
+  if (builtin != WICK_BUILTIN_SOFTMAX)
+    WICK_CHECK(ctx, out->type == t, "output type %s differs from the input's %s",
+               wick_dtype_name(out->type), wick_dtype_name(t));
+  qact_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  d->builtin = builtin;
+  wick_qparams qi, qo;
+  WICK_TRY(wick_quant_params(ctx, in, "the input", false, &qi));
+  WICK_TRY(wick_quant_params(ctx, out, "the output", false, &qo));
+  const bool int16 = t == WICK_DTYPE_INT16;
+  if (int16 && builtin != WICK_BUILTIN_SOFTMAX)
+    WICK_CHECK_SUPPORTED(ctx, qi.zero_point == 0 && qo.zero_point == 0,
+                         "int16 operands must have zero points 0");
+  switch (builtin) {
+    case WICK_BUILTIN_SOFTMAX:
+      WICK_TRY(softmax_prepare(ctx, d, in, out, qi, qo));
+      break;
+    case WICK_BUILTIN_LOGISTIC:
+    case WICK_BUILTIN_TANH: {
+      const bool logistic = builtin == WICK_BUILTIN_LOGISTIC;
+      WICK_CHECK_SUPPORTED(ctx, !int16, "int16 %s is not implemented yet",
+                           logistic ? "LOGISTIC" : "TANH");
+      if (logistic)
+        WICK_CHECK(ctx, qo.scale == 1.0f / 256, "output scale must be 1/256, not %g",
+                   (double)qo.scale);
+      wick_q_lut8_populate(t, logistic ? WICK_Q_LUT_LOGISTIC : WICK_Q_LUT_TANH, qi.scale,
+                           qi.zero_point, qo.scale, qo.zero_point, d->lut);
+      break;
+    }
+    case WICK_BUILTIN_HARD_SWISH:
+      WICK_TRY(hard_swish_prepare(ctx, d, t, qi, qo));
+      break;
+    case WICK_BUILTIN_RELU:
+      WICK_TRY(relu_prepare(ctx, d, t, qi, qo, 0.0f, 0.0f, false));
+      break;
+    case WICK_BUILTIN_RELU6:
+      WICK_TRY(relu_prepare(ctx, d, t, qi, qo, 0.0f, 6.0f, true));
+      break;
+    case WICK_BUILTIN_RELU_N1_TO_1:
+    case WICK_BUILTIN_RELU_0_TO_1:
+      WICK_CHECK_SUPPORTED(ctx, !int16, "int16 input is not supported");
+      WICK_TRY(relu_prepare(ctx, d, t, qi, qo, builtin == WICK_BUILTIN_RELU_0_TO_1 ? 0.0f : -1.0f,
+                            1.0f, true));
+      break;
+    default:
+      return wick_op_fail(ctx, WICK_ERR_UNSUPPORTED_OP, "input type quantized %s is not supported",
+                          wick_dtype_name(t));
+  }
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, out->type, in->rank, in->dims);
+}
+
+wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
+  const qact_data *d = ctx->node->user_data;
+  wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
+  const int64_t n = wick_tensor_elements(in);
+  switch (d->builtin) {
+    case WICK_BUILTIN_SOFTMAX: {
+      const int64_t cols = in->dims[in->rank - 1];
+      const int64_t rows = cols ? n / cols : 0;
+      wick_q_softmax__reference(in->type, out->type, rows, cols, &d->softmax, in->data, out->data);
+      break;
+    }
+    case WICK_BUILTIN_LOGISTIC:
+    case WICK_BUILTIN_TANH:
+      wick_q_lut8__reference(n, d->lut, in->data, out->data);
+      break;
+    case WICK_BUILTIN_HARD_SWISH:
+      wick_q_hard_swish__reference(in->type, n, &d->hard_swish, in->data, out->data);
+      break;
+    default:
+      wick_q_requantize__reference(in->type, out->type, n, d->in_zp, d->out_zp, d->multiplier,
+                                   d->shift, d->lo, d->hi, in->data, out->data);
+      break;
+  }
+  return WICK_OK;
+}

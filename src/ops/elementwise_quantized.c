@@ -1,0 +1,146 @@
+/*
+ * elementwise_quantized.c — quantized ADD, SUB and MUL (int8, uint8, int16),
+ * with numpy broadcasting and fused activations.
+ *
+ * Reached from elementwise_binary.c when input 0 is a quantized activation.
+ * Both inputs and the output share one type; int16 requires zero points 0.
+ * Parameters as LiteRT (FORMAT.md):
+ *   ADD/SUB  inputs shifted left 20 bits (15 for int16), scaled by
+ *            s_i / (2 max(s1, s2)), summed, requantized by
+ *            2 max(s1, s2) / (2^shift s_out) — the last product in float.
+ *            int16 with pot_scale_int16 (the default) and power-of-two scales
+ *            takes LiteRT's LSTM path instead: a rounding right shift of one
+ *            input and a saturating add (ADD needs equal shapes there, as
+ *            LiteRT's kernel).
+ *   MUL      (a - z1)(b - z2) requantized by s1 s2 / s_out, computed in float.
+ * Next: src/kernels/reference/quantized.c.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/quantization.h"
+
+typedef enum qbin_kind { QB_ADD, QB_ADD_POT, QB_MUL } qbin_kind;
+
+typedef struct qbin_data {
+  wick_broadcast bc;
+  qbin_kind kind;
+  bool subtract;
+  wick_qadd_params add;
+  wick_qmul_params mul;
+  int32_t pot_shift1, pot_shift2;
+} qbin_data;
+
+static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
+  if (a->rank != b->rank) return false;
+  for (int32_t i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
+  wick_tensor *a, *b, *out = wick_op_output(ctx, 0);
+  WICK_TRY(wick_require_input(ctx, 0, &a));
+  WICK_TRY(wick_require_input(ctx, 1, &b));
+  WICK_CHECK(ctx, out != NULL, "output is absent");
+  const int32_t builtin = ctx->node->op->builtin;
+  WICK_CHECK_SUPPORTED(ctx,
+                       builtin == WICK_BUILTIN_ADD || builtin == WICK_BUILTIN_SUB ||
+                           builtin == WICK_BUILTIN_MUL,
+                       "quantized %s inputs are not supported", wick_dtype_name(a->type));
+  const wick_dtype t = a->type;
+  WICK_CHECK(ctx, b->type == t, "input types differ (%s and %s)", wick_dtype_name(t),
+             wick_dtype_name(b->type));
+  WICK_CHECK_SUPPORTED(ctx, out->type == t, "output type %s with %s inputs is not supported",
+                       wick_dtype_name(out->type), wick_dtype_name(t));
+  qbin_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  WICK_TRY(wick_broadcast_shapes(ctx, a, b, &d->bc.rank, d->bc.dims));
+  wick_broadcast_strides(a, d->bc.rank, d->bc.dims, d->bc.a_strides);
+  wick_broadcast_strides(b, d->bc.rank, d->bc.dims, d->bc.b_strides);
+
+  wick_qparams q1, q2, qo;
+  WICK_TRY(wick_quant_params(ctx, a, "input 0", false, &q1));
+  WICK_TRY(wick_quant_params(ctx, b, "input 1", false, &q2));
+  WICK_TRY(wick_quant_params(ctx, out, "the output", false, &qo));
+  if (t == WICK_DTYPE_INT16)
+    WICK_CHECK_SUPPORTED(ctx, q1.zero_point == 0 && q2.zero_point == 0 && qo.zero_point == 0,
+                         "int16 operands must have zero points 0");
+  int32_t lo, hi;
+  WICK_TRY(wick_quant_activation_range(ctx, ctx->params->activation, t, qo, &lo, &hi));
+  d->subtract = builtin == WICK_BUILTIN_SUB;
+
+  if (builtin == WICK_BUILTIN_MUL) {
+    d->kind = QB_MUL;
+    wick_qmul_params *m = &d->mul;
+    /* float arithmetic, as LiteRT */
+    const float real = q1.scale * q2.scale / qo.scale;
+    WICK_TRY(wick_quant_multiplier(ctx, (double)real, 30, "the output", &m->output_multiplier,
+                                   &m->output_shift));
+    m->input1_offset = -q1.zero_point;
+    m->input2_offset = -q2.zero_point;
+    m->output_offset = qo.zero_point;
+    m->act_min = lo;
+    m->act_max = hi;
+  } else {
+    int32_t l1, l2, lout;
+    bool pot = t == WICK_DTYPE_INT16 && ctx->params->pot_scale_int16 &&
+               wick_quant_checked_log2(q1.scale, &l1) && wick_quant_checked_log2(q2.scale, &l2) &&
+               wick_quant_checked_log2(qo.scale, &lout);
+    if (pot) {
+      d->kind = QB_ADD_POT;
+      d->pot_shift1 = l1 - lout;
+      d->pot_shift2 = l2 - lout;
+      WICK_CHECK_SUPPORTED(ctx,
+                           (d->pot_shift1 == 0 || d->pot_shift2 == 0) && d->pot_shift1 <= 0 &&
+                               d->pot_shift2 <= 0 && d->pot_shift1 >= -15 &&
+                               d->pot_shift2 >= -15,
+                           "power-of-two int16 scales need one input on the output's scale and "
+                           "the other at most 2^15 finer (shifts %d, %d)",
+                           (int)d->pot_shift1, (int)d->pot_shift2);
+      if (!d->subtract)
+        WICK_CHECK_SUPPORTED(ctx, same_shape(a, b),
+                             "int16 ADD with power-of-two scales needs inputs of equal shapes");
+      d->add.act_min = lo;
+      d->add.act_max = hi;
+    } else {
+      d->kind = QB_ADD;
+      wick_qadd_params *p = &d->add;
+      p->left_shift = t == WICK_DTYPE_INT16 ? 15 : 20;
+      const double twice_max = (double)(2.0f * (q1.scale > q2.scale ? q1.scale : q2.scale));
+      const double real1 = (double)q1.scale / twice_max, real2 = (double)q2.scale / twice_max;
+      const double real_out = twice_max / (double)((float)(1 << p->left_shift) * qo.scale);
+      WICK_TRY(wick_quant_multiplier(ctx, real1, 0, "input 0", &p->input1_multiplier,
+                                     &p->input1_shift));
+      WICK_TRY(wick_quant_multiplier(ctx, real2, 0, "input 1", &p->input2_multiplier,
+                                     &p->input2_shift));
+      WICK_TRY(wick_quant_multiplier(ctx, real_out, 30, "the output", &p->output_multiplier,
+                                     &p->output_shift));
+      p->input1_offset = -q1.zero_point;
+      p->input2_offset = -q2.zero_point;
+      p->output_offset = qo.zero_point;
+      p->act_min = lo;
+      p->act_max = hi;
+    }
+  }
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
+}
+
+wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
+  const qbin_data *d = ctx->node->user_data;
+  wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
+  switch (d->kind) {
+    case QB_MUL:
+      wick_q_mul__reference(a->type, &d->bc, &d->mul, a->data, b->data, o->data);
+      break;
+    case QB_ADD:
+      wick_q_add__reference(a->type, d->subtract, &d->bc, &d->add, a->data, b->data, o->data);
+      break;
+    case QB_ADD_POT:
+      wick_q_add_pot_i16__reference(d->subtract, &d->bc, d->pot_shift1, d->pot_shift2,
+                                    d->add.act_min, d->add.act_max, a->data, b->data, o->data);
+      break;
+  }
+  return WICK_OK;
+}

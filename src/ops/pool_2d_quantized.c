@@ -1,0 +1,64 @@
+/*
+ * pool_2d_quantized.c — quantized AVERAGE_POOL_2D and MAX_POOL_2D (int8,
+ * uint8, int16; NHWC).
+ *
+ * Reached from pool_2d.c when the input is a quantized activation. Pools
+ * work on the quantized values directly: the output is meant to carry the
+ * input's scale and zero point (LiteRT only asserts it in debug builds and
+ * ignores the output's parameters except for the fused activation clamp,
+ * which wick computes from the output's parameters as LiteRT does).
+ * Next: src/kernels/reference/quantized.c.
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/quantization.h"
+
+typedef struct qpool_data {
+  wick_pool_shape shape;
+  int32_t lo, hi;
+} qpool_data;
+
+wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
+  wick_tensor *in, *out = wick_op_output(ctx, 0);
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_CHECK(ctx, out != NULL, "output is absent");
+  WICK_CHECK(ctx, out->type == in->type, "output type %s differs from the input's %s",
+             wick_dtype_name(out->type), wick_dtype_name(in->type));
+  WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
+  wick_qparams qi, qo;
+  WICK_TRY(wick_quant_params(ctx, in, "the input", false, &qi));
+  WICK_TRY(wick_quant_params(ctx, out, "the output", false, &qo));
+  const wick_pool_params *p = &ctx->params->pool;
+  qpool_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  wick_pool_shape *s = &d->shape;
+  s->batch = in->dims[0];
+  s->in_h = in->dims[1];
+  s->in_w = in->dims[2];
+  s->channels = in->dims[3];
+  s->k_h = p->filter_h;
+  s->k_w = p->filter_w;
+  s->stride_h = p->stride_h;
+  s->stride_w = p->stride_w;
+  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_h, s->k_h, s->stride_h, 1, &s->out_h,
+                                 &s->pad_top));
+  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_w, s->k_w, s->stride_w, 1, &s->out_w,
+                                 &s->pad_left));
+  WICK_TRY(wick_quant_activation_range(ctx, p->activation, in->type, qo, &d->lo, &d->hi));
+  int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, in->type, 4, dims);
+}
+
+wick_status wick_pool_invoke_quantized(wick_op_ctx *ctx) {
+  const qpool_data *d = ctx->node->user_data;
+  wick_tensor *in = wick_op_input(ctx, 0);
+  if (ctx->node->op->builtin == WICK_BUILTIN_MAX_POOL_2D)
+    wick_q_max_pool__reference(in->type, &d->shape, in->data, wick_op_output(ctx, 0)->data, d->lo,
+                               d->hi);
+  else
+    wick_q_average_pool__reference(in->type, &d->shape, in->data, wick_op_output(ctx, 0)->data,
+                                   d->lo, d->hi);
+  return WICK_OK;
+}

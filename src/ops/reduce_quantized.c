@@ -1,0 +1,90 @@
+/*
+ * reduce_quantized.c — quantized MEAN and SUM (int8, uint8, int16).
+ *
+ * Reached from reduce.c when the input is a quantized activation. Axes as
+ * the float op (int32/int64, negative allowed, repeats ignored, deferred to
+ * invoke when fed at run time). As LiteRT's reference kernel: the values are
+ * summed in int32 per output, the input zero point times the count is
+ * subtracted, and the result is requantized by s_in / s_out; for MEAN the
+ * 1/count is folded into that multiplier (multiplier * 2^k / count with
+ * k = floor(log2 count), at most 32, the shift lowered by k).
+ * Next: src/kernels/reference/quantized.c (wick_q_reduce_sum__reference).
+ */
+#include "format/schema.h"
+#include "kernels/reference/reference.h"
+#include "ops/quantization.h"
+
+typedef struct qreduce_data {
+  bool reduced[WICK_MAX_RANK];
+  wick_qreduce_params params;
+} qreduce_data;
+
+wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
+  wick_tensor *in, *axes, *out = wick_op_output(ctx, 0);
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(wick_require_input(ctx, 1, &axes));
+  WICK_CHECK(ctx, out != NULL, "output is absent");
+  const int32_t builtin = ctx->node->op->builtin;
+  WICK_CHECK_SUPPORTED(ctx, builtin == WICK_BUILTIN_MEAN || builtin == WICK_BUILTIN_SUM,
+                       "input type quantized %s is not supported", wick_dtype_name(in->type));
+  WICK_CHECK(ctx, out->type == in->type, "output type %s differs from the input's %s",
+             wick_dtype_name(out->type), wick_dtype_name(in->type));
+  WICK_CHECK(ctx, wick_is_int_index_type(axes->type), "axes must be int32 or int64");
+  int64_t n = wick_tensor_elements(axes);
+  if (n > 0 && axes->data == NULL) return WICK_STATUS_DEFER;
+  qreduce_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  wick_status bad = axes->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t a = wick_read_int(axes, i);
+    if (a < -(int64_t)in->rank || a >= (in->rank > 0 ? in->rank : 1))
+      return wick_op_fail(ctx, bad, "axis %lld is outside rank %d", (long long)a, in->rank);
+    if (in->rank > 0) d->reduced[a < 0 ? a + in->rank : a] = true;
+  }
+  int32_t dims[WICK_MAX_RANK], rank = 0;
+  int64_t count = 1, outputs = 1;
+  for (int32_t i = 0; i < in->rank; i++) {
+    if (d->reduced[i]) count *= in->dims[i];
+    if (!d->reduced[i]) {
+      dims[rank++] = in->dims[i];
+      outputs *= in->dims[i];
+    } else if (ctx->params->keep_dims) {
+      dims[rank++] = 1;
+    }
+  }
+
+  wick_qparams qi, qo;
+  WICK_TRY(wick_quant_params(ctx, in, "the input", false, &qi));
+  WICK_TRY(wick_quant_params(ctx, out, "the output", false, &qo));
+  if (in->type == WICK_DTYPE_INT16)
+    WICK_CHECK_SUPPORTED(ctx, qi.zero_point == 0 && qo.zero_point == 0,
+                         "int16 operands must have zero points 0");
+  int32_t m, s;
+  WICK_TRY(wick_quant_multiplier(ctx, (double)qi.scale / (double)qo.scale, 62, "the output", &m,
+                                 &s));
+  if (builtin == WICK_BUILTIN_MEAN && count > 0) {
+    int32_t k = 63 - __builtin_clzll((unsigned long long)count);
+    if (k > 32) k = 32;
+    if (k > 31 + s) k = 31 + s;
+    m = (int32_t)(((int64_t)m << k) / count);
+    s -= k;
+  }
+  WICK_CHECK_SUPPORTED(ctx, s <= 30, "requantization multiplier s_in / s_out is too large (2^%d)",
+                       (int)s);
+  d->params = (wick_qreduce_params){qi.zero_point, qo.zero_point, m, s};
+  size_t scratch;
+  if (!wick_mul_size((size_t)outputs, sizeof(int32_t), &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+  wick_op_request_scratch(ctx, scratch);
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, in->type, rank, dims);
+}
+
+wick_status wick_reduce_invoke_quantized(wick_op_ctx *ctx) {
+  const qreduce_data *d = ctx->node->user_data;
+  wick_tensor *in = wick_op_input(ctx, 0);
+  wick_q_reduce_sum__reference(in->type, in->rank, in->dims, d->reduced, &d->params, in->data,
+                               wick_op_output(ctx, 0)->data, wick_op_scratch(ctx));
+  return WICK_OK;
+}
