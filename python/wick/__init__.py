@@ -16,4 +16,6 @@ def __getattr__(name):
         g = globals()
         g["convert"], g["ConversionError"], g["Model"] = mod.convert, mod.ConversionError, mod.Model
         return g[name]
+    if name == "visualize":  # wick.graph: offline HTML view of a model (lazy: no torch import)
+        return __import__(f"{__name__}.graph", fromlist=["visualize"]).visualize
     raise AttributeError(f"module 'wick' has no attribute {name!r}")

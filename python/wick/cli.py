@@ -3,6 +3,7 @@
     wick demo                               convert a built-in PyTorch model, run it, compare
     wick convert PKG.MOD:FACTORY --input 1x3x224x224 [-o m.tflite] [--dynamic ...]
     wick inspect | run | bench M.tflite ... (the C tool; see `wick inspect --help`)
+    wick graph M.tflite [-o M.html] [--profile TRACE.json]   offline HTML view of the graph
 
 ``inspect``, ``run`` and ``bench`` are served by the C command-line tool that
 is built with the library (``build/wick``), so they behave identically from
@@ -125,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         os.execv(tool, [tool, cmd, *rest])
     if cmd == "convert":
         return cmd_convert(rest)
+    if cmd == "graph":
+        from .graph.cli import main as graph_main
+
+        return graph_main(rest)
     if cmd == "demo":
         return cmd_demo(rest)
     print(f"wick: unknown command {cmd!r} (try `wick --help`)", file=sys.stderr)
