@@ -39,7 +39,8 @@ static wick_status check_indices(const wick_op_ctx *ctx, wick_status st, const w
     for (int32_t k = 0; k < depth; k++) {
       int64_t v = wick_read_index__reference(idx->type, idx->data, r * depth + k);
       if (v < 0 || v >= bound[k])
-        return wick_op_fail(ctx, st, "index %lld (element %lld of the indices) is outside [0, %lld)",
+        return wick_op_fail(ctx, st,
+                            "index %lld (element %lld of the indices) is outside [0, %lld)",
                             (long long)v, (long long)(r * depth + k), (long long)bound[k]);
     }
   }

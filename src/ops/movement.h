@@ -1,12 +1,13 @@
 /*
  * movement.h — helpers shared by the data-movement operators (transpose.c,
- * slice.c, split.c, pack.c, tile.c, gather.c, select.c, shape_ops.c,
- * space_depth.c, mirror_pad.c, dynamic_update_slice.c).
+ * slice.c, split.c, pack.c, tile.c, reverse.c, gather.c, select.c,
+ * shape_ops.c, space_depth.c, mirror_pad.c, dynamic_update_slice.c).
  *
  * These ops copy bytes and work for every fixed-size type. Many read a
  * small integer tensor (a permutation, begin/size, axis, multiples, a shape)
  * whose values decide the output: when such a tensor is not known at prepare
- * the op returns WICK_STATUS_DEFER and the interpreter prepares it again at
+ * (movement_unknown: no data yet, or a variable whose data changes) the op
+ * returns WICK_STATUS_DEFER and the interpreter prepares it again at
  * invoke. A bad value is then a run-time input error, not a malformed file:
  * WICK_CHECK_VALUE picks WICK_ERR_INVALID_INPUT during invoke and
  * WICK_ERR_MALFORMED_MODEL during prepare.

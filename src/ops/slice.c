@@ -88,7 +88,9 @@ typedef struct ss_dim {
   bool begin_mask, end_mask, shrink;
 } ss_dim;
 
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
 
 /* Reads a spec value, clamped far outside any dimension so that the index
  * arithmetic below cannot overflow (results are unchanged: every value is
@@ -118,7 +120,8 @@ static wick_status ss_expand(wick_op_ctx *ctx, const wick_tensor *in, int32_t n,
                              int32_t *rank) {
   const wick_strided_slice_params *sp = &ctx->params->strided_slice;
   uint32_t low = n >= 32 ? 0xffffffffu : ((1u << n) - 1); /* bits past the spec are ignored */
-  uint32_t ellipsis = (uint32_t)sp->ellipsis_mask & low, new_axis = (uint32_t)sp->new_axis_mask & low;
+  uint32_t ellipsis = (uint32_t)sp->ellipsis_mask & low;
+  uint32_t new_axis = (uint32_t)sp->new_axis_mask & low;
   WICK_CHECK(ctx, popcount32(ellipsis) <= 1, "ellipsis_mask 0x%x sets more than one bit",
              (unsigned)sp->ellipsis_mask);
   int32_t num_add = popcount32(new_axis & ~ellipsis);

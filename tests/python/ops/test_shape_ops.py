@@ -81,7 +81,10 @@ def build(op, operands, options=None, *, n_out=1, out_dtypes=None, out_shapes=No
         out_dtypes = [first_dtype] * n_out
     if out_shapes is None:
         out_shapes = [[1]] * len(out_dtypes)
-    outs = [sg.add_tensor(f"out{j}", list(sh), dt) for j, (sh, dt) in enumerate(zip(out_shapes, out_dtypes))]
+    outs = [
+        sg.add_tensor(f"out{j}", list(sh), dt)
+        for j, (sh, dt) in enumerate(zip(out_shapes, out_dtypes, strict=True))
+    ]
     sg.add_operator(op, ins, outs, options=options, version=version)
     sg.set_inputs(graph_inputs)
     sg.set_outputs(outs)
@@ -159,7 +162,7 @@ def check(op, operands, options=None, expect=None, **kw):
         ref = expect(*[x.value if isinstance(x, (In, C)) else np.asarray(x) for x in operands])
     got = run_wick(data, feeds)
     assert len(got) == len(ref)
-    for j, (g, r) in enumerate(zip(got, ref)):
+    for j, (g, r) in enumerate(zip(got, ref, strict=True)):
         r = np.asarray(r)
         assert g.dtype == r.dtype, f"output {j}: dtype {g.dtype} != LiteRT {r.dtype}"
         assert g.shape == r.shape, f"output {j}: shape {g.shape} != LiteRT {r.shape}"
@@ -238,8 +241,14 @@ def test_transpose_bad_runtime_perm():
 
 @pytest.mark.parametrize(
     "shape,dims",
-    [((1, 3, 1, 4), []), ((1, 3, 1, 4), [0]), ((1, 3, 1, 4), [-2]), ((1, 3, 1, 4), [0, 2]),
-     ((1, 1), []), ((3, 4), [])],
+    [
+        ((1, 3, 1, 4), []),
+        ((1, 3, 1, 4), [0]),
+        ((1, 3, 1, 4), [-2]),
+        ((1, 3, 1, 4), [0, 2]),
+        ((1, 1), []),
+        ((3, 4), []),
+    ],
 )
 def test_squeeze(shape, dims):
     check("SQUEEZE", [In(rand(shape))], {"squeeze_dims": dims})
@@ -271,13 +280,21 @@ def test_expand_dims_scalar():
 
 def test_expand_dims_runtime_axis():
     check("EXPAND_DIMS", [In(rand((2, 3))), In(np.array(-1, np.int32))])
-    fails("EXPAND_DIMS", [In(rand((2, 3))), In(np.array(4, np.int32))], match="outside",
-          status=INVALID_INPUT)
+    fails(
+        "EXPAND_DIMS",
+        [In(rand((2, 3))), In(np.array(4, np.int32))],
+        match="outside",
+        status=INVALID_INPUT,
+    )
 
 
 def test_expand_dims_bad_axis():
-    fails("EXPAND_DIMS", [In(rand((2, 3))), C(np.array(-4, np.int32))], match="outside",
-          status=MALFORMED)
+    fails(
+        "EXPAND_DIMS",
+        [In(rand((2, 3))), C(np.array(-4, np.int32))],
+        match="outside",
+        status=MALFORMED,
+    )
 
 
 # ============================================================================ SHAPE
@@ -290,8 +307,13 @@ def test_shape(shape, out_type):
 
 
 def test_shape_bad_out_type():
-    fails("SHAPE", [In(rand((2, 3)))], {"out_type": "float32"}, out_dtypes=["float32"],
-          match="out_type")
+    fails(
+        "SHAPE",
+        [In(rand((2, 3)))],
+        {"out_type": "float32"},
+        out_dtypes=["float32"],
+        match="out_type",
+    )
 
 
 # ============================================================================ FILL
@@ -309,12 +331,26 @@ def test_fill_runtime_dims(dims_dtype):
 
 
 def test_fill_bad_dims():
-    fails("FILL", [In(np.array([3, -1], np.int32)), C(np.float32(1))], match="dims\\[1\\]",
-          status=INVALID_INPUT, out_dtypes=["float32"])
-    fails("FILL", [C(np.array([3, -1], np.int32)), C(np.float32(1))], match="dims\\[1\\]",
-          status=MALFORMED, out_dtypes=["float32"])
-    fails("FILL", [C(np.array([3], np.int32)), C(np.array([1.0], np.float32))], match="scalar",
-          out_dtypes=["float32"])
+    fails(
+        "FILL",
+        [In(np.array([3, -1], np.int32)), C(np.float32(1))],
+        match="dims\\[1\\]",
+        status=INVALID_INPUT,
+        out_dtypes=["float32"],
+    )
+    fails(
+        "FILL",
+        [C(np.array([3, -1], np.int32)), C(np.float32(1))],
+        match="dims\\[1\\]",
+        status=MALFORMED,
+        out_dtypes=["float32"],
+    )
+    fails(
+        "FILL",
+        [C(np.array([3], np.int32)), C(np.array([1.0], np.float32))],
+        match="scalar",
+        out_dtypes=["float32"],
+    )
 
 
 # ============================================================================ RANGE
@@ -326,7 +362,9 @@ def test_fill_bad_dims():
 )
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32"])
 def test_range(start, limit, delta, dtype):
-    check("RANGE", [C(np.array(start, dtype)), C(np.array(limit, dtype)), C(np.array(delta, dtype))])
+    check(
+        "RANGE", [C(np.array(start, dtype)), C(np.array(limit, dtype)), C(np.array(delta, dtype))]
+    )
 
 
 @pytest.mark.parametrize("args", [(0.1, 2.3, 0.2), (1.0, -1.0, -0.15), (-3.0, 100.0, 0.7)])
@@ -351,17 +389,25 @@ def test_range_bad(args, match):
 
 def test_range_too_big():
     big = np.iinfo(np.int64)
-    fails("RANGE", [In(np.int64(big.min)), In(np.int64(big.max)), In(np.int64(1))],
-          match="elements", status=INVALID_INPUT)
-    fails("RANGE", [In(np.float32(0)), In(np.float32(1e30)), In(np.float32(1e-30))],
-          match="too many", status=INVALID_INPUT)
+    fails(
+        "RANGE",
+        [In(np.int64(big.min)), In(np.int64(big.max)), In(np.int64(1))],
+        match="elements",
+        status=INVALID_INPUT,
+    )
+    fails(
+        "RANGE",
+        [In(np.float32(0)), In(np.float32(1e30)), In(np.float32(1e-30))],
+        match="too many",
+        status=INVALID_INPUT,
+    )
 
 
 # ============================================================================ SLICE
 
 
 def slice_shape(shape, begin, size):
-    return [d - b if s == -1 else s for d, b, s in zip(shape, begin, size)]
+    return [d - b if s == -1 else s for d, b, s in zip(shape, begin, size, strict=True)]
 
 
 @pytest.mark.parametrize(
@@ -376,34 +422,59 @@ def slice_shape(shape, begin, size):
     ],
 )
 def test_slice(shape, begin, size):
-    check("SLICE", [In(rand(shape)), C(np.array(begin, np.int32)), C(np.array(size, np.int32))],
-          out_shapes=[slice_shape(shape, begin, size)])
+    check(
+        "SLICE",
+        [In(rand(shape)), C(np.array(begin, np.int32)), C(np.array(size, np.int32))],
+        out_shapes=[slice_shape(shape, begin, size)],
+    )
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_slice_types(dtype):
-    check("SLICE", [In(rand((3, 4), dtype)), C(np.array([1, 1], np.int64)),
-                    C(np.array([2, -1], np.int64))], out_shapes=[(2, 3)])
+    check(
+        "SLICE",
+        [In(rand((3, 4), dtype)), C(np.array([1, 1], np.int64)), C(np.array([2, -1], np.int64))],
+        out_shapes=[(2, 3)],
+    )
 
 
 def test_slice_runtime_begin_size():
     x = rand((4, 5, 6))
-    check("SLICE", [In(x), In(np.array([1, 0, 2], np.int32)), In(np.array([2, -1, 3], np.int32))],
-          out_shapes=[(2, 5, 3)])
-    fails("SLICE", [In(x), In(np.array([1, 0, 5], np.int32)), In(np.array([2, -1, 3], np.int32))],
-          match="does not fit", status=INVALID_INPUT)
-    fails("SLICE", [In(x), In(np.array([-1, 0, 0], np.int32)), In(np.array([1, 1, 1], np.int32))],
-          match="outside", status=INVALID_INPUT)
+    check(
+        "SLICE",
+        [In(x), In(np.array([1, 0, 2], np.int32)), In(np.array([2, -1, 3], np.int32))],
+        out_shapes=[(2, 5, 3)],
+    )
+    fails(
+        "SLICE",
+        [In(x), In(np.array([1, 0, 5], np.int32)), In(np.array([2, -1, 3], np.int32))],
+        match="does not fit",
+        status=INVALID_INPUT,
+    )
+    fails(
+        "SLICE",
+        [In(x), In(np.array([-1, 0, 0], np.int32)), In(np.array([1, 1, 1], np.int32))],
+        match="outside",
+        status=INVALID_INPUT,
+    )
 
 
 @pytest.mark.parametrize(
     "begin,size,match",
-    [((0, 6), (1, 1), "outside"), ((0, 0), (5, 1), "does not fit"), ((0, 0), (-2, 1), "does not fit"),
-     ((0,), (1,), "entries")],
+    [
+        ((0, 6), (1, 1), "outside"),
+        ((0, 0), (5, 1), "does not fit"),
+        ((0, 0), (-2, 1), "does not fit"),
+        ((0,), (1,), "entries"),
+    ],
 )
 def test_slice_bad(begin, size, match):
-    fails("SLICE", [In(rand((4, 5))), C(np.array(begin, np.int32)), C(np.array(size, np.int32))],
-          match=match, status=MALFORMED)
+    fails(
+        "SLICE",
+        [In(rand((4, 5))), C(np.array(begin, np.int32)), C(np.array(size, np.int32))],
+        match=match,
+        status=MALFORMED,
+    )
 
 
 # ============================================================================ STRIDED_SLICE
@@ -459,8 +530,12 @@ def test_strided_slice_types(dtype):
 
 @pytest.mark.parametrize(
     "shape,begin,end,strides",
-    [((4, 5), (1, 2), (2, 3), (1, 1)), ((4, 5), (-3, 0), (2, 5), (1, 2)),
-     ((6,), (5,), (-4,), (-2,)), ((3, 4, 5), (2, 1, 0), (1, 2, 5), (1, 1, 1))],
+    [
+        ((4, 5), (1, 2), (2, 3), (1, 1)),
+        ((4, 5), (-3, 0), (2, 5), (1, 2)),
+        ((6,), (5,), (-4,), (-2,)),
+        ((3, 4, 5), (2, 1, 0), (1, 2, 5), (1, 1, 1)),
+    ],
 )
 def test_strided_slice_offset(shape, begin, end, strides):
     vals, opts = ss(rand(shape), begin, end, strides, offset=True)
@@ -481,8 +556,9 @@ def test_strided_slice_offset_out_of_range():
 def test_strided_slice_runtime(runtime):
     vals, opts = ss(rand((5, 6)), (1, -1), (4, 0), (2, -2), runtime=runtime, shrink_axis_mask=0)
     check("STRIDED_SLICE", vals, opts)
-    vals, opts = ss(rand((5, 6)), (1, 0), (4, 0), (1, 1), runtime=runtime, shrink_axis_mask=1,
-                    end_mask=2)
+    vals, opts = ss(
+        rand((5, 6)), (1, 0), (4, 0), (1, 1), runtime=runtime, shrink_axis_mask=1, end_mask=2
+    )
     check("STRIDED_SLICE", vals, opts)
 
 
@@ -503,102 +579,192 @@ def test_strided_slice_bad():
 
 
 @pytest.mark.parametrize(
-    "shape,axis,num", [((6, 4), 0, 3), ((6, 4), 1, 2), ((2, 3, 8), -1, 4), ((5,), 0, 1),
-                       ((2, 6, 3), 1, 6)]
+    "shape,axis,num",
+    [((6, 4), 0, 3), ((6, 4), 1, 2), ((2, 3, 8), -1, 4), ((5,), 0, 1), ((2, 6, 3), 1, 6)],
 )
 def test_split(shape, axis, num):
-    check("SPLIT", [C(np.array(axis, np.int32)), In(rand(shape))], {"num_splits": num},
-          out_dtypes=["float32"] * num)
+    check(
+        "SPLIT",
+        [C(np.array(axis, np.int32)), In(rand(shape))],
+        {"num_splits": num},
+        out_dtypes=["float32"] * num,
+    )
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_split_types(dtype):
-    check("SPLIT", [C(np.array(1, np.int32)), In(rand((2, 4), dtype))], {"num_splits": 2},
-          out_dtypes=[dtype] * 2, expect=lambda a, x: np.split(x, 2, axis=1))
+    check(
+        "SPLIT",
+        [C(np.array(1, np.int32)), In(rand((2, 4), dtype))],
+        {"num_splits": 2},
+        out_dtypes=[dtype] * 2,
+        expect=lambda a, x: np.split(x, 2, axis=1),
+    )
 
 
 def test_split_runtime_axis():
     x = rand((4, 6))
-    check("SPLIT", [In(np.array(1, np.int32)), In(x)], {"num_splits": 3},
-          out_dtypes=["float32"] * 3)
-    fails("SPLIT", [In(np.array(2, np.int32)), In(x)], {"num_splits": 3},
-          out_dtypes=["float32"] * 3, match="outside", status=INVALID_INPUT)
-    fails("SPLIT", [In(np.array(0, np.int32)), In(x)], {"num_splits": 3},
-          out_dtypes=["float32"] * 3, match="equal pieces", status=INVALID_INPUT)
+    check(
+        "SPLIT", [In(np.array(1, np.int32)), In(x)], {"num_splits": 3}, out_dtypes=["float32"] * 3
+    )
+    fails(
+        "SPLIT",
+        [In(np.array(2, np.int32)), In(x)],
+        {"num_splits": 3},
+        out_dtypes=["float32"] * 3,
+        match="outside",
+        status=INVALID_INPUT,
+    )
+    fails(
+        "SPLIT",
+        [In(np.array(0, np.int32)), In(x)],
+        {"num_splits": 3},
+        out_dtypes=["float32"] * 3,
+        match="equal pieces",
+        status=INVALID_INPUT,
+    )
 
 
 def test_split_bad():
-    fails("SPLIT", [C(np.array(0, np.int32)), In(rand((4,)))], {"num_splits": 0},
-          out_dtypes=["float32"], match="num_splits must be positive")
-    fails("SPLIT", [C(np.array(0, np.int32)), In(rand((4,)))], {"num_splits": 3},
-          out_dtypes=["float32"] * 3, match="equal pieces", status=MALFORMED)
-    fails("SPLIT", [C(np.array(0, np.int32)), In(rand((4,)))], {"num_splits": 2},
-          out_dtypes=["float32"] * 3, match="outputs")
+    fails(
+        "SPLIT",
+        [C(np.array(0, np.int32)), In(rand((4,)))],
+        {"num_splits": 0},
+        out_dtypes=["float32"],
+        match="num_splits must be positive",
+    )
+    fails(
+        "SPLIT",
+        [C(np.array(0, np.int32)), In(rand((4,)))],
+        {"num_splits": 3},
+        out_dtypes=["float32"] * 3,
+        match="equal pieces",
+        status=MALFORMED,
+    )
+    fails(
+        "SPLIT",
+        [C(np.array(0, np.int32)), In(rand((4,)))],
+        {"num_splits": 2},
+        out_dtypes=["float32"] * 3,
+        match="outputs",
+    )
 
 
 @pytest.mark.parametrize(
     "shape,sizes,axis",
-    [((6, 4), (1, 2, 3), 0), ((6, 4), (3, -1), 1), ((2, 7, 3), (0, 7), -2), ((5,), (-1,), 0),
-     ((3, 5), (2, 0, -1), 1)],
+    [
+        ((6, 4), (1, 2, 3), 0),
+        ((6, 4), (3, -1), 1),
+        ((2, 7, 3), (0, 7), -2),
+        ((5,), (-1,), 0),
+        ((3, 5), (2, 0, -1), 1),
+    ],
 )
 def test_split_v(shape, sizes, axis):
     n = len(sizes)
-    check("SPLIT_V", [In(rand(shape)), C(np.array(sizes, np.int32)), C(np.array(axis, np.int32))],
-          {"num_splits": n}, out_dtypes=["float32"] * n)
+    check(
+        "SPLIT_V",
+        [In(rand(shape)), C(np.array(sizes, np.int32)), C(np.array(axis, np.int32))],
+        {"num_splits": n},
+        out_dtypes=["float32"] * n,
+    )
 
 
 @pytest.mark.parametrize("dtype", ["int64", "bool", "int8", "float16"])
 def test_split_v_types(dtype):
-    check("SPLIT_V", [In(rand((5, 2), dtype)), C(np.array([2, 3], np.int32)),
-                      C(np.array(0, np.int32))], {"num_splits": 2}, out_dtypes=[dtype] * 2,
-          expect=lambda x, s, a: np.split(x, [2], axis=0))
+    check(
+        "SPLIT_V",
+        [In(rand((5, 2), dtype)), C(np.array([2, 3], np.int32)), C(np.array(0, np.int32))],
+        {"num_splits": 2},
+        out_dtypes=[dtype] * 2,
+        expect=lambda x, s, a: np.split(x, [2], axis=0),
+    )
 
 
 def test_split_v_runtime():
     x = rand((6, 4))
-    check("SPLIT_V", [In(x), In(np.array([4, -1], np.int32)), In(np.array(0, np.int32))],
-          {"num_splits": 2}, out_dtypes=["float32"] * 2)
-    fails("SPLIT_V", [In(x), In(np.array([-1, -1], np.int32)), In(np.array(0, np.int32))],
-          {"num_splits": 2}, out_dtypes=["float32"] * 2, match="more than one -1",
-          status=INVALID_INPUT)
-    fails("SPLIT_V", [In(x), In(np.array([7, -1], np.int32)), In(np.array(0, np.int32))],
-          {"num_splits": 2}, out_dtypes=["float32"] * 2, match="not a valid size",
-          status=INVALID_INPUT)
+    check(
+        "SPLIT_V",
+        [In(x), In(np.array([4, -1], np.int32)), In(np.array(0, np.int32))],
+        {"num_splits": 2},
+        out_dtypes=["float32"] * 2,
+    )
+    fails(
+        "SPLIT_V",
+        [In(x), In(np.array([-1, -1], np.int32)), In(np.array(0, np.int32))],
+        {"num_splits": 2},
+        out_dtypes=["float32"] * 2,
+        match="more than one -1",
+        status=INVALID_INPUT,
+    )
+    fails(
+        "SPLIT_V",
+        [In(x), In(np.array([7, -1], np.int32)), In(np.array(0, np.int32))],
+        {"num_splits": 2},
+        out_dtypes=["float32"] * 2,
+        match="not a valid size",
+        status=INVALID_INPUT,
+    )
 
 
-@pytest.mark.parametrize("sizes,match", [((2, 2), "add up to 4, not"), ((3, -2), "not a valid"),
-                                         ((2,), "entries")])
+@pytest.mark.parametrize(
+    "sizes,match", [((2, 2), "add up to 4, not"), ((3, -2), "not a valid"), ((2,), "entries")]
+)
 def test_split_v_bad(sizes, match):
-    fails("SPLIT_V", [In(rand((6,))), C(np.array(sizes, np.int32)), C(np.array(0, np.int32))],
-          {"num_splits": 2}, out_dtypes=["float32"] * 2, match=match)
+    fails(
+        "SPLIT_V",
+        [In(rand((6,))), C(np.array(sizes, np.int32)), C(np.array(0, np.int32))],
+        {"num_splits": 2},
+        out_dtypes=["float32"] * 2,
+        match=match,
+    )
 
 
 # ============================================================================ PACK / UNPACK
 
 
-@pytest.mark.parametrize("shape,n,axis", [((2, 3), 3, 0), ((2, 3), 2, 1), ((2, 3), 4, 2),
-                                          ((2, 3), 2, -1), ((), 3, 0), ((4,), 1, 0)])
+@pytest.mark.parametrize(
+    "shape,n,axis",
+    [((2, 3), 3, 0), ((2, 3), 2, 1), ((2, 3), 4, 2), ((2, 3), 2, -1), ((), 3, 0), ((4,), 1, 0)],
+)
 def test_pack(shape, n, axis):
     check("PACK", [In(rand(shape)) for _ in range(n)], {"values_count": n, "axis": axis})
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_pack_types(dtype):
-    check("PACK", [In(rand((2, 2), dtype)), C(rand((2, 2), dtype))],
-          {"values_count": 2, "axis": 1}, expect=lambda a, b: [np.stack([a, b], axis=1)])
+    check(
+        "PACK",
+        [In(rand((2, 2), dtype)), C(rand((2, 2), dtype))],
+        {"values_count": 2, "axis": 1},
+        expect=lambda a, b: [np.stack([a, b], axis=1)],
+    )
 
 
 def test_pack_bad():
-    fails("PACK", [In(rand((2, 3))), In(rand((3, 2)))], {"values_count": 2, "axis": 0},
-          match="shape differs")
-    fails("PACK", [In(rand((2, 3))), In(rand((2, 3)))], {"values_count": 3, "axis": 0},
-          match="values_count")
-    fails("PACK", [In(rand((2, 3))), In(rand((2, 3)))], {"values_count": 2, "axis": 3},
-          match="outside")
+    fails(
+        "PACK",
+        [In(rand((2, 3))), In(rand((3, 2)))],
+        {"values_count": 2, "axis": 0},
+        match="shape differs",
+    )
+    fails(
+        "PACK",
+        [In(rand((2, 3))), In(rand((2, 3)))],
+        {"values_count": 3, "axis": 0},
+        match="values_count",
+    )
+    fails(
+        "PACK",
+        [In(rand((2, 3))), In(rand((2, 3)))],
+        {"values_count": 2, "axis": 3},
+        match="outside",
+    )
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 2), 0), ((3, 2), 1), ((2, 3, 4), -1), ((4,), 0),
-                                        ((2, 1, 3), 1)])
+@pytest.mark.parametrize(
+    "shape,axis", [((3, 2), 0), ((3, 2), 1), ((2, 3, 4), -1), ((4,), 0), ((2, 1, 3), 1)]
+)
 def test_unpack(shape, axis):
     n = shape[axis]
     check("UNPACK", [In(rand(shape))], {"num": n, "axis": axis}, n_out=n)
@@ -606,8 +772,13 @@ def test_unpack(shape, axis):
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_unpack_types(dtype):
-    check("UNPACK", [In(rand((2, 3), dtype))], {"num": 3, "axis": 1}, n_out=3,
-          expect=lambda x: [x[:, k] for k in range(3)])
+    check(
+        "UNPACK",
+        [In(rand((2, 3), dtype))],
+        {"num": 3, "axis": 1},
+        n_out=3,
+        expect=lambda x: [x[:, k] for k in range(3)],
+    )
 
 
 def test_unpack_bad():
@@ -618,50 +789,90 @@ def test_unpack_bad():
 # ============================================================================ TILE / BROADCAST_TO
 
 
-@pytest.mark.parametrize("shape,mult", [((2, 3), (1, 1)), ((2, 3), (2, 3)), ((2, 1, 3), (1, 4, 1)),
-                                        ((3,), (5,)), ((2, 3), (0, 2)), ((1, 2, 1, 2, 1), (2, 1, 3, 1, 2))])
+@pytest.mark.parametrize(
+    "shape,mult",
+    [
+        ((2, 3), (1, 1)),
+        ((2, 3), (2, 3)),
+        ((2, 1, 3), (1, 4, 1)),
+        ((3,), (5,)),
+        ((2, 3), (0, 2)),
+        ((1, 2, 1, 2, 1), (2, 1, 3, 1, 2)),
+    ],
+)
 def test_tile(shape, mult):
     check("TILE", [In(rand(shape)), C(np.array(mult, np.int32))])
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_tile_types(dtype):
-    check("TILE", [In(rand((2, 2), dtype)), C(np.array([2, 1], np.int64))],
-          expect=lambda x, m: [np.tile(x, m)])
+    check(
+        "TILE",
+        [In(rand((2, 2), dtype)), C(np.array([2, 1], np.int64))],
+        expect=lambda x, m: [np.tile(x, m)],
+    )
 
 
 def test_tile_runtime_multiples():
     check("TILE", [In(rand((2, 3))), In(np.array([3, 2], np.int32))])
-    fails("TILE", [In(rand((2, 3))), In(np.array([3, -2], np.int32))], match="negative",
-          status=INVALID_INPUT)
+    fails(
+        "TILE",
+        [In(rand((2, 3))), In(np.array([3, -2], np.int32))],
+        match="negative",
+        status=INVALID_INPUT,
+    )
 
 
 def test_tile_overflow():
     # The TFLite TILE CVE: an element count that overflows int32 must be refused, not wrap.
-    fails("TILE", [In(rand((4, 4))), In(np.array([2**30, 2**30], np.int32))], match="overflow",
-          status=INVALID_INPUT)
-    fails("TILE", [In(rand((4, 4))), C(np.array([2**29, 1], np.int32))], match="overflows",
-          status=MALFORMED)
+    fails(
+        "TILE",
+        [In(rand((4, 4))), In(np.array([2**30, 2**30], np.int32))],
+        match="overflow",
+        status=INVALID_INPUT,
+    )
+    fails(
+        "TILE",
+        [In(rand((4, 4))), C(np.array([2**29, 1], np.int32))],
+        match="overflows",
+        status=MALFORMED,
+    )
     fails("TILE", [In(rand((4, 4))), C(np.array([2**62, 1], np.int64))], match="overflows")
     fails("TILE", [In(rand((4, 4))), C(np.array([2, 1, 1], np.int32))], match="entries")
 
 
-@pytest.mark.parametrize("shape,to", [((3,), (2, 3)), ((2, 1), (2, 4)), ((1, 3, 1), (2, 2, 3, 5)),
-                                      ((2, 3), (2, 3)), ((1,), (0, 3)), ((), (2, 2))])
+@pytest.mark.parametrize(
+    "shape,to",
+    [
+        ((3,), (2, 3)),
+        ((2, 1), (2, 4)),
+        ((1, 3, 1), (2, 2, 3, 5)),
+        ((2, 3), (2, 3)),
+        ((1,), (0, 3)),
+        ((), (2, 2)),
+    ],
+)
 def test_broadcast_to(shape, to):
     check("BROADCAST_TO", [In(rand(shape)), C(np.array(to, np.int32))])
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_broadcast_to_types(dtype):
-    check("BROADCAST_TO", [In(rand((1, 3), dtype)), C(np.array([2, 3], np.int64))],
-          expect=lambda x, s: [np.broadcast_to(x, s)])
+    check(
+        "BROADCAST_TO",
+        [In(rand((1, 3), dtype)), C(np.array([2, 3], np.int64))],
+        expect=lambda x, s: [np.broadcast_to(x, s)],
+    )
 
 
 def test_broadcast_to_runtime_shape():
     check("BROADCAST_TO", [In(rand((3, 1))), In(np.array([2, 3, 4], np.int32))])
-    fails("BROADCAST_TO", [In(rand((3, 1))), In(np.array([2, 4, 4], np.int32))],
-          match="does not broadcast", status=INVALID_INPUT)
+    fails(
+        "BROADCAST_TO",
+        [In(rand((3, 1))), In(np.array([2, 4, 4], np.int32))],
+        match="does not broadcast",
+        status=INVALID_INPUT,
+    )
 
 
 def test_broadcast_to_bad():
@@ -672,51 +883,80 @@ def test_broadcast_to_bad():
 # ============================================================================ REVERSE_V2
 
 
-@pytest.mark.parametrize("shape,axes", [((5,), [0]), ((3, 4), [1]), ((3, 4), [0]), ((2, 3, 4), [-1]),
-                                        ((2, 3, 4), [1]), ((2, 1, 4, 3), [2]), ((3, 4), [0, 1]),
-                                        ((2, 3, 4), [0, 2])])
+@pytest.mark.parametrize(
+    "shape,axes",
+    [
+        ((5,), [0]),
+        ((3, 4), [1]),
+        ((3, 4), [0]),
+        ((2, 3, 4), [-1]),
+        ((2, 3, 4), [1]),
+        ((2, 1, 4, 3), [2]),
+        ((3, 4), [0, 1]),
+        ((2, 3, 4), [0, 2]),
+    ],
+)
 def test_reverse_v2(shape, axes):
-    check("REVERSE_V2", [In(rand(shape)), C(np.array(axes, np.int32))],
-          expect=lambda x, a: [np.flip(x, tuple(a))])
+    check(
+        "REVERSE_V2",
+        [In(rand(shape)), C(np.array(axes, np.int32))],
+        expect=lambda x, a: [np.flip(x, tuple(a))],
+    )
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_reverse_v2_types(dtype):
-    check("REVERSE_V2", [In(rand((3, 4), dtype)), C(np.array([1], np.int32))],
-          expect=lambda x, a: [x[:, ::-1]])
+    check(
+        "REVERSE_V2",
+        [In(rand((3, 4), dtype)), C(np.array([1], np.int32))],
+        expect=lambda x, a: [x[:, ::-1]],
+    )
 
 
 def test_reverse_v2_runtime_axis():
     check("REVERSE_V2", [In(rand((3, 4))), In(np.array([0], np.int32))])
-    fails("REVERSE_V2", [In(rand((3, 4))), In(np.array([2], np.int32))], match="outside",
-          status=INVALID_INPUT)
+    fails(
+        "REVERSE_V2",
+        [In(rand((3, 4))), In(np.array([2], np.int32))],
+        match="outside",
+        status=INVALID_INPUT,
+    )
 
 
 def test_reverse_v2_bad():
-    fails("REVERSE_V2", [In(rand((3, 4))), C(np.array([-3], np.int32))], match="outside",
-          status=MALFORMED)
+    fails(
+        "REVERSE_V2",
+        [In(rand((3, 4))), C(np.array([-3], np.int32))],
+        match="outside",
+        status=MALFORMED,
+    )
     fails("REVERSE_V2", [In(rand((3, 4))), C(np.array([1, -1], np.int32))], match="twice")
 
 
 # ============================================================================ DEPTH_TO_SPACE / SPACE_TO_DEPTH
 
 
-@pytest.mark.parametrize("shape,b", [((1, 2, 3, 8), 2), ((2, 1, 1, 9), 3), ((1, 2, 2, 5), 1),
-                                     ((2, 3, 2, 12), 2)])
+@pytest.mark.parametrize(
+    "shape,b", [((1, 2, 3, 8), 2), ((2, 1, 1, 9), 3), ((1, 2, 2, 5), 1), ((2, 3, 2, 12), 2)]
+)
 def test_depth_to_space(shape, b):
     check("DEPTH_TO_SPACE", [In(rand(shape))], {"block_size": b})
 
 
-@pytest.mark.parametrize("shape,b", [((1, 4, 6, 2), 2), ((2, 3, 3, 1), 3), ((1, 2, 2, 5), 1),
-                                     ((2, 4, 2, 3), 2)])
+@pytest.mark.parametrize(
+    "shape,b", [((1, 4, 6, 2), 2), ((2, 3, 3, 1), 3), ((1, 2, 2, 5), 1), ((2, 4, 2, 3), 2)]
+)
 def test_space_to_depth(shape, b):
     check("SPACE_TO_DEPTH", [In(rand(shape))], {"block_size": b})
 
 
 def np_d2s(x, b):
     n, h, w, c = x.shape
-    return x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5).reshape(
-        n, h * b, w * b, c // (b * b))
+    return (
+        x.reshape(n, h, w, b, b, c // (b * b))
+        .transpose(0, 1, 3, 2, 4, 5)
+        .reshape(n, h * b, w * b, c // (b * b))
+    )
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
@@ -727,14 +967,17 @@ def test_space_depth_types(dtype):
     check("SPACE_TO_DEPTH", [In(y)], {"block_size": 2}, expect=lambda v: [x])
 
 
-@pytest.mark.parametrize("op,shape,b,match", [
-    ("DEPTH_TO_SPACE", (1, 2, 2, 6), 2, "not a multiple"),
-    ("DEPTH_TO_SPACE", (1, 2, 2, 4), 0, "block_size must be"),
-    ("DEPTH_TO_SPACE", (1, 2, 2, 4), -2, "block_size must be"),
-    ("SPACE_TO_DEPTH", (1, 3, 2, 4), 2, "multiples of block_size"),
-    ("SPACE_TO_DEPTH", (1, 2, 2, 4), 0, "block_size must be"),
-    ("SPACE_TO_DEPTH", (2, 2, 4), 2, "4-D"),
-])
+@pytest.mark.parametrize(
+    "op,shape,b,match",
+    [
+        ("DEPTH_TO_SPACE", (1, 2, 2, 6), 2, "not a multiple"),
+        ("DEPTH_TO_SPACE", (1, 2, 2, 4), 0, "block_size must be"),
+        ("DEPTH_TO_SPACE", (1, 2, 2, 4), -2, "block_size must be"),
+        ("SPACE_TO_DEPTH", (1, 3, 2, 4), 2, "multiples of block_size"),
+        ("SPACE_TO_DEPTH", (1, 2, 2, 4), 0, "block_size must be"),
+        ("SPACE_TO_DEPTH", (2, 2, 4), 2, "4-D"),
+    ],
+)
 def test_space_depth_bad(op, shape, b, match):
     fails(op, [In(rand(shape))], {"block_size": b}, match=match)
 
@@ -743,67 +986,105 @@ def test_space_depth_bad(op, shape, b, match):
 
 
 @pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC"])
-@pytest.mark.parametrize("shape,pads", [((5,), [[2, 3]]), ((3, 4), [[1, 2], [3, 0]]),
-                                        ((2, 3, 4), [[0, 1], [2, 2], [1, 3]]),
-                                        ((1, 4, 4, 2), [[0, 0], [1, 1], [2, 2], [0, 0]])])
+@pytest.mark.parametrize(
+    "shape,pads",
+    [
+        ((5,), [[2, 3]]),
+        ((3, 4), [[1, 2], [3, 0]]),
+        ((2, 3, 4), [[0, 1], [2, 2], [1, 3]]),
+        ((1, 4, 4, 2), [[0, 0], [1, 1], [2, 2], [0, 0]]),
+    ],
+)
 def test_mirror_pad(shape, pads, mode):
     lim = 1 if mode == "REFLECT" else 0  # REFLECT needs pad < dim, SYMMETRIC pad <= dim
-    pads = [[min(p, d - lim) for p in pr] for pr, d in zip(pads, shape)]
+    pads = [[min(p, d - lim) for p in pr] for pr, d in zip(pads, shape, strict=True)]
     check("MIRROR_PAD", [In(rand(shape)), C(np.array(pads, np.int32))], {"mode": mode})
 
 
 def test_mirror_pad_edges():
     # SYMMETRIC allows a padding equal to the dim, REFLECT one less.
-    check("MIRROR_PAD", [In(rand((3, 2))), C(np.array([[3, 3], [2, 0]], np.int64))],
-          {"mode": "SYMMETRIC"})
-    check("MIRROR_PAD", [In(rand((3, 2))), C(np.array([[2, 2], [1, 1]], np.int32))],
-          {"mode": "REFLECT"})
+    check(
+        "MIRROR_PAD",
+        [In(rand((3, 2))), C(np.array([[3, 3], [2, 0]], np.int64))],
+        {"mode": "SYMMETRIC"},
+    )
+    check(
+        "MIRROR_PAD",
+        [In(rand((3, 2))), C(np.array([[2, 2], [1, 1]], np.int32))],
+        {"mode": "REFLECT"},
+    )
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_mirror_pad_types(dtype):
-    check("MIRROR_PAD", [In(rand((3, 3), dtype)), C(np.array([[1, 2], [2, 1]], np.int32))],
-          {"mode": "REFLECT"}, expect=lambda x, p: [np.pad(x, p, mode="reflect")])
+    check(
+        "MIRROR_PAD",
+        [In(rand((3, 3), dtype)), C(np.array([[1, 2], [2, 1]], np.int32))],
+        {"mode": "REFLECT"},
+        expect=lambda x, p: [np.pad(x, p, mode="reflect")],
+    )
 
 
 def test_mirror_pad_runtime_paddings():
     x = rand((3, 4))
     check("MIRROR_PAD", [In(x), In(np.array([[1, 1], [2, 3]], np.int32))], {"mode": "REFLECT"})
-    fails("MIRROR_PAD", [In(x), In(np.array([[3, 0], [0, 0]], np.int32))], {"mode": "REFLECT"},
-          match="before padding 3 of dimension 0", status=INVALID_INPUT)
+    fails(
+        "MIRROR_PAD",
+        [In(x), In(np.array([[3, 0], [0, 0]], np.int32))],
+        {"mode": "REFLECT"},
+        match="before padding 3 of dimension 0",
+        status=INVALID_INPUT,
+    )
 
 
-@pytest.mark.parametrize("mode,pads,match", [
-    ("REFLECT", [[3, 0], [0, 0]], "must be in \\[0, 2\\] for REFLECT"),
-    ("SYMMETRIC", [[0, 4], [0, 0]], "must be in \\[0, 3\\] for SYMMETRIC"),
-    ("SYMMETRIC", [[-1, 0], [0, 0]], "before padding -1"),
-])
+@pytest.mark.parametrize(
+    "mode,pads,match",
+    [
+        ("REFLECT", [[3, 0], [0, 0]], "must be in \\[0, 2\\] for REFLECT"),
+        ("SYMMETRIC", [[0, 4], [0, 0]], "must be in \\[0, 3\\] for SYMMETRIC"),
+        ("SYMMETRIC", [[-1, 0], [0, 0]], "before padding -1"),
+    ],
+)
 def test_mirror_pad_bad(mode, pads, match):
-    fails("MIRROR_PAD", [In(rand((3, 2))), C(np.array(pads, np.int32))], {"mode": mode},
-          match=match, status=MALFORMED)
+    fails(
+        "MIRROR_PAD",
+        [In(rand((3, 2))), C(np.array(pads, np.int32))],
+        {"mode": mode},
+        match=match,
+        status=MALFORMED,
+    )
 
 
 def test_mirror_pad_bad_shape():
-    fails("MIRROR_PAD", [In(rand((3, 2))), C(np.array([[1, 1]], np.int32))], {"mode": 0},
-          match="\\[2, 2\\]")
-    fails("MIRROR_PAD", [In(rand((3, 2))), C(np.zeros((2, 2), np.int32))], {"mode": 5},
-          match="mode 5")
+    fails(
+        "MIRROR_PAD",
+        [In(rand((3, 2))), C(np.array([[1, 1]], np.int32))],
+        {"mode": 0},
+        match="\\[2, 2\\]",
+    )
+    fails(
+        "MIRROR_PAD", [In(rand((3, 2))), C(np.zeros((2, 2), np.int32))], {"mode": 5}, match="mode 5"
+    )
 
 
 # ============================================================================ DYNAMIC_UPDATE_SLICE
 
 
-@pytest.mark.parametrize("shape,ushape,start", [
-    ((4, 5), (2, 3), (1, 1)),
-    ((4, 5), (2, 3), (3, 4)),  # clamped to (2, 2)
-    ((4, 5), (2, 3), (-1, -7)),  # clamped to (0, 0)
-    ((4, 5), (4, 5), (2, 2)),  # full overwrite
-    ((2, 3, 4), (1, 3, 2), (1, 0, 1)),
-    ((6,), (0,), (3,)),
-])
+@pytest.mark.parametrize(
+    "shape,ushape,start",
+    [
+        ((4, 5), (2, 3), (1, 1)),
+        ((4, 5), (2, 3), (3, 4)),  # clamped to (2, 2)
+        ((4, 5), (2, 3), (-1, -7)),  # clamped to (0, 0)
+        ((4, 5), (4, 5), (2, 2)),  # full overwrite
+        ((2, 3, 4), (1, 3, 2), (1, 0, 1)),
+        ((6,), (0,), (3,)),
+    ],
+)
 def test_dynamic_update_slice(shape, ushape, start):
-    check("DYNAMIC_UPDATE_SLICE", [In(rand(shape)), In(rand(ushape)),
-                                   In(np.array(start, np.int32))])
+    check(
+        "DYNAMIC_UPDATE_SLICE", [In(rand(shape)), In(rand(ushape)), In(np.array(start, np.int32))]
+    )
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
@@ -813,34 +1094,49 @@ def test_dynamic_update_slice_types(dtype):
         y[1:3, 2:4] = u
         return [y]
 
-    check("DYNAMIC_UPDATE_SLICE", [In(rand((4, 5), dtype)), In(rand((2, 2), dtype)),
-                                   C(np.array([1, 2], np.int64))], expect=expect)
+    check(
+        "DYNAMIC_UPDATE_SLICE",
+        [In(rand((4, 5), dtype)), In(rand((2, 2), dtype)), C(np.array([1, 2], np.int64))],
+        expect=expect,
+    )
 
 
 def test_dynamic_update_slice_bad():
-    fails("DYNAMIC_UPDATE_SLICE", [In(rand((4, 5))), In(rand((5, 1))), C(np.array([0, 0], np.int32))],
-          match="larger")
-    fails("DYNAMIC_UPDATE_SLICE", [In(rand((4, 5))), In(rand((2,))), C(np.array([0], np.int32))],
-          match="rank")
-    fails("DYNAMIC_UPDATE_SLICE", [In(rand((4, 5))), In(rand((2, 2), "int32")),
-                                   C(np.array([0, 0], np.int32))], match="update is int32")
+    fails(
+        "DYNAMIC_UPDATE_SLICE",
+        [In(rand((4, 5))), In(rand((5, 1))), C(np.array([0, 0], np.int32))],
+        match="larger",
+    )
+    fails(
+        "DYNAMIC_UPDATE_SLICE",
+        [In(rand((4, 5))), In(rand((2,))), C(np.array([0], np.int32))],
+        match="rank",
+    )
+    fails(
+        "DYNAMIC_UPDATE_SLICE",
+        [In(rand((4, 5))), In(rand((2, 2), "int32")), C(np.array([0, 0], np.int32))],
+        match="update is int32",
+    )
 
 
 # ============================================================================ GATHER
 
 
-@pytest.mark.parametrize("pshape,ishape,axis,batch_dims", [
-    ((5, 3), (4,), 0, 0),
-    ((5, 3), (2, 2), 0, 0),
-    ((3, 5, 2), (4,), 1, 0),
-    ((3, 5, 2), (2, 3), -1, 0),
-    ((2, 5, 3), (2, 4), 1, 1),
-    ((2, 3, 5, 2), (2, 3, 4), 2, 2),
-    ((2, 3, 5, 2), (2, 4), 2, 1),
-    ((2, 3, 5, 2), (2, 4), -2, -1),
-    ((4,), (), 0, 0),  # scalar index
-    ((4, 3), (0,), 0, 0),  # no indices
-])
+@pytest.mark.parametrize(
+    "pshape,ishape,axis,batch_dims",
+    [
+        ((5, 3), (4,), 0, 0),
+        ((5, 3), (2, 2), 0, 0),
+        ((3, 5, 2), (4,), 1, 0),
+        ((3, 5, 2), (2, 3), -1, 0),
+        ((2, 5, 3), (2, 4), 1, 1),
+        ((2, 3, 5, 2), (2, 3, 4), 2, 2),
+        ((2, 3, 5, 2), (2, 4), 2, 1),
+        ((2, 3, 5, 2), (2, 4), -2, -1),
+        ((4,), (), 0, 0),  # scalar index
+        ((4, 3), (0,), 0, 0),  # no indices
+    ],
+)
 @pytest.mark.parametrize("itype", ["int32", "int64"])
 def test_gather(pshape, ishape, axis, batch_dims, itype):
     n = pshape[axis]
@@ -852,8 +1148,12 @@ def test_gather(pshape, ishape, axis, batch_dims, itype):
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_gather_types(dtype):
     idx = np.array([2, 0, 2], np.int32)
-    check("GATHER", [In(rand((3, 4), dtype)), In(idx)], {"axis": 1},
-          expect=lambda p, i: [np.take(p, i, axis=1)])
+    check(
+        "GATHER",
+        [In(rand((3, 4), dtype)), In(idx)],
+        {"axis": 1},
+        expect=lambda p, i: [np.take(p, i, axis=1)],
+    )
 
 
 def test_gather_int16_indices():
@@ -863,39 +1163,73 @@ def test_gather_int16_indices():
 
 @pytest.mark.parametrize("bad", [-1, 5, 2**31 - 1])
 def test_gather_bad_runtime_index(bad):
-    fails("GATHER", [In(rand((5, 3))), In(np.array([0, bad], np.int32))], {"axis": 0},
-          match=f"index {bad} .* outside \\[0, 5\\)", status=INVALID_INPUT)
+    fails(
+        "GATHER",
+        [In(rand((5, 3))), In(np.array([0, bad], np.int32))],
+        {"axis": 0},
+        match=f"index {bad} .* outside \\[0, 5\\)",
+        status=INVALID_INPUT,
+    )
 
 
 def test_gather_bad_runtime_index_int64():
-    fails("GATHER", [In(rand((5, 3))), In(np.array([-(2**40)], np.int64))], {"axis": 0},
-          match="outside", status=INVALID_INPUT)
+    fails(
+        "GATHER",
+        [In(rand((5, 3))), In(np.array([-(2**40)], np.int64))],
+        {"axis": 0},
+        match="outside",
+        status=INVALID_INPUT,
+    )
 
 
 def test_gather_bad():
-    fails("GATHER", [In(rand((5, 3))), C(np.array([0, 5], np.int32))], {"axis": 0},
-          match="outside \\[0, 5\\)", status=MALFORMED)
-    fails("GATHER", [In(rand((5, 3))), In(np.array([0], np.int32))], {"axis": 2},
-          match="axis 2 is outside")
-    fails("GATHER", [In(rand((2, 5, 3))), In(np.zeros((3, 2), np.int32))],
-          {"axis": 1, "batch_dims": 1}, match="batch dimension 0 differs")
-    fails("GATHER", [In(rand((2, 5, 3))), In(np.zeros((2, 2), np.int32))],
-          {"axis": 0, "batch_dims": 1}, match="batch_dims")
-    fails("GATHER", [In(rand((5, 3))), In(np.zeros(2, np.float32))], {"axis": 0},
-          match="indices must be")
+    fails(
+        "GATHER",
+        [In(rand((5, 3))), C(np.array([0, 5], np.int32))],
+        {"axis": 0},
+        match="outside \\[0, 5\\)",
+        status=MALFORMED,
+    )
+    fails(
+        "GATHER",
+        [In(rand((5, 3))), In(np.array([0], np.int32))],
+        {"axis": 2},
+        match="axis 2 is outside",
+    )
+    fails(
+        "GATHER",
+        [In(rand((2, 5, 3))), In(np.zeros((3, 2), np.int32))],
+        {"axis": 1, "batch_dims": 1},
+        match="batch dimension 0 differs",
+    )
+    fails(
+        "GATHER",
+        [In(rand((2, 5, 3))), In(np.zeros((2, 2), np.int32))],
+        {"axis": 0, "batch_dims": 1},
+        match="batch_dims",
+    )
+    fails(
+        "GATHER",
+        [In(rand((5, 3))), In(np.zeros(2, np.float32))],
+        {"axis": 0},
+        match="indices must be",
+    )
 
 
 # ============================================================================ GATHER_ND
 
 
-@pytest.mark.parametrize("pshape,ishape", [
-    ((4, 5), (3, 2)),
-    ((4, 5), (3, 1)),
-    ((4, 5, 6), (2, 2, 2)),
-    ((4, 5, 6), (3,)),
-    ((4, 5, 6), (2, 3)),
-    ((3, 2), (0, 2)),
-])
+@pytest.mark.parametrize(
+    "pshape,ishape",
+    [
+        ((4, 5), (3, 2)),
+        ((4, 5), (3, 1)),
+        ((4, 5, 6), (2, 2, 2)),
+        ((4, 5, 6), (3,)),
+        ((4, 5, 6), (2, 3)),
+        ((3, 2), (0, 2)),
+    ],
+)
 @pytest.mark.parametrize("itype", ["int32", "int64"])
 def test_gather_nd(pshape, ishape, itype):
     depth = ishape[-1]
@@ -908,19 +1242,33 @@ def test_gather_nd(pshape, ishape, itype):
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_gather_nd_types(dtype):
     idx = np.array([[1, 0], [0, 2]], np.int32)
-    check("GATHER_ND", [In(rand((2, 3, 2), dtype)), In(idx)],
-          expect=lambda p, i: [p[tuple(i.T)]])
+    check("GATHER_ND", [In(rand((2, 3, 2), dtype)), In(idx)], expect=lambda p, i: [p[tuple(i.T)]])
 
 
 def test_gather_nd_bad():
-    fails("GATHER_ND", [In(rand((4, 5))), In(np.array([[1, 5]], np.int32))],
-          match="index 5 .* outside \\[0, 5\\)", status=INVALID_INPUT)
-    fails("GATHER_ND", [In(rand((4, 5))), In(np.array([[-1, 0]], np.int32))],
-          match="index -1", status=INVALID_INPUT)
-    fails("GATHER_ND", [In(rand((4, 5))), C(np.array([[4, 0]], np.int32))],
-          match="index 4", status=MALFORMED)
-    fails("GATHER_ND", [In(rand((4, 5))), In(np.zeros((2, 3), np.int32))],
-          match="larger than params' rank")
+    fails(
+        "GATHER_ND",
+        [In(rand((4, 5))), In(np.array([[1, 5]], np.int32))],
+        match="index 5 .* outside \\[0, 5\\)",
+        status=INVALID_INPUT,
+    )
+    fails(
+        "GATHER_ND",
+        [In(rand((4, 5))), In(np.array([[-1, 0]], np.int32))],
+        match="index -1",
+        status=INVALID_INPUT,
+    )
+    fails(
+        "GATHER_ND",
+        [In(rand((4, 5))), C(np.array([[4, 0]], np.int32))],
+        match="index 4",
+        status=MALFORMED,
+    )
+    fails(
+        "GATHER_ND",
+        [In(rand((4, 5))), In(np.zeros((2, 3), np.int32))],
+        match="larger than params' rank",
+    )
 
 
 # ============================================================================ EMBEDDING_LOOKUP
@@ -937,8 +1285,11 @@ def hybrid_model(ids, values, scales):
     w = ModelWriter()
     sg = w.add_subgraph()
     i = sg.add_tensor("ids", list(ids.shape), "int32")
-    v = sg.add_constant("values", values, quant={"scale": scales, "zero_point": [0] * len(scales),
-                                                 "quantized_dimension": 0})
+    v = sg.add_constant(
+        "values",
+        values,
+        quant={"scale": scales, "zero_point": [0] * len(scales), "quantized_dimension": 0},
+    )
     o = sg.add_tensor("out", [len(ids)] + list(values.shape[1:]), "float32")
     sg.add_operator("EMBEDDING_LOOKUP", [i, v], [o])
     sg.set_inputs([i])
@@ -960,57 +1311,118 @@ def test_embedding_lookup_hybrid(per_row):
 @pytest.mark.parametrize("dtype", ["int32", "int8", "bool", "int64", "float16"])
 def test_embedding_lookup_raw_types(dtype):
     ids = np.array([1, 0, 1], np.int32)
-    check("EMBEDDING_LOOKUP", [In(ids), In(rand((2, 3), dtype))], out_dtypes=[dtype],
-          expect=lambda i, v: [v[i]])
+    check(
+        "EMBEDDING_LOOKUP",
+        [In(ids), In(rand((2, 3), dtype))],
+        out_dtypes=[dtype],
+        expect=lambda i, v: [v[i]],
+    )
 
 
 def test_embedding_lookup_bad():
-    fails("EMBEDDING_LOOKUP", [In(np.array([0, 6], np.int32)), In(rand((6, 4)))],
-          out_dtypes=["float32"], match="index 6 .* outside \\[0, 6\\)", status=INVALID_INPUT)
-    fails("EMBEDDING_LOOKUP", [In(np.array([-1], np.int32)), In(rand((6, 4)))],
-          out_dtypes=["float32"], match="index -1", status=INVALID_INPUT)
-    fails("EMBEDDING_LOOKUP", [In(np.array([0], np.int32)), In(rand((6,)))],
-          out_dtypes=["float32"], match="rank >= 2")
-    fails("EMBEDDING_LOOKUP", [In(np.array([0], np.int32)), In(rand((6, 2), "int32"))],
-          out_dtypes=["float32"], match="not supported")
+    fails(
+        "EMBEDDING_LOOKUP",
+        [In(np.array([0, 6], np.int32)), In(rand((6, 4)))],
+        out_dtypes=["float32"],
+        match="index 6 .* outside \\[0, 6\\)",
+        status=INVALID_INPUT,
+    )
+    fails(
+        "EMBEDDING_LOOKUP",
+        [In(np.array([-1], np.int32)), In(rand((6, 4)))],
+        out_dtypes=["float32"],
+        match="index -1",
+        status=INVALID_INPUT,
+    )
+    fails(
+        "EMBEDDING_LOOKUP",
+        [In(np.array([0], np.int32)), In(rand((6,)))],
+        out_dtypes=["float32"],
+        match="rank >= 2",
+    )
+    fails(
+        "EMBEDDING_LOOKUP",
+        [In(np.array([0], np.int32)), In(rand((6, 2), "int32"))],
+        out_dtypes=["float32"],
+        match="not supported",
+    )
 
 
 # ============================================================================ SELECT / SELECT_V2
 
 
-@pytest.mark.parametrize("cshape,xshape", [((2, 3), (2, 3)), ((), (2, 3)), ((2,), (2, 3)),
-                                           ((4,), (4,)), ((3,), (3, 2, 2))])
+@pytest.mark.parametrize(
+    "cshape,xshape",
+    [((2, 3), (2, 3)), ((), (2, 3)), ((2,), (2, 3)), ((4,), (4,)), ((3,), (3, 2, 2))],
+)
 def test_select(cshape, xshape):
-    check("SELECT", [In(rand(cshape, "bool")), In(rand(xshape)), In(rand(xshape))],
-          out_dtypes=["float32"])
+    check(
+        "SELECT",
+        [In(rand(cshape, "bool")), In(rand(xshape)), In(rand(xshape))],
+        out_dtypes=["float32"],
+    )
 
 
-@pytest.mark.parametrize("cshape,xshape,yshape", [
-    ((2, 3), (2, 3), (2, 3)), ((2, 1), (1, 3), (2, 3)), ((), (2, 3), (3,)),
-    ((3,), (2, 1), ()), ((2, 1, 3), (4, 1), (1, 4, 3)), ((1, 2, 1, 1, 3), (2, 1, 1, 1), (3,)),
-])
+@pytest.mark.parametrize(
+    "cshape,xshape,yshape",
+    [
+        ((2, 3), (2, 3), (2, 3)),
+        ((2, 1), (1, 3), (2, 3)),
+        ((), (2, 3), (3,)),
+        ((3,), (2, 1), ()),
+        ((2, 1, 3), (4, 1), (1, 4, 3)),
+        ((1, 2, 1, 1, 3), (2, 1, 1, 1), (3,)),
+    ],
+)
 def test_select_v2(cshape, xshape, yshape):
-    check("SELECT_V2", [In(rand(cshape, "bool")), In(rand(xshape)), In(rand(yshape))],
-          out_dtypes=["float32"])
+    check(
+        "SELECT_V2",
+        [In(rand(cshape, "bool")), In(rand(xshape)), In(rand(yshape))],
+        out_dtypes=["float32"],
+    )
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_select_types(dtype):
-    check("SELECT_V2", [In(rand((2, 3), "bool")), In(rand((2, 3), dtype)), C(rand((3,), dtype))],
-          out_dtypes=[dtype], expect=lambda c, x, y: [np.where(c, x, y)])
+    check(
+        "SELECT_V2",
+        [In(rand((2, 3), "bool")), In(rand((2, 3), dtype)), C(rand((3,), dtype))],
+        out_dtypes=[dtype],
+        expect=lambda c, x, y: [np.where(c, x, y)],
+    )
 
 
 def test_select_bad():
-    fails("SELECT", [In(rand((3,), "bool")), In(rand((2, 3))), In(rand((2, 3)))],
-          out_dtypes=["float32"], match="condition must")
-    fails("SELECT", [In(rand((2, 3), "bool")), In(rand((2, 3))), In(rand((3,)))],
-          out_dtypes=["float32"], match="same shape")
-    fails("SELECT_V2", [In(rand((2,), "bool")), In(rand((2, 3))), In(rand((3,)))],
-          out_dtypes=["float32"], match="do not broadcast")
-    fails("SELECT_V2", [In(rand((3,), "float32")), In(rand((3,))), In(rand((3,)))],
-          out_dtypes=["float32"], match="condition must be bool")
-    fails("SELECT_V2", [In(rand((3,), "bool")), In(rand((3,))), In(rand((3,), "int32"))],
-          out_dtypes=["float32"], match="y is int32")
+    fails(
+        "SELECT",
+        [In(rand((3,), "bool")), In(rand((2, 3))), In(rand((2, 3)))],
+        out_dtypes=["float32"],
+        match="condition must",
+    )
+    fails(
+        "SELECT",
+        [In(rand((2, 3), "bool")), In(rand((2, 3))), In(rand((3,)))],
+        out_dtypes=["float32"],
+        match="same shape",
+    )
+    fails(
+        "SELECT_V2",
+        [In(rand((2,), "bool")), In(rand((2, 3))), In(rand((3,)))],
+        out_dtypes=["float32"],
+        match="do not broadcast",
+    )
+    fails(
+        "SELECT_V2",
+        [In(rand((3,), "float32")), In(rand((3,))), In(rand((3,)))],
+        out_dtypes=["float32"],
+        match="condition must be bool",
+    )
+    fails(
+        "SELECT_V2",
+        [In(rand((3,), "bool")), In(rand((3,))), In(rand((3,), "int32"))],
+        out_dtypes=["float32"],
+        match="y is int32",
+    )
 
 
 def _random_strided_slice(seed):
@@ -1053,7 +1465,14 @@ def test_strided_slice_random(seed):
     if ref is None or any(shrink >> k & 1 and strides[k] < 0 for k in range(len(strides))):
         return
     assert got[0].shape == ref[0].shape and got[0].tobytes() == ref[0].tobytes(), (
-        shape, begin, end, strides, masks, got[0], ref[0])
+        shape,
+        begin,
+        end,
+        strides,
+        masks,
+        got[0],
+        ref[0],
+    )
 
 
 # ============================================================================ graphs, repeated invokes
@@ -1083,7 +1502,10 @@ def test_dynamic_shapes_across_invokes():
     try:
         for perm in [(2, 0, 1), (0, 1, 2), (1, 2, 0), (2, 1, 0)]:
             (got,) = invoke(runner, [x, np.array(perm, np.int32)])
-            assert got.tobytes() == np.transpose(x, perm).tobytes() and got.shape == x.transpose(perm).shape
+            assert (
+                got.tobytes() == np.transpose(x, perm).tobytes()
+                and got.shape == x.transpose(perm).shape
+            )
     finally:
         runner.__del__()
 
@@ -1133,8 +1555,10 @@ def test_quantized_passthrough(op):
     elif op == "TILE":
         ins, opts = [x, sg.add_constant("m", np.array([2, 1], np.int32))], None
     else:
-        ins = [x] + [sg.add_constant(k, np.array(v, np.int32))
-                     for k, v in (("b", [0, 1]), ("e", [3, 4]), ("s", [2, 2]))]
+        ins = [x] + [
+            sg.add_constant(k, np.array(v, np.int32))
+            for k, v in (("b", [0, 1]), ("e", [3, 4]), ("s", [2, 2]))
+        ]
         opts = {}
     sg.add_operator(op, ins, [o], opts)
     sg.set_inputs([x])
@@ -1159,9 +1583,16 @@ def _hostile_cases(seed):
     ops = [
         ("TRANSPOSE", [In(x), In(vec(3))], None),
         ("SLICE", [In(x), In(vec(3)), In(vec(3))], None),
-        ("STRIDED_SLICE", [In(x), In(vec(3)), In(vec(3)), In(vec(3))],
-         {"begin_mask": int(rng.integers(0, 8)), "end_mask": int(rng.integers(0, 8)),
-          "shrink_axis_mask": int(rng.integers(0, 8)), "offset": bool(rng.integers(0, 2))}),
+        (
+            "STRIDED_SLICE",
+            [In(x), In(vec(3)), In(vec(3)), In(vec(3))],
+            {
+                "begin_mask": int(rng.integers(0, 8)),
+                "end_mask": int(rng.integers(0, 8)),
+                "shrink_axis_mask": int(rng.integers(0, 8)),
+                "offset": bool(rng.integers(0, 2)),
+            },
+        ),
         ("TILE", [In(x), In(vec(3))], None),
         ("BROADCAST_TO", [In(x), In(vec(4))], None),
         ("EXPAND_DIMS", [In(x), In(vec(1))], None),
