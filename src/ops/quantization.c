@@ -16,9 +16,8 @@ bool wick_quant_is_q_type(wick_dtype t) {
 
 bool wick_quant_routed(const wick_op_ctx *ctx, size_t i) {
   const wick_tensor *t = wick_op_input(ctx, i);
-  if (t == NULL) return false;
-  if (t->type == WICK_DTYPE_INT8 || t->type == WICK_DTYPE_UINT8) return true;
-  return t->type == WICK_DTYPE_INT16 && t->info != NULL && t->info->quant.count > 0;
+  return t != NULL && wick_quant_is_q_type(t->type) && t->info != NULL &&
+         t->info->quant.count > 0;
 }
 
 void wick_quant_type_range(wick_dtype t, int32_t *lo, int32_t *hi) {

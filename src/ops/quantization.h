@@ -31,9 +31,9 @@ typedef struct wick_qparams {
 } wick_qparams;
 
 /* True when input `i` is a quantized activation the quantized paths own:
- * int8 or uint8 (quantization parameters are then required), or int16 with
- * quantization parameters. Hybrid ops (float activations, int8 weights) and
- * plain int16 tensors stay on the float files' paths. */
+ * int8, uint8 or int16 with quantization parameters. Hybrid ops (float
+ * activations, int8 weights) and integer tensors without parameters stay on
+ * the float files' paths (which refuse them or treat them as plain integers). */
 WICK_INTERNAL bool wick_quant_routed(const wick_op_ctx *ctx, size_t i);
 /* True for int8, uint8 and int16. */
 WICK_INTERNAL bool wick_quant_is_q_type(wick_dtype t);
