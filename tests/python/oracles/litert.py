@@ -238,7 +238,7 @@ def random_inputs(
             a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
         else:
             raise TypeError(f"random_inputs: unsupported input dtype {dt} for {t.name!r}")
-        arrays.append(np.ascontiguousarray(a))
+        arrays.append(np.asarray(a, order="C"))
     return arrays
 
 
@@ -279,7 +279,7 @@ def _order_inputs(
         a = np.asarray(a)
         if a.dtype != t.dtype:
             raise TypeError(f"input {t.name!r}: dtype {a.dtype}, model wants {t.dtype}")
-        out.append(np.ascontiguousarray(a))
+        out.append(np.asarray(a, order="C"))
     return out
 
 
