@@ -1,0 +1,217 @@
+/*
+ * test_interpreter.c — the interpreter and the arena planner, through the
+ * public API on models built in the test (tiny_model.h):
+ *
+ *   - random DAGs of ADD/MUL/SUB whose results are checked against a direct
+ *     evaluation: if the planner let two live tensors share memory, some
+ *     output would be wrong;
+ *   - a long chain reuses memory: its arena stays at two activations plus
+ *     the input and output, not one per operator;
+ *   - the memory cap: a cap below the need fails cleanly with
+ *     WICK_ERR_OUT_OF_MEMORY, a cap at the reported need works;
+ *   - cancellation: a cancel before invoke makes it return WICK_ERR_CANCELLED,
+ *     and the next invoke runs normally;
+ *   - several interpreters over one model give identical results.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tiny_model.h"
+#include "wick/wick.h"
+
+static int failures = 0, checks = 0;
+
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    checks++;                                              \
+    if (!(cond)) {                                         \
+      failures++;                                          \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fprintf(stderr, "\n");                               \
+    }                                                      \
+  } while (0)
+
+enum { N = 64 }; /* elements per activation */
+enum { OP_ADD = 0, OP_MUL = 18, OP_SUB = 41 };
+
+typedef struct dag {
+  int nops;
+  int op[28], a[28], b[28]; /* operand indices: 0 = x, i + 1 = result of op i */
+  int nout, outs[4];
+} dag;
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static uint32_t next_u32(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t)(rng >> 16);
+}
+
+/* Builds the model: tensor 0 = x, tensor i + 1 = result of op i. */
+static uint8_t *build_dag(const dag *d, size_t *size) {
+  tm_builder *b = tm_new();
+  tm_graph g;
+  tm_graph_init(&g, b);
+  int32_t shape[1] = {N};
+  int32_t t[29];
+  t[0] = tm_g_tensor(&g, "x", TM_F32, shape, 1);
+  for (int i = 0; i < d->nops; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "t%d", i);
+    t[i + 1] = tm_g_tensor(&g, name, TM_F32, shape, 1);
+  }
+  for (int i = 0; i < d->nops; i++) {
+    tm_node *o = tm_table(b);
+    tm_i8(o, 0, 0); /* fused activation NONE */
+    int32_t in[2] = {t[d->a[i]], t[d->b[i]]}, out[1] = {t[i + 1]};
+    uint8_t opt_type = d->op[i] == OP_ADD ? 11 : d->op[i] == OP_MUL ? 21 : 28;
+    tm_g_op(&g, d->op[i], in, 2, out, 1, opt_type, o);
+  }
+  int32_t gin[1] = {t[0]}, gout[4];
+  for (int i = 0; i < d->nout; i++) gout[i] = t[d->outs[i]];
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 1, gout, (size_t)d->nout, g.ops, g.nops);
+  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size);
+  tm_free(b);
+  return bytes;
+}
+
+static void evaluate(const dag *d, const float *x, float vals[29][N]) {
+  memcpy(vals[0], x, sizeof vals[0]);
+  for (int i = 0; i < d->nops; i++)
+    for (int k = 0; k < N; k++) {
+      float p = vals[d->a[i]][k], q = vals[d->b[i]][k];
+      vals[i + 1][k] = d->op[i] == OP_ADD ? p + q : d->op[i] == OP_MUL ? p * q : p - q;
+    }
+}
+
+static void random_dag(dag *d) {
+  static const int ops[3] = {OP_ADD, OP_MUL, OP_SUB};
+  d->nops = 4 + (int)(next_u32() % 24);
+  for (int i = 0; i < d->nops; i++) {
+    d->op[i] = ops[next_u32() % 3];
+    /* Operands among the last `span` values: mostly recent ones (short
+     * lifetimes), sometimes any earlier one (long lifetimes). */
+    int span = (next_u32() % 4 == 0) ? i + 1 : (i + 1 < 3 ? i + 1 : 3);
+    d->a[i] = i - (int)(next_u32() % (uint32_t)span);
+    d->b[i] = i - (int)(next_u32() % (uint32_t)span);
+  }
+  d->nout = 1 + (int)(next_u32() % 3);
+  d->outs[0] = d->nops; /* the last result is always an output */
+  for (int i = 1; i < d->nout; i++) d->outs[i] = 1 + (int)(next_u32() % (uint32_t)d->nops);
+}
+
+static void run_dag_case(int which) {
+  dag d;
+  random_dag(&d);
+  size_t size;
+  uint8_t *bytes = build_dag(&d, &size);
+  wick_error_info err;
+  wick_model *model;
+  wick_interpreter *it;
+  wick_status st = wick_model_load_buffer(bytes, size, NULL, &err, &model);
+  CHECK(st == WICK_OK, "dag %d: load: %s", which, err.message);
+  if (st != WICK_OK) {
+    free(bytes);
+    return;
+  }
+  st = wick_interpreter_create(model, NULL, NULL, &err, &it);
+  CHECK(st == WICK_OK, "dag %d: create: %s", which, err.message);
+  if (st == WICK_OK) {
+    float x[N];
+    /* Values near 1 keep products finite over long chains. */
+    for (int k = 0; k < N; k++) x[k] = 1.0f + (float)((int)(next_u32() % 200) - 100) / 1000.0f;
+    static float vals[29][N];
+    evaluate(&d, x, vals);
+    CHECK(wick_tensor_copy_from(wick_interpreter_input(it, 0), x, sizeof x) == WICK_OK,
+          "dag %d: copy input", which);
+    st = wick_interpreter_invoke(it);
+    CHECK(st == WICK_OK, "dag %d: invoke: %s", which, wick_interpreter_last_error(it));
+    for (int o = 0; o < d.nout && st == WICK_OK; o++) {
+      const float *got = wick_tensor_data(wick_interpreter_output(it, (size_t)o));
+      const float *want = vals[d.outs[o]];
+      int bad = -1;
+      for (int k = 0; k < N; k++)
+        if (!(got[k] == want[k] || (isnan(got[k]) && isnan(want[k])))) bad = k;
+      CHECK(bad < 0, "dag %d (%d ops): output %d element %d: got %g want %g", which, d.nops, o,
+            bad, bad >= 0 ? (double)got[bad] : 0.0, bad >= 0 ? (double)want[bad] : 0.0);
+    }
+    wick_interpreter_destroy(it);
+  }
+  wick_model_destroy(model);
+  free(bytes);
+}
+
+static void test_chain_reuses_memory(void) {
+  dag d = {0};
+  d.nops = 24;
+  for (int i = 0; i < d.nops; i++) {
+    d.op[i] = OP_ADD;
+    d.a[i] = i; /* previous result */
+    d.b[i] = i;
+  }
+  d.nout = 1;
+  d.outs[0] = d.nops;
+  size_t size;
+  uint8_t *bytes = build_dag(&d, &size);
+  wick_error_info err;
+  wick_model *model;
+  wick_interpreter *it;
+  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &model) == WICK_OK, "chain load: %s",
+        err.message);
+  CHECK(wick_interpreter_create(model, NULL, NULL, &err, &it) == WICK_OK, "chain create: %s",
+        err.message);
+  size_t arena = wick_interpreter_arena_bytes(it);
+  size_t one = N * sizeof(float);
+  /* input, output and two ping-pong intermediates at most (64-byte aligned). */
+  CHECK(arena <= 4 * one, "chain arena %zu bytes > 4 activations of %zu", arena, one);
+  CHECK(arena >= 2 * one, "chain arena %zu bytes is too small to be right", arena);
+
+  float x[N], want[N];
+  for (int k = 0; k < N; k++) x[k] = (float)k / 64.0f, want[k] = x[k] * (float)(1 << 24);
+  wick_tensor_copy_from(wick_interpreter_input(it, 0), x, sizeof x);
+
+  /* Cancellation: a cancel before invoke stops it; the next invoke runs. */
+  wick_interpreter_cancel(it);
+  CHECK(wick_interpreter_invoke(it) == WICK_ERR_CANCELLED, "cancelled invoke did not stop");
+  CHECK(strstr(wick_interpreter_last_error(it), "cancel") != NULL, "cancel message: %s",
+        wick_interpreter_last_error(it));
+  CHECK(wick_interpreter_invoke(it) == WICK_OK, "invoke after cancel: %s",
+        wick_interpreter_last_error(it));
+  const float *got = wick_tensor_data(wick_interpreter_output(it, 0));
+  CHECK(memcmp(got, want, sizeof want) == 0, "chain result differs");
+
+  /* The memory cap: far too small fails cleanly; generous works. */
+  wick_interpreter_options o = wick_interpreter_options_default();
+  wick_interpreter *capped;
+  o.memory_limit_bytes = 512;
+  CHECK(wick_interpreter_create(model, NULL, &o, &err, &capped) == WICK_ERR_OUT_OF_MEMORY,
+        "a 512-byte cap should fail");
+  CHECK(capped == NULL && err.message[0] != 0, "failed create must set NULL and a message");
+  o.memory_limit_bytes = 1 << 20;
+  CHECK(wick_interpreter_create(model, NULL, &o, &err, &capped) == WICK_OK, "1 MiB cap: %s",
+        err.message);
+  if (capped) {
+    wick_tensor_copy_from(wick_interpreter_input(capped, 0), x, sizeof x);
+    CHECK(wick_interpreter_invoke(capped) == WICK_OK, "capped invoke");
+    CHECK(memcmp(wick_tensor_data(wick_interpreter_output(capped, 0)), want, sizeof want) == 0,
+          "two interpreters over one model disagree");
+    wick_interpreter_destroy(capped);
+  }
+  wick_interpreter_destroy(it);
+  wick_model_destroy(model);
+  free(bytes);
+}
+
+int main(void) {
+  for (int i = 0; i < 300; i++) run_dag_case(i);
+  test_chain_reuses_memory();
+  wick_interpreter_destroy(NULL); /* no-ops */
+  wick_model_destroy(NULL);
+  printf("%d checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}
