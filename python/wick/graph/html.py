@@ -257,9 +257,10 @@ _TEMPLATE = """<!doctype html>
   <select id="view" title="subgraph / stage"></select>
   <div class="search"><input id="q" type="search" placeholder="Search op or name  ( / )" autocomplete="off" spellcheck="false"><span id="qn"></span><div id="qres"></div></div>
   <div class="legend" id="legend"></div>
-  <div class="tools"><button id="zin" title="zoom in (+)">+</button><button id="zout" title="zoom out (-)">&minus;</button><button id="fit" title="fit (f)">fit</button></div>
+  <div class="tools"><button id="xall" title="expand or collapse every composite / control-flow op">expand all</button><button id="zin" title="zoom in (+)">+</button><button id="zout" title="zoom out (-)">&minus;</button><button id="fit" title="fit (f)">fit</button></div>
 </header>
 <main>
+  <div id="stage">
   <svg id="canvas" xmlns="http://www.w3.org/2000/svg" tabindex="0">
     <defs>
       <marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto" markerUnits="userSpaceOnUse"><path d="M0,1L10,5L0,9z" class="ah"/></marker>
@@ -267,6 +268,8 @@ _TEMPLATE = """<!doctype html>
     </defs>
     <g id="viewport"></g>
   </svg>
+  <canvas id="mini" title="overview: click or drag to move there"></canvas>
+  </div>
   <aside id="panel"></aside>
 </main>
 <script type="application/json" id="wick-data">{data}</script>

@@ -211,7 +211,7 @@
     gr.nodes.forEach(function (n, i) {
       var b = g.nb[i], key = path + n.id, cx = b[0] + ox, cy = b[1] + oy, w = b[2], h = b[3];
       var x0 = cx - w / 2, y0 = cy - h / 2;
-      pos.set(key, [cx, cy, w, h]);
+      pos.set(key, [cx, cy, w, h, n]);
       var cls = (n.tags || []).map(function (t) { return " t-" + t; }).join("");
       var attrs = ' data-key="' + esc(key) + '" data-depth="' + depth + '"' +
         (n.kind === "op" ? ' data-op="' + esc(n.op) + '"' : ' data-io="' + n.kind + '"');
@@ -256,6 +256,7 @@
     if (selected && pos.has(selected)) markSelected(selected);
     else selected = null;
     if (qbox.value) search(qbox.value, true);
+    xall.textContent = expanded.size ? "collapse all" : "expand all";
     window.__wick.renderMs = performance.now() - t0;
   }
 
@@ -264,6 +265,7 @@
     svg.classList.toggle("hl-qdq", hl.qdq);
     svg.classList.toggle("hl-float", hl.float);
     svg.classList.toggle("heat", !!hl.heat);
+    if (G) drawMini();
   }
 
   // --------------------------------------------------------------------- zoom and pan
@@ -271,7 +273,75 @@
     vp.setAttribute("transform", "translate(" + r1(T.x) + "," + r1(T.y) + ") scale(" + T.k.toFixed(4) + ")");
     svg.classList.toggle("far", T.k < 0.55);
     svg.classList.toggle("vfar", T.k < 0.22);
+    updateMini();
   }
+
+  // ---------------------------------------------------------------------- the overview
+  // A small canvas with every node as a coloured dot (category, highlight or time) and the
+  // visible area as a rectangle; shown only when the graph does not fit the screen.
+  var mini = document.getElementById("mini"), mctx = mini.getContext("2d"), mimg = null, ms = 1, mw = 0, mh = 0;
+  var CAT = { io: "#344054", conv: "#3b6fd0", act: "#c2514f", pool: "#3a9a5b", norm: "#2f8f83", shape: "#98a2b3",
+    math: "#c8a92d", transpose: "#ea7a0c", qdq: "#7c3aed", control: "#0369a1" };
+  function miniColor(n) {
+    var t = n.tags || [];
+    if (hl.float && t.indexOf("float-island") >= 0) return "#dc2626";
+    if (hl.heat && n.prof) return heat(n.prof.share, maxShare);
+    if (hl.transpose && t.indexOf("transpose") >= 0) return "#ea7a0c";
+    if (hl.qdq && t.indexOf("qdq") >= 0) return "#7c3aed";
+    return CAT[n.cat] || "#98a2b3";
+  }
+  function drawMini() {
+    var s = size(), dpr = window.devicePixelRatio || 1;
+    ms = Math.min(150 / G.w, Math.max(60, s[1] - 24) / G.h);
+    mw = Math.max(20, Math.ceil(G.w * ms)); mh = Math.max(20, Math.ceil(G.h * ms));
+    mini.width = mw * dpr; mini.height = mh * dpr;
+    mini.style.width = mw + "px"; mini.style.height = mh + "px";
+    mimg = document.createElement("canvas");
+    mimg.width = mini.width; mimg.height = mini.height;
+    var c = mimg.getContext("2d");
+    c.scale(dpr, dpr);
+    pos.forEach(function (b, key) {
+      var n = b[4];
+      if (expanded.has(key)) { // a frame: its outline
+        c.strokeStyle = "#0369a1";
+        c.strokeRect(b[0] * ms - b[2] * ms / 2, b[1] * ms - b[3] * ms / 2, b[2] * ms, b[3] * ms);
+        return;
+      }
+      c.fillStyle = miniColor(n);
+      var w = Math.max(2, b[2] * ms), h = Math.max(1.5, b[3] * ms);
+      c.fillRect(b[0] * ms - w / 2, b[1] * ms - h / 2, w, h);
+    });
+    updateMini();
+  }
+  function updateMini() {
+    if (!mimg) return;
+    var s = size();
+    var show = G.w * T.k > s[0] + 2 || G.h * T.k > s[1] + 2;
+    mini.style.display = show ? "" : "none";
+    if (!show) return;
+    var dpr = window.devicePixelRatio || 1;
+    mctx.setTransform(1, 0, 0, 1, 0, 0);
+    mctx.clearRect(0, 0, mini.width, mini.height);
+    mctx.drawImage(mimg, 0, 0);
+    mctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    var x = -T.x / T.k * ms, y = -T.y / T.k * ms, w = s[0] / T.k * ms, h = s[1] / T.k * ms;
+    mctx.fillStyle = "rgba(37,99,235,.12)";
+    mctx.strokeStyle = "#2563eb";
+    mctx.lineWidth = 1;
+    mctx.fillRect(x, y, w, h);
+    mctx.strokeRect(x + 0.5, y + 0.5, Math.max(2, w - 1), Math.max(2, h - 1));
+  }
+  function miniGo(ev) {
+    var r = mini.getBoundingClientRect(), s = size();
+    var gx = (ev.clientX - r.left) / ms, gy = (ev.clientY - r.top) / ms;
+    T.x = s[0] / 2 - gx * T.k; T.y = s[1] / 2 - gy * T.k;
+    apply();
+  }
+  var miniDrag = false;
+  mini.addEventListener("pointerdown", function (ev) { ev.stopPropagation(); miniDrag = true; miniGo(ev); });
+  window.addEventListener("pointermove", function (ev) { if (miniDrag) miniGo(ev); });
+  window.addEventListener("pointerup", function () { miniDrag = false; });
+  mini.addEventListener("wheel", function (ev) { ev.preventDefault(); }, { passive: false });
   function size() { var r = svg.getBoundingClientRect(); return [r.width || 800, r.height || 600]; }
   function fit(all) {
     var s = size(), k = Math.min(s[0] / (G.w + 40), s[1] / (G.h + 40), 1.2);
@@ -480,7 +550,7 @@
     var g = D.graphs[view];
     h += "<h3>This view</h3>" + kv([["graph", esc(g.title)], ["operators", String(g.nodes.filter(function (n) { return n.kind === "op"; }).length)]]
       .concat(Object.keys(g.notes || {}).map(function (k) { return [k, val(g.notes[k])]; })));
-    var c = D.counts || {};
+    var c = viewCounts();
     h += "<h3>Highlights</h3>" + kv([["transposes", String(c.transpose || 0)], ["quantize/dequantize", String(c.qdq || 0)], ["float islands", String(c["float-island"] || 0)]]);
     if (meta.profile) {
       h += "<h3>Profile</h3>" + kv(Object.keys(meta.profile).map(function (k) { return [k, val(meta.profile[k])]; }));
@@ -535,7 +605,8 @@
     matches = allNodes().filter(function (m) {
       var n = m.n;
       return n.op.toLowerCase().indexOf(q) >= 0 || n.label.toLowerCase().indexOf(q) >= 0 ||
-        (n.name || "").toLowerCase().indexOf(q) >= 0 || ("#" + n.idx) === q;
+        (n.name || "").toLowerCase().indexOf(q) >= 0 || (n.sub || "").toLowerCase().indexOf(q) >= 0 ||
+        ("#" + n.idx) === q;
     });
     cur = prevKey ? matches.findIndex(function (m) { return m.key === prevKey; }) : -1;
     svg.classList.add("searching");
@@ -608,6 +679,7 @@
     render();
     fit(false);
     showOverview();
+    drawLegend();
   }
   D.views.forEach(function (gid) {
     var o = document.createElement("option");
@@ -622,16 +694,39 @@
   document.getElementById("title").innerHTML = esc(D.title) +
     (meta.operators !== undefined ? "<small>" + meta.operators + " ops" + (meta.bytes ? " \u00B7 " + (meta.bytes / 1048576).toFixed(2) + " MiB" : "") + "</small>" : "");
 
-  var legend = document.getElementById("legend"), c = D.counts || {};
+  var legend = document.getElementById("legend");
+  function viewCounts() {
+    // highlights of the current view, its collapsed subgraphs included
+    var c = { transpose: 0, qdq: 0, "float-island": 0, expandable: 0 };
+    allNodes().forEach(function (m) {
+      (m.n.tags || []).forEach(function (t) { c[t] = (c[t] || 0) + 1; });
+      if (m.n.subs) c.expandable++;
+    });
+    return c;
+  }
   function legendItem(keyName, tag, color, text, n) {
     if (!n) return "";
     return '<label title="highlight; \u2192 steps through them"><input type="checkbox" data-hl="' + keyName + '"' + (hl[keyName] ? " checked" : "") +
       '><span class="sw" style="border-color:' + color + '"></span>' + text + " (" + n + ')<button class="next" data-tag="' + tag + '">\u2192</button></label>';
   }
-  legend.innerHTML = legendItem("transpose", "transpose", "var(--transpose)", "transpose", c.transpose) +
-    legendItem("qdq", "qdq", "var(--qdq)", "quant/dequant", c.qdq) +
-    legendItem("float", "float-island", "var(--float)", "float island", c["float-island"]) +
-    (D.profile ? '<label><input type="checkbox" data-hl="heat" checked>time <span class="heatbar"></span></label>' : "");
+  var xall = document.getElementById("xall");
+  function drawLegend() {
+    var c = viewCounts();
+    legend.innerHTML = legendItem("transpose", "transpose", "var(--transpose)", "transpose", c.transpose) +
+      legendItem("qdq", "qdq", "var(--qdq)", "quant/dequant", c.qdq) +
+      legendItem("float", "float-island", "var(--float)", "float island", c["float-island"]) +
+      (D.profile ? '<label><input type="checkbox" data-hl="heat"' + (hl.heat ? " checked" : "") +
+        '>time <span class="heatbar"></span></label>' : "");
+    xall.style.display = c.expandable ? "" : "none";
+    tagPos = {};
+  }
+  xall.onclick = function () {
+    // expand every subgraph of the view (nested ones too), or collapse them all
+    if (expanded.size) { expanded.clear(); }
+    else allNodes().forEach(function (m) { if (m.n.subs) expanded.add(m.key); });
+    render();
+    fit(false);
+  };
   var tagPos = {};
   legend.addEventListener("click", function (ev) {
     var b = ev.target.closest("[data-tag]");
@@ -658,6 +753,7 @@
     step: step, toggle: toggle, setView: setView, select: select,
     state: function () { return { view: view, expanded: Array.from(expanded), selected: selected, k: T.k, matches: matches.length, cur: cur }; }
   };
+  drawLegend();
   render();
   fit(false);
   showOverview();
