@@ -3,10 +3,12 @@
  *
  * Every input has the output's rank and type and equal dims except on the
  * axis; the axis sum is computed in checked 64-bit arithmetic. Quantized
- * inputs must share the output's scale and zero point (no requantization).
+ * inputs share the output's scale and zero point here; 8-bit inputs quantized
+ * differently are requantized by concatenation_quantized.c.
  */
 #include "format/schema.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 static bool same_quant(const wick_tensor *a, const wick_tensor *b) {
   const wick_quant *x = &a->info->quant, *y = &b->info->quant;
@@ -17,6 +19,7 @@ static bool same_quant(const wick_tensor *a, const wick_tensor *b) {
 }
 
 static wick_status concat_prepare(wick_op_ctx *ctx) {
+  if (wick_concat_needs_requantize(ctx)) return wick_concat_prepare_quantized(ctx);
   size_t n = wick_op_num_inputs(ctx);
   WICK_TRY(wick_check_arity(ctx, 1, WICK_MAX_OP_INPUTS, 1));
   wick_tensor *first;
@@ -53,6 +56,7 @@ static wick_status concat_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status concat_invoke(wick_op_ctx *ctx) {
+  if (wick_concat_needs_requantize(ctx)) return wick_concat_invoke_quantized(ctx);
   size_t n = wick_op_num_inputs(ctx);
   wick_tensor *out = wick_op_output(ctx, 0);
   int32_t axis;

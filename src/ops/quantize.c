@@ -11,12 +11,13 @@
  * positive and finite. The checked parameters are copied into op data in the
  * kernel's [outer, channels, inner] layout.
  *
- * QUANTIZE with an integer input (requantization) is not implemented yet.
+ * QUANTIZE with an integer input (requantization) is in requantize.c.
  * Rounding, saturation and NaN are described in src/kernels/reference/quantize.c.
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 typedef struct quant_data {
   wick_quant_layout layout;
@@ -105,6 +106,8 @@ const wick_op_def wick_op_dequantize = {"DEQUANTIZE", WICK_BUILTIN_DEQUANTIZE, 5
 /* ---------------------------------------------------------------- QUANTIZE */
 
 static wick_status quantize_prepare(wick_op_ctx *ctx) {
+  if (wick_op_input(ctx, 0) && wick_op_input(ctx, 0)->type != WICK_DTYPE_FLOAT32)
+    return wick_requantize_prepare(ctx);
   WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
   wick_tensor *in, *out = wick_op_output(ctx, 0);
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -123,6 +126,8 @@ static wick_status quantize_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status quantize_invoke(wick_op_ctx *ctx) {
+  if (wick_op_input(ctx, 0) && wick_op_input(ctx, 0)->type != WICK_DTYPE_FLOAT32)
+    return wick_requantize_invoke(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   const quant_data *d = ctx->node->user_data;
   wick_quantize__reference(out->type, &d->layout, in->data, out->data);

@@ -1,0 +1,551 @@
+"""Quantized operators (int8, legacy uint8, int16 activations) against LiteRT's reference kernels.
+
+Each case is a one-operator .tflite file with quantization parameters, built with the writer,
+run on wick (default kernels and forced reference kernels) and on LiteRT with its reference
+resolver (``BUILTIN_REF``), and compared BIT-EXACT: same dtype, shape and bytes. LiteRT's default
+resolver (XNNPACK, optimized kernels) may differ by one step; its reference kernels are the
+specification wick's quantized kernels follow (FORMAT.md, "int8 quantization").
+
+Operands: ``Q(value, scale, zp)`` is a quantized graph input, ``QC(...)`` a quantized constant
+(weights, bias: per-channel when ``scale`` is a list, along ``axis``), a bare array a plain
+constant (axes, shapes). Outputs are ``(dtype, scale, zero_point)``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import wick
+from tests.python.oracles.litert import run_litert
+from wick.tflite.writer import ModelWriter
+
+RNG_SEED = 1234
+
+
+class Q:
+    """A quantized operand: a graph input unless ``const``."""
+
+    def __init__(self, value, scale, zp=0, axis=0, const=False):
+        self.value = np.asarray(value)
+        self.scale = scale
+        self.zp = zp
+        self.axis = axis
+        self.const = const
+
+    def quant(self):
+        if isinstance(self.scale, (list, tuple, np.ndarray)):
+            zps = self.zp if isinstance(self.zp, (list, tuple, np.ndarray)) else [self.zp] * len(self.scale)
+            return dict(
+                scale=[float(s) for s in self.scale],
+                zero_point=[int(z) for z in zps],
+                quantized_dimension=self.axis,
+            )
+        return dict(scale=float(self.scale), zero_point=int(self.zp))
+
+
+def QC(value, scale, zp=0, axis=0):
+    return Q(value, scale, zp, axis, const=True)
+
+
+def build(op, operands, outs, options=None, version=None):
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    ins, graph_inputs, feeds = [], [], []
+    for k, x in enumerate(operands):
+        if x is None:
+            ins.append(-1)
+        elif isinstance(x, Q) and not x.const:
+            t = sg.add_tensor(f"in{k}", list(x.value.shape), x.value.dtype, quant=x.quant())
+            graph_inputs.append(t)
+            feeds.append(x.value)
+            ins.append(t)
+        elif isinstance(x, Q):
+            ins.append(sg.add_constant(f"c{k}", x.value, quant=x.quant()))
+        else:
+            ins.append(sg.add_constant(f"c{k}", np.asarray(x)))
+    if isinstance(outs, tuple):
+        outs = [outs]
+    out_ts = [
+        sg.add_tensor(f"out{j}", [1], dt, quant=dict(scale=float(s), zero_point=int(z)))
+        for j, (dt, s, z) in enumerate(outs)
+    ]
+    sg.add_operator(op, ins, out_ts, options=options, version=version)
+    sg.set_inputs(graph_inputs)
+    sg.set_outputs(out_ts)
+    return w.finish(), feeds
+
+
+def exact(got, ref, what):
+    assert len(got) == len(ref)
+    for g, r in zip(got, ref, strict=True):
+        r = np.asarray(r)
+        assert g.dtype == r.dtype and g.shape == r.shape, f"{what}: {g.dtype}{g.shape} vs {r.dtype}{r.shape}"
+        if g.tobytes() != r.tobytes():
+            d = g.astype(np.int64) - r.astype(np.int64)
+            raise AssertionError(
+                f"{what}: {int((d != 0).sum())} of {d.size} values differ (max {int(np.abs(d).max())})"
+                f"\nwick   {g.ravel()[:12]}\nLiteRT {r.ravel()[:12]}"
+            )
+
+
+def check(op, operands, outs, options=None, version=None):
+    """wick (default and reference kernels) == LiteRT reference kernels, bit for bit."""
+    data, feeds = build(op, operands, outs, options, version)
+    ref = run_litert(data, feeds, reference=True)
+    exact(wick.load(data)(*feeds), ref, "wick")
+    exact(wick.load(data, reference=True)(*feeds), ref, "wick reference kernels")
+    return ref
+
+
+def fails(op, operands, outs, match, options=None, status=None):
+    data, feeds = build(op, operands, outs, options)
+    with pytest.raises(wick.WickError) as e:
+        wick.load(data)(*feeds)
+    assert re.search(match, str(e.value)), str(e.value)
+    if status:
+        assert e.value.status == status, str(e.value)
+
+
+def rnd(rng, shape, dtype, lo=None, hi=None):
+    info = np.iinfo(dtype)
+    lo = info.min if lo is None else lo
+    hi = info.max if hi is None else hi
+    return rng.integers(lo, hi, size=shape, endpoint=True).astype(dtype)
+
+
+def act(name):
+    return dict(fused_activation_function=name)
+
+
+ACTS = ["NONE", "RELU", "RELU6", "RELU_N1_TO_1"]
+
+# ------------------------------------------------------------------------------------- conv
+
+
+def conv_case(rng, kind, dtype, in_shape, out_c, k, stride, padding, dilation, activation,
+              per_channel=True, groups=1, bias_dtype="int32", out_scale=None):
+    n, h, w, cin = in_shape
+    depthwise = kind == "DEPTHWISE_CONV_2D"
+    wdt = "uint8" if dtype == "uint8" else "int8"
+    in_s, in_zp = 0.043, {"int8": -7, "uint8": 131, "int16": 0}[dtype]
+    if depthwise:
+        fshape, axis = (1, k, k, out_c), 3
+    else:
+        fshape, axis = (out_c, k, k, cin // groups), 0
+    if dtype == "uint8":
+        filt = QC(rnd(rng, fshape, np.uint8), 0.0071, 119)
+        w_scales = [0.0071] * out_c
+    else:
+        filt_v = rnd(rng, fshape, np.int8, -127, 127)
+        w_scales = list(rng.uniform(0.002, 0.02, out_c)) if per_channel else [0.011] * out_c
+        filt = QC(filt_v, w_scales if per_channel else 0.011, 0, axis)
+    bias_scales = [np.float32(in_s) * np.float32(s) for s in w_scales]
+    bdt = np.int64 if bias_dtype == "int64" else np.int32
+    bias = QC(rnd(rng, (out_c,), bdt, -3000, 3000), bias_scales if dtype != "uint8" else bias_scales[0], 0, 0)
+    x = Q(rnd(rng, in_shape, np.dtype(dtype)), in_s, in_zp)
+    opts = dict(padding=padding, stride_w=stride, stride_h=stride, fused_activation_function=activation,
+                dilation_w_factor=dilation, dilation_h_factor=dilation)
+    if depthwise:
+        opts["depth_multiplier"] = out_c // cin
+    elif dtype == "int16" and bias_dtype == "int32":
+        opts["quantized_bias_type"] = "INT32"
+    out_s = out_scale or {"int8": 0.09, "uint8": 0.12, "int16": 0.0009}[dtype]
+    out_zp = {"int8": 3, "uint8": 117, "int16": 0}[dtype]
+    return [x, filt, bias], (dtype, out_s, out_zp), opts
+
+
+CONV_VARIANTS = [
+    # dtype, in_shape, out_c, k, stride, padding, dilation, activation, per_channel, groups
+    ("int8", (1, 9, 9, 8), 16, 3, 1, "SAME", 1, "NONE", True, 1),
+    ("int8", (2, 10, 7, 6), 5, 3, 2, "VALID", 1, "RELU", True, 1),
+    ("int8", (1, 8, 8, 4), 8, 1, 1, "VALID", 1, "RELU6", True, 1),
+    ("int8", (1, 11, 9, 3), 4, 3, 2, "SAME", 2, "RELU_N1_TO_1", False, 1),
+    ("int8", (1, 6, 6, 8), 4, 3, 1, "SAME", 1, "NONE", True, 2),
+    ("uint8", (1, 9, 8, 5), 6, 3, 1, "SAME", 1, "RELU6", False, 1),
+    ("uint8", (2, 7, 7, 3), 4, 2, 2, "VALID", 1, "NONE", False, 1),
+    ("int16", (1, 7, 9, 8), 6, 3, 1, "SAME", 1, "NONE", True, 1),
+    ("int16", (1, 8, 6, 4), 5, 3, 2, "VALID", 1, "RELU", True, 1),
+]
+
+
+@pytest.mark.parametrize("variant", CONV_VARIANTS, ids=lambda v: f"{v[0]}-{v[5]}-s{v[4]}-d{v[6]}-{v[7]}-g{v[9]}")
+def test_conv_2d(variant):
+    dtype, shape, out_c, k, stride, pad, dil, activation, per_channel, groups = variant
+    rng = np.random.default_rng(RNG_SEED)
+    bias_dtype = "int64" if dtype == "int16" else "int32"
+    ops, out, opts = conv_case(rng, "CONV_2D", dtype, shape, out_c, k, stride, pad, dil, activation,
+                               per_channel, groups, bias_dtype)
+    check("CONV_2D", ops, out, opts)
+
+
+def test_conv_2d_16x8_int32_bias():
+    rng = np.random.default_rng(RNG_SEED)
+    ops, out, opts = conv_case(rng, "CONV_2D", "int16", (1, 6, 6, 4), 3, 3, 1, "SAME", 1, "NONE",
+                               bias_dtype="int32")
+    check("CONV_2D", ops, out, opts)
+
+
+DW_VARIANTS = [
+    ("int8", (1, 9, 9, 8), 8, 3, 1, "SAME", 1, "NONE"),
+    ("int8", (2, 10, 7, 4), 8, 3, 2, "VALID", 1, "RELU6"),
+    ("int8", (1, 9, 9, 3), 6, 5, 1, "SAME", 2, "RELU"),
+    ("uint8", (1, 8, 8, 5), 5, 3, 2, "SAME", 1, "RELU_N1_TO_1"),
+    ("int16", (1, 7, 7, 4), 4, 3, 1, "SAME", 1, "NONE"),
+]
+
+
+@pytest.mark.parametrize("variant", DW_VARIANTS, ids=lambda v: f"{v[0]}-{v[5]}-s{v[4]}-m{v[2] // v[1][3]}-{v[7]}")
+def test_depthwise_conv_2d(variant):
+    dtype, shape, out_c, k, stride, pad, dil, activation = variant
+    rng = np.random.default_rng(RNG_SEED)
+    bias_dtype = "int64" if dtype == "int16" else "int32"
+    ops, out, opts = conv_case(rng, "DEPTHWISE_CONV_2D", dtype, shape, out_c, k, stride, pad, dil,
+                               activation, dtype != "uint8", 1, bias_dtype)
+    check("DEPTHWISE_CONV_2D", ops, out, opts)
+
+
+# ---------------------------------------------------------------------------- fully connected
+
+FC_VARIANTS = [
+    # dtype, in_shape, n, per_channel, weights zp, bias, keep_num_dims, activation
+    ("int8", (4, 32), 16, False, 0, True, False, "NONE"),
+    ("int8", (3, 5, 24), 10, True, 0, True, True, "RELU"),
+    ("int8", (6, 16), 7, False, 3, False, False, "RELU6"),
+    ("int8", (2, 3, 8), 5, True, 0, False, False, "NONE"),
+    ("uint8", (5, 20), 9, False, 121, True, False, "NONE"),
+    ("uint8", (2, 12), 4, False, 128, True, False, "RELU"),
+    ("int16", (4, 24), 8, True, 0, "int64", False, "NONE"),
+    ("int16", (3, 16), 6, False, 0, False, False, "RELU6"),
+]
+
+
+@pytest.mark.parametrize("variant", FC_VARIANTS, ids=lambda v: f"{v[0]}-pc{int(v[3])}-zp{v[4]}-b{v[5]}-k{int(v[6])}-{v[7]}")
+def test_fully_connected(variant):
+    dtype, shape, n, per_channel, wzp, bias, keep, activation = variant
+    rng = np.random.default_rng(RNG_SEED)
+    k = shape[-1]
+    in_s, in_zp = 0.031, {"int8": 5, "uint8": 140, "int16": 0}[dtype]
+    if dtype == "uint8":
+        w = QC(rnd(rng, (n, k), np.uint8), 0.0093, wzp)
+        ws = [0.0093] * n
+    else:
+        ws = list(rng.uniform(0.003, 0.03, n)) if per_channel else [0.013] * n
+        w = QC(rnd(rng, (n, k), np.int8, -127, 127), ws if per_channel else 0.013, wzp if not per_channel else 0)
+    b = None
+    if bias:
+        bdt = np.int64 if bias == "int64" else np.int32
+        bsc = [float(np.float32(in_s) * np.float32(s)) for s in ws]
+        b = QC(rnd(rng, (n,), bdt, -4000, 4000), bsc if per_channel else bsc[0])
+    x = Q(rnd(rng, shape, np.dtype(dtype)), in_s, in_zp)
+    out = (dtype, {"int8": 0.17, "uint8": 0.21, "int16": 0.0011}[dtype], {"int8": -4, "uint8": 120, "int16": 0}[dtype])
+    opts = dict(fused_activation_function=activation, keep_num_dims=keep)
+    check("FULLY_CONNECTED", [x, w, b], out, opts)
+
+
+# ------------------------------------------------------------------------- add / sub / mul
+
+BINARY_VARIANTS = [
+    # op, dtype, shape_a, shape_b, scales (a, b, out), zps, activation, pot_scale_int16
+    ("ADD", "int8", (2, 3, 4), (2, 3, 4), (0.05, 0.02, 0.06), (3, -10, -2), "NONE", True),
+    ("ADD", "int8", (2, 1, 4, 5), (3, 1, 5), (0.011, 0.04, 0.05), (-128, 7, 0), "RELU", True),
+    ("ADD", "int8", (4, 6), (1,), (0.1, 0.1, 0.2), (0, 0, -128), "RELU6", True),
+    ("ADD", "uint8", (3, 7), (3, 7), (0.03, 0.05, 0.07), (128, 100, 90), "NONE", True),
+    ("ADD", "uint8", (2, 3, 4), (4,), (0.2, 0.01, 0.15), (0, 255, 10), "RELU_N1_TO_1", True),
+    ("ADD", "int16", (4, 5), (4, 5), (0.00013, 0.00021, 0.0003), (0, 0, 0), "NONE", False),
+    ("ADD", "int16", (2, 3, 4), (3, 1), (0.001, 0.0007, 0.002), (0, 0, 0), "RELU", True),
+    ("ADD", "int16", (3, 8), (3, 8), (2.0**-12, 2.0**-10, 2.0**-10), (0, 0, 0), "NONE", True),
+    ("SUB", "int8", (2, 3, 4), (3, 4), (0.05, 0.03, 0.08), (1, -3, 5), "NONE", True),
+    ("SUB", "uint8", (5, 6), (5, 1), (0.02, 0.02, 0.04), (130, 120, 128), "RELU", True),
+    ("SUB", "int16", (6, 4), (6, 4), (0.0005, 0.0004, 0.0009), (0, 0, 0), "NONE", False),
+    ("SUB", "int16", (4, 8), (8,), (2.0**-13, 2.0**-11, 2.0**-11), (0, 0, 0), "NONE", True),
+    ("MUL", "int8", (2, 3, 4), (2, 3, 4), (0.05, 0.04, 0.01), (2, -5, 1), "NONE", True),
+    ("MUL", "int8", (2, 1, 5), (3, 1), (0.1, 0.2, 0.5), (0, 0, -20), "RELU6", True),
+    ("MUL", "uint8", (4, 5), (5,), (0.03, 0.06, 0.02), (128, 117, 100), "NONE", True),
+    ("MUL", "int16", (3, 4, 5), (4, 5), (0.0003, 0.0002, 0.00001), (0, 0, 0), "NONE", True),
+    ("MUL", "int8", (8,), (8,), (0.5, 0.5, 0.01), (0, 0, 0), "NONE", True),  # multiplier > 1
+]
+
+
+@pytest.mark.parametrize("variant", BINARY_VARIANTS,
+                         ids=lambda v: f"{v[0]}-{v[1]}-{'x'.join(map(str, v[2]))}-{'x'.join(map(str, v[3]))}-{v[6]}")
+def test_binary(variant):
+    op, dtype, sa, sb, scales, zps, activation, pot = variant
+    rng = np.random.default_rng(RNG_SEED)
+    a = Q(rnd(rng, sa, np.dtype(dtype)), scales[0], zps[0])
+    b = Q(rnd(rng, sb, np.dtype(dtype)), scales[1], zps[1])
+    opts = act(activation)
+    if op in ("ADD", "SUB"):
+        opts["pot_scale_int16"] = pot
+    check(op, [a, b], (dtype, scales[2], zps[2]), opts)
+
+
+def test_binary_constant_operand():
+    rng = np.random.default_rng(RNG_SEED)
+    a = Q(rnd(rng, (2, 6), np.int8), 0.02, -3)
+    b = QC(rnd(rng, (6,), np.int8), 0.07, 9)
+    check("ADD", [a, b], ("int8", 0.05, 1), act("NONE"))
+
+
+# ------------------------------------------------------------------------------------ pools
+
+POOL_VARIANTS = [
+    ("AVERAGE_POOL_2D", "int8", (1, 9, 9, 4), 3, 2, "SAME", "NONE"),
+    ("AVERAGE_POOL_2D", "int8", (2, 8, 7, 3), 2, 2, "VALID", "RELU"),
+    ("AVERAGE_POOL_2D", "uint8", (1, 7, 7, 5), 3, 1, "SAME", "RELU6"),
+    ("AVERAGE_POOL_2D", "int16", (1, 6, 6, 2), 3, 2, "SAME", "NONE"),
+    ("MAX_POOL_2D", "int8", (1, 9, 9, 4), 3, 2, "SAME", "NONE"),
+    ("MAX_POOL_2D", "uint8", (2, 8, 6, 3), 2, 2, "VALID", "RELU"),
+    ("MAX_POOL_2D", "int16", (1, 7, 5, 2), 3, 1, "SAME", "RELU6"),
+]
+
+
+@pytest.mark.parametrize("variant", POOL_VARIANTS, ids=lambda v: f"{v[0]}-{v[1]}-k{v[3]}s{v[4]}-{v[5]}-{v[6]}")
+def test_pool(variant):
+    op, dtype, shape, k, stride, pad, activation = variant
+    rng = np.random.default_rng(RNG_SEED)
+    s, zp = {"int8": (0.05, -20), "uint8": (0.04, 128), "int16": (0.001, 0)}[dtype]
+    x = Q(rnd(rng, shape, np.dtype(dtype)), s, zp)
+    opts = dict(padding=pad, stride_w=stride, stride_h=stride, filter_width=k, filter_height=k,
+                fused_activation_function=activation)
+    check(op, [x], (dtype, s, zp), opts)
+
+
+# ----------------------------------------------------------------------------- activations
+
+SOFTMAX_VARIANTS = [
+    ("int8", "int8", (3, 10), 0.1, 1.0),
+    ("int8", "int8", (2, 4, 33), 0.5, 0.7),
+    ("int8", "int8", (4, 7), 0.003, 1.0),
+    ("int8", "int16", (3, 12), 0.2, 1.0),
+    ("uint8", "uint8", (5, 9), 0.08, 1.0),
+    ("uint8", "int16", (2, 6), 0.3, 2.0),
+]
+
+
+@pytest.mark.parametrize("variant", SOFTMAX_VARIANTS, ids=lambda v: f"{v[0]}-{v[1]}-{v[3]}-b{v[4]}")
+def test_softmax(variant):
+    it, ot, shape, scale, beta = variant
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, shape, np.dtype(it)), scale, 3 if it == "int8" else 128)
+    out = {"int8": ("int8", 1 / 256, -128), "uint8": ("uint8", 1 / 256, 0), "int16": ("int16", 1 / 65536, -32768)}[ot]
+    check("SOFTMAX", [x], out, dict(beta=beta))
+
+
+LUT_VARIANTS = [
+    ("LOGISTIC", "int8", 0.06, -4, (1 / 256, -128)),
+    ("LOGISTIC", "int8", 0.001, 100, (1 / 256, -128)),
+    ("LOGISTIC", "uint8", 0.1, 128, (1 / 256, 0)),
+    ("TANH", "int8", 0.03, 0, (1 / 128, 0)),
+    ("TANH", "int8", 0.2, -50, (0.009, 5)),
+    ("TANH", "uint8", 0.05, 120, (1 / 128, 128)),
+    ("HARD_SWISH", "int8", 0.05, -3, (0.03, -60)),
+    ("HARD_SWISH", "int8", 0.2, 0, (0.1, -20)),
+    ("HARD_SWISH", "uint8", 0.04, 128, (0.025, 30)),
+    ("RELU", "int8", 0.05, -3, (0.04, -128)),
+    ("RELU", "uint8", 0.02, 100, (0.03, 0)),
+    ("RELU", "int16", 0.001, 0, (0.0005, 0)),
+    ("RELU6", "int8", 0.1, 10, (6 / 255, -128)),
+    ("RELU6", "int16", 0.0004, 0, (0.0003, 0)),
+    ("RELU_N1_TO_1", "int8", 0.02, 0, (1 / 127, 0)),
+    ("RELU_0_TO_1", "uint8", 0.01, 20, (1 / 255, 0)),
+]
+
+
+@pytest.mark.parametrize("variant", LUT_VARIANTS, ids=lambda v: f"{v[0]}-{v[1]}-{v[2]}-{v[3]}")
+def test_elementwise_activation(variant):
+    op, dtype, s, zp, (os_, ozp) = variant
+    x = np.arange(np.iinfo(dtype).min, np.iinfo(dtype).max + 1).astype(dtype)  # every value
+    if dtype == "int16":
+        x = x[::37]
+    check(op, [Q(x.reshape(1, -1), s, zp)], (dtype, os_, ozp))
+
+
+# ---------------------------------------------------------------------------- reductions
+
+MEAN_VARIANTS = [
+    ("MEAN", "int8", (1, 7, 7, 16), [1, 2], True, (0.05, -10), (0.02, 3)),
+    ("MEAN", "int8", (2, 5, 6), [-1], False, (0.1, 0), (0.1, 0)),
+    ("MEAN", "int8", (3, 4, 5), [0, 2], False, (0.03, 20), (0.05, -7)),
+    ("MEAN", "uint8", (2, 6, 6, 3), [1, 2], True, (0.04, 128), (0.01, 100)),
+    ("MEAN", "int16", (2, 9, 4), [1], False, (0.001, 0), (0.0005, 0)),
+    ("MEAN", "int8", (2, 3, 4), [1, 1, -2], True, (0.05, 1), (0.05, 1)),
+    ("SUM", "uint8", (4, 5), [0], True, (0.02, 120), (0.08, 60)),
+    ("SUM", "uint8", (2, 3, 4), [1, 2], False, (0.01, 130), (0.05, 125)),
+]
+
+
+@pytest.mark.parametrize("variant", MEAN_VARIANTS, ids=lambda v: f"{v[0]}-{v[1]}-ax{'_'.join(map(str, v[3]))}-k{int(v[4])}")
+def test_reduce(variant):
+    op, dtype, shape, axes, keep, (s, zp), (os_, ozp) = variant
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, shape, np.dtype(dtype)), s, zp)
+    check(op, [x, np.array(axes, np.int32)], (dtype, os_, ozp), dict(keep_dims=keep))
+
+
+def test_sum_int8_matches_the_uint8_reference_shifted():
+    """LiteRT's reference SUM reads int8 data as uint8 (a bug), so int8 SUM is checked through
+    uint8: shifting values and zero points by 128 leaves (q - zp) unchanged, so the int8 result
+    is the uint8 reference result minus 128."""
+    rng = np.random.default_rng(RNG_SEED)
+    x8 = rnd(rng, (3, 4, 5), np.int8)
+    axes = np.array([1], np.int32)
+    data, feeds = build("SUM", [Q(x8, 0.01, 2), axes], ("int8", 0.05, -3), dict(keep_dims=False))
+    got = wick.load(data)(*feeds)[0]
+    xu = (x8.astype(np.int16) + 128).astype(np.uint8)
+    ref = check("SUM", [Q(xu, 0.01, 130), axes], ("uint8", 0.05, 125), dict(keep_dims=False))[0]
+    np.testing.assert_array_equal(got.astype(np.int16), ref.astype(np.int16) - 128)
+
+
+# ------------------------------------------------------------------- requantize / concat / shape
+
+
+REQUANT_VARIANTS = [
+    ("int8", "int8", (0.05, 3), (0.02, -5)),
+    ("int8", "uint8", (0.05, -128), (0.05, 0)),
+    ("uint8", "int8", (0.03, 128), (0.07, -1)),
+    ("int8", "int16", (0.05, 3), (0.0004, 0)),
+    ("int16", "int8", (0.0005, 0), (0.03, 4)),
+    ("int16", "int16", (0.0005, 0), (0.0003, 0)),
+    ("int16", "int32", (1 / 65536, -32768), (1 / 32768, 0)),
+]
+
+
+@pytest.mark.parametrize("variant", REQUANT_VARIANTS, ids=lambda v: f"{v[0]}-{v[1]}")
+def test_quantize_requantizes_integers(variant):
+    it, ot, (s, zp), (os_, ozp) = variant
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, (3, 17), np.dtype(it)), s, zp)
+    check("QUANTIZE", [x], (ot, os_, ozp))
+
+
+def test_concatenation_uint8_requantizes_inputs():
+    rng = np.random.default_rng(RNG_SEED)
+    a = Q(rnd(rng, (2, 3, 4), np.uint8), 0.05, 128)
+    b = Q(rnd(rng, (2, 2, 4), np.uint8), 0.02, 100)
+    c = Q(rnd(rng, (2, 1, 4), np.uint8), 0.1, 0)
+    check("CONCATENATION", [a, b, c], ("uint8", 0.1, 120), dict(axis=1))
+
+
+def test_concatenation_int8_same_parameters_copies():
+    rng = np.random.default_rng(RNG_SEED)
+    a = Q(rnd(rng, (2, 3), np.int8), 0.05, 1)
+    b = Q(rnd(rng, (2, 5), np.int8), 0.05, 1)
+    check("CONCATENATION", [a, b], ("int8", 0.05, 1), dict(axis=-1))
+
+
+def test_concatenation_int8_requantizes_like_uint8():
+    """LiteRT refuses int8 inputs quantized differently from the output; wick requantizes them
+    with the formula LiteRT uses for uint8 (float32 arithmetic), clamped to int8."""
+    rng = np.random.default_rng(RNG_SEED)
+    av, bv = rnd(rng, (2, 3), np.int8), rnd(rng, (2, 4), np.int8)
+    data, feeds = build("CONCATENATION", [Q(av, 0.05, 3), Q(bv, 0.2, -9)], ("int8", 0.1, -1), dict(axis=1))
+    got = wick.load(data)(*feeds)[0]
+
+    def rescale(q, s, zp):
+        scale = np.float32(s) * (np.float32(1) / np.float32(0.1))
+        bias = np.float32(-zp) * scale
+        f = q.astype(np.float32) * scale + bias
+        v = (np.sign(f) * np.floor(np.abs(f) + np.float32(0.5))).astype(np.int32) - 1  # roundf
+        return np.clip(v, -128, 127).astype(np.int8)
+
+    want = np.concatenate([rescale(av, 0.05, 3), rescale(bv, 0.2, -9)], axis=1)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("op", ["RESHAPE", "SQUEEZE"])
+def test_shape_ops_pass_quantized_values_through(op):
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, (1, 4, 1, 6), np.int8), 0.05, -3)
+    if op == "RESHAPE":
+        check(op, [x, np.array([4, 6], np.int32)], ("int8", 0.05, -3))
+    else:
+        check(op, [x], ("int8", 0.05, -3), dict(squeeze_dims=[0, 2]))
+
+
+# ------------------------------------------------------------------------------- malformed
+
+MALFORMED = "malformed model"
+UNSUPPORTED = "unsupported operator"
+
+
+def test_missing_output_quantization_is_refused():
+    rng = np.random.default_rng(RNG_SEED)
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", [2, 4], "int8", quant=dict(scale=0.1, zero_point=0))
+    k = sg.add_constant("w", rnd(rng, (3, 4), np.int8), quant=dict(scale=0.1, zero_point=0))
+    y = sg.add_tensor("y", [2, 3], "int8")
+    sg.add_operator("FULLY_CONNECTED", [x, k, -1], [y], options=act("NONE"))
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    with pytest.raises(wick.WickError, match=r"output \(int8\) has no quantization parameters"):
+        wick.load(w.finish())(np.zeros((2, 4), np.int8))
+
+
+def test_zero_scale_is_refused():
+    x = Q(np.zeros((2, 3), np.int8), 0.0, 0)
+    fails("ADD", [x, Q(np.zeros((2, 3), np.int8), 0.1, 0)], ("int8", 0.1, 0),
+          r"input 0: scale 0 must be positive", act("NONE"), MALFORMED)
+
+
+def test_zero_point_outside_type_is_refused():
+    x = Q(np.zeros((2, 3), np.uint8), 0.1, 300)
+    fails("MUL", [x, Q(np.zeros((2, 3), np.uint8), 0.1, 0)], ("uint8", 0.1, 0),
+          r"zero point 300 is outside the uint8 range", act("NONE"), MALFORMED)
+
+
+def test_int16_nonzero_zero_point_is_refused():
+    rng = np.random.default_rng(RNG_SEED)
+    ops, out, opts = conv_case(rng, "CONV_2D", "int16", (1, 5, 5, 2), 2, 3, 1, "SAME", 1, "NONE",
+                               bias_dtype="int64")
+    ops[0].zp = 5
+    fails("CONV_2D", ops, out, r"int16 activations must have zero points 0", opts, UNSUPPORTED)
+
+
+def test_per_channel_count_mismatch_is_refused():
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, (1, 4, 4, 2), np.int8), 0.1, 0)
+    # 3 scales along dimension 3 (size 3) of a filter with 4 output channels
+    filt = QC(rnd(rng, (4, 3, 3, 3), np.int8), [0.1, 0.1, 0.1], 0, axis=3)
+    x = Q(rnd(rng, (1, 4, 4, 3), np.int8), 0.1, 0)
+    bias = QC(np.zeros(4, np.int32), 0.01)
+    fails("CONV_2D", [x, filt, bias], ("int8", 0.1, 0), r"3 per-channel scales for 4 output channels",
+          dict(padding="SAME", stride_w=1, stride_h=1, fused_activation_function="NONE",
+               dilation_w_factor=1, dilation_h_factor=1), MALFORMED)
+
+
+def test_asymmetric_int8_weights_are_refused():
+    rng = np.random.default_rng(RNG_SEED)
+    ops, out, opts = conv_case(rng, "CONV_2D", "int8", (1, 5, 5, 2), 2, 3, 1, "SAME", 1, "NONE",
+                               per_channel=False)
+    ops[1].zp = 4
+    fails("CONV_2D", ops, out, r"int8 weights must be symmetric", opts, UNSUPPORTED)
+
+
+def test_bias_length_mismatch_is_refused():
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, (2, 4), np.int8), 0.1, 0)
+    w = QC(rnd(rng, (3, 4), np.int8), 0.1)
+    b = QC(np.zeros(5, np.int32), 0.01)
+    fails("FULLY_CONNECTED", [x, w, b], ("int8", 0.1, 0), r"bias has 5 elements for 3 outputs",
+          act("NONE"), MALFORMED)
+
+
+def test_softmax_output_parameters_are_checked():
+    x = Q(np.zeros((2, 4), np.int8), 0.1, 0)
+    fails("SOFTMAX", [x], ("int8", 0.1, -128), r"int8 output scale must be 1/256", dict(beta=1.0), MALFORMED)
+
+
+def test_huge_requantization_multiplier_is_refused():
+    x = Q(np.zeros((2, 3), np.int8), 1e30, 0)
+    fails("MUL", [x, Q(np.zeros((2, 3), np.int8), 1e30, 0)], ("int8", 1e-30, 0),
+          r"requantization multiplier .* (too large|not finite)", act("NONE"))
+
+
+def test_unsupported_pair_is_refused_with_types_named():
+    x = Q(np.zeros((2, 3), np.int8), 0.1, 0)
+    fails("QUANTIZE", [x], ("int32", 0.1, 0), r"requantizing int8 to int32 is not supported",
+          status=UNSUPPORTED)
