@@ -83,13 +83,11 @@ static wick_status check_filter_zero_points(wick_op_ctx *ctx, const wick_tensor 
   return WICK_OK;
 }
 
-wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
-  WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
-  wick_tensor *in, *filter, *out = wick_op_output(ctx, 0);
-  WICK_TRY(wick_require_input(ctx, 0, &in));
-  WICK_TRY(wick_require_input(ctx, 1, &filter));
-  WICK_CHECK(ctx, out != NULL, "output is absent");
-  wick_tensor *bias = wick_op_input(ctx, 2);
+wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
+                                   const wick_tensor *filter, const wick_tensor *bias,
+                                   const wick_tensor *out, int32_t out_c, int32_t filter_axis,
+                                   wick_activation activation, wick_qconv_params *p,
+                                   bool *acc64) {
   const wick_dtype t = in->type;
   const wick_dtype want_w = t == WICK_DTYPE_UINT8 ? WICK_DTYPE_UINT8 : WICK_DTYPE_INT8;
   WICK_CHECK_SUPPORTED(ctx, filter->type == want_w,
@@ -97,12 +95,6 @@ wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
                        wick_dtype_name(want_w), wick_dtype_name(filter->type));
   WICK_CHECK(ctx, out->type == t, "output type %s differs from the input's %s",
              wick_dtype_name(out->type), wick_dtype_name(t));
-  qconv_data *d = wick_op_alloc(ctx, sizeof *d);
-  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  d->depthwise = depthwise;
-  wick_conv_shape *s = &d->shape;
-  WICK_TRY(check_shape(ctx, in, filter, depthwise, s));
-
   wick_qparams qi, qo;
   WICK_TRY(wick_quant_params(ctx, in, "the input", false, &qi));
   WICK_TRY(wick_quant_params(ctx, out, "the output", false, &qo));
@@ -111,25 +103,25 @@ wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
                          "int16 activations must have zero points 0 (input %d, output %d)",
                          (int)qi.zero_point, (int)qo.zero_point);
   const float *fscales;
-  WICK_TRY(wick_quant_filter_scales(ctx, filter, s->out_c, depthwise ? 3 : 0, &fscales));
-  WICK_TRY(check_filter_zero_points(ctx, filter, &d->params.filter_offset));
+  WICK_TRY(wick_quant_filter_scales(ctx, filter, out_c, filter_axis, &fscales));
+  WICK_TRY(check_filter_zero_points(ctx, filter, &p->filter_offset));
 
-  d->acc64 = false;
+  *acc64 = false;
   if (bias) {
     bool ok = bias->type == WICK_DTYPE_INT32 || (t == WICK_DTYPE_INT16 && bias->type == WICK_DTYPE_INT64);
     WICK_CHECK(ctx, ok, "bias type %s does not fit %s activations (int32%s)",
                wick_dtype_name(bias->type), wick_dtype_name(t),
                t == WICK_DTYPE_INT16 ? " or int64" : "");
-    WICK_CHECK(ctx, wick_tensor_elements(bias) == s->out_c,
+    WICK_CHECK(ctx, wick_tensor_elements(bias) == out_c,
                "bias has %lld elements for %d output channels",
-               (long long)wick_tensor_elements(bias), s->out_c);
+               (long long)wick_tensor_elements(bias), out_c);
     const wick_quant *bq = bias->info ? &bias->info->quant : NULL;
     WICK_CHECK(ctx, !bq || bq->count == 0 || bq->zero_point[0] == 0, "bias zero point must be 0");
-    d->acc64 = bias->type == WICK_DTYPE_INT64;
+    *acc64 = bias->type == WICK_DTYPE_INT64;
   } else if (t == WICK_DTYPE_INT16) {
-    d->acc64 = true; /* LiteRT's default 16x8 accumulator */
+    *acc64 = true; /* LiteRT's default 16x8 accumulator */
   }
-  const int32_t max_shift = d->acc64 ? 14 : 30;
+  const int32_t max_shift = *acc64 ? 14 : 30;
 
   if (t == WICK_DTYPE_UINT8) {
     WICK_CHECK_SUPPORTED(ctx, filter->info->quant.count == 1,
@@ -142,31 +134,46 @@ wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
                  "bias scale %g differs from input scale * filter scale %g",
                  (double)bias->info->quant.scale[0], product);
     }
-    int32_t *m = wick_op_alloc(ctx, (size_t)(s->out_c > 0 ? s->out_c : 1) * sizeof(int32_t));
-    int32_t *sh = wick_op_alloc(ctx, (size_t)(s->out_c > 0 ? s->out_c : 1) * sizeof(int32_t));
+    int32_t *m = wick_op_alloc(ctx, (size_t)(out_c > 0 ? out_c : 1) * sizeof(int32_t));
+    int32_t *sh = wick_op_alloc(ctx, (size_t)(out_c > 0 ? out_c : 1) * sizeof(int32_t));
     if (m == NULL || sh == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
     int32_t m0, s0;
     WICK_TRY(wick_quant_multiplier(ctx, product / (double)qo.scale, max_shift, "the output", &m0,
                                    &s0));
-    for (int32_t c = 0; c < s->out_c; c++) {
+    for (int32_t c = 0; c < out_c; c++) {
       m[c] = m0;
       sh[c] = s0;
     }
-    d->params.multiplier = m;
-    d->params.shift = sh;
+    p->multiplier = m;
+    p->shift = sh;
   } else {
     int32_t *m, *sh;
-    WICK_TRY(wick_quant_channel_multipliers(ctx, qi.scale, fscales, s->out_c, qo.scale, max_shift,
+    WICK_TRY(wick_quant_channel_multipliers(ctx, qi.scale, fscales, out_c, qo.scale, max_shift,
                                             &m, &sh));
-    d->params.multiplier = m;
-    d->params.shift = sh;
+    p->multiplier = m;
+    p->shift = sh;
   }
-  d->params.input_offset = -qi.zero_point;
-  d->params.output_offset = qo.zero_point;
-  WICK_TRY(wick_quant_activation_range(ctx, ctx->params->conv.activation, t, qo,
-                                       &d->params.act_min, &d->params.act_max));
+  p->input_offset = -qi.zero_point;
+  p->output_offset = qo.zero_point;
+  return wick_quant_activation_range(ctx, activation, t, qo, &p->act_min, &p->act_max);
+}
+
+wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
+  WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
+  wick_tensor *in, *filter, *out = wick_op_output(ctx, 0);
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(wick_require_input(ctx, 1, &filter));
+  WICK_CHECK(ctx, out != NULL, "output is absent");
+  wick_tensor *bias = wick_op_input(ctx, 2);
+  qconv_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  d->depthwise = depthwise;
+  wick_conv_shape *s = &d->shape;
+  WICK_TRY(check_shape(ctx, in, filter, depthwise, s));
+  WICK_TRY(wick_conv_quant_params(ctx, in, filter, bias, out, s->out_c, depthwise ? 3 : 0,
+                                  ctx->params->conv.activation, &d->params, &d->acc64));
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
-  WICK_TRY(wick_op_set_output(ctx, 0, t, 4, dims));
+  WICK_TRY(wick_op_set_output(ctx, 0, in->type, 4, dims));
   int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
   ctx->node->macs = (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps;
   ctx->node->user_data = d;

@@ -22,6 +22,7 @@
 #ifndef WICK_OPS_QUANTIZATION_H
 #define WICK_OPS_QUANTIZATION_H
 
+#include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 
 /* Per-tensor quantization of one tensor, checked. */
@@ -86,6 +87,19 @@ WICK_INTERNAL wick_status wick_quant_channel_multipliers(const wick_op_ctx *ctx,
  * (computed in float); *log2 = the rounded exponent. */
 WICK_INTERNAL bool wick_quant_checked_log2(float x, int32_t *log2);
 
+/* The requantization of a conv-like op (CONV_2D, DEPTHWISE_CONV_2D,
+ * TRANSPOSE_CONV): checks the types (int8/int8, uint8/uint8, int16/int8),
+ * parameters, filter zero points and bias (int32; int64 too for int16), and
+ * fills `p` (per-channel multipliers along `filter_axis`, offsets, the
+ * activation clamp). *acc64: accumulate in 64 bits (int64 bias, or int16
+ * without bias as LiteRT). (conv_2d_quantized.c) */
+WICK_INTERNAL wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
+                                                 const wick_tensor *filter,
+                                                 const wick_tensor *bias, const wick_tensor *out,
+                                                 int32_t out_c, int32_t filter_axis,
+                                                 wick_activation activation,
+                                                 wick_qconv_params *p, bool *acc64);
+
 /* ---------------------------------------------------------------- entry points */
 
 /* CONV_2D / DEPTHWISE_CONV_2D (conv_2d_quantized.c) */
@@ -111,6 +125,9 @@ WICK_INTERNAL wick_status wick_reduce_invoke_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL bool wick_concat_needs_requantize(const wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_concat_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_concat_invoke_quantized(wick_op_ctx *ctx);
+/* TRANSPOSE_CONV (transpose_conv_quantized.c) */
+WICK_INTERNAL wick_status wick_tconv_prepare_quantized(wick_op_ctx *ctx);
+WICK_INTERNAL wick_status wick_tconv_invoke_quantized(wick_op_ctx *ctx);
 /* QUANTIZE with an integer input: requantization (requantize.c) */
 WICK_INTERNAL wick_status wick_requantize_prepare(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_requantize_invoke(wick_op_ctx *ctx);

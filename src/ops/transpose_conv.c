@@ -1,5 +1,6 @@
 /*
- * transpose_conv.c — TRANSPOSE_CONV (float32).
+ * transpose_conv.c — TRANSPOSE_CONV (float32; quantized inputs go to
+ * transpose_conv_quantized.c).
  *
  * Inputs: output_shape (int32 [4]), weights OHWI [Cout, kh, kw, Cin], input
  * [N, H, W, Cin], optional bias [Cout]. Output [N, oH, oW, Cout] as given by
@@ -20,6 +21,7 @@
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 typedef struct tconv_data {
   wick_conv_shape shape;
@@ -34,6 +36,7 @@ static wick_status check_float(const wick_op_ctx *ctx, const wick_tensor *t, con
 }
 
 static wick_status tconv_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 2)) return wick_tconv_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 3, 4, 1));
   wick_tensor *oshape, *filter, *in;
   WICK_TRY(wick_require_input(ctx, 0, &oshape));
@@ -110,6 +113,7 @@ static wick_status tconv_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status tconv_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 2)) return wick_tconv_invoke_quantized(ctx);
   const tconv_data *d = ctx->node->user_data;
   wick_tensor *bias = wick_op_input(ctx, 3);
   wick_f32_transpose_conv2d__reference(&d->shape, wick_op_input(ctx, 2)->data,

@@ -297,6 +297,13 @@ void wick_q_depthwise_conv2d__reference(wick_dtype type, const wick_conv_shape *
                                         const void *filter, const void *bias, bool acc64,
                                         void *output);
 
+/* TRANSPOSE_CONV, shapes as wick_f32_transpose_conv2d__reference (filter
+ * OHWI [out_c, k_h, k_w, in_c]), arithmetic and requantization as the conv. */
+void wick_q_transpose_conv2d__reference(wick_dtype type, const wick_conv_shape *s,
+                                        const wick_qconv_params *p, const void *input,
+                                        const void *filter, const void *bias, bool acc64,
+                                        void *output);
+
 /* FULLY_CONNECTED, input [m, k], weights [n, k]. LiteRT's reference kernel
  * requantizes in double: out = clamp((int32)round(acc * scale[o]) +
  * output_offset) with scale[o] = s_in * s_w[o] / s_out. */

@@ -207,6 +207,36 @@ def test_depthwise_conv_2d(variant):
     check("DEPTHWISE_CONV_2D", ops, out, opts)
 
 
+TCONV_VARIANTS = [
+    # dtype, in_shape, out_hw, out_c, k, stride, padding, per_channel
+    ("int8", (1, 4, 5, 3), (8, 10), 4, 3, 2, "SAME", True),
+    ("int8", (2, 3, 3, 2), (7, 7), 3, 3, 2, "VALID", False),
+    ("uint8", (1, 4, 4, 3), (8, 8), 2, 2, 2, "SAME", False),
+    ("int16", (1, 1, 5, 6), (2, 10), 4, 3, 2, "SAME", True),
+]
+
+
+@pytest.mark.parametrize("variant", TCONV_VARIANTS, ids=lambda v: f"{v[0]}-{v[6]}-s{v[5]}-pc{int(v[7])}")
+def test_transpose_conv(variant):
+    dtype, shape, (oh, ow), out_c, k, stride, pad, per_channel = variant
+    rng = np.random.default_rng(RNG_SEED)
+    in_s, in_zp = 0.05, {"int8": 9, "uint8": 127, "int16": 0}[dtype]
+    fshape = (out_c, k, k, shape[3])
+    if dtype == "uint8":
+        w, ws = QC(rnd(rng, fshape, np.uint8), 0.01, 131), [0.01] * out_c
+    else:
+        ws = list(rng.uniform(0.003, 0.03, out_c)) if per_channel else [0.012] * out_c
+        w = QC(rnd(rng, fshape, np.int8, -127, 127), ws if per_channel else 0.012)
+    bdt = np.int64 if dtype == "int16" else np.int32
+    bsc = [float(np.float32(in_s) * np.float32(x)) for x in ws]
+    b = QC(rnd(rng, (out_c,), bdt, -2000, 2000), bsc if per_channel else bsc[0])
+    x = Q(rnd(rng, shape, np.dtype(dtype)), in_s, in_zp)
+    out_shape = np.array([shape[0], oh, ow, out_c], np.int32)
+    out = (dtype, {"int8": 0.08, "uint8": 0.1, "int16": 0.002}[dtype], {"int8": -6, "uint8": 120, "int16": 0}[dtype])
+    opts = dict(padding=pad, stride_w=stride, stride_h=stride, fused_activation_function="NONE")
+    check("TRANSPOSE_CONV", [out_shape, w, x, b], out, opts)
+
+
 # ---------------------------------------------------------------------------- fully connected
 
 FC_VARIANTS = [
