@@ -205,6 +205,7 @@ class Tensor:
     quant: dict | None = None  # scale/zero_point lists, quantized_dimension, min/max
     constant: bool = False  # has data in the file
     nbytes: int = 0  # bytes of constant data
+    offset: int = 0  # where the constant data starts in the file
     stats: dict | None = None  # weight statistics of constants (see weight_stats)
 
     @property
@@ -410,6 +411,7 @@ def _read_subgraph(index, sg: _Tab, opcodes, buffers, data: bytes, stats: bool) 
             quant=quant,
             constant=span is not None,
             nbytes=span[1] if span else 0,
+            offset=span[0] if span else 0,
         )
         if stats and span is not None:
             tensor.stats = weight_stats(data, span, tensor)

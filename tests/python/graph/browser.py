@@ -27,6 +27,7 @@ import urllib.request
 from pathlib import Path
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+_SANITIZER_ENV = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")
 
 
 class BrowserMissing(RuntimeError):
@@ -146,6 +147,8 @@ class Browser:
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            # The sanitizer run preloads libasan for libwick; chromium cannot start under it.
+            env={k: v for k, v in os.environ.items() if k not in _SANITIZER_ENV},
         )
         self.width, self.height = width, height
         self.errors: list[str] = []

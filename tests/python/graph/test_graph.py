@@ -92,10 +92,15 @@ def test_reader_float_weight_stats_match_numpy(tiny_cnn):
     f = read_tflite(data)
     consts = [t for t in f.subgraphs[0].tensors if t.constant and t.dtype == "FLOAT32"]
     assert consts
-    t = max(consts, key=lambda t: t.nbytes)
-    assert t.stats["count"] * 4 == t.nbytes
-    assert t.stats["min"] <= t.stats["mean"] <= t.stats["max"]
-    assert sum(t.stats["hist"]) == t.stats["count"]
+    for t in consts:
+        x = np.frombuffer(data, "<f4", t.nbytes // 4, t.offset).astype(np.float64)
+        assert x.size == int(np.prod(t.shape)) == t.stats["count"]
+        assert t.stats["min"] == x.min() and t.stats["max"] == x.max()
+        np.testing.assert_allclose(
+            [t.stats["mean"], t.stats["std"]], [x.mean(), x.std()], rtol=1e-6, atol=1e-9
+        )
+        assert t.stats["zeros"] == np.count_nonzero(x == 0) / x.size
+        assert sum(t.stats.get("hist", [x.size])) == x.size
 
 
 def test_reader_signatures_and_control_flow():
