@@ -1,5 +1,6 @@
 /*
- * batch_matmul.c — BATCH_MATMUL (float32).
+ * batch_matmul.c — BATCH_MATMUL (float32; quantized inputs go to
+ * batch_matmul_quantized.c).
  *
  * lhs [..., M, K] (or [..., K, M] with adj_x), rhs [..., K, N] (or [..., N, K]
  * with adj_y), ranks 2..WICK_MAX_RANK (LiteRT stops at 5 or 6), possibly
@@ -12,8 +13,10 @@
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 static wick_status bmm_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_bmm_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
   wick_tensor *a, *b;
   WICK_TRY(wick_require_input(ctx, 0, &a));
@@ -64,6 +67,7 @@ static wick_status bmm_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status bmm_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_bmm_invoke_quantized(ctx);
   wick_f32_batch_matmul__reference(ctx->node->user_data, wick_op_input(ctx, 0)->data,
                                    wick_op_input(ctx, 1)->data, wick_op_output(ctx, 0)->data);
   return WICK_OK;

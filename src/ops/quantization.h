@@ -125,6 +125,9 @@ WICK_INTERNAL wick_status wick_reduce_invoke_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL bool wick_concat_needs_requantize(const wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_concat_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_concat_invoke_quantized(wick_op_ctx *ctx);
+/* BATCH_MATMUL (batch_matmul_quantized.c) */
+WICK_INTERNAL wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx);
+WICK_INTERNAL wick_status wick_bmm_invoke_quantized(wick_op_ctx *ctx);
 /* TRANSPOSE_CONV (transpose_conv_quantized.c) */
 WICK_INTERNAL wick_status wick_tconv_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_tconv_invoke_quantized(wick_op_ctx *ctx);

@@ -319,6 +319,59 @@ void wick_q_fully_connected__reference(wick_dtype type, int64_t m, int64_t n, in
 #undef FC_CALL
 }
 
+/* ---------------------------------------------------------------- batch matmul */
+
+/* out[b][i][j] = requant(sum_p (L(b,i,p) + lhs_offset) * (R(b,p,j) + rhs_offset)),
+ * indexing as wick_f32_batch_matmul__reference; one multiplier for the op. */
+INLINE void qbmm_body(wick_dtype lt, wick_dtype rt, const wick_batch_matmul_shape *s,
+                      const wick_qbmm_params *p, bool acc64, const void *lhs, const void *rhs,
+                      void *out) {
+  int64_t batches = 1;
+  for (int32_t d = 0; d < s->batch_rank; d++) batches *= s->batch_dims[d];
+  const int64_t m = s->m, n = s->n, k = s->k;
+  int64_t idx[WICK_MAX_RANK] = {0};
+  for (int64_t b = 0; b < batches; b++) {
+    int64_t lo = 0, ro = 0;
+    for (int32_t d = 0; d < s->batch_rank; d++) {
+      lo += idx[d] * s->lhs_strides[d];
+      ro += idx[d] * s->rhs_strides[d];
+    }
+    const int64_t ob = b * m * n;
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        uint32_t acc32 = 0;
+        int64_t acc64v = 0;
+        for (int64_t q = 0; q < k; q++) {
+          const int32_t a = ld(lt, lhs, lo + (s->adj_x ? q * m + i : i * k + q)) + p->lhs_offset;
+          const int32_t c = ld(rt, rhs, ro + (s->adj_y ? j * k + q : q * n + j)) + p->rhs_offset;
+          if (acc64)
+            acc64v += (int64_t)a * c;
+          else
+            acc32 += (uint32_t)(a * c);
+        }
+        int32_t v = acc64 ? mbqm64(acc64v, p->multiplier, p->shift)
+                          : mbqm((int32_t)acc32, p->multiplier, p->shift);
+        v = add32(v, p->output_offset);
+        st(lt, out, ob + i * n + j, clamp32(v, p->act_min, p->act_max));
+      }
+    for (int32_t d = s->batch_rank - 1; d >= 0; d--) {
+      if (++idx[d] < s->batch_dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+void wick_q_batch_matmul__reference(wick_dtype lhs_type, wick_dtype rhs_type,
+                                    const wick_batch_matmul_shape *s, const wick_qbmm_params *p,
+                                    bool acc64, const void *lhs, const void *rhs, void *out) {
+  if (lhs_type == WICK_DTYPE_INT8 && rhs_type == WICK_DTYPE_INT8)
+    qbmm_body(WICK_DTYPE_INT8, WICK_DTYPE_INT8, s, p, acc64, lhs, rhs, out);
+  else if (lhs_type == WICK_DTYPE_INT16 && rhs_type == WICK_DTYPE_INT8)
+    qbmm_body(WICK_DTYPE_INT16, WICK_DTYPE_INT8, s, p, acc64, lhs, rhs, out);
+  else if (lhs_type == WICK_DTYPE_INT16 && rhs_type == WICK_DTYPE_INT16)
+    qbmm_body(WICK_DTYPE_INT16, WICK_DTYPE_INT16, s, p, acc64, lhs, rhs, out);
+}
+
 /* ---------------------------------------------------------------- broadcast binary */
 
 /* Calls BODY(ia, ib, io) for every output element of `bc` (row-major). */

@@ -317,6 +317,18 @@ void wick_q_fully_connected__reference(wick_dtype type, int64_t m, int64_t n, in
                                        const void *weights, const void *bias, bool acc64,
                                        void *output);
 
+/* BATCH_MATMUL on quantized operands (lhs/rhs: int8/int8, int16/int8,
+ * int16/int16; output the lhs type), shapes as wick_f32_batch_matmul__reference.
+ * acc64: 64-bit sums and the int64 requantization (int16 lhs). */
+typedef struct wick_qbmm_params {
+  int32_t lhs_offset, rhs_offset, output_offset; /* -zp_lhs, -zp_rhs, zp_out */
+  int32_t multiplier, shift;
+  int32_t act_min, act_max;
+} wick_qbmm_params;
+void wick_q_batch_matmul__reference(wick_dtype lhs_type, wick_dtype rhs_type,
+                                    const wick_batch_matmul_shape *s, const wick_qbmm_params *p,
+                                    bool acc64, const void *lhs, const void *rhs, void *out);
+
 /* ADD / SUB (general scales): inputs offset, shifted left by left_shift (20
  * for 8-bit, 15 for int16), scaled by their multipliers, added (subtracted),
  * requantized to the output, clamped. */

@@ -275,6 +275,37 @@ def test_fully_connected(variant):
     check("FULLY_CONNECTED", [x, w, b], out, opts)
 
 
+BMM_VARIANTS = [
+    # lhs dtype, rhs dtype, lhs shape, rhs shape, adj_x, adj_y, rhs constant
+    ("int8", "int8", (2, 3, 8), (2, 8, 5), False, False, False),
+    ("int8", "int8", (3, 1, 4, 6), (2, 5, 6), False, True, True),
+    ("int8", "int8", (2, 7, 3), (7, 4), True, False, True),
+    ("int16", "int8", (4, 16), (16, 8), False, False, True),
+    ("int16", "int8", (2, 3, 9), (2, 5, 9), False, True, False),
+    ("int16", "int16", (2, 6, 4), (4, 3), False, False, False),
+]
+
+
+@pytest.mark.parametrize("variant", BMM_VARIANTS, ids=lambda v: f"{v[0]}x{v[1]}-ax{int(v[4])}-ay{int(v[5])}-c{int(v[6])}")
+def test_batch_matmul(variant):
+    lt, rt, ls, rs, adj_x, adj_y, const = variant
+    rng = np.random.default_rng(RNG_SEED)
+    int16 = lt == "int16"
+    a = Q(rnd(rng, ls, np.dtype(lt)), 0.0004 if int16 else 0.05, 0 if int16 else -9)
+    bv = rnd(rng, rs, np.dtype(rt), -127 if rt == "int8" else None)
+    b = (QC if const else Q)(bv, 0.01 if rt == "int8" else 0.0003, 0 if int16 else 4)
+    out = (lt, 0.002 if int16 else 0.3, 0 if int16 else 11)
+    check("BATCH_MATMUL", [a, b], out, dict(adj_x=adj_x, adj_y=adj_y))
+
+
+def test_batch_matmul_per_channel_rhs_is_refused():
+    rng = np.random.default_rng(RNG_SEED)
+    a = Q(rnd(rng, (4, 8), np.int16), 0.0004, 0)
+    b = QC(rnd(rng, (8, 3), np.int8), [0.01, 0.02, 0.03], 0, axis=1)
+    fails("BATCH_MATMUL", [a, b], ("int16", 0.002, 0), r"per-channel quantized rhs \(3 scales\)",
+          dict(adj_x=False, adj_y=False), UNSUPPORTED)
+
+
 # ------------------------------------------------------------------------- add / sub / mul
 
 BINARY_VARIANTS = [
