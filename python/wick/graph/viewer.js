@@ -235,11 +235,12 @@
         "<title>" + esc(n.op + (n.name ? "\n" + n.name : "")) + "</title>" +
         '<rect width="' + r1(w) + '" height="' + r1(h) + '"/>';
       var two = n.kind === "op" && (n.sub || n.prof);
-      s += '<text class="l" x="' + r1(w / 2) + '" y="' + (two ? 14 : h / 2 + 4) + '">' + esc(clip(n.label, w, 6.6)) + "</text>";
-      if (n.kind === "op" && n.sub) s += '<text class="s" x="' + r1(w / 2) + '" y="27">' + esc(clip(n.sub, w, 5.1)) + "</text>";
+      s += '<text class="l" x="' + r1(w / 2) + '" y="' + (two ? 14 : h / 2 + 4) + '">' + esc(clip(n.label, w, 7.8)) + "</text>";
+      if (n.kind === "op" && n.sub) s += '<text class="s" x="' + r1(w / 2) + '" y="27">' + esc(clip(n.sub, w, 5.6)) + "</text>";
       if (n.prof) s += '<text class="pt" x="' + r1(w / 2) + '" y="27">' + fmt(+n.prof.us.toFixed(1)) + " \u00B5s \u00B7 " +
         (100 * n.prof.share).toFixed(1) + "%</text>";
-      if (n.subs) s += '<text class="xp" data-toggle="' + esc(key) + '" x="' + r1(w - 8) + '" y="12">+</text>';
+      if (n.subs) s += '<g class="xp" data-toggle="' + esc(key) + '"><circle cx="' + r1(w - 1) + '" cy="1" r="7"/><text x="' +
+        r1(w - 1) + '" y="4.6">+</text></g>';
       out.nodes.push(s + "</g>");
     });
   }
@@ -479,6 +480,13 @@
     }
     return esc(fmt(v));
   }
+  // TF converters join the names of fused ops with ';': show the first, fold the rest.
+  function longName(name) {
+    var parts = String(name).split(";");
+    if (parts.length < 2) return esc(name);
+    return esc(parts[0]) + ' <details class="more"><summary>+' + (parts.length - 1) + " fused names</summary>" +
+      parts.slice(1).map(esc).join("<br>") + "</details>";
+  }
   function hist(h) {
     if (!h || !h.length) return "";
     var m = Math.max.apply(null, h) || 1, W = 220, H = 28, bw = W / h.length;
@@ -494,7 +502,7 @@
   }
   function tensorHtml(t, path) {
     if (t.absent) return '<div class="t"><span class="nm">(optional input absent)</span></div>';
-    var s = '<div class="t"><div class="tn">' + esc(t.name) + (t.const ? '<span class="badge">const</span>' : "") + "</div>" +
+    var s = '<div class="t"><div class="tn">' + longName(t.name) + (t.const ? '<span class="badge">const</span>' : "") + "</div>" +
       '<div class="ts">' + esc(t.shape) + " " + esc(t.dtype) + "</div>";
     var rows = [];
     if (t.q) rows.push(["quant", esc(t.q)]);
@@ -523,7 +531,7 @@
     var n = r.node, h = "";
     h += "<h2>" + esc(n.label) + (n.label !== n.op ? ' <span class="badge">' + esc(n.op) + "</span>" : "") +
       (n.tags || []).map(function (t) { var x = TAGTEXT[t] || ["", t]; return '<span class="badge ' + x[0] + '">' + esc(x[1]) + "</span>"; }).join("") + "</h2>";
-    if (n.name) h += '<div class="nm">' + esc(n.name) + "</div>";
+    if (n.name) h += '<div class="nm">' + longName(n.name) + "</div>";
     var rows = [];
     if (n.idx !== undefined) rows.push(["operator", "#" + n.idx + " in " + esc(D.graphs[r.gid].title)]);
     if (n.prof) rows.push(["time", fmt(+n.prof.us.toFixed(2)) + " \u00B5s \u00B7 " + (100 * n.prof.share).toFixed(2) + "% \u00B7 rank " + n.prof.rank]);
