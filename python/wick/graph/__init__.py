@@ -63,7 +63,8 @@ def _is_exported_program(obj) -> bool:
 
 def to_document(obj: Any, title: str | None = None) -> Document:
     """Any supported source as a Document: a Document or Graph(s); a .tflite path, bytes, or
-    ``wick.Model``; a ``torch.export.ExportedProgram``; the converter's IR or TFLite graph."""
+    ``wick.Model``; a ``torch.export.ExportedProgram`` (or a .pt2 file saved from one); the
+    converter's IR or TFLite graph."""
     if isinstance(obj, Document):
         return obj
     if isinstance(obj, Graph):
@@ -72,6 +73,12 @@ def to_document(obj: Any, title: str | None = None) -> Document:
         return Document(title or obj[0].title, list(obj))
     if isinstance(obj, (str, os.PathLike)):
         p = Path(obj)
+        if p.suffix == ".pt2":  # a saved ExportedProgram (torch.export.save)
+            import torch
+
+            from .from_torch import document_from_exported_program
+
+            return document_from_exported_program(torch.export.load(p), title or p.name)
         return load_tflite(p.read_bytes(), title or p.name)[0]
     if isinstance(obj, (bytes, bytearray, memoryview)):
         return load_tflite(bytes(obj), title or "model.tflite")[0]

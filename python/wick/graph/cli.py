@@ -22,7 +22,7 @@ def main(argv: list[str]) -> int:
         "flow, highlights of transposes, quantize/dequantize and float islands. Needs "
         "Graphviz (`dot`) at generation time; the page itself needs nothing.",
     )
-    p.add_argument("model", help="a .tflite file")
+    p.add_argument("model", help="a .tflite file (or a .pt2 file from torch.export.save)")
     p.add_argument("-o", "--output", help="the page to write (default: MODEL.html)")
     p.add_argument(
         "--profile",
@@ -36,7 +36,7 @@ def main(argv: list[str]) -> int:
         return 0 if e.code == 0 else 2
 
     from .. import runtime
-    from . import GraphvizNotFound, LayoutError, load_tflite, write_html
+    from . import GraphvizNotFound, LayoutError, load_tflite, to_document, write_html
     from .from_tflite import ProfileError, apply_profile
     from .layout import find_dot
     from .tflite_reader import TFLiteReadError
@@ -49,10 +49,16 @@ def main(argv: list[str]) -> int:
     t0 = time.perf_counter()
     try:
         find_dot()  # fail before reading a big model
-        data = model.read_bytes()
-        doc, f = load_tflite(data, args.title or model.name)
-        if args.profile:
-            apply_profile(doc, f, args.profile)
+        if model.suffix == ".pt2":
+            if args.profile:
+                print("wick graph: --profile needs a .tflite model", file=sys.stderr)
+                return 2
+            doc = to_document(model, args.title)
+        else:
+            data = model.read_bytes()
+            doc, f = load_tflite(data, args.title or model.name)
+            if args.profile:
+                apply_profile(doc, f, args.profile)
         write_html(doc, out)
     except OSError as e:
         where = e.filename or model

@@ -293,7 +293,7 @@
   }
   function drawMini() {
     var s = size(), dpr = window.devicePixelRatio || 1;
-    ms = Math.min(150 / G.w, Math.max(60, s[1] - 24) / G.h);
+    ms = Math.min(150 / G.w, Math.max(60, s[1] - 24) / G.h, 0.12);
     mw = Math.max(20, Math.ceil(G.w * ms)); mh = Math.max(20, Math.ceil(G.h * ms));
     mini.width = mw * dpr; mini.height = mh * dpr;
     mini.style.width = mw + "px"; mini.style.height = mh + "px";

@@ -316,6 +316,13 @@ def test_exported_program_is_drawn_as_aten_ops(tmp_path):
     assert w["shape"] == "8×3×3×3" and w["stats"]["count"] == 216
     assert {n["label"] for n in g["nodes"] if n["kind"] == "output"} >= {"softmax"}
     assert any(e["label"] == "1×8×16×16 f32" for e in g["edges"])
+    # a saved .pt2 through the command line (a model whose outputs torch.export can save)
+    seq = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU()).eval()
+    torch.export.save(torch.export.export(seq, args), tmp_path / "m.pt2")
+    p = run("graph", tmp_path / "m.pt2", "-o", tmp_path / "pt2.html")
+    assert p.returncode == 0, p.stderr
+    g2 = payload(tmp_path / "pt2.html")["graphs"]["aten"]
+    assert [n["label"] for n in g2["nodes"] if n["kind"] == "op"] == ["conv2d", "relu"]
 
 
 @needs_dot
