@@ -80,7 +80,7 @@ class Model:
         for x, spec in zip(inputs, self.inputs, strict=True):
             if hasattr(x, "detach"):
                 x = x.detach().cpu().numpy()
-            out.append(np.ascontiguousarray(np.asarray(x, dtype=spec.dtype)))
+            out.append(np.asarray(np.asarray(x, dtype=spec.dtype), order="C"))
         return out
 
     def __call__(self, *inputs) -> list[np.ndarray]:

@@ -61,6 +61,10 @@ def serialize(g: TGraph, description: str = "wick") -> bytes:
 
     ins = [idx(t) for t in g.inputs]
     for op in g.ops:
+        if op.op == "RESHAPE" and op.inputs[1] is not None and op.inputs[1].is_const:
+            # mirror the shape into ReshapeOptions.new_shape: LiteRT reads an empty shape
+            # tensor (reshape to a scalar) as "no shape tensor" and falls back to the option
+            op.options["new_shape"] = [int(d) for d in op.inputs[1].data.reshape(-1)]
         sg.add_operator(
             op.op, [idx(t) for t in op.inputs], [idx(t) for t in op.outputs], options=op.options
         )

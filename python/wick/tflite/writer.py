@@ -239,7 +239,7 @@ class SubGraphWriter:
         if dtype is not None:
             arr = arr.astype(np.dtype(_dtype_name(dtype)), copy=False)
         dt = _dtype_name(arr.dtype)
-        data = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
+        data = np.asarray(arr, order="C").astype(arr.dtype.newbyteorder("<"), copy=False)
         buf = self._model._add_buffer(data.tobytes())
         return self.add_tensor(name, list(arr.shape), dt, quant, buffer=buf)
 

@@ -178,3 +178,61 @@ def test_wick_runtime_resnet18():
         ref = to_numpy(m(x))
     scale = max(1.0, float(np.abs(ref).max()))
     assert float(np.abs(got - ref).max()) <= TOL * scale
+
+
+# ---- dynamic shapes (tier 2) ---------------------------------------------------------------------
+
+
+def _run_dynamic(m, example, dynamic_shapes, feeds):
+    from .util import run_litert
+
+    model = wick.convert(m, example, dynamic_shapes=dynamic_shapes)
+    for f in feeds:
+        with torch.no_grad():
+            ref = m(*f)
+        ref = list(ref) if isinstance(ref, (tuple, list)) else [ref]
+        got = run_litert(model.tflite_bytes, [t.numpy() for t in f], [s.name for s in model.inputs])
+        for g, r in zip(got, ref, strict=True):
+            r = r.numpy()
+            assert g.shape == r.shape
+            assert float(np.abs(g - r).max()) <= TOL * max(1.0, float(np.abs(r).max()))
+    return model
+
+
+def test_dynamic_batch_cnn():
+    batch = torch.export.Dim("batch", min=1, max=64)
+    m = _randomize_bn(torchvision.models.resnet18(weights=None))
+    model = _run_dynamic(
+        m,
+        (torch.randn(2, 3, 64, 64),),
+        ({0: batch},),
+        [(torch.randn(1, 3, 64, 64),), (torch.randn(3, 3, 64, 64),)],
+    )
+    assert model.inputs[0].shape == (-1, 3, 64, 64)
+    assert model.op_counts.get("TRANSPOSE", 0) == 1
+
+
+def test_dynamic_batch_and_sequence_encoder():
+    batch = torch.export.Dim("batch", min=1, max=64)
+    seq = torch.export.Dim("seq", min=2, max=32)
+    m = nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.0).eval()
+    model = _run_dynamic(
+        m,
+        (torch.randn(2, 10, 32),),
+        ({0: batch, 1: seq},),
+        [(torch.randn(1, 5, 32),), (torch.randn(3, 17, 32),)],
+    )
+    assert model.inputs[0].shape == (-1, -1, 32)
+
+
+def test_dynamic_batch_bert():
+    batch = torch.export.Dim("batch", min=1, max=64)
+    m = TinyBert().eval()
+    ids = torch.randint(0, 100, (2, 16))
+    mask = torch.ones(2, 16, dtype=torch.int64)
+    _run_dynamic(
+        m,
+        (ids, mask),
+        ({0: batch}, {0: batch}),
+        [(torch.randint(0, 100, (3, 16)), torch.ones(3, 16, dtype=torch.int64))],
+    )

@@ -341,6 +341,9 @@ def _args(inputs):
 
 
 def _bn_init(mod):
+    if getattr(mod, "_bn_initialized", False):
+        return mod  # keep the statistics the cached conversion was made with
+    mod._bn_initialized = True
     for m in mod.modules():
         if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
             m.running_mean.uniform_(-1, 1)

@@ -25,22 +25,22 @@ def _dim(d) -> int | Sym:
         node = d.node
         if node.is_nested_int():
             raise ConversionError("nested (jagged) tensors are not supported")
-        try:
-            return int(d)  # specialized
-        except Exception:
-            hint = node.hint if node.has_hint() else 1
-            return Sym(str(node.expr), int(hint) if hint is not None else 1)
+        expr = node.expr
+        if getattr(expr, "is_number", False):
+            return int(expr)  # specialized
+        hint = node.hint if node.has_hint() else None
+        return Sym(str(expr), int(hint) if hint is not None else 1)
     return int(d)
 
 
 def _value_from_meta(name: str, val) -> Value:
     if isinstance(val, torch.Tensor):
         v = Value(name, tuple(_dim(d) for d in val.shape), val.dtype)
-        try:
-            stride = tuple(int(s) for s in val.stride())
-            v.meta["stride"] = stride  # memory layout at export time (for as_strided)
-        except Exception:
-            pass
+        # memory layout at export time (for as_strided).  Never call int() on a symbolic
+        # stride: that would specialize the symbol in torch's shape environment.
+        stride = [_dim(s) for s in val.stride()]
+        if all(isinstance(s, int) for s in stride):
+            v.meta["stride"] = tuple(stride)
         return v
     raise TypeError(type(val))
 

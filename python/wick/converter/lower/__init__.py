@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import torch
 
+import operator
+
 from ..errors import ConversionError
-from ..ir import Graph
+from ..ir import Graph, Value
 from .context import Ctx, torch_to_tfl
 from .table import LOWERINGS, lookup, supported_ops
 from .tfl import TGraph, TTensor
@@ -23,6 +25,38 @@ _IGNORED = {
     "aten.sym_constrain_range.default",
     "aten._assert_async.msg",
 }
+
+
+_SYM_OPS = {
+    operator.mul: "MUL",
+    operator.add: "ADD",
+    operator.sub: "SUB",
+    operator.floordiv: "FLOOR_DIV",
+    operator.mod: "FLOOR_MOD",
+}
+
+
+def _lower_sym(ctx: Ctx, node) -> None:
+    """Arithmetic on symbolic sizes (``s0 * 2`` …) as int32 scalar ops."""
+    op = _SYM_OPS[node.target]
+
+    def operand(x):
+        if isinstance(x, Value):
+            return ctx.cast(ctx.t(x), "int32")
+        return ctx.scalar(int(x), "int32")
+
+    a, b = operand(node.args[0]), operand(node.args[1])
+    opts = dict(fused_activation_function="NONE") if op in ("MUL", "ADD", "SUB") else None
+    ctx.bind(node.out, ctx.emit(op, [a, b], [], "int32", opts))
+
+
+def _lower_sym_size(ctx: Ctx, node) -> None:
+    x, dim = node.args[0], int(node.args[1])
+    X = ctx.t(x)
+    dim %= X.rank
+    shape = ctx.emit("SHAPE", [X], [X.rank], "int32", dict(out_type="int32"))
+    one = ctx.emit("SLICE", [shape, ctx.i32([dim], "begin"), ctx.i32([1], "size")], [1], "int32")
+    ctx.bind(node.out, ctx.reshape(one, []))
 
 
 def lower_graph(g: Graph) -> TGraph:
@@ -38,6 +72,14 @@ def lower_graph(g: Graph) -> TGraph:
     for node in g.nodes:
         name = node.op_name
         if name in _IGNORED:
+            continue
+        if node.target in _SYM_OPS:
+            ctx.node = node
+            _lower_sym(ctx, node)
+            continue
+        if name == "aten.sym_size.int":
+            ctx.node = node
+            _lower_sym_size(ctx, node)
             continue
         rule = lookup(name)
         if rule is None:

@@ -63,7 +63,7 @@ def const_array(t: torch.Tensor, dtype: str) -> np.ndarray:
     if dtype == "int32" and arr.dtype == np.int64:
         if arr.size and (arr.min() < INT32_MIN or arr.max() > INT32_MAX):
             raise ConversionError("int64 constant does not fit int32")
-    return np.ascontiguousarray(arr.astype(dtype, copy=False))
+    return np.asarray(arr.astype(dtype, copy=False), order="C")
 
 
 class Ctx:
@@ -121,12 +121,43 @@ class Ctx:
         return tfl_dtype(v)
 
     def shape(self, v: Value) -> list[int]:
+        """Shape of an ATen Value with -1 for dynamic dims (fine for bookkeeping; use
+        ``static_shape`` when the numbers become data)."""
+        return [d if isinstance(d, int) else -1 for d in v.shape]
+
+    def static_shape(self, v: Value) -> list[int]:
         if not v.is_static:
             raise self.error(
                 f"dynamic shape {list(v.shape)} is not supported here",
                 hint="export with static shapes for this part of the model",
             )
         return [int(d) for d in v.shape]
+
+    def shape_vector(self, parts) -> TTensor:
+        """An int32 shape vector from ints and rank-0 integer Values (symbolic sizes).  Constant
+        when at most one entry is unknown (it becomes -1, which RESHAPE infers)."""
+        if all(isinstance(p, int) for p in parts):
+            return self.i32(parts)
+        pieces, buf = [], []
+        for p in parts:
+            if isinstance(p, int):
+                buf.append(p)
+                continue
+            if buf:
+                pieces.append(self.i32(buf))
+                buf = []
+            t = p if isinstance(p, TTensor) else self.t(p)
+            t = self.cast(t, "int32")
+            pieces.append(self.reshape(t, [1]))
+        if buf:
+            pieces.append(self.i32(buf))
+        return self.emit(
+            "CONCATENATION",
+            pieces,
+            [len(parts)],
+            "int32",
+            dict(axis=0, fused_activation_function="NONE"),
+        )
 
     # ---- emitting ----------------------------------------------------------------------------
     def name(self, suffix: str = "") -> str:
@@ -159,12 +190,49 @@ class Ctx:
     def scalar(self, x, dtype: str) -> TTensor:
         return self.const(np.asarray(x, dtype=dtype), dtype, "scalar")
 
+    def dim_of(self, x: TTensor, i: int):
+        """Size of dim i of x: an int when static, else a rank-0 int32 tensor (SHAPE/SLICE)."""
+        if x.shape[i] >= 0:
+            return x.shape[i]
+        shape = self.emit("SHAPE", [x], [x.rank], "int32", dict(out_type="int32"))
+        one = self.emit(
+            "SLICE", [shape, self.i32([i], "begin"), self.i32([1], "size")], [1], "int32"
+        )
+        return self.reshape(one, [])
+
     # ---- small op helpers --------------------------------------------------------------------
     def reshape(self, x: TTensor, shape) -> TTensor:
         shape = [int(d) for d in shape]
+        unknown = sum(1 for d in shape if d < 0)
         if list(x.shape) == shape:
-            return x
+            return x  # same dims (dynamic ones come from the same source in every caller)
+        if unknown > 1:
+            raise self.error(
+                f"reshape to {shape} with several dynamic dims",
+                hint="make all but one of these dims static when exporting",
+            )
         return self.emit("RESHAPE", [x, self.i32(shape)], shape, x.dtype)
+
+    def reshape_value(self, x: TTensor, src: Value, out: Value) -> TTensor:
+        """RESHAPE x (the lowered ``src``) to the shape of ATen Value ``out``.  With several
+        dynamic dims the target shape is built at runtime, taking each symbolic output dim
+        from the input dim with the same symbolic expression."""
+        shape = self.shape(out)
+        if sum(1 for d in shape if d < 0) <= 1:
+            return self.reshape(x, shape)
+        parts = []
+        for d in out.shape:
+            if isinstance(d, int):
+                parts.append(d)
+                continue
+            j = next((j for j, e in enumerate(src.shape) if e == d), None)
+            if j is None:
+                raise self.error(
+                    f"reshape to {list(out.shape)}: cannot find the size {d} in the input",
+                    hint="make all but one of these dims static when exporting",
+                )
+            parts.append(self.dim_of(x, j))
+        return self.emit("RESHAPE", [x, self.shape_vector(parts)], shape, x.dtype)
 
     def transpose(self, x: TTensor, perm) -> TTensor:
         perm = [int(p) for p in perm]

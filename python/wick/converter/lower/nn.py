@@ -635,7 +635,7 @@ def lower_batch_norm_batch_stats(ctx: Ctx, node: Node):
 
 
 def _fc(ctx: Ctx, A, Wt_const: np.ndarray, bias, out_shape):
-    W = ctx.const(np.ascontiguousarray(Wt_const), A.dtype, "weights")
+    W = ctx.const(np.asarray(Wt_const, order="C"), A.dtype, "weights")
     return ctx.emit(
         "FULLY_CONNECTED",
         [A, W, bias],

@@ -22,7 +22,22 @@ def _identity(ctx: Ctx, node: Node):
 
 
 def lower_view(ctx: Ctx, node: Node):
-    ctx.bind(node.out, ctx.reshape(ctx.t(node.args[0]), ctx.shape(node.out)))
+    X = ctx.t(node.args[0])
+    out = ctx.shape(node.out)
+    if sum(1 for d in out if d < 0) <= 1:
+        ctx.bind(node.out, ctx.reshape(X, out))
+        return
+    if (
+        all(isinstance(sz, int) and sz >= 0 or isinstance(sz, Value) for sz in node.args[1])
+        is False
+    ):
+        ctx.bind(node.out, ctx.reshape_value(X, node.args[0], node.out))
+        return
+    # several dynamic dims: the target shape comes from the symbolic sizes in the arguments
+    sizes = list(node.args[1])
+    parts = [s if isinstance(s, int) else s for s in sizes]
+    shape_t = ctx.shape_vector(parts)
+    ctx.bind(node.out, ctx.emit("RESHAPE", [X, shape_t], out, X.dtype))
 
 
 def lower_permute(ctx: Ctx, node: Node):
@@ -32,10 +47,26 @@ def lower_permute(ctx: Ctx, node: Node):
 
 
 def lower_expand(ctx: Ctx, node: Node):
-    X = ctx.t(node.args[0])
+    x = node.args[0]
+    X = ctx.t(x)
     out = ctx.shape(node.out)
-    if X.numel == int(np.prod(out)):
+    if tuple(x.shape) == tuple(node.out.shape):
+        ctx.bind(node.out, X)  # no-op expand (symbolic dims compare by expression)
+        return
+    if all(d >= 0 for d in out) and X.numel == int(np.prod(out)):
         ctx.bind(node.out, ctx.reshape(X, out))
+        return
+    if any(d < 0 for d in out):
+        # dynamic: sizes come from the symbolic arguments; -1 keeps the input's (runtime) dim
+        lead = len(out) - X.rank
+        parts = []
+        for i, sz in enumerate(node.args[1]):
+            if isinstance(sz, int) and sz == -1:
+                parts.append(ctx.dim_of(X, i - lead))
+            else:
+                parts.append(sz)
+        # BROADCAST_TO aligns a lower-rank input to the right, as numpy does
+        ctx.bind(node.out, ctx.emit("BROADCAST_TO", [X, ctx.shape_vector(parts)], out, X.dtype))
         return
     if X.rank < len(out):
         X = ctx.reshape(X, [1] * (len(out) - X.rank) + X.shape)
@@ -65,7 +96,7 @@ def slice_tensor(ctx: Ctx, X, dim: int, start: int, end: int, step: int = 1):
     if start == 0 and end == shape[dim] and step == 1:
         return X
     if step == 1:
-        size = list(shape)
+        size = list(shape)  # -1 (dynamic dims) in SLICE's size means "to the end"
         size[dim] = end - start
         begin = [0] * X.rank
         begin[dim] = start
@@ -96,17 +127,57 @@ def lower_slice(ctx: Ctx, node: Node):
     a = ctx.args(node)
     X = ctx.t(a.self)
     dim = a.dim % X.rank
+    if X.shape[dim] < 0:
+        ctx.bind(node.out, _dynamic_slice(ctx, X, dim, a.start, a.end, a.step, node))
+        return
     start, end, step = _norm_slice(X.shape[dim], a.start, a.end, a.step)
     ctx.bind(node.out, slice_tensor(ctx, X, dim, start, end, step))
+
+
+def _dynamic_slice(ctx: Ctx, X, dim, start, end, step, node):
+    """Slice along a dynamic dim: STRIDED_SLICE with begin/end masks for open bounds."""
+    if isinstance(start, Value) or isinstance(end, Value):
+        raise ctx.error("slicing with symbolic bounds is not supported")
+    start = 0 if start is None else int(start)
+    step = int(step or 1)
+    if start < 0 or (end is not None and end < 0 and end > -(2**62)):
+        raise ctx.error("negative slice bounds on a dynamic dim are not supported")
+    open_end = end is None or end >= 2**62
+    r = X.rank
+    begin = [0] * r
+    ends = [0] * r
+    strides = [1] * r
+    begin[dim] = start
+    ends[dim] = 0 if open_end else int(end)
+    strides[dim] = step
+    begin_mask = sum(1 << i for i in range(r) if i != dim)
+    end_mask = sum(1 << i for i in range(r) if i != dim or open_end)
+    return ctx.emit(
+        "STRIDED_SLICE",
+        [X, ctx.i32(begin, "begin"), ctx.i32(ends, "end"), ctx.i32(strides, "strides")],
+        ctx.shape(node.out),
+        X.dtype,
+        dict(
+            begin_mask=begin_mask,
+            end_mask=end_mask,
+            ellipsis_mask=0,
+            new_axis_mask=0,
+            shrink_axis_mask=0,
+            offset=False,
+        ),
+    )
 
 
 def lower_select(ctx: Ctx, node: Node):
     x, dim, index = node.args[0], node.args[1], node.args[2]
     X = ctx.t(x)
     dim = dim % X.rank
-    index = index % X.shape[dim]
+    if index < 0:
+        if X.shape[dim] < 0:
+            raise ctx.error("negative index on a dynamic dim is not supported")
+        index += X.shape[dim]
     y = slice_tensor(ctx, X, dim, index, index + 1)
-    ctx.bind(node.out, ctx.reshape(y, ctx.shape(node.out)))
+    ctx.bind(node.out, ctx.reshape_value(y, x, node.out))
 
 
 def lower_cat(ctx: Ctx, node: Node):
@@ -146,7 +217,8 @@ def lower_split_with_sizes(ctx: Ctx, node: Node):
 
 
 def lower_squeeze(ctx: Ctx, node: Node):
-    ctx.bind(node.out, ctx.reshape(ctx.t(node.args[0]), ctx.shape(node.out)))
+    x = node.args[0]
+    ctx.bind(node.out, ctx.reshape_value(ctx.t(x), x, node.out))
 
 
 def lower_to_copy(ctx: Ctx, node: Node):
@@ -165,7 +237,7 @@ def lower_to_copy(ctx: Ctx, node: Node):
 def lower_copy(ctx: Ctx, node: Node):
     src = node.args[1]
     S = ctx.cast(ctx.t(src), ctx.dtype(node.out))
-    out = ctx.shape(node.out)
+    out = ctx.static_shape(node.out)
     if S.shape != out:
         if S.rank < len(out):
             S = ctx.reshape(S, [1] * (len(out) - S.rank) + S.shape)
@@ -335,7 +407,7 @@ def lower_gather(ctx: Ctx, node: Node):
                 ),
                 ishape,
             )
-            cols.append(ctx.const(np.ascontiguousarray(grid).reshape(ishape + [1]), "int32"))
+            cols.append(ctx.const(np.asarray(grid, order="C").reshape(ishape + [1]), "int32"))
     coords = ctx.emit(
         "CONCATENATION", cols, ishape + [r], "int32", dict(axis=r, fused_activation_function="NONE")
     )
@@ -480,7 +552,7 @@ def lower_as_strided(ctx: Ctx, node: Node):
     if len(np.unique(storage)) != n:
         raise ctx.error("as_strided on a tensor whose memory overlaps itself")
     lookup = {int(s): i for i, s in enumerate(storage)}
-    out_shape = ctx.shape(node.out)
+    out_shape = ctx.static_shape(node.out)
     offset = int(a.storage_offset or 0)
     og = (
         np.indices(out_shape).reshape(len(out_shape), -1)
@@ -504,23 +576,58 @@ def lower_as_strided(ctx: Ctx, node: Node):
     ctx.bind(node.out, ctx.reshape(y, out_shape))
 
 
+def lower_arange(ctx: Ctx, node: Node):
+    # static aranges were folded; this is the symbolic case (e.g. positions up to seq length)
+    a = ctx.args(node)
+    ov = node.target._overloadname
+    start = 0 if ov == "default" else a.start
+    end = a.end
+    step = getattr(a, "step", 1) if ov == "start_step" else 1
+    dt = ctx.dtype(node.out)
+
+    def operand(x):
+        if isinstance(x, Value):
+            return ctx.reshape(ctx.cast(ctx.t(x), dt), [])
+        return ctx.scalar(x, dt)
+
+    ctx.bind(
+        node.out,
+        ctx.emit("RANGE", [operand(start), operand(end), operand(step)], ctx.shape(node.out), dt),
+    )
+
+
+def _fill(ctx: Ctx, node: Node, shape_t, value):
+    dt = ctx.dtype(node.out)
+    return ctx.emit("FILL", [shape_t, ctx.scalar(value, dt)], ctx.shape(node.out), dt)
+
+
 def lower_full(ctx: Ctx, node: Node):
-    out = ctx.shape(node.out)
     dt = ctx.dtype(node.out)
     value = node.args[1]
+    if not node.out.is_static:
+        ctx.bind(node.out, _fill(ctx, node, ctx.shape_vector(list(node.args[0])), value))
+        return
+    out = ctx.static_shape(node.out)
+    ctx.bind(node.out, ctx.const(np.full(out, value, dtype=dt), dt))
+
+
+def _like(ctx: Ctx, node: Node, value):
+    dt = ctx.dtype(node.out)
+    if not node.out.is_static:
+        X = ctx.t(node.args[0])
+        shape_t = ctx.emit("SHAPE", [X], [X.rank], "int32", dict(out_type="int32"))
+        ctx.bind(node.out, _fill(ctx, node, shape_t, value))
+        return
+    out = ctx.static_shape(node.out)
     ctx.bind(node.out, ctx.const(np.full(out, value, dtype=dt), dt))
 
 
 def lower_full_like(ctx: Ctx, node: Node):
-    out = ctx.shape(node.out)
-    dt = ctx.dtype(node.out)
-    ctx.bind(node.out, ctx.const(np.full(out, node.args[1], dtype=dt), dt))
+    _like(ctx, node, node.args[1])
 
 
 def lower_zeros_like(ctx: Ctx, node: Node):
-    out = ctx.shape(node.out)
-    dt = ctx.dtype(node.out)
-    ctx.bind(node.out, ctx.const(np.zeros(out, dtype=dt), dt))
+    _like(ctx, node, 0)
 
 
 def lower_alias(ctx: Ctx, node: Node):
@@ -566,6 +673,9 @@ RULES = {
     "index_put.default": lower_index_put,
     "as_strided.default": lower_as_strided,
     "full.default": lower_full,
+    "arange.default": lower_arange,
+    "arange.start": lower_arange,
+    "arange.start_step": lower_arange,
     "full_like.default": lower_full_like,
     "zeros_like.default": lower_zeros_like,
 }

@@ -90,7 +90,7 @@ class TGraph:
         return TTensor(name, shape, dtype)
 
     def const(self, name: str, data) -> TTensor:
-        arr = np.ascontiguousarray(np.asarray(data))
+        arr = np.asarray(np.asarray(data), order="C")
         if arr.dtype == np.float64:
             arr = arr.astype(np.float32)
         return TTensor(name, arr.shape, _np_name(arr.dtype), data=arr)

@@ -29,13 +29,15 @@ def _simplify(g: TGraph, to_reshape: bool) -> bool:
                 g.replace_uses(y, x)
                 g.remove(op)
                 changed = True
-            elif to_reshape and is_pure_reshape(x.shape, q) and all(d >= 0 for d in x.shape):
+            elif (
+                to_reshape and is_pure_reshape(x.shape, q) and sum(1 for d in y.shape if d < 0) <= 1
+            ):
                 op.op = "RESHAPE"
                 g.set_input(op, 1, g.const(y.name + "/shape", np.asarray(y.shape, np.int32)))
                 changed = True
         elif op.op == "RESHAPE":
             x, y = op.inputs[0], op.outputs[0]
-            if x.shape == y.shape and all(d >= 0 for d in y.shape):
+            if x.shape == y.shape and sum(1 for d in y.shape if d < 0) <= 1:
                 g.replace_uses(y, x)
                 g.remove(op)
                 changed = True

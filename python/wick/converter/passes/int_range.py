@@ -109,15 +109,20 @@ def int_ranges(g: Graph) -> None:
         out = node.outputs[0] if node.outputs else None
         if out is None:
             continue
+        if out.meta.get("scalar"):
+            # symbolic sizes and arithmetic on them: tensor sizes, which fit int32
+            out.meta["range"] = (-(2**31), 2**31 - 1)
+            continue
         name = node.target._schema.name.split("::")[-1] if hasattr(node.target, "_schema") else ""
         a = node.args
         r = None
         if name in ("arange",):
-            nums = [x for x in a if isinstance(x, (int, float))]
-            if len(nums) == 1:
-                nums = [0, nums[0]]
-            if len(nums) >= 2:
-                r = (math.floor(min(nums[:2])), math.ceil(max(nums[:2])))
+            ov = node.target._overloadname
+            bounds = [0, a[0]] if ov == "default" else [a[0], a[1]]
+            if any(isinstance(x, Value) for x in bounds):
+                r = (-(2**31), 2**31 - 1)  # symbolic sizes
+            elif all(isinstance(x, (int, float)) for x in bounds):
+                r = (math.floor(min(bounds)), math.ceil(max(bounds)))
         elif name in ("argmax", "argmin"):
             src = a[0]
             r = (0, max(1, _numel(src)) - 1) if src.is_static else (0, 2**31 - 1)

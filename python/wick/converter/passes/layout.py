@@ -138,7 +138,7 @@ class _Sinker:
             self.new_transpose(phys, q_out, o, c.origin)
 
     def const_like(self, t: TTensor, data: np.ndarray) -> TTensor:
-        return self.g.const(t.name + "/p", np.ascontiguousarray(data))
+        return self.g.const(t.name + "/p", np.asarray(data, order="C"))
 
     def permute_operand(
         self, x: TTensor, q, r: int, b: TTensor, a: TTensor, c: TOp, dry: bool = False
@@ -337,7 +337,7 @@ class _Sinker:
             if c.inputs[0] is not b:
                 return False
             out = c.outputs[0]
-            if any(d < 0 for d in a.shape) or any(d < 0 for d in out.shape):
+            if sum(1 for d in out.shape if d < 0) > 1:
                 return False
             res = reshape_through(a.shape, q, out.shape)
             if res is None:
@@ -361,8 +361,23 @@ def factor_groups(a, b):
     while i < len(a_nz) or k < len(b_nz):
         gi, gk = [], []
         pi = po = 1
+        # a dynamic dim (-1) can only map to a dynamic dim, on its own
+        da = i < len(a_nz) and a[a_nz[i]] < 0
+        db = k < len(b_nz) and b[b_nz[k]] < 0
+        if da or db:
+            if not (da and db):
+                return None
+            groups.append(([a_nz[i]], [b_nz[k]]))
+            i += 1
+            k += 1
+            continue
         while True:
-            if pi <= po and i < len(a_nz):
+            take_a = pi <= po and i < len(a_nz)
+            if take_a and a[a_nz[i]] < 0:
+                return None  # a dynamic dim inside a merged group
+            if not take_a and k < len(b_nz) and b[b_nz[k]] < 0:
+                return None
+            if take_a:
                 pi *= a[a_nz[i]]
                 gi.append(a_nz[i])
                 i += 1
@@ -451,7 +466,9 @@ def hoist_transposes(g: TGraph) -> int:
         if g.is_output(z):
             continue
         y = rsh.inputs[0]
-        if y.producer is None or y.producer.op != "TRANSPOSE" or any(d < 0 for d in y.shape):
+        if y.producer is None or y.producer.op != "TRANSPOSE":
+            continue
+        if sum(1 for d in w.shape if d < 0) > 1 if (w := t.outputs[0]) else False:
             continue
         qy = transpose_above_reshape(y.shape, z.shape, q)
         if qy is None:

@@ -73,7 +73,7 @@ def tfl_fold(g: TGraph) -> int:
         res = _eval(op)
         if res is None:
             continue
-        res = np.ascontiguousarray(np.asarray(res).astype(out.dtype).reshape(out.shape))
+        res = np.asarray(np.asarray(res).astype(out.dtype).reshape(out.shape), order="C")
         c = g.const(out.name, res)
         g.replace_uses(out, c)
         g.remove(op)
