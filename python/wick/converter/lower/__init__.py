@@ -8,9 +8,9 @@ one (int64 values proven to fit int32).
 
 from __future__ import annotations
 
-import torch
-
 import operator
+
+import torch
 
 from ..errors import ConversionError
 from ..ir import Graph, Value
