@@ -82,7 +82,7 @@ MIN_W, MAX_W = 64.0, 230.0
 
 def node_size(n: Node) -> tuple[float, float]:
     label = n.label or n.op
-    w = _text_width(label, LABEL_FONT, bold=True)
+    w = _text_width(label, LABEL_FONT, bold=True) if n.kind == "op" else _text_width(label, 10.5)
     if n.sublabel:
         w = max(w, min(_text_width(n.sublabel, SUB_FONT), MAX_W - 20))
     w = min(max(w + 22, MIN_W), MAX_W)

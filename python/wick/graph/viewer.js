@@ -185,9 +185,24 @@
   Object.keys(D.graphs).forEach(function (gid) {
     D.graphs[gid].nodes.forEach(function (n) { if (n.prof) maxShare = Math.max(maxShare, n.prof.share); });
   });
-  function clip(s, w, px) {
-    var max = Math.max(4, Math.floor((w - 10) / px));
-    return s.length > max ? "\u2026" + s.slice(s.length - max + 1) : s;
+  // Text width estimate: the same per-character table as layout.py's _text_width (which sized
+  // the boxes), so a label is cut (from the left, "…") only when the box width was capped.
+  function tw(s, size, bold) {
+    var em = 0;
+    for (var i = 0; i < s.length; i++) {
+      var ch = s[i];
+      if ((ch >= "A" && ch <= "Z") || (ch >= "0" && ch <= "9") || ch === "_" || ch === "\u00D7") em += bold ? 0.74 : 0.68;
+      else if ("ijl.,:;|!' ".indexOf(ch) >= 0) em += 0.32;
+      else em += bold ? 0.67 : 0.58;
+    }
+    return em * size;
+  }
+  function clip(s, w, size, bold) {
+    s = String(s);
+    if (tw(s, size, bold) <= w - 12) return s;
+    var k = 1;
+    while (k < s.length - 3 && tw("\u2026" + s.slice(k), size, bold) > w - 12) k++;
+    return "\u2026" + s.slice(k);
   }
 
   function drawGraph(gid, path, g, ox, oy, depth, out) {
@@ -235,8 +250,8 @@
         "<title>" + esc(n.op + (n.name ? "\n" + n.name : "")) + "</title>" +
         '<rect width="' + r1(w) + '" height="' + r1(h) + '"/>';
       var two = n.kind === "op" && (n.sub || n.prof);
-      s += '<text class="l" x="' + r1(w / 2) + '" y="' + (two ? 14 : h / 2 + 4) + '">' + esc(clip(n.label, w, 7.8)) + "</text>";
-      if (n.kind === "op" && n.sub) s += '<text class="s" x="' + r1(w / 2) + '" y="27">' + esc(clip(n.sub, w, 5.6)) + "</text>";
+      s += '<text class="l" x="' + r1(w / 2) + '" y="' + (two ? 14 : h / 2 + 4) + '">' + esc(n.kind === "op" ? clip(n.label, w, 11, true) : clip(n.label, w, 10.5, false)) + "</text>";
+      if (n.kind === "op" && n.sub) s += '<text class="s" x="' + r1(w / 2) + '" y="27">' + esc(clip(n.sub, w, 9, false)) + "</text>";
       if (n.prof) s += '<text class="pt" x="' + r1(w / 2) + '" y="27">' + fmt(+n.prof.us.toFixed(1)) + " \u00B5s \u00B7 " +
         (100 * n.prof.share).toFixed(1) + "%</text>";
       if (n.subs) s += '<g class="xp" data-toggle="' + esc(key) + '"><circle cx="' + r1(w - 1) + '" cy="1" r="7"/><text x="' +
