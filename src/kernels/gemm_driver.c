@@ -28,10 +28,10 @@ static size_t column_block(size_t n, size_t k, size_t nr) {
   return (per + nr - 1) / nr * nr;
 }
 
-void wick_f32_gemm(const wick_f32_kernels *kern, size_t m, size_t n, size_t k, const float *a,
+void wick_f32_gemm(const wick_f32_gemm_kernel *kern, size_t m, size_t n, size_t k, const float *a,
                    size_t a_stride, const float *packed, float *c, size_t c_stride, float lo,
                    float hi) {
-  const size_t mr = kern->gemm_mr, nr = kern->gemm_nr;
+  const size_t mr = kern->mr, nr = kern->nr;
   const size_t nb = column_block(n, k, nr);
   const size_t panel = (k + 1) * nr;
   for (size_t n0 = 0; n0 < n; n0 += nb) {
@@ -82,10 +82,10 @@ void wick_f32_conv_indirection_init(const wick_conv_shape *s, size_t mr, const f
   }
 }
 
-void wick_f32_conv_igemm(const wick_f32_kernels *kern, const wick_conv_shape *s,
+void wick_f32_conv_igemm(const wick_f32_gemm_kernel *kern, const wick_conv_shape *s,
                          const float *const *ind, const float *packed, float *output, float lo,
                          float hi) {
-  const size_t mr = kern->gemm_mr, nr = kern->gemm_nr;
+  const size_t mr = kern->mr, nr = kern->nr;
   const size_t taps = (size_t)s->k_h * (size_t)s->k_w, kc = (size_t)s->in_c;
   const size_t n = (size_t)s->out_c, k = taps * kc;
   const size_t pixels = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w;

@@ -56,12 +56,18 @@ typedef void (*wick_f32_igemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, size_
 typedef void (*wick_f32_dwconv3x3_fn)(const wick_conv_shape *s, const float *input,
                                       const float *w, float *output, float lo, float hi);
 
-typedef struct wick_f32_kernels {
-  const char *isa;   /* "avx512", "avx2" */
-  size_t gemm_mr, gemm_nr;
+/* One GEMM tile shape: its microkernels share MR, NR and the packing. */
+typedef struct wick_f32_gemm_kernel {
+  size_t mr, nr;
   wick_f32_gemm_ukernel_fn gemm;   /* MR x NR */
   wick_f32_gemm_ukernel_fn gemm_1; /* 1 x NR: single rows (FULLY_CONNECTED, tails) */
   wick_f32_igemm_ukernel_fn igemm; /* MR x NR */
+} wick_f32_gemm_kernel;
+
+typedef struct wick_f32_kernels {
+  const char *isa;                  /* "avx512", "avx2" */
+  wick_f32_gemm_kernel gemm;        /* the main tile */
+  wick_f32_gemm_kernel gemm_narrow; /* for N <= its nr (fewer padding lanes); nr 0: none */
   size_t dw_cr;
   wick_f32_dwconv3x3_fn dwconv3x3;
 } wick_f32_kernels;
@@ -72,6 +78,9 @@ WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_select(bool force_refer
 /* The kernels of one ISA ("avx512", "avx2") if the host can run them, else
  * NULL (tests and benchmarks). */
 WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa);
+/* The GEMM tile to use for n output columns (the narrow one when it fits). */
+WICK_KERNEL_API const wick_f32_gemm_kernel *wick_f32_gemm_kernel_for(const wick_f32_kernels *k,
+                                                                     size_t n);
 
 /* ---- packing (pack.c) ---- */
 
@@ -92,7 +101,7 @@ WICK_KERNEL_API void wick_f32_dwconv3x3_pack(size_t c, size_t cr, const float *w
 /* ---- drivers (gemm_driver.c) ---- */
 
 /* c[m x n] = clamp(a[m x k] * W + bias) with W packed by wick_f32_gemm_pack. */
-WICK_KERNEL_API void wick_f32_gemm(const wick_f32_kernels *kern, size_t m, size_t n, size_t k,
+WICK_KERNEL_API void wick_f32_gemm(const wick_f32_gemm_kernel *kern, size_t m, size_t n, size_t k,
                                    const float *a, size_t a_stride, const float *packed,
                                    float *c, size_t c_stride, float lo, float hi);
 
@@ -107,7 +116,7 @@ WICK_KERNEL_API void wick_f32_conv_indirection_init(const wick_conv_shape *s, si
                                                     const float **ind);
 /* CONV_2D (groups == 1) through the indirection buffer; W packed with
  * K = k_h * k_w * in_c. */
-WICK_KERNEL_API void wick_f32_conv_igemm(const wick_f32_kernels *kern, const wick_conv_shape *s,
+WICK_KERNEL_API void wick_f32_conv_igemm(const wick_f32_gemm_kernel *kern, const wick_conv_shape *s,
                                          const float *const *ind, const float *packed,
                                          float *output, float lo, float hi);
 
@@ -125,6 +134,18 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_7x32__avx512(size_t mr, size_t nc, s
                                                          size_t ks, const float *const *a,
                                                          const float *w, float *c,
                                                          size_t c_stride, float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_ukernel_14x16__avx512(size_t mr, size_t nc, size_t kc,
+                                                         const float *a, size_t a_stride,
+                                                         const float *w, float *c,
+                                                         size_t c_stride, float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_ukernel_1x16__avx512(size_t mr, size_t nc, size_t kc,
+                                                        const float *a, size_t a_stride,
+                                                        const float *w, float *c,
+                                                        size_t c_stride, float lo, float hi);
+WICK_KERNEL_API void wick_f32_igemm_ukernel_14x16__avx512(size_t mr, size_t nc, size_t kc,
+                                                          size_t ks, const float *const *a,
+                                                          const float *w, float *c,
+                                                          size_t c_stride, float lo, float hi);
 WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__avx512(const wick_conv_shape *s,
                                                         const float *input, const float *w,
                                                         float *output, float lo, float hi);

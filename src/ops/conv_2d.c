@@ -29,11 +29,12 @@ typedef struct conv_data {
   wick_conv_shape shape;
   float lo, hi;
   conv_path path;
-  const wick_f32_kernels *kern; /* NULL on the reference path */
-  float *packed;                /* filter + bias, layout in kernels.h */
-  float *zero;                  /* in_c zeros, read by padding taps (igemm) */
-  const float **ind;            /* indirection buffer (igemm) */
-  const void *ind_input;        /* the input address `ind` points into */
+  const wick_f32_kernels *kern;     /* NULL on the reference path */
+  const wick_f32_gemm_kernel *gemm; /* the GEMM tile for out_c (CONV_GEMM, CONV_IGEMM) */
+  float *packed;                    /* filter + bias, layout in kernels.h */
+  float *zero;                      /* in_c zeros, read by padding taps (igemm) */
+  const float **ind;                /* indirection buffer (igemm) */
+  const void *ind_input;            /* the input address `ind` points into */
 } conv_data;
 
 static const float *bias_data(const wick_op_ctx *ctx) {
@@ -139,19 +140,21 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
     d->path = CONV_DWCONV3X3;
   } else {
     if (s->groups != 1) return WICK_OK;
+    const wick_f32_gemm_kernel *gk = wick_f32_gemm_kernel_for(kern, (size_t)s->out_c);
     size_t k = (size_t)s->k_h * (size_t)s->k_w, count;
     if (!wick_mul_size(k, (size_t)s->in_c, &k) ||
-        !wick_f32_gemm_packed_size_checked((size_t)s->out_c, k, kern->gemm_nr, &floats) ||
+        !wick_f32_gemm_packed_size_checked((size_t)s->out_c, k, gk->nr, &floats) ||
         !wick_mul_size(floats, sizeof(float), &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
     if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
-    wick_f32_gemm_pack((size_t)s->out_c, k, kern->gemm_nr, filter, bias, d->packed);
+    wick_f32_gemm_pack((size_t)s->out_c, k, gk->nr, filter, bias, d->packed);
+    d->gemm = gk;
     if (s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 &&
         s->pad_left == 0 && s->out_h == s->in_h && s->out_w == s->in_w) {
       d->path = CONV_GEMM;
     } else {
-      if (!wick_f32_conv_indirection_size(s, kern->gemm_mr, &count) ||
+      if (!wick_f32_conv_indirection_size(s, gk->mr, &count) ||
           !wick_mul_size(count, sizeof(float *), &bytes))
         return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "indirection buffer size overflows");
       d->zero = wick_op_alloc(ctx, (size_t)s->in_c * sizeof(float));
@@ -174,16 +177,16 @@ static bool run_optimized(const wick_op_ctx *ctx) {
   float *out = wick_op_output(ctx, 0)->data;
   switch (d->path) {
     case CONV_GEMM:
-      wick_f32_gemm(d->kern, (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w,
+      wick_f32_gemm(d->gemm, (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w,
                     (size_t)s->out_c, (size_t)s->in_c, in, (size_t)s->in_c, d->packed, out,
                     (size_t)s->out_c, d->lo, d->hi);
       return true;
     case CONV_IGEMM:
       if (d->ind_input != in) {
-        wick_f32_conv_indirection_init(s, d->kern->gemm_mr, in, d->zero, d->ind);
+        wick_f32_conv_indirection_init(s, d->gemm->mr, in, d->zero, d->ind);
         d->ind_input = in;
       }
-      wick_f32_conv_igemm(d->kern, s, d->ind, d->packed, out, d->lo, d->hi);
+      wick_f32_conv_igemm(d->gemm, s, d->ind, d->packed, out, d->lo, d->hi);
       return true;
     case CONV_DWCONV3X3:
       d->kern->dwconv3x3(s, in, d->packed, out, d->lo, d->hi);

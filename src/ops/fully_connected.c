@@ -20,23 +20,24 @@
 typedef struct fc_data {
   int64_t m, n, k;
   float lo, hi;
-  const wick_f32_kernels *kern; /* NULL: reference */
+  const wick_f32_gemm_kernel *kern; /* NULL: reference */
   float *packed;                /* weights + bias, layout in kernels.h */
 } fc_data;
 
 static wick_status choose_kernels(wick_op_ctx *ctx, fc_data *d) {
   d->kern = NULL;
-  const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
-  if (kern == NULL || !wick_input_known(ctx, 1) || d->m == 0 || d->n == 0) return WICK_OK;
+  const wick_f32_kernels *all = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  if (all == NULL || !wick_input_known(ctx, 1) || d->m == 0 || d->n == 0) return WICK_OK;
+  const wick_f32_gemm_kernel *kern = wick_f32_gemm_kernel_for(all, (size_t)d->n);
   wick_tensor *bias = wick_op_input(ctx, 2);
   if (bias != NULL && !wick_input_known(ctx, 2)) return WICK_OK;
   size_t floats, bytes;
-  if (!wick_f32_gemm_packed_size_checked((size_t)d->n, (size_t)d->k, kern->gemm_nr, &floats) ||
+  if (!wick_f32_gemm_packed_size_checked((size_t)d->n, (size_t)d->k, kern->nr, &floats) ||
       !wick_mul_size(floats, sizeof(float), &bytes))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed weights size overflows");
   if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
-  wick_f32_gemm_pack((size_t)d->n, (size_t)d->k, kern->gemm_nr, wick_op_input(ctx, 1)->data,
+  wick_f32_gemm_pack((size_t)d->n, (size_t)d->k, kern->nr, wick_op_input(ctx, 1)->data,
                      bias ? bias->data : NULL, d->packed);
   d->kern = kern;
   return WICK_OK;

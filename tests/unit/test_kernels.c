@@ -59,12 +59,13 @@ static void compare(const char *what, const float *got, const float *ref, const 
 
 /* ------------------------------------------------------------------ GEMM */
 
-static void test_gemm_shape(const wick_f32_kernels *kern, size_t m, size_t n, size_t k, int act,
+static void test_gemm_shape(const char *isa, const wick_f32_gemm_kernel *kern, size_t m, size_t n,
+                            size_t k, int act,
                             bool with_bias, size_t a_pad, size_t c_pad) {
   size_t a_stride = k + a_pad, c_stride = n + c_pad;
   float *a = rand_buf(m * a_stride), *w = rand_buf(n * k), *bias = rand_buf(n);
-  float *packed = malloc(wick_f32_gemm_packed_size(n, k, kern->gemm_nr) * sizeof(float));
-  wick_f32_gemm_pack(n, k, kern->gemm_nr, w, with_bias ? bias : NULL, packed);
+  float *packed = malloc(wick_f32_gemm_packed_size(n, k, kern->nr) * sizeof(float));
+  wick_f32_gemm_pack(n, k, kern->nr, w, with_bias ? bias : NULL, packed);
   float *got = malloc(m * c_stride * sizeof(float)), *ref = malloc(m * n * sizeof(float));
   float *dense_a = malloc((m * k > 0 ? m * k : 1) * sizeof(float));
   double *mag = malloc(m * n * sizeof(double));
@@ -80,8 +81,8 @@ static void test_gemm_shape(const wick_f32_kernels *kern, size_t m, size_t n, si
                                       with_bias ? bias : NULL, ref, act_lo[act], act_hi[act]);
   wick_f32_gemm(kern, m, n, k, a, a_stride, packed, got, c_stride, act_lo[act], act_hi[act]);
   char what[128];
-  snprintf(what, sizeof what, "%s gemm m=%zu n=%zu k=%zu act=%d bias=%d", kern->isa, m, n, k, act,
-           with_bias);
+  snprintf(what, sizeof what, "%s gemm %zux%zu m=%zu n=%zu k=%zu act=%d bias=%d", isa, kern->mr,
+           kern->nr, m, n, k, act, with_bias);
   /* compare row by row (got has stride c_stride, ref n) */
   checks++;
   for (size_t i = 0; i < m; i++) {
@@ -105,22 +106,29 @@ done:
   free(a), free(w), free(bias), free(packed), free(got), free(ref), free(dense_a), free(mag);
 }
 
-static void test_gemm(const wick_f32_kernels *kern) {
+/* Every GEMM tile of the ISA (main and narrow), every M, N, K in the edge set. */
+static void test_gemm(const wick_f32_kernels *all) {
   static const size_t sizes[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 64, 100};
   const size_t ns = sizeof sizes / sizeof sizes[0];
-  int before = failures, act = 0;
-  for (size_t im = 0; im < ns; im++)
-    for (size_t in = 0; in < ns; in++)
-      for (size_t ik = 0; ik < ns; ik++) {
-        test_gemm_shape(kern, sizes[im], sizes[in], sizes[ik], act, (im + in + ik) % 4 != 0, 0,
-                        0);
-        act = (act + 1) % 3;
-      }
-  /* strided A and C, and a block split of N (large K x N exceeds one column block) */
-  test_gemm_shape(kern, 9, 33, 17, 2, true, 5, 3);
-  test_gemm_shape(kern, 15, 1000, 1280, 0, true, 0, 0);
-  test_gemm_shape(kern, 50, 515, 400, 1, true, 3, 1);
-  printf("%s gemm: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+  const wick_f32_gemm_kernel *tiles[2] = {&all->gemm, &all->gemm_narrow};
+  for (size_t t = 0; t < 2; t++) {
+    const wick_f32_gemm_kernel *kern = tiles[t];
+    if (kern->nr == 0) continue;
+    int before = failures, act = 0;
+    for (size_t im = 0; im < ns; im++)
+      for (size_t in = 0; in < ns; in++)
+        for (size_t ik = 0; ik < ns; ik++) {
+          test_gemm_shape(all->isa, kern, sizes[im], sizes[in], sizes[ik], act,
+                          (im + in + ik) % 4 != 0, 0, 0);
+          act = (act + 1) % 3;
+        }
+    /* strided A and C, and a block split of N (large K x N exceeds one column block) */
+    test_gemm_shape(all->isa, kern, 9, 33, 17, 2, true, 5, 3);
+    test_gemm_shape(all->isa, kern, 15, 1000, 1280, 0, true, 0, 0);
+    test_gemm_shape(all->isa, kern, 50, 515, 400, 1, true, 3, 1);
+    printf("%s gemm %zux%zu: %s\n", all->isa, kern->mr, kern->nr,
+           failures == before ? "ok" : "FAILED");
+  }
 }
 
 /* ------------------------------------------------------------------ CONV_2D (igemm) */
@@ -168,19 +176,20 @@ static void make_shape(wick_conv_shape *s, int32_t batch, int32_t h, int32_t w, 
   s->out_w = out_size(w, kw, sw, dw, pl + pr);
 }
 
-static void test_conv_shape(const wick_f32_kernels *kern, const wick_conv_shape *s, int act) {
+static void test_conv_shape(const char *isa, const wick_f32_gemm_kernel *kern,
+                            const wick_conv_shape *s, int act) {
   if (s->out_h <= 0 || s->out_w <= 0) return;
   size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
   size_t out_n = (size_t)s->batch * s->out_h * s->out_w * s->out_c;
   size_t k = (size_t)s->k_h * s->k_w * s->in_c;
   float *in = rand_buf(in_n), *f = rand_buf((size_t)s->out_c * k), *bias = rand_buf(s->out_c);
-  float *packed = malloc(wick_f32_gemm_packed_size(s->out_c, k, kern->gemm_nr) * sizeof(float));
-  wick_f32_gemm_pack(s->out_c, k, kern->gemm_nr, f, bias, packed);
+  float *packed = malloc(wick_f32_gemm_packed_size(s->out_c, k, kern->nr) * sizeof(float));
+  wick_f32_gemm_pack(s->out_c, k, kern->nr, f, bias, packed);
   size_t count;
-  if (!wick_f32_conv_indirection_size(s, kern->gemm_mr, &count)) abort();
+  if (!wick_f32_conv_indirection_size(s, kern->mr, &count)) abort();
   const float **ind = malloc(count * sizeof(float *));
   float *zero = calloc(s->in_c, sizeof(float));
-  wick_f32_conv_indirection_init(s, kern->gemm_mr, in, zero, ind);
+  wick_f32_conv_indirection_init(s, kern->mr, in, zero, ind);
   float *got = malloc(out_n * sizeof(float)), *ref = malloc(out_n * sizeof(float));
   double *mag = malloc(out_n * sizeof(double));
   wick_f32_conv2d__reference(s, in, f, bias, ref, act_lo[act], act_hi[act]);
@@ -188,8 +197,8 @@ static void test_conv_shape(const wick_f32_kernels *kern, const wick_conv_shape 
   wick_f32_conv_igemm(kern, s, ind, packed, got, act_lo[act], act_hi[act]);
   char what[200];
   snprintf(what, sizeof what,
-           "%s conv n=%d %dx%dx%d->%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d out=%dx%d act=%d",
-           kern->isa, s->batch, s->in_h, s->in_w, s->in_c, s->out_c, s->k_h, s->k_w, s->stride_h,
+           "%s %zux%zu conv n=%d %dx%dx%d->%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d out=%dx%d act=%d",
+           isa, kern->mr, kern->nr, s->batch, s->in_h, s->in_w, s->in_c, s->out_c, s->k_h, s->k_w, s->stride_h,
            s->stride_w, s->dilation_h, s->dilation_w, s->pad_top, s->pad_left, s->out_h, s->out_w,
            act);
   compare(what, got, ref, mag, out_n, out_n, 1, out_n);
@@ -197,7 +206,7 @@ static void test_conv_shape(const wick_f32_kernels *kern, const wick_conv_shape 
   free(mag);
 }
 
-static void test_conv(const wick_f32_kernels *kern) {
+static void test_conv_tile(const char *isa, const wick_f32_gemm_kernel *kern) {
   int before = failures, act = 0;
   static const int32_t chans[] = {1, 3, 8, 17, 33};
   static const int32_t couts[] = {1, 7, 16, 33, 70};
@@ -213,17 +222,23 @@ static void test_conv(const wick_f32_kernels *kern) {
             make_shape(&s, (ic + oc) % 2 + 1, 5 + (int32_t)ic, 9 - (int32_t)oc, chans[ic],
                        couts[oc], kh, kw, stride, stride == 3 ? 1 : stride, dil, 1, pad,
                        pad == 2 ? 1 : pad, pad == 1 ? 0 : pad, pad);
-            test_conv_shape(kern, &s, act);
+            test_conv_shape(isa, kern, &s, act);
             act = (act + 1) % 3;
           }
   /* MobileNetV2 / ResNet-like shapes */
   make_shape(&s, 1, 32, 32, 3, 32, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1);
-  test_conv_shape(kern, &s, 2);
+  test_conv_shape(isa, kern, &s, 2);
   make_shape(&s, 1, 14, 14, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
-  test_conv_shape(kern, &s, 1);
+  test_conv_shape(isa, kern, &s, 1);
   make_shape(&s, 1, 1, 1, 5, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0);
-  test_conv_shape(kern, &s, 0);
-  printf("%s conv (igemm): %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+  test_conv_shape(isa, kern, &s, 0);
+  printf("%s conv (igemm %zux%zu): %s\n", isa, kern->mr, kern->nr,
+         failures == before ? "ok" : "FAILED");
+}
+
+static void test_conv(const wick_f32_kernels *all) {
+  test_conv_tile(all->isa, &all->gemm);
+  if (all->gemm_narrow.nr != 0) test_conv_tile(all->isa, &all->gemm_narrow);
 }
 
 /* ------------------------------------------------------------------ DEPTHWISE_CONV_2D 3x3 */
