@@ -142,7 +142,9 @@ WICK_API wick_model_options wick_model_options_default(void);
  * are read in place; the mapping lives as long as the model.
  * options: borrowed for the call, may be NULL. error: may be NULL.
  * On failure *model_out is NULL and error->message names the problem
- * (for a malformed file: the table, field and index). */
+ * (for a malformed file: the table, field and index). The decoded tables of
+ * a model may take at most 16 MiB + 32 x the file size (real models need far
+ * less); a file that needs more fails with WICK_ERR_OUT_OF_MEMORY. */
 WICK_API wick_status wick_model_load_file(const char *path, const wick_model_options *options,
                                           wick_error_info *error, wick_model **model_out);
 

@@ -43,9 +43,28 @@ static wick_model *model_new(const wick_model_options *options) {
   return m;
 }
 
+/* The decoded tables of a model may take at most this much memory. A crafted
+ * file can point a million vector entries at one shared operator table (4
+ * bytes each) and make a naive reader allocate gigabytes; real models need
+ * well under one times their size plus one 64 KiB chunk. */
+#define LOAD_BUDGET_FIXED ((size_t)16 << 20)
+#define LOAD_BUDGET_PER_FILE_BYTE 32
+
 static wick_status finish_load(wick_model *m, wick_error_info *error, wick_model **model_out) {
   char message[512] = "";
+  size_t budget, limit;
+  if (!wick_mul_size(m->size, LOAD_BUDGET_PER_FILE_BYTE, &budget) ||
+      !wick_add_size(budget, LOAD_BUDGET_FIXED, &budget) ||
+      !wick_add_size(budget, m->mem.used, &limit))
+    limit = 0; /* no cap representable: a file this large cannot be loaded anyway */
+  m->mem.limit = limit;
   wick_status st = wick_format_read_model(m, message, sizeof message);
+  m->mem.limit = 0;
+  if (st == WICK_ERR_OUT_OF_MEMORY && limit != 0)
+    wick_format_message(message, sizeof message,
+                        "out of memory reading the model: its tables may take at most %zu "
+                        "bytes (16 MiB + 32 x the file size)",
+                        budget);
   if (st != WICK_OK) {
     set_error(error, "%s", message);
     wick_model_destroy(m);

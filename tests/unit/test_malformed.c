@@ -643,6 +643,46 @@ static void bool_input_case(void) {
   free(bytes);
 }
 
+/* One operator table shared by 200,000 entries of the operators vector: 800
+ * KB of file that a naive reader decodes into ~900 MB (each entry copies the
+ * 1,024-entry inputs vector). The load budget must stop it, fast. */
+static void shared_table_case(void) {
+  g_targeted++;
+  snprintf(g_case, sizeof g_case, "targeted: one operator table shared 200000 times");
+  tm_builder *b = tm_new();
+  int32_t shape[1] = {4}, ins[1024] = {0}, out[1] = {1}, gin[1] = {0}, gout[1] = {1};
+  tm_node *buf = tm_buffer(b, NULL, 0);
+  tm_node *tensors[2] = {tm_tensor(b, "x", TM_F32, shape, 1, 0, NULL),
+                         tm_tensor(b, "y", TM_F32, shape, 1, 0, NULL)};
+  tm_node *code = tm_opcode(b, 106, 1); /* ADD_N */
+  tm_node *op = tm_operator(b, 0, ins, 1024, out, 1, 0, NULL);
+  enum { N = 200000 };
+  tm_node **ops = malloc(N * sizeof *ops);
+  if (ops == NULL) abort();
+  for (size_t i = 0; i < N; i++) ops[i] = op;
+  tm_node *sg = tm_subgraph(b, tensors, 2, gin, 1, gout, 1, ops, N);
+  tm_node *model = tm_model(b, 3, &code, 1, &sg, 1, &buf, 1, NULL, 0);
+  size_t size;
+  uint8_t *bytes = tm_finish(b, model, "TFL3", &size);
+  tm_free(b);
+  free(ops);
+  uint64_t t0 = now_ms();
+  wick_error_info err;
+  wick_model *m = NULL;
+  wick_status st = wick_model_load_buffer(bytes, size, NULL, &err, &m);
+  uint64_t ms = now_ms() - t0;
+  if (st != WICK_ERR_OUT_OF_MEMORY || !strstr(err.message, "its tables may take at most"))
+    FAIL("shared table: expected the load budget to refuse it; got %s: %s",
+         wick_status_string(st), st ? err.message : "");
+  else if (ms > (SANITIZED ? 10000u : 2000u))
+    FAIL("shared table: refused, but only after %llu ms", (unsigned long long)ms);
+  else
+    printf("  ok  %-40s %s (%zu-byte file, %llu ms)\n", "one operator table shared 200000x",
+           err.message, size, (unsigned long long)ms);
+  wick_model_destroy(m);
+  free(bytes);
+}
+
 static void targeted_cases(void) {
   printf("targeted malformations:\n");
   const wick_status BAD = WICK_ERR_MALFORMED_MODEL;
@@ -754,6 +794,7 @@ static void targeted_cases(void) {
                "inputs");
   constant_input_case();
   bool_input_case();
+  shared_table_case();
 }
 
 /* ---------------------------------------------------------------- regressions */

@@ -12,7 +12,9 @@
  *
  * Each table is written right after its vtable (so its soffset is positive)
  * and every child is written after its parent, so every uoffset points
- * forward as the format requires. Tables start 8-byte aligned, scalar fields
+ * forward as the format requires. A node referenced twice is written once
+ * and shared (both references must come before it: true for the items of
+ * one table vector, whose slots are all written before any item). Tables start 8-byte aligned, scalar fields
  * are aligned to their size, vectors of 8-byte elements have their elements
  * 8-aligned, byte vectors (buffer data) 16-aligned. Nothing is shared or
  * deduplicated: the result is simple, valid and easy to reason about when a
@@ -58,6 +60,7 @@ struct tm_node {
   size_t align;  /* payload alignment (TM_VEC) */
   tm_node **items; /* TM_TVEC */
   size_t pos;    /* where the node landed (table start / vector length word), set by tm_finish */
+  int emitted;   /* already written: later references share it (FlatBuffers allows that) */
 };
 
 typedef struct tm_builder {
@@ -250,6 +253,8 @@ static inline size_t tm_emit_table(tm_builder *b, tm_node *t) {
 }
 
 static inline size_t tm_emit(tm_builder *b, tm_node *n) {
+  if (n->emitted) return n->pos;
+  n->emitted = 1;
   switch (n->kind) {
     case TM_TABLE:
       return tm_emit_table(b, n);
@@ -287,6 +292,7 @@ static inline size_t tm_emit(tm_builder *b, tm_node *n) {
  * node positions (tm_node.pos, tm_field.at) for patching. */
 static inline uint8_t *tm_finish(tm_builder *b, tm_node *root, const char *ident, size_t *size_out) {
   b->size = 0;
+  for (size_t i = 0; i < b->nnodes; i++) b->nodes[i]->emitted = 0;
   tm_put_u32(b, 0);
   tm_put(b, ident ? ident : "\0\0\0\0", 4);
   size_t r = tm_emit(b, root);
