@@ -208,6 +208,10 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
     case OPT_LEAKY_RELU:
       p->alpha = get_f32(o, 0, 0.0f, "alpha");
       break;
+    case OPT_SVDF:
+      p->count = get_i32(o, 0, 0, "rank");
+      p->activation = (wick_activation)get_i8(o, 1, 0, "fused_activation_function");
+      break;
     case OPT_MIRROR_PAD:
       p->mode = get_i8(o, 0, 0, "mode");
       break;

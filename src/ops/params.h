@@ -73,7 +73,7 @@ typedef struct wick_int_list {
  * operator's builtin code; members not set keep the defaults of
  * wick_params_defaults(). */
 typedef struct wick_op_params {
-  wick_activation activation; /* ADD SUB MUL DIV CONCATENATION L2_NORMALIZATION */
+  wick_activation activation; /* ADD SUB MUL DIV CONCATENATION L2_NORMALIZATION SVDF */
   wick_conv_params conv;
   wick_pool_params pool;
   wick_fully_connected_params fc;
@@ -81,7 +81,7 @@ typedef struct wick_op_params {
   wick_lstm_params lstm;
   wick_int_list int_list; /* RESHAPE new_shape, SQUEEZE squeeze_dims */
   int32_t axis;           /* CONCATENATION GATHER PACK UNPACK ONE_HOT */
-  int32_t count;          /* SPLIT/SPLIT_V num_splits, PACK values_count, UNPACK num */
+  int32_t count;          /* SPLIT/SPLIT_V num_splits, PACK values_count, UNPACK num, SVDF rank */
   int32_t batch_dims;     /* GATHER */
   int32_t block_size;     /* SPACE_TO_DEPTH DEPTH_TO_SPACE */
   int32_t mode;           /* MIRROR_PAD: 0 REFLECT, 1 SYMMETRIC */

@@ -409,4 +409,25 @@ void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64
 void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float bias,
                                 int32_t out_zp, const void *in, void *out);
 
+/* ---- SVDF (svdf.c): float, and int8 input / int16 state / int8 output ----
+ * input [batch, input_size], weights_feature [filters, input_size],
+ * weights_time [filters, memory], bias [filters / rank] (may be NULL),
+ * state [batch, filters * memory] (updated in place), output
+ * [batch, filters / rank]. scratch: batch * filters elements. */
+typedef struct wick_svdf_shape {
+  int64_t batch, input_size, filters, memory, rank;
+} wick_svdf_shape;
+void wick_f32_svdf__reference(const wick_svdf_shape *s, const float *input, const float *wf,
+                              const float *wt, const float *bias, float *state, float *scratch,
+                              float *output, float lo, float hi);
+typedef struct wick_qsvdf_params {
+  int32_t input_zero_point, output_zero_point;
+  int32_t multiplier1, shift1; /* s_in * s_wf / s_state */
+  int32_t multiplier2, shift2; /* s_state * s_wt / s_out */
+} wick_qsvdf_params;
+void wick_q_svdf__reference(const wick_svdf_shape *s, const wick_qsvdf_params *p,
+                            const int8_t *input, const int8_t *wf, const int16_t *wt,
+                            const int32_t *bias, int16_t *state, int32_t *scratch,
+                            int8_t *output);
+
 #endif /* WICK_KERNELS_REFERENCE_H */

@@ -610,3 +610,69 @@ def test_unsupported_pair_is_refused_with_types_named():
     x = Q(np.zeros((2, 3), np.int8), 0.1, 0)
     fails("QUANTIZE", [x], ("int32", 0.1, 0), r"requantizing int8 to int32 is not supported",
           status=UNSUPPORTED)
+
+
+# ------------------------------------------------------------------------------------- SVDF
+
+
+def svdf_model(integer, batch=2, input_size=6, filters=8, memory=4, rank=2, bias=True, activation="NONE"):
+    rng = np.random.default_rng(RNG_SEED)
+    units = filters // rank
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    if integer:
+        x = sg.add_tensor("x", [batch, input_size], "int8", quant=dict(scale=0.05, zero_point=-3))
+        wf = sg.add_constant("wf", rnd(rng, (filters, input_size), np.int8, -127, 127),
+                             quant=dict(scale=0.01, zero_point=0))
+        wt = sg.add_constant("wt", rnd(rng, (filters, memory), np.int16, -20000, 20000),
+                             quant=dict(scale=0.0003, zero_point=0))
+        b = sg.add_constant("b", rnd(rng, (units,), np.int32, -5000, 5000), quant=dict(scale=1e-6, zero_point=0)) if bias else -1
+        st = sg.add_tensor("state", [batch, filters * memory], "int16", quant=dict(scale=0.002, zero_point=0),
+                           is_variable=True)
+        y = sg.add_tensor("y", [batch, units], "int8", quant=dict(scale=0.03, zero_point=5))
+    else:
+        x = sg.add_tensor("x", [batch, input_size], "float32")
+        wf = sg.add_constant("wf", rng.standard_normal((filters, input_size)).astype(np.float32))
+        wt = sg.add_constant("wt", rng.standard_normal((filters, memory)).astype(np.float32))
+        b = sg.add_constant("b", rng.standard_normal(units).astype(np.float32)) if bias else -1
+        st = sg.add_tensor("state", [batch, filters * memory], "float32", is_variable=True)
+        y = sg.add_tensor("y", [batch, units], "float32")
+    sg.add_operator("SVDF", [x, wf, wt, b, st], [y], options=dict(rank=rank, fused_activation_function=activation),
+                    version=3 if integer else 1)
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish()
+
+
+@pytest.mark.parametrize(
+    "integer,rank,bias,activation",
+    [(True, 2, True, "RELU"), (True, 1, False, "RELU"), (False, 2, True, "NONE"), (False, 1, False, "RELU")],
+    ids=["int8-r2-bias", "int8-r1", "float32-r2-bias", "float32-r1-relu"],
+)
+def test_svdf_state_over_several_invokes(integer, rank, bias, activation):
+    """The state carries over between invokes: compare every step with one LiteRT interpreter.
+    (LiteRT's integer SVDF requires RELU and does not apply it; wick matches.)"""
+    from tests.python.oracles.litert import make_interpreter
+
+    data = svdf_model(integer, rank=rank, bias=bias, activation=activation)
+    rng = np.random.default_rng(7)
+    lite = make_interpreter(data, reference=True)
+    lite.allocate_tensors()
+    i_in, i_out = lite.get_input_details()[0]["index"], lite.get_output_details()[0]["index"]
+    runner = wick.load(data)
+    for step in range(5):
+        x = rnd(rng, (2, 6), np.int8) if integer else rng.standard_normal((2, 6)).astype(np.float32)
+        lite.set_tensor(i_in, x)
+        lite.invoke()
+        ref = lite.get_tensor(i_out)
+        got = runner(x)[0]
+        if integer:
+            exact([got], [ref], f"step {step}")
+        else:
+            np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5 * max(1.0, float(np.abs(ref).max())))
+
+
+def test_svdf_rank_must_divide_filters():
+    data = svdf_model(True, filters=8, rank=3)
+    with pytest.raises(wick.WickError, match=r"rank 3 must be positive and divide the 8 filters"):
+        wick.load(data)(np.zeros((2, 6), np.int8))

@@ -805,16 +805,18 @@ def test_quantize_bad_scale_is_refused(scale, match):
     wick_fails(data, feeds, r"QUANTIZE.*" + match)
 
 
-def test_quantize_requantize_not_implemented():
+def test_quantize_requantize_unsupported_pair_is_refused():
+    # (requantization itself is tested in test_quantized_ops.py; int8 -> int32 is not a
+    # pair LiteRT implements)
     x = np.zeros(3, np.int8)
     data, feeds = model(
         "QUANTIZE",
         [x],
-        out_dtype="int8",
+        out_dtype="int32",
         in_quant=dict(scale=[0.1], zero_point=[0]),
         out_quant=dict(scale=[0.2], zero_point=[0]),
     )
-    e = wick_fails(data, feeds, r"QUANTIZE.*input type int8 is not supported")
+    e = wick_fails(data, feeds, r"QUANTIZE.*requantizing int8 to int32 is not supported")
     assert e.code == 3  # WICK_ERR_UNSUPPORTED_OP
 
 
