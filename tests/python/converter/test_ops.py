@@ -211,6 +211,30 @@ case("embedding", nn.Embedding(10, 4), torch.tensor([[1, 2, 9], [0, 0, 5]]))
 case("slice_scatter", lambda x, y: torch.slice_scatter(x, y, 1, 1, 3), r(2, 5), r(2, 2))
 case("select_scatter", lambda x, y: torch.select_scatter(x, y, 0, 1), r(3, 4), r(4))
 case("index_put", lambda x, v: x.index_put((torch.tensor([0, 2]),), v), r(4, 3), r(2, 3))
+case(
+    "scatter",
+    lambda x, s: x.scatter(1, torch.tensor([[0, 2], [1, 3], [4, 0]]), s),
+    r(3, 5),
+    r(3, 4),
+)
+case("scatter_value", lambda x: x.scatter(0, torch.tensor([[2, 0, 1]]), -7.0), r(3, 3))
+case(
+    "scatter_add",
+    lambda x, s: x.scatter_add(1, torch.tensor([[0, 0], [1, 3], [4, 4]]), s),
+    r(3, 5),
+    r(3, 2),
+)
+case(
+    "scatter_reduce_sum",
+    lambda x, s: x.scatter_reduce(0, torch.tensor([[0, 1], [0, 2]]), s, "sum"),
+    r(3, 2),
+    r(2, 2),
+)
+case("diagonal", lambda x: torch.diagonal(x), r(4, 4))
+case("diagonal_offset", lambda x: torch.diagonal(x, 1, 0, 2), r(3, 2, 5))
+case("diag_embed_neg", lambda x: torch.diagonal(x, -1), r(4, 3))
+case("index_fill", lambda x: x.index_fill(1, torch.tensor([0, 2]), 3.0), r(2, 4))
+case("new_full", lambda x: x + x.new_full((3, 4), 1.5), r(3, 4))
 case("arange_add", lambda x: x + torch.arange(4, dtype=torch.float32), r(3, 4))
 case("zeros_like", lambda x: torch.zeros_like(x) + x, r(3, 4))
 case("full", lambda x: x + torch.full((3, 4), 2.5), r(3, 4))
@@ -334,6 +358,25 @@ case(
 )
 case("mha", nn.MultiheadAttention(8, 2, batch_first=True), r(1, 4, 8), r(1, 4, 8), r(1, 4, 8))
 case("dropout_eval", nn.Dropout(0.5), r(3, 4))
+case(
+    "flatten_fc",
+    nn.Sequential(nn.Conv2d(3, 4, 3), nn.Flatten(), nn.Linear(4 * 3 * 2, 5)),
+    r(2, 3, 5, 4),
+)
+
+
+class _Recurrent(nn.Module):
+    def __init__(self, cell):
+        super().__init__()
+        self.rnn = cell(6, 8, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+case("lstm", _Recurrent(nn.LSTM), r(2, 4, 6))
+case("gru", _Recurrent(nn.GRU), r(2, 4, 6))
+case("rnn_tanh", _Recurrent(nn.RNN), r(2, 4, 6))
 
 
 def _args(inputs):

@@ -51,7 +51,8 @@ def export_module(
             "(call model.eval() first to silence this)",
             stacklevel=3,
         )
-    module = module.eval()
+    was_training = module.training
+    module.eval()
     if not isinstance(args, tuple):
         args = (args,)
     try:
@@ -68,4 +69,6 @@ def export_module(
             hint="the model must be exportable with torch.export.export(model, args, strict=False); "
             "data-dependent Python control flow is the usual cause",
         ) from e
+    finally:
+        module.train(was_training)  # leave the caller's module as it was
     return ep

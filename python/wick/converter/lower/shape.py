@@ -395,23 +395,8 @@ def lower_gather(ctx: Ctx, node: Node):
     r = X.rank
     dim = a.dim % r
     idx = _wrap_negative(ctx, _index_i32(ctx, a.index), X.shape[dim], a.index)
-    ishape = idx.shape
-    cols = []
-    for i in range(r):
-        if i == dim:
-            cols.append(ctx.reshape(idx, ishape + [1]))
-        else:
-            grid = np.broadcast_to(
-                np.arange(ishape[i], dtype=np.int32).reshape(
-                    [-1 if j == i else 1 for j in range(r)]
-                ),
-                ishape,
-            )
-            cols.append(ctx.const(np.asarray(grid, order="C").reshape(ishape + [1]), "int32"))
-    coords = ctx.emit(
-        "CONCATENATION", cols, ishape + [r], "int32", dict(axis=r, fused_activation_function="NONE")
-    )
-    ctx.bind(node.out, ctx.emit("GATHER_ND", [X, coords], ishape, X.dtype))
+    coords = _coords(ctx, idx, dim, r)
+    ctx.bind(node.out, ctx.emit("GATHER_ND", [X, coords], idx.shape, X.dtype))
 
 
 def lower_flip(ctx: Ctx, node: Node):
@@ -630,6 +615,128 @@ def lower_zeros_like(ctx: Ctx, node: Node):
     _like(ctx, node, 0)
 
 
+def lower_empty(ctx: Ctx, node: Node):
+    # uninitialized memory in torch; zeros are one valid value of it
+    _like_shape(ctx, node, 0)
+
+
+def _like_shape(ctx: Ctx, node: Node, value):
+    dt = ctx.dtype(node.out)
+    if not node.out.is_static:
+        ctx.bind(node.out, _fill(ctx, node, ctx.shape_vector(list(node.args[0])), value))
+        return
+    ctx.bind(node.out, ctx.const(np.full(ctx.static_shape(node.out), value, dtype=dt), dt))
+
+
+def lower_fill(ctx: Ctx, node: Node):
+    x, value = node.args[0], node.args[1]
+    if isinstance(value, Value):
+        X = ctx.t(x)
+        v = ctx.reshape(ctx.cast(ctx.t(value), ctx.dtype(node.out)), [])
+        shape_t = ctx.emit("SHAPE", [X], [X.rank], "int32", dict(out_type="int32"))
+        ctx.bind(node.out, ctx.emit("FILL", [shape_t, v], ctx.shape(node.out), v.dtype))
+        return
+    _like(ctx, node, value)
+
+
+def lower_scalar_tensor(ctx: Ctx, node: Node):
+    dt = ctx.dtype(node.out)
+    ctx.bind(node.out, ctx.const(np.asarray(node.args[0], dtype=dt), dt))
+
+
+def _coords(ctx: Ctx, idx, dim: int, r: int):
+    """GATHER_ND/SCATTER_ND coordinates for gather/scatter along ``dim``: every position of
+    ``idx`` paired with its own index in the other dims (constant iotas) and idx along dim."""
+    ishape = idx.shape
+    cols = []
+    for i in range(r):
+        if i == dim:
+            cols.append(ctx.reshape(idx, ishape + [1]))
+        else:
+            grid = np.broadcast_to(
+                np.arange(ishape[i], dtype=np.int32).reshape(
+                    [-1 if j == i else 1 for j in range(r)]
+                ),
+                ishape,
+            )
+            cols.append(ctx.const(np.asarray(grid, order="C").reshape(ishape + [1]), "int32"))
+    return ctx.emit(
+        "CONCATENATION", cols, ishape + [r], "int32", dict(axis=r, fused_activation_function="NONE")
+    )
+
+
+def _scatter_nd(ctx: Ctx, coords, updates, shape):
+    return ctx.emit("SCATTER_ND", [coords, updates, ctx.i32(shape)], shape, updates.dtype)
+
+
+def lower_scatter(ctx: Ctx, node: Node):
+    """scatter(x, dim, index, src|value): SCATTER_ND builds the scattered values (summing
+    duplicates, whose result torch leaves unspecified) and a hit mask; SELECT_V2 merges."""
+    a = ctx.args(node)
+    X = ctx.t(a.self)
+    r = X.rank
+    dim = a.dim % r
+    shape = ctx.static_shape(node.out)
+    idx = _wrap_negative(ctx, _index_i32(ctx, a.index), X.shape[dim], a.index)
+    if idx.shape != [int(d) for d in a.index.shape]:
+        raise ctx.error("internal: index shape")
+    coords = _coords(ctx, idx, dim, r)
+    ishape = idx.shape
+    src = getattr(a, "src", None)
+    if isinstance(src, Value):
+        S = ctx.cast(ctx.t(src), X.dtype)
+        if S.shape != ishape:
+            S = slice_to(ctx, S, ishape)
+    else:
+        S = ctx.const(np.full(ishape, a.value, dtype=X.dtype), X.dtype)
+    reduce = getattr(a, "reduce", None)
+    if node.target._overloadname == "default" and node.op_name.endswith("scatter_add.default"):
+        reduce = "add"
+    if reduce in ("add", "sum"):
+        include_self = getattr(a, "include_self", True)
+        summed = _scatter_nd(ctx, coords, S, shape)
+        if include_self is False:
+            raise ctx.error("scatter_reduce with include_self=False is not supported")
+        ctx.bind(
+            node.out, ctx.binary("ADD", X, summed, options=dict(fused_activation_function="NONE"))
+        )
+        return
+    if reduce is not None:
+        raise ctx.error(f"scatter reduce={reduce!r} is not supported")
+    vals = _scatter_nd(ctx, coords, S, shape)
+    hits = _scatter_nd(ctx, coords, ctx.const(np.ones(ishape, np.int32), "int32"), shape)
+    mask = ctx.binary("GREATER", hits, ctx.scalar(0, "int32"), "bool")
+    ctx.bind(node.out, ctx.emit("SELECT_V2", [mask, vals, X], shape, X.dtype))
+
+
+def slice_to(ctx: Ctx, S, shape):
+    """torch's scatter reads src only where index has elements: crop src to index's shape."""
+    return ctx.emit("SLICE", [S, ctx.i32([0] * S.rank), ctx.i32(shape)], list(shape), S.dtype)
+
+
+def lower_diagonal(ctx: Ctx, node: Node):
+    a = ctx.args(node)
+    X = ctx.t(a.self)
+    r = X.rank
+    d1, d2 = a.dim1 % r, a.dim2 % r
+    off = int(a.offset)
+    shape = ctx.static_shape(a.self)
+    rest = [i for i in range(r) if i not in (d1, d2)]
+    Xt = ctx.transpose(X, [d1, d2] + rest)
+    n1, n2 = shape[d1], shape[d2]
+    i = (
+        np.arange(max(0, -off), min(n1, n2 - off), dtype=np.int32)
+        if n2 - off > 0
+        else np.zeros(0, np.int32)
+    )
+    coords = np.stack([i, i + off], -1).astype(np.int32)
+    y = ctx.emit(
+        "GATHER_ND", [Xt, ctx.const(coords, "int32")], [len(i)] + [shape[k] for k in rest], X.dtype
+    )
+    # torch puts the diagonal last
+    ctx.bind(node.out, ctx.transpose(y, list(range(1, len(rest) + 1)) + [0]))
+
+
 def lower_alias(ctx: Ctx, node: Node):
     ctx.bind(node.out, ctx.t(node.args[0]))
 
@@ -673,6 +780,16 @@ RULES = {
     "index_put.default": lower_index_put,
     "as_strided.default": lower_as_strided,
     "full.default": lower_full,
+    "empty.memory_format": lower_empty,
+    "empty_strided.default": lower_empty,
+    "fill.Scalar": lower_fill,
+    "fill.Tensor": lower_fill,
+    "scalar_tensor.default": lower_scalar_tensor,
+    "scatter.src": lower_scatter,
+    "scatter.value": lower_scatter,
+    "scatter_add.default": lower_scatter,
+    "scatter_reduce.two": lower_scatter,
+    "diagonal.default": lower_diagonal,
     "arange.default": lower_arange,
     "arange.start": lower_arange,
     "arange.start_step": lower_arange,

@@ -341,7 +341,7 @@ class _Sinker:
                 return False
             res = reshape_through(a.shape, q, out.shape)
             if res is None:
-                return False
+                return self.flatten_into_fc(c, q, a, b)
             phys_shape, q_out = res
             g.set_input(c, 0, a)
             g.set_input(c, 1, g.const(out.name + "/shape", np.asarray(phys_shape, np.int32)))
@@ -349,6 +349,39 @@ class _Sinker:
             self.reroute(c, q_out)
             return True
         return False
+
+    def flatten_into_fc(self, c: TOp, q, a: TTensor, b: TTensor) -> bool:
+        """RESHAPE(TRANSPOSE(a), [N, K]) feeding FULLY_CONNECTED layers with constant weights
+        (the NCHW flatten before a classifier): flatten ``a`` as it is and permute the weight
+        columns instead, so no transpose runs."""
+        g = self.g
+        out = c.outputs[0]
+        if out.rank != 2 or q[0] != 0 or any(d < 0 for d in a.shape[1:]):
+            return False
+        if out.shape[1] != int(np.prod(a.shape[1:])):
+            return False
+        users = _flatten_fc_users(g, out)
+        if users is None:
+            return False
+        order = _fc_column_order(a.shape, q)
+        g.set_input(c, 0, a)
+        for u in users:
+            w = u.inputs[1]
+            g.set_input(u, 1, self.const_like(w, w.data[:, order]))
+        return True
+
+
+def _flatten_fc_users(g: TGraph, out: TTensor):
+    users = g.users_of(out)
+    if not users or g.is_output(out):
+        return None
+    for u in users:
+        if u.op != "FULLY_CONNECTED" or u.inputs[0] is not out or len(u.inputs) < 2:
+            return None
+        w = u.inputs[1]
+        if w is None or not w.is_const or w.rank != 2 or u.options.get("keep_num_dims"):
+            return None
+    return users
 
 
 def factor_groups(a, b):
@@ -391,6 +424,13 @@ def factor_groups(a, b):
                 break
         groups.append((gi, gk))
     return groups
+
+
+def _fc_column_order(phys, q):
+    """Column j of a flatten of the physical tensor holds logical flattened column order[j]."""
+    logical = [phys[q[i]] for i in range(len(q))]
+    idx = np.arange(int(np.prod(logical[1:])), dtype=np.int64).reshape([1] + logical[1:])
+    return np.transpose(idx, inverse(q)).reshape(-1)
 
 
 def reshape_through(phys, q, out):
