@@ -1,0 +1,284 @@
+/*
+ * bench_kernels.c — GFLOP/s of the optimized fp32 kernels on the GEMM,
+ * convolution and depthwise shapes of MobileNetV2 and ResNet-50, next to the
+ * measured FMA peak of each ISA on this core. Built by CMake (target
+ * bench_kernels), never run by ctest: timing is not a test.
+ *
+ *   build-<name>/bench_kernels [--isa avx512|avx2] [--quick]
+ *
+ * Each line is the median of 7 repetitions, each repetition running the
+ * kernel for at least 20 ms of thread CPU time (after one untimed warm-up).
+ * FLOPs = 2 * MACs.
+ * Machines are shared and noisy: compare medians from the same run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/cpu.h"
+#include "kernels/kernels.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+/* Thread CPU time, not wall time: on a shared machine, time spent preempted
+ * by other processes is not counted (a busy sibling hyperthread still is). */
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int quick;
+
+/* Median seconds per call of fn(arg). */
+static double time_median(void (*fn)(void *), void *arg) {
+  enum { REPS = 7 };
+  double t[REPS];
+  fn(arg);
+  for (int r = 0; r < REPS; r++) {
+    double t0 = now_s(), t1;
+    long calls = 0;
+    do {
+      fn(arg);
+      calls++;
+      t1 = now_s();
+    } while (t1 - t0 < (quick ? 0.003 : 0.02));
+    t[r] = (t1 - t0) / (double)calls;
+  }
+  qsort(t, REPS, sizeof t[0], cmp_double);
+  return t[REPS / 2];
+}
+
+/* ---------------------------------------------------------------- peak FMA throughput */
+
+#if defined(__x86_64__)
+/* 12 independent accumulator chains (FMA latency 4 x 2 pipes needs >= 8),
+ * named so they stay in registers; the empty asm keeps the loop from being
+ * folded. */
+#define PEAK_BODY(T, FMA, C)                                                                 \
+  T x0 = a, x1 = a, x2 = a, x3 = a, x4 = a, x5 = a, x6 = a, x7 = a, x8 = a, x9 = a, x10 = a,  \
+    x11 = a;                                                                                 \
+  for (long n = 0; n < iters; n++) {                                                         \
+    x0 = FMA(x0, a, b), x1 = FMA(x1, a, b), x2 = FMA(x2, a, b), x3 = FMA(x3, a, b);          \
+    x4 = FMA(x4, a, b), x5 = FMA(x5, a, b), x6 = FMA(x6, a, b), x7 = FMA(x7, a, b);          \
+    x8 = FMA(x8, a, b), x9 = FMA(x9, a, b), x10 = FMA(x10, a, b), x11 = FMA(x11, a, b);      \
+    __asm__ volatile("" : "+" C(x0), "+" C(x1), "+" C(x2), "+" C(x3), "+" C(x4), "+" C(x5));  \
+    __asm__ volatile("" : "+" C(x6), "+" C(x7), "+" C(x8), "+" C(x9), "+" C(x10), "+" C(x11)); \
+  }
+
+__attribute__((target("avx512f,fma"), noinline)) static float peak_avx512(long iters) {
+  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+  PEAK_BODY(__m512, _mm512_fmadd_ps, "v")
+  __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x0, x1), _mm512_add_ps(x2, x3)),
+                           _mm512_add_ps(_mm512_add_ps(x4, x5), _mm512_add_ps(x6, x7)));
+  s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(x8, x9), _mm512_add_ps(x10, x11)));
+  return _mm512_reduce_add_ps(s);
+}
+
+__attribute__((target("avx2,fma"), noinline)) static float peak_avx2(long iters) {
+  const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+  PEAK_BODY(__m256, _mm256_fmadd_ps, "x")
+  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)),
+                           _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7)));
+  s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(x8, x9), _mm256_add_ps(x10, x11)));
+  float out[8];
+  _mm256_storeu_ps(out, s);
+  return out[0] + out[7];
+}
+#endif
+
+typedef struct peak_arg {
+  bool avx512;
+  float sink;
+} peak_arg;
+
+static void run_peak(void *p) {
+  peak_arg *a = p;
+#if defined(__x86_64__)
+  a->sink += a->avx512 ? peak_avx512(100000) : peak_avx2(100000);
+#else
+  (void)a;
+#endif
+}
+
+static double measure_peak(const char *isa) {
+  peak_arg a = {strcmp(isa, "avx512") == 0, 0.0f};
+  double t = time_median(run_peak, &a);
+  double flops = 100000.0 * 12 * (a.avx512 ? 16 : 8) * 2.0;
+  if (a.sink == 12345.0f) printf(" ");
+  return flops / t * 1e-9;
+}
+
+/* ---------------------------------------------------------------- GEMM / conv / depthwise */
+
+static float *rand_buf(size_t n) {
+  float *p = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64); /* like the arena */
+  for (size_t i = 0; i < n; i++) p[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
+  return p;
+}
+
+typedef struct conv_arg {
+  const wick_f32_kernels *kern;
+  const wick_f32_gemm_kernel *gk;
+  wick_conv_shape s;
+  bool gemm, dw;
+  float *in, *packed, *out;
+  const float **ind;
+} conv_arg;
+
+static void run_conv(void *p) {
+  conv_arg *a = p;
+  const wick_conv_shape *s = &a->s;
+  if (a->dw)
+    a->kern->dwconv3x3(s, a->in, a->packed, a->out, 0.0f, 6.0f);
+  else if (a->gemm)
+    wick_f32_gemm(a->gk, (size_t)s->batch * s->in_h * s->in_w, s->out_c, s->in_c, a->in,
+                  s->in_c, a->packed, a->out, s->out_c, 0.0f, 6.0f);
+  else
+    wick_f32_conv_igemm(a->gk, s, a->ind, a->packed, a->out, 0.0f, 6.0f);
+}
+
+/* A conv / depthwise layer: input hxwxcin, cout, k x k, stride, SAME padding. */
+static void bench_layer(const wick_f32_kernels *kern, double peak, const char *model, int32_t h,
+                        int32_t cin, int32_t cout, int32_t k, int32_t stride, bool dw) {
+  conv_arg a;
+  memset(&a, 0, sizeof a);
+  a.kern = kern;
+  wick_conv_shape *s = &a.s;
+  s->batch = 1, s->in_h = s->in_w = h, s->in_c = cin, s->out_c = cout;
+  s->k_h = s->k_w = k, s->stride_h = s->stride_w = stride, s->dilation_h = s->dilation_w = 1;
+  s->out_h = s->out_w = (h + stride - 1) / stride;
+  int32_t pad_total = (s->out_h - 1) * stride + k - h;
+  if (pad_total < 0) pad_total = 0;
+  s->pad_top = s->pad_left = pad_total / 2;
+  s->groups = dw ? cin : 1, s->multiplier = 1;
+  size_t kk = (size_t)k * k * (dw ? 1 : cin);
+  a.in = rand_buf((size_t)h * h * cin);
+  a.out = rand_buf((size_t)s->out_h * s->out_w * cout);
+  float *w = rand_buf((size_t)cout * kk), *bias = rand_buf(cout);
+  float *zero = NULL;
+  a.dw = dw;
+  a.gemm = !dw && k == 1 && stride == 1;
+  if (dw) {
+    size_t blocks = ((size_t)cout + kern->dw_cr - 1) / kern->dw_cr;
+    a.packed = rand_buf(blocks * 10 * kern->dw_cr);
+    wick_f32_dwconv3x3_pack(cout, kern->dw_cr, w, bias, a.packed);
+  } else {
+    a.gk = wick_f32_gemm_kernel_for(kern, (size_t)cout);
+    a.packed = rand_buf(wick_f32_gemm_packed_size(cout, kk, a.gk->nr));
+    wick_f32_gemm_pack(cout, kk, a.gk->nr, w, bias, a.packed);
+    if (!a.gemm) {
+      size_t count;
+      wick_f32_conv_indirection_size(s, a.gk->mr, &count);
+      a.ind = malloc(count * sizeof(float *));
+      zero = calloc(cin, sizeof(float));
+      wick_f32_conv_indirection_init(s, a.gk->mr, a.in, zero, a.ind);
+    }
+  }
+  double t = time_median(run_conv, &a);
+  double flops = 2.0 * s->out_h * s->out_w * cout * (double)kk;
+  double gf = flops / t * 1e-9;
+  char shape[64];
+  snprintf(shape, sizeof shape, "%dx%dx%d k%d s%d -> %d", h, h, cin, k, stride, cout);
+  const char *kind = dw ? "dwconv3x3" : a.gemm ? "gemm" : "igemm";
+  if (!dw && a.gemm)
+    printf("%-8s %-10s %-28s M=%-6d K=%-5zu N=%-5d %8.1f us %7.1f GFLOP/s %5.1f%%\n", model,
+           kind, shape, s->out_h * s->out_w, kk, cout, t * 1e6, gf, 100.0 * gf / peak);
+  else
+    printf("%-8s %-10s %-28s %-26s %8.1f us %7.1f GFLOP/s %5.1f%%\n", model, kind, shape, "",
+           t * 1e6, gf, 100.0 * gf / peak);
+  free(a.in), free(a.out), free(w), free(bias), free(a.packed), free(a.ind), free(zero);
+}
+
+static void bench_fc(const wick_f32_kernels *kern, double peak, const char *model, int32_t m,
+                     int32_t k, int32_t n) {
+  conv_arg a;
+  memset(&a, 0, sizeof a);
+  a.kern = kern;
+  a.gemm = true;
+  wick_conv_shape *s = &a.s;
+  s->batch = 1, s->in_h = m, s->in_w = 1, s->in_c = k, s->out_c = n;
+  a.in = rand_buf((size_t)m * k);
+  a.out = rand_buf((size_t)m * n);
+  float *w = rand_buf((size_t)n * k);
+  a.gk = wick_f32_gemm_kernel_for(kern, (size_t)n);
+  a.packed = rand_buf(wick_f32_gemm_packed_size(n, k, a.gk->nr));
+  wick_f32_gemm_pack(n, k, a.gk->nr, w, NULL, a.packed);
+  double t = time_median(run_conv, &a);
+  double gf = 2.0 * m * n * (double)k / t * 1e-9;
+  printf("%-8s %-10s %-28s M=%-6d K=%-5d N=%-5d %8.1f us %7.1f GFLOP/s %5.1f%%\n", model,
+         "fc", "", m, k, n, t * 1e6, gf, 100.0 * gf / peak);
+  free(a.in), free(a.out), free(w), free(a.packed);
+}
+
+int main(int argc, char **argv) {
+  const char *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc)
+      only = argv[++i];
+    else if (strcmp(argv[i], "--quick") == 0)
+      quick = 1;
+    else {
+      fprintf(stderr, "usage: bench_kernels [--isa avx512|avx2] [--quick]\n");
+      return 2;
+    }
+  }
+  char desc[256];
+  wick_cpu_describe(wick_cpu_features(), desc, sizeof desc);
+  printf("cpu features: %s\n", desc);
+  static const char *isas[] = {"avx512", "avx2"};
+  for (size_t i = 0; i < 2; i++) {
+    if (only && strcmp(only, isas[i]) != 0) continue;
+    const wick_f32_kernels *kern = wick_f32_kernels_for_isa(isas[i]);
+    if (kern == NULL) {
+      printf("\n%s: not available on this CPU\n", isas[i]);
+      continue;
+    }
+    double peak = measure_peak(isas[i]);
+    char narrow[32] = "none";
+    if (kern->gemm_narrow.nr)
+      snprintf(narrow, sizeof narrow, "%zux%zu", kern->gemm_narrow.mr, kern->gemm_narrow.nr);
+    printf("\n%s (gemm %zux%zu, narrow %s, dw %zu channels): measured FMA peak %.1f GFLOP/s\n",
+           kern->isa, kern->gemm.mr, kern->gemm.nr, narrow, kern->dw_cr, peak);
+    /* MobileNetV2 (224x224): first conv, 1x1 expand/project, depthwise, classifier */
+    bench_layer(kern, peak, "mnv2", 224, 3, 32, 3, 2, false);
+    bench_layer(kern, peak, "mnv2", 112, 32, 16, 1, 1, false);
+    bench_layer(kern, peak, "mnv2", 112, 16, 96, 1, 1, false);
+    bench_layer(kern, peak, "mnv2", 56, 24, 144, 1, 1, false);
+    bench_layer(kern, peak, "mnv2", 28, 192, 32, 1, 1, false);
+    bench_layer(kern, peak, "mnv2", 14, 64, 384, 1, 1, false);
+    bench_layer(kern, peak, "mnv2", 14, 576, 96, 1, 1, false);
+    bench_layer(kern, peak, "mnv2", 7, 960, 160, 1, 1, false);
+    bench_layer(kern, peak, "mnv2", 7, 320, 1280, 1, 1, false);
+    bench_layer(kern, peak, "mnv2", 112, 32, 32, 3, 1, true);
+    bench_layer(kern, peak, "mnv2", 112, 96, 96, 3, 2, true);
+    bench_layer(kern, peak, "mnv2", 56, 144, 144, 3, 1, true);
+    bench_layer(kern, peak, "mnv2", 28, 192, 192, 3, 1, true);
+    bench_layer(kern, peak, "mnv2", 14, 576, 576, 3, 1, true);
+    bench_layer(kern, peak, "mnv2", 7, 960, 960, 3, 1, true);
+    bench_fc(kern, peak, "mnv2", 1, 1280, 1000);
+    if (quick) continue;
+    /* ResNet-50: stem, bottleneck 1x1s and 3x3s of each stage, classifier */
+    bench_layer(kern, peak, "resnet50", 224, 3, 64, 7, 2, false);
+    bench_layer(kern, peak, "resnet50", 56, 64, 64, 1, 1, false);
+    bench_layer(kern, peak, "resnet50", 56, 64, 64, 3, 1, false);
+    bench_layer(kern, peak, "resnet50", 56, 64, 256, 1, 1, false);
+    bench_layer(kern, peak, "resnet50", 28, 128, 128, 3, 1, false);
+    bench_layer(kern, peak, "resnet50", 28, 512, 128, 1, 1, false);
+    bench_layer(kern, peak, "resnet50", 14, 256, 256, 3, 1, false);
+    bench_layer(kern, peak, "resnet50", 14, 1024, 256, 1, 1, false);
+    bench_layer(kern, peak, "resnet50", 7, 512, 512, 3, 1, false);
+    bench_layer(kern, peak, "resnet50", 7, 2048, 512, 1, 1, false);
+    bench_layer(kern, peak, "resnet50", 7, 512, 2048, 1, 1, false);
+    bench_fc(kern, peak, "resnet50", 1, 2048, 1000);
+  }
+  return 0;
+}

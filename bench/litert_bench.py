@@ -1,0 +1,88 @@
+"""Single-thread latency of .tflite files on wick and on LiteRT (XNNPACK), interleaved in one
+process so both see the same machine load.
+
+    .venv/bin/python bench/litert_bench.py build/model-cache/mobilenet_v2-s0-*.tflite [--runs 20]
+    WICK_LIBRARY=$PWD/build-perf/libwick.so .venv/bin/python bench/litert_bench.py ... --wick
+
+Same protocol as `wick bench`: seeded random inputs, warm-up runs, then N invokes. Without
+--wick only LiteRT runs. With --wick, each round runs one wick invoke then one LiteRT invoke, and
+both wall time and the calling thread's CPU time (time.thread_time: not counting time the thread
+spent preempted by other processes, which dominates on a shared machine) are reported as medians,
+with the wick / LiteRT ratio. Both run on the calling thread (num_threads=1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+
+def _litert(path: str, threads: int):
+    from ai_edge_litert.interpreter import Interpreter
+
+    it = Interpreter(model_path=path, num_threads=threads)
+    it.allocate_tensors()
+    rng = np.random.default_rng(0)
+    feeds = [rng.standard_normal(d["shape"]).astype(d["dtype"]) for d in it.get_input_details()]
+    for d, x in zip(it.get_input_details(), feeds, strict=True):
+        it.set_tensor(d["index"], x)
+    return it.invoke, feeds
+
+
+def _wick(path: str, feeds):
+    import wick
+
+    runtime = wick.load(path)
+    runner = runtime.signature(None)
+    runner(*feeds)  # sets the inputs (and warms up once)
+    return runtime, runner.invoke
+
+
+def _timed(fn) -> tuple[float, float]:
+    w0, c0 = time.perf_counter(), time.thread_time()
+    fn()
+    return (time.perf_counter() - w0) * 1e3, (time.thread_time() - c0) * 1e3
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("models", nargs="+")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--wick", action="store_true", help="also run wick, interleaved")
+    a = ap.parse_args()
+    for m in a.models:
+        lite, feeds = _litert(m, a.threads)
+        runners = {"litert": lite}
+        if a.wick:
+            keep, runners["wick"] = _wick(m, feeds)  # keep: the runtime must outlive its runner
+        for _ in range(a.warmup):
+            for fn in runners.values():
+                fn()
+        times = {k: [] for k in runners}
+        for _ in range(a.runs):
+            for k, fn in runners.items():
+                times[k].append(_timed(fn))
+        print(m)
+        med = {}
+        for k, t in times.items():
+            wall = [x[0] for x in t]
+            cpu = [x[1] for x in t]
+            med[k] = (statistics.median(wall), statistics.median(cpu))
+            print(
+                f"  {k:7s} wall: min {min(wall):8.3f} median {med[k][0]:8.3f} ms   "
+                f"thread CPU: min {min(cpu):8.3f} median {med[k][1]:8.3f} ms"
+            )
+        if a.wick:
+            print(
+                f"  wick / litert (median): wall {med['wick'][0] / med['litert'][0]:.2f}  "
+                f"thread CPU {med['wick'][1] / med['litert'][1]:.2f}"
+            )
+
+
+if __name__ == "__main__":
+    main()
