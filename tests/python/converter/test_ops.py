@@ -451,3 +451,31 @@ def test_litert_helper_roundtrip():
     out = run_litert(model.tflite_bytes, [a.numpy(), b.numpy()], [s.name for s in model.inputs])
     np.testing.assert_allclose(out[0], (a - b).numpy(), rtol=1e-6)
     np.testing.assert_allclose(out[1], (a * 2).numpy(), rtol=1e-6)
+
+
+def test_emitted_ops_are_declared():
+    """Every op in the files converted above is in lower.table.EMITTED_OPS."""
+    from wick.converter.lower.table import EMITTED_OPS
+
+    if not _CONVERTED:
+        pytest.skip("run together with test_op_litert")
+    used = set()
+    for model in _CONVERTED.values():
+        used |= set(model.op_counts)
+    assert used <= EMITTED_OPS, sorted(used - EMITTED_OPS)
+
+
+def test_emitted_ops_exist_in_runtime():
+    """The runtime's op table (src/ops/op_table.inc) lists every op the converter may emit."""
+    import re
+    from pathlib import Path
+
+    from wick.converter.lower.table import EMITTED_OPS
+
+    table = Path(__file__).resolve().parents[3] / "src" / "ops" / "op_table.inc"
+    if not table.exists():
+        pytest.skip("no src/ops/op_table.inc")
+    runtime_ops = set(re.findall(r"^WICK_OP\((\w+),", table.read_text(), re.M))
+    missing = sorted(EMITTED_OPS - runtime_ops)
+    if missing:
+        pytest.xfail(f"converter may emit ops the wick runtime lacks: {missing}")

@@ -21,6 +21,24 @@ for _section in (elementwise.RULES, nn.RULES, shape.RULES, reduce.RULES):
         LOWERINGS[_k] = _v
 
 
+# Every TFLite builtin that lowering or the TFLite-level passes can put in a file.  The converter
+# tests check that converted models use nothing else, and compare this set with the runtime's
+# src/ops/op_table.inc so the two halves agree about what exists.
+EMITTED_OPS = frozenset(
+    """
+    ABS ADD ARG_MAX ARG_MIN ATAN2 AVERAGE_POOL_2D BATCH_MATMUL BITWISE_XOR BROADCAST_TO CAST
+    CEIL CONCATENATION CONV_2D COS CUMSUM DEPTHWISE_CONV_2D DIV ELU EQUAL EXP FILL FLOOR
+    FLOOR_DIV FLOOR_MOD FULLY_CONNECTED GATHER GATHER_ND GELU GREATER GREATER_EQUAL HARD_SWISH
+    LEAKY_RELU LESS LESS_EQUAL LOG LOGICAL_AND LOGICAL_NOT LOGICAL_OR LOGISTIC LOG_SOFTMAX
+    MAXIMUM MAX_POOL_2D MEAN MINIMUM MIRROR_PAD MUL NEG NOT_EQUAL PAD PADV2 POW PRELU RANGE
+    REDUCE_ALL REDUCE_ANY REDUCE_MAX REDUCE_MIN REDUCE_PROD RELU RELU6 RELU_N1_TO_1 RESHAPE
+    RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR REVERSE_V2 ROUND RSQRT SCATTER_ND SELECT_V2 SHAPE
+    SIGN SIN SLICE SOFTMAX SQRT STRIDED_SLICE SUB SUM TANH TILE TOPK_V2 TRANSPOSE
+    TRANSPOSE_CONV
+    """.split()
+)
+
+
 def lookup(op_name: str):
     """Rule for an ATen op name as printed by ir.op_name ('aten.add.Tensor')."""
     key = op_name[5:] if op_name.startswith("aten.") else op_name
