@@ -482,7 +482,8 @@ INLINE void avgpool_body(wick_dtype t, const wick_pool_shape *s, const void *in,
       for (int32_t x = 0; x < s->out_w; x++)
         for (int32_t c = 0; c < s->channels; c++, o++) {
           const int32_t y0 = y * s->stride_h - s->pad_top, x0 = x * s->stride_w - s->pad_left;
-          int32_t acc = 0, count = 0;
+          int32_t acc = 0; /* wraps like LiteRT's int32 sum */
+          int64_t count = 0;
           for (int32_t ky = 0; ky < s->k_h; ky++) {
             const int32_t iy = y0 + ky;
             if (iy < 0 || iy >= s->in_h) continue;
@@ -495,7 +496,9 @@ INLINE void avgpool_body(wick_dtype t, const wick_pool_shape *s, const void *in,
             }
           }
           int32_t v = 0;
-          if (count > 0) v = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+          if (count > 0)
+            v = (int32_t)(acc > 0 ? ((int64_t)acc + count / 2) / count
+                                  : ((int64_t)acc - count / 2) / count);
           st(t, out, o, clamp32(v, lo, hi));
         }
 }
