@@ -113,7 +113,7 @@ ALWAYS_INLINE weights load_weights(const float *wb) {
 }
 
 ALWAYS_INLINE __mmask16 tail_mask(size_t left) {
-  return left >= CR ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
+  return (__mmask16)(left >= CR ? 0xffffu : (1u << left) - 1u);
 }
 
 /* Narrow rows: channel block outer, weights loaded once per block. */

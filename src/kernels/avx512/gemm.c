@@ -60,7 +60,7 @@ ALWAYS_INLINE void store_tile(size_t MR, size_t NV, __m512 acc[][2], float *cons
     __mmask16 m[2];
     for (size_t v = 0; v < NV; v++) {
       const size_t left = nc > 16 * v ? nc - 16 * v : 0;
-      m[v] = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
+      m[v] = (__mmask16)(left >= 16 ? 0xffffu : (1u << left) - 1u);
     }
     for (size_t i = MR; i-- > 0;)
       for (size_t v = 0; v < NV; v++)
