@@ -120,8 +120,11 @@ def test_depthwise_reference_fallbacks(case):
     check("DEPTHWISE_CONV_2D", [In(x), w, b], dict(padding="SAME", stride_h=1, stride_w=1, **opts))
 
 
-# FULLY_CONNECTED: one row (the 1xNR kernel), a row remainder, and N past one column block.
-@pytest.mark.parametrize("m,k,n", [(1, 1280, 1000), (9, 33, 70), (15, 600, 700)])
+# FULLY_CONNECTED: one row (the 1xNR kernel), a row remainder, N past one column block, and
+# N <= 16 (the narrow tile where the ISA has one).
+@pytest.mark.parametrize(
+    "m,k,n", [(1, 1280, 1000), (9, 33, 70), (15, 600, 700), (1, 64, 10), (20, 33, 16)]
+)
 def test_fully_connected(m, k, n):
     check(
         "FULLY_CONNECTED",
