@@ -40,7 +40,16 @@ static wick_status pool_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_activation_range_f32(ctx, p->activation, &d->lo, &d->hi));
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   ctx->node->user_data = d;
-  return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 4, dims);
+  WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 4, dims));
+  /* Work, for profiling and for callers that bound cost: each output visits
+   * the part of its window inside the input (at most k x in per axis). The
+   * element count is capped by set_output; saturate the product. */
+  uint64_t wh = (uint64_t)(s->k_h < s->in_h ? s->k_h : s->in_h);
+  uint64_t ww = (uint64_t)(s->k_w < s->in_w ? s->k_w : s->in_w);
+  uint64_t taps = wh * ww, macs; /* each < 2^31: no overflow */
+  if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs)) macs = UINT64_MAX;
+  ctx->node->macs = macs;
+  return WICK_OK;
 }
 
 static wick_status average_invoke(wick_op_ctx *ctx) {

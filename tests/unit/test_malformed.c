@@ -683,6 +683,35 @@ static void shared_table_case(void) {
   free(bytes);
 }
 
+/* RESHAPE to rank 9, through the shape tensor or through the new_shape
+ * option: TFLite once wrote past its dims array here (RELIABILITY.md). */
+static void reshape_rank_case(bool via_option) {
+  tm_builder *b = tm_new();
+  int32_t s_x[2] = {1, 1}, s_shape[1] = {9}, nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  tm_node *bufs[2] = {tm_buffer(b, NULL, 0), tm_buffer(b, nine, sizeof nine)};
+  tm_node *tensors[3] = {tm_tensor(b, "x", TM_F32, s_x, 2, 0, NULL),
+                         tm_tensor(b, "shape", TM_I32, s_shape, 1, 1, NULL),
+                         tm_tensor(b, "y", TM_F32, s_x, 2, 0, NULL)};
+  tm_node *code = tm_opcode(b, 22, 1);
+  int32_t in[2] = {0, 1}, out[1] = {2}, gin[1] = {0}, gout[1] = {2};
+  tm_node *opts = tm_table(b); /* ReshapeOptions.new_shape */
+  tm_ref(opts, 0, tm_vec_i32(b, nine, 9));
+  tm_node *op = tm_operator(b, 0, in, via_option ? 1 : 2, out, 1, via_option ? 17 : 0,
+                            via_option ? opts : NULL);
+  tm_node *sg = tm_subgraph(b, tensors, 3, gin, 1, gout, 1, &op, 1);
+  tm_node *model = tm_model(b, 3, &code, 1, &sg, 1, bufs, 2, NULL, 0);
+  size_t size;
+  uint8_t *bytes = tm_finish(b, model, "TFL3", &size);
+  tm_free(b);
+  if (via_option)
+    expect("RESHAPE new_shape option of rank 9", bytes, size, 0, WICK_ERR_MALFORMED_MODEL,
+           "subgraphs[0].operators[0] (RESHAPE): builtin options: field new_shape is malformed");
+  else
+    expect("RESHAPE shape tensor of rank 9", bytes, size, 1, WICK_ERR_MALFORMED_MODEL,
+           "RESHAPE (operator 0): new rank 9 exceeds wick's maximum 8");
+  free(bytes);
+}
+
 static void targeted_cases(void) {
   printf("targeted malformations:\n");
   const wick_status BAD = WICK_ERR_MALFORMED_MODEL;
@@ -795,6 +824,8 @@ static void targeted_cases(void) {
   constant_input_case();
   bool_input_case();
   shared_table_case();
+  reshape_rank_case(false);
+  reshape_rank_case(true);
 }
 
 /* ---------------------------------------------------------------- regressions */
