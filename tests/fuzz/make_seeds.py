@@ -149,6 +149,132 @@ def composite():
     return w.finish()
 
 
+def op_model(op, inputs, out_shape, out_dtype="float32", options=None, n_out=1, quant=None):
+    """One operator. `inputs`: ("in", shape, dtype) graph inputs or numpy arrays (constants);
+    output shapes need not be exact (wick's prepare sets them); `quant` applies to every
+    activation tensor (int8 seeds)."""
+    w = ModelWriter(description="seed")
+    sg = w.add_subgraph()
+    ins, graph_ins = [], []
+    for k, spec in enumerate(inputs):
+        if isinstance(spec, tuple):
+            t = sg.add_tensor(f"in{k}", list(spec[1]), spec[2], quant=quant)
+            graph_ins.append(t)
+        else:
+            t = sg.add_constant(f"c{k}", spec)
+        ins.append(t)
+    outs = [sg.add_tensor(f"out{k}", list(out_shape), out_dtype, quant=quant) for k in range(n_out)]
+    sg.add_operator(op, ins, outs, options=options)
+    sg.set_inputs(graph_ins)
+    sg.set_outputs(outs)
+    return w.finish()
+
+
+def quantize():
+    w = ModelWriter(description="seed")
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", [2, 4], "float32")
+    q = sg.add_tensor("q", [2, 4], "int8", quant=dict(scale=[0.05], zero_point=[-1]))
+    y = sg.add_tensor("y", [2, 4], "float32")
+    sg.add_operator("QUANTIZE", [x], [q])
+    sg.add_operator("DEQUANTIZE", [q], [y])
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish()
+
+
+def int8_softmax():
+    w = ModelWriter(description="seed")
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", [2, 5], "int8", quant=dict(scale=[0.1], zero_point=[0]))
+    y = sg.add_tensor("y", [2, 5], "int8", quant=dict(scale=[1.0 / 256], zero_point=[-128]))
+    sg.add_operator("SOFTMAX", [x], [y], options=dict(beta=1.0))
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish()
+
+
+def fx(*shape):
+    return ("in", shape, "float32")
+
+
+UNARY = ["ABS", "CEIL", "COS", "ELU", "EXP", "FLOOR", "GELU", "HARD_SWISH", "LOG", "LOGISTIC",
+         "NEG", "RELU", "RELU6", "RELU_0_TO_1", "RELU_N1_TO_1", "ROUND", "RSQRT", "SIGN", "SIN",
+         "SQRT", "SQUARE", "TANH", "ZEROS_LIKE", "LOG_SOFTMAX"]
+
+I32 = np.int32
+EXTRA = {
+    "leaky_relu": lambda: op_model("LEAKY_RELU", [fx(2, 3)], (2, 3), options=dict(alpha=0.2)),
+    "prelu": lambda: op_model("PRELU", [fx(1, 2, 3), f32(3)], (1, 2, 3)),
+    "cast": lambda: op_model("CAST", [fx(2, 3)], (2, 3), "int32"),
+    "logical_not": lambda: op_model("LOGICAL_NOT", [("in", (4,), "bool")], (4,), "bool"),
+    "arg_max": lambda: op_model("ARG_MAX", [fx(2, 5), np.array([1], I32)], (2,), "int32",
+                                options=dict(output_type="int32")),
+    "arg_min": lambda: op_model("ARG_MIN", [fx(2, 5), np.array([0], I32)], (5,), "int32",
+                                options=dict(output_type="int32")),
+    "batch_matmul": lambda: op_model("BATCH_MATMUL", [fx(2, 3, 4), f32(2, 4, 5)], (2, 3, 5)),
+    "broadcast_to": lambda: op_model("BROADCAST_TO", [fx(1, 3), np.array([4, 3], I32)], (4, 3)),
+    "cumsum": lambda: op_model("CUMSUM", [fx(2, 4), np.array(1, I32)], (2, 4)),
+    "depth_to_space": lambda: op_model("DEPTH_TO_SPACE", [fx(1, 2, 2, 8)], (1, 4, 4, 2),
+                                       options=dict(block_size=2)),
+    "space_to_depth": lambda: op_model("SPACE_TO_DEPTH", [fx(1, 4, 4, 2)], (1, 2, 2, 8),
+                                       options=dict(block_size=2)),
+    "dynamic_update_slice": lambda: op_model("DYNAMIC_UPDATE_SLICE",
+                                             [fx(4, 4), f32(2, 2), np.array([1, 1], I32)], (4, 4)),
+    "embedding_lookup": lambda: op_model("EMBEDDING_LOOKUP", [("in", (3,), "int32"), f32(5, 2)],
+                                         (3, 2)),
+    "expand_dims": lambda: op_model("EXPAND_DIMS", [fx(2, 3), np.array([1], I32)], (2, 1, 3)),
+    "fill": lambda: op_model("FILL", [np.array([2, 3], I32), ("in", (), "float32")], (2, 3)),
+    "gather": lambda: op_model("GATHER", [fx(5, 3), np.array([4, 0, 2], I32)], (3, 3),
+                               options=dict(axis=0)),
+    "gather_nd": lambda: op_model("GATHER_ND", [fx(4, 3), np.array([[1], [3]], I32)], (2, 3)),
+    "l2_norm": lambda: op_model("L2_NORMALIZATION", [fx(2, 4)], (2, 4)),
+    "mirror_pad": lambda: op_model("MIRROR_PAD", [fx(3, 4), np.array([[1, 1], [2, 2]], I32)],
+                                   (5, 8), options=dict(mode="REFLECT")),
+    "padv2": lambda: op_model("PADV2", [fx(2, 3), np.array([[1, 0], [0, 2]], I32),
+                                        np.array(7, np.float32)], (3, 5)),
+    "pack": lambda: op_model("PACK", [fx(2, 3), fx(2, 3)], (2, 2, 3),
+                             options=dict(values_count=2, axis=1)),
+    "unpack": lambda: op_model("UNPACK", [fx(3, 2)], (2,), n_out=3, options=dict(num=3, axis=0)),
+    "range": lambda: op_model("RANGE", [np.array(0, I32), ("in", (), "int32"), np.array(2, I32)],
+                              (5,), "int32"),
+    "reverse": lambda: op_model("REVERSE_V2", [fx(3, 4), np.array([1], I32)], (3, 4)),
+    "resize_bilinear": lambda: op_model("RESIZE_BILINEAR", [fx(1, 2, 3, 2), np.array([4, 6], I32)],
+                                        (1, 4, 6, 2), options=dict(half_pixel_centers=True)),
+    "resize_nearest": lambda: op_model("RESIZE_NEAREST_NEIGHBOR",
+                                       [fx(1, 2, 3, 2), np.array([5, 5], I32)], (1, 5, 5, 2)),
+    "select_v2": lambda: op_model("SELECT_V2", [("in", (2, 3), "bool"), f32(2, 3), f32(1, 3)],
+                                  (2, 3)),
+    "select": lambda: op_model("SELECT", [("in", (4,), "bool"), fx(4), f32(4)], (4,)),
+    "shape": lambda: op_model("SHAPE", [fx(2, 3, 4)], (3,), "int32",
+                              options=dict(out_type="int32")),
+    "slice": lambda: op_model("SLICE", [fx(4, 5), np.array([1, 2], I32), np.array([2, -1], I32)],
+                              (2, 3)),
+    "split": lambda: op_model("SPLIT", [np.array(1, I32), fx(2, 6)], (2, 2), n_out=3,
+                              options=dict(num_splits=3)),
+    "split_v": lambda: op_model("SPLIT_V", [fx(2, 6), np.array([1, 5], I32), np.array(1, I32)],
+                                (2, 3), n_out=2, options=dict(num_splits=2)),
+    "squeeze": lambda: op_model("SQUEEZE", [fx(1, 3, 1)], (3,), options=dict(squeeze_dims=[0, 2])),
+    "strided_slice": lambda: op_model("STRIDED_SLICE",
+                                      [fx(5, 6), np.array([1, 0], I32), np.array([5, 6], I32),
+                                       np.array([2, 3], I32)], (2, 2),
+                                      options=dict(begin_mask=0, end_mask=2, shrink_axis_mask=0)),
+    "tile": lambda: op_model("TILE", [fx(2, 3), np.array([2, 2], I32)], (4, 6)),
+    "transpose_conv": lambda: op_model("TRANSPOSE_CONV",
+                                       [np.array([1, 4, 4, 2], I32), f32(2, 3, 3, 3), fx(1, 2, 2, 3)],
+                                       (1, 4, 4, 2),
+                                       options=dict(padding="SAME", stride_w=2, stride_h=2)),
+    "quantize": lambda: quantize(),
+    "int8_add": lambda: op_model("ADD", [("in", (2, 4), "int8"), ("in", (2, 4), "int8")], (2, 4),
+                                 "int8", quant=dict(scale=[0.05], zero_point=[3])),
+    "int8_avg_pool": lambda: op_model("AVERAGE_POOL_2D", [("in", (1, 4, 4, 2), "int8")],
+                                      (1, 2, 2, 2), "int8", quant=dict(scale=[0.1], zero_point=[-2]),
+                                      options=dict(padding="VALID", stride_w=2, stride_h=2,
+                                                   filter_width=2, filter_height=2)),
+    "int8_softmax": lambda: int8_softmax(),
+}
+
+
 RECIPES = {
     "add_broadcast": lambda: binary("ADD", options=dict(fused_activation_function="RELU6")),
     "sub_int32": lambda: binary("SUB", dtype="int32"),
@@ -173,6 +299,8 @@ RECIPES = {
     "transpose": lambda: with_const("TRANSPOSE", (2, 3, 4), np.array([2, 0, 1], np.int32),
                                     (4, 2, 3)),
     "composite": composite,
+    **{f"unary_{op.lower()}": (lambda op=op: op_model(op, [fx(2, 3)], (2, 3))) for op in UNARY},
+    **EXTRA,
 }
 
 
