@@ -153,6 +153,7 @@ def convert(
     from .converter.passes.fuse import fuse_activations
     from .converter.passes.int_range import int_ranges
     from .converter.passes.layout import sink_transposes
+    from .converter.passes.layout_search import search_layouts
     from .converter.passes.patterns import recover_patterns
     from .converter.passes.tfl_fold import tfl_fold
     from .converter.serialize import serialize
@@ -174,6 +175,7 @@ def convert(
     tfl_fold(tg)
     cleanup(tg, transposes_to_reshapes=False)
     sink_transposes(tg)
+    search_layouts(tg)
     tfl_fold(tg)
     fuse_activations(tg)
     cleanup(tg)

@@ -52,7 +52,10 @@ def test_cnn(name, size):
     x = torch.randn(1, 3, size, size)
     model, err = check(m, x, tol=TOL)
     ops = model.op_counts
-    if name != "shufflenet_v2_x0_5":  # channel shuffles keep transposes (see layout.py TODO)
+    if name == "shufflenet_v2_x0_5":
+        # one TRANSPOSE per channel shuffle (16) + the input; stride-2 blocks cost one more
+        assert ops.get("TRANSPOSE", 0) <= 1 + 16 + 4, ops
+    else:
         assert ops.get("TRANSPOSE", 0) == 1, ops
     assert "CONV_2D" in ops
     from .util import run_litert

@@ -177,6 +177,37 @@ class TGraph:
                         t.users.remove(op)
         self.ops = keep[::-1]
 
+    def clone(self) -> TGraph:
+        """A structural copy (new ops and tensors, constant data shared) for trial rewrites."""
+        tmap: dict[int, TTensor] = {}
+
+        def T(t):
+            if t is None:
+                return None
+            n = tmap.get(id(t))
+            if n is None:
+                n = TTensor(t.name, t.shape, t.dtype, t.data, t.quant)
+                tmap[id(t)] = n
+            return n
+
+        h = TGraph()
+        h.inputs = [T(t) for t in self.inputs]
+        for op in self.ops:
+            h.add(
+                op.op,
+                [T(t) for t in op.inputs],
+                [T(t) for t in op.outputs],
+                dict(op.options),
+                op.origin,
+            )
+        h.outputs = [T(t) for t in self.outputs]
+        h.input_names = list(self.input_names)
+        h.output_names = list(self.output_names)
+        return h
+
+    def replace_with(self, other: TGraph) -> None:
+        self.__dict__.update(other.__dict__)
+
     def users_of(self, t: TTensor) -> list[TOp]:
         return list(dict.fromkeys(t.users))
 

@@ -491,11 +491,11 @@ def transpose_above_reshape(y_shape, z_shape, q):
     return lead + body + [d for d in range(first, len(y_shape)) if y_shape[d] == 1]
 
 
-def hoist_transposes(g: TGraph) -> int:
+def hoist_transposes(g: TGraph, only=None) -> int:
     """Move TRANSPOSE(RESHAPE(TRANSPOSE(x))) to RESHAPE(TRANSPOSE(TRANSPOSE(x))) so that the two
-    transposes merge (channel shuffles become one transpose)."""
+    transposes merge (channel shuffles become one transpose).  ``only``: restrict to these ops."""
     n = 0
-    for t in list(g.ops):
+    for t in list(g.ops) if only is None else list(only):
         if t.op != "TRANSPOSE" or t not in g.ops:
             continue
         q = perm_of(t)
@@ -506,7 +506,7 @@ def hoist_transposes(g: TGraph) -> int:
         if g.is_output(z):
             continue
         y = rsh.inputs[0]
-        if y.producer is None or y.producer.op != "TRANSPOSE":
+        if y.producer is None or y.producer.op != "TRANSPOSE" or len(g.users_of(y)) != 1:
             continue
         if sum(1 for d in w.shape if d < 0) > 1 if (w := t.outputs[0]) else False:
             continue
