@@ -430,4 +430,32 @@ void wick_q_svdf__reference(const wick_svdf_shape *s, const wick_qsvdf_params *p
                             const int32_t *bias, int16_t *state, int32_t *scratch,
                             int8_t *output);
 
+/* ---- integer LSTM cell, LiteRT's 8x8_16 scheme (lstm.c) ----
+ * Without peephole, projection or layer normalization; CIFG allowed. Gate
+ * order i, f, c, o (gates[0] unused with CIFG). Biases carry the zero-point
+ * corrections (bias - zp * row sums). Weights [n_cell, n_input] and
+ * [n_cell, n_output]; states [n_batch, n_output] int8 and [n_batch, n_cell]
+ * int16, updated in place; output [n_batch, n_output]; scratch: 4 * n_batch *
+ * n_cell int16. */
+typedef struct wick_qlstm_gate {
+  const int8_t *input_weights, *recurrent_weights;
+  const int32_t *input_bias, *recurrent_bias;
+  int32_t input_multiplier, input_shift, recurrent_multiplier, recurrent_shift;
+} wick_qlstm_gate;
+typedef struct wick_qlstm_params {
+  int64_t n_input, n_cell, n_output;
+  bool cifg;
+  wick_qlstm_gate gates[4];
+  int32_t cell_scale; /* log2 of the cell state's scale, in [-15, -9] */
+  int16_t cell_clip;  /* 0: none */
+  int32_t hidden_multiplier, hidden_shift, hidden_zero_point;
+} wick_qlstm_params;
+void wick_q_lstm_step__reference(const wick_qlstm_params *p, int64_t n_batch, const int8_t *x,
+                                 int8_t *output_state, int16_t *cell_state, int8_t *output,
+                                 int16_t *scratch);
+/* gemmlowp's 16-bit logistic and tanh of a raw value with `bits` integer
+ * bits (Q bits.15-bits), results in Q0.15. */
+int16_t wick_q_logistic16(int16_t a, int32_t bits);
+int16_t wick_q_tanh16(int16_t a, int32_t bits);
+
 #endif /* WICK_KERNELS_REFERENCE_H */

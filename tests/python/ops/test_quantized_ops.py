@@ -676,3 +676,81 @@ def test_svdf_rank_must_divide_filters():
     data = svdf_model(True, filters=8, rank=3)
     with pytest.raises(wick.WickError, match=r"rank 3 must be positive and divide the 8 filters"):
         wick.load(data)(np.zeros((2, 6), np.int8))
+
+
+# ----------------------------------------------------------------------- integer LSTM
+
+
+def lstm_model(batch=2, time=3, n_in=5, n_cell=4, time_major=False, cifg=False, cell_clip=0.0,
+               in_zp=-7, state_zp=-3, cell_scale=2.0**-11, seed=RNG_SEED):
+    """A UNIDIRECTIONAL_SEQUENCE_LSTM in LiteRT's 8x8_16 integer scheme."""
+    rng = np.random.default_rng(seed)
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    shape = [time, batch, n_in] if time_major else [batch, time, n_in]
+    in_s, state_s = 0.05, 0.008
+    x = sg.add_tensor("x", shape, "int8", quant=dict(scale=in_s, zero_point=in_zp))
+    ins = [x]
+    for g in range(4):  # input-to-gate weights i f c o
+        if g == 0 and cifg:
+            ins.append(-1)
+            continue
+        ins.append(sg.add_constant(f"w{g}", rnd(rng, (n_cell, n_in), np.int8, -127, 127),
+                                   quant=dict(scale=float(rng.uniform(0.002, 0.01)), zero_point=0)))
+    for g in range(4):  # recurrent weights
+        if g == 0 and cifg:
+            ins.append(-1)
+            continue
+        ins.append(sg.add_constant(f"r{g}", rnd(rng, (n_cell, n_cell), np.int8, -127, 127),
+                                   quant=dict(scale=float(rng.uniform(0.002, 0.01)), zero_point=0)))
+    ins += [-1, -1, -1]  # no peephole
+    for g in range(4):
+        if g == 0 and cifg:
+            ins.append(-1)
+            continue
+        ins.append(sg.add_constant(f"b{g}", rnd(rng, (n_cell,), np.int32, -3000, 3000),
+                                   quant=dict(scale=1e-5, zero_point=0)))
+    ins += [-1, -1]  # no projection
+    hs = sg.add_tensor("h", [batch, n_cell], "int8", quant=dict(scale=state_s, zero_point=state_zp),
+                       is_variable=True)
+    cs = sg.add_tensor("c", [batch, n_cell], "int16", quant=dict(scale=cell_scale, zero_point=0),
+                       is_variable=True)
+    ins += [hs, cs, -1, -1, -1, -1]
+    inter = [sg.add_tensor(f"i{k}", [0], "float32") for k in range(4)]
+    inter.append(sg.add_tensor("hidden", [0], "int8", quant=dict(scale=state_s, zero_point=state_zp)))
+    y = sg.add_tensor("y", shape[:-1] + [n_cell], "int8", quant=dict(scale=state_s, zero_point=state_zp))
+    sg.add_operator("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], intermediates=inter, version=1,
+                    options=dict(fused_activation_function="TANH", cell_clip=cell_clip, proj_clip=0.0,
+                                 time_major=time_major, asymmetric_quantize_inputs=False))
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish(), shape
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [dict(), dict(time_major=True), dict(cifg=True), dict(cell_clip=3.0, cell_scale=2.0**-12),
+     dict(batch=1, time=6, in_zp=0, state_zp=0, cell_scale=2.0**-10), dict(n_in=9, n_cell=7, state_zp=5)],
+    ids=["batch-major", "time-major", "cifg", "clip", "zp0", "sizes"],
+)
+def test_lstm_integer_over_several_invokes(kw):
+    """Outputs of every invoke (the states carry over) against one LiteRT interpreter."""
+    from tests.python.oracles.litert import make_interpreter
+
+    data, shape = lstm_model(**kw)
+    rng = np.random.default_rng(3)
+    lite = make_interpreter(data, reference=True)
+    lite.allocate_tensors()
+    i_in, i_out = lite.get_input_details()[0]["index"], lite.get_output_details()[0]["index"]
+    runner = wick.load(data)
+    for step in range(3):
+        x = rnd(rng, shape, np.int8)
+        lite.set_tensor(i_in, x)
+        lite.invoke()
+        exact([runner(x)[0]], [lite.get_tensor(i_out)], f"step {step}")
+
+
+def test_lstm_cell_scale_must_be_a_power_of_two():
+    data, shape = lstm_model(cell_scale=0.0003)
+    with pytest.raises(wick.WickError, match=r"cell state's scale .* must be a power of two"):
+        wick.load(data)(np.zeros(shape, np.int8))
