@@ -263,6 +263,23 @@ def run_row(row, *, size=None, litert=True, progress=None) -> dict:
     gc.collect()
     res["status"] = "fail"
 
+    # LiteRT first: should wick's runtime crash the child, LiteRT's result is already saved
+    if litert:
+        stage("litert")
+        t0 = time.perf_counter()
+        try:
+            got = run_litert(data, feed, names)
+            res["litert_s"] = round(time.perf_counter() - t0, 2)
+            c = compare(got, ref, row.classifier)
+            res["litert_err"], res["litert_ok"] = c["err"], c["ok"]
+            res["litert_argmax_ok"] = c.get("argmax_ok")
+            if not c["ok"]:
+                res["litert_why"] = c["why"]
+        except Exception as e:
+            res["litert_ok"] = False
+            res["litert_why"] = _first_line(e)
+        got = None
+
     stage("wick")
     t0 = time.perf_counter()
     try:
@@ -279,21 +296,6 @@ def run_row(row, *, size=None, litert=True, progress=None) -> dict:
         res["wick_ok"] = False
         res["wick_why"] = _first_line(e)
     gc.collect()
-
-    if litert:
-        stage("litert")
-        t0 = time.perf_counter()
-        try:
-            got = run_litert(data, feed, names)
-            res["litert_s"] = round(time.perf_counter() - t0, 2)
-            c = compare(got, ref, row.classifier)
-            res["litert_err"], res["litert_ok"] = c["err"], c["ok"]
-            res["litert_argmax_ok"] = c.get("argmax_ok")
-            if not c["ok"]:
-                res["litert_why"] = c["why"]
-        except Exception as e:
-            res["litert_ok"] = False
-            res["litert_why"] = _first_line(e)
     ok = res.get("wick_ok") and (res.get("litert_ok") or not litert)
     res["status"] = "pass" if ok else "fail"
     stage("done")

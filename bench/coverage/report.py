@@ -157,6 +157,82 @@ def write(db: dict, rows, out: str) -> None:
         )
         L.append("")
 
+    # ---- timings
+    def med(xs):
+        xs = sorted(x for x in xs if x is not None)
+        return xs[len(xs) // 2] if xs else None
+
+    both = [
+        (res[r.name]["wick"], res[r.name]["peer"])
+        for r in rows
+        if res.get(r.name, {}).get("wick", {}).get("converted")
+        and res.get(r.name, {}).get("peer", {}).get("convert_rss_mb") is not None
+    ]
+    if both:
+        ws = sum(w["convert_s"] for w, _ in both)
+        ps = sum(p["convert_s"] for _, p in both)
+        L.append(
+            f"Conversion on the {len(both)} rows both converters converted: wick {ws:.0f} s in total "
+            f"(median {med([w['convert_s'] for w, _ in both]):.1f} s, median peak ΔRSS "
+            f"{med([w['convert_rss_mb'] for w, _ in both]):.0f} MB), litert-torch {ps:.0f} s "
+            f"(median {med([p['convert_s'] for _, p in both]):.1f} s, median ΔRSS "
+            f"{med([p['convert_rss_mb'] for _, p in both]):.0f} MB); TRANSPOSEs in the files: "
+            f"wick {sum(w.get('transposes') or 0 for w, _ in both)}, litert-torch "
+            f"{sum(p.get('transposes') or 0 for _, p in both)}."
+        )
+        L.append("")
+
+    # ---- the issue's bars that the matrix measures
+    L.append("## Bars (issue 3)")
+    L.append("")
+    key = [
+        "tv/mobilenet_v2",
+        "tv/resnet18",
+        "tv/efficientnet_b0",
+        "tv/vit_b_16",
+        "hf/vit",
+        "hf/bert",
+    ]
+    cells = []
+    for n in key:
+        w = res.get(n, {}).get("wick", {})
+        st = w.get("status", NOT_RUN)
+        errs = ""
+        if w.get("converted"):
+            errs = f" (wick {_fmt_err(w.get('wick_err'))}, LiteRT {_fmt_err(w.get('litert_err'))}, max\\|ref\\| {_fmt(w.get('max_ref'), 2)})"
+        cells.append(f"{n.split('/', 1)[1]} {st}{errs}")
+    L.append("* key models: " + "; ".join(cells) + ".")
+    cnn = [
+        r
+        for r in rows
+        if r.tier == "torchvision-cls"
+        and not r.model.startswith(("vit", "swin", "maxvit"))
+        and res.get(r.name, {}).get("wick", {}).get("converted")
+    ]
+    extra = [
+        r.name.split("/", 1)[1] for r in cnn if (res[r.name]["wick"].get("transposes") or 0) > 1
+    ]
+    L.append(
+        f"* TRANSPOSE in converted torchvision CNNs: {len(cnn) - len(extra)}/{len(cnn)} carry at most "
+        "the one boundary TRANSPOSE (NCHW input → NHWC)"
+        + (
+            f"; more in: {', '.join(extra)} (ShuffleNet's channel shuffle is a permute in the "
+            "model itself, one TRANSPOSE per shuffle)"
+            if extra
+            else ""
+        )
+        + "."
+    )
+    r50 = res.get("tv/resnet50", {}).get("wick", {})
+    if r50.get("converted"):
+        L.append(
+            f"* ResNet-50 conversion: {r50.get('convert_s')} s, peak RSS {r50.get('convert_rss_mb')} MB "
+            f"beyond the {r50.get('base_rss_mb')} MB before converting (torch + model + eager run); "
+            f"weights {r50.get('file_mb')} MB of .tflite → "
+            f"{(r50.get('convert_rss_mb') or 0) / max(r50.get('file_mb') or 1, 1e-9):.1f}× the weights."
+        )
+    L.append("")
+
     # ---- failure causes
     causes = Counter()
     examples: dict[str, list[str]] = {}
@@ -205,6 +281,17 @@ def write(db: dict, rows, out: str) -> None:
     if not v.get("litert-torch") or v.get("litert-torch") in ("not installed", "broken"):
         L.append(
             "* **litert-torch**: not installed here — run `bash bench/coverage/setup_litert_torch.sh`."
+        )
+    else:
+        L.append(
+            f"* litert-torch {v.get('litert-torch')} is *not* blocked: `pip install litert-torch` (the "
+            "renamed ai-edge-torch, whose last release 0.7.2 is marked deprecated) accepts "
+            "torch>=2.4,<2.15, so bench/coverage/setup_litert_torch.sh installs it beside the same "
+            "torch 2.14.1 / torchvision / transformers / timm pins in `.venv-litert-torch` "
+            "(with JAX, litert-converter, ai-edge-quantizer, torchao). Its rows are converted with "
+            "`litert_torch.convert(module, args)` and the bytes run on the same LiteRT Interpreter "
+            "with the same bar; int64 inputs are cast to the dtype the file declares (it narrows "
+            "token ids to int32)."
         )
     L.append("")
 
