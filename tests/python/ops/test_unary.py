@@ -325,11 +325,15 @@ def test_logical_not():
 
 
 def test_logical_not_nonzero_bytes_are_true():
-    """A constant bool buffer may hold any non-zero byte: it reads as true (wick's rule)."""
+    """A bool *input* may hold any non-zero byte: it reads as true (wick's rule).
+    A bool *constant* must hold 0 or 1: the loader refuses anything else."""
     raw = np.array([0, 1, 2, 255], np.uint8).view(np.bool_)
-    data, feeds = model("LOGICAL_NOT", [raw], consts=(0,))
+    data, feeds = model("LOGICAL_NOT", [raw])
     got = wick.load(data)(*feeds)[0]
     assert got.view(np.uint8).tolist() == [1, 0, 0, 0]
+    data, _ = model("LOGICAL_NOT", [raw], consts=(0,))
+    with pytest.raises(wick.WickError, match="must be 0 or 1"):
+        wick.load(data)
 
 
 @pytest.mark.parametrize(
@@ -593,7 +597,7 @@ def test_cast_float16_to_float32_all_bit_patterns():
 
 def test_cast_nonzero_bool_bytes_read_as_one():
     raw = np.array([0, 1, 2, 255], np.uint8).view(np.bool_)
-    data, feeds = model("CAST", [raw], out_dtype="int32", consts=(0,))
+    data, feeds = model("CAST", [raw], out_dtype="int32")
     assert wick.load(data)(*feeds)[0].tolist() == [0, 1, 1, 1]
 
 
