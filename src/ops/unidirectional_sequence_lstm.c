@@ -1,7 +1,7 @@
 /*
- * unidirectional_sequence_lstm.c — UNIDIRECTIONAL_SEQUENCE_LSTM, integer
- * (LiteRT's 8x8_16 scheme: int8 input, weights and output state, int16
- * cell state, int32 biases).
+ * unidirectional_sequence_lstm.c — UNIDIRECTIONAL_SEQUENCE_LSTM, float32 and
+ * integer (LiteRT's 8x8_16 scheme: int8 input, weights and output state,
+ * int16 cell state, int32 biases).
  *
  * Operands (LiteRT's "full" LSTM numbering): 0 input [batch, time, in] (or
  * [time, batch, in] with time_major, or [batch, in]); 1-4 input-to-gate
@@ -20,9 +20,12 @@
  * its zero point as LiteRT's variable-tensor reset does. The time loop is
  * here, the cell in src/kernels/reference/lstm.c.
  *
- * Not implemented (refused with the reason): float and hybrid LSTMs, int16
- * activations, peephole, projection, layer normalization, per-channel
- * weights.
+ * The float path takes float32 everywhere and the op's activation (NONE,
+ * RELU, RELU_N1_TO_1, RELU6, TANH) for the cell gate and the output.
+ *
+ * Not implemented (refused with the reason): hybrid LSTMs (float input, int8
+ * weights), int16 activations, peephole, projection, layer normalization,
+ * per-channel weights.
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
@@ -33,9 +36,53 @@ enum { IN = 0, W_I = 1, R_I = 5, PEEP = 9, BIAS_I = 12, PROJ_W = 16, PROJ_B = 17
 
 typedef struct lstm_data {
   wick_qlstm_params q;
+  wick_f32_lstm_params f;
   int64_t batch, time;
-  bool time_major;
+  bool time_major, is_float;
 } lstm_data;
+
+/* The float path: every operand float32, the activation one LiteRT applies. */
+static wick_status float_prepare(wick_op_ctx *ctx, lstm_data *d, const wick_tensor *hs,
+                                 const wick_tensor *cs) {
+  wick_f32_lstm_params *f = &d->f;
+  const wick_qlstm_params *q = &d->q;
+  f->n_input = q->n_input;
+  f->n_cell = q->n_cell;
+  f->n_output = q->n_output;
+  f->cifg = q->cifg;
+  WICK_CHECK_SUPPORTED(ctx, hs->type == WICK_DTYPE_FLOAT32 && cs->type == WICK_DTYPE_FLOAT32,
+                       "float LSTM states must be float32, not %s and %s",
+                       wick_dtype_name(hs->type), wick_dtype_name(cs->type));
+  for (int g = q->cifg ? 1 : 0; g < 4; g++) {
+    const int idx[3] = {W_I + g, R_I + g, BIAS_I + g};
+    const int64_t cols[3] = {q->n_input, q->n_output, 0};
+    const float *ptr[3];
+    for (int k = 0; k < 3; k++) {
+      wick_tensor *t;
+      WICK_TRY(wick_require_input(ctx, (size_t)idx[k], &t));
+      WICK_CHECK_SUPPORTED(ctx, t->type == WICK_DTYPE_FLOAT32,
+                           "input %d has type %s: hybrid LSTMs are not supported", idx[k],
+                           wick_dtype_name(t->type));
+      if (k < 2)
+        WICK_CHECK(ctx, t->rank == 2 && t->dims[0] == q->n_cell && t->dims[1] == cols[k],
+                   "weights (input %d) must be [%lld, %lld]", idx[k], (long long)q->n_cell,
+                   (long long)cols[k]);
+      else
+        WICK_CHECK(ctx, wick_tensor_elements(t) == q->n_cell, "gate bias (input %d) must have %lld values",
+                   idx[k], (long long)q->n_cell);
+      ptr[k] = t->data;
+    }
+    f->input_weights[g] = ptr[0];
+    f->recurrent_weights[g] = ptr[1];
+    f->bias[g] = ptr[2];
+  }
+  const wick_activation act = ctx->params->lstm.activation;
+  WICK_CHECK_SUPPORTED(ctx, act != WICK_ACT_SIGN_BIT, "activation SIGN_BIT is not supported");
+  f->activation = (int32_t)act;
+  f->cell_clip = ctx->params->lstm.cell_clip > 0.0f ? ctx->params->lstm.cell_clip : 0.0f;
+  d->is_float = true;
+  return WICK_OK;
+}
 
 static wick_status weights(wick_op_ctx *ctx, int idx, int64_t rows, int64_t cols, float *scale) {
   wick_tensor *t;
@@ -75,9 +122,8 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
   wick_tensor *in, *out = wick_op_output(ctx, 0), *hs, *cs;
   WICK_TRY(wick_require_input(ctx, IN, &in));
   WICK_CHECK(ctx, out != NULL, "output is absent");
-  WICK_CHECK_SUPPORTED(ctx, in->type == WICK_DTYPE_INT8,
-                       "input type %s is not supported (the integer int8 LSTM is implemented; "
-                       "float and hybrid are not yet)",
+  WICK_CHECK_SUPPORTED(ctx, in->type == WICK_DTYPE_INT8 || in->type == WICK_DTYPE_FLOAT32,
+                       "input type %s is not supported (float32 and int8)",
                        wick_dtype_name(in->type));
   for (int i = PEEP; i < PEEP + 3; i++)
     WICK_CHECK_SUPPORTED(ctx, wick_op_input(ctx, (size_t)i) == NULL,
@@ -121,13 +167,29 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, CELL_STATE, &cs));
   WICK_CHECK(ctx, hs->info->is_variable && cs->info->is_variable,
              "the output and cell states (inputs 18, 19) must be variable tensors");
-  WICK_CHECK_SUPPORTED(ctx, hs->type == WICK_DTYPE_INT8 && cs->type == WICK_DTYPE_INT16,
-                       "states must be int8 (output) and int16 (cell), not %s and %s",
-                       wick_dtype_name(hs->type), wick_dtype_name(cs->type));
   int64_t want;
   WICK_CHECK(ctx, wick_mul_i64(d->batch, q->n_output, &want) && wick_tensor_elements(hs) == want &&
                       wick_tensor_elements(cs) == want,
              "states must hold batch * cells = %lld values", (long long)want);
+  const int64_t step_batch = d->time_major ? d->batch : 1;
+  int32_t dims[WICK_MAX_RANK];
+  memcpy(dims, in->dims, sizeof(int32_t) * (size_t)in->rank);
+  dims[in->rank - 1] = (int32_t)q->n_output;
+  ctx->node->macs = (uint64_t)d->batch * (uint64_t)d->time * 4u * (uint64_t)q->n_cell *
+                    ((uint64_t)q->n_input + (uint64_t)q->n_output);
+  ctx->node->user_data = d;
+  size_t scratch;
+  if (!wick_mul_size((size_t)step_batch, (size_t)q->n_cell, &scratch) ||
+      !wick_mul_size(scratch, 4 * sizeof(float), &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+  wick_op_request_scratch(ctx, scratch);
+  if (in->type == WICK_DTYPE_FLOAT32) {
+    WICK_TRY(float_prepare(ctx, d, hs, cs));
+    return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, dims);
+  }
+  WICK_CHECK_SUPPORTED(ctx, hs->type == WICK_DTYPE_INT8 && cs->type == WICK_DTYPE_INT16,
+                       "states must be int8 (output) and int16 (cell), not %s and %s",
+                       wick_dtype_name(hs->type), wick_dtype_name(cs->type));
   WICK_CHECK_SUPPORTED(ctx, out->type == WICK_DTYPE_INT8, "output type %s is not supported",
                        wick_dtype_name(out->type));
   WICK_CHECK(ctx, ctx->node->op->num_intermediates == 5,
@@ -194,24 +256,33 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
    * wick's allocator zeroes the bytes: start the output state at its zero
    * point. (Prepare runs again after a resize, which resets states anyway.) */
   if (hs->data != NULL && hs->bytes > 0) memset(hs->data, (int8_t)qh.zero_point, hs->bytes);
-
-  const int64_t step_batch = d->time_major ? d->batch : 1;
-  size_t scratch;
-  if (!wick_mul_size((size_t)step_batch, (size_t)q->n_cell, &scratch) ||
-      !wick_mul_size(scratch, 4 * sizeof(int16_t), &scratch))
-    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
-  wick_op_request_scratch(ctx, scratch);
-  int32_t dims[WICK_MAX_RANK];
-  memcpy(dims, in->dims, sizeof(int32_t) * (size_t)in->rank);
-  dims[in->rank - 1] = (int32_t)q->n_output;
-  ctx->node->macs = (uint64_t)d->batch * (uint64_t)d->time * 4u * (uint64_t)q->n_cell *
-                    ((uint64_t)q->n_input + (uint64_t)q->n_output);
-  ctx->node->user_data = d;
   return wick_op_set_output(ctx, 0, WICK_DTYPE_INT8, in->rank, dims);
+}
+
+static void float_invoke(wick_op_ctx *ctx, const lstm_data *d) {
+  const wick_f32_lstm_params *f = &d->f;
+  const float *x = wick_op_input(ctx, IN)->data;
+  float *h = wick_op_input(ctx, OUT_STATE)->data, *c = wick_op_input(ctx, CELL_STATE)->data;
+  float *y = wick_op_output(ctx, 0)->data, *scratch = wick_op_scratch(ctx);
+  if (d->time_major) {
+    for (int64_t t = 0; t < d->time; t++)
+      wick_f32_lstm_step__reference(f, d->batch, x + t * d->batch * f->n_input, h, c,
+                                    y + t * d->batch * f->n_output, scratch);
+  } else {
+    for (int64_t b = 0; b < d->batch; b++)
+      for (int64_t t = 0; t < d->time; t++)
+        wick_f32_lstm_step__reference(f, 1, x + (b * d->time + t) * f->n_input,
+                                      h + b * f->n_output, c + b * f->n_cell,
+                                      y + (b * d->time + t) * f->n_output, scratch);
+  }
 }
 
 static wick_status lstm_invoke(wick_op_ctx *ctx) {
   const lstm_data *d = ctx->node->user_data;
+  if (d->is_float) {
+    float_invoke(ctx, d);
+    return WICK_OK;
+  }
   const wick_qlstm_params *q = &d->q;
   const int8_t *x = wick_op_input(ctx, IN)->data;
   int8_t *h = wick_op_input(ctx, OUT_STATE)->data, *y = wick_op_output(ctx, 0)->data;

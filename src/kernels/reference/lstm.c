@@ -1,8 +1,13 @@
 /*
- * lstm.c — reference integer LSTM cell (LiteRT's "8x8_16" scheme: int8
- * inputs, weights and output state, int16 gates and cell state), bit-exact
- * with LiteRT's reference kernels.
+ * lstm.c — reference LSTM cells: float32, and integer (LiteRT's "8x8_16"
+ * scheme: int8 inputs, weights and output state, int16 gates and cell
+ * state), the integer one bit-exact with LiteRT's reference kernels.
  *
+ * Float step: gate = act(b + W x + R h) (sigmoid for i, f, o; the op's
+ * activation for c), cell = f * cell + i * c (clipped when clip > 0; CIFG:
+ * i = 1 - f), h = o * act(cell).
+ *
+ * Integer step:
  * One step for n_batch rows (gates i, f, c, o; sizes n_cell, n_output):
  *   gate = clamp16(mbqm(x * W + b_x, m_x) + mbqm(h * R + b_h, m_h))   (Q3.12)
  *   i, f, o = sigmoid(gate) (Q0.15); c = tanh(gate) (Q0.15)
@@ -19,6 +24,7 @@
  * addition of raw values wraps in 16 bits except the marked saturating ones,
  * as gemmlowp's FixedPoint<int16_t, N> does.
  */
+#include <math.h>
 #include <string.h>
 
 #include "kernels/reference/reference.h"
@@ -195,4 +201,51 @@ void wick_q_lstm_step__reference(const wick_qlstm_params *p, int64_t n_batch, co
     output_state[i] = (int8_t)(v < INT8_MIN ? INT8_MIN : (v > INT8_MAX ? INT8_MAX : v));
   }
   memcpy(output, output_state, (size_t)(n_batch * p->n_output));
+}
+
+/* ---------------------------------------------------------------- float cell */
+
+/* act: the schema's ActivationFunctionType (1 RELU, 2 RELU_N1_TO_1, 3 RELU6,
+ * 4 TANH; anything else is the identity). */
+static float apply_act(int32_t act, float x) {
+  switch (act) {
+    case 1: return x < 0.0f ? 0.0f : x;
+    case 2: return x < -1.0f ? -1.0f : (x > 1.0f ? 1.0f : x);
+    case 3: return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
+    case 4: return tanhf(x);
+    default: return x;
+  }
+}
+
+static float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+static void f32_gate(const wick_f32_lstm_params *p, int g, const float *x, const float *h,
+                     int64_t n_batch, float *gate) {
+  for (int64_t b = 0; b < n_batch; b++)
+    for (int64_t r = 0; r < p->n_cell; r++) {
+      float acc = p->bias[g][r];
+      const float *w = p->input_weights[g] + r * p->n_input, *xb = x + b * p->n_input;
+      for (int64_t c = 0; c < p->n_input; c++) acc += w[c] * xb[c];
+      const float *rw = p->recurrent_weights[g] + r * p->n_output, *hb = h + b * p->n_output;
+      for (int64_t c = 0; c < p->n_output; c++) acc += rw[c] * hb[c];
+      gate[b * p->n_cell + r] = g == 2 ? apply_act(p->activation, acc) : sigmoidf(acc);
+    }
+}
+
+void wick_f32_lstm_step__reference(const wick_f32_lstm_params *p, int64_t n_batch, const float *x,
+                                   float *output_state, float *cell_state, float *output,
+                                   float *scratch) {
+  const int64_t n = n_batch * p->n_cell;
+  float *ig = scratch, *fg = scratch + n, *cg = scratch + 2 * n, *og = scratch + 3 * n;
+  if (!p->cifg) f32_gate(p, 0, x, output_state, n_batch, ig);
+  f32_gate(p, 1, x, output_state, n_batch, fg);
+  f32_gate(p, 2, x, output_state, n_batch, cg);
+  f32_gate(p, 3, x, output_state, n_batch, og);
+  for (int64_t i = 0; i < n; i++) {
+    float v = fg[i] * cell_state[i] + cg[i] * (p->cifg ? 1.0f - fg[i] : ig[i]);
+    if (p->cell_clip > 0.0f) v = v > p->cell_clip ? p->cell_clip : (v < -p->cell_clip ? -p->cell_clip : v);
+    cell_state[i] = v;
+  }
+  for (int64_t i = 0; i < n; i++) output_state[i] = og[i] * apply_act(p->activation, cell_state[i]);
+  memcpy(output, output_state, (size_t)(n_batch * p->n_output) * sizeof(float));
 }

@@ -453,6 +453,19 @@ typedef struct wick_qlstm_params {
 void wick_q_lstm_step__reference(const wick_qlstm_params *p, int64_t n_batch, const int8_t *x,
                                  int8_t *output_state, int16_t *cell_state, int8_t *output,
                                  int16_t *scratch);
+/* Float LSTM cell, same layout (gate order i, f, c, o; gate 0 unused with
+ * CIFG); `activation` for the cell gate and the output (NONE, RELU,
+ * RELU_N1_TO_1, RELU6 or TANH); scratch: 4 * n_batch * n_cell floats. */
+typedef struct wick_f32_lstm_params {
+  int64_t n_input, n_cell, n_output;
+  bool cifg;
+  const float *input_weights[4], *recurrent_weights[4], *bias[4];
+  int32_t activation; /* a wick_activation */
+  float cell_clip;    /* 0: none */
+} wick_f32_lstm_params;
+void wick_f32_lstm_step__reference(const wick_f32_lstm_params *p, int64_t n_batch, const float *x,
+                                   float *output_state, float *cell_state, float *output,
+                                   float *scratch);
 /* gemmlowp's 16-bit logistic and tanh of a raw value with `bits` integer
  * bits (Q bits.15-bits), results in Q0.15. */
 int16_t wick_q_logistic16(int16_t a, int32_t bits);

@@ -754,3 +754,51 @@ def test_lstm_cell_scale_must_be_a_power_of_two():
     data, shape = lstm_model(cell_scale=0.0003)
     with pytest.raises(wick.WickError, match=r"cell state's scale .* must be a power of two"):
         wick.load(data)(np.zeros(shape, np.int8))
+
+
+def lstm_float_model(batch=2, time=3, n_in=5, n_cell=4, time_major=False, cifg=False, cell_clip=0.0,
+                     activation="TANH"):
+    rng = np.random.default_rng(RNG_SEED)
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    shape = [time, batch, n_in] if time_major else [batch, time, n_in]
+    f32 = lambda *s: (rng.standard_normal(s) * 0.5).astype(np.float32)  # noqa: E731
+    x = sg.add_tensor("x", shape, "float32")
+    ins = [x]
+    ins += [-1 if (g == 0 and cifg) else sg.add_constant(f"w{g}", f32(n_cell, n_in)) for g in range(4)]
+    ins += [-1 if (g == 0 and cifg) else sg.add_constant(f"r{g}", f32(n_cell, n_cell)) for g in range(4)]
+    ins += [-1, -1, -1]
+    ins += [-1 if (g == 0 and cifg) else sg.add_constant(f"b{g}", f32(n_cell)) for g in range(4)]
+    ins += [-1, -1]
+    hs = sg.add_tensor("h", [batch, n_cell], "float32", is_variable=True)
+    cs = sg.add_tensor("c", [batch, n_cell], "float32", is_variable=True)
+    ins += [hs, cs]
+    y = sg.add_tensor("y", shape[:-1] + [n_cell], "float32")
+    sg.add_operator("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], version=1,
+                    options=dict(fused_activation_function=activation, cell_clip=cell_clip, proj_clip=0.0,
+                                 time_major=time_major, asymmetric_quantize_inputs=False))
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish(), shape
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [dict(), dict(time_major=True), dict(cifg=True), dict(cell_clip=0.5), dict(activation="RELU")],
+    ids=["batch-major", "time-major", "cifg", "clip", "relu"],
+)
+def test_lstm_float_over_several_invokes(kw):
+    from tests.python.oracles.litert import make_interpreter
+
+    data, shape = lstm_float_model(**kw)
+    rng = np.random.default_rng(3)
+    lite = make_interpreter(data, reference=True)
+    lite.allocate_tensors()
+    i_in, i_out = lite.get_input_details()[0]["index"], lite.get_output_details()[0]["index"]
+    runner = wick.load(data)
+    for _ in range(3):
+        x = rng.standard_normal(shape).astype(np.float32)
+        lite.set_tensor(i_in, x)
+        lite.invoke()
+        ref = lite.get_tensor(i_out)
+        np.testing.assert_allclose(runner(x)[0], ref, rtol=0, atol=1e-5 * max(1.0, float(np.abs(ref).max())))
