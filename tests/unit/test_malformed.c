@@ -860,7 +860,7 @@ int main(void) {
   install_crash_reporting();
   uint64_t start = now_ms();
   const char *budget = getenv("WICK_MALFORMED_BUDGET_MS");
-  g_budget_ms = budget ? (uint64_t)strtoull(budget, NULL, 10) : (SANITIZED ? 2500 : 800);
+  g_budget_ms = budget ? (uint64_t)strtoull(budget, NULL, 10) : (SANITIZED ? 2000 : 600);
 
   targeted_cases();
   replay_regressions();
