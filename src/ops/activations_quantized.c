@@ -15,8 +15,10 @@
  *   HARD_SWISH  int8/uint8: LiteRT's 16-bit fixed-point formulation.
  *   RELU...     requantize by s_in / s_out (computed in float), clamp to the
  *               quantized bounds. RELU and RELU6 also take int16.
- * int16 SOFTMAX, LOGISTIC and TANH (LiteRT's lookup tables with
- * interpolation) are not implemented yet and are refused with the type.
+ *   int16 SOFTMAX: LiteRT's interpolated 513-entry tables (exp over [-10, 0],
+ *               1/(1+x)) built in double at prepare.
+ * int16 LOGISTIC and TANH (LiteRT's fixed sigmoid table) are not implemented
+ * yet and are refused with the type.
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
@@ -25,6 +27,7 @@
 typedef struct qact_data {
   int32_t builtin;
   wick_qsoftmax_params softmax;
+  int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
   uint8_t lut[256];
   wick_qhard_swish_params hard_swish;
   int32_t in_zp, out_zp, multiplier, shift, lo, hi; /* RELU family */
@@ -33,11 +36,29 @@ typedef struct qact_data {
 static wick_status softmax_prepare(wick_op_ctx *ctx, qact_data *d, const wick_tensor *in,
                                    const wick_tensor *out, wick_qparams qi, wick_qparams qo) {
   const wick_dtype it = in->type, ot = out->type;
-  WICK_CHECK_SUPPORTED(ctx, it != WICK_DTYPE_INT16, "int16 SOFTMAX is not implemented yet");
+  WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
+  if (it == WICK_DTYPE_INT16) {
+    WICK_CHECK_SUPPORTED(ctx, ot == WICK_DTYPE_INT16, "int16 input with %s output is not supported",
+                         wick_dtype_name(ot));
+    WICK_CHECK_SUPPORTED(ctx, qi.zero_point == 0 && qo.zero_point == 0,
+                         "int16 operands must have zero points 0");
+    WICK_CHECK(ctx, fabsf(qo.scale - 1.0f / 32768) <= 0.001f * 1.0f / 32768,
+               "int16 output scale must be 1/32768, not %g", (double)qo.scale);
+    d->exp_lut = wick_op_alloc(ctx, 513 * sizeof(int16_t));
+    d->recip_lut = wick_op_alloc(ctx, 513 * sizeof(int16_t));
+    if (d->exp_lut == NULL || d->recip_lut == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    /* exp over [-10, 0] and 1/(1+x) over [0, 1], as LiteRT's tables */
+    wick_q_lut16_populate(WICK_Q_LUT16_EXP, 10.0 / 65535, INT16_MAX, 2.0 / 65535, 0, d->exp_lut);
+    wick_q_lut16_populate(WICK_Q_LUT16_ONE_OVER_ONE_PLUS_X, 1.0 / 65535, INT16_MIN, 2.0 / 65535, 0,
+                          d->recip_lut);
+    const double rescale = (double)(qi.scale * ctx->params->beta) / (10.0 / 65535.0);
+    return wick_quant_multiplier(ctx, rescale, 30, "the input", &d->softmax.input_multiplier,
+                                 &d->softmax.input_left_shift);
+  }
   WICK_CHECK_SUPPORTED(ctx, ot == it || ot == WICK_DTYPE_INT16,
                        "%s input with %s output is not supported", wick_dtype_name(it),
                        wick_dtype_name(ot));
-  WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
   if (it == WICK_DTYPE_INT8 && ot == WICK_DTYPE_INT8) {
     WICK_CHECK(ctx, qo.zero_point == -128, "int8 output zero point must be -128, not %d",
                (int)qo.zero_point);
@@ -167,7 +188,13 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
     case WICK_BUILTIN_SOFTMAX: {
       const int64_t cols = in->dims[in->rank - 1];
       const int64_t rows = cols ? n / cols : 0;
-      wick_q_softmax__reference(in->type, out->type, rows, cols, &d->softmax, in->data, out->data);
+      if (in->type == WICK_DTYPE_INT16)
+        wick_q_softmax_i16__reference(rows, cols, d->softmax.input_multiplier,
+                                      d->softmax.input_left_shift, d->exp_lut, d->recip_lut,
+                                      in->data, out->data);
+      else
+        wick_q_softmax__reference(in->type, out->type, rows, cols, &d->softmax, in->data,
+                                  out->data);
       break;
     }
     case WICK_BUILTIN_LOGISTIC:

@@ -663,6 +663,74 @@ void wick_q_softmax__reference(wick_dtype in_type, wick_dtype out_type, int64_t 
 #undef SM
 }
 
+/* ---------------------------------------------------------------- int16 softmax (tables) */
+
+/* LiteRT's 513-entry int16 table of f over the int16 input range (computed in
+ * double): 512 samples, each biased by half the error of linear
+ * interpolation at its midpoint, plus the end point. */
+void wick_q_lut16_populate(wick_q_lut16_fn fn, double in_scale, int32_t in_zp, double out_scale,
+                           int32_t out_zp, int16_t lut[513]) {
+  const double input_min = in_scale * (double)(INT16_MIN - in_zp);
+  const double input_max = in_scale * (double)(INT16_MAX - in_zp);
+  const double output_min = out_scale * (double)(INT16_MIN - out_zp);
+  const double output_max = out_scale * (double)(INT16_MAX - out_zp);
+  const double step = (input_max - input_min) / 512.0, half_step = step / 2.0;
+  const double inv = 65536.0 / (output_max - output_min);
+#define LUT_F(v) (fn == WICK_Q_LUT16_EXP ? exp(v) : 1.0 / (1.0 + (v)))
+#define LUT_CLAMP(v) ((int16_t)((v) < -32768.0 ? -32768.0 : ((v) > 32767.0 ? 32767.0 : (v))))
+  for (int32_t i = 0; i < 512; i++) {
+    const double val = LUT_F(input_min + i * step);
+    const double val_mid = LUT_F(input_min + i * step + half_step);
+    const double val_next = LUT_F(input_min + (i + 1) * step);
+    const double sample = round(val * inv);
+    const double interp = round((val_next * inv + round(val * inv)) / 2.0);
+    const double mid = round(val_mid * inv);
+    const double bias = round((interp - mid) / 2.0);
+    lut[i] = LUT_CLAMP(sample - bias);
+  }
+  lut[512] = LUT_CLAMP(round(LUT_F(input_max) * inv));
+#undef LUT_F
+#undef LUT_CLAMP
+}
+
+/* Interpolated lookup: 9 high bits index, 7 low bits interpolate. */
+static inline int16_t lut16(int16_t v, const int16_t lut[513]) {
+  const int32_t index = 256 + (v >> 7);
+  const int32_t offset = v & 0x7f;
+  const int32_t base = lut[index], slope = lut[index + 1] - lut[index];
+  return (int16_t)(base + ((slope * offset + 64) >> 7));
+}
+
+void wick_q_softmax_i16__reference(int64_t rows, int64_t cols, int32_t multiplier, int32_t shift,
+                                   const int16_t exp_lut[513], const int16_t recip_lut[513],
+                                   const int16_t *in, int16_t *out) {
+  for (int64_t r = 0; r < rows; r++) {
+    const int16_t *x = in + r * cols;
+    int16_t *y = out + r * cols;
+    int16_t max_in_row = INT16_MIN;
+    for (int64_t c = 0; c < cols; c++)
+      if (x[c] > max_in_row) max_in_row = x[c];
+    uint32_t sum = 0; /* Q16.15 */
+    for (int64_t c = 0; c < cols; c++) {
+      const int32_t scaled = mbqm((int32_t)x[c] - max_in_row, multiplier, shift);
+      y[c] = lut16((int16_t)clamp32(add32(scaled, 32767), INT16_MIN, INT16_MAX), exp_lut);
+      sum += (uint32_t)(int32_t)y[c];
+    }
+    int32_t headroom_plus_one = sum == 0 ? 32 : __builtin_clz(sum);
+    if (headroom_plus_one < 1) headroom_plus_one = 1;
+    const int32_t shifted_sum =
+        (int32_t)((((int64_t)sum << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+    const int32_t sym = shifted_sum - ((1 << 15) + (1 << 16));
+    const int16_t recip = lut16((int16_t)clamp32(sym, INT16_MIN, INT16_MAX), recip_lut);
+    const int32_t right_shift = 31 - headroom_plus_one;
+    const int64_t round_add = right_shift > 0 ? (int64_t)1 << (right_shift - 1) : 0;
+    for (int64_t c = 0; c < cols; c++) {
+      const int32_t v = (int32_t)(((int64_t)y[c] * recip + round_add) >> right_shift);
+      y[c] = (int16_t)clamp32(v, 0, 32767);
+    }
+  }
+}
+
 /* ---------------------------------------------------------------- lookup tables */
 
 void wick_q_lut8_populate(wick_dtype type, wick_q_lut_fn fn, float in_scale, int32_t in_zp,

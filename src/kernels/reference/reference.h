@@ -370,6 +370,16 @@ typedef struct wick_qsoftmax_params {
 void wick_q_softmax__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows, int64_t cols,
                                const wick_qsoftmax_params *p, const void *in, void *out);
 
+/* int16 SOFTMAX (zero points 0, output 1/32768): exp(x - max) through a table
+ * over [-10, 0] (the input rescaled by multiplier/shift to 65535 steps of
+ * 10/65535), the sum's reciprocal through a 1/(1+x) table, interpolated. */
+typedef enum wick_q_lut16_fn { WICK_Q_LUT16_EXP, WICK_Q_LUT16_ONE_OVER_ONE_PLUS_X } wick_q_lut16_fn;
+void wick_q_lut16_populate(wick_q_lut16_fn fn, double in_scale, int32_t in_zp, double out_scale,
+                           int32_t out_zp, int16_t lut[513]);
+void wick_q_softmax_i16__reference(int64_t rows, int64_t cols, int32_t multiplier, int32_t shift,
+                                   const int16_t exp_lut[513], const int16_t recip_lut[513],
+                                   const int16_t *in, int16_t *out);
+
 /* 8-bit lookup tables (LOGISTIC, TANH): lut[(uint8)q] = quantized f(real(q)),
  * computed in float as LiteRT's LUTPopulate. */
 typedef enum wick_q_lut_fn { WICK_Q_LUT_LOGISTIC, WICK_Q_LUT_TANH } wick_q_lut_fn;

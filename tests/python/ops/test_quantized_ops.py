@@ -383,6 +383,8 @@ SOFTMAX_VARIANTS = [
     ("int8", "int16", (3, 12), 0.2, 1.0),
     ("uint8", "uint8", (5, 9), 0.08, 1.0),
     ("uint8", "int16", (2, 6), 0.3, 2.0),
+    ("int16", "int16", (3, 20), 0.0005, 1.0),
+    ("int16", "int16", (2, 3, 7), 0.002, 0.5),
 ]
 
 
@@ -390,8 +392,10 @@ SOFTMAX_VARIANTS = [
 def test_softmax(variant):
     it, ot, shape, scale, beta = variant
     rng = np.random.default_rng(RNG_SEED)
-    x = Q(rnd(rng, shape, np.dtype(it)), scale, 3 if it == "int8" else 128)
+    x = Q(rnd(rng, shape, np.dtype(it)), scale, {"int8": 3, "uint8": 128, "int16": 0}[it])
     out = {"int8": ("int8", 1 / 256, -128), "uint8": ("uint8", 1 / 256, 0), "int16": ("int16", 1 / 65536, -32768)}[ot]
+    if it == "int16":
+        out = ("int16", 1 / 32768, 0)
     check("SOFTMAX", [x], out, dict(beta=beta))
 
 
