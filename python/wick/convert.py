@@ -147,6 +147,7 @@ def convert(
     from .converter.frontend import export_module, import_program
     from .converter.lower import lower_graph
     from .converter.passes.batchnorm import fold_batchnorm
+    from .converter.passes.chains import merge_chains
     from .converter.passes.cleanup import cleanup
     from .converter.passes.const_fold import const_fold
     from .converter.passes.dce import dce
@@ -175,6 +176,8 @@ def convert(
     tfl_fold(tg)
     cleanup(tg, transposes_to_reshapes=False)
     sink_transposes(tg)
+    if merge_chains(tg):
+        sink_transposes(tg)
     search_layouts(tg)
     tfl_fold(tg)
     fuse_activations(tg)

@@ -101,10 +101,13 @@ def test_vit_small():
         mlp_dim=128,
         num_classes=10,
     ).eval()
+    nn.init.normal_(m.heads.head.weight)  # torchvision zero-inits the head: outputs would be 0
     model, _ = check(m, torch.randn(2, 3, 32, 32), tol=TOL)
     # projections are FULLY_CONNECTED (no weight copies from expand), never BATCH_MATMUL on weights
     assert model.op_counts.get("FULLY_CONNECTED", 0) == 2 * 4 + 1, model.op_counts
     assert model.size < 2 * 4 * sum(p.numel() for p in m.parameters()), model.size
+    # the input transpose + per layer: q/k/v head split (3) and head merge (1)
+    assert model.op_counts.get("TRANSPOSE", 0) <= 1 + 2 * 4, model.op_counts
 
 
 class BertLayer(nn.Module):

@@ -674,6 +674,28 @@ def lower_addmm(ctx: Ctx, node: Node):
     ctx.bind(node.out, y)
 
 
+def lower_linear(ctx: Ctx, node: Node):
+    x, w = node.args[0], node.args[1]
+    b = node.args[2] if len(node.args) > 2 else None
+    A = ctx.t(x)
+    out_shape = ctx.shape(node.out)
+    bias = ctx.t(b) if b is not None else None
+    if w.is_const and A.dtype == "float32":
+        W = ctx.const(w.const.float().numpy(), "float32", "weights")
+    else:
+        W = ctx.t(w)
+    ctx.bind(
+        node.out,
+        ctx.emit(
+            "FULLY_CONNECTED",
+            [A, W, bias],
+            out_shape,
+            A.dtype,
+            dict(fused_activation_function="NONE", keep_num_dims=len(out_shape) > 2),
+        ),
+    )
+
+
 def _matmul(ctx: Ctx, A, B, out_shape):
     return ctx.emit(
         "BATCH_MATMUL",
@@ -784,6 +806,7 @@ RULES = {
     "_native_batch_norm_legit.no_stats": lower_batch_norm_batch_stats,
     "_native_batch_norm_legit.default": lower_batch_norm_batch_stats,
     "addmm.default": lower_addmm,
+    "linear.default": lower_linear,
     "mm.default": lower_mm,
     "bmm.default": lower_bmm,
     "_softmax.default": _softmax_like("SOFTMAX"),

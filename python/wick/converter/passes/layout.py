@@ -245,6 +245,49 @@ class _Sinker:
             g.set_input(c, 0, a)
             self.reroute(c, q)
             return True
+        if op == "FULLY_CONNECTED":
+            # FC with keep_num_dims maps the last dim only: transposes of the others commute
+            if (
+                c.inputs[0] is not b
+                or not c.options.get("keep_num_dims")
+                or q[-1] != r - 1
+                or any(x is b for x in c.inputs[1:])
+            ):
+                return False
+            g.set_input(c, 0, a)
+            self.reroute(c, q)
+            return True
+        if op == "BATCH_MATMUL":
+            # matmul over the last two dims: transposes of the batch dims commute when the other
+            # operand is transposed the same way or is a 2-d (broadcast) matrix
+            if (
+                r < 3
+                or q[-2:] != [r - 2, r - 1]
+                or c.options.get("adj_x")
+                or c.options.get("adj_y")
+            ):
+                return False
+            other = 1 if c.inputs[0] is b else 0
+            if c.inputs[1 - other] is not b:
+                return False
+            x = c.inputs[other]
+            if x is b:
+                y = a
+            elif x.rank == 2:
+                y = x
+            elif (
+                x.producer is not None
+                and x.producer.op == "TRANSPOSE"
+                and x.rank == r
+                and perm_of(x.producer) == list(q)
+            ):
+                y = x.producer.inputs[0]
+            else:
+                return False
+            g.set_input(c, 1 - other, a)
+            g.set_input(c, other, y)
+            self.reroute(c, q)
+            return True
         if op in ("CUMSUM", "REVERSE_V2"):
             if c.inputs[0] is not b or not c.inputs[1].is_const:
                 return False
@@ -501,7 +544,9 @@ def hoist_transposes(g: TGraph, only=None) -> int:
         q = perm_of(t)
         z = t.inputs[0]
         rsh = z.producer
-        if q is None or rsh is None or rsh.op != "RESHAPE" or len(g.users_of(z)) != 1:
+        if q is None or rsh is None or len(g.users_of(z)) != 1 or g.is_output(z):
+            continue
+        if rsh.op != "RESHAPE":
             continue
         if g.is_output(z):
             continue

@@ -4,7 +4,9 @@ Invariant: after ``recover_patterns(g)``
 * no ``clamp(clamp(x, min=a), max=b)`` chain remains whose inner result has no other user
   (it is one ``clamp(x, a, b)``, which lowers to RELU6 / RELU_N1_TO_1 when it can);
 * ``x * clamp(x + 3, 0, 6) / 6`` (hardswish as decomposed by torch) is one
-  ``aten.hardswish`` node, lowered to TFLite HARD_SWISH.
+  ``aten.hardswish`` node, lowered to TFLite HARD_SWISH;
+* ``view -> addmm/mm -> view`` around a constant weight on an N-d input (nn.Linear on 3-d
+  activations) is one ``aten.linear`` node, lowered to FULLY_CONNECTED with keep_num_dims.
 Both rewrites compute the same function (up to float rounding of the same formula).
 """
 
@@ -114,5 +116,70 @@ def _hardswish(g: Graph) -> int:
     return n
 
 
+_VIEW = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+
+
+def _linear(g: Graph) -> int:
+    """view(x, [M, K]) -> addmm/mm(·, W) -> view(·, lead + [N])  with x = lead + [K]
+    becomes aten.linear(x, W.T, b): one FULLY_CONNECTED with keep_num_dims, no reshapes."""
+    n = 0
+    for mm in list(g.nodes):
+        if mm not in g.nodes or mm.target not in (aten.addmm.default, aten.mm.default):
+            continue
+        if mm.target is aten.addmm.default:
+            if len(mm.args) != 3 or mm.kwargs.get("beta", 1) != 1 or mm.kwargs.get("alpha", 1) != 1:
+                continue
+            bias, m1, m2 = mm.args
+            if not (isinstance(bias, Value) and bias.is_const and bias.const.dim() == 1):
+                continue
+        else:
+            bias = None
+            m1, m2 = mm.args
+        if not (isinstance(m2, Value) and m2.is_const and m2.rank == 2):
+            continue
+        v_in = m1.producer if isinstance(m1, Value) else None
+        if v_in is None or v_in.target not in _VIEW or not _single_use(g, m1):
+            continue
+        x = v_in.args[0]
+        out = mm.outputs[0]
+        users = list(dict.fromkeys(out.users))
+        if len(users) != 1 or g.is_output(out) or users[0].target not in _VIEW:
+            continue
+        v_out = users[0]
+        if not (isinstance(x, Value) and x.is_static and x.rank >= 3 and v_out.out.is_static):
+            continue
+        k = m2.shape[0]
+        lead = tuple(v_out.out.shape[:-1])
+        if v_out.out.shape[-1] != m2.shape[1] or tuple(m1.shape) != (int(np_prod(lead)), k):
+            continue
+        # x must be lead + (anything multiplying to K): then view(x, lead + [K]) is exact
+        if tuple(x.shape[: len(lead)]) != lead or int(np_prod(x.shape[len(lead) :])) != k:
+            continue
+        if tuple(x.shape) != lead + (k,):
+            vnode = Node(
+                v_in.name + "_lead", aten.view.default, (x, list(lead) + [k]), {}, v_in.stack_trace
+            )
+            xv = Value(v_in.out.name + "_lead", lead + (k,), x.dtype)
+            g.add_node(vnode, [xv], position=g.nodes.index(v_in))
+            x = xv
+        w = g.constant(m2.name + "_t", m2.const.t().contiguous())
+        args = (x, w) if bias is None else (x, w, bias)
+        node = Node(mm.name + "_linear", aten.linear.default, args, {}, mm.stack_trace)
+        new = Value(v_out.out.name + "_lin", v_out.out.shape, v_out.out.dtype)
+        g.add_node(node, [new], position=g.nodes.index(v_out))
+        g.replace_uses(v_out.out, new)
+        for dead in (v_out, mm, v_in):
+            g.remove_node(dead)
+        n += 1
+    return n
+
+
+def np_prod(xs) -> int:
+    p = 1
+    for d in xs:
+        p *= int(d)
+    return p
+
+
 def recover_patterns(g: Graph) -> int:
-    return _merge_clamps(g) + _hardswish(g)
+    return _merge_clamps(g) + _hardswish(g) + _linear(g)
