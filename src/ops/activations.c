@@ -1,8 +1,8 @@
 /*
  * activations.c — activations with parameters: LEAKY_RELU (alpha option),
  * GELU (approximate option) and PRELU (a second input, alpha, broadcast
- * into the input's shape). Float32 only so far; quantized variants are
- * refused at prepare with the type named.
+ * into the input's shape). Float32 here; quantized inputs go to
+ * activations_quantized.c.
  *
  * PRELU follows LiteRT: alpha must broadcast against the input and the
  * broadcast shape must be the input's shape (alpha never enlarges the
@@ -13,6 +13,7 @@
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 static wick_status require_f32(const wick_op_ctx *ctx, const wick_tensor *t, const char *what) {
   bool quantized = t->info != NULL && t->info->quant.count > 0;
@@ -23,6 +24,7 @@ static wick_status require_f32(const wick_op_ctx *ctx, const wick_tensor *t, con
 }
 
 static wick_status single_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_activation_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
   wick_tensor *in;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -33,6 +35,7 @@ static wick_status single_prepare(wick_op_ctx *ctx) {
 /* ---------------------------------------------------------------- LEAKY_RELU */
 
 static wick_status leaky_relu_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_activation_invoke_quantized(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
   wick_f32_leaky_relu__reference(wick_tensor_elements(in), ctx->params->alpha, in->data,
                                  wick_op_output(ctx, 0)->data);
@@ -46,6 +49,7 @@ const wick_op_def wick_op_leaky_relu = {"LEAKY_RELU", WICK_BUILTIN_LEAKY_RELU, 2
 /* ---------------------------------------------------------------- GELU */
 
 static wick_status gelu_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_activation_invoke_quantized(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
   wick_f32_gelu__reference(wick_tensor_elements(in), ctx->params->approximate, in->data,
                            wick_op_output(ctx, 0)->data);
@@ -58,6 +62,7 @@ const wick_op_def wick_op_gelu = {"GELU", WICK_BUILTIN_GELU, 2, single_prepare, 
 /* ---------------------------------------------------------------- PRELU */
 
 static wick_status prelu_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_prelu_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
   wick_tensor *in, *alpha;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -78,6 +83,7 @@ static wick_status prelu_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status prelu_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_prelu_invoke_quantized(ctx);
   const wick_broadcast *bc = ctx->node->user_data;
   wick_f32_prelu__reference(bc, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
                             wick_op_output(ctx, 0)->data);

@@ -1,8 +1,9 @@
 /*
- * activations_quantized.c — quantized SOFTMAX, LOGISTIC, TANH, HARD_SWISH
- * and the RELU family (RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1).
+ * activations_quantized.c — quantized SOFTMAX, LOGISTIC, TANH, HARD_SWISH,
+ * the RELU family (RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1), LEAKY_RELU, GELU
+ * and PRELU.
  *
- * Reached from softmax.c and elementwise_unary.c when the input is a
+ * Reached from softmax.c, elementwise_unary.c and activations.c when the input is a
  * quantized activation. Output shape = input shape. As LiteRT's reference
  * kernels:
  *   SOFTMAX     int8 -> int8 (output 1/256, -128) or int16; uint8 -> uint8 or
@@ -15,6 +16,11 @@
  *   HARD_SWISH  int8/uint8: LiteRT's 16-bit fixed-point formulation.
  *   RELU...     requantize by s_in / s_out (computed in float), clamp to the
  *               quantized bounds. RELU and RELU6 also take int16.
+ *   LEAKY_RELU  two multipliers, s_in / s_out and s_in * alpha / s_out (float),
+ *               the sign of a negative alpha kept apart.
+ *   GELU        int8/uint8: a 256-entry table (exact or tanh approximation).
+ *   PRELU       int8/uint8 with a quantized alpha broadcast into the input:
+ *               s_in / s_out for x >= 0, s_in * s_alpha / s_out otherwise.
  *   int16 SOFTMAX: LiteRT's interpolated 513-entry tables (exp over [-10, 0],
  *               1/(1+x)) built in double at prepare.
  * int16 LOGISTIC and TANH (LiteRT's fixed sigmoid table) are not implemented
@@ -31,7 +37,15 @@ typedef struct qact_data {
   uint8_t lut[256];
   wick_qhard_swish_params hard_swish;
   int32_t in_zp, out_zp, multiplier, shift, lo, hi; /* RELU family */
+  wick_qleaky_params leaky;
 } qact_data;
+
+/* A multiplier of either sign: LiteRT quantizes |m| and keeps the sign. */
+static wick_status signed_multiplier(wick_op_ctx *ctx, float m, int32_t *mult, int32_t *shift,
+                                     bool *negative) {
+  *negative = m < 0.0f;
+  return wick_quant_multiplier(ctx, (double)(m < 0.0f ? -m : m), 30, "the output", mult, shift);
+}
 
 static wick_status softmax_prepare(wick_op_ctx *ctx, qact_data *d, const wick_tensor *in,
                                    const wick_tensor *out, wick_qparams qi, wick_qparams qo) {
@@ -160,6 +174,23 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
     case WICK_BUILTIN_HARD_SWISH:
       WICK_TRY(hard_swish_prepare(ctx, d, t, qi, qo));
       break;
+    case WICK_BUILTIN_LEAKY_RELU: {
+      wick_qleaky_params *l = &d->leaky;
+      bool neg;
+      /* float arithmetic, as LiteRT */
+      WICK_TRY(signed_multiplier(ctx, qi.scale * ctx->params->alpha / qo.scale,
+                                 &l->alpha_multiplier, &l->alpha_shift, &l->alpha_negative));
+      WICK_TRY(signed_multiplier(ctx, qi.scale / qo.scale, &l->identity_multiplier,
+                                 &l->identity_shift, &neg));
+      l->input_zero_point = qi.zero_point;
+      l->output_zero_point = qo.zero_point;
+      break;
+    }
+    case WICK_BUILTIN_GELU:
+      WICK_CHECK_SUPPORTED(ctx, !int16, "int16 GELU is not implemented yet");
+      wick_q_lut8_populate(t, ctx->params->approximate ? WICK_Q_LUT_GELU_APPROX : WICK_Q_LUT_GELU,
+                           qi.scale, qi.zero_point, qo.scale, qo.zero_point, d->lut);
+      break;
     case WICK_BUILTIN_RELU:
       WICK_TRY(relu_prepare(ctx, d, t, qi, qo, 0.0f, 0.0f, false));
       break;
@@ -199,7 +230,11 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
     }
     case WICK_BUILTIN_LOGISTIC:
     case WICK_BUILTIN_TANH:
+    case WICK_BUILTIN_GELU:
       wick_q_lut8__reference(n, d->lut, in->data, out->data);
+      break;
+    case WICK_BUILTIN_LEAKY_RELU:
+      wick_q_leaky_relu__reference(in->type, n, &d->leaky, in->data, out->data);
       break;
     case WICK_BUILTIN_HARD_SWISH:
       wick_q_hard_swish__reference(in->type, n, &d->hard_swish, in->data, out->data);
@@ -209,5 +244,54 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
                                    d->shift, d->lo, d->hi, in->data, out->data);
       break;
   }
+  return WICK_OK;
+}
+
+/* ---------------------------------------------------------------- PRELU */
+
+typedef struct qprelu_data {
+  wick_broadcast bc;
+  wick_qprelu_params p;
+} qprelu_data;
+
+wick_status wick_prelu_prepare_quantized(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
+  wick_tensor *in, *alpha, *out = wick_op_output(ctx, 0);
+  WICK_TRY(wick_require_input(ctx, 0, &in));
+  WICK_TRY(wick_require_input(ctx, 1, &alpha));
+  WICK_CHECK(ctx, out != NULL, "output is absent");
+  WICK_CHECK_SUPPORTED(ctx, in->type != WICK_DTYPE_INT16, "int16 PRELU is not supported");
+  WICK_CHECK(ctx, alpha->type == in->type && out->type == in->type,
+             "alpha and output must have the input's type %s", wick_dtype_name(in->type));
+  qprelu_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  WICK_TRY(wick_broadcast_shapes(ctx, in, alpha, &d->bc.rank, d->bc.dims));
+  bool same = d->bc.rank == in->rank;
+  for (int32_t i = 0; same && i < in->rank; i++) same = d->bc.dims[i] == in->dims[i];
+  WICK_CHECK(ctx, same, "alpha (rank %d) must broadcast into the input's shape (rank %d)",
+             alpha->rank, in->rank);
+  wick_broadcast_strides(in, d->bc.rank, d->bc.dims, d->bc.a_strides);
+  wick_broadcast_strides(alpha, d->bc.rank, d->bc.dims, d->bc.b_strides);
+  wick_qparams qi, qa, qo;
+  WICK_TRY(wick_quant_params(ctx, in, "the input", false, &qi));
+  WICK_TRY(wick_quant_params(ctx, alpha, "alpha", false, &qa));
+  WICK_TRY(wick_quant_params(ctx, out, "the output", false, &qo));
+  /* float arithmetic, as LiteRT */
+  WICK_TRY(wick_quant_multiplier(ctx, (double)(qi.scale / qo.scale), 30, "the output",
+                                 &d->p.multiplier1, &d->p.shift1));
+  WICK_TRY(wick_quant_multiplier(ctx, (double)(qi.scale * qa.scale / qo.scale), 30, "the output",
+                                 &d->p.multiplier2, &d->p.shift2));
+  d->p.input_offset = -qi.zero_point;
+  d->p.alpha_offset = -qa.zero_point;
+  d->p.output_offset = qo.zero_point;
+  ctx->node->user_data = d;
+  return wick_op_set_output(ctx, 0, in->type, in->rank, in->dims);
+}
+
+wick_status wick_prelu_invoke_quantized(wick_op_ctx *ctx) {
+  const qprelu_data *d = ctx->node->user_data;
+  wick_tensor *in = wick_op_input(ctx, 0);
+  wick_q_prelu__reference(in->type, &d->bc, &d->p, in->data, wick_op_input(ctx, 1)->data,
+                          wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }

@@ -1,6 +1,7 @@
 /*
  * elementwise_quantized.c — quantized ADD, SUB and MUL (int8, uint8, int16),
- * with numpy broadcasting and fused activations.
+ * with numpy broadcasting and fused activations, and MAXIMUM / MINIMUM on
+ * the raw values (operands quantized like the output).
  *
  * Reached from elementwise_binary.c when input 0 is a quantized activation.
  * Both inputs and the output share one type; int16 requires zero points 0.
@@ -19,7 +20,7 @@
 #include "kernels/reference/reference.h"
 #include "ops/quantization.h"
 
-typedef enum qbin_kind { QB_ADD, QB_ADD_POT, QB_MUL } qbin_kind;
+typedef enum qbin_kind { QB_ADD, QB_ADD_POT, QB_MUL, QB_MAXMIN } qbin_kind;
 
 typedef struct qbin_data {
   wick_broadcast bc;
@@ -44,9 +45,10 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 1, &b));
   WICK_CHECK(ctx, out != NULL, "output is absent");
   const int32_t builtin = ctx->node->op->builtin;
+  const bool maxmin = builtin == WICK_BUILTIN_MAXIMUM || builtin == WICK_BUILTIN_MINIMUM;
   WICK_CHECK_SUPPORTED(ctx,
                        builtin == WICK_BUILTIN_ADD || builtin == WICK_BUILTIN_SUB ||
-                           builtin == WICK_BUILTIN_MUL,
+                           builtin == WICK_BUILTIN_MUL || maxmin,
                        "quantized %s inputs are not supported", wick_dtype_name(a->type));
   const wick_dtype t = a->type;
   WICK_CHECK(ctx, b->type == t, "input types differ (%s and %s)", wick_dtype_name(t),
@@ -66,6 +68,16 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
   if (t == WICK_DTYPE_INT16)
     WICK_CHECK_SUPPORTED(ctx, q1.zero_point == 0 && q2.zero_point == 0 && qo.zero_point == 0,
                          "int16 operands must have zero points 0");
+  if (maxmin) {
+    /* Raw comparisons, as LiteRT: only valid when nothing needs requantizing. */
+    WICK_CHECK_SUPPORTED(ctx,
+                         q1.scale == qo.scale && q2.scale == qo.scale &&
+                             q1.zero_point == qo.zero_point && q2.zero_point == qo.zero_point,
+                         "inputs quantized differently from the output are not supported");
+    d->kind = QB_MAXMIN;
+    ctx->node->user_data = d;
+    return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
+  }
   int32_t lo, hi;
   WICK_TRY(wick_quant_activation_range(ctx, ctx->params->activation, t, qo, &lo, &hi));
   d->subtract = builtin == WICK_BUILTIN_SUB;
@@ -136,6 +148,10 @@ wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
       break;
     case QB_ADD:
       wick_q_add__reference(a->type, d->subtract, &d->bc, &d->add, a->data, b->data, o->data);
+      break;
+    case QB_MAXMIN:
+      wick_q_maximum_minimum__reference(a->type, ctx->node->op->builtin == WICK_BUILTIN_MAXIMUM,
+                                        &d->bc, a->data, b->data, o->data);
       break;
     case QB_ADD_POT:
       wick_q_add_pot_i16__reference(d->subtract, &d->bc, d->pot_shift1, d->pot_shift2,

@@ -108,16 +108,19 @@ WICK_INTERNAL wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx);
 /* FULLY_CONNECTED (fully_connected_quantized.c) */
 WICK_INTERNAL wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx);
-/* ADD SUB MUL (elementwise_quantized.c) */
+/* ADD SUB MUL MAXIMUM MINIMUM (elementwise_quantized.c) */
 WICK_INTERNAL wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx);
 /* AVERAGE_POOL_2D MAX_POOL_2D (pool_2d_quantized.c) */
 WICK_INTERNAL wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_pool_invoke_quantized(wick_op_ctx *ctx);
-/* SOFTMAX LOGISTIC TANH HARD_SWISH (activations_quantized.c) */
+/* SOFTMAX LOGISTIC TANH HARD_SWISH RELU* LEAKY_RELU GELU (activations_quantized.c) */
 WICK_INTERNAL wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx);
-/* MEAN SUM (reduce_quantized.c) */
+/* PRELU (activations_quantized.c) */
+WICK_INTERNAL wick_status wick_prelu_prepare_quantized(wick_op_ctx *ctx);
+WICK_INTERNAL wick_status wick_prelu_invoke_quantized(wick_op_ctx *ctx);
+/* MEAN SUM REDUCE_MAX REDUCE_MIN (reduce_quantized.c) */
 WICK_INTERNAL wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_reduce_invoke_quantized(wick_op_ctx *ctx);
 /* CONCATENATION with inputs quantized differently from the output

@@ -1,5 +1,6 @@
 /*
- * reduce_quantized.c — quantized MEAN and SUM (int8, uint8, int16).
+ * reduce_quantized.c — quantized MEAN and SUM (int8, uint8, int16), and
+ * REDUCE_MAX / REDUCE_MIN on the raw values (output quantized like the input).
  *
  * Reached from reduce.c when the input is a quantized activation. Axes as
  * the float op (int32/int64, negative allowed, repeats ignored, deferred to
@@ -26,7 +27,8 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 1, &axes));
   WICK_CHECK(ctx, out != NULL, "output is absent");
   const int32_t builtin = ctx->node->op->builtin;
-  WICK_CHECK_SUPPORTED(ctx, builtin == WICK_BUILTIN_MEAN || builtin == WICK_BUILTIN_SUM,
+  const bool maxmin = builtin == WICK_BUILTIN_REDUCE_MAX || builtin == WICK_BUILTIN_REDUCE_MIN;
+  WICK_CHECK_SUPPORTED(ctx, builtin == WICK_BUILTIN_MEAN || builtin == WICK_BUILTIN_SUM || maxmin,
                        "input type quantized %s is not supported", wick_dtype_name(in->type));
   WICK_CHECK(ctx, out->type == in->type, "output type %s differs from the input's %s",
              wick_dtype_name(out->type), wick_dtype_name(in->type));
@@ -60,6 +62,13 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   if (in->type == WICK_DTYPE_INT16)
     WICK_CHECK_SUPPORTED(ctx, qi.zero_point == 0 && qo.zero_point == 0,
                          "int16 operands must have zero points 0");
+  ctx->node->user_data = d;
+  if (maxmin) {
+    /* Raw values, as LiteRT: only valid when nothing needs requantizing. */
+    WICK_CHECK_SUPPORTED(ctx, qi.scale == qo.scale && qi.zero_point == qo.zero_point,
+                         "an output quantized differently from the input is not supported");
+    return wick_op_set_output(ctx, 0, in->type, rank, dims);
+  }
   int32_t m, s;
   WICK_TRY(wick_quant_multiplier(ctx, (double)qi.scale / (double)qo.scale, 62, "the output", &m,
                                  &s));
@@ -84,6 +93,12 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
 wick_status wick_reduce_invoke_quantized(wick_op_ctx *ctx) {
   const qreduce_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0);
+  const int32_t builtin = ctx->node->op->builtin;
+  if (builtin == WICK_BUILTIN_REDUCE_MAX || builtin == WICK_BUILTIN_REDUCE_MIN) {
+    wick_q_reduce_maxmin__reference(in->type, builtin == WICK_BUILTIN_REDUCE_MAX, in->rank,
+                                    in->dims, d->reduced, in->data, wick_op_output(ctx, 0)->data);
+    return WICK_OK;
+  }
   wick_q_reduce_sum__reference(in->type, in->rank, in->dims, d->reduced, &d->params, in->data,
                                wick_op_output(ctx, 0)->data, wick_op_scratch(ctx));
   return WICK_OK;

@@ -740,7 +740,17 @@ void wick_q_lut8_populate(wick_dtype type, wick_q_lut_fn fn, float in_scale, int
   const float inverse_scale = 1.0f / out_scale;
   for (int32_t v = lo; v <= hi; v++) {
     const float x = in_scale * (float)(v - in_zp);
-    const float y = fn == WICK_Q_LUT_LOGISTIC ? 1.0f / (1.0f + expf(-x)) : tanhf(x);
+    float y;
+    switch (fn) {
+      case WICK_Q_LUT_LOGISTIC: y = 1.0f / (1.0f + expf(-x)); break;
+      case WICK_Q_LUT_TANH: y = tanhf(x); break;
+      case WICK_Q_LUT_GELU: y = 0.5f * x * erfcf(x * (float)-0.70710678118654752440); break;
+      default: { /* WICK_Q_LUT_GELU_APPROX; sqrt(2/pi) rounded to float as LiteRT */
+        const float k = (float)(1.12837916709551257390 * 0.70710678118654752440);
+        y = 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
+        break;
+      }
+    }
     const float r = roundf(y * inverse_scale) + (float)out_zp;
     /* LiteRT converts without a range check; the clamp keeps wick defined. */
     int32_t q = r <= (float)lo ? lo : (r >= (float)hi ? hi : (int32_t)r);
@@ -898,4 +908,109 @@ void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float b
     const int32_t q = r <= -2147483648.0f ? INT32_MIN : (r >= 2147483647.0f ? INT32_MAX : (int32_t)r);
     st(type, out, i, clamp32(add32(q, out_zp), lo, hi));
   }
+}
+
+/* ---------------------------------------------------------------- LEAKY_RELU, PRELU, MAX/MIN */
+
+INLINE void leaky_body(wick_dtype t, int64_t n, const wick_qleaky_params *p, const void *in,
+                       void *out) {
+  int32_t lo, hi;
+  type_range(t, &lo, &hi);
+  for (int64_t i = 0; i < n; i++) {
+    const int32_t x = ld(t, in, i) - p->input_zero_point;
+    int32_t v = p->output_zero_point;
+    if (x >= 0) {
+      v = add32(v, mbqm(x, p->identity_multiplier, p->identity_shift));
+    } else {
+      const int32_t a = mbqm(x, p->alpha_multiplier, p->alpha_shift);
+      v = p->alpha_negative ? sub32(v, a) : add32(v, a);
+    }
+    st(t, out, i, clamp32(v, lo, hi));
+  }
+}
+
+void wick_q_leaky_relu__reference(wick_dtype type, int64_t n, const wick_qleaky_params *p,
+                                  const void *in, void *out) {
+#define LR_CALL(IT, WT) leaky_body(IT, n, p, in, out)
+  DISPATCH_ACT(type, LR_CALL);
+#undef LR_CALL
+}
+
+INLINE void prelu_body(wick_dtype t, const wick_broadcast *bc, const wick_qprelu_params *p,
+                       const void *in, const void *alpha, void *out) {
+  int32_t lo, hi;
+  type_range(t, &lo, &hi);
+#define PRELU_BODY(ia, ib, io)                                                         \
+  do {                                                                                 \
+    const int32_t x_ = ld(t, in, ia) + p->input_offset;                                \
+    int32_t v_;                                                                        \
+    if (x_ >= 0) {                                                                     \
+      v_ = mbqm(x_, p->multiplier1, p->shift1);                                        \
+    } else {                                                                           \
+      const int32_t a_ = ld(t, alpha, ib) + p->alpha_offset;                           \
+      v_ = mbqm(wrap32((int64_t)x_ * a_), p->multiplier2, p->shift2);                  \
+    }                                                                                  \
+    st(t, out, io, clamp32(add32(v_, p->output_offset), lo, hi));                      \
+  } while (0)
+  QBROADCAST_LOOP(bc, PRELU_BODY);
+#undef PRELU_BODY
+}
+
+void wick_q_prelu__reference(wick_dtype type, const wick_broadcast *bc,
+                             const wick_qprelu_params *p, const void *in, const void *alpha,
+                             void *out) {
+#define PR_CALL(IT, WT) prelu_body(IT, bc, p, in, alpha, out)
+  DISPATCH_ACT(type, PR_CALL);
+#undef PR_CALL
+}
+
+INLINE void maxmin_body(wick_dtype t, bool is_max, const wick_broadcast *bc, const void *a,
+                        const void *b, void *out) {
+#define MM_BODY(ia, ib, io)                                                \
+  do {                                                                     \
+    const int32_t x_ = ld(t, a, ia), y_ = ld(t, b, ib);                    \
+    st(t, out, io, is_max ? (x_ > y_ ? x_ : y_) : (x_ < y_ ? x_ : y_));    \
+  } while (0)
+  QBROADCAST_LOOP(bc, MM_BODY);
+#undef MM_BODY
+}
+
+void wick_q_maximum_minimum__reference(wick_dtype type, bool is_max, const wick_broadcast *bc,
+                                       const void *a, const void *b, void *out) {
+#define MM_CALL(IT, WT) maxmin_body(IT, is_max, bc, a, b, out)
+  DISPATCH_ACT(type, MM_CALL);
+#undef MM_CALL
+}
+
+INLINE void rmaxmin_body(wick_dtype t, bool is_max, int32_t rank, const int32_t *dims,
+                         const bool *reduced, const void *in, void *out) {
+  int64_t out_stride[WICK_MAX_RANK];
+  int64_t st_ = 1, total = 1;
+  for (int32_t i = rank - 1; i >= 0; i--) {
+    out_stride[i] = reduced[i] ? 0 : st_;
+    if (!reduced[i]) st_ *= dims[i];
+    total *= dims[i];
+  }
+  int32_t lo, hi;
+  type_range(t, &lo, &hi);
+  for (int64_t o = 0; o < st_; o++) st(t, out, o, is_max ? lo : hi);
+  int64_t idx[WICK_MAX_RANK] = {0};
+  for (int64_t e = 0; e < total; e++) {
+    int64_t o = 0;
+    for (int32_t d = 0; d < rank; d++) o += idx[d] * out_stride[d];
+    const int32_t v = ld(t, in, e), cur = ld(t, out, o);
+    if (is_max ? v > cur : v < cur) st(t, out, o, v);
+    for (int32_t d = rank - 1; d >= 0; d--) {
+      if (++idx[d] < dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+void wick_q_reduce_maxmin__reference(wick_dtype type, bool is_max, int32_t rank,
+                                     const int32_t *dims, const bool *reduced, const void *in,
+                                     void *out) {
+#define RM_CALL(IT, WT) rmaxmin_body(IT, is_max, rank, dims, reduced, in, out)
+  DISPATCH_ACT(type, RM_CALL);
+#undef RM_CALL
 }

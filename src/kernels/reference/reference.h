@@ -382,7 +382,12 @@ void wick_q_softmax_i16__reference(int64_t rows, int64_t cols, int32_t multiplie
 
 /* 8-bit lookup tables (LOGISTIC, TANH): lut[(uint8)q] = quantized f(real(q)),
  * computed in float as LiteRT's LUTPopulate. */
-typedef enum wick_q_lut_fn { WICK_Q_LUT_LOGISTIC, WICK_Q_LUT_TANH } wick_q_lut_fn;
+typedef enum wick_q_lut_fn {
+  WICK_Q_LUT_LOGISTIC,
+  WICK_Q_LUT_TANH,
+  WICK_Q_LUT_GELU,       /* x/2 erfc(-x/sqrt2), in float */
+  WICK_Q_LUT_GELU_APPROX /* x/2 (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))), in float */
+} wick_q_lut_fn;
 void wick_q_lut8_populate(wick_dtype type, wick_q_lut_fn fn, float in_scale, int32_t in_zp,
                           float out_scale, int32_t out_zp, uint8_t lut[256]);
 void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
@@ -418,6 +423,33 @@ void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64
  * scale + bias) + out_zp). */
 void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float bias,
                                 int32_t out_zp, const void *in, void *out);
+
+/* LEAKY_RELU: x = q - in_zp; out = out_zp + mbqm(x, identity) for x >= 0,
+ * out_zp -/+ mbqm(x, |alpha|) otherwise (alpha_negative: subtract). */
+typedef struct wick_qleaky_params {
+  int32_t input_zero_point, output_zero_point;
+  int32_t identity_multiplier, identity_shift, alpha_multiplier, alpha_shift;
+  bool alpha_negative;
+} wick_qleaky_params;
+void wick_q_leaky_relu__reference(wick_dtype type, int64_t n, const wick_qleaky_params *p,
+                                  const void *in, void *out);
+/* PRELU with alpha broadcast (operand b of `bc`): x = q + input_offset;
+ * x >= 0: mbqm(x, m1, s1); else mbqm(x * (alpha + alpha_offset), m2, s2);
+ * plus output_offset, clamped to the type. */
+typedef struct wick_qprelu_params {
+  int32_t input_offset, alpha_offset, output_offset;
+  int32_t multiplier1, shift1, multiplier2, shift2;
+} wick_qprelu_params;
+void wick_q_prelu__reference(wick_dtype type, const wick_broadcast *bc,
+                             const wick_qprelu_params *p, const void *in, const void *alpha,
+                             void *out);
+/* MAXIMUM / MINIMUM and REDUCE_MAX / REDUCE_MIN on the raw quantized values
+ * (LiteRT does not requantize them). */
+void wick_q_maximum_minimum__reference(wick_dtype type, bool is_max, const wick_broadcast *bc,
+                                       const void *a, const void *b, void *out);
+void wick_q_reduce_maxmin__reference(wick_dtype type, bool is_max, int32_t rank,
+                                     const int32_t *dims, const bool *reduced, const void *in,
+                                     void *out);
 
 /* ---- SVDF (svdf.c): float, and int8 input / int16 state / int8 output ----
  * input [batch, input_size], weights_feature [filters, input_size],

@@ -428,6 +428,55 @@ def test_elementwise_activation(variant):
     check(op, [Q(x.reshape(1, -1), s, zp)], (dtype, os_, ozp))
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+@pytest.mark.parametrize("alpha", [0.2, 1.7, -0.3])
+def test_leaky_relu(dtype, alpha):
+    x = np.arange(np.iinfo(dtype).min, np.iinfo(dtype).max + 1, 1 if dtype != "int16" else 37).astype(dtype)
+    zp_in, zp_out = {"int8": (-5, 10), "uint8": (120, 100), "int16": (0, 0)}[dtype]
+    s_in = 0.0005 if dtype == "int16" else 0.05
+    check("LEAKY_RELU", [Q(x.reshape(1, -1), s_in, zp_in)], (dtype, s_in * 1.3, zp_out), dict(alpha=alpha))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("approximate", [False, True])
+def test_gelu(dtype, approximate):
+    x = np.arange(np.iinfo(dtype).min, np.iinfo(dtype).max + 1).astype(dtype)
+    zp_in, zp_out = (3, -100) if dtype == "int8" else (128, 28)
+    check("GELU", [Q(x.reshape(1, -1), 0.03, zp_in)], (dtype, 0.02, zp_out), dict(approximate=approximate))
+
+
+@pytest.mark.parametrize("dtype,alpha_shape", [("int8", (3,)), ("int8", (1, 1, 3)), ("uint8", (2, 1, 3))])
+def test_prelu(dtype, alpha_shape):
+    rng = np.random.default_rng(RNG_SEED)
+    zp = -4 if dtype == "int8" else 130
+    x = Q(rnd(rng, (2, 4, 3), np.dtype(dtype)), 0.05, zp)
+    a = QC(rnd(rng, alpha_shape, np.dtype(dtype)), 0.01, 0 if dtype == "int8" else 120)
+    check("PRELU", [x, a], (dtype, 0.04, zp), None)
+
+
+@pytest.mark.parametrize("op", ["MAXIMUM", "MINIMUM"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+def test_maximum_minimum(op, dtype):
+    rng = np.random.default_rng(RNG_SEED)
+    s, zp = (0.001, 0) if dtype == "int16" else (0.05, 7)
+    a = Q(rnd(rng, (2, 3, 4), np.dtype(dtype)), s, zp)
+    b = Q(rnd(rng, (3, 1), np.dtype(dtype)), s, zp)
+    check(op, [a, b], (dtype, s, zp), None)
+
+
+@pytest.mark.parametrize("op", ["REDUCE_MAX", "REDUCE_MIN"])
+def test_reduce_max_min(op):
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, (2, 5, 3), np.int8), 0.05, 2)
+    check(op, [x, np.array([1, -1], np.int32)], ("int8", 0.05, 2), dict(keep_dims=True))
+
+
+def test_maximum_with_requantizing_output_is_refused():
+    a = Q(np.zeros((2, 3), np.int8), 0.05, 0)
+    fails("MAXIMUM", [a, Q(np.zeros((2, 3), np.int8), 0.05, 0)], ("int8", 0.1, 0),
+          r"quantized differently from the output are not supported", None, UNSUPPORTED)
+
+
 # ---------------------------------------------------------------------------- reductions
 
 MEAN_VARIANTS = [
