@@ -131,6 +131,9 @@ WICK_INTERNAL wick_status wick_concat_invoke_quantized(wick_op_ctx *ctx);
 /* BATCH_MATMUL (batch_matmul_quantized.c) */
 WICK_INTERNAL wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_bmm_invoke_quantized(wick_op_ctx *ctx);
+/* RESIZE_BILINEAR (resize_quantized.c) */
+WICK_INTERNAL wick_status wick_resize_prepare_quantized(wick_op_ctx *ctx);
+WICK_INTERNAL wick_status wick_resize_invoke_quantized(wick_op_ctx *ctx);
 /* TRANSPOSE_CONV (transpose_conv_quantized.c) */
 WICK_INTERNAL wick_status wick_tconv_prepare_quantized(wick_op_ctx *ctx);
 WICK_INTERNAL wick_status wick_tconv_invoke_quantized(wick_op_ctx *ctx);

@@ -1,5 +1,6 @@
 /*
- * resize.c — RESIZE_BILINEAR (float32) and RESIZE_NEAREST_NEIGHBOR (float32,
+ * resize.c — RESIZE_BILINEAR (float32; quantized inputs go to
+ * resize_quantized.c) and RESIZE_NEAREST_NEIGHBOR (float32,
  * int8/16/32/64, uint8, bool: it only copies pixels, so quantized tensors
  * pass through with their parameters).
  *
@@ -14,8 +15,11 @@
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/quantization.h"
 
 static wick_status resize_prepare(wick_op_ctx *ctx) {
+  if (ctx->node->op->builtin == WICK_BUILTIN_RESIZE_BILINEAR && wick_quant_routed(ctx, 0))
+    return wick_resize_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
   wick_tensor *in, *size;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -66,6 +70,7 @@ static wick_status resize_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status bilinear_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 0)) return wick_resize_invoke_quantized(ctx);
   wick_f32_resize_bilinear__reference(ctx->node->user_data, wick_op_input(ctx, 0)->data,
                                       wick_op_output(ctx, 0)->data);
   return WICK_OK;

@@ -1014,3 +1014,79 @@ void wick_q_reduce_maxmin__reference(wick_dtype type, bool is_max, int32_t rank,
   DISPATCH_ACT(type, RM_CALL);
 #undef RM_CALL
 }
+
+/* ---------------------------------------------------------------- RESIZE_BILINEAR */
+
+/* int8 / int16: LiteRT's integer version (coordinates in 1/1024 steps,
+ * weights products in 1/2^20, rounded half away from zero). */
+static void interp_integer(int32_t v, int32_t scale_10, bool half_pixel, int32_t in_size,
+                           int32_t *scaled, int32_t *lo, int32_t *hi) {
+  *scaled = half_pixel ? v * scale_10 + scale_10 / 2 - (1 << 9) : v * scale_10;
+  *lo = *scaled / (1 << 10) > 0 ? *scaled / (1 << 10) : 0;
+  const int32_t up = (*scaled + (1 << 10) - 1) / (1 << 10);
+  *hi = up < in_size - 1 ? up : in_size - 1;
+}
+
+/* uint8: LiteRT's float version (float weights, + 0.5, truncated). */
+static void interp_float(int32_t v, float scale, bool half_pixel, int32_t in_size, float *scaled,
+                         int32_t *lo, int32_t *hi) {
+  *scaled = half_pixel ? ((float)v + 0.5f) * scale - 0.5f : (float)v * scale;
+  const int32_t fl = (int32_t)floorf(*scaled), ce = (int32_t)ceilf(*scaled);
+  *lo = fl > 0 ? fl : 0;
+  *hi = ce < in_size - 1 ? ce : in_size - 1;
+}
+
+INLINE void resize_body(wick_dtype t, const wick_resize_shape *s, const void *in, void *out) {
+  const int32_t ih = s->in_h, iw = s->in_w, oh = s->out_h, ow = s->out_w, c = s->channels;
+  int32_t hs10 = ((1 << 10) * ih + oh / 2) / oh, ws10 = ((1 << 10) * iw + ow / 2) / ow;
+  float hsf = (float)ih / (float)oh, wsf = (float)iw / (float)ow;
+  if (s->align_corners && oh > 1) {
+    hs10 = ((1 << 10) * (ih - 1) + (oh - 1) / 2) / (oh - 1);
+    hsf = (float)(ih - 1) / (float)(oh - 1);
+  }
+  if (s->align_corners && ow > 1) {
+    ws10 = ((1 << 10) * (iw - 1) + (ow - 1) / 2) / (ow - 1);
+    wsf = (float)(iw - 1) / (float)(ow - 1);
+  }
+#define PIX(b_, y_, x_, c_) ld(t, in, (((int64_t)(b_) * ih + (y_)) * iw + (x_)) * c + (c_))
+  int64_t o = 0;
+  for (int32_t b = 0; b < s->batch; b++)
+    for (int32_t y = 0; y < oh; y++)
+      for (int32_t x = 0; x < ow; x++) {
+        if (t == WICK_DTYPE_UINT8) {
+          float fy, fx;
+          int32_t y0, y1, x0, x1;
+          interp_float(y, hsf, s->half_pixel_centers, ih, &fy, &y0, &y1);
+          interp_float(x, wsf, s->half_pixel_centers, iw, &fx, &x0, &x1);
+          const float dy = fy - (float)y0, dx = fx - (float)x0;
+          for (int32_t ch = 0; ch < c; ch++, o++) {
+            const float v = (float)PIX(b, y0, x0, ch) * (1 - dy) * (1 - dx) +
+                            (float)PIX(b, y1, x0, ch) * dy * (1 - dx) +
+                            (float)PIX(b, y0, x1, ch) * (1 - dy) * dx +
+                            (float)PIX(b, y1, x1, ch) * dy * dx + 0.5f;
+            st(t, out, o, v <= 0.0f ? 0 : (v >= 255.0f ? 255 : (int32_t)v));
+          }
+        } else {
+          int32_t sy, sx, y0, y1, x0, x1;
+          interp_integer(y, hs10, s->half_pixel_centers, ih, &sy, &y0, &y1);
+          interp_integer(x, ws10, s->half_pixel_centers, iw, &sx, &x0, &x1);
+          const int64_t fy = sy - (1 << 10) * y0, fx = sx - (1 << 10) * x0;
+          for (int32_t ch = 0; ch < c; ch++, o++) {
+            const int64_t v = (int64_t)PIX(b, y0, x0, ch) * ((1 << 10) - fy) * ((1 << 10) - fx) +
+                              (int64_t)PIX(b, y1, x0, ch) * fy * ((1 << 10) - fx) +
+                              (int64_t)PIX(b, y0, x1, ch) * ((1 << 10) - fy) * fx +
+                              (int64_t)PIX(b, y1, x1, ch) * fy * fx;
+            const int64_t r = v > 0 ? (1 << 19) : -(1 << 19);
+            st(t, out, o, (int32_t)((v + r) / (1 << 20)));
+          }
+        }
+      }
+#undef PIX
+}
+
+void wick_q_resize_bilinear__reference(wick_dtype type, const wick_resize_shape *s,
+                                       const void *in, void *out) {
+#define RB_CALL(IT, WT) resize_body(IT, s, in, out)
+  DISPATCH_ACT(type, RB_CALL);
+#undef RB_CALL
+}

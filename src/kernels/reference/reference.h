@@ -451,6 +451,12 @@ void wick_q_reduce_maxmin__reference(wick_dtype type, bool is_max, int32_t rank,
                                      const int32_t *dims, const bool *reduced, const void *in,
                                      void *out);
 
+/* RESIZE_BILINEAR on quantized values (output parameters = input's), as
+ * LiteRT: int8/int16 in integer arithmetic (1/1024 coordinates, rounding
+ * half away from zero), uint8 with float weights (+ 0.5, truncated). */
+void wick_q_resize_bilinear__reference(wick_dtype type, const wick_resize_shape *s,
+                                       const void *in, void *out);
+
 /* ---- SVDF (svdf.c): float, and int8 input / int16 state / int8 output ----
  * input [batch, input_size], weights_feature [filters, input_size],
  * weights_time [filters, memory], bias [filters / rank] (may be NULL),

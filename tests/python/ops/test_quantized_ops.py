@@ -477,6 +477,20 @@ def test_maximum_with_requantizing_output_is_refused():
           r"quantized differently from the output are not supported", None, UNSUPPORTED)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint8"])
+@pytest.mark.parametrize(
+    "size,align,half",
+    [((8, 10), False, False), ((7, 5), False, True), ((9, 9), True, False), ((2, 3), False, True)],
+    ids=["up", "half-pixel", "align-corners", "down"],
+)
+def test_resize_bilinear(dtype, size, align, half):
+    rng = np.random.default_rng(RNG_SEED)
+    s, zp = {"int8": (0.05, -3), "int16": (0.001, 0), "uint8": (0.04, 128)}[dtype]
+    x = Q(rnd(rng, (2, 4, 5, 3), np.dtype(dtype)), s, zp)
+    check("RESIZE_BILINEAR", [x, np.array(size, np.int32)], (dtype, s, zp),
+          dict(align_corners=align, half_pixel_centers=half))
+
+
 # ---------------------------------------------------------------------------- reductions
 
 MEAN_VARIANTS = [
