@@ -87,7 +87,7 @@ def build(op, operands, options=None, *, n_out=1, out_dtypes=None, version=None)
 def compare(got, ref, what="output"):
     """float32: within FLOAT_REL; other dtypes: identical bytes."""
     assert len(got) == len(ref), f"{len(got)} outputs, LiteRT has {len(ref)}"
-    for j, (g, r) in enumerate(zip(got, ref)):
+    for j, (g, r) in enumerate(zip(got, ref, strict=True)):
         r = np.asarray(r)
         assert g.dtype == r.dtype, f"{what} {j}: dtype {g.dtype} != LiteRT {r.dtype}"
         assert g.shape == r.shape, f"{what} {j}: shape {g.shape} != LiteRT {r.shape}"

@@ -18,7 +18,6 @@ import pytest
 from flatbuffers import flexbuffers
 
 import wick
-from tests.python.oracles.litert import run_litert, tolerance_check
 from tests.python.ops._harness import (
     FLOAT_REL,
     INVALID_INPUT,
@@ -32,6 +31,7 @@ from tests.python.ops._harness import (
     litert_refuses,
     rand,
 )
+from tests.python.oracles.litert import run_litert, tolerance_check
 from wick.tflite.writer import ModelWriter
 
 RNG = np.random.default_rng(1234)
@@ -569,7 +569,7 @@ def _run_real(name: str):
             pytest.skip(f"{name} needs an op wick lacks: {e}")
         raise
     assert len(got) == len(ref)
-    for g, rr in zip(got, ref):
+    for g, rr in zip(got, ref, strict=True):
         t = tolerance_check(g, rr, rel=1e-4)  # whole-model bar (several fp32 ops)
         assert t, t.message
 

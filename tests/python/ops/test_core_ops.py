@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 import wick
-from tests.python.oracles.litert import run_litert
 from tests.python.ops._harness import (
     INVALID_INPUT,
     MALFORMED,
@@ -29,6 +28,7 @@ from tests.python.ops._harness import (
     litert_refuses,
     rand,
 )
+from tests.python.oracles.litert import run_litert
 
 RNG = np.random.default_rng(4321)
 ACTS = ["NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT"]
