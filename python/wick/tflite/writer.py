@@ -240,7 +240,7 @@ class SubGraphWriter:
             arr = arr.astype(np.dtype(_dtype_name(dtype)), copy=False)
         dt = _dtype_name(arr.dtype)
         data = np.asarray(arr, order="C").astype(arr.dtype.newbyteorder("<"), copy=False)
-        buf = self._model._add_buffer(data.tobytes())
+        buf = self._model._add_buffer(memoryview(data.reshape(-1)).cast("B"))
         return self.add_tensor(name, list(arr.shape), dt, quant, buffer=buf)
 
     def tensor_shape(self, t: int) -> list[int]:
@@ -362,7 +362,8 @@ class ModelWriter:
         self._metadata.append((name, self._add_buffer(bytes(data), dedupe=False)))
 
     # ---- internals -----------------------------------------------------------------------
-    def _add_buffer(self, data: bytes, dedupe: bool = True) -> int:
+    def _add_buffer(self, data, dedupe: bool = True) -> int:
+        """Register constant bytes (bytes or a byte memoryview; kept by reference, not copied)."""
         if dedupe and len(data) > 0:
             key = hashlib.sha256(data).digest() + len(data).to_bytes(8, "little")
             idx = self._buffer_index.get(key)
@@ -394,7 +395,7 @@ class ModelWriter:
         """Serialize the model.  Returns the complete file contents."""
         total = sum(len(b) for b in self._buffers)
         if total <= self.external_data_threshold:
-            return bytes(self._build(None))
+            return bytes(self._build(None))  # the one copy out of the builder
         # Large model: write the flatbuffer with placeholder offsets (nonzero, so the field
         # is present and the table layout is final), measure it, then rebuild with the real
         # offsets.  uint64 fields have fixed width, so the second build has the same size.
@@ -413,13 +414,20 @@ class ModelWriter:
             raise AssertionError("flatbuffer size changed between passes")
         out = bytearray(pos)
         out[: len(fb2)] = fb2
+        del fb, fb2
         for (off, s), data in zip(placement, self._buffers, strict=True):
             if s:
                 out[off : off + s] = data
         return bytes(out)
 
     def _build(self, external: list[tuple[int, int]] | None) -> bytearray:
-        b = flatbuffers.Builder(1024 + (0 if external else sum(map(len, self._buffers))))
+        # Size the builder so it never has to grow (growing copies everything built so far):
+        # data, its alignment padding, and a generous allowance for the tables.
+        n_items = len(self._buffers) + sum(
+            len(sg._tensors) + len(sg._operators) for sg in self._subgraphs
+        )
+        data_bytes = 0 if external else sum(len(d) + _ALIGN + 8 for d in self._buffers)
+        b = flatbuffers.Builder(65536 + 512 * n_items + data_bytes)
         # Buffers first (largest data, placed at the end of the file).
         buf_offs = []
         for i, data in enumerate(self._buffers):
@@ -487,7 +495,7 @@ class ModelWriter:
         b.PrependUint32Slot(0, schema.SCHEMA_VERSION, None)
         model = b.EndObject()
         b.Finish(model, file_identifier=schema.FILE_IDENTIFIER)
-        return b.Output()
+        return memoryview(b.Bytes)[b.Head() :]
 
     def _build_subgraph(self, b: flatbuffers.Builder, sg: SubGraphWriter) -> int:
         tensor_offs = [_build_tensor(b, t) for t in sg._tensors]

@@ -177,7 +177,7 @@ class Ctx:
     def const(self, data, dtype: str | None = None, name: str = "const") -> TTensor:
         arr = np.asarray(data)
         if dtype is not None:
-            arr = arr.astype(dtype)
+            arr = arr.astype(dtype, copy=False)
         elif arr.dtype == np.float64:
             arr = arr.astype(np.float32)
         elif arr.dtype == np.int64:

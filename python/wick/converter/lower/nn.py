@@ -634,6 +634,14 @@ def lower_batch_norm_batch_stats(ctx: Ctx, node: Node):
 # ---- matrix products -------------------------------------------------------------------------
 
 
+def _f32(t: torch.Tensor) -> np.ndarray:
+    """float32 numpy view of a constant (copies only when it must: dtype or layout)."""
+    t = t.detach()
+    if t.dtype != torch.float32:
+        t = t.float()
+    return t.numpy()
+
+
 def _fc(ctx: Ctx, A, Wt_const: np.ndarray, bias, out_shape):
     W = ctx.const(np.asarray(Wt_const, order="C"), A.dtype, "weights")
     return ctx.emit(
@@ -658,8 +666,8 @@ def lower_addmm(ctx: Ctx, node: Node):
             if bc.numel() == out_shape[-1]:
                 bias_vec = ctx.const(bc.reshape(-1).float().numpy(), "float32", "bias")
     if m2.is_const and A.dtype == "float32":
-        wt = m2.const.double().T * alpha
-        y = _fc(ctx, A, wt.numpy().astype(np.float32), bias_vec, out_shape)
+        wt = m2.const.T if alpha == 1 else m2.const.double().T * alpha
+        y = _fc(ctx, A, _f32(wt), bias_vec, out_shape)
     else:
         y = _matmul(ctx, A, ctx.t(m2), out_shape)
         if alpha != 1:
@@ -711,7 +719,7 @@ def lower_mm(ctx: Ctx, node: Node):
     out_shape = ctx.shape(node.out)
     A = ctx.t(a)
     if b.is_const and A.dtype == "float32" and b.rank == 2:
-        y = _fc(ctx, A, b.const.double().T.numpy().astype(np.float32), None, out_shape)
+        y = _fc(ctx, A, _f32(b.const.T), None, out_shape)
     else:
         y = _matmul(ctx, A, ctx.cast(ctx.t(b), A.dtype), out_shape)
     ctx.bind(node.out, y)
@@ -754,7 +762,7 @@ def lower_bmm(ctx: Ctx, node: Node):
     out_shape = ctx.shape(node.out)
     w = broadcast_const_matrix(b)
     if w is not None and A.dtype == "float32":
-        ctx.bind(node.out, _fc(ctx, A, w.double().T.numpy().astype(np.float32), None, out_shape))
+        ctx.bind(node.out, _fc(ctx, A, _f32(w.T), None, out_shape))
         return
     B = ctx.t(b)
     ctx.bind(node.out, _matmul(ctx, A, ctx.cast(B, A.dtype), out_shape))
