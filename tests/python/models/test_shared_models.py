@@ -16,6 +16,9 @@ Oracle adjustments, both derived from the file rather than listed per model:
   (random integers are not a valid shape).
 
 LiteRT runs in a child process: some of these files crash it (abort, segfault).
+
+A second test mutates the quantization parameters of the small quantized files (hostile scales,
+zero points, quantized dimensions) and requires wick to run or refuse each copy, never crash.
 The folder is located by $WICK_SHARED_MODELS or ../shared/models next to the repository; the
 module is skipped when it is absent (someone who clones the project alone).
 """
@@ -189,3 +192,59 @@ def test_shared_model_matches_litert_reference(file):
                 pytest.xfail(str(e))
             raise
         compare(f"{file} [{sig or 'subgraph 0'}]", got, ref)
+
+
+def _quant_fields(data: bytes) -> list[tuple[str, int]]:
+    """Byte positions of every scale (float32), zero point (int64) and quantized_dimension."""
+    schema = _schema()
+    m = schema.Model.GetRootAs(data, 0)
+    spots = []
+    for s in range(m.SubgraphsLength()):
+        sg = m.Subgraphs(s)
+        for t in range(sg.TensorsLength()):
+            q = sg.Tensors(t).Quantization()
+            if q is None:
+                continue
+            if q._tab.Offset(8):
+                v = q._tab.Vector(q._tab.Offset(8))
+                spots += [("f", v + 4 * i) for i in range(q.ScaleLength())]
+            if q._tab.Offset(10):
+                v = q._tab.Vector(q._tab.Offset(10))
+                spots += [("q", v + 8 * i) for i in range(q.ZeroPointLength())]
+            if q._tab.Offset(16):
+                spots.append(("i", q._tab.Pos + q._tab.Offset(16)))
+    return spots
+
+
+QUANT_FILES = [f for f in ("hello_world_int8.tflite", "conv8.tflite", "keyword_scrambled.tflite",
+                           "micro_speech_lstm.tflite", "simple_quantized_ops.tflite",
+                           "person_detect.tflite") if f in FILES]
+
+
+@pytest.mark.parametrize("file", QUANT_FILES)
+def test_mutated_quantization_parameters_are_refused_or_run(file):
+    """Hostile scales (0, negative, NaN, inf, denormal, huge), zero points outside every type and
+    out-of-range quantized dimensions: wick runs the file or refuses it with an error, never
+    crashes (the sanitizer build turns any undefined behaviour here into a failure)."""
+    import random
+
+    data = (MODELS / file).read_bytes()
+    spots = _quant_fields(data)
+    inputs = litert.random_inputs(oracle_bytes(data)[0], seed=SEED)
+    rng = random.Random(file)
+    floats = [0.0, -0.0, -1.0, float("nan"), float("inf"), -float("inf"), 1e-45, 3.4e38, 1e-20, 1e20]
+    ints = [-1, 128, 255, 256, -129, 32767, -32768, 65535, 2**31 - 1, -(2**31), 2**40]
+    for _ in range(25):
+        buf = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            kind, pos = rng.choice(spots)
+            if kind == "f":
+                struct.pack_into("<f", buf, pos, rng.choice(floats))
+            elif kind == "q":
+                struct.pack_into("<q", buf, pos, rng.choice(ints))
+            else:
+                struct.pack_into("<i", buf, pos, rng.choice([-1, 1, 3, 7, 1 << 30]))
+        try:
+            wick.load(bytes(buf))(*inputs)
+        except wick.WickError:
+            pass
