@@ -41,8 +41,9 @@ from tests.python.oracles import litert
 REPO = Path(__file__).resolve().parents[3]
 MODELS = Path(os.environ.get("WICK_SHARED_MODELS", REPO.parent / "shared" / "models"))
 if not MODELS.is_dir():
-    pytest.skip(f"shared models folder {MODELS} is absent (set WICK_SHARED_MODELS)",
-                allow_module_level=True)
+    pytest.skip(
+        f"shared models folder {MODELS} is absent (set WICK_SHARED_MODELS)", allow_module_level=True
+    )
 
 FILES = sorted(p.name for p in MODELS.glob("*.tflite"))
 FLOAT_REL = 1e-4
@@ -126,10 +127,14 @@ def run_oracle(data: bytes, inputs, signature: str | None):
     with tempfile.TemporaryDirectory() as tmp:
         model, ins, outs = (Path(tmp) / n for n in ("m.tflite", "in.npz", "out.npz"))
         model.write_bytes(data)
-        np.savez(ins, n=len(inputs), sig=signature or "", **{f"in{i}": a for i, a in enumerate(inputs)})
+        np.savez(
+            ins, n=len(inputs), sig=signature or "", **{f"in{i}": a for i, a in enumerate(inputs)}
+        )
         p = subprocess.run(
             [sys.executable, "-c", _CHILD, str(REPO), str(model), str(ins), str(outs)],
-            capture_output=True, text=True, timeout=600,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         if p.returncode != 0:
             lines = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
@@ -182,8 +187,10 @@ def test_shared_model_matches_litert_reference(file):
         inputs = model_inputs(fixed, sig)
         ref, why = run_oracle(fixed, inputs, sig)
         if ref is None:
-            pytest.skip(f"LiteRT cannot run {file} (the oracle): {why}; wick "
-                        + (f"refuses it: {wick_error}" if wick_error else "loads it"))
+            pytest.skip(
+                f"LiteRT cannot run {file} (the oracle): {why}; wick "
+                + (f"refuses it: {wick_error}" if wick_error else "loads it")
+            )
         assert wick_error is None, f"wick refuses {file}, which LiteRT runs: {wick_error}"
         try:
             got = runner(*inputs)
@@ -216,9 +223,18 @@ def _quant_fields(data: bytes) -> list[tuple[str, int]]:
     return spots
 
 
-QUANT_FILES = [f for f in ("hello_world_int8.tflite", "conv8.tflite", "keyword_scrambled.tflite",
-                           "micro_speech_lstm.tflite", "simple_quantized_ops.tflite",
-                           "person_detect.tflite") if f in FILES]
+QUANT_FILES = [
+    f
+    for f in (
+        "hello_world_int8.tflite",
+        "conv8.tflite",
+        "keyword_scrambled.tflite",
+        "micro_speech_lstm.tflite",
+        "simple_quantized_ops.tflite",
+        "person_detect.tflite",
+    )
+    if f in FILES
+]
 
 
 @pytest.mark.parametrize("file", QUANT_FILES)
@@ -232,7 +248,18 @@ def test_mutated_quantization_parameters_are_refused_or_run(file):
     spots = _quant_fields(data)
     inputs = litert.random_inputs(oracle_bytes(data)[0], seed=SEED)
     rng = random.Random(file)
-    floats = [0.0, -0.0, -1.0, float("nan"), float("inf"), -float("inf"), 1e-45, 3.4e38, 1e-20, 1e20]
+    floats = [
+        0.0,
+        -0.0,
+        -1.0,
+        float("nan"),
+        float("inf"),
+        -float("inf"),
+        1e-45,
+        3.4e38,
+        1e-20,
+        1e20,
+    ]
     ints = [-1, 128, 255, 256, -129, 32767, -32768, 65535, 2**31 - 1, -(2**31), 2**40]
     for _ in range(25):
         buf = bytearray(data)

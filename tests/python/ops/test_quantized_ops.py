@@ -37,7 +37,11 @@ class Q:
 
     def quant(self):
         if isinstance(self.scale, (list, tuple, np.ndarray)):
-            zps = self.zp if isinstance(self.zp, (list, tuple, np.ndarray)) else [self.zp] * len(self.scale)
+            zps = (
+                self.zp
+                if isinstance(self.zp, (list, tuple, np.ndarray))
+                else [self.zp] * len(self.scale)
+            )
             return dict(
                 scale=[float(s) for s in self.scale],
                 zero_point=[int(z) for z in zps],
@@ -82,7 +86,9 @@ def exact(got, ref, what):
     assert len(got) == len(ref)
     for g, r in zip(got, ref, strict=True):
         r = np.asarray(r)
-        assert g.dtype == r.dtype and g.shape == r.shape, f"{what}: {g.dtype}{g.shape} vs {r.dtype}{r.shape}"
+        assert g.dtype == r.dtype and g.shape == r.shape, (
+            f"{what}: {g.dtype}{g.shape} vs {r.dtype}{r.shape}"
+        )
         if g.tobytes() != r.tobytes():
             d = g.astype(np.int64) - r.astype(np.int64)
             raise AssertionError(
@@ -125,11 +131,24 @@ ACTS = ["NONE", "RELU", "RELU6", "RELU_N1_TO_1"]
 # ------------------------------------------------------------------------------------- conv
 
 
-def conv_case(rng, kind, dtype, in_shape, out_c, k, stride, padding, dilation, activation,
-              per_channel=True, groups=1, bias_dtype="int32", out_scale=None):
+def conv_case(
+    rng,
+    kind,
+    dtype,
+    in_shape,
+    out_c,
+    k,
+    stride,
+    padding,
+    dilation,
+    activation,
+    per_channel=True,
+    groups=1,
+    bias_dtype="int32",
+    out_scale=None,
+):
     n, h, w, cin = in_shape
     depthwise = kind == "DEPTHWISE_CONV_2D"
-    wdt = "uint8" if dtype == "uint8" else "int8"
     in_s, in_zp = 0.043, {"int8": -7, "uint8": 131, "int16": 0}[dtype]
     if depthwise:
         fshape, axis = (1, k, k, out_c), 3
@@ -144,10 +163,21 @@ def conv_case(rng, kind, dtype, in_shape, out_c, k, stride, padding, dilation, a
         filt = QC(filt_v, w_scales if per_channel else 0.011, 0, axis)
     bias_scales = [np.float32(in_s) * np.float32(s) for s in w_scales]
     bdt = np.int64 if bias_dtype == "int64" else np.int32
-    bias = QC(rnd(rng, (out_c,), bdt, -3000, 3000), bias_scales if dtype != "uint8" else bias_scales[0], 0, 0)
+    bias = QC(
+        rnd(rng, (out_c,), bdt, -3000, 3000),
+        bias_scales if dtype != "uint8" else bias_scales[0],
+        0,
+        0,
+    )
     x = Q(rnd(rng, in_shape, np.dtype(dtype)), in_s, in_zp)
-    opts = dict(padding=padding, stride_w=stride, stride_h=stride, fused_activation_function=activation,
-                dilation_w_factor=dilation, dilation_h_factor=dilation)
+    opts = dict(
+        padding=padding,
+        stride_w=stride,
+        stride_h=stride,
+        fused_activation_function=activation,
+        dilation_w_factor=dilation,
+        dilation_h_factor=dilation,
+    )
     if depthwise:
         opts["depth_multiplier"] = out_c // cin
     elif dtype == "int16" and bias_dtype == "int32":
@@ -171,20 +201,36 @@ CONV_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("variant", CONV_VARIANTS, ids=lambda v: f"{v[0]}-{v[5]}-s{v[4]}-d{v[6]}-{v[7]}-g{v[9]}")
+@pytest.mark.parametrize(
+    "variant", CONV_VARIANTS, ids=lambda v: f"{v[0]}-{v[5]}-s{v[4]}-d{v[6]}-{v[7]}-g{v[9]}"
+)
 def test_conv_2d(variant):
     dtype, shape, out_c, k, stride, pad, dil, activation, per_channel, groups = variant
     rng = np.random.default_rng(RNG_SEED)
     bias_dtype = "int64" if dtype == "int16" else "int32"
-    ops, out, opts = conv_case(rng, "CONV_2D", dtype, shape, out_c, k, stride, pad, dil, activation,
-                               per_channel, groups, bias_dtype)
+    ops, out, opts = conv_case(
+        rng,
+        "CONV_2D",
+        dtype,
+        shape,
+        out_c,
+        k,
+        stride,
+        pad,
+        dil,
+        activation,
+        per_channel,
+        groups,
+        bias_dtype,
+    )
     check("CONV_2D", ops, out, opts)
 
 
 def test_conv_2d_16x8_int32_bias():
     rng = np.random.default_rng(RNG_SEED)
-    ops, out, opts = conv_case(rng, "CONV_2D", "int16", (1, 6, 6, 4), 3, 3, 1, "SAME", 1, "NONE",
-                               bias_dtype="int32")
+    ops, out, opts = conv_case(
+        rng, "CONV_2D", "int16", (1, 6, 6, 4), 3, 3, 1, "SAME", 1, "NONE", bias_dtype="int32"
+    )
     check("CONV_2D", ops, out, opts)
 
 
@@ -197,13 +243,28 @@ DW_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("variant", DW_VARIANTS, ids=lambda v: f"{v[0]}-{v[5]}-s{v[4]}-m{v[2] // v[1][3]}-{v[7]}")
+@pytest.mark.parametrize(
+    "variant", DW_VARIANTS, ids=lambda v: f"{v[0]}-{v[5]}-s{v[4]}-m{v[2] // v[1][3]}-{v[7]}"
+)
 def test_depthwise_conv_2d(variant):
     dtype, shape, out_c, k, stride, pad, dil, activation = variant
     rng = np.random.default_rng(RNG_SEED)
     bias_dtype = "int64" if dtype == "int16" else "int32"
-    ops, out, opts = conv_case(rng, "DEPTHWISE_CONV_2D", dtype, shape, out_c, k, stride, pad, dil,
-                               activation, dtype != "uint8", 1, bias_dtype)
+    ops, out, opts = conv_case(
+        rng,
+        "DEPTHWISE_CONV_2D",
+        dtype,
+        shape,
+        out_c,
+        k,
+        stride,
+        pad,
+        dil,
+        activation,
+        dtype != "uint8",
+        1,
+        bias_dtype,
+    )
     check("DEPTHWISE_CONV_2D", ops, out, opts)
 
 
@@ -216,7 +277,9 @@ TCONV_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("variant", TCONV_VARIANTS, ids=lambda v: f"{v[0]}-{v[6]}-s{v[5]}-pc{int(v[7])}")
+@pytest.mark.parametrize(
+    "variant", TCONV_VARIANTS, ids=lambda v: f"{v[0]}-{v[6]}-s{v[5]}-pc{int(v[7])}"
+)
 def test_transpose_conv(variant):
     dtype, shape, (oh, ow), out_c, k, stride, pad, per_channel = variant
     rng = np.random.default_rng(RNG_SEED)
@@ -232,7 +295,11 @@ def test_transpose_conv(variant):
     b = QC(rnd(rng, (out_c,), bdt, -2000, 2000), bsc if per_channel else bsc[0])
     x = Q(rnd(rng, shape, np.dtype(dtype)), in_s, in_zp)
     out_shape = np.array([shape[0], oh, ow, out_c], np.int32)
-    out = (dtype, {"int8": 0.08, "uint8": 0.1, "int16": 0.002}[dtype], {"int8": -6, "uint8": 120, "int16": 0}[dtype])
+    out = (
+        dtype,
+        {"int8": 0.08, "uint8": 0.1, "int16": 0.002}[dtype],
+        {"int8": -6, "uint8": 120, "int16": 0}[dtype],
+    )
     opts = dict(padding=pad, stride_w=stride, stride_h=stride, fused_activation_function="NONE")
     check("TRANSPOSE_CONV", [out_shape, w, x, b], out, opts)
 
@@ -252,7 +319,11 @@ FC_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("variant", FC_VARIANTS, ids=lambda v: f"{v[0]}-pc{int(v[3])}-zp{v[4]}-b{v[5]}-k{int(v[6])}-{v[7]}")
+@pytest.mark.parametrize(
+    "variant",
+    FC_VARIANTS,
+    ids=lambda v: f"{v[0]}-pc{int(v[3])}-zp{v[4]}-b{v[5]}-k{int(v[6])}-{v[7]}",
+)
 def test_fully_connected(variant):
     dtype, shape, n, per_channel, wzp, bias, keep, activation = variant
     rng = np.random.default_rng(RNG_SEED)
@@ -263,14 +334,22 @@ def test_fully_connected(variant):
         ws = [0.0093] * n
     else:
         ws = list(rng.uniform(0.003, 0.03, n)) if per_channel else [0.013] * n
-        w = QC(rnd(rng, (n, k), np.int8, -127, 127), ws if per_channel else 0.013, wzp if not per_channel else 0)
+        w = QC(
+            rnd(rng, (n, k), np.int8, -127, 127),
+            ws if per_channel else 0.013,
+            wzp if not per_channel else 0,
+        )
     b = None
     if bias:
         bdt = np.int64 if bias == "int64" else np.int32
         bsc = [float(np.float32(in_s) * np.float32(s)) for s in ws]
         b = QC(rnd(rng, (n,), bdt, -4000, 4000), bsc if per_channel else bsc[0])
     x = Q(rnd(rng, shape, np.dtype(dtype)), in_s, in_zp)
-    out = (dtype, {"int8": 0.17, "uint8": 0.21, "int16": 0.0011}[dtype], {"int8": -4, "uint8": 120, "int16": 0}[dtype])
+    out = (
+        dtype,
+        {"int8": 0.17, "uint8": 0.21, "int16": 0.0011}[dtype],
+        {"int8": -4, "uint8": 120, "int16": 0}[dtype],
+    )
     opts = dict(fused_activation_function=activation, keep_num_dims=keep)
     check("FULLY_CONNECTED", [x, w, b], out, opts)
 
@@ -286,7 +365,9 @@ BMM_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("variant", BMM_VARIANTS, ids=lambda v: f"{v[0]}x{v[1]}-ax{int(v[4])}-ay{int(v[5])}-c{int(v[6])}")
+@pytest.mark.parametrize(
+    "variant", BMM_VARIANTS, ids=lambda v: f"{v[0]}x{v[1]}-ax{int(v[4])}-ay{int(v[5])}-c{int(v[6])}"
+)
 def test_batch_matmul(variant):
     lt, rt, ls, rs, adj_x, adj_y, const = variant
     rng = np.random.default_rng(RNG_SEED)
@@ -302,8 +383,14 @@ def test_batch_matmul_per_channel_rhs_is_refused():
     rng = np.random.default_rng(RNG_SEED)
     a = Q(rnd(rng, (4, 8), np.int16), 0.0004, 0)
     b = QC(rnd(rng, (8, 3), np.int8), [0.01, 0.02, 0.03], 0, axis=1)
-    fails("BATCH_MATMUL", [a, b], ("int16", 0.002, 0), r"per-channel quantized rhs \(3 scales\)",
-          dict(adj_x=False, adj_y=False), UNSUPPORTED)
+    fails(
+        "BATCH_MATMUL",
+        [a, b],
+        ("int16", 0.002, 0),
+        r"per-channel quantized rhs \(3 scales\)",
+        dict(adj_x=False, adj_y=False),
+        UNSUPPORTED,
+    )
 
 
 # ------------------------------------------------------------------------- add / sub / mul
@@ -330,8 +417,11 @@ BINARY_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("variant", BINARY_VARIANTS,
-                         ids=lambda v: f"{v[0]}-{v[1]}-{'x'.join(map(str, v[2]))}-{'x'.join(map(str, v[3]))}-{v[6]}")
+@pytest.mark.parametrize(
+    "variant",
+    BINARY_VARIANTS,
+    ids=lambda v: f"{v[0]}-{v[1]}-{'x'.join(map(str, v[2]))}-{'x'.join(map(str, v[3]))}-{v[6]}",
+)
 def test_binary(variant):
     op, dtype, sa, sb, scales, zps, activation, pot = variant
     rng = np.random.default_rng(RNG_SEED)
@@ -363,14 +453,22 @@ POOL_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("variant", POOL_VARIANTS, ids=lambda v: f"{v[0]}-{v[1]}-k{v[3]}s{v[4]}-{v[5]}-{v[6]}")
+@pytest.mark.parametrize(
+    "variant", POOL_VARIANTS, ids=lambda v: f"{v[0]}-{v[1]}-k{v[3]}s{v[4]}-{v[5]}-{v[6]}"
+)
 def test_pool(variant):
     op, dtype, shape, k, stride, pad, activation = variant
     rng = np.random.default_rng(RNG_SEED)
     s, zp = {"int8": (0.05, -20), "uint8": (0.04, 128), "int16": (0.001, 0)}[dtype]
     x = Q(rnd(rng, shape, np.dtype(dtype)), s, zp)
-    opts = dict(padding=pad, stride_w=stride, stride_h=stride, filter_width=k, filter_height=k,
-                fused_activation_function=activation)
+    opts = dict(
+        padding=pad,
+        stride_w=stride,
+        stride_h=stride,
+        filter_width=k,
+        filter_height=k,
+        fused_activation_function=activation,
+    )
     check(op, [x], (dtype, s, zp), opts)
 
 
@@ -393,7 +491,11 @@ def test_softmax(variant):
     it, ot, shape, scale, beta = variant
     rng = np.random.default_rng(RNG_SEED)
     x = Q(rnd(rng, shape, np.dtype(it)), scale, {"int8": 3, "uint8": 128, "int16": 0}[it])
-    out = {"int8": ("int8", 1 / 256, -128), "uint8": ("uint8", 1 / 256, 0), "int16": ("int16", 1 / 65536, -32768)}[ot]
+    out = {
+        "int8": ("int8", 1 / 256, -128),
+        "uint8": ("uint8", 1 / 256, 0),
+        "int16": ("int16", 1 / 65536, -32768),
+    }[ot]
     if it == "int16":
         out = ("int16", 1 / 32768, 0)
     check("SOFTMAX", [x], out, dict(beta=beta))
@@ -431,10 +533,17 @@ def test_elementwise_activation(variant):
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
 @pytest.mark.parametrize("alpha", [0.2, 1.7, -0.3])
 def test_leaky_relu(dtype, alpha):
-    x = np.arange(np.iinfo(dtype).min, np.iinfo(dtype).max + 1, 1 if dtype != "int16" else 37).astype(dtype)
+    x = np.arange(
+        np.iinfo(dtype).min, np.iinfo(dtype).max + 1, 1 if dtype != "int16" else 37
+    ).astype(dtype)
     zp_in, zp_out = {"int8": (-5, 10), "uint8": (120, 100), "int16": (0, 0)}[dtype]
     s_in = 0.0005 if dtype == "int16" else 0.05
-    check("LEAKY_RELU", [Q(x.reshape(1, -1), s_in, zp_in)], (dtype, s_in * 1.3, zp_out), dict(alpha=alpha))
+    check(
+        "LEAKY_RELU",
+        [Q(x.reshape(1, -1), s_in, zp_in)],
+        (dtype, s_in * 1.3, zp_out),
+        dict(alpha=alpha),
+    )
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8"])
@@ -442,10 +551,17 @@ def test_leaky_relu(dtype, alpha):
 def test_gelu(dtype, approximate):
     x = np.arange(np.iinfo(dtype).min, np.iinfo(dtype).max + 1).astype(dtype)
     zp_in, zp_out = (3, -100) if dtype == "int8" else (128, 28)
-    check("GELU", [Q(x.reshape(1, -1), 0.03, zp_in)], (dtype, 0.02, zp_out), dict(approximate=approximate))
+    check(
+        "GELU",
+        [Q(x.reshape(1, -1), 0.03, zp_in)],
+        (dtype, 0.02, zp_out),
+        dict(approximate=approximate),
+    )
 
 
-@pytest.mark.parametrize("dtype,alpha_shape", [("int8", (3,)), ("int8", (1, 1, 3)), ("uint8", (2, 1, 3))])
+@pytest.mark.parametrize(
+    "dtype,alpha_shape", [("int8", (3,)), ("int8", (1, 1, 3)), ("uint8", (2, 1, 3))]
+)
 def test_prelu(dtype, alpha_shape):
     rng = np.random.default_rng(RNG_SEED)
     zp = -4 if dtype == "int8" else 130
@@ -473,8 +589,14 @@ def test_reduce_max_min(op):
 
 def test_maximum_with_requantizing_output_is_refused():
     a = Q(np.zeros((2, 3), np.int8), 0.05, 0)
-    fails("MAXIMUM", [a, Q(np.zeros((2, 3), np.int8), 0.05, 0)], ("int8", 0.1, 0),
-          r"quantized differently from the output are not supported", None, UNSUPPORTED)
+    fails(
+        "MAXIMUM",
+        [a, Q(np.zeros((2, 3), np.int8), 0.05, 0)],
+        ("int8", 0.1, 0),
+        r"quantized differently from the output are not supported",
+        None,
+        UNSUPPORTED,
+    )
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "uint8"])
@@ -487,8 +609,12 @@ def test_resize_bilinear(dtype, size, align, half):
     rng = np.random.default_rng(RNG_SEED)
     s, zp = {"int8": (0.05, -3), "int16": (0.001, 0), "uint8": (0.04, 128)}[dtype]
     x = Q(rnd(rng, (2, 4, 5, 3), np.dtype(dtype)), s, zp)
-    check("RESIZE_BILINEAR", [x, np.array(size, np.int32)], (dtype, s, zp),
-          dict(align_corners=align, half_pixel_centers=half))
+    check(
+        "RESIZE_BILINEAR",
+        [x, np.array(size, np.int32)],
+        (dtype, s, zp),
+        dict(align_corners=align, half_pixel_centers=half),
+    )
 
 
 # ---------------------------------------------------------------------------- reductions
@@ -505,7 +631,11 @@ MEAN_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("variant", MEAN_VARIANTS, ids=lambda v: f"{v[0]}-{v[1]}-ax{'_'.join(map(str, v[3]))}-k{int(v[4])}")
+@pytest.mark.parametrize(
+    "variant",
+    MEAN_VARIANTS,
+    ids=lambda v: f"{v[0]}-{v[1]}-ax{'_'.join(map(str, v[3]))}-k{int(v[4])}",
+)
 def test_reduce(variant):
     op, dtype, shape, axes, keep, (s, zp), (os_, ozp) = variant
     rng = np.random.default_rng(RNG_SEED)
@@ -569,7 +699,9 @@ def test_concatenation_int8_requantizes_like_uint8():
     with the formula LiteRT uses for uint8 (float32 arithmetic), clamped to int8."""
     rng = np.random.default_rng(RNG_SEED)
     av, bv = rnd(rng, (2, 3), np.int8), rnd(rng, (2, 4), np.int8)
-    data, feeds = build("CONCATENATION", [Q(av, 0.05, 3), Q(bv, 0.2, -9)], ("int8", 0.1, -1), dict(axis=1))
+    data, feeds = build(
+        "CONCATENATION", [Q(av, 0.05, 3), Q(bv, 0.2, -9)], ("int8", 0.1, -1), dict(axis=1)
+    )
     got = wick.load(data)(*feeds)[0]
 
     def rescale(q, s, zp):
@@ -615,20 +747,33 @@ def test_missing_output_quantization_is_refused():
 
 def test_zero_scale_is_refused():
     x = Q(np.zeros((2, 3), np.int8), 0.0, 0)
-    fails("ADD", [x, Q(np.zeros((2, 3), np.int8), 0.1, 0)], ("int8", 0.1, 0),
-          r"input 0: scale 0 must be positive", act("NONE"), MALFORMED)
+    fails(
+        "ADD",
+        [x, Q(np.zeros((2, 3), np.int8), 0.1, 0)],
+        ("int8", 0.1, 0),
+        r"input 0: scale 0 must be positive",
+        act("NONE"),
+        MALFORMED,
+    )
 
 
 def test_zero_point_outside_type_is_refused():
     x = Q(np.zeros((2, 3), np.uint8), 0.1, 300)
-    fails("MUL", [x, Q(np.zeros((2, 3), np.uint8), 0.1, 0)], ("uint8", 0.1, 0),
-          r"zero point 300 is outside the uint8 range", act("NONE"), MALFORMED)
+    fails(
+        "MUL",
+        [x, Q(np.zeros((2, 3), np.uint8), 0.1, 0)],
+        ("uint8", 0.1, 0),
+        r"zero point 300 is outside the uint8 range",
+        act("NONE"),
+        MALFORMED,
+    )
 
 
 def test_int16_nonzero_zero_point_is_refused():
     rng = np.random.default_rng(RNG_SEED)
-    ops, out, opts = conv_case(rng, "CONV_2D", "int16", (1, 5, 5, 2), 2, 3, 1, "SAME", 1, "NONE",
-                               bias_dtype="int64")
+    ops, out, opts = conv_case(
+        rng, "CONV_2D", "int16", (1, 5, 5, 2), 2, 3, 1, "SAME", 1, "NONE", bias_dtype="int64"
+    )
     ops[0].zp = 5
     fails("CONV_2D", ops, out, r"int16 activations must have zero points 0", opts, UNSUPPORTED)
 
@@ -640,15 +785,28 @@ def test_per_channel_count_mismatch_is_refused():
     filt = QC(rnd(rng, (4, 3, 3, 3), np.int8), [0.1, 0.1, 0.1], 0, axis=3)
     x = Q(rnd(rng, (1, 4, 4, 3), np.int8), 0.1, 0)
     bias = QC(np.zeros(4, np.int32), 0.01)
-    fails("CONV_2D", [x, filt, bias], ("int8", 0.1, 0), r"3 per-channel scales for 4 output channels",
-          dict(padding="SAME", stride_w=1, stride_h=1, fused_activation_function="NONE",
-               dilation_w_factor=1, dilation_h_factor=1), MALFORMED)
+    fails(
+        "CONV_2D",
+        [x, filt, bias],
+        ("int8", 0.1, 0),
+        r"3 per-channel scales for 4 output channels",
+        dict(
+            padding="SAME",
+            stride_w=1,
+            stride_h=1,
+            fused_activation_function="NONE",
+            dilation_w_factor=1,
+            dilation_h_factor=1,
+        ),
+        MALFORMED,
+    )
 
 
 def test_asymmetric_int8_weights_are_refused():
     rng = np.random.default_rng(RNG_SEED)
-    ops, out, opts = conv_case(rng, "CONV_2D", "int8", (1, 5, 5, 2), 2, 3, 1, "SAME", 1, "NONE",
-                               per_channel=False)
+    ops, out, opts = conv_case(
+        rng, "CONV_2D", "int8", (1, 5, 5, 2), 2, 3, 1, "SAME", 1, "NONE", per_channel=False
+    )
     ops[1].zp = 4
     fails("CONV_2D", ops, out, r"int8 weights must be symmetric", opts, UNSUPPORTED)
 
@@ -658,44 +816,86 @@ def test_bias_length_mismatch_is_refused():
     x = Q(rnd(rng, (2, 4), np.int8), 0.1, 0)
     w = QC(rnd(rng, (3, 4), np.int8), 0.1)
     b = QC(np.zeros(5, np.int32), 0.01)
-    fails("FULLY_CONNECTED", [x, w, b], ("int8", 0.1, 0), r"bias has 5 elements for 3 outputs",
-          act("NONE"), MALFORMED)
+    fails(
+        "FULLY_CONNECTED",
+        [x, w, b],
+        ("int8", 0.1, 0),
+        r"bias has 5 elements for 3 outputs",
+        act("NONE"),
+        MALFORMED,
+    )
 
 
 def test_softmax_output_parameters_are_checked():
     x = Q(np.zeros((2, 4), np.int8), 0.1, 0)
-    fails("SOFTMAX", [x], ("int8", 0.1, -128), r"int8 output scale must be 1/256", dict(beta=1.0), MALFORMED)
+    fails(
+        "SOFTMAX",
+        [x],
+        ("int8", 0.1, -128),
+        r"int8 output scale must be 1/256",
+        dict(beta=1.0),
+        MALFORMED,
+    )
 
 
 def test_huge_requantization_multiplier_is_refused():
     x = Q(np.zeros((2, 3), np.int8), 1e30, 0)
-    fails("MUL", [x, Q(np.zeros((2, 3), np.int8), 1e30, 0)], ("int8", 1e-30, 0),
-          r"requantization multiplier .* (too large|not finite)", act("NONE"))
+    fails(
+        "MUL",
+        [x, Q(np.zeros((2, 3), np.int8), 1e30, 0)],
+        ("int8", 1e-30, 0),
+        r"requantization multiplier .* (too large|not finite)",
+        act("NONE"),
+    )
 
 
 def test_unsupported_pair_is_refused_with_types_named():
     x = Q(np.zeros((2, 3), np.int8), 0.1, 0)
-    fails("QUANTIZE", [x], ("int32", 0.1, 0), r"requantizing int8 to int32 is not supported",
-          status=UNSUPPORTED)
+    fails(
+        "QUANTIZE",
+        [x],
+        ("int32", 0.1, 0),
+        r"requantizing int8 to int32 is not supported",
+        status=UNSUPPORTED,
+    )
 
 
 # ------------------------------------------------------------------------------------- SVDF
 
 
-def svdf_model(integer, batch=2, input_size=6, filters=8, memory=4, rank=2, bias=True, activation="NONE"):
+def svdf_model(
+    integer, batch=2, input_size=6, filters=8, memory=4, rank=2, bias=True, activation="NONE"
+):
     rng = np.random.default_rng(RNG_SEED)
     units = filters // rank
     w = ModelWriter()
     sg = w.add_subgraph()
     if integer:
         x = sg.add_tensor("x", [batch, input_size], "int8", quant=dict(scale=0.05, zero_point=-3))
-        wf = sg.add_constant("wf", rnd(rng, (filters, input_size), np.int8, -127, 127),
-                             quant=dict(scale=0.01, zero_point=0))
-        wt = sg.add_constant("wt", rnd(rng, (filters, memory), np.int16, -20000, 20000),
-                             quant=dict(scale=0.0003, zero_point=0))
-        b = sg.add_constant("b", rnd(rng, (units,), np.int32, -5000, 5000), quant=dict(scale=1e-6, zero_point=0)) if bias else -1
-        st = sg.add_tensor("state", [batch, filters * memory], "int16", quant=dict(scale=0.002, zero_point=0),
-                           is_variable=True)
+        wf = sg.add_constant(
+            "wf",
+            rnd(rng, (filters, input_size), np.int8, -127, 127),
+            quant=dict(scale=0.01, zero_point=0),
+        )
+        wt = sg.add_constant(
+            "wt",
+            rnd(rng, (filters, memory), np.int16, -20000, 20000),
+            quant=dict(scale=0.0003, zero_point=0),
+        )
+        b = (
+            sg.add_constant(
+                "b", rnd(rng, (units,), np.int32, -5000, 5000), quant=dict(scale=1e-6, zero_point=0)
+            )
+            if bias
+            else -1
+        )
+        st = sg.add_tensor(
+            "state",
+            [batch, filters * memory],
+            "int16",
+            quant=dict(scale=0.002, zero_point=0),
+            is_variable=True,
+        )
         y = sg.add_tensor("y", [batch, units], "int8", quant=dict(scale=0.03, zero_point=5))
     else:
         x = sg.add_tensor("x", [batch, input_size], "float32")
@@ -704,8 +904,13 @@ def svdf_model(integer, batch=2, input_size=6, filters=8, memory=4, rank=2, bias
         b = sg.add_constant("b", rng.standard_normal(units).astype(np.float32)) if bias else -1
         st = sg.add_tensor("state", [batch, filters * memory], "float32", is_variable=True)
         y = sg.add_tensor("y", [batch, units], "float32")
-    sg.add_operator("SVDF", [x, wf, wt, b, st], [y], options=dict(rank=rank, fused_activation_function=activation),
-                    version=3 if integer else 1)
+    sg.add_operator(
+        "SVDF",
+        [x, wf, wt, b, st],
+        [y],
+        options=dict(rank=rank, fused_activation_function=activation),
+        version=3 if integer else 1,
+    )
     sg.set_inputs([x])
     sg.set_outputs([y])
     return w.finish()
@@ -713,7 +918,12 @@ def svdf_model(integer, batch=2, input_size=6, filters=8, memory=4, rank=2, bias
 
 @pytest.mark.parametrize(
     "integer,rank,bias,activation",
-    [(True, 2, True, "RELU"), (True, 1, False, "RELU"), (False, 2, True, "NONE"), (False, 1, False, "RELU")],
+    [
+        (True, 2, True, "RELU"),
+        (True, 1, False, "RELU"),
+        (False, 2, True, "NONE"),
+        (False, 1, False, "RELU"),
+    ],
     ids=["int8-r2-bias", "int8-r1", "float32-r2-bias", "float32-r1-relu"],
 )
 def test_svdf_state_over_several_invokes(integer, rank, bias, activation):
@@ -736,7 +946,9 @@ def test_svdf_state_over_several_invokes(integer, rank, bias, activation):
         if integer:
             exact([got], [ref], f"step {step}")
         else:
-            np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5 * max(1.0, float(np.abs(ref).max())))
+            np.testing.assert_allclose(
+                got, ref, rtol=1e-5, atol=1e-5 * max(1.0, float(np.abs(ref).max()))
+            )
 
 
 def test_svdf_rank_must_divide_filters():
@@ -748,8 +960,19 @@ def test_svdf_rank_must_divide_filters():
 # ----------------------------------------------------------------------- integer LSTM
 
 
-def lstm_model(batch=2, time=3, n_in=5, n_cell=4, time_major=False, cifg=False, cell_clip=0.0,
-               in_zp=-7, state_zp=-3, cell_scale=2.0**-11, seed=RNG_SEED):
+def lstm_model(
+    batch=2,
+    time=3,
+    n_in=5,
+    n_cell=4,
+    time_major=False,
+    cifg=False,
+    cell_clip=0.0,
+    in_zp=-7,
+    state_zp=-3,
+    cell_scale=2.0**-11,
+    seed=RNG_SEED,
+):
     """A UNIDIRECTIONAL_SEQUENCE_LSTM in LiteRT's 8x8_16 integer scheme."""
     rng = np.random.default_rng(seed)
     w = ModelWriter()
@@ -762,33 +985,69 @@ def lstm_model(batch=2, time=3, n_in=5, n_cell=4, time_major=False, cifg=False, 
         if g == 0 and cifg:
             ins.append(-1)
             continue
-        ins.append(sg.add_constant(f"w{g}", rnd(rng, (n_cell, n_in), np.int8, -127, 127),
-                                   quant=dict(scale=float(rng.uniform(0.002, 0.01)), zero_point=0)))
+        ins.append(
+            sg.add_constant(
+                f"w{g}",
+                rnd(rng, (n_cell, n_in), np.int8, -127, 127),
+                quant=dict(scale=float(rng.uniform(0.002, 0.01)), zero_point=0),
+            )
+        )
     for g in range(4):  # recurrent weights
         if g == 0 and cifg:
             ins.append(-1)
             continue
-        ins.append(sg.add_constant(f"r{g}", rnd(rng, (n_cell, n_cell), np.int8, -127, 127),
-                                   quant=dict(scale=float(rng.uniform(0.002, 0.01)), zero_point=0)))
+        ins.append(
+            sg.add_constant(
+                f"r{g}",
+                rnd(rng, (n_cell, n_cell), np.int8, -127, 127),
+                quant=dict(scale=float(rng.uniform(0.002, 0.01)), zero_point=0),
+            )
+        )
     ins += [-1, -1, -1]  # no peephole
     for g in range(4):
         if g == 0 and cifg:
             ins.append(-1)
             continue
-        ins.append(sg.add_constant(f"b{g}", rnd(rng, (n_cell,), np.int32, -3000, 3000),
-                                   quant=dict(scale=1e-5, zero_point=0)))
+        ins.append(
+            sg.add_constant(
+                f"b{g}",
+                rnd(rng, (n_cell,), np.int32, -3000, 3000),
+                quant=dict(scale=1e-5, zero_point=0),
+            )
+        )
     ins += [-1, -1]  # no projection
-    hs = sg.add_tensor("h", [batch, n_cell], "int8", quant=dict(scale=state_s, zero_point=state_zp),
-                       is_variable=True)
-    cs = sg.add_tensor("c", [batch, n_cell], "int16", quant=dict(scale=cell_scale, zero_point=0),
-                       is_variable=True)
+    hs = sg.add_tensor(
+        "h",
+        [batch, n_cell],
+        "int8",
+        quant=dict(scale=state_s, zero_point=state_zp),
+        is_variable=True,
+    )
+    cs = sg.add_tensor(
+        "c", [batch, n_cell], "int16", quant=dict(scale=cell_scale, zero_point=0), is_variable=True
+    )
     ins += [hs, cs, -1, -1, -1, -1]
     inter = [sg.add_tensor(f"i{k}", [0], "float32") for k in range(4)]
-    inter.append(sg.add_tensor("hidden", [0], "int8", quant=dict(scale=state_s, zero_point=state_zp)))
-    y = sg.add_tensor("y", shape[:-1] + [n_cell], "int8", quant=dict(scale=state_s, zero_point=state_zp))
-    sg.add_operator("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], intermediates=inter, version=1,
-                    options=dict(fused_activation_function="TANH", cell_clip=cell_clip, proj_clip=0.0,
-                                 time_major=time_major, asymmetric_quantize_inputs=False))
+    inter.append(
+        sg.add_tensor("hidden", [0], "int8", quant=dict(scale=state_s, zero_point=state_zp))
+    )
+    y = sg.add_tensor(
+        "y", shape[:-1] + [n_cell], "int8", quant=dict(scale=state_s, zero_point=state_zp)
+    )
+    sg.add_operator(
+        "UNIDIRECTIONAL_SEQUENCE_LSTM",
+        ins,
+        [y],
+        intermediates=inter,
+        version=1,
+        options=dict(
+            fused_activation_function="TANH",
+            cell_clip=cell_clip,
+            proj_clip=0.0,
+            time_major=time_major,
+            asymmetric_quantize_inputs=False,
+        ),
+    )
     sg.set_inputs([x])
     sg.set_outputs([y])
     return w.finish(), shape
@@ -796,8 +1055,14 @@ def lstm_model(batch=2, time=3, n_in=5, n_cell=4, time_major=False, cifg=False, 
 
 @pytest.mark.parametrize(
     "kw",
-    [dict(), dict(time_major=True), dict(cifg=True), dict(cell_clip=3.0, cell_scale=2.0**-12),
-     dict(batch=1, time=6, in_zp=0, state_zp=0, cell_scale=2.0**-10), dict(n_in=9, n_cell=7, state_zp=5)],
+    [
+        dict(),
+        dict(time_major=True),
+        dict(cifg=True),
+        dict(cell_clip=3.0, cell_scale=2.0**-12),
+        dict(batch=1, time=6, in_zp=0, state_zp=0, cell_scale=2.0**-10),
+        dict(n_in=9, n_cell=7, state_zp=5),
+    ],
     ids=["batch-major", "time-major", "cifg", "clip", "zp0", "sizes"],
 )
 def test_lstm_integer_over_several_invokes(kw):
@@ -823,8 +1088,16 @@ def test_lstm_cell_scale_must_be_a_power_of_two():
         wick.load(data)(np.zeros(shape, np.int8))
 
 
-def lstm_float_model(batch=2, time=3, n_in=5, n_cell=4, time_major=False, cifg=False, cell_clip=0.0,
-                     activation="TANH"):
+def lstm_float_model(
+    batch=2,
+    time=3,
+    n_in=5,
+    n_cell=4,
+    time_major=False,
+    cifg=False,
+    cell_clip=0.0,
+    activation="TANH",
+):
     rng = np.random.default_rng(RNG_SEED)
     w = ModelWriter()
     sg = w.add_subgraph()
@@ -832,8 +1105,12 @@ def lstm_float_model(batch=2, time=3, n_in=5, n_cell=4, time_major=False, cifg=F
     f32 = lambda *s: (rng.standard_normal(s) * 0.5).astype(np.float32)  # noqa: E731
     x = sg.add_tensor("x", shape, "float32")
     ins = [x]
-    ins += [-1 if (g == 0 and cifg) else sg.add_constant(f"w{g}", f32(n_cell, n_in)) for g in range(4)]
-    ins += [-1 if (g == 0 and cifg) else sg.add_constant(f"r{g}", f32(n_cell, n_cell)) for g in range(4)]
+    ins += [
+        -1 if (g == 0 and cifg) else sg.add_constant(f"w{g}", f32(n_cell, n_in)) for g in range(4)
+    ]
+    ins += [
+        -1 if (g == 0 and cifg) else sg.add_constant(f"r{g}", f32(n_cell, n_cell)) for g in range(4)
+    ]
     ins += [-1, -1, -1]
     ins += [-1 if (g == 0 and cifg) else sg.add_constant(f"b{g}", f32(n_cell)) for g in range(4)]
     ins += [-1, -1]
@@ -841,9 +1118,19 @@ def lstm_float_model(batch=2, time=3, n_in=5, n_cell=4, time_major=False, cifg=F
     cs = sg.add_tensor("c", [batch, n_cell], "float32", is_variable=True)
     ins += [hs, cs]
     y = sg.add_tensor("y", shape[:-1] + [n_cell], "float32")
-    sg.add_operator("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], version=1,
-                    options=dict(fused_activation_function=activation, cell_clip=cell_clip, proj_clip=0.0,
-                                 time_major=time_major, asymmetric_quantize_inputs=False))
+    sg.add_operator(
+        "UNIDIRECTIONAL_SEQUENCE_LSTM",
+        ins,
+        [y],
+        version=1,
+        options=dict(
+            fused_activation_function=activation,
+            cell_clip=cell_clip,
+            proj_clip=0.0,
+            time_major=time_major,
+            asymmetric_quantize_inputs=False,
+        ),
+    )
     sg.set_inputs([x])
     sg.set_outputs([y])
     return w.finish(), shape
@@ -868,4 +1155,6 @@ def test_lstm_float_over_several_invokes(kw):
         lite.set_tensor(i_in, x)
         lite.invoke()
         ref = lite.get_tensor(i_out)
-        np.testing.assert_allclose(runner(x)[0], ref, rtol=0, atol=1e-5 * max(1.0, float(np.abs(ref).max())))
+        np.testing.assert_allclose(
+            runner(x)[0], ref, rtol=0, atol=1e-5 * max(1.0, float(np.abs(ref).max()))
+        )
