@@ -242,3 +242,26 @@ def test_dynamic_batch_bert():
         ({0: batch}, {0: batch}),
         [(torch.randint(0, 100, (3, 16)), torch.ones(3, 16, dtype=torch.int64))],
     )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["fp16", "bf16"])
+def test_half_precision_model(dtype):
+    """Half models compute in float32 in the file (TFLite kernels are fp32) on the model's exact
+    weights: they match an fp32 copy of the same weights at the fp32 bar, and the half eager
+    model at the fp16/bf16 bar (~1e-2 relative, COVERAGE.md)."""
+    from .util import run_litert
+
+    torch.manual_seed(0)
+    m = _randomize_bn(torchvision.models.mobilenet_v2(weights=None)).to(dtype)
+    x = torch.randn(1, 3, 64, 64).to(dtype)
+    model = wick.convert(m, (x,))
+    assert model.inputs[0].dtype == "float32"
+    got = run_litert(model.tflite_bytes, [x.float().numpy()], [s.name for s in model.inputs])[0]
+    m32 = torchvision.models.mobilenet_v2(weights=None).eval()
+    m32.load_state_dict({k: v.float() for k, v in m.state_dict().items()})
+    with torch.no_grad():
+        ref32 = m32(x.float()).numpy()
+        ref_half = m(x).float().numpy()
+    assert np.abs(got - ref32).max() <= TOL * max(1.0, np.abs(ref32).max())
+    if np.isfinite(ref_half).all():
+        assert np.abs(got - ref_half).max() <= 2e-2 * np.abs(ref_half).max()

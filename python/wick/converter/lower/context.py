@@ -7,8 +7,9 @@ transpose, cast …), and binds each ATen output Value to the TFLite tensor hold
 ``ctx.bind``.  Rules work in logical (PyTorch) layout; see tfl.py for the layout invariant.
 
 Dtypes: torch dtypes map to TFLite dtypes one to one, except int64 (stored as int32 when the
-int-range pass proved the values fit, else kept int64) and float64 (computed as float32: TFLite
-kernels have no float64 arithmetic).
+int-range pass proved the values fit, else kept int64) and float64 / float16 / bfloat16
+(computed and stored as float32: TFLite kernels compute in fp32; the weights' values are kept
+exactly, and a half model's file takes and returns float32).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .tfl import TGraph, TTensor, np_name
 
 _TORCH_TO_TFL = {
     torch.float32: "float32",
-    torch.float16: "float16",
+    torch.float16: "float32",  # fp16/bf16 models compute in float32 (TFLite kernels are fp32)
     torch.float64: "float32",
     torch.bfloat16: "float32",
     torch.int32: "int32",
@@ -57,7 +58,7 @@ def torch_to_tfl(dt: torch.dtype) -> str:
 
 def const_array(t: torch.Tensor, dtype: str) -> np.ndarray:
     t = t.detach().cpu()
-    if t.dtype == torch.bfloat16:
+    if t.dtype in (torch.bfloat16, torch.float16):
         t = t.float()
     arr = t.numpy()
     if dtype == "int32" and arr.dtype == np.int64:

@@ -141,8 +141,8 @@ def lower_convolution(ctx: Ctx, node: Node):
     W = ctx.t(a.weight)
     B = ctx.t(a.bias) if a.bias is not None else None
     out_shape = ctx.shape(node.out)
-    if x.dtype != torch.float32:
-        raise ctx.error(f"convolution on {x.dtype} tensors is not supported (float32 only)")
+    if ctx.dtype(x) != "float32":
+        raise ctx.error(f"convolution on {x.dtype} tensors is not supported (floating point only)")
     if nsp == 1:
         X = ctx.reshape(X, [X.shape[0], X.shape[1], 1, X.shape[2]])
         W = ctx.reshape(W, [W.shape[0], W.shape[1], 1, W.shape[2]])

@@ -53,8 +53,10 @@ def fold_batchnorm(g: Graph) -> int:
             w_new = wd * scale.reshape(-1, *([1] * (wd.dim() - 1)))
         b_old = b.const.double() if b is not None else torch.zeros(cout, dtype=torch.float64)
         b_new = (b_old - mean.const.double()) * scale + b64
-        wv = g.constant(w.name + "_bnfold", w_new.to(w.dtype))
-        bv = g.constant(bn.name + "_bias", b_new.to(w.dtype))
+        # half-precision models compute in float32 in the file: keep the folded values in fp32
+        dt = torch.float32 if w.dtype in (torch.float16, torch.bfloat16) else w.dtype
+        wv = g.constant(w.name + "_bnfold", w_new.to(dt))
+        bv = g.constant(bn.name + "_bias", b_new.to(dt))
         for v in (w, b):
             if v is not None:
                 while conv in v.users:
