@@ -300,6 +300,8 @@ case(
     r(1, 4, 5, 5),
 )
 case("conv_transpose_nopad", nn.ConvTranspose2d(2, 3, 3, stride=1), r(1, 2, 4, 4))
+case("conv3d", nn.Conv3d(2, 3, 3, padding=1), r(1, 2, 4, 5, 6))
+case("conv3d_stride", nn.Conv3d(2, 3, (1, 3, 3), stride=(1, 2, 2)), r(1, 2, 3, 7, 7))
 case("maxpool", nn.MaxPool2d(2), r(1, 3, 8, 8))
 case("maxpool_k3s2p1", nn.MaxPool2d(3, 2, 1), r(1, 3, 8, 8))
 case("maxpool_ceil", nn.MaxPool2d(3, 2, ceil_mode=True), r(1, 3, 8, 8))
@@ -332,6 +334,32 @@ case(
     r(1, 3, 4, 5),
 )
 case("pixel_shuffle", nn.PixelShuffle(2), r(1, 8, 3, 4))
+case(
+    "grid_sample",
+    lambda x, g: F.grid_sample(x, g, align_corners=False),
+    r(1, 3, 4, 5),
+    r(1, 3, 4, 2, lo=-1.2, hi=1.2),
+)
+case(
+    "grid_sample_border_ac",
+    lambda x, g: F.grid_sample(x, g, padding_mode="border", align_corners=True),
+    r(2, 3, 4, 5),
+    r(2, 3, 4, 2, lo=-1.2, hi=1.2),
+)
+case(
+    "grid_sample_nearest",
+    lambda x, g: F.grid_sample(x, g, mode="nearest"),
+    r(1, 3, 4, 5),
+    r(1, 3, 4, 2, lo=-1.2, hi=1.2),
+)
+case("upsample_bicubic", lambda x: F.interpolate(x, scale_factor=2, mode="bicubic"), r(1, 3, 4, 5))
+case(
+    "upsample_nearest_exact",
+    lambda x: F.interpolate(x, size=(7, 9), mode="nearest-exact"),
+    r(1, 3, 4, 5),
+)
+case("interp_area", lambda x: F.interpolate(x, size=(3, 2), mode="area"), r(1, 3, 4, 5))
+case("interp_linear1d", lambda x: F.interpolate(x, scale_factor=2.5, mode="linear"), r(1, 3, 5))
 case("pixel_unshuffle", nn.PixelUnshuffle(2), r(1, 2, 4, 6))
 case("layer_norm", nn.LayerNorm(6), r(2, 3, 6))
 case("layer_norm_2d", nn.LayerNorm([3, 6], elementwise_affine=False), r(2, 3, 6))

@@ -150,9 +150,13 @@ def lower_convolution(ctx: Ctx, node: Node):
         out4 = [out_shape[0], out_shape[1], 1, out_shape[2]]
     elif nsp == 2:
         out4 = out_shape
+    elif nsp == 3 and not a.transposed:
+        ctx.bind(node.out, _conv3d(ctx, X, W, B, stride, padding, dilation, a.groups, out_shape))
+        return
     else:
         raise ctx.error(
-            f"{nsp}-d convolution is not supported", hint="1-d and 2-d convolutions convert"
+            f"{nsp}-d {'transposed ' if a.transposed else ''}convolution is not supported",
+            hint="1-d and 2-d convolutions (and 3-d forward convolutions) convert",
         )
     if a.transposed:
         Y = _conv_transpose(
@@ -166,6 +170,37 @@ def lower_convolution(ctx: Ctx, node: Node):
             raise ctx.error(f"internal: conv output {yh.shape} != expected {out4}")
         Y = ctx.transpose(yh, NHWC_TO_NCHW)
     ctx.bind(node.out, ctx.reshape(Y, out_shape))
+
+
+def _conv3d(ctx: Ctx, X, W, B, stride, padding, dilation, groups, out_shape):
+    """CONV_3D: input NDHWC, filter [D, H, W, I, O] (OIDHW -> transpose 2,3,4,1,0)."""
+    if groups != 1:
+        raise ctx.error("grouped 3-d convolution is not supported")
+    out_c = W.shape[0]
+    xh = ctx.transpose(X, [0, 2, 3, 4, 1])
+    k = W.shape[2:]
+    xp, pad = choose_padding(ctx, xh, k, stride, dilation, [(p, p) for p in padding])
+    f = ctx.transpose(W, [2, 3, 4, 1, 0])
+    if B is None:
+        B = ctx.const(np.zeros(out_c, np.float32), "float32", "bias")
+    sp = [_out_size(xp.shape[1 + i], k[i], stride[i], dilation[i], pad) for i in range(3)]
+    yh = ctx.emit(
+        "CONV_3D",
+        [xp, f, B],
+        [xh.shape[0]] + sp + [out_c],
+        xh.dtype,
+        dict(
+            padding=pad,
+            stride_d=stride[0],
+            stride_h=stride[1],
+            stride_w=stride[2],
+            dilation_d_factor=dilation[0],
+            dilation_h_factor=dilation[1],
+            dilation_w_factor=dilation[2],
+            fused_activation_function="NONE",
+        ),
+    )
+    return ctx.reshape(ctx.transpose(yh, [0, 4, 1, 2, 3]), out_shape)
 
 
 def _conv_transpose(ctx: Ctx, X, W, B, stride, padding, dilation, output_padding, groups, out4):
@@ -531,6 +566,138 @@ def lower_pixel_unshuffle(ctx: Ctx, node: Node):
     ctx.bind(node.out, ctx.reshape(y, ctx.shape(node.out)))
 
 
+def lower_grid_sampler_2d(ctx: Ctx, node: Node):
+    """grid_sample as gathers: unnormalize the grid, then for each tap (1 for nearest, 4 for
+    bilinear) GATHER_ND the NHWC input at clamped integer coords, weight it, and zero the taps
+    outside the image (padding 'zeros') or clamp the coords first (padding 'border')."""
+    a = ctx.args(node)
+    mode, pad, align = int(a.interpolation_mode), int(a.padding_mode), bool(a.align_corners)
+    if mode not in (0, 1):
+        raise ctx.error("grid_sample mode='bicubic' is not supported")
+    if pad not in (0, 1):
+        raise ctx.error("grid_sample padding_mode='reflection' is not supported")
+    X = ctx.t(a.input)
+    G = ctx.t(a.grid)
+    n, c, h, w = ctx.static_shape(a.input)
+    _, ho, wo, _ = ctx.static_shape(a.grid)
+    f32 = "float32"
+
+    def part(k):
+        t = ctx.emit(
+            "SLICE", [G, ctx.i32([0, 0, 0, k]), ctx.i32([n, ho, wo, 1])], [n, ho, wo, 1], f32
+        )
+        return ctx.reshape(t, [n, ho, wo])
+
+    def unnorm(v, size):
+        if align:  # ((v + 1) / 2) * (size - 1)
+            return emit_binary(
+                ctx,
+                "MUL",
+                emit_binary(ctx, "ADD", v, ctx.scalar(1.0, f32)),
+                ctx.scalar((size - 1) / 2.0, f32),
+            )
+        # ((v + 1) * size - 1) / 2
+        return emit_binary(
+            ctx,
+            "SUB",
+            emit_binary(
+                ctx,
+                "MUL",
+                emit_binary(ctx, "ADD", v, ctx.scalar(1.0, f32)),
+                ctx.scalar(size / 2.0, f32),
+            ),
+            ctx.scalar(0.5, f32),
+        )
+
+    ix, iy = unnorm(part(0), w), unnorm(part(1), h)
+    if pad == 1:
+        ix = ctx.binary(
+            "MINIMUM",
+            ctx.binary("MAXIMUM", ix, ctx.scalar(0.0, f32)),
+            ctx.scalar(float(w - 1), f32),
+        )
+        iy = ctx.binary(
+            "MINIMUM",
+            ctx.binary("MAXIMUM", iy, ctx.scalar(0.0, f32)),
+            ctx.scalar(float(h - 1), f32),
+        )
+    xh = ctx.transpose(X, NCHW_TO_NHWC)
+    batch = ctx.const(
+        np.broadcast_to(np.arange(n, dtype=np.int32).reshape(n, 1, 1, 1), (n, ho, wo, 1)).copy(),
+        "int32",
+    )
+
+    def tap(fy, fx):
+        """Gather at float integer coords (fy, fx); returns (values NHWC, in-bounds mask)."""
+        inside = None
+        if pad == 0:
+            conds = [
+                ctx.binary("GREATER_EQUAL", fx, ctx.scalar(0.0, f32), "bool"),
+                ctx.binary("LESS_EQUAL", fx, ctx.scalar(float(w - 1), f32), "bool"),
+                ctx.binary("GREATER_EQUAL", fy, ctx.scalar(0.0, f32), "bool"),
+                ctx.binary("LESS_EQUAL", fy, ctx.scalar(float(h - 1), f32), "bool"),
+            ]
+            inside = conds[0]
+            for cnd in conds[1:]:
+                inside = ctx.binary("LOGICAL_AND", inside, cnd, "bool")
+        cx = ctx.binary(
+            "MINIMUM",
+            ctx.binary("MAXIMUM", fx, ctx.scalar(0.0, f32)),
+            ctx.scalar(float(w - 1), f32),
+        )
+        cy = ctx.binary(
+            "MINIMUM",
+            ctx.binary("MAXIMUM", fy, ctx.scalar(0.0, f32)),
+            ctx.scalar(float(h - 1), f32),
+        )
+        coords = ctx.emit(
+            "CONCATENATION",
+            [
+                batch,
+                ctx.reshape(ctx.cast(cy, "int32"), [n, ho, wo, 1]),
+                ctx.reshape(ctx.cast(cx, "int32"), [n, ho, wo, 1]),
+            ],
+            [n, ho, wo, 3],
+            "int32",
+            dict(axis=3, fused_activation_function="NONE"),
+        )
+        vals = ctx.emit("GATHER_ND", [xh, coords], [n, ho, wo, c], f32)
+        return vals, inside
+
+    def weighted(vals, inside, wgt):
+        if inside is not None:
+            wgt = (
+                emit_binary(ctx, "MUL", wgt, ctx.cast(inside, f32))
+                if wgt is not None
+                else ctx.cast(inside, f32)
+            )
+        if wgt is None:
+            return vals
+        return emit_binary(ctx, "MUL", vals, ctx.reshape(wgt, [n, ho, wo, 1]))
+
+    if mode == 1:  # nearest: round half to even, like torch's nearbyint
+        vals, inside = tap(ctx.unary("ROUND", iy), ctx.unary("ROUND", ix))
+        out = weighted(vals, inside, None)
+    else:
+        x0, y0 = ctx.unary("FLOOR", ix), ctx.unary("FLOOR", iy)
+        x1 = emit_binary(ctx, "ADD", x0, ctx.scalar(1.0, f32))
+        y1 = emit_binary(ctx, "ADD", y0, ctx.scalar(1.0, f32))
+        wx1, wy1 = emit_binary(ctx, "SUB", ix, x0), emit_binary(ctx, "SUB", iy, y0)
+        wx0 = emit_binary(ctx, "SUB", ctx.scalar(1.0, f32), wx1)
+        wy0 = emit_binary(ctx, "SUB", ctx.scalar(1.0, f32), wy1)
+        out = None
+        for fy, fx, wgt in (
+            (y0, x0, emit_binary(ctx, "MUL", wy0, wx0)),
+            (y0, x1, emit_binary(ctx, "MUL", wy0, wx1)),
+            (y1, x0, emit_binary(ctx, "MUL", wy1, wx0)),
+            (y1, x1, emit_binary(ctx, "MUL", wy1, wx1)),
+        ):
+            vals, inside = tap(fy, fx)
+            term = weighted(vals, inside, wgt)
+            out = term if out is None else emit_binary(ctx, "ADD", out, term)
+    ctx.bind(node.out, ctx.transpose(out, NHWC_TO_NCHW))
+
+
 # ---- normalization -----------------------------------------------------------------------------
 
 
@@ -807,6 +974,7 @@ RULES = {
     "upsample_nearest2d.vec": lower_upsample_nearest2d,
     "upsample_bilinear2d.vec": lower_upsample_bilinear2d,
     "pixel_shuffle.default": lower_pixel_shuffle,
+    "grid_sampler_2d.default": lower_grid_sampler_2d,
     "pixel_unshuffle.default": lower_pixel_unshuffle,
     "native_layer_norm.default": lower_layer_norm,
     "native_group_norm.default": lower_group_norm,
