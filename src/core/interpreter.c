@@ -257,6 +257,23 @@ static wick_status give_storage(wick_graph *g, wick_tensor *t, wick_alloc_kind k
   return WICK_OK;
 }
 
+/* A variable (state) tensor starts at real value 0: zero bytes for floats,
+ * the zero point for quantized integers (as LiteRT resets them). */
+static void reset_variable(wick_tensor *t) {
+  const wick_quant *q = &t->info->quant;
+  int64_t zp = q->count > 0 ? q->zero_point[0] : 0;
+  size_t n = wick_dtype_size(t->type) ? t->bytes / wick_dtype_size(t->type) : 0;
+  if (zp == 0 || n == 0) return; /* storage is already zeroed */
+  if (t->type == WICK_DTYPE_INT8) {
+    memset(t->data, (int)(int8_t)zp, n);
+  } else if (t->type == WICK_DTYPE_UINT8) {
+    memset(t->data, (int)(uint8_t)zp, n);
+  } else if (t->type == WICK_DTYPE_INT16) {
+    int16_t *d = t->data;
+    for (size_t i = 0; i < n; i++) d[i] = (int16_t)zp;
+  }
+}
+
 static wick_status prepare_tensors(wick_graph *g) {
   /* Which tensors are graph inputs: one pass, not a search per tensor (a
    * file may list a million inputs). Freed with the next prepare. */
@@ -305,6 +322,7 @@ static wick_status prepare_tensors(wick_graph *g) {
     } else if (info->is_variable) {
       wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT);
       if (st) return st;
+      reset_variable(t);
     }
   }
   return WICK_OK;
