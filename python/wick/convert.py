@@ -163,25 +163,33 @@ def convert(
         args = (args,)
     ep = export_module(module, args, kwargs, dynamic_shapes)
     g = import_program(ep)
-    dce(g)
-    const_fold(g)
-    fold_batchnorm(g)
-    const_fold(g)
-    recover_patterns(g)
-    dce(g)
-    int_ranges(g)
+
+    def aten_passes(graph):
+        for node in graph.nodes:
+            for branch in node.meta.get("branches", ()):
+                aten_passes(branch)  # torch.cond bodies
+        dce(graph)
+        const_fold(graph)
+        fold_batchnorm(graph)
+        const_fold(graph)
+        recover_patterns(graph)
+        dce(graph)
+        int_ranges(graph)
+
+    aten_passes(g)
     tg = lower_graph(g)
     if channels_last_io:
         _channels_last(tg)
-    tfl_fold(tg)
-    cleanup(tg, transposes_to_reshapes=False)
-    sink_transposes(tg)
-    if merge_chains(tg):
-        sink_transposes(tg)
-    search_layouts(tg)
-    tfl_fold(tg)
-    fuse_activations(tg)
-    cleanup(tg)
+    for sub in tg.all_graphs():
+        tfl_fold(sub)
+        cleanup(sub, transposes_to_reshapes=False)
+        sink_transposes(sub)
+        if merge_chains(sub):
+            sink_transposes(sub)
+        search_layouts(sub)
+        tfl_fold(sub)
+        fuse_activations(sub)
+        cleanup(sub)
     ins = [
         TensorSpec(n, tuple(t.shape), t.dtype)
         for n, t in zip(tg.input_names, tg.inputs, strict=True)
@@ -191,7 +199,7 @@ def convert(
         for n, t in zip(tg.output_names, tg.outputs, strict=True)
     ]
     data = serialize(tg, description)
-    counts = Counter(op.op for op in tg.ops)
+    counts = Counter(op.op for sub in tg.all_graphs() for op in sub.ops)
     return Model(data, ins, outs, channels_last_io=channels_last_io, op_counts=counts)
 
 

@@ -1,7 +1,8 @@
 """Write a TFLite-level graph (lower/tfl.py) as a .tflite file with wick.tflite.writer.
 
-Invariants of the file: one subgraph "main" and one signature "serving_default" whose input
-and output names are the graph's; every graph output is produced by an operator (an output
+Invariants of the file: subgraph 0 "main" (then one subgraph per torch.cond branch, referenced
+by IF options) and one signature "serving_default" whose input and output names are the
+graph's; every graph output is produced by an operator (an output
 that is a constant, a graph input or a repeated tensor gets its own RESHAPE-to-same-shape
 copy, since runtimes expect distinct, computed output tensors); tensor names are unique.
 """
@@ -38,10 +39,25 @@ def _fix_outputs(g: TGraph) -> None:
 
 
 def serialize(g: TGraph, description: str = "wick") -> bytes:
+    graphs = g.all_graphs()
+    gindex = {id(x): i for i, x in enumerate(graphs)}
+    w = ModelWriter(description=description)
+    writers = [w.add_subgraph("main" if i == 0 else f"branch_{i}") for i in range(len(graphs))]
+    for i, (tg, sg) in enumerate(zip(graphs, writers, strict=True)):
+        _write_graph(tg, sg, gindex)
+        if i == 0:
+            w.add_signature(
+                "serving_default",
+                sg,
+                inputs=dict(zip(tg.input_names, sg._inputs, strict=True)),
+                outputs=dict(zip(tg.output_names, sg._outputs, strict=True)),
+            )
+    return w.finish()
+
+
+def _write_graph(g: TGraph, sg, gindex: dict) -> None:
     _fix_outputs(g)
     g.toposort()
-    w = ModelWriter(description=description)
-    sg = w.add_subgraph("main")
     index: dict[int, int] = {}
     used: set[str] = set()
 
@@ -65,16 +81,10 @@ def serialize(g: TGraph, description: str = "wick") -> bytes:
             # mirror the shape into ReshapeOptions.new_shape: LiteRT reads an empty shape
             # tensor (reshape to a scalar) as "no shape tensor" and falls back to the option
             op.options["new_shape"] = [int(d) for d in op.inputs[1].data.reshape(-1)]
+        opts = {k: (gindex[id(v)] if isinstance(v, TGraph) else v) for k, v in op.options.items()}
         sg.add_operator(
-            op.op, [idx(t) for t in op.inputs], [idx(t) for t in op.outputs], options=op.options
+            op.op, [idx(t) for t in op.inputs], [idx(t) for t in op.outputs], options=opts
         )
     outs = [idx(t) for t in g.outputs]
     sg.set_inputs(ins)
     sg.set_outputs(outs)
-    w.add_signature(
-        "serving_default",
-        sg,
-        inputs=dict(zip(g.input_names, ins, strict=True)),
-        outputs=dict(zip(g.output_names, outs, strict=True)),
-    )
-    return w.finish()

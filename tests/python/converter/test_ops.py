@@ -393,6 +393,29 @@ case(
 )
 
 
+class _Cond(nn.Module):
+    """torch.cond -> IF with the branches as subgraphs (a conv inside one branch)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+
+    def forward(self, x):
+        return torch.cond(
+            x.mean() > 0, lambda t: torch.relu(self.conv(t)), lambda t: t * -2.0, (x,)
+        )
+
+
+def test_cond_both_branches():
+    m = _Cond().eval()
+    model, _ = check(m, torch.rand(1, 3, 6, 6) + 0.1)  # true branch at export
+    assert "IF" in model.op_counts
+    for sign in (1.0, -1.0):
+        x = (torch.rand(1, 3, 6, 6) + 0.1) * sign
+        got = run_litert(model.tflite_bytes, [x.numpy()], [s.name for s in model.inputs])[0]
+        np.testing.assert_allclose(got, m(x).detach().numpy(), atol=1e-5)
+
+
 class _Recurrent(nn.Module):
     def __init__(self, cell):
         super().__init__()

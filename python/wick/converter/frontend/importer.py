@@ -90,53 +90,117 @@ def import_program(ep: torch.export.ExportedProgram) -> Graph:
                 g.outputs.append(v)
                 g.output_names.append(f"output_{len(g.output_names)}")
             continue
+        if fx.op == "get_attr":
+            env[fx] = getattr(ep.graph_module, fx.target)
+            continue
         if fx.op != "call_function":
             raise ConversionError(f"unsupported FX node kind {fx.op} ({fx.name})")
-
-        if fx.target is operator.getitem:
-            src, idx = fx.args
-            env[fx] = env[src][idx]
-            continue
-
-        def m(a):
-            if isinstance(a, torch.fx.Node):
-                return env[a]
-            if isinstance(a, (list, tuple)):
-                return type(a)(m(x) for x in a)
-            if isinstance(a, dict):
-                return {k: m(x) for k, x in a.items()}
-            return a
-
-        args = m(fx.args)
-        kwargs = m(fx.kwargs)
-        node = Node(fx.name, fx.target, args, kwargs, fx.meta.get("stack_trace"))
-        val = fx.meta.get("val")
-        if isinstance(val, (tuple, list)):
-            outs = []
-            for i, x in enumerate(val):
-                if isinstance(x, torch.Tensor):
-                    outs.append(_value_from_meta(f"{fx.name}_{i}", x))
-                else:
-                    outs.append(Value(f"{fx.name}_{i}_none", (), torch.float32))
-            g.add_node(node, outs)
-            env[fx] = outs
-        elif isinstance(val, torch.Tensor):
-            v = _value_from_meta(fx.name, val)
-            g.add_node(node, [v])
-            env[fx] = v
-        elif isinstance(val, (torch.SymInt, int, float, bool, torch.SymFloat, torch.SymBool)):
-            # symbolic-size arithmetic (sym_size, operator.mul on SymInts …): a rank-0 value
-            dt = torch.float32 if isinstance(val, (float, torch.SymFloat)) else torch.int64
-            if isinstance(val, (bool, torch.SymBool)):
-                dt = torch.bool
-            v = Value(fx.name, (), dt)
-            v.meta["scalar"] = True
-            g.add_node(node, [v])
-            env[fx] = v
-        elif val is None:
-            # side-effect-only nodes (asserts): keep for the DCE pass to drop
-            g.add_node(node, [])
-            env[fx] = None
-        else:
-            raise node.error(f"unsupported node result type {type(val).__name__}")
+        _import_call(g, fx, env)
     return g
+
+
+def _import_call(g: Graph, fx: torch.fx.Node, env: dict) -> None:
+    """Import one call_function FX node into ``g`` (shared by the main graph and branches)."""
+    if fx.target is operator.getitem:
+        src, idx = fx.args
+        env[fx] = env[src][idx]
+        return
+
+    def m(a):
+        if isinstance(a, torch.fx.Node):
+            return env[a]
+        if isinstance(a, (list, tuple)):
+            return type(a)(m(x) for x in a)
+        if isinstance(a, dict):
+            return {k: m(x) for k, x in a.items()}
+        return a
+
+    if fx.target is torch.ops.higher_order.cond:
+        _import_cond(g, fx, env, m)
+        return
+    args = m(fx.args)
+    kwargs = m(fx.kwargs)
+    node = Node(fx.name, fx.target, args, kwargs, fx.meta.get("stack_trace"))
+    _add_with_outputs(g, node, fx, env)
+
+
+def _add_with_outputs(g: Graph, node: Node, fx: torch.fx.Node, env: dict) -> None:
+    val = fx.meta.get("val")
+    if isinstance(val, (tuple, list)):
+        outs = []
+        for i, x in enumerate(val):
+            if isinstance(x, torch.Tensor):
+                outs.append(_value_from_meta(f"{fx.name}_{i}", x))
+            else:
+                outs.append(Value(f"{fx.name}_{i}_none", (), torch.float32))
+        g.add_node(node, outs)
+        env[fx] = outs
+    elif isinstance(val, torch.Tensor):
+        v = _value_from_meta(fx.name, val)
+        g.add_node(node, [v])
+        env[fx] = v
+    elif isinstance(val, (torch.SymInt, int, float, bool, torch.SymFloat, torch.SymBool)):
+        # symbolic-size arithmetic (sym_size, operator.mul on SymInts …): a rank-0 value
+        dt = torch.float32 if isinstance(val, (float, torch.SymFloat)) else torch.int64
+        if isinstance(val, (bool, torch.SymBool)):
+            dt = torch.bool
+        v = Value(fx.name, (), dt)
+        v.meta["scalar"] = True
+        g.add_node(node, [v])
+        env[fx] = v
+    elif val is None:
+        # side-effect-only nodes (asserts): keep for the DCE pass to drop
+        g.add_node(node, [])
+        env[fx] = None
+    else:
+        raise node.error(f"unsupported node result type {type(val).__name__}")
+
+
+def import_branch(gm: torch.fx.GraphModule, operands: list) -> Graph:
+    """A torch.cond branch as its own Graph.  Placeholders bind to the operands: constant
+    operands (parameters) stay constants inside the branch, the others become branch inputs
+    (in operand order)."""
+    bg = Graph()
+    env: dict = {}
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(operands):
+        raise ConversionError("torch.cond branch arity does not match its operands")
+    for ph, opnd in zip(placeholders, operands, strict=True):
+        if isinstance(opnd, Value) and opnd.is_const:
+            env[ph] = Value(ph.name, opnd.shape, opnd.dtype, const=opnd.const)
+        elif isinstance(opnd, Value):
+            v = Value(ph.name, opnd.shape, opnd.dtype)
+            v.meta.update({k: opnd.meta[k] for k in ("range",) if k in opnd.meta})
+            bg.inputs.append(v)
+            bg.input_names.append(ph.name)
+            env[ph] = v
+        else:
+            env[ph] = opnd
+    for fx in gm.graph.nodes:
+        if fx.op == "placeholder":
+            continue
+        if fx.op == "output":
+            for o in fx.args[0]:
+                v = env[o] if isinstance(o, torch.fx.Node) else o
+                if not isinstance(v, Value):
+                    raise ConversionError("torch.cond branches must return tensors")
+                bg.outputs.append(v)
+                bg.output_names.append(f"output_{len(bg.output_names)}")
+            continue
+        if fx.op == "get_attr":
+            env[fx] = getattr(gm, fx.target)
+            continue
+        _import_call(bg, fx, env)
+    return bg
+
+
+def _import_cond(g: Graph, fx: torch.fx.Node, env: dict, m) -> None:
+    pred, true_gm, false_gm, operands = fx.args
+    ops = list(m(tuple(operands)))
+    branches = [
+        import_branch(env[b] if isinstance(b, torch.fx.Node) else b, ops)
+        for b in (true_gm, false_gm)
+    ]
+    node = Node(fx.name, fx.target, (m(pred), ops), {}, fx.meta.get("stack_trace"))
+    node.meta["branches"] = branches
+    _add_with_outputs(g, node, fx, env)

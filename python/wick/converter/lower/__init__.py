@@ -59,6 +59,31 @@ def _lower_sym_size(ctx: Ctx, node) -> None:
     ctx.bind(node.out, ctx.reshape(one, []))
 
 
+def _lower_cond(ctx: Ctx, node) -> None:
+    """torch.cond -> IF with the two branches as subgraphs (inputs: the non-constant operands,
+    in order; constants stay inside each branch)."""
+    pred, operands = node.args
+    P = ctx.t(pred)
+    if P.dtype != "bool":
+        P = ctx.binary("NOT_EQUAL", P, ctx.scalar(0, P.dtype), "bool")
+    if P.shape not in ([], [1]):
+        P = ctx.reshape(P, [])
+    subs = [lower_graph(b) for b in node.meta["branches"]]
+    ins = [P]
+    for v in operands:
+        if isinstance(v, Value) and not v.is_const:
+            ins.append(ctx.cast(ctx.t(v), torch_to_tfl(v.dtype)))
+    outs = ctx.emit_multi(
+        "IF",
+        ins,
+        [(ctx.shape(o), torch_to_tfl(o.dtype)) for o in node.outputs],
+        dict(then_subgraph_index=subs[0], else_subgraph_index=subs[1]),
+    )
+    ctx.tg.subgraphs += subs
+    for o, t in zip(node.outputs, outs, strict=True):
+        ctx.bind(o, t)
+
+
 def lower_graph(g: Graph) -> TGraph:
     tg = TGraph()
     ctx = Ctx(g, tg)
@@ -80,6 +105,10 @@ def lower_graph(g: Graph) -> TGraph:
         if name == "aten.sym_size.int":
             ctx.node = node
             _lower_sym_size(ctx, node)
+            continue
+        if node.target is torch.ops.higher_order.cond:
+            ctx.node = node
+            _lower_cond(ctx, node)
             continue
         rule = lookup(name)
         if rule is None:

@@ -84,6 +84,14 @@ class TGraph:
         self.outputs: list[TTensor] = []
         self.input_names: list[str] = []
         self.output_names: list[str] = []
+        self.subgraphs: list[TGraph] = []  # branch bodies (IF), referenced by op options
+
+    def all_graphs(self) -> list[TGraph]:
+        """This graph and every nested branch graph, depth first (self first)."""
+        out = [self]
+        for sg in self.subgraphs:
+            out += sg.all_graphs()
+        return out
 
     # ---- construction ----------------------------------------------------------------------
     def tensor(self, name: str, shape, dtype: str) -> TTensor:
@@ -203,6 +211,7 @@ class TGraph:
         h.outputs = [T(t) for t in self.outputs]
         h.input_names = list(self.input_names)
         h.output_names = list(self.output_names)
+        h.subgraphs = list(self.subgraphs)
         return h
 
     def replace_with(self, other: TGraph) -> None:
