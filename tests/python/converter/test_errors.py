@@ -69,3 +69,19 @@ def test_model_object_api(tmp_path):
     import wick.convert as convert_module  # the module is callable too
 
     assert convert_module(nn.ReLU(), (torch.randn(2),)).op_counts == {"RELU": 1}
+
+
+class Counter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("steps", torch.zeros(1))
+
+    def forward(self, x):
+        self.steps.add_(1)
+        return x + self.steps
+
+
+def test_buffer_mutation_is_refused():
+    with pytest.raises(wick.ConversionError) as ei:
+        wick.convert(Counter().eval(), (torch.randn(3),))
+    assert "stateless" in str(ei.value) and "input" in ei.value.hint

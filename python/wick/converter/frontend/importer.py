@@ -79,8 +79,14 @@ def import_program(ep: torch.export.ExportedProgram) -> Graph:
             outs = fx.args[0]
             out_specs = sig.output_specs
             for spec, o in zip(out_specs, outs, strict=True):
+                if spec.kind in (OutputKind.BUFFER_MUTATION, OutputKind.USER_INPUT_MUTATION):
+                    raise ConversionError(
+                        f"the model updates {spec.target or spec.arg.name} in place during "
+                        "forward; a .tflite file is stateless and would silently lose it",
+                        hint="pass the state in as an input and return the new state as an output",
+                    )
                 if spec.kind != OutputKind.USER_OUTPUT:
-                    continue  # buffer mutations (e.g. batch-norm statistics) are dropped
+                    continue
                 v = env[o] if isinstance(o, torch.fx.Node) else o
                 if not isinstance(v, Value):
                     raise ConversionError(
