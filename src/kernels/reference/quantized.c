@@ -150,10 +150,10 @@ INLINE void conv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *s,
           uint32_t acc32 = 0;
           int64_t acc64 = 0;
           for (int32_t ky = 0; ky < s->k_h; ky++) {
-            const int32_t iy = y * s->stride_h - s->pad_top + ky * s->dilation_h;
+            const int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
             if (iy < 0 || iy >= s->in_h) continue;
             for (int32_t kx = 0; kx < s->k_w; kx++) {
-              const int32_t ix = x * s->stride_w - s->pad_left + kx * s->dilation_w;
+              const int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
               if (ix < 0 || ix >= s->in_w) continue;
               const int64_t ib = (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c +
                                  (int64_t)g * cin_g;
@@ -194,10 +194,10 @@ INLINE void dwconv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *
             uint32_t acc32 = 0;
             int64_t acc64 = 0;
             for (int32_t ky = 0; ky < s->k_h; ky++) {
-              const int32_t iy = y * s->stride_h - s->pad_top + ky * s->dilation_h;
+              const int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
               if (iy < 0 || iy >= s->in_h) continue;
               for (int32_t kx = 0; kx < s->k_w; kx++) {
-                const int32_t ix = x * s->stride_w - s->pad_left + kx * s->dilation_w;
+                const int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
                 if (ix < 0 || ix >= s->in_w) continue;
                 const int64_t ii = (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c + c;
                 const int64_t wi = ((int64_t)ky * s->k_w + kx) * s->out_c + oc;
@@ -481,15 +481,18 @@ INLINE void avgpool_body(wick_dtype t, const wick_pool_shape *s, const void *in,
     for (int32_t y = 0; y < s->out_h; y++)
       for (int32_t x = 0; x < s->out_w; x++)
         for (int32_t c = 0; c < s->channels; c++, o++) {
-          const int32_t y0 = y * s->stride_h - s->pad_top, x0 = x * s->stride_w - s->pad_left;
+          /* Taps clamped to the input in 64-bit: a huge filter costs nothing. */
+          const int64_t y0 = (int64_t)y * s->stride_h - s->pad_top;
+          const int64_t x0 = (int64_t)x * s->stride_w - s->pad_left;
+          const int64_t ky0 = y0 < 0 ? -y0 : 0, kx0 = x0 < 0 ? -x0 : 0;
+          const int64_t ky1 = s->in_h - y0 < s->k_h ? s->in_h - y0 : s->k_h;
+          const int64_t kx1 = s->in_w - x0 < s->k_w ? s->in_w - x0 : s->k_w;
           int32_t acc = 0; /* wraps like LiteRT's int32 sum */
           int64_t count = 0;
-          for (int32_t ky = 0; ky < s->k_h; ky++) {
-            const int32_t iy = y0 + ky;
-            if (iy < 0 || iy >= s->in_h) continue;
-            for (int32_t kx = 0; kx < s->k_w; kx++) {
-              const int32_t ix = x0 + kx;
-              if (ix < 0 || ix >= s->in_w) continue;
+          for (int64_t ky = ky0; ky < ky1; ky++) {
+            const int64_t iy = y0 + ky;
+            for (int64_t kx = kx0; kx < kx1; kx++) {
+              const int64_t ix = x0 + kx;
               acc = add32(acc, ld(t, in, (((int64_t)n * s->in_h + iy) * s->in_w + ix) *
                                              s->channels + c));
               count++;
@@ -519,14 +522,17 @@ INLINE void maxpool_body(wick_dtype t, const wick_pool_shape *s, const void *in,
     for (int32_t y = 0; y < s->out_h; y++)
       for (int32_t x = 0; x < s->out_w; x++)
         for (int32_t c = 0; c < s->channels; c++, o++) {
-          const int32_t y0 = y * s->stride_h - s->pad_top, x0 = x * s->stride_w - s->pad_left;
+          /* Taps clamped to the input in 64-bit: a huge filter costs nothing. */
+          const int64_t y0 = (int64_t)y * s->stride_h - s->pad_top;
+          const int64_t x0 = (int64_t)x * s->stride_w - s->pad_left;
+          const int64_t ky0 = y0 < 0 ? -y0 : 0, kx0 = x0 < 0 ? -x0 : 0;
+          const int64_t ky1 = s->in_h - y0 < s->k_h ? s->in_h - y0 : s->k_h;
+          const int64_t kx1 = s->in_w - x0 < s->k_w ? s->in_w - x0 : s->k_w;
           int32_t m = tmin;
-          for (int32_t ky = 0; ky < s->k_h; ky++) {
-            const int32_t iy = y0 + ky;
-            if (iy < 0 || iy >= s->in_h) continue;
-            for (int32_t kx = 0; kx < s->k_w; kx++) {
-              const int32_t ix = x0 + kx;
-              if (ix < 0 || ix >= s->in_w) continue;
+          for (int64_t ky = ky0; ky < ky1; ky++) {
+            const int64_t iy = y0 + ky;
+            for (int64_t kx = kx0; kx < kx1; kx++) {
+              const int64_t ix = x0 + kx;
               int32_t v = ld(t, in, (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->channels + c);
               if (v > m) m = v;
             }
