@@ -259,7 +259,10 @@ def write(db: dict, rows, out: str) -> None:
         p = res.get(r.name, {}).get("peer")
         if not p or p.get("status") == "pass":
             continue
-        k = re.sub(r"\d+", "N", (p.get("error") or p.get("why") or p.get("status") or "?"))[:140]
+        k = p.get("error") or p.get("why") or p.get("status") or "?"
+        if "error: " in k:  # MLIR diagnostics: "<file>:<line>:<col>: error: <what>"
+            k = "converter: " + k.split("error: ", 1)[1]
+        k = re.sub(r"\d+", "N", k)[:140]
         pc[k] += 1
         pex.setdefault(k, []).append(r.name.split("/", 1)[1])
     if pc:
