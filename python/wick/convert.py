@@ -156,6 +156,7 @@ def convert(
     from .converter.passes.layout import sink_transposes
     from .converter.passes.layout_search import search_layouts
     from .converter.passes.patterns import recover_patterns
+    from .converter.passes.quantize import quantize_ops
     from .converter.passes.tfl_fold import tfl_fold
     from .converter.serialize import serialize
 
@@ -189,6 +190,7 @@ def convert(
         search_layouts(sub)
         tfl_fold(sub)
         fuse_activations(sub)
+        quantize_ops(sub)
         cleanup(sub)
     ins = [
         TensorSpec(n, tuple(t.shape), t.dtype)

@@ -132,8 +132,11 @@ class Node:
 
 
 def op_name(target) -> str:
+    """'aten.add.Tensor', 'quantized_decomposed.quantize_per_tensor.default', or the Python
+    function's name for FX's operator.* nodes."""
     if isinstance(target, torch._ops.OpOverload):
-        return f"aten.{target._schema.name.split('::')[-1]}.{target._overloadname}"
+        ns, name = target._schema.name.split("::")
+        return f"{ns}.{name}.{target._overloadname}"
     return getattr(target, "__name__", str(target))
 
 

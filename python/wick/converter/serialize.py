@@ -31,7 +31,7 @@ def _fix_outputs(g: TGraph) -> None:
         if t.producer is not None and id(t) not in seen and not g.is_input(t):
             seen.add(id(t))
             continue
-        copy = g.tensor(g.output_names[k], t.shape, t.dtype)
+        copy = g.tensor(g.output_names[k], t.shape, t.dtype, like=t)
         shape = g.const(g.output_names[k] + "/shape", np.asarray(t.shape, np.int32))
         g.add("RESHAPE", [t, shape], [copy])
         g.outputs[k] = copy

@@ -45,14 +45,20 @@ def export_module(
             f"wick.convert expects a torch.nn.Module, got {type(module).__name__}",
             hint="wrap functions in a small nn.Module whose forward calls them",
         )
-    if module.training:
+    was_training = module.training
+    try:
+        module.eval()
+        switchable = True
+    except NotImplementedError:
+        # exported GraphModules (torch.export(...).module(), PT2E convert_pt2e output) have
+        # their mode baked in and refuse eval()/train()
+        switchable = False
+    if switchable and was_training:
         warnings.warn(
             f"{type(module).__name__} is in training mode; wick converts it in eval mode "
             "(call model.eval() first to silence this)",
             stacklevel=3,
         )
-    was_training = module.training
-    module.eval()
     if not isinstance(args, tuple):
         args = (args,)
     try:
@@ -70,5 +76,6 @@ def export_module(
             "data-dependent Python control flow is the usual cause",
         ) from e
     finally:
-        module.train(was_training)  # leave the caller's module as it was
+        if switchable:
+            module.train(was_training)  # leave the caller's module as it was
     return ep

@@ -820,6 +820,29 @@ def _fc(ctx: Ctx, A, Wt_const: np.ndarray, bias, out_shape):
     )
 
 
+_WEIGHT_VIEWS = {
+    "aten.permute.default",
+    "aten.t.default",
+    "aten.view.default",
+    "aten.clone.default",
+    "quantized_decomposed.dequantize_per_channel.default",
+    "quantized_decomposed.dequantize_per_tensor.default",
+}
+
+
+def is_dequantized_weight(v) -> bool:
+    """A non-constant Value that is a view/transpose of a dequantized constant (PT2E weights)."""
+    cur = v
+    seen_dq = False
+    while isinstance(cur, Value) and not cur.is_const:
+        p = cur.producer
+        if p is None or p.op_name not in _WEIGHT_VIEWS:
+            return False
+        seen_dq |= p.op_name.startswith("quantized_decomposed.")
+        cur = p.args[0]
+    return seen_dq and isinstance(cur, Value) and cur.is_const
+
+
 def lower_addmm(ctx: Ctx, node: Node):
     a = ctx.args(node)
     bias_v, m1, m2 = a.self, a.mat1, a.mat2
@@ -835,6 +858,15 @@ def lower_addmm(ctx: Ctx, node: Node):
     if m2.is_const and A.dtype == "float32":
         wt = m2.const.T if alpha == 1 else m2.const.double().T * alpha
         y = _fc(ctx, A, _f32(wt), bias_vec, out_shape)
+    elif is_dequantized_weight(m2) and alpha == 1 and m2.rank == 2:
+        W = ctx.transpose(ctx.t(m2), [1, 0])  # cancels the permute of the weight later on
+        y = ctx.emit(
+            "FULLY_CONNECTED",
+            [A, W, bias_vec],
+            out_shape,
+            A.dtype,
+            dict(fused_activation_function="NONE", keep_num_dims=False),
+        )
     else:
         y = _matmul(ctx, A, ctx.t(m2), out_shape)
         if alpha != 1:
@@ -887,6 +919,15 @@ def lower_mm(ctx: Ctx, node: Node):
     A = ctx.t(a)
     if b.is_const and A.dtype == "float32" and b.rank == 2:
         y = _fc(ctx, A, _f32(b.const.T), None, out_shape)
+    elif is_dequantized_weight(b) and b.rank == 2:
+        W = ctx.transpose(ctx.t(b), [1, 0])
+        y = ctx.emit(
+            "FULLY_CONNECTED",
+            [A, W, None],
+            out_shape,
+            A.dtype,
+            dict(fused_activation_function="NONE", keep_num_dims=False),
+        )
     else:
         y = _matmul(ctx, A, ctx.cast(ctx.t(b), A.dtype), out_shape)
     ctx.bind(node.out, y)

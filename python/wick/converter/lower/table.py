@@ -11,10 +11,10 @@ Ops that only exist to carry symbolic sizes or assertions are handled by the dri
 
 from __future__ import annotations
 
-from . import elementwise, nn, reduce, shape
+from . import elementwise, nn, quant, reduce, shape
 
 LOWERINGS: dict = {}
-for _section in (elementwise.RULES, nn.RULES, shape.RULES, reduce.RULES):
+for _section in (elementwise.RULES, nn.RULES, shape.RULES, reduce.RULES, quant.RULES):
     for _k, _v in _section.items():
         if _k in LOWERINGS:
             raise AssertionError(f"duplicate lowering for {_k}")
@@ -27,10 +27,10 @@ for _section in (elementwise.RULES, nn.RULES, shape.RULES, reduce.RULES):
 EMITTED_OPS = frozenset(
     """
     ABS ADD ARG_MAX ARG_MIN ATAN2 AVERAGE_POOL_2D BATCH_MATMUL BITWISE_XOR BROADCAST_TO CAST
-    CEIL CONCATENATION CONV_2D CONV_3D COS CUMSUM DEPTHWISE_CONV_2D DIV ELU EQUAL EXP FILL FLOOR
+    CEIL CONCATENATION CONV_2D CONV_3D COS CUMSUM DEPTHWISE_CONV_2D DEQUANTIZE DIV ELU EQUAL EXP FILL FLOOR
     FLOOR_DIV FLOOR_MOD FULLY_CONNECTED GATHER IF GATHER_ND GELU GREATER GREATER_EQUAL HARD_SWISH
     LEAKY_RELU LESS LESS_EQUAL LOG LOGICAL_AND LOGICAL_NOT LOGICAL_OR LOGISTIC LOG_SOFTMAX
-    MAXIMUM MAX_POOL_2D MEAN MINIMUM MIRROR_PAD MUL NEG NOT_EQUAL PAD PADV2 POW PRELU RANGE
+    MAXIMUM MAX_POOL_2D MEAN MINIMUM MIRROR_PAD MUL NEG NOT_EQUAL PAD PADV2 POW PRELU QUANTIZE RANGE
     REDUCE_ALL REDUCE_ANY REDUCE_MAX REDUCE_MIN REDUCE_PROD RELU RELU6 RELU_N1_TO_1 RESHAPE
     RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR REVERSE_V2 ROUND RSQRT SCATTER_ND SELECT_V2 SHAPE
     SIGN SIN SLICE SOFTMAX SQRT STRIDED_SLICE SUB SUM TANH TILE TOPK_V2 TRANSPOSE
@@ -40,10 +40,11 @@ EMITTED_OPS = frozenset(
 
 
 def lookup(op_name: str):
-    """Rule for an ATen op name as printed by ir.op_name ('aten.add.Tensor')."""
+    """Rule for an op name as printed by ir.op_name ('aten.add.Tensor'; other namespaces keep
+    their prefix: 'quantized_decomposed.quantize_per_tensor.default')."""
     key = op_name[5:] if op_name.startswith("aten.") else op_name
     return LOWERINGS.get(key)
 
 
 def supported_ops() -> list[str]:
-    return sorted(f"aten.{k}" for k in LOWERINGS)
+    return sorted(k if k.startswith("quantized_decomposed.") else f"aten.{k}" for k in LOWERINGS)

@@ -94,8 +94,13 @@ class TGraph:
         return out
 
     # ---- construction ----------------------------------------------------------------------
-    def tensor(self, name: str, shape, dtype: str) -> TTensor:
-        return TTensor(name, shape, dtype)
+    def tensor(self, name: str, shape, dtype: str, like: TTensor | None = None) -> TTensor:
+        """A new activation tensor; ``like``: inherit its quantization (data movement keeps
+        int8 parameters; a per-channel dimension is not remapped, activations are per-tensor)."""
+        t = TTensor(name, shape, dtype)
+        if like is not None and like.quant is not None:
+            t.quant = dict(like.quant)
+        return t
 
     def const(self, name: str, data) -> TTensor:
         arr = np.asarray(np.asarray(data), order="C")

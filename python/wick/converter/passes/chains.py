@@ -167,7 +167,7 @@ def _lift_over_fc(g: TGraph) -> int:
             or g.is_output(y)
         ):
             continue
-        yt = g.tensor(y.name + "/lifted", [y.shape[d] for d in q], y.dtype)
+        yt = g.tensor(y.name + "/lifted", [y.shape[d] for d in q], y.dtype, like=y)
         g.add(
             "TRANSPOSE",
             [y, g.const(yt.name + "/perm", np.asarray(q, np.int32))],
@@ -212,7 +212,7 @@ def merge_chains(g: TGraph) -> int:
         cur = x
         if not identity:
             if list(cur.shape) != in_shape:
-                r = g.tensor(y.name + "/atoms", in_shape, x.dtype)
+                r = g.tensor(y.name + "/atoms", in_shape, x.dtype, like=x)
                 g.add(
                     "RESHAPE",
                     [cur, g.const(r.name + "/shape", np.asarray(in_shape, np.int32))],
@@ -220,7 +220,7 @@ def merge_chains(g: TGraph) -> int:
                     origin=op.origin,
                 )
                 cur = r
-            t = g.tensor(y.name + "/perm_atoms", [in_shape[p] for p in perm], x.dtype)
+            t = g.tensor(y.name + "/perm_atoms", [in_shape[p] for p in perm], x.dtype, like=x)
             g.add(
                 "TRANSPOSE",
                 [cur, g.const(t.name + "/perm", np.asarray(perm, np.int32))],

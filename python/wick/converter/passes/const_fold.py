@@ -28,7 +28,9 @@ _RANDOM = {
     "randn_like",
     "randint_like",
 }
-_NO_FOLD = {"as_strided"}  # depends on the export-time memory layout, see lower/shape.py
+# as_strided depends on the export-time memory layout (lower/shape.py); dequantize ops keep
+# their int8 constants so the quantization pass can run int8 kernels on them
+_NO_FOLD = {"as_strided", "dequantize_per_channel", "dequantize_per_tensor"}
 _SHAPE_ONLY = {"full_like", "zeros_like", "ones_like", "empty_like"}
 _MAX_GROWTH = 4
 _SMALL = 1 << 16  # bytes: always fine to fold

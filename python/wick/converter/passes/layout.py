@@ -131,14 +131,17 @@ class _Sinker:
             return
         inv = inverse(q_out)
         for i, o in enumerate(c.outputs):
-            phys = self.g.tensor(o.name + "/nhwc", [o.shape[j] for j in inv], o.dtype)
+            phys = self.g.tensor(o.name + "/nhwc", [o.shape[j] for j in inv], o.dtype, like=o)
             phys.producer = c
             c.outputs[i] = phys
             o.producer = None
             self.new_transpose(phys, q_out, o, c.origin)
 
     def const_like(self, t: TTensor, data: np.ndarray) -> TTensor:
-        return self.g.const(t.name + "/p", np.asarray(data, order="C"))
+        c = self.g.const(t.name + "/p", np.asarray(data, order="C"))
+        if t.quant is not None and len(t.quant.get("scale", [])) <= 1:
+            c.quant = dict(t.quant)
+        return c
 
     def permute_operand(
         self, x: TTensor, q, r: int, b: TTensor, a: TTensor, c: TOp, dry: bool = False
@@ -164,7 +167,7 @@ class _Sinker:
                 if dry:
                     return x
                 shape = [aligned[j] for j in inv]
-                rt = self.g.tensor(x.name + "/r", shape, x.dtype)
+                rt = self.g.tensor(x.name + "/r", shape, x.dtype, like=x)
                 st = self.g.const(x.name + "/rs", np.asarray(shape, np.int32))
                 self.g.add("RESHAPE", [x, st], [rt], origin=c.origin)
                 return rt
@@ -558,7 +561,7 @@ def hoist_transposes(g: TGraph, only=None) -> int:
         qy = transpose_above_reshape(y.shape, z.shape, q)
         if qy is None:
             continue
-        yt = g.tensor(y.name + "/hoisted", [y.shape[d] for d in qy], y.dtype)
+        yt = g.tensor(y.name + "/hoisted", [y.shape[d] for d in qy], y.dtype, like=y)
         g.add(
             "TRANSPOSE",
             [y, g.const(yt.name + "/perm", np.asarray(qy, np.int32))],

@@ -63,11 +63,11 @@ def _try(g: TGraph, name: str) -> TGraph | None:
     others = [u for u in h.users_of(x) if u.op != "TRANSPOSE"]
     if not others:
         return None
-    nhwc = h.tensor(x.name + "/nhwc_try", [x.shape[p] for p in _TO_NHWC], x.dtype)
+    nhwc = h.tensor(x.name + "/nhwc_try", [x.shape[p] for p in _TO_NHWC], x.dtype, like=x)
     fwd = h.add(
         "TRANSPOSE", [x, h.const(nhwc.name + "/perm", np.asarray(_TO_NHWC, np.int32))], [nhwc]
     )
-    back = h.tensor(x.name + "/nchw_try", x.shape, x.dtype)
+    back = h.tensor(x.name + "/nchw_try", x.shape, x.dtype, like=x)
     bwd = h.add(
         "TRANSPOSE", [nhwc, h.const(back.name + "/perm", np.asarray(_TO_NCHW, np.int32))], [back]
     )

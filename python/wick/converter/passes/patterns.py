@@ -136,7 +136,7 @@ def _linear(g: Graph) -> int:
             bias = None
             m1, m2 = mm.args
         if not (isinstance(m2, Value) and m2.is_const and m2.rank == 2):
-            continue
+            continue  # (PT2E weights stay addmm: their permute feeds FULLY_CONNECTED directly)
         v_in = m1.producer if isinstance(m1, Value) else None
         if v_in is None or v_in.target not in _VIEW or not _single_use(g, m1):
             continue

@@ -58,8 +58,37 @@ def _eval(op: TOp):
     return None
 
 
-def tfl_fold(g: TGraph) -> int:
+def _through_dequantize(g: TGraph) -> int:
+    """TRANSPOSE(DEQUANTIZE(int8 constant)) -> DEQUANTIZE(transposed constant), remapping the
+    per-channel dimension, so quantized weights land in the filter layout like float ones."""
     n = 0
+    for op in list(g.ops):
+        if op.op != "TRANSPOSE" or op not in g.ops or not op.inputs[1].is_const:
+            continue
+        d = op.inputs[0].producer
+        if d is None or d.op != "DEQUANTIZE" or not d.inputs[0].is_const:
+            continue
+        if len(g.users_of(op.inputs[0])) != 1 or g.is_output(op.inputs[0]):
+            continue
+        perm = _perm(op)
+        c = d.inputs[0]
+        q = dict(c.quant or {})
+        if len(q.get("scale", [])) > 1:
+            q["quantized_dimension"] = perm.index(int(q.get("quantized_dimension", 0)))
+        nc = g.const(c.name + "/t", np.transpose(c.data, perm))
+        nc.quant = q
+        out = op.outputs[0]
+        g.remove(op)
+        g.remove(d)
+        g.add("DEQUANTIZE", [nc], [out], origin=d.origin)
+        n += 1
+    if n:
+        g.toposort()
+    return n
+
+
+def tfl_fold(g: TGraph) -> int:
+    n = _through_dequantize(g)
     for op in list(g.ops):
         if len(op.outputs) != 1 or not all(t is None or t.is_const for t in op.inputs):
             continue

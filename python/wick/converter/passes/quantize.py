@@ -1,0 +1,299 @@
+"""Integer kernels for PT2E-quantized models: DEQUANTIZE -> op -> QUANTIZE becomes an int8 op.
+
+After lowering (lower/quant.py) a PT2E model is a float graph with explicit QUANTIZE and
+DEQUANTIZE ops: exactly the reference semantics, but float kernels everywhere.  This pass
+establishes:
+
+    No float op whose data inputs all come from DEQUANTIZE (per-tensor int8) and whose output
+    goes only to QUANTIZE remains when TFLite has an int8 kernel for it: the op reads the int8
+    tensors directly and writes the QUANTIZE's int8 output.  Conv / depthwise / fully connected
+    take the int8 weights (symmetric, per-channel on TFLite's channel dim) and an int32 bias
+    quantized with scale s_in * s_w[c].  Ops that only move data (max pool, reshape, transpose,
+    slice, pad) also run in int8 when followed by no QUANTIZE: the DEQUANTIZE moves after them.
+    DEQUANTIZE -> QUANTIZE pairs left over vanish (same parameters) or become one int8->int8
+    QUANTIZE (requantize).
+
+Numerics: an int8 kernel computes the same integer sums as the reference and rounds once at
+its output, so results agree with the PT2E reference within about one output step per layer
+(FORMAT.md: LiteRT's default kernels may differ from its reference kernels by 1 LSB as well).
+Ops without a clear int8 mapping stay float between their DEQUANTIZE/QUANTIZE — always correct.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..lower.tfl import TGraph, TOp, TTensor
+
+_WEIGHTED = {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0}  # channel dim
+# ops whose int8 kernel takes any input/output parameters (it requantizes internally)
+_REQUANT = {
+    "ADD",
+    "SUB",
+    "MUL",
+    "MEAN",
+    "CONCATENATION",
+    "MAXIMUM",
+    "MINIMUM",
+    "HARD_SWISH",
+    "LEAKY_RELU",
+    "RELU",
+    "RELU6",
+    "RESIZE_BILINEAR",
+    "RESIZE_NEAREST_NEIGHBOR",
+    "BATCH_MATMUL",
+    "SUM",
+}
+# int8 kernels that need the output parameters equal to the input's
+_SAME = {
+    "MAX_POOL_2D",
+    "AVERAGE_POOL_2D",
+    "RESHAPE",
+    "TRANSPOSE",
+    "SLICE",
+    "STRIDED_SLICE",
+    "PAD",
+    "PADV2",
+    "SQUEEZE",
+    "SPACE_TO_DEPTH",
+    "DEPTH_TO_SPACE",
+    "GATHER",
+}
+# int8 kernels with fixed output parameters
+_FIXED = {"LOGISTIC": (1 / 256, -128), "SOFTMAX": (1 / 256, -128), "TANH": (1 / 128, 0)}
+_DATA_INPUTS = {
+    "PAD": 1,
+    "PADV2": 1,
+    "RESHAPE": 1,
+    "TRANSPOSE": 1,
+    "SLICE": 1,
+    "STRIDED_SLICE": 1,
+    "MEAN": 1,
+    "SUM": 1,
+    "GATHER": 1,
+    "RESIZE_BILINEAR": 1,
+    "RESIZE_NEAREST_NEIGHBOR": 1,
+}
+
+
+def _per_tensor(q) -> tuple[float, int] | None:
+    if q is None or len(q.get("scale", [])) != 1:
+        return None
+    return float(q["scale"][0]), int(q["zero_point"][0])
+
+
+def _dq_source(g: TGraph, t: TTensor | None):
+    """The int8 per-tensor tensor that DEQUANTIZE turned into ``t``, else None."""
+    if t is None or t.producer is None or t.producer.op != "DEQUANTIZE":
+        return None
+    src = t.producer.inputs[0]
+    if src.dtype != "int8" or _per_tensor(src.quant) is None:
+        return None
+    return src
+
+
+def _q_consumer(g: TGraph, y: TTensor):
+    """(int8 output, QUANTIZE ops) when every user of ``y`` is a QUANTIZE with one parameter
+    set and ``y`` is not a graph output; else None."""
+    users = g.users_of(y)
+    if not users or g.is_output(y) or any(u.op != "QUANTIZE" for u in users):
+        return None
+    outs = [u.outputs[0] for u in users]
+    params = {_per_tensor(o.quant) for o in outs}
+    if len(params) != 1 or None in params or any(o.dtype != "int8" for o in outs):
+        return None
+    return outs[0], users
+
+
+def _close(a, b) -> bool:
+    return a is not None and b is not None and np.isclose(a[0], b[0], rtol=1e-6) and a[1] == b[1]
+
+
+def _retarget(g: TGraph, op: TOp, out: TTensor, quants: list[TOp]) -> None:
+    """Make ``op`` produce ``out`` (the QUANTIZE result) and drop the QUANTIZE ops."""
+    first = quants[0].outputs[0]
+    for qop in quants:
+        o = qop.outputs[0]
+        g.remove(qop)
+        if o is not first:
+            g.replace_uses(o, first)
+    old = op.outputs[0]
+    op.outputs[0] = first
+    first.producer = op
+    old.producer = None
+
+
+def _weighted(g: TGraph, op: TOp) -> bool:
+    x = _dq_source(g, op.inputs[0])
+    w_t = op.inputs[1]
+    if x is None or w_t is None or w_t.producer is None or w_t.producer.op != "DEQUANTIZE":
+        return False
+    w = w_t.producer.inputs[0]
+    if not w.is_const or w.dtype != "int8" or w.quant is None:
+        return False
+    if any(int(z) != 0 for z in w.quant.get("zero_point", [0])):
+        return False  # TFLite int8 weights are symmetric
+    n_out = w.shape[_WEIGHTED[op.op]]
+    scales = [float(s) for s in w.quant["scale"]]
+    axis = int(w.quant.get("quantized_dimension", 0))
+    if len(scales) > 1 and axis != _WEIGHTED[op.op]:
+        return False
+    q = _q_consumer(g, op.outputs[0])
+    if q is None:
+        return False
+    out, quants = q
+    s_in = _per_tensor(x.quant)[0]
+    s_w = np.asarray(scales if len(scales) > 1 else scales * n_out, np.float64)
+    b_t = op.inputs[2] if len(op.inputs) > 2 else None
+    if b_t is not None and not b_t.is_const:
+        return False
+    bias = b_t.data.astype(np.float64) if b_t is not None else np.zeros(n_out)
+    bscale = s_in * s_w
+    bq = np.round(bias / bscale)
+    if np.abs(bq).max(initial=0) >= 2**31:
+        return False
+    bt = g.const(
+        (b_t.name if b_t is not None else op.outputs[0].name) + "/int32", bq.astype(np.int32)
+    )
+    bt.quant = dict(scale=[float(v) for v in bscale], zero_point=[0] * n_out, quantized_dimension=0)
+    g.set_input(op, 0, x)
+    g.set_input(op, 1, w)
+    if len(op.inputs) > 2:
+        g.set_input(op, 2, bt)
+    else:
+        op.inputs.append(bt)
+        bt.users.append(op)
+    _retarget(g, op, out, quants)
+    return True
+
+
+def _elementwise(g: TGraph, op: TOp) -> bool:
+    n_data = _DATA_INPUTS.get(op.op, len(op.inputs))
+    data = op.inputs[:n_data]
+    srcs = [_dq_source(g, t) for t in data]
+    if any(s is None for s in srcs) or len(op.outputs) != 1:
+        return False
+    if any(t is not None and not t.is_const for t in op.inputs[n_data:]):
+        return False
+    q = _q_consumer(g, op.outputs[0])
+    if q is None:
+        return False
+    out, quants = q
+    oq = _per_tensor(out.quant)
+    if op.op in _FIXED and not _close(oq, _FIXED[op.op]):
+        return False
+    if op.op in _SAME and not all(_close(oq, _per_tensor(s.quant)) for s in srcs):
+        return False
+    for i, s in enumerate(srcs):
+        g.set_input(op, i, s)
+    _retarget(g, op, out, quants)
+    return True
+
+
+def _sink_dequantize(g: TGraph, op: TOp) -> bool:
+    """data-movement op on a DEQUANTIZE output, not followed by QUANTIZE: run it in int8 and
+    dequantize after it."""
+    if op.op not in _SAME or op.op == "AVERAGE_POOL_2D" or len(op.outputs) != 1:
+        return False
+    src = _dq_source(g, op.inputs[0])
+    if src is None or any(t is not None and not t.is_const for t in op.inputs[1:]):
+        return False
+    if op.op == "PADV2" and not _padv2_value_to_int8(g, op, src):
+        return False
+    y = op.outputs[0]
+    yq = g.tensor(y.name + "/int8", y.shape, "int8", like=src)
+    g.set_input(op, 0, src)
+    op.outputs[0] = yq
+    yq.producer = op
+    y.producer = None
+    g.add("DEQUANTIZE", [yq], [y], origin=op.origin)
+    return True
+
+
+def _padv2_value_to_int8(g: TGraph, op: TOp, src: TTensor) -> bool:
+    """PADV2's float pad value in src's int8 domain (-inf, the max-pool padding, is qmin)."""
+    v = op.inputs[2]
+    if v is None or not v.is_const or v.numel != 1:
+        return False
+    s, z = _per_tensor(src.quant)
+    f = float(v.data.reshape(-1)[0])
+    q = -128 if f == -np.inf else int(np.clip(np.round(f / s) + z, -128, 127))
+    if f != -np.inf and not np.isclose((q - z) * s, f, atol=s * 1e-3):
+        return False  # the value is not on src's grid: the int8 pad would change results
+    c = g.const(v.name + "/int8", np.asarray(q, np.int8).reshape(v.shape))
+    c.quant = dict(src.quant)
+    g.set_input(op, 2, c)
+    return True
+
+
+_ACT_FUSE = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL"}
+
+
+def _fuse_int8_activations(g: TGraph) -> int:
+    """int8 op -> RELU/RELU6 (same parameters on both sides of the activation): fuse it, the
+    clamp then happens in the op's requantization exactly as the separate kernel would."""
+    n = 0
+    for act in list(g.ops):
+        if act not in g.ops or act.op not in ("RELU", "RELU6", "RELU_N1_TO_1"):
+            continue
+        x, y = act.inputs[0], act.outputs[0]
+        p = x.producer
+        if p is None or p.op not in _ACT_FUSE or x.dtype != "int8" or y.dtype != "int8":
+            continue
+        if p.options.get("fused_activation_function", "NONE") not in ("NONE", 0):
+            continue
+        if not _close(_per_tensor(x.quant), _per_tensor(y.quant)):
+            continue
+        if len(g.users_of(x)) != 1 or g.is_output(x):
+            continue
+        p.options["fused_activation_function"] = act.op
+        g.remove(act)
+        p.outputs[0] = y
+        y.producer = p
+        x.producer = None
+        n += 1
+    return n
+
+
+def _pairs(g: TGraph) -> int:
+    """DEQUANTIZE -> QUANTIZE: nothing (same parameters) or one int8->int8 QUANTIZE."""
+    n = 0
+    for qop in list(g.ops):
+        if qop not in g.ops or qop.op != "QUANTIZE":
+            continue
+        src = _dq_source(g, qop.inputs[0])
+        if src is None:
+            continue
+        out = qop.outputs[0]
+        if out.dtype == "int8" and _close(_per_tensor(out.quant), _per_tensor(src.quant)):
+            g.replace_uses(out, src)
+            g.remove(qop)
+        else:
+            g.set_input(qop, 0, src)
+        n += 1
+    return n
+
+
+def quantize_ops(g: TGraph) -> int:
+    """Apply the rewrites above until nothing changes; returns the number of rewrites."""
+    total = 0
+    for _ in range(100):
+        n = 0
+        for op in list(g.ops):
+            if op not in g.ops or not op.outputs or op.outputs[0].dtype != "float32":
+                continue
+            if op.op in _WEIGHTED:
+                n += _weighted(g, op)
+            elif op.op in _REQUANT or op.op in _SAME or op.op in _FIXED:
+                if not _elementwise(g, op):
+                    n += _sink_dequantize(g, op)
+                else:
+                    n += 1
+        n += _pairs(g)
+        n += _fuse_int8_activations(g)
+        g.dce()
+        total += n
+        if not n:
+            break
+    g.toposort()
+    return total
