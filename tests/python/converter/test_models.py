@@ -251,13 +251,26 @@ def test_half_precision_model(dtype):
     model at the fp16/bf16 bar (~1e-2 relative, COVERAGE.md)."""
     from .util import run_litert
 
+    def net():
+        return nn.Sequential(
+            nn.Conv2d(3, 16, 3, stride=2, padding=1),
+            nn.BatchNorm2d(16),
+            nn.ReLU6(),
+            nn.Conv2d(16, 16, 3, padding=1, groups=16),
+            nn.BatchNorm2d(16),
+            nn.ReLU6(),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Linear(16, 10),
+        )
+
     torch.manual_seed(0)
-    m = _randomize_bn(torchvision.models.mobilenet_v2(weights=None)).to(dtype)
-    x = torch.randn(1, 3, 64, 64).to(dtype)
+    m = _randomize_bn(net()).to(dtype)
+    x = torch.randn(1, 3, 32, 32).to(dtype)
     model = wick.convert(m, (x,))
     assert model.inputs[0].dtype == "float32"
     got = run_litert(model.tflite_bytes, [x.float().numpy()], [s.name for s in model.inputs])[0]
-    m32 = torchvision.models.mobilenet_v2(weights=None).eval()
+    m32 = net().eval()
     m32.load_state_dict({k: v.float() for k, v in m.state_dict().items()})
     with torch.no_grad():
         ref32 = m32(x.float()).numpy()
