@@ -122,6 +122,31 @@ def test_cnn_int8(name):
     np.testing.assert_array_equal(model(x)[0], ref_kernels)
 
 
+class Fire(nn.Module):
+    """SqueezeNet's fire module: a concatenation of branches with different scales (each input
+    is requantized to the output's parameters before an int8 CONCATENATION)."""
+
+    def __init__(self):
+        super().__init__()
+        self.s = nn.Conv2d(3, 4, 1)
+        self.e1 = nn.Conv2d(4, 8, 1)
+        self.e3 = nn.Conv2d(4, 8, 3, padding=1)
+        self.head = nn.Conv2d(16, 4, 1)
+
+    def forward(self, x):
+        y = torch.relu(self.s(x))
+        y = torch.cat([torch.relu(self.e1(y)), torch.relu(self.e3(y)) * 3.0], 1)
+        return self.head(y)
+
+
+def test_concat_of_different_scales():
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 8, 8)
+    gm = _quantize(Fire(), (x,))
+    model, _ = _check(gm, x, expect_float_free=False)
+    assert model.op_counts.get("CONCATENATION") == 1
+
+
 class WithGelu(nn.Module):
     """GELU has no int8 kernel mapping here: it must stay float between DEQUANTIZE/QUANTIZE
     and the file must still compute the reference."""

@@ -32,19 +32,15 @@ _REQUANT = {
     "SUB",
     "MUL",
     "MEAN",
-    "CONCATENATION",
-    "MAXIMUM",
-    "MINIMUM",
+    "SUM",
     "HARD_SWISH",
     "LEAKY_RELU",
     "RELU",
     "RELU6",
-    "RESIZE_BILINEAR",
-    "RESIZE_NEAREST_NEIGHBOR",
     "BATCH_MATMUL",
-    "SUM",
 }
-# int8 kernels that need the output parameters equal to the input's
+# int8 kernels that work on the raw values: every input's parameters must equal the output's
+# (LiteRT checks this for concatenation, max/min, resize, pooling, data movement)
 _SAME = {
     "MAX_POOL_2D",
     "AVERAGE_POOL_2D",
@@ -58,6 +54,11 @@ _SAME = {
     "SPACE_TO_DEPTH",
     "DEPTH_TO_SPACE",
     "GATHER",
+    "CONCATENATION",
+    "MAXIMUM",
+    "MINIMUM",
+    "RESIZE_BILINEAR",
+    "RESIZE_NEAREST_NEIGHBOR",
 }
 # int8 kernels with fixed output parameters
 _FIXED = {"LOGISTIC": (1 / 256, -128), "SOFTMAX": (1 / 256, -128), "TANH": (1 / 128, 0)}
@@ -180,21 +181,42 @@ def _elementwise(g: TGraph, op: TOp) -> bool:
         return False
     out, quants = q
     oq = _per_tensor(out.quant)
-    if op.op in _FIXED and not _close(oq, _FIXED[op.op]):
-        return False
     if op.op in _SAME and not all(_close(oq, _per_tensor(s.quant)) for s in srcs):
-        return False
+        if op.op != "CONCATENATION":
+            return False
+        # bring each input to the output's parameters first (int8 -> int8 QUANTIZE): the same
+        # rounding the reference does when it quantizes the concatenated floats
+        srcs = [s if _close(oq, _per_tensor(s.quant)) else _requantize(g, s, out, op) for s in srcs]
     for i, s in enumerate(srcs):
         g.set_input(op, i, s)
+    if op.op in _FIXED and not _close(oq, _FIXED[op.op]):
+        # the int8 kernel has fixed output parameters: produce those, then requantize
+        fs, fz = _FIXED[op.op]
+        fixed = g.tensor(out.name + "/fixed", out.shape, "int8")
+        fixed.quant = dict(scale=[fs], zero_point=[fz])
+        _retarget(g, op, out, quants)
+        op.outputs[0] = fixed
+        fixed.producer = op
+        out.producer = None
+        g.add("QUANTIZE", [fixed], [out], origin=op.origin)
+        return True
     _retarget(g, op, out, quants)
     return True
+
+
+def _requantize(g: TGraph, src: TTensor, like: TTensor, op: TOp) -> TTensor:
+    t = g.tensor(src.name + "/rq", src.shape, "int8", like=like)
+    g.add("QUANTIZE", [src], [t], origin=op.origin)
+    return t
 
 
 def _sink_dequantize(g: TGraph, op: TOp) -> bool:
     """data-movement op on a DEQUANTIZE output, not followed by QUANTIZE: run it in int8 and
     dequantize after it."""
-    if op.op not in _SAME or op.op == "AVERAGE_POOL_2D" or len(op.outputs) != 1:
+    if op.op not in _SAME or len(op.outputs) != 1:
         return False
+    if op.op in ("AVERAGE_POOL_2D", "CONCATENATION", "MAXIMUM", "MINIMUM", "RESIZE_BILINEAR"):
+        return False  # several inputs, or rounding: only with a QUANTIZE after them
     src = _dq_source(g, op.inputs[0])
     if src is None or any(t is not None and not t.is_const for t in op.inputs[1:]):
         return False
