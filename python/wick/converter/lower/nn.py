@@ -475,6 +475,150 @@ def separable_linear(ctx: Ctx, X, mh: np.ndarray, mw: np.ndarray):
     return ctx.transpose(y, [0, 1, 3, 2])
 
 
+def _pool3d(ctx: Ctx, node: Node, op: str):
+    """3-d pooling as two 2-d poolings (TFLite has no 3-d pool builtin): over (H, W) on
+    (N*D, H, W, C), then over D on (N, D, H'*W', C).  Max and unpadded average are separable
+    over a box window, so this is exact."""
+    a = ctx.args(node)
+    k = list(a.kernel_size) * (3 if len(a.kernel_size) == 1 else 1)
+    st = list(a.stride) or k
+    st = st * (3 if len(st) == 1 else 1)
+    pad = list(a.padding) * (3 if len(a.padding) == 1 else 1)
+    if any(pad) or a.ceil_mode:
+        raise ctx.error("3-d pooling with padding or ceil_mode is not supported")
+    if op == "MAX_POOL_2D":
+        if len(node.outputs) > 1 and node.outputs[1].users:
+            raise ctx.error("max_pool3d indices are not supported")
+        if any(d != 1 for d in (list(a.dilation) * (3 if len(a.dilation) == 1 else 1))):
+            raise ctx.error("dilated 3-d max pooling is not supported")
+    elif a.divisor_override:
+        raise ctx.error("avg_pool3d divisor_override is not supported")
+    X = ctx.t(a.self)
+    n, c, d, h, w = ctx.static_shape(a.self)
+    oh, ow = (h - k[1]) // st[1] + 1, (w - k[2]) // st[2] + 1
+    od = (d - k[0]) // st[0] + 1
+    xh = ctx.reshape(ctx.transpose(X, [0, 2, 3, 4, 1]), [n * d, h, w, c])
+    opts = dict(padding="VALID", fused_activation_function="NONE")
+    y = ctx.emit(
+        op,
+        [xh],
+        [n * d, oh, ow, c],
+        X.dtype,
+        dict(stride_h=st[1], stride_w=st[2], filter_height=k[1], filter_width=k[2], **opts),
+    )
+    y = ctx.reshape(y, [n, d, oh * ow, c])
+    y = ctx.emit(
+        op,
+        [y],
+        [n, od, oh * ow, c],
+        X.dtype,
+        dict(stride_h=st[0], stride_w=1, filter_height=k[0], filter_width=1, **opts),
+    )
+    y = ctx.reshape(y, [n, od, oh, ow, c])
+    ctx.bind(node.outputs[0], ctx.transpose(y, [0, 4, 1, 2, 3]))
+
+
+def lower_max_pool3d(ctx: Ctx, node: Node):
+    _pool3d(ctx, node, "MAX_POOL_2D")
+
+
+def lower_avg_pool3d(ctx: Ctx, node: Node):
+    _pool3d(ctx, node, "AVERAGE_POOL_2D")
+
+
+def lower_adaptive_avg_pool3d(ctx: Ctx, node: Node):
+    X = ctx.t(node.args[0])
+    out = ctx.static_shape(node.out)
+    if out[-3:] != [1, 1, 1]:
+        raise ctx.error("adaptive_avg_pool3d is supported for output size 1 only")
+    r = X.rank
+    y = ctx.emit(
+        "MEAN", [X, ctx.i32([r - 3, r - 2, r - 1], "axes")], out, X.dtype, dict(keep_dims=True)
+    )
+    ctx.bind(node.out, y)
+
+
+def _pairwise(ctx: Ctx, A, B, p: float):
+    """||a_i - b_j||_p for A (..., N, D), B (..., M, D) by broadcasting the difference."""
+    *lead, nn_, dd = A.shape
+    mm = B.shape[-2]
+    a = ctx.reshape(A, lead + [nn_, 1, dd])
+    b = ctx.reshape(B, lead + [1, mm, dd])
+    diff = ctx.unary("ABS", ctx.binary("SUB", a, b, options=dict(fused_activation_function="NONE")))
+    ax = ctx.i32([len(lead) + 2], "axes")
+    shape = lead + [nn_, mm]
+    if p == float("inf"):
+        return ctx.emit("REDUCE_MAX", [diff, ax], shape, A.dtype, dict(keep_dims=False))
+    if p == 1:
+        return ctx.emit("SUM", [diff, ax], shape, A.dtype, dict(keep_dims=False))
+    if p == 2:
+        sq = emit_binary(ctx, "MUL", diff, diff)
+        return ctx.unary("SQRT", ctx.emit("SUM", [sq, ax], shape, A.dtype, dict(keep_dims=False)))
+    if p == 0:
+        nz = ctx.cast(ctx.binary("NOT_EQUAL", diff, ctx.scalar(0.0, A.dtype), "bool"), A.dtype)
+        return ctx.emit("SUM", [nz, ax], shape, A.dtype, dict(keep_dims=False))
+    pw = ctx.binary("POW", diff, ctx.scalar(float(p), A.dtype))
+    s_ = ctx.emit("SUM", [pw, ax], shape, A.dtype, dict(keep_dims=False))
+    return ctx.binary("POW", s_, ctx.scalar(1.0 / float(p), A.dtype))
+
+
+def lower_cdist(ctx: Ctx, node: Node):
+    x1, x2, p = node.args[0], node.args[1], float(node.args[2])
+    ctx.bind(node.out, _pairwise(ctx, ctx.t(x1), ctx.t(x2), p))
+
+
+def lower_pdist(ctx: Ctx, node: Node):
+    x = node.args[0]
+    p = float(node.args[1]) if len(node.args) > 1 else 2.0
+    X = ctx.t(x)
+    n = X.shape[0]
+    full = ctx.reshape(_pairwise(ctx, X, X, p), [n * n])
+    iu = [i * n + j for i in range(n) for j in range(i + 1, n)]
+    idx = ctx.const(np.asarray(iu, np.int32), "int32", "pairs")
+    ctx.bind(
+        node.out, ctx.emit("GATHER", [full, idx], [len(iu)], X.dtype, dict(axis=0, batch_dims=0))
+    )
+
+
+def lower_embedding_bag(ctx: Ctx, node: Node):
+    """Bags of equal size (constant offsets 0, L, 2L …, what a 2-d input gives): gather the
+    rows and reduce each bag (sum / mean / max)."""
+    a = ctx.args(node)
+    if a.per_sample_weights is not None:
+        raise ctx.error("embedding_bag per_sample_weights is not supported")
+    if not (isinstance(a.offsets, Value) and a.offsets.is_const):
+        raise ctx.error("embedding_bag needs constant offsets")
+    offs = a.offsets.const.reshape(-1).tolist()
+    n_idx = int(a.indices.shape[0])
+    if a.include_last_offset:
+        offs = offs[:-1]
+    bags = len(offs)
+    size = n_idx // bags if bags else 0
+    if offs != [i * size for i in range(bags)] or size * bags != n_idx or size == 0:
+        raise ctx.error("embedding_bag is supported for equal-size bags only")
+    if a.padding_idx is not None and a.padding_idx >= 0:
+        raise ctx.error("embedding_bag padding_idx is not supported")
+    W = ctx.t(a.weight)
+    idx = ctx.t(a.indices)
+    if idx.dtype != "int32":
+        idx = ctx.cast(idx, "int32")
+    rows = ctx.emit(
+        "GATHER",
+        [W, ctx.reshape(idx, [bags, size])],
+        [bags, size, W.shape[1]],
+        W.dtype,
+        dict(axis=0, batch_dims=0),
+    )
+    op = {0: "SUM", 1: "MEAN", 2: "REDUCE_MAX"}[int(a.mode)]
+    out = ctx.emit(
+        op, [rows, ctx.i32([1], "axes")], [bags, W.shape[1]], W.dtype, dict(keep_dims=False)
+    )
+    ctx.bind(node.outputs[0], out)
+    for o in node.outputs[1:]:
+        if o.users or ctx.graph.is_output(o):
+            raise ctx.error("embedding_bag auxiliary outputs are not supported")
+
+
 # ---- resizing --------------------------------------------------------------------------------
 
 
@@ -1003,15 +1147,17 @@ def _softmax_like(op: str):
     return rule
 
 
-def lower_cdist(ctx: Ctx, node: Node):
-    raise ctx.error("cdist is not supported")
-
-
 RULES = {
     "convolution.default": lower_convolution,
     "max_pool2d_with_indices.default": lower_max_pool2d,
     "avg_pool2d.default": lower_avg_pool2d,
     "_adaptive_avg_pool2d.default": lower_adaptive_avg_pool2d,
+    "max_pool3d_with_indices.default": lower_max_pool3d,
+    "avg_pool3d.default": lower_avg_pool3d,
+    "_adaptive_avg_pool3d.default": lower_adaptive_avg_pool3d,
+    "_cdist_forward.default": lower_cdist,
+    "_pdist_forward.default": lower_pdist,
+    "_embedding_bag.default": lower_embedding_bag,
     "upsample_nearest2d.vec": lower_upsample_nearest2d,
     "upsample_bilinear2d.vec": lower_upsample_bilinear2d,
     "pixel_shuffle.default": lower_pixel_shuffle,
