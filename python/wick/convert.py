@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import types
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 
@@ -131,6 +132,36 @@ def _channels_last(tg) -> None:
         tg.outputs[k] = nhwc
 
 
+class _Stages:
+    """Forwards stage snapshots to wick.graph.StageRecorder when ``debug_dir`` is given;
+    a failing debug view never fails the conversion."""
+
+    def __init__(self, debug_dir):
+        self.rec = None
+        if debug_dir is not None:
+            try:
+                from .graph import StageRecorder
+
+                self.rec = StageRecorder(debug_dir)
+            except Exception as e:  # pragma: no cover - optional viewer
+                warnings.warn(f"wick: no conversion stage view ({e})", stacklevel=3)
+
+    def add(self, name, obj):
+        if self.rec is None:
+            return
+        try:
+            self.rec.add(name, obj)
+        except Exception as e:  # pragma: no cover
+            warnings.warn(f"wick: stage view {name!r} failed ({e})", stacklevel=3)
+
+    def write(self):
+        if self.rec is not None:
+            try:
+                self.rec.write()
+            except Exception as e:  # pragma: no cover
+                warnings.warn(f"wick: writing the stage view failed ({e})", stacklevel=3)
+
+
 def convert(
     module,
     args,
@@ -139,11 +170,14 @@ def convert(
     dynamic_shapes=None,
     channels_last_io: bool = False,
     description: str = "wick",
+    debug_dir=None,
 ) -> Model:
     """Convert a PyTorch module to a standard .tflite model.
 
     ``args``/``kwargs`` are example inputs (as for torch.export); ``dynamic_shapes`` is passed
-    to torch.export.  With ``channels_last_io`` every 4-d float input and output is NHWC."""
+    to torch.export.  With ``channels_last_io`` every 4-d float input and output is NHWC.
+    ``debug_dir``: write a page with the graph after every stage there (wick.graph, see
+    docs/graph.md)."""
     from .converter.frontend import export_module, import_program
     from .converter.lower import lower_graph
     from .converter.passes.batchnorm import fold_batchnorm
@@ -162,8 +196,11 @@ def convert(
 
     if not isinstance(args, tuple):
         args = (args,)
+    stages = _Stages(debug_dir)
     ep = export_module(module, args, kwargs, dynamic_shapes)
+    stages.add("exported", ep)
     g = import_program(ep)
+    stages.add("imported", g)
 
     def aten_passes(graph):
         for node in graph.nodes:
@@ -178,20 +215,27 @@ def convert(
         int_ranges(graph)
 
     aten_passes(g)
+    stages.add("after ATen passes (fold, batch-norm, patterns, int ranges)", g)
     tg = lower_graph(g)
     if channels_last_io:
         _channels_last(tg)
+    stages.add("lowered", tg)
     for sub in tg.all_graphs():
         tfl_fold(sub)
         cleanup(sub, transposes_to_reshapes=False)
+    stages.add("after weight layouts", tg)
+    for sub in tg.all_graphs():
         sink_transposes(sub)
         if merge_chains(sub):
             sink_transposes(sub)
         search_layouts(sub)
         tfl_fold(sub)
+    stages.add("after layout", tg)
+    for sub in tg.all_graphs():
         fuse_activations(sub)
         quantize_ops(sub)
         cleanup(sub)
+    stages.add("after fusion, int8 and cleanup", tg)
     ins = [
         TensorSpec(n, tuple(t.shape), t.dtype)
         for n, t in zip(tg.input_names, tg.inputs, strict=True)
@@ -201,6 +245,8 @@ def convert(
         for n, t in zip(tg.output_names, tg.outputs, strict=True)
     ]
     data = serialize(tg, description)
+    stages.add("final", data)
+    stages.write()
     counts = Counter(op.op for sub in tg.all_graphs() for op in sub.ops)
     return Model(data, ins, outs, channels_last_io=channels_last_io, op_counts=counts)
 

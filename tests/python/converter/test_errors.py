@@ -85,3 +85,12 @@ def test_buffer_mutation_is_refused():
     with pytest.raises(wick.ConversionError) as ei:
         wick.convert(Counter().eval(), (torch.randn(3),))
     assert "stateless" in str(ei.value) and "input" in ei.value.hint
+
+
+def test_debug_dir_writes_stage_view(tmp_path):
+    pytest.importorskip("wick.graph")
+    net = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU()).eval()
+    wick.convert(net, (torch.randn(1, 3, 8, 8),), debug_dir=tmp_path / "dbg")
+    stages = (tmp_path / "dbg" / "stages.txt").read_text()
+    for name in ("exported", "imported", "lowered", "after layout", "final"):
+        assert name in stages
