@@ -13,6 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+import wick
+
 from .util import check, run_litert, to_numpy
 
 torch.manual_seed(0)
@@ -424,6 +426,35 @@ def test_cond_both_branches():
         x = (torch.rand(1, 3, 6, 6) + 0.1) * sign
         got = run_litert(model.tflite_bytes, [x.numpy()], [s.name for s in model.inputs])[0]
         np.testing.assert_allclose(got, m(x).detach().numpy(), atol=1e-5)
+
+
+class _While(nn.Module):
+    """torch while_loop -> WHILE (cond/body subgraphs; the runtime bound n is a model input)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x, n):
+        from torch._higher_order_ops.while_loop import while_loop
+
+        return while_loop(
+            lambda i, y: i < n.sum(),
+            lambda i, y: (i + 1, torch.tanh(self.lin(y))),
+            (torch.zeros((), dtype=torch.int64), x),
+        )
+
+
+def test_while_loop():
+    m = _While().eval()
+    model = wick.convert(m, (torch.randn(2, 4), torch.tensor([3])))
+    assert "WHILE" in model.op_counts
+    for k in (0, 1, 4):
+        x, n = torch.randn(2, 4), torch.tensor([k])
+        got = run_litert(model.tflite_bytes, [x.numpy(), n.numpy()], [s.name for s in model.inputs])
+        ref = m(x, n)
+        assert int(got[0]) == k
+        np.testing.assert_allclose(got[1], ref[1].detach().numpy(), atol=1e-5)
 
 
 class _Recurrent(nn.Module):

@@ -124,6 +124,9 @@ def _import_call(g: Graph, fx: torch.fx.Node, env: dict) -> None:
     if fx.target is torch.ops.higher_order.cond:
         _import_cond(g, fx, env, m)
         return
+    if fx.target is torch.ops.higher_order.while_loop:
+        _import_while(g, fx, env, m)
+        return
     args = m(fx.args)
     kwargs = m(fx.kwargs)
     node = Node(fx.name, fx.target, args, kwargs, fx.meta.get("stack_trace"))
@@ -186,7 +189,8 @@ def import_branch(gm: torch.fx.GraphModule, operands: list) -> Graph:
         if fx.op == "placeholder":
             continue
         if fx.op == "output":
-            for o in fx.args[0]:
+            outs = fx.args[0] if isinstance(fx.args[0], (list, tuple)) else [fx.args[0]]
+            for o in outs:
                 v = env[o] if isinstance(o, torch.fx.Node) else o
                 if not isinstance(v, Value):
                     raise ConversionError("torch.cond branches must return tensors")
@@ -198,6 +202,21 @@ def import_branch(gm: torch.fx.GraphModule, operands: list) -> Graph:
             continue
         _import_call(bg, fx, env)
     return bg
+
+
+def _import_while(g: Graph, fx: torch.fx.Node, env: dict, m) -> None:
+    cond_gm, body_gm, carried, additional = fx.args[:4]
+    carried = list(m(tuple(carried)))
+    additional = list(m(tuple(additional)))
+    operands = carried + additional
+    graphs = [
+        import_branch(env[b] if isinstance(b, torch.fx.Node) else b, operands)
+        for b in (cond_gm, body_gm)
+    ]
+    node = Node(fx.name, fx.target, (carried, additional), {}, fx.meta.get("stack_trace"))
+    node.meta["branches"] = graphs  # [cond, body]: the passes treat them like cond branches
+    node.meta["while"] = True
+    _add_with_outputs(g, node, fx, env)
 
 
 def _import_cond(g: Graph, fx: torch.fx.Node, env: dict, m) -> None:

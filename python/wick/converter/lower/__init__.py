@@ -84,6 +84,35 @@ def _lower_cond(ctx: Ctx, node) -> None:
         ctx.bind(o, t)
 
 
+def _lower_while(ctx: Ctx, node) -> None:
+    """torch while_loop -> WHILE.  Loop variables: the carried values, then the non-constant
+    additional inputs, which the body passes through unchanged (TFLite subgraphs only see their
+    inputs); constant additional inputs stay inside both subgraphs."""
+    carried, additional = node.args
+    cond_g, body_g = node.meta["branches"]
+    extra = [v for v in additional if isinstance(v, Value) and not v.is_const]
+    cond_t, body_t = lower_graph(cond_g), lower_graph(body_g)
+    n_carried = len(carried)
+    # the body returns only the carried values: append the pass-through inputs
+    for t, name in zip(body_t.inputs[n_carried:], body_t.input_names[n_carried:], strict=True):
+        body_t.outputs.append(t)
+        body_t.output_names.append(f"pass_{name}")
+    if cond_t.outputs and cond_t.outputs[0].dtype != "bool":
+        raise ctx.error("while_loop condition must be a boolean")
+    ins, outs = [], []
+    for v in list(carried) + extra:
+        if not isinstance(v, Value):
+            raise ctx.error("while_loop carries a non-tensor value")
+        ins.append(ctx.cast(ctx.t(v), torch_to_tfl(v.dtype)))
+        outs.append((ctx.shape(v), torch_to_tfl(v.dtype)))
+    res = ctx.emit_multi(
+        "WHILE", ins, outs, dict(cond_subgraph_index=cond_t, body_subgraph_index=body_t)
+    )
+    ctx.tg.subgraphs += [cond_t, body_t]
+    for o, t in zip(node.outputs, res[:n_carried], strict=True):
+        ctx.bind(o, t)
+
+
 def lower_graph(g: Graph) -> TGraph:
     tg = TGraph()
     ctx = Ctx(g, tg)
@@ -109,6 +138,10 @@ def lower_graph(g: Graph) -> TGraph:
         if node.target is torch.ops.higher_order.cond:
             ctx.node = node
             _lower_cond(ctx, node)
+            continue
+        if node.target is torch.ops.higher_order.while_loop:
+            ctx.node = node
+            _lower_while(ctx, node)
             continue
         rule = lookup(name)
         if rule is None:
