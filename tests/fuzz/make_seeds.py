@@ -78,9 +78,12 @@ def conv():
     k = sg.add_constant("k", f32(3, 3, 3, 2))
     b = sg.add_constant("b", f32(3, seed=1))
     y = sg.add_tensor("y", [1, 3, 3, 3], "float32")
-    sg.add_operator("CONV_2D", [x, k, b], [y],
-                    options=dict(padding="SAME", stride_w=2, stride_h=2,
-                                 fused_activation_function="RELU"))
+    sg.add_operator(
+        "CONV_2D",
+        [x, k, b],
+        [y],
+        options=dict(padding="SAME", stride_w=2, stride_h=2, fused_activation_function="RELU"),
+    )
     sg.set_inputs([x])
     sg.set_outputs([y])
     return w.finish()
@@ -93,8 +96,12 @@ def depthwise():
     k = sg.add_constant("k", f32(1, 3, 3, 4))
     b = sg.add_constant("b", f32(4, seed=2))
     y = sg.add_tensor("y", [1, 2, 2, 4], "float32")
-    sg.add_operator("DEPTHWISE_CONV_2D", [x, k, b], [y],
-                    options=dict(padding="VALID", stride_w=1, stride_h=1, depth_multiplier=2))
+    sg.add_operator(
+        "DEPTHWISE_CONV_2D",
+        [x, k, b],
+        [y],
+        options=dict(padding="VALID", stride_w=1, stride_h=1, depth_multiplier=2),
+    )
     sg.set_inputs([x])
     sg.set_outputs([y])
     return w.finish()
@@ -114,9 +121,12 @@ def fully_connected():
 
 
 def pool(op):
-    return unary(op, (1, 4, 4, 2), out_shape=(1, 2, 2, 2),
-                 options=dict(padding="VALID", stride_w=2, stride_h=2, filter_width=2,
-                              filter_height=2))
+    return unary(
+        op,
+        (1, 4, 4, 2),
+        out_shape=(1, 2, 2, 2),
+        options=dict(padding="VALID", stride_w=2, stride_h=2, filter_width=2, filter_height=2),
+    )
 
 
 def concat():
@@ -142,8 +152,12 @@ def composite():
     dec.add_operator("ADD", [a, a], [b])
     dec.set_inputs([a])
     dec.set_outputs([b])
-    main.add_operator("STABLEHLO_COMPOSITE", [x], [y],
-                      options=dict(name="seed.double", decomposition_subgraph_index=1))
+    main.add_operator(
+        "STABLEHLO_COMPOSITE",
+        [x],
+        [y],
+        options=dict(name="seed.double", decomposition_subgraph_index=1),
+    )
     main.set_inputs([x])
     main.set_outputs([y])
     return w.finish()
@@ -198,9 +212,32 @@ def fx(*shape):
     return ("in", shape, "float32")
 
 
-UNARY = ["ABS", "CEIL", "COS", "ELU", "EXP", "FLOOR", "GELU", "HARD_SWISH", "LOG", "LOGISTIC",
-         "NEG", "RELU", "RELU6", "RELU_0_TO_1", "RELU_N1_TO_1", "ROUND", "RSQRT", "SIGN", "SIN",
-         "SQRT", "SQUARE", "TANH", "ZEROS_LIKE", "LOG_SOFTMAX"]
+UNARY = [
+    "ABS",
+    "CEIL",
+    "COS",
+    "ELU",
+    "EXP",
+    "FLOOR",
+    "GELU",
+    "HARD_SWISH",
+    "LOG",
+    "LOGISTIC",
+    "NEG",
+    "RELU",
+    "RELU6",
+    "RELU_0_TO_1",
+    "RELU_N1_TO_1",
+    "ROUND",
+    "RSQRT",
+    "SIGN",
+    "SIN",
+    "SQRT",
+    "SQUARE",
+    "TANH",
+    "ZEROS_LIKE",
+    "LOG_SOFTMAX",
+]
 
 I32 = np.int32
 EXTRA = {
@@ -208,69 +245,110 @@ EXTRA = {
     "prelu": lambda: op_model("PRELU", [fx(1, 2, 3), f32(3)], (1, 2, 3)),
     "cast": lambda: op_model("CAST", [fx(2, 3)], (2, 3), "int32"),
     "logical_not": lambda: op_model("LOGICAL_NOT", [("in", (4,), "bool")], (4,), "bool"),
-    "arg_max": lambda: op_model("ARG_MAX", [fx(2, 5), np.array([1], I32)], (2,), "int32",
-                                options=dict(output_type="int32")),
-    "arg_min": lambda: op_model("ARG_MIN", [fx(2, 5), np.array([0], I32)], (5,), "int32",
-                                options=dict(output_type="int32")),
+    "arg_max": lambda: op_model(
+        "ARG_MAX", [fx(2, 5), np.array([1], I32)], (2,), "int32", options=dict(output_type="int32")
+    ),
+    "arg_min": lambda: op_model(
+        "ARG_MIN", [fx(2, 5), np.array([0], I32)], (5,), "int32", options=dict(output_type="int32")
+    ),
     "batch_matmul": lambda: op_model("BATCH_MATMUL", [fx(2, 3, 4), f32(2, 4, 5)], (2, 3, 5)),
     "broadcast_to": lambda: op_model("BROADCAST_TO", [fx(1, 3), np.array([4, 3], I32)], (4, 3)),
     "cumsum": lambda: op_model("CUMSUM", [fx(2, 4), np.array(1, I32)], (2, 4)),
-    "depth_to_space": lambda: op_model("DEPTH_TO_SPACE", [fx(1, 2, 2, 8)], (1, 4, 4, 2),
-                                       options=dict(block_size=2)),
-    "space_to_depth": lambda: op_model("SPACE_TO_DEPTH", [fx(1, 4, 4, 2)], (1, 2, 2, 8),
-                                       options=dict(block_size=2)),
-    "dynamic_update_slice": lambda: op_model("DYNAMIC_UPDATE_SLICE",
-                                             [fx(4, 4), f32(2, 2), np.array([1, 1], I32)], (4, 4)),
-    "embedding_lookup": lambda: op_model("EMBEDDING_LOOKUP", [("in", (3,), "int32"), f32(5, 2)],
-                                         (3, 2)),
+    "depth_to_space": lambda: op_model(
+        "DEPTH_TO_SPACE", [fx(1, 2, 2, 8)], (1, 4, 4, 2), options=dict(block_size=2)
+    ),
+    "space_to_depth": lambda: op_model(
+        "SPACE_TO_DEPTH", [fx(1, 4, 4, 2)], (1, 2, 2, 8), options=dict(block_size=2)
+    ),
+    "dynamic_update_slice": lambda: op_model(
+        "DYNAMIC_UPDATE_SLICE", [fx(4, 4), f32(2, 2), np.array([1, 1], I32)], (4, 4)
+    ),
+    "embedding_lookup": lambda: op_model(
+        "EMBEDDING_LOOKUP", [("in", (3,), "int32"), f32(5, 2)], (3, 2)
+    ),
     "expand_dims": lambda: op_model("EXPAND_DIMS", [fx(2, 3), np.array([1], I32)], (2, 1, 3)),
     "fill": lambda: op_model("FILL", [np.array([2, 3], I32), ("in", (), "float32")], (2, 3)),
-    "gather": lambda: op_model("GATHER", [fx(5, 3), np.array([4, 0, 2], I32)], (3, 3),
-                               options=dict(axis=0)),
+    "gather": lambda: op_model(
+        "GATHER", [fx(5, 3), np.array([4, 0, 2], I32)], (3, 3), options=dict(axis=0)
+    ),
     "gather_nd": lambda: op_model("GATHER_ND", [fx(4, 3), np.array([[1], [3]], I32)], (2, 3)),
     "l2_norm": lambda: op_model("L2_NORMALIZATION", [fx(2, 4)], (2, 4)),
-    "mirror_pad": lambda: op_model("MIRROR_PAD", [fx(3, 4), np.array([[1, 1], [2, 2]], I32)],
-                                   (5, 8), options=dict(mode="REFLECT")),
-    "padv2": lambda: op_model("PADV2", [fx(2, 3), np.array([[1, 0], [0, 2]], I32),
-                                        np.array(7, np.float32)], (3, 5)),
-    "pack": lambda: op_model("PACK", [fx(2, 3), fx(2, 3)], (2, 2, 3),
-                             options=dict(values_count=2, axis=1)),
+    "mirror_pad": lambda: op_model(
+        "MIRROR_PAD",
+        [fx(3, 4), np.array([[1, 1], [2, 2]], I32)],
+        (5, 8),
+        options=dict(mode="REFLECT"),
+    ),
+    "padv2": lambda: op_model(
+        "PADV2", [fx(2, 3), np.array([[1, 0], [0, 2]], I32), np.array(7, np.float32)], (3, 5)
+    ),
+    "pack": lambda: op_model(
+        "PACK", [fx(2, 3), fx(2, 3)], (2, 2, 3), options=dict(values_count=2, axis=1)
+    ),
     "unpack": lambda: op_model("UNPACK", [fx(3, 2)], (2,), n_out=3, options=dict(num=3, axis=0)),
-    "range": lambda: op_model("RANGE", [np.array(0, I32), ("in", (), "int32"), np.array(2, I32)],
-                              (5,), "int32"),
+    "range": lambda: op_model(
+        "RANGE", [np.array(0, I32), ("in", (), "int32"), np.array(2, I32)], (5,), "int32"
+    ),
     "reverse": lambda: op_model("REVERSE_V2", [fx(3, 4), np.array([1], I32)], (3, 4)),
-    "resize_bilinear": lambda: op_model("RESIZE_BILINEAR", [fx(1, 2, 3, 2), np.array([4, 6], I32)],
-                                        (1, 4, 6, 2), options=dict(half_pixel_centers=True)),
-    "resize_nearest": lambda: op_model("RESIZE_NEAREST_NEIGHBOR",
-                                       [fx(1, 2, 3, 2), np.array([5, 5], I32)], (1, 5, 5, 2)),
-    "select_v2": lambda: op_model("SELECT_V2", [("in", (2, 3), "bool"), f32(2, 3), f32(1, 3)],
-                                  (2, 3)),
+    "resize_bilinear": lambda: op_model(
+        "RESIZE_BILINEAR",
+        [fx(1, 2, 3, 2), np.array([4, 6], I32)],
+        (1, 4, 6, 2),
+        options=dict(half_pixel_centers=True),
+    ),
+    "resize_nearest": lambda: op_model(
+        "RESIZE_NEAREST_NEIGHBOR", [fx(1, 2, 3, 2), np.array([5, 5], I32)], (1, 5, 5, 2)
+    ),
+    "select_v2": lambda: op_model(
+        "SELECT_V2", [("in", (2, 3), "bool"), f32(2, 3), f32(1, 3)], (2, 3)
+    ),
     "select": lambda: op_model("SELECT", [("in", (4,), "bool"), fx(4), f32(4)], (4,)),
-    "shape": lambda: op_model("SHAPE", [fx(2, 3, 4)], (3,), "int32",
-                              options=dict(out_type="int32")),
-    "slice": lambda: op_model("SLICE", [fx(4, 5), np.array([1, 2], I32), np.array([2, -1], I32)],
-                              (2, 3)),
-    "split": lambda: op_model("SPLIT", [np.array(1, I32), fx(2, 6)], (2, 2), n_out=3,
-                              options=dict(num_splits=3)),
-    "split_v": lambda: op_model("SPLIT_V", [fx(2, 6), np.array([1, 5], I32), np.array(1, I32)],
-                                (2, 3), n_out=2, options=dict(num_splits=2)),
+    "shape": lambda: op_model(
+        "SHAPE", [fx(2, 3, 4)], (3,), "int32", options=dict(out_type="int32")
+    ),
+    "slice": lambda: op_model(
+        "SLICE", [fx(4, 5), np.array([1, 2], I32), np.array([2, -1], I32)], (2, 3)
+    ),
+    "split": lambda: op_model(
+        "SPLIT", [np.array(1, I32), fx(2, 6)], (2, 2), n_out=3, options=dict(num_splits=3)
+    ),
+    "split_v": lambda: op_model(
+        "SPLIT_V",
+        [fx(2, 6), np.array([1, 5], I32), np.array(1, I32)],
+        (2, 3),
+        n_out=2,
+        options=dict(num_splits=2),
+    ),
     "squeeze": lambda: op_model("SQUEEZE", [fx(1, 3, 1)], (3,), options=dict(squeeze_dims=[0, 2])),
-    "strided_slice": lambda: op_model("STRIDED_SLICE",
-                                      [fx(5, 6), np.array([1, 0], I32), np.array([5, 6], I32),
-                                       np.array([2, 3], I32)], (2, 2),
-                                      options=dict(begin_mask=0, end_mask=2, shrink_axis_mask=0)),
+    "strided_slice": lambda: op_model(
+        "STRIDED_SLICE",
+        [fx(5, 6), np.array([1, 0], I32), np.array([5, 6], I32), np.array([2, 3], I32)],
+        (2, 2),
+        options=dict(begin_mask=0, end_mask=2, shrink_axis_mask=0),
+    ),
     "tile": lambda: op_model("TILE", [fx(2, 3), np.array([2, 2], I32)], (4, 6)),
-    "transpose_conv": lambda: op_model("TRANSPOSE_CONV",
-                                       [np.array([1, 4, 4, 2], I32), f32(2, 3, 3, 3), fx(1, 2, 2, 3)],
-                                       (1, 4, 4, 2),
-                                       options=dict(padding="SAME", stride_w=2, stride_h=2)),
+    "transpose_conv": lambda: op_model(
+        "TRANSPOSE_CONV",
+        [np.array([1, 4, 4, 2], I32), f32(2, 3, 3, 3), fx(1, 2, 2, 3)],
+        (1, 4, 4, 2),
+        options=dict(padding="SAME", stride_w=2, stride_h=2),
+    ),
     "quantize": lambda: quantize(),
-    "int8_add": lambda: op_model("ADD", [("in", (2, 4), "int8"), ("in", (2, 4), "int8")], (2, 4),
-                                 "int8", quant=dict(scale=[0.05], zero_point=[3])),
-    "int8_avg_pool": lambda: op_model("AVERAGE_POOL_2D", [("in", (1, 4, 4, 2), "int8")],
-                                      (1, 2, 2, 2), "int8", quant=dict(scale=[0.1], zero_point=[-2]),
-                                      options=dict(padding="VALID", stride_w=2, stride_h=2,
-                                                   filter_width=2, filter_height=2)),
+    "int8_add": lambda: op_model(
+        "ADD",
+        [("in", (2, 4), "int8"), ("in", (2, 4), "int8")],
+        (2, 4),
+        "int8",
+        quant=dict(scale=[0.05], zero_point=[3]),
+    ),
+    "int8_avg_pool": lambda: op_model(
+        "AVERAGE_POOL_2D",
+        [("in", (1, 4, 4, 2), "int8")],
+        (1, 2, 2, 2),
+        "int8",
+        quant=dict(scale=[0.1], zero_point=[-2]),
+        options=dict(padding="VALID", stride_w=2, stride_h=2, filter_width=2, filter_height=2),
+    ),
     "int8_softmax": lambda: int8_softmax(),
 }
 
@@ -289,15 +367,18 @@ RECIPES = {
     "max_pool": lambda: pool("MAX_POOL_2D"),
     "average_pool": lambda: pool("AVERAGE_POOL_2D"),
     "softmax": lambda: unary("SOFTMAX", (2, 5), options=dict(beta=1.0)),
-    "reshape": lambda: with_const("RESHAPE", (2, 6), np.array([3, -1], np.int32), (3, 4),
-                                  options=dict(new_shape=[3, 4])),
-    "mean": lambda: with_const("MEAN", (2, 3, 4), np.array([1, -1], np.int32), (2, 1, 1),
-                               options=dict(keep_dims=True)),
+    "reshape": lambda: with_const(
+        "RESHAPE", (2, 6), np.array([3, -1], np.int32), (3, 4), options=dict(new_shape=[3, 4])
+    ),
+    "mean": lambda: with_const(
+        "MEAN", (2, 3, 4), np.array([1, -1], np.int32), (2, 1, 1), options=dict(keep_dims=True)
+    ),
     "sum": lambda: with_const("SUM", (2, 3, 4), np.array([0], np.int32), (3, 4)),
     "pad": lambda: with_const("PAD", (2, 3), np.array([[1, 0], [2, 1]], np.int32), (3, 6)),
     "concat": concat,
-    "transpose": lambda: with_const("TRANSPOSE", (2, 3, 4), np.array([2, 0, 1], np.int32),
-                                    (4, 2, 3)),
+    "transpose": lambda: with_const(
+        "TRANSPOSE", (2, 3, 4), np.array([2, 0, 1], np.int32), (4, 2, 3)
+    ),
     "composite": composite,
     **{f"unary_{op.lower()}": (lambda op=op: op_model(op, [fx(2, 3)], (2, 3))) for op in UNARY},
     **EXTRA,

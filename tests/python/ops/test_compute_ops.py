@@ -95,8 +95,9 @@ def test_transpose_conv_runtime_output_shape_and_weights():
 def test_transpose_conv_reference_kernels():
     x, w = r((2, 4, 4, 3)), r((5, 3, 3, 3))
     opts = dict(padding="SAME", stride_h=2, stride_w=2, fused_activation_function="RELU")
-    check("TRANSPOSE_CONV", [i32(2, 8, 8, 5), w, In(x), r((5,))], opts, out_dtypes=F32,
-          reference=True)
+    check(
+        "TRANSPOSE_CONV", [i32(2, 8, 8, 5), w, In(x), r((5,))], opts, out_dtypes=F32, reference=True
+    )
 
 
 @pytest.mark.parametrize(
@@ -113,21 +114,37 @@ def test_transpose_conv_reference_kernels():
 )
 def test_transpose_conv_malformed(oshape, w_shape, opts, match):
     opts = dict(padding="SAME", **opts)
-    e = fails("TRANSPOSE_CONV", [oshape, r(w_shape), In(r((1, 4, 4, 2)))], opts,
-              out_dtypes=F32, status=MALFORMED, match=match)
+    e = fails(
+        "TRANSPOSE_CONV",
+        [oshape, r(w_shape), In(r((1, 4, 4, 2)))],
+        opts,
+        out_dtypes=F32,
+        status=MALFORMED,
+        match=match,
+    )
     if match is None:
         assert "does not match the input 4x4" in str(e)
 
 
 def test_transpose_conv_bad_runtime_output_shape():
-    fails("TRANSPOSE_CONV", [In(i32(1, 11, 8, 4)), r((4, 3, 3, 2)), In(r((1, 4, 4, 2)))],
-          dict(padding="SAME", stride_h=2, stride_w=2), out_dtypes=F32, status=INVALID_INPUT,
-          match="does not match the input")
+    fails(
+        "TRANSPOSE_CONV",
+        [In(i32(1, 11, 8, 4)), r((4, 3, 3, 2)), In(r((1, 4, 4, 2)))],
+        dict(padding="SAME", stride_h=2, stride_w=2),
+        out_dtypes=F32,
+        status=INVALID_INPUT,
+        match="does not match the input",
+    )
 
 
 def test_transpose_conv_bias_length():
-    fails("TRANSPOSE_CONV", [i32(1, 8, 8, 4), r((4, 3, 3, 2)), In(r((1, 4, 4, 2))), r((3,))],
-          dict(padding="SAME", stride_h=2, stride_w=2), out_dtypes=F32, match="bias has 3")
+    fails(
+        "TRANSPOSE_CONV",
+        [i32(1, 8, 8, 4), r((4, 3, 3, 2)), In(r((1, 4, 4, 2))), r((3,))],
+        dict(padding="SAME", stride_h=2, stride_w=2),
+        out_dtypes=F32,
+        match="bias has 3",
+    )
 
 
 # ============================================================================ BATCH_MATMUL
@@ -182,13 +199,23 @@ def test_batch_matmul_rank6_against_numpy():
     ],
 )
 def test_batch_matmul_malformed(a_shape, b_shape, opts, match):
-    fails("BATCH_MATMUL", [In(r(a_shape)), In(r(b_shape))], dict(adj_x=False, adj_y=False) | opts,
-          status=MALFORMED, match=match)
+    fails(
+        "BATCH_MATMUL",
+        [In(r(a_shape)), In(r(b_shape))],
+        dict(adj_x=False, adj_y=False) | opts,
+        status=MALFORMED,
+        match=match,
+    )
 
 
 def test_batch_matmul_int8_is_refused():
-    fails("BATCH_MATMUL", [In(r((2, 3), "int8")), In(r((3, 2), "int8"))],
-          dict(adj_x=False, adj_y=False), status=UNSUPPORTED, match="float32 only")
+    fails(
+        "BATCH_MATMUL",
+        [In(r((2, 3), "int8")), In(r((3, 2), "int8"))],
+        dict(adj_x=False, adj_y=False),
+        status=UNSUPPORTED,
+        match="float32 only",
+    )
 
 
 # ============================================================================ ARG_MAX / ARG_MIN
@@ -197,8 +224,9 @@ def test_batch_matmul_int8_is_refused():
 @pytest.mark.parametrize("op", ["ARG_MAX", "ARG_MIN"])
 @pytest.mark.parametrize("dtype", ["float32", "int32", "int64", "int8", "uint8"])
 @pytest.mark.parametrize("out_type", ["int32", "int64"])
-@pytest.mark.parametrize("shape, axis", [((3, 4, 5), 1), ((3, 4, 5), -1), ((6,), 0), ((2, 3, 1, 4), 2),
-                                          ((4, 3), -2)])
+@pytest.mark.parametrize(
+    "shape, axis", [((3, 4, 5), 1), ((3, 4, 5), -1), ((6,), 0), ((2, 3, 1, 4), 2), ((4, 3), -2)]
+)
 def test_arg_minmax(op, dtype, out_type, shape, axis):
     # small value range: many ties, which must resolve to the first index
     x = r(shape, dtype, lo=-3, hi=3)
@@ -238,21 +266,53 @@ def test_arg_max_bool():
 
 @pytest.mark.parametrize("axis", [3, -4])
 def test_arg_minmax_bad_axis(axis):
-    fails("ARG_MAX", [In(r((2, 3, 4))), i32(axis)], dict(output_type="int32"),
-          out_dtypes=["int32"], status=MALFORMED, match=f"axis {axis} is outside rank 3")
-    fails("ARG_MIN", [In(r((2, 3, 4))), In(i32(axis))], dict(output_type="int32"),
-          out_dtypes=["int32"], status=INVALID_INPUT, match=f"axis {axis} is outside rank 3")
+    fails(
+        "ARG_MAX",
+        [In(r((2, 3, 4))), i32(axis)],
+        dict(output_type="int32"),
+        out_dtypes=["int32"],
+        status=MALFORMED,
+        match=f"axis {axis} is outside rank 3",
+    )
+    fails(
+        "ARG_MIN",
+        [In(r((2, 3, 4))), In(i32(axis))],
+        dict(output_type="int32"),
+        out_dtypes=["int32"],
+        status=INVALID_INPUT,
+        match=f"axis {axis} is outside rank 3",
+    )
 
 
 def test_arg_minmax_malformed():
-    fails("ARG_MAX", [In(r((2, 3))), i32(0, 1)], dict(output_type="int32"), out_dtypes=["int32"],
-          match="one value")
-    fails("ARG_MAX", [In(r((2, 3))), i32(1)], dict(output_type="float32"),
-          out_dtypes=["float32"], match="output_type must be int32 or int64")
-    fails("ARG_MAX", [In(r((2, 3))), i32(1)], dict(output_type="int64"), out_dtypes=["int32"],
-          match="declared int32 but the op produces int64")
-    fails("ARG_MAX", [In(r((2, 0, 3))), i32(1)], dict(output_type="int32"), out_dtypes=["int32"],
-          match="empty")
+    fails(
+        "ARG_MAX",
+        [In(r((2, 3))), i32(0, 1)],
+        dict(output_type="int32"),
+        out_dtypes=["int32"],
+        match="one value",
+    )
+    fails(
+        "ARG_MAX",
+        [In(r((2, 3))), i32(1)],
+        dict(output_type="float32"),
+        out_dtypes=["float32"],
+        match="output_type must be int32 or int64",
+    )
+    fails(
+        "ARG_MAX",
+        [In(r((2, 3))), i32(1)],
+        dict(output_type="int64"),
+        out_dtypes=["int32"],
+        match="declared int32 but the op produces int64",
+    )
+    fails(
+        "ARG_MAX",
+        [In(r((2, 0, 3))), i32(1)],
+        dict(output_type="int32"),
+        out_dtypes=["int32"],
+        match="empty",
+    )
 
 
 # ============================================================================ LOG_SOFTMAX
@@ -289,9 +349,16 @@ def test_l2_normalization_zero_and_tiny_rows():
 
 
 def test_l2_normalization_activation_refused():
-    assert litert_refuses("L2_NORMALIZATION", [In(r((2, 3)))], dict(fused_activation_function="RELU"))
-    fails("L2_NORMALIZATION", [In(r((2, 3)))], dict(fused_activation_function="RELU"),
-          status=UNSUPPORTED, match="fused activation")
+    assert litert_refuses(
+        "L2_NORMALIZATION", [In(r((2, 3)))], dict(fused_activation_function="RELU")
+    )
+    fails(
+        "L2_NORMALIZATION",
+        [In(r((2, 3)))],
+        dict(fused_activation_function="RELU"),
+        status=UNSUPPORTED,
+        match="fused activation",
+    )
 
 
 # ============================================================================ CUMSUM
@@ -300,8 +367,9 @@ def test_l2_normalization_activation_refused():
 @pytest.mark.parametrize("dtype", ["float32", "int32", "int64"])
 @pytest.mark.parametrize("exclusive", [False, True])
 @pytest.mark.parametrize("reverse", [False, True])
-@pytest.mark.parametrize("shape, axis", [((9,), 0), ((3, 4, 5), 1), ((3, 4, 5), -1), ((3, 4, 5), 0),
-                                          ((2, 1, 3), -2)])
+@pytest.mark.parametrize(
+    "shape, axis", [((9,), 0), ((3, 4, 5), 1), ((3, 4, 5), -1), ((3, 4, 5), 0), ((2, 1, 3), -2)]
+)
 def test_cumsum(dtype, exclusive, reverse, shape, axis):
     x = r(shape, dtype, lo=-50, hi=50)
     check("CUMSUM", [In(x), i32(axis)], dict(exclusive=exclusive, reverse=reverse))
@@ -313,21 +381,48 @@ def test_cumsum_runtime_axis_and_int_wrap():
 
 
 def test_cumsum_malformed():
-    fails("CUMSUM", [In(r((2, 3))), i32(2)], dict(exclusive=False, reverse=False),
-          status=MALFORMED, match="axis 2 is outside rank 2")
-    fails("CUMSUM", [In(r((2, 3))), In(i32(-3))], dict(exclusive=False, reverse=False),
-          status=INVALID_INPUT, match="axis -3 is outside rank 2")
-    fails("CUMSUM", [In(r((2, 3))), np.array([1.0], np.float32)],
-          dict(exclusive=False, reverse=False), match="axis must be int32 or int64")
-    fails("CUMSUM", [In(r((2, 3), "int8")), i32(0)], dict(exclusive=False, reverse=False),
-          status=UNSUPPORTED, match="int8")
+    fails(
+        "CUMSUM",
+        [In(r((2, 3))), i32(2)],
+        dict(exclusive=False, reverse=False),
+        status=MALFORMED,
+        match="axis 2 is outside rank 2",
+    )
+    fails(
+        "CUMSUM",
+        [In(r((2, 3))), In(i32(-3))],
+        dict(exclusive=False, reverse=False),
+        status=INVALID_INPUT,
+        match="axis -3 is outside rank 2",
+    )
+    fails(
+        "CUMSUM",
+        [In(r((2, 3))), np.array([1.0], np.float32)],
+        dict(exclusive=False, reverse=False),
+        match="axis must be int32 or int64",
+    )
+    fails(
+        "CUMSUM",
+        [In(r((2, 3), "int8")), i32(0)],
+        dict(exclusive=False, reverse=False),
+        status=UNSUPPORTED,
+        match="int8",
+    )
 
 
 # ============================================================================ RESIZE
 
 
-RESIZE_SHAPES = [(3, 4, 7, 9), (4, 4, 8, 8), (5, 7, 3, 2), (1, 1, 3, 3), (3, 3, 1, 1), (6, 5, 6, 5),
-                 (2, 3, 5, 1), (10, 13, 17, 29)]
+RESIZE_SHAPES = [
+    (3, 4, 7, 9),
+    (4, 4, 8, 8),
+    (5, 7, 3, 2),
+    (1, 1, 3, 3),
+    (3, 3, 1, 1),
+    (6, 5, 6, 5),
+    (2, 3, 5, 1),
+    (10, 13, 17, 29),
+]
 MODES = [(False, False), (True, False), (False, True), (True, True)]
 
 
@@ -358,16 +453,24 @@ def test_resize_nearest(mode, hw, dtype):
     ac, hp = mode
     ih, iw, oh, ow = hw
     x = r((2, ih, iw, 3), dtype)
-    check("RESIZE_NEAREST_NEIGHBOR", [In(x), i32(oh, ow)],
-          dict(align_corners=ac, half_pixel_centers=hp))
+    check(
+        "RESIZE_NEAREST_NEIGHBOR",
+        [In(x), i32(oh, ow)],
+        dict(align_corners=ac, half_pixel_centers=hp),
+    )
 
 
 @pytest.mark.parametrize("op", ["RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR"])
 def test_resize_runtime_size(op):
     x = r((1, 4, 5, 2))
     check(op, [In(x), In(i32(7, 3))], dict(align_corners=False, half_pixel_centers=True))
-    fails(op, [In(x), In(i32(0, 3))], dict(align_corners=False, half_pixel_centers=False),
-          status=INVALID_INPUT, match="must be positive")
+    fails(
+        op,
+        [In(x), In(i32(0, 3))],
+        dict(align_corners=False, half_pixel_centers=False),
+        status=INVALID_INPUT,
+        match="must be positive",
+    )
 
 
 @pytest.mark.parametrize("op", ["RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR"])
@@ -381,8 +484,13 @@ def test_resize_runtime_size(op):
     ],
 )
 def test_resize_malformed(op, x_shape, size, match):
-    fails(op, [In(r(x_shape)), size], dict(align_corners=False, half_pixel_centers=False),
-          status=MALFORMED, match=match)
+    fails(
+        op,
+        [In(r(x_shape)), size],
+        dict(align_corners=False, half_pixel_centers=False),
+        status=MALFORMED,
+        match=match,
+    )
 
 
 # ============================================================================ STABLEHLO_COMPOSITE
@@ -398,10 +506,17 @@ def _composite_model(inner_rank: int = 2):
     shape = [2, 3] if inner_rank == 2 else [6]
     x = main.add_tensor("x", shape, "float32")
     y = main.add_tensor("y", shape, "float32")
-    main.add_operator("STABLEHLO_COMPOSITE", [x], [y],
-                      options=dict(name="test.double_plus", decomposition_subgraph_index=1,
-                                   composite_attributes=bytes(flexbuffers.Dumps({})),
-                                   version=0))
+    main.add_operator(
+        "STABLEHLO_COMPOSITE",
+        [x],
+        [y],
+        options=dict(
+            name="test.double_plus",
+            decomposition_subgraph_index=1,
+            composite_attributes=bytes(flexbuffers.Dumps({})),
+            version=0,
+        ),
+    )
     main.set_inputs([x])
     main.set_outputs([y])
     dx = dec.add_tensor("dx", shape, "float32")
@@ -437,9 +552,17 @@ COMPOSITE_ATTRS = bytes(flexbuffers.Dumps({}))
 
 
 def _composite(sg, ins, outs, index, name="test.composite"):
-    sg.add_operator("STABLEHLO_COMPOSITE", ins, outs,
-                    options=dict(name=name, decomposition_subgraph_index=index,
-                                 composite_attributes=COMPOSITE_ATTRS, version=0))
+    sg.add_operator(
+        "STABLEHLO_COMPOSITE",
+        ins,
+        outs,
+        options=dict(
+            name=name,
+            decomposition_subgraph_index=index,
+            composite_attributes=COMPOSITE_ATTRS,
+            version=0,
+        ),
+    )
 
 
 def _affine_subgraph(w, shape, scale, offset, nested_index=None):
@@ -450,12 +573,20 @@ def _affine_subgraph(w, shape, scale, offset, nested_index=None):
     t = sg.add_tensor("t", shape, "float32")
     y = sg.add_tensor("y", shape, "float32")
     if nested_index is None:
-        sg.add_operator("MUL", [x, sg.add_constant("s", np.float32(scale))], [t],
-                        options=dict(fused_activation_function="NONE"))
+        sg.add_operator(
+            "MUL",
+            [x, sg.add_constant("s", np.float32(scale))],
+            [t],
+            options=dict(fused_activation_function="NONE"),
+        )
     else:
         _composite(sg, [x], [t], nested_index, name="test.inner")
-    sg.add_operator("ADD", [t, sg.add_constant("o", np.float32(offset))], [y],
-                    options=dict(fused_activation_function="NONE"))
+    sg.add_operator(
+        "ADD",
+        [t, sg.add_constant("o", np.float32(offset))],
+        [y],
+        options=dict(fused_activation_function="NONE"),
+    )
     sg.set_inputs([x])
     sg.set_outputs([y])
     return sg

@@ -50,8 +50,13 @@ def i32(*v):
 @pytest.mark.parametrize("dilation", [(1, 1), (2, 2), (1, 3)])
 def test_conv2d_geometry(pad, stride, dilation):
     x, w, b = r((2, 9, 7, 3)), r((4, 3, 2, 3)), r((4,))
-    opts = dict(padding=pad, stride_h=stride[0], stride_w=stride[1],
-                dilation_h_factor=dilation[0], dilation_w_factor=dilation[1])
+    opts = dict(
+        padding=pad,
+        stride_h=stride[0],
+        stride_w=stride[1],
+        dilation_h_factor=dilation[0],
+        dilation_w_factor=dilation[1],
+    )
     check("CONV_2D", [In(x), w, b], opts)
 
 
@@ -71,8 +76,9 @@ def no_bias_check(op, x, w, opts):
     """LiteRT 2.3 refuses float CONV_2D / DEPTHWISE_CONV_2D without a bias ("has_bias was not
     true", "optional but was expected"); wick reads both a missing and an absent (-1) bias as
     zero. The oracle is LiteRT with an explicit zero bias."""
-    ref_data, feeds = build(op, [In(x), w, np.zeros(w.shape[0 if op == "CONV_2D" else 3],
-                                                    np.float32)], opts)
+    ref_data, feeds = build(
+        op, [In(x), w, np.zeros(w.shape[0 if op == "CONV_2D" else 3], np.float32)], opts
+    )
     ref = run_litert(ref_data, feeds)
     for ins in ([In(x), w], [In(x), w, None]):
         data, _ = build(op, ins, opts)
@@ -80,8 +86,9 @@ def no_bias_check(op, x, w, opts):
 
 
 def test_conv2d_no_bias():
-    no_bias_check("CONV_2D", r((1, 5, 5, 2)), r((3, 3, 3, 2)),
-                  dict(padding="SAME", stride_h=1, stride_w=1))
+    no_bias_check(
+        "CONV_2D", r((1, 5, 5, 2)), r((3, 3, 3, 2)), dict(padding="SAME", stride_h=1, stride_w=1)
+    )
 
 
 @pytest.mark.parametrize(
@@ -123,13 +130,17 @@ def test_conv2d_groups(groups, cout):
 )
 def test_conv2d_malformed(x_shape, w_shape, b_shape, opts, match):
     opts = dict(padding="SAME", stride_h=1, stride_w=1) | opts
-    fails("CONV_2D", [In(r(x_shape)), r(w_shape), r(b_shape)], opts, status=MALFORMED,
-          match=match)
+    fails("CONV_2D", [In(r(x_shape)), r(w_shape), r(b_shape)], opts, status=MALFORMED, match=match)
 
 
 def test_conv2d_int8_is_refused_cleanly():
-    fails("CONV_2D", [In(r((1, 4, 4, 2), "float32")), r((3, 3, 3, 2), "int8"), r((3,))],
-          dict(padding="SAME", stride_h=1, stride_w=1), status=UNSUPPORTED, match="float32")
+    fails(
+        "CONV_2D",
+        [In(r((1, 4, 4, 2), "float32")), r((3, 3, 3, 2), "int8"), r((3,))],
+        dict(padding="SAME", stride_h=1, stride_w=1),
+        status=UNSUPPORTED,
+        match="float32",
+    )
 
 
 # ============================================================================ DEPTHWISE_CONV_2D
@@ -149,22 +160,33 @@ def test_depthwise(mult, pad, stride):
 @pytest.mark.parametrize("mult", [1, 2])
 def test_depthwise_dilation(dilation, mult):
     x, w, b = r((1, 9, 9, 2)), r((1, 3, 2, 2 * mult)), r((2 * mult,))
-    opts = dict(padding="SAME", stride_h=1, stride_w=1, depth_multiplier=mult,
-                dilation_h_factor=dilation[0], dilation_w_factor=dilation[1])
+    opts = dict(
+        padding="SAME",
+        stride_h=1,
+        stride_w=1,
+        depth_multiplier=mult,
+        dilation_h_factor=dilation[0],
+        dilation_w_factor=dilation[1],
+    )
     check("DEPTHWISE_CONV_2D", [In(x), w, b], opts)
 
 
 @pytest.mark.parametrize("act", ACTS)
 def test_depthwise_activations(act):
     x, w = r((1, 5, 5, 4)) * 3, r((1, 3, 3, 4))
-    opts = dict(padding="SAME", stride_h=1, stride_w=1, depth_multiplier=1,
-                fused_activation_function=act)
+    opts = dict(
+        padding="SAME", stride_h=1, stride_w=1, depth_multiplier=1, fused_activation_function=act
+    )
     check("DEPTHWISE_CONV_2D", [In(x), w, r((4,))], opts)
 
 
 def test_depthwise_no_bias():
-    no_bias_check("DEPTHWISE_CONV_2D", r((1, 5, 5, 2)), r((1, 3, 3, 4)),
-                  dict(padding="SAME", stride_h=2, stride_w=1, depth_multiplier=2))
+    no_bias_check(
+        "DEPTHWISE_CONV_2D",
+        r((1, 5, 5, 2)),
+        r((1, 3, 3, 4)),
+        dict(padding="SAME", stride_h=2, stride_w=1, depth_multiplier=2),
+    )
 
 
 @pytest.mark.parametrize(
@@ -176,9 +198,13 @@ def test_depthwise_no_bias():
     ],
 )
 def test_depthwise_malformed(x_shape, w_shape, match):
-    fails("DEPTHWISE_CONV_2D", [In(r(x_shape)), r(w_shape), r((w_shape[3],))],
-          dict(padding="SAME", stride_h=1, stride_w=1, depth_multiplier=1), status=MALFORMED,
-          match=match)
+    fails(
+        "DEPTHWISE_CONV_2D",
+        [In(r(x_shape)), r(w_shape), r((w_shape[3],))],
+        dict(padding="SAME", stride_h=1, stride_w=1, depth_multiplier=1),
+        status=MALFORMED,
+        match=match,
+    )
 
 
 # ============================================================================ FULLY_CONNECTED
@@ -204,8 +230,11 @@ def test_fully_connected_flattening_input():
 
 @pytest.mark.parametrize("act", ACTS[:4])
 def test_fully_connected_activations(act):
-    check("FULLY_CONNECTED", [In(r((4, 6)) * 3), r((3, 6)), r((3,))],
-          dict(fused_activation_function=act))
+    check(
+        "FULLY_CONNECTED",
+        [In(r((4, 6)) * 3), r((3, 6)), r((3,))],
+        dict(fused_activation_function=act),
+    )
 
 
 def test_fully_connected_runtime_weights():
@@ -222,8 +251,13 @@ def test_fully_connected_runtime_weights():
     ],
 )
 def test_fully_connected_malformed(x_shape, w_shape, b_shape, opts, match):
-    fails("FULLY_CONNECTED", [In(r(x_shape)), r(w_shape), r(b_shape)], opts, status=MALFORMED,
-          match=match)
+    fails(
+        "FULLY_CONNECTED",
+        [In(r(x_shape)), r(w_shape), r(b_shape)],
+        opts,
+        status=MALFORMED,
+        match=match,
+    )
 
 
 # ============================================================================ POOLING
@@ -231,8 +265,10 @@ def test_fully_connected_malformed(x_shape, w_shape, b_shape, opts, match):
 
 @pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
 @pytest.mark.parametrize("pad", ["SAME", "VALID"])
-@pytest.mark.parametrize("k, s", [((2, 2), (2, 2)), ((3, 3), (1, 1)), ((3, 2), (2, 3)),
-                                  ((5, 5), (3, 3)), ((1, 1), (2, 2))])
+@pytest.mark.parametrize(
+    "k, s",
+    [((2, 2), (2, 2)), ((3, 3), (1, 1)), ((3, 2), (2, 3)), ((5, 5), (3, 3)), ((1, 1), (2, 2))],
+)
 def test_pool(op, pad, k, s):
     x = r((2, 9, 8, 3))
     opts = dict(padding=pad, filter_height=k[0], filter_width=k[1], stride_h=s[0], stride_w=s[1])
@@ -242,8 +278,14 @@ def test_pool(op, pad, k, s):
 @pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
 @pytest.mark.parametrize("act", ["RELU", "RELU_N1_TO_1", "RELU6"])
 def test_pool_activations(op, act):
-    opts = dict(padding="SAME", filter_height=3, filter_width=3, stride_h=2, stride_w=2,
-                fused_activation_function=act)
+    opts = dict(
+        padding="SAME",
+        filter_height=3,
+        filter_width=3,
+        stride_h=2,
+        stride_w=2,
+        fused_activation_function=act,
+    )
     check(op, [In(r((1, 7, 7, 2)) * 4)], opts)
 
 
@@ -280,8 +322,13 @@ def test_softmax_large_values():
 
 @pytest.mark.parametrize(
     "x_shape, new",
-    [((2, 3, 4), [4, -1]), ((2, 3, 4), [24]), ((6,), [1, 2, 1, 3]), ((2, 3, 4), [-1]),
-     ((1, 1), [])],
+    [
+        ((2, 3, 4), [4, -1]),
+        ((2, 3, 4), [24]),
+        ((6,), [1, 2, 1, 3]),
+        ((2, 3, 4), [-1]),
+        ((1, 1), []),
+    ],
 )
 @pytest.mark.parametrize("how", ["input", "option", "both", "runtime"])
 def test_reshape(x_shape, new, how):
@@ -306,8 +353,12 @@ def test_reshape_types(dtype):
 
 @pytest.mark.parametrize(
     "new, match",
-    [([5, -1], "cannot infer"), ([-1, -1], "more than one -1"), ([7], "cannot reshape 24"),
-     ([2, -3, 4], "dimension 1 is -3")],
+    [
+        ([5, -1], "cannot infer"),
+        ([-1, -1], "more than one -1"),
+        ([7], "cannot reshape 24"),
+        ([2, -3, 4], "dimension 1 is -3"),
+    ],
 )
 def test_reshape_malformed(new, match):
     x = r((2, 3, 4))
@@ -374,13 +425,19 @@ def test_concatenation_zero_size_input():
     ],
 )
 def test_concatenation_malformed(shapes, axis, match):
-    fails("CONCATENATION", [In(r(s)) for s in shapes], dict(axis=axis), status=MALFORMED,
-          match=match)
+    fails(
+        "CONCATENATION", [In(r(s)) for s in shapes], dict(axis=axis), status=MALFORMED, match=match
+    )
 
 
 def test_concatenation_mixed_types():
-    fails("CONCATENATION", [In(r((2, 3))), In(r((2, 3), "int32"))], dict(axis=0),
-          status=MALFORMED, match="input 1 has type int32")
+    fails(
+        "CONCATENATION",
+        [In(r((2, 3))), In(r((2, 3), "int32"))],
+        dict(axis=0),
+        status=MALFORMED,
+        match="input 1 has type int32",
+    )
 
 
 # ============================================================================ PAD / PADV2
@@ -388,8 +445,13 @@ def test_concatenation_mixed_types():
 
 @pytest.mark.parametrize(
     "x_shape, pads",
-    [((2, 3), [[1, 2], [0, 3]]), ((4,), [[3, 0]]), ((1, 2, 3, 2), [[0, 0], [1, 1], [2, 0], [0, 1]]),
-     ((2, 1, 2, 1, 2), [[1, 0], [0, 1], [0, 0], [2, 2], [1, 1]]), ((2, 3), [[0, 0], [0, 0]])],
+    [
+        ((2, 3), [[1, 2], [0, 3]]),
+        ((4,), [[3, 0]]),
+        ((1, 2, 3, 2), [[0, 0], [1, 1], [2, 0], [0, 1]]),
+        ((2, 1, 2, 1, 2), [[1, 0], [0, 1], [0, 0], [2, 2], [1, 1]]),
+        ((2, 3), [[0, 0], [0, 0]]),
+    ],
 )
 @pytest.mark.parametrize("pad_dtype", ["int32", "int64"])
 @pytest.mark.parametrize("dtype", ["float32", "int32"])
@@ -414,13 +476,20 @@ def test_pad_other_types(dtype):
 
 def test_pad_malformed():
     x = r((2, 3))
-    fails("PAD", [In(x), np.array([[1, -1], [0, 0]], np.int32)], status=MALFORMED,
-          match="negative")
-    fails("PAD", [In(x), In(np.array([[1, 0], [-2, 0]], np.int32))], status=INVALID_INPUT,
-          match="negative")
+    fails("PAD", [In(x), np.array([[1, -1], [0, 0]], np.int32)], status=MALFORMED, match="negative")
+    fails(
+        "PAD",
+        [In(x), In(np.array([[1, 0], [-2, 0]], np.int32))],
+        status=INVALID_INPUT,
+        match="negative",
+    )
     fails("PAD", [In(x), np.array([[1, 1]], np.int32)], status=MALFORMED, match=r"\[2, 2\]")
-    fails("PADV2", [In(x), np.array([[1, 1], [1, 1]], np.int32), np.array([1, 2], np.float32)],
-          status=MALFORMED, match="scalar")
+    fails(
+        "PADV2",
+        [In(x), np.array([[1, 1], [1, 1]], np.int32), np.array([1, 2], np.float32)],
+        status=MALFORMED,
+        match="scalar",
+    )
 
 
 # ============================================================================ REDUCTIONS
@@ -444,7 +513,11 @@ def test_reduce_ints(op, dtype):
     x = r((2, 3, 4), dtype, lo=-9, hi=9)
     if op == "REDUCE_PROD":
         x = r((2, 3, 4), dtype, lo=-3, hi=3)
-    if dtype == "int64" and op == "MEAN" and litert_refuses(op, [In(x), i32(1)], dict(keep_dims=False)):
+    if (
+        dtype == "int64"
+        and op == "MEAN"
+        and litert_refuses(op, [In(x), i32(1)], dict(keep_dims=False))
+    ):
         pytest.skip("LiteRT has no int64 MEAN")
     check(op, [In(x), i32(1, 2)], dict(keep_dims=False))
     check(op, [In(x), i32(0)], dict(keep_dims=True))
@@ -474,16 +547,36 @@ def test_reduce_rank4_several_axes():
 
 @pytest.mark.parametrize("op", REDUCERS)
 def test_reduce_bad_axis(op):
-    fails(op, [In(r((2, 3))), i32(2)], dict(keep_dims=False), status=MALFORMED,
-          match="axis 2 is outside rank 2")
-    fails(op, [In(r((2, 3))), In(i32(-3))], dict(keep_dims=False), status=INVALID_INPUT,
-          match="axis -3 is outside rank 2")
+    fails(
+        op,
+        [In(r((2, 3))), i32(2)],
+        dict(keep_dims=False),
+        status=MALFORMED,
+        match="axis 2 is outside rank 2",
+    )
+    fails(
+        op,
+        [In(r((2, 3))), In(i32(-3))],
+        dict(keep_dims=False),
+        status=INVALID_INPUT,
+        match="axis -3 is outside rank 2",
+    )
 
 
 # ============================================================================ BINARY OPS
 
-ARITH = ["ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV",
-         "FLOOR_MOD", "POW"]
+ARITH = [
+    "ADD",
+    "SUB",
+    "MUL",
+    "DIV",
+    "MAXIMUM",
+    "MINIMUM",
+    "SQUARED_DIFFERENCE",
+    "FLOOR_DIV",
+    "FLOOR_MOD",
+    "POW",
+]
 COMPARE = ["EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"]
 ACT_OPS = {"ADD", "SUB", "MUL", "DIV"}
 BCAST = [
@@ -530,8 +623,20 @@ def test_binary_activations(op, act, dtype):
     check(op, [In(a), In(b)], _opts(op, act))
 
 
-@pytest.mark.parametrize("op", ["ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE",
-                                "FLOOR_DIV", "FLOOR_MOD", "DIV"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "ADD",
+        "SUB",
+        "MUL",
+        "MAXIMUM",
+        "MINIMUM",
+        "SQUARED_DIFFERENCE",
+        "FLOOR_DIV",
+        "FLOOR_MOD",
+        "DIV",
+    ],
+)
 @pytest.mark.parametrize("shapes", BCAST[:6])
 def test_binary_int32(op, shapes):
     a = r(shapes[0], "int32", lo=-50, hi=50)
@@ -541,7 +646,9 @@ def test_binary_int32(op, shapes):
     check(op, [In(a), In(b)], _opts(op))
 
 
-@pytest.mark.parametrize("op", ["ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM", "FLOOR_DIV", "FLOOR_MOD"])
+@pytest.mark.parametrize(
+    "op", ["ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM", "FLOOR_DIV", "FLOOR_MOD"]
+)
 def test_binary_int64(op):
     a = r((3, 4), "int64", lo=-50, hi=50)
     b = r((4,), "int64", lo=-7, hi=7)
@@ -613,9 +720,14 @@ def test_compare(op, dtype, shapes):
         # quantization parameters; ordered bool comparisons are unsupported): numpy is the oracle
         data, feeds = build(op, [In(a), In(b)], out_dtypes=["bool"])
         (got,) = wick.load(data)(*feeds)
-        fn = {"EQUAL": np.equal, "NOT_EQUAL": np.not_equal, "LESS": np.less,
-              "LESS_EQUAL": np.less_equal, "GREATER": np.greater,
-              "GREATER_EQUAL": np.greater_equal}[op]
+        fn = {
+            "EQUAL": np.equal,
+            "NOT_EQUAL": np.not_equal,
+            "LESS": np.less,
+            "LESS_EQUAL": np.less_equal,
+            "GREATER": np.greater,
+            "GREATER_EQUAL": np.greater_equal,
+        }[op]
         want = fn(a, b)
         assert got.dtype == np.bool_ and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
@@ -639,12 +751,23 @@ def test_logical(op, shapes):
 @pytest.mark.parametrize(
     "op, a, b, opts, status, match",
     [
-        ("ADD", ((2, 3), "float32"), ((4,), "float32"), _opts("ADD"), MALFORMED,
-         r"shapes \[2,3\] and \[4\] do not broadcast"),
-        ("MUL", ((2, 3), "float32"), ((2, 3), "int32"), _opts("MUL"), MALFORMED,
-         "types differ"),
-        ("ADD", ((2, 3), "float32"), ((2, 3), "float32"), dict(fused_activation_function=9),
-         MALFORMED, "unknown fused activation 9"),
+        (
+            "ADD",
+            ((2, 3), "float32"),
+            ((4,), "float32"),
+            _opts("ADD"),
+            MALFORMED,
+            r"shapes \[2,3\] and \[4\] do not broadcast",
+        ),
+        ("MUL", ((2, 3), "float32"), ((2, 3), "int32"), _opts("MUL"), MALFORMED, "types differ"),
+        (
+            "ADD",
+            ((2, 3), "float32"),
+            ((2, 3), "float32"),
+            dict(fused_activation_function=9),
+            MALFORMED,
+            "unknown fused activation 9",
+        ),
         ("LOGICAL_AND", ((2,), "int32"), ((2,), "int32"), None, MALFORMED, "must be bool"),
         ("SUB", ((2,), "int8"), ((2,), "int8"), _opts("SUB"), UNSUPPORTED, "int8"),
         ("LESS", ((3,), "float32"), ((2,), "float32"), None, MALFORMED, "do not broadcast"),
