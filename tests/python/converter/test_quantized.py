@@ -166,3 +166,20 @@ def test_float_islands_stay_correct():
     gm = _quantize(WithGelu(), (x,))
     model, _ = _check(gm, x, expect_float_free=False)
     assert model.op_counts.get("FULLY_CONNECTED") == 2
+
+
+@pytest.mark.parametrize("shape", [(4, 16), (2, 5, 16)])
+def test_linear_int8(shape):
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 8)).eval()
+    x = torch.randn(*shape)
+    gm = _quantize(m, (x,))
+    model, _ = _check(gm, x, expect_float_free=False)
+    assert model.op_counts.get("FULLY_CONNECTED") == 2
+    from ai_edge_litert.interpreter import Interpreter
+
+    it = Interpreter(model_content=model.tflite_bytes)
+    fc_inputs = [
+        d for d in it.get_tensor_details() if "weights" in d["name"] or "qweight" in d["name"]
+    ]
+    assert fc_inputs and all(np.dtype(d["dtype"]) == np.int8 for d in fc_inputs)

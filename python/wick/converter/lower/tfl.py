@@ -176,6 +176,7 @@ class TGraph:
 
     def dce(self) -> None:
         """Drop ops none of whose outputs reach a graph output."""
+        self.toposort()  # the backward sweep below needs consumers after producers
         live: set[int] = {id(t) for t in self.outputs}
         keep: list[TOp] = []
         for op in reversed(self.ops):

@@ -232,6 +232,32 @@ def _sink_dequantize(g: TGraph, op: TOp) -> bool:
     return True
 
 
+_MOVE = {"RESHAPE", "TRANSPOSE", "SQUEEZE", "EXPAND_DIMS", "SLICE", "STRIDED_SLICE", "GATHER"}
+
+
+def _hoist_quantize(g: TGraph, qop: TOp) -> bool:
+    """QUANTIZE(data_movement(y)) -> data_movement(QUANTIZE(y)): quantizing is elementwise, so
+    it commutes with moving data; the QUANTIZE then sits right after the op that made y."""
+    y = qop.inputs[0]
+    mv = y.producer
+    if mv is None or mv.op not in _MOVE or y.dtype != "float32":
+        return False
+    if len(g.users_of(y)) != 1 or g.is_output(y):
+        return False
+    if any(t is not None and not t.is_const for t in mv.inputs[1:]):
+        return False
+    x = mv.inputs[0]
+    out = qop.outputs[0]
+    xq = g.tensor(x.name + "/q", x.shape, out.dtype, like=out)
+    g.add("QUANTIZE", [x], [xq], origin=qop.origin)
+    g.set_input(mv, 0, xq)
+    g.remove(qop)
+    mv.outputs[0] = out
+    out.producer = mv
+    y.producer = None
+    return True
+
+
 def _padv2_value_to_int8(g: TGraph, op: TOp, src: TTensor) -> bool:
     """PADV2's float pad value in src's int8 domain (-inf, the max-pool padding, is qmin)."""
     v = op.inputs[2]
@@ -311,6 +337,9 @@ def quantize_ops(g: TGraph) -> int:
                     n += _sink_dequantize(g, op)
                 else:
                     n += 1
+        for qop in list(g.ops):
+            if qop in g.ops and qop.op == "QUANTIZE" and _per_tensor(qop.outputs[0].quant):
+                n += _hoist_quantize(g, qop)
         n += _pairs(g)
         n += _fuse_int8_activations(g)
         g.dce()
