@@ -278,3 +278,39 @@ def test_half_precision_model(dtype):
     assert np.abs(got - ref32).max() <= TOL * max(1.0, np.abs(ref32).max())
     if np.isfinite(ref_half).all():
         assert np.abs(got - ref_half).max() <= 2e-2 * np.abs(ref_half).max()
+
+
+def test_hf_bert_dynamic_batch_and_sequence():
+    """transformers' BERT (small config) with symbolic batch and sequence: masks are built with
+    multi-tensor advanced indexing and symbolic slices of position buffers."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    cfg = transformers.BertConfig(
+        vocab_size=100,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    bert = transformers.BertModel(cfg).eval()
+
+    class Wrap(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = bert
+
+        def forward(self, ids, mask):
+            return self.m(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state
+
+    b = torch.export.Dim("b", min=1, max=8)
+    s = torch.export.Dim("s", min=2, max=64)
+    ids = torch.randint(0, 100, (2, 12))
+    mask = torch.ones(2, 12, dtype=torch.int64)
+    feeds = []
+    for shp in [(1, 5), (3, 20)]:
+        m2 = torch.ones(*shp, dtype=torch.int64)
+        m2[0, -2:] = 0
+        feeds.append((torch.randint(0, 100, shp), m2))
+    model = _run_dynamic(Wrap().eval(), (ids, mask), ({0: b, 1: s}, {0: b, 1: s}), feeds)
+    assert model.inputs[0].shape == (-1, -1)

@@ -127,7 +127,7 @@ def lower_slice(ctx: Ctx, node: Node):
     a = ctx.args(node)
     X = ctx.t(a.self)
     dim = a.dim % X.rank
-    if X.shape[dim] < 0:
+    if X.shape[dim] < 0 or isinstance(a.start, Value) or isinstance(a.end, Value):
         ctx.bind(node.out, _dynamic_slice(ctx, X, dim, a.start, a.end, a.step, node))
         return
     start, end, step = _norm_slice(X.shape[dim], a.start, a.end, a.step)
@@ -135,26 +135,31 @@ def lower_slice(ctx: Ctx, node: Node):
 
 
 def _dynamic_slice(ctx: Ctx, X, dim, start, end, step, node):
-    """Slice along a dynamic dim: STRIDED_SLICE with begin/end masks for open bounds."""
-    if isinstance(start, Value) or isinstance(end, Value):
-        raise ctx.error("slicing with symbolic bounds is not supported")
-    start = 0 if start is None else int(start)
+    """Slice along a dynamic dim or with symbolic bounds: STRIDED_SLICE whose begin/end come
+    from the symbolic sizes at runtime, with begin/end masks for the other dims and open ends.
+    Bounds are clamped like Python slices (STRIDED_SLICE clamps too)."""
+    start = 0 if start is None else start
     step = int(step or 1)
-    if start < 0 or (end is not None and end < 0 and end > -(2**62)):
-        raise ctx.error("negative slice bounds on a dynamic dim are not supported")
-    open_end = end is None or end >= 2**62
+    for b in (start, end):
+        if isinstance(b, int) and b < 0 and b > -(2**62) and X.shape[dim] < 0:
+            raise ctx.error("negative slice bounds on a dynamic dim are not supported")
+    if isinstance(start, int) and start < 0:
+        start += X.shape[dim]
+    open_end = end is None or (isinstance(end, int) and end >= 2**62)
+    if isinstance(end, int) and not open_end and end < 0:
+        end += X.shape[dim]
     r = X.rank
     begin = [0] * r
     ends = [0] * r
     strides = [1] * r
     begin[dim] = start
-    ends[dim] = 0 if open_end else int(end)
+    ends[dim] = 0 if open_end else end
     strides[dim] = step
     begin_mask = sum(1 << i for i in range(r) if i != dim)
     end_mask = sum(1 << i for i in range(r) if i != dim or open_end)
     return ctx.emit(
         "STRIDED_SLICE",
-        [X, ctx.i32(begin, "begin"), ctx.i32(ends, "end"), ctx.i32(strides, "strides")],
+        [X, ctx.shape_vector(begin), ctx.shape_vector(ends), ctx.i32(strides, "strides")],
         ctx.shape(node.out),
         X.dtype,
         dict(
@@ -320,20 +325,25 @@ def _index_i32(ctx: Ctx, v: Value):
     return t
 
 
-def _wrap_negative(ctx: Ctx, idx, n: int, v: Value):
+def _wrap_negative(ctx: Ctx, idx, n: int, v: Value, x=None, dim: int = 0):
+    """Python-style negative indices -> positive (n: the indexed dim; -1 when dynamic, then
+    its runtime size is read from ``x``)."""
     r = v.meta.get("range")
     if r is not None and r[0] >= 0:
         return idx
-    if idx.is_const:
+    if idx.is_const and n >= 0:
         return ctx.const(np.where(idx.data < 0, idx.data + n, idx.data).astype(np.int32), "int32")
-    return ctx.binary("FLOOR_MOD", idx, ctx.scalar(n, "int32"))
+    if idx.is_const and (idx.data >= 0).all():
+        return idx
+    size = ctx.scalar(n, "int32") if n >= 0 else ctx.dim_of(x, dim)
+    return ctx.binary("FLOOR_MOD", idx, size)
 
 
 def lower_index_select(ctx: Ctx, node: Node):
     x, dim, index = node.args[0], node.args[1], node.args[2]
     X = ctx.t(x)
     dim = dim % X.rank
-    idx = _wrap_negative(ctx, _index_i32(ctx, index), X.shape[dim], index)
+    idx = _wrap_negative(ctx, _index_i32(ctx, index), X.shape[dim], index, X, dim)
     ctx.bind(node.out, gather(ctx, X, idx, dim))
 
 
@@ -355,27 +365,42 @@ def lower_index(ctx: Ctx, node: Node):
     idxs = []
     for i in pos:
         v = indices[i]
-        idxs.append(_wrap_negative(ctx, _index_i32(ctx, v), X.shape[i], v))
+        idxs.append(_wrap_negative(ctx, _index_i32(ctx, v), X.shape[i], v, X, i))
     out = ctx.shape(node.out)
     if len(pos) == 1:
         ctx.bind(node.out, ctx.reshape(gather(ctx, X, idxs[0], pos[0]), out))
         return
     # several index tensors: move indexed dims to the front, GATHER_ND with stacked indices
-    bshape = list(np.broadcast_shapes(*[tuple(t.shape) for t in idxs]))
+    bshape = broadcast_shapes_all([t.shape for t in idxs])
     rest = [i for i in range(r) if i not in pos]
     Xf = ctx.transpose(X, pos + rest)
-    cols = []
-    for t in idxs:
-        if t.shape != bshape:
-            t = ctx.reshape(t, [1] * (len(bshape) - t.rank) + t.shape)
-            t = ctx.emit("BROADCAST_TO", [t, ctx.i32(bshape)], bshape, "int32")
-        cols.append(ctx.reshape(t, bshape + [1]))
+    if all(d >= 0 for d in bshape):
+        cols = []
+        for t in idxs:
+            if t.shape != bshape:
+                t = ctx.reshape(t, [1] * (len(bshape) - t.rank) + t.shape)
+                t = ctx.emit("BROADCAST_TO", [t, ctx.i32(bshape)], bshape, "int32")
+            cols.append(t)
+    else:
+        # dynamic: broadcast by adding a zero tensor of the common (runtime) shape
+        zero = None
+        for t in idxs:
+            z = ctx.binary(
+                "MUL", t, ctx.scalar(0, "int32"), options=dict(fused_activation_function="NONE")
+            )
+            zero = (
+                z
+                if zero is None
+                else ctx.binary("ADD", zero, z, options=dict(fused_activation_function="NONE"))
+            )
+        cols = [
+            t
+            if t.shape == bshape
+            else ctx.binary("ADD", t, zero, options=dict(fused_activation_function="NONE"))
+            for t in idxs
+        ]
     coords = ctx.emit(
-        "CONCATENATION",
-        cols,
-        bshape + [len(pos)],
-        "int32",
-        dict(axis=len(bshape), fused_activation_function="NONE"),
+        "PACK", cols, bshape + [len(pos)], "int32", dict(values_count=len(cols), axis=len(bshape))
     )
     rest_shape = [X.shape[i] for i in rest]
     y = ctx.emit("GATHER_ND", [Xf, coords], bshape + rest_shape, X.dtype)
@@ -389,12 +414,31 @@ def lower_index(ctx: Ctx, node: Node):
     ctx.bind(node.out, ctx.reshape(y, out))
 
 
+def broadcast_shapes_all(shapes) -> list[int]:
+    from .context import broadcast_shapes
+
+    out = list(shapes[0])
+    for sh in shapes[1:]:
+        out = broadcast_shapes(out, sh)
+    return out
+
+
 def lower_gather(ctx: Ctx, node: Node):
     a = ctx.args(node)
     X = ctx.t(a.self)
     r = X.rank
     dim = a.dim % r
-    idx = _wrap_negative(ctx, _index_i32(ctx, a.index), X.shape[dim], a.index)
+    idx = _wrap_negative(ctx, _index_i32(ctx, a.index), X.shape[dim], a.index, X, dim)
+    same = all(a.index.shape[i] == a.self.shape[i] for i in range(r) if i != dim)
+    if same and r >= 1:
+        # take-along-axis: GATHER over the last axis with every other dim as a batch dim
+        # (works with dynamic shapes; no coordinate tensor)
+        perm = [i for i in range(r) if i != dim] + [dim]
+        inv = [perm.index(i) for i in range(r)]
+        Xt, It = ctx.transpose(X, perm), ctx.transpose(idx, perm)
+        y = ctx.emit("GATHER", [Xt, It], It.shape, X.dtype, dict(axis=r - 1, batch_dims=r - 1))
+        ctx.bind(node.out, ctx.transpose(y, inv))
+        return
     coords = _coords(ctx, idx, dim, r)
     ctx.bind(node.out, ctx.emit("GATHER_ND", [X, coords], idx.shape, X.dtype))
 
