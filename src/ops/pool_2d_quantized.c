@@ -48,7 +48,15 @@ wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_quant_activation_range(ctx, p->activation, in->type, qo, &d->lo, &d->hi));
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   ctx->node->user_data = d;
-  return wick_op_set_output(ctx, 0, in->type, 4, dims);
+  WICK_TRY(wick_op_set_output(ctx, 0, in->type, 4, dims));
+  /* Work, as the float pool reports it: outputs x the in-input part of the
+   * window (lets profilers and fuzzers see a legitimately heavy pool). */
+  uint64_t wh = (uint64_t)(s->k_h < s->in_h ? s->k_h : s->in_h);
+  uint64_t ww = (uint64_t)(s->k_w < s->in_w ? s->k_w : s->in_w);
+  uint64_t taps = wh * ww, macs; /* each < 2^31: no overflow */
+  if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs)) macs = UINT64_MAX;
+  ctx->node->macs = macs;
+  return WICK_OK;
 }
 
 wick_status wick_pool_invoke_quantized(wick_op_ctx *ctx) {
