@@ -101,12 +101,28 @@ def _build_tv(row: Row):
     else:
         if row.model in ("googlenet", "inception_v3"):
             kw["init_weights"] = True  # silences the warning; default init is the same
+        size = row.inputs[0][0][-1]
+        if row.model.startswith("vit_") and size != 224:
+            kw["image_size"] = size  # ViT-H/14's weights are for 518: build it for that size
         m = torchvision.models.get_model(row.model, **kw)
     m = m.eval()
     realistic_init_(m, SEED)
+    _no_zero_weights_(m)
     if row.tier == "torchvision-seg":
         m = _OutKey(m, "out")
     return m
+
+
+@torch.no_grad()
+def _no_zero_weights_(m: torch.nn.Module) -> None:
+    """Some builders zero-initialise a weight (torchvision's ViT classification head), which
+    makes the output identically 0 and any parity check vacuous; give such weights a random
+    1/sqrt(fan_in) init instead."""
+    g = torch.Generator().manual_seed(SEED + 2)
+    for p in m.parameters():
+        if p.dim() >= 2 and not p.any():
+            fan_in = p[0].numel()
+            p.copy_(torch.randn(p.shape, generator=g) / fan_in**0.5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,6 +291,7 @@ def _build_timm(row: Row):
     torch.manual_seed(SEED)
     m = timm.create_model(row.model, pretrained=False).eval()
     realistic_init_(m, SEED)
+    _no_zero_weights_(m)
     return m
 
 

@@ -205,19 +205,23 @@ def write(db: dict, rows, out: str) -> None:
     cnn = [
         r
         for r in rows
-        if r.tier == "torchvision-cls"
+        if r.tier in ("torchvision-cls", "torchvision-seg")
         and not r.model.startswith(("vit", "swin", "maxvit"))
         and res.get(r.name, {}).get("wick", {}).get("converted")
     ]
     extra = [
-        r.name.split("/", 1)[1] for r in cnn if (res[r.name]["wick"].get("transposes") or 0) > 1
+        r.name.split("/", 1)[1]
+        for r in cnn
+        if (res[r.name]["wick"].get("transposes") or 0) > (2 if r.tier == "torchvision-seg" else 1)
     ]
     L.append(
-        f"* TRANSPOSE in converted torchvision CNNs: {len(cnn) - len(extra)}/{len(cnn)} carry at most "
-        "the one boundary TRANSPOSE (NCHW input → NHWC)"
+        f"* TRANSPOSE in converted torchvision CNNs (classification and segmentation): "
+        f"{len(cnn) - len(extra)}/{len(cnn)} carry only the boundary ones (NCHW input → NHWC, "
+        "and NHWC → NCHW for a segmentation map)"
         + (
             f"; more in: {', '.join(extra)} (ShuffleNet's channel shuffle is a permute in the "
-            "model itself, one TRANSPOSE per shuffle)"
+            "model itself, one TRANSPOSE per shuffle; AlexNet/VGG flatten NCHW feature maps into "
+            "a Linear layer: one TRANSPOSE that permuting the Linear weight's columns would remove)"
             if extra
             else ""
         )
