@@ -92,6 +92,8 @@ def write(db: dict, rows, out: str) -> None:
         "*pass* = the converted file meets the bar on **both** wick's C runtime and LiteRT."
     )
     L.append("")
+    cap = meta.get("max_rss_gb", "?")
+    cap = f"{cap:g} GB" if isinstance(cap, (int, float)) else str(cap)
     L.append(f"* date: {meta.get('date', '?')}")
     L.append(f"* machine: {meta.get('machine', '?')}")
     L.append(
@@ -100,7 +102,7 @@ def write(db: dict, rows, out: str) -> None:
         + " (litert-torch in its own venv, `.venv-litert-torch`)"
     )
     L.append(
-        f"* limits per row: timeout {meta.get('timeout', '?')}, RSS cap {meta.get('max_rss_gb', '?')} GB "
+        f"* limits per row: timeout {meta.get('timeout', '?')}, RSS cap {cap} "
         "(a row over either is killed and shown as `timeout`/`oom`, never skipped); one model at a "
         "time, one thread (`torch.set_num_threads(1)`, LiteRT `num_threads=1`); wick runs its "
         "reference kernels where no optimised kernel exists yet."
@@ -233,7 +235,12 @@ def write(db: dict, rows, out: str) -> None:
             f"* ResNet-50 conversion: {r50.get('convert_s')} s, peak RSS {r50.get('convert_rss_mb')} MB "
             f"beyond the {r50.get('base_rss_mb')} MB before converting (torch + model + eager run); "
             f"weights {r50.get('file_mb')} MB of .tflite → "
-            f"{(r50.get('convert_rss_mb') or 0) / max(r50.get('file_mb') or 1, 1e-9):.1f}× the weights."
+            f"{(r50.get('convert_rss_mb') or 0) / max(r50.get('file_mb') or 1, 1e-9):.1f}× the weights"
+            + (
+                f" (litert-torch: {p50['convert_s']} s, {p50['convert_rss_mb']} MB)."
+                if (p50 := res.get("tv/resnet50", {}).get("peer", {})).get("convert_rss_mb")
+                else "."
+            )
         )
     L.append("")
 
@@ -247,6 +254,11 @@ def write(db: dict, rows, out: str) -> None:
         k = cause(w)
         causes[k] += 1
         examples.setdefault(k, []).append(r.name.split("/", 1)[1])
+    if not causes:
+        L.append("## wick failures by cause (the converter's to-do list)")
+        L.append("")
+        L.append("None: every row that ran passes on wick and on LiteRT.")
+        L.append("")
     if causes:
         L.append("## wick failures by cause (the converter's to-do list)")
         L.append("")
