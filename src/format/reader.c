@@ -460,11 +460,9 @@ static wick_status check_subgraph_calls(reader *r) {
   uint32_t n = m->num_subgraphs;
   uint8_t *state; /* 0 new, 1 on stack, 2 done */
   uint32_t *stack_sg, *stack_op;
-  int32_t *depth;
   ALLOC(r, state, n);
   ALLOC(r, stack_sg, n);
   ALLOC(r, stack_op, n);
-  ALLOC(r, depth, n);
   for (uint32_t root = 0; root < n; root++) {
     if (state[root]) continue;
     uint32_t sp = 0;
@@ -500,7 +498,6 @@ static wick_status check_subgraph_calls(reader *r) {
       }
     }
   }
-  (void)depth;
   return WICK_OK;
 }
 
