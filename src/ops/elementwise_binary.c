@@ -1,11 +1,14 @@
 /*
  * elementwise_binary.c — ADD SUB MUL DIV MAXIMUM MINIMUM POW SQUARED_DIFFERENCE
  * FLOOR_DIV FLOOR_MOD, the comparisons (EQUAL ... GREATER_EQUAL) and
- * LOGICAL_AND / LOGICAL_OR: two inputs, numpy broadcasting, one output.
+ * LOGICAL_AND / LOGICAL_OR, BITWISE_XOR: two inputs, numpy broadcasting, one
+ * output. ATAN2 (same shapes only, as LiteRT) is at the end.
  *
  * Types: float32, int32 and int64 for arithmetic (int64 only without a fused
  * activation); comparisons also take int8/uint8/int16/bool. Integer division
  * by zero is a run-time input error (checked at invoke), never UB.
+ * BITWISE_XOR: int8, uint8, int16, int32 (LiteRT's uint16/uint32 are not
+ * wick types). ATAN2: float32, float64.
  * Quantized ADD/SUB/MUL (int8, uint8, int16) are in elementwise_quantized.c.
  */
 #include "format/schema.h"
@@ -186,3 +189,59 @@ COMPARE_OP(wick_op_greater, GREATER, 3)
 COMPARE_OP(wick_op_greater_equal, GREATER_EQUAL, 3)
 COMPARE_OP(wick_op_logical_and, LOGICAL_AND, 1)
 COMPARE_OP(wick_op_logical_or, LOGICAL_OR, 1)
+
+/* ---------------------------------------------------------------- BITWISE_XOR */
+
+static wick_status xor_prepare(wick_op_ctx *ctx) {
+  wick_tensor *a = wick_op_input(ctx, 0);
+  WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
+  wick_dtype t = a->type;
+  WICK_CHECK_SUPPORTED(ctx,
+                       t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 || t == WICK_DTYPE_INT16 ||
+                           t == WICK_DTYPE_INT32,
+                       "input type %s is not supported (int8, uint8, int16, int32)",
+                       wick_dtype_name(t));
+  return prepare_broadcast(ctx, t, true);
+}
+
+static wick_status xor_invoke(wick_op_ctx *ctx) {
+  const binary_data *d = ctx->node->user_data;
+  wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
+  wick_bitwise_xor__reference(wick_dtype_size(a->type), &d->bc, a->data, b->data, o->data);
+  return WICK_OK;
+}
+
+const wick_op_def wick_op_bitwise_xor = {"BITWISE_XOR", WICK_BUILTIN_BITWISE_XOR, 1, xor_prepare,
+                                         xor_invoke};
+
+/* ---------------------------------------------------------------- ATAN2 */
+
+/* atan2(y, x) elementwise. LiteRT checks only that the ranks agree and then
+ * reads both operands as if they had y's shape; wick requires equal shapes. */
+static wick_status atan2_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
+  wick_tensor *y, *x;
+  WICK_TRY(wick_require_input(ctx, 0, &y));
+  WICK_TRY(wick_require_input(ctx, 1, &x));
+  WICK_CHECK_SUPPORTED(ctx, y->type == WICK_DTYPE_FLOAT32 || y->type == WICK_DTYPE_FLOAT64,
+                       "input type %s is not supported (float32, float64)",
+                       wick_dtype_name(y->type));
+  WICK_CHECK(ctx, x->type == y->type, "input types differ (%s and %s)", wick_dtype_name(y->type),
+             wick_dtype_name(x->type));
+  bool same = x->rank == y->rank;
+  for (int32_t i = 0; same && i < y->rank; i++) same = x->dims[i] == y->dims[i];
+  WICK_CHECK(ctx, same, "inputs must have the same shape (ATAN2 does not broadcast)");
+  return wick_op_set_output(ctx, 0, y->type, y->rank, y->dims);
+}
+
+static wick_status atan2_invoke(wick_op_ctx *ctx) {
+  wick_tensor *y = wick_op_input(ctx, 0), *x = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
+  int64_t n = wick_tensor_elements(o);
+  if (o->type == WICK_DTYPE_FLOAT32)
+    wick_f32_atan2__reference(n, y->data, x->data, o->data);
+  else
+    wick_f64_atan2__reference(n, y->data, x->data, o->data);
+  return WICK_OK;
+}
+
+const wick_op_def wick_op_atan2 = {"ATAN2", WICK_BUILTIN_ATAN2, 1, atan2_prepare, atan2_invoke};

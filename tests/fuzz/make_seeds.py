@@ -361,6 +361,8 @@ RECIPES = {
     "floor_mod_int64": lambda: binary("FLOOR_MOD", dtype="int64"),
     "less_bool": lambda: binary("LESS", out_dtype="bool"),
     "logical_and": lambda: binary("LOGICAL_AND", dtype="bool"),
+    "bitwise_xor_int8": lambda: binary("BITWISE_XOR", (2, 1, 3), (4, 1), dtype="int8"),
+    "atan2": lambda: binary("ATAN2", (2, 3), (2, 3)),
     "conv": conv,
     "depthwise": depthwise,
     "fully_connected": fully_connected,

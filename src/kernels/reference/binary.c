@@ -6,6 +6,7 @@
  * stride (0 on a broadcast dimension). Semantics per op:
  *   FLOOR_DIV  floor(a / b)            FLOOR_MOD  a - floor(a / b) * b (sign of b)
  *   POW        powf / integer power    SQUARED_DIFFERENCE (a - b)^2
+ *   BITWISE_XOR on the bit pattern      ATAN2      atan2(y, x), same shapes
  */
 #include <math.h>
 
@@ -198,4 +199,34 @@ void wick_compare__reference(wick_compare_op op, wick_dtype type, const wick_bro
     case WICK_DTYPE_BOOL: COMPARE_TYPED(bool); break;
     default: break;
   }
+}
+
+#define XOR_FN(NAME, T)                                                              \
+  static void NAME(const wick_broadcast *bc, const T *a, const T *b, T *out) {       \
+    typedef T elem_t;                                                                \
+    BROADCAST_LOOP(bc, XOR_BODY);                                                    \
+  }
+#define XOR_BODY(ia, ib, io) out[io] = (elem_t)(a[ia] ^ b[ib])
+XOR_FN(xor_u8, uint8_t)
+XOR_FN(xor_u16, uint16_t)
+XOR_FN(xor_u32, uint32_t)
+#undef XOR_BODY
+#undef XOR_FN
+
+void wick_bitwise_xor__reference(size_t elem_size, const wick_broadcast *bc, const void *a,
+                                 const void *b, void *out) {
+  switch (elem_size) {
+    case 1: xor_u8(bc, a, b, out); break;
+    case 2: xor_u16(bc, a, b, out); break;
+    case 4: xor_u32(bc, a, b, out); break;
+    default: break;
+  }
+}
+
+void wick_f32_atan2__reference(int64_t n, const float *y, const float *x, float *out) {
+  for (int64_t i = 0; i < n; i++) out[i] = atan2f(y[i], x[i]);
+}
+
+void wick_f64_atan2__reference(int64_t n, const double *y, const double *x, double *out) {
+  for (int64_t i = 0; i < n; i++) out[i] = atan2(y[i], x[i]);
 }

@@ -66,6 +66,14 @@ void wick_i64_binary__reference(wick_binary_op op, const wick_broadcast *bc, con
 /* Comparisons and logical ops write bools. `type` is the operand type. */
 void wick_compare__reference(wick_compare_op op, wick_dtype type, const wick_broadcast *bc,
                              const void *a, const void *b, bool *out);
+/* BITWISE_XOR on the bit patterns of `elem_size`-byte integers (1, 2 or 4):
+ * signed and unsigned types give the same bits. */
+void wick_bitwise_xor__reference(size_t elem_size, const wick_broadcast *bc, const void *a,
+                                 const void *b, void *out);
+/* ATAN2 on same-shape operands: out[i] = atan2(y[i], x[i]) (C's atan2f /
+ * atan2, as LiteRT's std::atan2). */
+void wick_f32_atan2__reference(int64_t n, const float *y, const float *x, float *out);
+void wick_f64_atan2__reference(int64_t n, const double *y, const double *x, double *out);
 
 /* ---- convolution family (float) ---- */
 

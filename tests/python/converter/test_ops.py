@@ -138,6 +138,19 @@ for _n, _f, _mk in [
 # erf: Abramowitz-Stegun polynomial, |error| <= 1.5e-7 absolute by construction
 case("erf", torch.erf, r(3, 5), tol=5e-7)
 case("atan2", torch.atan2, r(3, 4), r(3, 4))
+case("atan2_broadcast", torch.atan2, r(2, 3, 4), r(4))
+case(
+    "bitwise_xor_int32",
+    lambda x, y: x ^ y,
+    ints(3, 4, dtype=torch.int32),
+    ints(4, dtype=torch.int32),
+)
+case(
+    "bitwise_xor_int8",
+    lambda x, y: torch.bitwise_xor(x, y),
+    ints(2, 5, dtype=torch.int8),
+    ints(2, 5, dtype=torch.int8),
+)
 case("isnan", lambda x: torch.isnan(torch.log(x)), r(3, 4))
 case("isinf", lambda x: torch.isinf(1.0 / x.round()), r(3, 4))
 
