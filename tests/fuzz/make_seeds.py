@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Seed corpus for the wick fuzz targets.
 
-Usage: make_seeds.py OUT_DIR [--max-bytes N]
+Usage: make_seeds.py OUT_DIR [--max-bytes N] [--value-header FILE --value-seeds DIR]
 
 Writes into OUT_DIR:
   * every /work/shared/models/*.tflite (or $WICK_SHARED_MODELS/*.tflite) no larger than
     --max-bytes (default 1 MiB: bigger files make every mutation slow), copied unchanged;
   * tiny single-op and few-op models built with ``wick.tflite.writer`` — one per op family
     wick runs, small enough (a few hundred bytes) that mutations reach every field often.
+
+With --value-header/--value-seeds it also writes the fixed models of the fuzz_input_values
+target (VALUE_MODELS below: one operator whose indices, shapes, permutations, sizes, pads,
+multiples, axes or divisors are *graph inputs*, so only the kernels' run-time checks stand
+between fuzzed values and memory) as a C header, and one seed per model holding valid values.
 
 Seeds only need to be valid-looking; the fuzzers find the broken ones. Each writer model is
 built in its own try block so a writer change that rejects one recipe costs that seed only.
@@ -387,11 +392,259 @@ RECIPES = {
 }
 
 
+# ---------------------------------------------------------------- fuzz_input_values models
+#
+# Each entry: name -> (model bytes, valid input arrays in graph-input order). The values come
+# from the fuzzer at run time, so they are graph inputs, never constants. APPEND ONLY: the
+# first byte of a fuzz_input_values input selects a model by its position in this list, so
+# reordering would change what old findings mean.
+
+
+def ix(*shape, dtype="int32"):
+    return ("in", shape, dtype)
+
+
+def value_model(op, inputs, out_shape, out_dtype="float32", options=None, n_out=1, quant=None):
+    """Like op_model, returning (bytes, valid values) where `inputs` entries are
+    (shape, dtype, valid value) graph inputs or numpy constants."""
+    specs, valid = [], []
+    for spec in inputs:
+        if isinstance(spec, tuple):
+            shape, dtype, value = spec
+            specs.append(("in", shape, dtype))
+            valid.append(np.asarray(value, dtype=np.dtype(dtype)).reshape(shape))
+        else:
+            specs.append(spec)
+    return op_model(op, specs, out_shape, out_dtype, options, n_out, quant), valid
+
+
+def vin(shape, dtype="int32", value=None, seed=0):
+    """A graph input with a valid value (random floats when value is None)."""
+    if value is None:
+        value = f32(*shape, seed=seed) if dtype == "float32" else np.zeros(shape)
+    return (tuple(shape), dtype, value)
+
+
+VALUE_MODELS = {
+    "gather": lambda: value_model(
+        "GATHER", [vin((5, 3), "float32"), vin((3,), value=[4, 0, 2])], (3, 3), options=dict(axis=0)
+    ),
+    "gather_axis1_i64": lambda: value_model(
+        "GATHER",
+        [vin((2, 4, 3), "float32"), vin((2, 2), "int64", [[3, 0], [1, 2]])],
+        (2, 2, 2, 3),
+        options=dict(axis=1),
+    ),
+    "gather_batch_dims": lambda: value_model(
+        "GATHER",
+        [vin((2, 5), "float32"), vin((2, 3), value=[[0, 4, 1], [2, 2, 3]])],
+        (2, 3),
+        options=dict(axis=1, batch_dims=1),
+    ),
+    "gather_nd": lambda: value_model(
+        "GATHER_ND", [vin((4, 3), "float32"), vin((2, 1), value=[[1], [3]])], (2, 3)
+    ),
+    "gather_nd_full": lambda: value_model(
+        "GATHER_ND", [vin((3, 4, 2), "float32"), vin((2, 3), value=[[0, 1, 1], [2, 3, 0]])], (2,)
+    ),
+    "embedding_lookup": lambda: value_model(
+        "EMBEDDING_LOOKUP", [vin((3,), value=[4, 0, 1]), f32(5, 2)], (3, 2)
+    ),
+    "reshape": lambda: value_model(
+        "RESHAPE", [vin((2, 6), "float32"), vin((3,), value=[3, -1, 2])], (3, 2, 2)
+    ),
+    "broadcast_to": lambda: value_model(
+        "BROADCAST_TO", [vin((1, 3), "float32"), vin((3,), value=[2, 4, 3])], (2, 4, 3)
+    ),
+    "resize_bilinear": lambda: value_model(
+        "RESIZE_BILINEAR",
+        [vin((1, 2, 3, 2), "float32"), vin((2,), value=[4, 6])],
+        (1, 4, 6, 2),
+        options=dict(half_pixel_centers=True),
+    ),
+    "resize_nearest": lambda: value_model(
+        "RESIZE_NEAREST_NEIGHBOR",
+        [vin((1, 3, 2, 1), "float32"), vin((2,), value=[5, 5])],
+        (1, 5, 5, 1),
+        options=dict(align_corners=True),
+    ),
+    "transpose": lambda: value_model(
+        "TRANSPOSE", [vin((2, 3, 4), "float32"), vin((3,), value=[2, 0, 1])], (4, 2, 3)
+    ),
+    "slice": lambda: value_model(
+        "SLICE",
+        [vin((4, 5), "float32"), vin((2,), value=[1, 2]), vin((2,), value=[2, -1])],
+        (2, 3),
+    ),
+    "strided_slice": lambda: value_model(
+        "STRIDED_SLICE",
+        [
+            vin((5, 6), "float32"),
+            vin((2,), value=[4, 0]),
+            vin((2,), value=[0, 6]),
+            vin((2,), value=[-2, 3]),
+        ],
+        (2, 2),
+        options=dict(begin_mask=0, end_mask=0, shrink_axis_mask=0),
+    ),
+    "strided_slice_masks": lambda: value_model(
+        "STRIDED_SLICE",
+        [
+            vin((3, 4, 5), "float32"),
+            vin((3,), value=[1, 0, 1]),
+            vin((3,), value=[2, 3, 5]),
+            vin((3,), value=[1, 1, 2]),
+        ],
+        (4, 2),
+        options=dict(begin_mask=2, end_mask=4, shrink_axis_mask=1, ellipsis_mask=0),
+    ),
+    "pad": lambda: value_model(
+        "PAD", [vin((2, 3), "float32"), vin((2, 2), value=[[1, 0], [2, 1]])], (3, 6)
+    ),
+    "padv2": lambda: value_model(
+        "PADV2",
+        [vin((2, 3), "float32"), vin((2, 2), value=[[0, 1], [1, 1]]), vin((), "float32", 7.0)],
+        (3, 5),
+    ),
+    "mirror_pad": lambda: value_model(
+        "MIRROR_PAD",
+        [vin((3, 4), "float32"), vin((2, 2), value=[[1, 1], [2, 2]])],
+        (5, 8),
+        options=dict(mode="REFLECT"),
+    ),
+    "tile": lambda: value_model("TILE", [vin((2, 3), "float32"), vin((2,), value=[2, 2])], (4, 6)),
+    "fill": lambda: value_model("FILL", [vin((2,), value=[2, 3]), vin((), "float32", 1.5)], (2, 3)),
+    "range": lambda: value_model(
+        "RANGE", [vin((), value=0), vin((), value=10), vin((), value=3)], (4,), "int32"
+    ),
+    "range_float": lambda: value_model(
+        "RANGE",
+        [vin((), "float32", 0.5), vin((), "float32", 2.0), vin((), "float32", 0.25)],
+        (6,),
+    ),
+    "expand_dims": lambda: value_model(
+        "EXPAND_DIMS", [vin((2, 3), "float32"), vin((1,), value=[1])], (2, 1, 3)
+    ),
+    "split": lambda: value_model(
+        "SPLIT",
+        [vin((), value=1), vin((2, 6), "float32")],
+        (2, 2),
+        n_out=3,
+        options=dict(num_splits=3),
+    ),
+    "split_v": lambda: value_model(
+        "SPLIT_V",
+        [vin((2, 6), "float32"), vin((2,), value=[1, 5]), vin((), value=1)],
+        (2, 3),
+        n_out=2,
+        options=dict(num_splits=2),
+    ),
+    "reverse": lambda: value_model(
+        "REVERSE_V2", [vin((3, 4), "float32"), vin((1,), value=[1])], (3, 4)
+    ),
+    "arg_max": lambda: value_model(
+        "ARG_MAX",
+        [vin((2, 5), "float32"), vin((1,), value=[1])],
+        (2,),
+        "int32",
+        options=dict(output_type="int32"),
+    ),
+    "mean": lambda: value_model(
+        "MEAN",
+        [vin((2, 3, 4), "float32"), vin((2,), value=[1, -1])],
+        (2, 1, 1),
+        options=dict(keep_dims=True),
+    ),
+    "reduce_prod": lambda: value_model(
+        "REDUCE_PROD", [vin((2, 3), "float32"), vin((1,), value=[0])], (3,)
+    ),
+    "cumsum": lambda: value_model(
+        "CUMSUM", [vin((2, 4), "float32"), vin((), value=1)], (2, 4), options=dict(reverse=True)
+    ),
+    "dynamic_update_slice": lambda: value_model(
+        "DYNAMIC_UPDATE_SLICE",
+        [vin((4, 4), "float32"), vin((2, 2), "float32", seed=1), vin((2,), value=[1, 3])],
+        (4, 4),
+    ),
+    "div_int32": lambda: value_model(
+        "DIV", [vin((4,), value=[7, -7, 9, 1]), vin((4,), value=[2, 3, -4, 1])], (4,), "int32"
+    ),
+    "floor_div_int32": lambda: value_model(
+        "FLOOR_DIV", [vin((4,), value=[7, -7, 9, 1]), vin((4,), value=[2, 3, -4, 1])], (4,), "int32"
+    ),
+    "floor_mod_int64": lambda: value_model(
+        "FLOOR_MOD",
+        [vin((3,), "int64", [7, -7, 9]), vin((3,), "int64", [2, 3, -4])],
+        (3,),
+        "int64",
+    ),
+    "transpose_conv": lambda: value_model(
+        "TRANSPOSE_CONV",
+        [vin((4,), value=[1, 4, 4, 2]), f32(2, 3, 3, 3), vin((1, 2, 2, 3), "float32")],
+        (1, 4, 4, 2),
+        options=dict(padding="SAME", stride_w=2, stride_h=2),
+    ),
+    "cast_float_to_int": lambda: value_model(
+        "CAST", [vin((6,), "float32", [1.5, -2.5, 1e10, -1e10, 0.0, 3.0])], (6,), "int32"
+    ),
+    "cast_float_to_uint8": lambda: value_model(
+        "CAST", [vin((4,), "float32", [1.5, 300.0, -4.0, 0.0])], (4,), "uint8"
+    ),
+    "select_v2": lambda: value_model(
+        "SELECT_V2",
+        [vin((2, 3), "bool", [[1, 0, 1], [0, 0, 1]]), vin((2, 3), "float32"), f32(1, 3)],
+        (2, 3),
+    ),
+    "pow_int32": lambda: value_model(
+        "POW", [vin((3,), value=[2, -3, 5]), vin((3,), value=[3, 2, 0])], (3,), "int32"
+    ),
+    "squared_difference_int32": lambda: value_model(
+        "SQUARED_DIFFERENCE", [vin((2,), value=[5, -3]), vin((2,), value=[1, 4])], (2,), "int32"
+    ),
+    "int8_softmax_values": lambda: (
+        int8_softmax(),
+        [np.array([[1, 2, 3, 4, 5], [-128, 0, 127, 5, 5]], np.int8)],
+    ),
+}
+
+
+def write_value_models(header: Path, seeds: Path) -> None:
+    """The fuzz_input_values models as a C header, and one seed per model: byte 0 selects
+    the model, byte 1 holds the flags (0: no resize), then the valid input values."""
+    seeds.mkdir(parents=True, exist_ok=True)
+    lines = [
+        "/* Generated by tests/fuzz/make_seeds.py (VALUE_MODELS); do not edit. */",
+        "#include <stddef.h>",
+    ]
+    table = []
+    for k, (name, recipe) in enumerate(VALUE_MODELS.items()):
+        data, valid = recipe()
+        body = ",".join(str(b) for b in data)
+        lines.append(f"static const unsigned char wick_value_model_{k}[] = {{{body}}};")
+        table.append(f'  {{"{name}", wick_value_model_{k}, sizeof wick_value_model_{k}}},')
+        seed = bytes([k, 0]) + b"".join(
+            np.ascontiguousarray(v).astype(v.dtype.newbyteorder("<")).tobytes() for v in valid
+        )
+        (seeds / f"values_{name}").write_bytes(seed)
+    lines.append(
+        "static const struct { const char *name; const unsigned char *data; size_t size; }"
+        " wick_value_models[] = {"
+    )
+    lines += table
+    lines.append("};")
+    header.write_text("\n".join(lines) + "\n")
+    print(f"make_seeds: {len(table)} value models -> {header}, seeds -> {seeds}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("out_dir")
     ap.add_argument("--max-bytes", type=int, default=1 << 20)
+    ap.add_argument("--value-header", type=Path, help="write the fuzz_input_values models here")
+    ap.add_argument("--value-seeds", type=Path, help="write the fuzz_input_values seeds here")
     args = ap.parse_args()
+    if (args.value_header is None) != (args.value_seeds is None):
+        ap.error("--value-header and --value-seeds go together")
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     shared = Path(os.environ.get("WICK_SHARED_MODELS", ROOT.parent / "shared" / "models"))
@@ -412,6 +665,8 @@ def main() -> int:
     print(f"make_seeds: {copied} shared models, {built} writer models -> {out}")
     for f in failed:
         print(f"make_seeds: skipped {f}")
+    if args.value_header is not None:
+        write_value_models(args.value_header, args.value_seeds)  # a failure here is fatal
     return 0
 
 

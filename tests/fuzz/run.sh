@@ -6,7 +6,7 @@
 # Environment:
 #   CC                    clang with libFuzzer (default: clang). Debian: apt-get install clang
 #   WICK_FUZZ_OUT         build/corpus/artifact directory (default: build-libfuzzer)
-#   WICK_FUZZ_TARGETS     targets to run (default: "fuzz_model fuzz_mutate_model")
+#   WICK_FUZZ_TARGETS     targets to run (default: "fuzz_model fuzz_mutate_model fuzz_input_values")
 #   WICK_FUZZ_JOBS        run the targets in parallel when 1 (default: 0, one after another)
 #   WICK_FUZZ_EXTRA       extra libFuzzer flags (e.g. "-max_len=8192")
 #   WICK_FUZZ_SEED_MAX    largest seed model copied from shared/models (default 65536 bytes:
@@ -14,10 +14,13 @@
 #                         test_malformed mutates them systematically instead)
 #
 # What it does:
-#   1. compiles all of src/**/*.c with -fsanitize=fuzzer-no-link,address,undefined once, and
+#   1. generates the fixed models of fuzz_input_values ($OUT/gen/value_models.h) and the seed
+#      corpus (make_seeds.py: the shared real models + tiny writer models for the file targets,
+#      one valid-values input per model for fuzz_input_values);
+#   2. compiles all of src/**/*.c with -fsanitize=fuzzer-no-link,address,undefined once, and
 #      links each tests/fuzz/<target>.c against them with -fsanitize=fuzzer,address,undefined;
-#   2. builds the seed corpus (make_seeds.py: the shared real models + tiny writer models);
-#   3. replays tests/fuzz/regressions/* through every target (fails on any finding);
+#   3. replays tests/fuzz/regressions/* through the file targets and
+#      tests/fuzz/value-regressions/* through fuzz_input_values (fails on any finding);
 #   4. fuzzes each target for SECONDS with -rss_limit_mb=2048 -timeout=10 and the dictionary,
 #      keeping its growing corpus in $OUT/corpus/<target> (reused by the next run) and any
 #      crash in $OUT/artifacts/<target>-crash-*;
@@ -31,7 +34,7 @@ SECONDS_PER_TARGET=${1:-60}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${WICK_FUZZ_OUT:-$ROOT/build-libfuzzer}
 CC=${CC:-clang}
-TARGETS=${WICK_FUZZ_TARGETS:-"fuzz_model fuzz_mutate_model"}
+TARGETS=${WICK_FUZZ_TARGETS:-"fuzz_model fuzz_mutate_model fuzz_input_values"}
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 [ -x "$PY" ] || PY=python3
 
@@ -40,12 +43,21 @@ if ! command -v "$CC" >/dev/null 2>&1; then
   exit 2
 fi
 
-mkdir -p "$OUT/obj" "$OUT/seeds" "$OUT/artifacts"
+mkdir -p "$OUT/obj" "$OUT/seeds" "$OUT/artifacts" "$OUT/gen"
 SAN="address,undefined"
 CFLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer -fno-sanitize-recover=all"
 INC="-I$ROOT/include -I$ROOT/src -I$ROOT/tests/fuzz -I$ROOT/tests/unit"
 
-# ---- 1. build (objects are rebuilt only when their source is newer) ----
+# ---- 1. seeds and the generated value models ----
+rm -rf "$OUT/seeds" "$OUT/value-seeds" && mkdir -p "$OUT/seeds"
+if ! "$PY" "$ROOT/tests/fuzz/make_seeds.py" "$OUT/seeds" --max-bytes "${WICK_FUZZ_SEED_MAX:-65536}" \
+    --value-header "$OUT/gen/value_models.h" --value-seeds "$OUT/value-seeds"; then
+  echo "run.sh: make_seeds.py failed; fuzzing from the regressions and built-in models only," \
+    "without fuzz_input_values (it needs the generated models)" >&2
+  TARGETS=$(echo "$TARGETS" | sed 's/fuzz_input_values//')
+fi
+
+# ---- 2. build (objects are rebuilt only when their source is newer) ----
 echo "run.sh: building with $($CC --version | head -1)"
 OBJS=""
 for src in $(cd "$ROOT" && find src -name '*.c' | sort); do
@@ -63,37 +75,34 @@ for src in $(cd "$ROOT" && find src -name '*.c' | sort); do
 done
 for t in $TARGETS; do
   # shellcheck disable=SC2086
-  $CC $CFLAGS -fsanitize=fuzzer,$SAN $INC "$ROOT/tests/fuzz/$t.c" $OBJS -lm -lpthread -o "$OUT/$t"
+  $CC $CFLAGS -fsanitize=fuzzer,$SAN $INC -I"$OUT/gen" "$ROOT/tests/fuzz/$t.c" $OBJS -lm -lpthread -o "$OUT/$t"
 done
-
-# ---- 2. seeds ----
-rm -rf "$OUT/seeds" && mkdir -p "$OUT/seeds"
-"$PY" "$ROOT/tests/fuzz/make_seeds.py" "$OUT/seeds" --max-bytes "${WICK_FUZZ_SEED_MAX:-65536}" || \
-  echo "run.sh: make_seeds.py failed; fuzzing from the regressions and built-in models only"
 
 # ---- 3. regressions ----
 status=0
 REG="$ROOT/tests/fuzz/regressions"
-if [ -n "$(ls -A "$REG" 2>/dev/null)" ]; then
-  for t in $TARGETS; do
-    if ! "$OUT/$t" -rss_limit_mb=2048 -timeout=10 "$REG"/* >"$OUT/$t.regressions.log" 2>&1; then
-      echo "run.sh: $t FAILS on a regression input; see $OUT/$t.regressions.log" >&2
-      status=1
-    fi
-  done
-  echo "run.sh: replayed $(ls "$REG" | wc -l) regression inputs"
-fi
+VREG="$ROOT/tests/fuzz/value-regressions"
+for t in $TARGETS; do
+  case "$t" in fuzz_input_values) dir=$VREG ;; *) dir=$REG ;; esac
+  [ -n "$(ls -A "$dir" 2>/dev/null)" ] || continue
+  if ! "$OUT/$t" -rss_limit_mb=2048 -timeout=10 "$dir"/* >"$OUT/$t.regressions.log" 2>&1; then
+    echo "run.sh: $t FAILS on a regression input; see $OUT/$t.regressions.log" >&2
+    status=1
+  fi
+  echo "run.sh: $t replayed $(ls "$dir" | wc -l) regression inputs from $dir"
+done
 
 # ---- 4. fuzz ----
 fuzz_one() {
   t=$1
   mkdir -p "$OUT/corpus/$t"
   case "$t" in
-    fuzz_mutate_model) maxlen=262144 ;;  # whole valid models, mutated in place
-    *) maxlen=65536 ;;
+    fuzz_mutate_model) maxlen=262144 seeds="$OUT/seeds $REG" ;;  # whole valid models, mutated in place
+    fuzz_input_values) maxlen=4096 seeds="$OUT/value-seeds $VREG" ;;
+    *) maxlen=65536 seeds="$OUT/seeds $REG" ;;
   esac
   # shellcheck disable=SC2086
-  "$OUT/$t" "$OUT/corpus/$t" "$OUT/seeds" "$REG" \
+  "$OUT/$t" "$OUT/corpus/$t" $seeds \
     -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=10 \
     -max_len=$maxlen -dict="$ROOT/tests/fuzz/tflite.dict" -print_final_stats=1 \
     -artifact_prefix="$OUT/artifacts/$t-" ${WICK_FUZZ_EXTRA:-} >"$OUT/$t.log" 2>&1 || true
