@@ -14,15 +14,34 @@
  * Shapes, padding, groups and dilation as the float op (conv_2d.c);
  * multipliers per output channel come from src/ops/quantization.c and the
  * arithmetic from src/kernels/reference/quantized.c.
+ *
+ * Optimized int8 kernels (src/kernels/q8.h, bit-exact with the reference):
+ * prepare packs a constant int8 filter once when the CPU has them. CONV_2D
+ * with groups 1: a 1x1, stride-1, unpadded conv is a GEMM over the
+ * [N*H*W, Cin] input, any other an indirect GEMM (padding taps read a row of
+ * the input zero point). DEPTHWISE_CONV_2D with multiplier 1: any filter
+ * size, stride, dilation and padding. Everything else (uint8, int16,
+ * grouped convs, depthwise multipliers > 1, filters computed at run time,
+ * force_reference) runs the reference kernels.
  */
 #include "format/schema.h"
+#include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/quantization.h"
+
+typedef enum qconv_path { QCONV_REFERENCE, QCONV_GEMM, QCONV_IGEMM, QCONV_DW } qconv_path;
 
 typedef struct qconv_data {
   wick_conv_shape shape;
   wick_qconv_params params;
   bool depthwise, acc64;
+  qconv_path path;
+  const wick_q8_kernels *kern;
+  wick_q8_output out;
+  void *packed;
+  int8_t *zero_row;      /* kc4 bytes of the input zero point (igemm) */
+  const int8_t **ind;    /* indirection buffer (igemm) */
+  const void *ind_input; /* the input address `ind` points into */
 } qconv_data;
 
 static wick_status check_shape(wick_op_ctx *ctx, const wick_tensor *in, const wick_tensor *filter,
@@ -158,6 +177,64 @@ wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
   return wick_quant_activation_range(ctx, activation, t, qo, &p->act_min, &p->act_max);
 }
 
+/* Chooses and packs an optimized int8 path, or leaves QCONV_REFERENCE. */
+static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_tensor *in,
+                                  const wick_tensor *filter, const wick_tensor *bias) {
+  const wick_conv_shape *s = &d->shape;
+  d->path = QCONV_REFERENCE;
+  if (in->type != WICK_DTYPE_INT8 || d->acc64 || d->params.filter_offset != 0) return WICK_OK;
+  const wick_q8_kernels *kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
+  if (kern == NULL || !wick_input_known(ctx, 1)) return WICK_OK;
+  if (bias != NULL && !wick_input_known(ctx, 2)) return WICK_OK;
+  if ((int64_t)s->batch * s->out_h * s->out_w == 0 || s->out_c == 0 || s->k_h == 0 ||
+      s->k_w == 0)
+    return WICK_OK;
+  const int8_t *w = filter->data;
+  const int32_t *b = bias ? bias->data : NULL;
+  const int32_t zp = -d->params.input_offset;
+  const size_t taps = (size_t)s->k_h * (size_t)s->k_w, c = (size_t)s->out_c;
+  size_t bytes;
+  if (d->depthwise) {
+    if (s->multiplier != 1) return WICK_OK;
+    if (!wick_q8_dwconv_packed_size(c, taps, kern->dw_cr, &bytes))
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
+    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
+    wick_q8_dwconv_pack(c, taps, kern->dw_cr, w, b, zp, d->params.multiplier, d->params.shift,
+                        d->packed);
+    d->path = QCONV_DW;
+  } else {
+    if (s->groups != 1) return WICK_OK;
+    const size_t kc = (size_t)s->in_c;
+    if (!wick_q8_gemm_packed_size(c, taps, kc, kern->nr, &bytes))
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
+    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
+    wick_q8_gemm_pack(c, taps, kc, kern->nr, w, b, zp, d->params.multiplier, d->params.shift,
+                      d->packed);
+    if (taps == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 &&
+        s->pad_left == 0 && s->out_h == s->in_h && s->out_w == s->in_w) {
+      d->path = QCONV_GEMM;
+    } else {
+      size_t count;
+      if (!wick_q8_conv_indirection_size(s, kern->mr, &count) ||
+          !wick_mul_size(count, sizeof(int8_t *), &bytes))
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "indirection buffer size overflows");
+      const size_t kc4 = (kc + 3) & ~(size_t)3;
+      d->zero_row = wick_op_alloc(ctx, kc4);
+      d->ind = wick_op_alloc(ctx, bytes);
+      if (d->zero_row == NULL || d->ind == NULL)
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory (indirection buffer)");
+      memset(d->zero_row, zp, kc4);
+      d->ind_input = NULL;
+      d->path = QCONV_IGEMM;
+    }
+  }
+  d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, NULL};
+  d->kern = kern;
+  return WICK_OK;
+}
+
 wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
   WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
   wick_tensor *in, *filter, *out = wick_op_output(ctx, 0);
@@ -177,12 +254,36 @@ wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
   int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
   ctx->node->macs = (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps;
   ctx->node->user_data = d;
-  return WICK_OK;
+  return choose_kernels(ctx, d, in, filter, bias);
 }
 
 wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
-  const qconv_data *d = ctx->node->user_data;
+  qconv_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
+  const wick_conv_shape *s = &d->shape;
+  int8_t *out8 = wick_op_output(ctx, 0)->data;
+  switch (d->path) {
+    case QCONV_GEMM: {
+      const size_t m = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w;
+      wick_q8_gemm(d->kern, 0, m, (size_t)s->out_c, (size_t)s->in_c, in->data, (size_t)s->in_c,
+                   d->packed, out8, (size_t)s->out_c, &d->out);
+      return WICK_OK;
+    }
+    case QCONV_IGEMM:
+      if (d->ind_input != in->data) {
+        wick_q8_conv_indirection_init(s, d->kern->mr, in->data, d->zero_row, d->ind);
+        d->ind_input = in->data;
+      }
+      wick_q8_conv_igemm(d->kern, s, d->ind, d->packed, out8, &d->out, 0,
+                         wick_q8_conv_tiles(s, d->kern->mr));
+      return WICK_OK;
+    case QCONV_DW:
+      d->kern->dwconv(s, -d->params.input_offset, in->data, d->packed, out8, &d->out, 0,
+                      s->out_h);
+      return WICK_OK;
+    case QCONV_REFERENCE:
+      break;
+  }
   const void *b = bias ? bias->data : NULL;
   if (d->depthwise)
     wick_q_depthwise_conv2d__reference(in->type, &d->shape, &d->params, in->data,

@@ -14,8 +14,14 @@
  * same so that it stays bit-exact with LiteRT's reference kernels (its
  * optimized kernels may differ by one step from both).
  * Shapes (keep_num_dims, row count) as the float op.
+ *
+ * Optimized int8 kernels (src/kernels/q8.h): int8 activations with constant
+ * int8 weights whose zero point is 0 run the packed GEMM with the same
+ * double requantization, bit-exact with the reference; everything else runs
+ * the reference kernel.
  */
 #include "format/schema.h"
+#include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/quantization.h"
 
@@ -23,7 +29,32 @@ typedef struct qfc_data {
   int64_t m, n, k;
   wick_qfc_params params;
   bool acc64;
+  const wick_q8_kernels *kern; /* NULL: the reference kernel */
+  void *packed;
+  wick_q8_output out;
 } qfc_data;
+
+/* Packs the weights for the optimized kernels when they apply. */
+static wick_status choose_kernels(wick_op_ctx *ctx, qfc_data *d, const wick_tensor *in,
+                                  const wick_tensor *w, const wick_tensor *bias) {
+  d->kern = NULL;
+  if (in->type != WICK_DTYPE_INT8 || d->acc64 || d->params.filter_offset != 0) return WICK_OK;
+  const wick_q8_kernels *kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
+  if (kern == NULL || !wick_input_known(ctx, 1) || d->m == 0 || d->n == 0) return WICK_OK;
+  if (bias != NULL && !wick_input_known(ctx, 2)) return WICK_OK;
+  size_t bytes, padded = ((size_t)d->n + kern->nr - 1) / kern->nr * kern->nr;
+  if (!wick_q8_gemm_packed_size((size_t)d->n, 1, (size_t)d->k, kern->nr, &bytes))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed weights size overflows");
+  double *scale = wick_op_alloc(ctx, padded * sizeof(double));
+  if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL || scale == NULL)
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
+  for (size_t c = 0; c < padded; c++) scale[c] = c < (size_t)d->n ? d->params.scale[c] : 0.0;
+  wick_q8_gemm_pack((size_t)d->n, 1, (size_t)d->k, kern->nr, w->data, bias ? bias->data : NULL,
+                    -d->params.input_offset, NULL, NULL, d->packed);
+  d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, scale};
+  d->kern = kern;
+  return WICK_OK;
+}
 
 wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
@@ -127,12 +158,18 @@ wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
   }
   ctx->node->macs = (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k;
   ctx->node->user_data = d;
+  WICK_TRY(choose_kernels(ctx, d, in, w, bias));
   return wick_op_set_output(ctx, 0, t, rank, dims);
 }
 
 wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {
   const qfc_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
+  if (d->kern != NULL) {
+    wick_q8_gemm(d->kern, 0, (size_t)d->m, (size_t)d->n, (size_t)d->k, in->data, (size_t)d->k,
+                 d->packed, wick_op_output(ctx, 0)->data, (size_t)d->n, &d->out);
+    return WICK_OK;
+  }
   wick_q_fully_connected__reference(in->type, d->m, d->n, d->k, &d->params, in->data,
                                     wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,
                                     d->acc64, wick_op_output(ctx, 0)->data);

@@ -72,8 +72,8 @@ static wick_status pad_invoke(wick_op_ctx *ctx) {
   }
   bool zero = true;
   for (size_t i = 0; i < esize; i++) zero = zero && fill[i] == 0;
-  if (zero) {
-    memset(dst, 0, out->bytes);
+  if (zero || esize == 1) {
+    memset(dst, fill[0], out->bytes);
   } else {
     for (int64_t i = 0; i < total; i++) memcpy(dst + (size_t)i * esize, fill, esize);
   }

@@ -1,0 +1,162 @@
+/*
+ * avx512vnni/q8_gemm.c — int8 GEMM and indirect-GEMM microkernels for
+ * AVX-512 VNNI (VPDPBUSD): 7x32c4 (the main tile) and 1x32c4 (single rows).
+ * Compiled with -mavx512f/vl/bw/dq/vnni; called only when q8_select.c saw
+ * those features.
+ *
+ * Per NR = 32 panel (layout in q8.h) the 7 x 32 int32 tile lives in 14 zmm
+ * accumulators started from the panel's corrected bias. Per group of 4 k
+ * the kernel loads the two 64-byte weight vectors and, for each row,
+ * broadcasts the row's 4 bytes, flips their sign bits (x + 128 as u8) and
+ * issues one VPDPBUSD per weight vector. A last group shorter than 4 reads
+ * only the bytes that exist (zero weights pad it). Then the output stage of
+ * q8_requant.h, and masked stores past nc. Rows past mr repeat the last
+ * valid row (same input, same output pointer), as in the fp32 kernels.
+ */
+#include "kernels/avx512vnni/q8_requant.h"
+
+#define MAX_MR 7
+#define NV 2
+#define NR (16 * NV)
+
+Q8_INLINE uint32_t load4(const int8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+Q8_INLINE uint32_t load_tail(const int8_t *p, size_t n) {
+  /* n in 1..3: byte loads (a variable-size memcpy would be a call) */
+  const uint8_t *b = (const uint8_t *)p;
+  uint32_t v = b[0];
+  if (n > 1) v |= (uint32_t)b[1] << 8;
+  if (n > 2) v |= (uint32_t)b[2] << 16;
+  return v;
+}
+
+/* acc[i][v] += (a_i[0 .. kc) + 128) . w over one tap; w advances past it. */
+Q8_INLINE void accumulate(size_t MR, const int8_t *const *ap, size_t kc, const int8_t **wp,
+                          __m512i acc[][NV]) {
+  const __m512i flip = _mm512_set1_epi32((int32_t)0x80808080u);
+  const int8_t *w = *wp;
+  size_t k = 0;
+#pragma GCC unroll 2
+  for (; k + 4 <= kc; k += 4) {
+    const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+    w += 4 * NR;
+#pragma GCC unroll 7
+    for (size_t i = 0; i < MR; i++) {
+      const __m512i a = _mm512_xor_si512(_mm512_set1_epi32((int32_t)load4(ap[i] + k)), flip);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], a, w0);
+      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
+    }
+  }
+  if (k < kc) {
+    const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+    w += 4 * NR;
+    for (size_t i = 0; i < MR; i++) {
+      const __m512i a =
+          _mm512_xor_si512(_mm512_set1_epi32((int32_t)load_tail(ap[i] + k, kc - k)), flip);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], a, w0);
+      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
+    }
+  }
+  *wp = w;
+}
+
+Q8_INLINE void init_tile(size_t MR, const int8_t *w, __m512i acc[][NV]) {
+  const int32_t *h = (const int32_t *)(const void *)w;
+  for (size_t v = 0; v < NV; v++) {
+    const __m512i b = _mm512_loadu_si512(h + 16 * v);
+    for (size_t i = 0; i < MR; i++) acc[i][v] = b;
+  }
+}
+
+Q8_INLINE void store_tile(size_t MR, __m512i acc[][NV], const int8_t *w, int8_t *const *cp,
+                          size_t nc, const wick_q8_output *o, const double *fc_scale) {
+  const int32_t *h = (const int32_t *)(const void *)w;
+  for (size_t v = 0; v < NV; v++) {
+    if (nc <= 16 * v) break;
+    const size_t left = nc - 16 * v;
+    for (size_t i = MR; i-- > 0;) {
+      const __m512i r = fc_scale ? q8_requant_fc(acc[i][v], fc_scale + 16 * v)
+                                 : q8_requant_fixed(acc[i][v], h + 16 * v, NR);
+      q8_store16(cp[i] + 16 * v, q8_finish(r, o), left);
+    }
+  }
+}
+
+Q8_INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *a,
+                         size_t a_stride, const void *wv, int8_t *c, size_t c_stride,
+                         const wick_q8_output *o) {
+  const int8_t *ap[MAX_MR];
+  int8_t *cp[MAX_MR];
+  ap[0] = a;
+  cp[0] = c;
+  for (size_t i = 1; i < MR; i++) {
+    ap[i] = i < mr ? ap[i - 1] + a_stride : ap[i - 1];
+    cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
+  }
+  const int8_t *w = wv;
+  const double *fc_scale = o->fc_scale;
+  for (;;) {
+    __m512i acc[MAX_MR][NV];
+    const int8_t *header = w;
+    init_tile(MR, w, acc);
+    w += 4 * WICK_Q8_HEADER * NR;
+    accumulate(MR, ap, kc, &w, acc);
+    store_tile(MR, acc, header, cp, nc, o, fc_scale);
+    if (nc <= NR) break;
+    nc -= NR;
+    if (fc_scale) fc_scale += NR;
+    for (size_t i = 0; i < MR; i++) cp[i] += NR;
+  }
+}
+
+Q8_INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
+                          const int8_t *const *a, const void *wv, int8_t *c, size_t c_stride,
+                          const wick_q8_output *o) {
+  int8_t *cp[MAX_MR];
+  cp[0] = c;
+  for (size_t i = 1; i < MR; i++) cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
+  const int8_t *w = wv;
+  const double *fc_scale = o->fc_scale;
+  for (;;) {
+    __m512i acc[MAX_MR][NV];
+    const int8_t *header = w;
+    init_tile(MR, w, acc);
+    w += 4 * WICK_Q8_HEADER * NR;
+    const int8_t *const *ind = a;
+    for (size_t p = 0; p < ks; p++) {
+      const int8_t *ap[MAX_MR];
+      ap[0] = ind[0];
+      for (size_t i = 1; i < MR; i++) ap[i] = i < mr ? ind[i] : ap[i - 1];
+      ind += MR;
+      accumulate(MR, ap, kc, &w, acc);
+    }
+    store_tile(MR, acc, header, cp, nc, o, fc_scale);
+    if (nc <= NR) break;
+    nc -= NR;
+    if (fc_scale) fc_scale += NR;
+    for (size_t i = 0; i < MR; i++) cp[i] += NR;
+  }
+}
+
+void wick_q8_gemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                             size_t a_stride, const void *w, int8_t *c,
+                                             size_t c_stride, const wick_q8_output *o) {
+  gemm_body(7, mr, nc, kc, a, a_stride, w, c, c_stride, o);
+}
+
+void wick_q8_gemm_ukernel_1x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                             size_t a_stride, const void *w, int8_t *c,
+                                             size_t c_stride, const wick_q8_output *o) {
+  (void)mr;
+  gemm_body(1, 1, nc, kc, a, a_stride, w, c, c_stride, o);
+}
+
+void wick_q8_igemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
+                                              const int8_t *const *a, const void *w, int8_t *c,
+                                              size_t c_stride, const wick_q8_output *o) {
+  igemm_body(7, mr, nc, kc, ks, a, w, c, c_stride, o);
+}

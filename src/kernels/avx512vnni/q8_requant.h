@@ -1,0 +1,87 @@
+/*
+ * q8_requant.h — the vectorized output stage shared by the AVX-512 int8
+ * kernels (included by the files of this folder only; compiled with their
+ * flags). Bit-exact with the reference kernels' scalar arithmetic
+ * (src/kernels/reference/quantized.c):
+ *
+ *   srdhm(x, m) = (x*m + 2^30) / 2^31 truncated toward zero with the nudge
+ *                 1 - 2^30 for negative products; both cases equal
+ *                 floor((x*m + 2^30) / 2^31), which is what the 64-bit even
+ *                 / odd lane products compute here (m >= 0, and x = m =
+ *                 INT32_MIN, the saturating case, cannot occur).
+ *   rdivpot(r, e) = (r >> e) + (r & mask > (mask >> 1) + (r < 0)),
+ *                 mask = 2^e - 1, lane by lane with variable shifts.
+ *   FULLY_CONNECTED: (double)acc * scale rounded half away from zero
+ *                 (trunc, then +-1 when the exact remainder is >= 0.5),
+ *                 saturated to int32.
+ * Then + output zero point (wrapping), clamp, narrow to int8.
+ */
+#ifndef WICK_KERNELS_AVX512VNNI_Q8_REQUANT_H
+#define WICK_KERNELS_AVX512VNNI_Q8_REQUANT_H
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/q8.h"
+
+#define Q8_INLINE static inline __attribute__((always_inline))
+
+/* Fixed-point requantization of 16 accumulators; `h` points at the lanes'
+ * bias' row of a header whose rows are `stride` int32 apart. */
+Q8_INLINE __m512i q8_requant_fixed(__m512i x, const int32_t *h, size_t stride) {
+  const __m512i m = _mm512_loadu_si512(h + stride), m_odd = _mm512_loadu_si512(h + 2 * stride);
+  const __m512i ls = _mm512_loadu_si512(h + 3 * stride), rs = _mm512_loadu_si512(h + 4 * stride);
+  x = _mm512_sllv_epi32(x, ls);
+  const __m512i round = _mm512_set1_epi64((int64_t)1 << 30);
+  __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
+  __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m_odd), round);
+  even = _mm512_srli_epi64(even, 31);
+  odd = _mm512_add_epi64(odd, odd);
+  const __m512i r = _mm512_mask_blend_epi32((__mmask16)0xAAAA, even, odd);
+  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), rs),
+                                        _mm512_set1_epi32(1));
+  const __m512i rem = _mm512_and_si512(r, mask);
+  const __m512i thr = _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_srai_epi32(r, 31));
+  const __m512i q = _mm512_srav_epi32(r, rs);
+  return _mm512_mask_sub_epi32(q, _mm512_cmpgt_epi32_mask(rem, thr), q, _mm512_set1_epi32(-1));
+}
+
+Q8_INLINE __m256i q8_round_fc8(__m256i acc, const double *scale) {
+  const __m512d x = _mm512_mul_pd(_mm512_cvtepi32_pd(acc), _mm512_loadu_pd(scale));
+  __m512d t = _mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __m512d d = _mm512_sub_pd(x, t), one = _mm512_set1_pd(1.0);
+  t = _mm512_mask_add_pd(t, _mm512_cmp_pd_mask(d, _mm512_set1_pd(0.5), _CMP_GE_OQ), t, one);
+  t = _mm512_mask_sub_pd(t, _mm512_cmp_pd_mask(d, _mm512_set1_pd(-0.5), _CMP_LE_OQ), t, one);
+  t = _mm512_min_pd(_mm512_max_pd(t, _mm512_set1_pd(-2147483648.0)),
+                    _mm512_set1_pd(2147483647.0));
+  return _mm512_cvttpd_epi32(t);
+}
+
+/* FULLY_CONNECTED's double requantization of 16 accumulators (`scale` has
+ * 16 readable entries; the caller pads). */
+Q8_INLINE __m512i q8_requant_fc(__m512i x, const double *scale) {
+  const __m256i lo = q8_round_fc8(_mm512_castsi512_si256(x), scale);
+  const __m256i hi = q8_round_fc8(_mm512_extracti64x4_epi64(x, 1), scale + 8);
+  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+/* + zero point, clamp, narrow: 16 int8. */
+Q8_INLINE __m128i q8_finish(__m512i v, const wick_q8_output *o) {
+  v = _mm512_add_epi32(v, _mm512_set1_epi32(o->zero_point));
+  v = _mm512_max_epi32(v, _mm512_set1_epi32(o->lo));
+  v = _mm512_min_epi32(v, _mm512_set1_epi32(o->hi));
+  return _mm512_cvtepi32_epi8(v);
+}
+
+Q8_INLINE __mmask16 q8_mask16(size_t n) {
+  return (__mmask16)(n >= 16 ? 0xffffu : (1u << n) - 1u);
+}
+
+Q8_INLINE void q8_store16(int8_t *p, __m128i v, size_t n) {
+  if (n >= 16)
+    _mm_storeu_si128((__m128i *)(void *)p, v);
+  else
+    _mm_mask_storeu_epi8(p, q8_mask16(n), v);
+}
+
+#endif /* WICK_KERNELS_AVX512VNNI_Q8_REQUANT_H */

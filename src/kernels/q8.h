@@ -1,0 +1,171 @@
+/*
+ * q8.h — the optimized int8 kernels (signed 8-bit activations, symmetric
+ * int8 weights, int32 bias, per-channel requantization): microkernel
+ * signatures, the table q8_select.c fills from the CPU's features, weight
+ * packing (q8_pack.c) and the drivers that tile an operator over a
+ * microkernel (q8_driver.c).
+ *
+ * Results are bit-exact with the reference kernels
+ * (src/kernels/reference/quantized.c): accumulation is exact int32 (wrapping
+ * like the reference), and the requantization is the same fixed-point
+ * "double rounding" (CONV_2D, DEPTHWISE_CONV_2D) or the same double-precision
+ * rounding (FULLY_CONNECTED), vectorized. tests/unit/test_q8_kernels.c checks
+ * every kernel against the reference on edge shapes for every ISA the host
+ * has. Like the fp32 kernels these work on raw pointers, cannot fail, and
+ * cover only int8 with int8 weights whose zero points are 0; ops fall back to
+ * the reference kernels for everything else (uint8, int16, asymmetric
+ * weights, grouped convs, depthwise multipliers other than 1).
+ *
+ * The unsigned trick (VPDPBUSD multiplies u8 by s8): activations are read as
+ * u8 = x + 128 (x XOR 0x80), and the packed bias absorbs the difference:
+ *
+ *     sum_k w[k] * (x[k] - zp) = sum_k w[k] * (x[k] + 128) - (128 + zp) * sum_k w[k]
+ *
+ * so bias' = bias - (128 + zp) * sum_k w[k] (mod 2^32) is computed at pack
+ * time. Padding taps of a convolution read a row filled with zp, which adds
+ * w * (zp + 128) and is cancelled by the same correction: every output sums
+ * all K products, exactly as the reference sums only the in-bounds ones.
+ *
+ * Packed GEMM weights, one panel per NR output channels (zero-padded past N);
+ * K is taps x kc4 where kc4 = kc rounded up to 4 (padding bytes are zero
+ * weights, so whatever the kernel reads past kc adds nothing):
+ *
+ *   panel j: [ header: 5 x NR int32 ][ tap 0: kc4/4 groups ][ tap 1 ] ... [ tap taps-1 ]
+ *   header:  bias'[NR] multiplier[NR] multiplier_odd[NR] left_shift[NR] right_shift[NR]
+ *   group g: NR x 4 bytes, channel j's 4 bytes w[j][4g .. 4g+3] together (the
+ *            int32 lane layout VPDPBUSD wants)
+ *
+ * multiplier_odd[j] = multiplier[j | 1] (so that a 64-bit even/odd multiply
+ * needs no shuffle), left/right shifts are max(shift, 0) and max(-shift, 0).
+ * FULLY_CONNECTED packs the same way with the fixed-point fields unused and
+ * requantizes with a separate per-channel double scale (its reference does).
+ *
+ * Packed depthwise weights, one block per DW_CR channels (zero-padded):
+ *
+ *   [ header: 5 x CR int32 as above, bias' = bias - zp * sum_taps w ]
+ *   [ tap 0: CR int32 ][ tap 1 ] ... [ tap kh*kw-1 ]
+ *
+ * Each weight is stored as int32 (uint16)w: VPDPWSSD on the sign-extended
+ * input (low half x, high half its sign) then adds x * w + sign * 0.
+ */
+#ifndef WICK_KERNELS_Q8_H
+#define WICK_KERNELS_Q8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/reference/reference.h"
+
+#define WICK_Q8_API __attribute__((visibility("hidden")))
+
+/* int32 words of a GEMM panel header / a depthwise block header, per channel. */
+#define WICK_Q8_HEADER 5
+
+/* The output stage of one call. */
+typedef struct wick_q8_output {
+  int32_t zero_point;     /* added after the multiplier */
+  int32_t lo, hi;         /* clamp (fused activation, inside int8) */
+  const double *fc_scale; /* NULL: the packed fixed-point multipliers; else
+                           * FULLY_CONNECTED's double scale per column of
+                           * this call (column 0 = the first column of c) */
+} wick_q8_output;
+
+/* c[mr x nc] = requant(a[mr x kc] * W + bias'), mr <= MR, nc any size. */
+typedef void (*wick_q8_gemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                        size_t a_stride, const void *w, int8_t *c,
+                                        size_t c_stride, const wick_q8_output *o);
+/* The same through an indirection tile of ks * MR row pointers (tap-major),
+ * each to kc bytes. */
+typedef void (*wick_q8_igemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, size_t ks,
+                                         const int8_t *const *a, const void *w, int8_t *c,
+                                         size_t c_stride, const wick_q8_output *o);
+/* DEPTHWISE_CONV_2D (multiplier 1, any kernel size, stride, dilation and
+ * padding) over output rows [y0, y1) of every batch item; `zp` is the input
+ * zero point, `w` packed as above with the table's dw_cr. */
+typedef void (*wick_q8_dwconv_fn)(const wick_conv_shape *s, int32_t zp, const int8_t *input,
+                                  const void *w, int8_t *output, const wick_q8_output *o,
+                                  int32_t y0, int32_t y1);
+
+typedef struct wick_q8_kernels {
+  const char *isa; /* "avx512vnni" */
+  size_t mr, nr;
+  wick_q8_gemm_ukernel_fn gemm;   /* MR x NR */
+  wick_q8_gemm_ukernel_fn gemm_1; /* one row */
+  wick_q8_igemm_ukernel_fn igemm; /* MR x NR */
+  size_t dw_cr;
+  wick_q8_dwconv_fn dwconv;
+} wick_q8_kernels;
+
+/* The best int8 kernels for this CPU, or NULL (forced reference, or no
+ * supported ISA). Static and immutable. */
+WICK_Q8_API const wick_q8_kernels *wick_q8_kernels_select(bool force_reference);
+/* The kernels of one ISA if the host can run them, else NULL. */
+WICK_Q8_API const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa);
+
+/* ---- packing (q8_pack.c) ---- */
+
+/* Bytes of packed GEMM weights for n outputs of `taps` x kc inputs; false on
+ * overflow. */
+WICK_Q8_API bool wick_q8_gemm_packed_size(size_t n, size_t taps, size_t kc, size_t nr,
+                                          size_t *bytes_out);
+/* Packs w [n, taps * kc] (row-major, OHWI for convs), bias [n] (NULL:
+ * zeros), the input zero point and per-channel multiplier/shift (NULL: FC,
+ * fields left 0). `packed` must be 64-byte aligned. */
+WICK_Q8_API void wick_q8_gemm_pack(size_t n, size_t taps, size_t kc, size_t nr, const int8_t *w,
+                                   const int32_t *bias, int32_t input_zero_point,
+                                   const int32_t *multiplier, const int32_t *shift,
+                                   void *packed);
+/* Bytes of packed depthwise weights for c channels and `taps` taps. */
+WICK_Q8_API bool wick_q8_dwconv_packed_size(size_t c, size_t taps, size_t cr, size_t *bytes_out);
+/* Packs a depthwise filter [1, kh, kw, c] (taps = kh * kw). */
+WICK_Q8_API void wick_q8_dwconv_pack(size_t c, size_t taps, size_t cr, const int8_t *w,
+                                     const int32_t *bias, int32_t input_zero_point,
+                                     const int32_t *multiplier, const int32_t *shift,
+                                     void *packed);
+
+/* ---- drivers (q8_driver.c) ---- */
+
+/* Rows [m0, m1) of c[m x n] = requant(a[m x k] * W) with W packed by
+ * wick_q8_gemm_pack (taps 1, kc = k). */
+WICK_Q8_API void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n,
+                              size_t k, const int8_t *a, size_t a_stride, const void *packed,
+                              int8_t *c, size_t c_stride, const wick_q8_output *o);
+
+/* Pointers in the indirection buffer of an int8 CONV_2D (as the fp32 one,
+ * kernels.h); false on overflow. */
+WICK_Q8_API bool wick_q8_conv_indirection_size(const wick_conv_shape *s, size_t mr,
+                                               size_t *count_out);
+/* Fills it; padding taps point at `zero_row` (kc4 bytes of the input zero
+ * point). */
+WICK_Q8_API void wick_q8_conv_indirection_init(const wick_conv_shape *s, size_t mr,
+                                               const int8_t *input, const int8_t *zero_row,
+                                               const int8_t **ind);
+/* Row tiles [t0, t1) of a CONV_2D (groups 1) through the indirection buffer. */
+WICK_Q8_API void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
+                                    const int8_t *const *ind, const void *packed, int8_t *output,
+                                    const wick_q8_output *o, size_t t0, size_t t1);
+/* Row tiles of a conv: ceil(batch * out_h * out_w / mr). */
+WICK_Q8_API size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr);
+
+/* ---- microkernels, one set per ISA folder ---- */
+
+WICK_Q8_API void wick_q8_gemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
+                                                         const int8_t *a, size_t a_stride,
+                                                         const void *w, int8_t *c,
+                                                         size_t c_stride, const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_ukernel_1x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
+                                                         const int8_t *a, size_t a_stride,
+                                                         const void *w, int8_t *c,
+                                                         size_t c_stride, const wick_q8_output *o);
+WICK_Q8_API void wick_q8_igemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
+                                                          size_t ks, const int8_t *const *a,
+                                                          const void *w, int8_t *c,
+                                                          size_t c_stride,
+                                                          const wick_q8_output *o);
+WICK_Q8_API void wick_q8_dwconv_ukernel__avx512vnni(const wick_conv_shape *s, int32_t zp,
+                                                    const int8_t *input, const void *w,
+                                                    int8_t *output, const wick_q8_output *o,
+                                                    int32_t y0, int32_t y1);
+
+#endif /* WICK_KERNELS_Q8_H */

@@ -1,0 +1,111 @@
+/*
+ * q8_driver.c — tiles int8 GEMMs (FULLY_CONNECTED, 1x1 convolutions) and
+ * indirect GEMMs (other convolutions) over the microkernels chosen by
+ * q8_select.c. Same loop order and column blocking as the fp32 driver
+ * (gemm_driver.c): output channels in blocks whose packed weights fit in
+ * about half of L2, then row tiles of MR. Every entry point takes a range of
+ * rows (or row tiles) so that callers can split the work into independent
+ * parts.
+ */
+#include "kernels/q8.h"
+
+#define BLOCK_BYTES ((size_t)384 * 1024)
+
+static size_t panel_bytes(size_t k4, size_t nr) { return (4 * WICK_Q8_HEADER + k4) * nr; }
+
+static size_t column_block(size_t n, size_t pb, size_t nr) {
+  size_t panels = BLOCK_BYTES / pb;
+  if (panels < 1) panels = 1;
+  size_t nb = panels * nr;
+  if (nb >= n) return n;
+  size_t blocks = (n + nb - 1) / nb;
+  size_t per = (n + blocks - 1) / blocks;
+  return (per + nr - 1) / nr * nr;
+}
+
+/* The output stage of the column block starting at n0. */
+static wick_q8_output block_output(const wick_q8_output *o, size_t n0) {
+  wick_q8_output b = *o;
+  if (b.fc_scale) b.fc_scale += n0;
+  return b;
+}
+
+void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n, size_t k,
+                  const int8_t *a, size_t a_stride, const void *packed, int8_t *c,
+                  size_t c_stride, const wick_q8_output *o) {
+  const size_t mr = kern->mr, nr = kern->nr;
+  const size_t pb = panel_bytes((k + 3) & ~(size_t)3, nr);
+  const size_t nb = column_block(n, pb, nr);
+  for (size_t n0 = 0; n0 < n; n0 += nb) {
+    const size_t nc = n - n0 < nb ? n - n0 : nb;
+    const int8_t *w = (const int8_t *)packed + n0 / nr * pb;
+    const wick_q8_output bo = block_output(o, n0);
+    for (size_t r = m0; r < m1; r += mr) {
+      const size_t rows = m1 - r < mr ? m1 - r : mr;
+      wick_q8_gemm_ukernel_fn fn = rows == 1 ? kern->gemm_1 : kern->gemm;
+      fn(rows, nc, k, a + r * a_stride, a_stride, w, c + r * c_stride + n0, c_stride, &bo);
+    }
+  }
+}
+
+bool wick_q8_conv_indirection_size(const wick_conv_shape *s, size_t mr, size_t *count_out) {
+  size_t pixels, tiles, taps, count;
+  if (__builtin_mul_overflow((size_t)s->batch, (size_t)s->out_h, &pixels) ||
+      __builtin_mul_overflow(pixels, (size_t)s->out_w, &pixels))
+    return false;
+  tiles = pixels / mr + (pixels % mr != 0);
+  if (__builtin_mul_overflow((size_t)s->k_h, (size_t)s->k_w, &taps) ||
+      __builtin_mul_overflow(tiles, mr, &count) || __builtin_mul_overflow(count, taps, &count))
+    return false;
+  *count_out = count;
+  return true;
+}
+
+size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr) {
+  const size_t pixels = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w;
+  return pixels / mr + (pixels % mr != 0);
+}
+
+void wick_q8_conv_indirection_init(const wick_conv_shape *s, size_t mr, const int8_t *input,
+                                   const int8_t *zero_row, const int8_t **ind) {
+  const size_t taps = (size_t)s->k_h * (size_t)s->k_w;
+  const size_t pixels = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w;
+  const size_t tiles = wick_q8_conv_tiles(s, mr);
+  for (size_t t = 0; t < tiles; t++)
+    for (size_t r = 0; r < mr; r++) {
+      const size_t pix = t * mr + r < pixels ? t * mr + r : pixels - 1;
+      const size_t x = pix % (size_t)s->out_w, rest = pix / (size_t)s->out_w;
+      const size_t y = rest % (size_t)s->out_h, n = rest / (size_t)s->out_h;
+      for (size_t ky = 0; ky < (size_t)s->k_h; ky++) {
+        const int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
+        for (size_t kx = 0; kx < (size_t)s->k_w; kx++) {
+          const int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
+          const int8_t *p = zero_row;
+          if (iy >= 0 && iy < s->in_h && ix >= 0 && ix < s->in_w)
+            p = input + (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c;
+          ind[(t * taps + ky * (size_t)s->k_w + kx) * mr + r] = p;
+        }
+      }
+    }
+}
+
+void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
+                        const int8_t *const *ind, const void *packed, int8_t *output,
+                        const wick_q8_output *o, size_t t0, size_t t1) {
+  const size_t mr = kern->mr, nr = kern->nr;
+  const size_t taps = (size_t)s->k_h * (size_t)s->k_w, kc = (size_t)s->in_c;
+  const size_t n = (size_t)s->out_c;
+  const size_t pb = panel_bytes(taps * ((kc + 3) & ~(size_t)3), nr);
+  const size_t pixels = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w;
+  const size_t nb = column_block(n, pb, nr);
+  for (size_t n0 = 0; n0 < n; n0 += nb) {
+    const size_t nc = n - n0 < nb ? n - n0 : nb;
+    const int8_t *w = (const int8_t *)packed + n0 / nr * pb;
+    const wick_q8_output bo = block_output(o, n0);
+    for (size_t t = t0; t < t1; t++) {
+      const size_t m0 = t * mr;
+      const size_t rows = pixels - m0 < mr ? pixels - m0 : mr;
+      kern->igemm(rows, nc, kc, taps, ind + t * taps * mr, w, output + m0 * n + n0, n, &bo);
+    }
+  }
+}

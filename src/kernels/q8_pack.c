@@ -1,0 +1,99 @@
+/*
+ * q8_pack.c — weight packing for the optimized int8 kernels (layouts and the
+ * bias correction in q8.h). Runs once at prepare. Sums wrap modulo 2^32 (in
+ * uint32) exactly as the reference kernels' int32 accumulators do, so the
+ * corrected bias gives the reference's accumulator bit for bit.
+ */
+#include <string.h>
+
+#include "kernels/q8.h"
+
+static size_t round_up4(size_t v) { return (v + 3) & ~(size_t)3; }
+
+bool wick_q8_gemm_packed_size(size_t n, size_t taps, size_t kc, size_t nr, size_t *bytes_out) {
+  size_t panels = n / nr + (n % nr != 0), k4, per_panel, total;
+  if (kc > SIZE_MAX - 3) return false;
+  k4 = round_up4(kc);
+  if (__builtin_mul_overflow(k4, taps, &per_panel) ||
+      __builtin_add_overflow(per_panel, (size_t)4 * WICK_Q8_HEADER, &per_panel) ||
+      __builtin_mul_overflow(per_panel, nr, &per_panel) ||
+      __builtin_mul_overflow(panels, per_panel, &total))
+    return false;
+  *bytes_out = total;
+  return true;
+}
+
+/* The five header rows of one block of `cols` channels starting at c0. */
+static void pack_header(size_t c0, size_t cols, size_t width, const int32_t *bias,
+                        const uint32_t *wsum, int32_t zp_plus, const int32_t *multiplier,
+                        const int32_t *shift, int32_t *h) {
+  for (size_t j = 0; j < width; j++) {
+    const bool live = j < cols;
+    uint32_t b = live && bias ? (uint32_t)bias[c0 + j] : 0u;
+    if (live) b -= (uint32_t)zp_plus * wsum[j];
+    const int32_t m = live && multiplier ? multiplier[c0 + j] : 0;
+    const int32_t s = live && shift ? shift[c0 + j] : 0;
+    h[j] = (int32_t)b;
+    h[width + j] = m;
+    h[3 * width + j] = s > 0 ? s : 0;
+    h[4 * width + j] = s > 0 ? 0 : -s;
+  }
+  for (size_t j = 0; j < width; j++) h[2 * width + j] = h[width + (j | 1)];
+}
+
+void wick_q8_gemm_pack(size_t n, size_t taps, size_t kc, size_t nr, const int8_t *w,
+                       const int32_t *bias, int32_t input_zero_point, const int32_t *multiplier,
+                       const int32_t *shift, void *packed) {
+  const size_t k4 = round_up4(kc), k = taps * kc;
+  uint32_t wsum[64];
+  int8_t *out = packed;
+  for (size_t j0 = 0; j0 < n; j0 += nr) {
+    const size_t cols = n - j0 < nr ? n - j0 : nr;
+    for (size_t j = 0; j < nr; j++) {
+      uint32_t s = 0;
+      if (j < cols)
+        for (size_t p = 0; p < k; p++) s += (uint32_t)(int32_t)w[(j0 + j) * k + p];
+      wsum[j] = s;
+    }
+    pack_header(j0, cols, nr, bias, wsum, 128 + input_zero_point, multiplier, shift,
+                (int32_t *)(void *)out);
+    out += 4 * WICK_Q8_HEADER * nr;
+    for (size_t t = 0; t < taps; t++)
+      for (size_t g = 0; g < k4; g += 4)
+        for (size_t j = 0; j < nr; j++)
+          for (size_t b = 0; b < 4; b++, out++) {
+            const size_t p = g + b;
+            *out = j < cols && p < kc ? w[(j0 + j) * k + t * kc + p] : 0;
+          }
+  }
+}
+
+bool wick_q8_dwconv_packed_size(size_t c, size_t taps, size_t cr, size_t *bytes_out) {
+  size_t blocks = c / cr + (c % cr != 0), per, total;
+  if (__builtin_add_overflow(taps, (size_t)WICK_Q8_HEADER, &per) ||
+      __builtin_mul_overflow(per, cr * 4, &per) || __builtin_mul_overflow(blocks, per, &total))
+    return false;
+  *bytes_out = total;
+  return true;
+}
+
+void wick_q8_dwconv_pack(size_t c, size_t taps, size_t cr, const int8_t *w, const int32_t *bias,
+                         int32_t input_zero_point, const int32_t *multiplier,
+                         const int32_t *shift, void *packed) {
+  int32_t *out = packed;
+  uint32_t wsum[64];
+  for (size_t c0 = 0; c0 < c; c0 += cr) {
+    const size_t cols = c - c0 < cr ? c - c0 : cr;
+    for (size_t j = 0; j < cr; j++) {
+      uint32_t s = 0;
+      if (j < cols)
+        for (size_t t = 0; t < taps; t++) s += (uint32_t)(int32_t)w[t * c + c0 + j];
+      wsum[j] = s;
+    }
+    pack_header(c0, cols, cr, bias, wsum, input_zero_point, multiplier, shift, out);
+    out += WICK_Q8_HEADER * cr;
+    for (size_t t = 0; t < taps; t++, out += cr)
+      for (size_t j = 0; j < cr; j++)
+        out[j] = j < cols ? (int32_t)(uint16_t)(int16_t)w[t * c + c0 + j] : 0;
+  }
+}

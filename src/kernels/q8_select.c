@@ -1,0 +1,44 @@
+/*
+ * q8_select.c — picks the optimized int8 kernels for this CPU (cpu.c), or
+ * none: AVX-512 VNNI (with F, VL, BW, DQ), else NULL, which tells the op to
+ * run its reference kernel. WICK_MAX_ISA=avx2|none hides it (cpu.h).
+ */
+#include <string.h>
+
+#include "kernels/cpu.h"
+#include "kernels/q8.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#define WICK_HAVE_X86_KERNELS 1
+
+static const wick_q8_kernels avx512vnni_kernels = {
+    .isa = "avx512vnni",
+    .mr = 7,
+    .nr = 32,
+    .gemm = wick_q8_gemm_ukernel_7x32c4__avx512vnni,
+    .gemm_1 = wick_q8_gemm_ukernel_1x32c4__avx512vnni,
+    .igemm = wick_q8_igemm_ukernel_7x32c4__avx512vnni,
+    .dw_cr = 16,
+    .dwconv = wick_q8_dwconv_ukernel__avx512vnni,
+};
+
+static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL |
+                                         WICK_CPU_AVX512BW | WICK_CPU_AVX512DQ |
+                                         WICK_CPU_AVX512VNNI | WICK_CPU_AVX2;
+#endif
+
+const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa) {
+#ifdef WICK_HAVE_X86_KERNELS
+  const uint32_t f = wick_cpu_features();
+  if (strcmp(isa, "avx512vnni") == 0 && (f & avx512vnni_needs) == avx512vnni_needs)
+    return &avx512vnni_kernels;
+#else
+  (void)isa;
+#endif
+  return NULL;
+}
+
+const wick_q8_kernels *wick_q8_kernels_select(bool force_reference) {
+  if (force_reference) return NULL;
+  return wick_q8_kernels_for_isa("avx512vnni");
+}

@@ -1,0 +1,343 @@
+/*
+ * test_q8_kernels.c — every optimized int8 kernel (src/kernels/q8.h) against
+ * the int8 reference kernels (src/kernels/reference/quantized.c), which are
+ * bit-exact with LiteRT's reference kernels. The optimized kernels must be
+ * bit-exact too, so every comparison is exact equality.
+ *
+ * Shapes cover tile remainders (rows past MR, columns past NR, K not a
+ * multiple of 4), odd channel counts, strides, dilations, padding with a
+ * nonzero input zero point, per-channel multipliers with negative and
+ * positive shifts, extreme zero points, clamps (fused activations), tiny and
+ * MobileNet-sized layers. Data are seeded pseudo-random bytes, plus runs of
+ * -128/127 that push the int32 accumulators far out.
+ *
+ * Run: build/tests/unit/test_q8_kernels (ctest runs it); WICK_MAX_ISA=avx2 or
+ * none shows the reference-only configuration (then every ISA is skipped).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu.h"
+#include "kernels/q8.h"
+
+static int failures, checks;
+static uint64_t rng_state = 0x2545f4914f6cdd1du;
+
+static uint32_t next(void) {
+  rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
+  return (uint32_t)(rng_state >> 33);
+}
+
+static int32_t irand(int32_t lo, int32_t hi) { return lo + (int32_t)(next() % (uint32_t)(hi - lo + 1)); }
+
+/* Random int8 data; every 7th buffer saturates (all -128 / 127 runs). */
+static int8_t *rand_i8(size_t n, bool extreme) {
+  int8_t *p = malloc(n ? n : 1);
+  for (size_t i = 0; i < n; i++)
+    p[i] = extreme ? (int8_t)((next() & 1) ? 127 : -128) : (int8_t)irand(-128, 127);
+  return p;
+}
+
+static int8_t *rand_w8(size_t n) {
+  int8_t *p = malloc(n ? n : 1);
+  for (size_t i = 0; i < n; i++) p[i] = (int8_t)irand(-127, 127);
+  return p;
+}
+
+/* Per-channel requantization parameters: multipliers in [2^30, 2^31), shifts
+ * mostly negative (a real multiplier below 1), some positive. */
+typedef struct qparams {
+  int32_t *mult, *shift, *bias;
+  double *scale;
+  wick_qconv_params conv;
+  wick_qfc_params fc;
+  wick_q8_output out;
+} qparams;
+
+static void make_params(qparams *q, size_t n, int32_t k_total, int32_t zp_in, int act) {
+  q->mult = malloc((n + 64) * sizeof(int32_t));
+  q->shift = malloc((n + 64) * sizeof(int32_t));
+  q->bias = malloc((n + 64) * sizeof(int32_t));
+  q->scale = calloc(n + 64, sizeof(double));
+  const int32_t base = -(int32_t)(log2((double)k_total + 1) / 2) - 5;
+  for (size_t c = 0; c < n; c++) {
+    q->mult[c] = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
+    q->shift[c] = base + irand(-3, 3);
+    if (c % 11 == 5) q->shift[c] = irand(0, 2);
+    if (c % 13 == 7) q->shift[c] = -31;
+    q->bias[c] = irand(-200000, 200000);
+    q->scale[c] = ldexp((double)q->mult[c], q->shift[c] - 31);
+  }
+  const int32_t zp_out = irand(-128, 127);
+  int32_t lo = -128, hi = 127;
+  if (act == 1) lo = zp_out; /* RELU */
+  if (act == 2) {            /* RELU6-like */
+    lo = zp_out;
+    hi = zp_out + 60 > 127 ? 127 : zp_out + 60;
+  }
+  q->conv = (wick_qconv_params){-zp_in, 0, zp_out, q->mult, q->shift, lo, hi};
+  q->fc = (wick_qfc_params){-zp_in, 0, zp_out, q->scale, lo, hi};
+  q->out = (wick_q8_output){zp_out, lo, hi, NULL};
+}
+
+static void free_params(qparams *q) { free(q->mult), free(q->shift), free(q->bias), free(q->scale); }
+
+static void compare(const char *what, const int8_t *got, const int8_t *ref, size_t n) {
+  checks++;
+  for (size_t i = 0; i < n; i++)
+    if (got[i] != ref[i]) {
+      failures++;
+      fprintf(stderr, "FAIL %s: [%zu] got %d want %d\n", what, i, got[i], ref[i]);
+      return;
+    }
+}
+
+static void *aligned(size_t bytes) {
+  void *p = NULL;
+  if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) abort();
+  return p;
+}
+
+/* ------------------------------------------------------------------ GEMM (1x1 conv, FC) */
+
+static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, size_t k,
+                            bool fc, int act, bool with_bias) {
+  const int32_t zp = irand(-128, 127);
+  int8_t *a = rand_i8(m * k, (m + n + k) % 7 == 0), *w = rand_w8(n * k);
+  qparams q;
+  make_params(&q, n, (int32_t)k, zp, act);
+  size_t bytes;
+  if (!wick_q8_gemm_packed_size(n, 1, k, kern->nr, &bytes)) abort();
+  void *packed = aligned(bytes);
+  wick_q8_gemm_pack(n, 1, k, kern->nr, w, with_bias ? q.bias : NULL, zp, fc ? NULL : q.mult,
+                    fc ? NULL : q.shift, packed);
+  int8_t *got = malloc(m * n + 2), *ref = malloc(m * n + 1);
+  got[0] = got[m * n + 1] = 99;
+  if (fc) {
+    q.out.fc_scale = q.scale;
+    wick_q_fully_connected__reference(WICK_DTYPE_INT8, (int64_t)m, (int64_t)n, (int64_t)k, &q.fc,
+                                      a, w, with_bias ? q.bias : NULL, false, ref);
+  } else {
+    wick_conv_shape s = {1, 1, (int32_t)m, (int32_t)k, 1, (int32_t)m, (int32_t)n, 1, 1, 1, 1,
+                         1, 1, 0, 0, 1, 1};
+    wick_q_conv2d__reference(WICK_DTYPE_INT8, &s, &q.conv, a, w, with_bias ? q.bias : NULL,
+                             false, ref);
+  }
+  /* two calls over row ranges, as a thread split would make */
+  const size_t split = m / 2;
+  wick_q8_gemm(kern, 0, split, n, k, a, k, packed, got + 1, n, &q.out);
+  wick_q8_gemm(kern, split, m, n, k, a, k, packed, got + 1, n, &q.out);
+  char what[160];
+  snprintf(what, sizeof what, "%s %s m=%zu n=%zu k=%zu act=%d bias=%d", kern->isa,
+           fc ? "fc" : "gemm", m, n, k, act, with_bias);
+  compare(what, got + 1, ref, m * n);
+  checks++;
+  if (got[0] != 99 || got[m * n + 1] != 99) {
+    failures++;
+    fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
+  }
+  free(a), free(w), free(packed), free(got), free(ref);
+  free_params(&q);
+}
+
+static void test_gemm(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t ms[] = {1, 2, 6, 7, 8, 15, 50};
+  static const size_t ns[] = {1, 5, 16, 17, 32, 33, 64, 100};
+  static const size_t ks[] = {1, 2, 3, 4, 5, 8, 17, 64, 129};
+  int act = 0;
+  for (size_t i = 0; i < 7; i++)
+    for (size_t j = 0; j < 8; j++)
+      for (size_t l = 0; l < 9; l++) {
+        test_gemm_shape(kern, ms[i], ns[j], ks[l], false, act, (i + j + l) % 4 != 0);
+        test_gemm_shape(kern, ms[i], ns[j], ks[l], true, act, (i + j + l) % 5 != 0);
+        act = (act + 1) % 3;
+      }
+  test_gemm_shape(kern, 196, 576, 96, false, 2, true); /* MobileNetV2 expand */
+  test_gemm_shape(kern, 1, 1000, 1280, true, 0, true);  /* classifier */
+  test_gemm_shape(kern, 3, 3000, 40, false, 0, true);   /* several column blocks */
+  printf("%s gemm / fc: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+}
+
+/* ------------------------------------------------------------------ CONV_2D (igemm), DEPTHWISE */
+
+static int32_t out_size(int32_t in, int32_t k, int32_t stride, int32_t dil, int32_t pad_total) {
+  int32_t eff = (k - 1) * dil + 1;
+  int32_t o = (in + pad_total - eff) / stride + 1;
+  return o < 0 ? 0 : o;
+}
+
+static void make_shape(wick_conv_shape *s, int32_t batch, int32_t h, int32_t w, int32_t cin,
+                       int32_t cout, int32_t kh, int32_t kw, int32_t sh, int32_t sw, int32_t dh,
+                       int32_t dw, int32_t pt, int32_t pb, int32_t pl, int32_t pr) {
+  memset(s, 0, sizeof *s);
+  s->batch = batch, s->in_h = h, s->in_w = w, s->in_c = cin, s->out_c = cout;
+  s->k_h = kh, s->k_w = kw, s->stride_h = sh, s->stride_w = sw, s->dilation_h = dh;
+  s->dilation_w = dw, s->pad_top = pt, s->pad_left = pl, s->groups = 1, s->multiplier = 1;
+  s->out_h = out_size(h, kh, sh, dh, pt + pb);
+  s->out_w = out_size(w, kw, sw, dw, pl + pr);
+}
+
+static void describe(char *buf, size_t size, const char *isa, const char *kind,
+                     const wick_conv_shape *s, int32_t zp, int act) {
+  snprintf(buf, size,
+           "%s %s n=%d %dx%dx%d->%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d out=%dx%d zp=%d act=%d", isa,
+           kind, s->batch, s->in_h, s->in_w, s->in_c, s->out_c, s->k_h, s->k_w, s->stride_h,
+           s->stride_w, s->dilation_h, s->dilation_w, s->pad_top, s->pad_left, s->out_h, s->out_w,
+           zp, act);
+}
+
+static void test_conv_shape(const wick_q8_kernels *kern, const wick_conv_shape *s, int act) {
+  if (s->out_h <= 0 || s->out_w <= 0) return;
+  const size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
+  const size_t out_n = (size_t)s->batch * s->out_h * s->out_w * s->out_c;
+  const size_t taps = (size_t)s->k_h * s->k_w, kc = (size_t)s->in_c;
+  const int32_t zp = act == 0 ? irand(-128, 127) : (act == 1 ? -128 : 127);
+  int8_t *in = rand_i8(in_n, out_n % 7 == 3), *f = rand_w8((size_t)s->out_c * taps * kc);
+  qparams q;
+  make_params(&q, (size_t)s->out_c, (int32_t)(taps * kc), zp, act);
+  size_t bytes, count;
+  if (!wick_q8_gemm_packed_size((size_t)s->out_c, taps, kc, kern->nr, &bytes)) abort();
+  void *packed = aligned(bytes);
+  wick_q8_gemm_pack((size_t)s->out_c, taps, kc, kern->nr, f, q.bias, zp, q.mult, q.shift, packed);
+  if (!wick_q8_conv_indirection_size(s, kern->mr, &count)) abort();
+  const int8_t **ind = malloc(count * sizeof(int8_t *));
+  int8_t *zero = malloc((kc + 3) & ~(size_t)3);
+  memset(zero, zp, (kc + 3) & ~(size_t)3);
+  wick_q8_conv_indirection_init(s, kern->mr, in, zero, ind);
+  int8_t *got = malloc(out_n), *ref = malloc(out_n);
+  wick_q_conv2d__reference(WICK_DTYPE_INT8, s, &q.conv, in, f, q.bias, false, ref);
+  const size_t tiles = wick_q8_conv_tiles(s, kern->mr);
+  wick_q8_conv_igemm(kern, s, ind, packed, got, &q.out, 0, tiles / 2);
+  wick_q8_conv_igemm(kern, s, ind, packed, got, &q.out, tiles / 2, tiles);
+  char what[200];
+  describe(what, sizeof what, kern->isa, "conv", s, zp, act);
+  compare(what, got, ref, out_n);
+  free(in), free(f), free(packed), free(ind), free(zero), free(got), free(ref);
+  free_params(&q);
+}
+
+static void test_conv(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const int32_t chans[] = {1, 3, 4, 17, 33};
+  static const int32_t couts[] = {1, 7, 16, 33, 70};
+  static const int32_t ks[][2] = {{1, 1}, {3, 3}, {1, 3}, {5, 5}, {7, 7}, {2, 2}};
+  wick_conv_shape s;
+  int act = 0;
+  for (size_t ic = 0; ic < 5; ic++)
+    for (size_t oc = 0; oc < 5; oc++)
+      for (size_t kk = 0; kk < 6; kk++)
+        for (int32_t stride = 1; stride <= 3; stride++)
+          for (int32_t pad = 0; pad <= 2; pad++) {
+            const int32_t dil = (ic + oc + kk) % 3 == 0 ? 2 : 1;
+            make_shape(&s, (ic + oc) % 2 + 1, 5 + (int32_t)ic, 9 - (int32_t)oc, chans[ic],
+                       couts[oc], ks[kk][0], ks[kk][1], stride, stride == 3 ? 1 : stride, dil, 1,
+                       pad, pad == 2 ? 1 : pad, pad == 1 ? 0 : pad, pad);
+            test_conv_shape(kern, &s, act);
+            act = (act + 1) % 3;
+          }
+  make_shape(&s, 1, 32, 32, 3, 32, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1); /* MobileNet stem, TF SAME */
+  test_conv_shape(kern, &s, 2);
+  make_shape(&s, 1, 14, 14, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
+  test_conv_shape(kern, &s, 1);
+  make_shape(&s, 1, 1, 1, 5, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0);
+  test_conv_shape(kern, &s, 0);
+  printf("%s conv (igemm %zux%zu): %s\n", kern->isa, kern->mr, kern->nr,
+         failures == before ? "ok" : "FAILED");
+}
+
+static void test_dw_shape(const wick_q8_kernels *kern, const wick_conv_shape *s, int act) {
+  if (s->out_h <= 0 || s->out_w <= 0) return;
+  const size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
+  const size_t out_n = (size_t)s->batch * s->out_h * s->out_w * s->out_c;
+  const size_t taps = (size_t)s->k_h * s->k_w, c = (size_t)s->out_c;
+  const int32_t zp = act == 2 ? 127 : irand(-128, 127);
+  int8_t *in = rand_i8(in_n, in_n % 7 == 1), *f = rand_w8(taps * c);
+  qparams q;
+  make_params(&q, c, (int32_t)taps, zp, act);
+  size_t bytes;
+  if (!wick_q8_dwconv_packed_size(c, taps, kern->dw_cr, &bytes)) abort();
+  void *packed = aligned(bytes);
+  wick_q8_dwconv_pack(c, taps, kern->dw_cr, f, q.bias, zp, q.mult, q.shift, packed);
+  int8_t *got = malloc(out_n + 2), *ref = malloc(out_n);
+  got[0] = got[out_n + 1] = 99;
+  wick_q_depthwise_conv2d__reference(WICK_DTYPE_INT8, s, &q.conv, in, f, q.bias, false, ref);
+  kern->dwconv(s, zp, in, packed, got + 1, &q.out, 0, s->out_h / 2);
+  kern->dwconv(s, zp, in, packed, got + 1, &q.out, s->out_h / 2, s->out_h);
+  char what[200];
+  describe(what, sizeof what, kern->isa, "dwconv", s, zp, act);
+  compare(what, got + 1, ref, out_n);
+  checks++;
+  if (got[0] != 99 || got[out_n + 1] != 99) {
+    failures++;
+    fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
+  }
+  free(in), free(f), free(packed), free(got), free(ref);
+  free_params(&q);
+}
+
+static void test_dwconv(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const int32_t chans[] = {1, 3, 15, 16, 17, 33, 64};
+  static const int32_t sides[] = {1, 2, 3, 5, 8, 9, 13, 20};
+  static const int32_t ks[][3] = {{3, 3, 1}, {5, 5, 1}, {3, 3, 2}, {2, 2, 1}, {7, 7, 1}, {1, 3, 1}};
+  static const int32_t before_pad[] = {0, 1, 0, 2}, after_pad[] = {0, 1, 1, 0};
+  wick_conv_shape s;
+  int act = 0;
+  for (size_t ic = 0; ic < 7; ic++)
+    for (size_t ih = 0; ih < 8; ih++)
+      for (size_t kk = 0; kk < 6; kk++)
+        for (int32_t st = 1; st <= 2; st++)
+          for (int32_t pad = 0; pad < 4; pad++) {
+            const int32_t h = sides[ih], w = sides[(ih + ic + (size_t)pad) % 8];
+            const int32_t kh = ks[kk][0], kw = ks[kk][1], d = ks[kk][2];
+            const int32_t p = kh == 5 ? 2 * pad / 2 + pad % 2 : pad;
+            make_shape(&s, ic % 3 == 0 ? 2 : 1, h, w, chans[ic], chans[ic], kh, kw, st,
+                       (ih % 2) ? st : 3 - st, d, d, before_pad[p % 4], after_pad[p % 4],
+                       before_pad[(p + (size_t)st) % 4], after_pad[(p + (size_t)st) % 4]);
+            s.groups = s.in_c;
+            test_dw_shape(kern, &s, act);
+            act = (act + 1) % 3;
+          }
+  /* wide rows, channel tails, MobileNetV2 shapes */
+  make_shape(&s, 1, 4, 61, 33, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
+  s.groups = 33;
+  test_dw_shape(kern, &s, 0);
+  make_shape(&s, 1, 6, 40, 40, 40, 5, 5, 2, 2, 1, 1, 1, 2, 1, 2);
+  s.groups = 40;
+  test_dw_shape(kern, &s, 1);
+  make_shape(&s, 1, 112, 112, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
+  s.groups = 32;
+  test_dw_shape(kern, &s, 2);
+  make_shape(&s, 1, 113, 113, 96, 96, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0);
+  s.groups = 96;
+  test_dw_shape(kern, &s, 2);
+  printf("%s dwconv: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+}
+
+/* ------------------------------------------------------------------ main */
+
+int main(void) {
+  checks++;
+  if (wick_q8_kernels_select(true) != NULL) {
+    failures++;
+    fprintf(stderr, "FAIL: forcing the reference kernels still selected optimized ones\n");
+  }
+  const wick_q8_kernels *best = wick_q8_kernels_select(false);
+  printf("selected: %s\n", best ? best->isa : "reference");
+  static const char *isas[] = {"avx512vnni"};
+  for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+    const wick_q8_kernels *kern = wick_q8_kernels_for_isa(isas[i]);
+    if (kern == NULL) {
+      printf("%s: skipped (this CPU or build lacks it)\n", isas[i]);
+      continue;
+    }
+    test_gemm(kern);
+    test_conv(kern);
+    test_dwconv(kern);
+  }
+  printf("%d checks, %d failed\n", checks, failures);
+  return failures ? 1 : 0;
+}
