@@ -10,6 +10,17 @@
  *                                        + params[axis+1:]
  *   GATHER_ND(params, indices)     indices [..., depth], depth <= params'
  *                                  rank; out = indices[:-1] + params[depth:]
+ *   SCATTER_ND(indices, updates, shape)
+ *                                  the inverse of GATHER_ND into zeros of
+ *                                  `shape` (int32 like indices, 1-D; a
+ *                                  run-time shape defers the op): indices
+ *                                  [..., depth], updates = indices[:-1] +
+ *                                  shape[depth:]; duplicate indices add up
+ *                                  (bool: OR), as in LiteRT. Updates float32,
+ *                                  int8, uint8, int32, int64, bool (LiteRT's
+ *                                  set). LiteRT checks only that the flat
+ *                                  offset lies inside the output; wick checks
+ *                                  every index against its dimension.
  *   EMBEDDING_LOOKUP(ids, values)  ids 1-D, values rank >= 2; a raw row copy,
  *                                  or, for int8 values with a float32 output,
  *                                  the "hybrid" lookup that dequantizes
@@ -188,6 +199,89 @@ static wick_status gather_nd_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
+/* ---------------------------------------------------------------- SCATTER_ND */
+
+/* SCATTER_ND's geometry, recomputed at invoke from the (final) shapes. */
+static wick_status scatter_nd_view_of(wick_op_ctx *ctx, const wick_tensor *indices,
+                                      const wick_tensor *updates, const wick_tensor *out,
+                                      gather_nd_view *v) {
+  WICK_CHECK(ctx, indices->rank >= 1, "indices must have rank >= 1");
+  int32_t outer = indices->rank - 1, depth = indices->dims[outer];
+  WICK_CHECK(ctx, depth <= out->rank, "indices' last dimension (%d) exceeds the output rank %d",
+             depth, out->rank);
+  WICK_CHECK(ctx, updates->rank == outer + out->rank - depth,
+             "updates have rank %d; indices %d-D with depth %d into a rank-%d output need %d",
+             updates->rank, indices->rank, depth, out->rank, outer + out->rank - depth);
+  for (int32_t i = 0; i < outer; i++)
+    WICK_CHECK(ctx, updates->dims[i] == indices->dims[i],
+               "updates dimension %d is %d but indices dimension %d is %d", i, updates->dims[i],
+               i, indices->dims[i]);
+  for (int32_t i = depth; i < out->rank; i++)
+    WICK_CHECK(ctx, updates->dims[outer + i - depth] == out->dims[i],
+               "updates dimension %d is %d but the output shape has %d there",
+               outer + i - depth, updates->dims[outer + i - depth], out->dims[i]);
+  v->depth = depth;
+  movement_strides(out->rank, out->dims, v->strides);
+  for (int32_t k = 0; k < depth; k++) v->bounds[k] = out->dims[k];
+  v->rows = 1;
+  for (int32_t i = 0; i < outer; i++) v->rows *= indices->dims[i];
+  v->slice = 1;
+  for (int32_t i = depth; i < out->rank; i++) v->slice *= out->dims[i];
+  return WICK_OK;
+}
+
+static wick_status scatter_nd_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 3, 3, 1));
+  wick_tensor *indices, *updates, *shape;
+  WICK_TRY(wick_require_input(ctx, 0, &indices));
+  WICK_TRY(wick_require_input(ctx, 1, &updates));
+  WICK_TRY(wick_require_input(ctx, 2, &shape));
+  wick_dtype t = updates->type;
+  WICK_CHECK_SUPPORTED(ctx,
+                       t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 ||
+                           t == WICK_DTYPE_INT32 || t == WICK_DTYPE_INT64 || t == WICK_DTYPE_BOOL,
+                       "updates of type %s are not supported", wick_dtype_name(t));
+  WICK_CHECK_SUPPORTED(ctx, indices->type == WICK_DTYPE_INT32, "indices must be int32, not %s",
+                       wick_dtype_name(indices->type));
+  WICK_CHECK(ctx, shape->type == indices->type, "shape (%s) and indices (%s) must have one type",
+             wick_dtype_name(shape->type), wick_dtype_name(indices->type));
+  WICK_CHECK(ctx, shape->rank == 1, "shape must be 1-D, not rank %d", shape->rank);
+  WICK_CHECK(ctx, shape->dims[0] >= 1 && shape->dims[0] <= WICK_MAX_RANK,
+             "shape has %d entries; the output rank must be in [1, %d]", shape->dims[0],
+             WICK_MAX_RANK);
+  if (movement_unknown(ctx, shape)) return WICK_STATUS_DEFER;
+  int32_t rank = shape->dims[0], dims[WICK_MAX_RANK];
+  for (int32_t i = 0; i < rank; i++) {
+    int64_t d = wick_read_int(shape, i);
+    WICK_CHECK_VALUE(ctx, d >= 0 && d <= INT32_MAX, "shape[%d] = %lld is not a valid size", i,
+                     (long long)d);
+    dims[i] = (int32_t)d;
+  }
+  WICK_TRY(wick_op_set_output(ctx, 0, t, rank, dims));
+  gather_nd_view v;
+  WICK_TRY(scatter_nd_view_of(ctx, indices, updates, wick_op_output(ctx, 0), &v));
+  if (new_gather_data(ctx, indices) == NULL)
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!movement_unknown(ctx, indices))
+    WICK_TRY(check_indices(ctx, movement_value_status(ctx), indices, v.rows, v.depth, v.bounds));
+  return WICK_OK;
+}
+
+static wick_status scatter_nd_invoke(wick_op_ctx *ctx) {
+  const gather_data *d = ctx->node->user_data;
+  wick_tensor *indices = wick_op_input(ctx, 0), *updates = wick_op_input(ctx, 1);
+  wick_tensor *out = wick_op_output(ctx, 0);
+  gather_nd_view v;
+  WICK_TRY(scatter_nd_view_of(ctx, indices, updates, out, &v));
+  if (!d->checked)
+    WICK_TRY(check_indices(ctx, WICK_ERR_INVALID_INPUT, indices, v.rows, v.depth, v.bounds));
+  if (out->bytes == 0) return WICK_OK;
+  wick_scatter_nd__reference(out->type, v.rows, v.depth, v.strides, v.slice,
+                             wick_tensor_elements(out), indices->type, indices->data,
+                             updates->data, out->data);
+  return WICK_OK;
+}
+
 /* ---------------------------------------------------------------- EMBEDDING_LOOKUP */
 
 static bool embedding_is_hybrid(const wick_tensor *values, const wick_tensor *out) {
@@ -254,3 +348,5 @@ const wick_op_def wick_op_gather_nd = {"GATHER_ND", WICK_BUILTIN_GATHER_ND, 5, g
                                        gather_nd_invoke};
 const wick_op_def wick_op_embedding_lookup = {"EMBEDDING_LOOKUP", WICK_BUILTIN_EMBEDDING_LOOKUP, 4,
                                               embedding_prepare, embedding_invoke};
+const wick_op_def wick_op_scatter_nd = {"SCATTER_ND", WICK_BUILTIN_SCATTER_ND, 1,
+                                        scatter_nd_prepare, scatter_nd_invoke};

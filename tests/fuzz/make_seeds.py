@@ -307,6 +307,14 @@ EXTRA = {
     "select_v2": lambda: op_model(
         "SELECT_V2", [("in", (2, 3), "bool"), f32(2, 3), f32(1, 3)], (2, 3)
     ),
+    "scatter_nd": lambda: op_model(
+        "SCATTER_ND",
+        [("in", (3, 1), "int32"), ("in", (3, 2), "float32"), np.array([4, 2], I32)],
+        (4, 2),
+    ),
+    "topk_v2": lambda: op_model(
+        "TOPK_V2", [("in", (3, 6), "int32"), np.array(2, I32)], (3, 2), "int32", n_out=2
+    ),
     "select": lambda: op_model("SELECT", [("in", (4,), "bool"), fx(4), f32(4)], (4,)),
     "shape": lambda: op_model(
         "SHAPE", [fx(2, 3, 4)], (3,), "int32", options=dict(out_type="int32")

@@ -62,6 +62,17 @@ void wick_gather_nd__reference(size_t esize, int64_t count, int32_t depth, const
                                int64_t slice, const void *params, wick_dtype index_type,
                                const void *indices, void *out);
 
+/* SCATTER_ND. out (out_elements of `type`) is zeroed, then for each index
+ * row r (indices [count, depth], int16/int32/int64, validated) the `slice`
+ * elements of updates row r are added at element offset
+ * sum_k indices[r, k] * strides[k]: duplicates accumulate, in row order
+ * (float sums round in that order; integers wrap; bool ORs). `type`:
+ * float32, int8, uint8, int16, int32, int64, bool. */
+void wick_scatter_nd__reference(wick_dtype type, int64_t count, int32_t depth,
+                                const int64_t *strides, int64_t slice, int64_t out_elements,
+                                wick_dtype index_type, const void *indices, const void *updates,
+                                void *out);
+
 /* EMBEDDING_LOOKUP's hybrid form: out[r, c] = (float)(values[ids[r], c] *
  * scale), the product taken in double as LiteRT does; scale is scales[0],
  * or scales[ids[r]] when per_row. ids (int32/int64) were validated. */

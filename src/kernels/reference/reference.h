@@ -168,6 +168,15 @@ void wick_f32_batch_matmul__reference(const wick_batch_matmul_shape *s, const fl
 void wick_arg_minmax__reference(bool is_max, wick_dtype in_type, int64_t outer, int64_t axis,
                                 int64_t inner, const void *in, wick_dtype out_type, void *out);
 
+/* TOPK_V2 over rows of `row_size`: the k largest of each row, largest first,
+ * ties by the smaller index (LiteRT's order). `type`: float32, uint8, int8,
+ * int16, int32, int64. values [rows, k] of `type`, indices [rows, k] of
+ * `index_type` (int32, or int16 when row_size <= 32768); scratch holds
+ * 2 * row_size int32. */
+void wick_topk__reference(wick_dtype type, int64_t rows, int32_t row_size, int32_t k,
+                          const void *in, void *values, wick_dtype index_type, void *indices,
+                          int32_t *scratch);
+
 /* LOG_SOFTMAX over rows of `cols`: out = x - max - log(sum exp(x - max)). */
 void wick_f32_log_softmax__reference(int64_t rows, int64_t cols, const float *in, float *out);
 /* L2_NORMALIZATION over rows: out = x / max(sqrt(sum x^2), epsilon). */
