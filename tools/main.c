@@ -5,6 +5,9 @@
  *   wick run m.tflite [--input NAME=x.npy]… [--output-dir DIR]
  *   wick bench m.tflite [--threads N] [--runs N] [--warmup N] [--profile]
  *
+ * --memory-limit BYTES (every command) caps both the load
+ * (wick_model_options.memory_limit_bytes) and the interpreter.
+ *
  * Exit status: 0 success, 1 model or runtime error, 2 usage error. Messages
  * go to stderr; results to stdout. (`wick convert` and `wick graph` are
  * provided by the Python package's `wick` command, which forwards the
@@ -50,6 +53,7 @@ typedef struct common_args {
   const char *signature;
   int threads;
   int reference;
+  size_t memory_limit; /* --memory-limit BYTES: caps the load and the interpreter (0: none) */
 } common_args;
 
 /* Parses flags shared by all commands; returns 1 if argv[*i] was consumed. */
@@ -66,6 +70,10 @@ static int parse_common(int argc, char **argv, int *i, common_args *c) {
     c->reference = 1;
     return 1;
   }
+  if (strcmp(argv[*i], "--memory-limit") == 0 && *i + 1 < argc) {
+    c->memory_limit = (size_t)strtoull(argv[++*i], NULL, 10);
+    return 1;
+  }
   if (argv[*i][0] != '-' && c->model == NULL) {
     c->model = argv[*i];
     return 1;
@@ -77,7 +85,9 @@ static int open_model(const common_args *c, wick_model **model, wick_interpreter
                       double *load_ms, double *prepare_ms) {
   wick_error_info err;
   double t0 = now_ms();
-  wick_status st = wick_model_load_file(c->model, NULL, &err, model);
+  wick_model_options mo = wick_model_options_default();
+  mo.memory_limit_bytes = c->memory_limit;
+  wick_status st = wick_model_load_file(c->model, &mo, &err, model);
   double t1 = now_ms();
   if (st != WICK_OK) {
     fprintf(stderr, "wick: %s: %s: %s\n", c->model, wick_status_string(st), err.message);
@@ -86,6 +96,7 @@ static int open_model(const common_args *c, wick_model **model, wick_interpreter
   wick_interpreter_options o = wick_interpreter_options_default();
   o.num_threads = c->threads > 0 ? c->threads : 1;
   o.force_reference_kernels = c->reference;
+  o.memory_limit_bytes = c->memory_limit;
   st = wick_interpreter_create(*model, c->signature, &o, &err, interp);
   double t2 = now_ms();
   if (st != WICK_OK) {
@@ -132,9 +143,10 @@ static int cmd_inspect(int argc, char **argv) {
   common_args c = {0};
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: wick inspect MODEL.tflite [--signature KEY]\n\n"
+      printf("usage: wick inspect MODEL.tflite [--signature KEY] [--memory-limit BYTES]\n\n"
              "Prints the model's signatures, inputs and outputs, an operator histogram,\n"
-             "memory (file, arena, persistent) and the multiply-accumulate count.\n");
+             "memory (file, arena, persistent) and the multiply-accumulate count.\n"
+             "--memory-limit caps what loading and the interpreter may each allocate.\n");
       return 0;
     }
     if (!parse_common(argc, argv, &i, &c)) {
@@ -282,7 +294,8 @@ static int cmd_run(int argc, char **argv) {
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf("usage: wick run MODEL.tflite [--input NAME=x.npy]... [--output-dir DIR]\n"
-             "                [--signature KEY] [--threads N] [--seed N] [--reference]\n\n"
+             "                [--signature KEY] [--threads N] [--seed N] [--reference]\n"
+             "                [--memory-limit BYTES]\n\n"
              "Runs the model once. Inputs not given are filled with seeded random values\n"
              "(floats uniform in [-1, 1)). Outputs are written to DIR/<name>.npy when\n"
              "--output-dir is given; a summary of each output is printed.\n");
@@ -372,7 +385,8 @@ static int cmd_bench(int argc, char **argv) {
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf("usage: wick bench MODEL.tflite [--threads N] [--runs N] [--warmup N]\n"
-             "                  [--signature KEY] [--reference] [--profile] [--trace FILE.json]\n\n"
+             "                  [--signature KEY] [--reference] [--profile] [--trace FILE.json]\n"
+             "                  [--memory-limit BYTES]\n\n"
              "Times load, prepare and the first run, then `runs` invokes after `warmup`:\n"
              "min, median and p90 latency, and peak resident memory. --profile adds a\n"
              "per-operator table; --trace writes a Chrome trace of one profiled run.\n");

@@ -134,6 +134,15 @@ typedef struct wick_model_options {
    * right after the call; 0 (default) borrows them, and they must outlive the
    * model and every interpreter made from it. */
   int copy_buffer;
+  /* 0: no caller cap. Otherwise the most bytes the model may allocate, counted
+   * on every allocation it makes, checked before each one and held for its
+   * lifetime: the model object, the copy made by copy_buffer, and the decoded
+   * tables (subgraphs, tensors, operators, options, quantization, signatures).
+   * Not counted: the file mapping of wick_model_load_file (the kernel's, not
+   * an allocation) and a borrowed buffer. Going over it fails the load with
+   * WICK_ERR_OUT_OF_MEMORY. Interpreters have their own cap
+   * (wick_interpreter_options.memory_limit_bytes). */
+  size_t memory_limit_bytes;
 } wick_model_options;
 
 WICK_API wick_model_options wick_model_options_default(void);
@@ -142,9 +151,11 @@ WICK_API wick_model_options wick_model_options_default(void);
  * are read in place; the mapping lives as long as the model.
  * options: borrowed for the call, may be NULL. error: may be NULL.
  * On failure *model_out is NULL and error->message names the problem
- * (for a malformed file: the table, field and index). The decoded tables of
- * a model may take at most 16 MiB + 32 x the file size (real models need far
- * less); a file that needs more fails with WICK_ERR_OUT_OF_MEMORY. */
+ * (for a malformed file: the table, field and index). Whatever
+ * options->memory_limit_bytes says, the decoded tables may take at most
+ * 16 MiB + 32 x the file size (real models need far less than 1 x); a file
+ * that needs more, or more than the caller's cap, fails with
+ * WICK_ERR_OUT_OF_MEMORY. */
 WICK_API wick_status wick_model_load_file(const char *path, const wick_model_options *options,
                                           wick_error_info *error, wick_model **model_out);
 

@@ -72,6 +72,7 @@ class _ModelOptions(ctypes.Structure):
         ("log", ctypes.c_void_p),
         ("log_user", ctypes.c_void_p),
         ("copy_buffer", ctypes.c_int),
+        ("memory_limit_bytes", ctypes.c_size_t),
     ]
 
 
@@ -119,7 +120,12 @@ def _library():
             INT,
         ),
         "wick_model_load_file": (
-            [ctypes.c_char_p, P, ctypes.POINTER(_ErrorInfo), ctypes.POINTER(P)],
+            [
+                ctypes.c_char_p,
+                ctypes.POINTER(_ModelOptions),
+                ctypes.POINTER(_ErrorInfo),
+                ctypes.POINTER(P),
+            ],
             INT,
         ),
         "wick_model_destroy": ([P], None),
@@ -371,12 +377,18 @@ class Runtime:
         self._lib = lib
         err = _ErrorInfo()
         handle = ctypes.c_void_p()
+        opts = _ModelOptions()  # zeroed: malloc/free, silent, borrow the bytes
+        opts.memory_limit_bytes = memory_limit
         if isinstance(model, (bytes, bytearray, memoryview)):
             self._bytes = bytes(model)  # borrowed by the C model: keep it alive
             buf = ctypes.c_char_p(self._bytes)
-            st = lib.wick_model_load_buffer(buf, len(self._bytes), None, err, ctypes.byref(handle))
+            st = lib.wick_model_load_buffer(
+                buf, len(self._bytes), ctypes.byref(opts), err, ctypes.byref(handle)
+            )
         else:
-            st = lib.wick_model_load_file(os.fsencode(model), None, err, ctypes.byref(handle))
+            st = lib.wick_model_load_file(
+                os.fsencode(model), ctypes.byref(opts), err, ctypes.byref(handle)
+            )
         if st:
             raise WickError(st, err.message.decode(errors="replace"))
         self._owner = _ModelOwner(lib, handle, getattr(self, "_bytes", None))
@@ -427,7 +439,8 @@ def load(
     """Loads a .tflite file (path or bytes) into the wick runtime.
 
     ``reference`` forces the portable reference kernels; ``memory_limit`` caps
-    the bytes each interpreter may allocate (0: no cap); going over it raises
-    WickError("out of memory") rather than growing.
+    the bytes the load may allocate and, separately, the bytes each interpreter
+    may allocate (0: no cap); going over it raises WickError("out of memory")
+    rather than growing.
     """
     return Runtime(model, num_threads=num_threads, reference=reference, memory_limit=memory_limit)

@@ -32,7 +32,7 @@ static void set_error(wick_error_info *error, const char *fmt, ...) {
 static wick_model *model_new(const wick_model_options *options) {
   wick_model_options o = options ? *options : wick_model_options_default();
   wick_mem mem;
-  wick_mem_init(&mem, &o.allocator, 0);
+  wick_mem_init(&mem, &o.allocator, o.memory_limit_bytes);
   wick_model *m = wick_mem_calloc(&mem, 1, sizeof *m);
   if (m == NULL) return NULL;
   m->mem = mem;
@@ -50,17 +50,31 @@ static wick_model *model_new(const wick_model_options *options) {
 #define LOAD_BUDGET_FIXED ((size_t)16 << 20)
 #define LOAD_BUDGET_PER_FILE_BYTE 32
 
+/* The message for a load that ran out of its caller-set cap. */
+static void cap_error(wick_error_info *error, size_t cap, const char *what) {
+  set_error(error,
+            "out of memory %s: the model's memory_limit_bytes (%zu) is reached", what, cap);
+}
+
 static wick_status finish_load(wick_model *m, wick_error_info *error, wick_model **model_out) {
   char message[512] = "";
+  size_t caller_cap = m->mem.limit; /* 0: none */
   size_t budget, limit;
   if (!wick_mul_size(m->size, LOAD_BUDGET_PER_FILE_BYTE, &budget) ||
       !wick_add_size(budget, LOAD_BUDGET_FIXED, &budget) ||
       !wick_add_size(budget, m->mem.used, &limit))
-    limit = 0; /* no cap representable: a file this large cannot be loaded anyway */
+    limit = 0; /* no budget representable: a file this large cannot be loaded anyway */
+  bool caller_binds = caller_cap != 0 && (limit == 0 || caller_cap < limit);
+  if (caller_binds) limit = caller_cap;
   m->mem.limit = limit;
   wick_status st = wick_format_read_model(m, message, sizeof message);
-  m->mem.limit = 0;
-  if (st == WICK_ERR_OUT_OF_MEMORY && limit != 0)
+  m->mem.limit = caller_cap;
+  if (st == WICK_ERR_OUT_OF_MEMORY && caller_binds)
+    wick_format_message(message, sizeof message,
+                        "out of memory reading the model: the model's memory_limit_bytes "
+                        "(%zu) is reached",
+                        caller_cap);
+  else if (st == WICK_ERR_OUT_OF_MEMORY && limit != 0)
     wick_format_message(message, sizeof message,
                         "out of memory reading the model: its tables may take at most %zu "
                         "bytes (16 MiB + 32 x the file size)",
@@ -86,14 +100,20 @@ wick_status wick_model_load_buffer(const void *data, size_t size,
   }
   wick_model *m = model_new(options);
   if (m == NULL) {
-    set_error(error, "out of memory");
+    if (options && options->memory_limit_bytes)
+      cap_error(error, options->memory_limit_bytes, "creating the model");
+    else
+      set_error(error, "out of memory");
     return WICK_ERR_OUT_OF_MEMORY;
   }
   if (options && options->copy_buffer) {
     m->owned_copy = wick_mem_alloc(&m->mem, size ? size : 1);
     if (m->owned_copy == NULL) {
       wick_model_destroy(m);
-      set_error(error, "out of memory copying a %zu-byte model", size);
+      if (options->memory_limit_bytes)
+        cap_error(error, options->memory_limit_bytes, "copying the model");
+      else
+        set_error(error, "out of memory copying a %zu-byte model", size);
       return WICK_ERR_OUT_OF_MEMORY;
     }
     if (size) memcpy(m->owned_copy, data, size);
@@ -133,7 +153,10 @@ wick_status wick_model_load_file(const char *path, const wick_model_options *opt
   wick_model *m = model_new(options);
   if (m == NULL) {
     close(fd);
-    set_error(error, "out of memory");
+    if (options && options->memory_limit_bytes)
+      cap_error(error, options->memory_limit_bytes, "creating the model");
+    else
+      set_error(error, "out of memory");
     return WICK_ERR_OUT_OF_MEMORY;
   }
   if (size > 0) {

@@ -7,7 +7,8 @@
  * only with a known status and a non-empty message; anything else aborts so
  * the fuzzer records the input.
  *
- * WICK_FUZZ_MEMORY_CAP (bytes) overrides the interpreter's 64 MiB cap.
+ * WICK_FUZZ_MEMORY_CAP (bytes) overrides the 64 MiB cap, set for the load
+ * (wick_model_options) and for the interpreter alike.
  * WICK_FUZZ_MAX_MACS (default 5e7) skips invoke for models whose operators
  * report more multiply-accumulates than that: a mutant may legitimately ask
  * for billions of MACs within the memory cap, and a slow-but-correct run is
@@ -46,7 +47,9 @@ static int wick_fuzz_run(const uint8_t *data, size_t size) {
   wick_error_info err;
   err.message[0] = 0;
   wick_model *model = NULL;
-  wick_status st = wick_model_load_buffer(data, size, NULL, &err, &model);
+  wick_model_options mo = wick_model_options_default();
+  mo.memory_limit_bytes = cap;
+  wick_status st = wick_model_load_buffer(data, size, &mo, &err, &model);
   if (st != WICK_OK) {
     if (!wick_fuzz_known_error(st) || err.message[0] == 0 || model != NULL)
       wick_fuzz_die("load", st, err.message);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tiny_model.h"
 #include "wick/wick.h"
@@ -207,9 +208,110 @@ static void test_chain_reuses_memory(void) {
   free(bytes);
 }
 
+/* wick_model_options.memory_limit_bytes: caps below what the model needs fail
+ * with WICK_ERR_OUT_OF_MEMORY naming the cap, caps from some threshold up
+ * succeed (monotonic), the copy made by copy_buffer counts, and the file
+ * path honours the cap too. */
+static void test_model_load_cap(void) {
+  dag d = {0};
+  d.nops = 24;
+  for (int i = 0; i < d.nops; i++) d.op[i] = OP_ADD, d.a[i] = i, d.b[i] = i;
+  d.nout = 1;
+  d.outs[0] = d.nops;
+  size_t size;
+  uint8_t *bytes = build_dag(&d, &size);
+  wick_error_info err;
+  wick_model *model = NULL;
+  wick_model_options mo = wick_model_options_default();
+  CHECK(mo.memory_limit_bytes == 0, "default load cap must be 0 (none)");
+
+  /* The smallest cap that loads, found by bisection; everything below fails cleanly. */
+  size_t lo = 1, hi = (size_t)1 << 20; /* lo fails, hi loads */
+  mo.memory_limit_bytes = lo;
+  CHECK(wick_model_load_buffer(bytes, size, &mo, &err, &model) == WICK_ERR_OUT_OF_MEMORY,
+        "a 1-byte load cap should fail");
+  CHECK(model == NULL && strstr(err.message, "memory_limit_bytes (1)") != NULL,
+        "1-byte cap: model %p, message \"%s\"", (void *)model, err.message);
+  mo.memory_limit_bytes = hi;
+  CHECK(wick_model_load_buffer(bytes, size, &mo, &err, &model) == WICK_OK, "1 MiB load cap: %s",
+        err.message);
+  wick_model_destroy(model);
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    mo.memory_limit_bytes = mid;
+    model = NULL;
+    wick_status st = wick_model_load_buffer(bytes, size, &mo, &err, &model);
+    if (st == WICK_OK) {
+      hi = mid;
+      wick_model_destroy(model);
+    } else {
+      CHECK(st == WICK_ERR_OUT_OF_MEMORY && model == NULL &&
+                strstr(err.message, "memory_limit_bytes") != NULL,
+            "cap %zu: %s: %s", mid, wick_status_string(st), err.message);
+      lo = mid;
+    }
+  }
+  size_t need = hi;
+  CHECK(need > 1024, "a model with 25 tensors and 24 operators loads in %zu bytes?", need);
+  for (size_t cap = need - 64; cap < need + 64; cap += 8) { /* monotonic around the threshold */
+    mo.memory_limit_bytes = cap;
+    model = NULL;
+    wick_status st = wick_model_load_buffer(bytes, size, &mo, &err, &model);
+    CHECK((st == WICK_OK) == (cap >= need), "cap %zu (threshold %zu): %s", cap, need,
+          wick_status_string(st));
+    wick_model_destroy(model);
+  }
+
+  /* A model loaded under its cap runs. */
+  mo.memory_limit_bytes = need;
+  model = NULL;
+  CHECK(wick_model_load_buffer(bytes, size, &mo, &err, &model) == WICK_OK, "load at cap: %s",
+        err.message);
+  wick_interpreter *it = NULL;
+  CHECK(model && wick_interpreter_create(model, NULL, NULL, &err, &it) == WICK_OK,
+        "create after a capped load: %s", err.message);
+  if (it) CHECK(wick_interpreter_invoke(it) == WICK_OK, "invoke after a capped load");
+  wick_interpreter_destroy(it);
+  wick_model_destroy(model);
+
+  /* copy_buffer: the copy counts against the same cap. */
+  mo.copy_buffer = 1;
+  model = NULL;
+  CHECK(wick_model_load_buffer(bytes, size, &mo, &err, &model) == WICK_ERR_OUT_OF_MEMORY,
+        "copy_buffer at the no-copy threshold should not fit");
+  CHECK(strstr(err.message, "memory_limit_bytes") != NULL, "copy message: %s", err.message);
+  mo.memory_limit_bytes = need + size + 64;
+  CHECK(wick_model_load_buffer(bytes, size, &mo, &err, &model) == WICK_OK,
+        "copy_buffer with room for the copy: %s", err.message);
+  wick_model_destroy(model);
+  mo.copy_buffer = 0;
+
+  /* The file path: the same threshold (the mapping is not an allocation). */
+  char path[] = "/tmp/wick-test-load-cap-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0, "mkstemp");
+  if (fd >= 0) {
+    CHECK(write(fd, bytes, size) == (ssize_t)size, "write temp model");
+    close(fd);
+    mo.memory_limit_bytes = need - 8;
+    model = NULL;
+    CHECK(wick_model_load_file(path, &mo, &err, &model) == WICK_ERR_OUT_OF_MEMORY,
+          "file load under the threshold should fail");
+    CHECK(strstr(err.message, "memory_limit_bytes") != NULL, "file message: %s", err.message);
+    mo.memory_limit_bytes = need;
+    CHECK(wick_model_load_file(path, &mo, &err, &model) == WICK_OK, "file load at cap: %s",
+          err.message);
+    wick_model_destroy(model);
+    unlink(path);
+  }
+  printf("model load cap: %zu bytes needed for a %zu-byte file\n", need, size);
+  free(bytes);
+}
+
 int main(void) {
   for (int i = 0; i < 300; i++) run_dag_case(i);
   test_chain_reuses_memory();
+  test_model_load_cap();
   wick_interpreter_destroy(NULL); /* no-ops */
   wick_model_destroy(NULL);
   printf("%d checks, %d failures\n", checks, failures);

@@ -680,6 +680,24 @@ static void shared_table_case(void) {
     printf("  ok  %-40s %s (%zu-byte file, %llu ms)\n", "one operator table shared 200000x",
            err.message, size, (unsigned long long)ms);
   wick_model_destroy(m);
+  m = NULL;
+  /* A caller cap above the budget does not lift it; one below it binds first. */
+  wick_model_options mo = wick_model_options_default();
+  mo.memory_limit_bytes = (size_t)1 << 40;
+  st = wick_model_load_buffer(bytes, size, &mo, &err, &m);
+  if (st != WICK_ERR_OUT_OF_MEMORY || !strstr(err.message, "its tables may take at most"))
+    FAIL("shared table, 1 TiB cap: expected the load budget to refuse it; got %s: %s",
+         wick_status_string(st), st ? err.message : "");
+  wick_model_destroy(m);
+  m = NULL;
+  mo.memory_limit_bytes = (size_t)1 << 20;
+  st = wick_model_load_buffer(bytes, size, &mo, &err, &m);
+  if (st != WICK_ERR_OUT_OF_MEMORY || !strstr(err.message, "memory_limit_bytes (1048576)"))
+    FAIL("shared table, 1 MiB cap: expected the caller's cap to refuse it; got %s: %s",
+         wick_status_string(st), st ? err.message : "");
+  else
+    printf("  ok  %-40s %s\n", "  ... with a 1 MiB load cap", err.message);
+  wick_model_destroy(m);
   free(bytes);
 }
 

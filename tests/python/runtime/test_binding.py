@@ -107,3 +107,17 @@ def test_memory_cap_fails_cleanly_and_a_sufficient_cap_works():
     m = wick.load(path, memory_limit=16 << 20)
     x = np.zeros(m.inputs[0].shape, np.float32)
     np.testing.assert_array_equal(m(x)[0], wick.load(path)(x)[0])
+
+
+def test_memory_cap_applies_to_the_load():
+    """memory_limit caps the load itself (wick_model_options.memory_limit_bytes): a cap
+    too small for the model's decoded tables fails in load, before any interpreter, with
+    a message naming the cap, from bytes and from a path."""
+    from tests.python.oracles import keras_models
+
+    path = keras_models.get_model_path("tiny_cnn")
+    data = path.read_bytes()
+    for source in (path, data):
+        with pytest.raises(wick.WickError, match=r"memory_limit_bytes \(1024\)") as e:
+            wick.Runtime(source, memory_limit=1024)
+        assert e.value.status == "out of memory"

@@ -77,6 +77,12 @@ def test_malformed_model_exits_one_with_a_message(tmp_path):
     assert "malformed model" in p.stderr
 
 
+def test_memory_limit_caps_the_load(cnn):
+    p = run("inspect", cnn, "--memory-limit", 1024, check_rc=1)
+    assert "out of memory" in p.stderr and "memory_limit_bytes (1024)" in p.stderr
+    run("inspect", cnn, "--memory-limit", 64 << 20, check_rc=0)
+
+
 def test_usage_errors_exit_two(cnn):
     assert run("inspect").returncode == 2
     assert run("run", cnn, "--no-such-flag").returncode == 2
