@@ -613,6 +613,22 @@ VALUE_MODELS = {
         int8_softmax(),
         [np.array([[1, 2, 3, 4, 5], [-128, 0, 127, 5, 5]], np.int8)],
     ),
+    "scatter_nd": lambda: value_model(
+        "SCATTER_ND",
+        [
+            vin((3, 2), value=[[0, 1], [2, 0], [0, 1]]),
+            vin((3,), "float32"),
+            vin((2,), value=[3, 2]),
+        ],
+        (3, 2),
+    ),
+    "topk_v2": lambda: value_model(
+        "TOPK_V2",
+        [vin((2, 5), "int32", np.arange(10) % 3), vin((), value=3)],
+        (2, 3),
+        "int32",
+        n_out=2,
+    ),
 }
 
 
