@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 BUILD := build
 JOBS ?= $(shell nproc)
 
-.PHONY: all build setup demo test test-c test-python asan lint format clean
+.PHONY: all build setup demo test test-c test-python test-aarch64 asan lint format clean
 
 all: build
 
@@ -46,6 +46,14 @@ test-python: setup
 asan: $(VENV)/.installed
 	WICK_SANITIZE=1 ./scripts/test.sh
 
+# AArch64: cross-compile (Debian: gcc-aarch64-linux-gnu libc6-dev-arm64-cross) and
+# run the C tests, NEON kernels included, under qemu-aarch64 (Debian: qemu-user).
+test-aarch64:
+	cmake -S . -B build-aarch64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+	  -DCMAKE_BUILD_TYPE=Release -DWICK_WERROR=ON >/dev/null
+	cmake --build build-aarch64 -j $(JOBS)
+	ctest --test-dir build-aarch64 --output-on-failure -j $(JOBS)
+
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/ruff format --check python tests bench
@@ -54,4 +62,4 @@ format: $(VENV)/.installed
 	$(VENV)/bin/ruff format python tests bench
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-aarch64

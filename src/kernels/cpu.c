@@ -1,5 +1,6 @@
 /*
- * cpu.c — CPU feature detection (x86-64: CPUID + XGETBV; elsewhere: none).
+ * cpu.c — CPU feature detection (x86-64: CPUID + XGETBV; AArch64: the
+ * kernel's hwcaps from getauxval; elsewhere: none).
  *
  * The rules, from the Intel SDM and AMD APM:
  *   AVX family usable  <=> CPUID.1:ECX.OSXSAVE[27] and XCR0 has SSE|AVX state (bits 1,2)
@@ -59,6 +60,21 @@ uint32_t wick_cpu_detect(void) {
   }
   return f;
 }
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+
+/* From the kernel's uapi asm/hwcap.h (stable ABI; spelled out so the build
+ * does not depend on the C library's copy). */
+#define WICK_HWCAP_ASIMD (1ul << 1)
+#define WICK_HWCAP_ASIMDDP (1ul << 20)
+
+uint32_t wick_cpu_detect(void) {
+  const unsigned long hw = getauxval(AT_HWCAP);
+  uint32_t f = 0;
+  if (hw & WICK_HWCAP_ASIMD) f |= WICK_CPU_NEON;
+  if ((hw & WICK_HWCAP_ASIMDDP) && (f & WICK_CPU_NEON)) f |= WICK_CPU_NEON_DOT;
+  return f;
+}
 #else
 uint32_t wick_cpu_detect(void) { return 0; }
 #endif
@@ -91,7 +107,8 @@ void wick_cpu_describe(uint32_t features, char *buf, unsigned size) {
   } names[] = {{WICK_CPU_AVX2, "avx2"},         {WICK_CPU_FMA, "fma"},
                {WICK_CPU_AVX512F, "avx512f"},   {WICK_CPU_AVX512VL, "avx512vl"},
                {WICK_CPU_AVX512BW, "avx512bw"}, {WICK_CPU_AVX512DQ, "avx512dq"},
-               {WICK_CPU_AVX512VNNI, "avx512vnni"}, {WICK_CPU_AVX512BF16, "avx512bf16"}};
+               {WICK_CPU_AVX512VNNI, "avx512vnni"}, {WICK_CPU_AVX512BF16, "avx512bf16"},
+               {WICK_CPU_NEON, "neon"},         {WICK_CPU_NEON_DOT, "neon-dot"}};
   if (size == 0) return;
   buf[0] = 0;
   size_t used = 0;

@@ -1,7 +1,8 @@
 /*
  * cpu.h — which instruction sets this CPU (and its operating system) can run.
  *
- * wick_cpu_features() returns a bit set of WICK_CPU_* flags. It is computed on
+ * wick_cpu_features() returns a bit set of WICK_CPU_* flags (x86-64 from
+ * CPUID/XGETBV, AArch64 from the kernel's hwcaps). It is computed on
  * first use and cached in one atomic word, so it is safe to call from any
  * thread; the value never changes afterwards (it is the only global in the
  * kernels layer, and it is immutable once set). A flag is set only when the
@@ -10,7 +11,7 @@
  *
  * WICK_MAX_ISA (read once, on first use) caps the set for testing and for
  * comparing code paths on one machine: "avx2" hides AVX-512, "none" hides
- * everything (as on a non-x86 CPU). Unknown values are ignored.
+ * everything (no optimized kernels: the reference kernels run). Unknown values are ignored.
  *
  * Next: select.c (kernels chosen from these flags).
  */
@@ -27,7 +28,9 @@ enum {
   WICK_CPU_AVX512BW = 1u << 4,
   WICK_CPU_AVX512DQ = 1u << 5,
   WICK_CPU_AVX512VNNI = 1u << 6,
-  WICK_CPU_AVX512BF16 = 1u << 7
+  WICK_CPU_AVX512BF16 = 1u << 7,
+  WICK_CPU_NEON = 1u << 8,   /* AArch64 Advanced SIMD (HWCAP_ASIMD) */
+  WICK_CPU_NEON_DOT = 1u << 9 /* AArch64 SDOT/UDOT (HWCAP_ASIMDDP) */
 };
 
 /* The flags of the host, capped by WICK_MAX_ISA; cached after the first call. */

@@ -26,7 +26,7 @@
  * Depthwise 3x3 packed weights, one block per CR channels (zero-padded):
  *     [ bias[CR] ][ tap (0,0)[CR] ][ (0,1) ] ... [ (2,2)[CR] ]      10*CR floats
  *
- * Next: select.c (which ISA), gemm_driver.c (tiling), avx512/, avx2/.
+ * Next: select.c (which ISA), gemm_driver.c (tiling), avx512/, avx2/, neon/.
  */
 #ifndef WICK_KERNELS_KERNELS_H
 #define WICK_KERNELS_KERNELS_H
@@ -65,7 +65,7 @@ typedef struct wick_f32_gemm_kernel {
 } wick_f32_gemm_kernel;
 
 typedef struct wick_f32_kernels {
-  const char *isa;                  /* "avx512", "avx2" */
+  const char *isa;                  /* "avx512", "avx2", "neon" */
   wick_f32_gemm_kernel gemm;        /* the main tile */
   wick_f32_gemm_kernel gemm_narrow; /* for N <= its nr (fewer padding lanes); nr 0: none */
   size_t dw_cr;
@@ -75,7 +75,7 @@ typedef struct wick_f32_kernels {
 /* The best kernels for this CPU, or NULL when the reference kernels must run
  * (forced, or no supported ISA). The table is static and immutable. */
 WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_select(bool force_reference);
-/* The kernels of one ISA ("avx512", "avx2") if the host can run them, else
+/* The kernels of one ISA ("avx512", "avx2", "neon") if the host can run them, else
  * NULL (tests and benchmarks). */
 WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa);
 /* The GEMM tile to use for n output columns (the narrow one when it fits). */
@@ -163,6 +163,22 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
                                                        float *c, size_t c_stride, float lo,
                                                        float hi);
 WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__avx2(const wick_conv_shape *s,
+                                                      const float *input, const float *w,
+                                                      float *output, float lo, float hi);
+
+WICK_KERNEL_API void wick_f32_gemm_ukernel_8x8__neon(size_t mr, size_t nc, size_t kc,
+                                                     const float *a, size_t a_stride,
+                                                     const float *w, float *c, size_t c_stride,
+                                                     float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_ukernel_1x8__neon(size_t mr, size_t nc, size_t kc,
+                                                     const float *a, size_t a_stride,
+                                                     const float *w, float *c, size_t c_stride,
+                                                     float lo, float hi);
+WICK_KERNEL_API void wick_f32_igemm_ukernel_8x8__neon(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                      const float *const *a, const float *w,
+                                                      float *c, size_t c_stride, float lo,
+                                                      float hi);
+WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__neon(const wick_conv_shape *s,
                                                       const float *input, const float *w,
                                                       float *output, float lo, float hi);
 

@@ -1,8 +1,8 @@
 /*
  * select.c — picks the optimized kernels for this CPU (cpu.c), or none.
  *
- * Order of preference: AVX-512 (F + VL, with FMA), then AVX2 + FMA, then
- * NULL, which tells the op to run its reference kernel. The tables are
+ * Order of preference on x86-64: AVX-512 (F + VL, with FMA), then AVX2 + FMA;
+ * on AArch64: NEON. NULL tells the op to run its reference kernel. The tables are
  * static const: selection has no state of its own. Ops call this at prepare
  * and keep the pointer (see src/ops/conv_2d.c, fully_connected.c).
  *
@@ -44,21 +44,40 @@ static const uint32_t avx512_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK
 static const uint32_t avx2_needs = WICK_CPU_AVX2 | WICK_CPU_FMA;
 #endif
 
+#if defined(__aarch64__)
+#define WICK_HAVE_NEON_KERNELS 1
+
+static const wick_f32_kernels neon_kernels = {
+    .isa = "neon",
+    .gemm = {8, 8, wick_f32_gemm_ukernel_8x8__neon, wick_f32_gemm_ukernel_1x8__neon,
+             wick_f32_igemm_ukernel_8x8__neon},
+    .gemm_narrow = {0, 0, NULL, NULL, NULL},
+    .dw_cr = 4,
+    .dwconv3x3 = wick_f32_dwconv3x3_ukernel__neon,
+};
+#endif
+
 const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa) {
 #ifdef WICK_HAVE_X86_KERNELS
   uint32_t f = wick_cpu_features();
   if (strcmp(isa, "avx512") == 0 && (f & avx512_needs) == avx512_needs) return &avx512_kernels;
   if (strcmp(isa, "avx2") == 0 && (f & avx2_needs) == avx2_needs) return &avx2_kernels;
-#else
-  (void)isa;
 #endif
+#ifdef WICK_HAVE_NEON_KERNELS
+  if (strcmp(isa, "neon") == 0 && (wick_cpu_features() & WICK_CPU_NEON)) return &neon_kernels;
+#endif
+  (void)isa;
   return NULL;
 }
 
 const wick_f32_kernels *wick_f32_kernels_select(bool force_reference) {
   if (force_reference) return NULL;
-  const wick_f32_kernels *k = wick_f32_kernels_for_isa("avx512");
-  return k ? k : wick_f32_kernels_for_isa("avx2");
+  static const char *const preference[] = {"avx512", "avx2", "neon"};
+  for (size_t i = 0; i < sizeof preference / sizeof preference[0]; i++) {
+    const wick_f32_kernels *k = wick_f32_kernels_for_isa(preference[i]);
+    if (k != NULL) return k;
+  }
+  return NULL;
 }
 
 const wick_f32_gemm_kernel *wick_f32_gemm_kernel_for(const wick_f32_kernels *k, size_t n) {

@@ -66,6 +66,7 @@ for src in $(cd "$ROOT" && find src -name '*.c' | sort); do
   case "$src" in
     src/kernels/avx512/*) extra="-mavx512f -mavx512vl -mavx2 -mfma" ;;
     src/kernels/avx2/*) extra="-mavx2 -mfma" ;;
+    src/kernels/neon/*) continue ;; # AArch64 only (this script builds for the host)
   esac
   if [ ! -f "$obj" ] || [ "$ROOT/$src" -nt "$obj" ] || [ -n "$(find "$ROOT/src" -name '*.h' -newer "$obj" | head -1)" ] || [ "$ROOT/src/ops/op_table.inc" -nt "$obj" ]; then
     # shellcheck disable=SC2086

@@ -333,7 +333,15 @@ int main(void) {
   }
   const wick_f32_kernels *best = wick_f32_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
-  static const char *isas[] = {"avx512", "avx2"};
+#if defined(__aarch64__) && defined(__linux__)
+  /* Every AArch64 Linux CPU has NEON: detection must find it unless capped. */
+  checks++;
+  if (getenv("WICK_MAX_ISA") == NULL && (best == NULL || strcmp(best->isa, "neon") != 0)) {
+    failures++;
+    fprintf(stderr, "FAIL: AArch64 host but the NEON kernels were not selected\n");
+  }
+#endif
+  static const char *isas[] = {"avx512", "avx2", "neon"};
   for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
     const wick_f32_kernels *kern = wick_f32_kernels_for_isa(isas[i]);
     if (kern == NULL) {
