@@ -87,6 +87,11 @@ typedef void (*wick_q8_dwconv_fn)(const wick_conv_shape *s, int32_t zp, const in
                                   const void *w, int8_t *output, const wick_q8_output *o,
                                   int32_t y0, int32_t y1);
 
+/* out[i] = ADD/SUB of a[i], b[i] (n elements, equal shapes), arithmetic and
+ * parameters as wick_q_add__reference. */
+typedef void (*wick_q8_add_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                               const wick_qadd_params *p, bool subtract);
+
 typedef struct wick_q8_kernels {
   const char *isa; /* "avx512vnni" */
   size_t mr, nr;
@@ -95,6 +100,7 @@ typedef struct wick_q8_kernels {
   wick_q8_igemm_ukernel_fn igemm; /* MR x NR */
   size_t dw_cr;
   wick_q8_dwconv_fn dwconv;
+  wick_q8_add_fn add;
 } wick_q8_kernels;
 
 /* The best int8 kernels for this CPU, or NULL (forced reference, or no
@@ -167,5 +173,9 @@ WICK_Q8_API void wick_q8_dwconv_ukernel__avx512vnni(const wick_conv_shape *s, in
                                                     const int8_t *input, const void *w,
                                                     int8_t *output, const wick_q8_output *o,
                                                     int32_t y0, int32_t y1);
+
+WICK_Q8_API void wick_q8_add_ukernel__avx512vnni(size_t n, const int8_t *a, const int8_t *b,
+                                                 int8_t *out, const wick_qadd_params *p,
+                                                 bool subtract);
 
 #endif /* WICK_KERNELS_Q8_H */

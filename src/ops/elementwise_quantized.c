@@ -14,9 +14,12 @@
  *            input and a saturating add (ADD needs equal shapes there, as
  *            LiteRT's kernel).
  *   MUL      (a - z1)(b - z2) requantized by s1 s2 / s_out, computed in float.
+ * int8 ADD/SUB of equally shaped inputs runs the optimized kernel of
+ * src/kernels/q8.h when the CPU has one (bit-exact with the reference).
  * Next: src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
+#include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/quantization.h"
 
@@ -29,6 +32,7 @@ typedef struct qbin_data {
   wick_qadd_params add;
   wick_qmul_params mul;
   int32_t pot_shift1, pot_shift2;
+  const wick_q8_kernels *kern; /* int8 ADD/SUB without broadcasting; NULL: reference */
 } qbin_data;
 
 static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
@@ -133,6 +137,8 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
       p->output_offset = qo.zero_point;
       p->act_min = lo;
       p->act_max = hi;
+      if (t == WICK_DTYPE_INT8 && same_shape(a, b))
+        d->kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
     }
   }
   ctx->node->user_data = d;
@@ -147,6 +153,11 @@ wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
       wick_q_mul__reference(a->type, &d->bc, &d->mul, a->data, b->data, o->data);
       break;
     case QB_ADD:
+      if (d->kern != NULL) {
+        d->kern->add((size_t)wick_tensor_elements(o), a->data, b->data, o->data, &d->add,
+                     d->subtract);
+        break;
+      }
       wick_q_add__reference(a->type, d->subtract, &d->bc, &d->add, a->data, b->data, o->data);
       break;
     case QB_MAXMIN:

@@ -317,6 +317,50 @@ static void test_dwconv(const wick_q8_kernels *kern) {
   printf("%s dwconv: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
 }
 
+/* ------------------------------------------------------------------ ADD / SUB */
+
+static void test_add(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t sizes[] = {1, 5, 15, 16, 17, 31, 64, 100, 1000, 75264};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int sub = 0; sub <= 1; sub++) {
+      const size_t n = sizes[i];
+      int8_t *a = rand_i8(n, i % 4 == 3), *b = rand_i8(n, false);
+      int8_t *got = malloc(n + 2), *ref = malloc(n);
+      got[0] = got[n + 1] = 99;
+      wick_qadd_params p;
+      p.input1_offset = -irand(-128, 127);
+      p.input2_offset = -irand(-128, 127);
+      p.output_offset = irand(-128, 127);
+      p.left_shift = 20;
+      p.input1_multiplier = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
+      p.input2_multiplier = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
+      p.input1_shift = i % 2 ? 0 : -irand(0, 4);
+      p.input2_shift = i % 2 ? -irand(0, 4) : 0;
+      p.output_multiplier = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
+      p.output_shift = i == 2 ? 2 : -irand(12, 22);
+      p.act_min = sub ? -128 : p.output_offset;
+      p.act_max = 127;
+      wick_broadcast bc;
+      memset(&bc, 0, sizeof bc);
+      bc.rank = 1;
+      bc.dims[0] = (int32_t)n;
+      bc.a_strides[0] = bc.b_strides[0] = 1;
+      wick_q_add__reference(WICK_DTYPE_INT8, sub, &bc, &p, a, b, ref);
+      kern->add(n, a, b, got + 1, &p, sub);
+      char what[100];
+      snprintf(what, sizeof what, "%s %s n=%zu", kern->isa, sub ? "sub" : "add", n);
+      compare(what, got + 1, ref, n);
+      checks++;
+      if (got[0] != 99 || got[n + 1] != 99) {
+        failures++;
+        fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
+      }
+      free(a), free(b), free(got), free(ref);
+    }
+  printf("%s add / sub: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -337,6 +381,7 @@ int main(void) {
     test_gemm(kern);
     test_conv(kern);
     test_dwconv(kern);
+    test_add(kern);
   }
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;

@@ -26,11 +26,9 @@
 
 #define Q8_INLINE static inline __attribute__((always_inline))
 
-/* Fixed-point requantization of 16 accumulators; `h` points at the lanes'
- * bias' row of a header whose rows are `stride` int32 apart. */
-Q8_INLINE __m512i q8_requant_fixed(__m512i x, const int32_t *h, size_t stride) {
-  const __m512i m = _mm512_loadu_si512(h + stride), m_odd = _mm512_loadu_si512(h + 2 * stride);
-  const __m512i ls = _mm512_loadu_si512(h + 3 * stride), rs = _mm512_loadu_si512(h + 4 * stride);
+/* mbqm(x, m, s) lane by lane: m_odd holds m[j | 1] in lane j, ls and rs
+ * are max(s, 0) and max(-s, 0). */
+Q8_INLINE __m512i q8_mbqm(__m512i x, __m512i m, __m512i m_odd, __m512i ls, __m512i rs) {
   x = _mm512_sllv_epi32(x, ls);
   const __m512i round = _mm512_set1_epi64((int64_t)1 << 30);
   __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
@@ -44,6 +42,30 @@ Q8_INLINE __m512i q8_requant_fixed(__m512i x, const int32_t *h, size_t stride) {
   const __m512i thr = _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_srai_epi32(r, 31));
   const __m512i q = _mm512_srav_epi32(r, rs);
   return _mm512_mask_sub_epi32(q, _mm512_cmpgt_epi32_mask(rem, thr), q, _mm512_set1_epi32(-1));
+}
+
+/* One multiplier for every lane, as vectors for q8_mbqm. */
+typedef struct q8_multiplier {
+  __m512i m, ls, rs;
+} q8_multiplier;
+
+Q8_INLINE q8_multiplier q8_multiplier_set(int32_t multiplier, int32_t shift) {
+  q8_multiplier v;
+  v.m = _mm512_set1_epi32(multiplier);
+  v.ls = _mm512_set1_epi32(shift > 0 ? shift : 0);
+  v.rs = _mm512_set1_epi32(shift > 0 ? 0 : -shift);
+  return v;
+}
+
+Q8_INLINE __m512i q8_mbqm1(__m512i x, const q8_multiplier *v) {
+  return q8_mbqm(x, v->m, v->m, v->ls, v->rs);
+}
+
+/* Fixed-point requantization of 16 accumulators; `h` points at the lanes'
+ * bias' row of a header whose rows are `stride` int32 apart. */
+Q8_INLINE __m512i q8_requant_fixed(__m512i x, const int32_t *h, size_t stride) {
+  return q8_mbqm(x, _mm512_loadu_si512(h + stride), _mm512_loadu_si512(h + 2 * stride),
+                 _mm512_loadu_si512(h + 3 * stride), _mm512_loadu_si512(h + 4 * stride));
 }
 
 Q8_INLINE __m256i q8_round_fc8(__m256i acc, const double *scale) {

@@ -268,6 +268,75 @@ def test_depthwise_conv_2d(variant):
     check("DEPTHWISE_CONV_2D", ops, out, opts)
 
 
+# Shapes big enough for the optimized int8 kernels' tiles (src/kernels/q8.h: 7x32 GEMM tiles,
+# 16-channel depthwise blocks, K not a multiple of 4) with a nonzero input zero point on padded
+# borders. Each runs bit-exact against LiteRT's reference kernels and within one step of
+# LiteRT's default (XNNPACK) kernels, which requantize in float.
+OPT_INT8_CASES = [
+    # kind, in_shape, out_c, k, stride, padding, dilation, activation
+    ("CONV_2D", (1, 15, 13, 40), 70, 1, 1, "VALID", 1, "NONE"),
+    ("CONV_2D", (1, 12, 13, 33), 40, 3, 2, "SAME", 1, "RELU6"),
+    ("CONV_2D", (2, 9, 9, 3), 32, 3, 1, "SAME", 1, "RELU"),
+    ("CONV_2D", (1, 10, 11, 17), 9, 5, 1, "SAME", 2, "NONE"),
+    ("DEPTHWISE_CONV_2D", (1, 20, 19, 40), 40, 3, 1, "SAME", 1, "RELU6"),
+    ("DEPTHWISE_CONV_2D", (1, 21, 20, 33), 33, 3, 2, "SAME", 1, "NONE"),
+    ("DEPTHWISE_CONV_2D", (1, 14, 15, 24), 24, 5, 2, "SAME", 1, "RELU"),
+    ("DEPTHWISE_CONV_2D", (1, 11, 12, 18), 18, 3, 1, "SAME", 2, "NONE"),
+]
+
+
+def within_one_step_of_litert_default(data, feeds, got):
+    default = run_litert(data, feeds)
+    for g, r in zip(got, default, strict=True):
+        d = np.abs(g.astype(np.int64) - np.asarray(r).astype(np.int64))
+        assert d.max() <= 1, f"{int((d > 1).sum())} values differ from LiteRT default by > 1"
+
+
+@pytest.mark.parametrize(
+    "case", OPT_INT8_CASES, ids=lambda v: f"{v[0]}-{v[1][3]}to{v[2]}-k{v[3]}-s{v[4]}-d{v[6]}"
+)
+def test_optimized_int8_conv_shapes(case):
+    kind, shape, out_c, k, stride, pad, dil, activation = case
+    rng = np.random.default_rng(RNG_SEED)
+    ops, out, opts = conv_case(
+        rng, kind, "int8", shape, out_c, k, stride, pad, dil, activation, out_scale=0.5
+    )
+    data, feeds = build(kind, ops, out, opts)
+    ref = run_litert(data, feeds, reference=True)
+    got = wick.load(data)(*feeds)
+    exact(got, ref, "wick")
+    assert len(np.unique(got[0])) > 10, "a saturated output would prove nothing"
+    within_one_step_of_litert_default(data, feeds, got)
+
+
+@pytest.mark.parametrize("shape,n", [((1, 1280), 1000), ((9, 130), 33), ((3, 7), 70)])
+def test_optimized_int8_fully_connected(shape, n):
+    rng = np.random.default_rng(RNG_SEED)
+    k = shape[-1]
+    ws = list(rng.uniform(0.003, 0.03, n))
+    w = QC(rnd(rng, (n, k), np.int8, -127, 127), ws, 0)
+    bsc = [float(np.float32(0.031) * np.float32(s)) for s in ws]
+    b = QC(rnd(rng, (n,), np.int32, -4000, 4000), bsc)
+    x = Q(rnd(rng, shape, np.int8), 0.031, -9)
+    data, feeds = build("FULLY_CONNECTED", [x, w, b], ("int8", 0.02 * np.sqrt(k), 6), act("NONE"))
+    ref = run_litert(data, feeds, reference=True)
+    got = wick.load(data)(*feeds)
+    exact(got, ref, "wick")
+    within_one_step_of_litert_default(data, feeds, got)
+
+
+@pytest.mark.parametrize("n", [1, 17, 75264])
+def test_optimized_int8_add(n):
+    rng = np.random.default_rng(RNG_SEED)
+    a = Q(rnd(rng, (n,), np.int8), 0.047, -3)
+    b = Q(rnd(rng, (n,), np.int8), 0.021, 11)
+    data, feeds = build("ADD", [a, b], ("int8", 0.06, -5), act("RELU"))
+    ref = run_litert(data, feeds, reference=True)
+    got = wick.load(data)(*feeds)
+    exact(got, ref, "wick")
+    within_one_step_of_litert_default(data, feeds, got)
+
+
 TCONV_VARIANTS = [
     # dtype, in_shape, out_hw, out_c, k, stride, padding, per_channel
     ("int8", (1, 4, 5, 3), (8, 10), 4, 3, 2, "SAME", True),

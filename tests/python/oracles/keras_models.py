@@ -4,6 +4,9 @@ These files are *foreign* .tflite files: wick did not write them, so they exerci
 and kernels the way users' files will. Every model is built with seeded random weights
 (``weights=None``; nothing is downloaded), a static batch of 1 and named inputs, then converted
 with ``tf.lite.TFLiteConverter.from_keras_model`` (float32, no optimizations, builtin ops only).
+The ``*_int8`` models are full-integer files instead: post-training quantization with a seeded
+random representative dataset, int8 builtin ops only, int8 inputs and outputs (the converter's
+per-channel symmetric int8 weights, asymmetric int8 activations and int32 biases).
 
 Files are cached: ``get_model(name)`` writes ``<cache>/<name>-s<seed>-tf<tf>-keras<keras>-g<N>.tflite``
 once and reads it afterwards. The cache dir is ``$WICK_MODEL_CACHE`` or ``<repo>/build/model-cache``.
@@ -64,9 +67,9 @@ def _image_input(keras, size=224, name="image"):
     return keras.Input(shape=(size, size, 3), batch_size=1, name=name)
 
 
-def _mobilenet_v2(keras, logits=False):
+def _mobilenet_v2(keras, logits=False, size=224):
     return keras.applications.MobileNetV2(
-        input_tensor=_image_input(keras),
+        input_tensor=_image_input(keras, size),
         weights=None,
         classifier_activation=None if logits else "softmax",
     )
@@ -80,17 +83,17 @@ def _mobilenet_v3_small(keras, logits=False):
     )
 
 
-def _resnet50(keras, logits=False):
+def _resnet50(keras, logits=False, size=224):
     return keras.applications.ResNet50(
-        input_tensor=_image_input(keras),
+        input_tensor=_image_input(keras, size),
         weights=None,
         classifier_activation=None if logits else "softmax",
     )
 
 
-def _efficientnet_b0(keras, logits=False):
+def _efficientnet_b0(keras, logits=False, size=224):
     return keras.applications.EfficientNetB0(
-        input_tensor=_image_input(keras),
+        input_tensor=_image_input(keras, size),
         weights=None,
         classifier_activation=None if logits else "softmax",
     )
@@ -168,7 +171,7 @@ class ModelSpec:
     name: str
     build: Callable  # (keras) -> keras.Model
     description: str
-    tags: frozenset = field(default_factory=frozenset)  # "big", "small", "variant"
+    tags: frozenset = field(default_factory=frozenset)  # "big", "small", "variant", "int8"
 
 
 def _spec(name, build, description, *tags):
@@ -240,6 +243,36 @@ MODELS: dict[str, ModelSpec] = {
             "variant",
             "big",
         ),
+        # Full-integer files (post-training int8 quantization, int8 input and output). Small
+        # inputs keep conversion (calibration runs the float model) to seconds on a fresh cache.
+        _spec(
+            "mobilenet_v2_int8",
+            lambda k: _mobilenet_v2(k, logits=True, size=96),
+            "MobileNetV2 logits, 96x96x3, full int8 (representative dataset)",
+            "variant",
+            "int8",
+        ),
+        _spec(
+            "resnet50_int8",
+            lambda k: _resnet50(k, logits=True, size=64),
+            "ResNet50 logits, 64x64x3, full int8 (representative dataset)",
+            "variant",
+            "int8",
+        ),
+        _spec(
+            "efficientnet_b0_int8",
+            lambda k: _efficientnet_b0(k, logits=True, size=64),
+            "EfficientNetB0 logits, 64x64x3, full int8 (representative dataset)",
+            "variant",
+            "int8",
+        ),
+        _spec(
+            "mobilenet_v2_224_int8",
+            lambda k: _mobilenet_v2(k, logits=True),
+            "MobileNetV2 logits, 224x224x3, full int8 (for benchmarks)",
+            "variant",
+            "int8",
+        ),
         _spec(
             "transformer_block_tanh_gelu",
             lambda k: _transformer_block(k, approximate_gelu=True),
@@ -296,16 +329,34 @@ def build_keras(name: str, seed: int = 0):
     return model
 
 
-def convert(model) -> bytes:
-    """Convert a Keras model to float32 .tflite bytes with TensorFlow's converter.
+REPRESENTATIVE_SAMPLES = 4
+
+
+def convert(model, int8: bool = False, seed: int = 0) -> bytes:
+    """Convert a Keras model to .tflite bytes with TensorFlow's converter.
 
     ``from_keras_model`` exports a SavedModel (calling the model with ``training=False``) and
-    converts that. Only TFLite builtin ops are allowed and no optimization is applied.
+    converts that. Only TFLite builtin ops are allowed. Float32 with no optimization, or with
+    ``int8`` full-integer post-training quantization calibrated on ``REPRESENTATIVE_SAMPLES``
+    seeded uniform(-1, 1) inputs, int8 input and output tensors.
     """
     tf, _ = _import_tf()
     conv = tf.lite.TFLiteConverter.from_keras_model(model)
     conv.optimizations = []
     conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+    if int8:
+        rng = np.random.default_rng(seed)
+        shapes = [tuple(int(d) for d in t.shape) for t in model.inputs]
+
+        def representative():
+            for _ in range(REPRESENTATIVE_SAMPLES):
+                yield [rng.uniform(-1.0, 1.0, s).astype(np.float32) for s in shapes]
+
+        conv.optimizations = [tf.lite.Optimize.DEFAULT]
+        conv.representative_dataset = representative
+        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        conv.inference_input_type = tf.int8
+        conv.inference_output_type = tf.int8
     # The Keras 3 export path prints a summary of every endpoint argument; keep stdout clean.
     with contextlib.redirect_stdout(io.StringIO()):
         return conv.convert()
@@ -313,7 +364,7 @@ def convert(model) -> bytes:
 
 def generate(name: str, seed: int = 0) -> bytes:
     """Build and convert the named model, bypassing the cache."""
-    return convert(build_keras(name, seed))
+    return convert(build_keras(name, seed), int8="int8" in _spec_of(name).tags, seed=seed)
 
 
 def versions() -> tuple[str, str]:
@@ -405,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         model = build_keras(n, args.seed)
         t1 = time.perf_counter()
-        data = convert(model)
+        data = convert(model, int8="int8" in _spec_of(n).tags, seed=args.seed)
         t2 = time.perf_counter()
         dest = args.out / f"{n}.tflite"
         _write_atomic(dest, data)
