@@ -4,9 +4,10 @@
  * Every tensor that needs storage for this prepare (not a constant, not
  * folded, not a variable, not dynamic) gets an offset in one arena. A
  * tensor's lifetime runs from the node that writes it (graph inputs: before
- * the first node) to the last node that reads it (graph outputs: to the
- * end). Placement is greedy by size: largest first, each at the lowest
- * 64-byte-aligned offset that overlaps no already-placed tensor whose
+ * the first node) to the last node that reads it (graph outputs, and graph
+ * inputs too: to the end, so that inputs keep their values across invokes
+ * as wick.h promises). Placement is greedy by size: largest first, each at
+ * the lowest 64-byte-aligned offset that overlaps no already-placed tensor whose
  * lifetime intersects its own. This is the classic greedy-by-size planner;
  * it is O(n^2) in the tensor count, which stays cheap for real models.
  */
@@ -69,6 +70,7 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
       if (last[op->outputs[k]] < (int32_t)oi) last[op->outputs[k]] = (int32_t)oi;
   }
   for (uint32_t i = 0; i < g->num_outputs; i++) last[g->outputs[i]] = (int32_t)no;
+  for (uint32_t i = 0; i < g->num_inputs; i++) last[g->inputs[i]] = (int32_t)no;
 
   uint32_t n = 0;
   for (uint32_t i = 0; i < nt; i++) {

@@ -121,3 +121,28 @@ def test_memory_cap_applies_to_the_load():
         with pytest.raises(wick.WickError, match=r"memory_limit_bytes \(1024\)") as e:
             wick.Runtime(source, memory_limit=1024)
         assert e.value.status == "out of memory"
+
+
+def test_inputs_keep_their_values_across_invokes():
+    """wick.h: "Inputs keep their values" — a second invoke without new inputs gives the same
+    outputs. In this chain x -> a -> b -> y, b's lifetime does not overlap x's last read, so
+    an arena planner that ends the input's lifetime there would place b over x."""
+    w = ModelWriter()
+    sg = w.add_subgraph(name="main")
+    k = sg.add_constant("k", np.full(64, 0.5, np.float32))
+    x = sg.add_tensor("x", [64], "float32")
+    a = sg.add_tensor("a", [64], "float32")
+    b = sg.add_tensor("b", [64], "float32")
+    y = sg.add_tensor("y", [64], "float32")
+    none = dict(fused_activation_function="NONE")
+    sg.add_operator("ADD", [x, k], [a], options=none)
+    sg.add_operator("MUL", [a, k], [b], options=none)
+    sg.add_operator("ADD", [b, k], [y], options=none)
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    m = wick.load(w.finish())
+    runner = m.signature(None)
+    v = np.arange(64, dtype=np.float32)
+    first = runner(v)[0]
+    np.testing.assert_array_equal(first, (v + 0.5) * 0.5 + 0.5)
+    np.testing.assert_array_equal(runner.invoke()[0], first)
