@@ -180,7 +180,13 @@ WICK_API const char *wick_model_signature_key(const wick_model *model, size_t i)
 /* ----------------------------------------------------------- interpreter */
 
 typedef struct wick_interpreter_options {
-  int num_threads;             /* 0 or 1: the calling thread only */
+  /* Threads that compute an invoke, the calling thread included. 1 (the
+   * default), 0: the calling thread only. N > 1: N - 1 worker threads are
+   * started with the interpreter and joined by wick_interpreter_destroy;
+   * large operators are split over them. Negative: one per online CPU. At
+   * most 64. Outputs are bit-identical for every value. Each worker's stack
+   * (512 KiB) counts against memory_limit_bytes. */
+  int num_threads;
   size_t memory_limit_bytes;   /* 0: no cap. Counts every allocation the interpreter makes */
   int force_reference_kernels; /* 1: use the portable reference kernels everywhere.
                                   The environment variable WICK_FORCE_REFERENCE=1 does the same */
@@ -232,7 +238,9 @@ WICK_API wick_status wick_interpreter_resize_input(wick_interpreter *interpreter
 WICK_API wick_status wick_interpreter_invoke(wick_interpreter *interpreter);
 
 /* Asks a running (or the next) invoke to stop; it then returns
- * WICK_ERR_CANCELLED. Safe to call from any thread. */
+ * WICK_ERR_CANCELLED. Safe to call from any thread. A running invoke stops
+ * between operators, and inside a large operator between its tasks (a few
+ * milliseconds of work at most on the optimized kernels). */
 WICK_API void wick_interpreter_cancel(wick_interpreter *interpreter);
 
 /* Bytes of the planned activation arena, and of persistent memory (op data,

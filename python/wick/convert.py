@@ -42,7 +42,9 @@ class Model:
 
     ``model(*inputs)`` runs on wick's C runtime (``wick.runtime``) and returns a list of numpy
     arrays, one per model output, in torch.export's flattened output order.  Inputs may be
-    numpy arrays or torch tensors; with ``channels_last_io`` 4-d inputs/outputs are NHWC."""
+    numpy arrays or torch tensors; with ``channels_last_io`` 4-d inputs/outputs are NHWC.
+    ``num_threads`` (default 1) is the runtime's thread count; setting it takes effect on the
+    next call."""
 
     def __init__(
         self,
@@ -59,6 +61,17 @@ class Model:
         self.channels_last_io = channels_last_io
         self.op_counts = dict(op_counts or {})
         self._runtime = None
+        self._num_threads = 1
+
+    @property
+    def num_threads(self) -> int:
+        return self._num_threads
+
+    @num_threads.setter
+    def num_threads(self, n: int) -> None:
+        if n != self._num_threads:
+            self._num_threads = int(n)
+            self._runtime = None  # the next call makes an interpreter with the new count
 
     # ---- files -------------------------------------------------------------------------------
     def export(self, path: str | os.PathLike) -> None:
@@ -88,7 +101,7 @@ class Model:
         if self._runtime is None:
             from . import runtime  # the ctypes binding over libwick (loaded lazily)
 
-            self._runtime = runtime.load(self.tflite_bytes)
+            self._runtime = runtime.load(self.tflite_bytes, num_threads=self._num_threads)
         return list(self._runtime(*self._prepare(inputs)))
 
     # ---- reporting ---------------------------------------------------------------------------

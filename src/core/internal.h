@@ -33,6 +33,7 @@
 #define WICK_MAX_ELEMENTS ((int64_t)1 << 40) /* per tensor; bytes must also fit size_t */
 #define WICK_MAX_NESTING 16                  /* subgraphs calling subgraphs */
 #define WICK_MAX_GRAPHS 4096 /* graph instances per interpreter: a DAG of calls can fan out */
+#define WICK_MAX_THREADS 64  /* options.num_threads above this is clamped */
 
 /* Internal status: prepare cannot know an output shape until the inputs hold
  * data (the op is re-prepared at invoke). Never returned to users. */
@@ -70,6 +71,10 @@ WICK_INTERNAL void wick_mem_init(wick_mem *mem, const wick_allocator *allocator,
 WICK_INTERNAL void *wick_mem_alloc(wick_mem *mem, size_t size);
 WICK_INTERNAL void *wick_mem_calloc(wick_mem *mem, size_t count, size_t size);
 WICK_INTERNAL void wick_mem_free(wick_mem *mem, void *ptr);
+/* Counts `bytes` the runtime holds outside wick_mem (worker thread stacks)
+ * against the cap; false when the cap would be exceeded. */
+WICK_INTERNAL bool wick_mem_charge(wick_mem *mem, size_t bytes);
+WICK_INTERNAL void wick_mem_discharge(wick_mem *mem, size_t bytes);
 
 /* ---------------------------------------------------------------- errors */
 
@@ -236,10 +241,43 @@ struct wick_graph {
   bool prepared;
 };
 
+/* ---------------------------------------------------------------- threads (thread_pool.c) */
+
+/* One task of a parallel loop. `thread` in [0, threads) names the OS thread
+ * running it (0 = the caller of invoke), e.g. to pick per-thread scratch. */
+typedef void (*wick_task_fn)(void *arg, size_t task, size_t thread);
+/* A range [begin, end) of work units (wick_parallel_range). */
+typedef void (*wick_range_fn)(void *arg, size_t begin, size_t end, size_t thread);
+
+/* Work below which splitting is not worth a task, in multiply-accumulates
+ * (or comparable element operations): ~2-5 us of one core. */
+#define WICK_TASK_GRAIN ((uint64_t)1 << 18)
+
+typedef struct wick_thread_pool wick_thread_pool;
+
+/* num_threads <= 1: *pool_out = NULL (everything runs on the caller); < 0:
+ * one per online CPU. Clamped to WICK_MAX_THREADS. If the OS refuses a
+ * thread, the pool runs with the ones it got. */
+WICK_INTERNAL wick_status wick_thread_pool_create(wick_mem *mem, int num_threads,
+                                                  wick_thread_pool **pool_out);
+/* Stops and joins the workers; NULL is a no-op. */
+WICK_INTERNAL void wick_thread_pool_destroy(wick_thread_pool *pool);
+/* Threads that run tasks, the caller included (1 for NULL). */
+WICK_INTERNAL size_t wick_thread_pool_threads(const wick_thread_pool *pool);
+/* Runs fn(arg, t, thread) for every t in [0, n_tasks) on the pool and the
+ * caller, returning when all are done. Stops claiming tasks once *cancel
+ * (may be NULL) is non-zero and then returns false after the running ones
+ * finish. n_tasks <= 1, a NULL pool, or a call from inside a task runs
+ * inline in task order. */
+WICK_INTERNAL bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn fn,
+                                        void *arg, const atomic_int *cancel);
+
 struct wick_interpreter {
   const wick_model *model;
   wick_mem mem;
   wick_interpreter_options options;
+  wick_thread_pool *pool; /* NULL: one thread */
+  bool invoking;          /* in wick_interpreter_invoke: cancellation applies */
   const wick_signature_info *signature;
   wick_graph *main;
   void *scratch;
@@ -297,6 +335,29 @@ WICK_INTERNAL void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes)
 WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);
 /* True when the user asked for the reference kernels. */
 WICK_INTERNAL bool wick_op_force_reference(const wick_op_ctx *ctx);
+
+/* Parallel loops for op invoke (src/core/thread_pool.c; docs/architecture.md,
+ * "Threads"). Runs fn(arg, task, thread) for task in [0, n_tasks) on the
+ * interpreter's threads, the calling thread included, and returns when all
+ * are done. Tasks must write disjoint outputs and compute each output the
+ * same way whichever task or thread runs it, so results are bit-identical
+ * for any thread count: split by shape, never by wick_op_num_threads().
+ * Between tasks the cancel flag is checked; a cancelled loop returns
+ * WICK_ERR_CANCELLED (with the op's message) after the running tasks end,
+ * and invoke must return that status. One task (or one thread) runs inline. */
+WICK_INTERNAL wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks,
+                                            wick_task_fn fn, void *arg);
+/* Splits [0, units) into consecutive ranges of at least WICK_TASK_GRAIN work
+ * (work_per_unit each) and runs fn on each range as above. The split depends
+ * only on `units` and `work_per_unit`. */
+WICK_INTERNAL wick_status wick_parallel_range(const wick_op_ctx *ctx, size_t units,
+                                              uint64_t work_per_unit, wick_range_fn fn,
+                                              void *arg);
+/* Units per task for that split (>= 1). */
+WICK_INTERNAL size_t wick_parallel_units_per_task(size_t units, uint64_t work_per_unit);
+/* Threads of this interpreter, the caller included (>= 1). For sizing
+ * per-thread scratch only, never for splitting work. */
+WICK_INTERNAL size_t wick_op_num_threads(const wick_op_ctx *ctx);
 
 /* Element count of a shape (caller guarantees the shape was checked). */
 WICK_INTERNAL int64_t wick_shape_elements(int32_t rank, const int32_t *dims);

@@ -605,9 +605,10 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
   atomic_init(&it->cancelled, 0);
 
   uint32_t subgraph = sig ? sig->subgraph : 0;
-  it->main = graph_new(it, subgraph, 0);
-  wick_status st = WICK_OK;
-  if (it->main == NULL) {
+  wick_status st = wick_thread_pool_create(&it->mem, o.num_threads, &it->pool);
+  if (st != WICK_OK) {
+    st = interp_fail(it, st, "out of memory starting %d threads", o.num_threads);
+  } else if ((it->main = graph_new(it, subgraph, 0)) == NULL) {
     st = interp_fail(it, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   } else if (sig) {
     /* A signature names and orders the inputs and outputs. */
@@ -632,6 +633,7 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
 
 void wick_interpreter_destroy(wick_interpreter *it) {
   if (it == NULL) return;
+  wick_thread_pool_destroy(it->pool);
   graph_destroy(it->main);
   wick_mem_free(&it->mem, it->scratch);
   wick_mem mem = it->mem;
@@ -719,7 +721,9 @@ wick_status wick_interpreter_invoke(wick_interpreter *it) {
     uint8_t *p = t->data;
     for (size_t k = 0; k < t->bytes; k++) p[k] = p[k] != 0;
   }
+  it->invoking = true;
   wick_status st = wick_graph_invoke(it->main);
+  it->invoking = false;
   atomic_store(&it->cancelled, 0);
   return st;
 }

@@ -65,6 +65,15 @@ void wick_mem_free(wick_mem *mem, void *ptr) {
   mem->allocator.free(mem->allocator.user, base);
 }
 
+bool wick_mem_charge(wick_mem *mem, size_t bytes) {
+  if (mem->limit != 0 && (bytes > mem->limit || mem->used > mem->limit - bytes)) return false;
+  mem->used += bytes;
+  if (mem->used > mem->peak) mem->peak = mem->used;
+  return true;
+}
+
+void wick_mem_discharge(wick_mem *mem, size_t bytes) { mem->used -= bytes; }
+
 /* Bump chunks: [next pointer][payload ...]. */
 #define BUMP_CHUNK (64 * 1024)
 

@@ -7,6 +7,15 @@
  * tiles of MR, and the microkernel walks the block's NR-wide panels. A row
  * tile of A (MR x K) stays in L1 across the panels.
  *
+ * Threads: wick_f32_gemm_tasks_init / wick_f32_conv_igemm_tasks_init cut
+ * that loop nest into independent tasks (one column block x a run of row
+ * tiles, in the serial loop's order) that an op hands to wick_parallel_for.
+ * Task boundaries fall on MR-row tiles and NR-column panels, so each output
+ * element is computed by the same microkernel call with the same K order
+ * however the tasks are spread over threads: results are bit-identical for
+ * any thread count. wick_f32_gemm / wick_f32_conv_igemm run all tasks in
+ * order on the calling thread.
+ *
  * The indirection buffer of a convolution (layout in kernels.h) depends on
  * the input's address; the op rebuilds it when that address changes.
  *
@@ -34,21 +43,82 @@ static size_t column_block(size_t n, size_t k, size_t nr) {
   return (per + nr - 1) / nr * nr;
 }
 
+/* Splits the column blocks' MR-row tiles into runs of at least `grain`
+ * multiply-accumulates. Tiles stay MR-aligned, so every output is computed by
+ * the same microkernel call as in one serial pass. */
+static size_t split(wick_f32_gemm_tasks *t, uint64_t grain) {
+  t->nb = column_block(t->n, t->k, t->kern->nr);
+  t->col_blocks = t->n == 0 ? 0 : (t->n + t->nb - 1) / t->nb;
+  t->tiles = (t->m + t->kern->mr - 1) / t->kern->mr;
+  uint64_t tile_work = (uint64_t)t->kern->mr * t->nb * (t->k ? t->k : 1);
+  uint64_t per = grain / tile_work + (grain % tile_work != 0);
+  if (per < 1) per = 1;
+  if (per > t->tiles) per = t->tiles ? t->tiles : 1;
+  t->tiles_per_task = (size_t)per;
+  t->row_tasks = t->tiles == 0 ? 0 : (t->tiles + t->tiles_per_task - 1) / t->tiles_per_task;
+  return t->col_blocks * t->row_tasks;
+}
+
+size_t wick_f32_gemm_tasks_init(wick_f32_gemm_tasks *t, const wick_f32_gemm_kernel *kern,
+                                size_t m, size_t n, size_t k, const float *a, size_t a_stride,
+                                const float *packed, float *c, size_t c_stride, float lo, float hi,
+                                uint64_t grain) {
+  *t = (wick_f32_gemm_tasks){.kern = kern, .m = m, .n = n, .k = k, .a = a, .a_stride = a_stride,
+                             .packed = packed, .c = c, .c_stride = c_stride, .lo = lo, .hi = hi};
+  return split(t, grain);
+}
+
+size_t wick_f32_conv_igemm_tasks_init(wick_f32_gemm_tasks *t, const wick_f32_gemm_kernel *kern,
+                                      const wick_conv_shape *s, const float *const *ind,
+                                      const float *packed, float *output, float lo, float hi,
+                                      uint64_t grain) {
+  const size_t taps = (size_t)s->k_h * (size_t)s->k_w, kc = (size_t)s->in_c;
+  *t = (wick_f32_gemm_tasks){
+      .kern = kern,
+      .m = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w,
+      .n = (size_t)s->out_c,
+      .k = taps * kc,
+      .ind = ind,
+      .kc = kc,
+      .taps = taps,
+      .packed = packed,
+      .c = output,
+      .c_stride = (size_t)s->out_c,
+      .lo = lo,
+      .hi = hi,
+  };
+  return split(t, grain);
+}
+
+void wick_f32_gemm_run_task(const wick_f32_gemm_tasks *t, size_t task) {
+  const size_t mr = t->kern->mr, nr = t->kern->nr;
+  const size_t cb = task / t->row_tasks, rt = task % t->row_tasks;
+  const size_t n0 = cb * t->nb;
+  const size_t nc = t->n - n0 < t->nb ? t->n - n0 : t->nb;
+  const float *w = t->packed + n0 / nr * (t->k + 1) * nr;
+  const size_t tile_end = (rt + 1) * t->tiles_per_task < t->tiles ? (rt + 1) * t->tiles_per_task
+                                                                  : t->tiles;
+  for (size_t tile = rt * t->tiles_per_task; tile < tile_end; tile++) {
+    const size_t m0 = tile * mr;
+    const size_t rows = t->m - m0 < mr ? t->m - m0 : mr;
+    float *c = t->c + m0 * t->c_stride + n0;
+    if (t->ind != NULL) {
+      t->kern->igemm(rows, nc, t->kc, t->taps, t->ind + tile * t->taps * mr, w, c, t->c_stride,
+                     t->lo, t->hi);
+    } else {
+      wick_f32_gemm_ukernel_fn fn = rows == 1 ? t->kern->gemm_1 : t->kern->gemm;
+      fn(rows, nc, t->k, t->a + m0 * t->a_stride, t->a_stride, w, c, t->c_stride, t->lo, t->hi);
+    }
+  }
+}
+
 void wick_f32_gemm(const wick_f32_gemm_kernel *kern, size_t m, size_t n, size_t k, const float *a,
                    size_t a_stride, const float *packed, float *c, size_t c_stride, float lo,
                    float hi) {
-  const size_t mr = kern->mr, nr = kern->nr;
-  const size_t nb = column_block(n, k, nr);
-  const size_t panel = (k + 1) * nr;
-  for (size_t n0 = 0; n0 < n; n0 += nb) {
-    size_t nc = n - n0 < nb ? n - n0 : nb;
-    const float *w = packed + n0 / nr * panel;
-    for (size_t m0 = 0; m0 < m; m0 += mr) {
-      size_t rows = m - m0 < mr ? m - m0 : mr;
-      wick_f32_gemm_ukernel_fn fn = rows == 1 ? kern->gemm_1 : kern->gemm;
-      fn(rows, nc, k, a + m0 * a_stride, a_stride, w, c + m0 * c_stride + n0, c_stride, lo, hi);
-    }
-  }
+  wick_f32_gemm_tasks t;
+  size_t tasks = wick_f32_gemm_tasks_init(&t, kern, m, n, k, a, a_stride, packed, c, c_stride, lo,
+                                          hi, UINT64_MAX);
+  for (size_t i = 0; i < tasks; i++) wick_f32_gemm_run_task(&t, i);
 }
 
 bool wick_f32_conv_indirection_size(const wick_conv_shape *s, size_t mr, size_t *count_out) {
@@ -91,18 +161,8 @@ void wick_f32_conv_indirection_init(const wick_conv_shape *s, size_t mr, const f
 void wick_f32_conv_igemm(const wick_f32_gemm_kernel *kern, const wick_conv_shape *s,
                          const float *const *ind, const float *packed, float *output, float lo,
                          float hi) {
-  const size_t mr = kern->mr, nr = kern->nr;
-  const size_t taps = (size_t)s->k_h * (size_t)s->k_w, kc = (size_t)s->in_c;
-  const size_t n = (size_t)s->out_c, k = taps * kc;
-  const size_t pixels = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w;
-  const size_t nb = column_block(n, k, nr);
-  const size_t panel = (k + 1) * nr;
-  for (size_t n0 = 0; n0 < n; n0 += nb) {
-    size_t nc = n - n0 < nb ? n - n0 : nb;
-    const float *w = packed + n0 / nr * panel;
-    for (size_t m0 = 0, t = 0; m0 < pixels; m0 += mr, t++) {
-      size_t rows = pixels - m0 < mr ? pixels - m0 : mr;
-      kern->igemm(rows, nc, kc, taps, ind + t * taps * mr, w, output + m0 * n + n0, n, lo, hi);
-    }
-  }
+  wick_f32_gemm_tasks t;
+  size_t tasks = wick_f32_conv_igemm_tasks_init(&t, kern, s, ind, packed, output, lo, hi,
+                                                UINT64_MAX);
+  for (size_t i = 0; i < tasks; i++) wick_f32_gemm_run_task(&t, i);
 }

@@ -100,7 +100,45 @@ WICK_KERNEL_API void wick_f32_dwconv3x3_pack(size_t c, size_t cr, const float *w
 
 /* ---- drivers (gemm_driver.c) ---- */
 
-/* c[m x n] = clamp(a[m x k] * W + bias) with W packed by wick_f32_gemm_pack. */
+/* A GEMM or an indirect-GEMM convolution cut into independent tasks: task i
+ * computes one column block of the output over a run of MR-row tiles.
+ * Filled by the *_tasks_init functions; read-only afterwards, so any number
+ * of threads may run its tasks at once. */
+typedef struct wick_f32_gemm_tasks {
+  const wick_f32_gemm_kernel *kern;
+  size_t m, n, k;
+  const float *a; /* GEMM rows, a_stride floats apart (NULL for igemm) */
+  size_t a_stride;
+  const float *const *ind; /* igemm indirection buffer (NULL for GEMM) */
+  size_t kc, taps;         /* igemm: channels per tap, taps */
+  const float *packed;
+  float *c;
+  size_t c_stride;
+  float lo, hi;
+  size_t nb, col_blocks, tiles, tiles_per_task, row_tasks; /* the split */
+} wick_f32_gemm_tasks;
+
+/* Sets up c[m x n] = clamp(a[m x k] * W + bias) as tasks of at least `grain`
+ * multiply-accumulates each (UINT64_MAX: one task per column block); returns
+ * the task count (0 when m or n is 0). The split depends only on the shape. */
+WICK_KERNEL_API size_t wick_f32_gemm_tasks_init(wick_f32_gemm_tasks *t,
+                                                const wick_f32_gemm_kernel *kern, size_t m,
+                                                size_t n, size_t k, const float *a,
+                                                size_t a_stride, const float *packed, float *c,
+                                                size_t c_stride, float lo, float hi,
+                                                uint64_t grain);
+/* The same for CONV_2D (groups == 1) through an indirection buffer. */
+WICK_KERNEL_API size_t wick_f32_conv_igemm_tasks_init(wick_f32_gemm_tasks *t,
+                                                      const wick_f32_gemm_kernel *kern,
+                                                      const wick_conv_shape *s,
+                                                      const float *const *ind,
+                                                      const float *packed, float *output,
+                                                      float lo, float hi, uint64_t grain);
+/* Runs task `task` (< the count init returned). */
+WICK_KERNEL_API void wick_f32_gemm_run_task(const wick_f32_gemm_tasks *t, size_t task);
+
+/* c[m x n] = clamp(a[m x k] * W + bias) with W packed by wick_f32_gemm_pack,
+ * on the calling thread (all tasks in order). */
 WICK_KERNEL_API void wick_f32_gemm(const wick_f32_gemm_kernel *kern, size_t m, size_t n, size_t k,
                                    const float *a, size_t a_stride, const float *packed,
                                    float *c, size_t c_stride, float lo, float hi);

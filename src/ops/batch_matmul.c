@@ -66,11 +66,28 @@ static wick_status bmm_prepare(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
+typedef struct bmm_job {
+  const wick_batch_matmul_shape *s;
+  const float *lhs, *rhs;
+  float *out;
+} bmm_job;
+
+static void bmm_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const bmm_job *j = arg;
+  wick_f32_batch_matmul_rows__reference(j->s, j->lhs, j->rhs, j->out, (int64_t)begin,
+                                        (int64_t)end);
+}
+
 static wick_status bmm_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_bmm_invoke_quantized(ctx);
-  wick_f32_batch_matmul__reference(ctx->node->user_data, wick_op_input(ctx, 0)->data,
-                                   wick_op_input(ctx, 1)->data, wick_op_output(ctx, 0)->data);
-  return WICK_OK;
+  const wick_batch_matmul_shape *s = ctx->node->user_data;
+  bmm_job j = {s, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
+               wick_op_output(ctx, 0)->data};
+  /* Output rows (batches x m) split over the threads. */
+  uint64_t rows = (uint64_t)s->m;
+  for (int32_t d = 0; d < s->batch_rank; d++) rows *= (uint64_t)s->batch_dims[d];
+  return wick_parallel_range(ctx, (size_t)rows, (uint64_t)s->n * (uint64_t)s->k, bmm_rows, &j);
 }
 
 const wick_op_def wick_op_batch_matmul = {"BATCH_MATMUL", WICK_BUILTIN_BATCH_MATMUL, 4,

@@ -16,11 +16,16 @@
  * register-blocked kernel. Everything else — grouped convs, other depthwise
  * shapes, filters not known at prepare, or force_reference — runs the
  * reference kernels.
+ *
+ * Threads (ops/parallel.h): the GEMM paths run the driver's tasks (column
+ * blocks x runs of row tiles); the depthwise and reference paths split output
+ * rows. Either way each output is computed exactly as on one thread.
  */
 #include "format/schema.h"
 #include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef enum conv_path { CONV_REFERENCE, CONV_GEMM, CONV_IGEMM, CONV_DWCONV3X3 } conv_path;
@@ -169,32 +174,72 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
   return WICK_OK;
 }
 
-/* Runs the optimized path prepare chose; false when it is the reference. */
-static bool run_optimized(const wick_op_ctx *ctx) {
+/* One invoke's arguments, shared by the row tasks. */
+typedef struct conv_job {
+  const conv_data *d;
+  bool depthwise;
+  const float *in, *filter, *bias;
+  float *out;
+} conv_job;
+
+/* Rows [y0, y1) of image n, on the path prepare chose (not the GEMM ones). */
+static void conv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread) {
+  (void)thread;
+  const conv_job *j = arg;
+  const wick_conv_shape *s = &j->d->shape;
+  const wick_conv_shape r = wick_conv_shape_rows(s, y0, y1);
+  const float *in = j->in + (int64_t)n * s->in_h * s->in_w * s->in_c;
+  float *out = j->out + ((int64_t)n * s->out_h + y0) * s->out_w * s->out_c;
+  switch (j->d->path) {
+    case CONV_DWCONV3X3:
+      j->d->kern->dwconv3x3(&r, in, j->d->packed, out, j->d->lo, j->d->hi);
+      return;
+    case CONV_REFERENCE:
+      if (j->depthwise)
+        wick_f32_depthwise_conv2d__reference(&r, in, j->filter, j->bias, out, j->d->lo, j->d->hi);
+      else
+        wick_f32_conv2d__reference(&r, in, j->filter, j->bias, out, j->d->lo, j->d->hi);
+      return;
+    case CONV_GEMM:
+    case CONV_IGEMM:
+      break; /* run as GEMM tasks */
+  }
+}
+
+/* Runs the path prepare chose, split over the interpreter's threads. */
+static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
   conv_data *d = ctx->node->user_data;
   const wick_conv_shape *s = &d->shape;
   const float *in = wick_op_input(ctx, 0)->data;
   float *out = wick_op_output(ctx, 0)->data;
+  wick_f32_gemm_tasks t;
+  size_t tasks;
   switch (d->path) {
     case CONV_GEMM:
-      wick_f32_gemm(d->gemm, (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w,
-                    (size_t)s->out_c, (size_t)s->in_c, in, (size_t)s->in_c, d->packed, out,
-                    (size_t)s->out_c, d->lo, d->hi);
-      return true;
+      tasks = wick_f32_gemm_tasks_init(&t, d->gemm,
+                                       (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w,
+                                       (size_t)s->out_c, (size_t)s->in_c, in, (size_t)s->in_c,
+                                       d->packed, out, (size_t)s->out_c, d->lo, d->hi,
+                                       WICK_TASK_GRAIN);
+      return wick_op_run_gemm_tasks(ctx, &t, tasks);
     case CONV_IGEMM:
       if (d->ind_input != in) {
         wick_f32_conv_indirection_init(s, d->gemm->mr, in, d->zero, d->ind);
         d->ind_input = in;
       }
-      wick_f32_conv_igemm(d->gemm, s, d->ind, d->packed, out, d->lo, d->hi);
-      return true;
+      tasks = wick_f32_conv_igemm_tasks_init(&t, d->gemm, s, d->ind, d->packed, out, d->lo,
+                                             d->hi, WICK_TASK_GRAIN);
+      return wick_op_run_gemm_tasks(ctx, &t, tasks);
     case CONV_DWCONV3X3:
-      d->kern->dwconv3x3(s, in, d->packed, out, d->lo, d->hi);
-      return true;
     case CONV_REFERENCE:
       break;
   }
-  return false;
+  conv_job j = {d, depthwise, in, wick_op_input(ctx, 1)->data, bias_data(ctx), out};
+  int64_t per_pixel = (int64_t)s->out_c * s->k_h * s->k_w;
+  if (!depthwise) per_pixel *= s->in_c / s->groups;
+  return wick_parallel_rows(ctx, s->batch, s->out_h, (uint64_t)per_pixel * (uint64_t)s->out_w,
+                            wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
+                            conv_rows, &j);
 }
 
 static wick_status conv_prepare(wick_op_ctx *ctx) { return conv_prepare_common(ctx, false); }
@@ -202,21 +247,12 @@ static wick_status depthwise_prepare(wick_op_ctx *ctx) { return conv_prepare_com
 
 static wick_status conv_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_conv_invoke_quantized(ctx);
-  if (run_optimized(ctx)) return WICK_OK;
-  const conv_data *d = ctx->node->user_data;
-  wick_f32_conv2d__reference(&d->shape, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
-                             bias_data(ctx), wick_op_output(ctx, 0)->data, d->lo, d->hi);
-  return WICK_OK;
+  return conv_run(ctx, false);
 }
 
 static wick_status depthwise_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_conv_invoke_quantized(ctx);
-  if (run_optimized(ctx)) return WICK_OK;
-  const conv_data *d = ctx->node->user_data;
-  wick_f32_depthwise_conv2d__reference(&d->shape, wick_op_input(ctx, 0)->data,
-                                       wick_op_input(ctx, 1)->data, bias_data(ctx),
-                                       wick_op_output(ctx, 0)->data, d->lo, d->hi);
-  return WICK_OK;
+  return conv_run(ctx, true);
 }
 
 const wick_op_def wick_op_conv_2d = {"CONV_2D", WICK_BUILTIN_CONV_2D, 8, conv_prepare,

@@ -9,12 +9,14 @@
  * Kernels: when the weights (and bias) are known at prepare and the CPU has
  * an optimized GEMM (src/kernels/select.c), prepare packs them once and
  * invoke runs the GEMM; otherwise (or with force_reference) the reference
- * kernel runs.
+ * kernel runs. Both split over the interpreter's threads (GEMM tasks, or
+ * rows of the input), each output computed as on one thread.
  */
 #include "format/schema.h"
 #include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct fc_data {
@@ -95,20 +97,38 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   return choose_kernels(ctx, d);
 }
 
+/* The reference kernel over rows [begin, end) of the input (one row of
+ * outputs each: the same sums as one call over all rows). */
+typedef struct fc_job {
+  const fc_data *d;
+  const float *in, *w, *bias;
+  float *out;
+} fc_job;
+
+static void fc_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const fc_job *j = arg;
+  const fc_data *d = j->d;
+  wick_f32_fully_connected__reference((int64_t)(end - begin), d->n, d->k,
+                                      j->in + (int64_t)begin * d->k, j->w, j->bias,
+                                      j->out + (int64_t)begin * d->n, d->lo, d->hi);
+}
+
 static wick_status fc_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_fc_invoke_quantized(ctx);
   const fc_data *d = ctx->node->user_data;
   if (d->kern != NULL) {
-    wick_f32_gemm(d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k, wick_op_input(ctx, 0)->data,
-                  (size_t)d->k, d->packed, wick_op_output(ctx, 0)->data, (size_t)d->n, d->lo,
-                  d->hi);
-    return WICK_OK;
+    wick_f32_gemm_tasks t;
+    size_t tasks = wick_f32_gemm_tasks_init(&t, d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k,
+                                            wick_op_input(ctx, 0)->data, (size_t)d->k, d->packed,
+                                            wick_op_output(ctx, 0)->data, (size_t)d->n, d->lo,
+                                            d->hi, WICK_TASK_GRAIN);
+    return wick_op_run_gemm_tasks(ctx, &t, tasks);
   }
   wick_tensor *bias = wick_op_input(ctx, 2);
-  wick_f32_fully_connected__reference(d->m, d->n, d->k, wick_op_input(ctx, 0)->data,
-                                      wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,
-                                      wick_op_output(ctx, 0)->data, d->lo, d->hi);
-  return WICK_OK;
+  fc_job j = {d, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
+              bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
+  return wick_parallel_range(ctx, (size_t)d->m, (uint64_t)d->n * (uint64_t)d->k, fc_rows, &j);
 }
 
 const wick_op_def wick_op_fully_connected = {"FULLY_CONNECTED", WICK_BUILTIN_FULLY_CONNECTED, 12,

@@ -1,10 +1,12 @@
 /*
  * pool_2d.c — AVERAGE_POOL_2D and MAX_POOL_2D (float32, NHWC; quantized inputs
- * go to pool_2d_quantized.c).
+ * go to pool_2d_quantized.c). Output rows are split over the interpreter's
+ * threads (ops/parallel.h).
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct pool_data {
@@ -52,20 +54,46 @@ static wick_status pool_prepare(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
+typedef struct pool_job {
+  const pool_data *d;
+  bool is_max;
+  const float *in;
+  float *out;
+} pool_job;
+
+/* Output rows [y0, y1) of image n (ops/parallel.h). */
+static void pool_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread) {
+  (void)thread;
+  const pool_job *j = arg;
+  const wick_pool_shape *s = &j->d->shape;
+  const wick_pool_shape r = wick_pool_shape_rows(s, y0, y1);
+  const float *in = j->in + (int64_t)n * s->in_h * s->in_w * s->channels;
+  float *out = j->out + ((int64_t)n * s->out_h + y0) * s->out_w * s->channels;
+  if (j->is_max)
+    wick_f32_max_pool__reference(&r, in, out, j->d->lo, j->d->hi);
+  else
+    wick_f32_average_pool__reference(&r, in, out, j->d->lo, j->d->hi);
+}
+
+static wick_status pool_run(wick_op_ctx *ctx, bool is_max) {
+  const pool_data *d = ctx->node->user_data;
+  const wick_pool_shape *s = &d->shape;
+  pool_job j = {d, is_max, wick_op_input(ctx, 0)->data, wick_op_output(ctx, 0)->data};
+  uint64_t rows = (uint64_t)s->batch * (uint64_t)s->out_h;
+  uint64_t per_row = rows ? ctx->node->macs / rows : 0;
+  return wick_parallel_rows(ctx, s->batch, s->out_h, per_row,
+                            wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
+                            pool_rows, &j);
+}
+
 static wick_status average_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_pool_invoke_quantized(ctx);
-  const pool_data *d = ctx->node->user_data;
-  wick_f32_average_pool__reference(&d->shape, wick_op_input(ctx, 0)->data,
-                                   wick_op_output(ctx, 0)->data, d->lo, d->hi);
-  return WICK_OK;
+  return pool_run(ctx, false);
 }
 
 static wick_status max_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_pool_invoke_quantized(ctx);
-  const pool_data *d = ctx->node->user_data;
-  wick_f32_max_pool__reference(&d->shape, wick_op_input(ctx, 0)->data,
-                               wick_op_output(ctx, 0)->data, d->lo, d->hi);
-  return WICK_OK;
+  return pool_run(ctx, true);
 }
 
 const wick_op_def wick_op_average_pool_2d = {"AVERAGE_POOL_2D", WICK_BUILTIN_AVERAGE_POOL_2D, 3,

@@ -1,31 +1,195 @@
 /*
- * test_threads.c — one model, many threads: each thread creates its own
- * interpreter over the same wick_model and runs it repeatedly; every result
- * must equal the single-threaded one bit for bit. A second phase cancels
- * interpreters from another thread while they run. Built normally it checks
- * the results; built with -DWICK_SANITIZE=thread (CI) ThreadSanitizer checks
+ * test_threads.c — threads, three ways:
+ *
+ *   1. bit-identical results for any thread count: a synthetic conv net whose
+ *      every parallel path (indirect GEMM, 1x1 GEMM, 3x3 and 5x5 depthwise,
+ *      grouped/reference conv, pools, FULLY_CONNECTED, BATCH_MATMUL) splits
+ *      into several tasks, on the optimized and on the reference kernels, plus
+ *      the small real models in $WICK_SHARED_MODELS and a few Keras files from
+ *      the model cache ($WICK_MODEL_CACHE or build/model-cache) when present,
+ *      each run with num_threads 1, 2, 3, 4 and 7 and compared byte for byte;
+ *   2. one shared model, several OS threads, each with its own interpreter
+ *      (1 or 2 threads: the latter drives its own workers), every result
+ *      equal to the first run's; then cancellation from another thread while
+ *      invokes run;
+ *   3. cancelling one giant operator (a 2.4 G multiply-add convolution on the
+ *      reference kernels, seconds of work) from another thread: invoke must
+ *      return WICK_ERR_CANCELLED from inside the operator, promptly.
+ *
+ * Built with -DWICK_SANITIZE=thread (CI) ThreadSanitizer checks the pool and
  * that sharing a model needs no locks (RELIABILITY.md rule 6).
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tiny_model.h"
 #include "wick/wick.h"
 
-enum { THREADS = 4, RUNS = 50 };
+enum { THREADS = 4 };
 
-typedef struct job {
-  const wick_model *model;
-  const float *input;
-  size_t input_bytes;
-  const float *want; /* outputs of the single-threaded run, concatenated */
-  size_t want_bytes;
-  int failures;
-} job;
+static const int thread_counts[] = {1, 2, 3, 4, 7};
+#define NUM_COUNTS (sizeof thread_counts / sizeof thread_counts[0])
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---------------------------------------------------------------- models */
+
+/* Deterministic pseudo-random floats in [-1, 1). */
+static float lcg(uint32_t *state) {
+  *state = *state * 1664525u + 1013904223u;
+  return (float)(*state >> 8) / (float)(1u << 23) - 1.0f;
+}
+
+static int32_t g_const_rand(tm_graph *g, const char *name, const int32_t *shape, size_t rank,
+                            uint32_t seed) {
+  size_t n = 1;
+  for (size_t i = 0; i < rank; i++) n *= (size_t)shape[i];
+  float *v = malloc(n * sizeof *v);
+  for (size_t i = 0; i < n; i++) v[i] = lcg(&seed) * 0.25f;
+  int32_t t = tm_g_const(g, name, TM_F32, shape, rank, v, n * sizeof *v, NULL);
+  free(v);
+  return t;
+}
+
+/* Conv2DOptions type 1 / DepthwiseConv2DOptions type 2 / Pool2DOptions type 5. */
+static tm_node *conv_opts(tm_builder *b, int padding, int stride, int act) {
+  tm_node *o = tm_table(b);
+  tm_i8(o, 0, (int8_t)padding);
+  tm_i32(o, 1, stride);
+  tm_i32(o, 2, stride);
+  tm_i8(o, 3, (int8_t)act);
+  tm_i32(o, 4, 1);
+  tm_i32(o, 5, 1);
+  return o;
+}
+
+static tm_node *dw_opts(tm_builder *b, int stride) {
+  tm_node *o = tm_table(b);
+  tm_i8(o, 0, 0); /* SAME */
+  tm_i32(o, 1, stride);
+  tm_i32(o, 2, stride);
+  tm_i32(o, 3, 1);
+  tm_i8(o, 4, 0);
+  tm_i32(o, 5, 1);
+  tm_i32(o, 6, 1);
+  return o;
+}
+
+static tm_node *pool_opts(tm_builder *b, int padding, int stride, int k) {
+  tm_node *o = tm_table(b);
+  tm_i8(o, 0, (int8_t)padding);
+  tm_i32(o, 1, stride);
+  tm_i32(o, 2, stride);
+  tm_i32(o, 3, k);
+  tm_i32(o, 4, k);
+  tm_i8(o, 5, 0);
+  return o;
+}
+
+/* A synthetic net sized so that each op splits into several tasks:
+ *   x[2,40,40,16] -CONV 3x3 relu-> c1[2,40,40,32] -DW 3x3-> d1 -DW 5x5 s2-> d2[2,20,20,32]
+ *   d1 -CONV 1x1-> c2[2,40,40,48] -MAX_POOL 2x2 s2-> p1[2,20,20,48] -AVG_POOL 3x3 s1-> p2
+ *   p2 -RESHAPE-> r[40,960] -FULLY_CONNECTED-> f[40,50]
+ *   x -CONV 3x3 groups 2-> gc[2,40,40,32]          (the reference conv path)
+ *   q[4,64,96] x kk[4,96,80] -BATCH_MATMUL-> bm[4,64,80]
+ * Outputs d2, f, gc, bm. */
+static uint8_t *conv_net(size_t *size_out) {
+  tm_builder *b = tm_new();
+  tm_graph g;
+  tm_graph_init(&g, b);
+  int32_t s_x[4] = {2, 40, 40, 16}, s_w1[4] = {32, 3, 3, 16}, s_32[1] = {32};
+  int32_t s_c1[4] = {2, 40, 40, 32}, s_dw[4] = {1, 3, 3, 32}, s_dw5[4] = {1, 5, 5, 32};
+  int32_t s_d2[4] = {2, 20, 20, 32}, s_w2[4] = {48, 1, 1, 32}, s_48[1] = {48};
+  int32_t s_c2[4] = {2, 40, 40, 48}, s_p[4] = {2, 20, 20, 48}, s_2[1] = {2};
+  int32_t shape_r[2] = {40, 960}, s_wf[2] = {50, 960}, s_50[1] = {50}, s_f[2] = {40, 50};
+  int32_t s_wg[4] = {32, 3, 3, 8}, s_q[3] = {4, 64, 96}, s_kk[3] = {4, 96, 80};
+  int32_t s_bm[3] = {4, 64, 80};
+
+  int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 4);
+  int32_t q = tm_g_tensor(&g, "q", TM_F32, s_q, 3);
+  int32_t w1 = g_const_rand(&g, "w1", s_w1, 4, 1), b1 = g_const_rand(&g, "b1", s_32, 1, 2);
+  int32_t c1 = tm_g_tensor(&g, "c1", TM_F32, s_c1, 4);
+  int32_t dw = g_const_rand(&g, "dw", s_dw, 4, 3), db = g_const_rand(&g, "db", s_32, 1, 4);
+  int32_t d1 = tm_g_tensor(&g, "d1", TM_F32, s_c1, 4);
+  int32_t dw5 = g_const_rand(&g, "dw5", s_dw5, 4, 5);
+  int32_t d2 = tm_g_tensor(&g, "d2", TM_F32, s_d2, 4);
+  int32_t w2 = g_const_rand(&g, "w2", s_w2, 4, 6), b2 = g_const_rand(&g, "b2", s_48, 1, 7);
+  int32_t c2 = tm_g_tensor(&g, "c2", TM_F32, s_c2, 4);
+  int32_t p1 = tm_g_tensor(&g, "p1", TM_F32, s_p, 4);
+  int32_t p2 = tm_g_tensor(&g, "p2", TM_F32, s_p, 4);
+  int32_t rs = tm_g_const(&g, "shape", TM_I32, s_2, 1, shape_r, sizeof shape_r, NULL);
+  int32_t r = tm_g_tensor(&g, "r", TM_F32, shape_r, 2);
+  int32_t wf = g_const_rand(&g, "wf", s_wf, 2, 8), bf = g_const_rand(&g, "bf", s_50, 1, 9);
+  int32_t f = tm_g_tensor(&g, "f", TM_F32, s_f, 2);
+  int32_t wg = g_const_rand(&g, "wg", s_wg, 4, 10);
+  int32_t gc = tm_g_tensor(&g, "gc", TM_F32, s_c1, 4);
+  int32_t kk = g_const_rand(&g, "kk", s_kk, 3, 11);
+  int32_t bm = tm_g_tensor(&g, "bm", TM_F32, s_bm, 3);
+
+  { int32_t in[3] = {x, w1, b1}, out[1] = {c1}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 0, 1, 1)); }
+  { int32_t in[3] = {c1, dw, db}, out[1] = {d1}; tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 1)); }
+  { int32_t in[2] = {d1, dw5}, out[1] = {d2}; tm_g_op(&g, 4, in, 2, out, 1, 2, dw_opts(b, 2)); }
+  { int32_t in[3] = {d1, w2, b2}, out[1] = {c2}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 1, 1, 0)); }
+  { int32_t in[1] = {c2}, out[1] = {p1}; tm_g_op(&g, 17, in, 1, out, 1, 5, pool_opts(b, 1, 2, 2)); }
+  { int32_t in[1] = {p1}, out[1] = {p2}; tm_g_op(&g, 1, in, 1, out, 1, 5, pool_opts(b, 0, 1, 3)); }
+  {
+    tm_node *o = tm_table(b);
+    tm_ref(o, 0, tm_vec_i32(b, shape_r, 2));
+    int32_t in[2] = {p2, rs}, out[1] = {r};
+    tm_g_op(&g, 22, in, 2, out, 1, 17, o);
+  }
+  {
+    tm_node *o = tm_table(b);
+    tm_i8(o, 0, 0);
+    int32_t in[3] = {r, wf, bf}, out[1] = {f};
+    tm_g_op(&g, 9, in, 3, out, 1, 8, o);
+  }
+  { int32_t in[2] = {x, wg}, out[1] = {gc}; tm_g_op(&g, 3, in, 2, out, 1, 1, conv_opts(b, 0, 1, 0)); }
+  {
+    tm_node *o = tm_table(b); /* BatchMatMulOptions type 101: adj_x, adj_y false */
+    int32_t in[2] = {q, kk}, out[1] = {bm};
+    tm_g_op(&g, 126, in, 2, out, 1, 101, o);
+  }
+  int32_t gin[2] = {x, q}, gout[4] = {d2, f, gc, bm};
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 2, gout, 4, g.ops, g.nops);
+  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
+  tm_free(b);
+  return bytes;
+}
+
+/* One CONV_2D x[1,2048,32,64] * w[64,3,3,64]: 2.4 G multiply-adds, in
+ * narrow rows (1.2 M multiply-adds each) so that one task stays short even
+ * under ThreadSanitizer. */
+static uint8_t *giant_conv(size_t *size_out) {
+  tm_builder *b = tm_new();
+  tm_graph g;
+  tm_graph_init(&g, b);
+  int32_t s_x[4] = {1, 2048, 32, 64}, s_w[4] = {64, 3, 3, 64};
+  int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 4);
+  int32_t w = g_const_rand(&g, "w", s_w, 4, 42);
+  int32_t y = tm_g_tensor(&g, "y", TM_F32, s_x, 4);
+  int32_t in[2] = {x, w}, out[1] = {y};
+  tm_g_op(&g, 3, in, 2, out, 1, 1, conv_opts(b, 0, 1, 0));
+  int32_t gin[1] = {x}, gout[1] = {y};
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 1, gout, 1, g.ops, g.nops);
+  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
+  tm_free(b);
+  return bytes;
+}
+
+/* ---------------------------------------------------------------- helpers */
 
 static size_t outputs_bytes(wick_interpreter *it) {
   size_t n = 0;
@@ -42,18 +206,137 @@ static void copy_outputs(wick_interpreter *it, unsigned char *dst) {
   }
 }
 
+/* Deterministic inputs: floats in [-1, 1), integers small and non-negative
+ * (index-like inputs stay in range more often; an out-of-range value gives
+ * the same error at every thread count, which is compared too). */
+static void fill_inputs(wick_interpreter *it) {
+  uint32_t seed = 12345;
+  for (size_t i = 0; i < wick_interpreter_input_count(it); i++) {
+    wick_tensor *t = wick_interpreter_input(it, i);
+    size_t bytes = wick_tensor_byte_size(t), es = wick_dtype_size(wick_tensor_dtype(t));
+    unsigned char *p = wick_tensor_data(t);
+    if (p == NULL || es == 0) continue;
+    for (size_t k = 0; k < bytes / es; k++) {
+      float v = lcg(&seed);
+      switch (wick_tensor_dtype(t)) {
+        case WICK_DTYPE_FLOAT32: memcpy(p + k * es, &v, 4); break;
+        case WICK_DTYPE_INT8: p[k] = (unsigned char)(int8_t)(v * 100); break;
+        case WICK_DTYPE_UINT8: p[k] = (unsigned char)(v * 100 + 128); break;
+        case WICK_DTYPE_BOOL: p[k] = v > 0; break;
+        case WICK_DTYPE_INT16: { int16_t x = (int16_t)(v * 1000); memcpy(p + k * es, &x, 2); break; }
+        case WICK_DTYPE_INT32: { int32_t x = (int32_t)((v + 1) * 2); memcpy(p + k * es, &x, 4); break; }
+        case WICK_DTYPE_INT64: { int64_t x = (int64_t)((v + 1) * 2); memcpy(p + k * es, &x, 8); break; }
+        default: memset(p + k * es, 0, es); break;
+      }
+    }
+  }
+}
+
+/* Runs `model` once per thread count and compares status and output bytes
+ * with the 1-thread run. Returns the failures; *ran is 0 when the model does
+ * not run on wick at all (skipped). */
+static int check_thread_counts(const char *name, const wick_model *model, int force_reference,
+                               int *ran) {
+  unsigned char *want = NULL;
+  size_t want_bytes = 0;
+  wick_status want_st = WICK_OK;
+  int failures = 0;
+  *ran = 0;
+  for (size_t c = 0; c < NUM_COUNTS; c++) {
+    wick_interpreter_options o = wick_interpreter_options_default();
+    o.num_threads = thread_counts[c];
+    o.force_reference_kernels = force_reference;
+    wick_error_info err;
+    wick_interpreter *it;
+    if (wick_interpreter_create(model, NULL, &o, &err, &it) != WICK_OK) {
+      if (c != 0) {
+        fprintf(stderr, "%s: create with %d threads failed: %s\n", name, o.num_threads,
+                err.message);
+        failures++;
+      }
+      break;
+    }
+    fill_inputs(it);
+    wick_status st = wick_interpreter_invoke(it);
+    size_t bytes = st == WICK_OK ? outputs_bytes(it) : 0;
+    unsigned char *got = malloc(bytes ? bytes : 1);
+    if (st == WICK_OK) copy_outputs(it, got);
+    if (c == 0) {
+      want = got;
+      want_bytes = bytes;
+      want_st = st;
+      *ran = 1;
+    } else {
+      if (st != want_st || bytes != want_bytes || memcmp(got, want, bytes) != 0) {
+        fprintf(stderr, "%s%s: %d threads differ from 1 thread (status %d vs %d)\n", name,
+                force_reference ? " (reference kernels)" : "", o.num_threads, (int)st,
+                (int)want_st);
+        failures++;
+      }
+      free(got);
+    }
+    wick_interpreter_destroy(it);
+  }
+  free(want);
+  return failures;
+}
+
+static int check_file(const char *path, int *checked) {
+  wick_error_info err;
+  wick_model *model;
+  if (wick_model_load_file(path, NULL, &err, &model) != WICK_OK) return 0;
+  int ran, failures = check_thread_counts(path, model, 0, &ran);
+  *checked += ran;
+  wick_model_destroy(model);
+  return failures;
+}
+
+/* Every .tflite in `dir` whose name starts with one of `prefixes` (NULL:
+ * all). */
+static int check_dir(const char *dir, const char *const *prefixes, int *checked) {
+  DIR *d = dir ? opendir(dir) : NULL;
+  if (d == NULL) return 0;
+  int failures = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len < 8 || strcmp(e->d_name + len - 7, ".tflite") != 0) continue;
+    int wanted = prefixes == NULL;
+    for (size_t i = 0; prefixes && prefixes[i]; i++)
+      if (strncmp(e->d_name, prefixes[i], strlen(prefixes[i])) == 0) wanted = 1;
+    if (!wanted) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    failures += check_file(path, checked);
+  }
+  closedir(d);
+  return failures;
+}
+
+/* ---------------------------------------------------------------- phase 2: shared model */
+
+typedef struct job {
+  const wick_model *model;
+  int num_threads, runs;
+  const unsigned char *want; /* outputs of the first run, concatenated */
+  size_t want_bytes;
+  int failures;
+} job;
+
 static void *worker(void *arg) {
   job *j = arg;
   wick_error_info err;
   wick_interpreter *it;
-  if (wick_interpreter_create(j->model, NULL, NULL, &err, &it) != WICK_OK) {
+  wick_interpreter_options o = wick_interpreter_options_default();
+  o.num_threads = j->num_threads; /* each OS thread drives its own pool */
+  if (wick_interpreter_create(j->model, NULL, &o, &err, &it) != WICK_OK) {
     fprintf(stderr, "create: %s\n", err.message);
     j->failures++;
     return NULL;
   }
   unsigned char *got = malloc(j->want_bytes);
-  for (int r = 0; r < RUNS; r++) {
-    wick_tensor_copy_from(wick_interpreter_input(it, 0), j->input, j->input_bytes);
+  for (int r = 0; r < j->runs; r++) {
+    fill_inputs(it);
     if (wick_interpreter_invoke(it) != WICK_OK) {
       j->failures++;
       break;
@@ -86,25 +369,17 @@ static void *invoker(void *arg) {
   return NULL;
 }
 
-int main(void) {
-  size_t size;
-  uint8_t *bytes = tm_demo_chain(&size);
+static int shared_model_phase(const char *name, const wick_model *model, int num_threads,
+                              int runs, int cancel_loop) {
   wick_error_info err;
-  wick_model *model;
-  if (wick_model_load_buffer(bytes, size, NULL, &err, &model) != WICK_OK) {
-    fprintf(stderr, "load: %s\n", err.message);
-    return 1;
-  }
   wick_interpreter *ref;
-  if (wick_interpreter_create(model, NULL, NULL, &err, &ref) != WICK_OK) {
+  wick_interpreter_options o = wick_interpreter_options_default();
+  o.num_threads = num_threads;
+  if (wick_interpreter_create(model, NULL, &o, &err, &ref) != WICK_OK) {
     fprintf(stderr, "create: %s\n", err.message);
     return 1;
   }
-  wick_tensor *in = wick_interpreter_input(ref, 0);
-  size_t in_bytes = wick_tensor_byte_size(in);
-  float *input = malloc(in_bytes);
-  for (size_t i = 0; i < in_bytes / sizeof(float); i++) input[i] = (float)((i * 7) % 11) / 5.0f - 1.0f;
-  wick_tensor_copy_from(in, input, in_bytes);
+  fill_inputs(ref);
   if (wick_interpreter_invoke(ref) != WICK_OK) return 1;
   size_t want_bytes = outputs_bytes(ref);
   unsigned char *want = malloc(want_bytes);
@@ -113,7 +388,7 @@ int main(void) {
   pthread_t th[THREADS];
   job jobs[THREADS];
   for (int i = 0; i < THREADS; i++) {
-    jobs[i] = (job){model, input, in_bytes, (const float *)want, want_bytes, 0};
+    jobs[i] = (job){model, num_threads, runs, want, want_bytes, 0};
     pthread_create(&th[i], NULL, worker, &jobs[i]);
   }
   int failures = 0;
@@ -125,31 +400,156 @@ int main(void) {
   /* Cancel from another thread while invokes run: each returns OK or
    * CANCELLED, never anything else, and the interpreter stays usable. */
   cancel_job c = {ref, 0, 0, 0, 0};
-  pthread_t inv;
-  pthread_create(&inv, NULL, invoker, &c);
-  /* Keep cancelling until both outcomes were seen a few times. */
-  for (long i = 0; i < 100000000L && (atomic_load(&c.cancelled) < 20 || atomic_load(&c.ok) < 20);
-       i++) {
-    if (i % 8 == 0) wick_interpreter_cancel(ref);
-    if (i % 1024 == 0) sched_yield();
+  if (cancel_loop) {
+    pthread_t inv;
+    pthread_create(&inv, NULL, invoker, &c);
+    /* Keep cancelling until both outcomes were seen a few times. */
+    for (long i = 0;
+         i < 100000000L && (atomic_load(&c.cancelled) < 20 || atomic_load(&c.ok) < 20); i++) {
+      if (i % 8 == 0) wick_interpreter_cancel(ref);
+      if (i % 1024 == 0) sched_yield();
+    }
+    atomic_store(&c.stop, 1);
+    pthread_join(inv, NULL);
+    if (atomic_load(&c.other) != 0 || atomic_load(&c.cancelled) == 0) failures++;
   }
-  atomic_store(&c.stop, 1);
-  pthread_join(inv, NULL);
-  if (atomic_load(&c.other) != 0 || atomic_load(&c.cancelled) == 0) failures++;
-  wick_tensor_copy_from(wick_interpreter_input(ref, 0), input, in_bytes);
+  fill_inputs(ref);
   while (wick_interpreter_invoke(ref) == WICK_ERR_CANCELLED) {
   }
   unsigned char *again = malloc(want_bytes);
   copy_outputs(ref, again);
   if (memcmp(again, want, want_bytes) != 0) failures++;
 
-  printf("%d threads x %d runs on one model, %d invokes ok / %d cancelled: %d failures\n",
-         THREADS, RUNS, atomic_load(&c.ok), atomic_load(&c.cancelled), failures);
+  printf("%s, interpreters of %d threads: %d OS threads x %d runs, %d invokes ok / %d "
+         "cancelled: %d failures\n",
+         name, num_threads, THREADS, runs, atomic_load(&c.ok), atomic_load(&c.cancelled),
+         failures);
   free(again);
   free(want);
-  free(input);
-  free(bytes);
   wick_interpreter_destroy(ref);
+  return failures;
+}
+
+/* ---------------------------------------------------------------- phase 3: one giant op */
+
+typedef struct giant_job {
+  wick_interpreter *it;
+  atomic_int started;
+  wick_status status;
+  double returned_at;
+} giant_job;
+
+static void *giant_invoker(void *arg) {
+  giant_job *j = arg;
+  atomic_store(&j->started, 1);
+  j->status = wick_interpreter_invoke(j->it);
+  j->returned_at = now_s();
+  return NULL;
+}
+
+static int giant_cancel(const wick_model *model, int num_threads) {
+  wick_interpreter_options o = wick_interpreter_options_default();
+  o.num_threads = num_threads;
+  o.force_reference_kernels = 1; /* seconds of work in one operator */
+  wick_error_info err;
+  wick_interpreter *it;
+  if (wick_interpreter_create(model, NULL, &o, &err, &it) != WICK_OK) {
+    fprintf(stderr, "giant conv: %s\n", err.message);
+    return 1;
+  }
+  fill_inputs(it);
+  giant_job j = {it, 0, WICK_OK, 0};
+  pthread_t th;
+  pthread_create(&th, NULL, giant_invoker, &j);
+  while (!atomic_load(&j.started)) sched_yield();
+  /* Let the operator get going (the model has just this one). */
+  struct timespec pause = {0, 100 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  double cancelled_at = now_s();
+  wick_interpreter_cancel(it);
+  pthread_join(th, NULL);
+  double latency = j.returned_at - cancelled_at;
+  int failures = 0;
+  const char *msg = wick_interpreter_last_error(it);
+  if (j.status != WICK_ERR_CANCELLED || strstr(msg, "inside the operator") == NULL) {
+    fprintf(stderr, "giant conv (%d threads): status %d, message \"%s\"\n", num_threads,
+            (int)j.status, msg);
+    failures++;
+  }
+  /* A task is one output row or a few (~1 M multiply-adds: milliseconds,
+   * tens of them under ThreadSanitizer); the whole operator takes seconds
+   * (a minute under ThreadSanitizer). The bound leaves room for a loaded
+   * machine. */
+  if (latency > 1.5) {
+    fprintf(stderr, "giant conv (%d threads): invoke returned %.3f s after cancel\n",
+            num_threads, latency);
+    failures++;
+  }
+  printf("giant conv, %d threads: cancelled inside the operator, returned %.1f ms after cancel\n",
+         num_threads, latency * 1e3);
+  wick_interpreter_destroy(it);
+  return failures;
+}
+
+int main(void) {
+  int failures = 0;
+
+  /* 1. Bit-identical for any thread count. */
+  size_t size;
+  uint8_t *net = conv_net(&size);
+  wick_error_info err;
+  wick_model *model;
+  if (wick_model_load_buffer(net, size, NULL, &err, &model) != WICK_OK) {
+    fprintf(stderr, "load conv net: %s\n", err.message);
+    return 1;
+  }
+  int ran;
+  for (int force_reference = 0; force_reference <= 1; force_reference++) {
+    failures += check_thread_counts("conv net", model, force_reference, &ran);
+    if (!ran) {
+      fprintf(stderr, "conv net does not run: %s\n", err.message);
+      failures++;
+    }
+  }
   wick_model_destroy(model);
+  free(net);
+  int checked = 0;
+  failures += check_dir(getenv("WICK_SHARED_MODELS"), NULL, &checked);
+  const char *cache = getenv("WICK_MODEL_CACHE");
+  static const char *const keras[] = {"mobilenet_v2-", "tiny_cnn-", "transformer_block-",
+                                      "mlp-", NULL};
+  failures += check_dir(cache ? cache : "build/model-cache", keras, &checked);
+  printf("thread counts 1/2/3/4/7: conv net (optimized and reference kernels) and %d model "
+         "files compared%s\n",
+         checked, checked ? "" : " (no model files found: $WICK_SHARED_MODELS / model cache)");
+
+  /* 2. One model, many OS threads, each interpreter with its own workers. */
+  uint8_t *chain = tm_demo_chain(&size);
+  if (wick_model_load_buffer(chain, size, NULL, &err, &model) != WICK_OK) {
+    fprintf(stderr, "load: %s\n", err.message);
+    return 1;
+  }
+  failures += shared_model_phase("demo chain", model, 1, 50, 1);
+  failures += shared_model_phase("demo chain", model, 2, 50, 1);
+  wick_model_destroy(model);
+  free(chain);
+  net = conv_net(&size);
+  if (wick_model_load_buffer(net, size, NULL, &err, &model) != WICK_OK) return 1;
+  failures += shared_model_phase("conv net", model, 2, 3, 0);
+  wick_model_destroy(model);
+  free(net);
+
+  /* 3. Cancel one giant operator from another thread. */
+  uint8_t *giant = giant_conv(&size);
+  if (wick_model_load_buffer(giant, size, NULL, &err, &model) != WICK_OK) {
+    fprintf(stderr, "load giant: %s\n", err.message);
+    return 1;
+  }
+  failures += giant_cancel(model, 1);
+  failures += giant_cancel(model, 2);
+  wick_model_destroy(model);
+  free(giant);
+
+  printf("%d failures\n", failures);
   return failures ? 1 : 0;
 }

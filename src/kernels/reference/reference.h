@@ -160,6 +160,10 @@ typedef struct wick_batch_matmul_shape {
 } wick_batch_matmul_shape;
 void wick_f32_batch_matmul__reference(const wick_batch_matmul_shape *s, const float *lhs,
                                       const float *rhs, float *out);
+/* Output rows [row_begin, row_end) of the batches * m rows. */
+void wick_f32_batch_matmul_rows__reference(const wick_batch_matmul_shape *s, const float *lhs,
+                                           const float *rhs, float *out, int64_t row_begin,
+                                           int64_t row_end);
 
 /* ARG_MAX / ARG_MIN over the middle axis of [outer, axis, inner] (axis >= 1).
  * The first index wins ties; a strict comparison means NaNs are skipped unless

@@ -1,0 +1,319 @@
+/*
+ * thread_pool.c — the interpreter's persistent worker threads and the
+ * parallel-for that operators use (wick_parallel_for, internal.h).
+ *
+ * One pool per interpreter, created with options.num_threads - 1 workers; the
+ * thread that calls invoke is thread 0 and works too. A job is n independent
+ * tasks; threads claim them one at a time from a shared counter until none
+ * are left, so a worker that the OS deschedules costs at most the task it
+ * holds, and the caller never waits for an idle worker to wake up.
+ *
+ * The claim word packs (job generation << 32 | next task index). A thread
+ * claims task i of job g with one compare-and-swap from (g, i) to (g, i+1),
+ * so a late worker still holding an old generation can never claim a task of
+ * a newer job. When the caller runs out of tasks (or sees the cancel flag) it
+ * closes the job by swapping in (g, CLOSED): the swapped-out index is the
+ * number of tasks claimed, and it waits until that many have finished.
+ *
+ * Waiting workers spin (with the CPU's pause hint) for SPIN_NS after their
+ * last job — consecutive operators follow each other within microseconds —
+ * then sleep on a condition variable; the caller signals it only when a
+ * worker is asleep (a seq_cst store/load pair on `claim` and `sleepers`
+ * makes the hand-off race-free).
+ *
+ * Results do not depend on the number of threads as long as each task
+ * computes its outputs with the same instructions wherever it runs: ops split
+ * work into tasks by shape only, never by thread count, and no task adds into
+ * another's outputs (see docs/architecture.md, "Threads").
+ *
+ * Memory: the pool and its thread handles come from the interpreter's
+ * wick_mem, and each worker's stack (STACK_BYTES, allocated by pthreads with
+ * its guard page) is charged to the interpreter's memory cap.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+
+#define SPIN_NS 200000u               /* a worker spins this long for the next job */
+#define STACK_BYTES ((size_t)512 * 1024) /* per worker; tasks run leaf kernels */
+#define CLOSED 0xffffffffu
+
+typedef struct worker_start {
+  wick_thread_pool *pool;
+  size_t index; /* 1 .. num_threads - 1 */
+} worker_start;
+
+struct wick_thread_pool {
+  wick_mem *mem;
+  size_t num_threads; /* including the caller */
+  pthread_t *threads;
+  worker_start *starts;
+  size_t started;    /* workers running */
+  uint32_t generation; /* of the last job; written by the caller only */
+
+  /* The current job. Written by the caller before it publishes `claim`. */
+  _Atomic(wick_task_fn) job_fn;
+  _Atomic(void *) job_arg;
+  atomic_size_t job_tasks;
+  _Atomic(const atomic_int *) job_cancel;
+
+  _Atomic uint64_t claim; /* generation << 32 | next task index */
+  atomic_size_t done;     /* tasks of the current job finished */
+  atomic_int stop;
+
+  pthread_mutex_t lock; /* for sleeping only */
+  pthread_cond_t wake;
+  atomic_int sleepers;
+};
+
+/* True while this OS thread runs a task: a task that calls wick_parallel_for
+ * again runs the inner loop inline. */
+static _Thread_local bool in_task;
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static uint64_t monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline bool is_cancelled(const atomic_int *cancel) {
+  return cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed) != 0;
+}
+
+/* Claims and runs tasks of job `gen` until none are left, the job is closed,
+ * or the cancel flag is set. */
+static void run_tasks(wick_thread_pool *pool, uint32_t gen, size_t thread) {
+  for (;;) {
+    uint64_t c = atomic_load_explicit(&pool->claim, memory_order_acquire);
+    uint32_t task;
+    for (;;) {
+      if ((uint32_t)(c >> 32) != gen) return;
+      task = (uint32_t)c;
+      /* Read after the acquire of (gen, ...): this job's count or a newer
+       * job's, and then the compare-and-swap below fails. */
+      if (task >= atomic_load_explicit(&pool->job_tasks, memory_order_relaxed)) return;
+      if (is_cancelled(atomic_load_explicit(&pool->job_cancel, memory_order_relaxed))) return;
+      if (atomic_compare_exchange_weak_explicit(&pool->claim, &c, c + 1, memory_order_acq_rel,
+                                                memory_order_acquire))
+        break;
+    }
+    /* The claim succeeded, so the job is still open: its fields are stable. */
+    wick_task_fn fn = atomic_load_explicit(&pool->job_fn, memory_order_relaxed);
+    void *arg = atomic_load_explicit(&pool->job_arg, memory_order_relaxed);
+    fn(arg, task, thread);
+    atomic_fetch_add_explicit(&pool->done, 1, memory_order_release);
+  }
+}
+
+/* Waits until a job newer than `seen` is published or the pool stops;
+ * returns its generation. */
+static uint32_t wait_for_job(wick_thread_pool *pool, uint32_t seen) {
+  uint64_t start = monotonic_ns();
+  for (unsigned spins = 0;; spins++) {
+    uint32_t gen = (uint32_t)(atomic_load_explicit(&pool->claim, memory_order_acquire) >> 32);
+    if (gen != seen || atomic_load_explicit(&pool->stop, memory_order_relaxed)) return gen;
+    cpu_relax();
+    if ((spins & 255u) == 255u && monotonic_ns() - start > SPIN_NS) break;
+  }
+  pthread_mutex_lock(&pool->lock);
+  atomic_fetch_add(&pool->sleepers, 1);
+  uint32_t gen;
+  while ((gen = (uint32_t)(atomic_load(&pool->claim) >> 32)) == seen && !atomic_load(&pool->stop))
+    pthread_cond_wait(&pool->wake, &pool->lock);
+  atomic_fetch_sub(&pool->sleepers, 1);
+  pthread_mutex_unlock(&pool->lock);
+  return gen;
+}
+
+static void *worker_main(void *p) {
+  worker_start *start = p;
+  wick_thread_pool *pool = start->pool;
+  size_t index = start->index;
+  uint32_t seen = 0;
+  for (;;) {
+    seen = wait_for_job(pool, seen);
+    if (atomic_load(&pool->stop)) break;
+    in_task = true;
+    run_tasks(pool, seen, index);
+    in_task = false;
+  }
+  return NULL;
+}
+
+wick_status wick_thread_pool_create(wick_mem *mem, int num_threads, wick_thread_pool **pool_out) {
+  *pool_out = NULL;
+  if (num_threads < 0) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    num_threads = online > 0 ? (int)(online < WICK_MAX_THREADS ? online : WICK_MAX_THREADS) : 1;
+  }
+  if (num_threads <= 1) return WICK_OK; /* no pool: everything runs on the caller */
+  if (num_threads > WICK_MAX_THREADS) num_threads = WICK_MAX_THREADS;
+  size_t workers = (size_t)num_threads - 1;
+  wick_thread_pool *pool = wick_mem_calloc(mem, 1, sizeof *pool);
+  if (pool == NULL) return WICK_ERR_OUT_OF_MEMORY;
+  pool->mem = mem;
+  pool->threads = wick_mem_calloc(mem, workers, sizeof(pthread_t));
+  worker_start *starts = pool->starts = wick_mem_calloc(mem, workers, sizeof *starts);
+  size_t stack_total;
+  if (pool->threads == NULL || starts == NULL ||
+      !wick_mul_size(workers, STACK_BYTES, &stack_total) || !wick_mem_charge(mem, stack_total)) {
+    wick_mem_free(mem, starts);
+    wick_mem_free(mem, pool->threads);
+    wick_mem_free(mem, pool);
+    return WICK_ERR_OUT_OF_MEMORY;
+  }
+  atomic_init(&pool->job_fn, NULL);
+  atomic_init(&pool->job_arg, NULL);
+  atomic_init(&pool->job_tasks, 0);
+  atomic_init(&pool->job_cancel, NULL);
+  atomic_init(&pool->claim, 0);
+  atomic_init(&pool->done, 0);
+  atomic_init(&pool->stop, 0);
+  atomic_init(&pool->sleepers, 0);
+  pthread_mutex_init(&pool->lock, NULL);
+  pthread_cond_init(&pool->wake, NULL);
+
+  /* Workers block every signal: the application's handlers run on its own
+   * threads. They inherit the mask of the thread that creates them. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t attr;
+  bool attr_ok = pthread_attr_init(&attr) == 0;
+  if (attr_ok) pthread_attr_setstacksize(&attr, STACK_BYTES);
+  for (size_t i = 0; i < workers; i++) {
+    starts[i].pool = pool;
+    starts[i].index = i + 1;
+    if (pthread_create(&pool->threads[i], attr_ok ? &attr : NULL, worker_main, &starts[i]) != 0)
+      break; /* run with the workers we have */
+    pool->started++;
+  }
+  if (attr_ok) pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  wick_mem_discharge(mem, (workers - pool->started) * STACK_BYTES);
+  pool->num_threads = pool->started + 1;
+  *pool_out = pool;
+  return WICK_OK;
+}
+
+void wick_thread_pool_destroy(wick_thread_pool *pool) {
+  if (pool == NULL) return;
+  pthread_mutex_lock(&pool->lock);
+  atomic_store(&pool->stop, 1);
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->lock);
+  for (size_t i = 0; i < pool->started; i++) pthread_join(pool->threads[i], NULL);
+  pthread_cond_destroy(&pool->wake);
+  pthread_mutex_destroy(&pool->lock);
+  wick_mem *mem = pool->mem;
+  wick_mem_discharge(mem, pool->started * STACK_BYTES);
+  wick_mem_free(mem, pool->starts);
+  wick_mem_free(mem, pool->threads);
+  wick_mem_free(mem, pool);
+}
+
+size_t wick_thread_pool_threads(const wick_thread_pool *pool) {
+  return pool ? pool->num_threads : 1;
+}
+
+bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn fn, void *arg,
+                          const atomic_int *cancel) {
+  if (pool == NULL || pool->num_threads <= 1 || n_tasks <= 1 || in_task ||
+      n_tasks >= (size_t)CLOSED) {
+    /* Inline, in task order; the cancel flag is still checked between tasks. */
+    for (size_t t = 0; t < n_tasks; t++) {
+      if (is_cancelled(cancel)) return false;
+      fn(arg, t, 0);
+    }
+    return true;
+  }
+  uint32_t gen = ++pool->generation;
+  if (gen == 0) gen = ++pool->generation; /* 0 is what idle workers start from */
+  atomic_store_explicit(&pool->job_fn, fn, memory_order_relaxed);
+  atomic_store_explicit(&pool->job_arg, arg, memory_order_relaxed);
+  atomic_store_explicit(&pool->job_tasks, n_tasks, memory_order_relaxed);
+  atomic_store_explicit(&pool->job_cancel, cancel, memory_order_relaxed);
+  atomic_store_explicit(&pool->done, 0, memory_order_relaxed);
+  /* Publishes the fields above (seq_cst: ordered before the sleepers load). */
+  atomic_store(&pool->claim, (uint64_t)gen << 32);
+  if (atomic_load(&pool->sleepers) > 0) {
+    pthread_mutex_lock(&pool->lock);
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+  }
+  in_task = true;
+  run_tasks(pool, gen, 0);
+  in_task = false;
+  uint64_t last = atomic_exchange_explicit(&pool->claim, ((uint64_t)gen << 32) | CLOSED,
+                                           memory_order_acq_rel);
+  size_t claimed = (uint32_t)last < n_tasks ? (uint32_t)last : n_tasks;
+  for (unsigned spins = 0; atomic_load_explicit(&pool->done, memory_order_acquire) < claimed;
+       spins++) {
+    if (spins < 4096)
+      cpu_relax();
+    else
+      sched_yield(); /* a worker holding a task was descheduled */
+  }
+  return claimed == n_tasks;
+}
+
+/* ---------------------------------------------------------------- the op-facing API */
+
+size_t wick_op_num_threads(const wick_op_ctx *ctx) {
+  return wick_thread_pool_threads(ctx->graph->interp->pool);
+}
+
+wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks, wick_task_fn fn,
+                              void *arg) {
+  wick_interpreter *it = ctx->graph->interp;
+  /* Cancellation applies to invoke; prepare (which folds constant nodes)
+   * runs to the end. */
+  const atomic_int *cancel = it->invoking ? &it->cancelled : NULL;
+  if (wick_thread_pool_run(it->pool, n_tasks, fn, arg, cancel)) return WICK_OK;
+  return wick_op_fail(ctx, WICK_ERR_CANCELLED, "invoke was cancelled inside the operator");
+}
+
+size_t wick_parallel_units_per_task(size_t units, uint64_t work_per_unit) {
+  if (units == 0) return 1;
+  if (work_per_unit == 0) work_per_unit = 1;
+  uint64_t per = (WICK_TASK_GRAIN + work_per_unit - 1) / work_per_unit;
+  if (per > units) per = units;
+  /* Keep the task count within the pool's 32-bit task index. */
+  uint64_t min_per = units / ((uint64_t)1 << 30) + 1;
+  if (per < min_per) per = min_per;
+  return (size_t)per;
+}
+
+typedef struct range_job {
+  wick_range_fn fn;
+  void *arg;
+  size_t units, per_task;
+} range_job;
+
+static void run_range(void *p, size_t task, size_t thread) {
+  const range_job *j = p;
+  size_t begin = task * j->per_task;
+  size_t end = j->units - begin < j->per_task ? j->units : begin + j->per_task;
+  j->fn(j->arg, begin, end, thread);
+}
+
+wick_status wick_parallel_range(const wick_op_ctx *ctx, size_t units, uint64_t work_per_unit,
+                                wick_range_fn fn, void *arg) {
+  if (units == 0) return WICK_OK;
+  range_job j = {fn, arg, units, wick_parallel_units_per_task(units, work_per_unit)};
+  size_t tasks = units / j.per_task + (units % j.per_task != 0);
+  return wick_parallel_for(ctx, tasks, run_range, &j);
+}

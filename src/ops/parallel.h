@@ -1,0 +1,66 @@
+/*
+ * parallel.h — how operators split their work over the interpreter's threads
+ * (on top of wick_parallel_for, src/core/internal.h).
+ *
+ * Two splits cover the hot ops:
+ *   - GEMM-shaped work (FULLY_CONNECTED, 1x1 and indirect-GEMM CONV_2D) runs
+ *     the tasks of a wick_f32_gemm_tasks (src/kernels/gemm_driver.c);
+ *   - NHWC spatial ops (depthwise and reference convolutions, pooling) split
+ *     their output rows: a task computes rows [y0, y1) of one image by calling
+ *     the whole-tensor kernel on a sub-shape (batch 1, out_h = y1 - y0, the
+ *     top padding moved by y0 * stride_h) whose pointers start at that image
+ *     and that output row. Kernels compute each output row from the shape's
+ *     columns and channels only, so results do not depend on the split.
+ * Every split depends on the shape alone, never on the thread count.
+ */
+#ifndef WICK_OPS_PARALLEL_H
+#define WICK_OPS_PARALLEL_H
+
+#include "core/internal.h"
+#include "kernels/kernels.h"
+
+/* Runs the n_tasks tasks of `t` on the interpreter's threads. */
+WICK_INTERNAL wick_status wick_op_run_gemm_tasks(const wick_op_ctx *ctx,
+                                                 const wick_f32_gemm_tasks *t, size_t n_tasks);
+
+/* Rows [y0, y1) of image n. */
+typedef void (*wick_rows_fn)(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread);
+
+/* Runs fn over all batch * out_h output rows, in tasks of whole rows of at
+ * least WICK_TASK_GRAIN work (work_per_row each). When `splittable` is false
+ * (see wick_rows_splittable) each image is one task. */
+WICK_INTERNAL wick_status wick_parallel_rows(const wick_op_ctx *ctx, int32_t batch, int32_t out_h,
+                                             uint64_t work_per_row, bool splittable,
+                                             wick_rows_fn fn, void *arg);
+
+/* True when moving the top padding by up to out_h * stride_h keeps every row
+ * coordinate the kernels compute (in 32 bits for the vector kernels) far from
+ * overflow. False for absurd file-given strides and paddings: then one task
+ * per image runs the original shape. */
+static inline bool wick_rows_splittable(int32_t in_h, int32_t out_h, int32_t stride_h,
+                                        int32_t pad_top) {
+  int64_t reach = (int64_t)out_h * stride_h + (int64_t)in_h + (pad_top < 0 ? -(int64_t)pad_top
+                                                                           : (int64_t)pad_top);
+  return stride_h > 0 && reach < ((int64_t)1 << 28);
+}
+
+/* Sub-shapes for rows [y0, y1) of one image. */
+static inline wick_conv_shape wick_conv_shape_rows(const wick_conv_shape *s, int32_t y0,
+                                                   int32_t y1) {
+  wick_conv_shape r = *s;
+  r.batch = 1;
+  r.out_h = y1 - y0;
+  r.pad_top = s->pad_top - y0 * s->stride_h;
+  return r;
+}
+
+static inline wick_pool_shape wick_pool_shape_rows(const wick_pool_shape *s, int32_t y0,
+                                                   int32_t y1) {
+  wick_pool_shape r = *s;
+  r.batch = 1;
+  r.out_h = y1 - y0;
+  r.pad_top = s->pad_top - y0 * s->stride_h;
+  return r;
+}
+
+#endif /* WICK_OPS_PARALLEL_H */
