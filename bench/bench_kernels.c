@@ -1,10 +1,12 @@
 /*
  * bench_kernels.c — GFLOP/s of the optimized fp32 kernels on the GEMM,
  * convolution and depthwise shapes of MobileNetV2 and ResNet-50, next to the
- * measured FMA peak of each ISA on this core. Built by CMake (target
- * bench_kernels), never run by ctest: timing is not a test.
+ * measured FMA peak of each ISA on this core; then GOP/s of the int8 kernels
+ * (src/kernels/q8.h) on the same shapes next to the measured VPDPBUSD peak
+ * (OPs = 2 * MACs, as for floats). Built by CMake (target bench_kernels),
+ * never run by ctest: timing is not a test.
  *
- *   build-<name>/bench_kernels [--isa avx512|avx2] [--quick]
+ *   build-<name>/bench_kernels [--isa avx512|avx2|avx512vnni] [--quick]
  *
  * Each line is the median of 7 repetitions, each repetition running the
  * kernel for at least 20 ms of thread CPU time (after one untimed warm-up).
@@ -18,6 +20,7 @@
 
 #include "kernels/cpu.h"
 #include "kernels/kernels.h"
+#include "kernels/q8.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -95,24 +98,37 @@ __attribute__((target("avx2,fma"), noinline)) static float peak_avx2(long iters)
 }
 #endif
 
+/* 12 independent VPDPBUSD chains (64 u8 x s8 products each). */
+__attribute__((target("avx512f,avx512vnni"), noinline)) static int32_t peak_vnni(long iters) {
+  const __m512i a = _mm512_set1_epi32(0x01010101), b = _mm512_set1_epi32(0x01fe01fe);
+  PEAK_BODY(__m512i, _mm512_dpbusd_epi32, "v")
+  __m512i s = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(x0, x1), _mm512_add_epi32(x2, x3)),
+                               _mm512_add_epi32(_mm512_add_epi32(x4, x5), _mm512_add_epi32(x6, x7)));
+  s = _mm512_add_epi32(s, _mm512_add_epi32(_mm512_add_epi32(x8, x9), _mm512_add_epi32(x10, x11)));
+  return _mm512_reduce_add_epi32(s);
+}
+
 typedef struct peak_arg {
-  bool avx512;
+  bool avx512, vnni;
   float sink;
 } peak_arg;
 
 static void run_peak(void *p) {
   peak_arg *a = p;
 #if defined(__x86_64__)
-  a->sink += a->avx512 ? peak_avx512(100000) : peak_avx2(100000);
+  if (a->vnni)
+    a->sink += (float)peak_vnni(100000);
+  else
+    a->sink += a->avx512 ? peak_avx512(100000) : peak_avx2(100000);
 #else
   (void)a;
 #endif
 }
 
 static double measure_peak(const char *isa) {
-  peak_arg a = {strcmp(isa, "avx512") == 0, 0.0f};
+  peak_arg a = {strcmp(isa, "avx512") == 0, strcmp(isa, "avx512vnni") == 0, 0.0f};
   double t = time_median(run_peak, &a);
-  double flops = 100000.0 * 12 * (a.avx512 ? 16 : 8) * 2.0;
+  double flops = 100000.0 * 12 * (a.vnni ? 64 : a.avx512 ? 16 : 8) * 2.0;
   if (a.sink == 12345.0f) printf(" ");
   return flops / t * 1e-9;
 }
@@ -219,6 +235,136 @@ static void bench_fc(const wick_f32_kernels *kern, double peak, const char *mode
   free(a.in), free(a.out), free(w), free(a.packed);
 }
 
+/* ---------------------------------------------------------------- int8 */
+
+typedef struct q8_arg {
+  const wick_q8_kernels *kern;
+  wick_conv_shape s;
+  bool gemm, dw, fc;
+  int8_t *in, *out, *zero;
+  void *packed;
+  const int8_t **ind;
+  wick_q8_output o;
+} q8_arg;
+
+static void run_q8(void *p) {
+  q8_arg *a = p;
+  const wick_conv_shape *s = &a->s;
+  if (a->dw)
+    a->kern->dwconv(s, 3, a->in, a->packed, a->out, &a->o, 0, s->out_h);
+  else if (a->gemm)
+  {
+    /* as the op runs it: the input flipped to u8 once, then the u8 kernels */
+    const size_t m = (size_t)s->batch * s->in_h * s->in_w;
+    wick_q8_flip_sign(m * (size_t)s->in_c, a->in, a->zero);
+    wick_q8_gemm(a->kern, 0, m, s->out_c, s->in_c, a->zero, s->in_c, true, a->packed, a->out,
+                 s->out_c, &a->o);
+  }
+  else
+    wick_q8_conv_igemm(a->kern, s, a->ind, a->packed, a->out, &a->o, 0,
+                       wick_q8_conv_tiles(s, a->kern->mr));
+}
+
+static int8_t *rand_i8(size_t n) {
+  int8_t *p = aligned_alloc(64, (n + 63) / 64 * 64);
+  for (size_t i = 0; i < n; i++) p[i] = (int8_t)((i * 2654435761u) >> 13);
+  return p;
+}
+
+/* An int8 conv / depthwise layer (SAME padding) or, with fc, an m x k x n FC. */
+static void bench_q8(const wick_q8_kernels *kern, double peak, const char *model, int32_t h,
+                     int32_t cin, int32_t cout, int32_t k, int32_t stride, bool dw, bool fc) {
+  q8_arg a;
+  memset(&a, 0, sizeof a);
+  a.kern = kern;
+  wick_conv_shape *s = &a.s;
+  s->batch = 1, s->in_h = h, s->in_w = fc ? 1 : h, s->in_c = cin, s->out_c = cout;
+  s->k_h = s->k_w = k, s->stride_h = s->stride_w = stride, s->dilation_h = s->dilation_w = 1;
+  s->out_h = (h + stride - 1) / stride, s->out_w = fc ? 1 : s->out_h;
+  int32_t pad_total = (s->out_h - 1) * stride + k - h;
+  if (pad_total < 0) pad_total = 0;
+  s->pad_top = s->pad_left = pad_total / 2;
+  s->groups = dw ? cin : 1, s->multiplier = 1;
+  const size_t taps = (size_t)k * k, kk = taps * (dw ? 1 : cin);
+  a.in = rand_i8((size_t)s->in_h * s->in_w * cin);
+  a.out = rand_i8((size_t)s->out_h * s->out_w * cout);
+  int8_t *w = rand_i8((size_t)cout * kk);
+  int32_t *mult = malloc((size_t)cout * sizeof(int32_t)), *shift = malloc((size_t)cout * sizeof(int32_t));
+  double *scale = calloc((size_t)cout + 64, sizeof(double));
+  for (int32_t c = 0; c < cout; c++) mult[c] = 1300000000 + c, shift[c] = -8, scale[c] = 1e-3;
+  a.o = (wick_q8_output){3, -128, 127, fc ? scale : NULL};
+  a.dw = dw;
+  a.gemm = !dw && k == 1 && stride == 1;
+  size_t bytes;
+  if (dw) {
+    wick_q8_dwconv_packed_size(cout, taps, kern->dw_cr, &bytes);
+    a.packed = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    wick_q8_dwconv_pack(cout, taps, kern->dw_cr, w, NULL, 3, mult, shift, a.packed);
+  } else {
+    wick_q8_gemm_packed_size(cout, taps, cin, kern->nr, &bytes);
+    a.packed = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    wick_q8_gemm_pack(cout, taps, cin, kern->nr, w, NULL, 3, fc ? NULL : mult, fc ? NULL : shift,
+                      a.packed);
+    if (a.gemm) {
+      a.zero = rand_i8((size_t)s->in_h * s->in_w * cin); /* the flipped input */
+    } else {
+      size_t count;
+      wick_q8_conv_indirection_size(s, kern->mr, &count);
+      a.ind = malloc(count * sizeof(int8_t *));
+      a.zero = calloc((size_t)cin + 4, 1);
+      wick_q8_conv_indirection_init(s, kern->mr, a.in, a.zero, a.ind);
+    }
+  }
+  double t = time_median(run_q8, &a);
+  double ops = 2.0 * s->out_h * s->out_w * cout * (double)kk, g = ops / t * 1e-9;
+  char shape[64];
+  snprintf(shape, sizeof shape, "%dx%dx%d k%d s%d -> %d", h, s->in_w, cin, k, stride, cout);
+  const char *kind = fc ? "fc" : dw ? "dwconv" : a.gemm ? "gemm" : "igemm";
+  printf("%-8s %-10s %-28s %8.1f us %7.1f GOP/s %5.1f%%\n", model, kind, shape, t * 1e6, g,
+         100.0 * g / peak);
+  free(a.in), free(a.out), free(w), free(a.packed), free(a.ind), free(a.zero), free(mult);
+  free(shift), free(scale);
+}
+
+static void bench_q8_all(void) {
+  const wick_q8_kernels *kern = wick_q8_kernels_for_isa("avx512vnni");
+  if (kern == NULL) {
+    printf("\navx512vnni (int8): not available on this CPU\n");
+    return;
+  }
+  const double peak = measure_peak("avx512vnni");
+  printf("\n%s int8 (gemm %zux%zu, dw %zu channels): measured VPDPBUSD peak %.1f GOP/s\n",
+         kern->isa, kern->mr, kern->nr, kern->dw_cr, peak);
+  bench_q8(kern, peak, "mnv2", 224, 3, 32, 3, 2, false, false);
+  bench_q8(kern, peak, "mnv2", 112, 32, 16, 1, 1, false, false);
+  bench_q8(kern, peak, "mnv2", 112, 16, 96, 1, 1, false, false);
+  bench_q8(kern, peak, "mnv2", 56, 24, 144, 1, 1, false, false);
+  bench_q8(kern, peak, "mnv2", 56, 144, 24, 1, 1, false, false);
+  bench_q8(kern, peak, "mnv2", 28, 192, 32, 1, 1, false, false);
+  bench_q8(kern, peak, "mnv2", 14, 64, 384, 1, 1, false, false);
+  bench_q8(kern, peak, "mnv2", 14, 576, 96, 1, 1, false, false);
+  bench_q8(kern, peak, "mnv2", 7, 960, 160, 1, 1, false, false);
+  bench_q8(kern, peak, "mnv2", 7, 320, 1280, 1, 1, false, false);
+  bench_q8(kern, peak, "mnv2", 112, 32, 32, 3, 1, true, false);
+  bench_q8(kern, peak, "mnv2", 112, 96, 96, 3, 2, true, false);
+  bench_q8(kern, peak, "mnv2", 56, 144, 144, 3, 1, true, false);
+  bench_q8(kern, peak, "mnv2", 28, 192, 192, 3, 1, true, false);
+  bench_q8(kern, peak, "mnv2", 14, 576, 576, 3, 1, true, false);
+  bench_q8(kern, peak, "mnv2", 7, 960, 960, 3, 1, true, false);
+  bench_q8(kern, peak, "mnv2", 1, 1280, 1000, 1, 1, false, true);
+  if (quick) return;
+  bench_q8(kern, peak, "resnet50", 224, 3, 64, 7, 2, false, false);
+  bench_q8(kern, peak, "resnet50", 56, 64, 64, 1, 1, false, false);
+  bench_q8(kern, peak, "resnet50", 56, 64, 64, 3, 1, false, false);
+  bench_q8(kern, peak, "resnet50", 56, 64, 256, 1, 1, false, false);
+  bench_q8(kern, peak, "resnet50", 28, 128, 128, 3, 1, false, false);
+  bench_q8(kern, peak, "resnet50", 14, 256, 256, 3, 1, false, false);
+  bench_q8(kern, peak, "resnet50", 14, 1024, 256, 1, 1, false, false);
+  bench_q8(kern, peak, "resnet50", 7, 512, 512, 3, 1, false, false);
+  bench_q8(kern, peak, "resnet50", 7, 2048, 512, 1, 1, false, false);
+  bench_q8(kern, peak, "resnet50", 1, 2048, 1000, 1, 1, false, true);
+}
+
 int main(int argc, char **argv) {
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
@@ -227,7 +373,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--quick") == 0)
       quick = 1;
     else {
-      fprintf(stderr, "usage: bench_kernels [--isa avx512|avx2] [--quick]\n");
+      fprintf(stderr, "usage: bench_kernels [--isa avx512|avx2|avx512vnni] [--quick]\n");
       return 2;
     }
   }
@@ -280,5 +426,6 @@ int main(int argc, char **argv) {
     bench_layer(kern, peak, "resnet50", 7, 512, 2048, 1, 1, false);
     bench_fc(kern, peak, "resnet50", 1, 2048, 1000);
   }
+  if (!only || strcmp(only, "avx512vnni") == 0) bench_q8_all();
   return 0;
 }

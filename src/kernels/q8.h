@@ -97,6 +97,8 @@ typedef struct wick_q8_kernels {
   size_t mr, nr;
   wick_q8_gemm_ukernel_fn gemm;   /* MR x NR */
   wick_q8_gemm_ukernel_fn gemm_1; /* one row */
+  wick_q8_gemm_ukernel_fn gemm_u8;   /* MR x NR, A holds x + 128 (wick_q8_flip_sign) */
+  wick_q8_gemm_ukernel_fn gemm_u8_1; /* one row of that */
   wick_q8_igemm_ukernel_fn igemm; /* MR x NR */
   size_t dw_cr;
   wick_q8_dwconv_fn dwconv;
@@ -133,10 +135,14 @@ WICK_Q8_API void wick_q8_dwconv_pack(size_t c, size_t taps, size_t cr, const int
 /* ---- drivers (q8_driver.c) ---- */
 
 /* Rows [m0, m1) of c[m x n] = requant(a[m x k] * W) with W packed by
- * wick_q8_gemm_pack (taps 1, kc = k). */
+ * wick_q8_gemm_pack (taps 1, kc = k). a_u8: `a` holds x + 128
+ * (wick_q8_flip_sign), which saves the kernels a sign flip per load. */
 WICK_Q8_API void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n,
-                              size_t k, const int8_t *a, size_t a_stride, const void *packed,
-                              int8_t *c, size_t c_stride, const wick_q8_output *o);
+                              size_t k, const int8_t *a, size_t a_stride, bool a_u8,
+                              const void *packed, int8_t *c, size_t c_stride,
+                              const wick_q8_output *o);
+/* out[i] = in[i] + 128 as u8 (the sign bit flipped), n bytes. */
+WICK_Q8_API void wick_q8_flip_sign(size_t n, const int8_t *in, int8_t *out);
 
 /* Pointers in the indirection buffer of an int8 CONV_2D (as the fp32 one,
  * kernels.h); false on overflow. */
@@ -164,6 +170,16 @@ WICK_Q8_API void wick_q8_gemm_ukernel_1x32c4__avx512vnni(size_t mr, size_t nc, s
                                                          const int8_t *a, size_t a_stride,
                                                          const void *w, int8_t *c,
                                                          size_t c_stride, const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
+                                                            const int8_t *a, size_t a_stride,
+                                                            const void *w, int8_t *c,
+                                                            size_t c_stride,
+                                                            const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
+                                                            const int8_t *a, size_t a_stride,
+                                                            const void *w, int8_t *c,
+                                                            size_t c_stride,
+                                                            const wick_q8_output *o);
 WICK_Q8_API void wick_q8_igemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
                                                           size_t ks, const int8_t *const *a,
                                                           const void *w, int8_t *c,

@@ -30,9 +30,17 @@ static wick_q8_output block_output(const wick_q8_output *o, size_t n0) {
   return b;
 }
 
+void wick_q8_flip_sign(size_t n, const int8_t *in, int8_t *out) {
+  const uint8_t *src = (const uint8_t *)in;
+  uint8_t *dst = (uint8_t *)out;
+  for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)(src[i] ^ 0x80u);
+}
+
 void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n, size_t k,
-                  const int8_t *a, size_t a_stride, const void *packed, int8_t *c,
+                  const int8_t *a, size_t a_stride, bool a_u8, const void *packed, int8_t *c,
                   size_t c_stride, const wick_q8_output *o) {
+  const wick_q8_gemm_ukernel_fn full = a_u8 ? kern->gemm_u8 : kern->gemm;
+  const wick_q8_gemm_ukernel_fn one = a_u8 ? kern->gemm_u8_1 : kern->gemm_1;
   const size_t mr = kern->mr, nr = kern->nr;
   const size_t pb = panel_bytes((k + 3) & ~(size_t)3, nr);
   const size_t nb = column_block(n, pb, nr);
@@ -42,7 +50,7 @@ void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n, s
     const wick_q8_output bo = block_output(o, n0);
     for (size_t r = m0; r < m1; r += mr) {
       const size_t rows = m1 - r < mr ? m1 - r : mr;
-      wick_q8_gemm_ukernel_fn fn = rows == 1 ? kern->gemm_1 : kern->gemm;
+      const wick_q8_gemm_ukernel_fn fn = rows == 1 ? one : full;
       fn(rows, nc, k, a + r * a_stride, a_stride, w, c + r * c_stride + n0, c_stride, &bo);
     }
   }

@@ -215,6 +215,11 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
     if (taps == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 &&
         s->pad_left == 0 && s->out_h == s->in_h && s->out_w == s->in_w) {
       d->path = QCONV_GEMM;
+      /* the input flipped to u8 once per invoke (wick_q8_flip_sign) */
+      size_t scratch;
+      if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc, &scratch))
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+      wick_op_request_scratch(ctx, scratch);
     } else {
       size_t count;
       if (!wick_q8_conv_indirection_size(s, kern->mr, &count) ||
@@ -265,8 +270,10 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
   switch (d->path) {
     case QCONV_GEMM: {
       const size_t m = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w;
-      wick_q8_gemm(d->kern, 0, m, (size_t)s->out_c, (size_t)s->in_c, in->data, (size_t)s->in_c,
-                   d->packed, out8, (size_t)s->out_c, &d->out);
+      int8_t *flipped = wick_op_scratch(ctx);
+      wick_q8_flip_sign(m * (size_t)s->in_c, in->data, flipped);
+      wick_q8_gemm(d->kern, 0, m, (size_t)s->out_c, (size_t)s->in_c, flipped, (size_t)s->in_c,
+                   true, d->packed, out8, (size_t)s->out_c, &d->out);
       return WICK_OK;
     }
     case QCONV_IGEMM:

@@ -52,6 +52,10 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qfc_data *d, const wick_tens
   wick_q8_gemm_pack((size_t)d->n, 1, (size_t)d->k, kern->nr, w->data, bias ? bias->data : NULL,
                     -d->params.input_offset, NULL, NULL, d->packed);
   d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, scale};
+  size_t scratch; /* the input flipped to u8 once per invoke */
+  if (!wick_mul_size((size_t)d->m, (size_t)d->k, &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+  wick_op_request_scratch(ctx, scratch);
   d->kern = kern;
   return WICK_OK;
 }
@@ -166,8 +170,10 @@ wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {
   const qfc_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
   if (d->kern != NULL) {
-    wick_q8_gemm(d->kern, 0, (size_t)d->m, (size_t)d->n, (size_t)d->k, in->data, (size_t)d->k,
-                 d->packed, wick_op_output(ctx, 0)->data, (size_t)d->n, &d->out);
+    int8_t *flipped = wick_op_scratch(ctx);
+    wick_q8_flip_sign((size_t)(d->m * d->k), in->data, flipped);
+    wick_q8_gemm(d->kern, 0, (size_t)d->m, (size_t)d->n, (size_t)d->k, flipped, (size_t)d->k,
+                 true, d->packed, wick_op_output(ctx, 0)->data, (size_t)d->n, &d->out);
     return WICK_OK;
   }
   wick_q_fully_connected__reference(in->type, d->m, d->n, d->k, &d->params, in->data,

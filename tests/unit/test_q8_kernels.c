@@ -125,14 +125,21 @@ static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, siz
     wick_q_conv2d__reference(WICK_DTYPE_INT8, &s, &q.conv, a, w, with_bias ? q.bias : NULL,
                              false, ref);
   }
-  /* two calls over row ranges, as a thread split would make */
+  /* int8 rows, then rows flipped to u8 beforehand; two calls over row
+   * ranges each, as a thread split would make */
   const size_t split = m / 2;
-  wick_q8_gemm(kern, 0, split, n, k, a, k, packed, got + 1, n, &q.out);
-  wick_q8_gemm(kern, split, m, n, k, a, k, packed, got + 1, n, &q.out);
+  int8_t *flipped = malloc(m * k + 1);
+  wick_q8_flip_sign(m * k, a, flipped);
   char what[160];
-  snprintf(what, sizeof what, "%s %s m=%zu n=%zu k=%zu act=%d bias=%d", kern->isa,
-           fc ? "fc" : "gemm", m, n, k, act, with_bias);
-  compare(what, got + 1, ref, m * n);
+  for (int u8 = 0; u8 <= 1; u8++) {
+    memset(got + 1, 0x55, m * n);
+    wick_q8_gemm(kern, 0, split, n, k, u8 ? flipped : a, k, u8, packed, got + 1, n, &q.out);
+    wick_q8_gemm(kern, split, m, n, k, u8 ? flipped : a, k, u8, packed, got + 1, n, &q.out);
+    snprintf(what, sizeof what, "%s %s%s m=%zu n=%zu k=%zu act=%d bias=%d", kern->isa,
+             fc ? "fc" : "gemm", u8 ? " (u8 input)" : "", m, n, k, act, with_bias);
+    compare(what, got + 1, ref, m * n);
+  }
+  free(flipped);
   checks++;
   if (got[0] != 99 || got[m * n + 1] != 99) {
     failures++;

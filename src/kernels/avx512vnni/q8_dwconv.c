@@ -9,8 +9,9 @@
  * every output sums all taps as the reference sums the in-bounds ones.
  *
  * Interior columns of 3x3 and 5x5 filters with dilation 1 and stride 1 or 2
- * run in blocks of P output pixels (8 for 3x3, 4 for 5x5): each input vector
- * is loaded and widened once per block and feeds every output it touches.
+ * run in blocks of P output pixels (8 for 3x3, 4 for 5x5 and for 3x3 rows
+ * of 4 to 7 interior pixels): each input vector is loaded and widened once
+ * per block and feeds every output it touches.
  * A row's last block is moved back to end at the row's last interior pixel
  * (recomputing a few pixels with identical results). Everything else —
  * border columns, other sizes, dilations, strides — runs one pixel at a
@@ -34,9 +35,8 @@ Q8_INLINE __m512i load_x(bool MASKED, const int8_t *p, __mmask16 m) {
   return _mm512_cvtepi8_epi32(b);
 }
 
-Q8_INLINE void finish(bool MASKED, __m512i acc, const int32_t *h, int8_t *p, __mmask16 m,
-                      const wick_q8_output *o) {
-  const __m128i v = q8_finish(q8_requant_fixed(acc, h, CR), o);
+Q8_INLINE void finish(bool MASKED, __m512i acc, const q8_rq *q, int8_t *p, __mmask16 m) {
+  const __m128i v = q8_requant_rq(acc, q);
   if (MASKED)
     _mm_mask_storeu_epi8(p, m, v);
   else
@@ -45,7 +45,7 @@ Q8_INLINE void finish(bool MASKED, __m512i acc, const int32_t *h, int8_t *p, __m
 
 /* One output pixel, any filter, with bounds checks. */
 Q8_INLINE void pixel(bool MASKED, const dw_row *r, size_t c0, const int32_t *h, __mmask16 m,
-                     const wick_q8_output *o, int32_t x) {
+                     const q8_rq *q, int32_t x) {
   const wick_conv_shape *s = r->s;
   const int32_t *wt = h + WICK_Q8_HEADER * CR;
   __m512i acc = _mm512_loadu_si512(h);
@@ -60,12 +60,12 @@ Q8_INLINE void pixel(bool MASKED, const dw_row *r, size_t c0, const int32_t *h, 
       acc = _mm512_dpwssd_epi32(acc, v, _mm512_loadu_si512(wt));
     }
   }
-  finish(MASKED, acc, h, r->out + (int64_t)x * s->out_c + c0, m, o);
+  finish(MASKED, acc, q, r->out + (int64_t)x * s->out_c + c0, m);
 }
 
 /* P interior pixels from column x of a K x K filter, dilation 1, stride SW. */
 Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, const dw_row *r, size_t c0,
-                     const int32_t *h, __mmask16 m, const wick_q8_output *o, int32_t x) {
+                     const int32_t *h, __mmask16 m, const q8_rq *rq, int32_t x) {
   const wick_conv_shape *s = r->s;
   const int32_t *wt = h + WICK_Q8_HEADER * CR;
   __m512i acc[8];
@@ -93,8 +93,15 @@ Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, const dw_row *r
           acc[q] = _mm512_dpwssd_epi32(acc[q], v, _mm512_loadu_si512(wr + (j - q * SW) * CR));
     }
   }
-  for (size_t q = 0; q < P; q++)
-    finish(MASKED, acc[q], h, r->out + ((int64_t)x + (int64_t)q) * s->out_c + c0, m, o);
+  __m128i res[8];
+  for (size_t q = 0; q < P; q++) res[q] = q8_requant_rq(acc[q], rq);
+  for (size_t q = 0; q < P; q++) {
+    int8_t *p = r->out + ((int64_t)x + (int64_t)q) * s->out_c + c0;
+    if (MASKED)
+      _mm_mask_storeu_epi8(p, m, res[q]);
+    else
+      _mm_storeu_si128((__m128i *)(void *)p, res[q]);
+  }
 }
 
 /* One channel block of one output row. */
@@ -103,21 +110,27 @@ Q8_INLINE void row_block(size_t K, size_t SW, bool MASKED, const dw_row *r, size
                          int32_t x_hi) {
   const size_t P = K == 3 ? 8 : 4;
   const int32_t ow = r->s->out_w;
-  for (int32_t x = 0; x < x_lo; x++) pixel(MASKED, r, c0, h, m, o, x);
+  const q8_rq rq = q8_rq_load(h, CR, o);
+  const q8_rq *q = &rq;
+  for (int32_t x = 0; x < x_lo; x++) pixel(MASKED, r, c0, h, m, q, x);
   const int32_t n = x_hi - x_lo;
   if (n >= (int32_t)P) {
     int32_t x = x_lo;
-    for (; x + (int32_t)P <= x_hi; x += (int32_t)P) block(P, K, SW, MASKED, r, c0, h, m, o, x);
-    if (x < x_hi) block(P, K, SW, MASKED, r, c0, h, m, o, x_hi - (int32_t)P);
+    for (; x + (int32_t)P <= x_hi; x += (int32_t)P) block(P, K, SW, MASKED, r, c0, h, m, q, x);
+    if (x < x_hi) block(P, K, SW, MASKED, r, c0, h, m, q, x_hi - (int32_t)P);
+  } else if (P == 8 && n >= 4) {
+    block(4, K, SW, MASKED, r, c0, h, m, q, x_lo);
+    if (n > 4) block(4, K, SW, MASKED, r, c0, h, m, q, x_hi - 4);
   } else {
-    for (int32_t x = x_lo; x < x_hi; x++) block(1, K, SW, MASKED, r, c0, h, m, o, x);
+    for (int32_t x = x_lo; x < x_hi; x++) block(1, K, SW, MASKED, r, c0, h, m, q, x);
   }
-  for (int32_t x = x_hi; x < ow; x++) pixel(MASKED, r, c0, h, m, o, x);
+  for (int32_t x = x_hi; x < ow; x++) pixel(MASKED, r, c0, h, m, q, x);
 }
 
 Q8_INLINE void row_generic(bool MASKED, const dw_row *r, size_t c0, const int32_t *h,
                            __mmask16 m, const wick_q8_output *o) {
-  for (int32_t x = 0; x < r->s->out_w; x++) pixel(MASKED, r, c0, h, m, o, x);
+  const q8_rq q = q8_rq_load(h, CR, o);
+  for (int32_t x = 0; x < r->s->out_w; x++) pixel(MASKED, r, c0, h, m, &q, x);
 }
 
 /* Every channel block of one row with filter K x K and stride SW (K = 0:

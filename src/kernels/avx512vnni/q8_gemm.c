@@ -1,6 +1,10 @@
 /*
  * avx512vnni/q8_gemm.c — int8 GEMM and indirect-GEMM microkernels for
- * AVX-512 VNNI (VPDPBUSD): 7x32c4 (the main tile) and 1x32c4 (single rows).
+ * AVX-512 VNNI (VPDPBUSD): 7x32c4 (the main tile) and 1x32c4 (single rows),
+ * each also in a "u8" form whose A rows already hold x + 128 (the caller
+ * flipped the sign bits once per operator: the XOR below is one vector
+ * instruction per row per 4 k, a third of the VPDPBUSD count, paid again for
+ * every 32 output channels).
  * Compiled with -mavx512f/vl/bw/dq/vnni; called only when q8_select.c saw
  * those features.
  *
@@ -34,10 +38,12 @@ Q8_INLINE uint32_t load_tail(const int8_t *p, size_t n) {
   return v;
 }
 
-/* acc[i][v] += (a_i[0 .. kc) + 128) . w over one tap; w advances past it. */
-Q8_INLINE void accumulate(size_t MR, const int8_t *const *ap, size_t kc, const int8_t **wp,
-                          __m512i acc[][NV]) {
-  const __m512i flip = _mm512_set1_epi32((int32_t)0x80808080u);
+/* acc[i][v] += (a_i[0 .. kc) + 128) . w over one tap; w advances past it.
+ * FLIP: a holds int8 x, flipped here to x + 128; else a already holds
+ * x + 128 as u8 (wick_q8_flip_sign, done once per operator). */
+Q8_INLINE void accumulate(size_t MR, bool FLIP, const int8_t *const *ap, size_t kc,
+                          const int8_t **wp, __m512i acc[][NV]) {
+  const __m512i flip = _mm512_set1_epi32(FLIP ? (int32_t)0x80808080u : 0);
   const int8_t *w = *wp;
   size_t k = 0;
 #pragma GCC unroll 2
@@ -46,7 +52,8 @@ Q8_INLINE void accumulate(size_t MR, const int8_t *const *ap, size_t kc, const i
     w += 4 * NR;
 #pragma GCC unroll 7
     for (size_t i = 0; i < MR; i++) {
-      const __m512i a = _mm512_xor_si512(_mm512_set1_epi32((int32_t)load4(ap[i] + k)), flip);
+      __m512i a = _mm512_set1_epi32((int32_t)load4(ap[i] + k));
+      if (FLIP) a = _mm512_xor_si512(a, flip);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], a, w0);
       acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
     }
@@ -55,8 +62,8 @@ Q8_INLINE void accumulate(size_t MR, const int8_t *const *ap, size_t kc, const i
     const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
     w += 4 * NR;
     for (size_t i = 0; i < MR; i++) {
-      const __m512i a =
-          _mm512_xor_si512(_mm512_set1_epi32((int32_t)load_tail(ap[i] + k, kc - k)), flip);
+      __m512i a = _mm512_set1_epi32((int32_t)load_tail(ap[i] + k, kc - k));
+      if (FLIP) a = _mm512_xor_si512(a, flip);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], a, w0);
       acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
     }
@@ -75,18 +82,28 @@ Q8_INLINE void init_tile(size_t MR, const int8_t *w, __m512i acc[][NV]) {
 Q8_INLINE void store_tile(size_t MR, __m512i acc[][NV], const int8_t *w, int8_t *const *cp,
                           size_t nc, const wick_q8_output *o, const double *fc_scale) {
   const int32_t *h = (const int32_t *)(const void *)w;
-  for (size_t v = 0; v < NV; v++) {
-    if (nc <= 16 * v) break;
-    const size_t left = nc - 16 * v;
-    for (size_t i = MR; i-- > 0;) {
-      const __m512i r = fc_scale ? q8_requant_fc(acc[i][v], fc_scale + 16 * v)
-                                 : q8_requant_fixed(acc[i][v], h + 16 * v, NR);
-      q8_store16(cp[i] + 16 * v, q8_finish(r, o), left);
+  __m128i res[MAX_MR][NV];
+  size_t nv = 0;
+  for (size_t v = 0; v < NV && nc > 16 * v; v++, nv++) {
+    if (fc_scale) {
+      for (size_t i = 0; i < MR; i++)
+        res[i][v] = q8_finish(q8_requant_fc(acc[i][v], fc_scale + 16 * v), o);
+    } else {
+      const q8_rq q = q8_rq_load(h + 16 * v, NR, o);
+      for (size_t i = 0; i < MR; i++) res[i][v] = q8_requant_rq(acc[i][v], &q);
     }
+  }
+  /* all results first, then the stores (which may alias anything) */
+  if (nc >= NR) {
+    for (size_t i = MR; i-- > 0;)
+      for (size_t v = 0; v < NV; v++) _mm_storeu_si128((__m128i *)(void *)(cp[i] + 16 * v), res[i][v]);
+  } else {
+    for (size_t i = MR; i-- > 0;)
+      for (size_t v = 0; v < nv; v++) q8_store16(cp[i] + 16 * v, res[i][v], nc - 16 * v);
   }
 }
 
-Q8_INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *a,
+Q8_INLINE void gemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc, const int8_t *a,
                          size_t a_stride, const void *wv, int8_t *c, size_t c_stride,
                          const wick_q8_output *o) {
   const int8_t *ap[MAX_MR];
@@ -104,7 +121,7 @@ Q8_INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_
     const int8_t *header = w;
     init_tile(MR, w, acc);
     w += 4 * WICK_Q8_HEADER * NR;
-    accumulate(MR, ap, kc, &w, acc);
+    accumulate(MR, FLIP, ap, kc, &w, acc);
     store_tile(MR, acc, header, cp, nc, o, fc_scale);
     if (nc <= NR) break;
     nc -= NR;
@@ -132,7 +149,7 @@ Q8_INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
       ap[0] = ind[0];
       for (size_t i = 1; i < MR; i++) ap[i] = i < mr ? ind[i] : ap[i - 1];
       ind += MR;
-      accumulate(MR, ap, kc, &w, acc);
+      accumulate(MR, true, ap, kc, &w, acc);
     }
     store_tile(MR, acc, header, cp, nc, o, fc_scale);
     if (nc <= NR) break;
@@ -145,14 +162,27 @@ Q8_INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
 void wick_q8_gemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a,
                                              size_t a_stride, const void *w, int8_t *c,
                                              size_t c_stride, const wick_q8_output *o) {
-  gemm_body(7, mr, nc, kc, a, a_stride, w, c, c_stride, o);
+  gemm_body(7, true, mr, nc, kc, a, a_stride, w, c, c_stride, o);
 }
 
 void wick_q8_gemm_ukernel_1x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a,
                                              size_t a_stride, const void *w, int8_t *c,
                                              size_t c_stride, const wick_q8_output *o) {
   (void)mr;
-  gemm_body(1, 1, nc, kc, a, a_stride, w, c, c_stride, o);
+  gemm_body(1, true, 1, nc, kc, a, a_stride, w, c, c_stride, o);
+}
+
+void wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                                size_t a_stride, const void *w, int8_t *c,
+                                                size_t c_stride, const wick_q8_output *o) {
+  gemm_body(7, false, mr, nc, kc, a, a_stride, w, c, c_stride, o);
+}
+
+void wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                                size_t a_stride, const void *w, int8_t *c,
+                                                size_t c_stride, const wick_q8_output *o) {
+  (void)mr;
+  gemm_body(1, false, 1, nc, kc, a, a_stride, w, c, c_stride, o);
 }
 
 void wick_q8_igemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,

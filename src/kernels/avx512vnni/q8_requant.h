@@ -61,11 +61,46 @@ Q8_INLINE __m512i q8_mbqm1(__m512i x, const q8_multiplier *v) {
   return q8_mbqm(x, v->m, v->m, v->ls, v->rs);
 }
 
-/* Fixed-point requantization of 16 accumulators; `h` points at the lanes'
- * bias' row of a header whose rows are `stride` int32 apart. */
-Q8_INLINE __m512i q8_requant_fixed(__m512i x, const int32_t *h, size_t stride) {
-  return q8_mbqm(x, _mm512_loadu_si512(h + stride), _mm512_loadu_si512(h + 2 * stride),
-                 _mm512_loadu_si512(h + 3 * stride), _mm512_loadu_si512(h + 4 * stride));
+/* The per-lane requantization of 16 channels, loaded once and kept in
+ * registers while many pixels use it (int8 stores may alias anything, so a
+ * compiler would otherwise reload it after every store). */
+typedef struct q8_rq {
+  __m512i m, m_odd, ls, rs, mask, half;
+  __m512i zp, lo, hi;
+} q8_rq;
+
+/* `h` points at the lanes' bias' row of a header whose rows are `stride`
+ * int32 apart. */
+Q8_INLINE q8_rq q8_rq_load(const int32_t *h, size_t stride, const wick_q8_output *o) {
+  q8_rq q;
+  q.m = _mm512_loadu_si512(h + stride);
+  q.m_odd = _mm512_loadu_si512(h + 2 * stride);
+  q.ls = _mm512_loadu_si512(h + 3 * stride);
+  q.rs = _mm512_loadu_si512(h + 4 * stride);
+  q.mask = _mm512_sub_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), q.rs), _mm512_set1_epi32(1));
+  q.half = _mm512_srli_epi32(q.mask, 1);
+  q.zp = _mm512_set1_epi32(o->zero_point);
+  q.lo = _mm512_set1_epi32(o->lo);
+  q.hi = _mm512_set1_epi32(o->hi);
+  return q;
+}
+
+/* q8_mbqm with the loaded parameters, then zero point, clamp, narrow. */
+Q8_INLINE __m128i q8_requant_rq(__m512i x, const q8_rq *q) {
+  x = _mm512_sllv_epi32(x, q->ls);
+  const __m512i round = _mm512_set1_epi64((int64_t)1 << 30);
+  __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, q->m), round);
+  __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), q->m_odd), round);
+  even = _mm512_srli_epi64(even, 31);
+  odd = _mm512_add_epi64(odd, odd);
+  const __m512i r = _mm512_mask_blend_epi32((__mmask16)0xAAAA, even, odd);
+  const __m512i rem = _mm512_and_si512(r, q->mask);
+  const __m512i thr = _mm512_sub_epi32(q->half, _mm512_srai_epi32(r, 31));
+  __m512i v = _mm512_srav_epi32(r, q->rs);
+  v = _mm512_mask_sub_epi32(v, _mm512_cmpgt_epi32_mask(rem, thr), v, _mm512_set1_epi32(-1));
+  v = _mm512_add_epi32(v, q->zp);
+  v = _mm512_min_epi32(_mm512_max_epi32(v, q->lo), q->hi);
+  return _mm512_cvtepi32_epi8(v);
 }
 
 Q8_INLINE __m256i q8_round_fc8(__m256i acc, const double *scale) {
