@@ -79,16 +79,19 @@ static wick_status check_shape(int32_t rank, const int32_t *dims, wick_dtype typ
     wick_format_message(why, why_size, "rank %d is outside [0, %d]", rank, WICK_MAX_RANK);
     return WICK_ERR_INVALID_ARGUMENT;
   }
-  int64_t n = 1;
+  /* Capped: the product of the non-zero dims (so strides computed from the
+   * shape fit in 64 bits even when a zero dim makes the element count 0). */
+  int64_t n = 1, span = 1;
   for (int32_t i = 0; i < rank; i++) {
     if (dims[i] < 0) {
       wick_format_message(why, why_size, "dimension %d is negative (%d)", i, dims[i]);
       return WICK_ERR_INVALID_ARGUMENT;
     }
-    if (!wick_mul_i64(n, dims[i], &n) || n > WICK_MAX_ELEMENTS) {
+    if (!wick_mul_i64(span, dims[i] ? dims[i] : 1, &span) || span > WICK_MAX_ELEMENTS) {
       wick_format_message(why, why_size, "element count overflows");
       return WICK_ERR_INVALID_ARGUMENT;
     }
+    n *= dims[i]; /* |n| <= span */
   }
   size_t esize = wick_dtype_size(type);
   if (esize == 0) {

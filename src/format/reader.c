@@ -223,15 +223,19 @@ static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_i
     return fail(r, "subgraphs[%u].tensors[%u].shape: rank %u exceeds wick's maximum %d", sg, ti,
                 rank, WICK_MAX_RANK);
   t->rank = (int32_t)rank;
-  int64_t elements = 1;
+  /* The cap bounds the product of the NON-ZERO dims: a zero dim makes the
+   * element count 0, but [0, 2^31-1, 2^31-1, ...] would still overflow the
+   * row-major strides that ops compute from the shape. */
+  int64_t elements = 1, span = 1;
   for (uint32_t d = 0; d < rank; d++) {
     int32_t dim = wick_fb_vec_i32(&shape, d);
     if (dim < 0)
       return fail(r, "subgraphs[%u].tensors[%u].shape[%u] is negative (%d)", sg, ti, d, dim);
     t->dims[d] = dim;
     t->dims_signature[d] = dim;
-    if (!wick_mul_i64(elements, dim, &elements) || elements > WICK_MAX_ELEMENTS)
+    if (!wick_mul_i64(span, dim ? dim : 1, &span) || span > WICK_MAX_ELEMENTS)
       return fail(r, "subgraphs[%u].tensors[%u].shape: element count overflows", sg, ti);
+    elements *= dim; /* |elements| <= span */
   }
   wick_fb_vector sig;
   rc = wick_fb_vector_field(tt, TENSOR_SHAPE_SIGNATURE, 4, &sig);

@@ -7,11 +7,14 @@
  *                               Every product and the element count are
  *                               computed in 64 bits and checked against
  *                               INT32_MAX per dim and WICK_MAX_ELEMENTS in
- *                               total before anything is sized (the TFLite
- *                               TILE CVE overflowed exactly here).
+ *                               total (zero dims aside) before anything is
+ *                               sized (the TFLite TILE CVE overflowed
+ *                               exactly here).
  *   BROADCAST_TO(input, shape)  numpy broadcasting of the input to `shape`
  *                               (rank >= the input's; each input dim is 1 or
- *                               equal to its target dim).
+ *                               equal to its target dim; the target's
+ *                               non-zero dims multiply to at most
+ *                               WICK_MAX_ELEMENTS, checked before planning).
  *
  * Both are one strided copy. TILE views the output [.., m_i * d_i, ..] as
  * [.., m_i, d_i, ..] (row-major identical), reading input stride 0 along
@@ -44,7 +47,9 @@ static wick_status tile_prepare(wick_op_ctx *ctx) {
     WICK_CHECK_VALUE(ctx, m >= 0, "multiples[%d] = %lld is negative", i, (long long)m);
     WICK_CHECK_VALUE(ctx, wick_mul_i64(m, in->dims[i], &d) && d <= INT32_MAX,
                      "dimension %d (%d x %lld) overflows", i, in->dims[i], (long long)m);
-    WICK_CHECK_VALUE(ctx, wick_mul_i64(total, d, &total) && total <= WICK_MAX_ELEMENTS,
+    /* Zero dims aside (their product is 0, yet the plan's strides multiply
+     * the other dims), so dense_dst below cannot overflow. */
+    WICK_CHECK_VALUE(ctx, wick_mul_i64(total, d ? d : 1, &total) && total <= WICK_MAX_ELEMENTS,
                      "the tiled element count overflows");
     dims[i] = (int32_t)d;
     p->dims[2 * i] = m;
@@ -70,7 +75,7 @@ static wick_status broadcast_to_prepare(wick_op_ctx *ctx) {
              (long long)n, in->rank, WICK_MAX_RANK);
   if (movement_unknown(ctx, shape)) return WICK_STATUS_DEFER;
   int32_t rank = (int32_t)n, dims[WICK_MAX_RANK];
-  int64_t in_strides[WICK_MAX_RANK];
+  int64_t in_strides[WICK_MAX_RANK], span = 1;
   movement_strides(in->rank, in->dims, in_strides);
   wick_copy_plan *p = movement_new_plan(ctx);
   if (p == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
@@ -84,6 +89,9 @@ static wick_status broadcast_to_prepare(wick_op_ctx *ctx) {
     WICK_CHECK_VALUE(ctx, have == want || have == 1,
                      "input dimension %d of size %d does not broadcast to %lld", k, have,
                      (long long)want);
+    /* Checked before the plan's strides are computed from these dims. */
+    WICK_CHECK_VALUE(ctx, wick_mul_i64(span, want ? want : 1, &span) && span <= WICK_MAX_ELEMENTS,
+                     "the broadcast element count overflows");
     dims[i] = (int32_t)want;
     p->dims[i] = want;
     p->src_strides[i] = (k >= 0 && have != 1) ? in_strides[k] : 0;

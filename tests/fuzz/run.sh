@@ -64,6 +64,7 @@ for src in $(cd "$ROOT" && find src -name '*.c' | sort); do
   obj="$OUT/obj/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')"
   extra=""
   case "$src" in
+    src/kernels/avx512vnni/*) extra="-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma" ;;
     src/kernels/avx512/*) extra="-mavx512f -mavx512vl -mavx2 -mfma" ;;
     src/kernels/avx512vnni/*) extra="-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma" ;;
     src/kernels/avx2/*) extra="-mavx2 -mfma" ;;

@@ -730,6 +730,51 @@ static void reshape_rank_case(bool via_option) {
   free(bytes);
 }
 
+/* One operator: y = OP(x, c) with x a float graph input of shape `sx` and c
+ * an int32 constant (omitted when nc is 0). */
+static void one_op_case(const char *what, int32_t builtin, const int32_t *sx, size_t rx,
+                        const int32_t *c, size_t nc, int phase, wick_status want,
+                        const char *needle) {
+  tm_builder *b = tm_new();
+  int32_t s_c[1] = {(int32_t)nc}, s_y[1] = {1};
+  tm_node *bufs[2] = {tm_buffer(b, NULL, 0), tm_buffer(b, c, nc * sizeof *c)};
+  tm_node *tensors[3] = {tm_tensor(b, "x", TM_F32, sx, rx, 0, NULL),
+                         tm_tensor(b, "c", TM_I32, s_c, 1, 1, NULL),
+                         tm_tensor(b, "y", TM_F32, s_y, 1, 0, NULL)};
+  tm_node *code = tm_opcode(b, builtin, 1);
+  int32_t in[2] = {0, 1}, out[1] = {2}, gin[1] = {0}, gout[1] = {2};
+  tm_node *op = tm_operator(b, 0, in, nc ? 2 : 1, out, 1, 0, NULL);
+  tm_node *sg = tm_subgraph(b, tensors, 3, gin, 1, gout, 1, &op, 1);
+  tm_node *model = tm_model(b, 3, &code, 1, &sg, 1, bufs, 2, NULL, 0);
+  size_t size;
+  uint8_t *bytes = tm_finish(b, model, "TFL3", &size);
+  tm_free(b);
+  expect(what, bytes, size, phase, want, needle);
+  free(bytes);
+}
+
+/* Shapes whose element count is fine but whose row-major strides overflow
+ * int64: found by fuzz_input_values (BROADCAST_TO to [1717920863,
+ * 1953264993, 3] overflowed the copy plan's strides before any count check),
+ * and the zero-dim variants, where a 0 makes the element count 0 while the
+ * other dims still multiply past 2^63. */
+static void stride_overflow_cases(void) {
+  const int32_t M = INT32_MAX, x13[2] = {1, 3}, ones8[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  const int32_t big[3] = {1717920863, 1953264993, 3};
+  one_op_case("BROADCAST_TO to [1.7e9, 1.9e9, 3]", 130, x13, 2, big, 3, 1,
+              WICK_ERR_MALFORMED_MODEL, "BROADCAST_TO (operator 0): the broadcast element count");
+  const int32_t zero_then_big[8] = {0, M, M, M, M, M, M, 3};
+  one_op_case("BROADCAST_TO to [0, 2^31-1 x6, 3]", 130, x13, 2, zero_then_big, 8, 1,
+              WICK_ERR_MALFORMED_MODEL, "BROADCAST_TO (operator 0): the broadcast element count");
+  const int32_t zero_mult[8] = {0, M, M, M, M, M, M, M};
+  one_op_case("TILE multiples [0, 2^31-1 x7]", 69, ones8, 8, zero_mult, 8, 1,
+              WICK_ERR_MALFORMED_MODEL, "TILE (operator 0): the tiled element count overflows");
+  const int32_t zero_dim_shape[3] = {0, M, M};
+  one_op_case("tensor shape [0, 2^31-1, 2^31-1]", 101 /* ABS; the load refuses first */, zero_dim_shape, 3, NULL, 0,
+              0, WICK_ERR_MALFORMED_MODEL,
+              "subgraphs[0].tensors[0].shape: element count overflows");
+}
+
 static void targeted_cases(void) {
   printf("targeted malformations:\n");
   const wick_status BAD = WICK_ERR_MALFORMED_MODEL;
@@ -844,6 +889,7 @@ static void targeted_cases(void) {
   shared_table_case();
   reshape_rank_case(false);
   reshape_rank_case(true);
+  stride_overflow_cases();
 }
 
 /* ---------------------------------------------------------------- regressions */
