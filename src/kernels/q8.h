@@ -92,6 +92,10 @@ typedef void (*wick_q8_dwconv_fn)(const wick_conv_shape *s, int32_t zp, const in
 typedef void (*wick_q8_add_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qadd_params *p, bool subtract);
 
+/* out[i] = MUL of a[i], b[i], as wick_q_mul__reference. */
+typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                               const wick_qmul_params *p);
+
 typedef struct wick_q8_kernels {
   const char *isa; /* "avx512vnni" */
   size_t mr, nr;
@@ -103,6 +107,7 @@ typedef struct wick_q8_kernels {
   size_t dw_cr;
   wick_q8_dwconv_fn dwconv;
   wick_q8_add_fn add;
+  wick_q8_mul_fn mul;
 } wick_q8_kernels;
 
 /* The best int8 kernels for this CPU, or NULL (forced reference, or no
@@ -193,5 +198,8 @@ WICK_Q8_API void wick_q8_dwconv_ukernel__avx512vnni(const wick_conv_shape *s, in
 WICK_Q8_API void wick_q8_add_ukernel__avx512vnni(size_t n, const int8_t *a, const int8_t *b,
                                                  int8_t *out, const wick_qadd_params *p,
                                                  bool subtract);
+
+WICK_Q8_API void wick_q8_mul_ukernel__avx512vnni(size_t n, const int8_t *a, const int8_t *b,
+                                                 int8_t *out, const wick_qmul_params *p);
 
 #endif /* WICK_KERNELS_Q8_H */

@@ -23,6 +23,7 @@ static const wick_q8_kernels avx512vnni_kernels = {
     .dw_cr = 16,
     .dwconv = wick_q8_dwconv_ukernel__avx512vnni,
     .add = wick_q8_add_ukernel__avx512vnni,
+    .mul = wick_q8_mul_ukernel__avx512vnni,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL |

@@ -14,8 +14,10 @@
  *            input and a saturating add (ADD needs equal shapes there, as
  *            LiteRT's kernel).
  *   MUL      (a - z1)(b - z2) requantized by s1 s2 / s_out, computed in float.
- * int8 ADD/SUB of equally shaped inputs runs the optimized kernel of
- * src/kernels/q8.h when the CPU has one (bit-exact with the reference).
+ * int8 ADD/SUB of equally shaped inputs, and int8 MUL of equal shapes or of
+ * a full tensor by a row of its last dimension (squeeze-excite's channel
+ * scale), run the optimized kernels of src/kernels/q8.h when the CPU has
+ * them (bit-exact with the reference).
  * Next: src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
@@ -32,7 +34,9 @@ typedef struct qbin_data {
   wick_qadd_params add;
   wick_qmul_params mul;
   int32_t pot_shift1, pot_shift2;
-  const wick_q8_kernels *kern; /* int8 ADD/SUB without broadcasting; NULL: reference */
+  const wick_q8_kernels *kern; /* int8 fast paths; NULL: reference */
+  int64_t row;                 /* MUL: elements per kernel call (a row when broadcasting) */
+  bool row_is_a;               /* MUL: input 0 is the broadcast row */
 } qbin_data;
 
 static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
@@ -40,6 +44,29 @@ static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
   for (int32_t i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return false;
   return true;
+}
+
+/* int8 MUL shapes the optimized kernel takes: equal shapes (row = all), or
+ * one operand with only 1s before its last dimension, whose size matches the
+ * other operand's last dimension (row = that size). */
+static bool mul_rows(const wick_tensor *a, const wick_tensor *b, int64_t *row, bool *row_is_a) {
+  *row_is_a = false;
+  if (same_shape(a, b)) {
+    *row = wick_tensor_elements(a);
+    return *row > 0;
+  }
+  for (int side = 0; side < 2; side++) {
+    const wick_tensor *r = side ? a : b, *full = side ? b : a;
+    if (r->rank < 1 || full->rank < r->rank || full->rank < 1) continue;
+    bool ok = r->dims[r->rank - 1] == full->dims[full->rank - 1];
+    for (int32_t i = 0; i + 1 < r->rank; i++) ok = ok && r->dims[i] == 1;
+    if (ok && r->dims[r->rank - 1] > 0) {
+      *row = r->dims[r->rank - 1];
+      *row_is_a = side == 1;
+      return true;
+    }
+  }
+  return false;
 }
 
 wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
@@ -98,6 +125,8 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
     m->output_offset = qo.zero_point;
     m->act_min = lo;
     m->act_max = hi;
+    if (t == WICK_DTYPE_INT8 && mul_rows(a, b, &d->row, &d->row_is_a))
+      d->kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
   } else {
     int32_t l1, l2, lout;
     bool pot = t == WICK_DTYPE_INT16 && ctx->params->pot_scale_int16 &&
@@ -150,6 +179,22 @@ wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
   switch (d->kind) {
     case QB_MUL:
+      if (d->kern != NULL) {
+        const int64_t total = wick_tensor_elements(o);
+        const int8_t *x = a->data, *y = b->data;
+        int8_t *z = o->data;
+        for (int64_t i = 0; i < total; i += d->row) {
+          const int8_t *pa = x + i, *pb = y + i;
+          if (d->row != total) {
+            if (d->row_is_a)
+              pa = x;
+            else
+              pb = y;
+          }
+          d->kern->mul((size_t)d->row, pa, pb, z + i, &d->mul);
+        }
+        break;
+      }
       wick_q_mul__reference(a->type, &d->bc, &d->mul, a->data, b->data, o->data);
       break;
     case QB_ADD:

@@ -9,6 +9,9 @@
  * subtracted, and the result is requantized by s_in / s_out; for MEAN the
  * 1/count is folded into that multiplier (multiplier * 2^k / count with
  * k = floor(log2 count), at most 32, the shift lowered by k).
+ * int8 MEAN/SUM over one contiguous block of axes (a global average pool's
+ * H, W) takes a blocked loop (outer x reduced x inner, the inner run summed
+ * as a vector) with the same int32 sums and requantization.
  * Next: src/kernels/reference/quantized.c (wick_q_reduce_sum__reference).
  */
 #include "format/schema.h"
@@ -90,6 +93,45 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 
+/* The blocked sum when the reduced axes are one contiguous run [r0, r1) of
+ * an int8 tensor; false otherwise. Same arithmetic as the reference: int32
+ * sums (wrapping; order does not matter), minus zp * count, requantized. */
+static bool reduce_blocked(const wick_tensor *in, const qreduce_data *d, int8_t *out,
+                           int32_t *sums) {
+  if (in->type != WICK_DTYPE_INT8 || in->rank < 1) return false;
+  int32_t r0 = -1, r1 = -1;
+  for (int32_t i = 0; i < in->rank; i++) {
+    if (!d->reduced[i]) continue;
+    if (r0 < 0) r0 = i;
+    else if (r1 != i) return false;
+    r1 = i + 1;
+  }
+  if (r0 < 0) return false;
+  int64_t outer = 1, count = 1, inner = 1;
+  for (int32_t i = 0; i < r0; i++) outer *= in->dims[i];
+  for (int32_t i = r0; i < r1; i++) count *= in->dims[i];
+  for (int32_t i = r1; i < in->rank; i++) inner *= in->dims[i];
+  if (outer * inner == 0 || count == 0) return false;
+  const int8_t *x = in->data;
+  const wick_qreduce_params *p = &d->params;
+  for (int64_t o = 0; o < outer; o++) {
+    for (int64_t j = 0; j < inner; j++) sums[j] = 0;
+    for (int64_t r = 0; r < count; r++) {
+      const int8_t *row = x + (o * count + r) * inner;
+      for (int64_t j = 0; j < inner; j++)
+        sums[j] = (int32_t)((uint32_t)sums[j] + (uint32_t)(int32_t)row[j]);
+    }
+    for (int64_t j = 0; j < inner; j++) {
+      const int32_t shifted =
+          (int32_t)(uint32_t)((uint64_t)(int64_t)sums[j] - (uint64_t)((int64_t)p->input_zero_point * count));
+      int32_t v = wick_q_multiply_by_quantized_multiplier(shifted, p->multiplier, p->shift);
+      v = (int32_t)((uint32_t)v + (uint32_t)p->output_zero_point);
+      out[o * inner + j] = (int8_t)(v < INT8_MIN ? INT8_MIN : (v > INT8_MAX ? INT8_MAX : v));
+    }
+  }
+  return true;
+}
+
 wick_status wick_reduce_invoke_quantized(wick_op_ctx *ctx) {
   const qreduce_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0);
@@ -99,6 +141,9 @@ wick_status wick_reduce_invoke_quantized(wick_op_ctx *ctx) {
                                     in->dims, d->reduced, in->data, wick_op_output(ctx, 0)->data);
     return WICK_OK;
   }
+  if (!wick_op_force_reference(ctx) &&
+      reduce_blocked(in, d, wick_op_output(ctx, 0)->data, wick_op_scratch(ctx)))
+    return WICK_OK;
   wick_q_reduce_sum__reference(in->type, in->rank, in->dims, d->reduced, &d->params, in->data,
                                wick_op_output(ctx, 0)->data, wick_op_scratch(ctx));
   return WICK_OK;

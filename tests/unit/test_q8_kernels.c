@@ -368,6 +368,44 @@ static void test_add(const wick_q8_kernels *kern) {
   printf("%s add / sub: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
 }
 
+/* ------------------------------------------------------------------ MUL */
+
+static void test_mul(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t sizes[] = {1, 7, 16, 17, 100, 4097};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    const size_t n = sizes[i];
+    int8_t *a = rand_i8(n, i % 3 == 2), *b = rand_i8(n, i % 3 == 2);
+    int8_t *got = malloc(n + 2), *ref = malloc(n);
+    got[0] = got[n + 1] = 99;
+    wick_qmul_params p;
+    p.input1_offset = -irand(-128, 127);
+    p.input2_offset = -irand(-128, 127);
+    p.output_offset = irand(-128, 127);
+    p.output_multiplier = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
+    p.output_shift = i == 1 ? 1 : -irand(6, 16);
+    p.act_min = i % 2 ? p.output_offset : -128;
+    p.act_max = 127;
+    wick_broadcast bc;
+    memset(&bc, 0, sizeof bc);
+    bc.rank = 1;
+    bc.dims[0] = (int32_t)n;
+    bc.a_strides[0] = bc.b_strides[0] = 1;
+    wick_q_mul__reference(WICK_DTYPE_INT8, &bc, &p, a, b, ref);
+    kern->mul(n, a, b, got + 1, &p);
+    char what[100];
+    snprintf(what, sizeof what, "%s mul n=%zu", kern->isa, n);
+    compare(what, got + 1, ref, n);
+    checks++;
+    if (got[0] != 99 || got[n + 1] != 99) {
+      failures++;
+      fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
+    }
+    free(a), free(b), free(got), free(ref);
+  }
+  printf("%s mul: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -389,6 +427,7 @@ int main(void) {
     test_conv(kern);
     test_dwconv(kern);
     test_add(kern);
+    test_mul(kern);
   }
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;

@@ -325,6 +325,20 @@ def test_optimized_int8_fully_connected(shape, n):
     within_one_step_of_litert_default(data, feeds, got)
 
 
+@pytest.mark.parametrize(
+    "sa,sb", [((1, 9, 9, 40), (1, 9, 9, 40)), ((1, 5, 6, 33), (1, 1, 1, 33)), ((40,), (3, 40))]
+)
+def test_optimized_int8_mul(sa, sb):
+    rng = np.random.default_rng(RNG_SEED)
+    a = Q(rnd(rng, sa, np.int8), 0.05, 4)
+    b = Q(rnd(rng, sb, np.int8), 0.0039, -128)
+    data, feeds = build("MUL", [a, b], ("int8", 0.02, -3), act("NONE"))
+    ref = run_litert(data, feeds, reference=True)
+    got = wick.load(data)(*feeds)
+    exact(got, ref, "wick")
+    within_one_step_of_litert_default(data, feeds, got)
+
+
 @pytest.mark.parametrize("n", [1, 17, 75264])
 def test_optimized_int8_add(n):
     rng = np.random.default_rng(RNG_SEED)
@@ -695,6 +709,7 @@ MEAN_VARIANTS = [
     ("MEAN", "uint8", (2, 6, 6, 3), [1, 2], True, (0.04, 128), (0.01, 100)),
     ("MEAN", "int16", (2, 9, 4), [1], False, (0.001, 0), (0.0005, 0)),
     ("MEAN", "int8", (2, 3, 4), [1, 1, -2], True, (0.05, 1), (0.05, 1)),
+    ("MEAN", "int8", (2, 7, 6, 40), [1, 2], False, (0.07, -128), (0.01, 9)),
     ("SUM", "uint8", (4, 5), [0], True, (0.02, 120), (0.08, 60)),
     ("SUM", "uint8", (2, 3, 4), [1, 2], False, (0.01, 130), (0.05, 125)),
 ]
