@@ -438,6 +438,10 @@ def load(
 ) -> Runtime:
     """Loads a .tflite file (path or bytes) into the wick runtime.
 
+    ``num_threads`` (default 1: the calling thread only) starts ``num_threads - 1`` worker
+    threads per interpreter that split large operators; -1 uses one per CPU. Outputs are
+    bit-identical for every thread count.
+
     ``reference`` forces the portable reference kernels; ``memory_limit`` caps
     the bytes the load may allocate and, separately, the bytes each interpreter
     may allocate (0: no cap); going over it raises WickError("out of memory")

@@ -62,9 +62,11 @@ struct wick_thread_pool {
   atomic_size_t job_tasks;
   _Atomic(const atomic_int *) job_cancel;
 
-  _Atomic uint64_t claim; /* generation << 32 | next task index */
-  atomic_size_t done;     /* tasks of the current job finished */
-  atomic_int stop;
+  /* Their own cache lines: every thread hits `claim` per task and `done`
+   * per finished task, while idle workers poll `claim`. */
+  _Alignas(64) _Atomic uint64_t claim; /* generation << 32 | next task index */
+  _Alignas(64) atomic_size_t done;     /* tasks of the current job finished */
+  _Alignas(64) atomic_int stop;
 
   pthread_mutex_t lock; /* for sleeping only */
   pthread_cond_t wake;

@@ -3,6 +3,7 @@ exit statuses, and .npy round trips checked against the Python binding."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -68,6 +69,17 @@ def test_bench_reports_latency_and_memory(cnn):
     p = run("bench", cnn, "--runs", 3, "--warmup", 1, "--profile", check_rc=0)
     for word in ("median", "p90", "cold start", "peak RSS", "CONV_2D"):
         assert word in p.stdout
+
+
+def test_threads_flag_reaches_the_runtime_and_keeps_outputs_bit_identical(cnn, tmp_path):
+    for n in (1, 3):
+        run("run", cnn, "--output-dir", tmp_path / str(n), "--seed", 5, "--threads", n, check_rc=0)
+    one, three = sorted((tmp_path / "1").glob("*.npy")), sorted((tmp_path / "3").glob("*.npy"))
+    assert one and len(one) == len(three)
+    for a, b in zip(one, three, strict=True):
+        assert np.load(a).tobytes() == np.load(b).tobytes()
+    p = run("bench", cnn, "--runs", 2, "--warmup", 1, "--threads", 2, "--profile", check_rc=0)
+    assert re.search(r"^threads\s+2$", p.stdout, re.M) and "per-op min" in p.stdout
 
 
 def test_malformed_model_exits_one_with_a_message(tmp_path):
