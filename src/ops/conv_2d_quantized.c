@@ -23,10 +23,15 @@
  * size, stride, dilation and padding. Everything else (uint8, int16,
  * grouped convs, depthwise multipliers > 1, filters computed at run time,
  * force_reference) runs the reference kernels.
+ *
+ * Threads (ops/parallel.h): the GEMM paths split their row tiles, the
+ * depthwise path its output rows, into tasks that depend on the shape only,
+ * so results are the same for any thread count.
  */
 #include "format/schema.h"
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef enum qconv_path { QCONV_REFERENCE, QCONV_GEMM, QCONV_IGEMM, QCONV_DW } qconv_path;
@@ -262,32 +267,68 @@ wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
   return choose_kernels(ctx, d, in, filter, bias);
 }
 
+/* One invoke's arguments, shared by the tasks. */
+typedef struct qconv_job {
+  const qconv_data *d;
+  const int8_t *in;
+  int8_t *out, *flipped;
+} qconv_job;
+
+/* Row tiles [t0, t1) of the GEMM path: flips its own rows, then the GEMM. */
+static void gemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
+  (void)thread;
+  const qconv_job *j = arg;
+  const wick_conv_shape *s = &j->d->shape;
+  const size_t m = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc = (size_t)s->in_c;
+  const size_t mr = j->d->kern->mr, r0 = t0 * mr, r1 = t1 * mr < m ? t1 * mr : m;
+  wick_q8_flip_sign((r1 - r0) * kc, j->in + r0 * kc, j->flipped + r0 * kc);
+  wick_q8_gemm(j->d->kern, r0, r1, (size_t)s->out_c, kc, j->flipped, kc, true, j->d->packed,
+               j->out, (size_t)s->out_c, &j->d->out);
+}
+
+static void igemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
+  (void)thread;
+  const qconv_job *j = arg;
+  wick_q8_conv_igemm(j->d->kern, &j->d->shape, j->d->ind, j->d->packed, j->out, &j->d->out, t0,
+                     t1);
+}
+
+static void dw_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread) {
+  (void)thread;
+  const qconv_job *j = arg;
+  const wick_conv_shape *s = &j->d->shape;
+  wick_conv_shape one = *s;
+  one.batch = 1;
+  j->d->kern->dwconv(&one, -j->d->params.input_offset,
+                     j->in + (int64_t)n * s->in_h * s->in_w * s->in_c, j->d->packed,
+                     j->out + (int64_t)n * s->out_h * s->out_w * s->out_c, &j->d->out, y0, y1);
+}
+
 wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
   qconv_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
   const wick_conv_shape *s = &d->shape;
   int8_t *out8 = wick_op_output(ctx, 0)->data;
+  qconv_job j = {d, in->data, out8, NULL};
+  const uint64_t macs_per_pixel =
+      (uint64_t)s->out_c * (uint64_t)s->k_h * (uint64_t)s->k_w * (d->depthwise ? 1u : (uint64_t)s->in_c);
   switch (d->path) {
     case QCONV_GEMM: {
       const size_t m = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w;
-      int8_t *flipped = wick_op_scratch(ctx);
-      wick_q8_flip_sign(m * (size_t)s->in_c, in->data, flipped);
-      wick_q8_gemm(d->kern, 0, m, (size_t)s->out_c, (size_t)s->in_c, flipped, (size_t)s->in_c,
-                   true, d->packed, out8, (size_t)s->out_c, &d->out);
-      return WICK_OK;
+      const size_t mr = d->kern->mr, tiles = m / mr + (m % mr != 0);
+      j.flipped = wick_op_scratch(ctx);
+      return wick_parallel_range(ctx, tiles, macs_per_pixel * mr, gemm_tiles, &j);
     }
     case QCONV_IGEMM:
       if (d->ind_input != in->data) {
         wick_q8_conv_indirection_init(s, d->kern->mr, in->data, d->zero_row, d->ind);
         d->ind_input = in->data;
       }
-      wick_q8_conv_igemm(d->kern, s, d->ind, d->packed, out8, &d->out, 0,
-                         wick_q8_conv_tiles(s, d->kern->mr));
-      return WICK_OK;
+      return wick_parallel_range(ctx, wick_q8_conv_tiles(s, d->kern->mr),
+                                 macs_per_pixel * d->kern->mr, igemm_tiles, &j);
     case QCONV_DW:
-      d->kern->dwconv(s, -d->params.input_offset, in->data, d->packed, out8, &d->out, 0,
-                      s->out_h);
-      return WICK_OK;
+      return wick_parallel_rows(ctx, s->batch, s->out_h, macs_per_pixel * (uint64_t)s->out_w,
+                                true, dw_rows, &j);
     case QCONV_REFERENCE:
       break;
   }

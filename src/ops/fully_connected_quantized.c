@@ -17,12 +17,13 @@
  *
  * Optimized int8 kernels (src/kernels/q8.h): int8 activations with constant
  * int8 weights whose zero point is 0 run the packed GEMM with the same
- * double requantization, bit-exact with the reference; everything else runs
- * the reference kernel.
+ * double requantization, bit-exact with the reference, its row tiles split
+ * over the interpreter's threads; everything else runs the reference kernel.
  */
 #include "format/schema.h"
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct qfc_data {
@@ -166,15 +167,31 @@ wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, t, rank, dims);
 }
 
+typedef struct qfc_job {
+  const qfc_data *d;
+  const int8_t *in;
+  int8_t *out, *flipped;
+} qfc_job;
+
+/* Row tiles [t0, t1): flips its own rows, then the GEMM. */
+static void fc_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
+  (void)thread;
+  const qfc_job *j = arg;
+  const size_t m = (size_t)j->d->m, k = (size_t)j->d->k, mr = j->d->kern->mr;
+  const size_t r0 = t0 * mr, r1 = t1 * mr < m ? t1 * mr : m;
+  wick_q8_flip_sign((r1 - r0) * k, j->in + r0 * k, j->flipped + r0 * k);
+  wick_q8_gemm(j->d->kern, r0, r1, (size_t)j->d->n, k, j->flipped, k, true, j->d->packed, j->out,
+               (size_t)j->d->n, &j->d->out);
+}
+
 wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {
   const qfc_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
   if (d->kern != NULL) {
-    int8_t *flipped = wick_op_scratch(ctx);
-    wick_q8_flip_sign((size_t)(d->m * d->k), in->data, flipped);
-    wick_q8_gemm(d->kern, 0, (size_t)d->m, (size_t)d->n, (size_t)d->k, flipped, (size_t)d->k,
-                 true, d->packed, wick_op_output(ctx, 0)->data, (size_t)d->n, &d->out);
-    return WICK_OK;
+    qfc_job j = {d, in->data, wick_op_output(ctx, 0)->data, wick_op_scratch(ctx)};
+    const size_t mr = d->kern->mr, tiles = (size_t)d->m / mr + ((size_t)d->m % mr != 0);
+    return wick_parallel_range(ctx, tiles, (uint64_t)mr * (uint64_t)d->n * (uint64_t)d->k,
+                               fc_tiles, &j);
   }
   wick_q_fully_connected__reference(in->type, d->m, d->n, d->k, &d->params, in->data,
                                     wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,

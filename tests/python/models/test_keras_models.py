@@ -48,12 +48,15 @@ def _compare(name: str, seed: int = 0) -> None:
 def _compare_int8(name: str, max_step: int, mean_step: float) -> None:
     path = keras_models.get_model_path(name)
     model = wick.load(path)
+    threaded = wick.load(path, num_threads=3)  # the kernels' tasks split by shape only
     for seed in (0, 1):
         inputs = litert.random_inputs(path, seed=seed, signature="serving_default")
         assert all(x.dtype == np.int8 for x in inputs)
         ref = litert.run_litert(path, inputs, signature="serving_default", reference=True)
         default = litert.run_litert(path, inputs, signature="serving_default")
         got = model(*inputs)
+        for g, t in zip(got, threaded(*inputs), strict=True):
+            assert g.tobytes() == t.tobytes(), f"{name}: 3 threads differ from 1"
         for g, r, x in zip(got, ref, default, strict=True):
             assert g.dtype == np.int8 and g.shape == r.shape
             assert len(np.unique(g)) > 20, f"{name}: output nearly constant, proves nothing"
