@@ -93,6 +93,10 @@ WICK_KERNEL_API bool wick_f32_gemm_packed_size_checked(size_t n, size_t k, size_
 /* Packs w [n, k] (row-major, any alignment) and bias [n] (NULL: zeros). */
 WICK_KERNEL_API void wick_f32_gemm_pack(size_t n, size_t k, size_t nr, const float *w,
                                         const float *bias, float *packed);
+/* Packs the right operand of a matmul, w [k, n] row-major (any alignment),
+ * with zero bias: the same layout as wick_f32_gemm_pack of its transpose. */
+WICK_KERNEL_API void wick_f32_gemm_pack_kn(size_t n, size_t k, size_t nr, const float *w,
+                                           float *packed);
 /* Packs a depthwise 3x3 filter [1, 3, 3, c] and bias [c] (NULL: zeros) into
  * ceil(c/cr) blocks of 10*cr floats. */
 WICK_KERNEL_API void wick_f32_dwconv3x3_pack(size_t c, size_t cr, const float *w,

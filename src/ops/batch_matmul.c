@@ -8,12 +8,81 @@
  * aligning the ranks on the right; output [broadcast batch..., M, N], rank =
  * the larger input rank.
  *
+ * Kernels: without adj_x, and when the CPU has optimized GEMM kernels, each
+ * batch is a GEMM on them (src/kernels/gemm_driver.c): the right operands are
+ * packed once — at prepare when they are constant, else at the start of each
+ * invoke into scratch (one packing per distinct rhs matrix, split over the
+ * threads) — and the tasks (batch x column block x row tiles) run on the
+ * interpreter's threads. adj_x and force_reference run the reference kernel,
+ * split over output rows. Either way each output is computed as on one
+ * thread.
+ *
  * Next: src/kernels/reference/batch_matmul.c.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
+
+typedef struct bmm_data {
+  wick_batch_matmul_shape s;
+  const wick_f32_gemm_kernel *kern; /* NULL: reference */
+  size_t batches, rhs_batches;      /* output batches; distinct rhs matrices */
+  size_t packed_floats;             /* per rhs matrix */
+  float *packed;                    /* packed at prepare (constant rhs), else NULL: scratch */
+} bmm_data;
+
+/* Element offsets of output batch b's operands (row-major batch index). */
+static void batch_offsets(const wick_batch_matmul_shape *s, size_t b, int64_t *lo, int64_t *ro) {
+  *lo = *ro = 0;
+  for (int32_t d = s->batch_rank - 1; d >= 0; d--) {
+    int64_t i = (int64_t)(b % (size_t)s->batch_dims[d]);
+    b /= (size_t)s->batch_dims[d];
+    *lo += i * s->lhs_strides[d];
+    *ro += i * s->rhs_strides[d];
+  }
+}
+
+static void pack_rhs(const bmm_data *d, const float *rhs, size_t i, float *packed) {
+  const wick_batch_matmul_shape *s = &d->s;
+  const float *w = rhs + (int64_t)i * s->k * s->n;
+  float *dst = packed + i * d->packed_floats;
+  if (s->adj_y) /* rhs [N, K]: the weights layout of FULLY_CONNECTED */
+    wick_f32_gemm_pack((size_t)s->n, (size_t)s->k, d->kern->nr, w, NULL, dst);
+  else
+    wick_f32_gemm_pack_kn((size_t)s->n, (size_t)s->k, d->kern->nr, w, dst);
+}
+
+/* Chooses the GEMM path if it applies; packs a constant rhs. */
+static wick_status choose_kernels(wick_op_ctx *ctx, bmm_data *d, const wick_tensor *b) {
+  const wick_batch_matmul_shape *s = &d->s;
+  d->kern = NULL;
+  const wick_f32_kernels *all = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  if (all == NULL || s->adj_x || s->m == 0 || s->n == 0 || s->k == 0) return WICK_OK;
+  size_t batches = 1;
+  for (int32_t i = 0; i < s->batch_rank; i++) batches *= (size_t)s->batch_dims[i];
+  if (batches == 0) return WICK_OK;
+  const wick_f32_gemm_kernel *kern = wick_f32_gemm_kernel_for(all, (size_t)s->n);
+  size_t floats, bytes;
+  d->rhs_batches = (size_t)(wick_tensor_elements(b) / (s->k * s->n));
+  if (!wick_f32_gemm_packed_size_checked((size_t)s->n, (size_t)s->k, kern->nr, &floats) ||
+      !wick_mul_size(floats, d->rhs_batches, &bytes) || !wick_mul_size(bytes, sizeof(float), &bytes))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed operand size overflows");
+  d->kern = kern;
+  d->batches = batches;
+  d->packed_floats = floats;
+  d->packed = NULL;
+  if (wick_input_known(ctx, 1)) {
+    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the rhs");
+    for (size_t i = 0; i < d->rhs_batches; i++) pack_rhs(d, b->data, i, d->packed);
+  } else {
+    wick_op_request_scratch(ctx, bytes);
+  }
+  return WICK_OK;
+}
 
 static wick_status bmm_prepare(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_bmm_prepare_quantized(ctx);
@@ -34,8 +103,9 @@ static wick_status bmm_prepare(wick_op_ctx *ctx) {
   int64_t n = adj_y ? b->dims[rb - 2] : b->dims[rb - 1];
   WICK_CHECK(ctx, ka == kb, "inner dimensions differ: lhs gives %lld, rhs gives %lld",
              (long long)ka, (long long)kb);
-  wick_batch_matmul_shape *s = wick_op_alloc(ctx, sizeof *s);
-  if (s == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  bmm_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  wick_batch_matmul_shape *s = &d->s;
   int32_t rank = ra > rb ? ra : rb;
   s->batch_rank = rank - 2;
   s->m = m;
@@ -62,32 +132,69 @@ static wick_status bmm_prepare(wick_op_ctx *ctx) {
   dims[rank - 1] = (int32_t)n;
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
   ctx->node->macs = (uint64_t)wick_shape_elements(rank, dims) * (uint64_t)ka;
-  ctx->node->user_data = s;
-  return WICK_OK;
+  ctx->node->user_data = d;
+  return choose_kernels(ctx, d, b);
 }
 
 typedef struct bmm_job {
-  const wick_batch_matmul_shape *s;
+  const bmm_data *d;
   const float *lhs, *rhs;
-  float *out;
+  float *out, *packed;
+  wick_f32_gemm_tasks t; /* the split of one batch (pointers filled per task) */
+  size_t tasks_per_batch;
 } bmm_job;
 
-static void bmm_rows(void *arg, size_t begin, size_t end, size_t thread) {
+static void reference_rows(void *arg, size_t begin, size_t end, size_t thread) {
   (void)thread;
   const bmm_job *j = arg;
-  wick_f32_batch_matmul_rows__reference(j->s, j->lhs, j->rhs, j->out, (int64_t)begin,
+  wick_f32_batch_matmul_rows__reference(&j->d->s, j->lhs, j->rhs, j->out, (int64_t)begin,
                                         (int64_t)end);
+}
+
+static void pack_task(void *arg, size_t i, size_t thread) {
+  (void)thread;
+  const bmm_job *j = arg;
+  pack_rhs(j->d, j->rhs, i, j->packed);
+}
+
+static void gemm_task(void *arg, size_t task, size_t thread) {
+  (void)thread;
+  const bmm_job *j = arg;
+  const wick_batch_matmul_shape *s = &j->d->s;
+  size_t b = task / j->tasks_per_batch;
+  int64_t lo, ro;
+  batch_offsets(s, b, &lo, &ro);
+  wick_f32_gemm_tasks t = j->t;
+  t.a = j->lhs + lo;
+  t.packed = j->packed + (size_t)(ro / (s->k * s->n)) * j->d->packed_floats;
+  t.c = j->out + (int64_t)b * s->m * s->n;
+  wick_f32_gemm_run_task(&t, task % j->tasks_per_batch);
 }
 
 static wick_status bmm_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_bmm_invoke_quantized(ctx);
-  const wick_batch_matmul_shape *s = ctx->node->user_data;
-  bmm_job j = {s, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
-               wick_op_output(ctx, 0)->data};
-  /* Output rows (batches x m) split over the threads. */
-  uint64_t rows = (uint64_t)s->m;
-  for (int32_t d = 0; d < s->batch_rank; d++) rows *= (uint64_t)s->batch_dims[d];
-  return wick_parallel_range(ctx, (size_t)rows, (uint64_t)s->n * (uint64_t)s->k, bmm_rows, &j);
+  const bmm_data *d = ctx->node->user_data;
+  const wick_batch_matmul_shape *s = &d->s;
+  bmm_job j = {.d = d,
+               .lhs = wick_op_input(ctx, 0)->data,
+               .rhs = wick_op_input(ctx, 1)->data,
+               .out = wick_op_output(ctx, 0)->data};
+  if (d->kern == NULL) {
+    /* Output rows (batches x m) split over the threads. */
+    uint64_t rows = (uint64_t)s->m;
+    for (int32_t i = 0; i < s->batch_rank; i++) rows *= (uint64_t)s->batch_dims[i];
+    return wick_parallel_range(ctx, (size_t)rows, (uint64_t)s->n * (uint64_t)s->k,
+                               reference_rows, &j);
+  }
+  j.packed = d->packed;
+  if (j.packed == NULL) {
+    j.packed = wick_op_scratch(ctx);
+    WICK_TRY(wick_parallel_for(ctx, d->rhs_batches, pack_task, &j));
+  }
+  j.tasks_per_batch = wick_f32_gemm_tasks_init(&j.t, d->kern, (size_t)s->m, (size_t)s->n,
+                                               (size_t)s->k, NULL, (size_t)s->k, NULL, NULL,
+                                               (size_t)s->n, -INFINITY, INFINITY, WICK_TASK_GRAIN);
+  return wick_parallel_for(ctx, d->batches * j.tasks_per_batch, gemm_task, &j);
 }
 
 const wick_op_def wick_op_batch_matmul = {"BATCH_MATMUL", WICK_BUILTIN_BATCH_MATMUL, 4,

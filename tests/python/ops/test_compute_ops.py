@@ -161,6 +161,8 @@ def test_transpose_conv_bias_length():
         ((1, 2, 1, 3, 4), (2, 1, 3, 4, 1)),  # rank 5, n = 1
         ((1, 1, 4), (3, 4, 2)),
         ((2, 1, 7), (2, 7, 1)),  # m = n = 1
+        ((3, 37, 70), (3, 70, 45)),  # GEMM tile remainders (MR, NR)
+        ((2, 130, 96), (96, 200)),  # several GEMM tasks per batch, broadcast rhs
     ],
 )
 @pytest.mark.parametrize("adj", [(False, False), (True, False), (False, True), (True, True)])
