@@ -261,7 +261,7 @@ static void run_q8(void *p) {
                  s->out_c, &a->o);
   }
   else
-    wick_q8_conv_igemm(a->kern, s, a->ind, a->packed, a->out, &a->o, 0,
+    wick_q8_conv_igemm(a->kern, s, a->ind, true, a->packed, a->out, &a->o, 0,
                        wick_q8_conv_tiles(s, a->kern->mr));
 }
 

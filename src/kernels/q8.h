@@ -103,7 +103,10 @@ typedef struct wick_q8_kernels {
   wick_q8_gemm_ukernel_fn gemm_1; /* one row */
   wick_q8_gemm_ukernel_fn gemm_u8;   /* MR x NR, A holds x + 128 (wick_q8_flip_sign) */
   wick_q8_gemm_ukernel_fn gemm_u8_1; /* one row of that */
+  wick_q8_gemm_ukernel_fn gemm_u8_4; /* up to 4 rows of that */
   wick_q8_igemm_ukernel_fn igemm; /* MR x NR */
+  wick_q8_igemm_ukernel_fn igemm_u8; /* rows hold x + 128 */
+  wick_q8_igemm_ukernel_fn igemm_u8_4; /* up to 4 rows of a tile (still MR pointers per tap) */
   size_t dw_cr;
   wick_q8_dwconv_fn dwconv;
   wick_q8_add_fn add;
@@ -158,10 +161,12 @@ WICK_Q8_API bool wick_q8_conv_indirection_size(const wick_conv_shape *s, size_t 
 WICK_Q8_API void wick_q8_conv_indirection_init(const wick_conv_shape *s, size_t mr,
                                                const int8_t *input, const int8_t *zero_row,
                                                const int8_t **ind);
-/* Row tiles [t0, t1) of a CONV_2D (groups 1) through the indirection buffer. */
+/* Row tiles [t0, t1) of a CONV_2D (groups 1) through the indirection buffer.
+ * a_u8: the rows it points to (zero row included) hold x + 128. */
 WICK_Q8_API void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
-                                    const int8_t *const *ind, const void *packed, int8_t *output,
-                                    const wick_q8_output *o, size_t t0, size_t t1);
+                                    const int8_t *const *ind, bool a_u8, const void *packed,
+                                    int8_t *output, const wick_q8_output *o, size_t t0,
+                                    size_t t1);
 /* Row tiles of a conv: ceil(batch * out_h * out_w / mr). */
 WICK_Q8_API size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr);
 
@@ -190,6 +195,21 @@ WICK_Q8_API void wick_q8_igemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, 
                                                           const void *w, int8_t *c,
                                                           size_t c_stride,
                                                           const wick_q8_output *o);
+WICK_Q8_API void wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
+                                                             size_t ks, const int8_t *const *a,
+                                                             const void *w, int8_t *c,
+                                                             size_t c_stride,
+                                                             const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
+                                                            const int8_t *a, size_t a_stride,
+                                                            const void *w, int8_t *c,
+                                                            size_t c_stride,
+                                                            const wick_q8_output *o);
+WICK_Q8_API void wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
+                                                             size_t ks, const int8_t *const *a,
+                                                             const void *w, int8_t *c,
+                                                             size_t c_stride,
+                                                             const wick_q8_output *o);
 WICK_Q8_API void wick_q8_dwconv_ukernel__avx512vnni(const wick_conv_shape *s, int32_t zp,
                                                     const int8_t *input, const void *w,
                                                     int8_t *output, const wick_q8_output *o,

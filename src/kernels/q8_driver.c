@@ -50,7 +50,8 @@ void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n, s
     const wick_q8_output bo = block_output(o, n0);
     for (size_t r = m0; r < m1; r += mr) {
       const size_t rows = m1 - r < mr ? m1 - r : mr;
-      const wick_q8_gemm_ukernel_fn fn = rows == 1 ? one : full;
+      wick_q8_gemm_ukernel_fn fn = rows == 1 ? one : full;
+      if (a_u8 && rows > 1 && rows <= 4 && kern->gemm_u8_4) fn = kern->gemm_u8_4;
       fn(rows, nc, k, a + r * a_stride, a_stride, w, c + r * c_stride + n0, c_stride, &bo);
     }
   }
@@ -98,8 +99,9 @@ void wick_q8_conv_indirection_init(const wick_conv_shape *s, size_t mr, const in
 }
 
 void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
-                        const int8_t *const *ind, const void *packed, int8_t *output,
+                        const int8_t *const *ind, bool a_u8, const void *packed, int8_t *output,
                         const wick_q8_output *o, size_t t0, size_t t1) {
+  const wick_q8_igemm_ukernel_fn fn = a_u8 ? kern->igemm_u8 : kern->igemm;
   const size_t mr = kern->mr, nr = kern->nr;
   const size_t taps = (size_t)s->k_h * (size_t)s->k_w, kc = (size_t)s->in_c;
   const size_t n = (size_t)s->out_c;
@@ -113,7 +115,9 @@ void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
     for (size_t t = t0; t < t1; t++) {
       const size_t m0 = t * mr;
       const size_t rows = pixels - m0 < mr ? pixels - m0 : mr;
-      kern->igemm(rows, nc, kc, taps, ind + t * taps * mr, w, output + m0 * n + n0, n, &bo);
+      const wick_q8_igemm_ukernel_fn f =
+          a_u8 && rows <= 4 && kern->igemm_u8_4 ? kern->igemm_u8_4 : fn;
+      f(rows, nc, kc, taps, ind + t * taps * mr, w, output + m0 * n + n0, n, &bo);
     }
   }
 }

@@ -44,9 +44,9 @@ typedef struct qconv_data {
   const wick_q8_kernels *kern;
   wick_q8_output out;
   void *packed;
-  int8_t *zero_row;      /* kc4 bytes of the input zero point (igemm) */
-  const int8_t **ind;    /* indirection buffer (igemm) */
-  const void *ind_input; /* the input address `ind` points into */
+  int8_t *zero_row;      /* kc4 bytes of the input zero point + 128 (igemm) */
+  const int8_t **ind;    /* indirection buffer (igemm), into the flipped input */
+  const void *ind_input; /* the scratch address `ind` points into */
 } qconv_data;
 
 static wick_status check_shape(wick_op_ctx *ctx, const wick_tensor *in, const wick_tensor *filter,
@@ -235,7 +235,12 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
       d->ind = wick_op_alloc(ctx, bytes);
       if (d->zero_row == NULL || d->ind == NULL)
         return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory (indirection buffer)");
-      memset(d->zero_row, zp, kc4);
+      /* the kernels read the input flipped to u8 (x + 128) in scratch */
+      memset(d->zero_row, zp ^ 0x80, kc4);
+      size_t scratch;
+      if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc, &scratch))
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+      wick_op_request_scratch(ctx, scratch);
       d->ind_input = NULL;
       d->path = QCONV_IGEMM;
     }
@@ -289,8 +294,8 @@ static void gemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
 static void igemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
   (void)thread;
   const qconv_job *j = arg;
-  wick_q8_conv_igemm(j->d->kern, &j->d->shape, j->d->ind, j->d->packed, j->out, &j->d->out, t0,
-                     t1);
+  wick_q8_conv_igemm(j->d->kern, &j->d->shape, j->d->ind, true, j->d->packed, j->out, &j->d->out,
+                     t0, t1);
 }
 
 static void dw_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread) {
@@ -319,13 +324,18 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
       j.flipped = wick_op_scratch(ctx);
       return wick_parallel_range(ctx, tiles, macs_per_pixel * mr, gemm_tiles, &j);
     }
-    case QCONV_IGEMM:
-      if (d->ind_input != in->data) {
-        wick_q8_conv_indirection_init(s, d->kern->mr, in->data, d->zero_row, d->ind);
-        d->ind_input = in->data;
+    case QCONV_IGEMM: {
+      /* one flip of the input, read k_h * k_w times by the kernels */
+      int8_t *flipped = wick_op_scratch(ctx);
+      wick_q8_flip_sign((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w * (size_t)s->in_c,
+                        in->data, flipped);
+      if (d->ind_input != flipped) {
+        wick_q8_conv_indirection_init(s, d->kern->mr, flipped, d->zero_row, d->ind);
+        d->ind_input = flipped;
       }
       return wick_parallel_range(ctx, wick_q8_conv_tiles(s, d->kern->mr),
                                  macs_per_pixel * d->kern->mr, igemm_tiles, &j);
+    }
     case QCONV_DW:
       return wick_parallel_rows(ctx, s->batch, s->out_h, macs_per_pixel * (uint64_t)s->out_w,
                                 true, dw_rows, &j);

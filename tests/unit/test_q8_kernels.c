@@ -211,17 +211,24 @@ static void test_conv_shape(const wick_q8_kernels *kern, const wick_conv_shape *
   wick_q8_gemm_pack((size_t)s->out_c, taps, kc, kern->nr, f, q.bias, zp, q.mult, q.shift, packed);
   if (!wick_q8_conv_indirection_size(s, kern->mr, &count)) abort();
   const int8_t **ind = malloc(count * sizeof(int8_t *));
-  int8_t *zero = malloc((kc + 3) & ~(size_t)3);
-  memset(zero, zp, (kc + 3) & ~(size_t)3);
-  wick_q8_conv_indirection_init(s, kern->mr, in, zero, ind);
+  const size_t kc4 = (kc + 3) & ~(size_t)3;
+  int8_t *zero = malloc(kc4), *flipped = malloc(in_n + 1);
   int8_t *got = malloc(out_n), *ref = malloc(out_n);
   wick_q_conv2d__reference(WICK_DTYPE_INT8, s, &q.conv, in, f, q.bias, false, ref);
   const size_t tiles = wick_q8_conv_tiles(s, kern->mr);
-  wick_q8_conv_igemm(kern, s, ind, packed, got, &q.out, 0, tiles / 2);
-  wick_q8_conv_igemm(kern, s, ind, packed, got, &q.out, tiles / 2, tiles);
   char what[200];
-  describe(what, sizeof what, kern->isa, "conv", s, zp, act);
-  compare(what, got, ref, out_n);
+  /* int8 rows (zero row = zp), then rows flipped to u8 (zero row = zp + 128) */
+  wick_q8_flip_sign(in_n, in, flipped);
+  for (int u8 = 0; u8 <= 1; u8++) {
+    memset(zero, u8 ? zp ^ 0x80 : zp, kc4);
+    wick_q8_conv_indirection_init(s, kern->mr, u8 ? flipped : in, zero, ind);
+    memset(got, 0x55, out_n);
+    wick_q8_conv_igemm(kern, s, ind, u8, packed, got, &q.out, 0, tiles / 2);
+    wick_q8_conv_igemm(kern, s, ind, u8, packed, got, &q.out, tiles / 2, tiles);
+    describe(what, sizeof what, kern->isa, u8 ? "conv (u8 input)" : "conv", s, zp, act);
+    compare(what, got, ref, out_n);
+  }
+  free(flipped);
   free(in), free(f), free(packed), free(ind), free(zero), free(got), free(ref);
   free_params(&q);
 }

@@ -1,7 +1,8 @@
 /*
  * avx512vnni/q8_gemm.c — int8 GEMM and indirect-GEMM microkernels for
  * AVX-512 VNNI (VPDPBUSD): 7x32c4 (the main tile) and 1x32c4 (single rows),
- * each also in a "u8" form whose A rows already hold x + 128 (the caller
+ * each also in a "u8" form whose A rows already hold x + 128 (and a 4-row u8
+ * form for row tails and short M: 7 rows would compute up to 3 wasted ones) (the caller
  * flipped the sign bits once per operator: the XOR below is one vector
  * instruction per row per 4 k, a third of the VPDPBUSD count, paid again for
  * every 32 output channels).
@@ -20,6 +21,7 @@
 #include "kernels/avx512vnni/q8_requant.h"
 
 #define MAX_MR 7
+#define TILE_MR 7 /* rows per indirection tile (the table's mr), whatever the kernel's MR */
 #define NV 2
 #define NR (16 * NV)
 
@@ -130,7 +132,7 @@ Q8_INLINE void gemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc, 
   }
 }
 
-Q8_INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
+Q8_INLINE void igemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc, size_t ks,
                           const int8_t *const *a, const void *wv, int8_t *c, size_t c_stride,
                           const wick_q8_output *o) {
   int8_t *cp[MAX_MR];
@@ -148,8 +150,8 @@ Q8_INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
       const int8_t *ap[MAX_MR];
       ap[0] = ind[0];
       for (size_t i = 1; i < MR; i++) ap[i] = i < mr ? ind[i] : ap[i - 1];
-      ind += MR;
-      accumulate(MR, true, ap, kc, &w, acc);
+      ind += TILE_MR;
+      accumulate(MR, FLIP, ap, kc, &w, acc);
     }
     store_tile(MR, acc, header, cp, nc, o, fc_scale);
     if (nc <= NR) break;
@@ -188,5 +190,23 @@ void wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
 void wick_q8_igemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
                                               const int8_t *const *a, const void *w, int8_t *c,
                                               size_t c_stride, const wick_q8_output *o) {
-  igemm_body(7, mr, nc, kc, ks, a, w, c, c_stride, o);
+  igemm_body(7, true, mr, nc, kc, ks, a, w, c, c_stride, o);
+}
+
+void wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                                size_t a_stride, const void *w, int8_t *c,
+                                                size_t c_stride, const wick_q8_output *o) {
+  gemm_body(4, false, mr, nc, kc, a, a_stride, w, c, c_stride, o);
+}
+
+void wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                 const int8_t *const *a, const void *w, int8_t *c,
+                                                 size_t c_stride, const wick_q8_output *o) {
+  igemm_body(4, false, mr, nc, kc, ks, a, w, c, c_stride, o);
+}
+
+void wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                 const int8_t *const *a, const void *w, int8_t *c,
+                                                 size_t c_stride, const wick_q8_output *o) {
+  igemm_body(7, false, mr, nc, kc, ks, a, w, c, c_stride, o);
 }
