@@ -27,7 +27,6 @@ if REPO not in sys.path:
     sys.path.insert(0, REPO)
 
 from bench.coverage.matrix import (  # noqa: E402  (torch/numpy/flatbuffers only)
-    TRANSPOSE,
     _first_line,
     _write_json,
     builtin_op_codes,
@@ -37,6 +36,7 @@ from bench.coverage.matrix import (  # noqa: E402  (torch/numpy/flatbuffers only
     reset_peak,
     rss_mb,
     run_litert,
+    transpose_counts,
 )
 
 
@@ -83,7 +83,7 @@ def run(name: str, result: str) -> dict:
     res["file_mb"] = round(len(data) / 2**20, 2)
     codes = builtin_op_codes(data)
     res["n_ops"] = len(codes)
-    res["transposes"] = sum(1 for c in codes if c == TRANSPOSE)
+    res["transposes"], res["layout_transposes"] = transpose_counts(data)
     res["stage"] = "litert"
     _write_json(result, res)
     try:

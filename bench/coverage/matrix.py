@@ -9,7 +9,9 @@ an RSS cap per row).  The child builds the model (``models.build``: seeded rando
 through ``wick.zoo.realistic_init_``), runs PyTorch eager for the reference, converts with
 ``wick.convert`` (time; peak RSS beyond the RSS measured right before converting, via
 ``/proc/self/clear_refs`` + ``VmHWM``), runs the bytes on wick's C runtime and on LiteRT's
-``Interpreter``, compares both against eager, and counts TRANSPOSE operators in the file.
+``Interpreter``, compares both against eager, and counts TRANSPOSE operators in the file: all
+of them, and the layout ones (NCHW <-> NHWC channel moves, ``is_layout_perm``) apart from the
+model's own permutes (ShuffleNet's channel shuffle, attention head split/merge).
 Then the same row goes through litert-torch in its own venv (``litert_torch_peer.py``).
 
 Bar (COVERAGE.md, fp32 whole model): max abs error <= 1e-4 * max(1, max|ref|) on every
@@ -79,8 +81,10 @@ def peak_mb() -> float:
 # the .tflite file: operator counts by builtin code (flatbuffers, no schema package)
 
 
-def builtin_op_codes(data: bytes) -> list[int]:
-    """The builtin code of every operator in every subgraph of a .tflite flatbuffer."""
+def _operators(data: bytes) -> list[tuple[int, list | None]]:
+    """(builtin code, permutation) of every operator in every subgraph of a .tflite flatbuffer;
+    the permutation is read for TRANSPOSE ops with a constant perm, else None."""
+    import numpy as np
     from flatbuffers import encode
     from flatbuffers import number_types as N
     from flatbuffers.table import Table
@@ -101,21 +105,74 @@ def builtin_op_codes(data: bytes) -> list[int]:
         o = field(t, i)
         return t.Get(flags, o + t.Pos) if o else default
 
+    def vector(t, i, dtype):
+        o = field(t, i)
+        if not o:
+            return None
+        start, n = t.Vector(o), t.VectorLen(o)
+        return np.frombuffer(bytes(buf[start : start + n * np.dtype(dtype).itemsize]), dtype)
+
     root = Table(buf, encode.Get(N.UOffsetTFlags.packer_type, buf, 0))
     codes = []
     for oc in tables(root, 1):  # Model.operator_codes
         dep = scalar(oc, 0, N.Int8Flags, 0)  # deprecated_builtin_code
         new = scalar(oc, 3, N.Int32Flags, 0)  # builtin_code
         codes.append(max(dep, new))
+    buffers = tables(root, 4)  # Model.buffers
+
+    def perm_of(sg_tensors, idx):
+        if not 0 <= idx < len(sg_tensors):
+            return None
+        b = scalar(sg_tensors[idx], 2, N.Uint32Flags, 0)  # Tensor.buffer
+        if not 0 < b < len(buffers):
+            return None
+        raw = vector(buffers[b], 0, np.uint8)  # Buffer.data
+        if raw is None:  # data after the flatbuffer (Buffer.offset / size)
+            off = scalar(buffers[b], 1, N.Uint64Flags, 0)
+            size = scalar(buffers[b], 2, N.Uint64Flags, 0)
+            raw = np.frombuffer(bytes(buf[off : off + size]), np.uint8) if size else None
+        if raw is None or len(raw) % 4:
+            return None
+        return [int(p) for p in raw.view("<i4")]
+
     out = []
     for sg in tables(root, 2):  # Model.subgraphs
+        tensors = tables(sg, 0)
         for op in tables(sg, 3):  # SubGraph.operators
-            out.append(codes[scalar(op, 0, N.Uint32Flags, 0)])
+            code = codes[scalar(op, 0, N.Uint32Flags, 0)]
+            perm = None
+            if code == TRANSPOSE:
+                ins = vector(op, 1, "<i4")
+                perm = perm_of(tensors, int(ins[1])) if ins is not None and len(ins) > 1 else None
+            out.append((code, perm))
     return out
 
 
+def builtin_op_codes(data: bytes) -> list[int]:
+    """The builtin code of every operator in every subgraph of a .tflite flatbuffer."""
+    return [code for code, _ in _operators(data)]
+
+
+def is_layout_perm(perm) -> bool:
+    """A channel move between channels-first and channels-last (NCHW <-> NHWC, NCL <-> NLC,
+    NCDHW <-> NDHWC): what a converter inserts around spatial kernels.  Every other permutation
+    (ShuffleNet's channel shuffle, attention head split/merge) is the model's own data movement.
+    A model permute that happens to be such a channel move counts as layout too, so this count
+    never hides a layout transpose."""
+    if perm is None:
+        return True  # unknown (non-constant) permutation: count it against the converter
+    r = len(perm)
+    return r >= 3 and perm in ([0, *range(2, r), 1], [0, r - 1, *range(1, r - 1)])
+
+
+def transpose_counts(data: bytes) -> tuple[int, int]:
+    """(TRANSPOSE operators, those of them that are layout channel moves) in a .tflite file."""
+    perms = [perm for code, perm in _operators(data) if code == TRANSPOSE]
+    return len(perms), sum(1 for p in perms if is_layout_perm(p))
+
+
 def count_transposes(data: bytes) -> int:
-    return sum(1 for c in builtin_op_codes(data) if c == TRANSPOSE)
+    return transpose_counts(data)[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,7 +313,7 @@ def run_row(row, *, size=None, litert=True, progress=None) -> dict:
     res["file_mb"] = round(len(data) / 2**20, 2)
     codes = builtin_op_codes(data)
     res["n_ops"] = len(codes)
-    res["transposes"] = sum(1 for c in codes if c == TRANSPOSE)
+    res["transposes"], res["layout_transposes"] = transpose_counts(data)
     names = [s.name for s in m.inputs]
     feed = [np.ascontiguousarray(x.astype(s.dtype)) for x, s in zip(feed, m.inputs, strict=True)]
     del module

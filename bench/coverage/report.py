@@ -21,6 +21,19 @@ BLOCKED = [
 ]
 
 
+def _layout_note(results) -> str:
+    """ " (N of them layout)" when every result counted its layout TRANSPOSEs, else ""."""
+    rs = list(results)
+    if not rs or any("layout_transposes" not in r for r in rs):
+        return ""
+    return f" ({sum(r['layout_transposes'] for r in rs)} of them layout)"
+
+
+def _layout_t(r: dict) -> int:
+    """Layout TRANSPOSEs of a result (rows measured before the split count all of them)."""
+    return r.get("layout_transposes", r.get("transposes") or 0) or 0
+
+
 def _fmt_err(x) -> str:
     if x is None:
         return ""
@@ -179,8 +192,9 @@ def write(db: dict, rows, out: str) -> None:
             f"{med([w['convert_rss_mb'] for w, _ in both]):.0f} MB), litert-torch {ps:.0f} s "
             f"(median {med([p['convert_s'] for _, p in both]):.1f} s, median ΔRSS "
             f"{med([p['convert_rss_mb'] for _, p in both]):.0f} MB); TRANSPOSEs in the files: "
-            f"wick {sum(w.get('transposes') or 0 for w, _ in both)}, litert-torch "
-            f"{sum(p.get('transposes') or 0 for _, p in both)}."
+            f"wick {sum(w.get('transposes') or 0 for w, _ in both)}{_layout_note(w for w, _ in both)}, "
+            f"litert-torch {sum(p.get('transposes') or 0 for _, p in both)}"
+            f"{_layout_note(p for _, p in both)}."
         )
         L.append("")
 
@@ -211,22 +225,23 @@ def write(db: dict, rows, out: str) -> None:
         and not r.model.startswith(("vit", "swin", "maxvit"))
         and res.get(r.name, {}).get("wick", {}).get("converted")
     ]
+    boundary = {r.name: (2 if r.tier == "torchvision-seg" else 1) for r in cnn}
     extra = [
-        r.name.split("/", 1)[1]
+        r.name.split("/", 1)[1] for r in cnn if _layout_t(res[r.name]["wick"]) > boundary[r.name]
+    ]
+    own = [
+        f"{r.name.split('/', 1)[1]} {(res[r.name]['wick'].get('transposes') or 0) - _layout_t(res[r.name]['wick'])}"
         for r in cnn
-        if (res[r.name]["wick"].get("transposes") or 0) > (2 if r.tier == "torchvision-seg" else 1)
+        if (res[r.name]["wick"].get("transposes") or 0) > _layout_t(res[r.name]["wick"])
     ]
     L.append(
-        f"* TRANSPOSE in converted torchvision CNNs (classification and segmentation): "
-        f"{len(cnn) - len(extra)}/{len(cnn)} carry only the boundary ones (NCHW input → NHWC, "
-        "and NHWC → NCHW for a segmentation map)"
-        + (
-            f"; more in: {', '.join(extra)} (ShuffleNet's channel shuffle is a permute in the "
-            "model itself, one TRANSPOSE per shuffle; AlexNet/VGG flatten NCHW feature maps into "
-            "a Linear layer: one TRANSPOSE that permuting the Linear weight's columns would remove)"
-            if extra
-            else ""
-        )
+        f"* Layout TRANSPOSEs (NCHW ↔ NHWC channel moves) in converted torchvision CNNs "
+        f"(classification and segmentation): {len(cnn) - len(extra)}/{len(cnn)} carry only the "
+        "boundary ones (NCHW input → NHWC, and NHWC → NCHW for a segmentation map)"
+        + (f"; more in: {', '.join(extra)}" if extra else "")
+        + ". The model's own permutes stay as TRANSPOSEs, counted apart (total *T* minus layout "
+        "*TL*)"
+        + (f": {', '.join(own)} (ShuffleNetV2's channel shuffle, one per block)" if own else "")
         + "."
     )
     r50 = res.get("tv/resnet50", {}).get("wick", {})
@@ -321,14 +336,16 @@ def write(db: dict, rows, out: str) -> None:
         "Columns: *exp* torch.export OK; *conv s* / *conv ΔRSS* wick.convert time and peak RSS "
         "beyond the process's RSS right before converting (MB); *max\\|ref\\|* largest reference "
         "output; *wick err* / *LiteRT err* max abs error vs eager of the same .tflite on each "
-        "runtime; *T* TRANSPOSE operators in the file; *ops* operators; *MB* file size; *row RSS* "
-        "peak RSS of the whole row's process (MB); *lt-torch*: the same row through litert-torch "
-        "(status, conversion s, ΔRSS MB, TRANSPOSEs, LiteRT err)."
+        "runtime; *T* TRANSPOSE operators in the file, *TL* those of them that are layout "
+        "channel moves (NCHW ↔ NHWC; the rest are the model's own permutes); *ops* operators; "
+        "*MB* file size; *row RSS* peak RSS of the whole row's process (MB); *lt-torch*: the "
+        "same row through litert-torch (status, conversion s, ΔRSS MB, TRANSPOSEs total/layout, "
+        "LiteRT err)."
     )
     L.append("")
     hdr = (
         "| model | input | params M | exp | wick | conv s | conv ΔRSS | max\\|ref\\| | wick err | "
-        "LiteRT err | T | ops | MB | wick run s | row RSS | lt-torch | lt conv s | lt ΔRSS | lt T | lt err | note |"
+        "LiteRT err | T | TL | ops | MB | wick run s | row RSS | lt-torch | lt conv s | lt ΔRSS | lt T/TL | lt err | note |"
     )
     L.append(hdr)
     L.append("|" + "---|" * hdr.count(" | ") + "---|")
@@ -359,6 +376,7 @@ def write(db: dict, rows, out: str) -> None:
                     (_fmt_err(w.get("wick_err")) + ("" if ok_w is None else " " + _mark(ok_w))),
                     (_fmt_err(w.get("litert_err")) + ("" if ok_l is None else " " + _mark(ok_l))),
                     str(w.get("transposes", "")),
+                    str(_layout_t(w)) if "transposes" in w else "",
                     str(w.get("n_ops", "")),
                     _fmt(w.get("file_mb"), 1),
                     _fmt(w.get("wick_s"), 1),
@@ -366,7 +384,11 @@ def write(db: dict, rows, out: str) -> None:
                     ({"pass": "**pass**"}.get(p.get("status"), p.get("status")) if p else NOT_RUN),
                     _fmt(p.get("convert_s"), 1),
                     _fmt(p.get("convert_rss_mb"), 0),
-                    str(p.get("transposes", "")),
+                    (
+                        f"{p['transposes']}/{p['layout_transposes']}"
+                        if "layout_transposes" in p
+                        else str(p.get("transposes", ""))
+                    ),
                     _fmt_err(p.get("err")),
                     _esc(note),
                 ]

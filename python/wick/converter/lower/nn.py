@@ -424,7 +424,9 @@ def lower_adaptive_avg_pool2d(ctx: Ctx, node: Node):
     n, c, H, W = X.shape
     out = ctx.shape(node.out)
     oh, ow = out[-2], out[-1]
-    if oh == 1 and ow == 1:
+    if oh == H and ow == W:
+        Y = X  # a no-op (VGG's 7x7 pool on a 7x7 map, AlexNet's 6x6 on 6x6)
+    elif oh == 1 and ow == 1:
         Y = ctx.emit(
             "MEAN", [X, ctx.i32([2, 3], "axes")], [n, c, 1, 1], X.dtype, dict(keep_dims=True)
         )
@@ -454,25 +456,26 @@ def lower_adaptive_avg_pool2d(ctx: Ctx, node: Node):
 
 
 def separable_linear(ctx: Ctx, X, mh: np.ndarray, mw: np.ndarray):
-    """Y[n,c] = mh @ X[n,c] @ mw.T for NCHW X, as two FULLY_CONNECTED ops over the last axis."""
+    """Y[n,c] = mh @ X[n,c] @ mw.T for NCHW X (adaptive pooling, interpolation by measured
+    matrices), computed in NHWC like the other spatial ops so that the layout pass cancels the
+    transposes around it: BATCH_MATMUL with the constant matrix on the left, broadcast over the
+    batch, contracting H on [N, H, W*C] and then W on [N, oh, W, C].  An identity factor
+    (a dim that does not change) is skipped."""
     n, c, H, W = X.shape
     oh, ow = mh.shape[0], mw.shape[0]
-    y = ctx.emit(
-        "FULLY_CONNECTED",
-        [X, ctx.const(mw.astype(np.float32)), None],
-        [n, c, H, ow],
-        X.dtype,
-        dict(keep_num_dims=True, fused_activation_function="NONE"),
-    )
-    y = ctx.transpose(y, [0, 1, 3, 2])
-    y = ctx.emit(
-        "FULLY_CONNECTED",
-        [y, ctx.const(mh.astype(np.float32)), None],
-        [n, c, ow, oh],
-        X.dtype,
-        dict(keep_num_dims=True, fused_activation_function="NONE"),
-    )
-    return ctx.transpose(y, [0, 1, 3, 2])
+    y = ctx.transpose(X, NCHW_TO_NHWC)
+
+    def left_matmul(x, m, lead, out_shape):
+        mc = ctx.const(m.astype(np.float32).reshape([1] * lead + list(m.shape)))
+        return _matmul(ctx, mc, x, out_shape)
+
+    if not (oh == H and np.array_equal(mh, np.eye(H))):
+        y = ctx.reshape(y, [n, H, W * c])
+        y = left_matmul(y, mh, 1, [n, oh, W * c])
+        y = ctx.reshape(y, [n, oh, W, c])
+    if not (ow == W and np.array_equal(mw, np.eye(W))):
+        y = left_matmul(y, mw, 2, [n, oh, ow, c])
+    return ctx.transpose(y, NHWC_TO_NCHW)
 
 
 def _pool3d(ctx: Ctx, node: Node, op: str):

@@ -397,9 +397,11 @@ class _Sinker:
         return False
 
     def flatten_into_fc(self, c: TOp, q, a: TTensor, b: TTensor) -> bool:
-        """RESHAPE(TRANSPOSE(a), [N, K]) feeding FULLY_CONNECTED layers with constant weights
-        (the NCHW flatten before a classifier): flatten ``a`` as it is and permute the weight
-        columns instead, so no transpose runs."""
+        """RESHAPE(TRANSPOSE(a), [N, K]) whose result reaches only FULLY_CONNECTED layers with
+        constant weights, directly or through elementwise ops with scalar operands (the NCHW
+        flatten before a classifier, ``x.view(N, -1) @ W``, ``flatten → ReLU → Linear``):
+        flatten ``a`` as it is and permute the weight columns instead, so no transpose runs.
+        Such elementwise ops commute with a column permutation: they see permuted columns."""
         g = self.g
         out = c.outputs[0]
         if out.rank != 2 or q[0] != 0 or any(d < 0 for d in a.shape[1:]):
@@ -409,25 +411,46 @@ class _Sinker:
         users = _flatten_fc_users(g, out)
         if users is None:
             return False
-        order = _fc_column_order(a.shape, q)
         g.set_input(c, 0, a)
+        done: dict[int, TTensor] = {}
         for u in users:
             w = u.inputs[1]
-            g.set_input(u, 1, self.const_like(w, w.data[:, order]))
+            if id(w) not in done:  # one permuted copy per weight, however many FCs share it
+                done[id(w)] = self.const_like(w, _permute_fc_columns(w.data, a.shape, q))
+            g.set_input(u, 1, done[id(w)])
         return True
 
 
 def _flatten_fc_users(g: TGraph, out: TTensor):
-    users = g.users_of(out)
-    if not users or g.is_output(out):
-        return None
-    for u in users:
-        if u.op != "FULLY_CONNECTED" or u.inputs[0] is not out or len(u.inputs) < 2:
+    """The FULLY_CONNECTED ops that consume ``out`` (rank 2) directly or through elementwise
+    ops (unary, or with scalar constants), all with constant 2-d weights; None if anything
+    else sees ``out``'s columns."""
+    fcs: list[TOp] = []
+    todo = [out]
+    while todo:
+        t = todo.pop()
+        users = g.users_of(t)
+        if not users or g.is_output(t):
             return None
-        w = u.inputs[1]
-        if w is None or not w.is_const or w.rank != 2 or u.options.get("keep_num_dims"):
-            return None
-    return users
+        for u in users:
+            elementwise = (u.op in UNARY and u.inputs[0] is t) or (
+                u.op in NARY
+                and all(x is t or (x is not None and x.is_const and x.numel == 1) for x in u.inputs)
+            )
+            if elementwise and len(u.outputs) == 1:
+                if u.outputs[0].shape != t.shape:
+                    return None
+                todo.append(u.outputs[0])
+                continue
+            if u.op != "FULLY_CONNECTED" or u.inputs[0] is not t or len(u.inputs) < 2:
+                return None
+            w = u.inputs[1]
+            if w is None or not w.is_const or w.rank != 2 or w.shape[1] != t.shape[1]:
+                return None
+            if u.options.get("keep_num_dims") and u.outputs[0].rank != 2:
+                return None
+            fcs.append(u)
+    return fcs
 
 
 def factor_groups(a, b):
@@ -472,11 +495,17 @@ def factor_groups(a, b):
     return groups
 
 
-def _fc_column_order(phys, q):
-    """Column j of a flatten of the physical tensor holds logical flattened column order[j]."""
-    logical = [phys[q[i]] for i in range(len(q))]
-    idx = np.arange(int(np.prod(logical[1:])), dtype=np.int64).reshape([1] + logical[1:])
-    return np.transpose(idx, inverse(q)).reshape(-1)
+def _permute_fc_columns(w: np.ndarray, phys, q) -> np.ndarray:
+    """FC weight ``w`` [O, K] whose columns follow the flatten of TRANSPOSE(a, q) (logical
+    order), re-ordered to follow the flatten of ``a`` itself (physical order, shape
+    ``phys``): one strided copy, no index arrays."""
+    logical = [int(phys[q[i]]) for i in range(len(q))]
+    inv = inverse(q)
+    wl = w.reshape([w.shape[0]] + logical[1:])
+    # physical dim k (>= 1) is logical dim inv[k]: axis inv[k] of wl (axis 0 is the rows)
+    return np.ascontiguousarray(
+        np.transpose(wl, [0] + [inv[k] for k in range(1, len(q))]).reshape(w.shape)
+    )
 
 
 def reshape_through(phys, q, out):

@@ -8,8 +8,9 @@ something else) this pass tries the identity rewrite
 
     x  ->  TRANSPOSE(TRANSPOSE(x, 0,2,3,1), 0,3,1,2)   for the non-transpose consumers
 
-on a copy of the graph, lets sinking/hoisting/cleanup run, and keeps the copy only when it has
-fewer transposes (ties broken by fewer transposed elements).
+on a copy of the graph (x's existing TRANSPOSE(0,2,3,1) consumers merged into the new one, so
+that it can hoist into x's producer), lets sinking/hoisting/cleanup run, and keeps the copy only
+when it has fewer transposes (ties broken by fewer transposed elements).
 
 Invariant: the result computes exactly what the input graph computes and never has more
 transposes than it.
@@ -75,6 +76,10 @@ def _try(g: TGraph, name: str) -> TGraph | None:
         for i, t in enumerate(u.inputs):
             if t is x:
                 h.set_input(u, i, back)
+    for u in h.users_of(x):  # x's own NCHW->NHWC transposes become the new one (CSE), so that
+        if u is not fwd and u.op == "TRANSPOSE" and perm_of(u) == _TO_NHWC:  # fwd can hoist
+            h.replace_uses(u.outputs[0], nhwc)
+            h.remove(u)
     if h.is_output(x):
         h.outputs = [back if t is x else t for t in h.outputs]
     h.toposort()
