@@ -27,7 +27,7 @@ import numpy as np
 
 from .converter.errors import ConversionError
 
-__all__ = ["convert", "ConversionError", "Model", "TensorSpec"]
+__all__ = ["convert", "ConversionError", "Model", "Signature", "TensorSpec"]
 
 
 @dataclass(frozen=True)
@@ -37,29 +37,69 @@ class TensorSpec:
     dtype: str  # numpy dtype name
 
 
+class Signature:
+    """One entry point of a converted model (a subgraph with its SignatureDef).
+
+    ``model["decode"](*inputs)`` runs it on wick's C runtime and returns a list of numpy
+    arrays, one per output, in torch.export's flattened output order.  Inputs may be numpy
+    arrays or torch tensors; with ``channels_last_io`` 4-d float inputs/outputs are NHWC."""
+
+    def __init__(self, model: Model, key: str, inputs, outputs, channels_last_io: bool = False):
+        self._model = model
+        self.key = key
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.channels_last_io = channels_last_io
+
+    def _prepare(self, inputs) -> list[np.ndarray]:
+        if len(inputs) != len(self.inputs):
+            raise ValueError(
+                f"signature {self.key!r} takes {len(self.inputs)} inputs, got {len(inputs)}"
+            )
+        out = []
+        for x, spec in zip(inputs, self.inputs, strict=True):
+            if hasattr(x, "detach"):
+                x = x.detach().cpu().numpy()
+            out.append(np.asarray(np.asarray(x, dtype=spec.dtype), order="C"))
+        return out
+
+    def __call__(self, *inputs) -> list[np.ndarray]:
+        runner = self._model._runtime_for().signature(self.key)  # (the runtime caches it)
+        return list(runner(*self._prepare(inputs)))
+
+    def __repr__(self) -> str:
+        ins = ", ".join(f"{s.name}:{s.dtype}{list(s.shape)}" for s in self.inputs)
+        outs = ", ".join(f"{s.name}:{s.dtype}{list(s.shape)}" for s in self.outputs)
+        return f"<wick.Signature {self.key!r} ({ins}) -> ({outs})>"
+
+
 class Model:
     """A converted model: the .tflite bytes plus what is needed to call it.
 
-    ``model(*inputs)`` runs on wick's C runtime (``wick.runtime``) and returns a list of numpy
-    arrays, one per model output, in torch.export's flattened output order.  Inputs may be
-    numpy arrays or torch tensors; with ``channels_last_io`` 4-d inputs/outputs are NHWC.
+    One signature (``wick.convert(module, args)``, key ``serving_default``): ``model(*inputs)``
+    runs it, ``model.inputs`` / ``model.outputs`` describe it.  Several signatures
+    (``wick.convert({"encode": (...), "decode": (...)})``): ``model.signatures`` lists the keys,
+    ``model["decode"](*inputs)`` runs one; they share one file and one copy of their weights.
+    Everything runs on wick's C runtime (``wick.runtime``); ``.export(path)`` writes the file
+    that stock LiteRT runs as well (``Interpreter.get_signature_runner(key)``).
     ``num_threads`` (default 1) is the runtime's thread count; setting it takes effect on the
     next call."""
 
     def __init__(
         self,
         tflite_bytes: bytes,
-        inputs: list[TensorSpec],
-        outputs: list[TensorSpec],
+        signatures: dict[str, tuple[list[TensorSpec], list[TensorSpec]]],
         *,
         channels_last_io: bool = False,
         op_counts: dict | None = None,
     ):
-        self.tflite_bytes = bytes(tflite_bytes)
-        self.inputs = list(inputs)
-        self.outputs = list(outputs)
+        self.tflite_bytes = tflite_bytes if isinstance(tflite_bytes, bytes) else bytes(tflite_bytes)
         self.channels_last_io = channels_last_io
         self.op_counts = dict(op_counts or {})
+        self._signatures = {
+            key: Signature(self, key, ins, outs, channels_last_io)
+            for key, (ins, outs) in signatures.items()
+        }
         self._runtime = None
         self._num_threads = 1
 
@@ -72,6 +112,37 @@ class Model:
         if n != self._num_threads:
             self._num_threads = int(n)
             self._runtime = None  # the next call makes an interpreter with the new count
+
+    # ---- signatures --------------------------------------------------------------------------
+    @property
+    def signatures(self) -> list[str]:
+        """The signature keys, in file order (subgraph order)."""
+        return list(self._signatures)
+
+    def signature(self, key: str) -> Signature:
+        try:
+            return self._signatures[key]
+        except KeyError:
+            raise KeyError(f"no signature {key!r}; this model has {self.signatures}") from None
+
+    def __getitem__(self, key: str) -> Signature:
+        return self.signature(key)
+
+    def _only(self) -> Signature:
+        if len(self._signatures) != 1:
+            raise TypeError(
+                f"this model has {len(self._signatures)} signatures {self.signatures}: "
+                "pick one, e.g. model[" + repr(self.signatures[0]) + "](...)"
+            )
+        return next(iter(self._signatures.values()))
+
+    @property
+    def inputs(self) -> list[TensorSpec]:
+        return self._only().inputs
+
+    @property
+    def outputs(self) -> list[TensorSpec]:
+        return self._only().outputs
 
     # ---- files -------------------------------------------------------------------------------
     def export(self, path: str | os.PathLike) -> None:
@@ -87,38 +158,41 @@ class Model:
         return len(self.tflite_bytes)
 
     # ---- running -----------------------------------------------------------------------------
-    def _prepare(self, inputs) -> list[np.ndarray]:
-        if len(inputs) != len(self.inputs):
-            raise ValueError(f"model takes {len(self.inputs)} inputs, got {len(inputs)}")
-        out = []
-        for x, spec in zip(inputs, self.inputs, strict=True):
-            if hasattr(x, "detach"):
-                x = x.detach().cpu().numpy()
-            out.append(np.asarray(np.asarray(x, dtype=spec.dtype), order="C"))
-        return out
-
-    def __call__(self, *inputs) -> list[np.ndarray]:
+    def _runtime_for(self):
         if self._runtime is None:
             from . import runtime  # the ctypes binding over libwick (loaded lazily)
 
             self._runtime = runtime.load(self.tflite_bytes, num_threads=self._num_threads)
-        return list(self._runtime(*self._prepare(inputs)))
+        return self._runtime
+
+    def __call__(self, *inputs) -> list[np.ndarray]:
+        return self._only()(*inputs)
 
     # ---- reporting ---------------------------------------------------------------------------
     def summary(self) -> str:
         lines = [f"wick.Model: {self.size / 1024:.1f} KiB .tflite"]
-        for kind, specs in (("input", self.inputs), ("output", self.outputs)):
-            for s in specs:
-                lines.append(f"  {kind:6s} {s.name}: {s.dtype}{list(s.shape)}")
+        several = len(self._signatures) > 1
+        for sig in self._signatures.values():
+            if several:
+                lines.append(f"  signature {sig.key!r}:")
+            pad = "  " if several else ""
+            for kind, specs in (("input", sig.inputs), ("output", sig.outputs)):
+                for s in specs:
+                    lines.append(f"  {pad}{kind:6s} {s.name}: {s.dtype}{list(s.shape)}")
         total = sum(self.op_counts.values())
-        lines.append(f"  {total} operators:")
+        lines.append(f"  {total} operators" + (" (all signatures):" if several else ":"))
         for op, n in sorted(self.op_counts.items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"    {op:28s} {n}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        ins = ", ".join(f"{s.name}:{s.dtype}{list(s.shape)}" for s in self.inputs)
-        return f"<wick.Model ({ins}) {self.size} bytes, {sum(self.op_counts.values())} ops>"
+        if len(self._signatures) == 1:
+            ins = ", ".join(f"{s.name}:{s.dtype}{list(s.shape)}" for s in self.inputs)
+            return f"<wick.Model ({ins}) {self.size} bytes, {sum(self.op_counts.values())} ops>"
+        return (
+            f"<wick.Model signatures {self.signatures} {self.size} bytes, "
+            f"{sum(self.op_counts.values())} ops>"
+        )
 
 
 def _channels_last(tg) -> None:
@@ -175,22 +249,81 @@ class _Stages:
                 warnings.warn(f"wick: writing the stage view failed ({e})", stacklevel=3)
 
 
-def convert(
-    module,
-    args,
-    kwargs=None,
-    *,
-    dynamic_shapes=None,
-    channels_last_io: bool = False,
-    description: str = "wick",
-    debug_dir=None,
-) -> Model:
-    """Convert a PyTorch module to a standard .tflite model.
+def _method_module(fn):
+    """A bound method of an nn.Module (``model.prefill``) as a module whose forward calls it,
+    so that torch.export lifts the owner's parameters and buffers."""
+    import inspect
 
-    ``args``/``kwargs`` are example inputs (as for torch.export); ``dynamic_shapes`` is passed
-    to torch.export.  With ``channels_last_io`` every 4-d float input and output is NHWC.
-    ``debug_dir``: write a page with the graph after every stage there (wick.graph, see
-    docs/graph.md)."""
+    import torch
+
+    class BoundMethod(torch.nn.Module):
+        def __init__(self, owner, name):
+            super().__init__()
+            self.owner = owner
+            self.method = name
+            self.training = owner.training  # (the owner's mode decides the training warning)
+
+        def forward(self, *args, **kwargs):
+            return getattr(self.owner, self.method)(*args, **kwargs)
+
+    wrapper = BoundMethod(fn.__self__, fn.__name__)
+    # torch.export names the inputs after forward's parameters: give it the method's own
+    # (a class per wrapper, so setting the signature on its forward touches nothing else)
+    BoundMethod.forward.__signature__ = inspect.signature(fn.__func__)
+    return wrapper
+
+
+def _signature_specs(module, args, kwargs, dynamic_shapes):
+    """[(key, module, args, kwargs, dynamic_shapes)] from either calling form of convert."""
+    import inspect
+    from collections.abc import Mapping
+
+    if not isinstance(module, Mapping):
+        if args is None:
+            raise TypeError("wick.convert(module, args): example inputs are required")
+        return [("serving_default", module, args, kwargs, dynamic_shapes)]
+    if args is not None or kwargs is not None:
+        raise TypeError(
+            "with several signatures give each its inputs: "
+            "wick.convert({'encode': (module, args), 'decode': (module2, args2, kwargs2)})"
+        )
+    if not module:
+        raise ValueError("wick.convert({...}): no signatures given")
+    if dynamic_shapes is not None and (
+        not isinstance(dynamic_shapes, Mapping) or set(dynamic_shapes) - set(module)
+    ):
+        raise TypeError(
+            "with several signatures, dynamic_shapes is a dict {signature key: "
+            "torch.export dynamic_shapes}, keyed by the signatures' keys"
+        )
+    specs = []
+    for key, spec in module.items():
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"signature keys are non-empty strings, got {key!r}")
+        if not isinstance(spec, tuple) or len(spec) not in (2, 3):
+            raise TypeError(
+                f"signature {key!r}: expected (module, args) or (module, args, kwargs), "
+                f"got {type(spec).__name__}"
+            )
+        m, a = spec[0], spec[1]
+        kw = spec[2] if len(spec) == 3 else None
+        ds = dynamic_shapes.get(key) if dynamic_shapes is not None else None
+        specs.append((key, m, a, kw, ds))
+    return [
+        (key, _method_module(m) if inspect.ismethod(m) and _is_module(m.__self__) else m, a, kw, ds)
+        for key, m, a, kw, ds in specs
+    ]
+
+
+def _is_module(obj) -> bool:
+    import torch
+
+    return isinstance(obj, torch.nn.Module)
+
+
+def _convert_graph(module, args, kwargs, dynamic_shapes, channels_last_io, stages, label):
+    """One signature through stages 1-5: export, import, ATen passes, lowering, TFLite passes.
+    Returns the TFLite-level graph (lower/tfl.py)."""
     from .converter.frontend import export_module, import_program
     from .converter.lower import lower_graph
     from .converter.passes.batchnorm import fold_batchnorm
@@ -205,15 +338,14 @@ def convert(
     from .converter.passes.patterns import recover_patterns
     from .converter.passes.quantize import quantize_ops
     from .converter.passes.tfl_fold import tfl_fold
-    from .converter.serialize import serialize
 
     if not isinstance(args, tuple):
         args = (args,)
-    stages = _Stages(debug_dir)
     ep = export_module(module, args, kwargs, dynamic_shapes)
-    stages.add("exported", ep)
+    stages.add(label + "exported", ep)
     g = import_program(ep)
-    stages.add("imported", g)
+    del ep
+    stages.add(label + "imported", g)
 
     def aten_passes(graph):
         for node in graph.nodes:
@@ -228,40 +360,78 @@ def convert(
         int_ranges(graph)
 
     aten_passes(g)
-    stages.add("after ATen passes (fold, batch-norm, patterns, int ranges)", g)
+    stages.add(label + "after ATen passes (fold, batch-norm, patterns, int ranges)", g)
     tg = lower_graph(g)
+    del g
     if channels_last_io:
         _channels_last(tg)
-    stages.add("lowered", tg)
+    stages.add(label + "lowered", tg)
     for sub in tg.all_graphs():
         tfl_fold(sub)
         cleanup(sub, transposes_to_reshapes=False)
-    stages.add("after weight layouts", tg)
+    stages.add(label + "after weight layouts", tg)
     for sub in tg.all_graphs():
         sink_transposes(sub)
         if merge_chains(sub):
             sink_transposes(sub)
         search_layouts(sub)
         tfl_fold(sub)
-    stages.add("after layout", tg)
+    stages.add(label + "after layout", tg)
     for sub in tg.all_graphs():
         fuse_activations(sub)
         quantize_ops(sub)
         cleanup(sub)
-    stages.add("after fusion, int8 and cleanup", tg)
-    ins = [
-        TensorSpec(n, tuple(t.shape), t.dtype)
-        for n, t in zip(tg.input_names, tg.inputs, strict=True)
-    ]
-    outs = [
-        TensorSpec(n, tuple(t.shape), t.dtype)
-        for n, t in zip(tg.output_names, tg.outputs, strict=True)
-    ]
-    data = serialize(tg, description)
+    stages.add(label + "after fusion, int8 and cleanup", tg)
+    return tg
+
+
+def convert(
+    module,
+    args=None,
+    kwargs=None,
+    *,
+    dynamic_shapes=None,
+    channels_last_io: bool = False,
+    description: str = "wick",
+    debug_dir=None,
+) -> Model:
+    """Convert a PyTorch module to a standard .tflite model.
+
+    ``wick.convert(module, args, kwargs=None)``: one signature, ``serving_default``.
+    ``args``/``kwargs`` are example inputs (as for torch.export); ``dynamic_shapes`` is passed
+    to torch.export.  With ``channels_last_io`` every 4-d float input and output is NHWC.
+
+    ``wick.convert({"encode": (encoder, args), "decode": (decoder, args, kwargs), ...})``:
+    one file with one subgraph and SignatureDef per key, in the dict's order.  A module may
+    be a bound method of a module (``(model.prefill, args)``).  Constants with the same bytes
+    (the same weight used by several signatures) are stored once and shared.
+    ``dynamic_shapes`` is then ``{key: dynamic_shapes of that signature}``.
+
+    ``debug_dir``: write a page with the graph after every stage there (wick.graph, see
+    docs/graph.md)."""
+    from .converter.serialize import serialize
+
+    specs = _signature_specs(module, args, kwargs, dynamic_shapes)
+    several = len(specs) > 1
+    stages = _Stages(debug_dir)
+    graphs = []
+    for key, m, a, kw, ds in specs:
+        label = f"{key}: " if several else ""
+        graphs.append((key, _convert_graph(m, a, kw, ds, channels_last_io, stages, label)))
+
+    def spec_list(names, tensors):
+        return [TensorSpec(n, tuple(t.shape), t.dtype) for n, t in zip(names, tensors, strict=True)]
+
+    sigs = {
+        key: (spec_list(tg.input_names, tg.inputs), spec_list(tg.output_names, tg.outputs))
+        for key, tg in graphs
+    }
+    counts = Counter(op.op for _, tg in graphs for sub in tg.all_graphs() for op in sub.ops)
+    data = serialize(graphs, description)
+    del graphs
     stages.add("final", data)
     stages.write()
-    counts = Counter(op.op for sub in tg.all_graphs() for op in sub.ops)
-    return Model(data, ins, outs, channels_last_io=channels_last_io, op_counts=counts)
+    return Model(data, sigs, channels_last_io=channels_last_io, op_counts=counts)
 
 
 class _CallableModule(types.ModuleType):

@@ -6,6 +6,8 @@
     outputs = m(image=x)                    # inputs by name
     m.inputs, m.outputs, m.signatures       # details
     m.signature("decode")(tokens)           # another signature of the same file
+    m["decode"](tokens)                     # the same
+    d = wick.load("model.tflite", signature="decode")   # calling d runs "decode"
 
 Errors from the C library become :class:`WickError` carrying the C message and
 status name. The library is found through ``$WICK_LIBRARY``, then next to this
@@ -364,7 +366,8 @@ class _ModelOwner:
 
 
 class Runtime:
-    """A loaded model. Calling it runs its default signature."""
+    """A loaded model. Calling it runs its default signature: ``signature`` if given, else the
+    first signature (or subgraph 0 of a file without signatures)."""
 
     def __init__(
         self,
@@ -372,6 +375,7 @@ class Runtime:
         num_threads: int = 1,
         reference: bool = False,
         memory_limit: int = 0,
+        signature: str | None = None,
     ):
         lib = _library()
         self._lib = lib
@@ -397,7 +401,7 @@ class Runtime:
         self._reference = reference
         self._memory_limit = memory_limit
         self._runners: dict[str | None, SignatureRunner] = {}
-        self._default = self.signature(None)
+        self._default = self.signature(signature)
 
     def __del__(self):
         # Drop the runners first; the model goes with the last reference to _owner.
@@ -417,6 +421,10 @@ class Runtime:
             )
         return self._runners[key]
 
+    def __getitem__(self, key: str) -> SignatureRunner:
+        """``m["decode"]``: the runner for that signature (as ``signature(key)``)."""
+        return self.signature(key)
+
     @property
     def inputs(self) -> list[TensorDetail]:
         return self._default.inputs
@@ -435,6 +443,7 @@ def load(
     num_threads: int = 1,
     reference: bool = False,
     memory_limit: int = 0,
+    signature: str | None = None,
 ) -> Runtime:
     """Loads a .tflite file (path or bytes) into the wick runtime.
 
@@ -445,6 +454,14 @@ def load(
     ``reference`` forces the portable reference kernels; ``memory_limit`` caps
     the bytes the load may allocate and, separately, the bytes each interpreter
     may allocate (0: no cap); going over it raises WickError("out of memory")
-    rather than growing.
+    rather than growing. ``signature`` picks the signature that calling the
+    result runs (default: the first); every other one stays reachable as
+    ``m[key]`` / ``m.signature(key)``.
     """
-    return Runtime(model, num_threads=num_threads, reference=reference, memory_limit=memory_limit)
+    return Runtime(
+        model,
+        num_threads=num_threads,
+        reference=reference,
+        memory_limit=memory_limit,
+        signature=signature,
+    )

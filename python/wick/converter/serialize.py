@@ -1,10 +1,13 @@
-"""Write a TFLite-level graph (lower/tfl.py) as a .tflite file with wick.tflite.writer.
+"""Write TFLite-level graphs (lower/tfl.py) as one .tflite file with wick.tflite.writer.
 
-Invariants of the file: subgraph 0 "main" (then one subgraph per torch.cond branch, referenced
-by IF options) and one signature "serving_default" whose input and output names are the
-graph's; every graph output is produced by an operator (an output
-that is a constant, a graph input or a repeated tensor gets its own RESHAPE-to-same-shape
-copy, since runtimes expect distinct, computed output tensors); tensor names are unique.
+Invariants of the file: one subgraph per signature, in the order given (subgraph 0 is the
+first signature; a single graph is "main" with signature "serving_default"), then one subgraph
+per torch.cond / while_loop body (referenced by IF/WHILE options); a SignatureDef per
+signature whose input and output names are its graph's; constants with identical bytes are
+one buffer, shared by every subgraph that uses them (the writer deduplicates by content);
+every graph output is produced by an operator (an output that is a constant, a graph input or
+a repeated tensor gets its own RESHAPE-to-same-shape copy, since runtimes expect distinct,
+computed output tensors); tensor names are unique within a subgraph.
 """
 
 from __future__ import annotations
@@ -38,16 +41,23 @@ def _fix_outputs(g: TGraph) -> None:
         seen.add(id(copy))
 
 
-def serialize(g: TGraph, description: str = "wick") -> bytes:
-    graphs = g.all_graphs()
-    gindex = {id(x): i for i, x in enumerate(graphs)}
+def serialize(graphs: TGraph | list[tuple[str, TGraph]], description: str = "wick") -> bytes:
+    """``graphs``: one graph (signature ``serving_default``) or ``[(signature key, graph)]``."""
+    if isinstance(graphs, TGraph):
+        graphs = [("serving_default", graphs)]
+    mains = [g for _, g in graphs]
+    bodies = [b for g in mains for b in g.all_graphs()[1:]]
+    ordered = mains + bodies
+    gindex = {id(x): i for i, x in enumerate(ordered)}
     w = ModelWriter(description=description)
-    writers = [w.add_subgraph("main" if i == 0 else f"branch_{i}") for i in range(len(graphs))]
-    for i, (tg, sg) in enumerate(zip(graphs, writers, strict=True)):
+    names = ["main"] if len(mains) == 1 else [key for key, _ in graphs]
+    names += [f"branch_{len(mains) + i}" for i in range(len(bodies))]
+    writers = [w.add_subgraph(n) for n in names]
+    for i, (tg, sg) in enumerate(zip(ordered, writers, strict=True)):
         _write_graph(tg, sg, gindex)
-        if i == 0:
+        if i < len(graphs):
             w.add_signature(
-                "serving_default",
+                graphs[i][0],
                 sg,
                 inputs=dict(zip(tg.input_names, sg._inputs, strict=True)),
                 outputs=dict(zip(tg.output_names, sg._outputs, strict=True)),
