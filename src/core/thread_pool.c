@@ -291,7 +291,7 @@ wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks, wick_task_
 size_t wick_parallel_units_per_task(size_t units, uint64_t work_per_unit) {
   if (units == 0) return 1;
   if (work_per_unit == 0) work_per_unit = 1;
-  uint64_t per = (WICK_TASK_GRAIN + work_per_unit - 1) / work_per_unit;
+  uint64_t per = WICK_TASK_GRAIN / work_per_unit + (WICK_TASK_GRAIN % work_per_unit != 0);
   if (per > units) per = units;
   /* Keep the task count within the pool's 32-bit task index. */
   uint64_t min_per = units / ((uint64_t)1 << 30) + 1;

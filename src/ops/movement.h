@@ -20,6 +20,7 @@
 
 #include "kernels/reference/movement.h"
 #include "ops/op_common.h"
+#include "ops/parallel.h"
 
 static inline wick_status movement_value_status(const wick_op_ctx *ctx) {
   return ctx->graph->in_invoke ? WICK_ERR_INVALID_INPUT : WICK_ERR_MALFORMED_MODEL;
@@ -82,8 +83,7 @@ static inline wick_status movement_run_plan(wick_op_ctx *ctx) {
   const wick_copy_plan *p = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (out->bytes == 0) return WICK_OK;
-  wick_strided_copy__reference(wick_dtype_size(in->type), p, in->data, out->data);
-  return WICK_OK;
+  return wick_parallel_strided_copy(ctx, wick_dtype_size(in->type), p, in->data, out->data);
 }
 
 /* Copies a block along one axis. Both tensors are viewed as

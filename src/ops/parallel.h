@@ -11,6 +11,8 @@
  *     top padding moved by y0 * stride_h) whose pointers start at that image
  *     and that output row. Kernels compute each output row from the shape's
  *     columns and channels only, so results do not depend on the split.
+ *   - strided copies (TRANSPOSE, SLICE, TILE, ...) split the copy plan's
+ *     outermost dimension.
  * Every split depends on the shape alone, never on the thread count.
  */
 #ifndef WICK_OPS_PARALLEL_H
@@ -22,6 +24,13 @@
 /* Runs the n_tasks tasks of `t` on the interpreter's threads. */
 WICK_INTERNAL wick_status wick_op_run_gemm_tasks(const wick_op_ctx *ctx,
                                                  const wick_f32_gemm_tasks *t, size_t n_tasks);
+
+/* Runs a strided copy (kernels/reference/movement.h) split along the plan's
+ * outermost dimension: every element is copied once, by exactly one task. */
+struct wick_copy_plan;
+WICK_INTERNAL wick_status wick_parallel_strided_copy(const wick_op_ctx *ctx, size_t esize,
+                                                     const struct wick_copy_plan *plan,
+                                                     const void *src, void *dst);
 
 /* Rows [y0, y1) of image n. */
 typedef void (*wick_rows_fn)(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread);
