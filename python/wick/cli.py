@@ -1,7 +1,7 @@
 """The ``wick`` command.
 
     wick demo                               convert a built-in PyTorch model, run it, compare
-    wick convert PKG.MOD:FACTORY --input 1x3x224x224 [-o m.tflite] [--dynamic ...]
+    wick convert PKG.MOD:FACTORY --input 1x3x224x224 [-o m.tflite] [--dynamic ...] [-q]
     wick inspect | run | bench M.tflite ... (the C tool; see `wick inspect --help`)
     wick graph M.tflite [-o M.html] [--profile TRACE.json]   offline HTML view of the graph
 
@@ -79,6 +79,9 @@ def cmd_convert(argv: list[str]) -> int:
         help="take and return NHWC tensors (no transposes at the boundary)",
     )
     p.add_argument("-o", "--output", default=None, help="output path (default: FACTORY.tflite)")
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no stage progress on stderr (shown by default)"
+    )
     args = p.parse_args(argv)
 
     import torch
@@ -86,6 +89,8 @@ def cmd_convert(argv: list[str]) -> int:
     from . import ConversionError, convert
 
     model = _load_factory(args.factory)()
+    if isinstance(model, torch.nn.Module):
+        model.eval()  # factories build modules in training mode; deployment wants eval
     sample = tuple(torch.randn(*s) for s in args.input)
     dynamic = None
     if args.dynamic:
@@ -100,7 +105,13 @@ def cmd_convert(argv: list[str]) -> int:
     out = args.output or (args.factory.split(":")[1] + ".tflite")
     t0 = time.perf_counter()
     try:
-        m = convert(model, sample, dynamic_shapes=dynamic, channels_last_io=args.channels_last_io)
+        m = convert(
+            model,
+            sample,
+            dynamic_shapes=dynamic,
+            channels_last_io=args.channels_last_io,
+            progress=not args.quiet,
+        )
     except ConversionError as e:
         print(f"wick convert: {e}", file=sys.stderr)
         return 1

@@ -57,7 +57,7 @@ def export_module(
         warnings.warn(
             f"{type(module).__name__} is in training mode; wick converts it in eval mode "
             "(call model.eval() first to silence this)",
-            stacklevel=3,
+            stacklevel=5,  # the caller of wick.convert (convert -> _convert -> _convert_graph)
         )
     if not isinstance(args, tuple):
         args = (args,)
