@@ -46,8 +46,9 @@ test-python: setup
 asan: $(VENV)/.installed
 	WICK_SANITIZE=1 ./scripts/test.sh
 
-# AArch64: cross-compile (Debian: gcc-aarch64-linux-gnu libc6-dev-arm64-cross) and
-# run the C tests, NEON kernels included, under qemu-aarch64 (Debian: qemu-user).
+# AArch64: cross-compile (Debian: gcc-aarch64-linux-gnu libc6-dev-arm64-cross, which
+# apt will not keep beside gcc-multilib) and run the C tests, NEON kernels included,
+# under qemu-aarch64 (Debian: qemu-user).
 test-aarch64:
 	cmake -S . -B build-aarch64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
 	  -DCMAKE_BUILD_TYPE=Release -DWICK_WERROR=ON >/dev/null
