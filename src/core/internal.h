@@ -365,12 +365,22 @@ static inline int64_t wick_tensor_elements(const wick_tensor *t) {
   return wick_shape_elements(t->rank, t->dims);
 }
 
-/* Child graphs for ops that run subgraphs (STABLEHLO_COMPOSITE, WHILE, IF). */
+/* Child graphs for ops that run subgraphs (STABLEHLO_COMPOSITE, IF, WHILE):
+ * a new instance of `subgraph` in the node's child slot `slot` (0 or 1),
+ * replacing any graph there. Checks the index, the nesting depth and the
+ * interpreter's cap on graph instances. */
 WICK_INTERNAL wick_status wick_graph_create_child(const wick_op_ctx *ctx, uint32_t subgraph,
-                                                  wick_graph **child_out);
+                                                  int slot, wick_graph **child_out);
 /* Gives input i of a child graph a shape and prepares it. */
 WICK_INTERNAL wick_status wick_graph_prepare_with_inputs(wick_graph *graph, const wick_op_ctx *ctx,
                                                          wick_tensor *const *inputs, size_t n);
 WICK_INTERNAL wick_status wick_graph_invoke(wick_graph *graph);
+/* For a dynamic node (prepared again at invoke) that learns an output's shape
+ * only while it runs (IF, WHILE): sets output i's shape, checked as
+ * wick_op_set_output, and gives it storage of that size. */
+WICK_INTERNAL wick_status wick_op_resize_output(const wick_op_ctx *ctx, size_t i, int32_t rank,
+                                                const int32_t *dims);
+/* True once the caller asked to cancel the running invoke. */
+WICK_INTERNAL bool wick_op_cancelled(const wick_op_ctx *ctx);
 
 #endif /* WICK_CORE_INTERNAL_H */

@@ -348,6 +348,22 @@ static wick_status ensure_dynamic(wick_graph *g, wick_tensor *t) {
   return WICK_OK;
 }
 
+wick_status wick_op_resize_output(const wick_op_ctx *ctx, size_t i, int32_t rank,
+                                  const int32_t *dims) {
+  wick_tensor *t = wick_op_output(ctx, i);
+  if (t == NULL || !ctx->node->dynamic || t->alloc == WICK_ALLOC_ARENA ||
+      t->alloc == WICK_ALLOC_CONSTANT || t->alloc == WICK_ALLOC_PERSISTENT)
+    return wick_op_fail(ctx, WICK_ERR_INVALID_ARGUMENT,
+                        "internal: output %zu cannot be resized while running", i);
+  wick_status st = wick_op_set_output(ctx, i, t->type, rank, dims);
+  if (st != WICK_OK) return st;
+  return ensure_dynamic(ctx->graph, t);
+}
+
+bool wick_op_cancelled(const wick_op_ctx *ctx) {
+  return atomic_load_explicit(&ctx->graph->interp->cancelled, memory_order_relaxed) != 0;
+}
+
 static wick_status resolve_op(wick_graph *g, wick_node *n) {
   const wick_operator_info *op = n->op;
   wick_op_ctx ctx = {g, n, &op->params};
@@ -460,12 +476,14 @@ static wick_status graph_prepare(wick_graph *g) {
   return WICK_OK;
 }
 
-wick_status wick_graph_create_child(const wick_op_ctx *ctx, uint32_t subgraph,
+wick_status wick_graph_create_child(const wick_op_ctx *ctx, uint32_t subgraph, int slot,
                                     wick_graph **child_out) {
   wick_graph *g = ctx->graph;
   *child_out = NULL;
   if (subgraph >= g->interp->model->num_subgraphs)
     return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "subgraph %u does not exist", subgraph);
+  if (slot < 0 || slot > 1)
+    return wick_op_fail(ctx, WICK_ERR_INVALID_ARGUMENT, "internal: child slot %d", slot);
   if (g->depth + 1 > WICK_MAX_NESTING)
     return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "subgraphs nest deeper than %d",
                         WICK_MAX_NESTING);
@@ -476,7 +494,7 @@ wick_status wick_graph_create_child(const wick_op_ctx *ctx, uint32_t subgraph,
                         "the model needs more than %d subgraph instances", WICK_MAX_GRAPHS);
   wick_graph *child = graph_new(g->interp, subgraph, g->depth + 1);
   if (child == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  int slot = ctx->node->child[0] == NULL ? 0 : 1;
+  graph_destroy(ctx->node->child[slot]);
   ctx->node->child[slot] = child;
   *child_out = child;
   return WICK_OK;
@@ -511,9 +529,11 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* True when the node has outputs and every one of them is empty. */
+/* True when the node has outputs and every one of them is empty. A node that
+ * runs subgraphs always runs: a dynamic IF or WHILE sizes its outputs only
+ * while it runs. */
 static bool outputs_all_empty(const wick_graph *g, const wick_node *n) {
-  if (n->op->num_outputs == 0) return false;
+  if (n->op->num_outputs == 0 || n->child[0] != NULL) return false;
   for (uint32_t k = 0; k < n->op->num_outputs; k++)
     if (wick_tensor_elements(&g->tensors[n->op->outputs[k]]) != 0) return false;
   return true;

@@ -36,7 +36,7 @@ static wick_status composite_prepare(wick_op_ctx *ctx) {
   /* A node prepared again at invoke keeps its child graph (re-prepared). */
   wick_graph *child = ctx->node->child[0];
   if (child != NULL && child->subgraph_index != (uint32_t)idx) child = NULL;
-  if (child == NULL) WICK_TRY(wick_graph_create_child(ctx, (uint32_t)idx, &child));
+  if (child == NULL) WICK_TRY(wick_graph_create_child(ctx, (uint32_t)idx, 0, &child));
   WICK_CHECK(ctx, child->num_outputs == no,
              "has %zu outputs but subgraph %d returns %u", no, idx, child->num_outputs);
   for (uint32_t i = 0; i < child->num_inputs; i++) {

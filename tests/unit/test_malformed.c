@@ -31,6 +31,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -119,6 +120,62 @@ static uint64_t now_ms(void) {
 
 static bool valid_error(wick_status st) { return st >= WICK_ERR_INVALID_ARGUMENT && st <= 7; }
 
+/* A file may legitimately loop forever (WHILE with a condition that stays
+ * true): not a crash. The promise there is that invoke can be cancelled, so
+ * every invoke runs under a watchdog that cancels it after WATCHDOG_MS. */
+#define WATCHDOG_MS 1000
+static long g_cancelled;
+
+typedef struct watchdog {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool done;
+  wick_interpreter *it;
+} watchdog;
+
+static void *watchdog_main(void *arg) {
+  watchdog *w = arg;
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += WATCHDOG_MS / 1000;
+  deadline.tv_nsec += (long)(WATCHDOG_MS % 1000) * 1000000L;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec++;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&w->mu);
+  int rc = 0;
+  while (!w->done && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&w->cv, &w->mu, &deadline);
+  if (!w->done) {
+    wick_interpreter_cancel(w->it);
+    g_cancelled++;
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+/* wick_interpreter_invoke under the watchdog. */
+static wick_status invoke_watched(wick_interpreter *it) {
+  watchdog w;
+  pthread_mutex_init(&w.mu, NULL);
+  pthread_cond_init(&w.cv, NULL);
+  w.done = false;
+  w.it = it;
+  pthread_t thread;
+  bool armed = pthread_create(&thread, NULL, watchdog_main, &w) == 0;
+  wick_status st = wick_interpreter_invoke(it);
+  if (armed) {
+    pthread_mutex_lock(&w.mu);
+    w.done = true;
+    pthread_cond_signal(&w.cv);
+    pthread_mutex_unlock(&w.mu);
+    pthread_join(thread, NULL);
+  }
+  pthread_cond_destroy(&w.cv);
+  pthread_mutex_destroy(&w.mu);
+  return st;
+}
+
 /* ---------------------------------------------------------------- the promise, on one input */
 
 /* Loads, creates and invokes `data` (a private, exactly-sized heap copy, so
@@ -184,7 +241,7 @@ static int run_promise(const uint8_t *data, size_t size) {
     (void)wick_tensor_copy_from(t, zeros, n); /* may refuse (a constant input): fine */
     free(zeros);
   }
-  st = wick_interpreter_invoke(it);
+  st = invoke_watched(it);
   if (st != WICK_OK) {
     if (!valid_error(st)) FAIL("%s: invoke returned unknown status %d", g_case, (int)st);
     if (wick_interpreter_last_error(it)[0] == 0)
@@ -395,7 +452,8 @@ typedef struct knobs {
   bool unwritten;            /* ADD reads tensor 3 (never written) */
   bool buffer_external;      /* buffer 1 uses offset/size instead of data */
   uint64_t buf_offset, buf_size;
-  int self_call;             /* 1: STABLEHLO_COMPOSITE calls its own subgraph; 2: WHILE; 3: A->B->A */
+  int self_call;             /* 1: STABLEHLO_COMPOSITE calls its own subgraph; 2: WHILE; 3: A->B->A;
+                                4: WHILE whose cond subgraph index (5) is out of range */
   size_t k_scales;           /* 0: k unquantized; else that many scales on dim 0 */
   size_t k_zero_points;      /* zero points (when k_scales) */
   int32_t sig_input;         /* -1: no signature; else the tensor its input "x" names */
@@ -458,9 +516,9 @@ static uint8_t *build_knobs(const knobs *kn, size_t *size) {
   if (kn->self_call) {
     /* Subgraph 0: ADD, then an op that runs a subgraph. */
     int32_t cin[1] = {2}, cout[1] = {3};
-    if (kn->self_call == 2) {
+    if (kn->self_call == 2 || kn->self_call == 4) {
       tm_node *o = tm_table(b); /* WhileOptions: cond 0, body 1 */
-      tm_i32(o, 0, 0);
+      tm_i32(o, 0, kn->self_call == 4 ? 5 : 0);
       tm_i32(o, 1, 0);
       ops[1] = tm_operator(b, 2, cin, 1, cout, 1, 93, o);
     } else {
@@ -864,6 +922,9 @@ static void targeted_cases(void) {
                "subgraphs[0].operators[1] (WHILE): subgraph 0 calls itself");
   k.self_call = 3;
   expect_knobs("subgraph 0 -> 1 -> 0 cycle", &k, 0, BAD, "subgraph 0 calls itself (a cycle)");
+  k.self_call = 4;
+  expect_knobs("WHILE cond subgraph index out of range", &k, 0, BAD,
+               "subgraphs[0].operators[1] (WHILE) refers to subgraph 5 of 1");
   k = default_knobs();
   k.unwritten = true;
   expect_knobs("op reads a tensor never written", &k, 0, BAD,
@@ -884,6 +945,12 @@ static void targeted_cases(void) {
   expect_knobs("signature input that is not a subgraph input", &k, 0, BAD,
                "Model.signature_defs[0].inputs[0].tensor_index 3 is not one of subgraph 0's "
                "inputs");
+  {
+    size_t size;
+    uint8_t *bytes = tm_demo_while(&size);
+    expect("tiny WHILE loop (3 iterations) runs", bytes, size, 3, WICK_OK, "");
+    free(bytes);
+  }
   constant_input_case();
   bool_input_case();
   shared_table_case();
@@ -937,6 +1004,9 @@ int main(void) {
   bytes = tm_demo_composite(&size);
   mutate_model("tiny:composite", bytes, size);
   free(bytes);
+  bytes = tm_demo_while(&size);
+  mutate_model("tiny:while", bytes, size);
+  free(bytes);
 
   const char *dir = getenv("WICK_SHARED_MODELS");
   char **files = NULL;
@@ -959,8 +1029,9 @@ int main(void) {
   free(files);
 
   printf("test_malformed: %ld targeted, %ld mutated inputs (%ld loaded, %ld created, %ld ran, "
-         "%ld too heavy to run), %ld failures, %.1f s%s\n",
-         g_targeted, g_cases, g_loaded, g_created, g_invoked, g_skipped_heavy, g_failures,
+         "%ld too heavy to run, %ld cancelled after %d ms), %ld failures, %.1f s%s\n",
+         g_targeted, g_cases, g_loaded, g_created, g_invoked, g_skipped_heavy, g_cancelled,
+         WATCHDOG_MS, g_failures,
          (double)(now_ms() - start) / 1000.0, SANITIZED ? " (sanitized build)" : "");
   return g_failures ? 1 : 0;
 }

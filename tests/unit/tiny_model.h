@@ -667,4 +667,62 @@ static inline uint8_t *tm_demo_composite(size_t *size_out) {
   return bytes;
 }
 
+/* A loop: three subgraphs sharing the model's buffers and opcodes.
+ *   subgraph 0: i0 = 0, n = 3, step = 1 (int32 [] constants), x[1,4]
+ *               -WHILE(cond 1, body 2)-> (i, n', step', y[1,4])
+ *   subgraph 1 (cond): (i, n, step, x) -LESS(i, n)-> r bool []
+ *   subgraph 2 (body): (i, n, step, x) -> (ADD(i, step), n, step, ADD(x, x))
+ * y = x * 8. Mutations reach WHILE's subgraph indices, counts and types. */
+static inline uint8_t *tm_demo_while(size_t *size_out) {
+  tm_builder *b = tm_new();
+  tm_graph g;
+  tm_graph_init(&g, b);
+  int32_t zero = 0, three = 3, one = 1, s_x[2] = {1, 4};
+  int32_t i0 = tm_g_const(&g, "i0", TM_I32, NULL, 0, &zero, 4, NULL);
+  int32_t n = tm_g_const(&g, "n", TM_I32, NULL, 0, &three, 4, NULL);
+  int32_t step = tm_g_const(&g, "step", TM_I32, NULL, 0, &one, 4, NULL);
+  int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2);
+  int32_t outs[4] = {tm_g_tensor(&g, "i", TM_I32, NULL, 0), tm_g_tensor(&g, "n_out", TM_I32, NULL, 0),
+                     tm_g_tensor(&g, "step_out", TM_I32, NULL, 0),
+                     tm_g_tensor(&g, "y", TM_F32, s_x, 2)};
+  {
+    tm_node *o = tm_table(b); /* WhileOptions (type 93): cond 0, body 1 */
+    tm_i32(o, 0, 1);
+    tm_i32(o, 1, 2);
+    int32_t in[4] = {i0, n, step, x};
+    tm_g_op(&g, 119, in, 4, outs, 4, 93, o);
+  }
+  uint32_t less = tm_g_opcode(&g, 58, 1), add = tm_g_opcode(&g, 0, 1);
+  tm_node *ct[5], *bt[6], *cop, *bops[2];
+  ct[0] = tm_tensor(b, "i", TM_I32, NULL, 0, 0, NULL);
+  ct[1] = tm_tensor(b, "n", TM_I32, NULL, 0, 0, NULL);
+  ct[2] = tm_tensor(b, "step", TM_I32, NULL, 0, 0, NULL);
+  ct[3] = tm_tensor(b, "x", TM_F32, s_x, 2, 0, NULL);
+  ct[4] = tm_tensor(b, "r", TM_BOOL, NULL, 0, 0, NULL);
+  {
+    int32_t in[2] = {0, 1}, out[1] = {4};
+    cop = tm_operator(b, less, in, 2, out, 1, 0, NULL);
+  }
+  for (int k = 0; k < 4; k++) bt[k] = tm_tensor(b, k == 3 ? "x" : "v", k == 3 ? TM_F32 : TM_I32,
+                                                  s_x, k == 3 ? 2 : 0, 0, NULL);
+  bt[4] = tm_tensor(b, "i1", TM_I32, NULL, 0, 0, NULL);
+  bt[5] = tm_tensor(b, "x1", TM_F32, s_x, 2, 0, NULL);
+  {
+    int32_t in[2] = {0, 2}, out[1] = {4};
+    bops[0] = tm_operator(b, add, in, 2, out, 1, 0, NULL);
+    int32_t in2[2] = {3, 3}, out2[1] = {5};
+    bops[1] = tm_operator(b, add, in2, 2, out2, 1, 0, NULL);
+  }
+  int32_t gin[1] = {x}, gout[1] = {outs[3]}, vars[4] = {0, 1, 2, 3}, cout[1] = {4};
+  int32_t bout[4] = {4, 1, 2, 5};
+  tm_node *sgs[3];
+  sgs[0] = tm_subgraph(b, g.tensors, g.nt, gin, 1, gout, 1, g.ops, g.nops);
+  sgs[1] = tm_subgraph(b, ct, 5, vars, 4, cout, 1, &cop, 1);
+  sgs[2] = tm_subgraph(b, bt, 6, vars, 4, bout, 4, bops, 2);
+  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, sgs, 3, g.buffers, g.nbuf, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
+  tm_free(b);
+  return bytes;
+}
+
 #endif /* WICK_TESTS_TINY_MODEL_H */
