@@ -4,7 +4,7 @@
  * paddings is an int32/int64 [rank, 2] tensor of (before, after) counts, all
  * >= 0. PAD fills with zero (the zero point for quantized tensors); PADV2
  * fills with its scalar third input. Implementation: fill the output, then
- * copy the input's innermost rows into place.
+ * copy the input into place in runs as long as the padding allows.
  */
 #include "format/schema.h"
 #include "ops/op_common.h"
@@ -88,15 +88,21 @@ static wick_status pad_invoke(wick_op_ctx *ctx) {
   int64_t ostride[WICK_MAX_RANK];
   ostride[rank - 1] = 1;
   for (int32_t i = rank - 2; i >= 0; i--) ostride[i] = ostride[i + 1] * out->dims[i + 1];
-  int64_t row = in->dims[rank - 1];
+  /* Rows: everything from the innermost padded dimension `top` inward is one
+   * contiguous run in both tensors (e.g. a whole W x C row of an NHWC image
+   * padded in H and W), so copy runs of that size. */
+  int32_t top = rank - 1;
+  while (top > 0 && out->dims[top] == in->dims[top]) top--;
+  int64_t row = 1;
+  for (int32_t i = top; i < rank; i++) row *= in->dims[i];
   int64_t rows = in_total / row;
   int64_t idx[WICK_MAX_RANK] = {0};
   const uint8_t *src = in->data;
   for (int64_t r = 0; r < rows; r++) {
-    int64_t o = d->before[rank - 1];
-    for (int32_t i = 0; i < rank - 1; i++) o += (idx[i] + d->before[i]) * ostride[i];
+    int64_t o = d->before[top] * ostride[top];
+    for (int32_t i = 0; i < top; i++) o += (idx[i] + d->before[i]) * ostride[i];
     memcpy(dst + (size_t)o * esize, src + (size_t)(r * row) * esize, (size_t)row * esize);
-    for (int32_t i = rank - 2; i >= 0; i--) {
+    for (int32_t i = top - 1; i >= 0; i--) {
       if (++idx[i] < in->dims[i]) break;
       idx[i] = 0;
     }
