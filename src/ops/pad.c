@@ -3,8 +3,12 @@
  *
  * paddings is an int32/int64 [rank, 2] tensor of (before, after) counts, all
  * >= 0. PAD fills with zero (the zero point for quantized tensors); PADV2
- * fills with its scalar third input. Implementation: fill the output, then
- * copy the input into place in runs as long as the padding allows.
+ * fills with its scalar third input. Implementation: the output is viewed
+ * as rows that end at the innermost padded dimension `top` (everything inside
+ * it is one contiguous run in both tensors: a whole W x C row of an NHWC
+ * image padded in H and W). Each row is written once — filled, or filled
+ * around a copy of its input run — and the rows are split over the
+ * interpreter's threads.
  */
 #include "format/schema.h"
 #include "ops/op_common.h"
@@ -50,64 +54,93 @@ static wick_status pad_prepare(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, in->type, in->rank, dims);
 }
 
+typedef struct pad_job {
+  const pad_data *d;
+  const wick_tensor *in, *out;
+  int32_t top;   /* innermost padded dimension (0 if none) */
+  int64_t inner; /* elements inside `top`: equal in input and output */
+  size_t esize;
+  uint8_t fill[8];
+  bool byte_fill; /* every byte of the fill value is fill[0] */
+} pad_job;
+
+static void fill_elements(const pad_job *j, uint8_t *p, int64_t n) {
+  if (j->byte_fill) {
+    memset(p, j->fill[0], (size_t)n * j->esize);
+  } else {
+    for (int64_t i = 0; i < n; i++) memcpy(p + (size_t)i * j->esize, j->fill, j->esize);
+  }
+}
+
+/* Output rows [begin, end) of the [dims before top, dims[top] * inner] view. */
+static void pad_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const pad_job *j = arg;
+  const wick_tensor *in = j->in, *out = j->out;
+  const int32_t top = j->top;
+  const int64_t last = out->dims[top] * j->inner, in_last = in->dims[top] * j->inner;
+  const int64_t lead = j->d->before[top] * j->inner;
+  const size_t es = j->esize;
+  int64_t idx[WICK_MAX_RANK] = {0}; /* output index of row `begin` */
+  size_t rest = begin;
+  for (int32_t i = top - 1; i >= 0; i--) {
+    idx[i] = (int64_t)(rest % (size_t)out->dims[i]);
+    rest /= (size_t)out->dims[i];
+  }
+  const uint8_t *src = in->data;
+  uint8_t *dst = out->data;
+  for (size_t r = begin; r < end; r++) {
+    uint8_t *row = dst + r * (size_t)last * es;
+    bool inside = in_last > 0;
+    int64_t src_row = 0;
+    for (int32_t i = 0; i < top && inside; i++) {
+      int64_t k = idx[i] - j->d->before[i];
+      if (k < 0 || k >= in->dims[i]) inside = false;
+      src_row = src_row * in->dims[i] + k;
+    }
+    if (!inside) {
+      fill_elements(j, row, last);
+    } else {
+      fill_elements(j, row, lead);
+      memcpy(row + (size_t)lead * es, src + (size_t)(src_row * in_last) * es, (size_t)in_last * es);
+      fill_elements(j, row + (size_t)(lead + in_last) * es, last - lead - in_last);
+    }
+    for (int32_t i = top - 1; i >= 0; i--) {
+      if (++idx[i] < out->dims[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
+
 static wick_status pad_invoke(wick_op_ctx *ctx) {
   const pad_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   wick_tensor *value = wick_op_input(ctx, 2);
-  size_t esize = wick_dtype_size(in->type);
-  int64_t total = wick_tensor_elements(out);
-  uint8_t *dst = out->data;
+  pad_job j = {d, in, out, 0, 1, wick_dtype_size(in->type), {0}, true};
   /* Fill value: PADV2's scalar, else zero or the zero point. */
-  uint8_t fill[8] = {0};
   if (value) {
-    memcpy(fill, value->data, esize);
+    memcpy(j.fill, value->data, j.esize);
   } else if (in->info->quant.count > 0) {
     int64_t zp = in->info->quant.zero_point[0];
-    if (in->type == WICK_DTYPE_INT8) fill[0] = (uint8_t)(int8_t)zp;
-    if (in->type == WICK_DTYPE_UINT8) fill[0] = (uint8_t)zp;
+    if (in->type == WICK_DTYPE_INT8) j.fill[0] = (uint8_t)(int8_t)zp;
+    if (in->type == WICK_DTYPE_UINT8) j.fill[0] = (uint8_t)zp;
     if (in->type == WICK_DTYPE_INT16) {
       int16_t z = (int16_t)zp;
-      memcpy(fill, &z, 2);
+      memcpy(j.fill, &z, 2);
     }
   }
-  bool zero = true;
-  for (size_t i = 0; i < esize; i++) zero = zero && fill[i] == 0;
-  if (zero || esize == 1) {
-    memset(dst, fill[0], out->bytes);
-  } else {
-    for (int64_t i = 0; i < total; i++) memcpy(dst + (size_t)i * esize, fill, esize);
-  }
-  int32_t rank = in->rank;
-  int64_t in_total = wick_tensor_elements(in);
-  if (in_total == 0) return WICK_OK;
-  if (rank == 0) {
-    memcpy(dst, in->data, esize);
+  for (size_t i = 1; i < j.esize; i++) j.byte_fill = j.byte_fill && j.fill[i] == j.fill[0];
+  if (out->rank == 0) {
+    memcpy(out->data, in->data, j.esize);
     return WICK_OK;
   }
-  /* Row-major strides of the output. */
-  int64_t ostride[WICK_MAX_RANK];
-  ostride[rank - 1] = 1;
-  for (int32_t i = rank - 2; i >= 0; i--) ostride[i] = ostride[i + 1] * out->dims[i + 1];
-  /* Rows: everything from the innermost padded dimension `top` inward is one
-   * contiguous run in both tensors (e.g. a whole W x C row of an NHWC image
-   * padded in H and W), so copy runs of that size. */
-  int32_t top = rank - 1;
-  while (top > 0 && out->dims[top] == in->dims[top]) top--;
-  int64_t row = 1;
-  for (int32_t i = top; i < rank; i++) row *= in->dims[i];
-  int64_t rows = in_total / row;
-  int64_t idx[WICK_MAX_RANK] = {0};
-  const uint8_t *src = in->data;
-  for (int64_t r = 0; r < rows; r++) {
-    int64_t o = d->before[top] * ostride[top];
-    for (int32_t i = 0; i < top; i++) o += (idx[i] + d->before[i]) * ostride[i];
-    memcpy(dst + (size_t)o * esize, src + (size_t)(r * row) * esize, (size_t)row * esize);
-    for (int32_t i = top - 1; i >= 0; i--) {
-      if (++idx[i] < in->dims[i]) break;
-      idx[i] = 0;
-    }
-  }
-  return WICK_OK;
+  int64_t total = wick_tensor_elements(out);
+  if (total == 0) return WICK_OK;
+  j.top = out->rank - 1;
+  while (j.top > 0 && out->dims[j.top] == in->dims[j.top]) j.top--;
+  for (int32_t i = j.top + 1; i < out->rank; i++) j.inner *= out->dims[i];
+  int64_t row = out->dims[j.top] * j.inner;
+  return wick_parallel_range(ctx, (size_t)(total / row), (uint64_t)row * 4, pad_rows, &j);
 }
 
 /* Version 5 only adds bool, which the byte-generic kernel already handles. */

@@ -104,3 +104,18 @@ def test_large_transposes_split_over_threads_match_numpy(shape, perm):
     for n in (1, 2, 3):
         (got,) = wick.load(data, num_threads=n)(x)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("op", ["PAD", "PADV2"])
+def test_large_pads_split_over_threads_match_numpy(op):
+    """PAD writes each output row once (fill, or fill around the input row), rows split over
+    the threads: ResNet-50's stem and stage pads are this size."""
+    x = np.random.default_rng(1).standard_normal((2, 114, 114, 64)).astype(np.float32)
+    pads = np.array([[0, 1], [1, 2], [3, 1], [0, 2]], np.int32)
+    value = np.float32(1.5) if op == "PADV2" else np.float32(0)
+    operands = [In(x), C(pads)] + ([C(np.array(value, np.float32))] if op == "PADV2" else [])
+    data, _ = build(op, operands)
+    want = np.pad(x, pads, constant_values=value)
+    for n in (1, 2, 3):
+        (got,) = wick.load(data, num_threads=n)(x)
+        np.testing.assert_array_equal(got, want)
