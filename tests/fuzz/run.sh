@@ -9,6 +9,7 @@
 #   WICK_FUZZ_TARGETS     targets to run (default: "fuzz_model fuzz_mutate_model fuzz_input_values")
 #   WICK_FUZZ_JOBS        run the targets in parallel when 1 (default: 0, one after another)
 #   WICK_FUZZ_EXTRA       extra libFuzzer flags (e.g. "-max_len=8192")
+#   WICK_FUZZ_BUILD_ONLY  1: stop after building the targets and the seeds (steps 1-2)
 #   WICK_FUZZ_SEED_MAX    largest seed model copied from shared/models (default 65536 bytes:
 #                         big models run for seconds each under ASan and starve the fuzzer;
 #                         test_malformed mutates them systematically instead)
@@ -80,6 +81,8 @@ for t in $TARGETS; do
   # shellcheck disable=SC2086
   $CC $CFLAGS -fsanitize=fuzzer,$SAN $INC -I"$OUT/gen" "$ROOT/tests/fuzz/$t.c" $OBJS -lm -lpthread -o "$OUT/$t"
 done
+
+[ "${WICK_FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 
 # ---- 3. regressions ----
 status=0

@@ -50,10 +50,12 @@ Q8_INLINE void pixel(bool MASKED, const dw_row *r, size_t c0, const int32_t *h, 
   const int32_t *wt = h + WICK_Q8_HEADER * CR;
   __m512i acc = _mm512_loadu_si512(h);
   for (int32_t ky = 0; ky < s->k_h; ky++) {
-    const int32_t iy = r->y * s->stride_h - s->pad_top + ky * s->dilation_h;
+    /* 64-bit: a huge dilation times a tap index overflows int32 (regression
+     * int8-depthwise-dilation-int32-overflow.tflite); the reference does the same. */
+    const int64_t iy = (int64_t)r->y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
     const bool vy = iy >= 0 && iy < s->in_h;
     for (int32_t kx = 0; kx < s->k_w; kx++, wt += CR) {
-      const int32_t ix = x * s->stride_w - s->pad_left + kx * s->dilation_w;
+      const int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
       __m512i v = r->vzp;
       if (vy && ix >= 0 && ix < s->in_w)
         v = load_x(MASKED, r->input + ((int64_t)iy * s->in_w + ix) * s->in_c + c0, m);
@@ -73,7 +75,7 @@ Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, const dw_row *r
   for (size_t q = 0; q < P; q++) acc[q] = b;
   const int64_t ix0 = (int64_t)x * (int64_t)SW - s->pad_left;
   for (size_t ky = 0; ky < K; ky++) {
-    const int32_t iy = r->y * s->stride_h - s->pad_top + (int32_t)ky;
+    const int64_t iy = (int64_t)r->y * s->stride_h - s->pad_top + (int64_t)ky;
     const int32_t *wr = wt + ky * K * CR;
     if (iy < 0 || iy >= s->in_h) {
       for (size_t kx = 0; kx < K; kx++) {

@@ -757,8 +757,10 @@ void wick_q_lut8_populate(wick_dtype type, wick_q_lut_fn fn, float in_scale, int
         break;
       }
     }
-    const float r = roundf(y * inverse_scale) + (float)out_zp;
-    /* LiteRT converts without a range check; the clamp keeps wick defined. */
+    float r = roundf(y * inverse_scale) + (float)out_zp;
+    /* LiteRT converts without a range check; the clamp keeps wick defined.
+     * NaN (extreme scales: GELU's -inf * erfc(+inf)) reads as y = 0. */
+    if (r != r) r = (float)out_zp;
     int32_t q = r <= (float)lo ? lo : (r >= (float)hi ? hi : (int32_t)r);
     lut[(uint8_t)v] = (uint8_t)q;
   }
@@ -911,7 +913,10 @@ void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float b
   for (int64_t i = 0; i < n; i++) {
     const float x = (float)ld(type, in, i) * scale + bias;
     const float r = roundf(x);
-    const int32_t q = r <= -2147483648.0f ? INT32_MIN : (r >= 2147483647.0f ? INT32_MAX : (int32_t)r);
+    /* NaN (inf - inf from extreme scales and bias) reads as 0. */
+    const int32_t q = r != r ? 0
+                      : r <= -2147483648.0f ? INT32_MIN
+                      : (r >= 2147483647.0f ? INT32_MAX : (int32_t)r);
     st(type, out, i, clamp32(add32(q, out_zp), lo, hi));
   }
 }
