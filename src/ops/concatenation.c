@@ -4,7 +4,9 @@
  * Every input has the output's rank and type and equal dims except on the
  * axis; the axis sum is computed in checked 64-bit arithmetic. Quantized
  * inputs share the output's scale and zero point here; 8-bit inputs quantized
- * differently are requantized by concatenation_quantized.c.
+ * differently are requantized by concatenation_quantized.c. The output's
+ * outer rows (the dims before the axis) are split over the interpreter's
+ * threads.
  */
 #include "format/schema.h"
 #include "ops/op_common.h"
@@ -55,27 +57,42 @@ static wick_status concat_prepare(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, first->type, first->rank, dims);
 }
 
+typedef struct concat_job {
+  const wick_op_ctx *ctx;
+  size_t n, out_row;
+  int64_t outer;
+  size_t esize;
+} concat_job;
+
+/* Outer rows [begin, end): every input's slice of each, in input order. */
+static void concat_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const concat_job *j = arg;
+  uint8_t *dst = wick_op_output(j->ctx, 0)->data;
+  size_t offset = 0;
+  for (size_t i = 0; i < j->n; i++) {
+    wick_tensor *t = wick_op_input(j->ctx, i);
+    size_t row = (size_t)(wick_tensor_elements(t) / j->outer) * j->esize;
+    const uint8_t *src = t->data;
+    for (size_t o = begin; o < end && row; o++)
+      memcpy(dst + o * j->out_row + offset, src + o * row, row);
+    offset += row;
+  }
+}
+
 static wick_status concat_invoke(wick_op_ctx *ctx) {
   if (wick_concat_needs_requantize(ctx)) return wick_concat_invoke_quantized(ctx);
-  size_t n = wick_op_num_inputs(ctx);
   wick_tensor *out = wick_op_output(ctx, 0);
   int32_t axis;
   WICK_TRY(wick_normalize_axis(ctx, ctx->params->axis, out->rank, &axis));
   int64_t outer = 1;
   for (int32_t d = 0; d < axis; d++) outer *= out->dims[d];
-  size_t esize = wick_dtype_size(out->type);
-  size_t out_row = out->bytes / (size_t)(outer ? outer : 1);
-  uint8_t *dst = out->data;
-  size_t offset = 0;
-  for (size_t i = 0; i < n; i++) {
-    wick_tensor *t = wick_op_input(ctx, i);
-    size_t row = (size_t)(wick_tensor_elements(t) / (outer ? outer : 1)) * esize;
-    const uint8_t *src = t->data;
-    for (int64_t o = 0; o < outer && row; o++)
-      memcpy(dst + (size_t)o * out_row + offset, src + (size_t)o * row, row);
-    offset += row;
-  }
-  return WICK_OK;
+  if (outer == 0 || out->bytes == 0) return WICK_OK;
+  concat_job j = {ctx, wick_op_num_inputs(ctx), out->bytes / (size_t)outer, outer,
+                  wick_dtype_size(out->type)};
+  /* ~4 work units per element copied (parallel.c's copies use the same). */
+  return wick_parallel_range(ctx, (size_t)outer, (uint64_t)(j.out_row / j.esize) * 4,
+                             concat_rows, &j);
 }
 
 const wick_op_def wick_op_concatenation = {"CONCATENATION", WICK_BUILTIN_CONCATENATION, 4,

@@ -119,3 +119,13 @@ def test_large_pads_split_over_threads_match_numpy(op):
     for n in (1, 2, 3):
         (got,) = wick.load(data, num_threads=n)(x)
         np.testing.assert_array_equal(got, want)
+
+
+def test_large_concatenation_split_over_threads_matches_numpy():
+    rng = np.random.default_rng(2)
+    parts = [rng.standard_normal((2, 56, 56, c)).astype(np.float32) for c in (32, 48, 16)]
+    data, _ = build("CONCATENATION", [In(p) for p in parts], dict(axis=3))
+    want = np.concatenate(parts, axis=3)
+    for n in (1, 2, 3):
+        (got,) = wick.load(data, num_threads=n)(*parts)
+        np.testing.assert_array_equal(got, want)
