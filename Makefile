@@ -42,6 +42,13 @@ test-c: build
 test-python: setup
 	$(PY) -m pytest tests/python
 
+# wick against its peers (LiteRT, ONNX Runtime, ExecuTorch, PyTorch eager) on the same models;
+# writes docs/performance.md (~20 min; BENCH_ARGS=--quick for a short run). ExecuTorch lives in
+# its own venv (.venv-executorch); if it cannot be installed its rows say why.
+bench: setup
+	bash bench/peers/setup_executorch.sh || echo "ExecuTorch peer unavailable: see build/executorch-setup.log"
+	$(PY) -m bench.peers $(BENCH_ARGS)
+
 # The C tests and the Python tests again under AddressSanitizer + UBSan.
 asan: $(VENV)/.installed
 	WICK_SANITIZE=1 ./scripts/test.sh

@@ -1,0 +1,308 @@
+"""Renders a bench.peers run (the results JSON) as docs/performance.md."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+ORDER = ("wick", "litert", "ort", "executorch", "torch")
+NAMES = {
+    "wick": "wick",
+    "litert": "LiteRT",
+    "ort": "ONNX Runtime",
+    "executorch": "ExecuTorch",
+    "torch": "PyTorch eager",
+}
+
+
+def _ms(x: float) -> str:
+    return f"{x:.3f}" if x < 1 else f"{x:.2f}" if x < 100 else f"{x:.0f}"
+
+
+def _geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else math.nan
+
+
+def one_line(res: dict, threads: int) -> str:
+    parts = []
+    for p in ORDER:
+        e = res["peers"].get(p)
+        if e is None:
+            continue
+        parts.append(f"{p} {_ms(e['median_ms'])}" if "median_ms" in e else f"{p} error")
+    ratio = _ratio(res)
+    tail = f"  wick/LiteRT {ratio:.2f}" if ratio else ""
+    return f"{threads}T: " + ", ".join(parts) + " ms" + tail
+
+
+def _ratio(res: dict, peer: str = "litert", key: str = "median_ms"):
+    w, p = res["peers"].get("wick", {}), res["peers"].get(peer, {})
+    if key in w and key in p and p[key] > 0:
+        return w[key] / p[key]
+    return None
+
+
+class _Notes:
+    """Footnotes for errors: the same message gets the same number."""
+
+    def __init__(self):
+        self.items: list[str] = []
+
+    def ref(self, msg: str) -> str:
+        msg = " ".join(msg.split())
+        if msg not in self.items:
+            self.items.append(msg)
+        return f"[{self.items.index(msg) + 1}]"
+
+
+def _cell(res: dict, peer: str, notes: _Notes, fmt) -> str:
+    e = res["peers"].get(peer)
+    if e is None:
+        return "—"
+    if "error" in e and "median_ms" not in e:
+        return "error " + notes.ref(e["error"])
+    return fmt(e)
+
+
+def render(run: dict) -> str:
+    peers = [p for p in ORDER if p in run["peers"] or p in run["unavailable"]]
+    notes = _Notes()
+    m, v = run["machine"], run["versions"]
+    la = run.get("load_average", {})
+    out = [
+        "# Performance: wick against its peers",
+        "",
+        "Written by `make bench` (`.venv/bin/python -m bench.peers`, see bench/README.md) — do "
+        "not edit by hand, run it again.",
+        "",
+        f"* **Date**: {run['date']}; command: `{run['command'].strip()}`; "
+        f"{run.get('wall_s', 0) / 60:.1f} min.",
+        f"* **Load average** (1/5/15 min) at the start {_la(la.get('start'))}, at the end "
+        f"{_la(la.get('end'))} on {m.get('cores')} cores"
+        + (
+            f" (1-min average when each model started: {_load_range(run)})"
+            if _load_range(run)
+            else ""
+        )
+        + ": "
+        + (
+            "**the machine was shared and busy: the absolute numbers are noisy; the ratios, "
+            "measured interleaved in the same run, much less so**."
+            if la
+            and max([la["start"][0], la["end"][0]] + [r.get("load", 0) for r in run["models"]])
+            > 0.5 * (m.get("cores") or 1)
+            else "quiet."
+        ),
+        f"* **Machine**: {m.get('cpu')}, {m.get('cores')} logical cores, "
+        f"{m.get('memory_gib', '?')} GiB, Linux {m.get('kernel')}; ISA: {m.get('isa')}.",
+        "* **Versions**: " + "; ".join(f"{k} {val}" for k, val in v.items()) + ".",
+        "",
+        "## How it is measured",
+        "",
+        "* One fresh worker process per peer, model and thread count (bench/peers/worker.py). "
+        "**Cold start** is measured in it: load + prepare + first inference, wall clock, "
+        "library imports excluded. **Peak RSS** is that process's max RSS after all its runs; "
+        "in brackets the part above its RSS after imports (a Python process with torch "
+        "imported starts near 0.5–1 GB, one with only numpy and the runtime near 40 MB).",
+        "* **Latency**: warm-up, then rounds in which every peer runs one inference, in an "
+        "order rotated every round with a "
+        f"{run['protocol']['gap_ms']:g} ms idle gap between peers, so background load hits all "
+        "peers alike. Each time is the **wall clock** of one invoke on inputs already in place "
+        "(time.perf_counter around the peer's lowest-overhead entry point: wick through one "
+        "ctypes call of `wick_interpreter_invoke`, LiteRT `Interpreter.invoke`, ONNX Runtime "
+        "`run_with_iobinding`, ExecuTorch `Method.execute`, PyTorch `module(x)` under "
+        "`inference_mode`). Tables give the **median / p90**; rounds per model: "
+        + (
+            f"{run['protocol']['runs']} fixed."
+            if run["protocol"]["runs"]
+            else f"as many as fit {run['protocol']['budget_s']:g} s "
+            f"(at least {run['protocol']['min_runs']}, at most {run['protocol']['max_runs']})."
+        ),
+        "* **Same files**: wick and LiteRT run the same .tflite, written by wick's converter "
+        "from the PyTorch model (default options: NCHW input, as the PyTorch model takes it); "
+        "ONNX Runtime runs `torch.onnx.export(model)` (dynamo exporter, CPU provider, all graph "
+        "optimizations); ExecuTorch runs the same `torch.export` program lowered with "
+        "`XnnpackPartitioner`; PyTorch eager runs the module itself. Models have seeded random "
+        "weights with realistic normalisation statistics (`wick.zoo.realistic_init_`), batch 1.",
+        "* **int8** rows: the model quantized with PT2E (torchao's XNNPACK quantizer config: "
+        "int8 per-tensor activations, per-channel symmetric weights); wick and LiteRT (XNNPACK "
+        "QS8) run wick's full-integer .tflite; ONNX Runtime and ExecuTorch run their own export "
+        "of the same quantized program; the reference is the PT2E program in PyTorch "
+        "(float arithmetic between quantize/dequantize steps), so a few output quantization "
+        "steps of difference are expected.",
+        "* **Threads**: each peer's own option (wick and LiteRT `num_threads`, ORT "
+        "`intra_op_num_threads` with spinning off, ExecuTorch's XNNPACK thread pool size, "
+        "`torch.set_num_threads` with `OMP_WAIT_POLICY=PASSIVE`).",
+        "",
+    ]
+    for t in run["threads"]:
+        out += _latency_table(run, peers, str(t), notes)
+    out += _cold_rss_tables(run, peers, notes)
+    out += _check_table(run, peers, notes)
+    dele = [(r["name"], r.get("executorch_delegation")) for r in run["models"]]
+    if any(d for _, d in dele):
+        out += ["## ExecuTorch delegation (XNNPACK partitioner)", ""]
+        out += [f"* {name}: {d}" for name, d in dele if d]
+        out.append("")
+    if run["unavailable"]:
+        out += ["## Peers that did not run", ""]
+        out += [f"* {NAMES[p]}: {why}" for p, why in run["unavailable"].items()]
+        out.append("")
+    if notes.items:
+        out += ["## Errors", ""]
+        out += [f"{i + 1}. {msg}" for i, msg in enumerate(notes.items)]
+        out.append("")
+    return "\n".join(out)
+
+
+def _load_range(run) -> str:
+    xs = [row["load"] for row in run["models"] if "load" in row]
+    return f"{min(xs):.1f}–{max(xs):.1f}" if xs else ""
+
+
+def _la(x) -> str:
+    return " / ".join(f"{v:.1f}" for v in x) if x else "?"
+
+
+def _latency_table(run, peers, t, notes) -> list[str]:
+    n = int(t)
+    head = ["model"] + [NAMES[p] for p in peers] + ["wick / LiteRT", "(CPU time)"]
+    out = [
+        f"## Latency, {n} thread{'s' if n > 1 else ''} (ms, median / p90 of wall time)",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    ratios = {"fp32": [], "int8": []}
+    cpu_ratios = {"fp32": [], "int8": []}
+    vs_peer = {p: {"fp32": [], "int8": []} for p in peers}
+    for row in run["models"]:
+        res = row["by_threads"].get(t)
+        if res is None:
+            err = row.get("error")
+            out.append(f"| {row['name']} | " + " | ".join(
+                [f"error {notes.ref(err)}" if err else "—"] * (len(head) - 1)) + " |")  # fmt: skip
+            continue
+        kind = "int8" if row["int8"] else "fp32"
+        cells = [row["name"]]
+        for p in peers:
+
+            def fmt(e):
+                return f"{_ms(e['median_ms'])} / {_ms(e['p90_ms'])}"
+
+            cells.append(_cell(res, p, notes, fmt))
+            r = _ratio(res, p)
+            if r and p != "wick":
+                vs_peer[p][kind].append(r)
+        r = _ratio(res)
+        cells.append(f"**{r:.2f}**" if r else "—")
+        if r:
+            ratios[kind].append(r)
+        rc = _ratio(res, key="cpu_median_ms")
+        cells.append(f"({rc:.2f})" if rc else "—")
+        if rc:
+            cpu_ratios[kind].append(rc)
+        out.append("| " + " | ".join(cells) + " |")
+    for kind in ("fp32", "int8"):
+        if not ratios[kind] and not any(vs_peer[p][kind] for p in peers):
+            continue
+        cells = [f"*geomean wick / peer, {kind}*", ""]
+        for p in peers[1:]:
+            xs = vs_peer[p][kind]
+            cells.append(f"*{_geomean(xs):.2f}* ({len(xs)})" if xs else "—")
+        g = _geomean(ratios[kind])
+        cells.append(f"**{g:.2f}** ({len(ratios[kind])})" if ratios[kind] else "—")
+        gc = _geomean(cpu_ratios[kind])
+        cells.append(f"({gc:.2f})" if cpu_ratios[kind] else "—")
+        out.append("| " + " | ".join(cells) + " |")
+    out += [
+        "",
+        "Ratios are of medians; below 1 wick is faster. The geomean rows give wick / that peer "
+        "over the models both ran (count in brackets). *(CPU time)*: the same ratio of the "
+        "median CPU time the worker process used per inference (all its threads; time spent "
+        "preempted by other processes not counted) — on a loaded machine a long inference is "
+        "preempted more often than a short one, so the wall-clock ratio drifts away from 1 "
+        "with the load, and this column is the steadier one"
+        + (
+            "; at 2 threads it counts both threads' work, including a thread pool's spinning."
+            if n > 1
+            else "."
+        ),
+        "",
+    ]
+    return out
+
+
+def _cold_rss_tables(run, peers, notes) -> list[str]:
+    t = str(run["threads"][0])
+    out = []
+    for title, fmt in (
+        ("Cold start (ms: load + prepare + first inference, fresh process)", _cold),
+        ("Peak RSS (MB, fresh process; in brackets: above the RSS after imports)", _rss),
+    ):
+        head = ["model"] + [NAMES[p] for p in peers]
+        out += [
+            f"## {title}, {t} thread{'s' if t != '1' else ''}",
+            "",
+            "| " + " | ".join(head) + " |",
+            "|" + "---|" * len(head),
+        ]
+        for row in run["models"]:
+            res = row["by_threads"].get(t)
+            if res is None:
+                continue
+            out.append(
+                "| " + " | ".join([row["name"]] + [_cell(res, p, notes, fmt) for p in peers]) + " |"
+            )
+        out.append("")
+    return out
+
+
+def _cold(e) -> str:
+    return _ms(e["cold_ms"]) if "cold_ms" in e else "—"
+
+
+def _rss(e) -> str:
+    if "peak_rss_mb" not in e:
+        return "—"
+    return f"{e['peak_rss_mb']:.0f} ({e['peak_rss_mb'] - e['rss_base_mb']:.0f})"
+
+
+def _check_table(run, peers, notes) -> list[str]:
+    t = str(run["threads"][0])
+    shown = [p for p in peers if p != "torch"]
+    head = ["model", "max \\|eager\\|"] + [NAMES[p] for p in shown]
+    out = [
+        "## Output check (max \\|peer − PyTorch eager\\| on the benchmark input)",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for row in run["models"]:
+        res = row["by_threads"].get(t)
+        if res is None:
+            continue
+        cells = [row["name"], f"{res['ref_max_abs']:.3g}"]
+        for p in shown:
+            cells.append(_cell(res, p, notes, _diff))
+        out.append("| " + " | ".join(cells) + " |")
+    out += [
+        "",
+        "The worst of each peer's first inference and its last (after the timed runs, on the same inputs). PyTorch eager's own column is its run in a "
+        "worker process, 0 up to thread-count effects, so it is not shown.",
+        "",
+    ]
+    return out
+
+
+def _diff(e) -> str:
+    d = e.get("max_abs_diff")
+    if d is None:
+        return "—"
+    return "**mismatch (shape/count)**" if math.isinf(d) else f"{d:.2g}"
+
+
+if __name__ == "__main__":  # re-render a results file: python -m bench.peers.report RESULTS.json
+    with open(sys.argv[1]) as f:
+        print(render(json.load(f)))
