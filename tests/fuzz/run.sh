@@ -61,7 +61,12 @@ fi
 # ---- 2. build (objects are rebuilt only when their source is newer) ----
 echo "run.sh: building with $($CC --version | head -1)"
 OBJS=""
-for src in $(cd "$ROOT" && find src -name '*.c' | sort); do
+case "$(uname -m)" in  # kernels for another ISA are not built (as in CMakeLists.txt)
+  x86_64 | i?86) FOREIGN="src/kernels/neon/" ;;
+  aarch64 | arm64) FOREIGN="src/kernels/avx" ;;
+  *) FOREIGN="src/kernels/neon/|src/kernels/avx" ;;
+esac
+for src in $(cd "$ROOT" && find src -name '*.c' | sort | grep -Ev "^($FOREIGN)"); do
   obj="$OUT/obj/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')"
   extra=""
   case "$src" in

@@ -833,6 +833,356 @@ static void stride_overflow_cases(void) {
               "subgraphs[0].tensors[0].shape: element count overflows");
 }
 
+/* ---------------------------------------------------------------- one case per bug class */
+/* RELIABILITY.md's classes (division by zero, out-of-bounds, null dereference,
+ * integer overflow in sizes, unbounded allocation/loop, uninitialised reads,
+ * misaligned reads), each as a small one-operator file that asserts its own
+ * error. Graph inputs are the op inputs without data; they are filled from
+ * `in` (bytes, in order) so run-time values can be tested too. */
+
+static tm_node *opts_i32(tm_builder *b, int n, const int32_t *ids, const int32_t *vals) {
+  tm_node *t = tm_table(b);
+  for (int i = 0; i < n; i++) tm_i32(t, ids[i], vals[i]);
+  return t;
+}
+
+/* Finishes a one-subgraph model whose inputs are `gin` and outputs `gout`. */
+static uint8_t *graph_finish(tm_graph *g, const int32_t *gin, size_t nin, const int32_t *gout,
+                             size_t nout, size_t *size) {
+  tm_node *sg = tm_subgraph(g->b, g->tensors, g->nt, gin, nin, gout, nout, g->ops, g->nops);
+  tm_node *model = tm_model(g->b, 3, g->opcodes, g->nopc, &sg, 1, g->buffers, g->nbuf, NULL, 0);
+  uint8_t *bytes = tm_finish(g->b, model, "TFL3", size);
+  tm_free(g->b);
+  return bytes;
+}
+
+/* Load, create (64 MiB cap) and invoke with the inputs filled from `in`;
+ * expects `want` at `phase` (0 load, 1 create, 2 invoke, 3 ran) with `needle`
+ * in the message. On success copies output 0 into `out` (when not NULL). */
+static void expect_run_out(const char *what, uint8_t *bytes, size_t size, const void *in,
+                           size_t in_bytes, int phase, wick_status want, const char *needle,
+                           void *out, size_t out_bytes) {
+  g_targeted++;
+  snprintf(g_case, sizeof g_case, "targeted: %s", what);
+  wick_error_info err;
+  err.message[0] = 0;
+  wick_model *m = NULL;
+  wick_interpreter *it = NULL;
+  int got = 0;
+  const char *msg = err.message;
+  wick_status st = wick_model_load_buffer(bytes, size, NULL, &err, &m);
+  if (st == WICK_OK) {
+    got = 1;
+    wick_interpreter_options o = wick_interpreter_options_default();
+    o.memory_limit_bytes = (size_t)64 << 20;
+    st = wick_interpreter_create(m, NULL, &o, &err, &it);
+  }
+  if (st == WICK_OK) {
+    got = 2;
+    const uint8_t *p = in;
+    for (size_t i = 0; i < wick_interpreter_input_count(it); i++) {
+      wick_tensor *t = wick_interpreter_input(it, i);
+      size_t n = wick_tensor_byte_size(t);
+      if (n > in_bytes) n = in_bytes;
+      if (n) wick_tensor_copy_from(t, p, n);
+      p += n, in_bytes -= n;
+    }
+    st = wick_interpreter_invoke(it);
+    msg = wick_interpreter_last_error(it);
+    if (st == WICK_OK) {
+      got = 3;
+      if (out) wick_tensor_copy_to(wick_interpreter_output(it, 0), out, out_bytes);
+    }
+  }
+  if (got != phase || st != want || strstr(msg, needle) == NULL)
+    FAIL("%s: expected %s at phase %d with \"%s\"; got %s at phase %d: \"%s\"", what,
+         wick_status_string(want), phase, needle, wick_status_string(st), got, msg);
+  else
+    printf("  ok  %-40s %s\n", what, msg[0] ? msg : "(no error)");
+  wick_interpreter_destroy(it);
+  wick_model_destroy(m);
+  free(bytes);
+}
+
+static void expect_run(const char *what, uint8_t *bytes, size_t size, const void *in,
+                       size_t in_bytes, int phase, wick_status want, const char *needle) {
+  expect_run_out(what, bytes, size, in, in_bytes, phase, want, needle, NULL, 0);
+}
+
+enum { OPT_CONV = 1, OPT_POOL = 5, OPT_FC = 8, OPT_CONCAT = 10, OPT_SPACE_TO_DEPTH = 19,
+       OPT_GATHER = 23, OPT_SPLIT = 35 };
+enum { OP_ADD = 0, OP_CONCATENATION = 2, OP_CONV_2D = 3, OP_FULLY_CONNECTED = 9,
+       OP_MAX_POOL_2D = 17, OP_SPACE_TO_DEPTH = 26, OP_SVDF = 27, OP_GATHER = 36, OP_DIV = 42,
+       OP_STRIDED_SLICE = 45, OP_SPLIT = 49, OP_RANGE = 96 };
+
+/* x[1,4,4,2] -CONV_2D (3 filters 1x1, bias)-> y, with options and bias size given. */
+static uint8_t *conv_model(int32_t stride, size_t bias_n, size_t *size) {
+  tm_graph g;
+  tm_graph_init(&g, tm_new());
+  int32_t s_x[4] = {1, 4, 4, 2}, s_w[4] = {3, 1, 1, 2}, s_b[1] = {(int32_t)bias_n};
+  float w[6] = {1, 2, 3, 4, 5, 6}, bias[8] = {0};
+  int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 4);
+  int32_t tw = tm_g_const(&g, "w", TM_F32, s_w, 4, w, sizeof w, NULL);
+  int32_t tb = tm_g_const(&g, "b", TM_F32, s_b, 1, bias, bias_n * sizeof(float), NULL);
+  int32_t y = tm_g_tensor(&g, "y", TM_F32, s_x, 4);
+  int32_t ins[3] = {x, tw, tb}, outs[1] = {y}, ids[3] = {0, 1, 2}, vals[3] = {1, stride, stride};
+  tm_g_op(&g, OP_CONV_2D, ins, 3, outs, 1, OPT_CONV, opts_i32(g.b, 3, ids, vals));
+  return graph_finish(&g, &x, 1, &y, 1, size);
+}
+
+/* y = OP(x[shape_x] (graph input), c (int32 constant, or a graph input when
+ * c_is_input)) with an options table of int32 fields. */
+static uint8_t *binary_model(int32_t builtin, const int32_t *sx, size_t rx, int type,
+                             const int32_t *c, const int32_t *sc, size_t rc, bool c_is_input,
+                             uint8_t opt_type, int nopt, const int32_t *ids, const int32_t *vals,
+                             size_t *size) {
+  tm_graph g;
+  tm_graph_init(&g, tm_new());
+  size_t nc = 1;
+  for (size_t i = 0; i < rc; i++) nc *= (size_t)sc[i];
+  int32_t x = tm_g_tensor(&g, "x", type, sx, rx);
+  int32_t k = c_is_input ? tm_g_tensor(&g, "c", TM_I32, sc, rc)
+                         : tm_g_const(&g, "c", TM_I32, sc, rc, c, nc * 4, NULL);
+  int32_t s_y[1] = {1};
+  int32_t y = tm_g_tensor(&g, "y", type, s_y, 1);
+  int32_t ins[2] = {x, k}, outs[1] = {y}, gin[2] = {x, k};
+  tm_g_op(&g, builtin, ins, 2, outs, 1, opt_type, nopt ? opts_i32(g.b, nopt, ids, vals) : NULL);
+  return graph_finish(&g, gin, c_is_input ? 2 : 1, &y, 1, size);
+}
+
+static void bug_class_cases(void) {
+  const wick_status BAD = WICK_ERR_MALFORMED_MODEL, RUNTIME = WICK_ERR_INVALID_INPUT;
+  size_t size;
+  uint8_t *bytes;
+
+  /* division by zero: a model-controlled divisor */
+  bytes = conv_model(0, 3, &size);
+  expect_run("div0: CONV_2D stride 0", bytes, size, NULL, 0, 1, BAD, "stride 0 must be positive");
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_x[4] = {1, 4, 4, 2};
+    int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 4), y = tm_g_tensor(&g, "y", TM_F32, s_x, 4);
+    int32_t ids[5] = {0, 1, 2, 3, 4}, vals[5] = {1, 1, 1, 0, 2};
+    tm_g_op(&g, OP_MAX_POOL_2D, &x, 1, &y, 1, OPT_POOL, opts_i32(g.b, 5, ids, vals));
+    bytes = graph_finish(&g, &x, 1, &y, 1, &size);
+    expect_run("div0: MAX_POOL_2D filter width 0", bytes, size, NULL, 0, 1, BAD, "filter size 0 must be positive");
+  }
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_x[4] = {1, 4, 4, 2};
+    int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 4), y = tm_g_tensor(&g, "y", TM_F32, s_x, 4);
+    int32_t ids[1] = {0}, vals[1] = {0};
+    tm_g_op(&g, OP_SPACE_TO_DEPTH, &x, 1, &y, 1, OPT_SPACE_TO_DEPTH, opts_i32(g.b, 1, ids, vals));
+    bytes = graph_finish(&g, &x, 1, &y, 1, &size);
+    expect_run("div0: SPACE_TO_DEPTH block size 0", bytes, size, NULL, 0, 1, BAD, "block_size must be >= 1, not 0");
+  }
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_x[2] = {2, 6}, s_0[1] = {1}, one[1] = {1};
+    int32_t axis = tm_g_const(&g, "axis", TM_I32, s_0, 0, one, 4, NULL);
+    int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2), y = tm_g_tensor(&g, "y", TM_F32, s_x, 2);
+    int32_t ins[2] = {axis, x}, ids[1] = {0}, vals[1] = {0};
+    tm_g_op(&g, OP_SPLIT, ins, 2, &y, 1, OPT_SPLIT, opts_i32(g.b, 1, ids, vals));
+    bytes = graph_finish(&g, &x, 1, &y, 1, &size);
+    expect_run("div0: SPLIT num_splits 0", bytes, size, NULL, 0, 1, BAD, "num_splits must be positive, not 0");
+  }
+  {
+    const int32_t s4[1] = {4}, in[8] = {7, 8, 9, 10, 1, 0, 2, 3}; /* x, then divisor */
+    bytes = binary_model(OP_DIV, s4, 1, TM_I32, NULL, s4, 1, true, 0, 0, NULL, NULL, &size);
+    expect_run("div0: int32 DIV by a run-time zero", bytes, size, in, sizeof in, 2, RUNTIME,
+               "integer division by zero");
+  }
+
+  /* out of bounds: axes, indices, broadcast shapes, bias sizes */
+  {
+    const int32_t s_x[2] = {2, 3}, two[2] = {0, 1}, s2[1] = {2}, ids[1] = {0}, ax[1] = {5};
+    bytes = binary_model(OP_CONCATENATION, s_x, 2, TM_F32, two, s2, 1, false, OPT_CONCAT, 1, ids,
+                         ax, &size);
+    /* (the second "input" is an int32 constant: the axis must be refused first or the
+     * type mismatch named — either way a specific MALFORMED_MODEL, never a read) */
+    expect_run("oob: CONCATENATION axis 5 of rank 2", bytes, size, NULL, 0, 1, BAD, "axis 5 is outside rank 2");
+  }
+  {
+    const int32_t s_x[2] = {5, 3}, idx[2] = {1, -1}, s2[1] = {2}, ids[1] = {0}, ax[1] = {0};
+    bytes = binary_model(OP_GATHER, s_x, 2, TM_F32, idx, s2, 1, false, OPT_GATHER, 1, ids, ax,
+                         &size);
+    expect_run("oob: GATHER constant index -1", bytes, size, NULL, 0, 1, BAD, "index -1 (element 1 of the indices) is outside [0, 5)");
+    float x[15] = {0};
+    uint8_t in[15 * 4 + 8];
+    const int32_t bad[2] = {4, 5};
+    memcpy(in, x, sizeof x);
+    memcpy(in + sizeof x, bad, sizeof bad);
+    bytes = binary_model(OP_GATHER, s_x, 2, TM_F32, NULL, s2, 1, true, OPT_GATHER, 1, ids, ax,
+                         &size);
+    expect_run("oob: GATHER run-time index 5 of 5 rows", bytes, size, in, sizeof in, 2, RUNTIME,
+               "index 5 (element 1 of the indices) is outside [0, 5)");
+    const int32_t ax9[1] = {9};
+    bytes = binary_model(OP_GATHER, s_x, 2, TM_F32, idx, s2, 1, false, OPT_GATHER, 1, ids, ax9,
+                         &size);
+    expect_run("oob: GATHER axis 9", bytes, size, NULL, 0, 1, BAD, "axis 9 is outside rank 2");
+  }
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_a[2] = {2, 3}, s_b[1] = {4};
+    int32_t a = tm_g_tensor(&g, "a", TM_F32, s_a, 2), c = tm_g_tensor(&g, "b", TM_F32, s_b, 1);
+    int32_t y = tm_g_tensor(&g, "y", TM_F32, s_a, 2), ins[2] = {a, c};
+    tm_g_op(&g, OP_ADD, ins, 2, &y, 1, 0, NULL);
+    bytes = graph_finish(&g, ins, 2, &y, 1, &size);
+    expect_run("oob: ADD of [2,3] and [4] (no broadcast)", bytes, size, NULL, 0, 1, BAD,
+               "shapes [2,3] and [4] do not broadcast");
+  }
+  bytes = conv_model(1, 5, &size);
+  expect_run("oob: CONV_2D bias of 5 for 3 filters", bytes, size, NULL, 0, 1, BAD, "bias has 5 elements for 3 output channels");
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_x[2] = {2, 6}, s_w[2] = {4, 6}, s_b[1] = {6}, s_y[2] = {2, 4};
+    float w[24] = {0}, bias[6] = {0};
+    int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2);
+    int32_t tw = tm_g_const(&g, "w", TM_F32, s_w, 2, w, sizeof w, NULL);
+    int32_t tb = tm_g_const(&g, "b", TM_F32, s_b, 1, bias, sizeof bias, NULL);
+    int32_t y = tm_g_tensor(&g, "y", TM_F32, s_y, 2), ins[3] = {x, tw, tb};
+    tm_g_op(&g, OP_FULLY_CONNECTED, ins, 3, &y, 1, 0, NULL);
+    bytes = graph_finish(&g, &x, 1, &y, 1, &size);
+    expect_run("oob: FULLY_CONNECTED bias of 6 for 4 units", bytes, size, NULL, 0, 1, BAD,
+               "bias has 6 elements for 4 outputs");
+  }
+  {
+    /* sparsity metadata (Tensor.sparsity, field 6): wick runs no sparse tensors and must
+     * refuse the file rather than read the dense buffer through sparse indices */
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_x[2] = {1, 4}, s_k[1] = {4};
+    float kv[4] = {1, 2, 3, 4};
+    int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2);
+    int32_t k = tm_g_const(&g, "k", TM_F32, s_k, 1, kv, sizeof kv, NULL);
+    tm_node *sparsity = tm_table(g.b);
+    int32_t order[1] = {0};
+    tm_ref(sparsity, 0, tm_vec_i32(g.b, order, 1)); /* traversal_order */
+    tm_ref(g.tensors[k], 6, sparsity);
+    int32_t y = tm_g_tensor(&g, "y", TM_F32, s_x, 2), ins[2] = {x, k};
+    tm_g_op(&g, OP_ADD, ins, 2, &y, 1, 0, NULL);
+    bytes = graph_finish(&g, &x, 1, &y, 1, &size);
+    expect_run("oob: sparse constant (sparsity metadata)", bytes, size, NULL, 0, 1,
+               WICK_ERR_UNSUPPORTED_OP, "input 1 is a sparse tensor");
+  }
+
+  /* null dereference: a read-only tensor whose buffer is empty; a missing variable input */
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    g.buffers[g.nbuf++] = tm_buffer(g.b, NULL, 0); /* buffer 1: exists, holds nothing */
+    int32_t s_x[2] = {2, 6}, s_w[2] = {4, 6}, s_y[2] = {2, 4};
+    int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2);
+    g.tensors[g.nt] = tm_tensor(g.b, "w", TM_F32, s_w, 2, 1, NULL);
+    int32_t tw = (int32_t)g.nt++;
+    int32_t y = tm_g_tensor(&g, "y", TM_F32, s_y, 2), ins[3] = {x, tw, -1};
+    tm_g_op(&g, OP_FULLY_CONNECTED, ins, 3, &y, 1, 0, NULL);
+    bytes = graph_finish(&g, &x, 1, &y, 1, &size);
+    expect_run("null: weights in an empty buffer", bytes, size, NULL, 0, 0, BAD, "reads tensor 1 (w) before any operator writes it");
+  }
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_x[2] = {1, 3}, s_wf[2] = {4, 3}, s_wt[2] = {4, 2}, s_y[2] = {1, 4};
+    float wf[12] = {0}, wt[8] = {0};
+    int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2);
+    int32_t f = tm_g_const(&g, "wf", TM_F32, s_wf, 2, wf, sizeof wf, NULL);
+    int32_t t = tm_g_const(&g, "wt", TM_F32, s_wt, 2, wt, sizeof wt, NULL);
+    int32_t y = tm_g_tensor(&g, "y", TM_F32, s_y, 2), ins[5] = {x, f, t, -1, -1};
+    int32_t ids[1] = {0}, vals[1] = {1}; /* SVDFOptions.rank */
+    tm_g_op(&g, OP_SVDF, ins, 5, &y, 1, 18, opts_i32(g.b, 1, ids, vals));
+    bytes = graph_finish(&g, &x, 1, &y, 1, &size);
+    expect_run("null: SVDF without its variable state", bytes, size, NULL, 0, 1, BAD,
+               "required but absent");
+  }
+
+  /* integer overflow in sizes: concatenated dims summing past INT32_MAX */
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_a[2] = {0, 2000000000}, s_y[2] = {0, 1};
+    int32_t a = tm_g_tensor(&g, "a", TM_F32, s_a, 2), c = tm_g_tensor(&g, "b", TM_F32, s_a, 2);
+    int32_t y = tm_g_tensor(&g, "y", TM_F32, s_y, 2), ins[2] = {a, c};
+    int32_t ids[1] = {0}, vals[1] = {1};
+    tm_g_op(&g, OP_CONCATENATION, ins, 2, &y, 1, OPT_CONCAT, opts_i32(g.b, 1, ids, vals));
+    bytes = graph_finish(&g, ins, 2, &y, 1, &size);
+    expect_run("overflow: CONCATENATION dims 2e9 + 2e9", bytes, size, NULL, 0, 1, BAD,
+               "the concatenated dimension overflows");
+  }
+
+  /* unbounded allocation / loop: an output sized by a model value, a slice stride of 0 */
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s0[1] = {1}, zero[1] = {0}, lim[1] = {2000000000}, one[1] = {1};
+    int32_t a = tm_g_const(&g, "start", TM_I32, s0, 0, zero, 4, NULL);
+    int32_t l = tm_g_const(&g, "limit", TM_I32, s0, 0, lim, 4, NULL);
+    int32_t d = tm_g_const(&g, "delta", TM_I32, s0, 0, one, 4, NULL);
+    int32_t y = tm_g_tensor(&g, "y", TM_I32, s0, 1), ins[3] = {a, l, d};
+    tm_g_op(&g, OP_RANGE, ins, 3, &y, 1, 0, NULL);
+    bytes = graph_finish(&g, NULL, 0, &y, 1, &size);
+    expect_run("unbounded: RANGE of 2e9 under a 64 MiB cap", bytes, size, NULL, 0, 1,
+               WICK_ERR_OUT_OF_MEMORY, "out of memory allocating 8000000000 bytes");
+  }
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_x[2] = {5, 6}, s2[1] = {2}, b0[2] = {0, 0}, e[2] = {5, 6}, st0[2] = {1, 0};
+    int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2);
+    int32_t tb = tm_g_const(&g, "begin", TM_I32, s2, 1, b0, 8, NULL);
+    int32_t te = tm_g_const(&g, "end", TM_I32, s2, 1, e, 8, NULL);
+    int32_t ts = tm_g_const(&g, "strides", TM_I32, s2, 1, st0, 8, NULL);
+    int32_t y = tm_g_tensor(&g, "y", TM_F32, s_x, 2), ins[4] = {x, tb, te, ts};
+    tm_g_op(&g, OP_STRIDED_SLICE, ins, 4, &y, 1, 0, NULL);
+    bytes = graph_finish(&g, &x, 1, &y, 1, &size);
+    expect_run("unbounded: STRIDED_SLICE stride 0", bytes, size, NULL, 0, 1, BAD,
+               "strides[1] is 0");
+  }
+
+  /* uninitialised read: an int8 op whose tensors carry no quantization */
+  {
+    tm_graph g;
+    tm_graph_init(&g, tm_new());
+    int32_t s_x[2] = {2, 4};
+    int32_t a = tm_g_tensor(&g, "a", TM_I8, s_x, 2), y = tm_g_tensor(&g, "y", TM_F32, s_x, 2);
+    g.ops[g.nops++] = tm_operator(g.b, tm_g_opcode(&g, 6 /* DEQUANTIZE */, 2), &a, 1, &y, 1, 0,
+                                  NULL);
+    bytes = graph_finish(&g, &a, 1, &y, 1, &size);
+    expect_run("uninit: DEQUANTIZE of int8 without quantization", bytes, size, NULL, 0, 1, BAD,
+               "input (int8) has no quantization parameters");
+  }
+
+  /* misaligned reads: a float constant at an odd file offset is copied, not read in place */
+  {
+    knobs k = default_knobs();
+    k.buffer_external = true;
+    k.buf_offset = 0;
+    k.buf_size = 16;
+    size_t base;
+    uint8_t *probe = build_knobs(&k, &base);
+    free(probe);
+    k.buf_offset = ((base + 7) & ~(size_t)7) + 1; /* odd: misaligned for float */
+    uint8_t *model = build_knobs(&k, &size);
+    uint8_t *file = calloc(1, k.buf_offset + 16);
+    if (file == NULL) abort();
+    memcpy(file, model, size);
+    const float kv[4] = {10, 20, 30, 40}, x[4] = {1, 2, 3, 4};
+    memcpy(file + k.buf_offset, kv, sizeof kv);
+    free(model);
+    float y[4] = {0};
+    expect_run_out("misaligned float constant (offset odd)", file, k.buf_offset + 16, x, sizeof x, 3,
+               WICK_OK, "", y, sizeof y);
+    if (y[0] != 11 || y[1] != 22 || y[2] != 33 || y[3] != 44)
+      FAIL("misaligned constant: x + k gave %g %g %g %g, want 11 22 33 44", y[0], y[1], y[2],
+           y[3]);
+  }
+}
+
 static void targeted_cases(void) {
   printf("targeted malformations:\n");
   const wick_status BAD = WICK_ERR_MALFORMED_MODEL;
@@ -957,6 +1307,7 @@ static void targeted_cases(void) {
   reshape_rank_case(false);
   reshape_rank_case(true);
   stride_overflow_cases();
+  bug_class_cases();
 }
 
 /* ---------------------------------------------------------------- regressions */
