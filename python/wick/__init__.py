@@ -16,6 +16,12 @@ def __getattr__(name):
         g = globals()
         g["convert"], g["ConversionError"], g["Model"] = mod.convert, mod.ConversionError, mod.Model
         return g[name]
+    if name == "quantize":  # wick.quantize: PT2E int8 / dynamic-range / fp16 (lazy: torch)
+        import importlib
+
+        mod = importlib.import_module(".quantize", __name__)
+        globals()["quantize"] = mod  # the package is callable: wick.quantize(module, ...)
+        return mod
     if name == "visualize":  # wick.graph: offline HTML view of a model (lazy: no torch import)
         return __import__(f"{__name__}.graph", fromlist=["visualize"]).visualize
     raise AttributeError(f"module 'wick' has no attribute {name!r}")

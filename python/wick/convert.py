@@ -92,10 +92,16 @@ class Model:
         *,
         channels_last_io: bool = False,
         op_counts: dict | None = None,
+        float_islands: list | None = None,
     ):
         self.tflite_bytes = tflite_bytes if isinstance(tflite_bytes, bytes) else bytes(tflite_bytes)
         self.channels_last_io = channels_last_io
         self.op_counts = dict(op_counts or {})
+        # ops computing in float between a DEQUANTIZE and a QUANTIZE (int8 models):
+        # (TFLite op, "file:line in func: code" or None)
+        self.float_islands = list(float_islands or [])
+        self.scheme = "float32"  # wick.quantize: "int8", "dynamic_int8" or "fp16"
+        self.reference = None  # wick.quantize(scheme="int8"): the PT2E reference module
         self._signatures = {
             key: Signature(self, key, ins, outs, channels_last_io)
             for key, (ins, outs) in signatures.items()
@@ -179,6 +185,9 @@ class Model:
             for kind, specs in (("input", sig.inputs), ("output", sig.outputs)):
                 for s in specs:
                     lines.append(f"  {pad}{kind:6s} {s.name}: {s.dtype}{list(s.shape)}")
+        if self.scheme == "int8" or self.float_islands:
+            isl = ", ".join(op for op, _ in self.float_islands) or "none"
+            lines.insert(1, f"  float islands in the int8 model: {isl}")
         total = sum(self.op_counts.values())
         lines.append(f"  {total} operators" + (" (all signatures):" if several else ":"))
         for op, n in sorted(self.op_counts.items(), key=lambda kv: (-kv[1], kv[0])):
@@ -382,7 +391,9 @@ def _is_module(obj) -> bool:
     return isinstance(obj, torch.nn.Module)
 
 
-def _convert_graph(module, args, kwargs, dynamic_shapes, channels_last_io, stages, label, say):
+def _convert_graph(
+    module, args, kwargs, dynamic_shapes, channels_last_io, stages, label, say, weights="float32"
+):
     """One signature through stages 1-5: export, import, ATen passes, lowering, TFLite passes.
     Returns the TFLite-level graph (lower/tfl.py)."""
     from .converter.frontend import export_module, import_program
@@ -399,6 +410,7 @@ def _convert_graph(module, args, kwargs, dynamic_shapes, channels_last_io, stage
     from .converter.passes.patterns import recover_patterns
     from .converter.passes.quantize import quantize_ops
     from .converter.passes.tfl_fold import tfl_fold
+    from .converter.passes.weights import compress_weights
 
     if not isinstance(args, tuple):
         args = (args,)
@@ -449,6 +461,10 @@ def _convert_graph(module, args, kwargs, dynamic_shapes, channels_last_io, stage
         quantize_ops(sub)
         cleanup(sub)
     stages.add(label + "after fusion, int8 and cleanup", tg)
+    if weights != "float32":
+        for sub in tg.all_graphs():
+            compress_weights(sub, weights)
+        stages.add(label + f"{weights} weights", tg)
     return tg
 
 
@@ -462,6 +478,7 @@ def convert(
     description: str = "wick",
     debug_dir=None,
     progress: bool | None = None,
+    weights: str = "float32",
 ) -> Model:
     """Convert a PyTorch module to a standard .tflite model.
 
@@ -477,24 +494,34 @@ def convert(
 
     ``debug_dir``: write a page with the graph after every stage there (wick.graph, see
     docs/graph.md).  ``progress``: stage lines on stderr — True always, False never, None
-    (default) only once the conversion has taken more than 2 s."""
+    (default) only once the conversion has taken more than 2 s.  ``weights``: ``"float32"``;
+    ``"int8"`` stores fully connected weights int8 per output row for TFLite's hybrid kernel
+    (dynamic-range quantization); ``"float16"`` stores float constants as float16 +
+    DEQUANTIZE (``wick.quantize`` exposes both as schemes)."""
+    from .converter.passes.weights import WEIGHT_MODES
+
+    if weights not in WEIGHT_MODES:
+        raise ValueError(f"weights must be one of {', '.join(WEIGHT_MODES)}, not {weights!r}")
     specs = _signature_specs(module, args, kwargs, dynamic_shapes)
     several = len(specs) > 1
     say = _Progress(progress)
     try:
-        return _convert(specs, several, channels_last_io, description, debug_dir, say)
+        return _convert(specs, several, channels_last_io, description, debug_dir, say, weights)
     finally:
         say.close()
 
 
-def _convert(specs, several, channels_last_io, description, debug_dir, say) -> Model:
+def _convert(specs, several, channels_last_io, description, debug_dir, say, weights) -> Model:
+    from .converter.passes.quantize import float_islands
     from .converter.serialize import serialize
 
     stages = _Stages(debug_dir)
     graphs = []
     for key, m, a, kw, ds in specs:
         label = f"{key}: " if several else ""
-        graphs.append((key, _convert_graph(m, a, kw, ds, channels_last_io, stages, label, say)))
+        graphs.append(
+            (key, _convert_graph(m, a, kw, ds, channels_last_io, stages, label, say, weights))
+        )
 
     def spec_list(names, tensors):
         return [TensorSpec(n, tuple(t.shape), t.dtype) for n, t in zip(names, tensors, strict=True)]
@@ -504,8 +531,9 @@ def _convert(specs, several, channels_last_io, description, debug_dir, say) -> M
         for key, tg in graphs
     }
     counts = Counter(op.op for _, tg in graphs for sub in tg.all_graphs() for op in sub.ops)
-    weights = _constant_bytes(g for _, tg in graphs for g in tg.all_graphs())
-    say(f"writing {sum(counts.values())} ops, {weights / 2**20:.1f} MB of constants")
+    islands = [i for _, tg in graphs for sub in tg.all_graphs() for i in float_islands(sub)]
+    weight_bytes = _constant_bytes(g for _, tg in graphs for g in tg.all_graphs())
+    say(f"writing {sum(counts.values())} ops, {weight_bytes / 2**20:.1f} MB of constants")
     data = serialize(graphs, description)
     del graphs
     stages.add("final", data)
@@ -514,7 +542,12 @@ def _convert(specs, several, channels_last_io, description, debug_dir, say) -> M
         f"done: {len(data) / 2**20:.1f} MB, {sum(counts.values())} ops, "
         f"{counts.get('TRANSPOSE', 0)} TRANSPOSE"
     )
-    return Model(data, sigs, channels_last_io=channels_last_io, op_counts=counts)
+    model = Model(
+        data, sigs, channels_last_io=channels_last_io, op_counts=counts, float_islands=islands
+    )
+    if weights != "float32":
+        model.scheme = {"int8": "dynamic_int8", "float16": "fp16"}[weights]
+    return model
 
 
 def _constant_bytes(graphs) -> int:

@@ -19,6 +19,10 @@
  *   LEAKY_RELU  two multipliers, s_in / s_out and s_in * alpha / s_out (float),
  *               the sign of a negative alpha kept apart.
  *   GELU        int8/uint8: a 256-entry table (exact or tanh approximation).
+ *   RSQRT       int8: a 256-entry table built with LiteRT's fixed-point inverse
+ *               square root and multiplier 1 / (sqrt(s_in) s_out) (float
+ *               product, double reciprocal); inputs below the zero point
+ *               (negative reals) fail at invoke, as LiteRT.
  *   PRELU       int8/uint8 with a quantized alpha broadcast into the input:
  *               s_in / s_out for x >= 0, s_in * s_alpha / s_out otherwise.
  *   int16 SOFTMAX: LiteRT's interpolated 513-entry tables (exp over [-10, 0],
@@ -191,6 +195,17 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
       wick_q_lut8_populate(t, ctx->params->approximate ? WICK_Q_LUT_GELU_APPROX : WICK_Q_LUT_GELU,
                            qi.scale, qi.zero_point, qo.scale, qo.zero_point, d->lut);
       break;
+    case WICK_BUILTIN_RSQRT: {
+      WICK_CHECK_SUPPORTED(ctx, t == WICK_DTYPE_INT8, "quantized RSQRT takes int8, not %s",
+                           wick_dtype_name(t));
+      const float denominator = sqrtf(qi.scale) * qo.scale;
+      int32_t mult, shift;
+      WICK_TRY(wick_quant_multiplier(ctx, 1.0 / (double)denominator, 30, "the output", &mult,
+                                     &shift));
+      d->in_zp = qi.zero_point;
+      wick_q_rsqrt_lut8_populate(qi.zero_point, mult, shift, qo.zero_point, d->lut);
+      break;
+    }
     case WICK_BUILTIN_RELU:
       WICK_TRY(relu_prepare(ctx, d, t, qi, qo, 0.0f, 0.0f, false));
       break;
@@ -226,6 +241,17 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
       else
         wick_q_softmax__reference(in->type, out->type, rows, cols, &d->softmax, in->data,
                                   out->data);
+      break;
+    }
+    case WICK_BUILTIN_RSQRT: {
+      const int8_t *x = in->data;
+      for (int64_t i = 0; i < n; i++)
+        if (x[i] < d->in_zp)
+          return wick_op_fail(ctx, WICK_ERR_INVALID_INPUT,
+                              "RSQRT is only defined for positive values (element %lld is %d, "
+                              "below the zero point %d)",
+                              (long long)i, x[i], (int)d->in_zp);
+      wick_q_lut8__reference(n, d->lut, in->data, out->data);
       break;
     }
     case WICK_BUILTIN_LOGISTIC:

@@ -6,6 +6,11 @@
  * optional bias [N]. Output [M, N], or the input's leading dims + [N] with
  * keep_num_dims. Only the default weights format is accepted.
  *
+ * Hybrid (dynamic-range) form: float32 input and output, int8 symmetric
+ * weights with one scale or one per output row, float32 bias: input rows are
+ * quantized at run time (src/kernels/reference/hybrid.c, as LiteRT's
+ * EvalHybrid with symmetric inputs; asymmetric_quantize_inputs is refused).
+ *
  * Kernels: when the weights (and bias) are known at prepare and the CPU has
  * an optimized GEMM (src/kernels/select.c), prepare packs them once and
  * invoke runs the GEMM; otherwise (or with force_reference) the reference
@@ -24,7 +29,33 @@ typedef struct fc_data {
   float lo, hi;
   const wick_f32_gemm_kernel *kern; /* NULL: reference */
   float *packed;                /* weights + bias, layout in kernels.h */
+  bool hybrid, per_channel;     /* int8 weights, float activations */
+  const float *weight_scales;   /* hybrid: n scales, or 1 */
+  int8_t *scratch;              /* hybrid: one quantized input row */
 } fc_data;
+
+/* The int8 weights of the hybrid form: symmetric, one scale or one per row. */
+static wick_status hybrid_prepare(wick_op_ctx *ctx, fc_data *d, const wick_tensor *w) {
+  const wick_quant *q = w->info != NULL ? &w->info->quant : NULL;
+  WICK_CHECK(ctx, q != NULL && q->count > 0, "int8 weights have no quantization parameters");
+  WICK_CHECK_SUPPORTED(ctx, !ctx->params->fc.asymmetric_quantize_inputs,
+                       "hybrid asymmetric_quantize_inputs is not supported yet");
+  d->per_channel = q->count > 1;
+  if (d->per_channel)
+    WICK_CHECK(ctx, q->count == (uint32_t)d->n && q->quantized_dimension == 0,
+               "int8 weights have %u scales on dimension %d; expected 1 or %lld on dimension 0",
+               q->count, q->quantized_dimension, (long long)d->n);
+  for (uint32_t i = 0; i < q->count; i++) {
+    WICK_CHECK(ctx, q->zero_point[i] == 0, "int8 weights must be symmetric (zero point 0)");
+    WICK_CHECK(ctx, isfinite(q->scale[i]) && q->scale[i] >= 0.0f,
+               "weight scale %u is not a finite non-negative number", i);
+  }
+  d->weight_scales = q->scale;
+  d->hybrid = true;
+  d->scratch = wick_op_alloc(ctx, d->k > 0 ? (size_t)d->k : 1);
+  if (d->scratch == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  return WICK_OK;
+}
 
 static wick_status choose_kernels(wick_op_ctx *ctx, fc_data *d) {
   d->kern = NULL;
@@ -53,8 +84,10 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 1, &w));
   wick_tensor *bias = wick_op_input(ctx, 2);
   const wick_fully_connected_params *p = &ctx->params->fc;
+  const bool hybrid = in->type == WICK_DTYPE_FLOAT32 && w->type == WICK_DTYPE_INT8;
   WICK_CHECK_SUPPORTED(ctx,
-                       in->type == WICK_DTYPE_FLOAT32 && w->type == WICK_DTYPE_FLOAT32 &&
+                       in->type == WICK_DTYPE_FLOAT32 &&
+                           (w->type == WICK_DTYPE_FLOAT32 || hybrid) &&
                            (!bias || bias->type == WICK_DTYPE_FLOAT32),
                        "input %s / weights %s: wick runs this op on float32 only so far",
                        wick_dtype_name(in->type), wick_dtype_name(w->type));
@@ -94,6 +127,7 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   ctx->node->macs = (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k;
   ctx->node->user_data = d;
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
+  if (hybrid) return hybrid_prepare(ctx, d, w);
   return choose_kernels(ctx, d);
 }
 
@@ -117,6 +151,14 @@ static void fc_rows(void *arg, size_t begin, size_t end, size_t thread) {
 static wick_status fc_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_fc_invoke_quantized(ctx);
   const fc_data *d = ctx->node->user_data;
+  if (d->hybrid) {
+    wick_tensor *b = wick_op_input(ctx, 2);
+    wick_hybrid_fully_connected__reference(d->m, d->n, d->k, wick_op_input(ctx, 0)->data,
+                                           wick_op_input(ctx, 1)->data, d->weight_scales,
+                                           d->per_channel, b ? b->data : NULL, d->scratch,
+                                           wick_op_output(ctx, 0)->data, d->lo, d->hi);
+    return WICK_OK;
+  }
   if (d->kern != NULL) {
     wick_f32_gemm_tasks t;
     size_t tasks = wick_f32_gemm_tasks_init(&t, d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k,

@@ -770,6 +770,57 @@ void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in
   for (int64_t i = 0; i < n; i++) out[i] = lut[in[i]];
 }
 
+/* LiteRT's GetInvSqrtQuantizedMultiplierExp with reverse_shift -1: 1/sqrt(x)
+ * as multiplier * 2^shift, by five Newton-Raphson steps in gemmlowp's
+ * FixedPoint<int32, 3> (products are rounding doubling high multiplies, the
+ * rescales saturating shifts, the subtraction of raw values plain). */
+static void inv_sqrt_multiplier_exp(int32_t x, int32_t *multiplier, int32_t *shift) {
+  if (x <= 1) {
+    *multiplier = INT32_MAX;
+    *shift = 0;
+    return;
+  }
+  int32_t s = 11;
+  while (x >= (1 << 29)) {
+    x /= 4;
+    s++;
+  }
+  const int32_t max_left_shift_bits = __builtin_clz((uint32_t)x) - 1;
+  const int32_t left_shift_bit_pairs = max_left_shift_bits / 2 - 1;
+  s -= left_shift_bit_pairs;
+  x = (int32_t)((uint32_t)x << (2 * left_shift_bit_pairs));
+  const int32_t half_input = rdivpot(x >> 1, 1);
+  const int32_t half_three = (1 << 28) + (1 << 27);
+  int32_t r = 1 << 28; /* 1.0 in Q3.28 */
+  for (int i = 0; i < 5; i++) {
+    const int32_t r3 = sat_shl(srdhm(srdhm(r, r), r), 6);
+    r = sat_shl(sub32(srdhm(half_three, r), srdhm(half_input, r3)), 3);
+  }
+  r = srdhm(r, 1518500250); /* sqrt(2)/2 in Q0.31 */
+  if (s < 0) {
+    r = (int32_t)((uint32_t)r << -s);
+    s = 0;
+  }
+  *multiplier = r;
+  *shift = -s;
+}
+
+void wick_q_rsqrt_lut8_populate(int32_t in_zp, int32_t out_multiplier, int32_t out_shift,
+                                int32_t out_zp, uint8_t lut[256]) {
+  const int32_t k_shift = 20;
+  for (int32_t v = INT8_MIN; v <= INT8_MAX; v++) {
+    const int32_t value = v - in_zp;
+    int32_t q = INT8_MAX;
+    if (value > 0) {
+      int32_t m, sh;
+      inv_sqrt_multiplier_exp(value, &m, &sh);
+      const int32_t data = mbqm(1, m, sh + k_shift);
+      q = clamp32(mbqm(data, out_multiplier, out_shift - k_shift) + out_zp, INT8_MIN, INT8_MAX);
+    }
+    lut[(uint8_t)v] = (uint8_t)(int8_t)q;
+  }
+}
+
 /* ---------------------------------------------------------------- hard swish */
 
 INLINE int16_t sat16(int64_t v) {

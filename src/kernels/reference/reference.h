@@ -100,6 +100,18 @@ void wick_f32_fully_connected__reference(int64_t m, int64_t n, int64_t k, const 
                                          const float *weights, const float *bias, float *output,
                                          float lo, float hi);
 
+/* ---- hybrid: float activations, int8 symmetric weights (hybrid.c) ---- */
+
+/* x[k] -> q[k] int8 in [-127, 127] with scale max|x| / 127 (returned; 1 for a
+ * zero row), LiteRT's SymmetricQuantizeFloats. */
+float wick_hybrid_quantize_row__reference(int64_t k, const float *x, int8_t *q);
+/* out[m, n] = clamp(bias[n] + (sum_k q(in)[m, k] * w[n, k]) * s_row[m] * s_w[n or 0]);
+ * `scratch` holds k int8. */
+void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, const float *input,
+                                            const int8_t *weights, const float *weight_scales,
+                                            bool per_channel, const float *bias, int8_t *scratch,
+                                            float *output, float lo, float hi);
+
 /* ---- pooling (float, NHWC) ---- */
 
 typedef struct wick_pool_shape {
@@ -412,6 +424,11 @@ typedef enum wick_q_lut_fn {
 void wick_q_lut8_populate(wick_dtype type, wick_q_lut_fn fn, float in_scale, int32_t in_zp,
                           float out_scale, int32_t out_zp, uint8_t lut[256]);
 void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
+/* int8 RSQRT as LiteRT's RsqrtEvalQuantized: lut[(uint8)q] for q - in_zp > 0
+ * (fixed-point inverse square root, then the output multiplier 1 / (sqrt(s_in)
+ * s_out)); q == in_zp gives 127. Inputs below in_zp are the caller's error. */
+void wick_q_rsqrt_lut8_populate(int32_t in_zp, int32_t out_multiplier, int32_t out_shift,
+                                int32_t out_zp, uint8_t lut[256]);
 
 /* HARD_SWISH (int8/uint8), LiteRT's 16-bit fixed-point formulation. */
 typedef struct wick_qhard_swish_params {

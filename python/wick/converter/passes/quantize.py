@@ -34,6 +34,8 @@ _REQUANT = {
     "MEAN",
     "SUM",
     "HARD_SWISH",
+    "GELU",
+    "RSQRT",
     "LEAKY_RELU",
     "RELU",
     "RELU6",
@@ -348,3 +350,44 @@ def quantize_ops(g: TGraph) -> int:
             break
     g.toposort()
     return total
+
+
+def float_islands(g: TGraph) -> list[tuple[str, str | None]]:
+    """Ops that still compute in float inside an int8 region: reachable from the DEQUANTIZE of
+    an int8 activation and reaching a QUANTIZE, through float ops only.  Returns
+    (TFLite op, the user's source line or None) in graph order; empty for float models and
+    fully integer ones."""
+    down: set[int] = set()
+    stack = [
+        u
+        for op in g.ops
+        if op.op == "DEQUANTIZE" and not op.inputs[0].is_const
+        for u in g.users_of(op.outputs[0])
+    ]
+    while stack:
+        op = stack.pop()
+        if id(op) in down or op.op == "QUANTIZE":
+            continue
+        down.add(id(op))
+        for t in op.outputs:
+            stack.extend(g.users_of(t))
+    up: set[int] = set()
+    stack = [
+        t.producer
+        for op in g.ops
+        if op.op == "QUANTIZE" and op.inputs[0].dtype.startswith("float")
+        for t in op.inputs[:1]
+        if t.producer is not None
+    ]
+    while stack:
+        op = stack.pop()
+        if op is None or id(op) in up or op.op == "DEQUANTIZE":
+            continue
+        up.add(id(op))
+        stack.extend(t.producer for t in op.inputs if t is not None and t.producer is not None)
+    out = []
+    for op in g.ops:
+        if id(op) in down and id(op) in up and op.op not in ("QUANTIZE", "DEQUANTIZE"):
+            src = op.origin.source() if op.origin is not None else None
+            out.append((op.op, src))
+    return out

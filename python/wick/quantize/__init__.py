@@ -1,0 +1,235 @@
+"""``wick.quantize``: a PyTorch module -> an int8 (or fp16-weight) ``wick.Model``.
+
+    model = wick.quantize(module, sample_args, calibration=batches)          # static int8
+    model = wick.quantize(module, sample_args, scheme="dynamic_int8")        # int8 weights
+    model = wick.quantize(module, sample_args, scheme="fp16")                # fp16 weights
+
+Schemes:
+
+* ``"int8"`` — static full-integer int8 on torch's PT2E flow: ``torch.export`` ->
+  ``prepare_pt2e`` with wick's own quantizer (quantizer.py) -> one forward pass per calibration
+  batch -> ``convert_pt2e`` -> ``wick.convert``.  The file takes float inputs, quantizes them
+  once, runs int8 kernels and dequantizes the outputs.  Ops that stay float inside the int8
+  region (``skip=`` asks for some) are listed in ``Model.float_islands``, with a warning
+  naming each op and its source line unless the user asked for them.
+* ``"dynamic_int8"`` — dynamic-range quantization as TFLite's converter does it for dense
+  layers: FULLY_CONNECTED weights (>= 1024 elements) stored int8 symmetric per output row,
+  activations float; TFLite's hybrid kernel quantizes the activations at run time.  No
+  calibration.  (Convolution weights stay float: wick's runtime has no hybrid CONV_2D yet.)
+* ``"fp16"`` — float16 weight constants, each followed by a DEQUANTIZE to float32 (as TFLite's
+  converter writes float16 quantization).  No calibration.
+
+Calibration batches are checked against ``sample_args`` (count, arity, tensor dtype and shape)
+before any export or calibration work; a mismatch raises ``CalibrationError`` (a
+``wick.ConversionError`` and a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import warnings
+from collections.abc import Iterable
+
+from ..converter.errors import ConversionError
+
+SCHEMES = ("int8", "dynamic_int8", "fp16")
+
+__all__ = ["quantize", "CalibrationError", "SCHEMES"]
+
+
+class CalibrationError(ConversionError, ValueError):
+    """Calibration data that does not fit the model's sample inputs."""
+
+
+def _describe(x) -> str:
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return f"{str(x.dtype).replace('torch.', '')}{list(x.shape)}"
+    return type(x).__name__
+
+
+def check_calibration(calibration, sample_args: tuple, dynamic_shapes=None) -> list[tuple]:
+    """The calibration batches as a list of argument tuples; raises CalibrationError when one
+    does not match ``sample_args`` (tensors: same dtype, and same shape unless
+    ``dynamic_shapes`` is given; other arguments: equal)."""
+    import numpy as np
+    import torch
+
+    if calibration is None:
+        raise CalibrationError(
+            "static int8 quantization needs calibration data",
+            hint="pass calibration=[(x1,), (x2,), ...]: a few representative input tuples",
+        )
+    if isinstance(calibration, (torch.Tensor, np.ndarray)):
+        raise CalibrationError(
+            "calibration must be an iterable of input tuples, not a single tensor",
+            hint="wrap it: calibration=[(x,)] (or iterate over a batch dimension yourself)",
+        )
+    try:
+        batches = list(calibration)
+    except TypeError as e:
+        raise CalibrationError(
+            f"calibration must be an iterable of input tuples, got {type(calibration).__name__}"
+        ) from e
+    if not batches:
+        raise CalibrationError(
+            "calibration is empty: int8 parameters need at least one batch",
+            hint="pass a few representative input tuples (a DataLoader works too)",
+        )
+    out = []
+    n = len(sample_args)
+    for i, b in enumerate(batches):
+        if isinstance(b, (torch.Tensor, np.ndarray)):
+            b = (b,)
+        elif isinstance(b, list):
+            b = tuple(b)
+        elif not isinstance(b, tuple):
+            raise CalibrationError(
+                f"calibration batch {i} is a {type(b).__name__}; expected a tuple of {n} input(s)"
+            )
+        if len(b) != n:
+            raise CalibrationError(
+                f"calibration batch {i} has {len(b)} input(s); the model's sample_args have {n}",
+                hint="each batch is one tuple of model inputs, in sample_args order",
+            )
+        args = []
+        for j, (x, s) in enumerate(zip(b, sample_args, strict=True)):
+            if isinstance(s, torch.Tensor):
+                if isinstance(x, np.ndarray):
+                    x = torch.from_numpy(x)
+                if not isinstance(x, torch.Tensor):
+                    raise CalibrationError(
+                        f"calibration batch {i}, input {j}: expected a tensor like "
+                        f"{_describe(s)}, got {_describe(x)}"
+                    )
+                if x.dtype != s.dtype:
+                    raise CalibrationError(
+                        f"calibration batch {i}, input {j}: dtype {_describe(x)} does not "
+                        f"match the sample input {_describe(s)}",
+                        hint=f"convert it: x.to({s.dtype})",
+                    )
+                if dynamic_shapes is None and tuple(x.shape) != tuple(s.shape):
+                    raise CalibrationError(
+                        f"calibration batch {i}, input {j}: shape {_describe(x)} does not "
+                        f"match the sample input {_describe(s)}",
+                        hint="the int8 model is exported for the sample shape; give batches "
+                        "of that shape (or pass dynamic_shapes=)",
+                    )
+                if x.dim() != s.dim():
+                    raise CalibrationError(
+                        f"calibration batch {i}, input {j}: rank {x.dim()} does not match "
+                        f"the sample input {_describe(s)}"
+                    )
+            elif x != s:
+                raise CalibrationError(
+                    f"calibration batch {i}, input {j}: {x!r} differs from the sample "
+                    f"argument {s!r} (non-tensor arguments are fixed at export)"
+                )
+            args.append(x)
+        out.append(tuple(args))
+    return out
+
+
+def quantize(
+    module,
+    sample_args,
+    calibration: Iterable | None = None,
+    *,
+    scheme: str = "int8",
+    kwargs=None,
+    skip: Iterable = (),
+    observer: str = "minmax",
+    dynamic_shapes=None,
+    channels_last_io: bool = False,
+    debug_dir=None,
+):
+    """Quantize ``module`` and convert it; returns a ``wick.Model`` to call and ``export()``.
+
+    ``sample_args``: example inputs (as for ``wick.convert``).  ``calibration``: an iterable of
+    input tuples (``"int8"`` only).  ``skip``: module types, qualified module names or FX-node
+    predicates to keep float (``"int8"``).  ``observer``: ``"minmax"`` (TFLite's calibrator) or
+    ``"histogram"``.  The returned model's ``reference`` is the PT2E reference module
+    (``convert_pt2e``'s output, float ops between quantize/dequantize) for ``"int8"``."""
+    import torch
+
+    from ..convert import convert
+
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
+    if not isinstance(sample_args, tuple):
+        sample_args = (sample_args,)
+    if scheme != "int8":
+        if calibration is not None:
+            raise CalibrationError(f"scheme {scheme!r} takes no calibration data")
+        return convert(
+            module,
+            sample_args,
+            kwargs,
+            dynamic_shapes=dynamic_shapes,
+            channels_last_io=channels_last_io,
+            debug_dir=debug_dir,
+            weights={"dynamic_int8": "int8", "fp16": "float16"}[scheme],
+        )
+    if kwargs:
+        raise ConversionError("wick.quantize(scheme='int8') takes positional sample_args only")
+    batches = check_calibration(calibration, sample_args, dynamic_shapes)
+    skip = tuple(skip)
+
+    try:
+        from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    except ImportError as e:  # pragma: no cover - torchao is a dependency of the int8 path
+        raise ConversionError("static int8 quantization needs torchao (pip install torchao)") from e
+    from .quantizer import WickQuantizer
+
+    quantizer = WickQuantizer(observer=observer, skip=skip)
+    if isinstance(module, torch.nn.Module):
+        try:
+            module.eval()
+        except NotImplementedError:
+            pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torchao/torch.export deprecation chatter
+        try:
+            gm = torch.export.export(
+                module, sample_args, dynamic_shapes=dynamic_shapes, strict=False
+            ).module()
+        except Exception as e:
+            raise ConversionError(
+                f"torch.export failed: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}",
+                hint="the model must be exportable with torch.export.export(model, args, "
+                "strict=False)",
+            ) from e
+        prepared = prepare_pt2e(gm, quantizer)
+        with torch.no_grad():
+            for b in batches:
+                prepared(*b)
+        reference = convert_pt2e(prepared)
+    model = convert(
+        reference,
+        sample_args,
+        dynamic_shapes=dynamic_shapes,
+        channels_last_io=channels_last_io,
+        debug_dir=debug_dir,
+    )
+    model.reference = reference
+    model.scheme = "int8"
+    if model.float_islands and not skip:
+        lines = "\n".join(f"  {op}  ({src or 'no source line'})" for op, src in model.float_islands)
+        warnings.warn(
+            f"wick.quantize: {len(model.float_islands)} op(s) stay float inside the int8 "
+            f"model:\n{lines}",
+            stacklevel=2,
+        )
+    return model
+
+
+class _CallableModule(types.ModuleType):
+    """``wick.quantize`` is both this package and its main function."""
+
+    def __call__(self, *args, **kwargs):
+        return quantize(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

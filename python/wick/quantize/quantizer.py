@@ -1,0 +1,324 @@
+"""wick's PT2E quantizer: the TFLite int8 scheme (FORMAT.md, "int8 quantization") as annotations.
+
+A torchao ``Quantizer`` subclass for ``prepare_pt2e``.  After ``transform_for_annotation``
+(rewrite.py: composite ops spelled out, number operands made tensors) ``annotate`` marks every
+op that has a TFLite int8 kernel so that, after ``convert_pt2e``, it sits between
+dequantize/quantize pairs which the converter (passes/quantize.py) turns into that kernel:
+
+* weighted ops — conv1d/conv2d (incl. depthwise) and linear: activation input int8
+  asymmetric per-tensor, weight int8 symmetric per-channel in [-127, 127] on the output-channel
+  dim, bias left float (the converter writes it as int32 with scale s_in * s_w[c]);
+* arithmetic — add, sub, mul, matmul/bmm, mean, hardswish, GELU, rsqrt, relu/relu6 standing
+  alone: every tensor input and the output get their own observed parameters;
+* fixed output parameters — sigmoid and softmax (1/256, -128), tanh (1/128, 0);
+* pass-through — pools (max, average, adaptive average), concatenation, reshape/view/flatten,
+  permute/transpose, pad, slicing/select, (un)squeeze, dropout, clone, split: the output (and the
+  other concatenation inputs) share the first input's parameters, so the int8 kernel moves raw
+  values;
+* fusion — conv/linear/add/mul whose only user is relu/relu6 leave their own output
+  unobserved and the activation carries the output parameters: the file gets the fused
+  activation, as TFLite's converter writes it.
+
+Ops not listed (or excluded with ``skip``) get no annotation and stay float; their consumers
+quantize their inputs again.  ``wick.quantize`` reports such float islands after conversion.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable
+
+import torch
+from torch.fx import GraphModule, Node
+from torchao.quantization.pt2e.observer import (
+    HistogramObserver,
+    MinMaxObserver,
+    PerChannelMinMaxObserver,
+)
+from torchao.quantization.pt2e.quantizer import (
+    FixedQParamsQuantizationSpec,
+    QuantizationAnnotation,
+    QuantizationSpec,
+    Quantizer,
+    SharedQuantizationSpec,
+)
+
+from .rewrite import decompose_for_int8
+
+aten = torch.ops.aten
+_KEY = "quantization_annotation"
+_EPS = 2**-12
+
+_WEIGHTED = {
+    aten.conv1d.default: 0,
+    aten.conv2d.default: 0,
+    aten.conv1d.padding: 0,
+    aten.conv2d.padding: 0,
+    aten.linear.default: 0,
+}
+_ARITH = {
+    aten.add.Tensor,
+    aten.add_.Tensor,
+    aten.sub.Tensor,
+    aten.sub_.Tensor,
+    aten.mul.Tensor,
+    aten.mul_.Tensor,
+    aten.matmul.default,
+    aten.bmm.default,
+    aten.mean.dim,
+    aten.mean.default,
+    aten.hardswish.default,
+    aten.hardswish_.default,
+    aten.gelu.default,
+    aten.rsqrt.default,
+    aten.relu.default,
+    aten.relu_.default,
+    aten.relu6.default,
+    aten.leaky_relu.default,
+    aten.leaky_relu_.default,
+}
+_FIXED = {
+    aten.sigmoid.default: (1 / 256, -128),
+    aten.sigmoid_.default: (1 / 256, -128),
+    aten.softmax.int: (1 / 256, -128),
+    aten._softmax.default: (1 / 256, -128),
+    aten.tanh.default: (1 / 128, 0),
+    aten.tanh_.default: (1 / 128, 0),
+}
+_SHARED = {
+    aten.max_pool2d.default,
+    aten.max_pool1d.default,
+    aten.avg_pool2d.default,
+    aten.avg_pool1d.default,
+    aten.adaptive_avg_pool2d.default,
+    aten.adaptive_avg_pool1d.default,
+    aten.reshape.default,
+    aten.view.default,
+    aten.flatten.using_ints,
+    aten.unflatten.int,
+    aten.permute.default,
+    aten.transpose.int,
+    aten.t.default,
+    aten.pad.default,
+    aten.constant_pad_nd.default,
+    aten.slice.Tensor,
+    aten.select.int,
+    aten.narrow.default,
+    aten.squeeze.dim,
+    aten.squeeze.dims,
+    aten.squeeze.default,
+    aten.unsqueeze.default,
+    aten.contiguous.default,
+    aten.clone.default,
+    aten.dropout.default,
+    aten.dropout_.default,
+    aten.expand.default,
+    aten.hardtanh.default,
+    aten.hardtanh_.default,
+    aten.pixel_shuffle.default,
+    aten.pixel_unshuffle.default,
+    aten.upsample_nearest2d.vec,
+}
+_CAT = {aten.cat.default, aten.concat.default}
+_SPLIT = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default, aten.unbind.int}
+# activations the int8 conv / fully connected / add / mul kernels apply in their requantization
+_FUSABLE = {aten.relu.default, aten.relu_.default, aten.relu6.default}
+_FUSE_INTO = set(_WEIGHTED) | {
+    aten.add.Tensor,
+    aten.add_.Tensor,
+    aten.sub.Tensor,
+    aten.sub_.Tensor,
+    aten.mul.Tensor,
+    aten.mul_.Tensor,
+}
+
+
+def _is_float_tensor(a) -> bool:
+    v = a.meta.get("val") if isinstance(a, Node) else None
+    return isinstance(v, torch.Tensor) and v.is_floating_point()
+
+
+def _is_relu6(n: Node) -> bool:
+    if n.target in (aten.hardtanh.default, aten.hardtanh_.default):
+        lo = n.args[1] if len(n.args) > 1 else n.kwargs.get("min_val", -1.0)
+        hi = n.args[2] if len(n.args) > 2 else n.kwargs.get("max_val", 1.0)
+        return float(lo) == 0.0 and float(hi) == 6.0
+    return n.target in _FUSABLE
+
+
+def _module_filter(skip: Iterable) -> Callable[[Node], bool]:
+    """True for nodes that come from a module the user asked to keep float: ``skip`` holds
+    module types, qualified module names (``"layers.0.attn"``) or predicates on FX nodes."""
+    types, names, preds = [], [], []
+    for s in skip:
+        if isinstance(s, type):
+            types.append(f"{s.__module__}.{s.__qualname__}")
+        elif isinstance(s, str):
+            names.append(s)
+        elif callable(s):
+            preds.append(s)
+        else:
+            raise TypeError(f"skip= entries are module types, module names or callables, not {s!r}")
+
+    def skipped(n: Node) -> bool:
+        stack = n.meta.get("nn_module_stack") or {}
+        for path, t in stack.values():
+            tname = t if isinstance(t, str) else f"{t.__module__}.{t.__qualname__}"
+            if tname in types:
+                return True
+            path = str(path)
+            for nm in names:
+                if path == nm or path.startswith(nm + ".") or path == f"L['self'].{nm}":
+                    return True
+        return any(p(n) for p in preds)
+
+    return skipped
+
+
+class WickQuantizer(Quantizer):
+    """Static int8 (``observer``: ``"minmax"`` as TFLite's calibrator, or ``"histogram"``)."""
+
+    def __init__(self, observer: str = "minmax", skip: Iterable = ()):
+        super().__init__()
+        if observer not in ("minmax", "histogram"):
+            raise ValueError(f"observer must be 'minmax' or 'histogram', not {observer!r}")
+        ctr = MinMaxObserver if observer == "minmax" else HistogramObserver
+        self.act = QuantizationSpec(
+            dtype=torch.int8,
+            quant_min=-128,
+            quant_max=127,
+            qscheme=torch.per_tensor_affine,
+            observer_or_fake_quant_ctr=ctr.with_args(eps=_EPS),
+        )
+        self.skipped = _module_filter(skip)
+
+    def weight_spec(self, axis: int) -> QuantizationSpec:
+        return QuantizationSpec(
+            dtype=torch.int8,
+            quant_min=-127,
+            quant_max=127,
+            qscheme=torch.per_channel_symmetric,
+            ch_axis=axis,
+            observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=_EPS),
+        )
+
+    @staticmethod
+    def fixed_spec(scale: float, zero_point: int) -> FixedQParamsQuantizationSpec:
+        return FixedQParamsQuantizationSpec(
+            dtype=torch.int8,
+            scale=scale,
+            zero_point=zero_point,
+            quant_min=-128,
+            quant_max=127,
+            qscheme=torch.per_tensor_affine,
+        )
+
+    # ---- Quantizer interface ---------------------------------------------------------------
+    def transform_for_annotation(self, model: GraphModule) -> GraphModule:
+        return decompose_for_int8(model)
+
+    def validate(self, model: GraphModule) -> None:
+        pass
+
+    def annotate(self, model: GraphModule) -> GraphModule:
+        fused_act: set[Node] = set()
+        for n in model.graph.nodes:
+            if n.op != "call_function" or n in fused_act or self.skipped(n):
+                continue
+            if not _is_float_tensor(n) and n.target not in _SPLIT:
+                continue
+            t = n.target
+            if t in _WEIGHTED:
+                self._weighted(n, fused_act)
+            elif t in _ARITH or _is_relu6(n):
+                self._arith(n, fused_act)
+            elif t in _FIXED:
+                self._annotate(n, self._float_inputs(n)[:1], self.fixed_spec(*_FIXED[t]))
+            elif t in _SHARED:
+                self._shared(n)
+            elif t in _CAT:
+                self._cat(n)
+            elif t in _SPLIT:
+                self._split(n)
+        return model
+
+    # ---- annotators ------------------------------------------------------------------------
+    @staticmethod
+    def _float_inputs(n: Node) -> list[Node]:
+        seen = []
+        for a in n.all_input_nodes:
+            if _is_float_tensor(a) and a not in seen:
+                seen.append(a)
+        return seen
+
+    def _annotate(self, n: Node, inputs, output, specs=None) -> None:
+        qmap = {a: (specs or {}).get(a, self._input_spec(a)) for a in inputs}
+        n.meta[_KEY] = QuantizationAnnotation(
+            input_qspec_map=qmap, output_qspec=output, _annotated=True
+        )
+
+    def _input_spec(self, a: Node):
+        """An input already quantized by its producer reads the producer's parameters (a
+        fixed-parameter sigmoid output feeding a mul stays at 1/256, no requantize);
+        otherwise it gets its own observer."""
+        ann = a.meta.get(_KEY)
+        if ann is not None and ann.output_qspec is not None:
+            return SharedQuantizationSpec(a)
+        return self.act
+
+    def _fused_activation(self, n: Node, fused_act: set[Node]) -> Node | None:
+        """The relu/relu6 that will be fused into ``n`` (its only user), else None."""
+        if n.target not in _FUSE_INTO or len(n.users) != 1:
+            return None
+        (u,) = n.users
+        if u.op != "call_function" or not _is_relu6(u):
+            return None
+        if self.skipped(u) or u.args[0] is not n:
+            return None
+        return u
+
+    def _output_or_fuse(self, n: Node, fused_act: set[Node]):
+        act = self._fused_activation(n, fused_act)
+        if act is None:
+            return self.act
+        fused_act.add(act)
+        act.meta[_KEY] = QuantizationAnnotation(output_qspec=self.act, _annotated=True)
+        return None
+
+    def _weighted(self, n: Node, fused_act: set[Node]) -> None:
+        x, w = n.args[0], n.args[1]
+        if not (_is_float_tensor(x) and isinstance(w, Node) and w.op == "get_attr"):
+            # a weight computed at run time: a matrix product of two activations
+            self._arith(n, fused_act)
+            return
+        specs = {x: self.act, w: self.weight_spec(_WEIGHTED[n.target])}
+        self._annotate(n, [x, w], self._output_or_fuse(n, fused_act), specs)
+
+    def _arith(self, n: Node, fused_act: set[Node]) -> None:
+        self._annotate(n, self._float_inputs(n), self._output_or_fuse(n, fused_act))
+
+    def _shared(self, n: Node) -> None:
+        x = n.args[0]
+        if not _is_float_tensor(x):
+            return
+        self._annotate(n, [x], SharedQuantizationSpec((x, n)))
+
+    def _cat(self, n: Node) -> None:
+        inputs = [a for a in n.args[0] if _is_float_tensor(a)]
+        if not inputs:
+            return
+        first = inputs[0]
+        share = SharedQuantizationSpec((first, n))
+        specs = {a: share for a in inputs[1:]}
+        specs[first] = self.act
+        self._annotate(n, list(dict.fromkeys(inputs)), share, specs)
+
+    def _split(self, n: Node) -> None:
+        x = n.args[0]
+        if not _is_float_tensor(x):
+            return
+        self._annotate(n, [x], None)
+        share = SharedQuantizationSpec((x, n))
+        for u in n.users:
+            if u.op == "call_function" and u.target is operator.getitem and _is_float_tensor(u):
+                u.meta[_KEY] = QuantizationAnnotation(output_qspec=share, _annotated=True)
