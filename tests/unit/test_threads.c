@@ -101,8 +101,11 @@ static tm_node *pool_opts(tm_builder *b, int padding, int stride, int k) {
  *   d1 -CONV 1x1-> c2[2,40,40,48] -MAX_POOL 2x2 s2-> p1[2,20,20,48] -AVG_POOL 3x3 s1-> p2
  *   p2 -RESHAPE-> r[40,960] -FULLY_CONNECTED-> f[40,50]
  *   x -CONV 3x3 groups 2-> gc[2,40,40,32]          (the reference conv path)
- *   q[4,64,96] x kk[4,96,80] -BATCH_MATMUL-> bm[4,64,80]
- * Outputs d2, f, gc, bm. */
+ *   q[4,64,96] x kk[4,96,80] -BATCH_MATMUL-> bm[4,64,80]   (constant rhs: packed at prepare)
+ *   q x q2[4,96,80] -BATCH_MATMUL-> bm2                  (run-time rhs: packed at invoke)
+ *   c2 -PAD H,W by 1-> pd[2,42,42,48];  c1, c2 -CONCATENATION(axis 3)-> cc[2,40,40,80]
+ *   c2 -TRANSPOSE(0,3,1,2)-> tr[2,48,40,40]
+ * Outputs d2, f, gc, bm, bm2, pd, cc, tr. */
 static uint8_t *conv_net(size_t *size_out) {
   tm_builder *b = tm_new();
   tm_graph g;
@@ -135,6 +138,15 @@ static uint8_t *conv_net(size_t *size_out) {
   int32_t gc = tm_g_tensor(&g, "gc", TM_F32, s_c1, 4);
   int32_t kk = g_const_rand(&g, "kk", s_kk, 3, 11);
   int32_t bm = tm_g_tensor(&g, "bm", TM_F32, s_bm, 3);
+  int32_t q2 = tm_g_tensor(&g, "q2", TM_F32, s_kk, 3);
+  int32_t bm2 = tm_g_tensor(&g, "bm2", TM_F32, s_bm, 3);
+  int32_t s_pads[2] = {4, 2}, pads[8] = {0, 0, 1, 1, 1, 1, 0, 0}, s_4[1] = {4}, perm[4] = {0, 3, 1, 2};
+  int32_t s_pd[4] = {2, 42, 42, 48}, s_cc[4] = {2, 40, 40, 80}, s_tr[4] = {2, 48, 40, 40};
+  int32_t tpads = tm_g_const(&g, "pads", TM_I32, s_pads, 2, pads, sizeof pads, NULL);
+  int32_t pd = tm_g_tensor(&g, "pd", TM_F32, s_pd, 4);
+  int32_t cc = tm_g_tensor(&g, "cc", TM_F32, s_cc, 4);
+  int32_t tperm = tm_g_const(&g, "perm", TM_I32, s_4, 1, perm, sizeof perm, NULL);
+  int32_t tr = tm_g_tensor(&g, "tr", TM_F32, s_tr, 4);
 
   { int32_t in[3] = {x, w1, b1}, out[1] = {c1}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 0, 1, 1)); }
   { int32_t in[3] = {c1, dw, db}, out[1] = {d1}; tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 1)); }
@@ -160,8 +172,28 @@ static uint8_t *conv_net(size_t *size_out) {
     int32_t in[2] = {q, kk}, out[1] = {bm};
     tm_g_op(&g, 126, in, 2, out, 1, 101, o);
   }
-  int32_t gin[2] = {x, q}, gout[4] = {d2, f, gc, bm};
-  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 2, gout, 4, g.ops, g.nops);
+  {
+    tm_node *o = tm_table(b);
+    int32_t in[2] = {q, q2}, out[1] = {bm2};
+    tm_g_op(&g, 126, in, 2, out, 1, 101, o);
+  }
+  { /* PAD: PadOptions type 22 */
+    int32_t in[2] = {c2, tpads}, out[1] = {pd};
+    tm_g_op(&g, 34, in, 2, out, 1, 22, tm_table(b));
+  }
+  { /* CONCATENATION: ConcatenationOptions type 10 */
+    tm_node *o = tm_table(b);
+    tm_i32(o, 0, 3);
+    tm_i8(o, 1, 0);
+    int32_t in[2] = {c1, c2}, out[1] = {cc};
+    tm_g_op(&g, 2, in, 2, out, 1, 10, o);
+  }
+  { /* TRANSPOSE: TransposeOptions type 26 */
+    int32_t in[2] = {c2, tperm}, out[1] = {tr};
+    tm_g_op(&g, 39, in, 2, out, 1, 26, tm_table(b));
+  }
+  int32_t gin[3] = {x, q, q2}, gout[8] = {d2, f, gc, bm, bm2, pd, cc, tr};
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 3, gout, 8, g.ops, g.nops);
   tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
   uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
   tm_free(b);
