@@ -213,6 +213,84 @@ def int8_softmax():
     return w.finish()
 
 
+def while_loop():
+    """i < 5: (i + 1, x * 2) — cond and body subgraphs."""
+    w = ModelWriter(description="seed")
+    main, cond, body = w.add_subgraph("main"), w.add_subgraph("cond"), w.add_subgraph("body")
+    i0 = main.add_tensor("i", [], "int32")
+    x0 = main.add_tensor("x", [2, 3], "float32")
+    i1 = main.add_tensor("i_out", [], "int32")
+    x1 = main.add_tensor("x_out", [2, 3], "float32")
+    main.add_operator(
+        "WHILE", [i0, x0], [i1, x1], options=dict(cond_subgraph_index=1, body_subgraph_index=2)
+    )
+    main.set_inputs([i0, x0])
+    main.set_outputs([i1, x1])
+    ci = cond.add_tensor("i", [], "int32")
+    cx = cond.add_tensor("x", [2, 3], "float32")
+    lim = cond.add_constant("limit", np.array(5, np.int32))
+    c = cond.add_tensor("c", [], "bool")
+    cond.add_operator("LESS", [ci, lim], [c])
+    cond.set_inputs([ci, cx])
+    cond.set_outputs([c])
+    bi = body.add_tensor("i", [], "int32")
+    bx = body.add_tensor("x", [2, 3], "float32")
+    one = body.add_constant("one", np.array(1, np.int32))
+    bi1 = body.add_tensor("i1", [], "int32")
+    bx1 = body.add_tensor("x1", [2, 3], "float32")
+    body.add_operator("ADD", [bi, one], [bi1])
+    body.add_operator("ADD", [bx, bx], [bx1])
+    body.set_inputs([bi, bx])
+    body.set_outputs([bi1, bx1])
+    return w.finish()
+
+
+def if_then_else():
+    """c ? x + x : x * x."""
+    w = ModelWriter(description="seed")
+    main, then, other = w.add_subgraph("main"), w.add_subgraph("then"), w.add_subgraph("else")
+    c = main.add_tensor("c", [], "bool")
+    x = main.add_tensor("x", [2, 3], "float32")
+    y = main.add_tensor("y", [2, 3], "float32")
+    main.add_operator("IF", [c, x], [y], options=dict(then_subgraph_index=1, else_subgraph_index=2))
+    main.set_inputs([c, x])
+    main.set_outputs([y])
+    for sg, op in ((then, "ADD"), (other, "MUL")):
+        a = sg.add_tensor("x", [2, 3], "float32")
+        b = sg.add_tensor("y", [2, 3], "float32")
+        sg.add_operator(op, [a, a], [b])
+        sg.set_inputs([a])
+        sg.set_outputs([b])
+    return w.finish()
+
+
+Q_ACT = dict(scale=[0.05], zero_point=[2])
+
+
+def int8_weights(*shape, axis=0, seed=0):
+    """Per-channel int8 weights along `axis` and their quantization."""
+    rng = np.random.default_rng(seed)
+    w = rng.integers(-127, 128, size=shape).astype(np.int8)
+    return w, dict(scale=[0.01 * (k + 1) for k in range(shape[axis])], quantized_dimension=axis)
+
+
+def int8_layer(op, x_shape, w_shape, bias_n, out_shape, options=None, axis=0):
+    w = ModelWriter(description="seed")
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", list(x_shape), "int8", quant=Q_ACT)
+    wv, wq = int8_weights(*w_shape, axis=axis)
+    k = sg.add_constant("w", wv, quant=wq)
+    ins = [x, k]
+    if bias_n:
+        bq = dict(scale=[0.05 * s for s in wq["scale"]], quantized_dimension=0)
+        ins.append(sg.add_constant("b", np.arange(bias_n, dtype=np.int32) * 7, quant=bq))
+    y = sg.add_tensor("y", list(out_shape), "int8", quant=dict(scale=[0.1], zero_point=[-3]))
+    sg.add_operator(op, ins, [y], options=options)
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish()
+
+
 def fx(*shape):
     return ("in", shape, "float32")
 
@@ -363,6 +441,91 @@ EXTRA = {
         options=dict(padding="VALID", stride_w=2, stride_h=2, filter_width=2, filter_height=2),
     ),
     "int8_softmax": lambda: int8_softmax(),
+    "while": while_loop,
+    "if": if_then_else,
+    "int8_conv": lambda: int8_layer(
+        "CONV_2D",
+        (1, 5, 5, 2),
+        (3, 3, 3, 2),
+        3,
+        (1, 3, 3, 3),
+        options=dict(padding="SAME", stride_w=2, stride_h=2),
+    ),
+    "int8_depthwise": lambda: int8_layer(
+        "DEPTHWISE_CONV_2D",
+        (1, 4, 4, 2),
+        (1, 3, 3, 2),
+        2,
+        (1, 4, 4, 2),
+        options=dict(padding="SAME", stride_w=1, stride_h=1, depth_multiplier=1),
+        axis=3,
+    ),
+    "int8_fully_connected": lambda: int8_layer("FULLY_CONNECTED", (2, 6), (4, 6), 4, (2, 4)),
+    "int8_transpose_conv": lambda: op_model(
+        "TRANSPOSE_CONV",
+        [np.array([1, 4, 4, 2], I32), ("in", (2, 3, 3, 3), "int8"), ("in", (1, 2, 2, 3), "int8")],
+        (1, 4, 4, 2),
+        "int8",
+        quant=dict(scale=[0.05], zero_point=[0]),  # weights are activations here: symmetric
+        options=dict(padding="SAME", stride_w=2, stride_h=2),
+    ),
+    "int8_batch_matmul": lambda: op_model(
+        "BATCH_MATMUL",
+        [("in", (2, 3, 4), "int8"), ("in", (2, 4, 5), "int8")],
+        (2, 3, 5),
+        "int8",
+        quant=Q_ACT,
+    ),
+    "int8_resize_bilinear": lambda: op_model(
+        "RESIZE_BILINEAR",
+        [("in", (1, 2, 3, 2), "int8"), np.array([4, 6], I32)],
+        (1, 4, 6, 2),
+        "int8",
+        quant=Q_ACT,
+        options=dict(half_pixel_centers=True),
+    ),
+    "int8_resize_nearest": lambda: op_model(
+        "RESIZE_NEAREST_NEIGHBOR",
+        [("in", (1, 2, 3, 2), "int8"), np.array([3, 5], I32)],
+        (1, 3, 5, 2),
+        "int8",
+        quant=Q_ACT,
+    ),
+    "int8_logistic": lambda: op_model(
+        "LOGISTIC",
+        [("in", (2, 4), "int8")],
+        (2, 4),
+        "int8",
+        quant=dict(scale=[1.0 / 256], zero_point=[-128]),
+    ),
+    "int8_tanh": lambda: op_model(
+        "TANH",
+        [("in", (2, 4), "int8")],
+        (2, 4),
+        "int8",
+        quant=dict(scale=[1.0 / 128], zero_point=[0]),
+    ),
+    "int8_hard_swish": lambda: op_model(
+        "HARD_SWISH", [("in", (2, 4), "int8")], (2, 4), "int8", quant=Q_ACT
+    ),
+    "int8_leaky_relu": lambda: op_model(
+        "LEAKY_RELU", [("in", (2, 4), "int8")], (2, 4), "int8", quant=Q_ACT, options=dict(alpha=0.1)
+    ),
+    "int8_concat": lambda: op_model(
+        "CONCATENATION",
+        [("in", (2, 3), "int8"), ("in", (2, 2), "int8")],
+        (2, 5),
+        "int8",
+        quant=Q_ACT,
+        options=dict(axis=1),
+    ),
+    "int8_mean": lambda: op_model(
+        "MEAN",
+        [("in", (1, 3, 3, 4), "int8"), np.array([1, 2], I32)],
+        (1, 4),
+        "int8",
+        quant=Q_ACT,
+    ),
 }
 
 
