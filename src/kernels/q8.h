@@ -47,6 +47,12 @@
  *
  * Each weight is stored as int32 (uint16)w: VPDPWSSD on the sign-extended
  * input (low half x, high half its sign) then adds x * w + sign * 0.
+ *
+ * AVX2 (the table's i16 flag): the GEMM input is int16 x - zp, prepared once
+ * per operator (wick_q8_prepare_input), so the bias is not corrected and
+ * padding rows are zeros; weights are int16 pairs, kc rounded up to 2:
+ *
+ *   panel j: [ header: 5 x NR int32 ][ tap 0: kc2/2 pairs ] ... ;  pair g: NR x 2 int16
  */
 #ifndef WICK_KERNELS_Q8_H
 #define WICK_KERNELS_Q8_H
@@ -97,11 +103,13 @@ typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_
                                const wick_qmul_params *p);
 
 typedef struct wick_q8_kernels {
-  const char *isa; /* "avx512vnni" */
+  const char *isa; /* "avx512vnni", "avx2" */
   size_t mr, nr;
+  bool i16;        /* GEMM input prepared as int16 x - zp, weights as int16 pairs (AVX2);
+                    * else u8 x + 128 and int8 weights in 4-groups (VNNI) */
   wick_q8_gemm_ukernel_fn gemm;   /* MR x NR */
   wick_q8_gemm_ukernel_fn gemm_1; /* one row */
-  wick_q8_gemm_ukernel_fn gemm_u8;   /* MR x NR, A holds x + 128 (wick_q8_flip_sign) */
+  wick_q8_gemm_ukernel_fn gemm_u8;   /* MR x NR, A prepared by wick_q8_prepare_input */
   wick_q8_gemm_ukernel_fn gemm_u8_1; /* one row of that */
   wick_q8_gemm_ukernel_fn gemm_u8_4; /* up to 4 rows of that */
   wick_q8_igemm_ukernel_fn igemm; /* MR x NR */
@@ -121,17 +129,27 @@ WICK_Q8_API const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa);
 
 /* ---- packing (q8_pack.c) ---- */
 
-/* Bytes of packed GEMM weights for n outputs of `taps` x kc inputs; false on
- * overflow. */
-WICK_Q8_API bool wick_q8_gemm_packed_size(size_t n, size_t taps, size_t kc, size_t nr,
-                                          size_t *bytes_out);
+/* Bytes of packed GEMM weights for n outputs of `taps` x kc inputs in the
+ * layout of `k`; false on overflow. */
+WICK_Q8_API bool wick_q8_gemm_packed_size(const wick_q8_kernels *k, size_t n, size_t taps,
+                                          size_t kc, size_t *bytes_out);
 /* Packs w [n, taps * kc] (row-major, OHWI for convs), bias [n] (NULL:
  * zeros), the input zero point and per-channel multiplier/shift (NULL: FC,
- * fields left 0). `packed` must be 64-byte aligned. */
-WICK_Q8_API void wick_q8_gemm_pack(size_t n, size_t taps, size_t kc, size_t nr, const int8_t *w,
-                                   const int32_t *bias, int32_t input_zero_point,
-                                   const int32_t *multiplier, const int32_t *shift,
-                                   void *packed);
+ * fields left 0) for the kernels `k`. */
+WICK_Q8_API void wick_q8_gemm_pack(const wick_q8_kernels *k, size_t n, size_t taps, size_t kc,
+                                   const int8_t *w, const int32_t *bias,
+                                   int32_t input_zero_point, const int32_t *multiplier,
+                                   const int32_t *shift, void *packed);
+/* Bytes per input element after wick_q8_prepare_input (1 or 2). */
+static inline size_t wick_q8_input_bytes(const wick_q8_kernels *k) { return k->i16 ? 2 : 1; }
+/* Converts n input bytes for the GEMM kernels of `k`: x + 128 as u8 (VNNI)
+ * or int16 x - zp (AVX2). */
+WICK_Q8_API void wick_q8_prepare_input(const wick_q8_kernels *k, size_t n, const int8_t *in,
+                                       int32_t zp, void *out);
+/* Bytes of the row padding taps read (kc prepared elements, rounded up). */
+WICK_Q8_API size_t wick_q8_zero_row_bytes(const wick_q8_kernels *k, size_t kc);
+/* Fills that row: the prepared form of the zero point. */
+WICK_Q8_API void wick_q8_zero_row(const wick_q8_kernels *k, size_t kc, int32_t zp, void *row);
 /* Bytes of packed depthwise weights for c channels and `taps` taps. */
 WICK_Q8_API bool wick_q8_dwconv_packed_size(size_t c, size_t taps, size_t cr, size_t *bytes_out);
 /* Packs a depthwise filter [1, kh, kw, c] (taps = kh * kw). */
@@ -156,11 +174,11 @@ WICK_Q8_API void wick_q8_flip_sign(size_t n, const int8_t *in, int8_t *out);
  * kernels.h); false on overflow. */
 WICK_Q8_API bool wick_q8_conv_indirection_size(const wick_conv_shape *s, size_t mr,
                                                size_t *count_out);
-/* Fills it; padding taps point at `zero_row` (kc4 bytes of the input zero
- * point). */
+/* Fills it over `input` (elements of elem_bytes each); padding taps point
+ * at `zero_row`. */
 WICK_Q8_API void wick_q8_conv_indirection_init(const wick_conv_shape *s, size_t mr,
-                                               const int8_t *input, const int8_t *zero_row,
-                                               const int8_t **ind);
+                                               const void *input, size_t elem_bytes,
+                                               const void *zero_row, const int8_t **ind);
 /* Row tiles [t0, t1) of a CONV_2D (groups 1) through the indirection buffer.
  * a_u8: the rows it points to (zero row included) hold x + 128. */
 WICK_Q8_API void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
@@ -221,5 +239,19 @@ WICK_Q8_API void wick_q8_add_ukernel__avx512vnni(size_t n, const int8_t *a, cons
 
 WICK_Q8_API void wick_q8_mul_ukernel__avx512vnni(size_t n, const int8_t *a, const int8_t *b,
                                                  int8_t *out, const wick_qmul_params *p);
+
+WICK_Q8_API void wick_q8_gemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc,
+                                                       const int8_t *a, size_t a_stride,
+                                                       const void *w, int8_t *c, size_t c_stride,
+                                                       const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_i16_ukernel_1x16c2__avx2(size_t mr, size_t nc, size_t kc,
+                                                       const int8_t *a, size_t a_stride,
+                                                       const void *w, int8_t *c, size_t c_stride,
+                                                       const wick_q8_output *o);
+WICK_Q8_API void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc,
+                                                        size_t ks, const int8_t *const *a,
+                                                        const void *w, int8_t *c,
+                                                        size_t c_stride,
+                                                        const wick_q8_output *o);
 
 #endif /* WICK_KERNELS_Q8_H */

@@ -11,7 +11,11 @@
 
 #define BLOCK_BYTES ((size_t)384 * 1024)
 
-static size_t panel_bytes(size_t k4, size_t nr) { return (4 * WICK_Q8_HEADER + k4) * nr; }
+/* Bytes of one NR-column panel for `taps` taps of kc inputs (q8.h). */
+static size_t panel_bytes(const wick_q8_kernels *kern, size_t taps, size_t kc) {
+  const size_t per_tap = kern->i16 ? 2 * ((kc + 1) & ~(size_t)1) : (kc + 3) & ~(size_t)3;
+  return (4 * WICK_Q8_HEADER + taps * per_tap) * kern->nr;
+}
 
 static size_t column_block(size_t n, size_t pb, size_t nr) {
   size_t panels = BLOCK_BYTES / pb;
@@ -42,7 +46,7 @@ void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n, s
   const wick_q8_gemm_ukernel_fn full = a_u8 ? kern->gemm_u8 : kern->gemm;
   const wick_q8_gemm_ukernel_fn one = a_u8 ? kern->gemm_u8_1 : kern->gemm_1;
   const size_t mr = kern->mr, nr = kern->nr;
-  const size_t pb = panel_bytes((k + 3) & ~(size_t)3, nr);
+  const size_t pb = panel_bytes(kern, 1, k);
   const size_t nb = column_block(n, pb, nr);
   for (size_t n0 = 0; n0 < n; n0 += nb) {
     const size_t nc = n - n0 < nb ? n - n0 : nb;
@@ -75,8 +79,8 @@ size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr) {
   return pixels / mr + (pixels % mr != 0);
 }
 
-void wick_q8_conv_indirection_init(const wick_conv_shape *s, size_t mr, const int8_t *input,
-                                   const int8_t *zero_row, const int8_t **ind) {
+void wick_q8_conv_indirection_init(const wick_conv_shape *s, size_t mr, const void *input,
+                                   size_t elem_bytes, const void *zero_row, const int8_t **ind) {
   const size_t taps = (size_t)s->k_h * (size_t)s->k_w;
   const size_t pixels = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w;
   const size_t tiles = wick_q8_conv_tiles(s, mr);
@@ -91,7 +95,8 @@ void wick_q8_conv_indirection_init(const wick_conv_shape *s, size_t mr, const in
           const int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
           const int8_t *p = zero_row;
           if (iy >= 0 && iy < s->in_h && ix >= 0 && ix < s->in_w)
-            p = input + (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c;
+            p = (const int8_t *)input +
+                (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c * (int64_t)elem_bytes;
           ind[(t * taps + ky * (size_t)s->k_w + kx) * mr + r] = p;
         }
       }
@@ -105,7 +110,7 @@ void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
   const size_t mr = kern->mr, nr = kern->nr;
   const size_t taps = (size_t)s->k_h * (size_t)s->k_w, kc = (size_t)s->in_c;
   const size_t n = (size_t)s->out_c;
-  const size_t pb = panel_bytes(taps * ((kc + 3) & ~(size_t)3), nr);
+  const size_t pb = panel_bytes(kern, taps, kc);
   const size_t pixels = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w;
   const size_t nb = column_block(n, pb, nr);
   for (size_t n0 = 0; n0 < n; n0 += nb) {

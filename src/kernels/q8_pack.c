@@ -10,10 +10,12 @@
 
 static size_t round_up4(size_t v) { return (v + 3) & ~(size_t)3; }
 
-bool wick_q8_gemm_packed_size(size_t n, size_t taps, size_t kc, size_t nr, size_t *bytes_out) {
+bool wick_q8_gemm_packed_size(const wick_q8_kernels *kern, size_t n, size_t taps, size_t kc,
+                              size_t *bytes_out) {
+  const size_t nr = kern->nr;
   size_t panels = n / nr + (n % nr != 0), k4, per_panel, total;
   if (kc > SIZE_MAX - 3) return false;
-  k4 = round_up4(kc);
+  k4 = kern->i16 ? 2 * ((kc + 1) & ~(size_t)1) : round_up4(kc); /* bytes per channel per tap */
   if (__builtin_mul_overflow(k4, taps, &per_panel) ||
       __builtin_add_overflow(per_panel, (size_t)4 * WICK_Q8_HEADER, &per_panel) ||
       __builtin_mul_overflow(per_panel, nr, &per_panel) ||
@@ -41,9 +43,58 @@ static void pack_header(size_t c0, size_t cols, size_t width, const int32_t *bia
   for (size_t j = 0; j < width; j++) h[2 * width + j] = h[width + (j | 1)];
 }
 
-void wick_q8_gemm_pack(size_t n, size_t taps, size_t kc, size_t nr, const int8_t *w,
-                       const int32_t *bias, int32_t input_zero_point, const int32_t *multiplier,
-                       const int32_t *shift, void *packed) {
+/* AVX2: bias uncorrected (the input is x - zp), int16 weight pairs. */
+static void pack_i16(size_t n, size_t taps, size_t kc, size_t nr, const int8_t *w,
+                     const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                     void *packed) {
+  const size_t k2 = (kc + 1) & ~(size_t)1, k = taps * kc;
+  uint32_t zero[64] = {0};
+  int8_t *out = packed;
+  for (size_t j0 = 0; j0 < n; j0 += nr) {
+    const size_t cols = n - j0 < nr ? n - j0 : nr;
+    pack_header(j0, cols, nr, bias, zero, 0, multiplier, shift, (int32_t *)(void *)out);
+    out += 4 * WICK_Q8_HEADER * nr;
+    int16_t *o16 = (int16_t *)(void *)out;
+    for (size_t t = 0; t < taps; t++)
+      for (size_t g = 0; g < k2; g += 2)
+        for (size_t j = 0; j < nr; j++)
+          for (size_t b = 0; b < 2; b++, o16++) {
+            const size_t p = g + b;
+            *o16 = j < cols && p < kc ? w[(j0 + j) * k + t * kc + p] : 0;
+          }
+    out = (int8_t *)o16;
+  }
+}
+
+void wick_q8_prepare_input(const wick_q8_kernels *kern, size_t n, const int8_t *in, int32_t zp,
+                           void *out) {
+  if (kern->i16) {
+    int16_t *o = out;
+    for (size_t i = 0; i < n; i++) o[i] = (int16_t)(in[i] - zp);
+  } else {
+    wick_q8_flip_sign(n, in, out);
+  }
+}
+
+size_t wick_q8_zero_row_bytes(const wick_q8_kernels *kern, size_t kc) {
+  return kern->i16 ? 2 * ((kc + 1) & ~(size_t)1) : round_up4(kc);
+}
+
+void wick_q8_zero_row(const wick_q8_kernels *kern, size_t kc, int32_t zp, void *row) {
+  if (kern->i16)
+    memset(row, 0, wick_q8_zero_row_bytes(kern, kc));
+  else
+    memset(row, (int)(uint8_t)((uint8_t)zp ^ 0x80u), wick_q8_zero_row_bytes(kern, kc));
+}
+
+void wick_q8_gemm_pack(const wick_q8_kernels *kern, size_t n, size_t taps, size_t kc,
+                       const int8_t *w, const int32_t *bias, int32_t input_zero_point,
+                       const int32_t *multiplier, const int32_t *shift, void *packed) {
+  const size_t nr = kern->nr;
+  if (kern->i16) {
+    pack_i16(n, taps, kc, nr, w, bias, multiplier, shift, packed);
+    return;
+  }
   const size_t k4 = round_up4(kc), k = taps * kc;
   uint32_t wsum[64];
   int8_t *out = packed;

@@ -1,7 +1,8 @@
 /*
  * q8_select.c — picks the optimized int8 kernels for this CPU (cpu.c), or
- * none: AVX-512 VNNI (with F, VL, BW, DQ), else NULL, which tells the op to
- * run its reference kernel. WICK_MAX_ISA=avx2|none hides it (cpu.h).
+ * none: AVX-512 VNNI (with F, VL, BW, DQ), else AVX2 (GEMM-shaped ops
+ * only: a NULL entry sends the op to its reference kernel), else NULL.
+ * WICK_MAX_ISA=avx2|none hides the better ones (cpu.h).
  */
 #include <string.h>
 
@@ -29,6 +30,18 @@ static const wick_q8_kernels avx512vnni_kernels = {
     .mul = wick_q8_mul_ukernel__avx512vnni,
 };
 
+/* AVX2: GEMM-shaped ops only (int16 input, VPMADDWD); depthwise, ADD and
+ * MUL stay on the reference kernels. */
+static const wick_q8_kernels avx2_kernels = {
+    .isa = "avx2",
+    .mr = 4,
+    .nr = 16,
+    .i16 = true,
+    .gemm_u8 = wick_q8_gemm_i16_ukernel_4x16c2__avx2,
+    .gemm_u8_1 = wick_q8_gemm_i16_ukernel_1x16c2__avx2,
+    .igemm_u8 = wick_q8_igemm_i16_ukernel_4x16c2__avx2,
+};
+
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL |
                                          WICK_CPU_AVX512BW | WICK_CPU_AVX512DQ |
                                          WICK_CPU_AVX512VNNI | WICK_CPU_AVX2;
@@ -39,6 +52,7 @@ const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa) {
   const uint32_t f = wick_cpu_features();
   if (strcmp(isa, "avx512vnni") == 0 && (f & avx512vnni_needs) == avx512vnni_needs)
     return &avx512vnni_kernels;
+  if (strcmp(isa, "avx2") == 0 && (f & WICK_CPU_AVX2)) return &avx2_kernels;
 #else
   (void)isa;
 #endif
@@ -47,5 +61,6 @@ const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa) {
 
 const wick_q8_kernels *wick_q8_kernels_select(bool force_reference) {
   if (force_reference) return NULL;
-  return wick_q8_kernels_for_isa("avx512vnni");
+  const wick_q8_kernels *k = wick_q8_kernels_for_isa("avx512vnni");
+  return k ? k : wick_q8_kernels_for_isa("avx2");
 }

@@ -44,7 +44,7 @@ typedef struct qconv_data {
   const wick_q8_kernels *kern;
   wick_q8_output out;
   void *packed;
-  int8_t *zero_row;      /* kc4 bytes of the input zero point + 128 (igemm) */
+  int8_t *zero_row;      /* the prepared zero point, read by padding taps (igemm) */
   const int8_t **ind;    /* indirection buffer (igemm), into the flipped input */
   const void *ind_input; /* the scratch address `ind` points into */
 } qconv_data;
@@ -200,7 +200,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
   const size_t taps = (size_t)s->k_h * (size_t)s->k_w, c = (size_t)s->out_c;
   size_t bytes;
   if (d->depthwise) {
-    if (s->multiplier != 1) return WICK_OK;
+    if (s->multiplier != 1 || kern->dwconv == NULL) return WICK_OK;
     if (!wick_q8_dwconv_packed_size(c, taps, kern->dw_cr, &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
     if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
@@ -211,18 +211,19 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
   } else {
     if (s->groups != 1) return WICK_OK;
     const size_t kc = (size_t)s->in_c;
-    if (!wick_q8_gemm_packed_size(c, taps, kc, kern->nr, &bytes))
+    if (!wick_q8_gemm_packed_size(kern, c, taps, kc, &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
     if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
-    wick_q8_gemm_pack(c, taps, kc, kern->nr, w, b, zp, d->params.multiplier, d->params.shift,
+    wick_q8_gemm_pack(kern, c, taps, kc, w, b, zp, d->params.multiplier, d->params.shift,
                       d->packed);
+    const size_t ib = wick_q8_input_bytes(kern);
     if (taps == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 &&
         s->pad_left == 0 && s->out_h == s->in_h && s->out_w == s->in_w) {
       d->path = QCONV_GEMM;
-      /* the input flipped to u8 once per invoke (wick_q8_flip_sign) */
+      /* the input prepared once per invoke (wick_q8_prepare_input) */
       size_t scratch;
-      if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc, &scratch))
+      if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc * ib, &scratch))
         return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
       wick_op_request_scratch(ctx, scratch);
     } else {
@@ -230,15 +231,14 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
       if (!wick_q8_conv_indirection_size(s, kern->mr, &count) ||
           !wick_mul_size(count, sizeof(int8_t *), &bytes))
         return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "indirection buffer size overflows");
-      const size_t kc4 = (kc + 3) & ~(size_t)3;
-      d->zero_row = wick_op_alloc(ctx, kc4);
+      d->zero_row = wick_op_alloc(ctx, wick_q8_zero_row_bytes(kern, kc));
       d->ind = wick_op_alloc(ctx, bytes);
       if (d->zero_row == NULL || d->ind == NULL)
         return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory (indirection buffer)");
-      /* the kernels read the input flipped to u8 (x + 128) in scratch */
-      memset(d->zero_row, zp ^ 0x80, kc4);
+      /* the kernels read the input prepared in scratch (x + 128, or x - zp) */
+      wick_q8_zero_row(kern, kc, zp, d->zero_row);
       size_t scratch;
-      if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc, &scratch))
+      if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc * ib, &scratch))
         return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
       wick_op_request_scratch(ctx, scratch);
       d->ind_input = NULL;
@@ -286,9 +286,11 @@ static void gemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
   const wick_conv_shape *s = &j->d->shape;
   const size_t m = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc = (size_t)s->in_c;
   const size_t mr = j->d->kern->mr, r0 = t0 * mr, r1 = t1 * mr < m ? t1 * mr : m;
-  wick_q8_flip_sign((r1 - r0) * kc, j->in + r0 * kc, j->flipped + r0 * kc);
-  wick_q8_gemm(j->d->kern, r0, r1, (size_t)s->out_c, kc, j->flipped, kc, true, j->d->packed,
-               j->out, (size_t)s->out_c, &j->d->out);
+  const size_t ib = wick_q8_input_bytes(j->d->kern);
+  wick_q8_prepare_input(j->d->kern, (r1 - r0) * kc, j->in + r0 * kc,
+                        -j->d->params.input_offset, j->flipped + r0 * kc * ib);
+  wick_q8_gemm(j->d->kern, r0, r1, (size_t)s->out_c, kc, j->flipped, kc * ib, true,
+               j->d->packed, j->out, (size_t)s->out_c, &j->d->out);
 }
 
 static void igemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
@@ -327,10 +329,12 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
     case QCONV_IGEMM: {
       /* one flip of the input, read k_h * k_w times by the kernels */
       int8_t *flipped = wick_op_scratch(ctx);
-      wick_q8_flip_sign((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w * (size_t)s->in_c,
-                        in->data, flipped);
+      wick_q8_prepare_input(d->kern,
+                            (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w * (size_t)s->in_c,
+                            in->data, -d->params.input_offset, flipped);
       if (d->ind_input != flipped) {
-        wick_q8_conv_indirection_init(s, d->kern->mr, flipped, d->zero_row, d->ind);
+        wick_q8_conv_indirection_init(s, d->kern->mr, flipped, wick_q8_input_bytes(d->kern),
+                                      d->zero_row, d->ind);
         d->ind_input = flipped;
       }
       return wick_parallel_range(ctx, wick_q8_conv_tiles(s, d->kern->mr),

@@ -125,8 +125,10 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
     m->output_offset = qo.zero_point;
     m->act_min = lo;
     m->act_max = hi;
-    if (t == WICK_DTYPE_INT8 && mul_rows(a, b, &d->row, &d->row_is_a))
-      d->kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
+    if (t == WICK_DTYPE_INT8 && mul_rows(a, b, &d->row, &d->row_is_a)) {
+      const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
+      d->kern = k && k->mul ? k : NULL;
+    }
   } else {
     int32_t l1, l2, lout;
     bool pot = t == WICK_DTYPE_INT16 && ctx->params->pot_scale_int16 &&
@@ -166,8 +168,10 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
       p->output_offset = qo.zero_point;
       p->act_min = lo;
       p->act_max = hi;
-      if (t == WICK_DTYPE_INT8 && same_shape(a, b))
-        d->kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
+      if (t == WICK_DTYPE_INT8 && same_shape(a, b)) {
+        const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
+        d->kern = k && k->add ? k : NULL;
+      }
     }
   }
   ctx->node->user_data = d;

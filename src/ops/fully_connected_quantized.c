@@ -44,17 +44,17 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qfc_data *d, const wick_tens
   if (kern == NULL || !wick_input_known(ctx, 1) || d->m == 0 || d->n == 0) return WICK_OK;
   if (bias != NULL && !wick_input_known(ctx, 2)) return WICK_OK;
   size_t bytes, padded = ((size_t)d->n + kern->nr - 1) / kern->nr * kern->nr;
-  if (!wick_q8_gemm_packed_size((size_t)d->n, 1, (size_t)d->k, kern->nr, &bytes))
+  if (!wick_q8_gemm_packed_size(kern, (size_t)d->n, 1, (size_t)d->k, &bytes))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed weights size overflows");
   double *scale = wick_op_alloc(ctx, padded * sizeof(double));
   if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL || scale == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
   for (size_t c = 0; c < padded; c++) scale[c] = c < (size_t)d->n ? d->params.scale[c] : 0.0;
-  wick_q8_gemm_pack((size_t)d->n, 1, (size_t)d->k, kern->nr, w->data, bias ? bias->data : NULL,
+  wick_q8_gemm_pack(kern, (size_t)d->n, 1, (size_t)d->k, w->data, bias ? bias->data : NULL,
                     -d->params.input_offset, NULL, NULL, d->packed);
   d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, scale};
-  size_t scratch; /* the input flipped to u8 once per invoke */
-  if (!wick_mul_size((size_t)d->m, (size_t)d->k, &scratch))
+  size_t scratch; /* the input prepared once per invoke (wick_q8_prepare_input) */
+  if (!wick_mul_size((size_t)d->m, (size_t)d->k * wick_q8_input_bytes(kern), &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
   wick_op_request_scratch(ctx, scratch);
   d->kern = kern;
@@ -179,9 +179,11 @@ static void fc_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
   const qfc_job *j = arg;
   const size_t m = (size_t)j->d->m, k = (size_t)j->d->k, mr = j->d->kern->mr;
   const size_t r0 = t0 * mr, r1 = t1 * mr < m ? t1 * mr : m;
-  wick_q8_flip_sign((r1 - r0) * k, j->in + r0 * k, j->flipped + r0 * k);
-  wick_q8_gemm(j->d->kern, r0, r1, (size_t)j->d->n, k, j->flipped, k, true, j->d->packed, j->out,
-               (size_t)j->d->n, &j->d->out);
+  const size_t ib = wick_q8_input_bytes(j->d->kern);
+  wick_q8_prepare_input(j->d->kern, (r1 - r0) * k, j->in + r0 * k, -j->d->params.input_offset,
+                        j->flipped + r0 * k * ib);
+  wick_q8_gemm(j->d->kern, r0, r1, (size_t)j->d->n, k, j->flipped, k * ib, true, j->d->packed,
+               j->out, (size_t)j->d->n, &j->d->out);
 }
 
 wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {

@@ -109,9 +109,9 @@ static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, siz
   qparams q;
   make_params(&q, n, (int32_t)k, zp, act);
   size_t bytes;
-  if (!wick_q8_gemm_packed_size(n, 1, k, kern->nr, &bytes)) abort();
+  if (!wick_q8_gemm_packed_size(kern, n, 1, k, &bytes)) abort();
   void *packed = aligned(bytes);
-  wick_q8_gemm_pack(n, 1, k, kern->nr, w, with_bias ? q.bias : NULL, zp, fc ? NULL : q.mult,
+  wick_q8_gemm_pack(kern, n, 1, k, w, with_bias ? q.bias : NULL, zp, fc ? NULL : q.mult,
                     fc ? NULL : q.shift, packed);
   int8_t *got = malloc(m * n + 2), *ref = malloc(m * n + 1);
   got[0] = got[m * n + 1] = 99;
@@ -125,18 +125,21 @@ static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, siz
     wick_q_conv2d__reference(WICK_DTYPE_INT8, &s, &q.conv, a, w, with_bias ? q.bias : NULL,
                              false, ref);
   }
-  /* int8 rows, then rows flipped to u8 beforehand; two calls over row
-   * ranges each, as a thread split would make */
-  const size_t split = m / 2;
-  int8_t *flipped = malloc(m * k + 1);
-  wick_q8_flip_sign(m * k, a, flipped);
+  /* raw int8 rows (VNNI only), then rows prepared beforehand
+   * (wick_q8_prepare_input); two calls over row ranges each, as a thread
+   * split would make */
+  const size_t split = m / 2, ib = wick_q8_input_bytes(kern);
+  int8_t *flipped = malloc(m * k * ib + 1);
+  wick_q8_prepare_input(kern, m * k, a, zp, flipped);
   char what[160];
-  for (int u8 = 0; u8 <= 1; u8++) {
+  for (int u8 = kern->i16 ? 1 : 0; u8 <= 1; u8++) {
     memset(got + 1, 0x55, m * n);
-    wick_q8_gemm(kern, 0, split, n, k, u8 ? flipped : a, k, u8, packed, got + 1, n, &q.out);
-    wick_q8_gemm(kern, split, m, n, k, u8 ? flipped : a, k, u8, packed, got + 1, n, &q.out);
+    wick_q8_gemm(kern, 0, split, n, k, u8 ? flipped : a, u8 ? k * ib : k, u8, packed, got + 1, n,
+                 &q.out);
+    wick_q8_gemm(kern, split, m, n, k, u8 ? flipped : a, u8 ? k * ib : k, u8, packed, got + 1, n,
+                 &q.out);
     snprintf(what, sizeof what, "%s %s%s m=%zu n=%zu k=%zu act=%d bias=%d", kern->isa,
-             fc ? "fc" : "gemm", u8 ? " (u8 input)" : "", m, n, k, act, with_bias);
+             fc ? "fc" : "gemm", u8 ? " (prepared input)" : "", m, n, k, act, with_bias);
     compare(what, got + 1, ref, m * n);
   }
   free(flipped);
@@ -206,26 +209,30 @@ static void test_conv_shape(const wick_q8_kernels *kern, const wick_conv_shape *
   qparams q;
   make_params(&q, (size_t)s->out_c, (int32_t)(taps * kc), zp, act);
   size_t bytes, count;
-  if (!wick_q8_gemm_packed_size((size_t)s->out_c, taps, kc, kern->nr, &bytes)) abort();
+  if (!wick_q8_gemm_packed_size(kern, (size_t)s->out_c, taps, kc, &bytes)) abort();
   void *packed = aligned(bytes);
-  wick_q8_gemm_pack((size_t)s->out_c, taps, kc, kern->nr, f, q.bias, zp, q.mult, q.shift, packed);
+  wick_q8_gemm_pack(kern, (size_t)s->out_c, taps, kc, f, q.bias, zp, q.mult, q.shift, packed);
   if (!wick_q8_conv_indirection_size(s, kern->mr, &count)) abort();
   const int8_t **ind = malloc(count * sizeof(int8_t *));
-  const size_t kc4 = (kc + 3) & ~(size_t)3;
-  int8_t *zero = malloc(kc4), *flipped = malloc(in_n + 1);
+  const size_t kc4 = (kc + 3) & ~(size_t)3, ib = wick_q8_input_bytes(kern);
+  int8_t *zero = malloc(wick_q8_zero_row_bytes(kern, kc) + kc4), *flipped = malloc(in_n * ib + 1);
   int8_t *got = malloc(out_n), *ref = malloc(out_n);
   wick_q_conv2d__reference(WICK_DTYPE_INT8, s, &q.conv, in, f, q.bias, false, ref);
   const size_t tiles = wick_q8_conv_tiles(s, kern->mr);
   char what[200];
-  /* int8 rows (zero row = zp), then rows flipped to u8 (zero row = zp + 128) */
-  wick_q8_flip_sign(in_n, in, flipped);
-  for (int u8 = 0; u8 <= 1; u8++) {
-    memset(zero, u8 ? zp ^ 0x80 : zp, kc4);
-    wick_q8_conv_indirection_init(s, kern->mr, u8 ? flipped : in, zero, ind);
+  /* raw int8 rows (zero row = zp; VNNI only), then prepared rows (zero row
+   * from wick_q8_zero_row) */
+  wick_q8_prepare_input(kern, in_n, in, zp, flipped);
+  for (int u8 = kern->i16 ? 1 : 0; u8 <= 1; u8++) {
+    if (u8)
+      wick_q8_zero_row(kern, kc, zp, zero);
+    else
+      memset(zero, zp, kc4);
+    wick_q8_conv_indirection_init(s, kern->mr, u8 ? flipped : in, u8 ? ib : 1, zero, ind);
     memset(got, 0x55, out_n);
     wick_q8_conv_igemm(kern, s, ind, u8, packed, got, &q.out, 0, tiles / 2);
     wick_q8_conv_igemm(kern, s, ind, u8, packed, got, &q.out, tiles / 2, tiles);
-    describe(what, sizeof what, kern->isa, u8 ? "conv (u8 input)" : "conv", s, zp, act);
+    describe(what, sizeof what, kern->isa, u8 ? "conv (prepared input)" : "conv", s, zp, act);
     compare(what, got, ref, out_n);
   }
   free(flipped);
@@ -423,7 +430,7 @@ int main(void) {
   }
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
-  static const char *isas[] = {"avx512vnni"};
+  static const char *isas[] = {"avx512vnni", "avx2"};
   for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
     const wick_q8_kernels *kern = wick_q8_kernels_for_isa(isas[i]);
     if (kern == NULL) {
@@ -432,9 +439,9 @@ int main(void) {
     }
     test_gemm(kern);
     test_conv(kern);
-    test_dwconv(kern);
-    test_add(kern);
-    test_mul(kern);
+    if (kern->dwconv) test_dwconv(kern);
+    if (kern->add) test_add(kern);
+    if (kern->mul) test_mul(kern);
   }
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;

@@ -1,0 +1,227 @@
+/*
+ * avx2/q8_gemm.c — int8 GEMM and indirect-GEMM microkernels for AVX2
+ * (4x16c2, 1x16c2), for CPUs without AVX-512 VNNI. Compiled with -mavx2.
+ *
+ * VPMADDUBSW (u8 x s8 pairs into saturating int16) could overflow with
+ * 255 * 127 * 2, so these kernels widen instead: the operator converts its
+ * input once to int16 x - zp (wick_q8_prepare_input; padding taps read a
+ * row of zeros), the weights are packed as int16 pairs (q8.h, "AVX2"), and
+ * each VPMADDWD adds two exact products (at most 2 * 255 * 127) into an
+ * int32 lane. No bias correction is needed. The output stage is the same
+ * exact double rounding as the AVX-512 one (src/kernels/avx512vnni/
+ * q8_requant.h) on 8 lanes.
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/q8.h"
+
+#define INLINE static inline __attribute__((always_inline))
+#define MAX_MR 4
+#define TILE_MR 4
+#define NR 16
+
+INLINE uint32_t load_pair(const int16_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+INLINE uint32_t load_one(const int16_t *p) { return (uint16_t)*p; }
+
+/* acc[i][v] += a_i[0 .. kc) . w over one tap (int16 pairs); w advances. */
+INLINE void accumulate(size_t MR, const int16_t *const *ap, size_t kc, const int16_t **wp,
+                       __m256i acc[][2]) {
+  const int16_t *w = *wp;
+  size_t k = 0;
+  for (; k + 2 <= kc; k += 2) {
+    const __m256i w0 = _mm256_loadu_si256((const __m256i *)(const void *)w);
+    const __m256i w1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16));
+    w += 2 * NR;
+    for (size_t i = 0; i < MR; i++) {
+      const __m256i a = _mm256_set1_epi32((int32_t)load_pair(ap[i] + k));
+      acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(a, w0));
+      acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(a, w1));
+    }
+  }
+  if (k < kc) {
+    const __m256i w0 = _mm256_loadu_si256((const __m256i *)(const void *)w);
+    const __m256i w1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16));
+    w += 2 * NR;
+    for (size_t i = 0; i < MR; i++) {
+      const __m256i a = _mm256_set1_epi32((int32_t)load_one(ap[i] + k));
+      acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(a, w0));
+      acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(a, w1));
+    }
+  }
+  *wp = w;
+}
+
+typedef struct rq8 {
+  __m256i m, m_odd, ls, rs, mask, half, zp, lo, hi;
+} rq8;
+
+INLINE rq8 rq_load(const int32_t *h, const wick_q8_output *o) {
+  rq8 q;
+  q.m = _mm256_loadu_si256((const __m256i *)(const void *)(h + NR));
+  q.m_odd = _mm256_loadu_si256((const __m256i *)(const void *)(h + 2 * NR));
+  q.ls = _mm256_loadu_si256((const __m256i *)(const void *)(h + 3 * NR));
+  q.rs = _mm256_loadu_si256((const __m256i *)(const void *)(h + 4 * NR));
+  q.mask = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), q.rs), _mm256_set1_epi32(1));
+  q.half = _mm256_srli_epi32(q.mask, 1);
+  q.zp = _mm256_set1_epi32(o->zero_point);
+  q.lo = _mm256_set1_epi32(o->lo);
+  q.hi = _mm256_set1_epi32(o->hi);
+  return q;
+}
+
+/* mbqm lane by lane (see avx512vnni/q8_requant.h), + zero point, clamp. */
+INLINE __m256i requant(__m256i x, const rq8 *q) {
+  x = _mm256_sllv_epi32(x, q->ls);
+  const __m256i round = _mm256_set1_epi64x((int64_t)1 << 30);
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, q->m), round);
+  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q->m_odd), round);
+  even = _mm256_srli_epi64(even, 31);
+  odd = _mm256_add_epi64(odd, odd);
+  const __m256i r = _mm256_blend_epi32(even, odd, 0xAA);
+  const __m256i rem = _mm256_and_si256(r, q->mask);
+  const __m256i thr = _mm256_sub_epi32(q->half, _mm256_srai_epi32(r, 31));
+  __m256i v = _mm256_srav_epi32(r, q->rs);
+  v = _mm256_sub_epi32(v, _mm256_cmpgt_epi32(rem, thr));
+  v = _mm256_add_epi32(v, q->zp);
+  return _mm256_min_epi32(_mm256_max_epi32(v, q->lo), q->hi);
+}
+
+/* FULLY_CONNECTED: (double)acc * scale rounded half away from zero. */
+INLINE __m128i round_fc4(__m128i acc, const double *scale) {
+  const __m256d x = _mm256_mul_pd(_mm256_cvtepi32_pd(acc), _mm256_loadu_pd(scale));
+  __m256d t = _mm256_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __m256d d = _mm256_sub_pd(x, t), one = _mm256_set1_pd(1.0);
+  t = _mm256_add_pd(t, _mm256_and_pd(_mm256_cmp_pd(d, _mm256_set1_pd(0.5), _CMP_GE_OQ), one));
+  t = _mm256_sub_pd(t, _mm256_and_pd(_mm256_cmp_pd(d, _mm256_set1_pd(-0.5), _CMP_LE_OQ), one));
+  t = _mm256_min_pd(_mm256_max_pd(t, _mm256_set1_pd(-2147483648.0)),
+                    _mm256_set1_pd(2147483647.0));
+  return _mm256_cvttpd_epi32(t);
+}
+
+INLINE __m256i requant_fc(__m256i x, const double *scale, const wick_q8_output *o) {
+  const __m128i lo = round_fc4(_mm256_castsi256_si128(x), scale);
+  const __m128i hi = round_fc4(_mm256_extracti128_si256(x, 1), scale + 4);
+  __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+  v = _mm256_add_epi32(v, _mm256_set1_epi32(o->zero_point));
+  v = _mm256_max_epi32(v, _mm256_set1_epi32(o->lo));
+  return _mm256_min_epi32(v, _mm256_set1_epi32(o->hi));
+}
+
+/* 16 int32 (two vectors, already inside int8) -> 16 int8 in order. */
+INLINE __m128i narrow16(__m256i v0, __m256i v1) {
+  const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_setzero_si256());
+  return _mm256_castsi256_si128(
+      _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+INLINE void store_tile(size_t MR, __m256i acc[][2], const int16_t *w, int8_t *const *cp,
+                       size_t nc, const wick_q8_output *o, const double *fc_scale) {
+  const int32_t *h = (const int32_t *)(const void *)w;
+  __m128i res[MAX_MR];
+  if (fc_scale) {
+    for (size_t i = 0; i < MR; i++)
+      res[i] = narrow16(requant_fc(acc[i][0], fc_scale, o), requant_fc(acc[i][1], fc_scale + 8, o));
+  } else {
+    const rq8 q0 = rq_load(h, o), q1 = rq_load(h + 8, o);
+    for (size_t i = 0; i < MR; i++) res[i] = narrow16(requant(acc[i][0], &q0), requant(acc[i][1], &q1));
+  }
+  for (size_t i = MR; i-- > 0;) {
+    if (nc >= NR) {
+      _mm_storeu_si128((__m128i *)(void *)cp[i], res[i]);
+    } else {
+      int8_t tmp[16];
+      _mm_storeu_si128((__m128i *)(void *)tmp, res[i]);
+      memcpy(cp[i], tmp, nc);
+    }
+  }
+}
+
+INLINE void init_tile(size_t MR, const int16_t *w, __m256i acc[][2]) {
+  const __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)w);
+  const __m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16));
+  for (size_t i = 0; i < MR; i++) acc[i][0] = b0, acc[i][1] = b1;
+}
+
+/* Header: 5 x NR int32 = 10 x NR int16. */
+#define HEADER_I16 (2 * WICK_Q8_HEADER * NR)
+
+INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *a,
+                      size_t a_stride, const void *wv, int8_t *c, size_t c_stride,
+                      const wick_q8_output *o) {
+  const int16_t *ap[MAX_MR];
+  int8_t *cp[MAX_MR];
+  ap[0] = (const int16_t *)(const void *)a;
+  cp[0] = c;
+  for (size_t i = 1; i < MR; i++) {
+    ap[i] = i < mr ? (const int16_t *)(const void *)((const int8_t *)(const void *)ap[i - 1] + a_stride) : ap[i - 1];
+    cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
+  }
+  const int16_t *w = wv;
+  const double *fc_scale = o->fc_scale;
+  for (;;) {
+    __m256i acc[MAX_MR][2];
+    const int16_t *header = w;
+    init_tile(MR, w, acc);
+    w += HEADER_I16;
+    accumulate(MR, ap, kc, &w, acc);
+    store_tile(MR, acc, header, cp, nc, o, fc_scale);
+    if (nc <= NR) break;
+    nc -= NR;
+    if (fc_scale) fc_scale += NR;
+    for (size_t i = 0; i < MR; i++) cp[i] += NR;
+  }
+}
+
+INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
+                       const int8_t *const *a, const void *wv, int8_t *c, size_t c_stride,
+                       const wick_q8_output *o) {
+  int8_t *cp[MAX_MR];
+  cp[0] = c;
+  for (size_t i = 1; i < MR; i++) cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
+  const int16_t *w = wv;
+  const double *fc_scale = o->fc_scale;
+  for (;;) {
+    __m256i acc[MAX_MR][2];
+    const int16_t *header = w;
+    init_tile(MR, w, acc);
+    w += HEADER_I16;
+    const int8_t *const *ind = a;
+    for (size_t p = 0; p < ks; p++) {
+      const int16_t *ap[MAX_MR];
+      ap[0] = (const int16_t *)(const void *)ind[0];
+      for (size_t i = 1; i < MR; i++) ap[i] = i < mr ? (const int16_t *)(const void *)ind[i] : ap[i - 1];
+      ind += TILE_MR;
+      accumulate(MR, ap, kc, &w, acc);
+    }
+    store_tile(MR, acc, header, cp, nc, o, fc_scale);
+    if (nc <= NR) break;
+    nc -= NR;
+    if (fc_scale) fc_scale += NR;
+    for (size_t i = 0; i < MR; i++) cp[i] += NR;
+  }
+}
+
+void wick_q8_gemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                           size_t a_stride, const void *w, int8_t *c,
+                                           size_t c_stride, const wick_q8_output *o) {
+  gemm_body(4, mr, nc, kc, a, a_stride, w, c, c_stride, o);
+}
+
+void wick_q8_gemm_i16_ukernel_1x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                           size_t a_stride, const void *w, int8_t *c,
+                                           size_t c_stride, const wick_q8_output *o) {
+  (void)mr;
+  gemm_body(1, 1, nc, kc, a, a_stride, w, c, c_stride, o);
+}
+
+void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks,
+                                            const int8_t *const *a, const void *w, int8_t *c,
+                                            size_t c_stride, const wick_q8_output *o) {
+  igemm_body(4, mr, nc, kc, ks, a, w, c, c_stride, o);
+}
