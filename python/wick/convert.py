@@ -495,8 +495,8 @@ def convert(
     ``debug_dir``: write a page with the graph after every stage there (wick.graph, see
     docs/graph.md).  ``progress``: stage lines on stderr — True always, False never, None
     (default) only once the conversion has taken more than 2 s.  ``weights``: ``"float32"``;
-    ``"int8"`` stores fully connected weights int8 per output row for TFLite's hybrid kernel
-    (dynamic-range quantization); ``"float16"`` stores float constants as float16 +
+    ``"int8"`` stores fully connected / convolution weights int8 per output channel for
+    TFLite's hybrid kernels (dynamic-range quantization); ``"float16"`` stores float constants as float16 +
     DEQUANTIZE (``wick.quantize`` exposes both as schemes)."""
     from .converter.passes.weights import WEIGHT_MODES
 

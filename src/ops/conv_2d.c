@@ -7,6 +7,11 @@
  * input depth) is supported. Output [N, outH, outW, Cout] with SAME/VALID
  * padding as in FORMAT.md. Quantized inputs go to conv_2d_quantized.c.
  *
+ * Hybrid (dynamic-range) form: float32 input/output/bias with an int8
+ * symmetric filter, one scale per output channel (CONV_2D without groups,
+ * DEPTHWISE_CONV_2D): each image is quantized at run time (asymmetric, as
+ * LiteRT's EvalHybridPerChannel) and src/kernels/reference/hybrid.c runs it.
+ *
  * Kernels: prepare picks them (src/kernels/select.c) and packs the constant
  * filter once; invoke only runs them. CONV_2D with groups == 1: a 1x1,
  * stride-1, unpadded conv is a plain GEMM over the [N*H*W, Cin] input; any
@@ -40,7 +45,55 @@ typedef struct conv_data {
   float *zero;                      /* in_c zeros, read by padding taps (igemm) */
   const float **ind;                /* indirection buffer (igemm) */
   const void *ind_input;            /* the input address `ind` points into */
+  bool hybrid;                      /* int8 filter, float activations */
+  const float *filter_scales;       /* hybrid: out_c scales */
+  int8_t *qin;                      /* hybrid: one quantized image */
 } conv_data;
+
+static const float *bias_data(const wick_op_ctx *ctx);
+
+/* The int8 filter of the hybrid form: symmetric, one scale per output channel. */
+static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_tensor *filter,
+                                  bool depthwise) {
+  const wick_conv_shape *s = &d->shape;
+  const wick_quant *q = filter->info != NULL ? &filter->info->quant : NULL;
+  WICK_CHECK(ctx, q != NULL && q->count > 0, "the int8 filter has no quantization parameters");
+  WICK_CHECK_SUPPORTED(ctx, depthwise || s->groups == 1, "a grouped hybrid CONV_2D is not supported");
+  const int32_t axis = depthwise ? 3 : 0;
+  WICK_CHECK_SUPPORTED(ctx, q->count == (uint32_t)s->out_c && q->quantized_dimension == axis,
+                       "a hybrid filter needs %d per-channel scales on dimension %d (it has %u "
+                       "on dimension %d)",
+                       s->out_c, axis, q->count, q->quantized_dimension);
+  for (uint32_t i = 0; i < q->count; i++) {
+    WICK_CHECK(ctx, q->zero_point[i] == 0, "the int8 filter must be symmetric (zero point 0)");
+    WICK_CHECK(ctx, isfinite(q->scale[i]) && q->scale[i] >= 0.0f,
+               "filter scale %u is not a finite non-negative number", i);
+  }
+  d->filter_scales = q->scale;
+  d->hybrid = true;
+  const int64_t image = (int64_t)s->in_h * s->in_w * s->in_c;
+  d->qin = wick_op_alloc(ctx, image > 0 ? (size_t)image : 1);
+  if (d->qin == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  return WICK_OK;
+}
+
+/* One image at a time: quantize it, run the hybrid kernel. */
+static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool depthwise) {
+  const wick_conv_shape *s = &d->shape;
+  const float *in = wick_op_input(ctx, 0)->data;
+  float *out = wick_op_output(ctx, 0)->data;
+  const int64_t image = (int64_t)s->in_h * s->in_w * s->in_c;
+  const int64_t out_image = (int64_t)s->out_h * s->out_w * s->out_c;
+  for (int32_t n = 0; n < s->batch; n++) {
+    int32_t offset;
+    const float scale =
+        wick_hybrid_quantize_asymmetric__reference(image, in + n * image, d->qin, &offset);
+    wick_hybrid_conv2d__reference(s, depthwise, d->qin, offset, scale,
+                                  wick_op_input(ctx, 1)->data, d->filter_scales, bias_data(ctx),
+                                  out + n * out_image, d->lo, d->hi);
+  }
+  return WICK_OK;
+}
 
 static const float *bias_data(const wick_op_ctx *ctx) {
   wick_tensor *b = wick_op_input(ctx, 2);
@@ -64,7 +117,8 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   WICK_TRY(wick_require_input(ctx, 1, &filter));
   wick_tensor *bias = wick_op_input(ctx, 2);
   WICK_TRY(check_float(ctx, in, "the input"));
-  WICK_TRY(check_float(ctx, filter, "the filter"));
+  const bool hybrid = filter->type == WICK_DTYPE_INT8;
+  if (!hybrid) WICK_TRY(check_float(ctx, filter, "the filter"));
   if (bias) WICK_TRY(check_float(ctx, bias, "the bias"));
   WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
   WICK_CHECK(ctx, filter->rank == 4, "filter must have rank 4, not %d", filter->rank);
@@ -114,6 +168,7 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
   ctx->node->macs = (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps;
   ctx->node->user_data = d;
+  if (hybrid) return hybrid_prepare(ctx, d, filter, depthwise);
   return choose_kernels(ctx, d, depthwise);
 }
 
@@ -209,6 +264,7 @@ static void conv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t threa
 /* Runs the path prepare chose, split over the interpreter's threads. */
 static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
   conv_data *d = ctx->node->user_data;
+  if (d->hybrid) return hybrid_run(ctx, d, depthwise);
   const wick_conv_shape *s = &d->shape;
   const float *in = wick_op_input(ctx, 0)->data;
   float *out = wick_op_output(ctx, 0)->data;

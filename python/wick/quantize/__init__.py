@@ -12,10 +12,10 @@ Schemes:
   once, runs int8 kernels and dequantizes the outputs.  Ops that stay float inside the int8
   region (``skip=`` asks for some) are listed in ``Model.float_islands``, with a warning
   naming each op and its source line unless the user asked for them.
-* ``"dynamic_int8"`` — dynamic-range quantization as TFLite's converter does it for dense
-  layers: FULLY_CONNECTED weights (>= 1024 elements) stored int8 symmetric per output row,
-  activations float; TFLite's hybrid kernel quantizes the activations at run time.  No
-  calibration.  (Convolution weights stay float: wick's runtime has no hybrid CONV_2D yet.)
+* ``"dynamic_int8"`` — dynamic-range quantization as TFLite's converter does it: weights of
+  FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D (>= 1024 elements) stored int8 symmetric per
+  output channel, activations float; TFLite's hybrid kernels quantize the activations at run
+  time.  No calibration.
 * ``"fp16"`` — float16 weight constants, each followed by a DEQUANTIZE to float32 (as TFLite's
   converter writes float16 quantization).  No calibration.
 

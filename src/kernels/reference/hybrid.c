@@ -56,3 +56,70 @@ void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, con
     }
   }
 }
+
+/* LiteRT's AsymmetricQuantizeFloats: the range [min(x, 0), max(x, 0)] onto [-128, 127]
+ * (scale and zero point in double, the zero point nudged into range and rounded), values
+ * round-half-away(offset + x / scale) computed in float; a zero range gives zeros, scale 1,
+ * offset 0. */
+float wick_hybrid_quantize_asymmetric__reference(int64_t n, const float *x, int8_t *q,
+                                                 int32_t *offset) {
+  float lo = 0.0f, hi = 0.0f;
+  for (int64_t i = 0; i < n; i++) {
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+  }
+  const double rmin = lo, rmax = hi;
+  if (rmin == rmax) {
+    if (n > 0) memset(q, 0, (size_t)n);
+    *offset = 0;
+    return 1.0f;
+  }
+  const double scale = (rmax - rmin) / 255.0;
+  const double zp_from_min = -128.0 - rmin / scale, zp_from_max = 127.0 - rmax / scale;
+  const double err_min = 128.0 + fabs(rmin / scale), err_max = 127.0 + fabs(rmax / scale);
+  const double zp = err_min < err_max ? zp_from_min : zp_from_max;
+  int32_t nudged = zp <= -128.0 ? -128 : (zp >= 127.0 ? 127 : (int32_t)round(zp));
+  const float scale_f = (float)scale;
+  const float inverse = 1.0f / scale_f;
+  for (int64_t i = 0; i < n; i++) {
+    float r = roundf((float)nudged + x[i] * inverse);
+    r = r < -128.0f ? -128.0f : (r > 127.0f ? 127.0f : r);
+    q[i] = (int8_t)r;
+  }
+  *offset = nudged;
+  return scale_f;
+}
+
+void wick_hybrid_conv2d__reference(const wick_conv_shape *s, bool depthwise, const int8_t *input,
+                                   int32_t input_offset, float input_scale, const int8_t *filter,
+                                   const float *filter_scales, const float *bias, float *output,
+                                   float lo, float hi) {
+  const int32_t taps_c = depthwise ? 1 : s->in_c;
+  for (int32_t oy = 0; oy < s->out_h; oy++)
+    for (int32_t ox = 0; ox < s->out_w; ox++)
+      for (int32_t o = 0; o < s->out_c; o++) {
+        int32_t acc = 0;
+        for (int32_t ky = 0; ky < s->k_h; ky++) {
+          const int32_t iy = oy * s->stride_h - s->pad_top + ky * s->dilation_h;
+          if (iy < 0 || iy >= s->in_h) continue;
+          for (int32_t kx = 0; kx < s->k_w; kx++) {
+            const int32_t ix = ox * s->stride_w - s->pad_left + kx * s->dilation_w;
+            if (ix < 0 || ix >= s->in_w) continue;
+            const int8_t *px = input + ((int64_t)iy * s->in_w + ix) * s->in_c;
+            if (depthwise) {
+              const int32_t w = filter[((int64_t)ky * s->k_w + kx) * s->out_c + o];
+              acc += w * ((int32_t)px[o / s->multiplier] - input_offset);
+            } else {
+              const int8_t *f = filter + (((int64_t)o * s->k_h + ky) * s->k_w + kx) * taps_c;
+              for (int32_t i = 0; i < taps_c; i++)
+                acc += (int32_t)f[i] * ((int32_t)px[i] - input_offset);
+            }
+          }
+        }
+        /* LiteRT's association: conv (acc * s_w) * s_in; depthwise acc * (s_w * s_in) */
+        float y = depthwise ? (float)acc * (filter_scales[o] * input_scale)
+                            : (float)acc * filter_scales[o] * input_scale;
+        if (bias) y += bias[o];
+        output[((int64_t)oy * s->out_w + ox) * s->out_c + o] = y < lo ? lo : (y > hi ? hi : y);
+      }
+}

@@ -112,6 +112,19 @@ void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, con
                                             bool per_channel, const float *bias, int8_t *scratch,
                                             float *output, float lo, float hi);
 
+/* LiteRT's AsymmetricQuantizeFloats over x[n] (one batch of a hybrid conv):
+ * q int8, returns the scale, *offset the zero point. */
+float wick_hybrid_quantize_asymmetric__reference(int64_t n, const float *x, int8_t *q,
+                                                 int32_t *offset);
+/* One image of a hybrid CONV_2D (groups 1) or DEPTHWISE_CONV_2D (LiteRT's
+ * HybridConvPerChannel / DepthwiseConvHybridPerChannel): int32 sums of
+ * w * (q - offset) over in-bounds taps, times the filter's per-channel scale
+ * and the input scale in float, plus bias, clamped. */
+void wick_hybrid_conv2d__reference(const wick_conv_shape *s, bool depthwise, const int8_t *input,
+                                   int32_t input_offset, float input_scale, const int8_t *filter,
+                                   const float *filter_scales, const float *bias, float *output,
+                                   float lo, float hi);
+
 /* ---- pooling (float, NHWC) ---- */
 
 typedef struct wick_pool_shape {

@@ -694,6 +694,54 @@ def _float_fc(x, w, b, activation):
     return mw.finish()
 
 
+@pytest.mark.parametrize("depthwise", [False, True])
+@pytest.mark.parametrize(
+    "padding,stride,dilation", [("SAME", 1, 1), ("VALID", 2, 1), ("SAME", 1, 2)]
+)
+def test_conv_hybrid(depthwise, padding, stride, dilation):
+    """float32 input, int8 per-channel filter: each image quantized at run time (asymmetric,
+    LiteRT's EvalHybridPerChannel); against LiteRT's reference kernels within float rounding."""
+    rng = np.random.default_rng(RNG_SEED)
+    cin, cout = 3, 6
+    x = (rng.standard_normal((2, 7, 8, cin)) + 0.3).astype(np.float32)
+    x[1] = np.abs(x[1])  # an all-positive image: offset -128
+    fshape = (1, 3, 3, cout) if depthwise else (cout, 3, 3, cin)
+    w = QC(
+        rnd(rng, fshape, np.int8, -127, 127),
+        list(rng.uniform(0.003, 0.03, cout)),
+        0,
+        axis=3 if depthwise else 0,
+    )
+    b = rng.standard_normal(cout).astype(np.float32)
+    mw = ModelWriter()
+    sg = mw.add_subgraph()
+    xin = sg.add_tensor("x", list(x.shape), np.float32)
+    out = sg.add_tensor("y", [1], np.float32)
+    opts = dict(
+        padding=padding,
+        stride_w=stride,
+        stride_h=stride,
+        dilation_w_factor=dilation,
+        dilation_h_factor=dilation,
+        fused_activation_function="RELU6",
+    )
+    if depthwise:
+        opts["depth_multiplier"] = 2
+    sg.add_operator(
+        "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D",
+        [xin, sg.add_constant("w", w.value, quant=w.quant()), sg.add_constant("b", b)],
+        [out],
+        options=opts,
+    )
+    sg.set_inputs([xin])
+    sg.set_outputs([out])
+    data = mw.finish()
+    ref = run_litert(data, [x], reference=True)[0]
+    for reference in (False, True):
+        got = wick.load(data, reference=reference)(x)[0]
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
+
+
 def test_fully_connected_hybrid_asymmetric_inputs_are_refused():
     x = np.ones((2, 4), np.float32)
     w = QC(np.ones((3, 4), np.int8), 0.1, 0)

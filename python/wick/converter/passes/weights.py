@@ -2,13 +2,14 @@
 
 Runs after all other TFLite passes on a float model (``wick.convert(weights=...)``).
 
-``"int8"`` — the constant float32 weights of FULLY_CONNECTED become int8, symmetric, zero
-point 0, one scale per output row = max|w_c| / 127, values round(w / scale) in [-127, 127].
-The op keeps float32 activations, bias and output: TFLite's hybrid kernel, which quantizes the
-input at run time (per row, symmetric) and rescales the int32 sums in float.  Weights smaller
-than ``MIN_ELEMENTS`` stay float (TFLite's converter default threshold: 1024).  CONV_2D,
-DEPTHWISE_CONV_2D and BATCH_MATMUL keep float weights: wick's runtime has no hybrid kernel for
-them yet (TFLite's converter would quantize them too).
+``"int8"`` — the constant float32 weights of FULLY_CONNECTED, CONV_2D (without groups) and
+DEPTHWISE_CONV_2D become int8, symmetric, zero point 0, one scale per output channel (dim 0;
+dim 3 for depthwise) = max|w_c| / 127, values round(w / scale) in [-127, 127].  The ops keep
+float32 activations, bias and output: TFLite's hybrid kernels, which quantize the input at run
+time (fully connected: per row, symmetric; convolutions: per image, asymmetric) and rescale
+the int32 sums in float.  Weights smaller than ``MIN_ELEMENTS`` (TFLite's converter default
+threshold: 1024) or with one output channel stay float.  BATCH_MATMUL keeps float weights
+(wick's runtime has no hybrid BATCH_MATMUL yet).
 
 ``"float16"`` — every float32 constant with more than one element is stored as float16 and
 read through a DEQUANTIZE (float16 -> float32) op, as TFLite's float16 quantization writes it.
@@ -25,7 +26,7 @@ from ..lower.tfl import TGraph
 
 WEIGHT_MODES = ("float32", "int8", "float16")
 MIN_ELEMENTS = 1024
-_HYBRID = {"FULLY_CONNECTED": 0}  # op -> output-channel dim of its weights
+_HYBRID = {"FULLY_CONNECTED": 0, "CONV_2D": 0, "DEPTHWISE_CONV_2D": 3}  # op -> channel dim
 
 
 def _int8_weights(g: TGraph) -> int:
@@ -40,8 +41,10 @@ def _int8_weights(g: TGraph) -> int:
         w = op.inputs[1]
         if w is None or not w.is_const or w.dtype != "float32" or w.numel < MIN_ELEMENTS:
             continue
-        if op.outputs[0].dtype != "float32":
+        if op.outputs[0].dtype != "float32" or w.shape[axis] < 2:
             continue
+        if op.op == "CONV_2D" and (op.inputs[0].rank != 4 or w.shape[3] != op.inputs[0].shape[3]):
+            continue  # grouped: TFLite's hybrid CONV_2D has no groups
         q = done.get(id(w))
         if q is None:
             data = np.asarray(w.data, np.float64)
