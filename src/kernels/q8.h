@@ -188,6 +188,13 @@ WICK_Q8_API void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv
 /* Row tiles of a conv: ceil(batch * out_h * out_w / mr). */
 WICK_Q8_API size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr);
 
+/* ---- portable kernels (q8_pool.c) ---- */
+
+/* int8 AVERAGE_POOL_2D / MAX_POOL_2D (arithmetic as the reference kernels),
+ * clamp [lo, hi]; `acc` holds s->channels int32. */
+WICK_Q8_API void wick_q8_pool(bool is_max, const wick_pool_shape *s, const int8_t *in,
+                              int8_t *out, int32_t lo, int32_t hi, int32_t *acc);
+
 /* ---- microkernels, one set per ISA folder ---- */
 
 WICK_Q8_API void wick_q8_gemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,

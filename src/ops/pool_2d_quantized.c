@@ -7,9 +7,13 @@
  * input's scale and zero point (LiteRT only asserts it in debug builds and
  * ignores the output's parameters except for the fused activation clamp,
  * which wick computes from the output's parameters as LiteRT does).
+ * int8 runs wick_q8_pool (src/kernels/q8_pool.c: the same arithmetic, each
+ * window walked once per pixel with the channels inner) unless the reference
+ * kernels are forced.
  * Next: src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
+#include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/quantization.h"
 
@@ -56,13 +60,23 @@ wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx) {
   uint64_t taps = wh * ww, macs; /* each < 2^31: no overflow */
   if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs)) macs = UINT64_MAX;
   ctx->node->macs = macs;
+  size_t scratch;
+  if (!wick_mul_size((size_t)(s->channels > 0 ? s->channels : 1), sizeof(int32_t), &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+  wick_op_request_scratch(ctx, scratch);
   return WICK_OK;
 }
 
 wick_status wick_pool_invoke_quantized(wick_op_ctx *ctx) {
   const qpool_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0);
-  if (ctx->node->op->builtin == WICK_BUILTIN_MAX_POOL_2D)
+  const bool is_max = ctx->node->op->builtin == WICK_BUILTIN_MAX_POOL_2D;
+  if (in->type == WICK_DTYPE_INT8 && !wick_op_force_reference(ctx)) {
+    wick_q8_pool(is_max, &d->shape, in->data, wick_op_output(ctx, 0)->data, d->lo, d->hi,
+                 wick_op_scratch(ctx));
+    return WICK_OK;
+  }
+  if (is_max)
     wick_q_max_pool__reference(in->type, &d->shape, in->data, wick_op_output(ctx, 0)->data, d->lo,
                                d->hi);
   else

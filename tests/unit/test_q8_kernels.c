@@ -420,6 +420,40 @@ static void test_mul(const wick_q8_kernels *kern) {
   printf("%s mul: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
 }
 
+/* ------------------------------------------------------------------ pools (portable) */
+
+static void test_pool(void) {
+  const int before = failures;
+  for (int i = 0; i < 200; i++) {
+    wick_pool_shape s;
+    s.batch = irand(1, 2), s.in_h = irand(1, 9), s.in_w = irand(1, 9), s.channels = irand(1, 40);
+    s.k_h = irand(1, 4), s.k_w = irand(1, 4), s.stride_h = irand(1, 3), s.stride_w = irand(1, 3);
+    s.pad_top = irand(0, s.k_h - 1), s.pad_left = irand(0, s.k_w - 1);
+    s.out_h = (s.in_h + 2 * s.pad_top - s.k_h) / s.stride_h + 1;
+    s.out_w = (s.in_w + 2 * s.pad_left - s.k_w) / s.stride_w + 1;
+    if (s.out_h <= 0 || s.out_w <= 0) continue;
+    const size_t in_n = (size_t)s.batch * s.in_h * s.in_w * s.channels;
+    const size_t out_n = (size_t)s.batch * s.out_h * s.out_w * s.channels;
+    int8_t *in = rand_i8(in_n, i % 9 == 4), *got = malloc(out_n), *ref = malloc(out_n);
+    int32_t *acc = malloc((size_t)s.channels * sizeof(int32_t));
+    const int32_t lo = i % 3 ? -128 : irand(-128, 0), hi = i % 4 ? 127 : irand(0, 127);
+    for (int is_max = 0; is_max <= 1; is_max++) {
+      if (is_max)
+        wick_q_max_pool__reference(WICK_DTYPE_INT8, &s, in, ref, lo, hi);
+      else
+        wick_q_average_pool__reference(WICK_DTYPE_INT8, &s, in, ref, lo, hi);
+      wick_q8_pool(is_max, &s, in, got, lo, hi, acc);
+      char what[120];
+      snprintf(what, sizeof what, "%s pool %dx%dx%d k%dx%d s%d,%d pad %d,%d",
+               is_max ? "max" : "avg", s.in_h, s.in_w, s.channels, s.k_h, s.k_w, s.stride_h,
+               s.stride_w, s.pad_top, s.pad_left);
+      compare(what, got, ref, out_n);
+    }
+    free(in), free(got), free(ref), free(acc);
+  }
+  printf("portable int8 pools: %s\n", failures == before ? "ok" : "FAILED");
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -428,6 +462,7 @@ int main(void) {
     failures++;
     fprintf(stderr, "FAIL: forcing the reference kernels still selected optimized ones\n");
   }
+  test_pool();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
   static const char *isas[] = {"avx512vnni", "avx2"};
