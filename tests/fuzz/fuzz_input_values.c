@@ -17,7 +17,7 @@
  *
  * and the check is the untrusted-input promise: create, resize and invoke
  * either succeed or fail with a known status and a message (a run-time value
- * out of range is WICK_ERR_INVALID_INPUT, an output too big for the 16 MiB
+ * out of range is WICK_ERR_INVALID_INPUT, an output too big for the 2 MiB
  * cap WICK_ERR_OUT_OF_MEMORY; the cap is small because the models are tiny and
  * big legitimate outputs only slow the fuzzer down); any other outcome aborts so libFuzzer records
  * the input. Outputs are read back in full so ASan sees their bounds.
@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size -= 2;
 
   wick_interpreter_options opt = wick_interpreter_options_default();
-  opt.memory_limit_bytes = (size_t)16 << 20;
+  opt.memory_limit_bytes = (size_t)2 << 20;
   wick_error_info err;
   err.message[0] = 0;
   wick_interpreter *it = NULL;
