@@ -1183,6 +1183,57 @@ static void bug_class_cases(void) {
   }
 }
 
+/* A chain of `n` subgraphs, each but the last calling the next through a
+ * STABLEHLO_COMPOSITE (the last adds), `total` subgraphs in all (the rest are
+ * unused copies of the last). */
+static uint8_t *composite_chain(int n, int total, size_t *size) {
+  tm_builder *b = tm_new();
+  int32_t s_x[1] = {4}, in[1] = {0}, out[1] = {1}, add_in[2] = {0, 0};
+  tm_node *codes[2] = {tm_opcode(b, 0 /* ADD */, 1), tm_opcode(b, 206 /* STABLEHLO_COMPOSITE */, 1)};
+  tm_node *buf = tm_buffer(b, NULL, 0);
+  tm_node **sgs = malloc((size_t)total * sizeof *sgs);
+  if (sgs == NULL) abort();
+  for (int i = 0; i < total; i++) {
+    tm_node *t[2] = {tm_tensor(b, "x", TM_F32, s_x, 1, 0, NULL),
+                     tm_tensor(b, "y", TM_F32, s_x, 1, 0, NULL)};
+    tm_node *op;
+    if (i + 1 < n) {
+      tm_node *o = tm_table(b); /* StableHLOCompositeOptions: name 0, decomposition 1 */
+      tm_ref(o, 0, tm_str(b, "nest"));
+      tm_i32(o, 1, i + 1);
+      op = tm_operator(b, 1, in, 1, out, 1, 0, NULL);
+      tm_u8(op, 11, 21);
+      tm_ref(op, 12, o);
+    } else {
+      op = tm_operator(b, 0, add_in, 2, out, 1, 0, NULL);
+    }
+    sgs[i] = tm_subgraph(b, t, 2, in, 1, out, 1, &op, 1);
+  }
+  tm_node *model = tm_model(b, 3, codes, 2, sgs, (size_t)total, &buf, 1, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size);
+  tm_free(b);
+  free(sgs);
+  return bytes;
+}
+
+/* Caps on nesting and subgraph count (RELIABILITY.md: no recursion whose
+ * depth the model controls; bounded tables). */
+static void nesting_cases(void) {
+  size_t size;
+  /* 16 subgraphs on the call stack (the root and 15 calls) is the maximum */
+  uint8_t *bytes = composite_chain(16, 16, &size);
+  expect("16 subgraphs nested by composite calls", bytes, size, 3, WICK_OK, "");
+  free(bytes);
+  bytes = composite_chain(17, 17, &size);
+  expect("17 subgraphs nested by composite calls", bytes, size, 0, WICK_ERR_MALFORMED_MODEL,
+         "subgraph calls nest deeper than 16");
+  free(bytes);
+  bytes = composite_chain(1, 4097, &size);
+  expect("4097 subgraphs", bytes, size, 0, WICK_ERR_MALFORMED_MODEL,
+         "Model.subgraphs: 4097 subgraphs exceed the cap of 4096");
+  free(bytes);
+}
+
 static void targeted_cases(void) {
   printf("targeted malformations:\n");
   const wick_status BAD = WICK_ERR_MALFORMED_MODEL;
@@ -1308,6 +1359,7 @@ static void targeted_cases(void) {
   reshape_rank_case(true);
   stride_overflow_cases();
   bug_class_cases();
+  nesting_cases();
 }
 
 /* ---------------------------------------------------------------- regressions */
