@@ -22,6 +22,7 @@ void wick_params_defaults(wick_op_params *p) {
   memset(p, 0, sizeof *p);
   p->conv.dilation_w = 1;
   p->conv.dilation_h = 1;
+  p->conv.dilation_d = 1;
   p->pot_scale_int16 = true;
   p->out_type = WICK_DTYPE_INT32;
   p->subgraph[0] = -1;
@@ -116,6 +117,17 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
       p->conv.stride_h = get_i32(o, TCONV_STRIDE_H, 0, "stride_h");
       p->conv.activation =
           (wick_activation)get_i8(o, TCONV_ACTIVATION, 0, "fused_activation_function");
+      break;
+    case OPT_CONV_3D: /* CONV_3D and CONV_3D_TRANSPOSE */
+      p->conv.padding = (wick_padding)get_i8(o, CONV3D_PADDING, 0, "padding");
+      p->conv.stride_d = get_i32(o, CONV3D_STRIDE_D, 0, "stride_d");
+      p->conv.stride_w = get_i32(o, CONV3D_STRIDE_W, 0, "stride_w");
+      p->conv.stride_h = get_i32(o, CONV3D_STRIDE_H, 0, "stride_h");
+      p->conv.activation =
+          (wick_activation)get_i8(o, CONV3D_ACTIVATION, 0, "fused_activation_function");
+      p->conv.dilation_d = get_i32(o, CONV3D_DILATION_D, 1, "dilation_d_factor");
+      p->conv.dilation_w = get_i32(o, CONV3D_DILATION_W, 1, "dilation_w_factor");
+      p->conv.dilation_h = get_i32(o, CONV3D_DILATION_H, 1, "dilation_h_factor");
       break;
     case OPT_POOL_2D:
       p->pool.padding = (wick_padding)get_i8(o, POOL_PADDING, 0, "padding");

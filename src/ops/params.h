@@ -25,11 +25,12 @@ typedef enum wick_activation {
 
 typedef enum wick_padding { WICK_PADDING_SAME = 0, WICK_PADDING_VALID = 1 } wick_padding;
 
-/* CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV */
+/* CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, CONV_3D, CONV_3D_TRANSPOSE (the _d
+ * fields: 3-D only) */
 typedef struct wick_conv_params {
   wick_padding padding;
-  int32_t stride_w, stride_h;
-  int32_t dilation_w, dilation_h;
+  int32_t stride_w, stride_h, stride_d;
+  int32_t dilation_w, dilation_h, dilation_d;
   int32_t depth_multiplier; /* depthwise only; informational */
   wick_activation activation;
 } wick_conv_params;

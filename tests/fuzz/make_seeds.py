@@ -385,6 +385,18 @@ EXTRA = {
     "select_v2": lambda: op_model(
         "SELECT_V2", [("in", (2, 3), "bool"), f32(2, 3), f32(1, 3)], (2, 3)
     ),
+    "conv_3d": lambda: op_model(
+        "CONV_3D",
+        [fx(1, 3, 4, 4, 2), f32(2, 2, 2, 2, 3), f32(3)],
+        (1, 2, 2, 2, 3),
+        options=dict(padding="SAME", stride_d=1, stride_h=2, stride_w=2),
+    ),
+    "conv_3d_transpose": lambda: op_model(
+        "CONV_3D_TRANSPOSE",
+        [np.array([1, 4, 4, 4, 2], I32), f32(2, 2, 2, 2, 3), fx(1, 2, 2, 2, 3)],
+        (1, 4, 4, 4, 2),
+        options=dict(padding="SAME", stride_d=2, stride_h=2, stride_w=2),
+    ),
     "scatter_nd": lambda: op_model(
         "SCATTER_ND",
         [("in", (3, 1), "int32"), ("in", (3, 2), "float32"), np.array([4, 2], I32)],

@@ -95,6 +95,28 @@ void wick_f32_depthwise_conv2d__reference(const wick_conv_shape *s, const float 
                                           const float *filter, const float *bias, float *output,
                                           float lo, float hi);
 
+/* CONV_3D / CONV_3D_TRANSPOSE on NDHWC. in_* and out_* are the op's input
+ * and output; pad_* the leading padding of the forward conv (input -> output
+ * for CONV_3D, output -> input for the transpose). */
+typedef struct wick_conv3d_shape {
+  int32_t batch, in_d, in_h, in_w, in_c;
+  int32_t out_d, out_h, out_w, out_c;
+  int32_t k_d, k_h, k_w;
+  int32_t stride_d, stride_h, stride_w, dilation_d, dilation_h, dilation_w;
+  int32_t pad_front, pad_top, pad_left;
+} wick_conv3d_shape;
+/* CONV_3D, filter [k_d, k_h, k_w, in_c, out_c]: out[n,z,y,x,o] = clamp(sum
+ * in[n, z*s-p+kz*d, .., .., i] * filter[kz,ky,kx,i,o] + bias[o]). */
+void wick_f32_conv3d__reference(const wick_conv3d_shape *s, const float *input,
+                                const float *filter, const float *bias, float *output, float lo,
+                                float hi);
+/* CONV_3D_TRANSPOSE, filter [k_d, k_h, k_w, out_c, in_c]: each input pixel
+ * (n,z,y,x) adds sum_i in[.., i] * filter[kz,ky,kx,o,i] at output
+ * (z*s-p+kz*d, ..); then bias and clamp. */
+void wick_f32_conv3d_transpose__reference(const wick_conv3d_shape *s, const float *input,
+                                          const float *filter, const float *bias, float *output,
+                                          float lo, float hi);
+
 /* out[m, n] = clamp(bias[n] + sum_k in[m, k] * w[n, k]) */
 void wick_f32_fully_connected__reference(int64_t m, int64_t n, int64_t k, const float *input,
                                          const float *weights, const float *bias, float *output,

@@ -153,10 +153,14 @@ def lower_convolution(ctx: Ctx, node: Node):
     elif nsp == 3 and not a.transposed:
         ctx.bind(node.out, _conv3d(ctx, X, W, B, stride, padding, dilation, a.groups, out_shape))
         return
+    elif nsp == 3:
+        y = _conv3d_transpose(ctx, X, W, B, stride, padding, dilation, a.groups, out_shape)
+        ctx.bind(node.out, y)
+        return
     else:
         raise ctx.error(
             f"{nsp}-d {'transposed ' if a.transposed else ''}convolution is not supported",
-            hint="1-d and 2-d convolutions (and 3-d forward convolutions) convert",
+            hint="1-d, 2-d and 3-d convolutions convert",
         )
     if a.transposed:
         Y = _conv_transpose(
@@ -200,6 +204,51 @@ def _conv3d(ctx: Ctx, X, W, B, stride, padding, dilation, groups, out_shape):
             fused_activation_function="NONE",
         ),
     )
+    return ctx.reshape(ctx.transpose(yh, [0, 4, 1, 2, 3]), out_shape)
+
+
+def _conv3d_transpose(ctx: Ctx, X, W, B, stride, padding, dilation, groups, out_shape):
+    """CONV_3D_TRANSPOSE: input NDHWC, filter [D, H, W, O, I] (torch's (I, O, D, H, W) ->
+    transpose 2,3,4,1,0). The op runs VALID over the full extent (n-1)*s + d*(k-1) + 1, then
+    the result is cropped by ``padding`` at the start; output_padding rows past the full extent
+    are zeros plus the bias (PAD, then the bias as an ADD)."""
+    if groups != 1:
+        raise ctx.error("grouped 3-d transposed convolution is not supported")
+    n, out_c = X.shape[0], W.shape[1]
+    k = W.shape[2:]
+    xh = ctx.transpose(X, [0, 2, 3, 4, 1])
+    f = ctx.transpose(W, [2, 3, 4, 1, 0])
+    full = [(xh.shape[1 + i] - 1) * stride[i] + dilation[i] * (k[i] - 1) + 1 for i in range(3)]
+    want = out_shape[2:]
+    ends = [min(padding[i] + want[i], full[i]) for i in range(3)]
+    need_pad = [padding[i] + want[i] - ends[i] for i in range(3)]
+    zero_bias = ctx.const(np.zeros(out_c, np.float32), "float32", "bias")
+    bias_in = B if (B is not None and not any(need_pad)) else zero_bias
+    yh = ctx.emit(
+        "CONV_3D_TRANSPOSE",
+        [ctx.i32([n] + full + [out_c]), f, xh, bias_in],
+        [n] + full + [out_c],
+        X.dtype,
+        dict(
+            padding="VALID",
+            stride_d=stride[0],
+            stride_h=stride[1],
+            stride_w=stride[2],
+            dilation_d_factor=dilation[0],
+            dilation_h_factor=dilation[1],
+            dilation_w_factor=dilation[2],
+            fused_activation_function="NONE",
+        ),
+    )
+    if any(p > 0 for p in padding) or ends != full:
+        size = [n] + [ends[i] - padding[i] for i in range(3)] + [out_c]
+        yh = ctx.emit(
+            "SLICE", [yh, ctx.i32([0] + list(padding) + [0]), ctx.i32(size)], size, X.dtype
+        )
+    if any(need_pad):
+        yh = pad_nhwc(ctx, yh, [(0, p) for p in need_pad])
+        if B is not None:
+            yh = emit_binary(ctx, "ADD", yh, B)
     return ctx.reshape(ctx.transpose(yh, [0, 4, 1, 2, 3]), out_shape)
 
 
