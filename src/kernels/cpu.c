@@ -7,6 +7,7 @@
  *   AVX2               <=> that and CPUID.(7,0):EBX[5];  FMA <=> CPUID.1:ECX[12]
  *   AVX-512 usable     <=> that and XCR0 has opmask|ZMM_Hi256|Hi16_ZMM state (bits 5,6,7)
  *   AVX512F/DQ/BW/VL   <=> CPUID.(7,0):EBX[16]/[17]/[30]/[31];  VNNI <=> CPUID.(7,0):ECX[11]
+ *   AVX512_VBMI        <=> CPUID.(7,0):ECX[1]
  *   AVX512_BF16        <=> CPUID.(7,1):EAX[5]
  *
  * The cache is one _Atomic word: 0 means "not computed yet", otherwise the
@@ -50,13 +51,14 @@ uint32_t wick_cpu_detect(void) {
     if (ebx7 & (1u << 30)) f |= WICK_CPU_AVX512BW;
     if (ebx7 & (1u << 31)) f |= WICK_CPU_AVX512VL;
     if (ecx7 & (1u << 11)) f |= WICK_CPU_AVX512VNNI;
+    if (ecx7 & (1u << 1)) f |= WICK_CPU_AVX512VBMI;
     if (max_sub7 >= 1) {
       __cpuid_count(7, 1, eax, ebx, ecx, edx);
       if (eax & (1u << 5)) f |= WICK_CPU_AVX512BF16;
     }
     if (!(f & WICK_CPU_AVX512F)) f &= ~(uint32_t)(WICK_CPU_AVX512DQ | WICK_CPU_AVX512BW |
                                                   WICK_CPU_AVX512VL | WICK_CPU_AVX512VNNI |
-                                                  WICK_CPU_AVX512BF16);
+                                                  WICK_CPU_AVX512BF16 | WICK_CPU_AVX512VBMI);
   }
   return f;
 }
@@ -107,7 +109,7 @@ void wick_cpu_describe(uint32_t features, char *buf, unsigned size) {
   } names[] = {{WICK_CPU_AVX2, "avx2"},         {WICK_CPU_FMA, "fma"},
                {WICK_CPU_AVX512F, "avx512f"},   {WICK_CPU_AVX512VL, "avx512vl"},
                {WICK_CPU_AVX512BW, "avx512bw"}, {WICK_CPU_AVX512DQ, "avx512dq"},
-               {WICK_CPU_AVX512VNNI, "avx512vnni"}, {WICK_CPU_AVX512BF16, "avx512bf16"},
+               {WICK_CPU_AVX512VNNI, "avx512vnni"}, {WICK_CPU_AVX512BF16, "avx512bf16"}, {WICK_CPU_AVX512VBMI, "avx512vbmi"},
                {WICK_CPU_NEON, "neon"},         {WICK_CPU_NEON_DOT, "neon-dot"}};
   if (size == 0) return;
   buf[0] = 0;

@@ -98,6 +98,10 @@ typedef void (*wick_q8_dwconv_fn)(const wick_conv_shape *s, int32_t zp, const in
 typedef void (*wick_q8_add_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qadd_params *p, bool subtract);
 
+/* out[i] = lut[in[i]] (n bytes), as wick_q_lut8__reference. */
+typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t *in,
+                                uint8_t *out);
+
 /* out[i] = MUL of a[i], b[i], as wick_q_mul__reference. */
 typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qmul_params *p);
@@ -120,6 +124,9 @@ typedef struct wick_q8_kernels {
   wick_q8_add_fn add;
   wick_q8_mul_fn mul;
 } wick_q8_kernels;
+
+/* The best 8-bit table lookup for this CPU (AVX-512 VBMI), or NULL. */
+WICK_Q8_API wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference);
 
 /* The best int8 kernels for this CPU, or NULL (forced reference, or no
  * supported ISA). Static and immutable. */
@@ -260,5 +267,8 @@ WICK_Q8_API void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, si
                                                         const void *w, int8_t *c,
                                                         size_t c_stride,
                                                         const wick_q8_output *o);
+
+WICK_Q8_API void wick_q8_lut8__avx512vbmi(size_t n, const uint8_t lut[256], const uint8_t *in,
+                                          uint8_t *out);
 
 #endif /* WICK_KERNELS_Q8_H */

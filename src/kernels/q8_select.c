@@ -59,6 +59,16 @@ const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa) {
   return NULL;
 }
 
+wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference) {
+#ifdef WICK_HAVE_X86_KERNELS
+  const uint32_t needs = WICK_CPU_AVX512F | WICK_CPU_AVX512BW | WICK_CPU_AVX512VBMI;
+  if (!force_reference && (wick_cpu_features() & needs) == needs) return wick_q8_lut8__avx512vbmi;
+#else
+  (void)force_reference;
+#endif
+  return NULL;
+}
+
 const wick_q8_kernels *wick_q8_kernels_select(bool force_reference) {
   if (force_reference) return NULL;
   const wick_q8_kernels *k = wick_q8_kernels_for_isa("avx512vnni");

@@ -31,6 +31,7 @@
  * yet and are refused with the type.
  */
 #include "format/schema.h"
+#include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/quantization.h"
 
@@ -256,9 +257,14 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
     }
     case WICK_BUILTIN_LOGISTIC:
     case WICK_BUILTIN_TANH:
-    case WICK_BUILTIN_GELU:
-      wick_q_lut8__reference(n, d->lut, in->data, out->data);
+    case WICK_BUILTIN_GELU: {
+      const wick_q8_lut8_fn lut = wick_q8_lut8_select(wick_op_force_reference(ctx));
+      if (lut)
+        lut((size_t)n, d->lut, in->data, out->data);
+      else
+        wick_q_lut8__reference(n, d->lut, in->data, out->data);
       break;
+    }
     case WICK_BUILTIN_LEAKY_RELU:
       wick_q_leaky_relu__reference(in->type, n, &d->leaky, in->data, out->data);
       break;

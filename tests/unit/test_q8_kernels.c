@@ -454,6 +454,37 @@ static void test_pool(void) {
   printf("portable int8 pools: %s\n", failures == before ? "ok" : "FAILED");
 }
 
+/* ------------------------------------------------------------------ 8-bit tables */
+
+static void test_lut8(void) {
+  const wick_q8_lut8_fn fn = wick_q8_lut8_select(false);
+  if (fn == NULL) {
+    printf("lut8: skipped (no AVX-512 VBMI)\n");
+    return;
+  }
+  const int before = failures;
+  uint8_t lut[256];
+  for (int i = 0; i < 256; i++) lut[i] = (uint8_t)next();
+  static const size_t sizes[] = {1, 63, 64, 65, 200, 4099};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    const size_t n = sizes[i];
+    uint8_t *in = (uint8_t *)rand_i8(n, false), *got = malloc(n + 2), *ref = malloc(n);
+    got[0] = got[n + 1] = 99;
+    wick_q_lut8__reference((int64_t)n, lut, in, ref);
+    fn(n, lut, in, got + 1);
+    char what[64];
+    snprintf(what, sizeof what, "lut8 n=%zu", n);
+    compare(what, (int8_t *)(got + 1), (int8_t *)ref, n);
+    checks++;
+    if (got[0] != 99 || got[n + 1] != 99) {
+      failures++;
+      fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
+    }
+    free(in), free(got), free(ref);
+  }
+  printf("lut8 (avx512vbmi): %s\n", failures == before ? "ok" : "FAILED");
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -463,6 +494,7 @@ int main(void) {
     fprintf(stderr, "FAIL: forcing the reference kernels still selected optimized ones\n");
   }
   test_pool();
+  test_lut8();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
   static const char *isas[] = {"avx512vnni", "avx2"};
