@@ -13,6 +13,8 @@ through ``wick.zoo.realistic_init_``), runs PyTorch eager for the reference, con
 of them, and the layout ones (NCHW <-> NHWC channel moves, ``is_layout_perm``) apart from the
 model's own permutes (ShuffleNet's channel shuffle, attention head split/merge).
 Then the same row goes through litert-torch in its own venv (``litert_torch_peer.py``).
+torchaudio rows run their child in ``.venv-torchaudio`` (``setup_torchaudio.sh``: torch 2.9.1,
+as no torchaudio exists for wick's torch) and have no litert-torch peer.
 
 Bar (COVERAGE.md, fp32 whole model): max abs error <= 1e-4 * max(1, max|ref|) on every
 output, and for classifiers the same argmax.
@@ -40,6 +42,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TOL = 1e-4
 TRANSPOSE = 39  # BuiltinOperator.TRANSPOSE
 PEER_PY = os.path.join(REPO, ".venv-litert-torch", "bin", "python")
+# torchaudio rows run under torch 2.9.1 + torchaudio 2.9.1 (no torchaudio for torch 2.14.1):
+AUDIO_PY = os.path.join(REPO, ".venv-torchaudio", "bin", "python")
 DEFAULT_TIMEOUT = 600.0
 DEFAULT_MAX_RSS_GB = 8.0
 
@@ -523,6 +527,21 @@ def versions() -> dict:
         v["litert-torch"] = out.stdout.strip() or "broken"
     else:
         v["litert-torch"] = "not installed"
+    if os.path.exists(AUDIO_PY):
+        out = subprocess.run(
+            [
+                AUDIO_PY,
+                "-c",
+                "from importlib import metadata as m; "
+                "print(m.version('torch'), m.version('torchaudio'))",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        t, _, ta = out.stdout.strip().partition(" ")
+        v["torchaudio"] = f"{ta} (with torch {t}, `.venv-torchaudio`)" if ta else "broken"
+    else:
+        v["torchaudio"] = "not installed"
     return v
 
 
@@ -567,13 +586,24 @@ def main(argv=None) -> int:
     if (a.resume or a.report_only) and os.path.exists(a.json):
         db = json.load(open(a.json))
     if not a.report_only:
-        db["meta"] = {
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "machine": machine(),
-            "versions": versions(),
-            "timeout": f"{a.timeout:.0f} s + 1 s/GFLOP per row",
-            "max_rss_gb": a.max_rss_gb,
-        }
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        if a.resume and a.subset and db.get("meta"):
+            # a partial re-run into an existing table: keep the full run's header, log this one
+            vers = versions()
+            meta = db["meta"]
+            for k, val in vers.items():
+                meta.setdefault("versions", {}).setdefault(k, val)
+            meta.setdefault("reruns", []).append(
+                {"date": now, "rows": " ".join(a.subset), "wick": vers.get("wick", "?")}
+            )
+        else:
+            db["meta"] = {
+                "date": now,
+                "machine": machine(),
+                "versions": versions(),
+                "timeout": f"{a.timeout:.0f} s + 1 s/GFLOP per row",
+                "max_rss_gb": a.max_rss_gb,
+            }
         env = dict(os.environ)
         if not a.no_snapshot:
             env = _snapshot(os.path.join(REPO, "build", "coverage-snapshot"))
@@ -591,8 +621,17 @@ def main(argv=None) -> int:
                 continue
             tmo = timeout_for(row, a.timeout)
             rp = os.path.join(tmp, row.name.replace("/", "__") + ".json")
+            audio = row.tier == "torchaudio"
+            need_p = need_p and not audio  # no torchaudio beside litert-torch's torch
+            if need_w and audio and not os.path.exists(AUDIO_PY):
+                entry["wick"] = {
+                    "status": "not set up",
+                    "error": "no .venv-torchaudio: run bash bench/coverage/setup_torchaudio.sh",
+                }
+                need_w = False
             if need_w:
-                cmd = [sys.executable, "-m", "bench.coverage.matrix", "--child", row.name]
+                py = AUDIO_PY if audio else sys.executable
+                cmd = [py, "-m", "bench.coverage.matrix", "--child", row.name]
                 res, peak, wall = run_subprocess(cmd + ["--result", rp], rp, tmo, a.max_rss_gb, env)
                 res["peak_rss_mb"], res["wall_s"] = round(peak, 1), round(wall, 1)
                 entry["wick"] = res

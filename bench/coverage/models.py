@@ -12,7 +12,10 @@ This module is imported by both the wick runner (``matrix.py``, wick's ``.venv``
 litert-torch peer (``litert_torch_peer.py``, ``.venv-litert-torch``), so it must not import
 wick's converter or runtime — only ``wick.zoo`` (torch only).
 
-Tiers (row.tier): ``torchvision-cls``, ``torchvision-seg``, ``hf``, ``timm``.
+Tiers (row.tier): ``torchvision-cls``, ``torchvision-seg``, ``hf``, ``timm``, ``torchaudio``.
+torchaudio has no release for wick's torch (2.14.1), so its rows run in their own venv with
+torch 2.9.1 + torchaudio 2.9.1 (``setup_torchaudio.sh``, ``.venv-torchaudio``): same wick
+converter and runtime, older torch.export.  Their rows are listed without importing torchaudio.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ try:
 except ImportError:  # the litert-torch venv: wick.zoo (torch only) from the tree
     sys.path.append(os.path.join(_REPO, "python"))
 
-TIERS = ("torchvision-cls", "torchvision-seg", "hf", "timm")
+TIERS = ("torchvision-cls", "torchvision-seg", "hf", "timm", "torchaudio")
 SEED = 0
 
 
@@ -296,6 +299,72 @@ def _build_timm(row: Row):
 
 
 # ---------------------------------------------------------------------------------------------
+# torchaudio encoders (run by .venv-torchaudio's python; see the module docstring)
+
+AUDIO_1S = (((1, 16000), "float32", None),)  # one second of 16 kHz audio
+FBANK = (((1, 64, 80), "float32", None),)  # 64 frames of 80 mel bins
+
+
+def _ta_rows() -> list[Row]:
+    return [
+        Row("ta/wav2vec2_base", "torchaudio", "wav2vec2_base", AUDIO_1S, gflops=7, params_m=94),
+        Row("ta/hubert_base", "torchaudio", "hubert_base", AUDIO_1S, gflops=7, params_m=94),
+        Row("ta/wavlm_base", "torchaudio", "wavlm_base", AUDIO_1S, gflops=7, params_m=94),
+        Row("ta/conformer", "torchaudio", "conformer", FBANK, gflops=0.1, params_m=1),
+        Row("ta/emformer", "torchaudio", "emformer", FBANK, gflops=0.1, params_m=1),
+        Row("ta/deepspeech", "torchaudio", "deepspeech", (((1, 1, 64, 80), "float32", None),),
+            gflops=2, params_m=26),
+        Row("ta/wav2letter", "torchaudio", "wav2letter", (((1, 1, 16000), "float32", None),),
+            gflops=3, params_m=25),
+    ]  # fmt: skip
+
+
+class _FullLength(torch.nn.Module):
+    """Calls an encoder that takes (features, lengths) with every sequence at full length
+    (an input-independent lengths tensor), returning its first output."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x):
+        lengths = torch.full((x.shape[0],), x.shape[1], dtype=torch.int64)
+        return self.inner(x, lengths)[0]
+
+
+class _First(torch.nn.Module):
+    """The first output of a model returning (features, lengths-or-None)."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x):
+        return self.inner(x)[0]
+
+
+def _build_ta(row: Row):
+    from torchaudio import models as ta
+
+    from wick.zoo import realistic_init_
+
+    torch.manual_seed(SEED)
+    small = dict(input_dim=80, num_heads=4, ffn_dim=256, num_layers=4)
+    m = {
+        "wav2vec2_base": lambda: _First(ta.wav2vec2_base()),
+        "hubert_base": lambda: _First(ta.hubert_base()),
+        "wavlm_base": lambda: _First(ta.wavlm_base()),
+        "conformer": lambda: _FullLength(ta.Conformer(**small, depthwise_conv_kernel_size=31)),
+        "emformer": lambda: _FullLength(ta.Emformer(**small, segment_length=16)),
+        "deepspeech": lambda: ta.DeepSpeech(n_feature=80),
+        "wav2letter": lambda: ta.Wav2Letter(),
+    }[row.model]().eval()
+    realistic_init_(m, SEED)
+    _no_zero_weights_(m)
+    return m
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 class _OutKey(torch.nn.Module):
@@ -312,7 +381,7 @@ class _OutKey(torch.nn.Module):
 
 def all_rows() -> list[Row]:
     rows = []
-    for f in (_tv_rows, _hf_rows, _timm_rows):
+    for f in (_tv_rows, _hf_rows, _timm_rows, _ta_rows):
         try:
             rows += f()
         except ImportError as e:  # transformers/timm absent: those rows are just missing
@@ -350,6 +419,8 @@ def build(row: Row, size_override: int | None = None):
             m = _build_hf(row)
         elif row.tier == "timm":
             m = _build_timm(row)
+        elif row.tier == "torchaudio":
+            m = _build_ta(row)
         else:
             raise KeyError(row.tier)
     return m.eval(), make_inputs(row, size_override)

@@ -13,10 +13,11 @@ NOT_RUN = "not run"
 BLOCKED = [
     (
         "torchaudio",
-        "blocked: no torchaudio for torch 2.14.1 — `pip download --no-deps 'torchaudio==2.14.*'` "
-        "finds only 2.0.1 … 2.11.1 on PyPI (`No matching distribution found for "
-        "torchaudio==2.14.*`), and every torchaudio release pins its exact torch. "
-        "Its encoders (wav2vec2, HuBERT, Conformer, Emformer) join the matrix once a matching wheel exists.",
+        "no torchaudio release exists for torch 2.14.1 (PyPI has 2.0.1 … 2.11.1, each pinning its "
+        "exact torch), so these rows run in `.venv-torchaudio` with torch 2.9.1 + torchaudio 2.9.1 "
+        "(`bash bench/coverage/setup_torchaudio.sh`): the same wick converter and runtime on an "
+        "older torch.export. litert-torch's venv has torch 2.14.1 and so no torchaudio: those rows "
+        "have no litert-torch peer.",
     )
 ]
 
@@ -108,6 +109,8 @@ def write(db: dict, rows, out: str) -> None:
     cap = meta.get("max_rss_gb", "?")
     cap = f"{cap:g} GB" if isinstance(cap, (int, float)) else str(cap)
     L.append(f"* date: {meta.get('date', '?')}")
+    for rr in meta.get("reruns", []):
+        L.append(f"* re-run {rr['date']}: `--subset {rr['rows']}` with wick {rr['wick']}")
     L.append(f"* machine: {meta.get('machine', '?')}")
     L.append(
         "* versions: "
@@ -308,7 +311,7 @@ def write(db: dict, rows, out: str) -> None:
         L.append("")
 
     # ---- blocked
-    L.append("## Blocked rows")
+    L.append("## Other environments and blocked rows")
     L.append("")
     for what, why in BLOCKED:
         L.append(f"* **{what}**: {why}")

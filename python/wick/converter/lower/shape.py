@@ -197,6 +197,11 @@ def lower_cat(ctx: Ctx, node: Node):
         if v.is_static and v.rank == len(out) and v.shape[dim] == 0:
             continue
         ins.append(ctx.cast(ctx.t(v), dt))
+    if not ins:  # every input is empty: so is the result
+        if any(d < 0 for d in out):
+            raise ctx.error("concatenation of empty tensors with a dynamic result shape")
+        ctx.bind(node.out, ctx.const(np.zeros(out, dt), dt))
+        return
     if len(ins) == 1:
         ctx.bind(node.out, ins[0])
         return
