@@ -144,14 +144,16 @@ def quantize(
     dynamic_shapes=None,
     channels_last_io: bool = False,
     debug_dir=None,
+    progress: bool | None = None,
 ):
     """Quantize ``module`` and convert it; returns a ``wick.Model`` to call and ``export()``.
 
     ``sample_args``: example inputs (as for ``wick.convert``).  ``calibration``: an iterable of
     input tuples (``"int8"`` only).  ``skip``: module types, qualified module names or FX-node
     predicates to keep float (``"int8"``).  ``observer``: ``"minmax"`` (TFLite's calibrator) or
-    ``"histogram"``.  The returned model's ``reference`` is the PT2E reference module
-    (``convert_pt2e``'s output, float ops between quantize/dequantize) for ``"int8"``."""
+    ``"histogram"``.  ``progress``: as for ``wick.convert``.  The returned model's
+    ``reference`` is the PT2E reference module (``convert_pt2e``'s output, float ops between
+    quantize/dequantize) for ``"int8"``."""
     import torch
 
     from ..convert import convert
@@ -170,6 +172,7 @@ def quantize(
             dynamic_shapes=dynamic_shapes,
             channels_last_io=channels_last_io,
             debug_dir=debug_dir,
+            progress=progress,
             weights={"dynamic_int8": "int8", "fp16": "float16"}[scheme],
         )
     if kwargs:
@@ -178,17 +181,47 @@ def quantize(
     skip = tuple(skip)
 
     try:
-        from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+        from .quantizer import WickQuantizer  # imports torchao
     except ImportError as e:  # pragma: no cover - torchao is a dependency of the int8 path
         raise ConversionError("static int8 quantization needs torchao (pip install torchao)") from e
-    from .quantizer import WickQuantizer
 
     quantizer = WickQuantizer(observer=observer, skip=skip)
-    if isinstance(module, torch.nn.Module):
+    was_training = isinstance(module, torch.nn.Module) and module.training
+    if was_training:
         try:
-            module.eval()
-        except NotImplementedError:
-            pass
+            module.eval()  # quantize the inference graph (dropout off, batch-norm statistics)
+        except NotImplementedError:  # exported GraphModules have their mode baked in
+            was_training = False
+    try:
+        reference = _calibrate(module, sample_args, dynamic_shapes, quantizer, batches)
+    finally:
+        if was_training:
+            module.train()
+    model = convert(
+        reference,
+        sample_args,
+        dynamic_shapes=dynamic_shapes,
+        channels_last_io=channels_last_io,
+        debug_dir=debug_dir,
+        progress=progress,
+    )
+    model.reference = reference
+    model.scheme = "int8"
+    if model.float_islands and not skip:
+        lines = "\n".join(f"  {op}  ({src or 'no source line'})" for op, src in model.float_islands)
+        warnings.warn(
+            f"wick.quantize: {len(model.float_islands)} op(s) stay float inside the int8 "
+            f"model:\n{lines}",
+            stacklevel=2,
+        )
+    return model
+
+
+def _calibrate(module, sample_args, dynamic_shapes, quantizer, batches):
+    """torch.export -> prepare_pt2e -> one forward per batch -> convert_pt2e."""
+    import torch
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torchao/torch.export deprecation chatter
         try:
@@ -205,24 +238,7 @@ def quantize(
         with torch.no_grad():
             for b in batches:
                 prepared(*b)
-        reference = convert_pt2e(prepared)
-    model = convert(
-        reference,
-        sample_args,
-        dynamic_shapes=dynamic_shapes,
-        channels_last_io=channels_last_io,
-        debug_dir=debug_dir,
-    )
-    model.reference = reference
-    model.scheme = "int8"
-    if model.float_islands and not skip:
-        lines = "\n".join(f"  {op}  ({src or 'no source line'})" for op, src in model.float_islands)
-        warnings.warn(
-            f"wick.quantize: {len(model.float_islands)} op(s) stay float inside the int8 "
-            f"model:\n{lines}",
-            stacklevel=2,
-        )
-    return model
+        return convert_pt2e(prepared)
 
 
 class _CallableModule(types.ModuleType):

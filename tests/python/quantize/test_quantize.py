@@ -209,6 +209,31 @@ def test_bert_encoder_fully_integer():
         np.testing.assert_array_equal(ours, ref)
 
 
+@pytest.mark.slow  # ~15 s under load: torchvision's ViT through export twice
+@needs_runtime
+def test_vit_fully_integer():
+    """torchvision's ViT: nn.MultiheadAttention's scaled_dot_product_attention is spelled out
+    (int8 BATCH_MATMUL + SOFTMAX), layer norms become int8 MEAN/SUB/MUL/RSQRT, GELU int8."""
+    torch.manual_seed(0)
+    m = torchvision.models.VisionTransformer(
+        image_size=32,
+        patch_size=8,
+        num_layers=1,
+        num_heads=4,
+        hidden_dim=32,
+        mlp_dim=64,
+        num_classes=10,
+    ).eval()
+    nn.init.normal_(m.heads.head.weight)
+    g = torch.Generator().manual_seed(1)
+    calib = [(torch.randn(1, 3, 32, 32, generator=g),) for _ in range(2)]
+    x = torch.randn(1, 3, 32, 32, generator=g)
+    model = _quantize(m, (x,), calib)
+    _assert_fully_integer(model)
+    assert model.op_counts["QUANTIZE"] == 1 and model.op_counts["SOFTMAX"] == 1
+    np.testing.assert_array_equal(model(x)[0], _litert(model, [x.numpy()], reference=True)[0])
+
+
 # ---- calibration data checked before any work -----------------------------------------------
 
 
@@ -246,10 +271,11 @@ def test_calibration_mismatch_raises_before_any_work(calib, match):
 
 
 def test_numpy_and_bare_tensor_batches_are_accepted():
-    m = Counting().eval()
+    m = Counting()  # in training mode: quantized in eval mode, then left as it was
     calib = [np.random.default_rng(0).standard_normal((3, 4), dtype=np.float32), torch.randn(3, 4)]
     model = _quantize(m, (torch.randn(3, 4),), calib)
     assert model.op_counts["FULLY_CONNECTED"] == 1
+    assert m.training
 
 
 # ---- float islands: reported, and only where the user asks ----------------------------------
