@@ -13,14 +13,21 @@
  * report more multiply-accumulates than that: a mutant may legitimately ask
  * for billions of MACs within the memory cap, and a slow-but-correct run is
  * not a finding (it would only trip libFuzzer's -timeout).
+ * Likewise a WHILE loop whose condition stays true runs until cancelled (as
+ * in LiteRT): every invoke runs under a watchdog thread that cancels it after
+ * WICK_FUZZ_INVOKE_MS (default 1000) — the promise there is that cancel works.
  */
 #ifndef WICK_FUZZ_COMMON_H
 #define WICK_FUZZ_COMMON_H
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wick/wick.h"
 
@@ -32,6 +39,61 @@ static void wick_fuzz_die(const char *phase, wick_status st, const char *msg) {
 
 static int wick_fuzz_known_error(wick_status st) {
   return st >= WICK_ERR_INVALID_ARGUMENT && st <= WICK_ERR_INVALID_INPUT;
+}
+
+typedef struct wick_fuzz_watchdog {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool done;
+  long ms;
+  wick_interpreter *it;
+} wick_fuzz_watchdog;
+
+static void *wick_fuzz_watchdog_main(void *arg) {
+  wick_fuzz_watchdog *w = arg;
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += w->ms / 1000;
+  deadline.tv_nsec += (w->ms % 1000) * 1000000L;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec++;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&w->mu);
+  int rc = 0;
+  while (!w->done && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&w->cv, &w->mu, &deadline);
+  if (!w->done) wick_interpreter_cancel(w->it);
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+/* wick_interpreter_invoke, cancelled after WICK_FUZZ_INVOKE_MS. */
+static wick_status wick_fuzz_invoke(wick_interpreter *it) {
+  static long ms = 0;
+  if (ms == 0) {
+    const char *env = getenv("WICK_FUZZ_INVOKE_MS");
+    ms = env ? strtol(env, NULL, 10) : 1000;
+    if (ms <= 0) ms = 1000;
+  }
+  wick_fuzz_watchdog w;
+  pthread_mutex_init(&w.mu, NULL);
+  pthread_cond_init(&w.cv, NULL);
+  w.done = false;
+  w.ms = ms;
+  w.it = it;
+  pthread_t thread;
+  bool armed = pthread_create(&thread, NULL, wick_fuzz_watchdog_main, &w) == 0;
+  wick_status st = wick_interpreter_invoke(it);
+  if (armed) {
+    pthread_mutex_lock(&w.mu);
+    w.done = true;
+    pthread_cond_signal(&w.cv);
+    pthread_mutex_unlock(&w.mu);
+    pthread_join(thread, NULL);
+  }
+  pthread_cond_destroy(&w.cv);
+  pthread_mutex_destroy(&w.mu);
+  return st;
 }
 
 /* Returns the phase reached: 0 load failed, 1 create failed, 2 invoke failed, 3 ran. */
@@ -85,7 +147,7 @@ static int wick_fuzz_run(const uint8_t *data, size_t size) {
     (void)wick_tensor_copy_from(t, zeros, n);
     free(zeros);
   }
-  st = wick_interpreter_invoke(it);
+  st = wick_fuzz_invoke(it);
   if (st != WICK_OK) {
     if (!wick_fuzz_known_error(st) || wick_interpreter_last_error(it)[0] == 0)
       wick_fuzz_die("invoke", st, wick_interpreter_last_error(it));

@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   for (int round = 0; round < ((flags & 2) ? 2 : 1); round++) {
-    st = wick_interpreter_invoke(it);
+    st = wick_fuzz_invoke(it);
     check("invoke", st, wick_interpreter_last_error(it));
     if (st != WICK_OK) goto done;
     for (size_t i = 0; i < wick_interpreter_output_count(it); i++) {
