@@ -1,7 +1,8 @@
 /*
  * bench_kernels.c — GFLOP/s of the optimized fp32 kernels on the GEMM,
- * convolution and depthwise shapes of MobileNetV2 and ResNet-50, next to the
- * measured FMA peak of each ISA on this core; then GOP/s of the int8 kernels
+ * convolution and depthwise shapes of MobileNetV2, EfficientNet-B0 (5x5) and
+ * ResNet-50, next to the measured FMA peak of each ISA on this core, and
+ * G elements/s of the elementwise kernels; then GOP/s of the int8 kernels
  * (src/kernels/q8.h) on the same shapes next to the measured VPDPBUSD peak
  * (OPs = 2 * MACs, as for floats). Built by CMake (target bench_kernels),
  * never run by ctest: timing is not a test.
@@ -13,6 +14,7 @@
  * FLOPs = 2 * MACs.
  * Machines are shared and noisy: compare medians from the same run.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,9 +155,12 @@ typedef struct conv_arg {
 static void run_conv(void *p) {
   conv_arg *a = p;
   const wick_conv_shape *s = &a->s;
-  if (a->dw)
-    a->kern->dwconv3x3(s, a->in, a->packed, a->out, 0.0f, 6.0f);
-  else if (a->gemm)
+  if (a->dw) {
+    const wick_f32_dwconv_args args = {s, a->in, a->packed, a->out, 0.0f, 6.0f, NULL};
+    wick_f32_dwconv_fn fn = s->k_h == 3 ? a->kern->dwconv3x3
+                          : s->k_h == 5 ? a->kern->dwconv5x5 : a->kern->dwconv;
+    fn(&args, 0, (size_t)s->out_h);
+  } else if (a->gemm)
     wick_f32_gemm(a->gk, (size_t)s->batch * s->in_h * s->in_w, s->out_c, s->in_c, a->in,
                   s->in_c, a->packed, a->out, s->out_c, 0.0f, 6.0f);
   else
@@ -185,8 +190,8 @@ static void bench_layer(const wick_f32_kernels *kern, double peak, const char *m
   a.gemm = !dw && k == 1 && stride == 1;
   if (dw) {
     size_t blocks = ((size_t)cout + kern->dw_cr - 1) / kern->dw_cr;
-    a.packed = rand_buf(blocks * 10 * kern->dw_cr);
-    wick_f32_dwconv3x3_pack(cout, kern->dw_cr, w, bias, a.packed);
+    a.packed = rand_buf(blocks * ((size_t)k * k + 1) * kern->dw_cr);
+    wick_f32_dwconv_pack(cout, kern->dw_cr, (size_t)k * k, w, bias, a.packed);
   } else {
     a.gk = wick_f32_gemm_kernel_for(kern, (size_t)cout);
     a.packed = rand_buf(wick_f32_gemm_packed_size(cout, kk, a.gk->nr));
@@ -204,7 +209,8 @@ static void bench_layer(const wick_f32_kernels *kern, double peak, const char *m
   double gf = flops / t * 1e-9;
   char shape[64];
   snprintf(shape, sizeof shape, "%dx%dx%d k%d s%d -> %d", h, h, cin, k, stride, cout);
-  const char *kind = dw ? "dwconv3x3" : a.gemm ? "gemm" : "igemm";
+  const char *kind = dw ? (k == 3 ? "dwconv3x3" : k == 5 ? "dwconv5x5" : "dwconv")
+                       : a.gemm ? "gemm" : "igemm";
   if (!dw && a.gemm)
     printf("%-8s %-10s %-28s M=%-6d K=%-5zu N=%-5d %8.1f us %7.1f GFLOP/s %5.1f%%\n", model,
            kind, shape, s->out_h * s->out_w, kk, cout, t * 1e6, gf, 100.0 * gf / peak);
@@ -373,6 +379,52 @@ static void bench_q8_all(const char *isa) {
   bench_q8(kern, peak, "resnet50", 1, 2048, 1000, 1, 1, false, true);
 }
 
+/* ---------------------------------------------------------------- elementwise */
+
+typedef struct elem_arg {
+  const wick_f32_kernels *kern;
+  int what; /* 0: unary, 1: binary per-channel, 2: mean over [mid, inner], 3: softmax */
+  int kind;
+  size_t n, inner;
+  float *in, *in2, *out;
+  wick_f32_binary_plan plan;
+} elem_arg;
+
+static void run_elem(void *p) {
+  elem_arg *a = p;
+  switch (a->what) {
+    case 0: a->kern->unary[a->kind](a->n, a->in, a->out); break;
+    case 1:
+      wick_f32_binary_run(a->kern->binary[a->kind], &a->plan, a->in, a->in2, a->out, -INFINITY,
+                          INFINITY);
+      break;
+    case 2: a->kern->sum_mid(a->n / a->inner, a->inner, 1.0f, a->in, a->out, 0, 1); break;
+    default: a->kern->softmax(a->inner, 1.0f, a->in, a->out, 0, a->n / a->inner); break;
+  }
+}
+
+static void bench_elem(const wick_f32_kernels *kern, const char *model, const char *name,
+                       int what, int kind, size_t n, size_t inner) {
+  if (kern->unary[0] == NULL) return; /* this ISA has no elementwise kernels */
+  elem_arg a;
+  memset(&a, 0, sizeof a);
+  a.kern = kern, a.what = what, a.kind = kind, a.n = n, a.inner = inner;
+  a.in = rand_buf(n), a.in2 = rand_buf(inner), a.out = rand_buf(n);
+  if (what == 1) {
+    wick_broadcast bc;
+    memset(&bc, 0, sizeof bc);
+    bc.rank = 2, bc.dims[0] = (int32_t)(n / inner), bc.dims[1] = (int32_t)inner;
+    bc.a_strides[0] = (int64_t)inner, bc.a_strides[1] = 1, bc.b_strides[1] = 1;
+    wick_f32_binary_plan_make(&bc, &a.plan);
+  }
+  double t = time_median(run_elem, &a);
+  char shape[64];
+  snprintf(shape, sizeof shape, "%zu x %zu", n / inner, inner);
+  printf("%-8s %-10s %-28s %-26s %8.1f us %7.2f Gelem/s\n", model, name, shape, "", t * 1e6,
+         (double)n / t * 1e-9);
+  free(a.in), free(a.in2), free(a.out);
+}
+
 int main(int argc, char **argv) {
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
@@ -419,6 +471,22 @@ int main(int argc, char **argv) {
     bench_layer(kern, peak, "mnv2", 14, 576, 576, 3, 1, true);
     bench_layer(kern, peak, "mnv2", 7, 960, 960, 3, 1, true);
     bench_fc(kern, peak, "mnv2", 1, 1280, 1000);
+    /* EfficientNet-B0: 5x5 depthwise (strides 1 and 2), swish, squeeze-excite, pooling */
+    if (kern->dwconv5x5) {
+      bench_layer(kern, peak, "effb0", 56, 144, 144, 5, 2, true);
+      bench_layer(kern, peak, "effb0", 28, 240, 240, 5, 1, true);
+      bench_layer(kern, peak, "effb0", 14, 672, 672, 5, 1, true);
+      bench_layer(kern, peak, "effb0", 14, 672, 672, 5, 2, true);
+      bench_layer(kern, peak, "effb0", 7, 1152, 1152, 5, 1, true);
+    }
+    bench_elem(kern, "effb0", "silu", 0, WICK_F32_SILU, 112 * 112 * 96, 96);
+    bench_elem(kern, "effb0", "logistic", 0, WICK_F32_LOGISTIC, 112 * 112 * 96, 96);
+    bench_elem(kern, "effb0", "mul/chan", 1, WICK_F32_MUL, 56 * 56 * 144, 144);
+    bench_elem(kern, "effb0", "mean", 2, 0, 56 * 56 * 144, 144);
+    bench_elem(kern, "vit", "gelu", 0, WICK_F32_GELU, 197 * 3072, 3072);
+    bench_elem(kern, "bert", "gelu_tanh", 0, WICK_F32_GELU_TANH, 128 * 3072, 3072);
+    bench_elem(kern, "bert", "softmax", 3, 0, 12 * 128 * 128, 128);
+    bench_elem(kern, "mnv3", "hard_swish", 0, WICK_F32_HARD_SWISH, 112 * 112 * 16, 16);
     if (quick) continue;
     /* ResNet-50: stem, bottleneck 1x1s and 3x3s of each stage, classifier */
     bench_layer(kern, peak, "resnet50", 224, 3, 64, 7, 2, false);

@@ -211,6 +211,19 @@ typedef struct wick_alloc_list {
   size_t count, cap;
 } wick_alloc_list;
 
+/* What graph-level fusion (src/core/fuse.c) folded into a node. All zero:
+ * nothing. The node still computes its own op, then, in its epilogue:
+ * `activation` (1 + a wick_f32_unary_kind of src/kernels/kernels.h), or
+ * adds tensor `residual - 1` and clamps to [lo, hi] (a folded ADD); its
+ * output 0 is then tensor `output` (the last fused node's output). */
+typedef struct wick_node_fusion {
+  bool redirected;
+  int32_t output;
+  int32_t activation;
+  int32_t residual;
+  float lo, hi;
+} wick_node_fusion;
+
 typedef struct wick_node {
   const wick_operator_info *op;
   const wick_op_def *def;
@@ -221,6 +234,8 @@ typedef struct wick_node {
   uint64_t time_ns;
   bool folded;   /* computed at prepare; skipped at invoke */
   bool dynamic;  /* prepared again at invoke (data-dependent shapes) */
+  bool fused;    /* another node's epilogue does its work; skipped at invoke */
+  wick_node_fusion fusion;
   wick_graph *child[2]; /* subgraphs this node runs (composite, control flow) */
 } wick_node;
 
@@ -335,6 +350,13 @@ WICK_INTERNAL void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes)
 WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);
 /* True when the user asked for the reference kernels. */
 WICK_INTERNAL bool wick_op_force_reference(const wick_op_ctx *ctx);
+/* The tensor of output i that this node writes (fusion may redirect 0). */
+WICK_INTERNAL int32_t wick_node_output_index(const wick_node *n, uint32_t i);
+
+/* Graph-level fusion after prepare (src/core/fuse.c): folds activations and
+ * residual adds into the epilogue of the conv / depthwise / fully connected
+ * node that produces their input. */
+WICK_INTERNAL void wick_graph_fuse(wick_graph *g);
 
 /* Parallel loops for op invoke (src/core/thread_pool.c; docs/architecture.md,
  * "Threads"). Runs fn(arg, task, thread) for task in [0, n_tasks) on the

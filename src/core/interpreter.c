@@ -67,10 +67,14 @@ wick_tensor *wick_op_input(const wick_op_ctx *ctx, size_t i) {
   return &ctx->graph->tensors[op->inputs[i]];
 }
 
+int32_t wick_node_output_index(const wick_node *n, uint32_t i) {
+  return i == 0 && n->fusion.redirected ? n->fusion.output : n->op->outputs[i];
+}
+
 wick_tensor *wick_op_output(const wick_op_ctx *ctx, size_t i) {
   const wick_operator_info *op = ctx->node->op;
   if (i >= op->num_outputs) return NULL;
-  return &ctx->graph->tensors[op->outputs[i]];
+  return &ctx->graph->tensors[wick_node_output_index(ctx->node, (uint32_t)i)];
 }
 
 static wick_status check_shape(int32_t rank, const int32_t *dims, wick_dtype type, size_t *bytes,
@@ -181,6 +185,8 @@ static void graph_reset(wick_graph *g) {
     n->macs = 0;
     n->folded = false;
     n->dynamic = false;
+    n->fused = false;
+    memset(&n->fusion, 0, sizeof n->fusion);
   }
   list_free_all(mem, &g->prepared_allocs);
   list_free_all(mem, &g->invoke_allocs);
@@ -468,6 +474,7 @@ static wick_status graph_prepare(wick_graph *g) {
   wick_status st;
   if ((st = prepare_tensors(g))) return st;
   if ((st = prepare_nodes(g))) return st;
+  if (!g->interp->force_reference) wick_graph_fuse(g);
   /* Scratch used while folding was sized by run_node; size again for invoke. */
   if ((st = size_scratch(g->interp, g))) return st;
   size_t arena_size = 0;
@@ -555,7 +562,7 @@ wick_status wick_graph_invoke(wick_graph *g) {
   list_free_all(&it->mem, &g->invoke_allocs);
   for (uint32_t i = 0; i < g->info->num_operators; i++) {
     wick_node *n = &g->nodes[i];
-    if (n->folded) continue;
+    if (n->folded || n->fused) continue;
     if (atomic_load_explicit(&it->cancelled, memory_order_relaxed))
       return interp_fail(it, WICK_ERR_CANCELLED, "invoke was cancelled before operator %u", i);
     wick_op_ctx ctx = {g, n, &n->op->params};

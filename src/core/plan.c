@@ -61,13 +61,22 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
     last[g->inputs[i]] = -1;
   }
   for (uint32_t oi = 0; oi < no; oi++) {
-    const wick_operator_info *op = g->nodes[oi].op;
-    for (uint32_t k = 0; k < op->num_outputs; k++)
-      if (first[op->outputs[k]] > (int32_t)oi) first[op->outputs[k]] = (int32_t)oi;
+    const wick_node *node = &g->nodes[oi];
+    const wick_operator_info *op = node->op;
+    /* A fused node writes nothing (its producer writes the redirected
+     * output); its reads still count at its own position, which is after
+     * the producer's: conservative for the producer's epilogue inputs. */
+    uint32_t num_out = node->fused ? 0 : op->num_outputs;
+    for (uint32_t k = 0; k < num_out; k++) {
+      int32_t t = wick_node_output_index(node, k);
+      if (first[t] > (int32_t)oi) first[t] = (int32_t)oi;
+    }
     for (uint32_t k = 0; k < op->num_inputs; k++)
       if (op->inputs[k] >= 0 && last[op->inputs[k]] < (int32_t)oi) last[op->inputs[k]] = (int32_t)oi;
-    for (uint32_t k = 0; k < op->num_outputs; k++)
-      if (last[op->outputs[k]] < (int32_t)oi) last[op->outputs[k]] = (int32_t)oi;
+    for (uint32_t k = 0; k < num_out; k++) {
+      int32_t t = wick_node_output_index(node, k);
+      if (last[t] < (int32_t)oi) last[t] = (int32_t)oi;
+    }
   }
   for (uint32_t i = 0; i < g->num_outputs; i++) last[g->outputs[i]] = (int32_t)no;
   for (uint32_t i = 0; i < g->num_inputs; i++) last[g->inputs[i]] = (int32_t)no;

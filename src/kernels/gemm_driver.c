@@ -16,6 +16,10 @@
  * any thread count. wick_f32_gemm / wick_f32_conv_igemm run all tasks in
  * order on the calling thread.
  *
+ * An optional epilogue (tasks.ep: a fused activation / residual add, see
+ * src/core/fuse.c) runs on each MR x NB tile right after the microkernel
+ * wrote it, while it is in L1.
+ *
  * The indirection buffer of a convolution (layout in kernels.h) depends on
  * the input's address; the op rebuilds it when that address changes.
  *
@@ -41,6 +45,15 @@ static size_t column_block(size_t n, size_t k, size_t nr) {
   size_t blocks = (n + nb - 1) / nb;
   size_t per = (n + blocks - 1) / blocks;
   return (per + nr - 1) / nr * nr;
+}
+
+void wick_f32_epilogue_run(const wick_f32_epilogue *ep, size_t rows, size_t cols, float *c,
+                           size_t stride, size_t offset) {
+  for (size_t r = 0; r < rows; r++) {
+    float *row = c + r * stride;
+    if (ep->act) ep->act(cols, row, row);
+    if (ep->residual) ep->add(cols, row, ep->residual + offset + r * stride, row, ep->lo, ep->hi);
+  }
 }
 
 /* Splits the column blocks' MR-row tiles into runs of at least `grain`
@@ -109,6 +122,7 @@ void wick_f32_gemm_run_task(const wick_f32_gemm_tasks *t, size_t task) {
       wick_f32_gemm_ukernel_fn fn = rows == 1 ? t->kern->gemm_1 : t->kern->gemm;
       fn(rows, nc, t->k, t->a + m0 * t->a_stride, t->a_stride, w, c, t->c_stride, t->lo, t->hi);
     }
+    if (t->ep) wick_f32_epilogue_run(t->ep, rows, nc, c, t->c_stride, m0 * t->c_stride + n0);
   }
 }
 

@@ -23,10 +23,19 @@
  *
  *     ind[(tile * ks + tap) * MR + row] -> input pixel of (tile*MR + row, tap)
  *
- * Depthwise 3x3 packed weights, one block per CR channels (zero-padded):
- *     [ bias[CR] ][ tap (0,0)[CR] ][ (0,1) ] ... [ (2,2)[CR] ]      10*CR floats
+ * Depthwise packed weights, one block per CR channels (zero-padded), for a
+ * kh x kw filter:
+ *     [ bias[CR] ][ tap (0,0)[CR] ][ (0,1) ] ... [ (kh-1,kw-1)[CR] ]   (kh*kw+1)*CR floats
  *
- * Next: select.c (which ISA), gemm_driver.c (tiling), avx512/, avx2/, neon/.
+ * Most kernels beyond the GEMM microkernels are written once in
+ * template/dwconv.h and template/elementwise.h over a small vector vocabulary
+ * (<isa>/simd.h) and compiled per x86 ISA. Kernels that walk a tensor take a
+ * [begin, end) range of rows or elements so a thread pool can split them.
+ * NULL entries in a table (NEON: no 5x5/generic depthwise or elementwise
+ * kernels yet) mean the op runs its reference kernel.
+ *
+ * Next: select.c (which ISA), gemm_driver.c (tiling), elementwise_driver.c
+ * (broadcast shapes), template/, avx512/, avx2/, neon/.
  */
 #ifndef WICK_KERNELS_KERNELS_H
 #define WICK_KERNELS_KERNELS_H
@@ -50,11 +59,64 @@ typedef void (*wick_f32_gemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, const 
 typedef void (*wick_f32_igemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, size_t ks,
                                           const float *const *a, const float *w, float *c,
                                           size_t c_stride, float lo, float hi);
-/* DEPTHWISE_CONV_2D with a 3x3 filter, multiplier 1, dilation 1 and strides
- * in {1, 2}, over a whole NHWC tensor; `w` packed as above with the table's
- * dw_cr. */
-typedef void (*wick_f32_dwconv3x3_fn)(const wick_conv_shape *s, const float *input,
-                                      const float *w, float *output, float lo, float hi);
+/* out[i] = f(in[i]) for i < n; in-place allowed. */
+typedef void (*wick_f32_unary_fn)(size_t n, const float *in, float *out);
+/* out[i] = clamp(a op b, lo, hi) for i < n, in one of three forms (a scalar
+ * operand is read from its pointer); in-place allowed. */
+typedef void (*wick_f32_binary_fn)(size_t n, const float *a, const float *b, float *out,
+                                   float lo, float hi);
+
+/* DEPTHWISE_CONV_2D with multiplier 1 over an NHWC tensor; `weights` packed
+ * by wick_f32_dwconv_pack with the table's dw_cr. Output = clamp(conv, lo,
+ * hi), then post (when not NULL) in place over each finished output row. */
+typedef struct wick_f32_dwconv_args {
+  const wick_conv_shape *shape;
+  const float *input, *weights;
+  float *output;
+  float lo, hi;
+  wick_f32_unary_fn post;
+} wick_f32_dwconv_args;
+/* Computes output rows [row_begin, row_end) of the batch * out_h rows. */
+typedef void (*wick_f32_dwconv_fn)(const wick_f32_dwconv_args *a, size_t row_begin,
+                                   size_t row_end);
+
+/* The vectorized unary ops (wick_f32_kernels.unary); error bounds in
+ * template/elementwise.h. */
+typedef enum wick_f32_unary_kind {
+  WICK_F32_RELU,
+  WICK_F32_RELU6,
+  WICK_F32_RELU_N1_TO_1,
+  WICK_F32_RELU_0_TO_1,
+  WICK_F32_LOGISTIC,
+  WICK_F32_SILU, /* x * logistic(x) */
+  WICK_F32_TANH,
+  WICK_F32_EXP,
+  WICK_F32_HARD_SWISH,
+  WICK_F32_GELU,      /* erf form */
+  WICK_F32_GELU_TANH, /* tanh approximation */
+  WICK_F32_UNARY_COUNT
+} wick_f32_unary_kind;
+
+/* The vectorized binary ops and their operand forms. */
+typedef enum wick_f32_binary_kind {
+  WICK_F32_ADD,
+  WICK_F32_SUB,
+  WICK_F32_MUL,
+  WICK_F32_DIV,
+  WICK_F32_MAXIMUM,
+  WICK_F32_MINIMUM,
+  WICK_F32_SQUARED_DIFFERENCE,
+  WICK_F32_BINARY_COUNT
+} wick_f32_binary_kind;
+enum { WICK_F32_VV, WICK_F32_VS, WICK_F32_SV };
+
+/* Softmax of rows [row_begin, row_end), each `cols` floats. */
+typedef void (*wick_f32_softmax_fn)(size_t cols, float beta, const float *in, float *out,
+                                    size_t row_begin, size_t row_end);
+/* out[o, i] = scale * sum_r in[o, r, i] over [outer, mid, inner], o in
+ * [outer_begin, outer_end). */
+typedef void (*wick_f32_sum_mid_fn)(size_t mid, size_t inner, float scale, const float *in,
+                                    float *out, size_t outer_begin, size_t outer_end);
 
 /* One GEMM tile shape: its microkernels share MR, NR and the packing. */
 typedef struct wick_f32_gemm_kernel {
@@ -69,7 +131,13 @@ typedef struct wick_f32_kernels {
   wick_f32_gemm_kernel gemm;        /* the main tile */
   wick_f32_gemm_kernel gemm_narrow; /* for N <= its nr (fewer padding lanes); nr 0: none */
   size_t dw_cr;
-  wick_f32_dwconv3x3_fn dwconv3x3;
+  wick_f32_dwconv_fn dwconv3x3; /* 3x3, dilation 1, strides 1-2 */
+  wick_f32_dwconv_fn dwconv5x5; /* 5x5, dilation 1, strides 1-2 */
+  wick_f32_dwconv_fn dwconv;    /* any size, stride, dilation */
+  wick_f32_unary_fn unary[WICK_F32_UNARY_COUNT];
+  wick_f32_binary_fn binary[WICK_F32_BINARY_COUNT][3];
+  wick_f32_softmax_fn softmax;
+  wick_f32_sum_mid_fn sum_mid;
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -97,12 +165,49 @@ WICK_KERNEL_API void wick_f32_gemm_pack(size_t n, size_t k, size_t nr, const flo
  * with zero bias: the same layout as wick_f32_gemm_pack of its transpose. */
 WICK_KERNEL_API void wick_f32_gemm_pack_kn(size_t n, size_t k, size_t nr, const float *w,
                                            float *packed);
-/* Packs a depthwise 3x3 filter [1, 3, 3, c] and bias [c] (NULL: zeros) into
- * ceil(c/cr) blocks of 10*cr floats. */
-WICK_KERNEL_API void wick_f32_dwconv3x3_pack(size_t c, size_t cr, const float *w,
-                                             const float *bias, float *packed);
+/* Packs a depthwise filter [1, kh, kw, c] (taps = kh * kw) and bias [c]
+ * (NULL: zeros) into ceil(c/cr) blocks of (taps + 1) * cr floats. */
+WICK_KERNEL_API void wick_f32_dwconv_pack(size_t c, size_t cr, size_t taps, const float *w,
+                                          const float *bias, float *packed);
+
+/* ---- elementwise drivers (elementwise_driver.c) ---- */
+
+/* A broadcast collapsed to three loops [d0, d1, d2]: the innermost runs one
+ * kernel call of the given form; the outer two advance each operand by its
+ * strides (elements; 0 = broadcast). */
+typedef struct wick_f32_binary_plan {
+  size_t dims[3], a_strides[3], b_strides[3];
+  int form; /* WICK_F32_VV, _VS, _SV */
+} wick_f32_binary_plan;
+/* false when the broadcast needs more than three loops (use the reference). */
+WICK_KERNEL_API bool wick_f32_binary_plan_make(const wick_broadcast *bc,
+                                               wick_f32_binary_plan *plan);
+/* out = clamp(a op b) over the plan, with the op's three forms. */
+WICK_KERNEL_API void wick_f32_binary_run(const wick_f32_binary_fn forms[3],
+                                         const wick_f32_binary_plan *plan, const float *a,
+                                         const float *b, float *out, float lo, float hi);
+/* A reduction as [outer, mid, inner] with `mid` reduced; false when the
+ * reduced axes (ignoring size-1 axes) are not one contiguous run. */
+WICK_KERNEL_API bool wick_f32_reduce_plan_make(int32_t rank, const int32_t *dims,
+                                               const bool *reduced, size_t *outer, size_t *mid,
+                                               size_t *inner);
 
 /* ---- drivers (gemm_driver.c) ---- */
+
+/* What runs on each finished output tile after the clamp (graph-level
+ * fusion, src/core/fuse.c): act in place, then + residual (laid out like the
+ * output, same row stride) clamped to [lo, hi]. NULL members: skipped. */
+typedef struct wick_f32_epilogue {
+  wick_f32_unary_fn act;
+  const float *residual;
+  wick_f32_binary_fn add; /* the VV add kernel, when residual is set */
+  float lo, hi;
+} wick_f32_epilogue;
+/* Runs `ep` on rows x cols at c (row stride `stride`); the residual is read
+ * at the same position relative to its base as c is to the output's
+ * (`offset` elements from the output's start). */
+WICK_KERNEL_API void wick_f32_epilogue_run(const wick_f32_epilogue *ep, size_t rows, size_t cols,
+                                           float *c, size_t stride, size_t offset);
 
 /* A GEMM or an indirect-GEMM convolution cut into independent tasks: task i
  * computes one column block of the output over a run of MR-row tiles.
@@ -119,6 +224,7 @@ typedef struct wick_f32_gemm_tasks {
   float *c;
   size_t c_stride;
   float lo, hi;
+  const wick_f32_epilogue *ep; /* NULL (init's default), or run on each tile after the clamp */
   size_t nb, col_blocks, tiles, tiles_per_task, row_tasks; /* the split */
 } wick_f32_gemm_tasks;
 
@@ -188,9 +294,6 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_14x16__avx512(size_t mr, size_t nc, 
                                                           size_t ks, const float *const *a,
                                                           const float *w, float *c,
                                                           size_t c_stride, float lo, float hi);
-WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__avx512(const wick_conv_shape *s,
-                                                        const float *input, const float *w,
-                                                        float *output, float lo, float hi);
 
 WICK_KERNEL_API void wick_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nc, size_t kc,
                                                       const float *a, size_t a_stride,
@@ -204,9 +307,47 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
                                                        const float *const *a, const float *w,
                                                        float *c, size_t c_stride, float lo,
                                                        float hi);
-WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__avx2(const wick_conv_shape *s,
-                                                      const float *input, const float *w,
-                                                      float *output, float lo, float hi);
+
+/* The template kernels (template/dwconv.h, template/elementwise.h), per ISA. */
+#define WICK_DECLARE_TEMPLATE_KERNELS(ISA)                                                      \
+  WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__##ISA(const wick_f32_dwconv_args *,        \
+                                                         size_t, size_t);                     \
+  WICK_KERNEL_API void wick_f32_dwconv5x5_ukernel__##ISA(const wick_f32_dwconv_args *,        \
+                                                         size_t, size_t);                     \
+  WICK_KERNEL_API void wick_f32_dwconv_ukernel__##ISA(const wick_f32_dwconv_args *, size_t,   \
+                                                      size_t);                                \
+  WICK_KERNEL_API void wick_f32_relu__##ISA(size_t, const float *, float *);                  \
+  WICK_KERNEL_API void wick_f32_relu6__##ISA(size_t, const float *, float *);                 \
+  WICK_KERNEL_API void wick_f32_relu_n1_to_1__##ISA(size_t, const float *, float *);          \
+  WICK_KERNEL_API void wick_f32_relu_0_to_1__##ISA(size_t, const float *, float *);           \
+  WICK_KERNEL_API void wick_f32_logistic__##ISA(size_t, const float *, float *);              \
+  WICK_KERNEL_API void wick_f32_silu__##ISA(size_t, const float *, float *);                  \
+  WICK_KERNEL_API void wick_f32_tanh__##ISA(size_t, const float *, float *);                  \
+  WICK_KERNEL_API void wick_f32_exp__##ISA(size_t, const float *, float *);                   \
+  WICK_KERNEL_API void wick_f32_hard_swish__##ISA(size_t, const float *, float *);            \
+  WICK_KERNEL_API void wick_f32_gelu__##ISA(size_t, const float *, float *);                  \
+  WICK_KERNEL_API void wick_f32_gelu_tanh__##ISA(size_t, const float *, float *);             \
+  WICK_DECLARE_BINARY(add, ISA)                                                               \
+  WICK_DECLARE_BINARY(sub, ISA)                                                               \
+  WICK_DECLARE_BINARY(mul, ISA)                                                               \
+  WICK_DECLARE_BINARY(div, ISA)                                                               \
+  WICK_DECLARE_BINARY(maximum, ISA)                                                           \
+  WICK_DECLARE_BINARY(minimum, ISA)                                                           \
+  WICK_DECLARE_BINARY(sqdiff, ISA)                                                            \
+  WICK_KERNEL_API void wick_f32_softmax__##ISA(size_t, float, const float *, float *, size_t, \
+                                               size_t);                                       \
+  WICK_KERNEL_API void wick_f32_sum_mid__##ISA(size_t, size_t, float, const float *, float *, \
+                                               size_t, size_t);
+#define WICK_DECLARE_BINARY(OP, ISA)                                                            \
+  WICK_KERNEL_API void wick_f32_##OP##_vv__##ISA(size_t, const float *, const float *, float *, \
+                                                 float, float);                                 \
+  WICK_KERNEL_API void wick_f32_##OP##_vs__##ISA(size_t, const float *, const float *, float *, \
+                                                 float, float);                                 \
+  WICK_KERNEL_API void wick_f32_##OP##_sv__##ISA(size_t, const float *, const float *, float *, \
+                                                 float, float);
+
+WICK_DECLARE_TEMPLATE_KERNELS(avx512)
+WICK_DECLARE_TEMPLATE_KERNELS(avx2)
 
 WICK_KERNEL_API void wick_f32_gemm_ukernel_8x8__neon(size_t mr, size_t nc, size_t kc,
                                                      const float *a, size_t a_stride,
@@ -220,8 +361,7 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_8x8__neon(size_t mr, size_t nc, size
                                                       const float *const *a, const float *w,
                                                       float *c, size_t c_stride, float lo,
                                                       float hi);
-WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__neon(const wick_conv_shape *s,
-                                                      const float *input, const float *w,
-                                                      float *output, float lo, float hi);
+WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__neon(const wick_f32_dwconv_args *a,
+                                                      size_t row_begin, size_t row_end);
 
 #endif /* WICK_KERNELS_KERNELS_H */

@@ -35,13 +35,13 @@ void wick_f32_gemm_pack(size_t n, size_t k, size_t nr, const float *w, const flo
   }
 }
 
-void wick_f32_dwconv3x3_pack(size_t c, size_t cr, const float *w, const float *bias,
-                             float *packed) {
+void wick_f32_dwconv_pack(size_t c, size_t cr, size_t taps, const float *w, const float *bias,
+                          float *packed) {
   for (size_t c0 = 0; c0 < c; c0 += cr) {
     size_t cols = c - c0 < cr ? c - c0 : cr;
     for (size_t j = 0; j < cr; j++) packed[j] = (j < cols && bias) ? bias[c0 + j] : 0.0f;
     packed += cr;
-    for (size_t t = 0; t < 9; t++) {
+    for (size_t t = 0; t < taps; t++) {
       for (size_t j = 0; j < cols; j++) packed[j] = w[t * c + c0 + j];
       for (size_t j = cols; j < cr; j++) packed[j] = 0.0f;
       packed += cr;

@@ -18,6 +18,31 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #define WICK_HAVE_X86_KERNELS 1
 
+#define TEMPLATE_KERNELS(ISA)                                                                  \
+  .dwconv3x3 = wick_f32_dwconv3x3_ukernel__##ISA, .dwconv5x5 = wick_f32_dwconv5x5_ukernel__##ISA, \
+  .dwconv = wick_f32_dwconv_ukernel__##ISA,                                                      \
+  .unary = {[WICK_F32_RELU] = wick_f32_relu__##ISA,                                              \
+            [WICK_F32_RELU6] = wick_f32_relu6__##ISA,                                            \
+            [WICK_F32_RELU_N1_TO_1] = wick_f32_relu_n1_to_1__##ISA,                              \
+            [WICK_F32_RELU_0_TO_1] = wick_f32_relu_0_to_1__##ISA,                                \
+            [WICK_F32_LOGISTIC] = wick_f32_logistic__##ISA,                                      \
+            [WICK_F32_SILU] = wick_f32_silu__##ISA,                                              \
+            [WICK_F32_TANH] = wick_f32_tanh__##ISA,                                              \
+            [WICK_F32_EXP] = wick_f32_exp__##ISA,                                                \
+            [WICK_F32_HARD_SWISH] = wick_f32_hard_swish__##ISA,                                  \
+            [WICK_F32_GELU] = wick_f32_gelu__##ISA,                                              \
+            [WICK_F32_GELU_TANH] = wick_f32_gelu_tanh__##ISA},                                   \
+  .binary = {[WICK_F32_ADD] = BINARY_FORMS(add, ISA),                                            \
+             [WICK_F32_SUB] = BINARY_FORMS(sub, ISA),                                            \
+             [WICK_F32_MUL] = BINARY_FORMS(mul, ISA),                                            \
+             [WICK_F32_DIV] = BINARY_FORMS(div, ISA),                                            \
+             [WICK_F32_MAXIMUM] = BINARY_FORMS(maximum, ISA),                                    \
+             [WICK_F32_MINIMUM] = BINARY_FORMS(minimum, ISA),                                    \
+             [WICK_F32_SQUARED_DIFFERENCE] = BINARY_FORMS(sqdiff, ISA)},                         \
+  .softmax = wick_f32_softmax__##ISA, .sum_mid = wick_f32_sum_mid__##ISA
+#define BINARY_FORMS(OP, ISA) \
+  {wick_f32_##OP##_vv__##ISA, wick_f32_##OP##_vs__##ISA, wick_f32_##OP##_sv__##ISA}
+
 static const wick_f32_kernels avx512_kernels = {
     .isa = "avx512",
     .gemm = {7, 32, wick_f32_gemm_ukernel_7x32__avx512, wick_f32_gemm_ukernel_1x32__avx512,
@@ -27,7 +52,7 @@ static const wick_f32_kernels avx512_kernels = {
     .gemm_narrow = {14, 16, wick_f32_gemm_ukernel_14x16__avx512,
                     wick_f32_gemm_ukernel_1x16__avx512, wick_f32_igemm_ukernel_14x16__avx512},
     .dw_cr = 16,
-    .dwconv3x3 = wick_f32_dwconv3x3_ukernel__avx512,
+    TEMPLATE_KERNELS(avx512),
 };
 
 static const wick_f32_kernels avx2_kernels = {
@@ -36,7 +61,7 @@ static const wick_f32_kernels avx2_kernels = {
              wick_f32_igemm_ukernel_6x16__avx2},
     .gemm_narrow = {0, 0, NULL, NULL, NULL},
     .dw_cr = 8,
-    .dwconv3x3 = wick_f32_dwconv3x3_ukernel__avx2,
+    TEMPLATE_KERNELS(avx2),
 };
 
 static const uint32_t avx512_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX2 |

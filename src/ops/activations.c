@@ -7,10 +7,13 @@
  * PRELU follows LiteRT: alpha must broadcast against the input and the
  * broadcast shape must be the input's shape (alpha never enlarges the
  * output). Parameterless activations (RELU, LOGISTIC, HARD_SWISH, ELU ...)
- * are in elementwise_unary.c.
+ * are in elementwise_unary.c. Float GELU runs the vectorized kernels (error
+ * bounds in src/kernels/template/elementwise.h) unless the reference
+ * kernels are forced.
  * Next: src/kernels/reference/unary.c.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 #include "ops/quantization.h"
@@ -51,13 +54,32 @@ const wick_op_def wick_op_leaky_relu = {"LEAKY_RELU", WICK_BUILTIN_LEAKY_RELU, 2
 static wick_status gelu_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_activation_invoke_quantized(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
+  if (ctx->node->user_data) {
+    const wick_f32_unary_fn *fn = ctx->node->user_data;
+    (*fn)((size_t)wick_tensor_elements(in), in->data, wick_op_output(ctx, 0)->data);
+    return WICK_OK;
+  }
   wick_f32_gelu__reference(wick_tensor_elements(in), ctx->params->approximate, in->data,
                            wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }
 
+static wick_status gelu_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(single_prepare(ctx));
+  if (wick_quant_routed(ctx, 0)) return WICK_OK;
+  const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  ctx->node->user_data = NULL;
+  if (kern != NULL && kern->unary[WICK_F32_GELU] != NULL) {
+    wick_f32_unary_fn *fn = wick_op_alloc(ctx, sizeof *fn);
+    if (fn == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    *fn = kern->unary[ctx->params->approximate ? WICK_F32_GELU_TANH : WICK_F32_GELU];
+    ctx->node->user_data = fn;
+  }
+  return WICK_OK;
+}
+
 /* v2 adds int8/uint8 only. */
-const wick_op_def wick_op_gelu = {"GELU", WICK_BUILTIN_GELU, 2, single_prepare, gelu_invoke};
+const wick_op_def wick_op_gelu = {"GELU", WICK_BUILTIN_GELU, 2, gelu_prepare, gelu_invoke};
 
 /* ---------------------------------------------------------------- PRELU */
 

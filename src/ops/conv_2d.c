@@ -17,10 +17,16 @@
  * stride-1, unpadded conv is a plain GEMM over the [N*H*W, Cin] input; any
  * other is an indirect GEMM whose indirection buffer (row pointers, padding
  * taps -> a zero row) is rebuilt only when the input's address changes.
- * DEPTHWISE_CONV_2D 3x3 (multiplier 1, dilation 1, strides 1-2) has its own
- * register-blocked kernel. Everything else — grouped convs, other depthwise
- * shapes, filters not known at prepare, or force_reference — runs the
- * reference kernels.
+ * DEPTHWISE_CONV_2D runs register-blocked 3x3 and 5x5 kernels (dilation 1,
+ * strides 1-2) or the generic vectorized one (any size, stride, dilation);
+ * a depth multiplier M > 1 first expands the input into scratch (channel c
+ * repeated M times) and runs the M = 1 kernel on it. Everything else —
+ * grouped convs, filters not known at prepare, kernels the ISA lacks, or
+ * force_reference — runs the reference kernels.
+ *
+ * Fusion (src/core/fuse.c): an activation or residual add folded into this
+ * node runs in the epilogue — per GEMM tile, per depthwise output row, or
+ * over the whole output after the reference kernels.
  *
  * Threads (ops/parallel.h): the GEMM paths run the driver's tasks (column
  * blocks x runs of row tiles); the depthwise and reference paths split output
@@ -33,7 +39,7 @@
 #include "ops/parallel.h"
 #include "ops/quantization.h"
 
-typedef enum conv_path { CONV_REFERENCE, CONV_GEMM, CONV_IGEMM, CONV_DWCONV3X3 } conv_path;
+typedef enum conv_path { CONV_REFERENCE, CONV_GEMM, CONV_IGEMM, CONV_DWCONV } conv_path;
 
 typedef struct conv_data {
   wick_conv_shape shape;
@@ -48,6 +54,8 @@ typedef struct conv_data {
   bool hybrid;                      /* int8 filter, float activations */
   const float *filter_scales;       /* hybrid: out_c scales */
   int8_t *qin;                      /* hybrid: one quantized image */
+  wick_f32_dwconv_fn dwconv;        /* CONV_DWCONV */
+  wick_conv_shape dw_shape;         /* the multiplier-1 shape the depthwise kernel runs */
 } conv_data;
 
 static const float *bias_data(const wick_op_ctx *ctx);
@@ -186,18 +194,35 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
   const float *filter = wick_op_input(ctx, 1)->data, *bias = bias_data(ctx);
   size_t floats, bytes;
   if (depthwise) {
-    if (kern->dwconv3x3 == NULL || s->multiplier != 1 || s->k_h != 3 || s->k_w != 3 ||
-        s->dilation_h != 1 || s->dilation_w != 1 || s->stride_h < 1 || s->stride_h > 2 ||
-        s->stride_w < 1 || s->stride_w > 2)
+    if (s->stride_h < 1 || s->stride_w < 1 || s->dilation_h < 1 || s->dilation_w < 1)
       return WICK_OK;
+    bool unit = s->dilation_h == 1 && s->dilation_w == 1 && s->stride_h <= 2 && s->stride_w <= 2;
+    d->dwconv = kern->dwconv;
+    if (unit && s->k_h == 3 && s->k_w == 3) d->dwconv = kern->dwconv3x3;
+    if (unit && s->k_h == 5 && s->k_w == 5) d->dwconv = kern->dwconv5x5;
+    if (d->dwconv == NULL) return WICK_OK; /* this ISA has no kernel for the shape */
+    size_t taps = (size_t)s->k_h * (size_t)s->k_w;
     size_t blocks = ((size_t)s->out_c + kern->dw_cr - 1) / kern->dw_cr;
-    if (!wick_mul_size(blocks, 10 * kern->dw_cr, &floats) ||
-        !wick_mul_size(floats, sizeof(float), &bytes))
+    if (!wick_mul_size(taps + 1, kern->dw_cr, &floats) ||
+        !wick_mul_size(blocks, floats, &floats) || !wick_mul_size(floats, sizeof(float), &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
     if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
-    wick_f32_dwconv3x3_pack((size_t)s->out_c, kern->dw_cr, filter, bias, d->packed);
-    d->path = CONV_DWCONV3X3;
+    wick_f32_dwconv_pack((size_t)s->out_c, kern->dw_cr, taps, filter, bias, d->packed);
+    d->dw_shape = *s;
+    if (s->multiplier > 1) {
+      /* The input expanded to out_c channels lives in scratch. */
+      size_t expanded;
+      if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h, (size_t)s->in_w, &expanded) ||
+          !wick_mul_size(expanded, (size_t)s->out_c, &expanded) ||
+          !wick_mul_size(expanded, sizeof(float), &bytes))
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "expanded input size overflows");
+      wick_op_request_scratch(ctx, bytes);
+      d->dw_shape.in_c = s->out_c;
+      d->dw_shape.groups = s->out_c;
+      d->dw_shape.multiplier = 1;
+    }
+    d->path = CONV_DWCONV;
   } else {
     if (s->groups != 1) return WICK_OK;
     const wick_f32_gemm_kernel *gk = wick_f32_gemm_kernel_for(kern, (size_t)s->out_c);
@@ -235,6 +260,7 @@ typedef struct conv_job {
   bool depthwise;
   const float *in, *filter, *bias;
   float *out;
+  wick_f32_dwconv_args dw; /* CONV_DWCONV: the kernel's arguments (whole tensor) */
 } conv_job;
 
 /* Rows [y0, y1) of image n, on the path prepare chose (not the GEMM ones). */
@@ -246,8 +272,9 @@ static void conv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t threa
   const float *in = j->in + (int64_t)n * s->in_h * s->in_w * s->in_c;
   float *out = j->out + ((int64_t)n * s->out_h + y0) * s->out_w * s->out_c;
   switch (j->d->path) {
-    case CONV_DWCONV3X3:
-      j->d->kern->dwconv3x3(&r, in, j->d->packed, out, j->d->lo, j->d->hi);
+    case CONV_DWCONV: /* takes rows of the whole tensor */
+      j->d->dwconv(&j->dw, (size_t)n * (size_t)s->out_h + (size_t)y0,
+                   (size_t)n * (size_t)s->out_h + (size_t)y1);
       return;
     case CONV_REFERENCE:
       if (j->depthwise)
@@ -261,13 +288,20 @@ static void conv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t threa
   }
 }
 
-/* Runs the path prepare chose, split over the interpreter's threads. */
+/* Runs the path prepare chose, split over the interpreter's threads, with
+ * the fused epilogue (if any) inside the GEMM tiles / depthwise rows. */
 static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
   conv_data *d = ctx->node->user_data;
-  if (d->hybrid) return hybrid_run(ctx, d, depthwise);
+  if (d->hybrid) {
+    wick_status st = hybrid_run(ctx, d, depthwise);
+    if (st == WICK_OK) wick_op_run_fused_epilogue(ctx);
+    return st;
+  }
   const wick_conv_shape *s = &d->shape;
   const float *in = wick_op_input(ctx, 0)->data;
   float *out = wick_op_output(ctx, 0)->data;
+  wick_f32_epilogue epilogue;
+  const wick_f32_epilogue *ep = wick_op_fused_epilogue(ctx, &epilogue) ? &epilogue : NULL;
   wick_f32_gemm_tasks t;
   size_t tasks;
   switch (d->path) {
@@ -277,6 +311,7 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
                                        (size_t)s->out_c, (size_t)s->in_c, in, (size_t)s->in_c,
                                        d->packed, out, (size_t)s->out_c, d->lo, d->hi,
                                        WICK_TASK_GRAIN);
+      t.ep = ep;
       return wick_op_run_gemm_tasks(ctx, &t, tasks);
     case CONV_IGEMM:
       if (d->ind_input != in) {
@@ -285,29 +320,56 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
       }
       tasks = wick_f32_conv_igemm_tasks_init(&t, d->gemm, s, d->ind, d->packed, out, d->lo,
                                              d->hi, WICK_TASK_GRAIN);
+      t.ep = ep;
       return wick_op_run_gemm_tasks(ctx, &t, tasks);
-    case CONV_DWCONV3X3:
+    case CONV_DWCONV:
     case CONV_REFERENCE:
       break;
   }
-  conv_job j = {d, depthwise, in, wick_op_input(ctx, 1)->data, bias_data(ctx), out};
+  conv_job j = {d, depthwise, in, wick_op_input(ctx, 1)->data, bias_data(ctx), out, {0}};
+  if (d->path == CONV_DWCONV) {
+    const float *x = in;
+    if (s->multiplier > 1) { /* expanded[p, c*M + m] = in[p, c] */
+      float *e = wick_op_scratch(ctx);
+      const size_t pixels = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w;
+      const size_t c = (size_t)s->in_c, m = (size_t)s->multiplier;
+      for (size_t p = 0; p < pixels; p++)
+        for (size_t i = 0; i < c; i++)
+          for (size_t k = 0; k < m; k++) e[(p * c + i) * m + k] = in[p * c + i];
+      x = e;
+    }
+    /* an activation runs per output row inside the kernel; a residual add after all rows */
+    j.dw = (wick_f32_dwconv_args){&d->dw_shape, x,     d->packed,
+                                  out,          d->lo, d->hi,
+                                  ep && !ep->residual ? ep->act : NULL};
+  }
   int64_t per_pixel = (int64_t)s->out_c * s->k_h * s->k_w;
   if (!depthwise) per_pixel *= s->in_c / s->groups;
-  return wick_parallel_rows(ctx, s->batch, s->out_h, (uint64_t)per_pixel * (uint64_t)s->out_w,
-                            wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
-                            conv_rows, &j);
+  wick_status st =
+      wick_parallel_rows(ctx, s->batch, s->out_h, (uint64_t)per_pixel * (uint64_t)s->out_w,
+                         wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
+                         conv_rows, &j);
+  if (st == WICK_OK && ep && (d->path == CONV_REFERENCE || ep->residual))
+    wick_op_run_fused_epilogue(ctx);
+  return st;
+}
+
+static wick_status invoke_quantized(wick_op_ctx *ctx) {
+  wick_status st = wick_conv_invoke_quantized(ctx);
+  if (st == WICK_OK) wick_op_run_fused_epilogue(ctx); /* fusion only takes float outputs */
+  return st;
 }
 
 static wick_status conv_prepare(wick_op_ctx *ctx) { return conv_prepare_common(ctx, false); }
 static wick_status depthwise_prepare(wick_op_ctx *ctx) { return conv_prepare_common(ctx, true); }
 
 static wick_status conv_invoke(wick_op_ctx *ctx) {
-  if (wick_quant_routed(ctx, 0)) return wick_conv_invoke_quantized(ctx);
+  if (wick_quant_routed(ctx, 0)) return invoke_quantized(ctx);
   return conv_run(ctx, false);
 }
 
 static wick_status depthwise_invoke(wick_op_ctx *ctx) {
-  if (wick_quant_routed(ctx, 0)) return wick_conv_invoke_quantized(ctx);
+  if (wick_quant_routed(ctx, 0)) return invoke_quantized(ctx);
   return conv_run(ctx, true);
 }
 

@@ -10,14 +10,22 @@
  * BITWISE_XOR: int8, uint8, int16, int32 (LiteRT's uint16/uint32 are not
  * wick types). ATAN2: float32, float64.
  * Quantized ADD/SUB/MUL (int8, uint8, int16) are in elementwise_quantized.c.
+ *
+ * Float32 ADD SUB MUL DIV MAXIMUM MINIMUM SQUARED_DIFFERENCE run the
+ * vectorized kernels (bit-identical to the reference) when the broadcast
+ * collapses to three loops (src/kernels/elementwise_driver.c), decided at
+ * prepare; the rest runs the reference kernels.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 #include "ops/quantization.h"
 
 typedef struct binary_data {
   wick_broadcast bc;
+  const wick_f32_binary_fn *fast; /* the op's three kernel forms, or NULL: reference */
+  wick_f32_binary_plan plan;
 } binary_data;
 
 static wick_status prepare_broadcast(wick_op_ctx *ctx, wick_dtype out_type, bool same_type) {
@@ -54,6 +62,20 @@ static wick_binary_op arith_op(int32_t builtin) {
   }
 }
 
+/* The vectorized kernel of a float op, or -1. */
+static int vector_kind(int32_t builtin) {
+  switch (builtin) {
+    case WICK_BUILTIN_ADD: return WICK_F32_ADD;
+    case WICK_BUILTIN_SUB: return WICK_F32_SUB;
+    case WICK_BUILTIN_MUL: return WICK_F32_MUL;
+    case WICK_BUILTIN_DIV: return WICK_F32_DIV;
+    case WICK_BUILTIN_MAXIMUM: return WICK_F32_MAXIMUM;
+    case WICK_BUILTIN_MINIMUM: return WICK_F32_MINIMUM;
+    case WICK_BUILTIN_SQUARED_DIFFERENCE: return WICK_F32_SQUARED_DIFFERENCE;
+    default: return -1;
+  }
+}
+
 static bool has_activation(int32_t builtin) {
   return builtin == WICK_BUILTIN_ADD || builtin == WICK_BUILTIN_SUB || builtin == WICK_BUILTIN_MUL ||
          builtin == WICK_BUILTIN_DIV;
@@ -74,7 +96,15 @@ static wick_status arith_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_activation_range_f32(ctx, act, &lo, &hi));
   WICK_CHECK_SUPPORTED(ctx, t != WICK_DTYPE_INT64 || act == WICK_ACT_NONE,
                        "int64 with a fused activation is not supported");
-  return prepare_broadcast(ctx, t, true);
+  WICK_TRY(prepare_broadcast(ctx, t, true));
+  binary_data *d = ctx->node->user_data;
+  d->fast = NULL;
+  const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  int kind = vector_kind(builtin);
+  if (t == WICK_DTYPE_FLOAT32 && kern != NULL && kind >= 0 && kern->binary[kind][0] != NULL &&
+      wick_f32_binary_plan_make(&d->bc, &d->plan))
+    d->fast = kern->binary[kind];
+  return WICK_OK;
 }
 
 static bool int_divisor_has_zero(const wick_tensor *b) {
@@ -103,6 +133,10 @@ static wick_status arith_invoke(wick_op_ctx *ctx) {
                  op == WICK_BINARY_FLOOR_MOD;
   switch (a->type) {
     case WICK_DTYPE_FLOAT32:
+      if (d->fast) {
+        wick_f32_binary_run(d->fast, &d->plan, a->data, b->data, o->data, lo, hi);
+        return WICK_OK;
+      }
       wick_f32_binary__reference(op, &d->bc, a->data, b->data, o->data, lo, hi);
       return WICK_OK;
     case WICK_DTYPE_INT32:

@@ -11,12 +11,18 @@
  * prepare with the type named, except the quantized LOGISTIC, TANH,
  * HARD_SWISH and RELU family, which activations_quantized.c implements.
  *
+ * Float32 RELU RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH HARD_SWISH EXP
+ * run the vectorized kernels chosen at prepare (error bounds of the
+ * transcendentals in src/kernels/template/elementwise.h; the others are
+ * exact).
+ *
  * Where wick's float results are defined for special inputs (NaN, ±inf, ±0,
  * LOG of a negative, ...) see reference.h, wick_unary_op.
  * Next: src/kernels/reference/unary.c; parameterized activations
  * (LEAKY_RELU, PRELU, GELU) live in activations.c.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 #include "ops/quantization.h"
@@ -72,6 +78,21 @@ static const unary_entry *find_entry(int32_t builtin) {
   return NULL;
 }
 
+/* The vectorized kernel of a float op, or -1. */
+static int vector_kind(wick_unary_op op) {
+  switch (op) {
+    case WICK_UNARY_RELU: return WICK_F32_RELU;
+    case WICK_UNARY_RELU6: return WICK_F32_RELU6;
+    case WICK_UNARY_RELU_N1_TO_1: return WICK_F32_RELU_N1_TO_1;
+    case WICK_UNARY_RELU_0_TO_1: return WICK_F32_RELU_0_TO_1;
+    case WICK_UNARY_LOGISTIC: return WICK_F32_LOGISTIC;
+    case WICK_UNARY_TANH: return WICK_F32_TANH;
+    case WICK_UNARY_HARD_SWISH: return WICK_F32_HARD_SWISH;
+    case WICK_UNARY_EXP: return WICK_F32_EXP;
+    default: return -1;
+  }
+}
+
 static unsigned type_bit(const wick_tensor *t) {
   bool quantized = t->info != NULL && t->info->quant.count > 0;
   switch (t->type) {
@@ -94,6 +115,16 @@ static wick_status unary_prepare(wick_op_ctx *ctx) {
   bool quantized = in->info != NULL && in->info->quant.count > 0;
   WICK_CHECK_SUPPORTED(ctx, (type_bit(in) & e->types) != 0, "input type %s%s is not supported (%s)",
                        quantized ? "quantized " : "", wick_dtype_name(in->type), e->type_list);
+  ctx->node->user_data = NULL;
+  const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  int vkind = vector_kind(e->op);
+  if (in->type == WICK_DTYPE_FLOAT32 && e->kind == K_MATH && kern != NULL && vkind >= 0 &&
+      kern->unary[vkind] != NULL) {
+    wick_f32_unary_fn *fn = wick_op_alloc(ctx, sizeof *fn);
+    if (fn == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    *fn = kern->unary[vkind];
+    ctx->node->user_data = fn;
+  }
   return wick_op_set_output(ctx, 0, in->type, in->rank, in->dims);
 }
 
@@ -113,7 +144,14 @@ static wick_status unary_invoke(wick_op_ctx *ctx) {
       break;
   }
   switch (in->type) {
-    case WICK_DTYPE_FLOAT32: wick_f32_unary__reference(e->op, n, in->data, out->data); break;
+    case WICK_DTYPE_FLOAT32:
+      if (ctx->node->user_data) {
+        const wick_f32_unary_fn *fn = ctx->node->user_data;
+        (*fn)((size_t)n, in->data, out->data);
+      } else {
+        wick_f32_unary__reference(e->op, n, in->data, out->data);
+      }
+      break;
     case WICK_DTYPE_INT16: wick_i16_unary__reference(e->op, n, in->data, out->data); break;
     case WICK_DTYPE_INT32: wick_i32_unary__reference(e->op, n, in->data, out->data); break;
     case WICK_DTYPE_INT64: wick_i64_unary__reference(e->op, n, in->data, out->data); break;

@@ -148,8 +148,14 @@ static void fc_rows(void *arg, size_t begin, size_t end, size_t thread) {
                                       j->out + (int64_t)begin * d->n, d->lo, d->hi);
 }
 
+/* A fused activation / residual add (src/core/fuse.c) runs per GEMM tile, or
+ * over the whole output after the reference and quantized-weight paths. */
 static wick_status fc_invoke(wick_op_ctx *ctx) {
-  if (wick_quant_routed(ctx, 0)) return wick_fc_invoke_quantized(ctx);
+  if (wick_quant_routed(ctx, 0)) {
+    wick_status st = wick_fc_invoke_quantized(ctx);
+    if (st == WICK_OK) wick_op_run_fused_epilogue(ctx);
+    return st;
+  }
   const fc_data *d = ctx->node->user_data;
   if (d->hybrid) {
     wick_tensor *b = wick_op_input(ctx, 2);
@@ -160,17 +166,22 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
     return WICK_OK;
   }
   if (d->kern != NULL) {
+    wick_f32_epilogue epilogue;
     wick_f32_gemm_tasks t;
     size_t tasks = wick_f32_gemm_tasks_init(&t, d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k,
                                             wick_op_input(ctx, 0)->data, (size_t)d->k, d->packed,
                                             wick_op_output(ctx, 0)->data, (size_t)d->n, d->lo,
                                             d->hi, WICK_TASK_GRAIN);
+    t.ep = wick_op_fused_epilogue(ctx, &epilogue) ? &epilogue : NULL;
     return wick_op_run_gemm_tasks(ctx, &t, tasks);
   }
   wick_tensor *bias = wick_op_input(ctx, 2);
   fc_job j = {d, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
               bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
-  return wick_parallel_range(ctx, (size_t)d->m, (uint64_t)d->n * (uint64_t)d->k, fc_rows, &j);
+  wick_status st =
+      wick_parallel_range(ctx, (size_t)d->m, (uint64_t)d->n * (uint64_t)d->k, fc_rows, &j);
+  if (st == WICK_OK) wick_op_run_fused_epilogue(ctx);
+  return st;
 }
 
 const wick_op_def wick_op_fully_connected = {"FULLY_CONNECTED", WICK_BUILTIN_FULLY_CONNECTED, 12,

@@ -131,3 +131,28 @@ int64_t wick_read_int(const wick_tensor *t, int64_t i) {
 bool wick_is_int_index_type(wick_dtype t) {
   return t == WICK_DTYPE_INT32 || t == WICK_DTYPE_INT64;
 }
+
+bool wick_op_fused_epilogue(const wick_op_ctx *ctx, wick_f32_epilogue *ep) {
+  memset(ep, 0, sizeof *ep);
+  const wick_node_fusion *fu = &ctx->node->fusion;
+  if (fu->activation == 0 && fu->residual == 0) return false;
+  /* fusion runs only when optimized kernels exist (interpreter.c) */
+  const wick_f32_kernels *k = wick_f32_kernels_select(false);
+  if (k == NULL) return false;
+  if (fu->activation > 0) ep->act = k->unary[fu->activation - 1];
+  if (fu->residual > 0) {
+    ep->residual = ctx->graph->tensors[fu->residual - 1].data;
+    ep->add = k->binary[WICK_F32_ADD][WICK_F32_VV];
+    ep->lo = fu->lo;
+    ep->hi = fu->hi;
+  }
+  return true;
+}
+
+void wick_op_run_fused_epilogue(const wick_op_ctx *ctx) {
+  wick_f32_epilogue ep;
+  if (!wick_op_fused_epilogue(ctx, &ep)) return;
+  wick_tensor *o = wick_op_output(ctx, 0);
+  size_t n = (size_t)wick_tensor_elements(o);
+  wick_f32_epilogue_run(&ep, 1, n, o->data, n, 0);
+}

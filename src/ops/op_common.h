@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "kernels/kernels.h"
 
 /* Fails the op with WICK_ERR_MALFORMED_MODEL unless `cond` holds. */
 #define WICK_CHECK(ctx, cond, ...)                                         \
@@ -64,5 +65,12 @@ WICK_INTERNAL wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick
 WICK_INTERNAL int64_t wick_read_int(const wick_tensor *t, int64_t i);
 /* Requires an integer (int32/int64) tensor. */
 WICK_INTERNAL bool wick_is_int_index_type(wick_dtype t);
+
+/* The epilogue fusion gave this node (src/core/fuse.c), as kernel
+ * arguments; false (and *ep cleared) when nothing is fused. */
+WICK_INTERNAL bool wick_op_fused_epilogue(const wick_op_ctx *ctx, wick_f32_epilogue *ep);
+/* Runs the fused epilogue over the whole output 0: for the paths whose
+ * kernels do not take one (reference, quantized-weight). No-op if none. */
+WICK_INTERNAL void wick_op_run_fused_epilogue(const wick_op_ctx *ctx);
 
 #endif /* WICK_OPS_OP_COMMON_H */

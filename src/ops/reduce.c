@@ -5,15 +5,21 @@
  * ignored; empty reduces nothing) must be known at prepare or the op is
  * prepared at invoke, where a bad axis is an input error.
  * keep_dims keeps reduced axes as size 1.
- * Quantized MEAN/SUM are in reduce_quantized.c.
+ * Quantized MEAN/SUM are in reduce_quantized.c. Float MEAN/SUM over one
+ * contiguous run of axes (global average pooling, last-axis means) run the
+ * vectorized mid-axis sum (src/kernels/elementwise_driver.c) chosen at
+ * prepare; it reassociates the reference's sequential sum.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 #include "ops/quantization.h"
 
 typedef struct reduce_data {
   bool reduced[WICK_MAX_RANK];
+  wick_f32_sum_mid_fn sum_mid; /* NULL: reference */
+  size_t outer, mid, inner;
 } reduce_data;
 
 static wick_reduce_op reduce_op(int32_t builtin) {
@@ -66,6 +72,13 @@ static wick_status reduce_prepare(wick_op_ctx *ctx) {
       dims[rank++] = 1;
   }
   ctx->node->user_data = d;
+  const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  d->sum_mid = NULL;
+  if (kern != NULL && in->type == WICK_DTYPE_FLOAT32 &&
+      (op == WICK_REDUCE_SUM || op == WICK_REDUCE_MEAN) &&
+      wick_f32_reduce_plan_make(in->rank, in->dims, d->reduced, &d->outer, &d->mid, &d->inner) &&
+      d->mid > 0)
+    d->sum_mid = kern->sum_mid;
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 
@@ -73,6 +86,12 @@ static wick_status reduce_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_reduce_invoke_quantized(ctx);
   const reduce_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0);
+  if (d->sum_mid) {
+    const bool mean = ctx->node->op->builtin == WICK_BUILTIN_MEAN;
+    d->sum_mid(d->mid, d->inner, mean ? 1.0f / (float)d->mid : 1.0f, in->data,
+               wick_op_output(ctx, 0)->data, 0, d->outer);
+    return WICK_OK;
+  }
   wick_reduce__reference(reduce_op(ctx->node->op->builtin), in->type, in->rank, in->dims,
                          d->reduced, in->data, wick_op_output(ctx, 0)->data);
   return WICK_OK;

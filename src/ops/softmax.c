@@ -1,8 +1,10 @@
 /*
  * softmax.c — SOFTMAX over the last axis (float32): exp(beta*(x-max))/sum.
- * Quantized inputs go to activations_quantized.c.
+ * Quantized inputs go to activations_quantized.c. The vectorized kernel
+ * (src/kernels/template/elementwise.h) runs unless the reference is forced.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 #include "ops/quantization.h"
@@ -16,6 +18,8 @@ static wick_status softmax_prepare(wick_op_ctx *ctx) {
                        "input type %s: wick runs this op on float32 only so far",
                        wick_dtype_name(in->type));
   WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
+  const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  ctx->node->user_data = kern && kern->softmax ? (void *)kern : NULL;
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
 }
 
@@ -24,6 +28,12 @@ static wick_status softmax_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0);
   int64_t cols = in->dims[in->rank - 1];
   int64_t rows = cols ? wick_tensor_elements(in) / cols : 0;
+  const wick_f32_kernels *kern = ctx->node->user_data;
+  if (kern != NULL) {
+    kern->softmax((size_t)cols, ctx->params->beta, in->data, wick_op_output(ctx, 0)->data, 0,
+                  (size_t)rows);
+    return WICK_OK;
+  }
   wick_f32_softmax__reference(rows, cols, ctx->params->beta, in->data,
                               wick_op_output(ctx, 0)->data);
   return WICK_OK;

@@ -241,17 +241,20 @@ static void test_conv(const wick_f32_kernels *all) {
   if (all->gemm_narrow.nr != 0) test_conv_tile(all->isa, &all->gemm_narrow);
 }
 
-/* ------------------------------------------------------------------ DEPTHWISE_CONV_2D 3x3 */
+/* ------------------------------------------------------------------ DEPTHWISE_CONV_2D */
 
-static void test_dw_shape(const wick_f32_kernels *kern, const wick_conv_shape *s, int act,
-                          bool with_bias) {
+/* Runs `fn` on shape `s` (multiplier 1) in two row ranges split at `split`
+ * of the rows (a thread pool's view), against the reference. */
+static void test_dw_shape(const wick_f32_kernels *kern, wick_f32_dwconv_fn fn, const char *name,
+                          const wick_conv_shape *s, int act, bool with_bias) {
   if (s->out_h <= 0 || s->out_w <= 0) return;
   size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
   size_t out_n = (size_t)s->batch * s->out_h * s->out_w * s->out_c;
-  float *in = rand_buf(in_n), *f = rand_buf(9 * (size_t)s->out_c), *bias = rand_buf(s->out_c);
+  size_t taps = (size_t)s->k_h * s->k_w;
+  float *in = rand_buf(in_n), *f = rand_buf(taps * (size_t)s->out_c), *bias = rand_buf(s->out_c);
   size_t blocks = ((size_t)s->out_c + kern->dw_cr - 1) / kern->dw_cr;
-  float *packed = malloc(blocks * 10 * kern->dw_cr * sizeof(float));
-  wick_f32_dwconv3x3_pack(s->out_c, kern->dw_cr, f, with_bias ? bias : NULL, packed);
+  float *packed = malloc(blocks * (taps + 1) * kern->dw_cr * sizeof(float));
+  wick_f32_dwconv_pack(s->out_c, kern->dw_cr, taps, f, with_bias ? bias : NULL, packed);
   /* one guard element each side catches writes outside the output */
   float *got = malloc((out_n + 2) * sizeof(float)), *ref = malloc(out_n * sizeof(float));
   double *mag = malloc(out_n * sizeof(double));
@@ -259,11 +262,15 @@ static void test_dw_shape(const wick_f32_kernels *kern, const wick_conv_shape *s
   wick_f32_depthwise_conv2d__reference(s, in, f, with_bias ? bias : NULL, ref, act_lo[act],
                                        act_hi[act]);
   conv_magnitudes(s, in, f, with_bias ? bias : NULL, mag, true);
-  kern->dwconv3x3(s, in, packed, got + 1, act_lo[act], act_hi[act]);
+  const wick_f32_dwconv_args args = {s, in, packed, got + 1, act_lo[act], act_hi[act], NULL};
+  size_t rows = (size_t)s->batch * s->out_h, split = rows / 3;
+  fn(&args, 0, split);
+  fn(&args, split, rows);
   char what[200];
-  snprintf(what, sizeof what, "%s dwconv3x3 n=%d %dx%dx%d s=%d,%d pad=%d,%d out=%dx%d act=%d",
-           kern->isa, s->batch, s->in_h, s->in_w, s->in_c, s->stride_h, s->stride_w, s->pad_top,
-           s->pad_left, s->out_h, s->out_w, act);
+  snprintf(what, sizeof what,
+           "%s %s n=%d %dx%dx%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d out=%dx%d act=%d", kern->isa,
+           name, s->batch, s->in_h, s->in_w, s->in_c, s->k_h, s->k_w, s->stride_h, s->stride_w,
+           s->dilation_h, s->dilation_w, s->pad_top, s->pad_left, s->out_h, s->out_w, act);
   compare(what, got + 1, ref, mag, out_n, out_n, 1, out_n);
   checks++;
   if (got[0] != 12345.0f || got[out_n + 1] != 12345.0f) {
@@ -273,7 +280,14 @@ static void test_dw_shape(const wick_f32_kernels *kern, const wick_conv_shape *s
   free(in), free(f), free(bias), free(packed), free(got), free(ref), free(mag);
 }
 
-static void test_dwconv(const wick_f32_kernels *kern) {
+/* Square k x k filters at strides 1-2 over the edge set of sizes, channel
+ * counts (tails of 8 and 16) and paddings. */
+static void test_dw_square(const wick_f32_kernels *kern, wick_f32_dwconv_fn fn, const char *name,
+                           int32_t k, int32_t dil) {
+  if (fn == NULL) {
+    printf("%s %s: none for this ISA (the reference kernel runs)\n", kern->isa, name);
+    return;
+  }
   int before = failures, act = 0;
   static const int32_t chans[] = {1, 3, 8, 15, 16, 17, 31, 33, 64, 100};
   static const int32_t sides[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 20};
@@ -283,36 +297,364 @@ static void test_dwconv(const wick_f32_kernels *kern) {
       for (int32_t sh = 1; sh <= 2; sh++)
         for (int32_t sw = 1; sw <= 2; sw++)
           for (int32_t pad = 0; pad < 4; pad++) {
-            /* pad 0: VALID; 1: SAME-like (1,1); 2: TF SAME at stride 2 (0 before, 1 after);
-             * 3: lopsided (2 before, 0 after) */
-            static const int32_t before_pad[] = {0, 1, 0, 2}, after_pad[] = {0, 1, 1, 0};
+            /* pad 0: VALID; 1: SAME-like (k/2 each side); 2: TF SAME at stride 2 (one less
+             * before); 3: lopsided (k-1 before, 0 after) */
             int32_t h = sides[ih], w = sides[(ih + ic + (size_t)pad) % 10];
-            make_shape(&s, ic % 3 == 0 ? 2 : 1, h, w, chans[ic], chans[ic], 3, 3, sh, sw, 1, 1,
-                       before_pad[pad], after_pad[pad], before_pad[(pad + (size_t)sw) % 4],
-                       after_pad[(pad + (size_t)sw) % 4]);
+            int32_t before_pad[4] = {0, k / 2, k / 2 - 1, k - 1}, after_pad[4] = {0, k / 2, k / 2, 0};
+            size_t pw = (size_t)(pad + sw) % 4;
+            make_shape(&s, ic % 3 == 0 ? 2 : 1, h, w, chans[ic], chans[ic], k, k, sh, sw, dil, dil,
+                       before_pad[pad], after_pad[pad], before_pad[pw], after_pad[pw]);
             s.groups = s.in_c;
-            test_dw_shape(kern, &s, act, (ic + ih) % 5 != 0);
+            test_dw_shape(kern, fn, name, &s, act, (ic + ih) % 5 != 0);
             act = (act + 1) % 3;
           }
-  /* wide rows (>= 24 interior pixels: the pixel-block-outer path) with channel tails */
+  /* wide rows (>= 3 register blocks of interior pixels: the pixel-block-outer path) */
   static const int32_t wide_c[] = {5, 17, 33, 40};
   for (size_t ic = 0; ic < 4; ic++)
     for (int32_t st = 1; st <= 2; st++)
       for (int32_t pad = 0; pad <= 1; pad++) {
-        make_shape(&s, 1, 4, 24 * st + 7 + (int32_t)ic, wide_c[ic], wide_c[ic], 3, 3, st, st, 1,
-                   1, pad, pad, pad, pad);
+        int32_t p = pad * (k / 2);
+        make_shape(&s, 1, k + 1, 24 * st + 7 + (int32_t)ic + k, wide_c[ic], wide_c[ic], k, k, st,
+                   st, dil, dil, p, p, p, p);
         s.groups = s.in_c;
-        test_dw_shape(kern, &s, act, true);
+        test_dw_shape(kern, fn, name, &s, act, true);
         act = (act + 1) % 3;
       }
-  /* MobileNetV2 shapes */
+  printf("%s %s k=%d dil=%d: %s\n", kern->isa, name, k, dil, failures == before ? "ok" : "FAILED");
+}
+
+static void test_dwconv(const wick_f32_kernels *kern) {
+  test_dw_square(kern, kern->dwconv3x3, "dwconv3x3", 3, 1);
+  test_dw_square(kern, kern->dwconv5x5, "dwconv5x5", 5, 1);
+  test_dw_square(kern, kern->dwconv, "dwconv", 3, 1);
+  test_dw_square(kern, kern->dwconv, "dwconv", 5, 2);
+  int before = failures, act = 0;
+  wick_conv_shape s;
+  if (kern->dwconv == NULL || kern->dwconv5x5 == NULL) return;
+  /* the generic kernel: non-square filters, strides 1-3, dilations 1-3 */
+  static const int32_t ks[][2] = {{1, 1}, {2, 2}, {1, 7}, {7, 1}, {3, 5}, {7, 7}};
+  for (size_t kk = 0; kk < 6; kk++)
+    for (int32_t st = 1; st <= 3; st++)
+      for (int32_t dil = 1; dil <= 3; dil++)
+        for (int32_t c = 5; c <= 40; c += 35) {
+          int32_t kh = ks[kk][0], kw = ks[kk][1], p = (int32_t)(kk + (size_t)st) % 3;
+          make_shape(&s, 1 + (int32_t)kk % 2, 9 + st, 30 - 2 * (int32_t)kk, c, c, kh, kw, st,
+                     4 - st, dil, 1 + (dil + 1) % 3, p, p, p, 3 - p);
+          s.groups = c;
+          test_dw_shape(kern, kern->dwconv, "dwconv", &s, act, kk % 2 == 0);
+          act = (act + 1) % 3;
+        }
+  printf("%s dwconv (any size, stride, dilation): %s\n", kern->isa,
+         failures == before ? "ok" : "FAILED");
+  /* model shapes: MobileNetV2 3x3, EfficientNet-B0 5x5 */
   make_shape(&s, 1, 112, 112, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
   s.groups = 32;
-  test_dw_shape(kern, &s, 2, true);
+  test_dw_shape(kern, kern->dwconv3x3, "dwconv3x3", &s, 2, true);
   make_shape(&s, 1, 113, 113, 96, 96, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0);
   s.groups = 96;
-  test_dw_shape(kern, &s, 2, true);
-  printf("%s dwconv3x3: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+  test_dw_shape(kern, kern->dwconv3x3, "dwconv3x3", &s, 2, true);
+  make_shape(&s, 1, 28, 28, 240, 240, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2);
+  s.groups = 240;
+  test_dw_shape(kern, kern->dwconv5x5, "dwconv5x5", &s, 0, true);
+  make_shape(&s, 1, 56, 56, 144, 144, 5, 5, 2, 2, 1, 1, 1, 2, 1, 2);
+  s.groups = 144;
+  test_dw_shape(kern, kern->dwconv5x5, "dwconv5x5", &s, 0, true);
+}
+
+/* ------------------------------------------------------------------ elementwise */
+
+/* Distance in representable floats (+0 and -0 are the same point). */
+static int64_t ulp_distance(float a, float b) {
+  int32_t ia, ib;
+  memcpy(&ia, &a, 4);
+  memcpy(&ib, &b, 4);
+  int64_t oa = ia < 0 ? (int64_t)INT32_MIN - ia : ia, ob = ib < 0 ? (int64_t)INT32_MIN - ib : ib;
+  return oa > ob ? oa - ob : ob - oa;
+}
+
+static bool same_bits_or_nan(float a, float b) {
+  if (a != a || b != b) return a != a && b != b;
+  return memcmp(&a, &b, 4) == 0;
+}
+
+/* The inputs every unary kernel is swept over: a dense grid of [-200, 200],
+ * log-spaced magnitudes from 1e-40 to 1e38 of both signs, and special values
+ * (zeros, infinities, NaN, denormals, the cutoffs of the formulas). */
+static float *unary_inputs(size_t *n_out) {
+  static const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -1e-45f,
+                                  1e-39f, -1e-39f, 1.17549435e-38f, 3.4028235e38f,
+                                  -3.4028235e38f, 9.0f, -9.0f, 9.0000010f, -9.0000010f,
+                                  16.619047164916992188f, 16.61905f, 88.72283f, 88.72284f,
+                                  89.0f, -87.33654f, -103.97f, -104.0f, -150.0f, 0.625f,
+                                  -0.625f, 0.62499994f, 40.0f, -40.0f, 3.0f, -3.0f, 6.0f};
+  const size_t grid = 400001, logs = 2 * 2000, ns = sizeof special / sizeof special[0];
+  float *x = malloc((grid + logs + ns) * sizeof(float));
+  size_t n = 0;
+  for (size_t i = 0; i < grid; i++) x[n++] = (float)(-200.0 + 400.0 * (double)i / (double)(grid - 1));
+  for (size_t i = 0; i < logs / 2; i++) {
+    float m = (float)pow(10.0, -40.0 + 78.0 * (double)i / (double)(logs / 2 - 1));
+    x[n++] = m;
+    x[n++] = -m;
+  }
+  for (size_t i = 0; i < ns; i++) x[n++] = special[i];
+  *n_out = n;
+  return x;
+}
+
+typedef struct unary_case {
+  wick_f32_unary_kind kind;
+  const char *name;
+  int64_t ulps; /* bound stated in template/elementwise.h; 0: bit-identical */
+} unary_case;
+
+static void unary_reference(wick_f32_unary_kind kind, size_t n, const float *x, float *y) {
+  switch (kind) {
+    case WICK_F32_RELU: wick_f32_unary__reference(WICK_UNARY_RELU, (int64_t)n, x, y); return;
+    case WICK_F32_RELU6: wick_f32_unary__reference(WICK_UNARY_RELU6, (int64_t)n, x, y); return;
+    case WICK_F32_RELU_N1_TO_1:
+      wick_f32_unary__reference(WICK_UNARY_RELU_N1_TO_1, (int64_t)n, x, y);
+      return;
+    case WICK_F32_RELU_0_TO_1:
+      wick_f32_unary__reference(WICK_UNARY_RELU_0_TO_1, (int64_t)n, x, y);
+      return;
+    case WICK_F32_LOGISTIC:
+      wick_f32_unary__reference(WICK_UNARY_LOGISTIC, (int64_t)n, x, y);
+      return;
+    case WICK_F32_SILU: /* the LOGISTIC + MUL pattern it replaces */
+      wick_f32_unary__reference(WICK_UNARY_LOGISTIC, (int64_t)n, x, y);
+      for (size_t i = 0; i < n; i++) y[i] *= x[i];
+      return;
+    case WICK_F32_TANH: wick_f32_unary__reference(WICK_UNARY_TANH, (int64_t)n, x, y); return;
+    case WICK_F32_EXP: wick_f32_unary__reference(WICK_UNARY_EXP, (int64_t)n, x, y); return;
+    case WICK_F32_HARD_SWISH:
+      wick_f32_unary__reference(WICK_UNARY_HARD_SWISH, (int64_t)n, x, y);
+      return;
+    case WICK_F32_GELU: wick_f32_gelu__reference((int64_t)n, false, x, y); return;
+    case WICK_F32_GELU_TANH: wick_f32_gelu__reference((int64_t)n, true, x, y); return;
+    case WICK_F32_UNARY_COUNT: break;
+  }
+}
+
+static void test_unary(const wick_f32_kernels *kern) {
+  if (kern->unary[0] == NULL) return; /* no elementwise kernels for this ISA */
+  static const unary_case cases[] = {
+      {WICK_F32_RELU, "relu", 0},         {WICK_F32_RELU6, "relu6", 0},
+      {WICK_F32_RELU_N1_TO_1, "relu_n1_to_1", 0}, {WICK_F32_RELU_0_TO_1, "relu_0_to_1", 0},
+      {WICK_F32_HARD_SWISH, "hard_swish", 0}, {WICK_F32_EXP, "exp", 3},
+      {WICK_F32_LOGISTIC, "logistic", 4}, {WICK_F32_SILU, "silu", 5},
+      {WICK_F32_TANH, "tanh", 4},         {WICK_F32_GELU, "gelu", 16},
+      {WICK_F32_GELU_TANH, "gelu_tanh", 16}};
+  size_t n;
+  float *x = unary_inputs(&n);
+  float *ref = malloc(n * sizeof(float)), *got = malloc((n + 2) * sizeof(float));
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const unary_case *uc = &cases[c];
+    int before = failures;
+    int64_t worst = 0;
+    unary_reference(uc->kind, n, x, ref);
+    got[0] = got[n + 1] = 12345.0f;
+    kern->unary[uc->kind](n, x, got + 1);
+    checks++;
+    for (size_t i = 0; i < n; i++) {
+      float g = got[i + 1], r = ref[i];
+      bool ok;
+      if (uc->ulps == 0) {
+        ok = same_bits_or_nan(g, r);
+      } else if (r != r || g != g) {
+        ok = r != r && g != g;
+      } else {
+        int64_t bound = uc->ulps;
+        if (uc->kind == WICK_F32_GELU_TANH) { /* + |2u| * 2^-21 relative */
+          double u = 0.7978845608 * ((double)x[i] + 0.044715 * (double)x[i] * x[i] * x[i]);
+          if (fabs(u) < 1e6) bound += (int64_t)(8.0 * fabs(u));
+        }
+        int64_t d = ulp_distance(g, r);
+        if (g == 0.0f && r == 0.0f && signbit(g) != signbit(r)) d = INT64_MAX; /* -0 vs +0 */
+        double err = fabs((double)g - r), ax = fabs((double)x[i]);
+        ok = d <= bound || (fabs((double)r) < 1.17549435e-38 && err <= 1.17549435e-38);
+        /* SILU: logistic(x) below FLT_MIN is a denormal in both paths, each
+         * rounded to 2^-149; the product carries |x| times that */
+        if (uc->kind == WICK_F32_SILU && x[i] < -87.0f) ok = ok || err <= ax * 0x1p-148;
+        /* GELU_TANH: the reference's 1 + tanh(u) is off by up to 2^-53 in
+         * double (it cancels to 0 below x = -5.5); wick computes the small
+         * x / (1 + e^-2u) directly */
+        if (uc->kind == WICK_F32_GELU_TANH) ok = ok || err <= ax * 0x1p-52;
+        if (ok && d > worst && d <= bound) worst = d;
+      }
+      if (!ok) {
+        failures++;
+        fprintf(stderr, "FAIL %s %s(%.9g): got %.9g want %.9g (%lld ulp, bound %lld)\n",
+                kern->isa, uc->name, (double)x[i], (double)g, (double)r,
+                (long long)ulp_distance(g, r), (long long)uc->ulps);
+        break;
+      }
+    }
+    if (got[0] != 12345.0f || got[n + 1] != 12345.0f) {
+      failures++;
+      fprintf(stderr, "FAIL %s %s: wrote outside the output\n", kern->isa, uc->name);
+    }
+    /* every tail length, in place: lane-wise, so bit-identical to the sweep's results */
+    for (size_t len = 0; len <= 40 && failures == before; len++) {
+      float buf[48], want[48];
+      for (size_t i = 0; i < 48; i++) {
+        size_t k = (i * 7919 + len * 104729) % n;
+        buf[i] = x[k];
+        want[i] = i < len ? got[k + 1] : x[k];
+      }
+      kern->unary[uc->kind](len, buf, buf);
+      checks++;
+      for (size_t i = 0; i < 48; i++)
+        if (!same_bits_or_nan(buf[i], want[i])) {
+          failures++;
+          fprintf(stderr, "FAIL %s %s: length %zu in place, element %zu\n", kern->isa, uc->name,
+                  len, i);
+          break;
+        }
+    }
+    printf("%s %s: %s (worst %lld ulp over %zu inputs, bound %lld)\n", kern->isa, uc->name,
+           failures == before ? "ok" : "FAILED", (long long)worst, n, (long long)uc->ulps);
+  }
+  free(x), free(ref), free(got);
+}
+
+/* Builds the broadcast of a (rank ra) and b (rank rb) like the ops do. */
+static void make_broadcast(wick_broadcast *bc, int32_t ra, const int32_t *da, int32_t rb,
+                           const int32_t *db) {
+  memset(bc, 0, sizeof *bc);
+  bc->rank = ra > rb ? ra : rb;
+  for (int32_t i = 0; i < bc->rank; i++) {
+    int32_t ia = i - (bc->rank - ra), ib = i - (bc->rank - rb);
+    int32_t x = ia >= 0 ? da[ia] : 1, y = ib >= 0 ? db[ib] : 1;
+    bc->dims[i] = x > y ? x : y;
+  }
+  int64_t sa = 1, sb = 1;
+  for (int32_t i = bc->rank - 1; i >= 0; i--) {
+    int32_t ia = i - (bc->rank - ra), ib = i - (bc->rank - rb);
+    int32_t x = ia >= 0 ? da[ia] : 1, y = ib >= 0 ? db[ib] : 1;
+    bc->a_strides[i] = x == 1 ? 0 : sa;
+    bc->b_strides[i] = y == 1 ? 0 : sb;
+    sa *= x, sb *= y;
+  }
+}
+
+static float special_rand(void) {
+  static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3.0f, 6.0f};
+  float r = frand();
+  if (r > 0.9f) return sp[(size_t)((r - 0.9f) * 79.9f) % 8];
+  return r * 10.0f;
+}
+
+static void test_binary(const wick_f32_kernels *kern) {
+  if (kern->unary[0] == NULL) return; /* no elementwise kernels for this ISA */
+  static const int32_t shapes[][2][5] = {
+      /* {rank, dims...} of a, then of b */
+      {{4, 2, 3, 5, 17}, {4, 2, 3, 5, 17}}, {{3, 4, 7, 33}, {3, 1, 1, 33}},
+      {{3, 4, 7, 33}, {3, 4, 7, 1}},        {{4, 2, 9, 9, 20}, {4, 2, 1, 1, 20}},
+      {{2, 5, 19}, {0}},                    {{1, 1}, {2, 7, 3}},
+      {{3, 3, 1, 5}, {3, 1, 4, 1}},         {{4, 1, 56, 56, 144}, {4, 1, 1, 1, 144}},
+      {{2, 128, 768}, {2, 128, 1}},         {{1, 768}, {2, 128, 768}},
+      {{1, 3}, {1, 3}},                     {{4, 2, 1, 3, 1}, {4, 1, 2, 1, 3}}};
+  static const wick_binary_op ops[] = {WICK_BINARY_ADD,     WICK_BINARY_SUB,     WICK_BINARY_MUL,
+                                       WICK_BINARY_DIV,     WICK_BINARY_MAXIMUM, WICK_BINARY_MINIMUM,
+                                       WICK_BINARY_SQUARED_DIFFERENCE};
+  static const wick_f32_binary_kind kinds[] = {WICK_F32_ADD,     WICK_F32_SUB,     WICK_F32_MUL,
+                                               WICK_F32_DIV,     WICK_F32_MAXIMUM, WICK_F32_MINIMUM,
+                                               WICK_F32_SQUARED_DIFFERENCE};
+  int before = failures, act = 0, planned = 0;
+  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+    wick_broadcast bc;
+    make_broadcast(&bc, shapes[sh][0][0], &shapes[sh][0][1], shapes[sh][1][0], &shapes[sh][1][1]);
+    wick_f32_binary_plan plan;
+    if (!wick_f32_binary_plan_make(&bc, &plan)) continue; /* reference only (4 loops) */
+    planned++;
+    size_t na = 1, nb = 1, no = 1;
+    for (int32_t i = 0; i < shapes[sh][0][0]; i++) na *= (size_t)shapes[sh][0][1 + i];
+    for (int32_t i = 0; i < shapes[sh][1][0]; i++) nb *= (size_t)shapes[sh][1][1 + i];
+    for (int32_t i = 0; i < bc.rank; i++) no *= (size_t)bc.dims[i];
+    float *a = malloc(na * sizeof(float)), *b = malloc(nb * sizeof(float));
+    float *got = malloc((no + 1) * sizeof(float)), *ref = malloc(no * sizeof(float));
+    for (size_t i = 0; i < na; i++) a[i] = special_rand();
+    for (size_t i = 0; i < nb; i++) b[i] = special_rand();
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+      got[no] = 12345.0f;
+      wick_f32_binary__reference(ops[o], &bc, a, b, ref, act_lo[act], act_hi[act]);
+      wick_f32_binary_run(kern->binary[kinds[o]], &plan, a, b, got, act_lo[act], act_hi[act]);
+      checks++;
+      for (size_t i = 0; i <= no; i++)
+        if (i == no ? got[i] != 12345.0f : !same_bits_or_nan(got[i], ref[i])) {
+          failures++;
+          fprintf(stderr, "FAIL %s binary op %d shape %zu act %d: [%zu] got %.9g want %.9g\n",
+                  kern->isa, (int)ops[o], sh, act, i, (double)got[i], (double)ref[i]);
+          break;
+        }
+      act = (act + 1) % 3;
+    }
+    free(a), free(b), free(got), free(ref);
+  }
+  checks++;
+  if (planned != (int)(sizeof shapes / sizeof shapes[0]) - 1) {
+    failures++;
+    fprintf(stderr, "FAIL %s: %d of the binary shapes planned (want all but the 4-loop one)\n",
+            kern->isa, planned);
+  }
+  printf("%s binary (bit-identical, %d broadcast shapes): %s\n", kern->isa, planned,
+         failures == before ? "ok" : "FAILED");
+}
+
+static void test_softmax_and_sums(const wick_f32_kernels *kern) {
+  if (kern->unary[0] == NULL) return; /* no elementwise kernels for this ISA */
+  int before = failures;
+  static const size_t cols[] = {1, 3, 16, 17, 100, 1000};
+  for (size_t c = 0; c < 6; c++)
+    for (int bi = 0; bi < 2; bi++) {
+      size_t rows = 5, n = rows * cols[c];
+      float beta = bi ? 0.5f : 1.0f;
+      float *x = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
+      float *ref = malloc(n * sizeof(float));
+      for (size_t i = 0; i < n; i++) x[i] = frand() * 20.0f;
+      wick_f32_softmax__reference((int64_t)rows, (int64_t)cols[c], beta, x, ref);
+      kern->softmax(cols[c], beta, x, got, 0, 2);
+      kern->softmax(cols[c], beta, x, got, 2, rows);
+      checks++;
+      for (size_t i = 0; i < n; i++)
+        if (!(fabs((double)got[i] - ref[i]) <= 1e-5 * fabs((double)ref[i]) + 1e-37)) {
+          failures++;
+          fprintf(stderr, "FAIL %s softmax cols=%zu [%zu]: got %.9g want %.9g\n", kern->isa,
+                  cols[c], i, (double)got[i], (double)ref[i]);
+          break;
+        }
+      free(x), free(got), free(ref);
+    }
+  /* MEAN over the middle axes of [outer, mid, inner] */
+  static const int32_t shapes[][4] = {{1, 7, 7, 1280}, {2, 14, 14, 17}, {1, 112, 112, 32},
+                                      {3, 5, 1, 1},    {1, 1, 128, 768}, {2, 3, 4, 5}};
+  for (size_t sh = 0; sh < 6; sh++) {
+    const int32_t *d = shapes[sh];
+    bool reduced[4] = {false, true, true, false};
+    if (d[3] == 1 || d[1] == 1) reduced[1] = false, reduced[2] = true, reduced[3] = d[3] != 1;
+    size_t outer, mid, inner;
+    if (!wick_f32_reduce_plan_make(4, d, reduced, &outer, &mid, &inner)) {
+      failures++;
+      fprintf(stderr, "FAIL %s: reduce plan for shape %zu\n", kern->isa, sh);
+      continue;
+    }
+    size_t n = (size_t)d[0] * d[1] * d[2] * d[3], on = outer * inner;
+    float *x = malloc(n * sizeof(float)), *got = malloc(on * sizeof(float));
+    float *ref = malloc(on * sizeof(float));
+    double *mag = calloc(on, sizeof(double));
+    for (size_t i = 0; i < n; i++) x[i] = frand();
+    wick_reduce__reference(WICK_REDUCE_MEAN, WICK_DTYPE_FLOAT32, 4, d, reduced, x, ref);
+    for (size_t o = 0; o < outer; o++)
+      for (size_t r = 0; r < mid; r++)
+        for (size_t i = 0; i < inner; i++)
+          mag[o * inner + i] += fabs((double)x[(o * mid + r) * inner + i]) / (double)mid;
+    kern->sum_mid(mid, inner, 1.0f / (float)mid, x, got, 0, outer);
+    char what[96];
+    snprintf(what, sizeof what, "%s mean shape %zu", kern->isa, sh);
+    compare(what, got, ref, mag, on, on, 1, on);
+    free(x), free(got), free(ref), free(mag);
+  }
+  printf("%s softmax, mean: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
 }
 
 /* ------------------------------------------------------------------ main */
@@ -351,6 +693,9 @@ int main(void) {
     test_gemm(kern);
     test_conv(kern);
     test_dwconv(kern);
+    test_unary(kern);
+    test_binary(kern);
+    test_softmax_and_sums(kern);
   }
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;

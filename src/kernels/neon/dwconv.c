@@ -15,6 +15,9 @@
  * models are almost always multiples of 4; the path exists for correctness).
  * Packed weights (kernels.h) are zero-padded to 4 channels.
  *
+ * Computes output rows [row_begin, row_end) of the batch * out_h rows, then
+ * args->post (a fused activation) over each finished row.
+ *
  * Accumulation order per output: bias, then taps in (ky, kx) order with one
  * FMA each — the reference's order, up to FMA's single rounding.
  */
@@ -125,8 +128,11 @@ ALWAYS_INLINE void row(size_t SW, const row_args *r, const float *w, float lo, f
 static void row_s1(const row_args *r, const float *w, float lo, float hi) { row(1, r, w, lo, hi); }
 static void row_s2(const row_args *r, const float *w, float lo, float hi) { row(2, r, w, lo, hi); }
 
-void wick_f32_dwconv3x3_ukernel__neon(const wick_conv_shape *s, const float *input,
-                                      const float *w, float *output, float lo, float hi) {
+void wick_f32_dwconv3x3_ukernel__neon(const wick_f32_dwconv_args *a, size_t row_begin,
+                                      size_t row_end) {
+  const wick_conv_shape *s = a->shape;
+  const float *input = a->input, *w = a->weights;
+  const float lo = a->lo, hi = a->hi;
   const size_t c = (size_t)s->in_c, sw = (size_t)s->stride_w, out_w = (size_t)s->out_w;
   const ptrdiff_t pl = s->pad_left, in_w = s->in_w;
   size_t x_lo = pl > 0 ? ((size_t)pl + sw - 1) / sw : 0, x_hi = 0;
@@ -141,18 +147,18 @@ void wick_f32_dwconv3x3_ukernel__neon(const wick_conv_shape *s, const float *inp
   r.out_w = out_w;
   r.x_lo = x_lo;
   r.x_hi = x_hi;
-  for (int32_t n = 0; n < s->batch; n++)
-    for (int32_t y = 0; y < s->out_h; y++) {
-      for (int32_t ky = 0; ky < 3; ky++) {
-        const int32_t iy = y * s->stride_h - s->pad_top + ky;
-        r.valid[ky] = iy >= 0 && iy < s->in_h;
-        r.rows[ky] = r.valid[ky] ? input + (((int64_t)n * s->in_h + iy) * s->in_w) * (int64_t)c
-                                 : input;
-      }
-      r.out = output + (((int64_t)n * s->out_h + y) * s->out_w) * (int64_t)c;
-      if (sw == 1)
-        row_s1(&r, w, lo, hi);
-      else
-        row_s2(&r, w, lo, hi);
+  for (size_t row = row_begin; row < row_end; row++) {
+    const int64_t n = (int64_t)(row / (size_t)s->out_h), y = (int64_t)(row % (size_t)s->out_h);
+    for (int32_t ky = 0; ky < 3; ky++) {
+      const int64_t iy = y * s->stride_h - s->pad_top + ky;
+      r.valid[ky] = iy >= 0 && iy < s->in_h;
+      r.rows[ky] = r.valid[ky] ? input + ((n * s->in_h + iy) * s->in_w) * (int64_t)c : input;
     }
+    r.out = a->output + ((n * s->out_h + y) * s->out_w) * (int64_t)c;
+    if (sw == 1)
+      row_s1(&r, w, lo, hi);
+    else
+      row_s2(&r, w, lo, hi);
+    if (a->post) a->post(out_w * c, r.out, r.out);
+  }
 }

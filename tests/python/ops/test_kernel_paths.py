@@ -102,8 +102,9 @@ def test_depthwise_3x3(shape, stride, pad):
     )
 
 
-# Shapes the optimized depthwise kernel does not take (multiplier 2, 5x5, dilation) stay on
-# the reference kernel and must still agree.
+# Depthwise shapes beyond the register-blocked 3x3: multiplier 2 (the input expanded into
+# scratch, then the multiplier-1 kernel), the register-blocked 5x5, and dilation (the generic
+# kernel).
 @pytest.mark.parametrize("case", ["multiplier", "5x5", "dilation"])
 def test_depthwise_reference_fallbacks(case):
     x = r((1, 8, 8, 6))

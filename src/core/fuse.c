@@ -1,0 +1,207 @@
+/*
+ * fuse.c — graph-level fusion at prepare: operators whose only input is the
+ * fresh output of a CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED node are
+ * folded into that node's epilogue, so their tensor is never written to
+ * memory and read back.
+ *
+ * Patterns (P = the producer, t = its output 0):
+ *
+ *   P -> LOGISTIC(t) = s -> MUL(t, s)      SiLU / swish (either MUL order)
+ *   P -> HARD_SWISH | LOGISTIC | TANH | GELU | RELU | RELU6 | RELU_N1_TO_1
+ *        | RELU_0_TO_1                     one activation
+ *   P -> ADD(t, r), r the same shape       residual add (+ ADD's clamp), when
+ *                                          r is computed before P runs
+ *
+ * A pattern applies only when every intermediate tensor (t, s) has no other
+ * reader, is not a graph output and not a variable, every node involved is
+ * float32 (no quantization), prepared statically (not dynamic, not folded)
+ * and the whole chain has the producer's shape. The producer's output 0 is
+ * redirected to the last fused node's output (wick_node.fusion), the fused
+ * nodes are skipped at invoke, and plan.c gives the dead intermediates no
+ * storage. The producer ops (src/ops/conv_2d.c, fully_connected.c) apply
+ * the epilogue per output row or tile while it is in cache.
+ *
+ * Runs only when optimized kernels are in use (the vectorized activations do
+ * the epilogue): forcing the reference kernels disables fusion, which is how
+ * tests compare fused against unfused results.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "format/schema.h"
+#include "kernels/kernels.h"
+
+typedef struct fuse_ctx {
+  wick_graph *g;
+  uint32_t *readers;  /* per tensor: input slots of live nodes reading it */
+  int32_t *producer;  /* per tensor: node index writing it, -1: none (input/constant) */
+  bool *graph_output; /* per tensor */
+} fuse_ctx;
+
+static bool live(const wick_node *n) { return !n->folded && !n->dynamic && !n->fused; }
+
+static bool plain_f32(const wick_tensor *t) {
+  return t->type == WICK_DTYPE_FLOAT32 && (t->info == NULL || t->info->quant.count == 0) &&
+         !(t->info && t->info->is_variable);
+}
+
+static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
+  if (a->rank != b->rank) return false;
+  for (int32_t i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+/* An intermediate the chain may drop: one reader (or `readers`), not an
+ * output, plain float. */
+static bool private_tensor(const fuse_ctx *f, int32_t t, uint32_t readers) {
+  return t >= 0 && f->readers[t] == readers && !f->graph_output[t] &&
+         plain_f32(&f->g->tensors[t]);
+}
+
+/* The single live node (after `from`) reading tensor t, or NULL. */
+static wick_node *reader_of(const fuse_ctx *f, int32_t t, uint32_t from, wick_node *except) {
+  for (uint32_t i = from + 1; i < f->g->info->num_operators; i++) {
+    wick_node *n = &f->g->nodes[i];
+    if (n == except || n->folded) continue;
+    for (uint32_t k = 0; k < n->op->num_inputs; k++)
+      if (n->op->inputs[k] == t) return n;
+  }
+  return NULL;
+}
+
+static int activation_kind(const wick_node *n) {
+  switch (n->op->builtin) {
+    case WICK_BUILTIN_LOGISTIC: return WICK_F32_LOGISTIC;
+    case WICK_BUILTIN_TANH: return WICK_F32_TANH;
+    case WICK_BUILTIN_HARD_SWISH: return WICK_F32_HARD_SWISH;
+    case WICK_BUILTIN_RELU: return WICK_F32_RELU;
+    case WICK_BUILTIN_RELU6: return WICK_F32_RELU6;
+    case WICK_BUILTIN_RELU_N1_TO_1: return WICK_F32_RELU_N1_TO_1;
+    case WICK_BUILTIN_RELU_0_TO_1: return WICK_F32_RELU_0_TO_1;
+    case WICK_BUILTIN_GELU: return n->op->params.approximate ? WICK_F32_GELU_TANH : WICK_F32_GELU;
+    default: return -1;
+  }
+}
+
+/* A one-input, one-output node reading t: its output, or -1. */
+static int32_t unary_output(const fuse_ctx *f, const wick_node *n, int32_t t) {
+  if (!live(n) || n->op->num_inputs != 1 || n->op->num_outputs != 1 || n->op->inputs[0] != t)
+    return -1;
+  int32_t o = n->op->outputs[0];
+  const wick_tensor *ot = &f->g->tensors[o];
+  if (!plain_f32(ot) || !same_shape(ot, &f->g->tensors[t])) return -1;
+  return o;
+}
+
+static float act_bound(const wick_node *n, bool upper) {
+  switch (n->op->params.activation) {
+    case WICK_ACT_RELU: return upper ? INFINITY : 0.0f;
+    case WICK_ACT_RELU_N1_TO_1: return upper ? 1.0f : -1.0f;
+    case WICK_ACT_RELU6: return upper ? 6.0f : 0.0f;
+    default: return upper ? INFINITY : -INFINITY;
+  }
+}
+
+static bool plain_activation(const wick_node *n) {
+  wick_activation a = n->op->params.activation;
+  return a == WICK_ACT_NONE || a == WICK_ACT_RELU || a == WICK_ACT_RELU_N1_TO_1 ||
+         a == WICK_ACT_RELU6;
+}
+
+static void redirect(wick_node *p, int32_t output) {
+  p->fusion.redirected = true;
+  p->fusion.output = output;
+}
+
+static void fuse_producer(fuse_ctx *f, uint32_t pi) {
+  wick_node *p = &f->g->nodes[pi];
+  int32_t t = p->op->outputs[0];
+  if (!private_tensor(f, t, f->readers[t]) || f->readers[t] == 0 || f->readers[t] > 2) return;
+  wick_node *a = reader_of(f, t, pi, NULL);
+  if (a == NULL || !live(a)) return;
+  if (f->readers[t] == 2) {
+    /* SiLU: LOGISTIC(t) = s and MUL(t, s) */
+    wick_node *b = reader_of(f, t, (uint32_t)(a - f->g->nodes), NULL);
+    if (b == NULL || !live(b) || a->op->builtin != WICK_BUILTIN_LOGISTIC ||
+        b->op->builtin != WICK_BUILTIN_MUL || b->op->num_inputs != 2 ||
+        b->op->params.activation != WICK_ACT_NONE)
+      return;
+    int32_t s = unary_output(f, a, t);
+    if (s < 0 || !private_tensor(f, s, 1)) return;
+    const int32_t *in = b->op->inputs;
+    if (!((in[0] == t && in[1] == s) || (in[0] == s && in[1] == t))) return;
+    int32_t o = b->op->outputs[0];
+    if (!plain_f32(&f->g->tensors[o]) || !same_shape(&f->g->tensors[o], &f->g->tensors[t])) return;
+    p->fusion.activation = 1 + WICK_F32_SILU;
+    redirect(p, o);
+    a->fused = b->fused = true;
+    return;
+  }
+  int kind = activation_kind(a);
+  if (kind >= 0) {
+    int32_t o = unary_output(f, a, t);
+    if (o < 0) return;
+    p->fusion.activation = 1 + kind;
+    redirect(p, o);
+    a->fused = true;
+    return;
+  }
+  if (a->op->builtin == WICK_BUILTIN_ADD && a->op->num_inputs == 2 && plain_activation(a)) {
+    const int32_t *in = a->op->inputs;
+    int32_t r = in[0] == t ? in[1] : in[0];
+    if (r < 0 || r == t || (in[0] != t && in[1] != t)) return;
+    const wick_tensor *rt = &f->g->tensors[r], *tt = &f->g->tensors[t];
+    int32_t o = a->op->outputs[0];
+    if (!plain_f32(rt) || !same_shape(rt, tt) || !plain_f32(&f->g->tensors[o]) ||
+        !same_shape(&f->g->tensors[o], tt))
+      return;
+    /* r must exist when P runs: an input, a constant, or written earlier */
+    if (f->producer[r] >= (int32_t)pi) return;
+    p->fusion.residual = 1 + r;
+    p->fusion.lo = act_bound(a, false);
+    p->fusion.hi = act_bound(a, true);
+    redirect(p, o);
+    a->fused = true;
+  }
+}
+
+void wick_graph_fuse(wick_graph *g) {
+  wick_interpreter *it = g->interp;
+  uint32_t nt = g->info->num_tensors, no = g->info->num_operators;
+  const wick_f32_kernels *kern = wick_f32_kernels_select(false);
+  /* the epilogues run the vectorized activations (an ISA without them: no fusion) */
+  if (nt == 0 || no == 0 || kern == NULL || kern->unary[WICK_F32_SILU] == NULL) return;
+  fuse_ctx f;
+  f.g = g;
+  f.readers = wick_mem_calloc(&it->mem, nt, sizeof *f.readers);
+  f.producer = wick_mem_alloc(&it->mem, nt * sizeof *f.producer);
+  f.graph_output = wick_mem_calloc(&it->mem, nt, sizeof *f.graph_output);
+  if (f.readers && f.producer && f.graph_output) { /* out of memory: no fusion, still correct */
+    for (uint32_t i = 0; i < nt; i++) f.producer[i] = -1;
+    for (uint32_t i = 0; i < g->num_outputs; i++) f.graph_output[g->outputs[i]] = true;
+    for (uint32_t i = 0; i < no; i++) {
+      const wick_node *n = &g->nodes[i];
+      if (n->folded) continue;
+      for (uint32_t k = 0; k < n->op->num_inputs; k++)
+        if (n->op->inputs[k] >= 0) f.readers[n->op->inputs[k]]++;
+      for (uint32_t k = 0; k < n->op->num_outputs; k++) f.producer[n->op->outputs[k]] = (int32_t)i;
+    }
+    for (uint32_t i = 0; i < no; i++) {
+      wick_node *n = &g->nodes[i];
+      int32_t b = n->op->builtin;
+      if (!live(n) || n->child[0] != NULL || n->op->num_outputs != 1 ||
+          (b != WICK_BUILTIN_CONV_2D && b != WICK_BUILTIN_DEPTHWISE_CONV_2D &&
+           b != WICK_BUILTIN_FULLY_CONNECTED))
+        continue;
+      if (!plain_f32(&g->tensors[n->op->outputs[0]]) || n->op->num_inputs < 1 ||
+          n->op->inputs[0] < 0 || !plain_f32(&g->tensors[n->op->inputs[0]]))
+        continue;
+      fuse_producer(&f, i);
+    }
+  }
+  wick_mem_free(&it->mem, f.readers);
+  wick_mem_free(&it->mem, f.producer);
+  wick_mem_free(&it->mem, f.graph_output);
+}

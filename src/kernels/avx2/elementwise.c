@@ -1,0 +1,8 @@
+/*
+ * avx2/elementwise.c — the elementwise kernels of template/elementwise.h
+ * (activations, transcendentals, binary arithmetic, softmax, sums) for
+ * AVX2 + FMA, 8 floats per vector.
+ */
+#include "kernels/avx2/simd.h"
+
+#include "kernels/template/elementwise.h"

@@ -1,0 +1,93 @@
+/*
+ * avx2/simd.h — the vector vocabulary of src/kernels/template/ for AVX2 + FMA
+ * (8 floats). Same names and semantics as avx512/simd.h (read that first);
+ * tails use vmaskmov (which never faults on masked-off lanes) and comparisons
+ * yield all-ones lanes. Included only by this folder's .c files (compiled
+ * with -mavx2 -mfma).
+ */
+#ifndef WICK_KERNELS_AVX2_SIMD_H
+#define WICK_KERNELS_AVX2_SIMD_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VL 8
+#define ISA_SUFFIX(name) name##__avx2
+#define SIMD_INLINE static inline __attribute__((always_inline))
+
+typedef __m256 vf;
+typedef __m256i vmask;
+typedef __m256 vbool;
+
+static const int32_t wick_avx2_mask_table[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                 0,  0,  0,  0,  0,  0,  0,  0};
+
+SIMD_INLINE vmask vmask_tail(size_t n) {
+  return _mm256_loadu_si256((const __m256i *)(wick_avx2_mask_table + 8 - (n < VL ? n : VL)));
+}
+SIMD_INLINE vmask vmask_all(void) { return _mm256_set1_epi32(-1); }
+SIMD_INLINE vf vload(const float *p) { return _mm256_loadu_ps(p); }
+SIMD_INLINE vf vloadm(const float *p, vmask m) { return _mm256_maskload_ps(p, m); }
+SIMD_INLINE void vstore(float *p, vf v) { _mm256_storeu_ps(p, v); }
+SIMD_INLINE void vstorem(float *p, vmask m, vf v) { _mm256_maskstore_ps(p, m, v); }
+SIMD_INLINE vf vset1(float x) { return _mm256_set1_ps(x); }
+SIMD_INLINE vf vzero(void) { return _mm256_setzero_ps(); }
+SIMD_INLINE vf vadd(vf a, vf b) { return _mm256_add_ps(a, b); }
+SIMD_INLINE vf vsub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+SIMD_INLINE vf vmul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+SIMD_INLINE vf vdiv(vf a, vf b) { return _mm256_div_ps(a, b); }
+SIMD_INLINE vf vfma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+SIMD_INLINE vf vfnma(vf a, vf b, vf c) { return _mm256_fnmadd_ps(a, b, c); }
+SIMD_INLINE vf vmax(vf a, vf b) { return _mm256_max_ps(a, b); }
+SIMD_INLINE vf vmin(vf a, vf b) { return _mm256_min_ps(a, b); }
+SIMD_INLINE vf vabs(vf a) {
+  return _mm256_castsi256_ps(
+      _mm256_and_si256(_mm256_castps_si256(a), _mm256_set1_epi32(0x7fffffff)));
+}
+SIMD_INLINE vf vsqrt(vf a) { return _mm256_sqrt_ps(a); }
+SIMD_INLINE vf vneg(vf a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
+SIMD_INLINE vf vround(vf a) {
+  return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+/* v * 2^n for integral n, as two exact power-of-two factors 2^n1 * 2^n2
+ * (n1 = floor(n/2), n2 = n - n1, each a normal float once n is clamped to
+ * [-250, 250]). v * 2^n1 is exact unless it overflows (to inf, as the true
+ * product would) or leaves the normal range, so the result is rounded once
+ * whenever v * 2^n1 is normal: always for exp's |v| in [0.5, 2] and n >=
+ * -250. NaN stays NaN. */
+SIMD_INLINE vf vscale2(vf v, vf n) {
+  n = _mm256_min_ps(_mm256_set1_ps(250.0f), _mm256_max_ps(_mm256_set1_ps(-250.0f), n));
+  __m256i ni = _mm256_cvtps_epi32(n);
+  __m256i n1 = _mm256_srai_epi32(ni, 1);
+  __m256i n2 = _mm256_sub_epi32(ni, n1);
+  const __m256i bias = _mm256_set1_epi32(127);
+  vf s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+  vf s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(v, s1), s2);
+}
+SIMD_INLINE vf vcopysign(vf m, vf s) {
+  const vf sign = _mm256_set1_ps(-0.0f);
+  return _mm256_or_ps(_mm256_andnot_ps(sign, m), _mm256_and_ps(sign, s));
+}
+SIMD_INLINE vbool vlt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+SIMD_INLINE vbool vle(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+SIMD_INLINE vbool vgt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+SIMD_INLINE vbool vge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+SIMD_INLINE vbool visnan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+SIMD_INLINE vbool vor(vbool a, vbool b) { return _mm256_or_ps(a, b); }
+SIMD_INLINE vf vselect(vbool c, vf t, vf f) { return _mm256_blendv_ps(f, t, c); }
+SIMD_INLINE float vreduce_add(vf a) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+SIMD_INLINE float vreduce_max(vf a) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_max_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+#endif /* WICK_KERNELS_AVX2_SIMD_H */

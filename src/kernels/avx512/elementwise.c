@@ -1,0 +1,8 @@
+/*
+ * avx512/elementwise.c — the elementwise kernels of template/elementwise.h
+ * (activations, transcendentals, binary arithmetic, softmax, sums) for
+ * AVX-512F, 16 floats per vector.
+ */
+#include "kernels/avx512/simd.h"
+
+#include "kernels/template/elementwise.h"

@@ -1,0 +1,76 @@
+/*
+ * avx512/simd.h — the vector vocabulary the kernel templates in
+ * src/kernels/template/ are written in, for AVX-512F (16 floats).
+ *
+ * Each ISA folder has a simd.h defining the same names: `vf` (a vector of VL
+ * floats), `vmask` (which lanes of a tail to load/store), `vbool` (a lane-wise
+ * comparison result), and small inline functions. Min/max follow the x86
+ * instructions: vmax(a, b) = a > b ? a : b, so a NaN in `b` (or in either,
+ * for the second operand) passes through; templates put the data operand
+ * second where NaN must propagate. Included only by this folder's .c files
+ * (compiled with -mavx512f -mavx512vl -mavx2 -mfma).
+ */
+#ifndef WICK_KERNELS_AVX512_SIMD_H
+#define WICK_KERNELS_AVX512_SIMD_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VL 16
+#define ISA_SUFFIX(name) name##__avx512
+#define SIMD_INLINE static inline __attribute__((always_inline))
+
+typedef __m512 vf;
+typedef __mmask16 vmask;
+typedef __mmask16 vbool;
+
+SIMD_INLINE vmask vmask_tail(size_t n) { /* the first n < VL lanes (n >= VL: all) */
+  return (vmask)(n >= VL ? 0xffffu : (1u << n) - 1u);
+}
+SIMD_INLINE vmask vmask_all(void) { return (vmask)0xffffu; }
+SIMD_INLINE vf vload(const float *p) { return _mm512_loadu_ps(p); }
+SIMD_INLINE vf vloadm(const float *p, vmask m) { return _mm512_maskz_loadu_ps(m, p); }
+SIMD_INLINE void vstore(float *p, vf v) { _mm512_storeu_ps(p, v); }
+SIMD_INLINE void vstorem(float *p, vmask m, vf v) { _mm512_mask_storeu_ps(p, m, v); }
+SIMD_INLINE vf vset1(float x) { return _mm512_set1_ps(x); }
+SIMD_INLINE vf vzero(void) { return _mm512_setzero_ps(); }
+SIMD_INLINE vf vadd(vf a, vf b) { return _mm512_add_ps(a, b); }
+SIMD_INLINE vf vsub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+SIMD_INLINE vf vmul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+SIMD_INLINE vf vdiv(vf a, vf b) { return _mm512_div_ps(a, b); }
+SIMD_INLINE vf vfma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }   /* a*b + c */
+SIMD_INLINE vf vfnma(vf a, vf b, vf c) { return _mm512_fnmadd_ps(a, b, c); } /* c - a*b */
+SIMD_INLINE vf vmax(vf a, vf b) { return _mm512_max_ps(a, b); }
+SIMD_INLINE vf vmin(vf a, vf b) { return _mm512_min_ps(a, b); }
+SIMD_INLINE vf vabs(vf a) { return _mm512_abs_ps(a); }
+SIMD_INLINE vf vsqrt(vf a) { return _mm512_sqrt_ps(a); }
+SIMD_INLINE vf vneg(vf a) {
+  return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a),
+                                              _mm512_set1_epi32((int32_t)0x80000000u)));
+}
+/* Round to nearest, ties to even. */
+SIMD_INLINE vf vround(vf a) {
+  return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+/* v * 2^n for integral n (any range: overflows to inf, underflows through
+ * the denormals to 0, NaN stays NaN). */
+SIMD_INLINE vf vscale2(vf v, vf n) { return _mm512_scalef_ps(v, n); }
+/* Sign bit of `s` on the magnitude of `m`. */
+SIMD_INLINE vf vcopysign(vf m, vf s) {
+  const __m512i sign = _mm512_set1_epi32((int32_t)0x80000000u);
+  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(sign, _mm512_castps_si512(s),
+                                                       _mm512_castps_si512(m), 0xca));
+}
+SIMD_INLINE vbool vlt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+SIMD_INLINE vbool vle(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+SIMD_INLINE vbool vgt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+SIMD_INLINE vbool vge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
+SIMD_INLINE vbool visnan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+SIMD_INLINE vbool vor(vbool a, vbool b) { return (vbool)(a | b); }
+/* c ? t : f, lane-wise. */
+SIMD_INLINE vf vselect(vbool c, vf t, vf f) { return _mm512_mask_blend_ps(c, f, t); }
+SIMD_INLINE float vreduce_add(vf a) { return _mm512_reduce_add_ps(a); }
+SIMD_INLINE float vreduce_max(vf a) { return _mm512_reduce_max_ps(a); }
+
+#endif /* WICK_KERNELS_AVX512_SIMD_H */

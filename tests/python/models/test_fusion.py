@@ -1,0 +1,108 @@
+"""Graph-level fusion at prepare (src/core/fuse.c): activations (SiLU as LOGISTIC + MUL,
+HARD_SWISH, LOGISTIC, TANH, GELU) and residual ADDs folded into the epilogue of the CONV_2D /
+DEPTHWISE_CONV_2D / FULLY_CONNECTED that produces their input.
+
+Each model is converted from PyTorch and run three ways: wick with its default kernels (fused),
+wick with the reference kernels forced (fusion off: every op runs on its own), and LiteRT.
+The fused run must agree with both within the whole-model fp32 tolerance, and the profile must
+show the fused operators skipped (time 0) only where fusion is legal: an intermediate with a
+second reader, or that is a graph output, keeps its operators.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import wick
+from tests.python.converter.util import run_litert
+
+torch.manual_seed(0)
+TOL = 1e-4
+
+
+class ConvAct(torch.nn.Module):
+    def __init__(self, act, depthwise=False):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.dw = torch.nn.Conv2d(16, 16, 5, padding=2, groups=16)
+        self.pw = torch.nn.Conv2d(16, 16, 1)
+        self.act = act
+        self.depthwise = depthwise
+
+    def forward(self, x):
+        y = self.act(self.conv(x))
+        if self.depthwise:
+            y = self.act(self.dw(y))
+        return self.pw(y) + y  # residual add after a 1x1 conv
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self, approximate):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(32, 64)
+        self.fc2 = torch.nn.Linear(64, 32)
+        self.gelu = torch.nn.GELU(approximate=approximate)
+
+    def forward(self, x):
+        return self.fc2(self.gelu(self.fc1(x))) + x
+
+
+class SharedIntermediate(torch.nn.Module):
+    """The conv output feeds the SiLU and is also returned: nothing may be fused away."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(8, 16, 3, padding=1)
+
+    def forward(self, x):
+        t = self.conv(x)
+        return torch.nn.functional.silu(t), t * 2.0
+
+
+def _run_three_ways(module, x):
+    model = wick.convert(module.eval(), (x,))
+    data = model.tflite_bytes
+    feeds = [x.numpy()]
+    fused = wick.load(data).signature(None)
+    got = fused(*feeds)
+    unfused = wick.load(data, reference=True).signature(None)
+    want = unfused(*feeds)
+    lite = run_litert(data, feeds, [d.name for d in fused.inputs])
+    for g, w, li in zip(got, want, lite, strict=True):
+        scale = max(1.0, float(np.abs(w).max()))
+        assert np.abs(g - w).max() <= TOL * scale
+        assert np.abs(g - li).max() <= TOL * scale
+    return fused.profile(), unfused.profile()
+
+
+def _skipped(profile):
+    return [name for name, ns in profile if ns == 0]
+
+
+@pytest.mark.parametrize(
+    "act,skipped",
+    [
+        (torch.nn.SiLU(), {"LOGISTIC", "MUL", "ADD"}),
+        (torch.nn.Hardswish(), {"HARD_SWISH", "ADD"}),
+        (torch.nn.Sigmoid(), {"LOGISTIC", "ADD"}),
+        (torch.nn.Tanh(), {"TANH", "ADD"}),
+    ],
+)
+@pytest.mark.parametrize("depthwise", [False, True])
+def test_conv_activation_and_residual_fused(act, skipped, depthwise):
+    prof, ref_prof = _run_three_ways(ConvAct(act, depthwise), torch.randn(1, 8, 12, 10))
+    assert set(_skipped(prof)) == skipped, prof
+    assert _skipped(ref_prof) == [], ref_prof
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_fully_connected_gelu_and_residual_fused(approximate):
+    prof, _ = _run_three_ways(Mlp(approximate), torch.randn(3, 5, 32))
+    assert "GELU" in _skipped(prof) and "ADD" in _skipped(prof), prof
+
+
+def test_intermediate_with_another_reader_is_not_fused():
+    prof, _ = _run_three_ways(SharedIntermediate(), torch.randn(1, 8, 9, 9))
+    assert _skipped(prof) == [], prof
