@@ -9,8 +9,9 @@ Full-integer files (``*_int8``, TensorFlow's post-training quantization with a
 representative dataset): bit-exact with LiteRT's reference kernels
 (``BUILTIN_REF``), and close to its default (XNNPACK) kernels, which requantize
 in float and so differ by one step per layer: within one step on MobileNetV2;
-through ResNet50's 53 convolutions LiteRT's own two kernel sets drift up to a
-few steps apart, so there the bound is 3 steps and a mean below one.
+through ResNet50's 53 convolutions (and EfficientNetB0's 65) LiteRT's own two
+kernel sets drift up to a few steps apart, so there the bound is 3 steps and a
+mean below one.
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ def test_full_int8_mobilenet_v2_matches_litert():
 @pytest.mark.slow
 def test_full_int8_resnet50_matches_litert():
     _compare_int8("resnet50_int8", max_step=3, mean_step=1.0)
+
+
+@pytest.mark.slow
+def test_full_int8_efficientnet_b0_matches_litert():
+    """Swish (LOGISTIC x MUL), squeeze-excite (MEAN, channel-broadcast MUL), 5x5 depthwise."""
+    _compare_int8("efficientnet_b0_int8", max_step=3, mean_step=1.0)
 
 
 @pytest.mark.parametrize("name", SMALL)
