@@ -33,6 +33,7 @@ from bench.coverage.matrix import (  # noqa: E402  (torch/numpy/flatbuffers only
     compare,
     flat_outputs,
     peak_mb,
+    release_heap,
     reset_peak,
     rss_mb,
     run_litert,
@@ -60,6 +61,7 @@ def run(name: str, result: str) -> dict:
     res["stage"] = "convert"
     _write_json(result, res)
     gc.collect()
+    release_heap()
     base = rss_mb()
     res["rss_exact"] = reset_peak()
     t0 = time.perf_counter()

@@ -7,8 +7,8 @@
 Each row runs in a fresh subprocess (isolation; per-row peak RSS from ``wait4``; a timeout and
 an RSS cap per row).  The child builds the model (``models.build``: seeded random weights
 through ``wick.zoo.realistic_init_``), runs PyTorch eager for the reference, converts with
-``wick.convert`` (time; peak RSS beyond the RSS measured right before converting, via
-``/proc/self/clear_refs`` + ``VmHWM``), runs the bytes on wick's C runtime and on LiteRT's
+``wick.convert`` (time; peak RSS beyond the RSS measured right before converting, after
+``gc.collect()`` and ``malloc_trim``, via ``/proc/self/clear_refs`` + ``VmHWM``), runs the bytes on wick's C runtime and on LiteRT's
 ``Interpreter``, compares both against eager, and counts TRANSPOSE operators in the file: all
 of them, and the layout ones (NCHW <-> NHWC channel moves, ``is_layout_perm``) apart from the
 model's own permutes (ShuffleNet's channel shuffle, attention head split/merge).
@@ -79,6 +79,18 @@ def reset_peak() -> bool:
 
 def peak_mb() -> float:
     return _status_kb("VmHWM") / 1024
+
+
+def release_heap() -> None:
+    """Return free heap pages to the OS (glibc ``malloc_trim``) before measuring the baseline:
+    otherwise garbage left by building the model and the eager run sits in the RSS, the
+    converter reuses it for free, and a converter that frees its own garbage looks worse."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,6 +305,7 @@ def run_row(row, *, size=None, litert=True, progress=None) -> dict:
 
     stage("convert")
     gc.collect()
+    release_heap()
     base = rss_mb()
     exact = reset_peak()
     t0 = time.perf_counter()

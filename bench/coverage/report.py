@@ -337,7 +337,8 @@ def write(db: dict, rows, out: str) -> None:
     L.append("")
     L.append(
         "Columns: *exp* torch.export OK; *conv s* / *conv ΔRSS* wick.convert time and peak RSS "
-        "beyond the process's RSS right before converting (MB); *max\\|ref\\|* largest reference "
+        "beyond the process's RSS right before converting, garbage freed (gc + malloc_trim) (MB); "
+        "*max\\|ref\\|* largest reference "
         "output; *wick err* / *LiteRT err* max abs error vs eager of the same .tflite on each "
         "runtime; *T* TRANSPOSE operators in the file, *TL* those of them that are layout "
         "channel moves (NCHW ↔ NHWC; the rest are the model's own permutes); *ops* operators; "

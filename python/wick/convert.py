@@ -319,6 +319,26 @@ class _Progress:
             self._pending = []
 
 
+def _return_freed_memory() -> None:
+    """Hand memory that the stages just freed back to the OS (glibc keeps freed heap pages
+    mapped otherwise, so each stage's garbage — folded weights in their old layout, float64
+    temporaries — would add to the next stage's peak RSS).  A no-op where there is no glibc."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        try:
+            import ctypes
+
+            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
+            _malloc_trim.argtypes = [ctypes.c_size_t]
+        except (OSError, AttributeError):
+            _malloc_trim = False
+    if _malloc_trim:
+        _malloc_trim(0)
+
+
+_malloc_trim = None
+
+
 def _method_module(fn):
     """A bound method of an nn.Module (``model.prefill``) as a module whose forward calls it,
     so that torch.export lifts the owner's parameters and buffers."""
@@ -436,9 +456,11 @@ def _convert_graph(
         int_ranges(graph)
 
     aten_passes(g)
+    _return_freed_memory()
     stages.add(label + "after ATen passes (fold, batch-norm, patterns, int ranges)", g)
     say(f"{label}lowering {len(g.nodes)} nodes to TFLite builtins")
     tg = lower_graph(g)
+    g.release_constants()  # the folded weights live on in tg only (in TFLite layout)
     del g
     say(f"{label}layout passes on {sum(len(x.ops) for x in tg.all_graphs())} TFLite ops")
     if channels_last_io:
@@ -455,6 +477,7 @@ def _convert_graph(
         search_layouts(sub)
         tfl_fold(sub)
     stages.add(label + "after layout", tg)
+    _return_freed_memory()
     say(f"{label}fusion and cleanup")
     for sub in tg.all_graphs():
         fuse_activations(sub)
@@ -534,8 +557,9 @@ def _convert(specs, several, channels_last_io, description, debug_dir, say, weig
     islands = [i for _, tg in graphs for sub in tg.all_graphs() for i in float_islands(sub)]
     weight_bytes = _constant_bytes(g for _, tg in graphs for g in tg.all_graphs())
     say(f"writing {sum(counts.values())} ops, {weight_bytes / 2**20:.1f} MB of constants")
-    data = serialize(graphs, description)
+    data = serialize(graphs, description, consume=True)  # (frees constants as it writes them)
     del graphs
+    _return_freed_memory()
     stages.add("final", data)
     stages.write()
     say(

@@ -192,6 +192,18 @@ class Graph:
     def is_output(self, v: Value) -> bool:
         return any(v is o for o in self.outputs)
 
+    def release_constants(self) -> None:
+        """Drop every Value's ``const`` (here and in nested branch graphs).  For after lowering:
+        TFLite ops keep their ATen node as ``origin`` (for names and source lines), which would
+        otherwise keep every folded weight alive next to its TFLite-layout copy."""
+        for node in self.nodes:
+            for v in [*iter_values(node.args), *iter_values(node.kwargs), *node.outputs]:
+                v.const = None
+            for branch in node.meta.get("branches", ()):
+                branch.release_constants()
+        for v in self.inputs:
+            v.const = None
+
     def __str__(self) -> str:
         lines = [f"inputs: {self.inputs}"]
         lines += [f"  {n!r}" for n in self.nodes]

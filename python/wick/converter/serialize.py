@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tflite.writer import ModelWriter
-from .lower.tfl import TGraph, TTensor
+from .lower.tfl import TGraph, TTensor, all_tensors
 
 
 def _unique(name: str, used: set[str]) -> str:
@@ -41,8 +41,13 @@ def _fix_outputs(g: TGraph) -> None:
         seen.add(id(copy))
 
 
-def serialize(graphs: TGraph | list[tuple[str, TGraph]], description: str = "wick") -> bytes:
-    """``graphs``: one graph (signature ``serving_default``) or ``[(signature key, graph)]``."""
+def serialize(
+    graphs: TGraph | list[tuple[str, TGraph]], description: str = "wick", *, consume: bool = False
+) -> bytes:
+    """``graphs``: one graph (signature ``serving_default``) or ``[(signature key, graph)]``.
+
+    ``consume``: the graphs are not used afterwards — their constants are handed to the writer,
+    which frees each one once it is in the file (peak memory: the file plus what is left)."""
     if isinstance(graphs, TGraph):
         graphs = [("serving_default", graphs)]
     mains = [g for _, g in graphs]
@@ -62,7 +67,11 @@ def serialize(graphs: TGraph | list[tuple[str, TGraph]], description: str = "wic
                 inputs=dict(zip(tg.input_names, sg._inputs, strict=True)),
                 outputs=dict(zip(tg.output_names, sg._outputs, strict=True)),
             )
-    return w.finish()
+    if consume:
+        for tg in ordered:
+            for t in all_tensors(tg):
+                t.data = None  # the writer holds the only reference now
+    return w.finish(release=consume)
 
 
 def _write_graph(g: TGraph, sg, gindex: dict) -> None:

@@ -341,6 +341,7 @@ class ModelWriter:
         self._opcode_index: dict[tuple[int, str | None, int], int] = {}
         self._signatures: list[tuple[str, int, dict, dict]] = []
         self._metadata: list[tuple[str, int]] = []
+        self._released = False
 
     def add_subgraph(self, name: str = "main") -> SubGraphWriter:
         sg = SubGraphWriter(self, len(self._subgraphs), name)
@@ -391,11 +392,18 @@ class ModelWriter:
         ]
 
     # ---- serialization -------------------------------------------------------------------
-    def finish(self) -> bytes:
-        """Serialize the model.  Returns the complete file contents."""
+    def finish(self, *, release: bool = False) -> bytes:
+        """Serialize the model.  Returns the complete file contents.
+
+        ``release``: drop each constant's data as soon as it is in the output, so the memory
+        peak is the output plus what is left to copy, not the output plus every constant; the
+        writer cannot be finished again after that."""
+        if self._released:
+            raise RuntimeError("ModelWriter.finish(release=True) already consumed this writer")
+        self._released = release
         total = sum(len(b) for b in self._buffers)
         if total <= self.external_data_threshold:
-            return bytes(self._build(None))  # the one copy out of the builder
+            return bytes(self._build(None, release))  # the one copy out of the builder
         # Large model: write the flatbuffer with placeholder offsets (nonzero, so the field
         # is present and the table layout is final), measure it, then rebuild with the real
         # offsets.  uint64 fields have fixed width, so the second build has the same size.
@@ -413,14 +421,16 @@ class ModelWriter:
         if len(fb2) != len(fb):
             raise AssertionError("flatbuffer size changed between passes")
         out = bytearray(pos)
-        out[: len(fb2)] = fb2
+        _copy_into(out, 0, fb2)
         del fb, fb2
-        for (off, s), data in zip(placement, self._buffers, strict=True):
+        for i, (off, s) in enumerate(placement):
             if s:
-                out[off : off + s] = data
+                _copy_into(out, off, self._buffers[i])
+                if release:
+                    self._buffers[i] = b""
         return bytes(out)
 
-    def _build(self, external: list[tuple[int, int]] | None) -> bytearray:
+    def _build(self, external: list[tuple[int, int]] | None, release: bool = False) -> bytearray:
         # Size the builder so it never has to grow (growing copies everything built so far):
         # data, its alignment padding, and a generous allowance for the tables.
         n_items = len(self._buffers) + sum(
@@ -434,6 +444,8 @@ class ModelWriter:
             vec = None
             if external is None and len(data) > 0:
                 vec = _byte_vector(b, data, _ALIGN)
+                if release:
+                    self._buffers[i] = data = b""  # in the builder now: free the constant
             b.StartObject(3)
             if vec is not None:
                 b.PrependUOffsetTRelativeSlot(0, vec, 0)
@@ -521,10 +533,20 @@ def _round_up(n: int, a: int) -> int:
     return (n + a - 1) // a * a
 
 
+def _copy_into(dst: bytearray, offset: int, data) -> None:
+    """dst[offset:offset+len(data)] = data without a temporary: slice assignment into a
+    bytearray first copies any non-bytearray value (a weight's memoryview) into a new one."""
+    src = memoryview(data)
+    if src.format != "B" or src.ndim != 1:
+        src = src.cast("B")
+    with memoryview(dst) as view:
+        view[offset : offset + src.nbytes] = src
+
+
 def _byte_vector(b: flatbuffers.Builder, data: bytes, align: int) -> int:
     b.StartVector(1, len(data), align)
     b.head = b.head - len(data)
-    b.Bytes[b.head : b.head + len(data)] = data
+    _copy_into(b.Bytes, b.head, data)
     return b.EndVector()
 
 

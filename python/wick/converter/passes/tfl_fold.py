@@ -106,5 +106,8 @@ def tfl_fold(g: TGraph) -> int:
         c = g.const(out.name, res)
         g.replace_uses(out, c)
         g.remove(op)
+        for t in op.inputs:  # a weight in its old layout: free it now, not when the pass ends
+            if t is not None and t.is_const and not t.users and not g.is_output(t):
+                t.data = None
         n += 1
     return n
