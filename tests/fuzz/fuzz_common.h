@@ -13,6 +13,10 @@
  * report more multiply-accumulates than that: a mutant may legitimately ask
  * for billions of MACs within the memory cap, and a slow-but-correct run is
  * not a finding (it would only trip libFuzzer's -timeout).
+ * WICK_FUZZ_MAX_IO_BYTES (default 16 MiB) likewise skips invoke when the graph
+ * inputs and outputs together hold more bytes: ops that report no MACs (a
+ * 21M-element int8 SOFTMAX, a 25M-element LOGICAL_AND) take seconds under
+ * ASan for the same legitimate reason.
  * Likewise a WHILE loop whose condition stays true runs until cancelled (as
  * in LiteRT): every invoke runs under a watchdog thread that cancels it after
  * WICK_FUZZ_INVOKE_MS (default 1000) — the promise there is that cancel works.
@@ -99,12 +103,14 @@ static wick_status wick_fuzz_invoke(wick_interpreter *it) {
 /* Returns the phase reached: 0 load failed, 1 create failed, 2 invoke failed, 3 ran. */
 static int wick_fuzz_run(const uint8_t *data, size_t size) {
   static size_t cap = 0;
-  static uint64_t max_macs = 0;
+  static uint64_t max_macs = 0, max_io = 0;
   if (cap == 0) {
     const char *env = getenv("WICK_FUZZ_MEMORY_CAP");
     cap = env ? (size_t)strtoull(env, NULL, 10) : (size_t)64 << 20;
     env = getenv("WICK_FUZZ_MAX_MACS");
     max_macs = env ? (uint64_t)strtoull(env, NULL, 10) : 50000000u;
+    env = getenv("WICK_FUZZ_MAX_IO_BYTES");
+    max_io = env ? (uint64_t)strtoull(env, NULL, 10) : (uint64_t)16 << 20;
   }
   wick_error_info err;
   err.message[0] = 0;
@@ -134,7 +140,12 @@ static int wick_fuzz_run(const uint8_t *data, size_t size) {
     uint64_t m = wick_interpreter_op_macs(it, i);
     macs = macs + m < macs ? UINT64_MAX : macs + m;
   }
-  if (macs > max_macs) {
+  uint64_t io = 0;
+  for (size_t i = 0; i < wick_interpreter_input_count(it); i++)
+    io += wick_tensor_byte_size(wick_interpreter_input(it, i));
+  for (size_t i = 0; i < wick_interpreter_output_count(it); i++)
+    io += wick_tensor_byte_size(wick_interpreter_output(it, i));
+  if (macs > max_macs || io > max_io) {
     wick_interpreter_destroy(it);
     wick_model_destroy(model);
     return phase;
