@@ -110,6 +110,11 @@ typedef enum wick_f32_binary_kind {
 } wick_f32_binary_kind;
 enum { WICK_F32_VV, WICK_F32_VS, WICK_F32_SV };
 
+/* MAX_POOL_2D / AVERAGE_POOL_2D over an NHWC tensor, the reference's
+ * signature and results (bit-identical); ops split them by output rows. */
+typedef void (*wick_f32_pool_fn)(const wick_pool_shape *s, const float *in, float *out, float lo,
+                                 float hi);
+
 /* Softmax of rows [row_begin, row_end), each `cols` floats. */
 typedef void (*wick_f32_softmax_fn)(size_t cols, float beta, const float *in, float *out,
                                     size_t row_begin, size_t row_end);
@@ -138,6 +143,7 @@ typedef struct wick_f32_kernels {
   wick_f32_binary_fn binary[WICK_F32_BINARY_COUNT][3];
   wick_f32_softmax_fn softmax;
   wick_f32_sum_mid_fn sum_mid;
+  wick_f32_pool_fn max_pool, average_pool;
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -337,7 +343,11 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
   WICK_KERNEL_API void wick_f32_softmax__##ISA(size_t, float, const float *, float *, size_t, \
                                                size_t);                                       \
   WICK_KERNEL_API void wick_f32_sum_mid__##ISA(size_t, size_t, float, const float *, float *, \
-                                               size_t, size_t);
+                                               size_t, size_t);                               \
+  WICK_KERNEL_API void wick_f32_max_pool__##ISA(const wick_pool_shape *, const float *,       \
+                                                float *, float, float);                       \
+  WICK_KERNEL_API void wick_f32_average_pool__##ISA(const wick_pool_shape *, const float *,   \
+                                                    float *, float, float);
 #define WICK_DECLARE_BINARY(OP, ISA)                                                            \
   WICK_KERNEL_API void wick_f32_##OP##_vv__##ISA(size_t, const float *, const float *, float *, \
                                                  float, float);                                 \

@@ -1,9 +1,11 @@
 /*
  * pool_2d.c — AVERAGE_POOL_2D and MAX_POOL_2D (float32, NHWC; quantized inputs
  * go to pool_2d_quantized.c). Output rows are split over the interpreter's
- * threads (ops/parallel.h).
+ * threads (ops/parallel.h). The vectorized kernels (bit-identical to the
+ * reference) run unless the reference kernels are forced.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 #include "ops/parallel.h"
@@ -12,6 +14,7 @@
 typedef struct pool_data {
   wick_pool_shape shape;
   float lo, hi;
+  wick_f32_pool_fn max_pool, average_pool; /* reference when NULL */
 } pool_data;
 
 static wick_status pool_prepare(wick_op_ctx *ctx) {
@@ -40,6 +43,10 @@ static wick_status pool_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_w, s->k_w, s->stride_w, 1, &s->out_w,
                                  &s->pad_left));
   WICK_TRY(wick_activation_range_f32(ctx, p->activation, &d->lo, &d->hi));
+  const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  d->max_pool = kern && kern->max_pool ? kern->max_pool : wick_f32_max_pool__reference;
+  d->average_pool =
+      kern && kern->average_pool ? kern->average_pool : wick_f32_average_pool__reference;
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   ctx->node->user_data = d;
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 4, dims));
@@ -69,10 +76,7 @@ static void pool_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t threa
   const wick_pool_shape r = wick_pool_shape_rows(s, y0, y1);
   const float *in = j->in + (int64_t)n * s->in_h * s->in_w * s->channels;
   float *out = j->out + ((int64_t)n * s->out_h + y0) * s->out_w * s->channels;
-  if (j->is_max)
-    wick_f32_max_pool__reference(&r, in, out, j->d->lo, j->d->hi);
-  else
-    wick_f32_average_pool__reference(&r, in, out, j->d->lo, j->d->hi);
+  (j->is_max ? j->d->max_pool : j->d->average_pool)(&r, in, out, j->d->lo, j->d->hi);
 }
 
 static wick_status pool_run(wick_op_ctx *ctx, bool is_max) {

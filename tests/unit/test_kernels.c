@@ -657,6 +657,53 @@ static void test_softmax_and_sums(const wick_f32_kernels *kern) {
   printf("%s softmax, mean: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
 }
 
+/* MAX_POOL_2D / AVERAGE_POOL_2D: bit-identical to the reference on edge
+ * shapes (channel tails, windows past the borders, global pools). */
+static void test_pools(const wick_f32_kernels *kern) {
+  if (kern->max_pool == NULL) return;
+  int before = failures, act = 0;
+  static const int32_t chans[] = {1, 5, 8, 16, 17, 64};
+  static const int32_t ks[][2] = {{1, 1}, {2, 2}, {3, 3}, {3, 2}, {7, 7}};
+  for (size_t ic = 0; ic < 6; ic++)
+    for (size_t kk = 0; kk < 5; kk++)
+      for (int32_t st = 1; st <= 2; st++)
+        for (int32_t pad = 0; pad <= 1; pad++) {
+          wick_pool_shape s;
+          memset(&s, 0, sizeof s);
+          s.batch = 1 + (int32_t)(ic % 2), s.in_h = 7 + (int32_t)kk, s.in_w = 9 - (int32_t)kk;
+          s.channels = chans[ic], s.k_h = ks[kk][0], s.k_w = ks[kk][1];
+          s.stride_h = st, s.stride_w = st, s.pad_top = pad * (s.k_h / 2);
+          s.pad_left = pad * (s.k_w / 2);
+          s.out_h = (s.in_h + 2 * s.pad_top - s.k_h) / st + 1;
+          s.out_w = (s.in_w + 2 * s.pad_left - s.k_w) / st + 1;
+          if (s.out_h <= 0 || s.out_w <= 0) continue;
+          size_t in_n = (size_t)s.batch * s.in_h * s.in_w * s.channels;
+          size_t out_n = (size_t)s.batch * s.out_h * s.out_w * s.channels;
+          float *in = malloc(in_n * sizeof(float)), *got = malloc((out_n + 1) * sizeof(float));
+          float *ref = malloc(out_n * sizeof(float));
+          for (size_t i = 0; i < in_n; i++) in[i] = special_rand();
+          for (int is_max = 0; is_max <= 1; is_max++) {
+            got[out_n] = 12345.0f;
+            (is_max ? wick_f32_max_pool__reference : wick_f32_average_pool__reference)(
+                &s, in, ref, act_lo[act], act_hi[act]);
+            (is_max ? kern->max_pool : kern->average_pool)(&s, in, got, act_lo[act], act_hi[act]);
+            checks++;
+            for (size_t i = 0; i <= out_n; i++)
+              if (i == out_n ? got[i] != 12345.0f : !same_bits_or_nan(got[i], ref[i])) {
+                failures++;
+                fprintf(stderr, "FAIL %s %s pool c=%d k=%dx%d s=%d pad=%d: [%zu] got %.9g want %.9g\n",
+                        kern->isa, is_max ? "max" : "average", s.channels, s.k_h, s.k_w, st, pad,
+                        i, (double)got[i], (double)ref[i]);
+                break;
+              }
+            act = (act + 1) % 3;
+          }
+          free(in), free(got), free(ref);
+        }
+  printf("%s max/average pool (bit-identical): %s\n", kern->isa,
+         failures == before ? "ok" : "FAILED");
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -696,6 +743,7 @@ int main(void) {
     test_unary(kern);
     test_binary(kern);
     test_softmax_and_sums(kern);
+    test_pools(kern);
   }
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;

@@ -9,7 +9,8 @@
  *
  * Exact ops (bit-identical to the reference kernels, NaN and -0 included):
  * RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, HARD_SWISH, ADD, SUB, MUL, DIV,
- * MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (and the clamp of a fused activation).
+ * MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (and the clamp of a fused activation),
+ * MAX_POOL_2D and AVERAGE_POOL_2D (same taps, same order, same division).
  *
  * Transcendentals — error bounds against the reference kernels (libm in
  * float, GELU in double), measured over sweeps of [-200, 200] plus special
@@ -320,4 +321,71 @@ void ISA_SUFFIX(wick_f32_sum_mid)(size_t mid, size_t inner, float scale, const f
       vstorem(y + i, m, vmul(vadd(a0, a1), vscale));
     }
   }
+}
+
+/* ---------------------------------------------------------------- pooling */
+
+/* MAX_POOL_2D / AVERAGE_POOL_2D over a whole NHWC tensor (or the sub-shape of
+ * some output rows, ops/parallel.h), vectorized over channels: for each
+ * output pixel the in-bounds taps in (ky, kx) order, as the reference. */
+ALWAYS_INLINE void pool_pixel(bool IS_MAX, bool MASKED, const float *in, size_t in_w, size_t cs,
+                              int64_t y0, int64_t x0, int64_t ky_lo, int64_t ky_hi,
+                              int64_t kx_lo, int64_t kx_hi, float *out, size_t c0, vmask m,
+                              vf vlo, vf vhi) {
+  vf acc = IS_MAX ? vset1(-INFINITY) : vzero();
+  for (int64_t ky = ky_lo; ky < ky_hi; ky++) {
+    const float *row = in + (size_t)(y0 + ky) * in_w * cs + c0;
+    for (int64_t kx = kx_lo; kx < kx_hi; kx++) {
+      const float *p = row + (size_t)(x0 + kx) * cs;
+      const vf v = MASKED ? vloadm(p, m) : vload(p);
+      acc = IS_MAX ? vmax(v, acc) : vadd(acc, v); /* v > acc ? v : acc, as the reference */
+    }
+  }
+  if (!IS_MAX) {
+    const int64_t count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
+    acc = count > 0 ? vdiv(acc, vset1((float)count)) : vzero();
+  }
+  acc = vmin(vhi, vmax(vlo, acc));
+  if (MASKED)
+    vstorem(out + c0, m, acc);
+  else
+    vstore(out + c0, acc);
+}
+
+ALWAYS_INLINE void pool(bool IS_MAX, const wick_pool_shape *s, const float *in, float *out,
+                        float lo, float hi) {
+  const size_t cs = (size_t)s->channels, in_w = (size_t)s->in_w;
+  const vf vlo = vset1(lo), vhi = vset1(hi);
+  for (int64_t n = 0; n < s->batch; n++) {
+    const float *img = in + (size_t)n * (size_t)s->in_h * in_w * cs;
+    for (int64_t y = 0; y < s->out_h; y++) {
+      const int64_t y0 = y * s->stride_h - s->pad_top;
+      const int64_t ky_lo = y0 < 0 ? -y0 : 0;
+      const int64_t ky_hi = s->in_h - y0 < s->k_h ? s->in_h - y0 : s->k_h;
+      for (int64_t x = 0; x < s->out_w; x++) {
+        const int64_t x0 = x * s->stride_w - s->pad_left;
+        const int64_t kx_lo = x0 < 0 ? -x0 : 0;
+        const int64_t kx_hi = s->in_w - x0 < s->k_w ? s->in_w - x0 : s->k_w;
+        float *o = out + (((size_t)n * (size_t)s->out_h + (size_t)y) * (size_t)s->out_w +
+                          (size_t)x) * cs;
+        size_t c0 = 0;
+        for (; c0 + VL <= cs; c0 += VL)
+          pool_pixel(IS_MAX, false, img, in_w, cs, y0, x0, ky_lo, ky_hi, kx_lo, kx_hi, o, c0,
+                     vmask_all(), vlo, vhi);
+        if (c0 < cs)
+          pool_pixel(IS_MAX, true, img, in_w, cs, y0, x0, ky_lo, ky_hi, kx_lo, kx_hi, o, c0,
+                     vmask_tail(cs - c0), vlo, vhi);
+      }
+    }
+  }
+}
+
+void ISA_SUFFIX(wick_f32_max_pool)(const wick_pool_shape *s, const float *in, float *out,
+                                   float lo, float hi) {
+  pool(true, s, in, out, lo, hi);
+}
+
+void ISA_SUFFIX(wick_f32_average_pool)(const wick_pool_shape *s, const float *in, float *out,
+                                       float lo, float hi) {
+  pool(false, s, in, out, lo, hi);
 }
