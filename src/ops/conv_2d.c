@@ -65,7 +65,9 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
                                   bool depthwise) {
   const wick_conv_shape *s = &d->shape;
   const wick_quant *q = filter->info != NULL ? &filter->info->quant : NULL;
-  WICK_CHECK(ctx, q != NULL && q->count > 0, "the int8 filter has no quantization parameters");
+  WICK_CHECK_SUPPORTED(ctx, q != NULL && q->count > 0,
+                       "float32 input with an int8 filter without quantization parameters (the "
+                       "hybrid form needs per-channel scales)");
   WICK_CHECK_SUPPORTED(ctx, depthwise || s->groups == 1, "a grouped hybrid CONV_2D is not supported");
   const int32_t axis = depthwise ? 3 : 0;
   WICK_CHECK_SUPPORTED(ctx, q->count == (uint32_t)s->out_c && q->quantized_dimension == axis,

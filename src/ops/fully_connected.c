@@ -37,7 +37,9 @@ typedef struct fc_data {
 /* The int8 weights of the hybrid form: symmetric, one scale or one per row. */
 static wick_status hybrid_prepare(wick_op_ctx *ctx, fc_data *d, const wick_tensor *w) {
   const wick_quant *q = w->info != NULL ? &w->info->quant : NULL;
-  WICK_CHECK(ctx, q != NULL && q->count > 0, "int8 weights have no quantization parameters");
+  WICK_CHECK_SUPPORTED(ctx, q != NULL && q->count > 0,
+                       "float32 input with int8 weights without quantization parameters (the "
+                       "hybrid form needs scales)");
   WICK_CHECK_SUPPORTED(ctx, !ctx->params->fc.asymmetric_quantize_inputs,
                        "hybrid asymmetric_quantize_inputs is not supported yet");
   d->per_channel = q->count > 1;

@@ -5,7 +5,7 @@ A torchao ``Quantizer`` subclass for ``prepare_pt2e``.  After ``transform_for_an
 op that has a TFLite int8 kernel so that, after ``convert_pt2e``, it sits between
 dequantize/quantize pairs which the converter (passes/quantize.py) turns into that kernel:
 
-* weighted ops — conv1d/conv2d (incl. depthwise) and linear: activation input int8
+* weighted ops — conv1d/conv2d (incl. depthwise), conv_transpose2d and linear: activation input int8
   asymmetric per-tensor, weight int8 symmetric per-channel in [-127, 127] on the output-channel
   dim, bias left float (the converter writes it as int32 with scale s_in * s_w[c]);
 * arithmetic — add, sub, mul, matmul/bmm, mean, hardswish, GELU, rsqrt, relu/relu6 standing
@@ -55,6 +55,7 @@ _WEIGHTED = {
     aten.conv1d.padding: 0,
     aten.conv2d.padding: 0,
     aten.linear.default: 0,
+    aten.conv_transpose2d.input: 1,  # weight [in, out/groups, kh, kw]: output channels on dim 1
 }
 _ARITH = {
     aten.add.Tensor,
@@ -123,7 +124,7 @@ _CAT = {aten.cat.default, aten.concat.default}
 _SPLIT = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default, aten.unbind.int}
 # activations the int8 conv / fully connected / add / mul kernels apply in their requantization
 _FUSABLE = {aten.relu.default, aten.relu_.default, aten.relu6.default}
-_FUSE_INTO = set(_WEIGHTED) | {
+_FUSE_INTO = (set(_WEIGHTED) - {aten.conv_transpose2d.input}) | {
     aten.add.Tensor,
     aten.add_.Tensor,
     aten.sub.Tensor,

@@ -169,6 +169,31 @@ def test_one_layer_within_one_lsb_of_litert_default_kernels(layer):
     assert np.abs(ours - _litert(model, [x.numpy()], reference=False)[0]).max() <= step * 1.0001
 
 
+@needs_runtime
+@pytest.mark.parametrize("padding,output_padding", [(0, 0), (1, 1)])
+def test_transposed_conv_int8(padding, output_padding):
+    """conv_transpose2d: int8 TRANSPOSE_CONV with per-channel weights and an int32 bias (the
+    padded form crops the VALID result: an int8 SLICE)."""
+    torch.manual_seed(0)
+    m = nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1),
+        nn.ReLU(),
+        nn.ConvTranspose2d(8, 4, 3 - 2 * padding + 2 * padding, 2, padding, output_padding),
+        nn.ReLU(),
+        nn.Conv2d(4, 4, 1),
+    ).eval()
+    g = torch.Generator().manual_seed(1)
+    calib = [(torch.randn(1, 3, 8, 8, generator=g),) for _ in range(2)]
+    x = torch.randn(1, 3, 8, 8, generator=g)
+    model = _quantize(m, (x,), calib)
+    _assert_fully_integer(model)
+    assert model.op_counts["TRANSPOSE_CONV"] == 1
+    ours = model(x)[0]
+    np.testing.assert_array_equal(ours, _litert(model, [x.numpy()], reference=True)[0])
+    (step,) = _output_steps(model)
+    assert np.abs(ours - model.reference(x).detach().numpy()).max() <= step + 1e-6
+
+
 # ---- whole networks: fully integer and bit-exact with LiteRT's reference kernels -----------
 
 

@@ -25,7 +25,9 @@ import numpy as np
 
 from ..lower.tfl import TGraph, TOp, TTensor
 
-_WEIGHTED = {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0}  # channel dim
+_WEIGHTED = {"CONV_2D": 0, "DEPTHWISE_CONV_2D": 3, "FULLY_CONNECTED": 0, "TRANSPOSE_CONV": 0}
+# (data, weights, bias) input positions; TRANSPOSE_CONV takes (output_shape, weights, input, bias)
+_OPERANDS = {"TRANSPOSE_CONV": (2, 1, 3)}
 # ops whose int8 kernel takes any input/output parameters (it requantizes internally)
 _REQUANT = {
     "ADD",
@@ -127,8 +129,11 @@ def _retarget(g: TGraph, op: TOp, out: TTensor, quants: list[TOp]) -> None:
 
 
 def _weighted(g: TGraph, op: TOp) -> bool:
-    x = _dq_source(g, op.inputs[0])
-    w_t = op.inputs[1]
+    xi, wi, bi = _OPERANDS.get(op.op, (0, 1, 2))
+    if op.op == "TRANSPOSE_CONV" and (op.inputs[0] is None or not op.inputs[0].is_const):
+        return False
+    x = _dq_source(g, op.inputs[xi])
+    w_t = op.inputs[wi]
     if x is None or w_t is None or w_t.producer is None or w_t.producer.op != "DEQUANTIZE":
         return False
     w = w_t.producer.inputs[0]
@@ -147,7 +152,7 @@ def _weighted(g: TGraph, op: TOp) -> bool:
     out, quants = q
     s_in = _per_tensor(x.quant)[0]
     s_w = np.asarray(scales if len(scales) > 1 else scales * n_out, np.float64)
-    b_t = op.inputs[2] if len(op.inputs) > 2 else None
+    b_t = op.inputs[bi] if len(op.inputs) > bi else None
     if b_t is not None and not b_t.is_const:
         return False
     bias = b_t.data.astype(np.float64) if b_t is not None else np.zeros(n_out)
@@ -159,10 +164,10 @@ def _weighted(g: TGraph, op: TOp) -> bool:
         (b_t.name if b_t is not None else op.outputs[0].name) + "/int32", bq.astype(np.int32)
     )
     bt.quant = dict(scale=[float(v) for v in bscale], zero_point=[0] * n_out, quantized_dimension=0)
-    g.set_input(op, 0, x)
-    g.set_input(op, 1, w)
-    if len(op.inputs) > 2:
-        g.set_input(op, 2, bt)
+    g.set_input(op, xi, x)
+    g.set_input(op, wi, w)
+    if len(op.inputs) > bi:
+        g.set_input(op, bi, bt)
     else:
         op.inputs.append(bt)
         bt.users.append(op)
