@@ -462,6 +462,39 @@ static int shared_model_phase(const char *name, const wick_model *model, int num
   return failures;
 }
 
+/* Worker stacks (512 KiB each) count against memory_limit_bytes. */
+static int thread_memory_cap(const wick_model *model) {
+  int failures = 0;
+  struct {
+    int threads;
+    size_t limit;
+    wick_status want;
+  } cases[] = {{1, 600 << 10, WICK_OK},
+               {3, 600 << 10, WICK_ERR_OUT_OF_MEMORY},
+               {3, 4 << 20, WICK_OK}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    wick_interpreter_options o = wick_interpreter_options_default();
+    o.num_threads = cases[i].threads;
+    o.memory_limit_bytes = cases[i].limit;
+    wick_error_info err;
+    wick_interpreter *it;
+    wick_status st = wick_interpreter_create(model, NULL, &o, &err, &it);
+    if (st != cases[i].want ||
+        (st == WICK_ERR_OUT_OF_MEMORY && strstr(err.message, "threads") == NULL)) {
+      fprintf(stderr, "%d threads under a %zu-byte cap: status %d (\"%s\"), want %d\n",
+              cases[i].threads, cases[i].limit, (int)st, err.message, (int)cases[i].want);
+      failures++;
+    }
+    if (st == WICK_OK) {
+      fill_inputs(it);
+      if (wick_interpreter_invoke(it) != WICK_OK) failures++;
+      wick_interpreter_destroy(it);
+    }
+  }
+  printf("thread stacks under the memory cap: %d failures\n", failures);
+  return failures;
+}
+
 /* ---------------------------------------------------------------- phase 3: one giant op */
 
 typedef struct giant_job {
@@ -563,6 +596,7 @@ int main(void) {
   }
   failures += shared_model_phase("demo chain", model, 1, 50, 1);
   failures += shared_model_phase("demo chain", model, 2, 50, 1);
+  failures += thread_memory_cap(model);
   wick_model_destroy(model);
   free(chain);
   net = conv_net(&size);
