@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/reference/movement.h"
 #include "kernels/reference/reference.h"
 
 #define WICK_KERNEL_API __attribute__((visibility("hidden")))
@@ -175,6 +176,15 @@ WICK_KERNEL_API void wick_f32_gemm_pack_kn(size_t n, size_t k, size_t nr, const 
  * (NULL: zeros) into ceil(c/cr) blocks of (taps + 1) * cr floats. */
 WICK_KERNEL_API void wick_f32_dwconv_pack(size_t c, size_t cr, size_t taps, const float *w,
                                           const float *bias, float *packed);
+
+/* ---- transposes (transpose.c, portable) ---- */
+
+/* True when the (simplified) plan's two innermost dimensions swap: source
+ * contiguous along the second-to-last, destination along the last. */
+WICK_KERNEL_API bool wick_strided_copy_is_transpose(const wick_copy_plan *p);
+/* wick_strided_copy__reference for such plans, in blocked 2-D tiles. */
+WICK_KERNEL_API void wick_strided_copy_transpose(size_t esize, const wick_copy_plan *p,
+                                                 const void *src, void *dst);
 
 /* ---- elementwise drivers (elementwise_driver.c) ---- */
 

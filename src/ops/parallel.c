@@ -48,6 +48,7 @@ wick_status wick_parallel_rows(const wick_op_ctx *ctx, int32_t batch, int32_t ou
 
 typedef struct copy_job {
   size_t esize;
+  bool transpose; /* the blocked 2-D transpose kernel (src/kernels/transpose.c) */
   const wick_copy_plan *plan;
   const void *src;
   void *dst;
@@ -60,7 +61,10 @@ static void copy_range(void *arg, size_t begin, size_t end, size_t thread) {
   p.dims[0] = (int64_t)(end - begin);
   p.src_offset += (int64_t)begin * p.src_strides[0];
   p.dst_offset += (int64_t)begin * p.dst_strides[0];
-  wick_strided_copy__reference(j->esize, &p, j->src, j->dst);
+  if (j->transpose)
+    wick_strided_copy_transpose(j->esize, &p, j->src, j->dst);
+  else
+    wick_strided_copy__reference(j->esize, &p, j->src, j->dst);
 }
 
 wick_status wick_parallel_strided_copy(const wick_op_ctx *ctx, size_t esize,
@@ -78,6 +82,8 @@ wick_status wick_parallel_strided_copy(const wick_op_ctx *ctx, size_t esize,
       break;
     }
   }
-  copy_job j = {esize, plan, src, dst};
+  copy_job j = {esize,
+                !wick_op_force_reference(ctx) && wick_strided_copy_is_transpose(plan), plan,
+                src, dst};
   return wick_parallel_range(ctx, (size_t)plan->dims[0], per_slice, copy_range, &j);
 }

@@ -704,6 +704,66 @@ static void test_pools(const wick_f32_kernels *kern) {
          failures == before ? "ok" : "FAILED");
 }
 
+/* The blocked 2-D transpose (portable): byte-identical to the reference
+ * strided copy on the layout permutations of the benchmark models, for every
+ * element size, including a split of the outermost dimension (threads). */
+static void test_transpose(void) {
+  static const int32_t shapes[][6] = {
+      /* rank, dims..., then perm below */
+      {5, 1, 28, 28, 2, 58}, {4, 1, 3, 24, 22}, {4, 1, 24, 22, 3}, {3, 197, 3, 64},
+      {2, 5, 7},             {3, 17, 1, 33},    {4, 2, 3, 5, 7}};
+  static const int32_t perms[][5] = {{0, 1, 2, 4, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {1, 0, 2},
+                                     {1, 0},          {2, 1, 0},    {3, 1, 0, 2}};
+  static const size_t esizes[] = {1, 2, 4, 8};
+  int before = failures, transposes = 0;
+  for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
+    for (size_t e = 0; e < 4; e++) {
+      const int32_t rank = shapes[t][0];
+      const int32_t *dims = &shapes[t][1];
+      wick_copy_plan plan;
+      memset(&plan, 0, sizeof plan);
+      plan.rank = rank;
+      int64_t in_strides[6], s = 1, n = 1;
+      for (int32_t i = rank - 1; i >= 0; i--) in_strides[i] = s, s *= dims[i];
+      for (int32_t i = 0; i < rank; i++) {
+        plan.dims[i] = dims[perms[t][i]];
+        plan.src_strides[i] = in_strides[perms[t][i]];
+        n *= dims[i];
+      }
+      wick_copy_plan_dense_dst(&plan);
+      wick_copy_plan_simplify(&plan);
+      if (!wick_strided_copy_is_transpose(&plan)) continue;
+      transposes++;
+      size_t bytes = (size_t)n * esizes[e];
+      uint8_t *in = malloc(bytes), *got = malloc(bytes + 1), *ref = malloc(bytes);
+      for (size_t i = 0; i < bytes; i++) in[i] = (uint8_t)(i * 2654435761u >> 13);
+      got[bytes] = 0xA5;
+      wick_strided_copy__reference(esizes[e], &plan, in, ref);
+      /* two ranges of the outermost dimension, as parallel.c splits it */
+      wick_copy_plan lo = plan, hi = plan;
+      lo.dims[0] = plan.dims[0] / 2;
+      hi.dims[0] = plan.dims[0] - lo.dims[0];
+      hi.src_offset += lo.dims[0] * plan.src_strides[0];
+      hi.dst_offset += lo.dims[0] * plan.dst_strides[0];
+      if (lo.dims[0] > 0) wick_strided_copy_transpose(esizes[e], &lo, in, got);
+      wick_strided_copy_transpose(esizes[e], &hi, in, got);
+      checks++;
+      if (memcmp(got, ref, bytes) != 0 || got[bytes] != 0xA5) {
+        failures++;
+        fprintf(stderr, "FAIL transpose case %zu esize %zu differs from the reference\n", t,
+                esizes[e]);
+      }
+      free(in), free(got), free(ref);
+    }
+  checks++;
+  if (transposes < 20) {
+    failures++;
+    fprintf(stderr, "FAIL only %d transpose plans took the blocked path\n", transposes);
+  }
+  printf("transpose (blocked 2-D, %d plans): %s\n", transposes,
+         failures == before ? "ok" : "FAILED");
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -730,6 +790,7 @@ int main(void) {
     fprintf(stderr, "FAIL: AArch64 host but the NEON kernels were not selected\n");
   }
 #endif
+  test_transpose();
   static const char *isas[] = {"avx512", "avx2", "neon"};
   for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
     const wick_f32_kernels *kern = wick_f32_kernels_for_isa(isas[i]);
