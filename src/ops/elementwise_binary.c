@@ -20,6 +20,7 @@
 #include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct binary_data {
@@ -133,10 +134,9 @@ static wick_status arith_invoke(wick_op_ctx *ctx) {
                  op == WICK_BINARY_FLOOR_MOD;
   switch (a->type) {
     case WICK_DTYPE_FLOAT32:
-      if (d->fast) {
-        wick_f32_binary_run(d->fast, &d->plan, a->data, b->data, o->data, lo, hi);
-        return WICK_OK;
-      }
+      if (d->fast)
+        return wick_parallel_f32_binary(ctx, d->fast, &d->plan, a->data, b->data, o->data, lo,
+                                        hi);
       wick_f32_binary__reference(op, &d->bc, a->data, b->data, o->data, lo, hi);
       return WICK_OK;
     case WICK_DTYPE_INT32:

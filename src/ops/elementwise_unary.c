@@ -25,6 +25,7 @@
 #include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 enum {
@@ -147,7 +148,7 @@ static wick_status unary_invoke(wick_op_ctx *ctx) {
     case WICK_DTYPE_FLOAT32:
       if (ctx->node->user_data) {
         const wick_f32_unary_fn *fn = ctx->node->user_data;
-        (*fn)((size_t)n, in->data, out->data);
+        return wick_parallel_f32_unary(ctx, *fn, (size_t)n, in->data, out->data);
       } else {
         wick_f32_unary__reference(e->op, n, in->data, out->data);
       }

@@ -87,3 +87,68 @@ wick_status wick_parallel_strided_copy(const wick_op_ctx *ctx, size_t esize,
                 src, dst};
   return wick_parallel_range(ctx, (size_t)plan->dims[0], per_slice, copy_range, &j);
 }
+
+/* ---- elementwise ---- */
+
+#define CHUNK 4096 /* elements per unit: a multiple of every vector width */
+#define ELEMENTWISE_WORK_PER_ELEMENT 16
+
+typedef struct unary_job {
+  wick_f32_unary_fn fn;
+  size_t n;
+  const float *in;
+  float *out;
+} unary_job;
+
+static void unary_range(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const unary_job *j = arg;
+  size_t e0 = begin * CHUNK, e1 = end * CHUNK < j->n ? end * CHUNK : j->n;
+  j->fn(e1 - e0, j->in + e0, j->out + e0);
+}
+
+wick_status wick_parallel_f32_unary(const wick_op_ctx *ctx, wick_f32_unary_fn fn, size_t n,
+                                    const float *in, float *out) {
+  if (n == 0) return WICK_OK;
+  unary_job j = {fn, n, in, out};
+  return wick_parallel_range(ctx, n / CHUNK + (n % CHUNK != 0),
+                             (uint64_t)CHUNK * ELEMENTWISE_WORK_PER_ELEMENT, unary_range, &j);
+}
+
+typedef struct binary_job {
+  wick_f32_binary_fn fn;
+  const wick_f32_binary_plan *p;
+  const float *a, *b;
+  float *out;
+  float lo, hi;
+  size_t chunks; /* per inner row */
+} binary_job;
+
+/* Units are (row, chunk of the row's `inner` elements). */
+static void binary_range(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const binary_job *j = arg;
+  const wick_f32_binary_plan *p = j->p;
+  const size_t inner = p->dims[2];
+  for (size_t u = begin; u < end; u++) {
+    size_t row = u / j->chunks, c0 = u % j->chunks * CHUNK;
+    size_t len = inner - c0 < CHUNK ? inner - c0 : CHUNK;
+    size_t i = row / p->dims[1], k = row % p->dims[1];
+    size_t ia = i * p->a_strides[0] + k * p->a_strides[1];
+    size_t ib = i * p->b_strides[0] + k * p->b_strides[1];
+    /* A scalar operand (VS: b, SV: a) is read from its pointer: no chunk offset. */
+    if (p->form != WICK_F32_SV) ia += c0;
+    if (p->form != WICK_F32_VS) ib += c0;
+    j->fn(len, j->a + ia, j->b + ib, j->out + row * inner + c0, j->lo, j->hi);
+  }
+}
+
+wick_status wick_parallel_f32_binary(const wick_op_ctx *ctx, const wick_f32_binary_fn forms[3],
+                                     const wick_f32_binary_plan *plan, const float *a,
+                                     const float *b, float *out, float lo, float hi) {
+  size_t rows = plan->dims[0] * plan->dims[1], inner = plan->dims[2];
+  if (rows == 0 || inner == 0) return WICK_OK;
+  binary_job j = {forms[plan->form], plan, a, b, out, lo, hi, inner / CHUNK + (inner % CHUNK != 0)};
+  uint64_t work = (uint64_t)(inner < CHUNK ? inner : CHUNK) * ELEMENTWISE_WORK_PER_ELEMENT;
+  return wick_parallel_range(ctx, rows * j.chunks, work, binary_range, &j);
+}

@@ -12,7 +12,8 @@
  *     and that output row. Kernels compute each output row from the shape's
  *     columns and channels only, so results do not depend on the split.
  *   - strided copies (TRANSPOSE, SLICE, TILE, ...) split the copy plan's
- *     outermost dimension.
+ *     outermost dimension;
+ *   - elementwise kernels split their elements (64-aligned chunks).
  * Every split depends on the shape alone, never on the thread count.
  */
 #ifndef WICK_OPS_PARALLEL_H
@@ -31,6 +32,17 @@ struct wick_copy_plan;
 WICK_INTERNAL wick_status wick_parallel_strided_copy(const wick_op_ctx *ctx, size_t esize,
                                                      const struct wick_copy_plan *plan,
                                                      const void *src, void *dst);
+
+/* Elementwise float kernels (kernels.h) split over the threads in chunks
+ * that start at multiples of 64 elements, so every element runs the same
+ * vector code as in one call. */
+WICK_INTERNAL wick_status wick_parallel_f32_unary(const wick_op_ctx *ctx, wick_f32_unary_fn fn,
+                                                  size_t n, const float *in, float *out);
+WICK_INTERNAL wick_status wick_parallel_f32_binary(const wick_op_ctx *ctx,
+                                                   const wick_f32_binary_fn forms[3],
+                                                   const wick_f32_binary_plan *plan,
+                                                   const float *a, const float *b, float *out,
+                                                   float lo, float hi);
 
 /* Rows [y0, y1) of image n. */
 typedef void (*wick_rows_fn)(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread);

@@ -82,15 +82,29 @@ static wick_status reduce_prepare(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 
+typedef struct sum_job {
+  const reduce_data *d;
+  float scale;
+  const float *in;
+  float *out;
+} sum_job;
+
+static void sum_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const sum_job *j = arg;
+  j->d->sum_mid(j->d->mid, j->d->inner, j->scale, j->in, j->out, begin, end);
+}
+
 static wick_status reduce_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_reduce_invoke_quantized(ctx);
   const reduce_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0);
   if (d->sum_mid) {
     const bool mean = ctx->node->op->builtin == WICK_BUILTIN_MEAN;
-    d->sum_mid(d->mid, d->inner, mean ? 1.0f / (float)d->mid : 1.0f, in->data,
-               wick_op_output(ctx, 0)->data, 0, d->outer);
-    return WICK_OK;
+    /* Outer slices split over the threads; each output's sum keeps its order. */
+    sum_job j = {d, mean ? 1.0f / (float)d->mid : 1.0f, in->data, wick_op_output(ctx, 0)->data};
+    return wick_parallel_range(ctx, d->outer, (uint64_t)d->mid * (uint64_t)d->inner, sum_rows,
+                               &j);
   }
   wick_reduce__reference(reduce_op(ctx->node->op->builtin), in->type, in->rank, in->dims,
                          d->reduced, in->data, wick_op_output(ctx, 0)->data);

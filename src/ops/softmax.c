@@ -23,6 +23,21 @@ static wick_status softmax_prepare(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
 }
 
+/* Rows [begin, end), each normalized on its own (split over the threads). */
+typedef struct softmax_job {
+  const wick_f32_kernels *kern;
+  size_t cols;
+  float beta;
+  const float *in;
+  float *out;
+} softmax_job;
+
+static void softmax_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const softmax_job *j = arg;
+  j->kern->softmax(j->cols, j->beta, j->in, j->out, begin, end);
+}
+
 static wick_status softmax_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_activation_invoke_quantized(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
@@ -30,9 +45,9 @@ static wick_status softmax_invoke(wick_op_ctx *ctx) {
   int64_t rows = cols ? wick_tensor_elements(in) / cols : 0;
   const wick_f32_kernels *kern = ctx->node->user_data;
   if (kern != NULL) {
-    kern->softmax((size_t)cols, ctx->params->beta, in->data, wick_op_output(ctx, 0)->data, 0,
-                  (size_t)rows);
-    return WICK_OK;
+    softmax_job j = {kern, (size_t)cols, ctx->params->beta, in->data,
+                     wick_op_output(ctx, 0)->data};
+    return wick_parallel_range(ctx, (size_t)rows, (uint64_t)cols * 16, softmax_rows, &j);
   }
   wick_f32_softmax__reference(rows, cols, ctx->params->beta, in->data,
                               wick_op_output(ctx, 0)->data);

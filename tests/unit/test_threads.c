@@ -105,7 +105,8 @@ static tm_node *pool_opts(tm_builder *b, int padding, int stride, int k) {
  *   q x q2[4,96,80] -BATCH_MATMUL-> bm2                  (run-time rhs: packed at invoke)
  *   c2 -PAD H,W by 1-> pd[2,42,42,48];  c1, c2 -CONCATENATION(axis 3)-> cc[2,40,40,80]
  *   c2 -TRANSPOSE(0,3,1,2)-> tr[2,48,40,40]
- * Outputs d2, f, gc, bm, bm2, pd, cc, tr. */
+ *   c2 -LOGISTIC-> lg -ADD c2-> ad -MUL chan[48]-> ml[2,40,40,48]   (elementwise kernels)
+ * Outputs d2, f, gc, bm, bm2, pd, cc, tr, ml. */
 static uint8_t *conv_net(size_t *size_out) {
   tm_builder *b = tm_new();
   tm_graph g;
@@ -147,6 +148,8 @@ static uint8_t *conv_net(size_t *size_out) {
   int32_t cc = tm_g_tensor(&g, "cc", TM_F32, s_cc, 4);
   int32_t tperm = tm_g_const(&g, "perm", TM_I32, s_4, 1, perm, sizeof perm, NULL);
   int32_t tr = tm_g_tensor(&g, "tr", TM_F32, s_tr, 4);
+  int32_t lg = tm_g_tensor(&g, "lg", TM_F32, s_c2, 4), ad = tm_g_tensor(&g, "ad", TM_F32, s_c2, 4);
+  int32_t chan = g_const_rand(&g, "chan", s_48, 1, 12), ml = tm_g_tensor(&g, "ml", TM_F32, s_c2, 4);
 
   { int32_t in[3] = {x, w1, b1}, out[1] = {c1}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 0, 1, 1)); }
   { int32_t in[3] = {c1, dw, db}, out[1] = {d1}; tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 1)); }
@@ -192,8 +195,24 @@ static uint8_t *conv_net(size_t *size_out) {
     int32_t in[2] = {c2, tperm}, out[1] = {tr};
     tm_g_op(&g, 39, in, 2, out, 1, 26, tm_table(b));
   }
-  int32_t gin[3] = {x, q, q2}, gout[8] = {d2, f, gc, bm, bm2, pd, cc, tr};
-  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 3, gout, 8, g.ops, g.nops);
+  { /* LOGISTIC (no options), ADD: AddOptions type 11, MUL: MulOptions type 21 */
+    int32_t in[1] = {c2}, out[1] = {lg};
+    tm_g_op(&g, 14, in, 1, out, 1, 0, NULL);
+  }
+  {
+    tm_node *o = tm_table(b);
+    tm_i8(o, 0, 0);
+    int32_t in[2] = {lg, c2}, out[1] = {ad};
+    tm_g_op(&g, 0, in, 2, out, 1, 11, o);
+  }
+  {
+    tm_node *o = tm_table(b);
+    tm_i8(o, 0, 0);
+    int32_t in[2] = {ad, chan}, out[1] = {ml};
+    tm_g_op(&g, 18, in, 2, out, 1, 21, o);
+  }
+  int32_t gin[3] = {x, q, q2}, gout[9] = {d2, f, gc, bm, bm2, pd, cc, tr, ml};
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 3, gout, 9, g.ops, g.nops);
   tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
   uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
   tm_free(b);
