@@ -208,6 +208,18 @@ WICK_KERNEL_API bool wick_f32_reduce_plan_make(int32_t rank, const int32_t *dims
                                                const bool *reduced, size_t *outer, size_t *mid,
                                                size_t *inner);
 
+/* ---- comparisons, boolean reductions, select (logical.c, portable) ---- */
+
+/* out = a op b (float comparisons) over a binary plan; false for logical ops. */
+WICK_KERNEL_API bool wick_f32_compare_plan(wick_compare_op op, const wick_f32_binary_plan *p,
+                                           const float *a, const float *b, bool *out);
+/* REDUCE_ANY (is_any) / REDUCE_ALL of the middle axis of [outer, mid, inner] bools. */
+WICK_KERNEL_API void wick_bool_reduce_mid(bool is_any, size_t outer, size_t mid, size_t inner,
+                                          const bool *in, bool *out);
+/* wick_select__reference walking rows (a per-row condition copies whole rows). */
+WICK_KERNEL_API void wick_select_rows(size_t esize, const wick_select_shape *s, const bool *cond,
+                                      const void *x, const void *y, void *out);
+
 /* ---- drivers (gemm_driver.c) ---- */
 
 /* What runs on each finished output tile after the clamp (graph-level

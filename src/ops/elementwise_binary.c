@@ -26,6 +26,7 @@
 typedef struct binary_data {
   wick_broadcast bc;
   const wick_f32_binary_fn *fast; /* the op's three kernel forms, or NULL: reference */
+  bool compare_rows;              /* comparisons: run wick_f32_compare_plan on `plan` */
   wick_f32_binary_plan plan;
 } binary_data;
 
@@ -100,6 +101,7 @@ static wick_status arith_prepare(wick_op_ctx *ctx) {
   WICK_TRY(prepare_broadcast(ctx, t, true));
   binary_data *d = ctx->node->user_data;
   d->fast = NULL;
+  d->compare_rows = false;
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
   int kind = vector_kind(builtin);
   if (t == WICK_DTYPE_FLOAT32 && kern != NULL && kind >= 0 && kern->binary[kind][0] != NULL &&
@@ -201,12 +203,22 @@ static wick_status compare_prepare(wick_op_ctx *ctx) {
                               a->info->quant.count == 0),
                          "input type %s is not supported", wick_dtype_name(t));
   }
-  return prepare_broadcast(ctx, WICK_DTYPE_BOOL, true);
+  WICK_TRY(prepare_broadcast(ctx, WICK_DTYPE_BOOL, true));
+  binary_data *d = ctx->node->user_data;
+  d->fast = NULL;
+  /* float comparisons walk rows of the collapsed broadcast (src/kernels/logical.c) */
+  d->compare_rows = t == WICK_DTYPE_FLOAT32 && !logical && !wick_op_force_reference(ctx) &&
+                    wick_f32_binary_plan_make(&d->bc, &d->plan);
+  return WICK_OK;
 }
 
 static wick_status compare_invoke(wick_op_ctx *ctx) {
   const binary_data *d = ctx->node->user_data;
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
+  if (d->compare_rows &&
+      wick_f32_compare_plan(compare_op(ctx->node->op->builtin), &d->plan, a->data, b->data,
+                            o->data))
+    return WICK_OK;
   wick_compare__reference(compare_op(ctx->node->op->builtin), a->type, &d->bc, a->data, b->data,
                           o->data);
   return WICK_OK;

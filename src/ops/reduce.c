@@ -19,6 +19,7 @@
 typedef struct reduce_data {
   bool reduced[WICK_MAX_RANK];
   wick_f32_sum_mid_fn sum_mid; /* NULL: reference */
+  bool bool_rows;              /* REDUCE_ANY / REDUCE_ALL over one run of axes (logical.c) */
   size_t outer, mid, inner;
 } reduce_data;
 
@@ -74,6 +75,9 @@ static wick_status reduce_prepare(wick_op_ctx *ctx) {
   ctx->node->user_data = d;
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
   d->sum_mid = NULL;
+  d->bool_rows = logical && !wick_op_force_reference(ctx) &&
+                 wick_f32_reduce_plan_make(in->rank, in->dims, d->reduced, &d->outer, &d->mid,
+                                           &d->inner);
   if (kern != NULL && in->type == WICK_DTYPE_FLOAT32 &&
       (op == WICK_REDUCE_SUM || op == WICK_REDUCE_MEAN) &&
       wick_f32_reduce_plan_make(in->rank, in->dims, d->reduced, &d->outer, &d->mid, &d->inner) &&
@@ -99,6 +103,11 @@ static wick_status reduce_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_reduce_invoke_quantized(ctx);
   const reduce_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0);
+  if (d->bool_rows) {
+    wick_bool_reduce_mid(ctx->node->op->builtin == WICK_BUILTIN_REDUCE_ANY, d->outer, d->mid,
+                         d->inner, in->data, wick_op_output(ctx, 0)->data);
+    return WICK_OK;
+  }
   if (d->sum_mid) {
     const bool mean = ctx->node->op->builtin == WICK_BUILTIN_MEAN;
     /* Outer slices split over the threads; each output's sum keeps its order. */

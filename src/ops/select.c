@@ -65,6 +65,10 @@ static wick_status select_invoke(wick_op_ctx *ctx) {
   wick_tensor *cond = wick_op_input(ctx, 0), *x = wick_op_input(ctx, 1);
   wick_tensor *y = wick_op_input(ctx, 2), *out = wick_op_output(ctx, 0);
   if (out->bytes == 0) return WICK_OK;
+  if (!wick_op_force_reference(ctx)) { /* row-wise walk, same copies (src/kernels/logical.c) */
+    wick_select_rows(wick_dtype_size(x->type), s, cond->data, x->data, y->data, out->data);
+    return WICK_OK;
+  }
   wick_select__reference(wick_dtype_size(x->type), s, cond->data, x->data, y->data, out->data);
   return WICK_OK;
 }

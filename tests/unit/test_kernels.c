@@ -764,6 +764,99 @@ static void test_transpose(void) {
          failures == before ? "ok" : "FAILED");
 }
 
+/* Comparisons, REDUCE_ANY/ALL and SELECT row walks (portable, logical.c):
+ * identical to the reference on broadcast shapes, NaN included. */
+static void test_logical(void) {
+  int before = failures;
+  static const int32_t shapes[][2][5] = {
+      {{4, 1, 3, 17, 17}, {0}},             {{4, 1, 3, 17, 17}, {4, 1, 3, 17, 17}},
+      {{3, 4, 7, 33}, {3, 4, 7, 1}},        {{1, 1}, {2, 7, 3}},
+      {{3, 3, 1, 5}, {3, 1, 4, 1}}};
+  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+    wick_broadcast bc;
+    make_broadcast(&bc, shapes[sh][0][0], &shapes[sh][0][1], shapes[sh][1][0], &shapes[sh][1][1]);
+    wick_f32_binary_plan plan;
+    if (!wick_f32_binary_plan_make(&bc, &plan)) continue;
+    size_t na = 1, nb = 1, no = 1;
+    for (int32_t i = 0; i < shapes[sh][0][0]; i++) na *= (size_t)shapes[sh][0][1 + i];
+    for (int32_t i = 0; i < shapes[sh][1][0]; i++) nb *= (size_t)shapes[sh][1][1 + i];
+    for (int32_t i = 0; i < bc.rank; i++) no *= (size_t)bc.dims[i];
+    float *a = malloc(na * sizeof(float)), *b = malloc(nb * sizeof(float));
+    bool *got = malloc(no), *ref = malloc(no);
+    for (size_t i = 0; i < na; i++) a[i] = (float)(int)(special_rand() / 3.0f);
+    for (size_t i = 0; i < nb; i++) b[i] = (float)(int)(special_rand() / 3.0f);
+    for (int op = WICK_COMPARE_EQUAL; op <= WICK_COMPARE_GREATER_EQUAL; op++) {
+      wick_compare__reference((wick_compare_op)op, WICK_DTYPE_FLOAT32, &bc, a, b, ref);
+      checks++;
+      if (!wick_f32_compare_plan((wick_compare_op)op, &plan, a, b, got) ||
+          memcmp(got, ref, no) != 0) {
+        failures++;
+        fprintf(stderr, "FAIL compare op %d shape %zu differs from the reference\n", op, sh);
+      }
+    }
+    free(a), free(b), free(got), free(ref);
+  }
+  /* REDUCE_ANY / REDUCE_ALL over contiguous axes, mostly-false and mostly-true inputs */
+  static const int32_t rdims[][4] = {{1, 3, 197, 197}, {2, 5, 1, 7}, {3, 4, 5, 6}, {1, 1, 1, 9}};
+  for (size_t t = 0; t < 4; t++)
+    for (int dense = 0; dense <= 1; dense++)
+      for (int is_any = 0; is_any <= 1; is_any++) {
+        const int32_t *d = rdims[t];
+        bool reduced[4] = {false, false, t % 2 == 0, true};
+        size_t outer, mid, inner, n = (size_t)d[0] * d[1] * d[2] * d[3];
+        if (!wick_f32_reduce_plan_make(4, d, reduced, &outer, &mid, &inner)) continue;
+        bool *in = malloc(n), *got = malloc(outer * inner), *ref = malloc(outer * inner);
+        for (size_t i = 0; i < n; i++) in[i] = dense ? frand() > -0.995f : frand() > 0.995f;
+        wick_reduce__reference(is_any ? WICK_REDUCE_ANY : WICK_REDUCE_ALL, WICK_DTYPE_BOOL, 4, d,
+                               reduced, in, ref);
+        wick_bool_reduce_mid(is_any, outer, mid, inner, in, got);
+        checks++;
+        if (memcmp(got, ref, outer * inner) != 0) {
+          failures++;
+          fprintf(stderr, "FAIL reduce %s shape %zu differs from the reference\n",
+                  is_any ? "any" : "all", t);
+        }
+        free(in), free(got), free(ref);
+      }
+  /* SELECT rows: condition per row, per element, scalar; x/y full or broadcast */
+  static const int32_t sel[][3][4] = {
+      /* dims of cond, x, y (rank 4) */
+      {{1, 3, 197, 1}, {1, 3, 197, 197}, {1, 3, 197, 197}},
+      {{1, 3, 5, 7}, {1, 3, 5, 7}, {1, 1, 1, 7}},
+      {{1, 1, 1, 1}, {2, 3, 4, 5}, {2, 3, 4, 5}},
+      {{2, 1, 4, 1}, {2, 3, 4, 5}, {1, 1, 1, 1}}};
+  for (size_t t = 0; t < 4; t++)
+    for (size_t esize = 1; esize <= 8; esize *= 2) {
+      wick_select_shape ss;
+      memset(&ss, 0, sizeof ss);
+      ss.rank = 4;
+      int64_t sc = 1, sx = 1, sy = 1, total = 1;
+      for (int32_t k = 3; k >= 0; k--) {
+        int32_t dc = sel[t][0][k], dx = sel[t][1][k], dy = sel[t][2][k];
+        ss.dims[k] = dc > dx ? (dc > dy ? dc : dy) : (dx > dy ? dx : dy);
+        ss.cond_strides[k] = dc == 1 ? 0 : sc;
+        ss.x_strides[k] = dx == 1 ? 0 : sx;
+        ss.y_strides[k] = dy == 1 ? 0 : sy;
+        sc *= dc, sx *= dx, sy *= dy, total *= ss.dims[k];
+      }
+      bool *cond = malloc((size_t)sc);
+      uint8_t *x = malloc((size_t)sx * esize), *y = malloc((size_t)sy * esize);
+      uint8_t *got = malloc((size_t)total * esize), *ref = malloc((size_t)total * esize);
+      for (int64_t i = 0; i < sc; i++) cond[i] = frand() > 0.0f;
+      for (size_t i = 0; i < (size_t)sx * esize; i++) x[i] = (uint8_t)(i * 7 + 1);
+      for (size_t i = 0; i < (size_t)sy * esize; i++) y[i] = (uint8_t)(i * 13 + 200);
+      wick_select__reference(esize, &ss, cond, x, y, ref);
+      wick_select_rows(esize, &ss, cond, x, y, got);
+      checks++;
+      if (memcmp(got, ref, (size_t)total * esize) != 0) {
+        failures++;
+        fprintf(stderr, "FAIL select case %zu esize %zu differs from the reference\n", t, esize);
+      }
+      free(cond), free(x), free(y), free(got), free(ref);
+    }
+  printf("compare, reduce any/all, select rows: %s\n", failures == before ? "ok" : "FAILED");
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -791,6 +884,7 @@ int main(void) {
   }
 #endif
   test_transpose();
+  test_logical();
   static const char *isas[] = {"avx512", "avx2", "neon"};
   for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
     const wick_f32_kernels *kern = wick_f32_kernels_for_isa(isas[i]);

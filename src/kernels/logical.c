@@ -1,0 +1,110 @@
+/*
+ * logical.c — portable fast paths for the comparison / boolean ops around
+ * masked softmax in exported transformers (EQUAL x scalar, REDUCE_ANY over
+ * the last axis, SELECT_V2 with a per-row condition): the reference kernels
+ * recompute a broadcast index per element; these walk whole rows. Results
+ * are identical to the reference (comparisons, byte tests and copies).
+ */
+#include <string.h>
+
+#include "kernels/kernels.h"
+
+#define CMP_ROWS(EXPR)                                                                    \
+  for (size_t i = 0; i < p->dims[0]; i++)                                                 \
+    for (size_t j = 0; j < p->dims[1]; j++) {                                             \
+      const float *x = a + i * p->a_strides[0] + j * p->a_strides[1];                     \
+      const float *y = b + i * p->b_strides[0] + j * p->b_strides[1];                     \
+      bool *o = out + (i * p->dims[1] + j) * n;                                           \
+      if (p->form == WICK_F32_VV)                                                         \
+        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[k], y[k]));                         \
+      else if (p->form == WICK_F32_VS)                                                    \
+        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[k], y[0]));                         \
+      else                                                                                \
+        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[0], y[k]));                         \
+    }
+
+#define EQ(u, v) ((u) == (v))
+#define NE(u, v) ((u) != (v))
+#define LT(u, v) ((u) < (v))
+#define LE(u, v) ((u) <= (v))
+#define GT(u, v) ((u) > (v))
+#define GE(u, v) ((u) >= (v))
+
+bool wick_f32_compare_plan(wick_compare_op op, const wick_f32_binary_plan *p, const float *a,
+                           const float *b, bool *out) {
+  const size_t n = p->dims[2];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wfloat-equal"
+  switch (op) {
+    case WICK_COMPARE_EQUAL: CMP_ROWS(EQ); return true;
+    case WICK_COMPARE_NOT_EQUAL: CMP_ROWS(NE); return true;
+    case WICK_COMPARE_LESS: CMP_ROWS(LT); return true;
+    case WICK_COMPARE_LESS_EQUAL: CMP_ROWS(LE); return true;
+    case WICK_COMPARE_GREATER: CMP_ROWS(GT); return true;
+    case WICK_COMPARE_GREATER_EQUAL: CMP_ROWS(GE); return true;
+    default: return false;
+  }
+#pragma GCC diagnostic pop
+}
+
+void wick_bool_reduce_mid(bool is_any, size_t outer, size_t mid, size_t inner, const bool *in,
+                          bool *out) {
+  const uint8_t *x = (const uint8_t *)in;
+  for (size_t o = 0; o < outer; o++)
+    for (size_t i = 0; i < inner; i++) {
+      bool acc = !is_any;
+      const uint8_t *p = x + o * mid * inner + i;
+      for (size_t r = 0; r < mid; r++) {
+        if ((p[r * inner] != 0) == is_any) {
+          acc = is_any;
+          break;
+        }
+      }
+      out[o * inner + i] = acc;
+    }
+}
+
+void wick_select_rows(size_t esize, const wick_select_shape *s, const bool *cond, const void *x,
+                      const void *y, void *out) {
+  const int32_t r = s->rank;
+  const uint8_t *xb = x, *yb = y, *cb = (const uint8_t *)cond;
+  uint8_t *o = out;
+  if (r == 0) {
+    memcpy(o, cb[0] ? xb : yb, esize);
+    return;
+  }
+  for (int32_t k = 0; k < r; k++)
+    if (s->dims[k] == 0) return;
+  const int64_t n = s->dims[r - 1];
+  const int64_t cs = s->cond_strides[r - 1], xs = s->x_strides[r - 1], ys = s->y_strides[r - 1];
+  int64_t outer = 1;
+  for (int32_t k = 0; k < r - 1; k++) outer *= s->dims[k];
+  int64_t idx[WICK_MAX_RANK] = {0};
+  int64_t ci = 0, xi = 0, yi = 0;
+  const int64_t es = (int64_t)esize;
+  for (int64_t row = 0; row < outer; row++) {
+    uint8_t *dst = o + row * n * es;
+    if (cs == 0) { /* one condition for the whole row */
+      const uint8_t *src = cb[ci] ? xb + xi * es : yb + yi * es;
+      const int64_t ss = cb[ci] ? xs : ys;
+      if (ss == 1)
+        memcpy(dst, src, (size_t)(n * es));
+      else
+        for (int64_t e = 0; e < n; e++) memcpy(dst + e * es, src + e * ss * es, esize);
+    } else {
+      for (int64_t e = 0; e < n; e++)
+        memcpy(dst + e * es, cb[ci + e * cs] ? xb + (xi + e * xs) * es : yb + (yi + e * ys) * es,
+               esize);
+    }
+    for (int32_t k = r - 2; k >= 0; k--) {
+      ci += s->cond_strides[k];
+      xi += s->x_strides[k];
+      yi += s->y_strides[k];
+      if (++idx[k] < s->dims[k]) break;
+      ci -= s->cond_strides[k] * s->dims[k];
+      xi -= s->x_strides[k] * s->dims[k];
+      yi -= s->y_strides[k] * s->dims[k];
+      idx[k] = 0;
+    }
+  }
+}
