@@ -435,6 +435,7 @@ def main(argv=None) -> int:
         for peer in [p for p in peers if p in INT8_PEERS] if m.int8 else peers:
             try:
                 files.reference()
+                files.inputs()
                 if peer == "executorch":
                     files.pt2()  # lowered below, all models in one process
                 else:
