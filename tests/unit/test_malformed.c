@@ -741,10 +741,10 @@ static void shared_table_case(void) {
   m = NULL;
   /* A caller cap above the budget does not lift it; one below it binds first. */
   wick_model_options mo = wick_model_options_default();
-  mo.memory_limit_bytes = (size_t)1 << 40;
+  mo.memory_limit_bytes = SIZE_MAX; /* ((size_t)1 << 40 does not fit 32 bits) */
   st = wick_model_load_buffer(bytes, size, &mo, &err, &m);
   if (st != WICK_ERR_OUT_OF_MEMORY || !strstr(err.message, "its tables may take at most"))
-    FAIL("shared table, 1 TiB cap: expected the load budget to refuse it; got %s: %s",
+    FAIL("shared table, SIZE_MAX cap: expected the load budget to refuse it; got %s: %s",
          wick_status_string(st), st ? err.message : "");
   wick_model_destroy(m);
   m = NULL;
@@ -1168,14 +1168,14 @@ static void bug_class_cases(void) {
     free(probe);
     k.buf_offset = ((base + 7) & ~(size_t)7) + 1; /* odd: misaligned for float */
     uint8_t *model = build_knobs(&k, &size);
-    uint8_t *file = calloc(1, k.buf_offset + 16);
+    uint8_t *file = calloc(1, (size_t)k.buf_offset + 16);
     if (file == NULL) abort();
     memcpy(file, model, size);
     const float kv[4] = {10, 20, 30, 40}, x[4] = {1, 2, 3, 4};
     memcpy(file + k.buf_offset, kv, sizeof kv);
     free(model);
     float y[4] = {0};
-    expect_run_out("misaligned float constant (offset odd)", file, k.buf_offset + 16, x, sizeof x, 3,
+    expect_run_out("misaligned float constant (offset odd)", file, (size_t)k.buf_offset + 16, x, sizeof x, 3,
                WICK_OK, "", y, sizeof y);
     if (y[0] != 11 || y[1] != 22 || y[2] != 33 || y[3] != 44)
       FAIL("misaligned constant: x + k gave %g %g %g %g, want 11 22 33 44", y[0], y[1], y[2],
