@@ -40,16 +40,27 @@ class TensorSpec:
 class Signature:
     """One entry point of a converted model (a subgraph with its SignatureDef).
 
-    ``model["decode"](*inputs)`` runs it on wick's C runtime and returns a list of numpy
-    arrays, one per output, in torch.export's flattened output order.  Inputs may be numpy
-    arrays or torch tensors; with ``channels_last_io`` 4-d float inputs/outputs are NHWC."""
+    ``model["decode"](*inputs)`` runs it on wick's C runtime and returns what the module
+    returns: torch tensors in the module's output structure, constants (``None``) in place;
+    ``.run(*inputs)`` returns the flat list of numpy arrays instead (torch.export's output
+    order).  Inputs may be numpy arrays or torch tensors; with ``channels_last_io`` 4-d float
+    inputs/outputs are NHWC."""
 
-    def __init__(self, model: Model, key: str, inputs, outputs, channels_last_io: bool = False):
+    def __init__(
+        self,
+        model: Model,
+        key: str,
+        inputs,
+        outputs,
+        channels_last_io: bool = False,
+        structure=None,
+    ):
         self._model = model
         self.key = key
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.channels_last_io = channels_last_io
+        self._structure = structure  # (pytree TreeSpec, leaves) of the module's result, or None
 
     def _prepare(self, inputs) -> list[np.ndarray]:
         if len(inputs) != len(self.inputs):
@@ -63,9 +74,25 @@ class Signature:
             out.append(np.asarray(np.asarray(x, dtype=spec.dtype), order="C"))
         return out
 
-    def __call__(self, *inputs) -> list[np.ndarray]:
+    def run(self, *inputs) -> list[np.ndarray]:
+        """The file's outputs as a flat list of numpy arrays (torch.export's output order)."""
         runner = self._model._runtime_for().signature(self.key)  # (the runtime caches it)
         return list(runner(*self._prepare(inputs)))
+
+    def __call__(self, *inputs):
+        """Like the module: torch tensors in the module's output structure (a tensor, tuple,
+        list, dict, ...), constants such as ``None`` back in their places."""
+        flat = self.run(*inputs)
+        import torch
+
+        tensors = [torch.from_numpy(a) for a in flat]
+        if self._structure is None:  # (no structure recorded: a flat tuple)
+            return tensors[0] if len(tensors) == 1 else tuple(tensors)
+        from torch.utils import _pytree
+
+        spec, leaves = self._structure
+        values = [tensors[x] if kind == "tensor" else x for kind, x in leaves]
+        return _pytree.tree_unflatten(values, spec)
 
     def __repr__(self) -> str:
         ins = ", ".join(f"{s.name}:{s.dtype}{list(s.shape)}" for s in self.inputs)
@@ -77,7 +104,8 @@ class Model:
     """A converted model: the .tflite bytes plus what is needed to call it.
 
     One signature (``wick.convert(module, args)``, key ``serving_default``): ``model(*inputs)``
-    runs it, ``model.inputs`` / ``model.outputs`` describe it.  Several signatures
+    runs it and returns what the module returns (torch tensors, same structure),
+    ``model.run(*inputs)`` the flat list of numpy outputs, ``model.inputs`` / ``model.outputs`` describe it.  Several signatures
     (``wick.convert({"encode": (...), "decode": (...)})``): ``model.signatures`` lists the keys,
     ``model["decode"](*inputs)`` runs one; they share one file and one copy of their weights.
     Everything runs on wick's C runtime (``wick.runtime``); ``.export(path)`` writes the file
@@ -88,7 +116,7 @@ class Model:
     def __init__(
         self,
         tflite_bytes: bytes,
-        signatures: dict[str, tuple[list[TensorSpec], list[TensorSpec]]],
+        signatures: dict[str, tuple],  # key -> (inputs, outputs[, output structure])
         *,
         channels_last_io: bool = False,
         op_counts: dict | None = None,
@@ -103,8 +131,8 @@ class Model:
         self.scheme = "float32"  # wick.quantize: "int8", "dynamic_int8" or "fp16"
         self.reference = None  # wick.quantize(scheme="int8"): the PT2E reference module
         self._signatures = {
-            key: Signature(self, key, ins, outs, channels_last_io)
-            for key, (ins, outs) in signatures.items()
+            key: Signature(self, key, *spec[:2], channels_last_io, *spec[2:3])
+            for key, spec in signatures.items()
         }
         self._runtime = None
         self._num_threads = 1
@@ -171,8 +199,13 @@ class Model:
             self._runtime = runtime.load(self.tflite_bytes, num_threads=self._num_threads)
         return self._runtime
 
-    def __call__(self, *inputs) -> list[np.ndarray]:
+    def __call__(self, *inputs):
+        """Runs the model like the module: torch tensors in the module's output structure."""
         return self._only()(*inputs)
+
+    def run(self, *inputs) -> list[np.ndarray]:
+        """Runs the model; the outputs as a flat list of numpy arrays."""
+        return self._only().run(*inputs)
 
     # ---- reporting ---------------------------------------------------------------------------
     def summary(self) -> str:
@@ -415,7 +448,7 @@ def _convert_graph(
     module, args, kwargs, dynamic_shapes, channels_last_io, stages, label, say, weights="float32"
 ):
     """One signature through stages 1-5: export, import, ATen passes, lowering, TFLite passes.
-    Returns the TFLite-level graph (lower/tfl.py)."""
+    Returns the TFLite-level graph (lower/tfl.py) and the module's output structure."""
     from .converter.frontend import export_module, import_program
     from .converter.lower import lower_graph
     from .converter.passes.batchnorm import fold_batchnorm
@@ -461,6 +494,7 @@ def _convert_graph(
     say(f"{label}lowering {len(g.nodes)} nodes to TFLite builtins")
     tg = lower_graph(g)
     g.release_constants()  # the folded weights live on in tg only (in TFLite layout)
+    structure = (g.output_spec, list(g.output_leaves)) if g.output_spec is not None else None
     del g
     say(f"{label}layout passes on {sum(len(x.ops) for x in tg.all_graphs())} TFLite ops")
     if channels_last_io:
@@ -488,7 +522,7 @@ def _convert_graph(
         for sub in tg.all_graphs():
             compress_weights(sub, weights)
         stages.add(label + f"{weights} weights", tg)
-    return tg
+    return tg, structure
 
 
 def convert(
@@ -540,17 +574,23 @@ def _convert(specs, several, channels_last_io, description, debug_dir, say, weig
 
     stages = _Stages(debug_dir)
     graphs = []
+    structures = {}
     for key, m, a, kw, ds in specs:
         label = f"{key}: " if several else ""
-        graphs.append(
-            (key, _convert_graph(m, a, kw, ds, channels_last_io, stages, label, say, weights))
+        tg, structures[key] = _convert_graph(
+            m, a, kw, ds, channels_last_io, stages, label, say, weights
         )
+        graphs.append((key, tg))
 
     def spec_list(names, tensors):
         return [TensorSpec(n, tuple(t.shape), t.dtype) for n, t in zip(names, tensors, strict=True)]
 
     sigs = {
-        key: (spec_list(tg.input_names, tg.inputs), spec_list(tg.output_names, tg.outputs))
+        key: (
+            spec_list(tg.input_names, tg.inputs),
+            spec_list(tg.output_names, tg.outputs),
+            structures[key],
+        )
         for key, tg in graphs
     }
     counts = Counter(op.op for _, tg in graphs for sub in tg.all_graphs() for op in sub.ops)

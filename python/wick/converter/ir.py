@@ -147,6 +147,10 @@ class Graph:
     outputs: list[Value] = field(default_factory=list)
     input_names: list[str] = field(default_factory=list)
     output_names: list[str] = field(default_factory=list)
+    # the module's output structure (main graph only): torch.export's out_spec (a pytree
+    # TreeSpec) and per leaf ("tensor", index into outputs) or ("constant", value)
+    output_spec: object = None
+    output_leaves: list = field(default_factory=list)
     _counter: int = 0
 
     # ---- construction ----------------------------------------------------------------------

@@ -23,7 +23,7 @@ def test_cat_of_empty_tensors_converts_and_matches():
         pytest.skip("wick runtime not built")
     with torch.no_grad():
         ref = [r.numpy() for r in EmptyThenFull()(x)]
-    got = model(x.numpy())
+    got = model.run(x.numpy())
     assert len(got) == len(ref)
     for g, r in zip(got, ref, strict=True):
         assert g.shape == r.shape

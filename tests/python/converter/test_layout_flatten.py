@@ -43,7 +43,7 @@ def _convert_and_compare(module, x, *, channels_last_io=False):
         feed = np.ascontiguousarray(np.transpose(feed, (0, 2, 3, 1)))
     results = {
         "litert": run_litert(model.tflite_bytes, [feed], [s.name for s in model.inputs]),
-        "wick": model(feed),
+        "wick": model.run(feed),
     }
     for runtime, got in results.items():
         assert len(got) == len(ref), runtime

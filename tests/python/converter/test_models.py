@@ -179,7 +179,7 @@ def test_wick_runtime_resnet18():
     m = _randomize_bn(torchvision.models.resnet18(weights=None))
     x = torch.randn(1, 3, 64, 64)
     model = wick.convert(m, (x,))
-    got = model(x)[0]
+    got = model.run(x)[0]
     with torch.no_grad():
         ref = to_numpy(m(x))
     scale = max(1.0, float(np.abs(ref).max()))

@@ -459,7 +459,7 @@ def test_cond_both_branches():
         got = run_litert(model.tflite_bytes, [x.numpy()], [s.name for s in model.inputs])[0]
         np.testing.assert_allclose(got, ref, atol=1e-5)
         if _wick_runtime() is not None:
-            np.testing.assert_allclose(model(x.numpy())[0], ref, atol=1e-5)
+            np.testing.assert_allclose(model.run(x.numpy())[0], ref, atol=1e-5)
 
 
 class _While(nn.Module):
@@ -490,7 +490,7 @@ def test_while_loop():
         assert int(got[0]) == k
         np.testing.assert_allclose(got[1], ref[1].detach().numpy(), atol=1e-5)
         if _wick_runtime() is not None:
-            mine = model(x.numpy(), n.numpy())
+            mine = model.run(x.numpy(), n.numpy())
             assert int(mine[0]) == k
             np.testing.assert_allclose(mine[1], ref[1].detach().numpy(), atol=1e-5)
 
@@ -560,7 +560,7 @@ def test_op_wick(mod, inputs, tol):
 
         ref = [to_numpy(t) for t in flat_outputs(mod(*args))]
     try:
-        got = model(*[to_numpy(a) for a in args])
+        got = model.run(*[to_numpy(a) for a in args])
     except runtime.WickError as e:
         if e.status in ("unsupported operator",):
             pytest.skip(f"wick runtime: {e}")

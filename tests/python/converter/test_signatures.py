@@ -56,7 +56,7 @@ def _check_everywhere(model: wick.Model, key: str, fn, *inputs):
     """Signature `key` of `model` on wick and on LiteRT against eager `fn(*inputs)`."""
     with torch.no_grad():
         ref = flat_outputs(fn(*inputs))
-    _close(model[key](*inputs), ref, f"{key} on wick")
+    _close(model[key].run(*inputs), ref, f"{key} on wick")
     _close(_litert(model.tflite_bytes, key, model[key], inputs), ref, f"{key} on LiteRT")
     return ref
 
@@ -242,7 +242,7 @@ def test_prefill_decode_with_kv_state():
             ref = m.decode(tok, p, k_ref, v_ref)
         for name, (k, v) in state.items():
             if name == "wick":
-                got = model["decode"](tok, p, k, v)
+                got = model["decode"].run(tok, p, k, v)
             else:
                 got = _litert(model.tflite_bytes, "decode", model["decode"], [tok, p, k, v])
             _close(got, ref, f"decode step {step} on {name}")
@@ -263,4 +263,4 @@ def test_signature_arguments_are_checked():
     model = wick.convert({"encode": (m.encode, (ids,))})
     with pytest.raises(KeyError, match="encode"):
         model["decode"]
-    _close(model(ids), [m.encode(ids)], "a single named signature is callable directly")
+    _close(model.run(ids), [m.encode(ids)], "a single named signature is callable directly")

@@ -140,7 +140,7 @@ def test_zoo_fully_integer_with_fused_activations(zoo):
 @needs_runtime
 def test_zoo_bit_exact_with_litert_reference_kernels(zoo):
     model, x = zoo
-    np.testing.assert_array_equal(model(x)[0], _litert(model, [x.numpy()], reference=True)[0])
+    np.testing.assert_array_equal(model.run(x)[0], _litert(model, [x.numpy()], reference=True)[0])
 
 
 def test_zoo_matches_pt2e_reference_within_one_step(zoo):
@@ -164,7 +164,7 @@ def test_one_layer_within_one_lsb_of_litert_default_kernels(layer):
     x = torch.randn(shape)
     model = _quantize(m.eval(), (x,), calib)
     (step,) = _output_steps(model)
-    ours = model(x)[0]
+    ours = model.run(x)[0]
     np.testing.assert_array_equal(ours, _litert(model, [x.numpy()], reference=True)[0])
     assert np.abs(ours - _litert(model, [x.numpy()], reference=False)[0]).max() <= step * 1.0001
 
@@ -209,7 +209,7 @@ def test_mobilenet_v2_fully_integer():
     _assert_fully_integer(model)
     assert model.op_counts["QUANTIZE"] == 1 and model.op_counts["DEQUANTIZE"] == 1
     assert model.op_counts["CONV_2D"] == 35 and model.op_counts["DEPTHWISE_CONV_2D"] == 17
-    np.testing.assert_array_equal(model(x)[0], _litert(model, [x.numpy()], reference=True)[0])
+    np.testing.assert_array_equal(model.run(x)[0], _litert(model, [x.numpy()], reference=True)[0])
 
 
 @needs_runtime
@@ -229,7 +229,7 @@ def test_bert_encoder_fully_integer():
     ops = model.op_counts
     assert ops["RSQRT"] == 3 and ops["SOFTMAX"] == 1 and ops["BATCH_MATMUL"] == 2, ops
     for ours, ref in zip(
-        model(ids, mask), _litert(model, [ids.numpy(), mask.numpy()], True), strict=True
+        model.run(ids, mask), _litert(model, [ids.numpy(), mask.numpy()], True), strict=True
     ):
         np.testing.assert_array_equal(ours, ref)
 
@@ -375,7 +375,7 @@ def test_dynamic_int8_hybrid_fully_connected():
     it = litert.Interpreter(model_content=model.tflite_bytes)
     int8_weights = [d for d in it.get_tensor_details() if np.dtype(d["dtype"]) == np.int8]
     assert len(int8_weights) == 2  # 64x128 and 128x64; the 640-element head stays float
-    ours = model(x)[0]
+    ours = model.run(x)[0]
     ref = _litert(model, [x.numpy()], reference=True)[0]
     np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
     default = _litert(model, [x.numpy()], reference=False)[0]
@@ -404,7 +404,7 @@ def test_dynamic_int8_hybrid_convolutions():
     it = litert.Interpreter(model_content=model.tflite_bytes)
     int8 = [d for d in it.get_tensor_details() if np.dtype(d["dtype"]) == np.int8]
     assert len(int8) == 3, int8  # every filter has >= 1024 elements
-    ours = model(x)[0]
+    ours = model.run(x)[0]
     ref = _litert(model, [x.numpy()], reference=True)[0]
     np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
     eager = m(x).detach().numpy()
@@ -420,7 +420,7 @@ def test_fp16_weights():
     model = wick.quantize(m, (x,), scheme="fp16")
     assert model.op_counts["DEQUANTIZE"] == 6, model.op_counts
     eager = m(x).detach().numpy()
-    ours = model(x)[0]
+    ours = model.run(x)[0]
     np.testing.assert_allclose(ours, _litert(model, [x.numpy()], reference=True)[0], atol=1e-6)
     assert np.abs(ours - eager).max() <= 2e-3 * np.abs(eager).max()
     assert model.size < 0.6 * wick.convert(m, (x,)).size
@@ -485,5 +485,5 @@ def test_digits_accuracy_within_one_point_of_fp32():
     calib = [(xtr[: len(yte)],), (xtr[len(yte) : 2 * len(yte)],)]  # the sample's shape
     model = _quantize(net, (xte,), calib)
     _assert_fully_integer(model)
-    int8 = float((model(xte)[0].argmax(1) == yte.numpy()).mean())
+    int8 = float((model.run(xte)[0].argmax(1) == yte.numpy()).mean())
     assert int8 >= fp32 - 0.01, (fp32, int8)

@@ -83,10 +83,10 @@ def test_model_num_threads_property_reaches_the_runtime():
     module = ConvNet().eval()
     x = torch.randn(1, 3, 64, 64)
     m = wick.convert(module, (x,))
-    one = m(x)[0]
+    one = m.run(x)[0]
     m.num_threads = 3
     assert m.num_threads == 3
-    three = m(x)[0]
+    three = m.run(x)[0]
     assert m._runtime._threads == 3
     assert one.tobytes() == three.tobytes()
 

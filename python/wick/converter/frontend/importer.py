@@ -88,13 +88,20 @@ def import_program(ep: torch.export.ExportedProgram) -> Graph:
                 if spec.kind != OutputKind.USER_OUTPUT:
                     continue
                 v = env[o] if isinstance(o, torch.fx.Node) else o
+                if v is None or type(v) in (bool, int, float, str):
+                    # a constant leaf of the output structure (wav2vec2's (x, None)): the file
+                    # has no tensor for it; wick.Model puts the value back in its place
+                    g.output_leaves.append(("constant", v))
+                    continue
                 if not isinstance(v, Value):
                     raise ConversionError(
                         f"model output {spec.arg} is not a tensor ({type(v).__name__})",
-                        hint="return only tensors from forward",
+                        hint="return tensors (or constants such as None) from forward",
                     )
+                g.output_leaves.append(("tensor", len(g.outputs)))
                 g.outputs.append(v)
                 g.output_names.append(f"output_{len(g.output_names)}")
+            g.output_spec = ep.call_spec.out_spec
             continue
         if fx.op == "get_attr":
             env[fx] = getattr(ep.graph_module, fx.target)
