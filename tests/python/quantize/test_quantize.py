@@ -188,7 +188,7 @@ def test_transposed_conv_int8(padding, output_padding):
     model = _quantize(m, (x,), calib)
     _assert_fully_integer(model)
     assert model.op_counts["TRANSPOSE_CONV"] == 1
-    ours = model(x)[0]
+    ours = model.run(x)[0]
     np.testing.assert_array_equal(ours, _litert(model, [x.numpy()], reference=True)[0])
     (step,) = _output_steps(model)
     assert np.abs(ours - model.reference(x).detach().numpy()).max() <= step + 1e-6
@@ -256,7 +256,7 @@ def test_vit_fully_integer():
     model = _quantize(m, (x,), calib)
     _assert_fully_integer(model)
     assert model.op_counts["QUANTIZE"] == 1 and model.op_counts["SOFTMAX"] == 1
-    np.testing.assert_array_equal(model(x)[0], _litert(model, [x.numpy()], reference=True)[0])
+    np.testing.assert_array_equal(model.run(x)[0], _litert(model, [x.numpy()], reference=True)[0])
 
 
 # ---- calibration data checked before any work -----------------------------------------------
