@@ -43,16 +43,21 @@ INLINE int32_t srdhm(int32_t a, int32_t b) {
   return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
 }
 
+/* In 64 bits so any exponent a file's scales can produce (RSQRT's LUT shifts
+ * by its output shift - 20: up to 50, found by fuzz_mutate_model) is defined;
+ * identical to the 32-bit form for e < 32. */
 INLINE int32_t rdivpot(int32_t x, int32_t e) {
-  int32_t mask = (int32_t)(((int64_t)1 << e) - 1);
-  int32_t remainder = x & mask;
-  int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> e) + (remainder > threshold ? 1 : 0);
+  if (e > 62) e = 62;
+  int64_t mask = ((int64_t)1 << e) - 1;
+  int64_t remainder = (int64_t)x & mask;
+  int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (int32_t)(((int64_t)x >> e) + (remainder > threshold ? 1 : 0));
 }
 
 INLINE int32_t mbqm(int32_t x, int32_t m, int32_t s) {
   int32_t left = s > 0 ? s : 0, right = s > 0 ? 0 : -s;
-  return rdivpot(srdhm((int32_t)((uint32_t)x << left), m), right);
+  uint32_t shifted = left >= 32 ? 0u : (uint32_t)x << left; /* wraps, as LiteRT's int32 shift */
+  return rdivpot(srdhm((int32_t)shifted, m), right);
 }
 
 INLINE int32_t mbqm64(int64_t x, int32_t m, int32_t s) {
