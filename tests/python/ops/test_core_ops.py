@@ -133,15 +133,15 @@ def test_conv2d_malformed(x_shape, w_shape, b_shape, opts, match):
     fails("CONV_2D", [In(r(x_shape)), r(w_shape), r(b_shape)], opts, status=MALFORMED, match=match)
 
 
-def test_conv2d_hybrid_filter_without_quantization_is_malformed():
-    # float input + int8 filter is a hybrid conv (supported); without the filter's scales
-    # it cannot be dequantized, and prepare says so
+def test_conv2d_hybrid_filter_without_quantization_is_refused():
+    # float input + int8 filter is a hybrid conv (supported with per-channel scales); without
+    # the filter's scales prepare refuses it, naming float32
     fails(
         "CONV_2D",
         [In(r((1, 4, 4, 2), "float32")), r((3, 3, 3, 2), "int8"), r((3,))],
         dict(padding="SAME", stride_h=1, stride_w=1),
-        status=MALFORMED,
-        match="no quantization parameters",
+        status=UNSUPPORTED,
+        match="float32 input with an int8 filter without quantization parameters",
     )
 
 
