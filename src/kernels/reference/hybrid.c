@@ -31,6 +31,7 @@ float wick_hybrid_quantize_row__reference(int64_t k, const float *x, int8_t *q) 
   const float inverse = 127.0f / range;
   for (int64_t i = 0; i < k; i++) {
     float r = roundf(x[i] * inverse);
+    if (r != r) r = 0.0f; /* NaN (NaN/Inf inputs) reads as 0: casting NaN is undefined */
     r = r < -127.0f ? -127.0f : (r > 127.0f ? 127.0f : r);
     q[i] = (int8_t)r;
   }
