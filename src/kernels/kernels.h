@@ -124,6 +124,19 @@ typedef void (*wick_f32_softmax_fn)(size_t cols, float beta, const float *in, fl
 typedef void (*wick_f32_sum_mid_fn)(size_t mid, size_t inner, float scale, const float *in,
                                     float *out, size_t outer_begin, size_t outer_end);
 
+/* QUANTIZE float32 -> int8 (is_unsigned false) or uint8 of n elements with
+ * one scale and zero point, bit-identical to wick_quantize__reference
+ * (x / scale in float, round half away from zero, NaN -> 0, saturation);
+ * only for |zero_point| <= WICK_QUANTIZE8_MAX_ZERO_POINT, where the float
+ * sum r + zero_point is exact or saturates anyway (template/quantize.h). */
+typedef void (*wick_f32_quantize8_fn)(size_t n, const float *in, void *out, float scale,
+                                      int32_t zero_point, bool is_unsigned);
+/* DEQUANTIZE int8 / uint8 -> float32 of n elements, bit-identical to
+ * wick_dequantize__reference under the same zero point bound. */
+typedef void (*wick_f32_dequantize8_fn)(size_t n, const void *in, float *out, float scale,
+                                        int32_t zero_point, bool is_unsigned);
+#define WICK_QUANTIZE8_MAX_ZERO_POINT 65536
+
 /* One GEMM tile shape: its microkernels share MR, NR and the packing. */
 typedef struct wick_f32_gemm_kernel {
   size_t mr, nr;
@@ -145,6 +158,8 @@ typedef struct wick_f32_kernels {
   wick_f32_softmax_fn softmax;
   wick_f32_sum_mid_fn sum_mid;
   wick_f32_pool_fn max_pool, average_pool;
+  wick_f32_quantize8_fn quantize8;
+  wick_f32_dequantize8_fn dequantize8;
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -369,7 +384,11 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
   WICK_KERNEL_API void wick_f32_max_pool__##ISA(const wick_pool_shape *, const float *,       \
                                                 float *, float, float);                       \
   WICK_KERNEL_API void wick_f32_average_pool__##ISA(const wick_pool_shape *, const float *,   \
-                                                    float *, float, float);
+                                                    float *, float, float);                   \
+  WICK_KERNEL_API void wick_f32_quantize8__##ISA(size_t, const float *, void *, float, int32_t, \
+                                                 bool);                                       \
+  WICK_KERNEL_API void wick_f32_dequantize8__##ISA(size_t, const void *, float *, float,      \
+                                                   int32_t, bool);
 #define WICK_DECLARE_BINARY(OP, ISA)                                                            \
   WICK_KERNEL_API void wick_f32_##OP##_vv__##ISA(size_t, const float *, const float *, float *, \
                                                  float, float);                                 \

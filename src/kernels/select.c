@@ -40,7 +40,8 @@
              [WICK_F32_MINIMUM] = BINARY_FORMS(minimum, ISA),                                    \
              [WICK_F32_SQUARED_DIFFERENCE] = BINARY_FORMS(sqdiff, ISA)},                         \
   .softmax = wick_f32_softmax__##ISA, .sum_mid = wick_f32_sum_mid__##ISA,                      \
-  .max_pool = wick_f32_max_pool__##ISA, .average_pool = wick_f32_average_pool__##ISA
+  .max_pool = wick_f32_max_pool__##ISA, .average_pool = wick_f32_average_pool__##ISA,      \
+  .quantize8 = wick_f32_quantize8__##ISA, .dequantize8 = wick_f32_dequantize8__##ISA
 #define BINARY_FORMS(OP, ISA) \
   {wick_f32_##OP##_vv__##ISA, wick_f32_##OP##_vs__##ISA, wick_f32_##OP##_sv__##ISA}
 

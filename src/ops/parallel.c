@@ -93,26 +93,41 @@ wick_status wick_parallel_strided_copy(const wick_op_ctx *ctx, size_t esize,
 #define CHUNK 4096 /* elements per unit: a multiple of every vector width */
 #define ELEMENTWISE_WORK_PER_ELEMENT 16
 
+typedef struct elements_job {
+  wick_elements_fn fn;
+  void *arg;
+  size_t n;
+} elements_job;
+
+static void elements_range(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const elements_job *j = arg;
+  j->fn(j->arg, begin * CHUNK, end * CHUNK < j->n ? end * CHUNK : j->n);
+}
+
+wick_status wick_parallel_elements(const wick_op_ctx *ctx, size_t n, wick_elements_fn fn,
+                                   void *arg) {
+  if (n == 0) return WICK_OK;
+  elements_job j = {fn, arg, n};
+  return wick_parallel_range(ctx, n / CHUNK + (n % CHUNK != 0),
+                             (uint64_t)CHUNK * ELEMENTWISE_WORK_PER_ELEMENT, elements_range, &j);
+}
+
 typedef struct unary_job {
   wick_f32_unary_fn fn;
-  size_t n;
   const float *in;
   float *out;
 } unary_job;
 
-static void unary_range(void *arg, size_t begin, size_t end, size_t thread) {
-  (void)thread;
+static void unary_elements(void *arg, size_t e0, size_t e1) {
   const unary_job *j = arg;
-  size_t e0 = begin * CHUNK, e1 = end * CHUNK < j->n ? end * CHUNK : j->n;
   j->fn(e1 - e0, j->in + e0, j->out + e0);
 }
 
 wick_status wick_parallel_f32_unary(const wick_op_ctx *ctx, wick_f32_unary_fn fn, size_t n,
                                     const float *in, float *out) {
-  if (n == 0) return WICK_OK;
-  unary_job j = {fn, n, in, out};
-  return wick_parallel_range(ctx, n / CHUNK + (n % CHUNK != 0),
-                             (uint64_t)CHUNK * ELEMENTWISE_WORK_PER_ELEMENT, unary_range, &j);
+  unary_job j = {fn, in, out};
+  return wick_parallel_elements(ctx, n, unary_elements, &j);
 }
 
 typedef struct binary_job {

@@ -33,6 +33,14 @@ WICK_INTERNAL wick_status wick_parallel_strided_copy(const wick_op_ctx *ctx, siz
                                                      const struct wick_copy_plan *plan,
                                                      const void *src, void *dst);
 
+/* Elements [e0, e1) of an elementwise job. */
+typedef void (*wick_elements_fn)(void *arg, size_t e0, size_t e1);
+
+/* Runs fn over elements [0, n) in chunks that start at multiples of 64
+ * elements (so every element runs the same vector code as in one call). */
+WICK_INTERNAL wick_status wick_parallel_elements(const wick_op_ctx *ctx, size_t n,
+                                                 wick_elements_fn fn, void *arg);
+
 /* Elementwise float kernels (kernels.h) split over the threads in chunks
  * that start at multiples of 64 elements, so every element runs the same
  * vector code as in one call. */

@@ -17,16 +17,68 @@
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct quant_data {
   wick_quant_layout layout;
   float *scale;
   int32_t *zero_point;
+  const wick_f32_kernels *kern; /* vector 8-bit kernels usable (see fast_kernels), or NULL */
 } quant_data;
 
 static bool is_q_type(wick_dtype t) {
   return t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 || t == WICK_DTYPE_INT16;
+}
+
+/* The vector kernels for an 8-bit tensor with this layout (per-tensor, or
+ * per-channel runs of at least a vector) whose zero points are within the
+ * kernels' bound, else NULL (the reference kernels run). */
+static const wick_f32_kernels *fast_kernels(const wick_op_ctx *ctx, wick_dtype type,
+                                            const wick_quant_layout *l) {
+  if (type != WICK_DTYPE_INT8 && type != WICK_DTYPE_UINT8) return NULL;
+  if (l->channels > 1 && l->inner < 16) return NULL;
+  for (int64_t c = 0; c < l->channels; c++)
+    if (l->zero_point[c] < -WICK_QUANTIZE8_MAX_ZERO_POINT ||
+        l->zero_point[c] > WICK_QUANTIZE8_MAX_ZERO_POINT)
+      return NULL;
+  const wick_f32_kernels *k = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  return k != NULL && k->quantize8 != NULL && k->dequantize8 != NULL ? k : NULL;
+}
+
+/* One elementwise job of the vector kernels: elements [e0, e1) of the
+ * [outer, channels, inner] layout, each run of one channel in one call. */
+typedef struct quant_job {
+  const quant_data *d;
+  bool quantize, is_unsigned;
+  const void *in;
+  void *out;
+} quant_job;
+
+static void quant_elements(void *arg, size_t e0, size_t e1) {
+  const quant_job *j = arg;
+  const wick_quant_layout *l = &j->d->layout;
+  const size_t inner = (size_t)l->inner, channels = (size_t)l->channels;
+  while (e0 < e1) {
+    /* per-tensor: channels 1, inner 1, so one run covers the whole range */
+    const size_t c = channels == 1 ? 0 : e0 / inner % channels;
+    const size_t end = channels == 1 ? e1 : (e0 / inner + 1) * inner;
+    const size_t n = (end < e1 ? end : e1) - e0;
+    if (j->quantize)
+      j->d->kern->quantize8(n, (const float *)j->in + e0, (uint8_t *)j->out + e0, l->scale[c],
+                            l->zero_point[c], j->is_unsigned);
+    else
+      j->d->kern->dequantize8(n, (const uint8_t *)j->in + e0, (float *)j->out + e0, l->scale[c],
+                              l->zero_point[c], j->is_unsigned);
+    e0 += n;
+  }
+}
+
+/* Runs the vector kernels over the whole tensor, split over the threads. */
+static wick_status run_fast(wick_op_ctx *ctx, const quant_data *d, bool quantize,
+                            wick_dtype q_type, const void *in, void *out, size_t n) {
+  quant_job j = {d, quantize, q_type == WICK_DTYPE_UINT8, in, out};
+  return wick_parallel_elements(ctx, n, quant_elements, &j);
 }
 
 /* Builds the kernel layout of quantized tensor `t` (named `what`). */
@@ -69,6 +121,7 @@ static wick_status build_layout(wick_op_ctx *ctx, const wick_tensor *t, const ch
     d->zero_point[c] = (int32_t)zp;
   }
   d->layout = (wick_quant_layout){outer, channels, inner, d->scale, d->zero_point};
+  d->kern = fast_kernels(ctx, t->type, &d->layout);
   ctx->node->user_data = d;
   return WICK_OK;
 }
@@ -94,6 +147,9 @@ static wick_status dequantize_invoke(wick_op_ctx *ctx) {
     return WICK_OK;
   }
   const quant_data *d = ctx->node->user_data;
+  if (d->kern != NULL)
+    return run_fast(ctx, d, false, in->type, in->data, out->data,
+                    (size_t)wick_tensor_elements(in));
   wick_dequantize__reference(in->type, &d->layout, in->data, out->data);
   return WICK_OK;
 }
@@ -130,6 +186,9 @@ static wick_status quantize_invoke(wick_op_ctx *ctx) {
     return wick_requantize_invoke(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   const quant_data *d = ctx->node->user_data;
+  if (d->kern != NULL)
+    return run_fast(ctx, d, true, out->type, in->data, out->data,
+                    (size_t)wick_tensor_elements(in));
   wick_quantize__reference(out->type, &d->layout, in->data, out->data);
   return WICK_OK;
 }

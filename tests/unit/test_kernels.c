@@ -857,6 +857,77 @@ static void test_logical(void) {
   printf("compare, reduce any/all, select rows: %s\n", failures == before ? "ok" : "FAILED");
 }
 
+/* ------------------------------------------------------------------ quantize */
+
+/* Inputs for QUANTIZE with `scale`: random magnitudes, exact halves and their
+ * neighbours, values beyond the 8-bit range and float's, NaN, ±inf, -0. */
+static float quantize_input(size_t i, float scale) {
+  const float r = frand();
+  switch (i % 8) {
+    case 0: return r * 200.0f * scale;
+    case 1: return ((float)(int)(r * 300.0f) + 0.5f) * scale; /* a half (exact for 2^k scales) */
+    case 2: return nextafterf(((float)(int)(r * 300.0f) + 0.5f) * scale, r > 0 ? INFINITY : -INFINITY);
+    case 3: return r * 3.0e38f;
+    case 4: return r * 2.0f;
+    case 5: {
+      static const float sp[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 1e-40f, 0.49999997f,
+                                 -0.49999997f, 8388608.5f, 16777216.0f, -8388607.5f, 2.5f,
+                                 -2.5f, 127.5f, -128.5f, 255.5f};
+      return sp[(size_t)((r + 1.0f) * 7.99f)];
+    }
+    default: return special_rand() * scale * 50.0f;
+  }
+}
+
+static void test_quantize8(const wick_f32_kernels *kern) {
+  if (kern->quantize8 == NULL || kern->dequantize8 == NULL) return;
+  static const float scales[] = {1.0f, 0.5f, 1.0f / 3.0f, 0.0078125f, 0.0203f, 1e-30f, 3.0e38f,
+                                 1.4e-45f};
+  static const int32_t zps[] = {-128, 0, 5, 127, 200, 255, -65536, 65536, 300};
+  static const size_t sizes[] = {0, 1, 7, 8, 15, 16, 17, 31, 33, 100, 1027};
+  int bad = 0;
+  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++)
+    for (size_t zi = 0; zi < sizeof zps / sizeof zps[0]; zi++)
+      for (int is_unsigned = 0; is_unsigned < 2; is_unsigned++)
+        for (size_t ni = 0; ni < sizeof sizes / sizeof sizes[0]; ni++) {
+          const size_t n = sizes[ni];
+          float scale = scales[si];
+          int32_t zp = zps[zi];
+          const wick_dtype type = is_unsigned ? WICK_DTYPE_UINT8 : WICK_DTYPE_INT8;
+          const wick_quant_layout layout = {(int64_t)n, 1, 1, &scale, &zp};
+          float *x = malloc((n + 1) * sizeof(float));
+          uint8_t *got = malloc(n + 1), *ref = malloc(n + 1);
+          for (size_t i = 0; i < n; i++) x[i] = quantize_input(i, scale);
+          memset(got, 0xA5, n + 1);
+          kern->quantize8(n, x, got, scale, zp, is_unsigned);
+          wick_quantize__reference(type, &layout, x, ref);
+          checks++;
+          for (size_t i = 0; i < n; i++)
+            if (got[i] != ref[i] && bad++ < 5)
+              fprintf(stderr, "FAIL: %s quantize8 %s scale %g zp %d: x[%zu] = %.9g -> %d, "
+                      "reference %d\n", kern->isa, is_unsigned ? "uint8" : "int8",
+                      (double)scale, zp, i, (double)x[i], got[i], ref[i]);
+          if (got[n] != 0xA5 && bad++ < 5)
+            fprintf(stderr, "FAIL: %s quantize8 wrote past %zu elements\n", kern->isa, n);
+          /* DEQUANTIZE of every byte value (cycled), same parameters */
+          float *fg = malloc((n + 1) * sizeof(float)), *fr = malloc((n + 1) * sizeof(float));
+          for (size_t i = 0; i < n; i++) ref[i] = (uint8_t)(i * 37u + si);
+          fg[n] = 42.0f;
+          kern->dequantize8(n, ref, fg, scale, zp, is_unsigned);
+          wick_dequantize__reference(type, &layout, ref, fr);
+          checks++;
+          for (size_t i = 0; i < n; i++)
+            if (!same_bits_or_nan(fg[i], fr[i]) && bad++ < 5)
+              fprintf(stderr, "FAIL: %s dequantize8 scale %g zp %d: q = %d -> %.9g, "
+                      "reference %.9g\n", kern->isa, (double)scale, zp, ref[i], (double)fg[i],
+                      (double)fr[i]);
+          if (fg[n] != 42.0f && bad++ < 5)
+            fprintf(stderr, "FAIL: %s dequantize8 wrote past %zu elements\n", kern->isa, n);
+          free(x), free(got), free(ref), free(fg), free(fr);
+        }
+  failures += bad;
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -899,6 +970,7 @@ int main(void) {
     test_binary(kern);
     test_softmax_and_sums(kern);
     test_pools(kern);
+    test_quantize8(kern);
   }
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;

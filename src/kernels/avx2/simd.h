@@ -9,8 +9,10 @@
 #define WICK_KERNELS_AVX2_SIMD_H
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define VL 8
 #define ISA_SUFFIX(name) name##__avx2
@@ -49,6 +51,35 @@ SIMD_INLINE vf vsqrt(vf a) { return _mm256_sqrt_ps(a); }
 SIMD_INLINE vf vneg(vf a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
 SIMD_INLINE vf vround(vf a) {
   return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+/* Round toward zero. */
+SIMD_INLINE vf vtrunc(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+/* The first n <= VL lanes of v (integral, in [-128, 255]) stored as the low
+ * bytes of their int32 values: int8 or uint8 alike. */
+SIMD_INLINE void vstore_bytes(void *p, vf v, size_t n) {
+  const __m256i i = _mm256_cvtps_epi32(v);
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+  const __m128i low_bytes = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i b = _mm_shuffle_epi8(w, low_bytes);
+  if (n >= VL) {
+    _mm_storel_epi64((__m128i *)p, b);
+  } else {
+    uint8_t tmp[16];
+    _mm_storeu_si128((__m128i *)(void *)tmp, b);
+    memcpy(p, tmp, n);
+  }
+}
+/* n <= VL int8 or uint8 values as floats (lanes past n: 0). */
+SIMD_INLINE vf vload_bytes(const void *p, size_t n, bool is_unsigned) {
+  __m128i b;
+  if (n >= VL) {
+    b = _mm_loadl_epi64((const __m128i *)p);
+  } else {
+    uint8_t tmp[16] = {0};
+    memcpy(tmp, p, n);
+    b = _mm_loadu_si128((const __m128i *)(const void *)tmp);
+  }
+  return _mm256_cvtepi32_ps(is_unsigned ? _mm256_cvtepu8_epi32(b) : _mm256_cvtepi8_epi32(b));
 }
 /* v * 2^n for integral n, as two exact power-of-two factors 2^n1 * 2^n2
  * (n1 = floor(n/2), n2 = n - n1, each a normal float once n is clamped to

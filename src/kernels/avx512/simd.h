@@ -14,8 +14,10 @@
 #define WICK_KERNELS_AVX512_SIMD_H
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define VL 16
 #define ISA_SUFFIX(name) name##__avx512
@@ -52,6 +54,32 @@ SIMD_INLINE vf vneg(vf a) {
 /* Round to nearest, ties to even. */
 SIMD_INLINE vf vround(vf a) {
   return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+/* Round toward zero. */
+SIMD_INLINE vf vtrunc(vf a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+/* The first n <= VL lanes of v (integral, in [-128, 255]) stored as the low
+ * bytes of their int32 values: int8 or uint8 alike. */
+SIMD_INLINE void vstore_bytes(void *p, vf v, size_t n) {
+  const __m128i b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(v));
+  if (n >= VL) {
+    _mm_storeu_si128((__m128i *)p, b);
+  } else {
+    uint8_t tmp[VL];
+    _mm_storeu_si128((__m128i *)(void *)tmp, b);
+    memcpy(p, tmp, n);
+  }
+}
+/* n <= VL int8 or uint8 values as floats (lanes past n: 0). */
+SIMD_INLINE vf vload_bytes(const void *p, size_t n, bool is_unsigned) {
+  __m128i b;
+  if (n >= VL) {
+    b = _mm_loadu_si128((const __m128i *)p);
+  } else {
+    uint8_t tmp[VL] = {0};
+    memcpy(tmp, p, n);
+    b = _mm_loadu_si128((const __m128i *)(const void *)tmp);
+  }
+  return _mm512_cvtepi32_ps(is_unsigned ? _mm512_cvtepu8_epi32(b) : _mm512_cvtepi8_epi32(b));
 }
 /* v * 2^n for integral n (any range: overflows to inf, underflows through
  * the denormals to 0, NaN stays NaN). */

@@ -1,0 +1,66 @@
+/*
+ * template/quantize.h — QUANTIZE float32 -> int8 / uint8 and DEQUANTIZE
+ * int8 / uint8 -> float32 with one scale and zero point, written in the
+ * vocabulary of <isa>/simd.h and compiled per ISA (included by
+ * avx512/elementwise.c and avx2/elementwise.c after template/elementwise.h).
+ *
+ * Bit-identical to src/kernels/reference/quantize.c when |zero_point| <=
+ * WICK_QUANTIZE8_MAX_ZERO_POINT (kernels.h; callers check):
+ *
+ *   quantize    y = x / scale (the same IEEE float division); roundf(y) as
+ *               t = trunc(y) adjusted by +-1 when the fraction y - t (exact
+ *               in float) is >= 0.5 in magnitude; NaN -> 0; then t + zp in
+ *               float, which is exact whenever the result lies inside the
+ *               8-bit range (|t + zp| < 2^24) and otherwise rounds to a value
+ *               just as far outside it, so the clamp to [lo, hi] saturates
+ *               like the reference's double arithmetic (±inf included).
+ *   dequantize  scale * (float)(q - zp): q - zp is exact in float and the
+ *               one float multiply rounds the exact product, as the
+ *               reference's exact double product rounded to float does.
+ */
+#include "kernels/kernels.h"
+
+#define QUANTIZE_INLINE static inline __attribute__((always_inline))
+
+QUANTIZE_INLINE vf quantize_lanes(vf x, vf scale, vf zp, vf lo, vf hi) {
+  const vf y = vdiv(x, scale);
+  vf t = vtrunc(y);
+  const vf frac = vsub(y, t); /* NaN for NaN and ±inf */
+  t = vadd(t, vselect(vge(frac, vset1(0.5f)), vset1(1.0f), vzero()));
+  t = vsub(t, vselect(vle(frac, vset1(-0.5f)), vset1(1.0f), vzero()));
+  t = vselect(visnan(t), vzero(), t);
+  return vmin(hi, vmax(lo, vadd(t, zp)));
+}
+
+void ISA_SUFFIX(wick_f32_quantize8)(size_t n, const float *in, void *out, float scale,
+                                    int32_t zero_point, bool is_unsigned) {
+  const vf vs = vset1(scale), vzp = vset1((float)zero_point);
+  const vf lo = vset1(is_unsigned ? 0.0f : -128.0f), hi = vset1(is_unsigned ? 255.0f : 127.0f);
+  uint8_t *dst = out;
+  size_t i = 0;
+  for (; i + 2 * VL <= n; i += 2 * VL) {
+    const vf a = quantize_lanes(vload(in + i), vs, vzp, lo, hi);
+    const vf b = quantize_lanes(vload(in + i + VL), vs, vzp, lo, hi);
+    vstore_bytes(dst + i, a, VL);
+    vstore_bytes(dst + i + VL, b, VL);
+  }
+  for (; i < n; i += VL) {
+    const size_t k = n - i < VL ? n - i : VL;
+    const vf v = quantize_lanes(vloadm(in + i, vmask_tail(k)), vs, vzp, lo, hi);
+    vstore_bytes(dst + i, v, k);
+  }
+}
+
+void ISA_SUFFIX(wick_f32_dequantize8)(size_t n, const void *in, float *out, float scale,
+                                      int32_t zero_point, bool is_unsigned) {
+  const vf vs = vset1(scale), vzp = vset1((float)zero_point);
+  const uint8_t *src = in;
+  for (size_t i = 0; i < n; i += VL) {
+    const size_t k = n - i < VL ? n - i : VL;
+    const vf v = vmul(vs, vsub(vload_bytes(src + i, k, is_unsigned), vzp));
+    if (k == VL)
+      vstore(out + i, v);
+    else
+      vstorem(out + i, vmask_tail(k), v);
+  }
+}
