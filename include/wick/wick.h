@@ -188,8 +188,9 @@ typedef struct wick_interpreter_options {
    * (512 KiB) counts against memory_limit_bytes. */
   int num_threads;
   size_t memory_limit_bytes;   /* 0: no cap. Counts every allocation the interpreter makes */
-  int force_reference_kernels; /* 1: use the portable reference kernels everywhere.
-                                  The environment variable WICK_FORCE_REFERENCE=1 does the same */
+  int force_reference_kernels; /* 1: use the portable reference kernels everywhere (and no
+                                  graph fusion). The environment variable WICK_FORCE_REFERENCE=1
+                                  does the same; WICK_NO_FUSION=1 only turns graph fusion off */
   wick_allocator allocator;    /* all fields NULL: malloc/free */
   wick_log_fn log;             /* NULL: silent */
   void *log_user;

@@ -2,9 +2,10 @@
  * fuse.c — graph-level fusion at prepare: operators whose only input is the
  * fresh output of a CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED node are
  * folded into that node's epilogue, so their tensor is never written to
- * memory and read back.
+ * memory and read back; and a PAD in front of a convolution is folded into
+ * the convolution's own padding.
  *
- * Patterns (P = the producer, t = its output 0):
+ * Epilogue patterns (P = the producer, t = its output 0):
  *
  *   P -> LOGISTIC(t) = s -> MUL(t, s)      SiLU / swish (either MUL order)
  *   P -> HARD_SWISH | LOGISTIC | TANH | GELU | RELU | RELU6 | RELU_N1_TO_1
@@ -21,9 +22,25 @@
  * storage. The producer ops (src/ops/conv_2d.c, fully_connected.c) apply
  * the epilogue per output row or tile while it is in cache.
  *
+ * PAD folding (before the convolution's prepare, wick_pad_folder_*):
+ *
+ *   x -> PAD | PADV2 = t -> CONV_2D | DEPTHWISE_CONV_2D(t, ...)
+ *
+ * when t has no other reader, is not a graph output or variable, the
+ * paddings are constant, pad only H and W of an NHWC tensor, and the fill is
+ * what implicit convolution padding means: zero for float (PADV2: +0.0), the
+ * zero point for quantized tensors (x and t quantized alike). Every
+ * convolution kernel (float, hybrid, int8/uint8/int16; reference,
+ * vectorized, VNNI) treats a tap outside the input as that value, so the
+ * convolution reads x with the PAD's counts added to its own padding
+ * (wick_conv_spatial in src/ops/op_common.c) and computes the same values;
+ * the PAD is skipped and t gets no storage. Pools are not folded: AVERAGE_POOL
+ * does not count its implicit padding, MAX_POOL does not see it as zero.
+ *
  * Runs only when optimized kernels are in use (the vectorized activations do
  * the epilogue): forcing the reference kernels disables fusion, which is how
- * tests compare fused against unfused results.
+ * tests compare fused against unfused results; WICK_NO_FUSION=1 disables it
+ * with the optimized kernels still on (bit-exact comparisons).
  */
 #include <math.h>
 #include <string.h>
@@ -31,6 +48,7 @@
 #include "core/internal.h"
 #include "format/schema.h"
 #include "kernels/kernels.h"
+#include "ops/op_common.h"
 
 typedef struct fuse_ctx {
   wick_graph *g;
@@ -167,27 +185,42 @@ static void fuse_producer(fuse_ctx *f, uint32_t pi) {
   }
 }
 
+/* Readers, producers and graph outputs of every tensor, over the nodes not
+ * folded; false when out of memory (then nothing fuses: still correct). */
+static bool fuse_ctx_init(fuse_ctx *f, wick_graph *g) {
+  wick_mem *mem = &g->interp->mem;
+  uint32_t nt = g->info->num_tensors, no = g->info->num_operators;
+  f->g = g;
+  f->readers = wick_mem_calloc(mem, nt, sizeof *f->readers);
+  f->producer = wick_mem_alloc(mem, nt * sizeof *f->producer);
+  f->graph_output = wick_mem_calloc(mem, nt, sizeof *f->graph_output);
+  if (!f->readers || !f->producer || !f->graph_output) return false;
+  for (uint32_t i = 0; i < nt; i++) f->producer[i] = -1;
+  for (uint32_t i = 0; i < g->num_outputs; i++) f->graph_output[g->outputs[i]] = true;
+  for (uint32_t i = 0; i < no; i++) {
+    const wick_node *n = &g->nodes[i];
+    if (n->folded) continue;
+    for (uint32_t k = 0; k < n->op->num_inputs; k++)
+      if (n->op->inputs[k] >= 0) f->readers[n->op->inputs[k]]++;
+    for (uint32_t k = 0; k < n->op->num_outputs; k++) f->producer[n->op->outputs[k]] = (int32_t)i;
+  }
+  return true;
+}
+
+static void fuse_ctx_free(fuse_ctx *f) {
+  wick_mem *mem = &f->g->interp->mem;
+  wick_mem_free(mem, f->readers);
+  wick_mem_free(mem, f->producer);
+  wick_mem_free(mem, f->graph_output);
+}
+
 void wick_graph_fuse(wick_graph *g) {
-  wick_interpreter *it = g->interp;
   uint32_t nt = g->info->num_tensors, no = g->info->num_operators;
   const wick_f32_kernels *kern = wick_f32_kernels_select(false);
   /* the epilogues run the vectorized activations (an ISA without them: no fusion) */
   if (nt == 0 || no == 0 || kern == NULL || kern->unary[WICK_F32_SILU] == NULL) return;
   fuse_ctx f;
-  f.g = g;
-  f.readers = wick_mem_calloc(&it->mem, nt, sizeof *f.readers);
-  f.producer = wick_mem_alloc(&it->mem, nt * sizeof *f.producer);
-  f.graph_output = wick_mem_calloc(&it->mem, nt, sizeof *f.graph_output);
-  if (f.readers && f.producer && f.graph_output) { /* out of memory: no fusion, still correct */
-    for (uint32_t i = 0; i < nt; i++) f.producer[i] = -1;
-    for (uint32_t i = 0; i < g->num_outputs; i++) f.graph_output[g->outputs[i]] = true;
-    for (uint32_t i = 0; i < no; i++) {
-      const wick_node *n = &g->nodes[i];
-      if (n->folded) continue;
-      for (uint32_t k = 0; k < n->op->num_inputs; k++)
-        if (n->op->inputs[k] >= 0) f.readers[n->op->inputs[k]]++;
-      for (uint32_t k = 0; k < n->op->num_outputs; k++) f.producer[n->op->outputs[k]] = (int32_t)i;
-    }
+  if (fuse_ctx_init(&f, g)) {
     for (uint32_t i = 0; i < no; i++) {
       wick_node *n = &g->nodes[i];
       int32_t b = n->op->builtin;
@@ -195,13 +228,128 @@ void wick_graph_fuse(wick_graph *g) {
           (b != WICK_BUILTIN_CONV_2D && b != WICK_BUILTIN_DEPTHWISE_CONV_2D &&
            b != WICK_BUILTIN_FULLY_CONNECTED))
         continue;
-      if (!plain_f32(&g->tensors[n->op->outputs[0]]) || n->op->num_inputs < 1 ||
-          n->op->inputs[0] < 0 || !plain_f32(&g->tensors[n->op->inputs[0]]))
+      int32_t in = wick_node_input_index(n, 0);
+      if (!plain_f32(&g->tensors[n->op->outputs[0]]) || n->op->num_inputs < 1 || in < 0 ||
+          !plain_f32(&g->tensors[in]))
         continue;
       fuse_producer(&f, i);
     }
   }
-  wick_mem_free(&it->mem, f.readers);
-  wick_mem_free(&it->mem, f.producer);
-  wick_mem_free(&it->mem, f.graph_output);
+  fuse_ctx_free(&f);
+}
+
+/* ---------------------------------------------------------------- PAD folding */
+
+struct wick_pad_folder {
+  fuse_ctx f; /* over the file's nodes: nothing is folded yet when it is built */
+};
+
+wick_pad_folder *wick_pad_folder_create(wick_graph *g) {
+  uint32_t no = g->info->num_operators;
+  bool any = false;
+  for (uint32_t i = 0; i < no && !any; i++)
+    any = g->nodes[i].op->builtin == WICK_BUILTIN_PAD || g->nodes[i].op->builtin == WICK_BUILTIN_PADV2;
+  if (!any || g->info->num_tensors == 0) return NULL;
+  wick_pad_folder *p = wick_mem_alloc(&g->interp->mem, sizeof *p);
+  if (p == NULL) return NULL;
+  if (!fuse_ctx_init(&p->f, g)) {
+    wick_pad_folder_destroy(p);
+    return NULL;
+  }
+  return p;
+}
+
+void wick_pad_folder_destroy(wick_pad_folder *p) {
+  if (p == NULL) return;
+  wick_mem *mem = &p->f.g->interp->mem;
+  fuse_ctx_free(&p->f);
+  wick_mem_free(mem, p);
+}
+
+/* Same quantization (none, or one scale and zero point) on both tensors. */
+static bool same_quantization(const wick_tensor *a, const wick_tensor *b) {
+  const wick_quant *qa = a->info ? &a->info->quant : NULL, *qb = b->info ? &b->info->quant : NULL;
+  uint32_t ca = qa ? qa->count : 0, cb = qb ? qb->count : 0;
+  if (ca != cb || ca > 1) return false;
+  return ca == 0 || (qa->scale[0] == qb->scale[0] && qa->zero_point[0] == qb->zero_point[0]);
+}
+
+/* The PADV2 fill equals what implicit convolution padding reads: +0.0 for
+ * float, the zero point for a quantized type. */
+static bool implicit_fill(const wick_tensor *x, const wick_tensor *value) {
+  if (value == NULL) return true; /* PAD: zero, or the zero point */
+  if (!value->known || value->data == NULL || value->type != x->type) return false;
+  const wick_quant *q = x->info ? &x->info->quant : NULL;
+  switch (x->type) {
+    case WICK_DTYPE_FLOAT32: {
+      uint32_t bits;
+      memcpy(&bits, value->data, sizeof bits);
+      return bits == 0;
+    }
+    case WICK_DTYPE_INT8:
+      return q && q->count == 1 && *(const int8_t *)value->data == q->zero_point[0];
+    case WICK_DTYPE_UINT8:
+      return q && q->count == 1 && *(const uint8_t *)value->data == q->zero_point[0];
+    case WICK_DTYPE_INT16: {
+      int16_t v;
+      memcpy(&v, value->data, sizeof v);
+      return q && q->count == 1 && v == q->zero_point[0];
+    }
+    default: return false;
+  }
+}
+
+/* The live PAD / PADV2 node whose private output is input 0 of n, or NULL. */
+static wick_node *foldable_pad(const fuse_ctx *f, const wick_node *n) {
+  const wick_operator_info *op = n->op;
+  if ((op->builtin != WICK_BUILTIN_CONV_2D && op->builtin != WICK_BUILTIN_DEPTHWISE_CONV_2D) ||
+      op->num_inputs < 2 || n->fusion.input != 0)
+    return NULL;
+  int32_t t = op->inputs[0];
+  if (t < 0 || f->producer[t] < 0 || f->readers[t] != 1 || f->graph_output[t]) return NULL;
+  wick_node *p = &f->g->nodes[f->producer[t]];
+  int32_t b = p->op->builtin;
+  if ((b != WICK_BUILTIN_PAD && b != WICK_BUILTIN_PADV2) || p->def == NULL || !live(p) ||
+      p->child[0] != NULL || p->op->num_outputs != 1 || p->op->num_inputs < 2 ||
+      p->op->inputs[0] < 0 || p->op->inputs[1] < 0)
+    return NULL;
+  return p;
+}
+
+void wick_pad_folder_fold(wick_pad_folder *pf, wick_node *n) {
+  const fuse_ctx *f = &pf->f;
+  wick_node *p = foldable_pad(f, n);
+  if (p == NULL) return;
+  const wick_tensor *tensors = f->g->tensors;
+  int32_t xi = p->op->inputs[0], ti = p->op->outputs[0];
+  const wick_tensor *x = &tensors[xi], *t = &tensors[ti], *pads = &tensors[p->op->inputs[1]];
+  const wick_tensor *value = p->op->num_inputs > 2 && p->op->inputs[2] >= 0
+                                 ? &tensors[p->op->inputs[2]]
+                                 : NULL;
+  if (x->rank != 4 || t->rank != 4 || x->type != t->type || (x->info && x->info->is_variable) ||
+      (t->info && t->info->is_variable) || !same_quantization(x, t) || !implicit_fill(x, value))
+    return;
+  if (!pads->known || pads->data == NULL || !wick_is_int_index_type(pads->type) ||
+      pads->rank != 2 || pads->dims[0] != 4 || pads->dims[1] != 2)
+    return;
+  int64_t c[8];
+  for (int i = 0; i < 8; i++) c[i] = wick_read_int(pads, i);
+  /* N and C unpadded; H and W in [0, INT32_MAX] (PAD's prepare checked the sums) */
+  if (c[0] || c[1] || c[6] || c[7]) return;
+  for (int i = 2; i < 6; i++)
+    if (c[i] < 0 || c[i] > INT32_MAX) return;
+  n->fusion.input = 1 + xi;
+  n->fusion.pad[0] = (int32_t)c[2]; /* top */
+  n->fusion.pad[1] = (int32_t)c[3]; /* bottom */
+  n->fusion.pad[2] = (int32_t)c[4]; /* left */
+  n->fusion.pad[3] = (int32_t)c[5]; /* right */
+  p->fused = true;
+}
+
+void wick_pad_folder_unfold(wick_pad_folder *pf, wick_node *n) {
+  if (n->fusion.input == 0) return;
+  int32_t t = n->op->inputs[0];
+  pf->f.g->nodes[pf->f.producer[t]].fused = false;
+  n->fusion.input = 0;
+  memset(n->fusion.pad, 0, sizeof n->fusion.pad);
 }

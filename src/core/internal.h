@@ -215,13 +215,18 @@ typedef struct wick_alloc_list {
  * nothing. The node still computes its own op, then, in its epilogue:
  * `activation` (1 + a wick_f32_unary_kind of src/kernels/kernels.h), or
  * adds tensor `residual - 1` and clamps to [lo, hi] (a folded ADD); its
- * output 0 is then tensor `output` (the last fused node's output). */
+ * output 0 is then tensor `output` (the last fused node's output).
+ * A folded PAD in front of a convolution: input 0 is tensor `input - 1`
+ * (the PAD's input) and `pad` (top, bottom, left, right) is the PAD's
+ * explicit padding, added to the convolution's own (wick_conv_spatial). */
 typedef struct wick_node_fusion {
   bool redirected;
   int32_t output;
   int32_t activation;
   int32_t residual;
   float lo, hi;
+  int32_t input;
+  int32_t pad[4];
 } wick_node_fusion;
 
 typedef struct wick_node {
@@ -301,6 +306,7 @@ struct wick_interpreter {
   uint32_t num_graphs; /* live graph instances, capped at WICK_MAX_GRAPHS */
   bool profiling;
   bool force_reference;
+  bool no_fusion; /* WICK_NO_FUSION=1 (or force_reference): every node runs on its own */
   char error[512];
 };
 
@@ -352,11 +358,26 @@ WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);
 WICK_INTERNAL bool wick_op_force_reference(const wick_op_ctx *ctx);
 /* The tensor of output i that this node writes (fusion may redirect 0). */
 WICK_INTERNAL int32_t wick_node_output_index(const wick_node *n, uint32_t i);
+/* The tensor input i reads (-1: absent; a folded PAD redirects 0). */
+WICK_INTERNAL int32_t wick_node_input_index(const wick_node *n, uint32_t i);
 
 /* Graph-level fusion after prepare (src/core/fuse.c): folds activations and
  * residual adds into the epilogue of the conv / depthwise / fully connected
  * node that produces their input. */
 WICK_INTERNAL void wick_graph_fuse(wick_graph *g);
+
+/* PAD folding during prepare (src/core/fuse.c). create: before the first
+ * node's prepare; NULL when the graph has no PAD/PADV2 (or out of memory):
+ * then nothing folds. fold: just before a node's prepare; when the node is a
+ * CONV_2D / DEPTHWISE_CONV_2D whose input 0 is the private output of a PAD
+ * that pads only H and W with the value implicit padding means, marks the
+ * PAD fused and points the node at the PAD's input (wick_node_fusion).
+ * unfold: undoes that (the node's prepare deferred). */
+typedef struct wick_pad_folder wick_pad_folder;
+WICK_INTERNAL wick_pad_folder *wick_pad_folder_create(wick_graph *g);
+WICK_INTERNAL void wick_pad_folder_fold(wick_pad_folder *f, wick_node *n);
+WICK_INTERNAL void wick_pad_folder_unfold(wick_pad_folder *f, wick_node *n);
+WICK_INTERNAL void wick_pad_folder_destroy(wick_pad_folder *f);
 
 /* Parallel loops for op invoke (src/core/thread_pool.c; docs/architecture.md,
  * "Threads"). Runs fn(arg, task, thread) for task in [0, n_tasks) on the

@@ -61,10 +61,14 @@ wick_status wick_op_fail(const wick_op_ctx *ctx, wick_status status, const char 
 size_t wick_op_num_inputs(const wick_op_ctx *ctx) { return ctx->node->op->num_inputs; }
 size_t wick_op_num_outputs(const wick_op_ctx *ctx) { return ctx->node->op->num_outputs; }
 
+int32_t wick_node_input_index(const wick_node *n, uint32_t i) {
+  return i == 0 && n->fusion.input > 0 ? n->fusion.input - 1 : n->op->inputs[i];
+}
+
 wick_tensor *wick_op_input(const wick_op_ctx *ctx, size_t i) {
   const wick_operator_info *op = ctx->node->op;
   if (i >= op->num_inputs || op->inputs[i] < 0) return NULL;
-  return &ctx->graph->tensors[op->inputs[i]];
+  return &ctx->graph->tensors[wick_node_input_index(ctx->node, (uint32_t)i)];
 }
 
 int32_t wick_node_output_index(const wick_node *n, uint32_t i) {
@@ -397,62 +401,73 @@ static wick_status resolve_op(wick_graph *g, wick_node *n) {
 
 static wick_status run_node(wick_graph *g, wick_node *n);
 
+/* One node of prepare_nodes: resolve, prepare (or mark dynamic), fold when
+ * every input is known. */
+static wick_status prepare_node(wick_graph *g, wick_node *n, bool *dynamic_tensor,
+                                wick_pad_folder *pads) {
+  wick_status st = resolve_op(g, n);
+  if (st) return st;
+  const wick_operator_info *op = n->op;
+  bool deps_dynamic = false, all_known = true;
+  for (uint32_t k = 0; k < op->num_inputs; k++) {
+    int32_t x = op->inputs[k];
+    if (x < 0) continue;
+    if (dynamic_tensor[x]) deps_dynamic = true;
+    if (!g->tensors[x].known) all_known = false;
+  }
+  wick_op_ctx ctx = {g, n, &op->params};
+  if (!deps_dynamic) {
+    if (pads) wick_pad_folder_fold(pads, n);
+    st = n->def->prepare(&ctx);
+    if (st == WICK_STATUS_DEFER) {
+      if (pads) wick_pad_folder_unfold(pads, n);
+      deps_dynamic = true;
+    } else if (st != WICK_OK) {
+      return st;
+    }
+  }
+  if (deps_dynamic) {
+    n->dynamic = true;
+    for (uint32_t k = 0; k < op->num_outputs; k++) dynamic_tensor[op->outputs[k]] = true;
+    return WICK_OK;
+  }
+  /* An output that already has storage is a variable tensor (given its
+   * file shape by prepare_tensors); the op must not have grown it. */
+  for (uint32_t k = 0; k < op->num_outputs; k++) {
+    wick_tensor *t = &g->tensors[op->outputs[k]];
+    if (t->alloc != WICK_ALLOC_NONE && t->bytes > t->capacity)
+      return wick_op_fail(&ctx, WICK_ERR_MALFORMED_MODEL,
+                          "output %u (%s) is a variable tensor of %zu bytes, but the op "
+                          "produces %zu",
+                          k, t->name, t->capacity, t->bytes);
+  }
+  bool stateful = false;
+  for (uint32_t k = 0; k < op->num_inputs; k++)
+    if (op->inputs[k] >= 0 && g->tensors[op->inputs[k]].info->is_variable) stateful = true;
+  if (all_known && !stateful && n->child[0] == NULL) {
+    /* Fold: compute now, keep the result as a constant. */
+    for (uint32_t k = 0; k < op->num_outputs; k++) {
+      wick_tensor *t = &g->tensors[op->outputs[k]];
+      if ((st = give_storage(g, t, WICK_ALLOC_PERSISTENT))) return st;
+    }
+    if ((st = run_node(g, n))) return st;
+    for (uint32_t k = 0; k < op->num_outputs; k++) g->tensors[op->outputs[k]].known = true;
+    n->folded = true;
+  }
+  return WICK_OK;
+}
+
 static wick_status prepare_nodes(wick_graph *g) {
   bool *dynamic_tensor = NULL; /* tensors whose shape is only known at invoke */
   uint32_t nt = g->info->num_tensors;
   dynamic_tensor = graph_alloc(g, nt ? nt : 1);
   if (dynamic_tensor == NULL) return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  for (uint32_t i = 0; i < g->info->num_operators; i++) {
-    wick_node *n = &g->nodes[i];
-    wick_status st = resolve_op(g, n);
-    if (st) return st;
-    const wick_operator_info *op = n->op;
-    bool deps_dynamic = false, all_known = true;
-    for (uint32_t k = 0; k < op->num_inputs; k++) {
-      int32_t x = op->inputs[k];
-      if (x < 0) continue;
-      if (dynamic_tensor[x]) deps_dynamic = true;
-      if (!g->tensors[x].known) all_known = false;
-    }
-    wick_op_ctx ctx = {g, n, &op->params};
-    if (!deps_dynamic) {
-      st = n->def->prepare(&ctx);
-      if (st == WICK_STATUS_DEFER) {
-        deps_dynamic = true;
-      } else if (st != WICK_OK) {
-        return st;
-      }
-    }
-    if (deps_dynamic) {
-      n->dynamic = true;
-      for (uint32_t k = 0; k < op->num_outputs; k++) dynamic_tensor[op->outputs[k]] = true;
-      continue;
-    }
-    /* An output that already has storage is a variable tensor (given its
-     * file shape by prepare_tensors); the op must not have grown it. */
-    for (uint32_t k = 0; k < op->num_outputs; k++) {
-      wick_tensor *t = &g->tensors[op->outputs[k]];
-      if (t->alloc != WICK_ALLOC_NONE && t->bytes > t->capacity)
-        return wick_op_fail(&ctx, WICK_ERR_MALFORMED_MODEL,
-                            "output %u (%s) is a variable tensor of %zu bytes, but the op "
-                            "produces %zu",
-                            k, t->name, t->capacity, t->bytes);
-    }
-    bool stateful = false;
-    for (uint32_t k = 0; k < op->num_inputs; k++)
-      if (op->inputs[k] >= 0 && g->tensors[op->inputs[k]].info->is_variable) stateful = true;
-    if (all_known && !stateful && n->child[0] == NULL) {
-      /* Fold: compute now, keep the result as a constant. */
-      for (uint32_t k = 0; k < op->num_outputs; k++) {
-        wick_tensor *t = &g->tensors[op->outputs[k]];
-        if ((st = give_storage(g, t, WICK_ALLOC_PERSISTENT))) return st;
-      }
-      if ((st = run_node(g, n))) return st;
-      for (uint32_t k = 0; k < op->num_outputs; k++) g->tensors[op->outputs[k]].known = true;
-      n->folded = true;
-    }
-  }
-  return WICK_OK;
+  wick_pad_folder *pads = g->interp->no_fusion ? NULL : wick_pad_folder_create(g);
+  wick_status st = WICK_OK;
+  for (uint32_t i = 0; i < g->info->num_operators && st == WICK_OK; i++)
+    st = prepare_node(g, &g->nodes[i], dynamic_tensor, pads);
+  wick_pad_folder_destroy(pads);
+  return st;
 }
 
 static wick_status size_scratch(wick_interpreter *it, wick_graph *g) {
@@ -474,7 +489,7 @@ static wick_status graph_prepare(wick_graph *g) {
   wick_status st;
   if ((st = prepare_tensors(g))) return st;
   if ((st = prepare_nodes(g))) return st;
-  if (!g->interp->force_reference) wick_graph_fuse(g);
+  if (!g->interp->no_fusion) wick_graph_fuse(g);
   /* Scratch used while folding was sized by run_node; size again for invoke. */
   if ((st = size_scratch(g->interp, g))) return st;
   size_t arena_size = 0;
@@ -632,6 +647,8 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
   it->signature = sig;
   const char *env = getenv("WICK_FORCE_REFERENCE");
   it->force_reference = o.force_reference_kernels || (env && env[0] == '1');
+  env = getenv("WICK_NO_FUSION");
+  it->no_fusion = it->force_reference || (env && env[0] == '1');
   atomic_init(&it->cancelled, 0);
 
   uint32_t subgraph = sig ? sig->subgraph : 0;

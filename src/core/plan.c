@@ -64,15 +64,18 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
     const wick_node *node = &g->nodes[oi];
     const wick_operator_info *op = node->op;
     /* A fused node writes nothing (its producer writes the redirected
-     * output); its reads still count at its own position, which is after
-     * the producer's: conservative for the producer's epilogue inputs. */
+     * output, or a folded PAD's output is never materialized); its reads
+     * still count at its own position, which is after the producer's:
+     * conservative for the producer's epilogue inputs. */
     uint32_t num_out = node->fused ? 0 : op->num_outputs;
     for (uint32_t k = 0; k < num_out; k++) {
       int32_t t = wick_node_output_index(node, k);
       if (first[t] > (int32_t)oi) first[t] = (int32_t)oi;
     }
-    for (uint32_t k = 0; k < op->num_inputs; k++)
-      if (op->inputs[k] >= 0 && last[op->inputs[k]] < (int32_t)oi) last[op->inputs[k]] = (int32_t)oi;
+    for (uint32_t k = 0; k < op->num_inputs; k++) {
+      int32_t t = wick_node_input_index(node, k); /* a folded PAD's reader reads its input */
+      if (t >= 0 && last[t] < (int32_t)oi) last[t] = (int32_t)oi;
+    }
     for (uint32_t k = 0; k < num_out; k++) {
       int32_t t = wick_node_output_index(node, k);
       if (last[t] < (int32_t)oi) last[t] = (int32_t)oi;

@@ -26,7 +26,9 @@
  *
  * Fusion (src/core/fuse.c): an activation or residual add folded into this
  * node runs in the epilogue — per GEMM tile, per depthwise output row, or
- * over the whole output after the reference kernels.
+ * over the whole output after the reference kernels. A PAD folded in front
+ * (float, hybrid and quantized alike) makes input 0 the PAD's input and
+ * adds its counts to the padding (wick_conv_spatial).
  *
  * Threads (ops/parallel.h): the GEMM paths run the driver's tasks (column
  * blocks x runs of row tiles); the depthwise and reference paths split output
@@ -168,10 +170,7 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
     WICK_CHECK(ctx, wick_tensor_elements(bias) == s->out_c,
                "bias has %lld elements for %d output channels",
                (long long)wick_tensor_elements(bias), s->out_c);
-  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_h, s->k_h, s->stride_h, s->dilation_h,
-                                 &s->out_h, &s->pad_top));
-  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_w, s->k_w, s->stride_w, s->dilation_w,
-                                 &s->out_w, &s->pad_left));
+  WICK_TRY(wick_conv_spatial(ctx, p->padding, s));
   WICK_TRY(wick_activation_range_f32(ctx, p->activation, &d->lo, &d->hi));
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 4, dims));

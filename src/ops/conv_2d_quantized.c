@@ -81,10 +81,7 @@ static wick_status check_shape(wick_op_ctx *ctx, const wick_tensor *in, const wi
                "%d output channels do not split into %d groups", s->out_c, s->groups);
     s->multiplier = 1;
   }
-  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_h, s->k_h, s->stride_h, s->dilation_h,
-                                 &s->out_h, &s->pad_top));
-  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_w, s->k_w, s->stride_w, s->dilation_w,
-                                 &s->out_w, &s->pad_left));
+  WICK_TRY(wick_conv_spatial(ctx, p->padding, s));
   return WICK_OK;
 }
 

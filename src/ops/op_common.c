@@ -98,6 +98,28 @@ wick_status wick_conv_output_size(const wick_op_ctx *ctx, wick_padding padding, 
   return WICK_OK;
 }
 
+/* One dimension of wick_conv_spatial: `before`/`after` are a folded PAD's counts. */
+static wick_status conv_dimension(const wick_op_ctx *ctx, wick_padding padding, int32_t in,
+                                  int32_t before, int32_t after, int32_t filter, int32_t stride,
+                                  int32_t dilation, int32_t *out, int32_t *pad_before) {
+  int64_t padded = (int64_t)in + before + after;
+  WICK_CHECK(ctx, padded <= INT32_MAX, "padded input size overflows");
+  int32_t own = 0;
+  WICK_TRY(wick_conv_output_size(ctx, padding, (int32_t)padded, filter, stride, dilation, out,
+                                 &own));
+  WICK_CHECK(ctx, (int64_t)own + before <= INT32_MAX, "padding overflows");
+  *pad_before = own + before;
+  return WICK_OK;
+}
+
+wick_status wick_conv_spatial(const wick_op_ctx *ctx, wick_padding padding, wick_conv_shape *s) {
+  const int32_t *pad = ctx->node->fusion.pad; /* top, bottom, left, right; zeros if none */
+  WICK_TRY(conv_dimension(ctx, padding, s->in_h, pad[0], pad[1], s->k_h, s->stride_h,
+                          s->dilation_h, &s->out_h, &s->pad_top));
+  return conv_dimension(ctx, padding, s->in_w, pad[2], pad[3], s->k_w, s->stride_w, s->dilation_w,
+                        &s->out_w, &s->pad_left);
+}
+
 wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick_activation act, float *lo,
                                       float *hi) {
   switch (act) {

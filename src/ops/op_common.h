@@ -57,6 +57,15 @@ WICK_INTERNAL wick_status wick_conv_output_size(const wick_op_ctx *ctx, wick_pad
                                                 int32_t dilation, int32_t *out,
                                                 int32_t *pad_before);
 
+/* A convolution's spatial geometry: given s's input size, filter, strides
+ * and dilations, sets out_h, out_w, pad_top and pad_left for `padding`. A
+ * PAD folded into the node (src/core/fuse.c) counts as part of the input:
+ * the output size is the padded input's, and the PAD's leading counts are
+ * added to the leading padding (its trailing counts are implied by in_h/in_w
+ * and out_h/out_w, as SAME's are). */
+WICK_INTERNAL wick_status wick_conv_spatial(const wick_op_ctx *ctx, wick_padding padding,
+                                            wick_conv_shape *s);
+
 /* The clamp range of a fused activation on float values. */
 WICK_INTERNAL wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick_activation act,
                                                     float *lo, float *hi);
