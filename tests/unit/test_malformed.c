@@ -29,9 +29,7 @@
  * tests/fuzz/regressions/ once fixed). WICK_MALFORMED_BUDGET_MS overrides
  * the per-model time budget of each mutation family.
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +40,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "untrusted_run.h"
 #include "tiny_model.h"
 #include "wick/wick.h"
 
@@ -122,57 +121,15 @@ static bool valid_error(wick_status st) { return st >= WICK_ERR_INVALID_ARGUMENT
 
 /* A file may legitimately loop forever (WHILE with a condition that stays
  * true): not a crash. The promise there is that invoke can be cancelled, so
- * every invoke runs under a watchdog that cancels it after WATCHDOG_MS. */
+ * every invoke runs under a watchdog that cancels it after WATCHDOG_MS
+ * (untrusted_run.h). */
 #define WATCHDOG_MS 1000
 static long g_cancelled;
 
-typedef struct watchdog {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  bool done;
-  wick_interpreter *it;
-} watchdog;
-
-static void *watchdog_main(void *arg) {
-  watchdog *w = arg;
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_sec += WATCHDOG_MS / 1000;
-  deadline.tv_nsec += (long)(WATCHDOG_MS % 1000) * 1000000L;
-  if (deadline.tv_nsec >= 1000000000L) {
-    deadline.tv_sec++;
-    deadline.tv_nsec -= 1000000000L;
-  }
-  pthread_mutex_lock(&w->mu);
-  int rc = 0;
-  while (!w->done && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&w->cv, &w->mu, &deadline);
-  if (!w->done) {
-    wick_interpreter_cancel(w->it);
-    g_cancelled++;
-  }
-  pthread_mutex_unlock(&w->mu);
-  return NULL;
-}
-
-/* wick_interpreter_invoke under the watchdog. */
 static wick_status invoke_watched(wick_interpreter *it) {
-  watchdog w;
-  pthread_mutex_init(&w.mu, NULL);
-  pthread_cond_init(&w.cv, NULL);
-  w.done = false;
-  w.it = it;
-  pthread_t thread;
-  bool armed = pthread_create(&thread, NULL, watchdog_main, &w) == 0;
-  wick_status st = wick_interpreter_invoke(it);
-  if (armed) {
-    pthread_mutex_lock(&w.mu);
-    w.done = true;
-    pthread_cond_signal(&w.cv);
-    pthread_mutex_unlock(&w.mu);
-    pthread_join(thread, NULL);
-  }
-  pthread_cond_destroy(&w.cv);
-  pthread_mutex_destroy(&w.mu);
+  bool cancelled = false;
+  wick_status st = wick_invoke_watched(it, WATCHDOG_MS, &cancelled);
+  if (cancelled) g_cancelled++;
   return st;
 }
 
@@ -222,25 +179,13 @@ static int run_promise(const uint8_t *data, size_t size) {
   phase = 2;
   /* A mutant may legitimately ask for billions of multiply-accumulates
    * within the memory cap: slow, not wrong. Skip invoking those. */
-  uint64_t macs = 0;
-  for (size_t i = 0; i < wick_interpreter_op_count(it); i++) {
-    uint64_t m = wick_interpreter_op_macs(it, i);
-    macs = macs + m < macs ? UINT64_MAX : macs + m;
-  }
-  if (macs > (SANITIZED ? 200000000u : 1000000000u)) {
+  if (wick_total_macs(it) > (SANITIZED ? 200000000u : 1000000000u)) {
     g_skipped_heavy++;
     wick_interpreter_destroy(it);
     wick_model_destroy(model);
     goto out;
   }
-  for (size_t i = 0; i < wick_interpreter_input_count(it); i++) {
-    wick_tensor *t = wick_interpreter_input(it, i);
-    size_t n = wick_tensor_byte_size(t);
-    void *zeros = calloc(1, n ? n : 1);
-    if (zeros == NULL) abort();
-    (void)wick_tensor_copy_from(t, zeros, n); /* may refuse (a constant input): fine */
-    free(zeros);
-  }
+  wick_zero_inputs(it); /* an input may refuse (a constant one): fine */
   st = invoke_watched(it);
   if (st != WICK_OK) {
     if (!valid_error(st)) FAIL("%s: invoke returned unknown status %d", g_case, (int)st);
@@ -249,15 +194,7 @@ static int run_promise(const uint8_t *data, size_t size) {
   } else {
     g_invoked++;
     phase = 3;
-    /* Read every output completely: a bogus pointer or size shows up here. */
-    for (size_t i = 0; i < wick_interpreter_output_count(it); i++) {
-      const wick_tensor *t = wick_interpreter_output(it, i);
-      size_t n = wick_tensor_byte_size(t);
-      void *buf = malloc(n ? n : 1);
-      if (buf == NULL) abort();
-      (void)wick_tensor_copy_to(t, buf, n);
-      free(buf);
-    }
+    wick_read_outputs(it); /* a bogus pointer or size shows up here */
   }
   wick_interpreter_destroy(it);
   wick_model_destroy(model);
