@@ -11,7 +11,9 @@
  * practice the errors are random-walk and far smaller). The clamp bounds are
  * exact. Every shape runs with no activation, ReLU and ReLU6.
  *
- * Run: build-<name>/tests/unit/test_kernels (ctest runs it too).
+ * Run: build-<name>/tests/unit/test_kernels (ctest runs it too). Scaffolding
+ * (counters, random stream, conv shapes and sweep) shared with
+ * test_q8_kernels.c: kernel_test.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,12 +23,11 @@
 #include "kernels/cpu.h"
 #include "kernels/kernels.h"
 
-static int failures, checks;
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+#define KERNEL_TEST_SEED 0x9e3779b97f4a7c15u
+#include "kernel_test.h"
 
 static float frand(void) {
-  rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
-  return (float)((double)(rng_state >> 40) / (double)(1u << 24) * 2.0 - 1.0);
+  return (float)((double)(rng_step() >> 40) / (double)(1u << 24) * 2.0 - 1.0);
 }
 
 static float *rand_buf(size_t n) {
@@ -49,9 +50,8 @@ static void compare(const char *what, const float *got, const float *ref, const 
       double err = fabs((double)got[i] - (double)ref[i]);
       double tol = 1e-5 * mag[r * cols + c] + 1e-30;
       if (!(err <= tol)) {
-        failures++;
-        fprintf(stderr, "FAIL %s: [%zu,%zu] got %.9g want %.9g (tol %.3g)\n", what, r, c,
-                (double)got[i], (double)ref[i], tol);
+        fail("%s: [%zu,%zu] got %.9g want %.9g (tol %.3g)", what, r, c, (double)got[i],
+             (double)ref[i], tol);
         return;
       }
     }
@@ -89,16 +89,14 @@ static void test_gemm_shape(const char *isa, const wick_f32_gemm_kernel *kern, s
     for (size_t j = 0; j < n; j++) {
       double err = fabs((double)got[i * c_stride + j] - ref[i * n + j]);
       if (!(err <= 1e-5 * mag[i * n + j] + 1e-30)) {
-        failures++;
-        fprintf(stderr, "FAIL %s: [%zu,%zu] got %.9g want %.9g\n", what, i, j,
-                (double)got[i * c_stride + j], (double)ref[i * n + j]);
+        fail("%s: [%zu,%zu] got %.9g want %.9g", what, i, j, (double)got[i * c_stride + j],
+             (double)ref[i * n + j]);
         goto done;
       }
     }
     for (size_t j = n; j < c_stride; j++)
       if (got[i * c_stride + j] != 12345.0f) {
-        failures++;
-        fprintf(stderr, "FAIL %s: wrote past column %zu in row %zu\n", what, n, i);
+        fail("%s: wrote past column %zu in row %zu", what, n, i);
         goto done;
       }
   }
@@ -127,7 +125,7 @@ static void test_gemm(const wick_f32_kernels *all) {
     test_gemm_shape(all->isa, kern, 15, 1000, 1280, 0, true, 0, 0);
     test_gemm_shape(all->isa, kern, 50, 515, 400, 1, true, 3, 1);
     printf("%s gemm %zux%zu: %s\n", all->isa, kern->mr, kern->nr,
-           failures == before ? "ok" : "FAILED");
+           verdict(before));
   }
 }
 
@@ -159,25 +157,15 @@ static void conv_magnitudes(const wick_conv_shape *s, const float *in, const flo
         }
 }
 
-static int32_t out_size(int32_t in, int32_t k, int32_t stride, int32_t dil, int32_t pad_total) {
-  int32_t eff = (k - 1) * dil + 1;
-  int32_t o = (in + pad_total - eff) / stride + 1;
-  return o < 0 ? 0 : o;
-}
+/* The GEMM tile a conv case runs on (conv_sweep's argument). */
+typedef struct conv_tile {
+  const char *isa;
+  const wick_f32_gemm_kernel *kern;
+} conv_tile;
 
-static void make_shape(wick_conv_shape *s, int32_t batch, int32_t h, int32_t w, int32_t cin,
-                       int32_t cout, int32_t kh, int32_t kw, int32_t sh, int32_t sw, int32_t dh,
-                       int32_t dw, int32_t pt, int32_t pb, int32_t pl, int32_t pr) {
-  memset(s, 0, sizeof *s);
-  s->batch = batch, s->in_h = h, s->in_w = w, s->in_c = cin, s->out_c = cout;
-  s->k_h = kh, s->k_w = kw, s->stride_h = sh, s->stride_w = sw, s->dilation_h = dh;
-  s->dilation_w = dw, s->pad_top = pt, s->pad_left = pl, s->groups = 1, s->multiplier = 1;
-  s->out_h = out_size(h, kh, sh, dh, pt + pb);
-  s->out_w = out_size(w, kw, sw, dw, pl + pr);
-}
-
-static void test_conv_shape(const char *isa, const wick_f32_gemm_kernel *kern,
-                            const wick_conv_shape *s, int act) {
+static void test_conv_shape(const void *arg, const wick_conv_shape *s, int act) {
+  const char *isa = ((const conv_tile *)arg)->isa;
+  const wick_f32_gemm_kernel *kern = ((const conv_tile *)arg)->kern;
   if (s->out_h <= 0 || s->out_w <= 0) return;
   size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
   size_t out_n = (size_t)s->batch * s->out_h * s->out_w * s->out_c;
@@ -195,45 +183,21 @@ static void test_conv_shape(const char *isa, const wick_f32_gemm_kernel *kern,
   wick_f32_conv2d__reference(s, in, f, bias, ref, act_lo[act], act_hi[act]);
   conv_magnitudes(s, in, f, bias, mag, false);
   wick_f32_conv_igemm(kern, s, ind, packed, got, act_lo[act], act_hi[act]);
-  char what[200];
-  snprintf(what, sizeof what,
-           "%s %zux%zu conv n=%d %dx%dx%d->%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d out=%dx%d act=%d",
-           isa, kern->mr, kern->nr, s->batch, s->in_h, s->in_w, s->in_c, s->out_c, s->k_h, s->k_w, s->stride_h,
-           s->stride_w, s->dilation_h, s->dilation_w, s->pad_top, s->pad_left, s->out_h, s->out_w,
-           act);
+  char label[64], what[200];
+  snprintf(label, sizeof label, "%s %zux%zu conv", isa, kern->mr, kern->nr);
+  describe_shape(what, sizeof what, label, s);
+  snprintf(what + strlen(what), sizeof what - strlen(what), " act=%d", act);
   compare(what, got, ref, mag, out_n, out_n, 1, out_n);
   free(in), free(f), free(bias), free(packed), free(ind), free(zero), free(got), free(ref);
   free(mag);
 }
 
 static void test_conv_tile(const char *isa, const wick_f32_gemm_kernel *kern) {
-  int before = failures, act = 0;
-  static const int32_t chans[] = {1, 3, 8, 17, 33};
-  static const int32_t couts[] = {1, 7, 16, 33, 70};
-  static const int32_t ks[][2] = {{1, 1}, {3, 3}, {1, 3}, {5, 5}, {7, 7}, {2, 2}};
-  wick_conv_shape s;
-  for (size_t ic = 0; ic < 5; ic++)
-    for (size_t oc = 0; oc < 5; oc++)
-      for (size_t kk = 0; kk < 6; kk++)
-        for (int32_t stride = 1; stride <= 3; stride++)
-          for (int32_t pad = 0; pad <= 2; pad++) {
-            int32_t kh = ks[kk][0], kw = ks[kk][1];
-            int32_t dil = (ic + oc + kk) % 3 == 0 ? 2 : 1;
-            make_shape(&s, (ic + oc) % 2 + 1, 5 + (int32_t)ic, 9 - (int32_t)oc, chans[ic],
-                       couts[oc], kh, kw, stride, stride == 3 ? 1 : stride, dil, 1, pad,
-                       pad == 2 ? 1 : pad, pad == 1 ? 0 : pad, pad);
-            test_conv_shape(isa, kern, &s, act);
-            act = (act + 1) % 3;
-          }
-  /* MobileNetV2 / ResNet-like shapes */
-  make_shape(&s, 1, 32, 32, 3, 32, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1);
-  test_conv_shape(isa, kern, &s, 2);
-  make_shape(&s, 1, 14, 14, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
-  test_conv_shape(isa, kern, &s, 1);
-  make_shape(&s, 1, 1, 1, 5, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0);
-  test_conv_shape(isa, kern, &s, 0);
-  printf("%s conv (igemm %zux%zu): %s\n", isa, kern->mr, kern->nr,
-         failures == before ? "ok" : "FAILED");
+  const int before = failures;
+  static const int32_t chans[5] = {1, 3, 8, 17, 33};
+  const conv_tile tile = {isa, kern};
+  conv_sweep(chans, test_conv_shape, &tile);
+  printf("%s conv (igemm %zux%zu): %s\n", isa, kern->mr, kern->nr, verdict(before));
 }
 
 static void test_conv(const wick_f32_kernels *all) {
@@ -272,11 +236,7 @@ static void test_dw_shape(const wick_f32_kernels *kern, wick_f32_dwconv_fn fn, c
            name, s->batch, s->in_h, s->in_w, s->in_c, s->k_h, s->k_w, s->stride_h, s->stride_w,
            s->dilation_h, s->dilation_w, s->pad_top, s->pad_left, s->out_h, s->out_w, act);
   compare(what, got + 1, ref, mag, out_n, out_n, 1, out_n);
-  checks++;
-  if (got[0] != 12345.0f || got[out_n + 1] != 12345.0f) {
-    failures++;
-    fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
-  }
+  check_guards(what, got[0] == 12345.0f && got[out_n + 1] == 12345.0f);
   free(in), free(f), free(bias), free(packed), free(got), free(ref), free(mag);
 }
 
@@ -320,7 +280,7 @@ static void test_dw_square(const wick_f32_kernels *kern, wick_f32_dwconv_fn fn, 
         test_dw_shape(kern, fn, name, &s, act, true);
         act = (act + 1) % 3;
       }
-  printf("%s %s k=%d dil=%d: %s\n", kern->isa, name, k, dil, failures == before ? "ok" : "FAILED");
+  printf("%s %s k=%d dil=%d: %s\n", kern->isa, name, k, dil, verdict(before));
 }
 
 static void test_dwconv(const wick_f32_kernels *kern) {
@@ -345,20 +305,18 @@ static void test_dwconv(const wick_f32_kernels *kern) {
           act = (act + 1) % 3;
         }
   printf("%s dwconv (any size, stride, dilation): %s\n", kern->isa,
-         failures == before ? "ok" : "FAILED");
+         verdict(before));
   /* model shapes: MobileNetV2 3x3, EfficientNet-B0 5x5 */
-  make_shape(&s, 1, 112, 112, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
-  s.groups = 32;
-  test_dw_shape(kern, kern->dwconv3x3, "dwconv3x3", &s, 2, true);
-  make_shape(&s, 1, 113, 113, 96, 96, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0);
-  s.groups = 96;
-  test_dw_shape(kern, kern->dwconv3x3, "dwconv3x3", &s, 2, true);
-  make_shape(&s, 1, 28, 28, 240, 240, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2);
-  s.groups = 240;
-  test_dw_shape(kern, kern->dwconv5x5, "dwconv5x5", &s, 0, true);
-  make_shape(&s, 1, 56, 56, 144, 144, 5, 5, 2, 2, 1, 1, 1, 2, 1, 2);
-  s.groups = 144;
-  test_dw_shape(kern, kern->dwconv5x5, "dwconv5x5", &s, 0, true);
+  static const conv_case models[] = {{1, 112, 112, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+                                     {1, 113, 113, 96, 96, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 2},
+                                     {1, 28, 28, 240, 240, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 0},
+                                     {1, 56, 56, 144, 144, 5, 5, 2, 2, 1, 1, 1, 2, 1, 2, 0}};
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+    const bool five = models[i].kh == 5;
+    case_shape(&models[i], true, &s);
+    test_dw_shape(kern, five ? kern->dwconv5x5 : kern->dwconv3x3, five ? "dwconv5x5" : "dwconv3x3",
+                  &s, models[i].act, true);
+  }
 }
 
 /* ------------------------------------------------------------------ elementwise */
@@ -482,16 +440,14 @@ static void test_unary(const wick_f32_kernels *kern) {
         if (ok && d > worst && d <= bound) worst = d;
       }
       if (!ok) {
-        failures++;
-        fprintf(stderr, "FAIL %s %s(%.9g): got %.9g want %.9g (%lld ulp, bound %lld)\n",
-                kern->isa, uc->name, (double)x[i], (double)g, (double)r,
-                (long long)ulp_distance(g, r), (long long)uc->ulps);
+        fail("%s %s(%.9g): got %.9g want %.9g (%lld ulp, bound %lld)", kern->isa, uc->name,
+             (double)x[i], (double)g, (double)r, (long long)ulp_distance(g, r),
+             (long long)uc->ulps);
         break;
       }
     }
     if (got[0] != 12345.0f || got[n + 1] != 12345.0f) {
-      failures++;
-      fprintf(stderr, "FAIL %s %s: wrote outside the output\n", kern->isa, uc->name);
+      fail("%s %s: wrote outside the output", kern->isa, uc->name);
     }
     /* every tail length, in place: lane-wise, so bit-identical to the sweep's results */
     for (size_t len = 0; len <= 40 && failures == before; len++) {
@@ -505,36 +461,14 @@ static void test_unary(const wick_f32_kernels *kern) {
       checks++;
       for (size_t i = 0; i < 48; i++)
         if (!same_bits_or_nan(buf[i], want[i])) {
-          failures++;
-          fprintf(stderr, "FAIL %s %s: length %zu in place, element %zu\n", kern->isa, uc->name,
-                  len, i);
+          fail("%s %s: length %zu in place, element %zu", kern->isa, uc->name, len, i);
           break;
         }
     }
     printf("%s %s: %s (worst %lld ulp over %zu inputs, bound %lld)\n", kern->isa, uc->name,
-           failures == before ? "ok" : "FAILED", (long long)worst, n, (long long)uc->ulps);
+           verdict(before), (long long)worst, n, (long long)uc->ulps);
   }
   free(x), free(ref), free(got);
-}
-
-/* Builds the broadcast of a (rank ra) and b (rank rb) like the ops do. */
-static void make_broadcast(wick_broadcast *bc, int32_t ra, const int32_t *da, int32_t rb,
-                           const int32_t *db) {
-  memset(bc, 0, sizeof *bc);
-  bc->rank = ra > rb ? ra : rb;
-  for (int32_t i = 0; i < bc->rank; i++) {
-    int32_t ia = i - (bc->rank - ra), ib = i - (bc->rank - rb);
-    int32_t x = ia >= 0 ? da[ia] : 1, y = ib >= 0 ? db[ib] : 1;
-    bc->dims[i] = x > y ? x : y;
-  }
-  int64_t sa = 1, sb = 1;
-  for (int32_t i = bc->rank - 1; i >= 0; i--) {
-    int32_t ia = i - (bc->rank - ra), ib = i - (bc->rank - rb);
-    int32_t x = ia >= 0 ? da[ia] : 1, y = ib >= 0 ? db[ib] : 1;
-    bc->a_strides[i] = x == 1 ? 0 : sa;
-    bc->b_strides[i] = y == 1 ? 0 : sb;
-    sa *= x, sb *= y;
-  }
 }
 
 static float special_rand(void) {
@@ -582,9 +516,8 @@ static void test_binary(const wick_f32_kernels *kern) {
       checks++;
       for (size_t i = 0; i <= no; i++)
         if (i == no ? got[i] != 12345.0f : !same_bits_or_nan(got[i], ref[i])) {
-          failures++;
-          fprintf(stderr, "FAIL %s binary op %d shape %zu act %d: [%zu] got %.9g want %.9g\n",
-                  kern->isa, (int)ops[o], sh, act, i, (double)got[i], (double)ref[i]);
+          fail("%s binary op %d shape %zu act %d: [%zu] got %.9g want %.9g", kern->isa,
+               (int)ops[o], sh, act, i, (double)got[i], (double)ref[i]);
           break;
         }
       act = (act + 1) % 3;
@@ -593,12 +526,10 @@ static void test_binary(const wick_f32_kernels *kern) {
   }
   checks++;
   if (planned != (int)(sizeof shapes / sizeof shapes[0]) - 1) {
-    failures++;
-    fprintf(stderr, "FAIL %s: %d of the binary shapes planned (want all but the 4-loop one)\n",
-            kern->isa, planned);
+    fail("%s: %d of the binary shapes planned (want all but the 4-loop one)", kern->isa, planned);
   }
   printf("%s binary (bit-identical, %d broadcast shapes): %s\n", kern->isa, planned,
-         failures == before ? "ok" : "FAILED");
+         verdict(before));
 }
 
 static void test_softmax_and_sums(const wick_f32_kernels *kern) {
@@ -618,9 +549,8 @@ static void test_softmax_and_sums(const wick_f32_kernels *kern) {
       checks++;
       for (size_t i = 0; i < n; i++)
         if (!(fabs((double)got[i] - ref[i]) <= 1e-5 * fabs((double)ref[i]) + 1e-37)) {
-          failures++;
-          fprintf(stderr, "FAIL %s softmax cols=%zu [%zu]: got %.9g want %.9g\n", kern->isa,
-                  cols[c], i, (double)got[i], (double)ref[i]);
+          fail("%s softmax cols=%zu [%zu]: got %.9g want %.9g", kern->isa, cols[c], i,
+               (double)got[i], (double)ref[i]);
           break;
         }
       free(x), free(got), free(ref);
@@ -634,8 +564,7 @@ static void test_softmax_and_sums(const wick_f32_kernels *kern) {
     if (d[3] == 1 || d[1] == 1) reduced[1] = false, reduced[2] = true, reduced[3] = d[3] != 1;
     size_t outer, mid, inner;
     if (!wick_f32_reduce_plan_make(4, d, reduced, &outer, &mid, &inner)) {
-      failures++;
-      fprintf(stderr, "FAIL %s: reduce plan for shape %zu\n", kern->isa, sh);
+      fail("%s: reduce plan for shape %zu", kern->isa, sh);
       continue;
     }
     size_t n = (size_t)d[0] * d[1] * d[2] * d[3], on = outer * inner;
@@ -654,7 +583,7 @@ static void test_softmax_and_sums(const wick_f32_kernels *kern) {
     compare(what, got, ref, mag, on, on, 1, on);
     free(x), free(got), free(ref), free(mag);
   }
-  printf("%s softmax, mean: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+  printf("%s softmax, mean: %s\n", kern->isa, verdict(before));
 }
 
 /* MAX_POOL_2D / AVERAGE_POOL_2D: bit-identical to the reference on edge
@@ -690,10 +619,9 @@ static void test_pools(const wick_f32_kernels *kern) {
             checks++;
             for (size_t i = 0; i <= out_n; i++)
               if (i == out_n ? got[i] != 12345.0f : !same_bits_or_nan(got[i], ref[i])) {
-                failures++;
-                fprintf(stderr, "FAIL %s %s pool c=%d k=%dx%d s=%d pad=%d: [%zu] got %.9g want %.9g\n",
-                        kern->isa, is_max ? "max" : "average", s.channels, s.k_h, s.k_w, st, pad,
-                        i, (double)got[i], (double)ref[i]);
+                fail("%s %s pool c=%d k=%dx%d s=%d pad=%d: [%zu] got %.9g want %.9g", kern->isa,
+                     is_max ? "max" : "average", s.channels, s.k_h, s.k_w, st, pad, i,
+                     (double)got[i], (double)ref[i]);
                 break;
               }
             act = (act + 1) % 3;
@@ -701,7 +629,7 @@ static void test_pools(const wick_f32_kernels *kern) {
           free(in), free(got), free(ref);
         }
   printf("%s max/average pool (bit-identical): %s\n", kern->isa,
-         failures == before ? "ok" : "FAILED");
+         verdict(before));
 }
 
 /* The blocked 2-D transpose (portable): byte-identical to the reference
@@ -749,19 +677,16 @@ static void test_transpose(void) {
       wick_strided_copy_transpose(esizes[e], &hi, in, got);
       checks++;
       if (memcmp(got, ref, bytes) != 0 || got[bytes] != 0xA5) {
-        failures++;
-        fprintf(stderr, "FAIL transpose case %zu esize %zu differs from the reference\n", t,
-                esizes[e]);
+        fail("transpose case %zu esize %zu differs from the reference", t, esizes[e]);
       }
       free(in), free(got), free(ref);
     }
   checks++;
   if (transposes < 20) {
-    failures++;
-    fprintf(stderr, "FAIL only %d transpose plans took the blocked path\n", transposes);
+    fail("only %d transpose plans took the blocked path", transposes);
   }
   printf("transpose (blocked 2-D, %d plans): %s\n", transposes,
-         failures == before ? "ok" : "FAILED");
+         verdict(before));
 }
 
 /* Comparisons, REDUCE_ANY/ALL and SELECT row walks (portable, logical.c):
@@ -790,8 +715,7 @@ static void test_logical(void) {
       checks++;
       if (!wick_f32_compare_plan((wick_compare_op)op, &plan, a, b, got) ||
           memcmp(got, ref, no) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL compare op %d shape %zu differs from the reference\n", op, sh);
+        fail("compare op %d shape %zu differs from the reference", op, sh);
       }
     }
     free(a), free(b), free(got), free(ref);
@@ -812,9 +736,7 @@ static void test_logical(void) {
         wick_bool_reduce_mid(is_any, outer, mid, inner, in, got);
         checks++;
         if (memcmp(got, ref, outer * inner) != 0) {
-          failures++;
-          fprintf(stderr, "FAIL reduce %s shape %zu differs from the reference\n",
-                  is_any ? "any" : "all", t);
+          fail("reduce %s shape %zu differs from the reference", is_any ? "any" : "all", t);
         }
         free(in), free(got), free(ref);
       }
@@ -849,12 +771,11 @@ static void test_logical(void) {
       wick_select_rows(esize, &ss, cond, x, y, got);
       checks++;
       if (memcmp(got, ref, (size_t)total * esize) != 0) {
-        failures++;
-        fprintf(stderr, "FAIL select case %zu esize %zu differs from the reference\n", t, esize);
+        fail("select case %zu esize %zu differs from the reference", t, esize);
       }
       free(cond), free(x), free(y), free(got), free(ref);
     }
-  printf("compare, reduce any/all, select rows: %s\n", failures == before ? "ok" : "FAILED");
+  printf("compare, reduce any/all, select rows: %s\n", verdict(before));
 }
 
 /* ------------------------------------------------------------------ quantize */
@@ -937,12 +858,10 @@ int main(void) {
   uint32_t f = wick_cpu_detect();
   checks++;
   if ((f & WICK_CPU_AVX512VL) && !(f & WICK_CPU_AVX512F)) {
-    failures++;
-    fprintf(stderr, "FAIL: AVX512VL without AVX512F\n");
+    fail("AVX512VL without AVX512F");
   }
   if (wick_f32_kernels_select(true) != NULL) {
-    failures++;
-    fprintf(stderr, "FAIL: forcing the reference kernels still selected optimized ones\n");
+    fail("forcing the reference kernels still selected optimized ones");
   }
   const wick_f32_kernels *best = wick_f32_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
@@ -950,8 +869,7 @@ int main(void) {
   /* Every AArch64 Linux CPU has NEON: detection must find it unless capped. */
   checks++;
   if (getenv("WICK_MAX_ISA") == NULL && (best == NULL || strcmp(best->isa, "neon") != 0)) {
-    failures++;
-    fprintf(stderr, "FAIL: AArch64 host but the NEON kernels were not selected\n");
+    fail("AArch64 host but the NEON kernels were not selected");
   }
 #endif
   test_transpose();
@@ -972,6 +890,5 @@ int main(void) {
     test_pools(kern);
     test_quantize8(kern);
   }
-  printf("%d checks, %d failed\n", checks, failures);
-  return failures ? 1 : 0;
+  return finish();
 }

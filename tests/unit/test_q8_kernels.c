@@ -13,6 +13,7 @@
  *
  * Run: build/tests/unit/test_q8_kernels (ctest runs it); WICK_MAX_ISA=avx2 or
  * none shows the reference-only configuration (then every ISA is skipped).
+ * Scaffolding shared with test_kernels.c: kernel_test.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,13 +23,10 @@
 #include "kernels/cpu.h"
 #include "kernels/q8.h"
 
-static int failures, checks;
-static uint64_t rng_state = 0x2545f4914f6cdd1du;
+#define KERNEL_TEST_SEED 0x2545f4914f6cdd1du
+#include "kernel_test.h"
 
-static uint32_t next(void) {
-  rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
-  return (uint32_t)(rng_state >> 33);
-}
+static uint32_t next(void) { return (uint32_t)(rng_step() >> 33); }
 
 static int32_t irand(int32_t lo, int32_t hi) { return lo + (int32_t)(next() % (uint32_t)(hi - lo + 1)); }
 
@@ -39,6 +37,9 @@ static int8_t *rand_i8(size_t n, bool extreme) {
     p[i] = extreme ? (int8_t)((next() & 1) ? 127 : -128) : (int8_t)irand(-128, 127);
   return p;
 }
+
+/* A requantization multiplier in [2^30, 2^31). */
+static int32_t rand_multiplier(void) { return (int32_t)((1u << 30) + (next() & 0x3fffffffu)); }
 
 static int8_t *rand_w8(size_t n) {
   int8_t *p = malloc(n ? n : 1);
@@ -63,7 +64,7 @@ static void make_params(qparams *q, size_t n, int32_t k_total, int32_t zp_in, in
   q->scale = calloc(n + 64, sizeof(double));
   const int32_t base = -(int32_t)(log2((double)k_total + 1) / 2) - 5;
   for (size_t c = 0; c < n; c++) {
-    q->mult[c] = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
+    q->mult[c] = rand_multiplier();
     q->shift[c] = base + irand(-3, 3);
     if (c % 11 == 5) q->shift[c] = irand(0, 2);
     if (c % 13 == 7) q->shift[c] = -31;
@@ -88,10 +89,22 @@ static void compare(const char *what, const int8_t *got, const int8_t *ref, size
   checks++;
   for (size_t i = 0; i < n; i++)
     if (got[i] != ref[i]) {
-      failures++;
-      fprintf(stderr, "FAIL %s: [%zu] got %d want %d\n", what, i, got[i], ref[i]);
+      fail("%s: [%zu] got %d want %d", what, i, got[i], ref[i]);
       return;
     }
+}
+
+/* An output buffer of n bytes between two guard bytes: the output is at +1. */
+static int8_t *guarded_output(size_t n) {
+  int8_t *p = malloc(n + 2);
+  p[0] = p[n + 1] = 99;
+  return p;
+}
+
+/* Compares the n bytes inside a guarded_output with ref, then the guards. */
+static void compare_guarded(const char *what, const int8_t *guarded, const int8_t *ref, size_t n) {
+  compare(what, guarded + 1, ref, n);
+  check_guards(what, guarded[0] == 99 && guarded[n + 1] == 99);
 }
 
 static void *aligned(size_t bytes) {
@@ -113,8 +126,7 @@ static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, siz
   void *packed = aligned(bytes);
   wick_q8_gemm_pack(kern, n, 1, k, w, with_bias ? q.bias : NULL, zp, fc ? NULL : q.mult,
                     fc ? NULL : q.shift, packed);
-  int8_t *got = malloc(m * n + 2), *ref = malloc(m * n + 1);
-  got[0] = got[m * n + 1] = 99;
+  int8_t *got = guarded_output(m * n), *ref = malloc(m * n + 1);
   if (fc) {
     q.out.fc_scale = q.scale;
     wick_q_fully_connected__reference(WICK_DTYPE_INT8, (int64_t)m, (int64_t)n, (int64_t)k, &q.fc,
@@ -143,11 +155,7 @@ static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, siz
     compare(what, got + 1, ref, m * n);
   }
   free(flipped);
-  checks++;
-  if (got[0] != 99 || got[m * n + 1] != 99) {
-    failures++;
-    fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
-  }
+  check_guards(what, got[0] == 99 && got[m * n + 1] == 99);
   free(a), free(w), free(packed), free(got), free(ref);
   free_params(&q);
 }
@@ -165,41 +173,32 @@ static void test_gemm(const wick_q8_kernels *kern) {
         test_gemm_shape(kern, ms[i], ns[j], ks[l], true, act, (i + j + l) % 5 != 0);
         act = (act + 1) % 3;
       }
-  test_gemm_shape(kern, 196, 576, 96, false, 2, true); /* MobileNetV2 expand */
-  test_gemm_shape(kern, 1, 1000, 1280, true, 0, true);  /* classifier */
-  test_gemm_shape(kern, 3, 3000, 40, false, 0, true);   /* several column blocks */
-  printf("%s gemm / fc: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+  /* MobileNetV2 expand, classifier, several column blocks */
+  static const struct {
+    size_t m, n, k;
+    bool fc;
+    int act;
+  } models[] = {{196, 576, 96, false, 2}, {1, 1000, 1280, true, 0}, {3, 3000, 40, false, 0}};
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+    test_gemm_shape(kern, models[i].m, models[i].n, models[i].k, models[i].fc, models[i].act,
+                    true);
+  printf("%s gemm / fc: %s\n", kern->isa, verdict(before));
 }
 
 /* ------------------------------------------------------------------ CONV_2D (igemm), DEPTHWISE */
 
-static int32_t out_size(int32_t in, int32_t k, int32_t stride, int32_t dil, int32_t pad_total) {
-  int32_t eff = (k - 1) * dil + 1;
-  int32_t o = (in + pad_total - eff) / stride + 1;
-  return o < 0 ? 0 : o;
-}
-
-static void make_shape(wick_conv_shape *s, int32_t batch, int32_t h, int32_t w, int32_t cin,
-                       int32_t cout, int32_t kh, int32_t kw, int32_t sh, int32_t sw, int32_t dh,
-                       int32_t dw, int32_t pt, int32_t pb, int32_t pl, int32_t pr) {
-  memset(s, 0, sizeof *s);
-  s->batch = batch, s->in_h = h, s->in_w = w, s->in_c = cin, s->out_c = cout;
-  s->k_h = kh, s->k_w = kw, s->stride_h = sh, s->stride_w = sw, s->dilation_h = dh;
-  s->dilation_w = dw, s->pad_top = pt, s->pad_left = pl, s->groups = 1, s->multiplier = 1;
-  s->out_h = out_size(h, kh, sh, dh, pt + pb);
-  s->out_w = out_size(w, kw, sw, dw, pl + pr);
-}
-
+/* "<isa> <kind> n=.. .. zp=.. act=..": a conv case, for failure messages. */
 static void describe(char *buf, size_t size, const char *isa, const char *kind,
                      const wick_conv_shape *s, int32_t zp, int act) {
-  snprintf(buf, size,
-           "%s %s n=%d %dx%dx%d->%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d out=%dx%d zp=%d act=%d", isa,
-           kind, s->batch, s->in_h, s->in_w, s->in_c, s->out_c, s->k_h, s->k_w, s->stride_h,
-           s->stride_w, s->dilation_h, s->dilation_w, s->pad_top, s->pad_left, s->out_h, s->out_w,
-           zp, act);
+  char label[64];
+  snprintf(label, sizeof label, "%s %s", isa, kind);
+  describe_shape(buf, size, label, s);
+  const size_t len = strlen(buf);
+  snprintf(buf + len, size - len, " zp=%d act=%d", zp, act);
 }
 
-static void test_conv_shape(const wick_q8_kernels *kern, const wick_conv_shape *s, int act) {
+static void test_conv_shape(const void *arg, const wick_conv_shape *s, int act) {
+  const wick_q8_kernels *kern = arg;
   if (s->out_h <= 0 || s->out_w <= 0) return;
   const size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
   const size_t out_n = (size_t)s->batch * s->out_h * s->out_w * s->out_c;
@@ -242,31 +241,9 @@ static void test_conv_shape(const wick_q8_kernels *kern, const wick_conv_shape *
 
 static void test_conv(const wick_q8_kernels *kern) {
   const int before = failures;
-  static const int32_t chans[] = {1, 3, 4, 17, 33};
-  static const int32_t couts[] = {1, 7, 16, 33, 70};
-  static const int32_t ks[][2] = {{1, 1}, {3, 3}, {1, 3}, {5, 5}, {7, 7}, {2, 2}};
-  wick_conv_shape s;
-  int act = 0;
-  for (size_t ic = 0; ic < 5; ic++)
-    for (size_t oc = 0; oc < 5; oc++)
-      for (size_t kk = 0; kk < 6; kk++)
-        for (int32_t stride = 1; stride <= 3; stride++)
-          for (int32_t pad = 0; pad <= 2; pad++) {
-            const int32_t dil = (ic + oc + kk) % 3 == 0 ? 2 : 1;
-            make_shape(&s, (ic + oc) % 2 + 1, 5 + (int32_t)ic, 9 - (int32_t)oc, chans[ic],
-                       couts[oc], ks[kk][0], ks[kk][1], stride, stride == 3 ? 1 : stride, dil, 1,
-                       pad, pad == 2 ? 1 : pad, pad == 1 ? 0 : pad, pad);
-            test_conv_shape(kern, &s, act);
-            act = (act + 1) % 3;
-          }
-  make_shape(&s, 1, 32, 32, 3, 32, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1); /* MobileNet stem, TF SAME */
-  test_conv_shape(kern, &s, 2);
-  make_shape(&s, 1, 14, 14, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
-  test_conv_shape(kern, &s, 1);
-  make_shape(&s, 1, 1, 1, 5, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0);
-  test_conv_shape(kern, &s, 0);
-  printf("%s conv (igemm %zux%zu): %s\n", kern->isa, kern->mr, kern->nr,
-         failures == before ? "ok" : "FAILED");
+  static const int32_t chans[5] = {1, 3, 4, 17, 33};
+  conv_sweep(chans, test_conv_shape, kern);
+  printf("%s conv (igemm %zux%zu): %s\n", kern->isa, kern->mr, kern->nr, verdict(before));
 }
 
 static void test_dw_shape(const wick_q8_kernels *kern, const wick_conv_shape *s, int act) {
@@ -282,19 +259,13 @@ static void test_dw_shape(const wick_q8_kernels *kern, const wick_conv_shape *s,
   if (!wick_q8_dwconv_packed_size(c, taps, kern->dw_cr, &bytes)) abort();
   void *packed = aligned(bytes);
   wick_q8_dwconv_pack(c, taps, kern->dw_cr, f, q.bias, zp, q.mult, q.shift, packed);
-  int8_t *got = malloc(out_n + 2), *ref = malloc(out_n);
-  got[0] = got[out_n + 1] = 99;
+  int8_t *got = guarded_output(out_n), *ref = malloc(out_n);
   wick_q_depthwise_conv2d__reference(WICK_DTYPE_INT8, s, &q.conv, in, f, q.bias, false, ref);
   kern->dwconv(s, zp, in, packed, got + 1, &q.out, 0, s->out_h / 2);
   kern->dwconv(s, zp, in, packed, got + 1, &q.out, s->out_h / 2, s->out_h);
   char what[200];
   describe(what, sizeof what, kern->isa, "dwconv", s, zp, act);
-  compare(what, got + 1, ref, out_n);
-  checks++;
-  if (got[0] != 99 || got[out_n + 1] != 99) {
-    failures++;
-    fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
-  }
+  compare_guarded(what, got, ref, out_n);
   free(in), free(f), free(packed), free(got), free(ref);
   free_params(&q);
 }
@@ -323,19 +294,15 @@ static void test_dwconv(const wick_q8_kernels *kern) {
             act = (act + 1) % 3;
           }
   /* wide rows, channel tails, MobileNetV2 shapes */
-  make_shape(&s, 1, 4, 61, 33, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
-  s.groups = 33;
-  test_dw_shape(kern, &s, 0);
-  make_shape(&s, 1, 6, 40, 40, 40, 5, 5, 2, 2, 1, 1, 1, 2, 1, 2);
-  s.groups = 40;
-  test_dw_shape(kern, &s, 1);
-  make_shape(&s, 1, 112, 112, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
-  s.groups = 32;
-  test_dw_shape(kern, &s, 2);
-  make_shape(&s, 1, 113, 113, 96, 96, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0);
-  s.groups = 96;
-  test_dw_shape(kern, &s, 2);
-  printf("%s dwconv: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+  static const conv_case models[] = {{1, 4, 61, 33, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+                                     {1, 6, 40, 40, 40, 5, 5, 2, 2, 1, 1, 1, 2, 1, 2, 1},
+                                     {1, 112, 112, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+                                     {1, 113, 113, 96, 96, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 2}};
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+    case_shape(&models[i], true, &s);
+    test_dw_shape(kern, &s, models[i].act);
+  }
+  printf("%s dwconv: %s\n", kern->isa, verdict(before));
 }
 
 /* ------------------------------------------------------------------ ADD / SUB */
@@ -347,39 +314,31 @@ static void test_add(const wick_q8_kernels *kern) {
     for (int sub = 0; sub <= 1; sub++) {
       const size_t n = sizes[i];
       int8_t *a = rand_i8(n, i % 4 == 3), *b = rand_i8(n, false);
-      int8_t *got = malloc(n + 2), *ref = malloc(n);
-      got[0] = got[n + 1] = 99;
+      int8_t *got = guarded_output(n), *ref = malloc(n);
       wick_qadd_params p;
       p.input1_offset = -irand(-128, 127);
       p.input2_offset = -irand(-128, 127);
       p.output_offset = irand(-128, 127);
       p.left_shift = 20;
-      p.input1_multiplier = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
-      p.input2_multiplier = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
+      p.input1_multiplier = rand_multiplier();
+      p.input2_multiplier = rand_multiplier();
       p.input1_shift = i % 2 ? 0 : -irand(0, 4);
       p.input2_shift = i % 2 ? -irand(0, 4) : 0;
-      p.output_multiplier = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
+      p.output_multiplier = rand_multiplier();
       p.output_shift = i == 2 ? 2 : -irand(12, 22);
       p.act_min = sub ? -128 : p.output_offset;
       p.act_max = 127;
       wick_broadcast bc;
-      memset(&bc, 0, sizeof bc);
-      bc.rank = 1;
-      bc.dims[0] = (int32_t)n;
-      bc.a_strides[0] = bc.b_strides[0] = 1;
+      const int32_t dims = (int32_t)n;
+      make_broadcast(&bc, 1, &dims, 1, &dims);
       wick_q_add__reference(WICK_DTYPE_INT8, sub, &bc, &p, a, b, ref);
       kern->add(n, a, b, got + 1, &p, sub);
       char what[100];
       snprintf(what, sizeof what, "%s %s n=%zu", kern->isa, sub ? "sub" : "add", n);
-      compare(what, got + 1, ref, n);
-      checks++;
-      if (got[0] != 99 || got[n + 1] != 99) {
-        failures++;
-        fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
-      }
+      compare_guarded(what, got, ref, n);
       free(a), free(b), free(got), free(ref);
     }
-  printf("%s add / sub: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+  printf("%s add / sub: %s\n", kern->isa, verdict(before));
 }
 
 /* ------------------------------------------------------------------ MUL */
@@ -390,34 +349,26 @@ static void test_mul(const wick_q8_kernels *kern) {
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     const size_t n = sizes[i];
     int8_t *a = rand_i8(n, i % 3 == 2), *b = rand_i8(n, i % 3 == 2);
-    int8_t *got = malloc(n + 2), *ref = malloc(n);
-    got[0] = got[n + 1] = 99;
+    int8_t *got = guarded_output(n), *ref = malloc(n);
     wick_qmul_params p;
     p.input1_offset = -irand(-128, 127);
     p.input2_offset = -irand(-128, 127);
     p.output_offset = irand(-128, 127);
-    p.output_multiplier = (int32_t)((1u << 30) + (next() & 0x3fffffffu));
+    p.output_multiplier = rand_multiplier();
     p.output_shift = i == 1 ? 1 : -irand(6, 16);
     p.act_min = i % 2 ? p.output_offset : -128;
     p.act_max = 127;
     wick_broadcast bc;
-    memset(&bc, 0, sizeof bc);
-    bc.rank = 1;
-    bc.dims[0] = (int32_t)n;
-    bc.a_strides[0] = bc.b_strides[0] = 1;
+    const int32_t dims = (int32_t)n;
+    make_broadcast(&bc, 1, &dims, 1, &dims);
     wick_q_mul__reference(WICK_DTYPE_INT8, &bc, &p, a, b, ref);
     kern->mul(n, a, b, got + 1, &p);
     char what[100];
     snprintf(what, sizeof what, "%s mul n=%zu", kern->isa, n);
-    compare(what, got + 1, ref, n);
-    checks++;
-    if (got[0] != 99 || got[n + 1] != 99) {
-      failures++;
-      fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
-    }
+    compare_guarded(what, got, ref, n);
     free(a), free(b), free(got), free(ref);
   }
-  printf("%s mul: %s\n", kern->isa, failures == before ? "ok" : "FAILED");
+  printf("%s mul: %s\n", kern->isa, verdict(before));
 }
 
 /* ------------------------------------------------------------------ pools (portable) */
@@ -451,7 +402,7 @@ static void test_pool(void) {
     }
     free(in), free(got), free(ref), free(acc);
   }
-  printf("portable int8 pools: %s\n", failures == before ? "ok" : "FAILED");
+  printf("portable int8 pools: %s\n", verdict(before));
 }
 
 /* ------------------------------------------------------------------ 8-bit tables */
@@ -468,31 +419,24 @@ static void test_lut8(void) {
   static const size_t sizes[] = {1, 63, 64, 65, 200, 4099};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     const size_t n = sizes[i];
-    uint8_t *in = (uint8_t *)rand_i8(n, false), *got = malloc(n + 2), *ref = malloc(n);
-    got[0] = got[n + 1] = 99;
+    uint8_t *in = (uint8_t *)rand_i8(n, false), *ref = malloc(n);
+    int8_t *got = guarded_output(n);
     wick_q_lut8__reference((int64_t)n, lut, in, ref);
-    fn(n, lut, in, got + 1);
+    fn(n, lut, in, (uint8_t *)(got + 1));
     char what[64];
     snprintf(what, sizeof what, "lut8 n=%zu", n);
-    compare(what, (int8_t *)(got + 1), (int8_t *)ref, n);
-    checks++;
-    if (got[0] != 99 || got[n + 1] != 99) {
-      failures++;
-      fprintf(stderr, "FAIL %s: wrote outside the output\n", what);
-    }
+    compare_guarded(what, got, (int8_t *)ref, n);
     free(in), free(got), free(ref);
   }
-  printf("lut8 (avx512vbmi): %s\n", failures == before ? "ok" : "FAILED");
+  printf("lut8 (avx512vbmi): %s\n", verdict(before));
 }
 
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
   checks++;
-  if (wick_q8_kernels_select(true) != NULL) {
-    failures++;
-    fprintf(stderr, "FAIL: forcing the reference kernels still selected optimized ones\n");
-  }
+  if (wick_q8_kernels_select(true) != NULL)
+    fail("forcing the reference kernels still selected optimized ones");
   test_pool();
   test_lut8();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
@@ -510,6 +454,5 @@ int main(void) {
     if (kern->add) test_add(kern);
     if (kern->mul) test_mul(kern);
   }
-  printf("%d checks, %d failed\n", checks, failures);
-  return failures ? 1 : 0;
+  return finish();
 }
