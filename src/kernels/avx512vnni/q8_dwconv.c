@@ -8,15 +8,16 @@
  * zero point instead, which the packed bias' cancels exactly (q8.h), so
  * every output sums all taps as the reference sums the in-bounds ones.
  *
- * Interior columns of 3x3 and 5x5 filters with dilation 1 and stride 1 or 2
- * run in blocks of P output pixels (8 for 3x3, 4 for 5x5 and for 3x3 rows
- * of 4 to 7 interior pixels): each input vector is loaded and widened once
- * per block and feeds every output it touches.
- * A row's last block is moved back to end at the row's last interior pixel
- * (recomputing a few pixels with identical results). Everything else —
- * border columns, other sizes, dilations, strides — runs one pixel at a
- * time with bounds checks. Loop order: batch, output row, 16-channel block,
- * columns; the tail block is masked.
+ * Rows of 3x3 and 5x5 filters with dilation 1 and stride 1 or 2 run in
+ * blocks of P output pixels (8 for 3x3, 4 for 5x5; then one block of 4 for
+ * a remainder of 4 or more, and a last block of 4 moved back to end at the
+ * row's last pixel, recomputing a few pixels with identical results): each
+ * input vector is loaded and widened once per block and feeds every output
+ * it touches. Blocks that reach into the left or right padding (BORDER)
+ * check each input column and read the zero point outside; the others load
+ * unchecked. Other sizes, dilations and strides run one pixel at a time with
+ * bounds checks. Loop order: batch, output row, 16-channel block, columns;
+ * the tail block is masked.
  */
 #include "kernels/avx512vnni/q8_requant.h"
 
@@ -65,9 +66,10 @@ Q8_INLINE void pixel(bool MASKED, const dw_row *r, size_t c0, const int32_t *h, 
   finish(MASKED, acc, q, r->out + (int64_t)x * s->out_c + c0, m);
 }
 
-/* P interior pixels from column x of a K x K filter, dilation 1, stride SW. */
-Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, const dw_row *r, size_t c0,
-                     const int32_t *h, __mmask16 m, const q8_rq *rq, int32_t x) {
+/* P pixels from column x of a K x K filter, dilation 1, stride SW; BORDER:
+ * some of the input columns may lie outside the image. */
+Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, bool BORDER, const dw_row *r,
+                     size_t c0, const int32_t *h, __mmask16 m, const q8_rq *rq, int32_t x) {
   const wick_conv_shape *s = r->s;
   const int32_t *wt = h + WICK_Q8_HEADER * CR;
   __m512i acc[8];
@@ -84,11 +86,13 @@ Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, const dw_row *r
       }
       continue;
     }
-    const int8_t *p = r->input + ((int64_t)iy * s->in_w + ix0) * s->in_c + c0;
+    const int8_t *row = r->input + (int64_t)iy * s->in_w * s->in_c + c0;
 #pragma GCC unroll 32
     for (size_t j = 0; j < (P - 1) * SW + K; j++) {
-      const __m512i v = load_x(MASKED, p, m);
-      p += s->in_c;
+      const int64_t ix = ix0 + (int64_t)j;
+      const __m512i v = BORDER && (ix < 0 || ix >= s->in_w)
+                            ? r->vzp
+                            : load_x(MASKED, row + ix * s->in_c, m);
 #pragma GCC unroll 8
       for (size_t q = 0; q < P; q++)
         if (j >= q * SW && j - q * SW < K)
@@ -106,27 +110,36 @@ Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, const dw_row *r
   }
 }
 
+/* A block of P pixels from column x, the unchecked variant when its input
+ * columns are all inside [x_lo, x_hi) (the interior output columns). */
+Q8_INLINE void block_at(size_t P, size_t K, size_t SW, bool MASKED, const dw_row *r, size_t c0,
+                        const int32_t *h, __mmask16 m, const q8_rq *rq, int32_t x,
+                        int32_t x_lo, int32_t x_hi) {
+  if (x >= x_lo && x + (int32_t)P <= x_hi)
+    block(P, K, SW, MASKED, false, r, c0, h, m, rq, x);
+  else
+    block(P, K, SW, MASKED, true, r, c0, h, m, rq, x);
+}
+
 /* One channel block of one output row. */
 Q8_INLINE void row_block(size_t K, size_t SW, bool MASKED, const dw_row *r, size_t c0,
                          const int32_t *h, __mmask16 m, const wick_q8_output *o, int32_t x_lo,
                          int32_t x_hi) {
-  const size_t P = K == 3 ? 8 : 4;
+  const int32_t P = K == 3 ? 8 : 4;
   const int32_t ow = r->s->out_w;
   const q8_rq rq = q8_rq_load(h, CR, o);
   const q8_rq *q = &rq;
-  for (int32_t x = 0; x < x_lo; x++) pixel(MASKED, r, c0, h, m, q, x);
-  const int32_t n = x_hi - x_lo;
-  if (n >= (int32_t)P) {
-    int32_t x = x_lo;
-    for (; x + (int32_t)P <= x_hi; x += (int32_t)P) block(P, K, SW, MASKED, r, c0, h, m, q, x);
-    if (x < x_hi) block(P, K, SW, MASKED, r, c0, h, m, q, x_hi - (int32_t)P);
-  } else if (P == 8 && n >= 4) {
-    block(4, K, SW, MASKED, r, c0, h, m, q, x_lo);
-    if (n > 4) block(4, K, SW, MASKED, r, c0, h, m, q, x_hi - 4);
-  } else {
-    for (int32_t x = x_lo; x < x_hi; x++) block(1, K, SW, MASKED, r, c0, h, m, q, x);
+  int32_t x = 0;
+  for (; x + P <= ow; x += P) block_at((size_t)P, K, SW, MASKED, r, c0, h, m, q, x, x_lo, x_hi);
+  if (P == 8 && ow - x >= 4) {
+    block_at(4, K, SW, MASKED, r, c0, h, m, q, x, x_lo, x_hi);
+    x += 4;
   }
-  for (int32_t x = x_hi; x < ow; x++) pixel(MASKED, r, c0, h, m, q, x);
+  if (x < ow && ow >= 4) {
+    block_at(4, K, SW, MASKED, r, c0, h, m, q, ow - 4, x_lo, x_hi);
+  } else {
+    for (; x < ow; x++) block_at(1, K, SW, MASKED, r, c0, h, m, q, x, x_lo, x_hi);
+  }
 }
 
 Q8_INLINE void row_generic(bool MASKED, const dw_row *r, size_t c0, const int32_t *h,
