@@ -69,6 +69,11 @@ static void make_params(qparams *q, size_t n, int32_t k_total, int32_t zp_in, in
     if (c % 11 == 5) q->shift[c] = irand(0, 2);
     if (c % 13 == 7) q->shift[c] = -31;
     q->bias[c] = irand(-200000, 200000);
+    /* edges of the fused requantization: srdhm ties (odd x times 2^30),
+     * a zero and the largest multiplier, accumulators near the int32 ends */
+    if (c % 7 == 2) q->mult[c] = 1 << 30;
+    if (c % 19 == 11) q->mult[c] = c % 2 ? 0 : INT32_MAX;
+    if (c % 17 == 3) q->bias[c] = c % 2 ? INT32_MAX - irand(0, 1 << 20) : INT32_MIN + irand(0, 1 << 20);
     q->scale[c] = ldexp((double)q->mult[c], q->shift[c] - 31);
   }
   const int32_t zp_out = irand(-128, 127);

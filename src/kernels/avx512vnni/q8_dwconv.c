@@ -36,8 +36,7 @@ Q8_INLINE __m512i load_x(bool MASKED, const int8_t *p, __mmask16 m) {
   return _mm512_cvtepi8_epi32(b);
 }
 
-Q8_INLINE void finish(bool MASKED, __m512i acc, const q8_rq *q, int8_t *p, __mmask16 m) {
-  const __m128i v = q8_requant_rq(acc, q);
+Q8_INLINE void store16(bool MASKED, __m128i v, int8_t *p, __mmask16 m) {
   if (MASKED)
     _mm_mask_storeu_epi8(p, m, v);
   else
@@ -46,7 +45,7 @@ Q8_INLINE void finish(bool MASKED, __m512i acc, const q8_rq *q, int8_t *p, __mma
 
 /* One output pixel, any filter, with bounds checks. */
 Q8_INLINE void pixel(bool MASKED, const dw_row *r, size_t c0, const int32_t *h, __mmask16 m,
-                     const q8_rq *q, int32_t x) {
+                     const q8_rq64 *q, int32_t x) {
   const wick_conv_shape *s = r->s;
   const int32_t *wt = h + WICK_Q8_HEADER * CR;
   __m512i acc = _mm512_loadu_si512(h);
@@ -63,13 +62,13 @@ Q8_INLINE void pixel(bool MASKED, const dw_row *r, size_t c0, const int32_t *h, 
       acc = _mm512_dpwssd_epi32(acc, v, _mm512_loadu_si512(wt));
     }
   }
-  finish(MASKED, acc, q, r->out + (int64_t)x * s->out_c + c0, m);
+  store16(MASKED, q8_narrow64(q8_requant64(acc, q), q), r->out + (int64_t)x * s->out_c + c0, m);
 }
 
 /* P pixels from column x of a K x K filter, dilation 1, stride SW; BORDER:
  * some of the input columns may lie outside the image. */
 Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, bool BORDER, const dw_row *r,
-                     size_t c0, const int32_t *h, __mmask16 m, const q8_rq *rq, int32_t x) {
+                     size_t c0, const int32_t *h, __mmask16 m, const q8_rq64 *rq, int32_t x) {
   const wick_conv_shape *s = r->s;
   const int32_t *wt = h + WICK_Q8_HEADER * CR;
   __m512i acc[8];
@@ -99,21 +98,25 @@ Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, bool BORDER, co
           acc[q] = _mm512_dpwssd_epi32(acc[q], v, _mm512_loadu_si512(wr + (j - q * SW) * CR));
     }
   }
-  __m128i res[8];
-  for (size_t q = 0; q < P; q++) res[q] = q8_requant_rq(acc[q], rq);
-  for (size_t q = 0; q < P; q++) {
-    int8_t *p = r->out + ((int64_t)x + (int64_t)q) * s->out_c + c0;
-    if (MASKED)
-      _mm_mask_storeu_epi8(p, m, res[q]);
-    else
-      _mm_storeu_si128((__m128i *)(void *)p, res[q]);
+  for (size_t q = 0; q < P; q++) acc[q] = q8_requant64(acc[q], rq);
+  int8_t *out = r->out + (int64_t)x * s->out_c + c0;
+  if (P == 1) {
+    store16(MASKED, q8_narrow64(acc[0], rq), out, m);
+    return;
+  }
+  for (size_t q = 0; q + 4 <= P; q += 4) {
+    const __m512i bytes = q8_narrow64_x4(acc[q], acc[q + 1], acc[q + 2], acc[q + 3], rq);
+    store16(MASKED, _mm512_castsi512_si128(bytes), out + (int64_t)q * s->out_c, m);
+    store16(MASKED, _mm512_extracti32x4_epi32(bytes, 1), out + (int64_t)(q + 1) * s->out_c, m);
+    store16(MASKED, _mm512_extracti32x4_epi32(bytes, 2), out + (int64_t)(q + 2) * s->out_c, m);
+    store16(MASKED, _mm512_extracti32x4_epi32(bytes, 3), out + (int64_t)(q + 3) * s->out_c, m);
   }
 }
 
 /* A block of P pixels from column x, the unchecked variant when its input
  * columns are all inside [x_lo, x_hi) (the interior output columns). */
 Q8_INLINE void block_at(size_t P, size_t K, size_t SW, bool MASKED, const dw_row *r, size_t c0,
-                        const int32_t *h, __mmask16 m, const q8_rq *rq, int32_t x,
+                        const int32_t *h, __mmask16 m, const q8_rq64 *rq, int32_t x,
                         int32_t x_lo, int32_t x_hi) {
   if (x >= x_lo && x + (int32_t)P <= x_hi)
     block(P, K, SW, MASKED, false, r, c0, h, m, rq, x);
@@ -127,8 +130,8 @@ Q8_INLINE void row_block(size_t K, size_t SW, bool MASKED, const dw_row *r, size
                          int32_t x_hi) {
   const int32_t P = K == 3 ? 8 : 4;
   const int32_t ow = r->s->out_w;
-  const q8_rq rq = q8_rq_load(h, CR, o);
-  const q8_rq *q = &rq;
+  const q8_rq64 rq = q8_rq64_load(h, CR, o);
+  const q8_rq64 *q = &rq;
   int32_t x = 0;
   for (; x + P <= ow; x += P) block_at((size_t)P, K, SW, MASKED, r, c0, h, m, q, x, x_lo, x_hi);
   if (P == 8 && ow - x >= 4) {
@@ -144,7 +147,7 @@ Q8_INLINE void row_block(size_t K, size_t SW, bool MASKED, const dw_row *r, size
 
 Q8_INLINE void row_generic(bool MASKED, const dw_row *r, size_t c0, const int32_t *h,
                            __mmask16 m, const wick_q8_output *o) {
-  const q8_rq q = q8_rq_load(h, CR, o);
+  const q8_rq64 q = q8_rq64_load(h, CR, o);
   for (int32_t x = 0; x < r->s->out_w; x++) pixel(MASKED, r, c0, h, m, &q, x);
 }
 
