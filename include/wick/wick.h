@@ -194,6 +194,20 @@ typedef struct wick_interpreter_options {
   wick_allocator allocator;    /* all fields NULL: malloc/free */
   wick_log_fn log;             /* NULL: silent */
   void *log_user;
+  /* NULL (default): no cache. Otherwise a file for the packed weights (the
+   * constant weights re-laid out for this CPU's kernels at prepare, most of
+   * the cold start). When the file holds a valid cache written by this build
+   * of wick for this model and these kernels, prepare maps it and uses it
+   * instead of packing; otherwise prepare packs and then (re)writes the file
+   * (atomically, through a temporary file renamed over it). A missing,
+   * damaged or mismatched file is never an error and is never used: every
+   * size, key and checksum is checked first. The mapping counts against
+   * memory_limit_bytes, lives as long as the interpreter and, as with the
+   * model file, the file must not be truncated meanwhile (replacing it by
+   * rename is fine). Like the model, the file decides the weights: keep it
+   * where only trusted writers can write. Borrowed for the call (copied).
+   * See wick_interpreter_weight_cache_state. */
+  const char *weight_cache_path;
 } wick_interpreter_options;
 
 WICK_API wick_interpreter_options wick_interpreter_options_default(void);
@@ -243,6 +257,26 @@ WICK_API wick_status wick_interpreter_invoke(wick_interpreter *interpreter);
  * between operators, and inside a large operator between its tasks (a few
  * milliseconds of work at most on the optimized kernels). */
 WICK_API void wick_interpreter_cancel(wick_interpreter *interpreter);
+
+/* What the weight cache (wick_interpreter_options.weight_cache_path) did at
+ * create. Numbers are explicit and append-only. */
+typedef enum wick_weight_cache_state {
+  WICK_WEIGHT_CACHE_UNUSED = 0,   /* no weight_cache_path */
+  WICK_WEIGHT_CACHE_LOADED = 1,   /* a valid file: the packed weights came from it */
+  WICK_WEIGHT_CACHE_WRITTEN = 2,  /* no file yet: packed, and wrote it */
+  WICK_WEIGHT_CACHE_REJECTED = 3, /* the file was damaged or did not match: packed, and
+                                     rewrote it */
+  WICK_WEIGHT_CACHE_FAILED = 4    /* packed; the file could not be written (see the message) */
+} wick_weight_cache_state;
+
+WICK_API wick_weight_cache_state wick_interpreter_weight_cache_state(
+    const wick_interpreter *interpreter);
+/* Packed buffers taken from the cache file so far (0 unless LOADED). */
+WICK_API size_t wick_interpreter_weight_cache_hits(const wick_interpreter *interpreter);
+/* What happened, and why a file was rejected ("" when unused). Owned by the
+ * interpreter. Also sent to the log callback (INFO, or WARNING when the file
+ * was rejected or could not be written). */
+WICK_API const char *wick_interpreter_weight_cache_message(const wick_interpreter *interpreter);
 
 /* Bytes of the planned activation arena, and of persistent memory (op data,
  * packed weights, folded constants). */

@@ -292,6 +292,47 @@ WICK_INTERNAL size_t wick_thread_pool_threads(const wick_thread_pool *pool);
 WICK_INTERNAL bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn fn,
                                         void *arg, const atomic_int *cancel);
 
+/* ---------------------------------------------------------------- weight cache (weight_cache.c) */
+
+/* One packed buffer in the cache file: its key (subgraph, node, slot), the
+ * op's layout word, and where its bytes lie. Written to the file as is. */
+typedef struct wick_cache_entry {
+  uint32_t subgraph, node, slot, layout;
+  uint64_t offset, bytes, checksum;
+} wick_cache_entry;
+
+/* A buffer packed during this prepare, to be written to the file. */
+typedef struct wick_cache_record {
+  wick_cache_entry key;
+  const void *data;
+} wick_cache_record;
+
+typedef struct wick_weight_cache {
+  char *path; /* NULL: no cache */
+  wick_weight_cache_state state;
+  char message[320];
+  uint64_t build_id, kernel_id, model_size, model_hash;
+  uint8_t *map; /* the validated file, or NULL */
+  size_t map_size;
+  const wick_cache_entry *entries; /* in the map, sorted by key */
+  uint32_t num_entries;
+  size_t hits;
+  bool recording; /* no valid file: packed buffers are recorded, then written */
+  wick_cache_record *records;
+  size_t num_records, cap_records;
+} wick_weight_cache;
+
+/* A fast non-cryptographic 64-bit hash (checksums, the model's identity). */
+WICK_INTERNAL uint64_t wick_hash64(const void *data, size_t size, uint64_t seed);
+/* Before the first prepare: keeps `path`, and maps and checks the file if it
+ * is there. Only running out of memory is an error; a missing, damaged or
+ * mismatched file just means packing as usual (the state says which). */
+WICK_INTERNAL wick_status wick_weight_cache_open(wick_interpreter *it, const char *path);
+/* After the first prepare: writes the file when there was no valid one. */
+WICK_INTERNAL void wick_weight_cache_finish_prepare(wick_interpreter *it);
+/* Unmaps and frees; after the graphs that point into the map are gone. */
+WICK_INTERNAL void wick_weight_cache_close(wick_interpreter *it);
+
 struct wick_interpreter {
   const wick_model *model;
   wick_mem mem;
@@ -307,6 +348,7 @@ struct wick_interpreter {
   bool profiling;
   bool force_reference;
   bool no_fusion; /* WICK_NO_FUSION=1 (or force_reference): every node runs on its own */
+  wick_weight_cache cache;
   char error[512];
 };
 
@@ -351,6 +393,17 @@ WICK_INTERNAL wick_status wick_op_set_output(const wick_op_ctx *ctx, size_t i, w
                                              int32_t rank, const int32_t *dims);
 /* Memory that lives until the next prepare of this graph; NULL on OOM. */
 WICK_INTERNAL void *wick_op_alloc(const wick_op_ctx *ctx, size_t size);
+/* As wick_op_alloc, but not zeroed: for buffers the caller fills entirely. */
+WICK_INTERNAL void *wick_op_alloc_uninit(const wick_op_ctx *ctx, size_t size);
+/* Storage for packed constant data of this node: weights re-laid out for a
+ * kernel, read-only once filled, with no pointers inside. `slot` numbers the
+ * node's packed buffers; `layout` names the layout (e.g. the panel width).
+ * When the weight cache holds the buffer, returns its bytes with *from_cache
+ * set: the caller must not write them. Otherwise returns fresh uninitialized
+ * memory that the caller packs completely (the cache file written after
+ * prepare then holds it). NULL when out of memory. */
+WICK_INTERNAL void *wick_op_packed(const wick_op_ctx *ctx, uint32_t slot, uint32_t layout,
+                                   size_t bytes, bool *from_cache);
 /* Asks for `bytes` of scratch, valid during invoke via wick_op_scratch. */
 WICK_INTERNAL void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes);
 WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);

@@ -138,7 +138,7 @@ static void list_free_all(wick_mem *mem, wick_alloc_list *list) {
   list->count = 0;
 }
 
-static void *list_alloc(wick_mem *mem, wick_alloc_list *list, size_t size) {
+static void *list_alloc(wick_mem *mem, wick_alloc_list *list, size_t size, bool zero) {
   if (list->count == list->cap) {
     size_t cap = list->cap ? list->cap * 2 : 16;
     void **items = wick_mem_alloc(mem, cap * sizeof(void *));
@@ -150,19 +150,25 @@ static void *list_alloc(wick_mem *mem, wick_alloc_list *list, size_t size) {
   }
   void *p = wick_mem_alloc(mem, size ? size : 1);
   if (p == NULL) return NULL;
-  memset(p, 0, size);
+  if (zero) memset(p, 0, size);
   list->items[list->count++] = p;
   return p;
 }
 
 /* Allocations of a graph: until the next prepare, or, for dynamic nodes
  * prepared during invoke, until the next invoke. */
-static void *graph_alloc(wick_graph *g, size_t size) {
+static void *graph_alloc_with(wick_graph *g, size_t size, bool zero) {
   return list_alloc(&g->interp->mem, g->in_invoke ? &g->invoke_allocs : &g->prepared_allocs,
-                    size);
+                    size, zero);
 }
 
+static void *graph_alloc(wick_graph *g, size_t size) { return graph_alloc_with(g, size, true); }
+
 void *wick_op_alloc(const wick_op_ctx *ctx, size_t size) { return graph_alloc(ctx->graph, size); }
+
+void *wick_op_alloc_uninit(const wick_op_ctx *ctx, size_t size) {
+  return graph_alloc_with(ctx->graph, size, false);
+}
 
 void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes) {
   if (bytes > ctx->node->scratch_bytes) ctx->node->scratch_bytes = bytes;
@@ -652,8 +658,16 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
   atomic_init(&it->cancelled, 0);
 
   uint32_t subgraph = sig ? sig->subgraph : 0;
-  wick_status st = wick_thread_pool_create(&it->mem, o.num_threads, &it->pool);
+  wick_status st = WICK_OK;
+  if (o.weight_cache_path != NULL && o.weight_cache_path[0] != 0) {
+    st = wick_weight_cache_open(it, o.weight_cache_path);
+    it->options.weight_cache_path = it->cache.path; /* the caller's string is borrowed */
+  } else {
+    it->options.weight_cache_path = NULL;
+  }
   if (st != WICK_OK) {
+    st = interp_fail(it, st, "out of memory opening the weight cache");
+  } else if ((st = wick_thread_pool_create(&it->mem, o.num_threads, &it->pool)) != WICK_OK) {
     st = interp_fail(it, st, "out of memory starting %d threads", o.num_threads);
   } else if ((it->main = graph_new(it, subgraph, 0)) == NULL) {
     st = interp_fail(it, WICK_ERR_OUT_OF_MEMORY, "out of memory");
@@ -669,6 +683,7 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
       it->main->tensors[sig->output_tensors[i]].name = sig->output_names[i];
   }
   if (st == WICK_OK) st = graph_prepare(it->main);
+  if (st == WICK_OK) wick_weight_cache_finish_prepare(it);
   if (st != WICK_OK) {
     if (error) wick_format_message(error->message, sizeof error->message, "%s", it->error);
     wick_interpreter_destroy(it);
@@ -682,6 +697,7 @@ void wick_interpreter_destroy(wick_interpreter *it) {
   if (it == NULL) return;
   wick_thread_pool_destroy(it->pool);
   graph_destroy(it->main);
+  wick_weight_cache_close(it); /* the graphs pointed into its mapping */
   wick_mem_free(&it->mem, it->scratch);
   wick_mem mem = it->mem;
   wick_mem_free(&mem, it);

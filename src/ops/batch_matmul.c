@@ -75,9 +75,12 @@ static wick_status choose_kernels(wick_op_ctx *ctx, bmm_data *d, const wick_tens
   d->packed_floats = floats;
   d->packed = NULL;
   if (wick_input_known(ctx, 1)) {
-    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+    bool cached;
+    uint32_t layout = (uint32_t)kern->nr | (s->adj_y ? 0u : 1u << 16); /* pack_rhs's two forms */
+    if ((d->packed = wick_op_packed(ctx, 0, layout, bytes, &cached)) == NULL)
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the rhs");
-    for (size_t i = 0; i < d->rhs_batches; i++) pack_rhs(d, b->data, i, d->packed);
+    if (!cached)
+      for (size_t i = 0; i < d->rhs_batches; i++) pack_rhs(d, b->data, i, d->packed);
   } else {
     wick_op_request_scratch(ctx, bytes);
   }

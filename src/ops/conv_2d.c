@@ -207,9 +207,10 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
     if (!wick_mul_size(taps + 1, kern->dw_cr, &floats) ||
         !wick_mul_size(blocks, floats, &floats) || !wick_mul_size(floats, sizeof(float), &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
-    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+    bool cached;
+    if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->dw_cr, bytes, &cached)) == NULL)
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
-    wick_f32_dwconv_pack((size_t)s->out_c, kern->dw_cr, taps, filter, bias, d->packed);
+    if (!cached) wick_f32_dwconv_pack((size_t)s->out_c, kern->dw_cr, taps, filter, bias, d->packed);
     d->dw_shape = *s;
     if (s->multiplier > 1) {
       /* The input expanded to out_c channels lives in scratch. */
@@ -232,9 +233,10 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
         !wick_f32_gemm_packed_size_checked((size_t)s->out_c, k, gk->nr, &floats) ||
         !wick_mul_size(floats, sizeof(float), &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
-    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+    bool cached;
+    if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)gk->nr, bytes, &cached)) == NULL)
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
-    wick_f32_gemm_pack((size_t)s->out_c, k, gk->nr, filter, bias, d->packed);
+    if (!cached) wick_f32_gemm_pack((size_t)s->out_c, k, gk->nr, filter, bias, d->packed);
     d->gemm = gk;
     if (s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 &&
         s->pad_left == 0 && s->out_h == s->in_h && s->out_w == s->in_w) {

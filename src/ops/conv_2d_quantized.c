@@ -200,20 +200,24 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
     if (s->multiplier != 1 || kern->dwconv == NULL) return WICK_OK;
     if (!wick_q8_dwconv_packed_size(c, taps, kern->dw_cr, &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
-    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+    bool cached;
+    if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->dw_cr, bytes, &cached)) == NULL)
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
-    wick_q8_dwconv_pack(c, taps, kern->dw_cr, w, b, zp, d->params.multiplier, d->params.shift,
-                        d->packed);
+    if (!cached)
+      wick_q8_dwconv_pack(c, taps, kern->dw_cr, w, b, zp, d->params.multiplier, d->params.shift,
+                          d->packed);
     d->path = QCONV_DW;
   } else {
     if (s->groups != 1) return WICK_OK;
     const size_t kc = (size_t)s->in_c;
     if (!wick_q8_gemm_packed_size(kern, c, taps, kc, &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
-    if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+    bool cached;
+    if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->nr, bytes, &cached)) == NULL)
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
-    wick_q8_gemm_pack(kern, c, taps, kc, w, b, zp, d->params.multiplier, d->params.shift,
-                      d->packed);
+    if (!cached)
+      wick_q8_gemm_pack(kern, c, taps, kc, w, b, zp, d->params.multiplier, d->params.shift,
+                        d->packed);
     const size_t ib = wick_q8_input_bytes(kern);
     if (taps == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 &&
         s->pad_left == 0 && s->out_h == s->in_h && s->out_w == s->in_w) {

@@ -70,10 +70,12 @@ static wick_status choose_kernels(wick_op_ctx *ctx, fc_data *d) {
   if (!wick_f32_gemm_packed_size_checked((size_t)d->n, (size_t)d->k, kern->nr, &floats) ||
       !wick_mul_size(floats, sizeof(float), &bytes))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed weights size overflows");
-  if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL)
+  bool cached;
+  if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->nr, bytes, &cached)) == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
-  wick_f32_gemm_pack((size_t)d->n, (size_t)d->k, kern->nr, wick_op_input(ctx, 1)->data,
-                     bias ? bias->data : NULL, d->packed);
+  if (!cached)
+    wick_f32_gemm_pack((size_t)d->n, (size_t)d->k, kern->nr, wick_op_input(ctx, 1)->data,
+                       bias ? bias->data : NULL, d->packed);
   d->kern = kern;
   return WICK_OK;
 }

@@ -47,11 +47,14 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qfc_data *d, const wick_tens
   if (!wick_q8_gemm_packed_size(kern, (size_t)d->n, 1, (size_t)d->k, &bytes))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed weights size overflows");
   double *scale = wick_op_alloc(ctx, padded * sizeof(double));
-  if ((d->packed = wick_op_alloc(ctx, bytes)) == NULL || scale == NULL)
+  bool cached;
+  if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->nr, bytes, &cached)) == NULL ||
+      scale == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
   for (size_t c = 0; c < padded; c++) scale[c] = c < (size_t)d->n ? d->params.scale[c] : 0.0;
-  wick_q8_gemm_pack(kern, (size_t)d->n, 1, (size_t)d->k, w->data, bias ? bias->data : NULL,
-                    -d->params.input_offset, NULL, NULL, d->packed);
+  if (!cached)
+    wick_q8_gemm_pack(kern, (size_t)d->n, 1, (size_t)d->k, w->data, bias ? bias->data : NULL,
+                      -d->params.input_offset, NULL, NULL, d->packed);
   d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, scale};
   size_t scratch; /* the input prepared once per invoke (wick_q8_prepare_input) */
   if (!wick_mul_size((size_t)d->m, (size_t)d->k * wick_q8_input_bytes(kern), &scratch))
