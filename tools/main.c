@@ -7,6 +7,8 @@
  *
  * --memory-limit BYTES (every command) caps both the load
  * (wick_model_options.memory_limit_bytes) and the interpreter.
+ * --weight-cache PATH (run, bench) keeps the packed weights in a file
+ * (wick_interpreter_options.weight_cache_path) so later prepares skip packing.
  *
  * Exit status: 0 success, 1 model or runtime error, 2 usage error. Messages
  * go to stderr; results to stdout. (`wick convert` and `wick graph` are
@@ -54,6 +56,7 @@ typedef struct common_args {
   int threads;
   int reference;
   size_t memory_limit; /* --memory-limit BYTES: caps the load and the interpreter (0: none) */
+  const char *weight_cache; /* --weight-cache PATH: the packed-weight cache file (NULL: none) */
 } common_args;
 
 /* Parses flags shared by all commands; returns 1 if argv[*i] was consumed. */
@@ -72,6 +75,10 @@ static int parse_common(int argc, char **argv, int *i, common_args *c) {
   }
   if (strcmp(argv[*i], "--memory-limit") == 0 && *i + 1 < argc) {
     c->memory_limit = (size_t)strtoull(argv[++*i], NULL, 10);
+    return 1;
+  }
+  if (strcmp(argv[*i], "--weight-cache") == 0 && *i + 1 < argc) {
+    c->weight_cache = argv[++*i];
     return 1;
   }
   if (argv[*i][0] != '-' && c->model == NULL) {
@@ -97,6 +104,7 @@ static int open_model(const common_args *c, wick_model **model, wick_interpreter
   o.num_threads = c->threads != 0 ? c->threads : 1; /* -1: one per CPU */
   o.force_reference_kernels = c->reference;
   o.memory_limit_bytes = c->memory_limit;
+  o.weight_cache_path = c->weight_cache;
   st = wick_interpreter_create(*model, c->signature, &o, &err, interp);
   double t2 = now_ms();
   if (st != WICK_OK) {
@@ -295,10 +303,13 @@ static int cmd_run(int argc, char **argv) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf("usage: wick run MODEL.tflite [--input NAME=x.npy]... [--output-dir DIR]\n"
              "                [--signature KEY] [--threads N] [--seed N] [--reference]\n"
-             "                [--memory-limit BYTES]\n\n"
+             "                [--memory-limit BYTES] [--weight-cache PATH]\n\n"
              "Runs the model once. Inputs not given are filled with seeded random values\n"
              "(floats uniform in [-1, 1)). Outputs are written to DIR/<name>.npy when\n"
-             "--output-dir is given; a summary of each output is printed.\n");
+             "--output-dir is given; a summary of each output is printed.\n"
+             "--weight-cache keeps the packed weights in PATH: written by the first run,\n"
+             "read by later ones instead of packing (checked; rewritten if it does not\n"
+             "match).\n");
       return 0;
     }
     if (strcmp(argv[i], "--input") == 0 && i + 1 < argc) {
@@ -320,6 +331,8 @@ static int cmd_run(int argc, char **argv) {
   wick_interpreter *it;
   int rc = open_model(&c, &model, &it, NULL, NULL);
   if (rc) return rc;
+  if (c.weight_cache)
+    fprintf(stderr, "wick run: weight cache %s\n", wick_interpreter_weight_cache_message(it));
   /* Random values first (so an input given as .npy, which may resize, wins). */
   uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
   for (size_t i = 0; i < wick_interpreter_input_count(it); i++)
@@ -386,11 +399,13 @@ static int cmd_bench(int argc, char **argv) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf("usage: wick bench MODEL.tflite [--threads N] [--runs N] [--warmup N]\n"
              "                  [--signature KEY] [--reference] [--profile] [--trace FILE.json]\n"
-             "                  [--memory-limit BYTES]\n\n"
+             "                  [--memory-limit BYTES] [--weight-cache PATH]\n\n"
              "Times load, prepare and the first run, then `runs` invokes after `warmup`:\n"
              "min, median and p90 latency, and peak resident memory. --profile adds a\n"
              "per-operator table (each operator's fastest of --runs profiled runs) and\n"
-             "their sum; --trace writes those times as a Chrome trace.\n");
+             "their sum; --trace writes those times as a Chrome trace. --weight-cache\n"
+             "keeps the packed weights in PATH (see `wick run --help`); the line\n"
+             "`weight cache` says whether prepare read it or wrote it.\n");
       return 0;
     }
     if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
@@ -444,6 +459,7 @@ static int cmd_bench(int argc, char **argv) {
   printf("prepare      %.3f ms\n", prepare_ms);
   printf("first run    %.3f ms\n", first_ms);
   printf("cold start   %.3f ms (load + prepare + first run)\n", load_ms + prepare_ms + first_ms);
+  if (c.weight_cache) printf("weight cache %s\n", wick_interpreter_weight_cache_message(it));
   printf("runs         %d (after %d warm-up)\n", runs, warmup);
   printf("min          %.3f ms\n", times[0]);
   printf("median       %.3f ms\n", median);
