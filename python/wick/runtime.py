@@ -86,6 +86,7 @@ class _InterpreterOptions(ctypes.Structure):
         ("allocator", _Allocator),
         ("log", ctypes.c_void_p),
         ("log_user", ctypes.c_void_p),
+        ("weight_cache_path", ctypes.c_char_p),
     ]
 
 
@@ -155,6 +156,9 @@ def _library():
         "wick_interpreter_invoke": ([P], INT),
         "wick_interpreter_cancel": ([P], None),
         "wick_interpreter_arena_bytes": ([P], S),
+        "wick_interpreter_weight_cache_state": ([P], INT),
+        "wick_interpreter_weight_cache_hits": ([P], S),
+        "wick_interpreter_weight_cache_message": ([P], ctypes.c_char_p),
         "wick_interpreter_op_count": ([P], S),
         "wick_interpreter_op_name": ([P, S], ctypes.c_char_p),
         "wick_interpreter_set_profiling": ([P, INT], None),
@@ -212,6 +216,7 @@ class SignatureRunner:
         num_threads: int,
         reference: bool,
         memory_limit: int = 0,
+        weight_cache: str | os.PathLike | None = None,
     ):
         lib = _library()
         self._lib = lib
@@ -220,6 +225,8 @@ class SignatureRunner:
         opts.num_threads = num_threads
         opts.force_reference_kernels = int(reference)
         opts.memory_limit_bytes = memory_limit
+        if weight_cache is not None:
+            opts.weight_cache_path = os.fsencode(weight_cache)  # copied by the call
         err = _ErrorInfo()
         handle = ctypes.c_void_p()
         st = lib.wick_interpreter_create(
@@ -258,6 +265,20 @@ class SignatureRunner:
     @property
     def arena_bytes(self) -> int:
         return int(self._lib.wick_interpreter_arena_bytes(self._it))
+
+    @property
+    def weight_cache(self) -> tuple[str, int, str]:
+        """What the packed-weight cache did at prepare: (state, buffers read from the file,
+        message). state is "unused", "loaded", "written", "rejected" (damaged or mismatched:
+        packed and rewrote it) or "failed" (packed; could not write it)."""
+        lib = self._lib
+        state = lib.wick_interpreter_weight_cache_state(self._it)
+        names = ["unused", "loaded", "written", "rejected", "failed"]
+        return (
+            names[state] if 0 <= state < len(names) else str(state),
+            int(lib.wick_interpreter_weight_cache_hits(self._it)),
+            lib.wick_interpreter_weight_cache_message(self._it).decode(errors="replace"),
+        )
 
     def _set_input(self, i: int, value) -> None:
         lib = self._lib
@@ -376,6 +397,7 @@ class Runtime:
         reference: bool = False,
         memory_limit: int = 0,
         signature: str | None = None,
+        weight_cache: str | os.PathLike | None = None,
     ):
         lib = _library()
         self._lib = lib
@@ -400,6 +422,7 @@ class Runtime:
         self._threads = num_threads
         self._reference = reference
         self._memory_limit = memory_limit
+        self._weight_cache = weight_cache
         self._runners: dict[str | None, SignatureRunner] = {}
         self._default = self.signature(signature)
 
@@ -416,8 +439,13 @@ class Runtime:
     def signature(self, key: str | None) -> SignatureRunner:
         """The runner for signature `key` (None: the first signature, or subgraph 0)."""
         if key not in self._runners:
+            # One cache file per interpreter: the default signature's runner (made first)
+            # uses the path as given, any other signature the path + "." + its key.
+            cache = self._weight_cache
+            if cache is not None and self._runners:
+                cache = os.fsdecode(cache) + "." + (key or "")
             self._runners[key] = SignatureRunner(
-                self, key, self._threads, self._reference, self._memory_limit
+                self, key, self._threads, self._reference, self._memory_limit, cache
             )
         return self._runners[key]
 
@@ -433,6 +461,11 @@ class Runtime:
     def outputs(self) -> list[TensorDetail]:
         return self._default.outputs
 
+    @property
+    def weight_cache(self) -> tuple[str, int, str]:
+        """The default signature's weight cache report (see SignatureRunner.weight_cache)."""
+        return self._default.weight_cache
+
     def __call__(self, *args, **kwargs) -> list[np.ndarray]:
         return self._default(*args, **kwargs)
 
@@ -444,6 +477,7 @@ def load(
     reference: bool = False,
     memory_limit: int = 0,
     signature: str | None = None,
+    weight_cache: str | os.PathLike | None = None,
 ) -> Runtime:
     """Loads a .tflite file (path or bytes) into the wick runtime.
 
@@ -457,6 +491,12 @@ def load(
     rather than growing. ``signature`` picks the signature that calling the
     result runs (default: the first); every other one stays reachable as
     ``m[key]`` / ``m.signature(key)``.
+
+    ``weight_cache`` names a file for the packed weights (the weights re-laid out for this
+    CPU's kernels, most of prepare's time): the first load writes it, later loads of the
+    same model by the same wick build read it instead of packing. A damaged or mismatched
+    file is never used (it is rewritten); ``m.weight_cache`` reports what happened.
+    Signatures other than the default one use the path + "." + their key.
     """
     return Runtime(
         model,
@@ -464,4 +504,5 @@ def load(
         reference=reference,
         memory_limit=memory_limit,
         signature=signature,
+        weight_cache=weight_cache,
     )
