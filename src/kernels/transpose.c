@@ -35,8 +35,24 @@ bool wick_strided_copy_is_transpose(const wick_copy_plan *p) {
     }                                                                                   \
   } while (0)
 
+/* Interleaves NB byte planes (NB = 2..4, source rows sb apart) into
+ * contiguous NB-byte groups: an image's few channels going NCHW -> NHWC.
+ * A fixed group size and no blocking let the compiler vectorize the
+ * interleave (the blocked loop writes one byte at a time). */
+#define INTERLEAVE(NB)                                                              \
+  do {                                                                              \
+    for (int64_t a = 0; a < na; a++)                                                \
+      for (int64_t b = 0; b < (NB); b++) d[a * (NB) + b] = s[a + b * sb];           \
+  } while (0)
+
 static void tile(size_t esize, const uint8_t *s, uint8_t *d, int64_t na, int64_t nb, int64_t sb,
                  int64_t da) {
+  if (esize == 1 && da == nb && nb >= 2 && nb <= 4) {
+    if (nb == 2) INTERLEAVE(2);
+    if (nb == 3) INTERLEAVE(3);
+    if (nb == 4) INTERLEAVE(4);
+    return;
+  }
   switch (esize) {
     case 1: TILE(uint8_t); break;
     case 2: TILE(uint16_t); break;
