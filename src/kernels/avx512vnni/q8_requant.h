@@ -15,6 +15,11 @@
  *                 (trunc, then +-1 when the exact remainder is >= 0.5),
  *                 saturated to int32.
  * Then + output zero point (wrapping), clamp, narrow to int8.
+ *
+ * Two forms of the fixed-point stage: q8_rq / q8_requant_rq (srdhm, then
+ * rdivpot; cheap to load, used by the GEMM tiles, which load it per tile)
+ * and q8_rq64 / q8_mbqm64 (both roundings fused into one 64-bit floor,
+ * fewer instructions per vector but more setup: depthwise rows, ADD, MUL).
  */
 #ifndef WICK_KERNELS_AVX512VNNI_Q8_REQUANT_H
 #define WICK_KERNELS_AVX512VNNI_Q8_REQUANT_H
@@ -26,41 +31,6 @@
 #include "kernels/q8.h"
 
 #define Q8_INLINE static inline __attribute__((always_inline))
-
-/* mbqm(x, m, s) lane by lane: m_odd holds m[j | 1] in lane j, ls and rs
- * are max(s, 0) and max(-s, 0). */
-Q8_INLINE __m512i q8_mbqm(__m512i x, __m512i m, __m512i m_odd, __m512i ls, __m512i rs) {
-  x = _mm512_sllv_epi32(x, ls);
-  const __m512i round = _mm512_set1_epi64((int64_t)1 << 30);
-  __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, m), round);
-  __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m_odd), round);
-  even = _mm512_srli_epi64(even, 31);
-  odd = _mm512_add_epi64(odd, odd);
-  const __m512i r = _mm512_mask_blend_epi32((__mmask16)0xAAAA, even, odd);
-  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), rs),
-                                        _mm512_set1_epi32(1));
-  const __m512i rem = _mm512_and_si512(r, mask);
-  const __m512i thr = _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_srai_epi32(r, 31));
-  const __m512i q = _mm512_srav_epi32(r, rs);
-  return _mm512_mask_sub_epi32(q, _mm512_cmpgt_epi32_mask(rem, thr), q, _mm512_set1_epi32(-1));
-}
-
-/* One multiplier for every lane, as vectors for q8_mbqm. */
-typedef struct q8_multiplier {
-  __m512i m, ls, rs;
-} q8_multiplier;
-
-Q8_INLINE q8_multiplier q8_multiplier_set(int32_t multiplier, int32_t shift) {
-  q8_multiplier v;
-  v.m = _mm512_set1_epi32(multiplier);
-  v.ls = _mm512_set1_epi32(shift > 0 ? shift : 0);
-  v.rs = _mm512_set1_epi32(shift > 0 ? 0 : -shift);
-  return v;
-}
-
-Q8_INLINE __m512i q8_mbqm1(__m512i x, const q8_multiplier *v) {
-  return q8_mbqm(x, v->m, v->m, v->ls, v->rs);
-}
 
 /* The per-lane requantization of 16 channels, loaded once and kept in
  * registers while many pixels use it (int8 stores may alias anything, so a
@@ -168,15 +138,36 @@ Q8_INLINE __m512i q8_rq64_half(__m512i x, __m512i m, __m512i c, __m512i d, __m51
   return _mm512_srav_epi64(q, sh);
 }
 
-/* q8_requant_rq's result (before the clamp and narrowing) with q8_rq64's
- * parameters: int32 lanes, + zero point (wrapping). */
-Q8_INLINE __m512i q8_requant64(__m512i x, const q8_rq64 *q) {
+/* One multiplier and shift for every lane (ADD, MUL), with output zero
+ * point zp and clamp [lo, hi] (inside int8). */
+Q8_INLINE q8_rq64 q8_rq64_set(int32_t multiplier, int32_t shift, int32_t zp, int32_t lo,
+                              int32_t hi) {
+  q8_rq64 q;
+  q.m = q.m_odd = _mm512_set1_epi32(multiplier);
+  q.ls = _mm512_set1_epi32(shift > 0 ? shift : 0);
+  q8_rq64_constants(_mm512_set1_epi64(shift > 0 ? 0 : -(int64_t)shift), &q.c_even, &q.d_even,
+                    &q.s_even);
+  q.c_odd = q.c_even, q.d_odd = q.d_even, q.s_odd = q.s_even;
+  q.zp = _mm512_set1_epi32(zp);
+  q.lo8 = _mm512_set1_epi8((char)lo);
+  q.hi8 = _mm512_set1_epi8((char)hi);
+  q.any_left_shift = shift > 0;
+  return q;
+}
+
+/* mbqm(x, m, s) lane by lane with q8_rq64's parameters (no zero point). */
+Q8_INLINE __m512i q8_mbqm64(__m512i x, const q8_rq64 *q) {
   if (q->any_left_shift) x = _mm512_sllv_epi32(x, q->ls);
   const __m512i even = q8_rq64_half(x, q->m, q->c_even, q->d_even, q->s_even);
   const __m512i odd = q8_rq64_half(_mm512_shuffle_epi32(x, _MM_PERM_DDBB), q->m_odd, q->c_odd,
                                    q->d_odd, q->s_odd);
-  const __m512i r = _mm512_mask_shuffle_epi32(even, (__mmask16)0xAAAA, odd, _MM_PERM_CDAB);
-  return _mm512_add_epi32(r, q->zp);
+  return _mm512_mask_shuffle_epi32(even, (__mmask16)0xAAAA, odd, _MM_PERM_CDAB);
+}
+
+/* q8_requant_rq's result (before the clamp and narrowing) with q8_rq64's
+ * parameters: int32 lanes, + zero point (wrapping). */
+Q8_INLINE __m512i q8_requant64(__m512i x, const q8_rq64 *q) {
+  return _mm512_add_epi32(q8_mbqm64(x, q), q->zp);
 }
 
 /* Clamp and narrow one q8_requant64 result: saturating to int8 first, then
