@@ -114,13 +114,6 @@ static const float *bias_data(const wick_op_ctx *ctx) {
 
 static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise);
 
-static wick_status check_float(const wick_op_ctx *ctx, const wick_tensor *t, const char *what) {
-  WICK_CHECK_SUPPORTED(ctx, t->type == WICK_DTYPE_FLOAT32,
-                       "%s has type %s; wick runs this op on float32 only so far", what,
-                       wick_dtype_name(t->type));
-  return WICK_OK;
-}
-
 static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   if (wick_quant_routed(ctx, 0)) return wick_conv_prepare_quantized(ctx, depthwise);
   WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
@@ -128,54 +121,18 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   WICK_TRY(wick_require_input(ctx, 0, &in));
   WICK_TRY(wick_require_input(ctx, 1, &filter));
   wick_tensor *bias = wick_op_input(ctx, 2);
-  WICK_TRY(check_float(ctx, in, "the input"));
+  WICK_TRY(wick_require_float32(ctx, in, "the input"));
   const bool hybrid = filter->type == WICK_DTYPE_INT8;
-  if (!hybrid) WICK_TRY(check_float(ctx, filter, "the filter"));
-  if (bias) WICK_TRY(check_float(ctx, bias, "the bias"));
-  WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
-  WICK_CHECK(ctx, filter->rank == 4, "filter must have rank 4, not %d", filter->rank);
+  if (!hybrid) WICK_TRY(wick_require_float32(ctx, filter, "the filter"));
+  if (bias) WICK_TRY(wick_require_float32(ctx, bias, "the bias"));
+  wick_conv_shape shape;
+  WICK_TRY(wick_conv2d_geometry(ctx, in, filter, bias, depthwise, &shape));
   const wick_conv_params *p = &ctx->params->conv;
   conv_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  wick_conv_shape *s = &d->shape;
-  s->batch = in->dims[0];
-  s->in_h = in->dims[1];
-  s->in_w = in->dims[2];
-  s->in_c = in->dims[3];
-  s->k_h = filter->dims[1];
-  s->k_w = filter->dims[2];
-  s->stride_h = p->stride_h;
-  s->stride_w = p->stride_w;
-  s->dilation_h = p->dilation_h;
-  s->dilation_w = p->dilation_w;
-  if (depthwise) {
-    WICK_CHECK(ctx, filter->dims[0] == 1, "depthwise filter must be [1, H, W, C*M]");
-    s->out_c = filter->dims[3];
-    WICK_CHECK(ctx, s->in_c > 0 && s->out_c % s->in_c == 0,
-               "filter depth %d is not a multiple of the input depth %d", s->out_c, s->in_c);
-    s->multiplier = s->out_c / s->in_c;
-    s->groups = s->in_c;
-  } else {
-    s->out_c = filter->dims[0];
-    int32_t fc = filter->dims[3];
-    /* in_c > 0 too: an empty input depth would make zero groups (a division by zero below). */
-    WICK_CHECK(ctx, fc > 0 && s->in_c > 0 && s->in_c % fc == 0,
-               "input depth %d is not a positive multiple of the filter depth %d", s->in_c, fc);
-    s->groups = s->in_c / fc;
-    WICK_CHECK(ctx, s->out_c % s->groups == 0,
-               "%d output channels do not split into %d groups", s->out_c, s->groups);
-    s->multiplier = 1;
-  }
-  if (bias)
-    WICK_CHECK(ctx, wick_tensor_elements(bias) == s->out_c,
-               "bias has %lld elements for %d output channels",
-               (long long)wick_tensor_elements(bias), s->out_c);
-  WICK_TRY(wick_conv_spatial(ctx, p->padding, s));
+  d->shape = shape;
   WICK_TRY(wick_activation_range_f32(ctx, p->activation, &d->lo, &d->hi));
-  int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
-  WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 4, dims));
-  int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
-  ctx->node->macs = (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps;
+  WICK_TRY(wick_conv2d_set_output(ctx, &d->shape, depthwise, WICK_DTYPE_FLOAT32));
   ctx->node->user_data = d;
   if (hybrid) return hybrid_prepare(ctx, d, filter, depthwise);
   return choose_kernels(ctx, d, depthwise);

@@ -49,42 +49,6 @@ typedef struct qconv_data {
   const void *ind_input; /* the scratch address `ind` points into */
 } qconv_data;
 
-static wick_status check_shape(wick_op_ctx *ctx, const wick_tensor *in, const wick_tensor *filter,
-                               bool depthwise, wick_conv_shape *s) {
-  const wick_conv_params *p = &ctx->params->conv;
-  WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
-  WICK_CHECK(ctx, filter->rank == 4, "filter must have rank 4, not %d", filter->rank);
-  s->batch = in->dims[0];
-  s->in_h = in->dims[1];
-  s->in_w = in->dims[2];
-  s->in_c = in->dims[3];
-  s->k_h = filter->dims[1];
-  s->k_w = filter->dims[2];
-  s->stride_h = p->stride_h;
-  s->stride_w = p->stride_w;
-  s->dilation_h = p->dilation_h;
-  s->dilation_w = p->dilation_w;
-  if (depthwise) {
-    WICK_CHECK(ctx, filter->dims[0] == 1, "depthwise filter must be [1, H, W, C*M]");
-    s->out_c = filter->dims[3];
-    WICK_CHECK(ctx, s->in_c > 0 && s->out_c % s->in_c == 0,
-               "filter depth %d is not a multiple of the input depth %d", s->out_c, s->in_c);
-    s->multiplier = s->out_c / s->in_c;
-    s->groups = s->in_c;
-  } else {
-    s->out_c = filter->dims[0];
-    int32_t fc = filter->dims[3];
-    WICK_CHECK(ctx, fc > 0 && s->in_c > 0 && s->in_c % fc == 0,
-               "input depth %d is not a positive multiple of the filter depth %d", s->in_c, fc);
-    s->groups = s->in_c / fc;
-    WICK_CHECK(ctx, s->out_c % s->groups == 0,
-               "%d output channels do not split into %d groups", s->out_c, s->groups);
-    s->multiplier = 1;
-  }
-  WICK_TRY(wick_conv_spatial(ctx, p->padding, s));
-  return WICK_OK;
-}
-
 /* Filter zero points: all 0 for int8 weights; one in [0, 255] for uint8. */
 static wick_status check_filter_zero_points(wick_op_ctx *ctx, const wick_tensor *filter,
                                             int32_t *filter_offset) {
@@ -262,13 +226,10 @@ wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   d->depthwise = depthwise;
   wick_conv_shape *s = &d->shape;
-  WICK_TRY(check_shape(ctx, in, filter, depthwise, s));
+  WICK_TRY(wick_conv2d_geometry(ctx, in, filter, NULL, depthwise, s));
   WICK_TRY(wick_conv_quant_params(ctx, in, filter, bias, out, s->out_c, depthwise ? 3 : 0,
                                   ctx->params->conv.activation, &d->params, &d->acc64));
-  int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
-  WICK_TRY(wick_op_set_output(ctx, 0, in->type, 4, dims));
-  int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
-  ctx->node->macs = (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps;
+  WICK_TRY(wick_conv2d_set_output(ctx, s, depthwise, in->type));
   ctx->node->user_data = d;
   return choose_kernels(ctx, d, in, filter, bias);
 }

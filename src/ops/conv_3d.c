@@ -23,26 +23,16 @@ typedef struct conv3d_data {
   float lo, hi;
 } conv3d_data;
 
-static wick_status check_float(const wick_op_ctx *ctx, const wick_tensor *t, const char *what) {
-  WICK_CHECK_SUPPORTED(ctx, t->type == WICK_DTYPE_FLOAT32,
-                       "%s has type %s; wick runs 3-D convolutions on float32 only", what,
-                       wick_dtype_name(t->type));
-  return WICK_OK;
-}
-
 /* The checks both ops share; fills the data's strides, dilations, kernel
  * size and activation range. */
 static wick_status conv3d_common(wick_op_ctx *ctx, const wick_tensor *in, const wick_tensor *filter,
                                  const wick_tensor *bias, int32_t out_c, conv3d_data **out) {
-  WICK_TRY(check_float(ctx, in, "the input"));
-  WICK_TRY(check_float(ctx, filter, "the filter"));
-  if (bias) WICK_TRY(check_float(ctx, bias, "the bias"));
+  WICK_TRY(wick_require_float32(ctx, in, "the input"));
+  WICK_TRY(wick_require_float32(ctx, filter, "the filter"));
+  if (bias) WICK_TRY(wick_require_float32(ctx, bias, "the bias"));
   WICK_CHECK(ctx, in->rank == 5, "input must have rank 5 (NDHWC), not %d", in->rank);
   WICK_CHECK(ctx, filter->rank == 5, "filter must have rank 5, not %d", filter->rank);
-  if (bias)
-    WICK_CHECK(ctx, wick_tensor_elements(bias) == out_c,
-               "bias has %lld elements for %d output channels",
-               (long long)wick_tensor_elements(bias), out_c);
+  WICK_TRY(wick_check_bias_length(ctx, bias, out_c));
   const wick_conv_params *p = &ctx->params->conv;
   conv3d_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
@@ -65,6 +55,34 @@ static wick_status conv3d_common(wick_op_ctx *ctx, const wick_tensor *in, const 
   s->dilation_w = p->dilation_w;
   ctx->node->user_data = d;
   *out = d;
+  return WICK_OK;
+}
+
+/* The output size and leading padding of the forward conv on each spatial
+ * axis (depth, height, width). CONV_3D: from the input's size. The
+ * transpose (`transposed`): the forward conv maps the op's output back to its
+ * input, so the output's size (from output_shape) must give exactly the
+ * input's. */
+static wick_status conv3d_spatial(const wick_op_ctx *ctx, wick_conv3d_shape *s, bool transposed) {
+  static const char *const axis[3] = {"depth", "height", "width"};
+  int32_t *in_sp[3] = {&s->in_d, &s->in_h, &s->in_w};
+  int32_t *out_sp[3] = {&s->out_d, &s->out_h, &s->out_w};
+  int32_t *pads[3] = {&s->pad_front, &s->pad_top, &s->pad_left};
+  const int32_t k[3] = {s->k_d, s->k_h, s->k_w}, st[3] = {s->stride_d, s->stride_h, s->stride_w};
+  const int32_t dl[3] = {s->dilation_d, s->dilation_h, s->dilation_w};
+  const wick_padding pad = ctx->params->conv.padding;
+  for (int i = 0; i < 3; i++) {
+    if (!transposed) {
+      WICK_TRY(wick_conv_output_size(ctx, pad, *in_sp[i], k[i], st[i], dl[i], out_sp[i], pads[i]));
+      continue;
+    }
+    int32_t fwd;
+    WICK_TRY(wick_conv_output_size(ctx, pad, *out_sp[i], k[i], st[i], dl[i], &fwd, pads[i]));
+    WICK_CHECK_VALUE(ctx, fwd == *in_sp[i],
+                     "output %s %d does not map back to the input's %d with this filter, stride "
+                     "and padding",
+                     axis[i], *out_sp[i], *in_sp[i]);
+  }
   return WICK_OK;
 }
 
@@ -91,13 +109,7 @@ static wick_status conv3d_prepare(wick_op_ctx *ctx) {
              "filter has %d input channels but the input has %d (grouped 3-D convolution is "
              "not a TFLite op)",
              filter->dims[3], s->in_c);
-  wick_padding pad = ctx->params->conv.padding;
-  WICK_TRY(wick_conv_output_size(ctx, pad, s->in_d, s->k_d, s->stride_d, s->dilation_d, &s->out_d,
-                                 &s->pad_front));
-  WICK_TRY(wick_conv_output_size(ctx, pad, s->in_h, s->k_h, s->stride_h, s->dilation_h, &s->out_h,
-                                 &s->pad_top));
-  WICK_TRY(wick_conv_output_size(ctx, pad, s->in_w, s->k_w, s->stride_w, s->dilation_w, &s->out_w,
-                                 &s->pad_left));
+  WICK_TRY(conv3d_spatial(ctx, s, false));
   int32_t dims[5] = {s->batch, s->out_d, s->out_h, s->out_w, s->out_c};
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 5, dims));
   ctx->node->macs = count_macs(wick_shape_elements(5, dims),
@@ -146,21 +158,7 @@ static wick_status conv3d_transpose_prepare(wick_op_ctx *ctx) {
   s->out_d = dims[1];
   s->out_h = dims[2];
   s->out_w = dims[3];
-  /* The forward conv of the output must give back exactly the input. */
-  wick_padding pad = ctx->params->conv.padding;
-  const int32_t out_sp[3] = {s->out_d, s->out_h, s->out_w}, in_sp[3] = {s->in_d, s->in_h, s->in_w};
-  const int32_t k[3] = {s->k_d, s->k_h, s->k_w}, st[3] = {s->stride_d, s->stride_h, s->stride_w};
-  const int32_t dl[3] = {s->dilation_d, s->dilation_h, s->dilation_w};
-  int32_t *pads[3] = {&s->pad_front, &s->pad_top, &s->pad_left};
-  static const char *const axis[3] = {"depth", "height", "width"};
-  for (int i = 0; i < 3; i++) {
-    int32_t fwd;
-    WICK_TRY(wick_conv_output_size(ctx, pad, out_sp[i], k[i], st[i], dl[i], &fwd, pads[i]));
-    WICK_CHECK_VALUE(ctx, fwd == in_sp[i],
-                     "output %s %d does not map back to the input's %d with this filter, stride "
-                     "and padding",
-                     axis[i], out_sp[i], in_sp[i]);
-  }
+  WICK_TRY(conv3d_spatial(ctx, s, true));
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 5, dims));
   ctx->node->macs = count_macs(wick_tensor_elements(in), (int64_t)s->k_d * s->k_h * s->k_w,
                                s->out_c);

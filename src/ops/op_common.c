@@ -120,6 +120,133 @@ wick_status wick_conv_spatial(const wick_op_ctx *ctx, wick_padding padding, wick
                         &s->out_w, &s->pad_left);
 }
 
+wick_status wick_require_float32(const wick_op_ctx *ctx, const wick_tensor *t, const char *what) {
+  WICK_CHECK_SUPPORTED(ctx, t->type == WICK_DTYPE_FLOAT32,
+                       "%s has type %s; wick runs this op on float32 only so far", what,
+                       wick_dtype_name(t->type));
+  return WICK_OK;
+}
+
+wick_status wick_check_bias_length(const wick_op_ctx *ctx, const wick_tensor *bias, int32_t out_c) {
+  if (bias)
+    WICK_CHECK(ctx, wick_tensor_elements(bias) == out_c,
+               "bias has %lld elements for %d output channels",
+               (long long)wick_tensor_elements(bias), out_c);
+  return WICK_OK;
+}
+
+/* The sizes every 2-D conv shape takes from an NHWC input and an [_, kh, kw, _]
+ * filter, and the strides and dilations of the op's options. */
+static void conv2d_fill_sizes(const wick_op_ctx *ctx, const wick_tensor *in,
+                              const wick_tensor *filter, wick_conv_shape *s) {
+  const wick_conv_params *p = &ctx->params->conv;
+  s->batch = in->dims[0];
+  s->in_h = in->dims[1];
+  s->in_w = in->dims[2];
+  s->in_c = in->dims[3];
+  s->k_h = filter->dims[1];
+  s->k_w = filter->dims[2];
+  s->stride_h = p->stride_h;
+  s->stride_w = p->stride_w;
+  s->dilation_h = p->dilation_h;
+  s->dilation_w = p->dilation_w;
+}
+
+wick_status wick_conv2d_geometry(const wick_op_ctx *ctx, const wick_tensor *in,
+                                 const wick_tensor *filter, const wick_tensor *bias,
+                                 bool depthwise, wick_conv_shape *s) {
+  const wick_conv_params *p = &ctx->params->conv;
+  WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
+  WICK_CHECK(ctx, filter->rank == 4, "filter must have rank 4, not %d", filter->rank);
+  conv2d_fill_sizes(ctx, in, filter, s);
+  if (depthwise) {
+    WICK_CHECK(ctx, filter->dims[0] == 1, "depthwise filter must be [1, H, W, C*M]");
+    s->out_c = filter->dims[3];
+    WICK_CHECK(ctx, s->in_c > 0 && s->out_c % s->in_c == 0,
+               "filter depth %d is not a multiple of the input depth %d", s->out_c, s->in_c);
+    s->multiplier = s->out_c / s->in_c;
+    s->groups = s->in_c;
+  } else {
+    s->out_c = filter->dims[0];
+    int32_t fc = filter->dims[3];
+    /* in_c > 0 too: an empty input depth would make zero groups (a division by zero below). */
+    WICK_CHECK(ctx, fc > 0 && s->in_c > 0 && s->in_c % fc == 0,
+               "input depth %d is not a positive multiple of the filter depth %d", s->in_c, fc);
+    s->groups = s->in_c / fc;
+    WICK_CHECK(ctx, s->out_c % s->groups == 0,
+               "%d output channels do not split into %d groups", s->out_c, s->groups);
+    s->multiplier = 1;
+  }
+  WICK_TRY(wick_check_bias_length(ctx, bias, s->out_c));
+  return wick_conv_spatial(ctx, p->padding, s);
+}
+
+wick_status wick_conv2d_set_output(const wick_op_ctx *ctx, const wick_conv_shape *s,
+                                   bool depthwise, wick_dtype type) {
+  int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
+  WICK_TRY(wick_op_set_output(ctx, 0, type, 4, dims));
+  int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
+  ctx->node->macs = (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps;
+  return WICK_OK;
+}
+
+wick_status wick_tconv_geometry(const wick_op_ctx *ctx, const wick_tensor *oshape,
+                                const wick_tensor *filter, const wick_tensor *in,
+                                wick_conv_shape *s) {
+  WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
+  WICK_CHECK(ctx, filter->rank == 4, "weights must have rank 4 (OHWI), not %d", filter->rank);
+  WICK_CHECK(ctx, oshape->type == WICK_DTYPE_INT32, "output_shape must be int32, not %s",
+             wick_dtype_name(oshape->type));
+  WICK_CHECK(ctx, oshape->rank == 1 && oshape->dims[0] == 4,
+             "output_shape must be a 1-D tensor of 4 values");
+  WICK_CHECK(ctx, filter->dims[3] == in->dims[3],
+             "weights have %d input channels but the input has %d", filter->dims[3],
+             in->dims[3]);
+  const wick_conv_params *p = &ctx->params->conv;
+  WICK_CHECK(ctx, p->stride_h > 0 && p->stride_w > 0, "strides %d x %d must be positive",
+             p->stride_h, p->stride_w);
+  conv2d_fill_sizes(ctx, in, filter, s);
+  s->out_c = filter->dims[0];
+  s->dilation_h = s->dilation_w = 1; /* TRANSPOSE_CONV has no dilation option */
+  s->groups = s->multiplier = 1;
+  return WICK_OK;
+}
+
+wick_status wick_tconv_output(const wick_op_ctx *ctx, const wick_tensor *oshape,
+                              const wick_tensor *in, wick_dtype type, wick_conv_shape *s) {
+  if (!oshape->known && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  const wick_status bad = oshape->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
+  const wick_conv_params *p = &ctx->params->conv;
+  const int32_t *want = oshape->data;
+  if (want[0] != s->batch || want[3] != s->out_c)
+    return wick_op_fail(ctx, bad,
+                        "output_shape [%d,%d,%d,%d] disagrees with batch %d and %d output "
+                        "channels",
+                        want[0], want[1], want[2], want[3], s->batch, s->out_c);
+  if (want[1] < 0 || want[2] < 0)
+    return wick_op_fail(ctx, bad, "output_shape [%d,%d,%d,%d] has a negative dimension",
+                        want[0], want[1], want[2], want[3]);
+  s->out_h = want[1];
+  s->out_w = want[2];
+  int32_t fwd_h, fwd_w;
+  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->out_h, s->k_h, s->stride_h, 1, &fwd_h,
+                                 &s->pad_top));
+  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->out_w, s->k_w, s->stride_w, 1, &fwd_w,
+                                 &s->pad_left));
+  if (fwd_h != s->in_h || fwd_w != s->in_w)
+    return wick_op_fail(ctx, bad,
+                        "output_shape %dx%d does not match the input %dx%d: a %s conv with a "
+                        "%dx%d filter and strides %dx%d maps it to %dx%d",
+                        s->out_h, s->out_w, s->in_h, s->in_w,
+                        p->padding == WICK_PADDING_SAME ? "SAME" : "VALID", s->k_h, s->k_w,
+                        s->stride_h, s->stride_w, fwd_h, fwd_w);
+  int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
+  WICK_TRY(wick_op_set_output(ctx, 0, type, 4, dims));
+  ctx->node->macs = (uint64_t)wick_tensor_elements(in) * (uint64_t)s->out_c *
+                    (uint64_t)s->k_h * (uint64_t)s->k_w;
+  return WICK_OK;
+}
+
 wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick_activation act, float *lo,
                                       float *hi) {
   switch (act) {

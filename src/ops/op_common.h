@@ -66,6 +66,45 @@ WICK_INTERNAL wick_status wick_conv_output_size(const wick_op_ctx *ctx, wick_pad
 WICK_INTERNAL wick_status wick_conv_spatial(const wick_op_ctx *ctx, wick_padding padding,
                                             wick_conv_shape *s);
 
+/* Fails with WICK_ERR_UNSUPPORTED_OP unless `t` (named `what`, e.g. "the
+ * input") is float32: for the ops that run on float32 only. */
+WICK_INTERNAL wick_status wick_require_float32(const wick_op_ctx *ctx, const wick_tensor *t,
+                                               const char *what);
+/* An optional bias (NULL passes) must hold one value per output channel. */
+WICK_INTERNAL wick_status wick_check_bias_length(const wick_op_ctx *ctx, const wick_tensor *bias,
+                                                 int32_t out_c);
+
+/* Convolution geometry, shared by the float and quantized operator files.
+ *
+ * CONV_2D / DEPTHWISE_CONV_2D (input NHWC; filter OHWI, or [1, kh, kw, C*M]
+ * when depthwise): checks the ranks, the input depth against the filter
+ * (groups, or the depth multiplier), the bias length (bias may be NULL: the
+ * caller checks it elsewhere) and fills all of *s, the output size and
+ * padding included (wick_conv_spatial). */
+WICK_INTERNAL wick_status wick_conv2d_geometry(const wick_op_ctx *ctx, const wick_tensor *in,
+                                               const wick_tensor *filter,
+                                               const wick_tensor *bias, bool depthwise,
+                                               wick_conv_shape *s);
+/* Sets output 0 of CONV_2D / DEPTHWISE_CONV_2D ([N, oH, oW, Cout] of `type`)
+ * and the node's multiply-accumulates. */
+WICK_INTERNAL wick_status wick_conv2d_set_output(const wick_op_ctx *ctx, const wick_conv_shape *s,
+                                                 bool depthwise, wick_dtype type);
+/* TRANSPOSE_CONV (output_shape int32 [4], weights OHWI, input NHWC): checks
+ * the ranks, output_shape's type and length, the channels and the strides
+ * and fills *s but for the output size and padding, which come from the
+ * values of output_shape (wick_tconv_output). */
+WICK_INTERNAL wick_status wick_tconv_geometry(const wick_op_ctx *ctx, const wick_tensor *oshape,
+                                              const wick_tensor *filter, const wick_tensor *in,
+                                              wick_conv_shape *s);
+/* Reads TRANSPOSE_CONV's output_shape (WICK_STATUS_DEFER while it is not
+ * known), checks it against the batch, the output channels and, through the
+ * forward conv of the same padding, the input's height and width; sets the
+ * output size and padding of *s, output 0 (of type `type`) and the node's
+ * multiply-accumulates. A bad run-time value is WICK_ERR_INVALID_INPUT. */
+WICK_INTERNAL wick_status wick_tconv_output(const wick_op_ctx *ctx, const wick_tensor *oshape,
+                                            const wick_tensor *in, wick_dtype type,
+                                            wick_conv_shape *s);
+
 /* The clamp range of a fused activation on float values. */
 WICK_INTERNAL wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick_activation act,
                                                     float *lo, float *hi);
