@@ -458,7 +458,7 @@ def _convert_graph(
     from .converter.passes.dce import dce
     from .converter.passes.fuse import fuse_activations
     from .converter.passes.int_range import int_ranges
-    from .converter.passes.layout import sink_transposes
+    from .converter.passes.layout import hoist_transposes_above_pads, sink_transposes
     from .converter.passes.layout_search import search_layouts
     from .converter.passes.patterns import recover_patterns
     from .converter.passes.quantize import quantize_ops
@@ -509,6 +509,7 @@ def _convert_graph(
         if merge_chains(sub):
             sink_transposes(sub)
         search_layouts(sub)
+        hoist_transposes_above_pads(sub)
         tfl_fold(sub)
     stages.add(label + "after layout", tg)
     _return_freed_memory()

@@ -610,6 +610,42 @@ def hoist_transposes(g: TGraph, only=None) -> int:
     return n
 
 
+PADS = ("PAD", "PADV2", "MIRROR_PAD")
+
+
+def hoist_transposes_above_pads(g: TGraph) -> int:
+    """Rewrite TRANSPOSE(PAD(x, p), q) as PAD(TRANSPOSE(x, q), p permuted through q) when the
+    padded tensor has no other use.  Sinking moves a transpose below a pad; when it gets stuck
+    right after it (the NCHW->NHWC transpose of a graph input in front of a padded first
+    convolution), moving it back up transposes the smaller tensor and puts the PAD next to the
+    convolution, where the runtime folds it into the convolution's padding.  Run after sinking
+    (which would move the transpose down again).  An exact identity, like every rewrite here."""
+    n = 0
+    for t in list(g.ops):
+        if t.op != "TRANSPOSE" or t not in g.ops:
+            continue
+        q = perm_of(t)
+        b = t.inputs[0]
+        pad = b.producer
+        if q is None or pad is None or pad.op not in PADS or g.is_output(b):
+            continue
+        if len(g.users_of(b)) != 1 or not pad.inputs[1].is_const:
+            continue
+        x = pad.inputs[0]
+        pads = pad.inputs[1].data.reshape(len(q), 2)
+        xt = g.tensor(x.name + "/hoisted", [x.shape[p] for p in q], x.dtype, like=x)
+        pos = g.ops.index(pad)
+        w = t.outputs[0]
+        g.remove(t)
+        g.remove(pad)
+        perm = g.const(xt.name + "/perm", np.asarray(q, np.int32))
+        g.add("TRANSPOSE", [x, perm], [xt], origin=t.origin, position=pos)
+        new_pads = g.const(pad.inputs[1].name + "/p", np.asarray(pads[q], pads.dtype))
+        g.add(pad.op, [xt, new_pads, *pad.inputs[2:]], [w], pad.options, pad.origin, pos + 1)
+        n += 1
+    return n
+
+
 def sink_transposes(g: TGraph, max_rounds: int = 10000) -> int:
     s = _Sinker(g)
     moves = 0
