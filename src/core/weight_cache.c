@@ -30,7 +30,6 @@
 #define _GNU_SOURCE 1 /* dl_iterate_phdr */
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +40,11 @@
 #include "core/internal.h"
 #include "kernels/kernels.h"
 #include "kernels/q8.h"
+
+#if defined(__ELF__)
+#include <link.h>
+#define WICK_HAVE_BUILD_ID 1
+#endif
 
 #define CACHE_MAGIC 0x31435757u /* "WWC1" read as a little-endian u32 */
 #define CACHE_FORMAT 1u
@@ -89,6 +93,7 @@ uint64_t wick_hash64(const void *data, size_t size, uint64_t seed) {
 
 /* ---------------------------------------------------------------- identities */
 
+#ifdef WICK_HAVE_BUILD_ID
 typedef struct build_id_search {
   uintptr_t address; /* of code in this library */
   uint64_t hash;
@@ -135,6 +140,12 @@ static bool wick_build_id(uint64_t *out) {
   *out = s.hash;
   return s.found;
 }
+#else
+static bool wick_build_id(uint64_t *out) { /* not an ELF platform: no build id to key by */
+  *out = 0;
+  return false;
+}
+#endif
 
 /* The kernels that decide packed layouts on this CPU. */
 static uint64_t kernel_id(bool force_reference) {
