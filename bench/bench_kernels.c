@@ -300,7 +300,9 @@ static void bench_q8(const wick_q8_kernels *kern, double peak, const char *model
   int32_t *mult = malloc((size_t)cout * sizeof(int32_t)), *shift = malloc((size_t)cout * sizeof(int32_t));
   double *scale = calloc((size_t)cout + 64, sizeof(double));
   for (int32_t c = 0; c < cout; c++) mult[c] = 1300000000 + c, shift[c] = -8, scale[c] = 1e-3;
-  a.o = (wick_q8_output){3, -128, 127, fc ? scale : NULL};
+  int64_t *rq64 = malloc(wick_q8_rq64_words((size_t)cout) * sizeof(int64_t));
+  wick_q8_rq64_prepare((size_t)cout, shift, rq64); /* as the conv ops prepare it */
+  a.o = (wick_q8_output){3, -128, 127, fc ? scale : NULL, dw ? NULL : rq64};
   a.dw = dw;
   a.gemm = !dw && k == 1 && stride == 1;
   size_t bytes;
@@ -334,7 +336,7 @@ static void bench_q8(const wick_q8_kernels *kern, double peak, const char *model
   printf("%-8s %-10s %-28s %8.1f us %7.1f GOP/s %5.1f%%\n", model, kind, shape, t * 1e6, g,
          100.0 * g / peak);
   free(a.in), free(a.out), free(w), free(a.packed), free(a.ind), free(a.zero), free(mult);
-  free(shift), free(scale);
+  free(shift), free(scale), free(rq64);
 }
 
 static void bench_q8_all(const char *isa) {

@@ -75,6 +75,10 @@ typedef struct wick_q8_output {
   const double *fc_scale; /* NULL: the packed fixed-point multipliers; else
                            * FULLY_CONNECTED's double scale per column of
                            * this call (column 0 = the first column of c) */
+  const int64_t *rq64;    /* NULL, or the fused requantization's constants
+                           * (wick_q8_rq64_prepare) from the first column of
+                           * this call on: the AVX-512 GEMM tiles then skip
+                           * deriving them per tile */
 } wick_q8_output;
 
 /* c[mr x nc] = requant(a[mr x kc] * W + bias'), mr <= MR, nc any size. */
@@ -157,6 +161,14 @@ WICK_Q8_API void wick_q8_prepare_input(const wick_q8_kernels *k, size_t n, const
 WICK_Q8_API size_t wick_q8_zero_row_bytes(const wick_q8_kernels *k, size_t kc);
 /* Fills that row: the prepared form of the zero point. */
 WICK_Q8_API void wick_q8_zero_row(const wick_q8_kernels *k, size_t kc, int32_t zp, void *row);
+/* The per-channel constants of the fused requantization (the AVX-512
+ * kernels' q8_rq64, avx512vnni/q8_requant.h) for n channels with these
+ * shifts: per 16 channels, WICK_Q8_RQ64_WORDS int64 = six rows of 8 (the
+ * constant c, the negative correction d and the shift s, each for the even
+ * then the odd channels of the 16). */
+#define WICK_Q8_RQ64_WORDS 48
+static inline size_t wick_q8_rq64_words(size_t n) { return (n + 15) / 16 * WICK_Q8_RQ64_WORDS; }
+WICK_Q8_API void wick_q8_rq64_prepare(size_t n, const int32_t *shift, int64_t *out);
 /* Bytes of packed depthwise weights for c channels and `taps` taps. */
 WICK_Q8_API bool wick_q8_dwconv_packed_size(size_t c, size_t taps, size_t cr, size_t *bytes_out);
 /* Packs a depthwise filter [1, kh, kw, c] (taps = kh * kw). */

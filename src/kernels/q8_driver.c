@@ -31,6 +31,7 @@ static size_t column_block(size_t n, size_t pb, size_t nr) {
 static wick_q8_output block_output(const wick_q8_output *o, size_t n0) {
   wick_q8_output b = *o;
   if (b.fc_scale) b.fc_scale += n0;
+  if (b.rq64) b.rq64 += n0 / 16 * WICK_Q8_RQ64_WORDS; /* n0 is a multiple of nr */
   return b;
 }
 

@@ -148,3 +148,16 @@ void wick_q8_dwconv_pack(size_t c, size_t taps, size_t cr, const int8_t *w, cons
         out[j] = j < cols ? (int32_t)(uint16_t)(int16_t)w[t * c + c0 + j] : 0;
   }
 }
+
+void wick_q8_rq64_prepare(size_t n, const int32_t *shift, int64_t *out) {
+  for (size_t g = 0; g < (n + 15) / 16; g++, out += WICK_Q8_RQ64_WORDS)
+    for (size_t j = 0; j < 16; j++) {
+      const size_t ch = g * 16 + j;
+      /* rdivpot's exponent e (0 for channels past n and for left shifts) */
+      const int64_t e = ch < n && shift[ch] < 0 ? -(int64_t)shift[ch] : 0;
+      const size_t lane = j / 2 + (j % 2) * 8;
+      out[lane] = ((int64_t)1 << 30) + (e > 0 ? (int64_t)1 << (30 + e) : 0);
+      out[16 + lane] = e > 0 ? (int64_t)1 << 31 : 0;
+      out[32 + lane] = 31 + e;
+    }
+}

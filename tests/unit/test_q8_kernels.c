@@ -55,6 +55,7 @@ typedef struct qparams {
   wick_qconv_params conv;
   wick_qfc_params fc;
   wick_q8_output out;
+  int64_t *rq64; /* the fused requantization's constants, or NULL */
 } qparams;
 
 static void make_params(qparams *q, size_t n, int32_t k_total, int32_t zp_in, int act) {
@@ -85,10 +86,21 @@ static void make_params(qparams *q, size_t n, int32_t k_total, int32_t zp_in, in
   }
   q->conv = (wick_qconv_params){-zp_in, 0, zp_out, q->mult, q->shift, lo, hi};
   q->fc = (wick_qfc_params){-zp_in, 0, zp_out, q->scale, lo, hi};
-  q->out = (wick_q8_output){zp_out, lo, hi, NULL};
+  q->out = (wick_q8_output){zp_out, lo, hi, NULL, NULL};
+  /* every other parameter set also has the per-operator constants of the
+   * fused requantization (the GEMM tiles' other output path, as conv ops use) */
+  static unsigned calls;
+  q->rq64 = NULL;
+  if (calls++ % 2) {
+    q->rq64 = malloc(wick_q8_rq64_words(n) * sizeof(int64_t));
+    wick_q8_rq64_prepare(n, q->shift, q->rq64);
+    q->out.rq64 = q->rq64;
+  }
 }
 
-static void free_params(qparams *q) { free(q->mult), free(q->shift), free(q->bias), free(q->scale); }
+static void free_params(qparams *q) {
+  free(q->mult), free(q->shift), free(q->bias), free(q->scale), free(q->rq64);
+}
 
 static void compare(const char *what, const int8_t *got, const int8_t *ref, size_t n) {
   checks++;

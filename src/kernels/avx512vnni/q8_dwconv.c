@@ -130,7 +130,7 @@ Q8_INLINE void row_block(size_t K, size_t SW, bool MASKED, const dw_row *r, size
                          int32_t x_hi) {
   const int32_t P = K == 3 ? 8 : 4;
   const int32_t ow = r->s->out_w;
-  const q8_rq64 rq = q8_rq64_load(h, CR, o);
+  const q8_rq64 rq = q8_rq64_load(h, CR, NULL, o);
   const q8_rq64 *q = &rq;
   int32_t x = 0;
   for (; x + P <= ow; x += P) block_at((size_t)P, K, SW, MASKED, r, c0, h, m, q, x, x_lo, x_hi);
@@ -147,7 +147,7 @@ Q8_INLINE void row_block(size_t K, size_t SW, bool MASKED, const dw_row *r, size
 
 Q8_INLINE void row_generic(bool MASKED, const dw_row *r, size_t c0, const int32_t *h,
                            __mmask16 m, const wick_q8_output *o) {
-  const q8_rq64 q = q8_rq64_load(h, CR, o);
+  const q8_rq64 q = q8_rq64_load(h, CR, NULL, o);
   for (int32_t x = 0; x < r->s->out_w; x++) pixel(MASKED, r, c0, h, m, &q, x);
 }
 

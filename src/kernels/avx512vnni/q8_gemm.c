@@ -82,7 +82,8 @@ Q8_INLINE void init_tile(size_t MR, const int8_t *w, __m512i acc[][NV]) {
 }
 
 Q8_INLINE void store_tile(size_t MR, __m512i acc[][NV], const int8_t *w, int8_t *const *cp,
-                          size_t nc, const wick_q8_output *o, const double *fc_scale) {
+                          size_t nc, const wick_q8_output *o, const double *fc_scale,
+                          const int64_t *rq64) {
   const int32_t *h = (const int32_t *)(const void *)w;
   __m128i res[MAX_MR][NV];
   size_t nv = 0;
@@ -90,6 +91,19 @@ Q8_INLINE void store_tile(size_t MR, __m512i acc[][NV], const int8_t *w, int8_t 
     if (fc_scale) {
       for (size_t i = 0; i < MR; i++)
         res[i][v] = q8_finish(q8_requant_fc(acc[i][v], fc_scale + 16 * v), o);
+    } else if (rq64 != NULL) {
+      /* the fused form, its constants prepared per operator */
+      const q8_rq64 q = q8_rq64_load(h + 16 * v, NR, rq64 + WICK_Q8_RQ64_WORDS * v, o);
+      size_t i = 0;
+      for (; i + 4 <= MR; i += 4) {
+        const __m512i b = q8_narrow64_x4(q8_requant64(acc[i][v], &q), q8_requant64(acc[i + 1][v], &q),
+                                         q8_requant64(acc[i + 2][v], &q), q8_requant64(acc[i + 3][v], &q), &q);
+        res[i][v] = _mm512_castsi512_si128(b);
+        res[i + 1][v] = _mm512_extracti32x4_epi32(b, 1);
+        res[i + 2][v] = _mm512_extracti32x4_epi32(b, 2);
+        res[i + 3][v] = _mm512_extracti32x4_epi32(b, 3);
+      }
+      for (; i < MR; i++) res[i][v] = q8_narrow64(q8_requant64(acc[i][v], &q), &q);
     } else {
       const q8_rq q = q8_rq_load(h + 16 * v, NR, o);
       for (size_t i = 0; i < MR; i++) res[i][v] = q8_requant_rq(acc[i][v], &q);
@@ -118,16 +132,18 @@ Q8_INLINE void gemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc, 
   }
   const int8_t *w = wv;
   const double *fc_scale = o->fc_scale;
+  const int64_t *rq64 = o->rq64;
   for (;;) {
     __m512i acc[MAX_MR][NV];
     const int8_t *header = w;
     init_tile(MR, w, acc);
     w += 4 * WICK_Q8_HEADER * NR;
     accumulate(MR, FLIP, ap, kc, &w, acc);
-    store_tile(MR, acc, header, cp, nc, o, fc_scale);
+    store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
     nc -= NR;
     if (fc_scale) fc_scale += NR;
+    if (rq64) rq64 += NR / 16 * WICK_Q8_RQ64_WORDS;
     for (size_t i = 0; i < MR; i++) cp[i] += NR;
   }
 }
@@ -140,6 +156,7 @@ Q8_INLINE void igemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc,
   for (size_t i = 1; i < MR; i++) cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
   const int8_t *w = wv;
   const double *fc_scale = o->fc_scale;
+  const int64_t *rq64 = o->rq64;
   for (;;) {
     __m512i acc[MAX_MR][NV];
     const int8_t *header = w;
@@ -153,10 +170,11 @@ Q8_INLINE void igemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc,
       ind += TILE_MR;
       accumulate(MR, FLIP, ap, kc, &w, acc);
     }
-    store_tile(MR, acc, header, cp, nc, o, fc_scale);
+    store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
     nc -= NR;
     if (fc_scale) fc_scale += NR;
+    if (rq64) rq64 += NR / 16 * WICK_Q8_RQ64_WORDS;
     for (size_t i = 0; i < MR; i++) cp[i] += NR;
   }
 }

@@ -17,9 +17,11 @@
  * Then + output zero point (wrapping), clamp, narrow to int8.
  *
  * Two forms of the fixed-point stage: q8_rq / q8_requant_rq (srdhm, then
- * rdivpot; cheap to load, used by the GEMM tiles, which load it per tile)
- * and q8_rq64 / q8_mbqm64 (both roundings fused into one 64-bit floor,
- * fewer instructions per vector but more setup: depthwise rows, ADD, MUL).
+ * rdivpot; cheap to load: the GEMM tiles' fallback when the caller has no
+ * prepared constants) and q8_rq64 / q8_mbqm64 (both roundings fused into one
+ * 64-bit floor, fewer instructions per vector; its 64-bit constants are
+ * derived per depthwise row block, set once for ADD / MUL, and prepared per
+ * operator for the GEMM tiles, wick_q8_rq64_prepare).
  */
 #ifndef WICK_KERNELS_AVX512VNNI_Q8_REQUANT_H
 #define WICK_KERNELS_AVX512VNNI_Q8_REQUANT_H
@@ -115,15 +117,26 @@ Q8_INLINE void q8_rq64_constants(__m512i rs, __m512i *c, __m512i *d, __m512i *sh
   *sh = _mm512_add_epi64(rs, _mm512_set1_epi64(31));
 }
 
-Q8_INLINE q8_rq64 q8_rq64_load(const int32_t *h, size_t stride, const wick_q8_output *o) {
+/* The parameters of 16 channels: multipliers and left shifts from a packed
+ * header (`h` at the bias' row, rows `stride` int32 apart); the 64-bit
+ * constants from `k` (WICK_Q8_RQ64_WORDS prepared by wick_q8_rq64_prepare)
+ * or, when k is NULL, derived here from the header's right shifts. */
+Q8_INLINE q8_rq64 q8_rq64_load(const int32_t *h, size_t stride, const int64_t *k,
+                               const wick_q8_output *o) {
   q8_rq64 q;
   q.m = _mm512_loadu_si512(h + stride);
   q.m_odd = _mm512_loadu_si512(h + 2 * stride);
   q.ls = _mm512_loadu_si512(h + 3 * stride);
-  const __m512i rs = _mm512_loadu_si512(h + 4 * stride);
-  q8_rq64_constants(_mm512_and_si512(rs, _mm512_set1_epi64(0xffffffff)), &q.c_even, &q.d_even,
-                    &q.s_even);
-  q8_rq64_constants(_mm512_srli_epi64(rs, 32), &q.c_odd, &q.d_odd, &q.s_odd);
+  if (k != NULL) {
+    q.c_even = _mm512_loadu_si512(k), q.c_odd = _mm512_loadu_si512(k + 8);
+    q.d_even = _mm512_loadu_si512(k + 16), q.d_odd = _mm512_loadu_si512(k + 24);
+    q.s_even = _mm512_loadu_si512(k + 32), q.s_odd = _mm512_loadu_si512(k + 40);
+  } else {
+    const __m512i rs = _mm512_loadu_si512(h + 4 * stride);
+    q8_rq64_constants(_mm512_and_si512(rs, _mm512_set1_epi64(0xffffffff)), &q.c_even,
+                      &q.d_even, &q.s_even);
+    q8_rq64_constants(_mm512_srli_epi64(rs, 32), &q.c_odd, &q.d_odd, &q.s_odd);
+  }
   q.zp = _mm512_set1_epi32(o->zero_point);
   q.lo8 = _mm512_set1_epi8((char)o->lo);
   q.hi8 = _mm512_set1_epi8((char)o->hi);
