@@ -397,6 +397,10 @@ static void test_pool(void) {
     s.batch = irand(1, 2), s.in_h = irand(1, 9), s.in_w = irand(1, 9), s.channels = irand(1, 40);
     s.k_h = irand(1, 4), s.k_w = irand(1, 4), s.stride_h = irand(1, 3), s.stride_w = irand(1, 3);
     s.pad_top = irand(0, s.k_h - 1), s.pad_left = irand(0, s.k_w - 1);
+    if (i % 25 == 7) { /* windows of more than 64 taps (the int32 MAX_POOL path) */
+      s.k_h = s.k_w = 9, s.in_h = irand(9, 12), s.in_w = irand(9, 12);
+      s.pad_top = s.pad_left = irand(0, 3);
+    }
     s.out_h = (s.in_h + 2 * s.pad_top - s.k_h) / s.stride_h + 1;
     s.out_w = (s.in_w + 2 * s.pad_left - s.k_w) / s.stride_w + 1;
     if (s.out_h <= 0 || s.out_w <= 0) continue;
