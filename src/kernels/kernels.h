@@ -414,5 +414,9 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_8x8__neon(size_t mr, size_t nc, size
                                                       float hi);
 WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__neon(const wick_f32_dwconv_args *a,
                                                       size_t row_begin, size_t row_end);
+WICK_KERNEL_API void wick_f32_dwconv5x5_ukernel__neon(const wick_f32_dwconv_args *a,
+                                                      size_t row_begin, size_t row_end);
+WICK_KERNEL_API void wick_f32_dwconv_ukernel__neon(const wick_f32_dwconv_args *a,
+                                                   size_t row_begin, size_t row_end);
 
 #endif /* WICK_KERNELS_KERNELS_H */

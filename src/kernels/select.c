@@ -81,6 +81,8 @@ static const wick_f32_kernels neon_kernels = {
     .gemm_narrow = {0, 0, NULL, NULL, NULL},
     .dw_cr = 4,
     .dwconv3x3 = wick_f32_dwconv3x3_ukernel__neon,
+    .dwconv5x5 = wick_f32_dwconv5x5_ukernel__neon,
+    .dwconv = wick_f32_dwconv_ukernel__neon,
 };
 #endif
 

@@ -1,8 +1,8 @@
 /*
  * template/dwconv.h — DEPTHWISE_CONV_2D (multiplier 1) written once in the
- * vector vocabulary of <isa>/simd.h and compiled per ISA: avx512/dwconv.c and
- * avx2/dwconv.c include their simd.h, define DW_BLOCK_K3 / DW_BLOCK_K5 (output
- * pixels per register block) and then this file.
+ * vector vocabulary of <isa>/simd.h and compiled per ISA: avx512/dwconv.c,
+ * avx2/dwconv.c and neon/dwconv.c include their simd.h, define DW_BLOCK_K3 /
+ * DW_BLOCK_K5 (output pixels per register block) and then this file.
  *
  * Three entry points (kernels.h, wick_f32_dwconv_fn), each computing the
  * output rows [row_begin, row_end) of the flattened batch x out_h rows, so a
