@@ -24,18 +24,21 @@
  *
  * PAD folding (before the convolution's prepare, wick_pad_folder_*):
  *
- *   x -> PAD | PADV2 = t -> CONV_2D | DEPTHWISE_CONV_2D(t, ...)
+ *   x -> PAD | PADV2 = t -> CONV_2D | DEPTHWISE_CONV_2D | MAX_POOL_2D(t, ...)
  *
  * when t has no other reader, is not a graph output or variable, the
  * paddings are constant, pad only H and W of an NHWC tensor, and the fill is
- * what implicit convolution padding means: zero for float (PADV2: +0.0), the
- * zero point for quantized tensors (x and t quantized alike). Every
- * convolution kernel (float, hybrid, int8/uint8/int16; reference,
- * vectorized, VNNI) treats a tap outside the input as that value, so the
- * convolution reads x with the PAD's counts added to its own padding
- * (wick_conv_spatial in src/ops/op_common.c) and computes the same values;
- * the PAD is skipped and t gets no storage. Pools are not folded: AVERAGE_POOL
- * does not count its implicit padding, MAX_POOL does not see it as zero.
+ * what the consumer's implicit padding means: for a convolution zero for
+ * float (PADV2: +0.0, not -0.0), the zero point for quantized tensors (x and
+ * t quantized alike) — every convolution kernel (float, hybrid,
+ * int8/uint8/int16; reference, vectorized, VNNI) treats a tap outside the
+ * input as that value; for MAX_POOL_2D -inf or the type's minimum, which its
+ * kernels start the maximum from while skipping outside taps (a NaN never
+ * enters the maximum, so the order of taps does not matter). The consumer
+ * reads x with the PAD's counts added to its own padding (wick_conv_spatial,
+ * wick_pool_spatial in src/ops/op_common.c) and computes the same values;
+ * the PAD is skipped and t gets no storage. AVERAGE_POOL_2D is not folded:
+ * it divides by the count of in-bounds taps, which explicit padding changes.
  *
  * Runs only when optimized kernels are in use (the vectorized activations do
  * the epilogue): forcing the reference kernels disables fusion, which is how
@@ -274,36 +277,63 @@ static bool same_quantization(const wick_tensor *a, const wick_tensor *b) {
   return ca == 0 || (qa->scale[0] == qb->scale[0] && qa->zero_point[0] == qb->zero_point[0]);
 }
 
-/* The PADV2 fill equals what implicit convolution padding reads: +0.0 for
- * float, the zero point for a quantized type. */
-static bool implicit_fill(const wick_tensor *x, const wick_tensor *value) {
-  if (value == NULL) return true; /* PAD: zero, or the zero point */
-  if (!value->known || value->data == NULL || value->type != x->type) return false;
+/* The fill a PAD writes into x's padded copy, as raw bits in *fill (PADV2's
+ * value; else 0, or the zero point for a quantized type); false when it is
+ * not known at prepare or the type is not one a convolution or pool takes. */
+static bool pad_fill(const wick_tensor *x, const wick_tensor *value, int64_t *fill) {
   const wick_quant *q = x->info ? &x->info->quant : NULL;
+  const bool quantized = q != NULL && q->count == 1;
+  if (value != NULL && (!value->known || value->data == NULL || value->type != x->type))
+    return false;
   switch (x->type) {
     case WICK_DTYPE_FLOAT32: {
-      uint32_t bits;
-      memcpy(&bits, value->data, sizeof bits);
-      return bits == 0;
+      uint32_t bits = 0;
+      if (value) memcpy(&bits, value->data, sizeof bits);
+      *fill = bits;
+      return true;
     }
     case WICK_DTYPE_INT8:
-      return q && q->count == 1 && *(const int8_t *)value->data == q->zero_point[0];
+      *fill = value ? *(const int8_t *)value->data : quantized ? q->zero_point[0] : 0;
+      return quantized;
     case WICK_DTYPE_UINT8:
-      return q && q->count == 1 && *(const uint8_t *)value->data == q->zero_point[0];
+      *fill = value ? *(const uint8_t *)value->data : quantized ? q->zero_point[0] : 0;
+      return quantized;
     case WICK_DTYPE_INT16: {
-      int16_t v;
-      memcpy(&v, value->data, sizeof v);
-      return q && q->count == 1 && v == q->zero_point[0];
+      int16_t v = 0;
+      if (value) memcpy(&v, value->data, sizeof v);
+      *fill = value ? v : quantized ? q->zero_point[0] : 0;
+      return quantized;
     }
     default: return false;
   }
 }
 
-/* The live PAD / PADV2 node whose private output is input 0 of n, or NULL. */
+/* What the consumer's implicit padding reads, in x's raw type: a convolution
+ * +0.0 (float) or the zero point; MAX_POOL_2D a value no tap exceeds (-inf,
+ * the type's minimum), since its kernels start from it and skip outside taps. */
+static bool implicit_fill(const wick_node *consumer, const wick_tensor *x, int64_t fill) {
+  const wick_quant *q = x->info ? &x->info->quant : NULL;
+  if (consumer->op->builtin == WICK_BUILTIN_MAX_POOL_2D) {
+    switch (x->type) {
+      case WICK_DTYPE_FLOAT32: return fill == 0xff800000; /* -inf */
+      case WICK_DTYPE_INT8: return fill == INT8_MIN;
+      case WICK_DTYPE_UINT8: return fill == 0;
+      case WICK_DTYPE_INT16: return fill == INT16_MIN;
+      default: return false;
+    }
+  }
+  if (x->type == WICK_DTYPE_FLOAT32) return fill == 0;
+  return q != NULL && q->count == 1 && fill == q->zero_point[0];
+}
+
+/* The live PAD / PADV2 node whose private output is input 0 of n (a
+ * convolution or MAX_POOL_2D), or NULL. */
 static wick_node *foldable_pad(const fuse_ctx *f, const wick_node *n) {
   const wick_operator_info *op = n->op;
-  if ((op->builtin != WICK_BUILTIN_CONV_2D && op->builtin != WICK_BUILTIN_DEPTHWISE_CONV_2D) ||
-      op->num_inputs < 2 || n->fusion.input != 0)
+  const bool conv =
+      op->builtin == WICK_BUILTIN_CONV_2D || op->builtin == WICK_BUILTIN_DEPTHWISE_CONV_2D;
+  if ((!conv && op->builtin != WICK_BUILTIN_MAX_POOL_2D) || op->num_inputs < 1 ||
+      n->fusion.input != 0)
     return NULL;
   int32_t t = op->inputs[0];
   if (t < 0 || f->producer[t] < 0 || f->readers[t] != 1 || f->graph_output[t]) return NULL;
@@ -326,8 +356,10 @@ void wick_pad_folder_fold(wick_pad_folder *pf, wick_node *n) {
   const wick_tensor *value = p->op->num_inputs > 2 && p->op->inputs[2] >= 0
                                  ? &tensors[p->op->inputs[2]]
                                  : NULL;
+  int64_t fill;
   if (x->rank != 4 || t->rank != 4 || x->type != t->type || (x->info && x->info->is_variable) ||
-      (t->info && t->info->is_variable) || !same_quantization(x, t) || !implicit_fill(x, value))
+      (t->info && t->info->is_variable) || !same_quantization(x, t) ||
+      !pad_fill(x, value, &fill) || !implicit_fill(n, x, fill))
     return;
   if (!pads->known || pads->data == NULL || !wick_is_int_index_type(pads->type) ||
       pads->rank != 2 || pads->dims[0] != 4 || pads->dims[1] != 2)

@@ -422,7 +422,7 @@ WICK_INTERNAL void wick_graph_fuse(wick_graph *g);
 /* PAD folding during prepare (src/core/fuse.c). create: before the first
  * node's prepare; NULL when the graph has no PAD/PADV2 (or out of memory):
  * then nothing folds. fold: just before a node's prepare; when the node is a
- * CONV_2D / DEPTHWISE_CONV_2D whose input 0 is the private output of a PAD
+ * CONV_2D / DEPTHWISE_CONV_2D / MAX_POOL_2D whose input 0 is the private output of a PAD
  * that pads only H and W with the value implicit padding means, marks the
  * PAD fused and points the node at the PAD's input (wick_node_fusion).
  * unfold: undoes that (the node's prepare deferred). */

@@ -120,6 +120,14 @@ wick_status wick_conv_spatial(const wick_op_ctx *ctx, wick_padding padding, wick
                         &s->out_w, &s->pad_left);
 }
 
+wick_status wick_pool_spatial(const wick_op_ctx *ctx, wick_padding padding, wick_pool_shape *s) {
+  const int32_t *pad = ctx->node->fusion.pad; /* a folded PAD: MAX_POOL_2D only (fuse.c) */
+  WICK_TRY(conv_dimension(ctx, padding, s->in_h, pad[0], pad[1], s->k_h, s->stride_h, 1,
+                          &s->out_h, &s->pad_top));
+  return conv_dimension(ctx, padding, s->in_w, pad[2], pad[3], s->k_w, s->stride_w, 1, &s->out_w,
+                        &s->pad_left);
+}
+
 wick_status wick_require_float32(const wick_op_ctx *ctx, const wick_tensor *t, const char *what) {
   WICK_CHECK_SUPPORTED(ctx, t->type == WICK_DTYPE_FLOAT32,
                        "%s has type %s; wick runs this op on float32 only so far", what,

@@ -65,6 +65,9 @@ WICK_INTERNAL wick_status wick_conv_output_size(const wick_op_ctx *ctx, wick_pad
  * and out_h/out_w, as SAME's are). */
 WICK_INTERNAL wick_status wick_conv_spatial(const wick_op_ctx *ctx, wick_padding padding,
                                             wick_conv_shape *s);
+/* The same for a pool (dilation 1); a PAD folds only into MAX_POOL_2D. */
+WICK_INTERNAL wick_status wick_pool_spatial(const wick_op_ctx *ctx, wick_padding padding,
+                                            wick_pool_shape *s);
 
 /* Fails with WICK_ERR_UNSUPPORTED_OP unless `t` (named `what`, e.g. "the
  * input") is float32: for the ops that run on float32 only. */

@@ -38,10 +38,7 @@ static wick_status pool_prepare(wick_op_ctx *ctx) {
   s->k_w = p->filter_w;
   s->stride_h = p->stride_h;
   s->stride_w = p->stride_w;
-  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_h, s->k_h, s->stride_h, 1, &s->out_h,
-                                 &s->pad_top));
-  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_w, s->k_w, s->stride_w, 1, &s->out_w,
-                                 &s->pad_left));
+  WICK_TRY(wick_pool_spatial(ctx, p->padding, s));
   WICK_TRY(wick_activation_range_f32(ctx, p->activation, &d->lo, &d->hi));
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
   d->max_pool = kern && kern->max_pool ? kern->max_pool : wick_f32_max_pool__reference;

@@ -45,10 +45,7 @@ wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx) {
   s->k_w = p->filter_w;
   s->stride_h = p->stride_h;
   s->stride_w = p->stride_w;
-  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_h, s->k_h, s->stride_h, 1, &s->out_h,
-                                 &s->pad_top));
-  WICK_TRY(wick_conv_output_size(ctx, p->padding, s->in_w, s->k_w, s->stride_w, 1, &s->out_w,
-                                 &s->pad_left));
+  WICK_TRY(wick_pool_spatial(ctx, p->padding, s));
   WICK_TRY(wick_quant_activation_range(ctx, p->activation, in->type, qo, &d->lo, &d->hi));
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   ctx->node->user_data = d;

@@ -189,3 +189,97 @@ def test_int8_padv2_with_another_value_than_the_zero_point_stays(monkeypatch):
     assert not pad_skipped(prof), prof
     assert got[0].tobytes() == want[0].tobytes()
     compare(got, litert(data, feed, "int8"))
+
+
+def pad_pool_model(
+    *,
+    kind="float",
+    pool="MAX_POOL_2D",
+    k=3,
+    stride=2,
+    padding="VALID",
+    pads=(1, 0, 1, 0),
+    v2_value=None,
+    batch=1,
+    hw=(12, 11),
+    c=5,
+    nan=False,
+):
+    """x -> PAD / PADV2 -> MAX_POOL_2D | AVERAGE_POOL_2D; returns (bytes, feed)."""
+    q = kind == "int8"
+    dtype = np.int8 if q else np.float32
+    quant = _quant(IN_SCALE, IN_ZP) if q else None
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    shape = [batch, hw[0], hw[1], c]
+    x = sg.add_tensor("x", shape, dtype, quant=quant)
+    top, bottom, left, right = pads
+    paddings = np.array([[0, 0], [top, bottom], [left, right], [0, 0]], dtype=np.int32)
+    padded = [batch, hw[0] + top + bottom, hw[1] + left + right, c]
+    t = sg.add_tensor("padded", padded, dtype, quant=quant)
+    pad_in = [x, sg.add_constant("paddings", paddings)]
+    if v2_value is not None:
+        value = np.array(v2_value, dtype=dtype)
+        pad_in.append(sg.add_constant("value", value, quant=quant))
+    sg.add_operator("PADV2" if v2_value is not None else "PAD", pad_in, [t])
+    y = sg.add_tensor("y", [1], dtype, quant=quant)
+    opts = dict(
+        padding=padding,
+        stride_h=stride,
+        stride_w=stride,
+        filter_height=k,
+        filter_width=k,
+        fused_activation_function="NONE",
+    )
+    sg.add_operator(pool, [t], [y], opts)
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    if q:
+        feed = RNG.integers(-128, 128, size=shape).astype(np.int8)
+    else:
+        feed = RNG.standard_normal(shape).astype(np.float32)
+        if nan:  # a NaN and -inf in windows that also touch the padding
+            feed[0, 0, 0, 0] = np.nan
+            feed[0, 0, 1, 1] = -np.inf
+            feed[0, -1, -1, 2] = np.nan
+    return w.finish(), feed
+
+
+POOL_FOLDS = {
+    "max3_s2_topleft": dict(),
+    "max2_s2_asymmetric_same": dict(k=2, padding="SAME", pads=(0, 3, 2, 1)),
+    "max2_pad_beyond_window": dict(k=2, stride=1, pads=(3, 2, 0, 4)),  # windows of padding only
+    "max3_s1_batch2_nan": dict(stride=1, pads=(1, 1, 1, 1), batch=2, nan=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(POOL_FOLDS))
+@pytest.mark.parametrize("kind", ["float", "int8"])
+def test_lowest_value_pad_folds_into_max_pool(case, kind, monkeypatch):
+    kw = dict(POOL_FOLDS[case])
+    if kind == "int8":
+        kw.pop("nan", None)
+    data, feed = pad_pool_model(kind=kind, v2_value=-np.inf if kind == "float" else -128, **kw)
+    got, prof, want = run_both(data, feed, monkeypatch)
+    assert pad_skipped(prof), prof
+    assert got[0].tobytes() == want[0].tobytes()
+    if not kw.get("nan"):  # LiteRT's max of a window holding NaN depends on its kernel
+        compare(got, litert(data, feed, kind))
+
+
+POOL_KEPT = {
+    "max_after_zero_pad": dict(kind="float"),
+    "max_after_lowest_finite": dict(kind="float", v2_value=np.finfo(np.float32).min),
+    "max_after_zero_point_pad": dict(kind="int8"),  # fills 3, not -128
+    "average_after_zero_pad": dict(kind="float", pool="AVERAGE_POOL_2D"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(POOL_KEPT))
+def test_pad_that_a_pool_would_read_differently_stays(case, monkeypatch):
+    kw = POOL_KEPT[case]
+    data, feed = pad_pool_model(**kw)
+    got, prof, want = run_both(data, feed, monkeypatch)
+    assert not pad_skipped(prof), prof
+    assert got[0].tobytes() == want[0].tobytes()
+    compare(got, litert(data, feed, kw["kind"]))
