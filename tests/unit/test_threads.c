@@ -3,8 +3,10 @@
  *
  *   1. bit-identical results for any thread count: a synthetic conv net whose
  *      every parallel path (indirect GEMM, 1x1 GEMM, 3x3 and 5x5 depthwise,
- *      grouped/reference conv, pools, FULLY_CONNECTED, BATCH_MATMUL) splits
- *      into several tasks, on the optimized and on the reference kernels, plus
+ *      grouped/reference conv, pools, FULLY_CONNECTED, BATCH_MATMUL, PADs
+ *      folded into convolutions and a max pool) splits into several tasks,
+ *      on the optimized and on the reference kernels, and equal to the
+ *      unfused graph (WICK_NO_FUSION=1) on the optimized kernels, plus
  *      the small real models in $WICK_SHARED_MODELS and a few Keras files from
  *      the model cache ($WICK_MODEL_CACHE or build/model-cache) when present,
  *      each run with num_threads 1, 2, 3, 4 and 7 and compared byte for byte;
@@ -20,6 +22,7 @@
  * that sharing a model needs no locks (RELIABILITY.md rule 6).
  */
 #include <dirent.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -73,9 +76,9 @@ static tm_node *conv_opts(tm_builder *b, int padding, int stride, int act) {
   return o;
 }
 
-static tm_node *dw_opts(tm_builder *b, int stride) {
+static tm_node *dw_opts(tm_builder *b, int padding, int stride) {
   tm_node *o = tm_table(b);
-  tm_i8(o, 0, 0); /* SAME */
+  tm_i8(o, 0, (int8_t)padding); /* 0 SAME, 1 VALID */
   tm_i32(o, 1, stride);
   tm_i32(o, 2, stride);
   tm_i32(o, 3, 1);
@@ -106,7 +109,11 @@ static tm_node *pool_opts(tm_builder *b, int padding, int stride, int k) {
  *   c2 -PAD H,W by 1-> pd[2,42,42,48];  c1, c2 -CONCATENATION(axis 3)-> cc[2,40,40,80]
  *   c2 -TRANSPOSE(0,3,1,2)-> tr[2,48,40,40]
  *   c2 -LOGISTIC-> lg -ADD c2-> ad -MUL chan[48]-> ml[2,40,40,48]   (elementwise kernels)
- * Outputs d2, f, gc, bm, bm2, pd, cc, tr, ml. */
+ * and PADs that prepare folds into their reader (src/core/fuse.c):
+ *   c2 -PAD (1,2)x(0,1)-> pa[2,43,41,48] -DW 3x3 s2 VALID-> da[2,21,20,48]
+ *   d1 -PAD (1,1)x(1,1)-> pb[2,42,42,32] -CONV 3x3 s2 VALID-> cb[2,20,20,16]
+ *   c2 -PADV2 -inf (1,0)x(1,0)-> pm[2,41,41,48] -MAX_POOL 3x3 s2 VALID-> mp[2,20,20,48]
+ * Outputs d2, f, gc, bm, bm2, pd, cc, tr, ml, da, cb, mp. */
 static uint8_t *conv_net(size_t *size_out) {
   tm_builder *b = tm_new();
   tm_graph g;
@@ -150,10 +157,25 @@ static uint8_t *conv_net(size_t *size_out) {
   int32_t tr = tm_g_tensor(&g, "tr", TM_F32, s_tr, 4);
   int32_t lg = tm_g_tensor(&g, "lg", TM_F32, s_c2, 4), ad = tm_g_tensor(&g, "ad", TM_F32, s_c2, 4);
   int32_t chan = g_const_rand(&g, "chan", s_48, 1, 12), ml = tm_g_tensor(&g, "ml", TM_F32, s_c2, 4);
+  int32_t pads_a[8] = {0, 0, 1, 2, 0, 1, 0, 0}, pads_b[8] = {0, 0, 1, 1, 1, 1, 0, 0};
+  int32_t pads_m[8] = {0, 0, 1, 0, 1, 0, 0, 0}, s_1[1] = {1};
+  const float minus_inf = -INFINITY;
+  int32_t s_pa[4] = {2, 43, 41, 48}, s_da[4] = {2, 21, 20, 48}, s_dwa[4] = {1, 3, 3, 48};
+  int32_t s_pb[4] = {2, 42, 42, 32}, s_wb[4] = {16, 3, 3, 32}, s_cb[4] = {2, 20, 20, 16};
+  int32_t s_16[1] = {16}, s_pm[4] = {2, 41, 41, 48};
+  int32_t tpads_a = tm_g_const(&g, "pads_a", TM_I32, s_pads, 2, pads_a, sizeof pads_a, NULL);
+  int32_t tpads_b = tm_g_const(&g, "pads_b", TM_I32, s_pads, 2, pads_b, sizeof pads_b, NULL);
+  int32_t tpads_m = tm_g_const(&g, "pads_m", TM_I32, s_pads, 2, pads_m, sizeof pads_m, NULL);
+  int32_t ninf = tm_g_const(&g, "minus_inf", TM_F32, s_1, 0, &minus_inf, sizeof minus_inf, NULL);
+  int32_t pa = tm_g_tensor(&g, "pa", TM_F32, s_pa, 4), da = tm_g_tensor(&g, "da", TM_F32, s_da, 4);
+  int32_t dwa = g_const_rand(&g, "dwa", s_dwa, 4, 13), dba = g_const_rand(&g, "dba", s_48, 1, 14);
+  int32_t pb = tm_g_tensor(&g, "pb", TM_F32, s_pb, 4), cb = tm_g_tensor(&g, "cb", TM_F32, s_cb, 4);
+  int32_t wb = g_const_rand(&g, "wb", s_wb, 4, 15), bb = g_const_rand(&g, "bb", s_16, 1, 16);
+  int32_t pm = tm_g_tensor(&g, "pm", TM_F32, s_pm, 4), mp = tm_g_tensor(&g, "mp", TM_F32, s_p, 4);
 
   { int32_t in[3] = {x, w1, b1}, out[1] = {c1}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 0, 1, 1)); }
-  { int32_t in[3] = {c1, dw, db}, out[1] = {d1}; tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 1)); }
-  { int32_t in[2] = {d1, dw5}, out[1] = {d2}; tm_g_op(&g, 4, in, 2, out, 1, 2, dw_opts(b, 2)); }
+  { int32_t in[3] = {c1, dw, db}, out[1] = {d1}; tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 0, 1)); }
+  { int32_t in[2] = {d1, dw5}, out[1] = {d2}; tm_g_op(&g, 4, in, 2, out, 1, 2, dw_opts(b, 0, 2)); }
   { int32_t in[3] = {d1, w2, b2}, out[1] = {c2}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 1, 1, 0)); }
   { int32_t in[1] = {c2}, out[1] = {p1}; tm_g_op(&g, 17, in, 1, out, 1, 5, pool_opts(b, 1, 2, 2)); }
   { int32_t in[1] = {p1}, out[1] = {p2}; tm_g_op(&g, 1, in, 1, out, 1, 5, pool_opts(b, 0, 1, 3)); }
@@ -211,8 +233,14 @@ static uint8_t *conv_net(size_t *size_out) {
     int32_t in[2] = {ad, chan}, out[1] = {ml};
     tm_g_op(&g, 18, in, 2, out, 1, 21, o);
   }
-  int32_t gin[3] = {x, q, q2}, gout[9] = {d2, f, gc, bm, bm2, pd, cc, tr, ml};
-  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 3, gout, 9, g.ops, g.nops);
+  { int32_t in[2] = {c2, tpads_a}, out[1] = {pa}; tm_g_op(&g, 34, in, 2, out, 1, 22, tm_table(b)); }
+  { int32_t in[3] = {pa, dwa, dba}, out[1] = {da}; tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 1, 2)); }
+  { int32_t in[2] = {d1, tpads_b}, out[1] = {pb}; tm_g_op(&g, 34, in, 2, out, 1, 22, tm_table(b)); }
+  { int32_t in[3] = {pb, wb, bb}, out[1] = {cb}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 1, 2, 0)); }
+  { int32_t in[3] = {c2, tpads_m, ninf}, out[1] = {pm}; tm_g_op(&g, 60, in, 3, out, 1, 0, NULL); }
+  { int32_t in[1] = {pm}, out[1] = {mp}; tm_g_op(&g, 17, in, 1, out, 1, 5, pool_opts(b, 1, 2, 3)); }
+  int32_t gin[3] = {x, q, q2}, gout[12] = {d2, f, gc, bm, bm2, pd, cc, tr, ml, da, cb, mp};
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 3, gout, 12, g.ops, g.nops);
   tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
   uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
   tm_free(b);
@@ -575,6 +603,51 @@ static int giant_cancel(const wick_model *model, int num_threads) {
   return failures;
 }
 
+/* Graph fusion (activations into epilogues, PADs into their reader) must not
+ * change a byte: the same kernels with WICK_NO_FUSION=1 give the same outputs. */
+static int check_fusion_is_exact(const char *name, const wick_model *model, int folded_pads) {
+  unsigned char *out[2] = {NULL, NULL};
+  size_t bytes[2] = {0, 0};
+  int skipped[2] = {0, 0}; /* PAD / PADV2 nodes that took 0 ns: folded */
+  for (int no_fusion = 0; no_fusion <= 1; no_fusion++) {
+    if (no_fusion) setenv("WICK_NO_FUSION", "1", 1);
+    wick_interpreter_options o = wick_interpreter_options_default();
+    o.num_threads = 3;
+    wick_error_info err;
+    wick_interpreter *it;
+    wick_status st = wick_interpreter_create(model, NULL, &o, &err, &it);
+    unsetenv("WICK_NO_FUSION");
+    if (st != WICK_OK) {
+      fprintf(stderr, "%s: create failed: %s\n", name, err.message);
+      free(out[0]);
+      return 1;
+    }
+    fill_inputs(it);
+    wick_interpreter_set_profiling(it, 1);
+    if (wick_interpreter_invoke(it) == WICK_OK) {
+      for (size_t i = 0; i < wick_interpreter_op_count(it); i++)
+        if (strncmp(wick_interpreter_op_name(it, i), "PAD", 3) == 0 &&
+            wick_interpreter_op_time_ns(it, i) == 0)
+          skipped[no_fusion]++;
+      bytes[no_fusion] = outputs_bytes(it);
+      out[no_fusion] = malloc(bytes[no_fusion] ? bytes[no_fusion] : 1);
+      copy_outputs(it, out[no_fusion]);
+    }
+    wick_interpreter_destroy(it);
+  }
+  int bad = out[0] == NULL || out[1] == NULL || bytes[0] != bytes[1] ||
+            memcmp(out[0], out[1], bytes[0]) != 0;
+  if (bad) fprintf(stderr, "%s: fused and unfused (WICK_NO_FUSION=1) outputs differ\n", name);
+  if (skipped[0] != folded_pads || skipped[1] != 0) {
+    fprintf(stderr, "%s: %d PADs folded (%d with WICK_NO_FUSION=1), expected %d\n", name,
+            skipped[0], skipped[1], folded_pads);
+    bad = 1;
+  }
+  free(out[0]);
+  free(out[1]);
+  return bad;
+}
+
 int main(void) {
   int failures = 0;
 
@@ -595,6 +668,7 @@ int main(void) {
       failures++;
     }
   }
+  failures += check_fusion_is_exact("conv net", model, 3);
   wick_model_destroy(model);
   free(net);
   int checked = 0;
