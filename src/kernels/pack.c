@@ -2,8 +2,17 @@
  * pack.c — weight packing for the optimized fp32 kernels (layouts in
  * kernels.h). Runs once at prepare; sources may be only 4-byte aligned (the
  * model's mapped bytes) and are read as floats, never as wider types.
+ *
+ * Packing is most of prepare's own work (ViT-Tiny: 5.7 M weights; the scalar
+ * transpose took ~7 instructions a float). On x86-64, full GEMM panels are
+ * transposed in 4x4 blocks of SSE registers (baseline on x86-64: no CPU
+ * check needed), ~1 instruction a float; the bytes are the same.
  */
 #include <string.h>
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "kernels/kernels.h"
 
@@ -21,13 +30,40 @@ size_t wick_f32_gemm_packed_size(size_t n, size_t k, size_t nr) {
   return (n / nr + (n % nr != 0)) * (k + 1) * nr;
 }
 
+/* Rows [0, k4) of a full panel (nr columns, nr % 4 == 0; k4 % 4 == 0): the
+ * rows of w (stride k) from `w` on, transposed into `packed` (stride nr). */
+static void pack_full_panel_blocks(size_t k, size_t k4, size_t nr, const float *w, float *packed) {
+#if defined(__SSE2__)
+  for (size_t p = 0; p < k4; p += 4, packed += 4 * nr)
+    for (size_t j = 0; j < nr; j += 4) {
+      const float *s = w + j * k + p;
+      __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + k), r2 = _mm_loadu_ps(s + 2 * k),
+             r3 = _mm_loadu_ps(s + 3 * k);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      _mm_storeu_ps(packed + j, r0);
+      _mm_storeu_ps(packed + nr + j, r1);
+      _mm_storeu_ps(packed + 2 * nr + j, r2);
+      _mm_storeu_ps(packed + 3 * nr + j, r3);
+    }
+#else
+  for (size_t p = 0; p < k4; p++, packed += nr)
+    for (size_t j = 0; j < nr; j++) packed[j] = w[j * k + p];
+#endif
+}
+
 void wick_f32_gemm_pack(size_t n, size_t k, size_t nr, const float *w, const float *bias,
                         float *packed) {
   for (size_t j0 = 0; j0 < n; j0 += nr) {
     size_t cols = n - j0 < nr ? n - j0 : nr;
     for (size_t j = 0; j < nr; j++) packed[j] = (j < cols && bias) ? bias[j0 + j] : 0.0f;
     packed += nr;
-    for (size_t p = 0; p < k; p++) {
+    size_t first = 0; /* rows already packed by the block transpose */
+    if (cols == nr && nr % 4 == 0) {
+      first = k & ~(size_t)3;
+      pack_full_panel_blocks(k, first, nr, w + j0 * k, packed);
+      packed += first * nr;
+    }
+    for (size_t p = first; p < k; p++) {
       for (size_t j = 0; j < cols; j++) packed[j] = w[(j0 + j) * k + p];
       for (size_t j = cols; j < nr; j++) packed[j] = 0.0f;
       packed += nr;

@@ -105,6 +105,39 @@ done:
 }
 
 /* Every GEMM tile of the ISA (main and narrow), every M, N, K in the edge set. */
+/* The packed layout itself, against its definition in kernels.h: per panel
+ * of nr columns one bias row, then row p holds w[j0 + j][p]; columns past n
+ * are zero. Covers the block transpose (full panels, k % 4 == 0 or not) and
+ * the scalar rows and tail panel. */
+static void test_gemm_pack_layout(void) {
+  static const size_t nrs[] = {8, 16, 32};
+  static const size_t ns[] = {1, 7, 16, 33, 64};
+  static const size_t ks[] = {1, 3, 4, 5, 8, 19};
+  for (size_t a = 0; a < sizeof nrs / sizeof *nrs; a++)
+    for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+      for (size_t c = 0; c < sizeof ks / sizeof *ks; c++) {
+        const size_t nr = nrs[a], n = ns[b], k = ks[c];
+        float *w = rand_buf(n * k), *bias = rand_buf(n);
+        size_t floats = wick_f32_gemm_packed_size(n, k, nr);
+        float *packed = malloc(floats * sizeof(float));
+        wick_f32_gemm_pack(n, k, nr, w, bias, packed);
+        checks++;
+        for (size_t i = 0; i < floats; i++) {
+          size_t panel = i / ((k + 1) * nr), row = i / nr % (k + 1), j = i % nr;
+          size_t col = panel * nr + j;
+          float want = col >= n ? 0.0f : row == 0 ? bias[col] : w[col * k + row - 1];
+          if (memcmp(&packed[i], &want, sizeof want) != 0) {
+            fail("gemm pack nr=%zu n=%zu k=%zu: float %zu is %g, want %g", nr, n, k, i,
+                 (double)packed[i], (double)want);
+            break;
+          }
+        }
+        free(w);
+        free(bias);
+        free(packed);
+      }
+}
+
 static void test_gemm(const wick_f32_kernels *all) {
   static const size_t sizes[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 64, 100};
   const size_t ns = sizeof sizes / sizeof sizes[0];
@@ -874,6 +907,7 @@ int main(void) {
     fail("AArch64 host but the NEON kernels were not selected");
   }
 #endif
+  test_gemm_pack_layout();
   test_transpose();
   test_logical();
   static const char *isas[] = {"avx512", "avx2", "neon"};
