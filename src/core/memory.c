@@ -15,23 +15,20 @@
 
 #define HEADER 64
 
-/* Blocks of at least this size (the activation arena, large packed weights)
- * start on a 2 MiB boundary and ask for transparent huge pages: one page
- * fault then maps 2 MiB instead of 4 KiB. Filling a fresh 10 MiB arena
- * otherwise costs ~2,500 faults in the first invoke (MobileNetV2: ~2 ms of
- * its cold start), and huge pages also spare TLB misses later. Where THP is
- * off the advice is ignored. Only the default allocator does this. */
-#define HUGE_BLOCK ((size_t)2 << 20)
-
+/* Large blocks: see WICK_HUGE_BLOCK in internal.h. */
 static void *default_alloc(void *user, size_t size, size_t alignment) {
   (void)user;
   void *p = NULL;
-  bool huge = size >= HUGE_BLOCK;
-  if (posix_memalign(&p, huge ? HUGE_BLOCK : alignment, size) != 0) return NULL;
+  bool huge = size >= WICK_HUGE_BLOCK;
+  if (posix_memalign(&p, huge ? WICK_HUGE_BLOCK : alignment, size) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
-  if (huge) (void)madvise(p, size & ~(HUGE_BLOCK - 1), MADV_HUGEPAGE);
+  if (huge) (void)madvise(p, size & ~(WICK_HUGE_BLOCK - 1), MADV_HUGEPAGE);
 #endif
   return p;
+}
+
+bool wick_mem_huge_blocks(const wick_mem *mem) {
+  return mem->allocator.alloc == default_alloc && mem->limit == 0;
 }
 
 static void default_free(void *user, void *ptr) {

@@ -348,7 +348,7 @@ void *wick_op_packed(const wick_op_ctx *ctx, uint32_t slot, uint32_t layout, siz
     }
   }
   /* Packed by the op and read-only afterwards: not zeroed first. */
-  void *p = wick_op_alloc_uninit(ctx, bytes);
+  void *p = wick_op_alloc_packed(ctx, bytes);
   if (p != NULL && c->recording && !ctx->graph->in_invoke && !cache_record(it, &key, p))
     c->recording = false; /* out of memory for the list: write no file */
   return p;
