@@ -321,9 +321,11 @@ static void bench_q8(const wick_q8_kernels *kern, double peak, const char *model
       size_t count;
       wick_q8_conv_indirection_size(s, kern->mr, &count);
       a.ind = malloc(count * sizeof(int8_t *));
-      /* a.in stands for the prepared input (its values do not matter) */
+      /* a.in stands for the prepared input (its values do not matter; the u8
+       * kernels read up to WICK_Q8_ROW_PAD bytes past its last row) */
       free(a.in);
-      a.in = rand_i8((size_t)s->in_h * s->in_w * cin * wick_q8_input_bytes(kern));
+      a.in = rand_i8((size_t)s->in_h * s->in_w * cin * wick_q8_input_bytes(kern) +
+                     WICK_Q8_ROW_PAD);
       a.zero = calloc(wick_q8_zero_row_bytes(kern, (size_t)cin), 1);
       wick_q8_conv_indirection_init(s, kern->mr, a.in, wick_q8_input_bytes(kern), a.zero, a.ind);
     }

@@ -121,13 +121,19 @@ typedef struct wick_q8_kernels {
   wick_q8_gemm_ukernel_fn gemm_u8_1; /* one row of that */
   wick_q8_gemm_ukernel_fn gemm_u8_4; /* up to 4 rows of that */
   wick_q8_igemm_ukernel_fn igemm; /* MR x NR */
-  wick_q8_igemm_ukernel_fn igemm_u8; /* rows hold x + 128 */
-  wick_q8_igemm_ukernel_fn igemm_u8_4; /* up to 4 rows of a tile (still MR pointers per tap) */
+  wick_q8_igemm_ukernel_fn igemm_u8; /* rows hold x + 128 followed by at least
+                                      * WICK_Q8_ROW_PAD readable bytes (any values) */
+  wick_q8_igemm_ukernel_fn igemm_u8_4; /* up to 4 rows of a tile (still MR pointers per
+                                        * tap; rows padded as for igemm_u8) */
   size_t dw_cr;
   wick_q8_dwconv_fn dwconv;
   wick_q8_add_fn add;
   wick_q8_mul_fn mul;
 } wick_q8_kernels;
+
+/* Bytes the u8 indirect kernels may read past a row's kc bytes (their
+ * callers allocate the prepared input that much larger). */
+#define WICK_Q8_ROW_PAD 4
 
 /* The best 8-bit table lookup for this CPU (AVX-512 VBMI), or NULL. */
 WICK_Q8_API wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference);

@@ -200,12 +200,13 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
       d->ind = wick_op_alloc(ctx, bytes);
       if (d->zero_row == NULL || d->ind == NULL)
         return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory (indirection buffer)");
-      /* the kernels read the input prepared in scratch (x + 128, or x - zp) */
+      /* the kernels read the input prepared in scratch (x + 128, or x - zp),
+       * up to WICK_Q8_ROW_PAD bytes past its last row */
       wick_q8_zero_row(kern, kc, zp, d->zero_row);
       size_t scratch;
       if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc * ib, &scratch))
         return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
-      wick_op_request_scratch(ctx, scratch);
+      wick_op_request_scratch(ctx, scratch + WICK_Q8_ROW_PAD);
       d->ind_input = NULL;
       d->path = QCONV_IGEMM;
     }

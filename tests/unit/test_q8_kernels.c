@@ -231,7 +231,7 @@ static void test_conv_shape(const void *arg, const wick_conv_shape *s, int act) 
   if (!wick_q8_conv_indirection_size(s, kern->mr, &count)) abort();
   const int8_t **ind = malloc(count * sizeof(int8_t *));
   const size_t kc4 = (kc + 3) & ~(size_t)3, ib = wick_q8_input_bytes(kern);
-  int8_t *zero = malloc(wick_q8_zero_row_bytes(kern, kc) + kc4), *flipped = malloc(in_n * ib + 1);
+  int8_t *zero = malloc(wick_q8_zero_row_bytes(kern, kc) + kc4), *flipped = malloc(in_n * ib + WICK_Q8_ROW_PAD);
   int8_t *got = malloc(out_n), *ref = malloc(out_n);
   wick_q_conv2d__reference(WICK_DTYPE_INT8, s, &q.conv, in, f, q.bias, false, ref);
   const size_t tiles = wick_q8_conv_tiles(s, kern->mr);

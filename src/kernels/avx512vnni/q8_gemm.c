@@ -14,7 +14,8 @@
  * the kernel loads the two 64-byte weight vectors and, for each row,
  * broadcasts the row's 4 bytes, flips their sign bits (x + 128 as u8) and
  * issues one VPDPBUSD per weight vector. A last group shorter than 4 reads
- * only the bytes that exist (zero weights pad it). Then the output stage of
+ * only the bytes that exist (zero weights pad it), except in the u8
+ * indirect kernels, whose rows are padded (q8.h) and read 4 bytes. Then the output stage of
  * q8_requant.h, and masked stores past nc. Rows past mr repeat the last
  * valid row (same input, same output pointer), as in the fp32 kernels.
  */
@@ -43,8 +44,8 @@ Q8_INLINE uint32_t load_tail(const int8_t *p, size_t n) {
 /* acc[i][v] += (a_i[0 .. kc) + 128) . w over one tap; w advances past it.
  * FLIP: a holds int8 x, flipped here to x + 128; else a already holds
  * x + 128 as u8 (wick_q8_flip_sign, done once per operator). */
-Q8_INLINE void accumulate(size_t MR, bool FLIP, const int8_t *const *ap, size_t kc,
-                          const int8_t **wp, __m512i acc[][NV]) {
+Q8_INLINE void accumulate(size_t MR, bool FLIP, bool PADDED, const int8_t *const *ap,
+                          size_t kc, const int8_t **wp, __m512i acc[][NV]) {
   const __m512i flip = _mm512_set1_epi32(FLIP ? (int32_t)0x80808080u : 0);
   const int8_t *w = *wp;
   size_t k = 0;
@@ -64,7 +65,10 @@ Q8_INLINE void accumulate(size_t MR, bool FLIP, const int8_t *const *ap, size_t 
     const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
     w += 4 * NR;
     for (size_t i = 0; i < MR; i++) {
-      __m512i a = _mm512_set1_epi32((int32_t)load_tail(ap[i] + k, kc - k));
+      /* PADDED rows have 3 readable bytes past kc: read 4, zero weights
+       * cancel the extra ones (a 3-channel image's conv reads only tails) */
+      __m512i a = _mm512_set1_epi32((int32_t)(PADDED ? load4(ap[i] + k)
+                                                     : load_tail(ap[i] + k, kc - k)));
       if (FLIP) a = _mm512_xor_si512(a, flip);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], a, w0);
       acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
@@ -138,7 +142,7 @@ Q8_INLINE void gemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc, 
     const int8_t *header = w;
     init_tile(MR, w, acc);
     w += 4 * WICK_Q8_HEADER * NR;
-    accumulate(MR, FLIP, ap, kc, &w, acc);
+    accumulate(MR, FLIP, false, ap, kc, &w, acc);
     store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
     nc -= NR;
@@ -168,7 +172,7 @@ Q8_INLINE void igemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc,
       ap[0] = ind[0];
       for (size_t i = 1; i < MR; i++) ap[i] = i < mr ? ind[i] : ap[i - 1];
       ind += TILE_MR;
-      accumulate(MR, FLIP, ap, kc, &w, acc);
+      accumulate(MR, FLIP, !FLIP, ap, kc, &w, acc);
     }
     store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
