@@ -7,14 +7,15 @@
  * input once to int16 x - zp (wick_q8_prepare_input; padding taps read a
  * row of zeros), the weights are packed as int16 pairs (q8.h, "AVX2"), and
  * each VPMADDWD adds two exact products (at most 2 * 255 * 127) into an
- * int32 lane. No bias correction is needed. The output stage is the same
- * exact double rounding as the AVX-512 one (src/kernels/avx512vnni/
- * q8_requant.h) on 8 lanes.
+ * int32 lane. No bias correction is needed. The output stage is the
+ * AVX-512 one on 8 lanes: template/q8_requant.h over avx2/simd.h.
  */
 #include <immintrin.h>
 #include <string.h>
 
+#include "kernels/avx2/simd.h"
 #include "kernels/q8.h"
+#include "kernels/template/q8_requant.h"
 
 #define INLINE static inline __attribute__((always_inline))
 #define MAX_MR 4
@@ -57,62 +58,6 @@ INLINE void accumulate(size_t MR, const int16_t *const *ap, size_t kc, const int
   *wp = w;
 }
 
-typedef struct rq8 {
-  __m256i m, m_odd, ls, rs, mask, half, zp, lo, hi;
-} rq8;
-
-INLINE rq8 rq_load(const int32_t *h, const wick_q8_output *o) {
-  rq8 q;
-  q.m = _mm256_loadu_si256((const __m256i *)(const void *)(h + NR));
-  q.m_odd = _mm256_loadu_si256((const __m256i *)(const void *)(h + 2 * NR));
-  q.ls = _mm256_loadu_si256((const __m256i *)(const void *)(h + 3 * NR));
-  q.rs = _mm256_loadu_si256((const __m256i *)(const void *)(h + 4 * NR));
-  q.mask = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), q.rs), _mm256_set1_epi32(1));
-  q.half = _mm256_srli_epi32(q.mask, 1);
-  q.zp = _mm256_set1_epi32(o->zero_point);
-  q.lo = _mm256_set1_epi32(o->lo);
-  q.hi = _mm256_set1_epi32(o->hi);
-  return q;
-}
-
-/* mbqm lane by lane (see avx512vnni/q8_requant.h), + zero point, clamp. */
-INLINE __m256i requant(__m256i x, const rq8 *q) {
-  x = _mm256_sllv_epi32(x, q->ls);
-  const __m256i round = _mm256_set1_epi64x((int64_t)1 << 30);
-  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, q->m), round);
-  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q->m_odd), round);
-  even = _mm256_srli_epi64(even, 31);
-  odd = _mm256_add_epi64(odd, odd);
-  const __m256i r = _mm256_blend_epi32(even, odd, 0xAA);
-  const __m256i rem = _mm256_and_si256(r, q->mask);
-  const __m256i thr = _mm256_sub_epi32(q->half, _mm256_srai_epi32(r, 31));
-  __m256i v = _mm256_srav_epi32(r, q->rs);
-  v = _mm256_sub_epi32(v, _mm256_cmpgt_epi32(rem, thr));
-  v = _mm256_add_epi32(v, q->zp);
-  return _mm256_min_epi32(_mm256_max_epi32(v, q->lo), q->hi);
-}
-
-/* FULLY_CONNECTED: (double)acc * scale rounded half away from zero. */
-INLINE __m128i round_fc4(__m128i acc, const double *scale) {
-  const __m256d x = _mm256_mul_pd(_mm256_cvtepi32_pd(acc), _mm256_loadu_pd(scale));
-  __m256d t = _mm256_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-  const __m256d d = _mm256_sub_pd(x, t), one = _mm256_set1_pd(1.0);
-  t = _mm256_add_pd(t, _mm256_and_pd(_mm256_cmp_pd(d, _mm256_set1_pd(0.5), _CMP_GE_OQ), one));
-  t = _mm256_sub_pd(t, _mm256_and_pd(_mm256_cmp_pd(d, _mm256_set1_pd(-0.5), _CMP_LE_OQ), one));
-  t = _mm256_min_pd(_mm256_max_pd(t, _mm256_set1_pd(-2147483648.0)),
-                    _mm256_set1_pd(2147483647.0));
-  return _mm256_cvttpd_epi32(t);
-}
-
-INLINE __m256i requant_fc(__m256i x, const double *scale, const wick_q8_output *o) {
-  const __m128i lo = round_fc4(_mm256_castsi256_si128(x), scale);
-  const __m128i hi = round_fc4(_mm256_extracti128_si256(x, 1), scale + 4);
-  __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-  v = _mm256_add_epi32(v, _mm256_set1_epi32(o->zero_point));
-  v = _mm256_max_epi32(v, _mm256_set1_epi32(o->lo));
-  return _mm256_min_epi32(v, _mm256_set1_epi32(o->hi));
-}
-
 /* 16 int32 (two vectors, already inside int8) -> 16 int8 in order. */
 INLINE __m128i narrow16(__m256i v0, __m256i v1) {
   const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_setzero_si256());
@@ -126,10 +71,12 @@ INLINE void store_tile(size_t MR, __m256i acc[][2], const int16_t *w, int8_t *co
   __m128i res[MAX_MR];
   if (fc_scale) {
     for (size_t i = 0; i < MR; i++)
-      res[i] = narrow16(requant_fc(acc[i][0], fc_scale, o), requant_fc(acc[i][1], fc_scale + 8, o));
+      res[i] = narrow16(q8_clamp(q8_requant_fc(acc[i][0], fc_scale), o),
+                        q8_clamp(q8_requant_fc(acc[i][1], fc_scale + 8), o));
   } else {
-    const rq8 q0 = rq_load(h, o), q1 = rq_load(h + 8, o);
-    for (size_t i = 0; i < MR; i++) res[i] = narrow16(requant(acc[i][0], &q0), requant(acc[i][1], &q1));
+    const q8_rq q0 = q8_rq_load(h, NR, o), q1 = q8_rq_load(h + 8, NR, o);
+    for (size_t i = 0; i < MR; i++)
+      res[i] = narrow16(q8_requant_i32(acc[i][0], &q0), q8_requant_i32(acc[i][1], &q1));
   }
   for (size_t i = MR; i-- > 0;) {
     if (nc >= NR) {

@@ -121,4 +121,61 @@ SIMD_INLINE float vreduce_max(vf a) {
   return _mm_cvtss_f32(s);
 }
 
+/* ---- int32 lanes and half-width doubles, for template/q8_requant.h ----
+ * vi: VL int32 lanes; vib: a lane-wise condition (all-ones lanes); vih: VL/2
+ * int32 lanes; vd: VL/2 doubles, vdb: their condition. */
+typedef __m256i vi;
+typedef __m256i vib;
+typedef __m128i vih;
+typedef __m256d vd;
+typedef __m256d vdb;
+
+SIMD_INLINE vi vi_load(const int32_t *p) {
+  return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+SIMD_INLINE vi vi_set1(int32_t x) { return _mm256_set1_epi32(x); }
+SIMD_INLINE vi vi_set1_64(int64_t x) { return _mm256_set1_epi64x(x); } /* 64-bit lanes */
+SIMD_INLINE vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
+SIMD_INLINE vi vi_sub(vi a, vi b) { return _mm256_sub_epi32(a, b); }
+SIMD_INLINE vi vi_and(vi a, vi b) { return _mm256_and_si256(a, b); }
+SIMD_INLINE vi vi_min(vi a, vi b) { return _mm256_min_epi32(a, b); }
+SIMD_INLINE vi vi_max(vi a, vi b) { return _mm256_max_epi32(a, b); }
+SIMD_INLINE vi vi_sllv(vi a, vi n) { return _mm256_sllv_epi32(a, n); }
+SIMD_INLINE vi vi_srav(vi a, vi n) { return _mm256_srav_epi32(a, n); }
+SIMD_INLINE vi vi_shr1(vi a) { return _mm256_srli_epi32(a, 1); } /* logical */
+SIMD_INLINE bool vi_any(vi a) { return !_mm256_testz_si256(a, a); }
+SIMD_INLINE vi vi_add64(vi a, vi b) { return _mm256_add_epi64(a, b); }
+/* The signed 64-bit products of the even int32 lanes. */
+SIMD_INLINE vi vi_mul_even(vi a, vi b) { return _mm256_mul_epi32(a, b); }
+/* Each odd lane moved to the even lane below it (as a 64-bit shift: on
+ * AVX2 cores shifts have two ports, shuffles one). */
+SIMD_INLINE vi vi_odd_to_even(vi a) { return _mm256_srli_epi64(a, 32); }
+/* floor(p / 2^31) of the 64-bit lanes of `even` (to the even int32 lanes)
+ * and of `odd` (to the odd ones). */
+SIMD_INLINE vi vi_shr31_pairs(vi even, vi odd) {
+  return _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_add_epi64(odd, odd), 0xAA);
+}
+SIMD_INLINE vib vi_lt_zero(vi a) { return _mm256_cmpgt_epi32(_mm256_setzero_si256(), a); }
+SIMD_INLINE vib vi_gt(vi a, vi b) { return _mm256_cmpgt_epi32(a, b); }
+SIMD_INLINE vi vi_inc_where(vi a, vib c) { return _mm256_sub_epi32(a, c); } /* a + (c ? 1 : 0) */
+SIMD_INLINE vih vi_low_half(vi a) { return _mm256_castsi256_si128(a); }
+SIMD_INLINE vih vi_high_half(vi a) { return _mm256_extracti128_si256(a, 1); }
+SIMD_INLINE vi vi_join(vih lo, vih hi) {
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+SIMD_INLINE vd vd_from_vih(vih a) { return _mm256_cvtepi32_pd(a); }
+SIMD_INLINE vih vih_from_vd(vd a) { return _mm256_cvttpd_epi32(a); } /* truncating */
+SIMD_INLINE vd vd_load(const double *p) { return _mm256_loadu_pd(p); }
+SIMD_INLINE vd vd_set1(double x) { return _mm256_set1_pd(x); }
+SIMD_INLINE vd vd_mul(vd a, vd b) { return _mm256_mul_pd(a, b); }
+SIMD_INLINE vd vd_sub(vd a, vd b) { return _mm256_sub_pd(a, b); }
+SIMD_INLINE vd vd_min(vd a, vd b) { return _mm256_min_pd(a, b); }
+SIMD_INLINE vd vd_max(vd a, vd b) { return _mm256_max_pd(a, b); }
+SIMD_INLINE vd vd_trunc(vd a) { return _mm256_round_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+SIMD_INLINE vdb vd_ge(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_GE_OQ); }
+SIMD_INLINE vdb vd_le(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
+/* a + (c ? b : 0), a - (c ? b : 0). */
+SIMD_INLINE vd vd_add_where(vd a, vdb c, vd b) { return _mm256_add_pd(a, _mm256_and_pd(c, b)); }
+SIMD_INLINE vd vd_sub_where(vd a, vdb c, vd b) { return _mm256_sub_pd(a, _mm256_and_pd(c, b)); }
+
 #endif /* WICK_KERNELS_AVX2_SIMD_H */

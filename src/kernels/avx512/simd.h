@@ -101,4 +101,68 @@ SIMD_INLINE vf vselect(vbool c, vf t, vf f) { return _mm512_mask_blend_ps(c, f, 
 SIMD_INLINE float vreduce_add(vf a) { return _mm512_reduce_add_ps(a); }
 SIMD_INLINE float vreduce_max(vf a) { return _mm512_reduce_max_ps(a); }
 
+/* ---- int32 lanes and half-width doubles, for template/q8_requant.h ----
+ * vi: VL int32 lanes; vib: a lane-wise condition (a mask); vih: VL/2 int32
+ * lanes; vd: VL/2 doubles, vdb: their condition. AVX-512F only, so the
+ * avx512vnni/ kernels (compiled with a superset of this folder's flags) use
+ * it too. */
+typedef __m512i vi;
+typedef __mmask16 vib;
+typedef __m256i vih;
+typedef __m512d vd;
+typedef __mmask8 vdb;
+
+SIMD_INLINE vi vi_load(const int32_t *p) { return _mm512_loadu_si512(p); }
+SIMD_INLINE vi vi_set1(int32_t x) { return _mm512_set1_epi32(x); }
+SIMD_INLINE vi vi_set1_64(int64_t x) { return _mm512_set1_epi64(x); } /* 64-bit lanes */
+SIMD_INLINE vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
+SIMD_INLINE vi vi_sub(vi a, vi b) { return _mm512_sub_epi32(a, b); }
+SIMD_INLINE vi vi_and(vi a, vi b) { return _mm512_and_si512(a, b); }
+SIMD_INLINE vi vi_min(vi a, vi b) { return _mm512_min_epi32(a, b); }
+SIMD_INLINE vi vi_max(vi a, vi b) { return _mm512_max_epi32(a, b); }
+SIMD_INLINE vi vi_sllv(vi a, vi n) { return _mm512_sllv_epi32(a, n); }
+SIMD_INLINE vi vi_srav(vi a, vi n) { return _mm512_srav_epi32(a, n); }
+SIMD_INLINE vi vi_shr1(vi a) { return _mm512_srli_epi32(a, 1); } /* logical */
+SIMD_INLINE bool vi_any(vi a) { return _mm512_test_epi32_mask(a, a) != 0; }
+SIMD_INLINE vi vi_add64(vi a, vi b) { return _mm512_add_epi64(a, b); }
+/* The signed 64-bit products of the even int32 lanes. */
+SIMD_INLINE vi vi_mul_even(vi a, vi b) { return _mm512_mul_epi32(a, b); }
+/* Each odd lane copied to the even lane below it (a shuffle: on AVX-512
+ * cores every shift runs on one port, which the multiply-adds also need). */
+SIMD_INLINE vi vi_odd_to_even(vi a) { return _mm512_shuffle_epi32(a, _MM_PERM_DDBB); }
+/* floor(p / 2^31) of the 64-bit lanes of `even` (to the even int32 lanes)
+ * and of `odd` (to the odd ones): both doubled, so that the results are
+ * their high halves, gathered by one masked shuffle. */
+SIMD_INLINE vi vi_shr31_pairs(vi even, vi odd) {
+  even = _mm512_add_epi64(even, even);
+  odd = _mm512_add_epi64(odd, odd);
+  return _mm512_mask_shuffle_epi32(odd, (__mmask16)0x5555, even, _MM_PERM_CDAB);
+}
+SIMD_INLINE vib vi_lt_zero(vi a) { return _mm512_cmplt_epi32_mask(a, _mm512_setzero_si512()); }
+SIMD_INLINE vib vi_gt(vi a, vi b) { return _mm512_cmpgt_epi32_mask(a, b); }
+SIMD_INLINE vi vi_inc_where(vi a, vib c) { /* a + (c ? 1 : 0) */
+  return _mm512_mask_add_epi32(a, c, a, _mm512_set1_epi32(1));
+}
+SIMD_INLINE vih vi_low_half(vi a) { return _mm512_castsi512_si256(a); }
+SIMD_INLINE vih vi_high_half(vi a) { return _mm512_extracti64x4_epi64(a, 1); }
+SIMD_INLINE vi vi_join(vih lo, vih hi) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+SIMD_INLINE vd vd_from_vih(vih a) { return _mm512_cvtepi32_pd(a); }
+SIMD_INLINE vih vih_from_vd(vd a) { return _mm512_cvttpd_epi32(a); } /* truncating */
+SIMD_INLINE vd vd_load(const double *p) { return _mm512_loadu_pd(p); }
+SIMD_INLINE vd vd_set1(double x) { return _mm512_set1_pd(x); }
+SIMD_INLINE vd vd_mul(vd a, vd b) { return _mm512_mul_pd(a, b); }
+SIMD_INLINE vd vd_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }
+SIMD_INLINE vd vd_min(vd a, vd b) { return _mm512_min_pd(a, b); }
+SIMD_INLINE vd vd_max(vd a, vd b) { return _mm512_max_pd(a, b); }
+SIMD_INLINE vd vd_trunc(vd a) {
+  return _mm512_roundscale_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+}
+SIMD_INLINE vdb vd_ge(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }
+SIMD_INLINE vdb vd_le(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
+/* a + (c ? b : 0), a - (c ? b : 0). */
+SIMD_INLINE vd vd_add_where(vd a, vdb c, vd b) { return _mm512_mask_add_pd(a, c, a, b); }
+SIMD_INLINE vd vd_sub_where(vd a, vdb c, vd b) { return _mm512_mask_sub_pd(a, c, a, b); }
+
 #endif /* WICK_KERNELS_AVX512_SIMD_H */

@@ -2,19 +2,12 @@
  * q8_requant.h — the vectorized output stage shared by the AVX-512 int8
  * kernels (included by the files of this folder only; compiled with their
  * flags). Bit-exact with the reference kernels' scalar arithmetic
- * (src/kernels/reference/quantized.c):
- *
- *   srdhm(x, m) = (x*m + 2^30) / 2^31 truncated toward zero with the nudge
- *                 1 - 2^30 for negative products; both cases equal
- *                 floor((x*m + 2^30) / 2^31), which is what the 64-bit even
- *                 / odd lane products compute here (m >= 0, and x = m =
- *                 INT32_MIN, the saturating case, cannot occur).
- *   rdivpot(r, e) = (r >> e) + (r & mask > (mask >> 1) + (r < 0)),
- *                 mask = 2^e - 1, lane by lane with variable shifts.
- *   FULLY_CONNECTED: (double)acc * scale rounded half away from zero
- *                 (trunc, then +-1 when the exact remainder is >= 0.5),
- *                 saturated to int32.
- * Then + output zero point (wrapping), clamp, narrow to int8.
+ * (src/kernels/reference/quantized.c), spelled out in
+ * template/q8_requant.h: the per-lane form (q8_rq, q8_requant_i32,
+ * FULLY_CONNECTED's q8_requant_fc, q8_clamp) is that template over
+ * avx512/simd.h's integer vocabulary, shared with the AVX2 GEMM
+ * (avx2/q8_gemm.c); this file adds the narrowing and what only AVX-512 can
+ * do (64-bit arithmetic shifts, byte clamps).
  *
  * Two forms of the fixed-point stage: q8_rq / q8_requant_rq (srdhm, then
  * rdivpot; cheap to load: the GEMM tiles' fallback when the caller has no
@@ -30,62 +23,16 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "kernels/avx512/simd.h"
 #include "kernels/q8.h"
 
 #define Q8_INLINE static inline __attribute__((always_inline))
 
-/* The per-lane requantization of 16 channels, loaded once and kept in
- * registers while many pixels use it (int8 stores may alias anything, so a
- * compiler would otherwise reload it after every store). */
-typedef struct q8_rq {
-  __m512i m, m_odd, ls, rs, mask, half;
-  __m512i zp, lo, hi;
-  bool any_left_shift; /* some lane has ls > 0 (rare: multipliers >= 1) */
-} q8_rq;
+#include "kernels/template/q8_requant.h"
 
-/* `h` points at the lanes' bias' row of a header whose rows are `stride`
- * int32 apart. */
-Q8_INLINE q8_rq q8_rq_load(const int32_t *h, size_t stride, const wick_q8_output *o) {
-  q8_rq q;
-  q.m = _mm512_loadu_si512(h + stride);
-  q.m_odd = _mm512_loadu_si512(h + 2 * stride);
-  q.ls = _mm512_loadu_si512(h + 3 * stride);
-  q.rs = _mm512_loadu_si512(h + 4 * stride);
-  q.mask = _mm512_sub_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), q.rs), _mm512_set1_epi32(1));
-  q.half = _mm512_srli_epi32(q.mask, 1);
-  q.zp = _mm512_set1_epi32(o->zero_point);
-  q.lo = _mm512_set1_epi32(o->lo);
-  q.hi = _mm512_set1_epi32(o->hi);
-  q.any_left_shift = _mm512_test_epi32_mask(q.ls, q.ls) != 0;
-  return q;
-}
-
-/* q8_mbqm with the loaded parameters, then zero point, clamp, narrow. The
- * same arithmetic as q8_mbqm, arranged for throughput: on AVX-512 cores
- * every shift runs on one port (which the multiply-adds of the kernels also
- * need), so lane moves are shuffles and sign tests are mask compares, and
- * the only shift left is the variable right shift (plus the left shift when
- * a lane has one). The even / odd products are doubled so that each lane's
- * floor((x*m + 2^30) / 2^31) is the high half of its 64-bit product; one
- * masked shuffle gathers the 16 high halves. */
+/* q8_requant_i32, narrowed: 16 int8. */
 Q8_INLINE __m128i q8_requant_rq(__m512i x, const q8_rq *q) {
-  if (q->any_left_shift) x = _mm512_sllv_epi32(x, q->ls);
-  const __m512i round = _mm512_set1_epi64((int64_t)1 << 30);
-  __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, q->m), round);
-  __m512i odd = _mm512_add_epi64(
-      _mm512_mul_epi32(_mm512_shuffle_epi32(x, _MM_PERM_DDBB), q->m_odd), round);
-  even = _mm512_add_epi64(even, even);
-  odd = _mm512_add_epi64(odd, odd);
-  const __m512i r = _mm512_mask_shuffle_epi32(odd, (__mmask16)0x5555, even, _MM_PERM_CDAB);
-  const __m512i one = _mm512_set1_epi32(1);
-  const __m512i rem = _mm512_and_si512(r, q->mask);
-  const __mmask16 negative = _mm512_cmplt_epi32_mask(r, _mm512_setzero_si512());
-  const __m512i thr = _mm512_mask_add_epi32(q->half, negative, q->half, one);
-  __m512i v = _mm512_srav_epi32(r, q->rs);
-  v = _mm512_mask_add_epi32(v, _mm512_cmpgt_epi32_mask(rem, thr), v, one);
-  v = _mm512_add_epi32(v, q->zp);
-  v = _mm512_min_epi32(_mm512_max_epi32(v, q->lo), q->hi);
-  return _mm512_cvtepi32_epi8(v);
+  return _mm512_cvtepi32_epi8(q8_requant_i32(x, q));
 }
 
 /* The same requantization for kernels that load the parameters once for
@@ -202,31 +149,9 @@ Q8_INLINE __m512i q8_narrow64_x4(__m512i v0, __m512i v1, __m512i v2, __m512i v3,
   return _mm512_min_epi8(_mm512_max_epi8(b, q->lo8), q->hi8);
 }
 
-Q8_INLINE __m256i q8_round_fc8(__m256i acc, const double *scale) {
-  const __m512d x = _mm512_mul_pd(_mm512_cvtepi32_pd(acc), _mm512_loadu_pd(scale));
-  __m512d t = _mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-  const __m512d d = _mm512_sub_pd(x, t), one = _mm512_set1_pd(1.0);
-  t = _mm512_mask_add_pd(t, _mm512_cmp_pd_mask(d, _mm512_set1_pd(0.5), _CMP_GE_OQ), t, one);
-  t = _mm512_mask_sub_pd(t, _mm512_cmp_pd_mask(d, _mm512_set1_pd(-0.5), _CMP_LE_OQ), t, one);
-  t = _mm512_min_pd(_mm512_max_pd(t, _mm512_set1_pd(-2147483648.0)),
-                    _mm512_set1_pd(2147483647.0));
-  return _mm512_cvttpd_epi32(t);
-}
-
-/* FULLY_CONNECTED's double requantization of 16 accumulators (`scale` has
- * 16 readable entries; the caller pads). */
-Q8_INLINE __m512i q8_requant_fc(__m512i x, const double *scale) {
-  const __m256i lo = q8_round_fc8(_mm512_castsi512_si256(x), scale);
-  const __m256i hi = q8_round_fc8(_mm512_extracti64x4_epi64(x, 1), scale + 8);
-  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-}
-
 /* + zero point, clamp, narrow: 16 int8. */
 Q8_INLINE __m128i q8_finish(__m512i v, const wick_q8_output *o) {
-  v = _mm512_add_epi32(v, _mm512_set1_epi32(o->zero_point));
-  v = _mm512_max_epi32(v, _mm512_set1_epi32(o->lo));
-  v = _mm512_min_epi32(v, _mm512_set1_epi32(o->hi));
-  return _mm512_cvtepi32_epi8(v);
+  return _mm512_cvtepi32_epi8(q8_clamp(v, o));
 }
 
 Q8_INLINE __mmask16 q8_mask16(size_t n) {
