@@ -79,6 +79,10 @@ WICK_INTERNAL void wick_mem_init(wick_mem *mem, const wick_allocator *allocator,
 /* True when large blocks get huge pages (the default allocator) and no cap
  * is set, so grouping small buffers into WICK_HUGE_BLOCK chunks pays. */
 WICK_INTERNAL bool wick_mem_huge_blocks(const wick_mem *mem);
+/* Returns the whole 4 KiB pages inside [start, start + bytes) of a default-
+ * allocator block to the OS (they read as zero when touched again): the
+ * unused tail of a huge page that a packed-weight chunk touched. */
+WICK_INTERNAL void wick_mem_drop_pages(void *start, size_t bytes);
 WICK_INTERNAL void *wick_mem_alloc(wick_mem *mem, size_t size);
 WICK_INTERNAL void *wick_mem_calloc(wick_mem *mem, size_t count, size_t size);
 WICK_INTERNAL void wick_mem_free(wick_mem *mem, void *ptr);

@@ -171,10 +171,10 @@ void *wick_op_alloc(const wick_op_ctx *ctx, size_t size) { return graph_alloc(ct
  * ~5,800 faults in prepare, ~1.4 us each on a VM). Buffers up to 1 MiB are
  * carved first-fit from two open chunks of four huge pages instead; when
  * neither has room, the fuller one is replaced by a new chunk. A chunk's
- * untouched huge pages take no memory, so the waste is the tail of each
- * replaced chunk (< 1 MiB) and of the last touched huge page of the open
- * ones. Larger buffers, a memory cap or a caller's allocator: a block of
- * their own, as wick_op_alloc. */
+ * untouched huge pages take no memory, and after prepare the open chunks'
+ * tails are returned to the OS (release_packed_tails), so the waste is the
+ * tail of each replaced chunk (< 1 MiB). Larger buffers, a memory cap or a
+ * caller's allocator: a block of their own, as wick_op_alloc. */
 #define PACKED_CHUNK (4 * WICK_HUGE_BLOCK - 64) /* + wick_mem's header: 8 MiB */
 #define PACKED_CARVED_MAX ((size_t)1 << 20)
 
@@ -525,11 +525,24 @@ static wick_status size_scratch(wick_interpreter *it, wick_graph *g) {
   return WICK_OK;
 }
 
+/* After prepare no more weights are packed into the open chunks: their
+ * untouched tails go back to the OS, including the part of the last touched
+ * huge page that holds nothing (up to 2 MiB of RSS otherwise). */
+static void release_packed_tails(wick_graph *g) {
+  for (size_t i = 0; i < sizeof g->packed_chunks / sizeof g->packed_chunks[0]; i++) {
+    struct wick_packed_chunk *c = &g->packed_chunks[i];
+    if (c->left > 0) wick_mem_drop_pages(c->next, c->left);
+    c->next = NULL;
+    c->left = 0; /* still counted in packed_slack: allocated, not resident */
+  }
+}
+
 static wick_status graph_prepare(wick_graph *g) {
   graph_reset(g);
   wick_status st;
   if ((st = prepare_tensors(g))) return st;
   if ((st = prepare_nodes(g))) return st;
+  release_packed_tails(g);
   if (!g->interp->no_fusion) wick_graph_fuse(g);
   /* Scratch used while folding was sized by run_node; size again for invoke. */
   if ((st = size_scratch(g->interp, g))) return st;

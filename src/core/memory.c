@@ -31,6 +31,17 @@ bool wick_mem_huge_blocks(const wick_mem *mem) {
   return mem->allocator.alloc == default_alloc && mem->limit == 0;
 }
 
+void wick_mem_drop_pages(void *start, size_t bytes) {
+  uintptr_t page = 4096, begin = ((uintptr_t)start + page - 1) & ~(page - 1);
+  uintptr_t end = ((uintptr_t)start + bytes) & ~(page - 1);
+#ifdef MADV_DONTNEED
+  if (end > begin) (void)madvise((void *)begin, end - begin, MADV_DONTNEED);
+#else
+  (void)begin;
+  (void)end;
+#endif
+}
+
 static void default_free(void *user, void *ptr) {
   (void)user;
   free(ptr);
