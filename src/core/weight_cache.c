@@ -203,6 +203,8 @@ static const char *cache_check(const wick_weight_cache *c, const uint8_t *map, s
   if (h.format != CACHE_FORMAT) return "it has another format version";
   if (h.header_checksum != wick_hash64(map, offsetof(cache_header, header_checksum), 0))
     return "its header checksum does not match";
+  for (size_t i = sizeof h; i < HEADER_BYTES; i++)
+    if (map[i] != 0) return "its header's unused bytes are not zero";
   if (h.build_id != c->build_id) return "another build of wick wrote it";
   if (h.kernel_id != c->kernel_id) return "it was packed for other kernels (CPU or options)";
   if (h.model_size != c->model_size || h.model_hash != c->model_hash)

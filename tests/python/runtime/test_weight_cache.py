@@ -113,6 +113,23 @@ def test_a_damaged_file_is_rejected_packed_and_rewritten(model_path, tmp_path, h
     np.testing.assert_array_equal(got, want)
 
 
+def test_every_byte_of_header_and_table_is_checked(model_path, tmp_path):
+    """A change to any single byte before the packed data (header, entry table) rejects the
+    file; the model still runs and its outputs do not change."""
+    want, _ = run(model_path)
+    cache = tmp_path / "w.cache"
+    run(model_path, cache)
+    good = cache.read_bytes()
+    count = int.from_bytes(good[40:44], "little")  # cache_header.entry_count
+    for at in range(128 + 40 * count):
+        b = bytearray(good)
+        b[at] ^= 0x01 if at % 2 else 0x80
+        cache.write_bytes(bytes(b))
+        got, (state, hits, message) = run(model_path, cache)
+        assert (state, hits) == ("rejected", 0), f"byte {at}: {message}"
+        np.testing.assert_array_equal(got, want)
+
+
 def test_a_cache_of_another_model_is_rejected(model_path, tmp_path):
     other = tmp_path / "other.tflite"
     torch.manual_seed(1)  # same graph, other weights: only the content differs
