@@ -391,6 +391,31 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* How the profiled operators (each at its fastest run) used the threads:
+ * time outside parallel jobs (on the calling thread alone), and inside them
+ * the busiest thread's task time against the mean (the imbalance) and the
+ * rest of the jobs' wall time (dispatch, wake-up and the final wait). */
+static void print_thread_summary(size_t n, const uint64_t *best,
+                                 const wick_op_thread_stats *threads, int nthreads) {
+  uint64_t serial = 0, parallel = 0, busy_max = 0, busy_sum = 0, jobs = 0, tasks = 0;
+  for (size_t i = 0; i < n; i++) {
+    const wick_op_thread_stats *t = &threads[i];
+    serial += best[i] > t->parallel_ns ? best[i] - t->parallel_ns : 0;
+    parallel += t->parallel_ns;
+    busy_max += t->busy_max_ns;
+    busy_sum += t->busy_sum_ns;
+    jobs += t->jobs;
+    tasks += t->tasks;
+  }
+  const double mean = (double)busy_sum / nthreads;
+  printf("serial       %.3f ms (outside parallel jobs)\n", (double)serial / 1e6);
+  printf("in jobs      %.3f ms: %llu jobs, %llu tasks; busiest thread %.3f ms, mean %.3f ms "
+         "(imbalance %.2f), dispatch+wait %.3f ms\n",
+         (double)parallel / 1e6, (unsigned long long)jobs, (unsigned long long)tasks,
+         (double)busy_max / 1e6, mean / 1e6, mean > 0 ? (double)busy_max / mean : 0.0,
+         parallel > busy_max ? (double)(parallel - busy_max) / 1e6 : 0.0);
+}
+
 static int cmd_bench(int argc, char **argv) {
   common_args c = {0};
   int runs = 50, warmup = 5, profile = 0;
@@ -474,7 +499,10 @@ static int cmd_bench(int argc, char **argv) {
     wick_interpreter_set_profiling(it, 1);
     size_t n = wick_interpreter_op_count(it);
     uint64_t *best = calloc(n ? n : 1, sizeof *best);
-    if (best == NULL) {
+    wick_op_thread_stats *best_threads = calloc(n ? n : 1, sizeof *best_threads);
+    if (best == NULL || best_threads == NULL) {
+      free(best);
+      free(best_threads);
       fprintf(stderr, "wick bench: out of memory\n");
       wick_interpreter_destroy(it);
       wick_model_destroy(model);
@@ -484,16 +512,23 @@ static int cmd_bench(int argc, char **argv) {
       wick_interpreter_invoke(it);
       for (size_t i = 0; i < n; i++) {
         uint64_t ns = wick_interpreter_op_time_ns(it, i);
-        if (r == 0 || ns < best[i]) best[i] = ns;
+        if (r == 0 || ns < best[i]) {
+          best[i] = ns;
+          best_threads[i] = wick_interpreter_op_thread_stats(it, i);
+        }
       }
     }
+    const int nthreads = c.threads > 1 ? c.threads : 1;
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) total += best[i];
     printf("per-op min   %.3f ms (sum over operators of each one's fastest of %d profiled "
            "runs)\n",
            (double)total / 1e6, runs);
-    printf("\n%-5s %-24s %-22s %10s %7s %9s\n", "#", "op", "output", "time(us)", "share",
+    if (nthreads > 1) print_thread_summary(n, best, best_threads, nthreads);
+    printf("\n%-5s %-24s %-22s %10s %7s %9s", "#", "op", "output", "time(us)", "share",
            "GFLOP/s");
+    if (nthreads > 1) printf(" %6s %8s %6s", "tasks", "serial%", "imbal");
+    printf("\n");
     for (size_t i = 0; i < n; i++) {
       uint64_t ns = best[i];
       uint64_t macs = wick_interpreter_op_macs(it, i);
@@ -502,9 +537,17 @@ static int cmd_bench(int argc, char **argv) {
       size_t k = 0;
       for (size_t d = 0; o && d < wick_tensor_rank(o) && k < sizeof shape; d++)
         k += (size_t)snprintf(shape + k, sizeof shape - k, d ? "x%d" : "%d", wick_tensor_dim(o, d));
-      printf("%-5zu %-24s %-22s %10.1f %6.1f%% %9.2f\n", i, wick_interpreter_op_name(it, i), shape,
+      printf("%-5zu %-24s %-22s %10.1f %6.1f%% %9.2f", i, wick_interpreter_op_name(it, i), shape,
              (double)ns / 1e3, total ? 100.0 * (double)ns / (double)total : 0.0,
              ns ? 2.0 * (double)macs / (double)ns : 0.0);
+      if (nthreads > 1) {
+        const wick_op_thread_stats *t = &best_threads[i];
+        double serial = ns > t->parallel_ns ? (double)(ns - t->parallel_ns) : 0.0;
+        printf(" %6llu %7.1f%% %6.2f", (unsigned long long)t->tasks,
+               ns ? 100.0 * serial / (double)ns : 0.0,
+               t->busy_sum_ns ? (double)t->busy_max_ns * nthreads / (double)t->busy_sum_ns : 0.0);
+      }
+      printf("\n");
     }
     if (trace) {
       FILE *f = fopen(trace, "w");
@@ -526,6 +569,7 @@ static int cmd_bench(int argc, char **argv) {
       }
     }
     free(best);
+    free(best_threads);
   }
   wick_interpreter_destroy(it);
   wick_model_destroy(model);

@@ -291,6 +291,17 @@ WICK_API const char *wick_interpreter_op_name(const wick_interpreter *interprete
  * operator i took in the last invoke. */
 WICK_API void wick_interpreter_set_profiling(wick_interpreter *interpreter, int enabled);
 WICK_API uint64_t wick_interpreter_op_time_ns(const wick_interpreter *interpreter, size_t i);
+/* How operator i used the threads in the last profiled invoke: parallel jobs
+ * and their tasks, the wall time spent in those jobs (the rest of its time
+ * ran on the calling thread alone), and the busiest thread's and all
+ * threads' time inside tasks. All zero with one thread. */
+typedef struct wick_op_thread_stats {
+  uint64_t jobs, tasks;
+  uint64_t parallel_ns;
+  uint64_t busy_max_ns, busy_sum_ns;
+} wick_op_thread_stats;
+WICK_API wick_op_thread_stats wick_interpreter_op_thread_stats(const wick_interpreter *interpreter,
+                                                              size_t i);
 /* Multiply-accumulates operator i performs in one invoke (0 for ops without). */
 WICK_API uint64_t wick_interpreter_op_macs(const wick_interpreter *interpreter, size_t i);
 /* The first output tensor of operator i, or NULL. */

@@ -252,6 +252,7 @@ typedef struct wick_node {
   size_t scratch_bytes;
   uint64_t macs;
   uint64_t time_ns;
+  wick_op_thread_stats threads; /* of the last profiled invoke */
   bool folded;   /* computed at prepare; skipped at invoke */
   bool dynamic;  /* prepared again at invoke (data-dependent shapes) */
   bool fused;    /* another node's epilogue does its work; skipped at invoke */
@@ -313,6 +314,18 @@ WICK_INTERNAL size_t wick_thread_pool_threads(const wick_thread_pool *pool);
  * inline in task order. */
 WICK_INTERNAL bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn fn,
                                         void *arg, const atomic_int *cancel);
+
+/* What the pool did since the last wick_thread_pool_take_stats, counted only
+ * while profiling is on (wick_thread_pool_set_profiling): jobs run on the
+ * threads, their tasks, the caller's wall time from publishing each job to
+ * its last task finishing, and the time each thread spent inside tasks. */
+typedef struct wick_pool_stats {
+  uint64_t jobs, tasks, parallel_ns;
+  uint64_t busy_ns[WICK_MAX_THREADS];
+} wick_pool_stats;
+WICK_INTERNAL void wick_thread_pool_set_profiling(wick_thread_pool *pool, bool enabled);
+/* Copies the counters into *out (zeros for a NULL pool) and resets them. */
+WICK_INTERNAL void wick_thread_pool_take_stats(wick_thread_pool *pool, wick_pool_stats *out);
 
 /* ---------------------------------------------------------------- weight cache (weight_cache.c) */
 
@@ -466,14 +479,13 @@ WICK_INTERNAL void wick_pad_folder_destroy(wick_pad_folder *f);
  * and invoke must return that status. One task (or one thread) runs inline. */
 WICK_INTERNAL wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks,
                                             wick_task_fn fn, void *arg);
-/* Splits [0, units) into consecutive ranges of at least WICK_TASK_GRAIN work
- * (work_per_unit each) and runs fn on each range as above. The split depends
- * only on `units` and `work_per_unit`. */
+/* Splits [0, units) into consecutive ranges of about WICK_TASK_GRAIN work
+ * (work_per_unit each; an even number of ranges whose sizes differ by at most
+ * one unit, src/kernels/split.h) and runs fn on each range as above. The
+ * split depends only on `units` and `work_per_unit`. */
 WICK_INTERNAL wick_status wick_parallel_range(const wick_op_ctx *ctx, size_t units,
                                               uint64_t work_per_unit, wick_range_fn fn,
                                               void *arg);
-/* Units per task for that split (>= 1). */
-WICK_INTERNAL size_t wick_parallel_units_per_task(size_t units, uint64_t work_per_unit);
 /* Threads of this interpreter, the caller included (>= 1). For sizing
  * per-thread scratch only, never for splitting work. */
 WICK_INTERNAL size_t wick_op_num_threads(const wick_op_ctx *ctx);

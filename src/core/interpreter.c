@@ -605,6 +605,18 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Moves what the thread pool counted while node n ran into n->threads. */
+static void record_thread_stats(wick_interpreter *it, wick_node *n) {
+  wick_pool_stats s;
+  wick_thread_pool_take_stats(it->pool, &s);
+  wick_op_thread_stats t = {.jobs = s.jobs, .tasks = s.tasks, .parallel_ns = s.parallel_ns};
+  for (size_t k = 0; k < wick_thread_pool_threads(it->pool); k++) {
+    t.busy_sum_ns += s.busy_ns[k];
+    if (s.busy_ns[k] > t.busy_max_ns) t.busy_max_ns = s.busy_ns[k];
+  }
+  n->threads = t;
+}
+
 /* True when the node has outputs and every one of them is empty. A node that
  * runs subgraphs always runs: a dynamic IF or WHILE sizes its outputs only
  * while it runs. */
@@ -649,7 +661,10 @@ wick_status wick_graph_invoke(wick_graph *g) {
     }
     uint64_t t0 = it->profiling ? now_ns() : 0;
     if ((st = run_node(g, n))) return st;
-    if (it->profiling) n->time_ns = now_ns() - t0;
+    if (it->profiling) {
+      n->time_ns = now_ns() - t0;
+      record_thread_stats(it, n);
+    }
   }
   return WICK_OK;
 }
@@ -877,7 +892,15 @@ const char *wick_interpreter_op_name(const wick_interpreter *it, size_t i) {
 }
 
 void wick_interpreter_set_profiling(wick_interpreter *it, int enabled) {
-  if (it) it->profiling = enabled != 0;
+  if (it == NULL) return;
+  it->profiling = enabled != 0;
+  wick_thread_pool_set_profiling(it->pool, it->profiling);
+}
+
+wick_op_thread_stats wick_interpreter_op_thread_stats(const wick_interpreter *it, size_t i) {
+  wick_op_thread_stats none = {0};
+  if (it == NULL || i >= it->main->info->num_operators) return none;
+  return it->main->nodes[i].threads;
 }
 
 uint64_t wick_interpreter_op_time_ns(const wick_interpreter *it, size_t i) {

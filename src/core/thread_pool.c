@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "kernels/split.h"
 
 #define SPIN_NS 200000u               /* a worker spins this long for the next job */
 #define STACK_BYTES ((size_t)512 * 1024) /* per worker; tasks run leaf kernels */
@@ -67,6 +68,14 @@ struct wick_thread_pool {
   _Alignas(64) _Atomic uint64_t claim; /* generation << 32 | next task index */
   _Alignas(64) atomic_size_t done;     /* tasks of the current job finished */
   _Alignas(64) atomic_int stop;
+
+  /* Profiling counters (wick_pool_stats): busy_ns[t] is written by thread t
+   * only, before it counts its task done; the rest by the caller. */
+  atomic_bool profiling;
+  uint64_t jobs, tasks, parallel_ns;
+  struct {
+    _Alignas(64) uint64_t ns;
+  } busy[WICK_MAX_THREADS];
 
   pthread_mutex_t lock; /* for sleeping only */
   pthread_cond_t wake;
@@ -115,7 +124,13 @@ static void run_tasks(wick_thread_pool *pool, uint32_t gen, size_t thread) {
     /* The claim succeeded, so the job is still open: its fields are stable. */
     wick_task_fn fn = atomic_load_explicit(&pool->job_fn, memory_order_relaxed);
     void *arg = atomic_load_explicit(&pool->job_arg, memory_order_relaxed);
-    fn(arg, task, thread);
+    if (atomic_load_explicit(&pool->profiling, memory_order_relaxed)) {
+      uint64_t t0 = monotonic_ns();
+      fn(arg, task, thread);
+      pool->busy[thread].ns += monotonic_ns() - t0;
+    } else {
+      fn(arg, task, thread);
+    }
     atomic_fetch_add_explicit(&pool->done, 1, memory_order_release);
   }
 }
@@ -185,6 +200,7 @@ wick_status wick_thread_pool_create(wick_mem *mem, int num_threads, wick_thread_
   atomic_init(&pool->done, 0);
   atomic_init(&pool->stop, 0);
   atomic_init(&pool->sleepers, 0);
+  atomic_init(&pool->profiling, false);
   pthread_mutex_init(&pool->lock, NULL);
   pthread_cond_init(&pool->wake, NULL);
 
@@ -242,6 +258,8 @@ bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn f
     }
     return true;
   }
+  const bool profiling = atomic_load_explicit(&pool->profiling, memory_order_relaxed);
+  const uint64_t t0 = profiling ? monotonic_ns() : 0;
   uint32_t gen = ++pool->generation;
   if (gen == 0) gen = ++pool->generation; /* 0 is what idle workers start from */
   atomic_store_explicit(&pool->job_fn, fn, memory_order_relaxed);
@@ -269,7 +287,29 @@ bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn f
     else
       sched_yield(); /* a worker holding a task was descheduled */
   }
+  if (profiling) {
+    pool->jobs++;
+    pool->tasks += claimed;
+    pool->parallel_ns += monotonic_ns() - t0;
+  }
   return claimed == n_tasks;
+}
+
+void wick_thread_pool_set_profiling(wick_thread_pool *pool, bool enabled) {
+  if (pool) atomic_store(&pool->profiling, enabled);
+}
+
+void wick_thread_pool_take_stats(wick_thread_pool *pool, wick_pool_stats *out) {
+  memset(out, 0, sizeof *out);
+  if (pool == NULL) return;
+  out->jobs = pool->jobs;
+  out->tasks = pool->tasks;
+  out->parallel_ns = pool->parallel_ns;
+  pool->jobs = pool->tasks = pool->parallel_ns = 0;
+  for (size_t t = 0; t < pool->num_threads; t++) {
+    out->busy_ns[t] = pool->busy[t].ns;
+    pool->busy[t].ns = 0;
+  }
 }
 
 /* ---------------------------------------------------------------- the op-facing API */
@@ -288,34 +328,21 @@ wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks, wick_task_
   return wick_op_fail(ctx, WICK_ERR_CANCELLED, "invoke was cancelled inside the operator");
 }
 
-size_t wick_parallel_units_per_task(size_t units, uint64_t work_per_unit) {
-  if (units == 0) return 1;
-  if (work_per_unit == 0) work_per_unit = 1;
-  uint64_t per = WICK_TASK_GRAIN / work_per_unit + (WICK_TASK_GRAIN % work_per_unit != 0);
-  if (per > units) per = units;
-  /* Keep the task count within the pool's 32-bit task index. */
-  uint64_t min_per = units / ((uint64_t)1 << 30) + 1;
-  if (per < min_per) per = min_per;
-  return (size_t)per;
-}
-
 typedef struct range_job {
   wick_range_fn fn;
   void *arg;
-  size_t units, per_task;
+  size_t units, tasks;
 } range_job;
 
 static void run_range(void *p, size_t task, size_t thread) {
   const range_job *j = p;
-  size_t begin = task * j->per_task;
-  size_t end = j->units - begin < j->per_task ? j->units : begin + j->per_task;
-  j->fn(j->arg, begin, end, thread);
+  j->fn(j->arg, wick_split_begin(j->units, j->tasks, task),
+        wick_split_begin(j->units, j->tasks, task + 1), thread);
 }
 
 wick_status wick_parallel_range(const wick_op_ctx *ctx, size_t units, uint64_t work_per_unit,
                                 wick_range_fn fn, void *arg) {
   if (units == 0) return WICK_OK;
-  range_job j = {fn, arg, units, wick_parallel_units_per_task(units, work_per_unit)};
-  size_t tasks = units / j.per_task + (units % j.per_task != 0);
-  return wick_parallel_for(ctx, tasks, run_range, &j);
+  range_job j = {fn, arg, units, wick_split_count(units, work_per_unit, WICK_TASK_GRAIN)};
+  return wick_parallel_for(ctx, j.tasks, run_range, &j);
 }
