@@ -9,7 +9,7 @@
  *
  * Threads: wick_f32_gemm_tasks_init / wick_f32_conv_igemm_tasks_init cut
  * that loop nest into independent tasks (one column block x a run of row
- * tiles, in the serial loop's order) that an op hands to wick_parallel_for.
+ * tiles, in the serial loop's order; an even number of them, see split()) that an op hands to wick_parallel_for.
  * Task boundaries fall on MR-row tiles and NR-column panels, so each output
  * element is computed by the same microkernel call with the same K order
  * however the tasks are spread over threads: results are bit-identical for
@@ -56,19 +56,25 @@ void wick_f32_epilogue_run(const wick_f32_epilogue *ep, size_t rows, size_t cols
   }
 }
 
-/* Splits the column blocks' MR-row tiles into runs of at least `grain`
- * multiply-accumulates. Tiles stay MR-aligned, so every output is computed by
- * the same microkernel call as in one serial pass. */
+/* Splits each column block's MR-row tiles into runs of about `grain`
+ * multiply-accumulates (split.h; an even total task count). Tiles stay
+ * MR-aligned, so every output is computed by the same microkernel call as in
+ * one serial pass. */
 static size_t split(wick_f32_gemm_tasks *t, uint64_t grain) {
   t->nb = column_block(t->n, t->k, t->kern->nr);
   t->col_blocks = t->n == 0 ? 0 : (t->n + t->nb - 1) / t->nb;
   t->tiles = (t->m + t->kern->mr - 1) / t->kern->mr;
   uint64_t tile_work = (uint64_t)t->kern->mr * t->nb * (t->k ? t->k : 1);
-  uint64_t per = grain / tile_work + (grain % tile_work != 0);
-  if (per < 1) per = 1;
-  if (per > t->tiles) per = t->tiles ? t->tiles : 1;
-  t->tiles_per_task = (size_t)per;
-  t->row_tasks = t->tiles == 0 ? 0 : (t->tiles + t->tiles_per_task - 1) / t->tiles_per_task;
+  t->row_tasks = wick_split_count(t->tiles, tile_work, grain);
+  const size_t nr = t->kern->nr, panels = (t->n + nr - 1) / nr;
+  if (grain != UINT64_MAX && t->col_blocks * t->row_tasks % 2 == 1 && panels > t->col_blocks) {
+    /* An odd task count because there are few row tiles (7x7 and 14x14
+     * convolutions: m = 49 is 7 tiles of 8): cut the columns into twice as
+     * many NR-aligned blocks instead (7 tasks run as 4 + 3, 14 as 7 + 7). */
+    const size_t blocks = 2 * t->col_blocks;
+    t->nb = (panels + blocks - 1) / blocks * nr;
+    t->col_blocks = (t->n + t->nb - 1) / t->nb;
+  }
   return t->col_blocks * t->row_tasks;
 }
 
@@ -109,9 +115,8 @@ void wick_f32_gemm_run_task(const wick_f32_gemm_tasks *t, size_t task) {
   const size_t n0 = cb * t->nb;
   const size_t nc = t->n - n0 < t->nb ? t->n - n0 : t->nb;
   const float *w = t->packed + n0 / nr * (t->k + 1) * nr;
-  const size_t tile_end = (rt + 1) * t->tiles_per_task < t->tiles ? (rt + 1) * t->tiles_per_task
-                                                                  : t->tiles;
-  for (size_t tile = rt * t->tiles_per_task; tile < tile_end; tile++) {
+  const size_t tile_end = wick_split_begin(t->tiles, t->row_tasks, rt + 1);
+  for (size_t tile = wick_split_begin(t->tiles, t->row_tasks, rt); tile < tile_end; tile++) {
     const size_t m0 = tile * mr;
     const size_t rows = t->m - m0 < mr ? t->m - m0 : mr;
     float *c = t->c + m0 * t->c_stride + n0;

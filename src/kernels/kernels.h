@@ -46,6 +46,7 @@
 
 #include "kernels/reference/movement.h"
 #include "kernels/reference/reference.h"
+#include "kernels/split.h"
 
 #define WICK_KERNEL_API __attribute__((visibility("hidden")))
 
@@ -268,7 +269,7 @@ typedef struct wick_f32_gemm_tasks {
   size_t c_stride;
   float lo, hi;
   const wick_f32_epilogue *ep; /* NULL (init's default), or run on each tile after the clamp */
-  size_t nb, col_blocks, tiles, tiles_per_task, row_tasks; /* the split */
+  size_t nb, col_blocks, tiles, row_tasks; /* the split (split.h deals the tiles) */
 } wick_f32_gemm_tasks;
 
 /* Sets up c[m x n] = clamp(a[m x k] * W + bias) as tasks of at least `grain`

@@ -254,7 +254,7 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
   conv_data *d = ctx->node->user_data;
   if (d->hybrid) {
     wick_status st = hybrid_run(ctx, d, depthwise);
-    if (st == WICK_OK) wick_op_run_fused_epilogue(ctx);
+    if (st == WICK_OK) st = wick_op_run_fused_epilogue(ctx);
     return st;
   }
   const wick_conv_shape *s = &d->shape;
@@ -304,19 +304,19 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
                                   ep && !ep->residual ? ep->act : NULL};
   }
   int64_t per_pixel = (int64_t)s->out_c * s->k_h * s->k_w;
-  if (!depthwise) per_pixel *= s->in_c / s->groups;
+  per_pixel *= depthwise ? WICK_DEPTHWISE_WORK_PER_MAC : s->in_c / s->groups;
   wick_status st =
       wick_parallel_rows(ctx, s->batch, s->out_h, (uint64_t)per_pixel * (uint64_t)s->out_w,
                          wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
                          conv_rows, &j);
   if (st == WICK_OK && ep && (d->path == CONV_REFERENCE || ep->residual))
-    wick_op_run_fused_epilogue(ctx);
+    st = wick_op_run_fused_epilogue(ctx);
   return st;
 }
 
 static wick_status invoke_quantized(wick_op_ctx *ctx) {
   wick_status st = wick_conv_invoke_quantized(ctx);
-  if (st == WICK_OK) wick_op_run_fused_epilogue(ctx); /* fusion only takes float outputs */
+  if (st == WICK_OK) st = wick_op_run_fused_epilogue(ctx); /* fusion only takes float outputs */
   return st;
 }
 

@@ -312,7 +312,8 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
                                  macs_per_pixel * d->kern->mr, igemm_tiles, &j);
     }
     case QCONV_DW:
-      return wick_parallel_rows(ctx, s->batch, s->out_h, macs_per_pixel * (uint64_t)s->out_w,
+      return wick_parallel_rows(ctx, s->batch, s->out_h,
+                                macs_per_pixel * WICK_DEPTHWISE_WORK_PER_MAC * (uint64_t)s->out_w,
                                 true, dw_rows, &j);
     case QCONV_REFERENCE:
       break;

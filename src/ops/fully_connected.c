@@ -157,7 +157,7 @@ static void fc_rows(void *arg, size_t begin, size_t end, size_t thread) {
 static wick_status fc_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) {
     wick_status st = wick_fc_invoke_quantized(ctx);
-    if (st == WICK_OK) wick_op_run_fused_epilogue(ctx);
+    if (st == WICK_OK) st = wick_op_run_fused_epilogue(ctx);
     return st;
   }
   const fc_data *d = ctx->node->user_data;
@@ -184,7 +184,7 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
               bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
   wick_status st =
       wick_parallel_range(ctx, (size_t)d->m, (uint64_t)d->n * (uint64_t)d->k, fc_rows, &j);
-  if (st == WICK_OK) wick_op_run_fused_epilogue(ctx);
+  if (st == WICK_OK) st = wick_op_run_fused_epilogue(ctx);
   return st;
 }
 

@@ -3,6 +3,8 @@
  */
 #include "ops/op_common.h"
 
+#include "ops/parallel.h"
+
 #include <stdio.h>
 
 #include <inttypes.h>
@@ -306,10 +308,20 @@ bool wick_op_fused_epilogue(const wick_op_ctx *ctx, wick_f32_epilogue *ep) {
   return true;
 }
 
-void wick_op_run_fused_epilogue(const wick_op_ctx *ctx) {
+typedef struct epilogue_job {
   wick_f32_epilogue ep;
-  if (!wick_op_fused_epilogue(ctx, &ep)) return;
+  float *out;
+} epilogue_job;
+
+static void epilogue_elements(void *arg, size_t e0, size_t e1) {
+  const epilogue_job *j = arg;
+  wick_f32_epilogue_run(&j->ep, 1, e1 - e0, j->out + e0, e1 - e0, e0);
+}
+
+wick_status wick_op_run_fused_epilogue(const wick_op_ctx *ctx) {
+  epilogue_job j;
+  if (!wick_op_fused_epilogue(ctx, &j.ep)) return WICK_OK;
   wick_tensor *o = wick_op_output(ctx, 0);
-  size_t n = (size_t)wick_tensor_elements(o);
-  wick_f32_epilogue_run(&ep, 1, n, o->data, n, 0);
+  j.out = o->data;
+  return wick_parallel_elements(ctx, (size_t)wick_tensor_elements(o), epilogue_elements, &j);
 }

@@ -120,8 +120,9 @@ WICK_INTERNAL bool wick_is_int_index_type(wick_dtype t);
 /* The epilogue fusion gave this node (src/core/fuse.c), as kernel
  * arguments; false (and *ep cleared) when nothing is fused. */
 WICK_INTERNAL bool wick_op_fused_epilogue(const wick_op_ctx *ctx, wick_f32_epilogue *ep);
-/* Runs the fused epilogue over the whole output 0: for the paths whose
- * kernels do not take one (reference, quantized-weight). No-op if none. */
-WICK_INTERNAL void wick_op_run_fused_epilogue(const wick_op_ctx *ctx);
+/* Runs the fused epilogue over the whole output 0, split over the threads in
+ * 64-aligned chunks of elements: for the paths whose kernels do not take one
+ * (reference, quantized-weight, a depthwise residual). No-op if none. */
+WICK_INTERNAL wick_status wick_op_run_fused_epilogue(const wick_op_ctx *ctx);
 
 #endif /* WICK_OPS_OP_COMMON_H */

@@ -23,13 +23,14 @@ wick_status wick_op_run_gemm_tasks(const wick_op_ctx *ctx, const wick_f32_gemm_t
 typedef struct rows_job {
   wick_rows_fn fn;
   void *arg;
-  size_t out_h, rows_per_task, tasks_per_image;
+  size_t out_h, tasks_per_image;
 } rows_job;
 
 static void rows_task(void *p, size_t task, size_t thread) {
   const rows_job *j = p;
-  size_t n = task / j->tasks_per_image, y0 = task % j->tasks_per_image * j->rows_per_task;
-  size_t y1 = j->out_h - y0 < j->rows_per_task ? j->out_h : y0 + j->rows_per_task;
+  const size_t n = task / j->tasks_per_image, t = task % j->tasks_per_image;
+  const size_t y0 = wick_split_begin(j->out_h, j->tasks_per_image, t);
+  const size_t y1 = wick_split_begin(j->out_h, j->tasks_per_image, t + 1);
   j->fn(j->arg, (int32_t)n, (int32_t)y0, (int32_t)y1, thread);
 }
 
@@ -37,12 +38,9 @@ wick_status wick_parallel_rows(const wick_op_ctx *ctx, int32_t batch, int32_t ou
                                uint64_t work_per_row, bool splittable, wick_rows_fn fn,
                                void *arg) {
   if (batch <= 0 || out_h <= 0) return WICK_OK;
-  rows_job j = {fn, arg, (size_t)out_h, (size_t)out_h, 1};
-  if (splittable) {
-    /* Tasks never straddle two images: per image, runs of whole rows. */
-    j.rows_per_task = wick_parallel_units_per_task((size_t)out_h, work_per_row);
-    j.tasks_per_image = (j.out_h + j.rows_per_task - 1) / j.rows_per_task;
-  }
+  rows_job j = {fn, arg, (size_t)out_h, 1};
+  /* Tasks never straddle two images: per image, runs of whole rows. */
+  if (splittable) j.tasks_per_image = wick_split_count(j.out_h, work_per_row, WICK_TASK_GRAIN);
   return wick_parallel_for(ctx, (size_t)batch * j.tasks_per_image, rows_task, &j);
 }
 

@@ -52,8 +52,31 @@ class Attention(torch.nn.Module):
         return self.out((a @ v).transpose(1, 2).reshape(b, t, d))
 
 
+class SmallSpatial(torch.nn.Module):
+    """MobileNet's last stages: 14x14 and 7x7 inverted residuals, whose 1x1 convolutions have
+    few row tiles and whose depthwise convolutions have few rows (odd counts, 7 rows in 7 tasks),
+    then a depthwise convolution with a residual add (a fused epilogue over the whole output)."""
+
+    def __init__(self):
+        super().__init__()
+        self.expand14 = torch.nn.Conv2d(64, 384, 1)
+        self.dw14 = torch.nn.Conv2d(384, 384, 3, stride=2, padding=1, groups=384)
+        self.project = torch.nn.Conv2d(384, 160, 1)
+        self.expand7 = torch.nn.Conv2d(160, 960, 1)
+        self.dw7 = torch.nn.Conv2d(960, 960, 3, padding=1, groups=960)
+        self.project7 = torch.nn.Conv2d(960, 160, 1)
+        self.dw_res = torch.nn.Conv2d(160, 160, 3, padding=1, groups=160)
+
+    def forward(self, x):
+        x = self.project(torch.nn.functional.relu6(self.dw14(torch.relu(self.expand14(x)))))
+        y = torch.nn.functional.relu6(self.dw7(torch.nn.functional.relu6(self.expand7(x))))
+        x = x + self.project7(y)
+        return self.dw_res(x) + x
+
+
 CASES = {
     "convnet": (ConvNet, (1, 3, 96, 96)),
+    "small_spatial": (SmallSpatial, (1, 64, 14, 14)),
     "attention": (Attention, (2, 128, 96)),
 }
 
