@@ -62,6 +62,7 @@
 #include <stdint.h>
 
 #include "kernels/reference/reference.h"
+#include "kernels/split.h"
 
 #define WICK_Q8_API __attribute__((visibility("hidden")))
 
@@ -192,6 +193,27 @@ WICK_Q8_API void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1,
                               size_t k, const int8_t *a, size_t a_stride, bool a_u8,
                               const void *packed, int8_t *c, size_t c_stride,
                               const wick_q8_output *o);
+/* The same for columns [n0, n1) only: n0 a multiple of kern->nr, n1 one too
+ * or n. Each output is computed by the same microkernel call as in the full
+ * GEMM, so any column split gives the same bytes. */
+WICK_Q8_API void wick_q8_gemm_cols(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n0,
+                                   size_t n1, size_t n, size_t k, const int8_t *a,
+                                   size_t a_stride, bool a_u8, const void *packed, int8_t *c,
+                                   size_t c_stride, const wick_q8_output *o);
+
+/* How a GEMM's int8 tasks split it (split.h): row tasks of whole MR tiles;
+ * when those are too few for an even count (7x7 convolutions: 49 rows,
+ * FULLY_CONNECTED with one row), the columns are cut too, at NR panels.
+ * Task t covers column part t / row_tasks and row task t % row_tasks. */
+typedef struct wick_q8_gemm_split {
+  size_t m, n, mr, nr, tiles, row_tasks, panels, col_parts;
+} wick_q8_gemm_split;
+/* Fills *sp and returns the task count (0 for an empty GEMM). */
+WICK_Q8_API size_t wick_q8_gemm_split_init(wick_q8_gemm_split *sp, const wick_q8_kernels *kern,
+                                           size_t m, size_t n, size_t k, uint64_t grain);
+/* Rows [*m0, *m1) and columns [*n0, *n1) of task t. */
+WICK_Q8_API void wick_q8_gemm_split_task(const wick_q8_gemm_split *sp, size_t t, size_t *m0,
+                                         size_t *m1, size_t *n0, size_t *n1);
 /* out[i] = in[i] + 128 as u8 (the sign bit flipped), n bytes. */
 WICK_Q8_API void wick_q8_flip_sign(size_t n, const int8_t *in, int8_t *out);
 

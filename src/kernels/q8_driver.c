@@ -41,25 +41,62 @@ void wick_q8_flip_sign(size_t n, const int8_t *in, int8_t *out) {
   for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)(src[i] ^ 0x80u);
 }
 
-void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n, size_t k,
-                  const int8_t *a, size_t a_stride, bool a_u8, const void *packed, int8_t *c,
-                  size_t c_stride, const wick_q8_output *o) {
+void wick_q8_gemm_cols(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n0,
+                       size_t n1, size_t n, size_t k, const int8_t *a, size_t a_stride,
+                       bool a_u8, const void *packed, int8_t *c, size_t c_stride,
+                       const wick_q8_output *o) {
+  (void)n;
   const wick_q8_gemm_ukernel_fn full = a_u8 ? kern->gemm_u8 : kern->gemm;
   const wick_q8_gemm_ukernel_fn one = a_u8 ? kern->gemm_u8_1 : kern->gemm_1;
   const size_t mr = kern->mr, nr = kern->nr;
   const size_t pb = panel_bytes(kern, 1, k);
-  const size_t nb = column_block(n, pb, nr);
-  for (size_t n0 = 0; n0 < n; n0 += nb) {
-    const size_t nc = n - n0 < nb ? n - n0 : nb;
-    const int8_t *w = (const int8_t *)packed + n0 / nr * pb;
-    const wick_q8_output bo = block_output(o, n0);
+  const size_t nb = column_block(n1 - n0, pb, nr);
+  for (size_t b0 = n0; b0 < n1; b0 += nb) {
+    const size_t nc = n1 - b0 < nb ? n1 - b0 : nb;
+    const int8_t *w = (const int8_t *)packed + b0 / nr * pb;
+    const wick_q8_output bo = block_output(o, b0);
     for (size_t r = m0; r < m1; r += mr) {
       const size_t rows = m1 - r < mr ? m1 - r : mr;
       wick_q8_gemm_ukernel_fn fn = rows == 1 ? one : full;
       if (a_u8 && rows > 1 && rows <= 4 && kern->gemm_u8_4) fn = kern->gemm_u8_4;
-      fn(rows, nc, k, a + r * a_stride, a_stride, w, c + r * c_stride + n0, c_stride, &bo);
+      fn(rows, nc, k, a + r * a_stride, a_stride, w, c + r * c_stride + b0, c_stride, &bo);
     }
   }
+}
+
+void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n, size_t k,
+                  const int8_t *a, size_t a_stride, bool a_u8, const void *packed, int8_t *c,
+                  size_t c_stride, const wick_q8_output *o) {
+  wick_q8_gemm_cols(kern, m0, m1, 0, n, n, k, a, a_stride, a_u8, packed, c, c_stride, o);
+}
+
+size_t wick_q8_gemm_split_init(wick_q8_gemm_split *sp, const wick_q8_kernels *kern, size_t m,
+                               size_t n, size_t k, uint64_t grain) {
+  const size_t mr = kern->mr, nr = kern->nr;
+  *sp = (wick_q8_gemm_split){.m = m, .n = n, .mr = mr, .nr = nr, .col_parts = 1};
+  if (m == 0 || n == 0) return 0;
+  sp->tiles = m / mr + (m % mr != 0);
+  sp->panels = n / nr + (n % nr != 0);
+  const uint64_t kk = k ? k : 1;
+  sp->row_tasks = wick_split_count(sp->tiles, (uint64_t)mr * n * kk, grain);
+  if (sp->row_tasks % 2 == 1 && sp->panels > 1) {
+    /* One row task: cut the columns by the grain; a few: in two. */
+    const uint64_t rows = m < mr ? m : mr;
+    sp->col_parts = sp->row_tasks == 1 ? wick_split_count(sp->panels, rows * nr * kk, grain) : 2;
+    if (sp->col_parts < 2) sp->col_parts = 2;
+  }
+  return sp->row_tasks * sp->col_parts;
+}
+
+void wick_q8_gemm_split_task(const wick_q8_gemm_split *sp, size_t t, size_t *m0, size_t *m1,
+                             size_t *n0, size_t *n1) {
+  const size_t cp = t / sp->row_tasks, rt = t % sp->row_tasks;
+  const size_t r1 = wick_split_begin(sp->tiles, sp->row_tasks, rt + 1) * sp->mr;
+  const size_t c1 = wick_split_begin(sp->panels, sp->col_parts, cp + 1) * sp->nr;
+  *m0 = wick_split_begin(sp->tiles, sp->row_tasks, rt) * sp->mr;
+  *m1 = r1 < sp->m ? r1 : sp->m;
+  *n0 = wick_split_begin(sp->panels, sp->col_parts, cp) * sp->nr;
+  *n1 = c1 < sp->n ? c1 : sp->n;
 }
 
 bool wick_q8_conv_indirection_size(const wick_conv_shape *s, size_t mr, size_t *count_out) {

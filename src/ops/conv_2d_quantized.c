@@ -250,20 +250,6 @@ typedef struct qconv_job {
   int8_t *out, *flipped;
 } qconv_job;
 
-/* Row tiles [t0, t1) of the GEMM path: flips its own rows, then the GEMM. */
-static void gemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
-  (void)thread;
-  const qconv_job *j = arg;
-  const wick_conv_shape *s = &j->d->shape;
-  const size_t m = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, kc = (size_t)s->in_c;
-  const size_t mr = j->d->kern->mr, r0 = t0 * mr, r1 = t1 * mr < m ? t1 * mr : m;
-  const size_t ib = wick_q8_input_bytes(j->d->kern);
-  wick_q8_prepare_input(j->d->kern, (r1 - r0) * kc, j->in + r0 * kc,
-                        -j->d->params.input_offset, j->flipped + r0 * kc * ib);
-  wick_q8_gemm(j->d->kern, r0, r1, (size_t)s->out_c, kc, j->flipped, kc * ib, true,
-               j->d->packed, j->out, (size_t)s->out_c, &j->d->out);
-}
-
 static void igemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
   (void)thread;
   const qconv_job *j = arg;
@@ -293,9 +279,9 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
   switch (d->path) {
     case QCONV_GEMM: {
       const size_t m = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w;
-      const size_t mr = d->kern->mr, tiles = m / mr + (m % mr != 0);
-      j.flipped = wick_op_scratch(ctx);
-      return wick_parallel_range(ctx, tiles, macs_per_pixel * mr, gemm_tiles, &j);
+      return wick_parallel_q8_gemm(ctx, d->kern, m, (size_t)s->out_c, (size_t)s->in_c, in->data,
+                                   -d->params.input_offset, wick_op_scratch(ctx), d->packed,
+                                   out8, &d->out);
     }
     case QCONV_IGEMM: {
       /* one flip of the input, read k_h * k_w times by the kernels */

@@ -171,33 +171,13 @@ wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, t, rank, dims);
 }
 
-typedef struct qfc_job {
-  const qfc_data *d;
-  const int8_t *in;
-  int8_t *out, *flipped;
-} qfc_job;
-
-/* Row tiles [t0, t1): flips its own rows, then the GEMM. */
-static void fc_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
-  (void)thread;
-  const qfc_job *j = arg;
-  const size_t m = (size_t)j->d->m, k = (size_t)j->d->k, mr = j->d->kern->mr;
-  const size_t r0 = t0 * mr, r1 = t1 * mr < m ? t1 * mr : m;
-  const size_t ib = wick_q8_input_bytes(j->d->kern);
-  wick_q8_prepare_input(j->d->kern, (r1 - r0) * k, j->in + r0 * k, -j->d->params.input_offset,
-                        j->flipped + r0 * k * ib);
-  wick_q8_gemm(j->d->kern, r0, r1, (size_t)j->d->n, k, j->flipped, k * ib, true, j->d->packed,
-               j->out, (size_t)j->d->n, &j->d->out);
-}
-
 wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {
   const qfc_data *d = ctx->node->user_data;
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
   if (d->kern != NULL) {
-    qfc_job j = {d, in->data, wick_op_output(ctx, 0)->data, wick_op_scratch(ctx)};
-    const size_t mr = d->kern->mr, tiles = (size_t)d->m / mr + ((size_t)d->m % mr != 0);
-    return wick_parallel_range(ctx, tiles, (uint64_t)mr * (uint64_t)d->n * (uint64_t)d->k,
-                               fc_tiles, &j);
+    return wick_parallel_q8_gemm(ctx, d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k,
+                                 in->data, -d->params.input_offset, wick_op_scratch(ctx),
+                                 d->packed, wick_op_output(ctx, 0)->data, &d->out);
   }
   wick_q_fully_connected__reference(in->type, d->m, d->n, d->k, &d->params, in->data,
                                     wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,

@@ -4,6 +4,7 @@
  */
 #include "ops/parallel.h"
 
+#include "kernels/q8.h"
 #include "kernels/reference/movement.h"
 
 /* Work units per copied element (a GEMM multiply-add is one): copies run at
@@ -18,6 +19,46 @@ static void gemm_task(void *arg, size_t task, size_t thread) {
 wick_status wick_op_run_gemm_tasks(const wick_op_ctx *ctx, const wick_f32_gemm_tasks *t,
                                    size_t n_tasks) {
   return wick_parallel_for(ctx, n_tasks, gemm_task, (void *)(uintptr_t)t);
+}
+
+typedef struct q8_gemm_job {
+  wick_q8_gemm_split split;
+  const wick_q8_kernels *kern;
+  size_t k;
+  const int8_t *a;
+  int32_t a_zero_point;
+  int8_t *prepared;
+  bool rows_prepared; /* false: each task prepares its rows */
+  const void *packed;
+  int8_t *c;
+  const wick_q8_output *o;
+} q8_gemm_job;
+
+static void q8_gemm_task(void *arg, size_t task, size_t thread) {
+  (void)thread;
+  const q8_gemm_job *j = arg;
+  size_t m0, m1, n0, n1;
+  wick_q8_gemm_split_task(&j->split, task, &m0, &m1, &n0, &n1);
+  const size_t ib = wick_q8_input_bytes(j->kern), stride = j->k * ib;
+  if (!j->rows_prepared)
+    wick_q8_prepare_input(j->kern, (m1 - m0) * j->k, j->a + m0 * j->k, j->a_zero_point,
+                          j->prepared + m0 * stride);
+  wick_q8_gemm_cols(j->kern, m0, m1, n0, n1, j->split.n, j->k, j->prepared, stride, true,
+                    j->packed, j->c, j->split.n, j->o);
+}
+
+wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx, const wick_q8_kernels *kern, size_t m,
+                                  size_t n, size_t k, const int8_t *a, int32_t a_zero_point,
+                                  int8_t *prepared, const void *packed, int8_t *c,
+                                  const wick_q8_output *o) {
+  q8_gemm_job j = {.kern = kern, .k = k, .a = a, .a_zero_point = a_zero_point,
+                   .prepared = prepared, .packed = packed, .c = c, .o = o};
+  const size_t tasks = wick_q8_gemm_split_init(&j.split, kern, m, n, k, WICK_TASK_GRAIN);
+  if (j.split.col_parts > 1) { /* few rows (the split cut columns): prepare them once */
+    wick_q8_prepare_input(kern, m * k, a, a_zero_point, prepared);
+    j.rows_prepared = true;
+  }
+  return wick_parallel_for(ctx, tasks, q8_gemm_task, &j);
 }
 
 typedef struct rows_job {

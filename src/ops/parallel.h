@@ -59,6 +59,19 @@ WICK_INTERNAL wick_status wick_parallel_f32_binary(const wick_op_ctx *ctx,
  * 7x7 and 14x14 layers still split. */
 #define WICK_DEPTHWISE_WORK_PER_MAC 4
 
+/* c[m x n] = requant(a[m x k] * W) for the int8 GEMM paths (1x1
+ * CONV_2D, FULLY_CONNECTED) in the tasks of wick_q8_gemm_split: each task
+ * prepares its own rows of `a` into `prepared` (scratch of m * k input
+ * elements) unless the split cuts columns, when all rows are prepared first. */
+struct wick_q8_kernels;
+struct wick_q8_output;
+WICK_INTERNAL wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx,
+                                                const struct wick_q8_kernels *kern, size_t m,
+                                                size_t n, size_t k, const int8_t *a,
+                                                int32_t a_zero_point, int8_t *prepared,
+                                                const void *packed, int8_t *c,
+                                                const struct wick_q8_output *o);
+
 /* Rows [y0, y1) of image n. */
 typedef void (*wick_rows_fn)(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread);
 

@@ -189,3 +189,27 @@ def test_large_elementwise_softmax_and_mean_split_over_threads_match_numpy():
                 np.testing.assert_array_equal(got, want)
             else:
                 np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+class SmallSpatialHead(SmallSpatial):
+    """SmallSpatial then global pooling and a linear layer (a GEMM with one row)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(160, 1000)
+
+    def forward(self, x):
+        return self.fc(super().forward(x).mean((2, 3)))
+
+
+def test_int8_outputs_are_bit_identical_for_any_thread_count():
+    # The int8 GEMMs of the 7x7 stages and the one-row linear layer split their columns.
+    torch.manual_seed(0)
+    module = SmallSpatialHead().eval()
+    x = torch.randn(1, 64, 14, 14)
+    calib = [(torch.randn(1, 64, 14, 14),) for _ in range(4)]
+    data = bytes(wick.quantize(module, (x,), calibration=calib))
+    outs = {n: wick.load(data, num_threads=n)(x.numpy()) for n in THREAD_COUNTS}
+    for n in THREAD_COUNTS[1:]:
+        for got, want in zip(outs[n], outs[1], strict=True):
+            assert got.tobytes() == want.tobytes(), f"{n} threads differ from 1 thread"
