@@ -260,6 +260,17 @@ static void test_conv(const wick_q8_kernels *kern) {
   const int before = failures;
   static const int32_t chans[5] = {1, 3, 4, 17, 33};
   conv_sweep(chans, test_conv_shape, kern);
+  /* long K (panels far larger than L1, read ahead by the kernels' prefetch):
+   * ResNet-18's 3x3 layers at 7x7x512 and 14x14x256, and a depth that is not
+   * a multiple of 4 */
+  static const conv_case long_k[] = {{1, 7, 7, 512, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                                     {1, 14, 14, 256, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+                                     {1, 9, 8, 509, 33, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 2}};
+  for (size_t i = 0; i < sizeof long_k / sizeof long_k[0]; i++) {
+    wick_conv_shape s;
+    case_shape(&long_k[i], false, &s);
+    test_conv_shape(kern, &s, long_k[i].act);
+  }
   printf("%s conv (igemm %zux%zu): %s\n", kern->isa, kern->mr, kern->nr, verdict(before));
 }
 
