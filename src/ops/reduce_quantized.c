@@ -93,11 +93,52 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 
+/* Columns per task unit of the blocked sum, and work units per summed
+ * element (the int32 column sums run at a few elements per nanosecond). */
+#define REDUCE_COLUMNS 64
+#define REDUCE_WORK_PER_ELEMENT 16
+
+typedef struct blocked_job {
+  const wick_qreduce_params *p;
+  const int8_t *x;
+  int8_t *out;
+  int32_t *sums; /* one per output; tasks own disjoint outputs */
+  int64_t count, inner, chunks;
+} blocked_job;
+
+/* Units [u0, u1): unit u is columns [c * REDUCE_COLUMNS, ...) of outer o,
+ * with u = o * chunks + c. */
+static void reduce_blocked_units(void *arg, size_t u0, size_t u1, size_t thread) {
+  (void)thread;
+  const blocked_job *b = arg;
+  const wick_qreduce_params *p = b->p;
+  for (size_t u = u0; u < u1; u++) {
+    const int64_t o = (int64_t)u / b->chunks, j0 = (int64_t)u % b->chunks * REDUCE_COLUMNS;
+    const int64_t j1 = b->inner - j0 < REDUCE_COLUMNS ? b->inner : j0 + REDUCE_COLUMNS;
+    int32_t *sums = b->sums + o * b->inner; /* scratch holds one per output */
+    for (int64_t j = j0; j < j1; j++) sums[j] = 0;
+    for (int64_t r = 0; r < b->count; r++) {
+      const int8_t *row = b->x + (o * b->count + r) * b->inner;
+      for (int64_t j = j0; j < j1; j++)
+        sums[j] = (int32_t)((uint32_t)sums[j] + (uint32_t)(int32_t)row[j]);
+    }
+    for (int64_t j = j0; j < j1; j++) {
+      const int32_t shifted = (int32_t)(uint32_t)((uint64_t)(int64_t)sums[j] -
+                                                  (uint64_t)((int64_t)p->input_zero_point * b->count));
+      int32_t v = wick_q_multiply_by_quantized_multiplier(shifted, p->multiplier, p->shift);
+      v = (int32_t)((uint32_t)v + (uint32_t)p->output_zero_point);
+      b->out[o * b->inner + j] = (int8_t)(v < INT8_MIN ? INT8_MIN : (v > INT8_MAX ? INT8_MAX : v));
+    }
+  }
+}
+
 /* The blocked sum when the reduced axes are one contiguous run [r0, r1) of
- * an int8 tensor; false otherwise. Same arithmetic as the reference: int32
- * sums (wrapping; order does not matter), minus zp * count, requantized. */
-static bool reduce_blocked(const wick_tensor *in, const qreduce_data *d, int8_t *out,
-                           int32_t *sums) {
+ * an int8 tensor, split over the threads by outer index and runs of
+ * REDUCE_COLUMNS inner columns; false otherwise. Same arithmetic as the
+ * reference: int32 sums (wrapping; order does not matter), minus zp * count,
+ * requantized. */
+static bool reduce_blocked(const wick_op_ctx *ctx, const wick_tensor *in, const qreduce_data *d,
+                           int8_t *out, int32_t *sums, wick_status *st) {
   if (in->type != WICK_DTYPE_INT8 || in->rank < 1) return false;
   int32_t r0 = -1, r1 = -1;
   for (int32_t i = 0; i < in->rank; i++) {
@@ -112,23 +153,11 @@ static bool reduce_blocked(const wick_tensor *in, const qreduce_data *d, int8_t 
   for (int32_t i = r0; i < r1; i++) count *= in->dims[i];
   for (int32_t i = r1; i < in->rank; i++) inner *= in->dims[i];
   if (outer * inner == 0 || count == 0) return false;
-  const int8_t *x = in->data;
-  const wick_qreduce_params *p = &d->params;
-  for (int64_t o = 0; o < outer; o++) {
-    for (int64_t j = 0; j < inner; j++) sums[j] = 0;
-    for (int64_t r = 0; r < count; r++) {
-      const int8_t *row = x + (o * count + r) * inner;
-      for (int64_t j = 0; j < inner; j++)
-        sums[j] = (int32_t)((uint32_t)sums[j] + (uint32_t)(int32_t)row[j]);
-    }
-    for (int64_t j = 0; j < inner; j++) {
-      const int32_t shifted =
-          (int32_t)(uint32_t)((uint64_t)(int64_t)sums[j] - (uint64_t)((int64_t)p->input_zero_point * count));
-      int32_t v = wick_q_multiply_by_quantized_multiplier(shifted, p->multiplier, p->shift);
-      v = (int32_t)((uint32_t)v + (uint32_t)p->output_zero_point);
-      out[o * inner + j] = (int8_t)(v < INT8_MIN ? INT8_MIN : (v > INT8_MAX ? INT8_MAX : v));
-    }
-  }
+  blocked_job b = {&d->params, in->data, out, sums, count, inner,
+                   inner / REDUCE_COLUMNS + (inner % REDUCE_COLUMNS != 0)};
+  *st = wick_parallel_range(ctx, (size_t)(outer * b.chunks),
+                            (uint64_t)count * REDUCE_COLUMNS * REDUCE_WORK_PER_ELEMENT,
+                            reduce_blocked_units, &b);
   return true;
 }
 
@@ -141,9 +170,10 @@ wick_status wick_reduce_invoke_quantized(wick_op_ctx *ctx) {
                                     in->dims, d->reduced, in->data, wick_op_output(ctx, 0)->data);
     return WICK_OK;
   }
+  wick_status st = WICK_OK;
   if (!wick_op_force_reference(ctx) &&
-      reduce_blocked(in, d, wick_op_output(ctx, 0)->data, wick_op_scratch(ctx)))
-    return WICK_OK;
+      reduce_blocked(ctx, in, d, wick_op_output(ctx, 0)->data, wick_op_scratch(ctx), &st))
+    return st;
   wick_q_reduce_sum__reference(in->type, in->rank, in->dims, d->reduced, &d->params, in->data,
                                wick_op_output(ctx, 0)->data, wick_op_scratch(ctx));
   return WICK_OK;

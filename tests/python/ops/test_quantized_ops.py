@@ -823,6 +823,8 @@ def test_resize_bilinear(dtype, size, align, half):
 
 MEAN_VARIANTS = [
     ("MEAN", "int8", (1, 7, 7, 16), [1, 2], True, (0.05, -10), (0.02, 3)),
+    # Large enough that the blocked sum splits over threads (two images, 20 column runs each).
+    ("MEAN", "int8", (2, 7, 7, 1280), [1, 2], True, (0.05, -10), (0.02, 3)),
     ("MEAN", "int8", (2, 5, 6), [-1], False, (0.1, 0), (0.1, 0)),
     ("MEAN", "int8", (3, 4, 5), [0, 2], False, (0.03, 20), (0.05, -7)),
     ("MEAN", "uint8", (2, 6, 6, 3), [1, 2], True, (0.04, 128), (0.01, 100)),
