@@ -1089,7 +1089,10 @@ void wick_q_reduce_maxmin__reference(wick_dtype type, bool is_max, int32_t rank,
 static void interp_integer(int32_t v, int32_t scale_10, bool half_pixel, int32_t in_size,
                            int32_t *scaled, int32_t *lo, int32_t *hi) {
   *scaled = half_pixel ? v * scale_10 + scale_10 / 2 - (1 << 9) : v * scale_10;
-  *lo = *scaled / (1 << 10) > 0 ? *scaled / (1 << 10) : 0;
+  const int32_t down = *scaled / (1 << 10);
+  /* The 10-bit scale is rounded, so for a large upscale (2 -> 2564 rows: 0.8
+   * rounds to 1) the last rows land past the input; clamp both taps. */
+  *lo = down <= 0 ? 0 : (down < in_size - 1 ? down : in_size - 1);
   const int32_t up = (*scaled + (1 << 10) - 1) / (1 << 10);
   *hi = up < in_size - 1 ? up : in_size - 1;
 }
@@ -1099,7 +1102,7 @@ static void interp_float(int32_t v, float scale, bool half_pixel, int32_t in_siz
                          int32_t *lo, int32_t *hi) {
   *scaled = half_pixel ? ((float)v + 0.5f) * scale - 0.5f : (float)v * scale;
   const int32_t fl = (int32_t)floorf(*scaled), ce = (int32_t)ceilf(*scaled);
-  *lo = fl > 0 ? fl : 0;
+  *lo = fl <= 0 ? 0 : (fl < in_size - 1 ? fl : in_size - 1);
   *hi = ce < in_size - 1 ? ce : in_size - 1;
 }
 

@@ -31,7 +31,8 @@ static void bilinear_source(int32_t v, float scale, bool half_pixel, int32_t in,
   float p = half_pixel ? ((float)v + 0.5f) * scale - 0.5f : (float)v * scale;
   float f = floorf(p), c = ceilf(p);
   *pos = p;
-  *lo = f > 0.0f ? (int32_t)f : 0;
+  /* both taps clamped: float rounding must never reach past the input */
+  *lo = f > 0.0f ? (f < (float)(in - 1) ? (int32_t)f : in - 1) : 0;
   *hi = c < (float)(in - 1) ? (int32_t)c : in - 1;
 }
 
