@@ -366,7 +366,7 @@ static bool write_all(FILE *f, const void *data, size_t size) {
   return size == 0 || fwrite(data, 1, size, f) == size;
 }
 
-static const char *cache_write_file(wick_weight_cache *c, const char *tmp) {
+static const char *cache_write_file(wick_mem *mem, wick_weight_cache *c, const char *tmp) {
   /* Sort, drop repeated keys (one subgraph run by several nodes), lay out. */
   qsort(c->records, c->num_records, sizeof *c->records, record_compare);
   size_t n = 0;
@@ -391,7 +391,8 @@ static const char *cache_write_file(wick_weight_cache *c, const char *tmp) {
   uint64_t table_hash = 0;
   {
     /* the table as written: the keys, one after another */
-    wick_cache_entry *table = malloc(n ? n * sizeof *table : 1);
+    /* zeroed and charged to the interpreter's cap like every other allocation */
+    wick_cache_entry *table = wick_mem_calloc(mem, n ? n : 1, sizeof *table);
     if (table == NULL) {
       fclose(f);
       return "out of memory";
@@ -403,7 +404,7 @@ static const char *cache_write_file(wick_weight_cache *c, const char *tmp) {
     h.header_checksum = wick_hash64(header, offsetof(cache_header, header_checksum), 0);
     memcpy(header, &h, sizeof h);
     ok = write_all(f, header, sizeof header) && write_all(f, table, n * sizeof *table);
-    free(table);
+    wick_mem_free(mem, table);
   }
   static const uint8_t zeros[DATA_ALIGN] = {0};
   size_t at = HEADER_BYTES + n * sizeof(wick_cache_entry);
@@ -427,7 +428,7 @@ void wick_weight_cache_finish_prepare(wick_interpreter *it) {
   char tmp[4200];
   int len = snprintf(tmp, sizeof tmp, "%s.%ld.%p.tmp", c->path, (long)getpid(), (void *)it);
   const char *why = len < 0 || (size_t)len >= sizeof tmp ? "path too long" : NULL;
-  if (why == NULL) why = cache_write_file(c, tmp);
+  if (why == NULL) why = cache_write_file(&it->mem, c, tmp);
   if (why == NULL && rename(tmp, c->path) != 0) why = strerror(errno);
   if (why != NULL) {
     if (len > 0 && (size_t)len < sizeof tmp) remove(tmp);
