@@ -67,17 +67,19 @@ typedef struct wick_mem {
   size_t peak;
 } wick_mem;
 
-/* With the default allocator (memory.c), blocks of at least this size (the activation arena, large packed weights)
- * start on a 2 MiB boundary and ask for transparent huge pages: one page
- * fault then maps 2 MiB instead of 4 KiB. Filling a fresh 10 MiB arena
- * otherwise costs ~2,500 faults in the first invoke (MobileNetV2: ~2 ms of
- * its cold start), and huge pages also spare TLB misses later. Where THP is
- * off the advice is ignored. Only the default allocator does this. */
+/* With the default allocator (memory.c), blocks of at least this size (the
+ * activation arena, large packed weights) start on a 2 MiB boundary, so a
+ * system that backs memory with transparent huge pages on its own
+ * (THP "always") can map them with 2 MiB pages. wick does not advise
+ * MADV_HUGEPAGE: with the common defrag=madvise setting that advice makes page
+ * faults compact memory synchronously, and on a busy machine DistilBERT's
+ * prepare then took 2.5-3.6 s instead of 0.12-0.7 s (and 1 in 8 MobileNetV3
+ * cold starts stalled ~25 ms), more than the ~2 ms of faults it saves. */
 #define WICK_HUGE_BLOCK ((size_t)2 << 20)
 
 WICK_INTERNAL void wick_mem_init(wick_mem *mem, const wick_allocator *allocator, size_t limit);
-/* True when large blocks get huge pages (the default allocator) and no cap
- * is set, so grouping small buffers into WICK_HUGE_BLOCK chunks pays. */
+/* True for the default allocator with no cap: small packed buffers are then
+ * grouped into WICK_HUGE_BLOCK-aligned chunks (fewer blocks, fewer faults). */
 WICK_INTERNAL bool wick_mem_huge_blocks(const wick_mem *mem);
 /* Returns the whole 4 KiB pages inside [start, start + bytes) of a default-
  * allocator block to the OS (they read as zero when touched again): the

@@ -167,14 +167,14 @@ static void *graph_alloc(wick_graph *g, size_t size) { return graph_alloc_with(g
 void *wick_op_alloc(const wick_op_ctx *ctx, size_t size) { return graph_alloc(ctx->graph, size); }
 
 /* A model's packed weights are dozens to hundreds of buffers, most below
- * 2 MiB: in blocks of their own they fault in 4 KiB at a time (ViT-Tiny:
- * ~5,800 faults in prepare, ~1.4 us each on a VM). Buffers up to 1 MiB are
- * carved first-fit from two open chunks of four huge pages instead; when
- * neither has room, the fuller one is replaced by a new chunk. A chunk's
- * untouched huge pages take no memory, and after prepare the open chunks'
- * tails are returned to the OS (release_packed_tails), so the waste is the
- * tail of each replaced chunk (< 1 MiB). Larger buffers, a memory cap or a
- * caller's allocator: a block of their own, as wick_op_alloc. */
+ * 2 MiB. Buffers up to 1 MiB are carved first-fit from two open 8 MiB,
+ * 2 MiB-aligned chunks (one allocation instead of dozens; where the system
+ * backs memory with transparent huge pages itself, a few 2 MiB faults instead
+ * of thousands of 4 KiB ones); when neither has room, the fuller one is
+ * replaced by a new chunk. Untouched pages take no memory, and after prepare
+ * the open chunks' tails are returned to the OS (release_packed_tails), so
+ * the waste is the tail of each replaced chunk (< 1 MiB). Larger buffers, a
+ * memory cap or a caller's allocator: a block of their own, as wick_op_alloc. */
 #define PACKED_CHUNK (4 * WICK_HUGE_BLOCK - 64) /* + wick_mem's header: 8 MiB */
 #define PACKED_CARVED_MAX ((size_t)1 << 20)
 
@@ -527,7 +527,7 @@ static wick_status size_scratch(wick_interpreter *it, wick_graph *g) {
 
 /* After prepare no more weights are packed into the open chunks: their
  * untouched tails go back to the OS, including the part of the last touched
- * huge page that holds nothing (up to 2 MiB of RSS otherwise). */
+ * (possibly huge) page that holds nothing (up to 2 MiB of RSS otherwise). */
 static void release_packed_tails(wick_graph *g) {
   for (size_t i = 0; i < sizeof g->packed_chunks / sizeof g->packed_chunks[0]; i++) {
     struct wick_packed_chunk *c = &g->packed_chunks[i];

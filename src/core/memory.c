@@ -6,7 +6,7 @@
  * enforced and released exactly and every block is 64-byte aligned (enough
  * for any vector ISA). The cap is checked before each allocation.
  */
-#define _DEFAULT_SOURCE 1 /* madvise, MADV_HUGEPAGE */
+#define _DEFAULT_SOURCE 1 /* madvise, MADV_DONTNEED */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,9 +21,6 @@ static void *default_alloc(void *user, size_t size, size_t alignment) {
   void *p = NULL;
   bool huge = size >= WICK_HUGE_BLOCK;
   if (posix_memalign(&p, huge ? WICK_HUGE_BLOCK : alignment, size) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-  if (huge) (void)madvise(p, size & ~(WICK_HUGE_BLOCK - 1), MADV_HUGEPAGE);
-#endif
   return p;
 }
 
