@@ -102,7 +102,9 @@ def render(run: dict) -> str:
         "",
         "* One fresh worker process per peer, model and thread count (bench/peers/worker.py). "
         "**Cold start** is measured in it: load + prepare + first inference, wall clock, "
-        "library imports excluded. **Peak RSS** is that process's max RSS after all its runs; "
+        "library imports excluded; the table gives the median over "
+        f"{run['protocol'].get('cold_samples', 1)} such fresh processes per peer (at the first "
+        "thread count; the extra ones only load, one at a time, after the timed runs). **Peak RSS** is that process's max RSS after all its runs; "
         "in brackets the part above its RSS after imports (a Python process with torch "
         "imported starts near 0.5–1 GB, one with only numpy and the runtime near 40 MB).",
         "* **Latency**: warm-up, then rounds in which every peer runs one inference, in an "
@@ -238,7 +240,7 @@ def _cold_rss_tables(run, peers, notes) -> list[str]:
     t = str(run["threads"][0])
     out = []
     for title, fmt in (
-        ("Cold start (ms: load + prepare + first inference, fresh process)", _cold),
+        ("Cold start (ms: load + prepare + first inference, median of fresh processes)", _cold),
         ("Peak RSS (MB, fresh process; in brackets: above the RSS after imports)", _rss),
     ):
         head = ["model"] + [NAMES[p] for p in peers]

@@ -17,6 +17,7 @@ def test_harness_times_and_checks_every_peer(tmp_path, capsys):
 
     doc = tmp_path / "performance.md"
     argv = ["--models", "smoke", "--threads", "1", "--runs", "2", "--warmup", "1"]
+    argv += ["--cold-samples", "2"]
     argv += ["--peers", "wick", "litert", "torch", "--cache", str(tmp_path / "cache")]
     argv += ["--doc", str(doc), "--no-doc"]
     assert harness.main(argv) == 0
@@ -30,6 +31,9 @@ def test_harness_times_and_checks_every_peer(tmp_path, capsys):
         assert "error" not in e, (peer, e)
         assert e["runs"] == 2 and 0 < e["median_ms"] <= e["p90_ms"], (peer, e)
         assert e["cold_ms"] > 0 and e["peak_rss_mb"] >= e["rss_base_mb"] > 0, (peer, e)
+        # cold start: the median of two fresh processes' samples
+        assert len(e["cold_ms_samples"]) == 2, (peer, e)
+        assert e["cold_ms"] == pytest.approx(sum(e["cold_ms_samples"]) / 2), (peer, e)
         # first and last outputs against PyTorch eager (fp32 rounding only)
         assert e["max_abs_diff"] <= 1e-4 * max(1.0, res["ref_max_abs"]), (peer, e)
     text = capsys.readouterr().out
