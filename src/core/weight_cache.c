@@ -368,7 +368,8 @@ static bool write_all(FILE *f, const void *data, size_t size) {
 
 static const char *cache_write_file(wick_mem *mem, wick_weight_cache *c, const char *tmp) {
   /* Sort, drop repeated keys (one subgraph run by several nodes), lay out. */
-  qsort(c->records, c->num_records, sizeof *c->records, record_compare);
+  if (c->num_records > 1) /* records is NULL when nothing was packed */
+    qsort(c->records, c->num_records, sizeof *c->records, record_compare);
   size_t n = 0;
   for (size_t i = 0; i < c->num_records; i++)
     if (n == 0 || key_compare(&c->records[n - 1].key, &c->records[i].key) != 0)
