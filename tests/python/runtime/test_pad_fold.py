@@ -27,6 +27,23 @@ def _quant(scale, zp):
     return dict(scale=float(scale), zero_point=int(zp))
 
 
+def _add_pad(sg, shape, pads, pad_channels, dtype, quant, v2_value):
+    """Adds input x (NHWC `shape`) -> PAD, or PADV2 filling `v2_value`, padding H and W by
+    `pads` (top, bottom, left, right) and C by `pad_channels`; returns (x, padded)."""
+    batch, h, wd, c = shape
+    x = sg.add_tensor("x", shape, dtype, quant=quant)
+    top, bottom, left, right = pads
+    paddings = np.array([[0, 0], [top, bottom], [left, right], [0, pad_channels]], dtype=np.int32)
+    padded = [batch, h + top + bottom, wd + left + right, c + pad_channels]
+    t = sg.add_tensor("padded", padded, dtype, quant=quant)
+    pad_in = [x, sg.add_constant("paddings", paddings)]
+    if v2_value is not None:
+        value = np.array(v2_value, dtype=dtype)
+        pad_in.append(sg.add_constant("value", value, quant=quant))
+    sg.add_operator("PADV2" if v2_value is not None else "PAD", pad_in, [t])
+    return x, t
+
+
 def pad_conv_model(
     *,
     kind="float",  # float | int8 (per-channel) | hybrid (float activations, int8 filter)
@@ -52,16 +69,7 @@ def pad_conv_model(
     w = ModelWriter()
     sg = w.add_subgraph()
     shape = [batch, hw[0], hw[1], cin]
-    x = sg.add_tensor("x", shape, act_dtype, quant=act_quant)
-    top, bottom, left, right = pads
-    paddings = np.array([[0, 0], [top, bottom], [left, right], [0, pad_channels]], dtype=np.int32)
-    padded = [batch, hw[0] + top + bottom, hw[1] + left + right, cin + pad_channels]
-    t = sg.add_tensor("padded", padded, act_dtype, quant=act_quant)
-    pad_in = [x, sg.add_constant("paddings", paddings)]
-    if v2_value is not None:
-        value = np.array(v2_value, dtype=act_dtype)
-        pad_in.append(sg.add_constant("value", value, quant=act_quant))
-    sg.add_operator("PADV2" if v2_value is not None else "PAD", pad_in, [t])
+    x, t = _add_pad(sg, shape, pads, pad_channels, act_dtype, act_quant, v2_value)
 
     c = cin + pad_channels
     oc = c * multiplier if depthwise else cout
@@ -212,16 +220,7 @@ def pad_pool_model(
     w = ModelWriter()
     sg = w.add_subgraph()
     shape = [batch, hw[0], hw[1], c]
-    x = sg.add_tensor("x", shape, dtype, quant=quant)
-    top, bottom, left, right = pads
-    paddings = np.array([[0, 0], [top, bottom], [left, right], [0, 0]], dtype=np.int32)
-    padded = [batch, hw[0] + top + bottom, hw[1] + left + right, c]
-    t = sg.add_tensor("padded", padded, dtype, quant=quant)
-    pad_in = [x, sg.add_constant("paddings", paddings)]
-    if v2_value is not None:
-        value = np.array(v2_value, dtype=dtype)
-        pad_in.append(sg.add_constant("value", value, quant=quant))
-    sg.add_operator("PADV2" if v2_value is not None else "PAD", pad_in, [t])
+    x, t = _add_pad(sg, shape, pads, 0, dtype, quant, v2_value)
     y = sg.add_tensor("y", [1], dtype, quant=quant)
     opts = dict(
         padding=padding,
