@@ -2,6 +2,8 @@
  * parallel.c — the operator-side splits of parallel.h: GEMM tasks and output
  * rows of NHWC spatial ops, both handed to wick_parallel_for.
  */
+#include <string.h>
+
 #include "ops/parallel.h"
 
 #include "kernels/q8.h"
@@ -176,12 +178,61 @@ typedef struct binary_job {
   float *out;
   float lo, hi;
   size_t chunks; /* per inner row */
+  size_t repeat; /* > 1: rows per call of a small per-channel broadcast (see repeated_rows) */
 } binary_job;
+
+/* Floats of the stack buffer a small broadcast operand is repeated into. */
+#define REPEAT_FLOATS 1024
+
+/* [M, C] op [C] (or [C] op [M, C]) with a small C — squeeze-excite gating at
+ * 56x56x16, a bias over few channels: one kernel call per C-element row is
+ * mostly call and loop overhead. The rewinding operand is copied `repeat`
+ * times into a buffer, so one call covers `repeat` consecutive rows of the
+ * dense operand and the output. Every element sees the same operation on the
+ * same values: results are identical to the row-by-row loop. */
+static void repeated_rows(const binary_job *j, size_t begin, size_t end) {
+  const wick_f32_binary_plan *p = j->p;
+  const size_t inner = p->dims[2], mid = p->dims[1];
+  const bool b_rewinds = p->b_strides[1] == 0;
+  float repeated[REPEAT_FLOATS];
+  size_t filled_for = SIZE_MAX; /* the outer index whose broadcast row is in `repeated` */
+  for (size_t u = begin; u < end;) {
+    size_t i = u / mid, k = u % mid;
+    size_t rows = end - u;
+    if (rows > mid - k) rows = mid - k;
+    if (rows > j->repeat) rows = j->repeat;
+    const float *a = j->a + i * p->a_strides[0] + k * p->a_strides[1];
+    const float *b = j->b + i * p->b_strides[0] + k * p->b_strides[1];
+    if (filled_for != i) {
+      for (size_t r = 0; r < j->repeat; r++)
+        memcpy(repeated + r * inner, b_rewinds ? b : a, inner * sizeof *repeated);
+      filled_for = i;
+    }
+    j->fn(rows * inner, b_rewinds ? a : repeated, b_rewinds ? repeated : b, j->out + u * inner,
+          j->lo, j->hi);
+    u += rows;
+  }
+}
+
+/* How many rows repeated_rows may cover per call: 0 when the plan is not a
+ * small per-channel broadcast over dense rows. */
+static size_t rows_per_call(const wick_f32_binary_plan *p) {
+  size_t inner = p->dims[2];
+  if (p->form != WICK_F32_VV || p->dims[1] < 2 || inner == 0 || inner * 4 > REPEAT_FLOATS)
+    return 0;
+  bool b_rewinds = p->a_strides[1] == inner && p->b_strides[1] == 0;
+  bool a_rewinds = p->a_strides[1] == 0 && p->b_strides[1] == inner;
+  return b_rewinds || a_rewinds ? REPEAT_FLOATS / inner : 0;
+}
 
 /* Units are (row, chunk of the row's `inner` elements). */
 static void binary_range(void *arg, size_t begin, size_t end, size_t thread) {
   (void)thread;
   const binary_job *j = arg;
+  if (j->repeat > 1) {
+    repeated_rows(j, begin, end);
+    return;
+  }
   const wick_f32_binary_plan *p = j->p;
   const size_t inner = p->dims[2];
   for (size_t u = begin; u < end; u++) {
@@ -202,7 +253,8 @@ wick_status wick_parallel_f32_binary(const wick_op_ctx *ctx, const wick_f32_bina
                                      const float *b, float *out, float lo, float hi) {
   size_t rows = plan->dims[0] * plan->dims[1], inner = plan->dims[2];
   if (rows == 0 || inner == 0) return WICK_OK;
-  binary_job j = {forms[plan->form], plan, a, b, out, lo, hi, inner / CHUNK + (inner % CHUNK != 0)};
+  binary_job j = {forms[plan->form], plan, a, b, out, lo, hi, inner / CHUNK + (inner % CHUNK != 0),
+                  rows_per_call(plan)};
   uint64_t work = (uint64_t)(inner < CHUNK ? inner : CHUNK) * ELEMENTWISE_WORK_PER_ELEMENT;
   return wick_parallel_range(ctx, rows * j.chunks, work, binary_range, &j);
 }
