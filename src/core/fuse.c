@@ -22,6 +22,17 @@
  * storage. The producer ops (src/ops/conv_2d.c, fully_connected.c) apply
  * the epilogue per output row or tile while it is in cache.
  *
+ * Layer normalization (after the epilogues): a MEAN over trailing axes that
+ * starts one of the two decompositions of wick_norm_fusion (src/core/internal.h:
+ * wick's converter's CENTERED form, TensorFlow's SCALED form) runs the whole
+ * chain as one kernel (src/ops/fused_norm.c), bit-identical to the unfused
+ * nodes. Every intermediate must be private (one reader, or the slots the
+ * pattern itself reads), eps a one-element constant, gamma and beta
+ * constants with one value per row element (else the chain ends before
+ * them; the SCALED form then does not fuse), no node with an activation.
+ * The MEAN's output is redirected to the chain's result and it gets one
+ * row of scratch per thread.
+ *
  * PAD folding (before the convolution's prepare, wick_pad_folder_*):
  *
  *   x -> PAD | PADV2 = t -> CONV_2D | DEPTHWISE_CONV_2D | MAX_POOL_2D(t, ...)
@@ -188,6 +199,227 @@ static void fuse_producer(fuse_ctx *f, uint32_t pi) {
   }
 }
 
+/* ---------------------------------------------------------------- layer norm */
+
+/* A live float node of `builtin` with one output, no fused activation, one
+ * input per operand (`arity`), reading t; NULL otherwise. */
+static wick_node *op_reading(wick_node *n, int32_t builtin, uint32_t arity, int32_t t) {
+  if (n == NULL || !live(n) || n->op->builtin != builtin || n->op->num_inputs != arity ||
+      n->op->num_outputs != 1 || n->op->params.activation != WICK_ACT_NONE)
+    return NULL;
+  for (uint32_t k = 0; k < arity; k++)
+    if (n->op->inputs[k] == t) return n;
+  return NULL;
+}
+
+/* The node of `builtin` that is the only reader of the private tensor t. */
+static wick_node *sole_reader(const fuse_ctx *f, int32_t t, int32_t builtin, uint32_t arity) {
+  if (!private_tensor(f, t, 1) || f->producer[t] < 0) return NULL;
+  return op_reading(reader_of(f, t, (uint32_t)f->producer[t], NULL), builtin, arity, t);
+}
+
+/* The two nodes reading the private tensor t (two input slots, two nodes). */
+static bool two_readers(const fuse_ctx *f, int32_t t, wick_node **a, wick_node **b) {
+  if (!private_tensor(f, t, 2) || f->producer[t] < 0) return false;
+  *a = reader_of(f, t, (uint32_t)f->producer[t], NULL);
+  *b = *a ? reader_of(f, t, (uint32_t)(*a - f->g->nodes), NULL) : NULL;
+  return *b != NULL;
+}
+
+/* The other operand of a binary node reading t (t itself for t op t). */
+static int32_t other_input(const wick_node *n, int32_t t) {
+  return n->op->inputs[0] == t ? n->op->inputs[1] : n->op->inputs[0];
+}
+
+static bool reads_pair(const wick_node *n, int32_t a, int32_t b) {
+  const int32_t *in = n->op->inputs;
+  return (in[0] == a && in[1] == b) || (in[0] == b && in[1] == a);
+}
+
+static int32_t out0(const wick_node *n) { return n->op->outputs[0]; }
+
+/* n's output is plain float with the shape of tensor `like`. */
+static bool out_like(const fuse_ctx *f, const wick_node *n, int32_t like) {
+  const wick_tensor *o = &f->g->tensors[out0(n)];
+  return plain_f32(o) && same_shape(o, &f->g->tensors[like]);
+}
+
+/* MEAN(x) with kept dims over a trailing run of axes: the elements per row. */
+static size_t trailing_mean_inner(const wick_tensor *x, const wick_tensor *m, int32_t *split) {
+  if (m->rank != x->rank || x->rank < 1) return 0;
+  int32_t s = x->rank;
+  while (s > 0 && m->dims[s - 1] == 1) s--;
+  for (int32_t d = 0; d < s; d++)
+    if (m->dims[d] != x->dims[d]) return 0;
+  size_t inner = 1;
+  for (int32_t d = s; d < x->rank; d++) inner *= (size_t)x->dims[d];
+  *split = s;
+  return inner;
+}
+
+/* A constant float tensor holding one value per element of x's rows (x's
+ * dims from `split` on, leading dims 1). */
+static bool row_constant(const fuse_ctx *f, int32_t c, const wick_tensor *x, int32_t split,
+                         size_t inner) {
+  if (c < 0) return false;
+  const wick_tensor *t = &f->g->tensors[c];
+  if (!plain_f32(t) || !t->known || t->data == NULL || t->rank > x->rank ||
+      (size_t)wick_tensor_elements(t) != inner)
+    return false;
+  for (int32_t i = 0; i < t->rank; i++) {
+    int32_t d = x->rank - t->rank + i;
+    if (t->dims[i] != (d >= split ? x->dims[d] : 1)) return false;
+  }
+  return true;
+}
+
+/* The fused chain: its nodes after the starting MEAN, and the result. */
+typedef struct norm_chain {
+  wick_node *nodes[12];
+  int count;
+  wick_norm_fusion norm;
+} norm_chain;
+
+static wick_node *take(norm_chain *c, wick_node *n) {
+  if (n != NULL && c->count < (int)(sizeof c->nodes / sizeof c->nodes[0])) c->nodes[c->count++] = n;
+  return n;
+}
+
+/* sq (private, x's shape) -> MEAN -> ADD eps -> RSQRT: the rsqrt tensor, or
+ * -1. The MEAN reduces what the first one did (same shapes in and out). */
+static int32_t variance_rsqrt(const fuse_ctx *f, norm_chain *c, int32_t sq, int32_t mu) {
+  wick_node *v = take(c, sole_reader(f, sq, WICK_BUILTIN_MEAN, 2));
+  if (v == NULL || v->op->inputs[0] != sq || !out_like(f, v, mu)) return -1;
+  wick_node *e = take(c, sole_reader(f, out0(v), WICK_BUILTIN_ADD, 2));
+  if (e == NULL || !out_like(f, e, mu)) return -1;
+  int32_t eps = other_input(e, out0(v));
+  const wick_tensor *et = eps >= 0 ? &f->g->tensors[eps] : NULL;
+  if (et == NULL || !plain_f32(et) || !et->known || et->data == NULL ||
+      wick_tensor_elements(et) != 1)
+    return -1;
+  memcpy(&c->norm.eps, et->data, sizeof c->norm.eps);
+  wick_node *r = take(c, sole_reader(f, out0(e), WICK_BUILTIN_RSQRT, 1));
+  return r != NULL && out_like(f, r, mu) ? out0(r) : -1;
+}
+
+/* The optional `builtin` (MUL gamma / ADD beta) with a row constant after
+ * private t: its node (constant in *constant), else NULL. */
+static wick_node *row_affine(const fuse_ctx *f, int32_t t, int32_t builtin, int32_t x,
+                             int32_t split, size_t inner, int32_t *constant) {
+  wick_node *n = sole_reader(f, t, builtin, 2);
+  if (n == NULL || !out_like(f, n, x)) return NULL;
+  int32_t k = other_input(n, t);
+  if (!row_constant(f, k, &f->g->tensors[x], split, inner)) return NULL;
+  *constant = k;
+  return n;
+}
+
+/* wick's converter (torch LayerNorm): d = SUB(x, mu); MUL(d, d) -> MEAN ->
+ * ADD eps -> RSQRT = r; MUL(d, r) [-> MUL gamma] [-> ADD beta]. */
+static int32_t match_centered(const fuse_ctx *f, norm_chain *c, int32_t x, int32_t mu,
+                              int32_t split) {
+  wick_node *sub = take(c, sole_reader(f, mu, WICK_BUILTIN_SUB, 2));
+  if (sub == NULL || sub->op->inputs[0] != x || sub->op->inputs[1] != mu || !out_like(f, sub, x))
+    return -1;
+  int32_t d = out0(sub);
+  /* d: read twice by MUL(d, d), once by MUL(d, r) */
+  if (!private_tensor(f, d, 3)) return -1;
+  wick_node *sq = take(c, op_reading(reader_of(f, d, (uint32_t)(sub - f->g->nodes), NULL),
+                                     WICK_BUILTIN_MUL, 2, d));
+  if (sq == NULL || sq->op->inputs[0] != d || sq->op->inputs[1] != d || !out_like(f, sq, x))
+    return -1;
+  int32_t r = variance_rsqrt(f, c, out0(sq), mu);
+  if (r < 0) return -1;
+  wick_node *scale = take(c, sole_reader(f, r, WICK_BUILTIN_MUL, 2));
+  if (scale == NULL || !reads_pair(scale, d, r) || !out_like(f, scale, x)) return -1;
+  int32_t y = out0(scale);
+  size_t inner = c->norm.inner;
+  int32_t k;
+  wick_node *n = row_affine(f, y, WICK_BUILTIN_MUL, x, split, inner, &k);
+  if (n != NULL) {
+    c->norm.gamma = k;
+    y = out0(take(c, n));
+  }
+  n = row_affine(f, y, WICK_BUILTIN_ADD, x, split, inner, &k);
+  if (n != NULL) {
+    c->norm.beta = k;
+    y = out0(take(c, n));
+  }
+  c->norm.form = WICK_NORM_CENTERED;
+  return y;
+}
+
+/* TensorFlow's converter (Keras LayerNormalization): NEG(mu) = nm;
+ * SQUARED_DIFFERENCE(x, mu) -> MEAN -> ADD eps -> RSQRT = r; [MUL(r, gamma)]
+ * = s; MUL(nm, s) [-> ADD beta] = c; MUL(x, s) = a; ADD(a, c). */
+static int32_t match_scaled(const fuse_ctx *f, norm_chain *c, int32_t x, int32_t mu,
+                            int32_t split) {
+  wick_node *u, *v;
+  if (!two_readers(f, mu, &u, &v)) return -1;
+  wick_node *neg = op_reading(u, WICK_BUILTIN_NEG, 1, mu);
+  wick_node *sqd = op_reading(v, WICK_BUILTIN_SQUARED_DIFFERENCE, 2, mu);
+  if (neg == NULL || sqd == NULL) {
+    neg = op_reading(v, WICK_BUILTIN_NEG, 1, mu);
+    sqd = op_reading(u, WICK_BUILTIN_SQUARED_DIFFERENCE, 2, mu);
+  }
+  if (take(c, neg) == NULL || take(c, sqd) == NULL || !out_like(f, neg, mu) ||
+      !reads_pair(sqd, x, mu) || !out_like(f, sqd, x))
+    return -1;
+  int32_t r = variance_rsqrt(f, c, out0(sqd), mu);
+  if (r < 0) return -1;
+  size_t inner = c->norm.inner;
+  int32_t s = r, k;
+  wick_node *g = row_affine(f, r, WICK_BUILTIN_MUL, x, split, inner, &k);
+  if (g != NULL) {
+    c->norm.gamma = k;
+    s = out0(take(c, g));
+  }
+  if (!two_readers(f, s, &u, &v)) return -1;
+  wick_node *shift = op_reading(u, WICK_BUILTIN_MUL, 2, s), *scaled = op_reading(v, WICK_BUILTIN_MUL, 2, s);
+  if (shift == NULL || scaled == NULL || !reads_pair(shift, out0(neg), s)) {
+    wick_node *t = shift;
+    shift = scaled;
+    scaled = t;
+  }
+  if (take(c, shift) == NULL || take(c, scaled) == NULL || !reads_pair(shift, out0(neg), s) ||
+      !reads_pair(scaled, x, s) || !out_like(f, scaled, x) || !out_like(f, shift, s) ||
+      !private_tensor(f, out0(neg), 1))
+    return -1;
+  int32_t offset = out0(shift);
+  wick_node *b = row_affine(f, offset, WICK_BUILTIN_ADD, x, split, inner, &k);
+  if (b != NULL) {
+    c->norm.beta = k;
+    offset = out0(take(c, b));
+  }
+  wick_node *sum = take(c, sole_reader(f, offset, WICK_BUILTIN_ADD, 2));
+  if (sum == NULL || !reads_pair(sum, out0(scaled), offset) || !private_tensor(f, out0(scaled), 1) ||
+      !out_like(f, sum, x))
+    return -1;
+  c->norm.form = WICK_NORM_SCALED;
+  return out0(sum);
+}
+
+/* A layer normalization starting at MEAN node m: run by m as one kernel,
+ * the rest of the chain skipped (wick_norm_fusion). */
+static void fuse_layer_norm(fuse_ctx *f, wick_node *m) {
+  int32_t x = wick_node_input_index(m, 0), mu = out0(m);
+  if (x < 0 || m->op->num_outputs != 1 || !plain_f32(&f->g->tensors[x]) ||
+      !plain_f32(&f->g->tensors[mu]))
+    return;
+  int32_t split;
+  size_t inner = trailing_mean_inner(&f->g->tensors[x], &f->g->tensors[mu], &split);
+  if (inner < 2) return;
+  norm_chain c = {.count = 0, .norm = {WICK_NORM_NONE, -1, -1, 0.0f, inner}};
+  int32_t y = f->readers[mu] == 1 ? match_centered(f, &c, x, mu, split)
+                                  : match_scaled(f, &c, x, mu, split);
+  if (y < 0 || y == x) return;
+  for (int i = 0; i < c.count; i++) c.nodes[i]->fused = true;
+  m->fusion.norm = c.norm;
+  redirect(m, y);
+  size_t scratch = wick_thread_pool_threads(f->g->interp->pool) * inner * sizeof(float);
+  if (m->scratch_bytes < scratch) m->scratch_bytes = scratch;
+}
+
 /* Readers, producers and graph outputs of every tensor, over the nodes not
  * folded; false when out of memory (then nothing fuses: still correct). */
 static bool fuse_ctx_init(fuse_ctx *f, wick_graph *g) {
@@ -236,6 +468,12 @@ void wick_graph_fuse(wick_graph *g) {
           !plain_f32(&g->tensors[in]))
         continue;
       fuse_producer(&f, i);
+    }
+    for (uint32_t i = 0; i < no; i++) {
+      wick_node *n = &g->nodes[i];
+      if (live(n) && n->child[0] == NULL && n->op->builtin == WICK_BUILTIN_MEAN &&
+          n->fusion.activation == 0 && !n->fusion.redirected)
+        fuse_layer_norm(&f, n);
     }
   }
   fuse_ctx_free(&f);

@@ -236,6 +236,23 @@ typedef struct wick_alloc_list {
  * A folded PAD in front of a convolution: input 0 is tensor `input - 1`
  * (the PAD's input) and `pad` (top, bottom, left, right) is the PAD's
  * explicit padding, added to the convolution's own (wick_conv_spatial). */
+/* A decomposed layer normalization over the trailing `inner` elements of
+ * each row, recognized by fuse.c and run as one kernel (src/ops/fused_norm.c)
+ * by the MEAN node that starts it, in the order of operations of the form
+ * it was written in:
+ *   CENTERED (wick's converter, torch):  d = x - mean;
+ *     y = d * rsqrt(mean(d * d) + eps) [* gamma] [+ beta]
+ *   SCALED (TensorFlow's converter, Keras): s = rsqrt(mean((x - mean)^2) + eps) [* gamma];
+ *     y = x * s + ((-mean) * s [+ beta])
+ * gamma, beta: constant tensors of `inner` elements, -1 when absent. */
+typedef enum wick_norm_form { WICK_NORM_NONE, WICK_NORM_CENTERED, WICK_NORM_SCALED } wick_norm_form;
+typedef struct wick_norm_fusion {
+  wick_norm_form form;
+  int32_t gamma, beta;
+  float eps;
+  size_t inner;
+} wick_norm_fusion;
+
 typedef struct wick_node_fusion {
   bool redirected;
   int32_t output;
@@ -244,6 +261,7 @@ typedef struct wick_node_fusion {
   float lo, hi;
   int32_t input;
   int32_t pad[4];
+  wick_norm_fusion norm; /* form != NONE: the node runs it instead of its own op */
 } wick_node_fusion;
 
 typedef struct wick_node {
@@ -456,6 +474,8 @@ WICK_INTERNAL int32_t wick_node_input_index(const wick_node *n, uint32_t i);
  * residual adds into the epilogue of the conv / depthwise / fully connected
  * node that produces their input. */
 WICK_INTERNAL void wick_graph_fuse(wick_graph *g);
+/* Runs the fused layer normalization of ctx->node (fusion.norm). */
+WICK_INTERNAL wick_status wick_fused_norm_invoke(const wick_op_ctx *ctx);
 
 /* PAD folding during prepare (src/core/fuse.c). create: before the first
  * node's prepare; NULL when the graph has no PAD/PADV2 (or out of memory):
