@@ -22,6 +22,15 @@
  * storage. The producer ops (src/ops/conv_2d.c, fully_connected.c) apply
  * the epilogue per output row or tile while it is in cache.
  *
+ * Decomposed tanh-form GELU (after the epilogues): 0.5 x (1 + tanh(sqrt(2/pi)
+ * (x + 0.044715 x^3))) as MUL / POW / SQUARE / ADD / TANH nodes, the constant
+ * factors and powers of x grouped in any way (fuse_gelu_tanh; constants
+ * within 1e-6 relative), every intermediate private and of x's shape, runs
+ * as the vectorized GELU_TANH — in the epilogue of x's producer (CONV_2D,
+ * DEPTHWISE_CONV_2D, FULLY_CONNECTED) when only the chain reads x, else in
+ * the chain's first node (wick_node_fusion.unary). Not bit-identical to the
+ * chain: within GELU_TANH's bound (src/kernels/template/elementwise.h).
+ *
  * Layer normalization (after the epilogues): a MEAN over trailing axes that
  * starts one of the two decompositions of wick_norm_fusion (src/core/internal.h:
  * wick's converter's CENTERED form, TensorFlow's SCALED form) runs the whole
@@ -420,6 +429,193 @@ static void fuse_layer_norm(fuse_ctx *f, wick_node *m) {
   if (m->scratch_bytes < scratch) m->scratch_bytes = scratch;
 }
 
+/* ---------------------------------------------------------------- GELU */
+
+#define GELU_SQRT_2_OVER_PI 0.79788456080286535588
+#define GELU_CUBIC 0.044715
+
+/* The nodes of a decomposed GELU and its input. */
+typedef struct gelu_chain {
+  wick_node *nodes[16];
+  int count;
+  int32_t x;
+  bool overflow;
+} gelu_chain;
+
+static void gelu_take(gelu_chain *c, wick_node *n) {
+  if (c->count < (int)(sizeof c->nodes / sizeof c->nodes[0]))
+    c->nodes[c->count++] = n;
+  else
+    c->overflow = true;
+}
+
+/* The value of a constant float tensor of one element. */
+static bool scalar_constant(const fuse_ctx *f, int32_t t, double *value) {
+  if (t < 0) return false;
+  const wick_tensor *c = &f->g->tensors[t];
+  if (!plain_f32(c) || !c->known || c->data == NULL || wick_tensor_elements(c) != 1) return false;
+  float v;
+  memcpy(&v, c->data, sizeof v);
+  *value = v;
+  return true;
+}
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-6 * fabs(b); }
+
+/* The private tensor t as coef * x^power, built by MUL, POW (constant
+ * exponent 2 or 3) and SQUARE from x and one-element constants, every node
+ * of x's shape; its nodes are added to the chain. */
+static bool monomial(const fuse_ctx *f, gelu_chain *c, int32_t t, double *coef, int *power,
+                     int depth) {
+  if (t == c->x) {
+    *coef = 1.0, *power = 1;
+    return true;
+  }
+  if (scalar_constant(f, t, coef)) {
+    *power = 0;
+    return true;
+  }
+  if (depth > 6 || !private_tensor(f, t, 1) || f->producer[t] < 0) return false;
+  wick_node *p = &f->g->nodes[f->producer[t]];
+  if (!live(p) || p->op->num_outputs != 1 || p->op->params.activation != WICK_ACT_NONE ||
+      !out_like(f, p, c->x))
+    return false;
+  const int32_t *in = p->op->inputs;
+  double c0, c1, e;
+  int p0, p1;
+  switch (p->op->builtin) {
+    case WICK_BUILTIN_MUL:
+      if (p->op->num_inputs != 2 || !monomial(f, c, in[0], &c0, &p0, depth + 1) ||
+          !monomial(f, c, in[1], &c1, &p1, depth + 1))
+        return false;
+      *coef = c0 * c1, *power = p0 + p1;
+      break;
+    case WICK_BUILTIN_POW:
+      if (p->op->num_inputs != 2 || !scalar_constant(f, in[1], &e) || (e != 2.0 && e != 3.0) ||
+          !monomial(f, c, in[0], &c0, &p0, depth + 1))
+        return false;
+      *coef = pow(c0, e), *power = p0 * (int)e;
+      break;
+    case WICK_BUILTIN_SQUARE:
+      if (p->op->num_inputs != 1 || !monomial(f, c, in[0], &c0, &p0, depth + 1)) return false;
+      *coef = c0 * c0, *power = 2 * p0;
+      break;
+    default: return false;
+  }
+  gelu_take(c, p);
+  return true;
+}
+
+/* t = x + GELU_CUBIC x^3 (an ADD of two monomials, either order). */
+static bool gelu_inner(const fuse_ctx *f, gelu_chain *c, int32_t t) {
+  if (!private_tensor(f, t, 1) || f->producer[t] < 0) return false;
+  wick_node *add = op_reading(&f->g->nodes[f->producer[t]], WICK_BUILTIN_ADD, 2,
+                              f->g->nodes[f->producer[t]].op->inputs[0]);
+  if (add == NULL || !out_like(f, add, c->x)) return false;
+  double c0, c1;
+  int p0, p1;
+  if (!monomial(f, c, add->op->inputs[0], &c0, &p0, 0) ||
+      !monomial(f, c, add->op->inputs[1], &c1, &p1, 0))
+    return false;
+  if (p0 == 3) {
+    double ct = c0;
+    int pt = p0;
+    c0 = c1, p0 = p1, c1 = ct, p1 = pt;
+  }
+  gelu_take(c, add);
+  return p0 == 1 && near(c0, 1.0) && p1 == 3 && near(c1, GELU_CUBIC);
+}
+
+/* Can P (a conv / FC output producer) take an epilogue on its output? */
+static bool epilogue_producer(const fuse_ctx *f, int32_t t) {
+  if (t < 0 || f->producer[t] < 0 || f->graph_output[t]) return false;
+  const wick_node *p = &f->g->nodes[f->producer[t]];
+  int32_t b = p->op->builtin, in = wick_node_input_index(p, 0);
+  return live(p) && p->child[0] == NULL && p->op->num_outputs == 1 && p->op->num_inputs >= 1 &&
+         (b == WICK_BUILTIN_CONV_2D || b == WICK_BUILTIN_DEPTHWISE_CONV_2D ||
+          b == WICK_BUILTIN_FULLY_CONNECTED) &&
+         in >= 0 && plain_f32(&f->g->tensors[in]) && p->op->outputs[0] == t &&
+         p->fusion.activation == 0 && p->fusion.residual == 0 && !p->fusion.redirected;
+}
+
+/* A decomposed tanh-form GELU around TANH node th:
+ *   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+ * with the constant factors and the powers of x spread over MUL / POW /
+ * SQUARE nodes in any grouping (TensorFlow's converter writes a hand-written
+ * x * x * x form this way; builtin GELU otherwise). Every intermediate has
+ * one reader and x's shape. Runs as the vectorized GELU_TANH: in the
+ * epilogue of x's producer when x has no other reader, else in the chain's
+ * first node. */
+static void fuse_gelu_tanh(fuse_ctx *f, wick_node *th) {
+  int32_t v = th->op->inputs[0], w = out0(th);
+  if (!private_tensor(f, v, 1) || f->producer[v] < 0 || !plain_f32(&f->g->tensors[w])) return;
+  gelu_chain c = {.count = 0, .x = -1, .overflow = false};
+  /* v = MUL(u, sqrt(2/pi)): x is the leaf of u's linear monomial; find it
+   * through u = ADD(a, b), a or b being x itself or a product with it */
+  wick_node *scale = &f->g->nodes[f->producer[v]];
+  double k;
+  if (op_reading(scale, WICK_BUILTIN_MUL, 2, scale->op->inputs[0]) == NULL) return;
+  int32_t u = scale->op->inputs[0];
+  if (!scalar_constant(f, scale->op->inputs[1], &k)) {
+    u = scale->op->inputs[1];
+    if (!scalar_constant(f, scale->op->inputs[0], &k)) return;
+  }
+  if (!near(k, GELU_SQRT_2_OVER_PI) || !private_tensor(f, u, 1) || f->producer[u] < 0) return;
+  const wick_node *add = &f->g->nodes[f->producer[u]];
+  if (add->op->builtin != WICK_BUILTIN_ADD || add->op->num_inputs != 2) return;
+  bool inner = false; /* u = x + 0.044715 x^3: try each operand of the ADD as x */
+  for (int i = 0; i < 2 && !inner; i++) {
+    c.count = 0;
+    c.x = add->op->inputs[i];
+    inner = c.x >= 0 && plain_f32(&f->g->tensors[c.x]) && out_like(f, th, c.x) &&
+            out_like(f, scale, c.x) && gelu_inner(f, &c, u);
+  }
+  if (!inner) return;
+  gelu_take(&c, scale);
+  gelu_take(&c, th);
+  /* z = ADD(tanh, 1), then MULs up to 0.5 x z */
+  wick_node *one = sole_reader(f, w, WICK_BUILTIN_ADD, 2);
+  double ov;
+  if (one == NULL || !scalar_constant(f, other_input(one, w), &ov) || ov != 1.0 ||
+      !out_like(f, one, c.x))
+    return;
+  gelu_take(&c, one);
+  int32_t y = out0(one);
+  double coef = 1.0;
+  int power = 0;
+  for (int steps = 0; !(power == 1 && near(coef, 0.5)); steps++) {
+    wick_node *m = sole_reader(f, y, WICK_BUILTIN_MUL, 2);
+    double mc;
+    int mp;
+    if (steps == 3 || m == NULL || !out_like(f, m, c.x) || other_input(m, y) == y ||
+        !monomial(f, &c, other_input(m, y), &mc, &mp, 0))
+      return;
+    gelu_take(&c, m);
+    coef *= mc, power += mp;
+    y = out0(m);
+  }
+  if (c.overflow) return;
+  /* x's readers all in the chain: the producer's epilogue can run it */
+  uint32_t x_slots = 0;
+  wick_node *first = c.nodes[0];
+  for (int i = 0; i < c.count; i++) {
+    for (uint32_t k2 = 0; k2 < c.nodes[i]->op->num_inputs; k2++)
+      x_slots += c.nodes[i]->op->inputs[k2] == c.x;
+    if (c.nodes[i] < first) first = c.nodes[i];
+  }
+  for (int i = 0; i < c.count; i++) c.nodes[i]->fused = true;
+  if (f->readers[c.x] == x_slots && epilogue_producer(f, c.x)) {
+    wick_node *p = &f->g->nodes[f->producer[c.x]];
+    p->fusion.activation = 1 + WICK_F32_GELU_TANH;
+    redirect(p, y);
+    return;
+  }
+  first->fused = false;
+  first->fusion.unary = 1 + WICK_F32_GELU_TANH;
+  first->fusion.unary_input = c.x;
+  redirect(first, y);
+}
+
 /* Readers, producers and graph outputs of every tensor, over the nodes not
  * folded; false when out of memory (then nothing fuses: still correct). */
 static bool fuse_ctx_init(fuse_ctx *f, wick_graph *g) {
@@ -468,6 +664,12 @@ void wick_graph_fuse(wick_graph *g) {
           !plain_f32(&g->tensors[in]))
         continue;
       fuse_producer(&f, i);
+    }
+    for (uint32_t i = 0; i < no; i++) {
+      wick_node *n = &g->nodes[i];
+      if (live(n) && n->op->builtin == WICK_BUILTIN_TANH && n->op->num_inputs == 1 &&
+          n->op->num_outputs == 1)
+        fuse_gelu_tanh(&f, n);
     }
     for (uint32_t i = 0; i < no; i++) {
       wick_node *n = &g->nodes[i];

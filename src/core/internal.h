@@ -262,6 +262,10 @@ typedef struct wick_node_fusion {
   int32_t input;
   int32_t pad[4];
   wick_norm_fusion norm; /* form != NONE: the node runs it instead of its own op */
+  /* != 0: the node runs vectorized unary `unary - 1` (a wick_f32_unary_kind)
+   * on tensor `unary_input` instead of its own op (a decomposed GELU) */
+  int32_t unary;
+  int32_t unary_input;
 } wick_node_fusion;
 
 typedef struct wick_node {
@@ -474,8 +478,13 @@ WICK_INTERNAL int32_t wick_node_input_index(const wick_node *n, uint32_t i);
  * residual adds into the epilogue of the conv / depthwise / fully connected
  * node that produces their input. */
 WICK_INTERNAL void wick_graph_fuse(wick_graph *g);
-/* Runs the fused layer normalization of ctx->node (fusion.norm). */
-WICK_INTERNAL wick_status wick_fused_norm_invoke(const wick_op_ctx *ctx);
+/* True when ctx->node runs a pattern fuse.c replaced (fusion.norm or
+ * fusion.unary) instead of its own op; wick_fused_invoke runs it
+ * (src/ops/fused.c). */
+static inline bool wick_node_runs_fused(const wick_node *n) {
+  return n->fusion.norm.form != WICK_NORM_NONE || n->fusion.unary != 0;
+}
+WICK_INTERNAL wick_status wick_fused_invoke(const wick_op_ctx *ctx);
 
 /* PAD folding during prepare (src/core/fuse.c). create: before the first
  * node's prepare; NULL when the graph has no PAD/PADV2 (or out of memory):

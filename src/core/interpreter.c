@@ -634,7 +634,7 @@ static wick_status run_node(wick_graph *g, wick_node *n) {
   wick_op_ctx ctx = {g, n, &n->op->params};
   wick_status st = size_scratch(g->interp, g);
   if (st) return st;
-  if (n->fusion.norm.form != WICK_NORM_NONE) return wick_fused_norm_invoke(&ctx);
+  if (wick_node_runs_fused(n)) return wick_fused_invoke(&ctx);
   return n->def->invoke(&ctx);
 }
 

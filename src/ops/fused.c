@@ -1,7 +1,11 @@
 /*
- * fused_norm.c — runs a decomposed layer normalization that src/core/fuse.c
- * recognized (wick_norm_fusion in src/core/internal.h) as one pass per row.
+ * fused.c — runs the multi-node patterns src/core/fuse.c replaced by one
+ * kernel in one of their nodes (wick_node_fusion in src/core/internal.h):
  *
+ * A decomposed GELU (tanh form) runs the vectorized GELU_TANH over its input
+ * (error bound in src/kernels/template/elementwise.h).
+ *
+ * A decomposed layer normalization (wick_norm_fusion) runs as one pass per row.
  * Each row of `inner` floats is computed with the same vectorized kernels,
  * the same operands and the same order of operations as the unfused nodes
  * (the mid-axis sum of MEAN, the binary kernels of SUB / MUL / ADD /
@@ -16,6 +20,7 @@
 #include "core/internal.h"
 #include "kernels/kernels.h"
 #include "ops/op_common.h"
+#include "ops/parallel.h"
 
 typedef struct norm_job {
   const wick_f32_kernels *k;
@@ -78,9 +83,15 @@ static void norm_rows(void *arg, size_t begin, size_t end, size_t thread) {
   }
 }
 
-wick_status wick_fused_norm_invoke(const wick_op_ctx *ctx) {
+wick_status wick_fused_invoke(const wick_op_ctx *ctx) {
   const wick_node *node = ctx->node;
   const wick_tensor *tensors = ctx->graph->tensors;
+  if (node->fusion.unary != 0) {
+    const wick_tensor *in = &tensors[node->fusion.unary_input];
+    const wick_tensor *out = &tensors[wick_node_output_index(node, 0)];
+    wick_f32_unary_fn fn = wick_f32_kernels_select(false)->unary[node->fusion.unary - 1];
+    return wick_parallel_f32_unary(ctx, fn, (size_t)wick_tensor_elements(in), in->data, out->data);
+  }
   const wick_norm_fusion *f = &node->fusion.norm;
   const wick_tensor *x = &tensors[wick_node_input_index(node, 0)];
   wick_tensor *y = (wick_tensor *)&tensors[wick_node_output_index(node, 0)];
