@@ -87,6 +87,7 @@ static uint32_t apply_cap(uint32_t f) {
   if (strcmp(cap, "none") == 0) return 0;
   if (strcmp(cap, "avx2") == 0)
     return f & (uint32_t)(WICK_CPU_AVX2 | WICK_CPU_FMA);
+  if (strcmp(cap, "neon") == 0) return f & (uint32_t)WICK_CPU_NEON;
   return f;
 }
 

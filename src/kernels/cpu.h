@@ -10,7 +10,8 @@
  * (XGETBV), so a set flag means "safe to execute".
  *
  * WICK_MAX_ISA (read once, on first use) caps the set for testing and for
- * comparing code paths on one machine: "avx2" hides AVX-512, "none" hides
+ * comparing code paths on one machine: "avx2" hides AVX-512, "neon" hides
+ * the AArch64 dot-product extension, "none" hides
  * everything (no optimized kernels: the reference kernels run). Unknown values are ignored.
  *
  * Next: select.c (kernels chosen from these flags).

@@ -53,6 +53,16 @@
  * padding rows are zeros; weights are int16 pairs, kc rounded up to 2:
  *
  *   panel j: [ header: 5 x NR int32 ][ tap 0: kc2/2 pairs ] ... ;  pair g: NR x 2 int16
+ *
+ * NEON (the table's s8 flag; AArch64 SDOT multiplies s8 by s8, so no
+ * unsigned trick): the GEMM input stays int8 x (prepared = copied), padding
+ * rows hold zp, the bias is corrected by zp alone,
+ *
+ *     bias' = bias - zp * sum_k w[k]
+ *
+ * and the weights are packed as for VNNI (int8 in groups of 4 per channel).
+ * Depthwise blocks are the same as VNNI's (the kernel narrows the int32
+ * weights to int16).
  */
 #ifndef WICK_KERNELS_Q8_H
 #define WICK_KERNELS_Q8_H
@@ -112,10 +122,12 @@ typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_
                                const wick_qmul_params *p);
 
 typedef struct wick_q8_kernels {
-  const char *isa; /* "avx512vnni", "avx2" */
+  const char *isa; /* "avx512vnni", "avx2", "neondot", "neon" */
   size_t mr, nr;
   bool i16;        /* GEMM input prepared as int16 x - zp, weights as int16 pairs (AVX2);
                     * else u8 x + 128 and int8 weights in 4-groups (VNNI) */
+  bool s8;         /* GEMM input int8 x, bias corrected by zp only (NEON); with
+                    * neither flag, the VNNI layout */
   wick_q8_gemm_ukernel_fn gemm;   /* MR x NR */
   wick_q8_gemm_ukernel_fn gemm_1; /* one row */
   wick_q8_gemm_ukernel_fn gemm_u8;   /* MR x NR, A prepared by wick_q8_prepare_input */
@@ -160,8 +172,8 @@ WICK_Q8_API void wick_q8_gemm_pack(const wick_q8_kernels *k, size_t n, size_t ta
                                    const int32_t *shift, void *packed);
 /* Bytes per input element after wick_q8_prepare_input (1 or 2). */
 static inline size_t wick_q8_input_bytes(const wick_q8_kernels *k) { return k->i16 ? 2 : 1; }
-/* Converts n input bytes for the GEMM kernels of `k`: x + 128 as u8 (VNNI)
- * or int16 x - zp (AVX2). */
+/* Converts n input bytes for the GEMM kernels of `k`: x + 128 as u8 (VNNI),
+ * int16 x - zp (AVX2) or x unchanged (NEON). */
 WICK_Q8_API void wick_q8_prepare_input(const wick_q8_kernels *k, size_t n, const int8_t *in,
                                        int32_t zp, void *out);
 /* Bytes of the row padding taps read (kc prepared elements, rounded up). */
@@ -307,6 +319,36 @@ WICK_Q8_API void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, si
                                                         const void *w, int8_t *c,
                                                         size_t c_stride,
                                                         const wick_q8_output *o);
+
+WICK_Q8_API void wick_q8_gemm_ukernel_4x16c4__neondot(size_t mr, size_t nc, size_t kc,
+                                                     const int8_t *a, size_t a_stride,
+                                                     const void *w, int8_t *c, size_t c_stride,
+                                                     const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_ukernel_1x16c4__neondot(size_t mr, size_t nc, size_t kc,
+                                                     const int8_t *a, size_t a_stride,
+                                                     const void *w, int8_t *c, size_t c_stride,
+                                                     const wick_q8_output *o);
+WICK_Q8_API void wick_q8_igemm_ukernel_4x16c4__neondot(size_t mr, size_t nc, size_t kc,
+                                                      size_t ks, const int8_t *const *a,
+                                                      const void *w, int8_t *c, size_t c_stride,
+                                                      const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_ukernel_4x16c4__neon(size_t mr, size_t nc, size_t kc,
+                                                  const int8_t *a, size_t a_stride, const void *w,
+                                                  int8_t *c, size_t c_stride,
+                                                  const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_ukernel_1x16c4__neon(size_t mr, size_t nc, size_t kc,
+                                                  const int8_t *a, size_t a_stride, const void *w,
+                                                  int8_t *c, size_t c_stride,
+                                                  const wick_q8_output *o);
+WICK_Q8_API void wick_q8_igemm_ukernel_4x16c4__neon(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                   const int8_t *const *a, const void *w,
+                                                   int8_t *c, size_t c_stride,
+                                                   const wick_q8_output *o);
+
+WICK_Q8_API void wick_q8_dwconv_ukernel__neon(const wick_conv_shape *s, int32_t zp,
+                                              const int8_t *input, const void *w,
+                                              int8_t *output, const wick_q8_output *o,
+                                              int32_t y0, int32_t y1);
 
 WICK_Q8_API void wick_q8_lut8__avx512vbmi(size_t n, const uint8_t lut[256], const uint8_t *in,
                                           uint8_t *out);

@@ -71,6 +71,8 @@ void wick_q8_prepare_input(const wick_q8_kernels *kern, size_t n, const int8_t *
   if (kern->i16) {
     int16_t *o = out;
     for (size_t i = 0; i < n; i++) o[i] = (int16_t)(in[i] - zp);
+  } else if (kern->s8) {
+    memcpy(out, in, n);
   } else {
     wick_q8_flip_sign(n, in, out);
   }
@@ -83,6 +85,8 @@ size_t wick_q8_zero_row_bytes(const wick_q8_kernels *kern, size_t kc) {
 void wick_q8_zero_row(const wick_q8_kernels *kern, size_t kc, int32_t zp, void *row) {
   if (kern->i16)
     memset(row, 0, wick_q8_zero_row_bytes(kern, kc));
+  else if (kern->s8)
+    memset(row, (int)(uint8_t)zp, wick_q8_zero_row_bytes(kern, kc));
   else
     memset(row, (int)(uint8_t)((uint8_t)zp ^ 0x80u), wick_q8_zero_row_bytes(kern, kc));
 }
@@ -106,7 +110,7 @@ void wick_q8_gemm_pack(const wick_q8_kernels *kern, size_t n, size_t taps, size_
         for (size_t p = 0; p < k; p++) s += (uint32_t)(int32_t)w[(j0 + j) * k + p];
       wsum[j] = s;
     }
-    pack_header(j0, cols, nr, bias, wsum, 128 + input_zero_point, multiplier, shift,
+    pack_header(j0, cols, nr, bias, wsum, (kern->s8 ? 0 : 128) + input_zero_point, multiplier, shift,
                 (int32_t *)(void *)out);
     out += 4 * WICK_Q8_HEADER * nr;
     for (size_t t = 0; t < taps; t++)

@@ -1,8 +1,9 @@
 /*
  * q8_select.c — picks the optimized int8 kernels for this CPU (cpu.c), or
- * none: AVX-512 VNNI (with F, VL, BW, DQ), else AVX2 (GEMM-shaped ops
- * only: a NULL entry sends the op to its reference kernel), else NULL.
- * WICK_MAX_ISA=avx2|none hides the better ones (cpu.h).
+ * none: on x86-64 AVX-512 VNNI (with F, VL, BW, DQ), else AVX2 (GEMM-shaped
+ * ops only: a NULL entry sends the op to its reference kernel); on AArch64
+ * NEON with the dot-product extension (SDOT), else plain NEON; else NULL.
+ * WICK_MAX_ISA=avx2|neon|none hides the better ones (cpu.h).
  */
 #include <string.h>
 
@@ -47,12 +48,52 @@ static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL |
                                          WICK_CPU_AVX512VNNI | WICK_CPU_AVX2;
 #endif
 
+#if defined(__aarch64__)
+#define WICK_HAVE_NEON_KERNELS 1
+
+/* GEMM-shaped ops (the input stays int8: s8, q8.h) and depthwise convs. */
+static const wick_q8_kernels neondot_kernels = {
+    .isa = "neondot",
+    .mr = 4,
+    .nr = 16,
+    .s8 = true,
+    .gemm = wick_q8_gemm_ukernel_4x16c4__neondot,
+    .gemm_1 = wick_q8_gemm_ukernel_1x16c4__neondot,
+    .gemm_u8 = wick_q8_gemm_ukernel_4x16c4__neondot,
+    .gemm_u8_1 = wick_q8_gemm_ukernel_1x16c4__neondot,
+    .igemm = wick_q8_igemm_ukernel_4x16c4__neondot,
+    .igemm_u8 = wick_q8_igemm_ukernel_4x16c4__neondot,
+    .dw_cr = 16,
+    .dwconv = wick_q8_dwconv_ukernel__neon,
+};
+
+/* The same kernels without SDOT (widening multiplies). */
+static const wick_q8_kernels neon_kernels = {
+    .isa = "neon",
+    .mr = 4,
+    .nr = 16,
+    .s8 = true,
+    .gemm = wick_q8_gemm_ukernel_4x16c4__neon,
+    .gemm_1 = wick_q8_gemm_ukernel_1x16c4__neon,
+    .gemm_u8 = wick_q8_gemm_ukernel_4x16c4__neon,
+    .gemm_u8_1 = wick_q8_gemm_ukernel_1x16c4__neon,
+    .igemm = wick_q8_igemm_ukernel_4x16c4__neon,
+    .igemm_u8 = wick_q8_igemm_ukernel_4x16c4__neon,
+    .dw_cr = 16,
+    .dwconv = wick_q8_dwconv_ukernel__neon,
+};
+#endif
+
 const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa) {
 #ifdef WICK_HAVE_X86_KERNELS
   const uint32_t f = wick_cpu_features();
   if (strcmp(isa, "avx512vnni") == 0 && (f & avx512vnni_needs) == avx512vnni_needs)
     return &avx512vnni_kernels;
   if (strcmp(isa, "avx2") == 0 && (f & WICK_CPU_AVX2)) return &avx2_kernels;
+#elif defined(WICK_HAVE_NEON_KERNELS)
+  const uint32_t f = wick_cpu_features();
+  if (strcmp(isa, "neondot") == 0 && (f & WICK_CPU_NEON_DOT)) return &neondot_kernels;
+  if (strcmp(isa, "neon") == 0 && (f & WICK_CPU_NEON)) return &neon_kernels;
 #else
   (void)isa;
 #endif
@@ -71,6 +112,10 @@ wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference) {
 
 const wick_q8_kernels *wick_q8_kernels_select(bool force_reference) {
   if (force_reference) return NULL;
-  const wick_q8_kernels *k = wick_q8_kernels_for_isa("avx512vnni");
-  return k ? k : wick_q8_kernels_for_isa("avx2");
+  static const char *const best_first[] = {"avx512vnni", "avx2", "neondot", "neon"};
+  for (size_t i = 0; i < sizeof best_first / sizeof best_first[0]; i++) {
+    const wick_q8_kernels *k = wick_q8_kernels_for_isa(best_first[i]);
+    if (k) return k;
+  }
+  return NULL;
 }

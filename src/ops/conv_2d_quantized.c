@@ -213,7 +213,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
   }
   d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, NULL,
                             NULL};
-  if (d->path != QCONV_DW && !kern->i16) {
+  if (d->path != QCONV_DW && !kern->i16 && !kern->s8) {
     /* the AVX-512 GEMM tiles' fused requantization constants, once */
     int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(c) * sizeof(int64_t));
     if (rq64 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");

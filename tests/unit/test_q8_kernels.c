@@ -12,7 +12,10 @@
  * -128/127 that push the int32 accumulators far out.
  *
  * Run: build/tests/unit/test_q8_kernels (ctest runs it); WICK_MAX_ISA=avx2 or
- * none shows the reference-only configuration (then every ISA is skipped).
+ * neon hides the better tables, none shows the reference-only configuration
+ * (then every ISA is skipped). On AArch64 (make test-aarch64, under qemu)
+ * both tables run when the emulated CPU has SDOT (-cpu max, the default);
+ * QEMU_CPU=cortex-a53 runs the plain NEON one alone.
  * Scaffolding shared with test_kernels.c: kernel_test.h.
  */
 #include <math.h>
@@ -154,7 +157,7 @@ static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, siz
     wick_q_conv2d__reference(WICK_DTYPE_INT8, &s, &q.conv, a, w, with_bias ? q.bias : NULL,
                              false, ref);
   }
-  /* raw int8 rows (VNNI only), then rows prepared beforehand
+  /* raw int8 rows (not AVX2), then rows prepared beforehand
    * (wick_q8_prepare_input); two calls over row ranges each, as a thread
    * split would make */
   const size_t split = m / 2, ib = wick_q8_input_bytes(kern);
@@ -236,7 +239,7 @@ static void test_conv_shape(const void *arg, const wick_conv_shape *s, int act) 
   wick_q_conv2d__reference(WICK_DTYPE_INT8, s, &q.conv, in, f, q.bias, false, ref);
   const size_t tiles = wick_q8_conv_tiles(s, kern->mr);
   char what[200];
-  /* raw int8 rows (zero row = zp; VNNI only), then prepared rows (zero row
+  /* raw int8 rows (zero row = zp; not AVX2), then prepared rows (zero row
    * from wick_q8_zero_row) */
   wick_q8_prepare_input(kern, in_n, in, zp, flipped);
   for (int u8 = kern->i16 ? 1 : 0; u8 <= 1; u8++) {
@@ -473,7 +476,16 @@ int main(void) {
   test_lut8();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
-  static const char *isas[] = {"avx512vnni", "avx2"};
+#if defined(__aarch64__) && defined(__linux__)
+  /* AArch64: the dot-product kernels exactly when the CPU has SDOT (e.g.
+   * qemu -cpu max), else the plain NEON ones (-cpu cortex-a53, or capped by
+   * WICK_MAX_ISA=neon). */
+  checks++;
+  const char *want = (wick_cpu_features() & WICK_CPU_NEON_DOT) ? "neondot" : "neon";
+  if (getenv("WICK_MAX_ISA") == NULL && (best == NULL || strcmp(best->isa, want) != 0))
+    fail("AArch64 host but the expected int8 kernels were not selected");
+#endif
+  static const char *isas[] = {"avx512vnni", "avx2", "neondot", "neon"};
   for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
     const wick_q8_kernels *kern = wick_q8_kernels_for_isa(isas[i]);
     if (kern == NULL) {
