@@ -417,6 +417,11 @@ WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__neon(const wick_f32_dwconv_args
                                                       size_t row_begin, size_t row_end);
 WICK_KERNEL_API void wick_f32_dwconv5x5_ukernel__neon(const wick_f32_dwconv_args *a,
                                                       size_t row_begin, size_t row_end);
+WICK_KERNEL_API void wick_f32_quantize8__neon(size_t n, const float *in, void *out, float scale,
+                                              int32_t zero_point, bool is_unsigned);
+WICK_KERNEL_API void wick_f32_dequantize8__neon(size_t n, const void *in, float *out,
+                                                float scale, int32_t zero_point,
+                                                bool is_unsigned);
 WICK_KERNEL_API void wick_f32_dwconv_ukernel__neon(const wick_f32_dwconv_args *a,
                                                    size_t row_begin, size_t row_end);
 

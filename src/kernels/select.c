@@ -83,6 +83,8 @@ static const wick_f32_kernels neon_kernels = {
     .dwconv3x3 = wick_f32_dwconv3x3_ukernel__neon,
     .dwconv5x5 = wick_f32_dwconv5x5_ukernel__neon,
     .dwconv = wick_f32_dwconv_ukernel__neon,
+    .quantize8 = wick_f32_quantize8__neon,
+    .dequantize8 = wick_f32_dequantize8__neon,
 };
 #endif
 
