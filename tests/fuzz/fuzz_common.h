@@ -18,9 +18,12 @@
  * 21M-element int8 SOFTMAX, a 25M-element LOGICAL_AND) take seconds under
  * ASan for the same legitimate reason.
  * Likewise a WHILE loop whose condition stays true runs until cancelled (as
- * in LiteRT): every invoke runs under a watchdog thread that cancels it after
- * WICK_FUZZ_INVOKE_MS (default 1000) — the promise there is that cancel works
- * (tests/unit/untrusted_run.h, shared with test_malformed.c).
+ * in LiteRT): every invoke runs under a watchdog that cancels it after
+ * WICK_FUZZ_INVOKE_MS (default 100) — the promise there is that cancel works
+ * (tests/unit/untrusted_run.h, shared with test_malformed.c). 100 ms tests
+ * that as well as a second does: with 1000 the corpus inputs that loop until
+ * cancelled took ~60 % of a campaign's CPU (perf, fuzz_model corpus replay),
+ * and their mutants mostly loop too.
  * The helpers are static inline, so a target that uses only some of them (as
  * fuzz_input_values.c does) compiles without unused-function warnings.
  */
@@ -50,8 +53,8 @@ static inline wick_status wick_fuzz_invoke(wick_interpreter *it) {
   static long ms = 0;
   if (ms == 0) {
     const char *env = getenv("WICK_FUZZ_INVOKE_MS");
-    ms = env ? strtol(env, NULL, 10) : 1000;
-    if (ms <= 0) ms = 1000;
+    ms = env ? strtol(env, NULL, 10) : 100;
+    if (ms <= 0) ms = 100;
   }
   return wick_invoke_watched(it, ms, NULL);
 }
