@@ -12,7 +12,7 @@
 #   CC                  clang (default: clang); llvm-profdata and llvm-cov from the same LLVM
 #                       (Debian: apt-get install clang llvm)
 #   WICK_COV_OUT        build and report directory (default: build-coverage)
-#   WICK_FUZZ_TARGETS   targets to replay (default: the three of run.sh)
+#   WICK_FUZZ_TARGETS   targets to replay (default: the four of run.sh)
 #
 # What it does: compiles src/**/*.c and each tests/fuzz/<target>.c with
 # -fprofile-instr-generate -fcoverage-mapping (no sanitizers: they do not change which lines
@@ -26,7 +26,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${WICK_COV_OUT:-$ROOT/build-coverage}
 CORPORA=${1:-${WICK_FUZZ_OUT:-$ROOT/build-libfuzzer}/corpus}
 CC=${CC:-clang}
-TARGETS=${WICK_FUZZ_TARGETS:-"fuzz_model fuzz_mutate_model fuzz_input_values"}
+TARGETS=${WICK_FUZZ_TARGETS:-"fuzz_model fuzz_mutate_model fuzz_input_values fuzz_weight_cache"}
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 [ -x "$PY" ] || PY=python3
 PROFDATA=${LLVM_PROFDATA:-llvm-profdata}
@@ -40,9 +40,10 @@ CFLAGS="-O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -fprofile-instr-generate -fcov
 INC="-I$ROOT/include -I$ROOT/src -I$ROOT/tests/fuzz -I$ROOT/tests/unit -I$OUT/gen"
 
 # ---- build ----
-rm -rf "$OUT/value-seeds" "$OUT/seeds"
+rm -rf "$OUT/value-seeds" "$OUT/cache-seeds" "$OUT/seeds"
 "$PY" "$ROOT/tests/fuzz/make_seeds.py" "$OUT/seeds" --max-bytes "${WICK_FUZZ_SEED_MAX:-65536}" \
-  --value-header "$OUT/gen/value_models.h" --value-seeds "$OUT/value-seeds" >/dev/null
+  --value-header "$OUT/gen/value_models.h" --value-seeds "$OUT/value-seeds" \
+  --cache-header "$OUT/gen/cache_models.h" --cache-seeds "$OUT/cache-seeds" >/dev/null
 OBJS=""
 case "$(uname -m)" in  # kernels for another ISA are not built (as in CMakeLists.txt)
   x86_64 | i?86) FOREIGN="src/kernels/neon/" ;;
@@ -74,6 +75,7 @@ OBJECTS=""
 for t in $TARGETS; do
   case "$t" in
     fuzz_input_values) dirs="$OUT/value-seeds $ROOT/tests/fuzz/value-regressions" ;;
+    fuzz_weight_cache) dirs="$OUT/cache-seeds $ROOT/tests/fuzz/cache-regressions" ;;
     *) dirs="$OUT/seeds $ROOT/tests/fuzz/regressions" ;;
   esac
   [ -d "$CORPORA/$t" ] && dirs="$CORPORA/$t $dirs"

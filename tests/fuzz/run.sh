@@ -6,22 +6,26 @@
 # Environment:
 #   CC                    clang with libFuzzer (default: clang). Debian: apt-get install clang
 #   WICK_FUZZ_OUT         build/corpus/artifact directory (default: build-libfuzzer)
-#   WICK_FUZZ_TARGETS     targets to run (default: "fuzz_model fuzz_mutate_model fuzz_input_values")
+#   WICK_FUZZ_TARGETS     targets to run (default: "fuzz_model fuzz_mutate_model fuzz_input_values
+#                         fuzz_weight_cache")
 #   WICK_FUZZ_JOBS        run the targets in parallel when 1 (default: 0, one after another)
 #   WICK_FUZZ_EXTRA       extra libFuzzer flags (e.g. "-max_len=8192")
 #   WICK_FUZZ_BUILD_ONLY  1: stop after building the targets and the seeds (steps 1-2)
+#   WICK_FUZZ_BUILD_JOBS  compilers run at once (default 2)
 #   WICK_FUZZ_SEED_MAX    largest seed model copied from shared/models (default 65536 bytes:
 #                         big models run for seconds each under ASan and starve the fuzzer;
 #                         test_malformed mutates them systematically instead)
 #
 # What it does:
-#   1. generates the fixed models of fuzz_input_values ($OUT/gen/value_models.h) and the seed
-#      corpus (make_seeds.py: the shared real models + tiny writer models for the file targets,
-#      one valid-values input per model for fuzz_input_values);
+#   1. generates the fixed models of fuzz_input_values ($OUT/gen/value_models.h) and of
+#      fuzz_weight_cache ($OUT/gen/cache_models.h) and the seed corpus (make_seeds.py: the
+#      shared real models + tiny writer models for the file targets, one valid-values input
+#      per model for fuzz_input_values, two-byte cache-file seeds for fuzz_weight_cache);
 #   2. compiles all of src/**/*.c with -fsanitize=fuzzer-no-link,address,undefined once, and
 #      links each tests/fuzz/<target>.c against them with -fsanitize=fuzzer,address,undefined;
 #   3. replays tests/fuzz/regressions/* through the file targets and
-#      tests/fuzz/value-regressions/* through fuzz_input_values (fails on any finding);
+#      tests/fuzz/value-regressions/* through fuzz_input_values and
+#      tests/fuzz/cache-regressions/* through fuzz_weight_cache (fails on any finding);
 #   4. fuzzes each target for SECONDS with -rss_limit_mb=2048 -timeout=10 and the dictionary,
 #      keeping its growing corpus in $OUT/corpus/<target> (reused by the next run) and any
 #      crash in $OUT/artifacts/<target>-crash-*;
@@ -35,7 +39,7 @@ SECONDS_PER_TARGET=${1:-60}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${WICK_FUZZ_OUT:-$ROOT/build-libfuzzer}
 CC=${CC:-clang}
-TARGETS=${WICK_FUZZ_TARGETS:-"fuzz_model fuzz_mutate_model fuzz_input_values"}
+TARGETS=${WICK_FUZZ_TARGETS:-"fuzz_model fuzz_mutate_model fuzz_input_values fuzz_weight_cache"}
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 [ -x "$PY" ] || PY=python3
 
@@ -50,17 +54,24 @@ CFLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer -fno-s
 INC="-I$ROOT/include -I$ROOT/src -I$ROOT/tests/fuzz -I$ROOT/tests/unit"
 
 # ---- 1. seeds and the generated value models ----
-rm -rf "$OUT/seeds" "$OUT/value-seeds" && mkdir -p "$OUT/seeds"
+rm -rf "$OUT/seeds" "$OUT/value-seeds" "$OUT/cache-seeds" && mkdir -p "$OUT/seeds"
 if ! "$PY" "$ROOT/tests/fuzz/make_seeds.py" "$OUT/seeds" --max-bytes "${WICK_FUZZ_SEED_MAX:-65536}" \
-    --value-header "$OUT/gen/value_models.h" --value-seeds "$OUT/value-seeds"; then
+    --value-header "$OUT/gen/value_models.h" --value-seeds "$OUT/value-seeds" \
+    --cache-header "$OUT/gen/cache_models.h" --cache-seeds "$OUT/cache-seeds"; then
   echo "run.sh: make_seeds.py failed; fuzzing from the regressions and built-in models only," \
-    "without fuzz_input_values (it needs the generated models)" >&2
-  TARGETS=$(echo "$TARGETS" | sed 's/fuzz_input_values//')
+    "without fuzz_input_values and fuzz_weight_cache (they need the generated models)" >&2
+  TARGETS=$(echo "$TARGETS" | sed 's/fuzz_input_values//; s/fuzz_weight_cache//')
 fi
 
 # ---- 2. build (objects are rebuilt only when their source is newer) ----
 echo "run.sh: building with $($CC --version | head -1)"
 OBJS=""
+JOBS=${WICK_FUZZ_BUILD_JOBS:-2}
+PIDS="" RUNNING=0 BUILD_FAILED=0
+wait_compiles() {
+  for pid in $PIDS; do wait "$pid" || BUILD_FAILED=1; done
+  PIDS="" RUNNING=0
+}
 case "$(uname -m)" in  # kernels for another ISA are not built (as in CMakeLists.txt)
   x86_64 | i?86) FOREIGN="src/kernels/neon/" ;;
   aarch64 | arm64) FOREIGN="src/kernels/avx" ;;
@@ -72,16 +83,19 @@ for src in $(cd "$ROOT" && find src -name '*.c' | sort | grep -Ev "^($FOREIGN)")
   case "$src" in
     src/kernels/avx512vnni/*) extra="-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma" ;;
     src/kernels/avx512/*) extra="-mavx512f -mavx512vl -mavx2 -mfma" ;;
-    src/kernels/avx512vnni/*) extra="-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma" ;;
     src/kernels/avx2/*) extra="-mavx2 -mfma" ;;
     src/kernels/neon/*) continue ;; # AArch64 only (this script builds for the host)
   esac
   if [ ! -f "$obj" ] || [ "$ROOT/$src" -nt "$obj" ] || [ -n "$(find "$ROOT/src" -name '*.h' -newer "$obj" | head -1)" ] || [ "$ROOT/src/ops/op_table.inc" -nt "$obj" ]; then
     # shellcheck disable=SC2086
-    $CC $CFLAGS $extra -fsanitize=fuzzer-no-link,$SAN $INC -c "$ROOT/$src" -o "$obj"
+    $CC $CFLAGS $extra -fsanitize=fuzzer-no-link,$SAN $INC -c "$ROOT/$src" -o "$obj" &
+    PIDS="$PIDS $!" RUNNING=$((RUNNING + 1))
+    [ "$RUNNING" -lt "$JOBS" ] || wait_compiles
   fi
   OBJS="$OBJS $obj"
 done
+wait_compiles
+[ "$BUILD_FAILED" = 0 ] || { echo "run.sh: compiling src/ failed" >&2; exit 1; }
 for t in $TARGETS; do
   # shellcheck disable=SC2086
   $CC $CFLAGS -fsanitize=fuzzer,$SAN $INC -I"$OUT/gen" "$ROOT/tests/fuzz/$t.c" $OBJS -lm -lpthread -o "$OUT/$t"
@@ -93,8 +107,9 @@ done
 status=0
 REG="$ROOT/tests/fuzz/regressions"
 VREG="$ROOT/tests/fuzz/value-regressions"
+CREG="$ROOT/tests/fuzz/cache-regressions"
 for t in $TARGETS; do
-  case "$t" in fuzz_input_values) dir=$VREG ;; *) dir=$REG ;; esac
+  case "$t" in fuzz_input_values) dir=$VREG ;; fuzz_weight_cache) dir=$CREG ;; *) dir=$REG ;; esac
   [ -n "$(ls -A "$dir" 2>/dev/null)" ] || continue
   if ! "$OUT/$t" -rss_limit_mb=2048 -timeout=10 "$dir"/* >"$OUT/$t.regressions.log" 2>&1; then
     echo "run.sh: $t FAILS on a regression input; see $OUT/$t.regressions.log" >&2
@@ -110,6 +125,7 @@ fuzz_one() {
   case "$t" in
     fuzz_mutate_model) maxlen=262144 seeds="$OUT/seeds $REG" ;;  # whole valid models, mutated in place
     fuzz_input_values) maxlen=4096 seeds="$OUT/value-seeds $VREG" ;;
+    fuzz_weight_cache) maxlen=16384 seeds="$OUT/cache-seeds $CREG" ;;
     *) maxlen=65536 seeds="$OUT/seeds $REG" ;;
   esac
   # shellcheck disable=SC2086
