@@ -137,10 +137,10 @@ typedef struct wick_model_options {
   /* 0: no caller cap. Otherwise the most bytes the model may allocate, counted
    * on every allocation it makes, checked before each one and held for its
    * lifetime: the model object, the copy made by copy_buffer, and the decoded
-   * tables (subgraphs, tensors, operators, options, quantization, signatures).
-   * Not counted: the file mapping of wick_model_load_file (the kernel's, not
-   * an allocation) and a borrowed buffer. Going over it fails the load with
-   * WICK_ERR_OUT_OF_MEMORY. Interpreters have their own cap
+   * tables (subgraphs, tensors, operators, options, quantization, signatures)
+   * and the whole file mapping of wick_model_load_file (a file bigger than
+   * the cap is never mapped). Not counted: a borrowed buffer (the caller's
+   * memory). Going over it fails the load with WICK_ERR_OUT_OF_MEMORY. Interpreters have their own cap
    * (wick_interpreter_options.memory_limit_bytes). */
   size_t memory_limit_bytes;
 } wick_model_options;

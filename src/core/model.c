@@ -160,9 +160,20 @@ wick_status wick_model_load_file(const char *path, const wick_model_options *opt
     return WICK_ERR_OUT_OF_MEMORY;
   }
   if (size > 0) {
+    /* The mapping counts against the caller's cap like the copy of
+     * copy_buffer (and the weight cache's mapping against the interpreter's):
+     * a file bigger than the cap fails here, before anything is mapped. */
+    if (!wick_mem_charge(&m->mem, size)) {
+      size_t cap = m->mem.limit;
+      close(fd);
+      wick_model_destroy(m);
+      cap_error(error, cap, "mapping the file");
+      return WICK_ERR_OUT_OF_MEMORY;
+    }
     void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
       close(fd);
+      wick_mem_discharge(&m->mem, size);
       wick_model_destroy(m);
       set_error(error, "cannot map %s: %s", path, strerror(errno));
       return WICK_ERR_IO;
@@ -179,7 +190,10 @@ wick_status wick_model_load_file(const char *path, const wick_model_options *opt
 void wick_model_destroy(wick_model *model) {
   if (model == NULL) return;
   wick_bump_release(&model->bump);
-  if (model->mapping) munmap(model->mapping, model->mapping_size);
+  if (model->mapping) {
+    munmap(model->mapping, model->mapping_size);
+    wick_mem_discharge(&model->mem, model->mapping_size);
+  }
   wick_mem_free(&model->mem, model->owned_copy);
   wick_mem mem = model->mem;
   wick_mem_free(&mem, model);

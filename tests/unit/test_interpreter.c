@@ -286,19 +286,22 @@ static void test_model_load_cap(void) {
   wick_model_destroy(model);
   mo.copy_buffer = 0;
 
-  /* The file path: the same threshold (the mapping is not an allocation). */
+  /* The file path: the mapping counts like the copy (threshold need + size). */
   char path[] = "/tmp/wick-test-load-cap-XXXXXX";
   int fd = mkstemp(path);
   CHECK(fd >= 0, "mkstemp");
   if (fd >= 0) {
     CHECK(write(fd, bytes, size) == (ssize_t)size, "write temp model");
     close(fd);
-    mo.memory_limit_bytes = need - 8;
+    mo.memory_limit_bytes = need;
     model = NULL;
     CHECK(wick_model_load_file(path, &mo, &err, &model) == WICK_ERR_OUT_OF_MEMORY,
-          "file load under the threshold should fail");
+          "file load without room for the mapping should fail");
     CHECK(strstr(err.message, "memory_limit_bytes") != NULL, "file message: %s", err.message);
-    mo.memory_limit_bytes = need;
+    mo.memory_limit_bytes = size - 1;
+    CHECK(wick_model_load_file(path, &mo, &err, &model) == WICK_ERR_OUT_OF_MEMORY,
+          "a file bigger than the cap should fail: %s", err.message);
+    mo.memory_limit_bytes = need + size;
     CHECK(wick_model_load_file(path, &mo, &err, &model) == WICK_OK, "file load at cap: %s",
           err.message);
     wick_model_destroy(model);
