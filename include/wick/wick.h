@@ -254,8 +254,9 @@ WICK_API wick_status wick_interpreter_invoke(wick_interpreter *interpreter);
 
 /* Asks a running (or the next) invoke to stop; it then returns
  * WICK_ERR_CANCELLED. Safe to call from any thread. A running invoke stops
- * between operators, and inside a large operator between its tasks (a few
- * milliseconds of work at most on the optimized kernels). */
+ * between operators, inside a large operator between its tasks (a few
+ * milliseconds of work at most on the optimized kernels), and before every
+ * WHILE iteration and LSTM sequence step. */
 WICK_API void wick_interpreter_cancel(wick_interpreter *interpreter);
 
 /* What the weight cache (wick_interpreter_options.weight_cache_path) did at

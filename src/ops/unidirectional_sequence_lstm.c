@@ -259,45 +259,60 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, WICK_DTYPE_INT8, in->rank, dims);
 }
 
-static void float_invoke(wick_op_ctx *ctx, const lstm_data *d) {
+/* The sequence runs as one task (each step needs the previous one), so the
+ * cancel flag is checked before every step, as WHILE does per iteration: a
+ * file may ask for millions of steps. */
+static wick_status check_cancel(wick_op_ctx *ctx, int64_t step) {
+  if (!wick_op_cancelled(ctx)) return WICK_OK;
+  return wick_op_fail(ctx, WICK_ERR_CANCELLED, "invoke was cancelled at LSTM step %lld",
+                      (long long)step);
+}
+
+static wick_status float_invoke(wick_op_ctx *ctx, const lstm_data *d) {
   const wick_f32_lstm_params *f = &d->f;
   const float *x = wick_op_input(ctx, IN)->data;
   float *h = wick_op_input(ctx, OUT_STATE)->data, *c = wick_op_input(ctx, CELL_STATE)->data;
   float *y = wick_op_output(ctx, 0)->data, *scratch = wick_op_scratch(ctx);
   if (d->time_major) {
-    for (int64_t t = 0; t < d->time; t++)
+    for (int64_t t = 0; t < d->time; t++) {
+      WICK_TRY(check_cancel(ctx, t));
       wick_f32_lstm_step__reference(f, d->batch, x + t * d->batch * f->n_input, h, c,
                                     y + t * d->batch * f->n_output, scratch);
+    }
   } else {
     for (int64_t b = 0; b < d->batch; b++)
-      for (int64_t t = 0; t < d->time; t++)
+      for (int64_t t = 0; t < d->time; t++) {
+        WICK_TRY(check_cancel(ctx, b * d->time + t));
         wick_f32_lstm_step__reference(f, 1, x + (b * d->time + t) * f->n_input,
                                       h + b * f->n_output, c + b * f->n_cell,
                                       y + (b * d->time + t) * f->n_output, scratch);
+      }
   }
+  return WICK_OK;
 }
 
 static wick_status lstm_invoke(wick_op_ctx *ctx) {
   const lstm_data *d = ctx->node->user_data;
-  if (d->is_float) {
-    float_invoke(ctx, d);
-    return WICK_OK;
-  }
+  if (d->is_float) return float_invoke(ctx, d);
   const wick_qlstm_params *q = &d->q;
   const int8_t *x = wick_op_input(ctx, IN)->data;
   int8_t *h = wick_op_input(ctx, OUT_STATE)->data, *y = wick_op_output(ctx, 0)->data;
   int16_t *c = wick_op_input(ctx, CELL_STATE)->data;
   int16_t *scratch = wick_op_scratch(ctx);
   if (d->time_major) {
-    for (int64_t t = 0; t < d->time; t++)
+    for (int64_t t = 0; t < d->time; t++) {
+      WICK_TRY(check_cancel(ctx, t));
       wick_q_lstm_step__reference(q, d->batch, x + t * d->batch * q->n_input, h, c,
                                   y + t * d->batch * q->n_output, scratch);
+    }
   } else {
     for (int64_t b = 0; b < d->batch; b++)
-      for (int64_t t = 0; t < d->time; t++)
+      for (int64_t t = 0; t < d->time; t++) {
+        WICK_TRY(check_cancel(ctx, b * d->time + t));
         wick_q_lstm_step__reference(q, 1, x + (b * d->time + t) * q->n_input, h + b * q->n_output,
                                     c + b * q->n_cell, y + (b * d->time + t) * q->n_output,
                                     scratch);
+      }
   }
   return WICK_OK;
 }

@@ -14,6 +14,8 @@ constant (axes, shapes). Outputs are ``(dtype, scale, zero_point)``.
 from __future__ import annotations
 
 import re
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -1363,3 +1365,28 @@ def test_lstm_float_over_several_invokes(kw):
         np.testing.assert_allclose(
             runner(x)[0], ref, rtol=0, atol=1e-5 * max(1.0, float(np.abs(ref).max()))
         )
+
+
+def test_a_long_lstm_sequence_can_be_cancelled():
+    """The sequence runs as one task; the cancel flag is checked before every step, so a
+    cancel mid-sequence stops this one-operator model (without the check it would finish and
+    return OK: there is no next operator to check before)."""
+    data, shape = lstm_float_model(batch=1, time=50000, n_in=64, n_cell=64)
+    runner = wick.load(data).signature(None)
+    errors = []
+
+    def run():
+        try:
+            runner(np.zeros(shape, np.float32))
+        except wick.WickError as e:
+            errors.append(e)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.1)
+    assert thread.is_alive()
+    runner._lib.wick_interpreter_cancel(runner._it)
+    thread.join(30)
+    assert not thread.is_alive()
+    assert len(errors) == 1 and errors[0].status == "cancelled", errors
+    assert "LSTM step" in str(errors[0]), str(errors[0])
