@@ -9,6 +9,11 @@
  *   AVX512F/DQ/BW/VL   <=> CPUID.(7,0):EBX[16]/[17]/[30]/[31];  VNNI <=> CPUID.(7,0):ECX[11]
  *   AVX512_VBMI        <=> CPUID.(7,0):ECX[1]
  *   AVX512_BF16        <=> CPUID.(7,1):EAX[5]
+ *   AMX-INT8 usable    <=> CPUID.(7,0):EDX[24] (tiles) and EDX[25] (int8), XCR0 has
+ *                          XTILECFG|XTILEDATA state (bits 17,18), and on Linux the process was
+ *                          granted the tile data state (arch_prctl ARCH_REQ_XCOMP_PERM: Linux
+ *                          enables it per process; a first tile instruction without it is
+ *                          SIGILL). The request is made here, once per detection.
  *
  * The cache is one _Atomic word: 0 means "not computed yet", otherwise the
  * flags with bit 31 set. Two threads racing on the first call compute the same
@@ -17,11 +22,29 @@
 #include "kernels/cpu.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+
+/* Asks Linux for the AMX tile data state (XFEATURE_XTILEDATA = 18); true
+ * when granted (idempotent, process-wide). The raw system call
+ * (arch_prctl = 158 on x86-64): the C library's syscall() is outside the
+ * POSIX feature set this file is built with. */
+static bool request_amx(void) {
+#if defined(__linux__) && defined(__x86_64__)
+  long ret;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"(158L), "D"(0x1023L /* ARCH_REQ_XCOMP_PERM */), "S"(18L)
+                   : "rcx", "r11", "memory");
+  return ret == 0;
+#else
+  return false;
+#endif
+}
 
 static uint64_t read_xcr0(void) {
   uint32_t eax, edx;
@@ -41,7 +64,7 @@ uint32_t wick_cpu_detect(void) {
   if ((xcr0 & 0x6) != 0x6) return 0; /* the OS does not save YMM state */
   if (max_leaf < 7) return 0;
   __cpuid_count(7, 0, eax, ebx, ecx, edx);
-  const unsigned max_sub7 = eax, ebx7 = ebx, ecx7 = ecx;
+  const unsigned max_sub7 = eax, ebx7 = ebx, ecx7 = ecx, edx7 = edx;
   uint32_t f = 0;
   if (ebx7 & (1u << 5)) f |= WICK_CPU_AVX2;
   if (ecx1 & (1u << 12)) f |= WICK_CPU_FMA;
@@ -56,9 +79,13 @@ uint32_t wick_cpu_detect(void) {
       __cpuid_count(7, 1, eax, ebx, ecx, edx);
       if (eax & (1u << 5)) f |= WICK_CPU_AVX512BF16;
     }
+    const uint64_t tile_state = (uint64_t)3 << 17;
+    if ((edx7 & (3u << 24)) == (3u << 24) && (xcr0 & tile_state) == tile_state && request_amx())
+      f |= WICK_CPU_AMX_INT8;
     if (!(f & WICK_CPU_AVX512F)) f &= ~(uint32_t)(WICK_CPU_AVX512DQ | WICK_CPU_AVX512BW |
                                                   WICK_CPU_AVX512VL | WICK_CPU_AVX512VNNI |
-                                                  WICK_CPU_AVX512BF16 | WICK_CPU_AVX512VBMI);
+                                                  WICK_CPU_AVX512BF16 | WICK_CPU_AVX512VBMI |
+                                                  WICK_CPU_AMX_INT8);
   }
   return f;
 }
@@ -88,6 +115,7 @@ static uint32_t apply_cap(uint32_t f) {
   if (strcmp(cap, "avx2") == 0)
     return f & (uint32_t)(WICK_CPU_AVX2 | WICK_CPU_FMA);
   if (strcmp(cap, "neon") == 0) return f & (uint32_t)WICK_CPU_NEON;
+  if (strcmp(cap, "avx512vnni") == 0) return f & ~(uint32_t)WICK_CPU_AMX_INT8;
   return f;
 }
 
@@ -110,7 +138,7 @@ void wick_cpu_describe(uint32_t features, char *buf, unsigned size) {
   } names[] = {{WICK_CPU_AVX2, "avx2"},         {WICK_CPU_FMA, "fma"},
                {WICK_CPU_AVX512F, "avx512f"},   {WICK_CPU_AVX512VL, "avx512vl"},
                {WICK_CPU_AVX512BW, "avx512bw"}, {WICK_CPU_AVX512DQ, "avx512dq"},
-               {WICK_CPU_AVX512VNNI, "avx512vnni"}, {WICK_CPU_AVX512BF16, "avx512bf16"}, {WICK_CPU_AVX512VBMI, "avx512vbmi"},
+               {WICK_CPU_AVX512VNNI, "avx512vnni"}, {WICK_CPU_AVX512BF16, "avx512bf16"}, {WICK_CPU_AVX512VBMI, "avx512vbmi"}, {WICK_CPU_AMX_INT8, "amx-int8"},
                {WICK_CPU_NEON, "neon"},         {WICK_CPU_NEON_DOT, "neon-dot"}};
   if (size == 0) return;
   buf[0] = 0;

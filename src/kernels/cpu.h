@@ -10,9 +10,9 @@
  * (XGETBV), so a set flag means "safe to execute".
  *
  * WICK_MAX_ISA (read once, on first use) caps the set for testing and for
- * comparing code paths on one machine: "avx2" hides AVX-512, "neon" hides
- * the AArch64 dot-product extension, "none" hides
- * everything (no optimized kernels: the reference kernels run). Unknown values are ignored.
+ * comparing code paths on one machine: "avx2" hides AVX-512, "avx512vnni" hides AMX,
+ * "neon" hides the AArch64 dot-product extension, "none" hides everything (no optimized
+ * kernels: the reference kernels run). Unknown values are ignored.
  *
  * Next: select.c (kernels chosen from these flags).
  */
@@ -32,7 +32,8 @@ enum {
   WICK_CPU_AVX512BF16 = 1u << 7,
   WICK_CPU_NEON = 1u << 8,   /* AArch64 Advanced SIMD (HWCAP_ASIMD) */
   WICK_CPU_NEON_DOT = 1u << 9, /* AArch64 SDOT/UDOT (HWCAP_ASIMDDP) */
-  WICK_CPU_AVX512VBMI = 1u << 10 /* VPERMB / VPERMI2B (byte table lookups) */
+  WICK_CPU_AVX512VBMI = 1u << 10, /* VPERMB / VPERMI2B (byte table lookups) */
+  WICK_CPU_AMX_INT8 = 1u << 11    /* AMX tiles with TDPBUSD, and (Linux) the process may use them */
 };
 
 /* The flags of the host, capped by WICK_MAX_ISA; cached after the first call. */

@@ -121,8 +121,18 @@ typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t 
 typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qmul_params *p);
 
+/* CONV_2D on AMX tiles (wick_q8_conv_amx below): output pixels [m0, m1) (m0
+ * a multiple of WICK_Q8_AMX_MB) and channels [n0, n1) (n0 a multiple of nr,
+ * n1 one too or out_c). `input` holds x + 128 (wick_q8_prepare_input) with
+ * WICK_Q8_ROW_PAD readable bytes after it, `zp` is the input zero point,
+ * `work` wick_q8_conv_amx_work_bytes(s) bytes of this thread's scratch. */
+typedef void (*wick_q8_conv_amx_fn)(const wick_conv_shape *s, const int8_t *input, int32_t zp,
+                                    const void *packed, int8_t *output,
+                                    const wick_q8_output *o, size_t m0, size_t m1, size_t n0,
+                                    size_t n1, void *work);
+
 typedef struct wick_q8_kernels {
-  const char *isa; /* "avx512vnni", "avx2", "neondot", "neon" */
+  const char *isa; /* "avx512amx", "avx512vnni", "avx2", "neondot", "neon" */
   size_t mr, nr;
   bool i16;        /* GEMM input prepared as int16 x - zp, weights as int16 pairs (AVX2);
                     * else u8 x + 128 and int8 weights in 4-groups (VNNI) */
@@ -142,6 +152,7 @@ typedef struct wick_q8_kernels {
   wick_q8_dwconv_fn dwconv;
   wick_q8_add_fn add;
   wick_q8_mul_fn mul;
+  wick_q8_conv_amx_fn conv_amx; /* AMX-INT8 (avx512amx table only) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
@@ -247,6 +258,39 @@ WICK_Q8_API void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv
 /* Row tiles of a conv: ceil(batch * out_h * out_w / mr). */
 WICK_Q8_API size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr);
 
+/* ---- AMX convolutions (kern->conv_amx) ----
+ *
+ * Per block of WICK_Q8_AMX_MB output pixels the kernel gathers each pixel's
+ * receptive field into a row of a work buffer: per filter row ky, the
+ * k_w * in_c input bytes under it (one run of the NHWC input when the
+ * dilation along W is 1; places outside the image hold the zero point),
+ * rounded up to 4, then zeros up to a multiple of 64 bytes. Those rows are
+ * the A tiles of TDPBUSD (16 rows x 64 bytes); the filter is packed as a
+ * GEMM (wick_q8_gemm_pack) with taps = k_h and kc = k_w * in_c, whose
+ * 4-byte groups, 128 bytes per group for NR = 32 channels, are the B tiles
+ * (16 groups at a stride of 128 bytes, +64 for channels 16..31). The last
+ * K step may read up to 15 groups past a panel: the packed size of the amx
+ * table has WICK_Q8_AMX_SLACK zero bytes at the end. Sums are exact int32,
+ * so results equal the VNNI kernels' and the reference's byte for byte,
+ * whatever the blocking or the task split. */
+#define WICK_Q8_AMX_MB 32
+#define WICK_Q8_AMX_SLACK ((size_t)2048)
+/* True when kern has AMX kernels and they take this conv (groups 1,
+ * dilation along W 1). */
+WICK_Q8_API bool wick_q8_conv_amx_supported(const wick_q8_kernels *kern,
+                                            const wick_conv_shape *s);
+/* The packing of such a conv: taps = k_h, kc = k_w * in_c. */
+WICK_Q8_API void wick_q8_conv_amx_pack_dims(const wick_conv_shape *s, size_t *taps,
+                                            size_t *kc);
+/* Bytes of a gathered row (the A row stride): k_h * round4(k_w * in_c)
+ * rounded up to 64. */
+WICK_Q8_API size_t wick_q8_conv_amx_row_bytes(const wick_conv_shape *s);
+/* Blocks of WICK_Q8_AMX_MB pixels gathered at once (so a K-long panel of
+ * weights is read once for all of them; about WICK_Q8_AMX_GATHER_BYTES). */
+WICK_Q8_API size_t wick_q8_conv_amx_group(const wick_conv_shape *s);
+/* Bytes of one thread's work buffer (a multiple of 64; 64-aligned use). */
+WICK_Q8_API size_t wick_q8_conv_amx_work_bytes(const wick_conv_shape *s);
+
 /* ---- portable kernels (q8_pool.c) ---- */
 
 /* int8 AVERAGE_POOL_2D / MAX_POOL_2D (arithmetic as the reference kernels),
@@ -319,6 +363,11 @@ WICK_Q8_API void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, si
                                                         const void *w, int8_t *c,
                                                         size_t c_stride,
                                                         const wick_q8_output *o);
+
+WICK_Q8_API void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input,
+                                             int32_t zp, const void *packed, int8_t *output,
+                                             const wick_q8_output *o, size_t m0, size_t m1,
+                                             size_t n0, size_t n1, void *work);
 
 WICK_Q8_API void wick_q8_gemm_ukernel_4x16c4__neondot(size_t mr, size_t nc, size_t kc,
                                                      const int8_t *a, size_t a_stride,

@@ -164,3 +164,37 @@ void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
     }
   }
 }
+
+/* ---- AMX convolutions (layouts in q8.h) ---- */
+
+/* Gathered rows per group: a K-long panel is read once per this many. */
+#define WICK_Q8_AMX_GATHER_BYTES ((size_t)384 * 1024)
+
+bool wick_q8_conv_amx_supported(const wick_q8_kernels *kern, const wick_conv_shape *s) {
+  return kern->conv_amx != NULL && kern->nr == 32 && s->groups == 1 && s->dilation_w == 1;
+}
+
+void wick_q8_conv_amx_pack_dims(const wick_conv_shape *s, size_t *taps, size_t *kc) {
+  *taps = (size_t)s->k_h;
+  *kc = (size_t)s->k_w * (size_t)s->in_c;
+}
+
+size_t wick_q8_conv_amx_row_bytes(const wick_conv_shape *s) {
+  size_t taps, kc;
+  wick_q8_conv_amx_pack_dims(s, &taps, &kc);
+  return (taps * ((kc + 3) & ~(size_t)3) + 63) & ~(size_t)63;
+}
+
+size_t wick_q8_conv_amx_group(const wick_conv_shape *s) {
+  const size_t block = WICK_Q8_AMX_MB * wick_q8_conv_amx_row_bytes(s);
+  const size_t blocks = wick_q8_conv_tiles(s, WICK_Q8_AMX_MB);
+  size_t g = WICK_Q8_AMX_GATHER_BYTES / block;
+  if (g < 1) g = 1;
+  return g < blocks ? g : blocks;
+}
+
+size_t wick_q8_conv_amx_work_bytes(const wick_conv_shape *s) {
+  /* the 32 x 32 int32 accumulators, then the gathered rows */
+  return 4 * WICK_Q8_AMX_MB * 32 +
+         wick_q8_conv_amx_group(s) * WICK_Q8_AMX_MB * wick_q8_conv_amx_row_bytes(s);
+}

@@ -19,7 +19,8 @@ bool wick_q8_gemm_packed_size(const wick_q8_kernels *kern, size_t n, size_t taps
   if (__builtin_mul_overflow(k4, taps, &per_panel) ||
       __builtin_add_overflow(per_panel, (size_t)4 * WICK_Q8_HEADER, &per_panel) ||
       __builtin_mul_overflow(per_panel, nr, &per_panel) ||
-      __builtin_mul_overflow(panels, per_panel, &total))
+      __builtin_mul_overflow(panels, per_panel, &total) ||
+      __builtin_add_overflow(total, kern->conv_amx ? WICK_Q8_AMX_SLACK : 0, &total))
     return false;
   *bytes_out = total;
   return true;
@@ -121,6 +122,7 @@ void wick_q8_gemm_pack(const wick_q8_kernels *kern, size_t n, size_t taps, size_
             *out = j < cols && p < kc ? w[(j0 + j) * k + t * kc + p] : 0;
           }
   }
+  if (kern->conv_amx) memset(out, 0, WICK_Q8_AMX_SLACK);
 }
 
 bool wick_q8_dwconv_packed_size(size_t c, size_t taps, size_t cr, size_t *bytes_out) {

@@ -1,9 +1,10 @@
 /*
  * q8_select.c — picks the optimized int8 kernels for this CPU (cpu.c), or
- * none: on x86-64 AVX-512 VNNI (with F, VL, BW, DQ), else AVX2 (GEMM-shaped
- * ops only: a NULL entry sends the op to its reference kernel); on AArch64
- * NEON with the dot-product extension (SDOT), else plain NEON; else NULL.
- * WICK_MAX_ISA=avx2|neon|none hides the better ones (cpu.h).
+ * none: on x86-64 AMX-INT8 with AVX-512 VNNI (convolutions on tiles), else
+ * AVX-512 VNNI (with F, VL, BW, DQ), else AVX2 (GEMM-shaped ops only: a NULL
+ * entry sends the op to its reference kernel); on AArch64 NEON with the
+ * dot-product extension (SDOT), else plain NEON; else NULL.
+ * WICK_MAX_ISA=avx512vnni|avx2|neon|none hides the better ones (cpu.h).
  */
 #include <string.h>
 
@@ -13,23 +14,26 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #define WICK_HAVE_X86_KERNELS 1
 
-static const wick_q8_kernels avx512vnni_kernels = {
-    .isa = "avx512vnni",
-    .mr = 7,
-    .nr = 32,
-    .gemm = wick_q8_gemm_ukernel_7x32c4__avx512vnni,
-    .gemm_1 = wick_q8_gemm_ukernel_1x32c4__avx512vnni,
-    .gemm_u8 = wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni,
-    .gemm_u8_1 = wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni,
-    .gemm_u8_4 = wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni,
-    .igemm = wick_q8_igemm_ukernel_7x32c4__avx512vnni,
-    .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,
-    .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni,
-    .dw_cr = 16,
-    .dwconv = wick_q8_dwconv_ukernel__avx512vnni,
-    .add = wick_q8_add_ukernel__avx512vnni,
-    .mul = wick_q8_mul_ukernel__avx512vnni,
-};
+/* The AVX-512 VNNI kernels (the amx table adds its convolutions to them). */
+#define AVX512VNNI_ENTRIES                                      \
+  .mr = 7, .nr = 32, .gemm = wick_q8_gemm_ukernel_7x32c4__avx512vnni,     \
+  .gemm_1 = wick_q8_gemm_ukernel_1x32c4__avx512vnni,                       \
+  .gemm_u8 = wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni,                   \
+  .gemm_u8_1 = wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni,                 \
+  .gemm_u8_4 = wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni,                 \
+  .igemm = wick_q8_igemm_ukernel_7x32c4__avx512vnni,                       \
+  .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,                 \
+  .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,  \
+  .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni, \
+  .mul = wick_q8_mul_ukernel__avx512vnni
+
+static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
+
+#ifdef WICK_HAVE_AMX
+/* AMX-INT8: convolutions on tiles (avx512amx/q8_conv.c); the rest VNNI. */
+static const wick_q8_kernels avx512amx_kernels = {
+    .isa = "avx512amx", AVX512VNNI_ENTRIES, .conv_amx = wick_q8_conv_amx__avx512amx};
+#endif
 
 /* AVX2: GEMM-shaped ops only (int16 input, VPMADDWD); depthwise, ADD and
  * MUL stay on the reference kernels. */
@@ -89,6 +93,11 @@ const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa) {
   const uint32_t f = wick_cpu_features();
   if (strcmp(isa, "avx512vnni") == 0 && (f & avx512vnni_needs) == avx512vnni_needs)
     return &avx512vnni_kernels;
+#ifdef WICK_HAVE_AMX
+  if (strcmp(isa, "avx512amx") == 0 && (f & avx512vnni_needs) == avx512vnni_needs &&
+      (f & WICK_CPU_AMX_INT8))
+    return &avx512amx_kernels;
+#endif
   if (strcmp(isa, "avx2") == 0 && (f & WICK_CPU_AVX2)) return &avx2_kernels;
 #elif defined(WICK_HAVE_NEON_KERNELS)
   const uint32_t f = wick_cpu_features();
@@ -112,7 +121,7 @@ wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference) {
 
 const wick_q8_kernels *wick_q8_kernels_select(bool force_reference) {
   if (force_reference) return NULL;
-  static const char *const best_first[] = {"avx512vnni", "avx2", "neondot", "neon"};
+  static const char *const best_first[] = {"avx512amx", "avx512vnni", "avx2", "neondot", "neon"};
   for (size_t i = 0; i < sizeof best_first / sizeof best_first[0]; i++) {
     const wick_q8_kernels *k = wick_q8_kernels_for_isa(best_first[i]);
     if (k) return k;

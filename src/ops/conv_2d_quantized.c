@@ -19,7 +19,10 @@
  * prepare packs a constant int8 filter once when the CPU has them. CONV_2D
  * with groups 1: a 1x1, stride-1, unpadded conv is a GEMM over the
  * [N*H*W, Cin] input, any other an indirect GEMM (padding taps read a row of
- * the input zero point). DEPTHWISE_CONV_2D with multiplier 1: any filter
+ * the input zero point); on CPUs with AMX-INT8 every CONV_2D with groups 1
+ * and dilation 1 along W (1x1 GEMMs included) runs on AMX tiles instead
+ * (q8.h, "AMX convolutions": rows gathered per 32-pixel block, split over
+ * the threads in blocks and 32-channel panels). DEPTHWISE_CONV_2D with multiplier 1: any filter
  * size, stride, dilation and padding. Everything else (uint8, int16,
  * grouped convs, depthwise multipliers > 1, filters computed at run time,
  * force_reference) runs the reference kernels.
@@ -34,7 +37,11 @@
 #include "ops/parallel.h"
 #include "ops/quantization.h"
 
-typedef enum qconv_path { QCONV_REFERENCE, QCONV_GEMM, QCONV_IGEMM, QCONV_DW } qconv_path;
+/* AMX tiles run ~3x the MACs per ns of the VNNI kernels: tasks of that
+ * many more MACs keep about the same time per task. */
+#define WICK_Q8_AMX_TASK_SCALE 3
+
+typedef enum qconv_path { QCONV_REFERENCE, QCONV_GEMM, QCONV_IGEMM, QCONV_AMX, QCONV_DW } qconv_path;
 
 typedef struct qconv_data {
   wick_conv_shape shape;
@@ -47,6 +54,8 @@ typedef struct qconv_data {
   int8_t *zero_row;      /* the prepared zero point, read by padding taps (igemm) */
   const int8_t **ind;    /* indirection buffer (igemm), into the flipped input */
   const void *ind_input; /* the scratch address `ind` points into */
+  size_t input_bytes;    /* AMX: the prepared input's scratch (with its row padding) */
+  size_t work_bytes;     /* AMX: one thread's work buffer, after the input, 64-aligned */
 } qconv_data;
 
 /* Filter zero points: all 0 for int8 weights; one in [0, 255] for uint8. */
@@ -143,6 +152,51 @@ wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
   return wick_quant_activation_range(ctx, activation, t, qo, &p->act_min, &p->act_max);
 }
 
+/* The fused requantization's constants of the AVX-512 GEMM tiles, once. */
+static wick_status prepare_output(wick_op_ctx *ctx, qconv_data *d, const wick_q8_kernels *kern) {
+  d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, NULL,
+                            NULL};
+  if (d->path != QCONV_DW && !kern->i16 && !kern->s8) {
+    const size_t c = (size_t)d->shape.out_c;
+    int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(c) * sizeof(int64_t));
+    if (rq64 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    wick_q8_rq64_prepare(c, d->params.shift, rq64);
+    d->out.rq64 = rq64;
+  }
+  d->kern = kern;
+  return WICK_OK;
+}
+
+/* AMX (q8.h): the filter packed per filter row, scratch for the prepared
+ * input and one work buffer per thread. */
+static wick_status choose_amx(wick_op_ctx *ctx, qconv_data *d, const wick_q8_kernels *kern,
+                              const int8_t *w, const int32_t *b) {
+  const wick_conv_shape *s = &d->shape;
+  size_t taps, kc, bytes;
+  wick_q8_conv_amx_pack_dims(s, &taps, &kc);
+  if (!wick_q8_gemm_packed_size(kern, (size_t)s->out_c, taps, kc, &bytes))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
+  bool cached;
+  if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->nr, bytes, &cached)) == NULL)
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
+  if (!cached)
+    wick_q8_gemm_pack(kern, (size_t)s->out_c, taps, kc, w, b, -d->params.input_offset,
+                      d->params.multiplier, d->params.shift, d->packed);
+  size_t in_bytes, scratch;
+  if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, (size_t)s->in_c,
+                     &in_bytes) ||
+      !wick_mul_size(wick_q8_conv_amx_work_bytes(s), wick_op_num_threads(ctx), &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+  d->input_bytes = in_bytes + WICK_Q8_ROW_PAD;
+  d->work_bytes = wick_q8_conv_amx_work_bytes(s);
+  /* + 64 + 64: the work buffers start at the next 64-byte boundary */
+  if (!wick_add_size(scratch, d->input_bytes + 128, &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+  wick_op_request_scratch(ctx, scratch);
+  d->path = QCONV_AMX;
+  return prepare_output(ctx, d, kern);
+}
+
 /* Chooses and packs an optimized int8 path, or leaves QCONV_REFERENCE. */
 static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_tensor *in,
                                   const wick_tensor *filter, const wick_tensor *bias) {
@@ -173,6 +227,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
     d->path = QCONV_DW;
   } else {
     if (s->groups != 1) return WICK_OK;
+    if (wick_q8_conv_amx_supported(kern, s)) return choose_amx(ctx, d, kern, w, b);
     const size_t kc = (size_t)s->in_c;
     if (!wick_q8_gemm_packed_size(kern, c, taps, kc, &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
@@ -211,17 +266,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
       d->path = QCONV_IGEMM;
     }
   }
-  d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, NULL,
-                            NULL};
-  if (d->path != QCONV_DW && !kern->i16 && !kern->s8) {
-    /* the AVX-512 GEMM tiles' fused requantization constants, once */
-    int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(c) * sizeof(int64_t));
-    if (rq64 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-    wick_q8_rq64_prepare(c, d->params.shift, rq64);
-    d->out.rq64 = rq64;
-  }
-  d->kern = kern;
-  return WICK_OK;
+  return prepare_output(ctx, d, kern);
 }
 
 wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
@@ -255,6 +300,23 @@ static void igemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
   const qconv_job *j = arg;
   wick_q8_conv_igemm(j->d->kern, &j->d->shape, j->d->ind, true, j->d->packed, j->out, &j->d->out,
                      t0, t1);
+}
+
+typedef struct qconv_amx_job {
+  const qconv_data *d;
+  wick_q8_gemm_split split;
+  const int8_t *input; /* prepared (x + 128) */
+  int8_t *out;
+  uint8_t *work; /* 64-aligned, d->work_bytes per thread */
+} qconv_amx_job;
+
+static void amx_task(void *arg, size_t task, size_t thread) {
+  const qconv_amx_job *j = arg;
+  const qconv_data *d = j->d;
+  size_t m0, m1, n0, n1;
+  wick_q8_gemm_split_task(&j->split, task, &m0, &m1, &n0, &n1);
+  d->kern->conv_amx(&d->shape, j->input, -d->params.input_offset, d->packed, j->out, &d->out, m0,
+                    m1, n0, n1, j->work + thread * d->work_bytes);
 }
 
 static void dw_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread) {
@@ -296,6 +358,23 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
       }
       return wick_parallel_range(ctx, wick_q8_conv_tiles(s, d->kern->mr),
                                  macs_per_pixel * d->kern->mr, igemm_tiles, &j);
+    }
+    case QCONV_AMX: {
+      int8_t *prepared = wick_op_scratch(ctx);
+      const size_t pixels = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w;
+      wick_q8_prepare_input(d->kern, pixels * (size_t)s->in_c, in->data,
+                            -d->params.input_offset, prepared);
+      const uintptr_t work = ((uintptr_t)prepared + d->input_bytes + 63) & ~(uintptr_t)63;
+      qconv_amx_job aj = {.d = d, .input = prepared, .out = out8, .work = (uint8_t *)work};
+      /* tasks of whole 32-pixel blocks, cut along the channels too when the
+       * blocks are too few (ResNet's 7x7 layers: 2 blocks) */
+      wick_q8_kernels blocks = *d->kern;
+      blocks.mr = WICK_Q8_AMX_MB;
+      const size_t tasks = wick_q8_gemm_split_init(
+          &aj.split, &blocks, (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w,
+          (size_t)s->out_c, (size_t)s->k_h * (size_t)s->k_w * (size_t)s->in_c,
+          WICK_TASK_GRAIN * WICK_Q8_AMX_TASK_SCALE);
+      return wick_parallel_for(ctx, tasks, amx_task, &aj);
     }
     case QCONV_DW:
       return wick_parallel_rows(ctx, s->batch, s->out_h,

@@ -277,6 +277,74 @@ static void test_conv(const wick_q8_kernels *kern) {
   printf("%s conv (igemm %zux%zu): %s\n", kern->isa, kern->mr, kern->nr, verdict(before));
 }
 
+/* One AMX conv (kern->conv_amx) against the reference: all of it in one
+ * call, then in four tasks cut at a block and at a panel boundary, into a
+ * work buffer full of stale bytes. */
+static void test_amx_shape(const void *arg, const wick_conv_shape *s, int act) {
+  const wick_q8_kernels *kern = arg;
+  if (s->out_h <= 0 || s->out_w <= 0 || !wick_q8_conv_amx_supported(kern, s)) return;
+  const size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
+  const size_t pixels = (size_t)s->batch * s->out_h * s->out_w, n = (size_t)s->out_c;
+  const size_t out_n = pixels * n;
+  const int32_t zp = act == 0 ? irand(-128, 127) : (act == 1 ? -128 : 127);
+  size_t taps, kc, bytes;
+  wick_q8_conv_amx_pack_dims(s, &taps, &kc);
+  int8_t *in = rand_i8(in_n, out_n % 7 == 3), *f = rand_w8(n * taps * kc);
+  qparams q;
+  make_params(&q, n, (int32_t)(taps * kc), zp, act);
+  if (!wick_q8_gemm_packed_size(kern, n, taps, kc, &bytes)) abort();
+  void *packed = aligned(bytes);
+  /* OHWI [n][k_h][k_w * in_c]: the GEMM weights of k_h taps */
+  wick_q8_gemm_pack(kern, n, taps, kc, f, q.bias, zp, q.mult, q.shift, packed);
+  int8_t *prepared = malloc(in_n + WICK_Q8_ROW_PAD);
+  wick_q8_prepare_input(kern, in_n, in, zp, prepared);
+  for (size_t i = 0; i < WICK_Q8_ROW_PAD; i++) prepared[in_n + i] = (int8_t)irand(-128, 127);
+  const size_t work_bytes = wick_q8_conv_amx_work_bytes(s);
+  uint8_t *work = aligned(work_bytes);
+  memset(work, 0x5a, work_bytes);
+  int8_t *ref = malloc(out_n), *got = guarded_output(out_n);
+  wick_q_conv2d__reference(WICK_DTYPE_INT8, s, &q.conv, in, f, q.bias, false, ref);
+  char what[200];
+  describe(what, sizeof what, kern->isa, "conv (amx)", s, zp, act);
+  memset(got + 1, 0x55, out_n);
+  kern->conv_amx(s, prepared, zp, packed, got + 1, &q.out, 0, pixels, 0, n, work);
+  compare_guarded(what, got, ref, out_n);
+  const size_t blocks = (pixels + WICK_Q8_AMX_MB - 1) / WICK_Q8_AMX_MB;
+  const size_t mcut = blocks / 2 * WICK_Q8_AMX_MB, ncut = (n + 63) / 64 * 32;
+  const size_t ms[3] = {0, mcut, pixels}, ns[3] = {0, ncut < n ? ncut : n, n};
+  memset(got + 1, 0x55, out_n);
+  for (size_t i = 0; i < 2; i++)
+    for (size_t j = 0; j < 2; j++)
+      kern->conv_amx(s, prepared, zp, packed, got + 1, &q.out, ms[i], ms[i + 1], ns[j],
+                     ns[j + 1], work);
+  describe(what, sizeof what, kern->isa, "conv (amx, 4 tasks)", s, zp, act);
+  compare_guarded(what, got, ref, out_n);
+  free(in), free(f), free(packed), free(prepared), free(work), free(ref), free(got);
+  free_params(&q);
+}
+
+static void test_conv_amx(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const int32_t chans[5] = {1, 3, 4, 17, 64};
+  conv_sweep(chans, test_amx_shape, kern);
+  /* ResNet-18's stem (3 channels, 7x7 stride 2, SAME) on a small image, its
+   * 3x3 layers (long K), 1x1 stride-2 downsampling, more pixels than one
+   * gathered group, a depth that is not a multiple of 4, out_c past a panel */
+  static const conv_case cases[] = {{1, 30, 27, 3, 64, 7, 7, 2, 2, 1, 1, 2, 3, 2, 3, 1},
+                                    {1, 7, 7, 512, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                                    {1, 14, 14, 256, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+                                    {1, 9, 8, 509, 33, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 2},
+                                    {1, 13, 13, 64, 128, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 0},
+                                    {2, 41, 43, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                                    {1, 3, 70, 5, 65, 3, 5, 1, 3, 2, 1, 1, 1, 2, 2, 2}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    wick_conv_shape s;
+    case_shape(&cases[i], false, &s);
+    test_amx_shape(kern, &s, cases[i].act);
+  }
+  printf("%s conv (amx %dx32 blocks): %s\n", kern->isa, WICK_Q8_AMX_MB, verdict(before));
+}
+
 static void test_dw_shape(const wick_q8_kernels *kern, const wick_conv_shape *s, int act) {
   if (s->out_h <= 0 || s->out_w <= 0) return;
   const size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
@@ -485,7 +553,7 @@ int main(void) {
   if (getenv("WICK_MAX_ISA") == NULL && (best == NULL || strcmp(best->isa, want) != 0))
     fail("AArch64 host but the expected int8 kernels were not selected");
 #endif
-  static const char *isas[] = {"avx512vnni", "avx2", "neondot", "neon"};
+  static const char *isas[] = {"avx512amx", "avx512vnni", "avx2", "neondot", "neon"};
   for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
     const wick_q8_kernels *kern = wick_q8_kernels_for_isa(isas[i]);
     if (kern == NULL) {
@@ -494,6 +562,7 @@ int main(void) {
     }
     test_gemm(kern);
     test_conv(kern);
+    if (kern->conv_amx) test_conv_amx(kern);
     if (kern->dwconv) test_dwconv(kern);
     if (kern->add) test_add(kern);
     if (kern->mul) test_mul(kern);

@@ -1,0 +1,195 @@
+/*
+ * avx512amx/q8_conv.c — int8 CONV_2D on AMX-INT8 tiles (TDPBUSD: u8 x s8 dot
+ * products of 4 bytes into int32, 16 x 16 outputs per instruction).
+ * Compiled with the AVX-512 VNNI flags plus -mamx-tile -mamx-int8; called
+ * only when q8_select.c saw AMX-INT8 (cpu.c also asked Linux for the tile
+ * state).
+ *
+ * Layouts (the gathered rows, the packed B tiles, the padding) are in q8.h,
+ * "AMX convolutions". Per block of 32 pixels and panel of 32 channels, four
+ * C tiles (2 x 2 of 16 x 16 int32) start at zero and take per 64 bytes of K
+ * two A tiles (the block's rows) and two B tiles (the panel's two halves):
+ * four TDPBUSD. Then the tiles go to a 32 x 32 int32 buffer and the
+ * AVX-512 output stage (avx512vnni/q8_requant.h) adds the corrected bias,
+ * requantizes, clamps and stores. The inputs are x + 128 (the unsigned
+ * trick of q8.h), so padding reads the flipped zero point and the bias
+ * correction is the VNNI kernels'.
+ *
+ * Loop order: a group of blocks (wick_q8_conv_amx_group, about 384 KB of
+ * gathered rows) is gathered once, then each panel runs over every block of
+ * the group, so a panel's weights (up to 147 KB for a 3x3x512 filter) are
+ * read once per group, from L1/L2, instead of once per block.
+ */
+#include "kernels/avx512vnni/q8_requant.h"
+
+#define MB WICK_Q8_AMX_MB /* pixels per block: two 16-row A tiles */
+#define NR 32             /* channels per panel: two 16-column B tiles */
+#define KSTEP 64          /* bytes of K per TDPBUSD */
+#define GROUP_STRIDE (4 * NR) /* bytes of one 4-byte group of all NR channels */
+#define HEADER_BYTES (4 * WICK_Q8_HEADER * NR)
+
+/* The LDTILECFG operand (palette 1): eight tiles of 16 rows x 64 bytes. */
+typedef struct tile_config {
+  uint8_t palette, start_row;
+  uint8_t reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+} tile_config;
+
+static void configure_tiles(void) {
+  tile_config c;
+  memset(&c, 0, sizeof c);
+  c.palette = 1;
+  for (size_t t = 0; t < 8; t++) {
+    c.colsb[t] = KSTEP;
+    c.rows[t] = 16;
+  }
+  _tile_loadconfig(&c);
+}
+
+/* Bits [a, b) of a 64-bit mask, a and b clamped to [0, 64]. */
+static inline uint64_t bit_range(int64_t a, int64_t b) {
+  a = a < 0 ? 0 : (a > 64 ? 64 : a);
+  b = b < 0 ? 0 : (b > 64 ? 64 : b);
+  if (b <= a) return 0;
+  const uint64_t below_b = b == 64 ? ~(uint64_t)0 : ((uint64_t)1 << b) - 1;
+  return below_b & ~(((uint64_t)1 << a) - 1);
+}
+
+/* dst[0, n) = the bytes at src + [0, n) inside [lo, hi), `fill` outside
+ * them (bytes outside are never read: masked loads do not fault). `src` is
+ * an address only: it may lie before the input when the filter hangs over
+ * the left edge, so it is carried as an integer. */
+static inline void copy_run(uint8_t *dst, uintptr_t src, size_t n, int64_t lo, int64_t hi,
+                            __m512i fill) {
+  for (size_t c0 = 0; c0 < n; c0 += 64) {
+    const int64_t c = (int64_t)c0;
+    const __mmask64 store = (__mmask64)bit_range(0, (int64_t)(n - c0));
+    const __mmask64 load = store & (__mmask64)bit_range(lo - c, hi - c);
+    const __m512i v = _mm512_mask_loadu_epi8(fill, load, (const void *)(src + c0));
+    _mm512_mask_storeu_epi8(dst + c0, store, v);
+  }
+}
+
+/* dst[0, n) = src[0, n): whole vectors, then the `tail` mask (n % 64 bytes). */
+static inline void copy_plain(uint8_t *dst, const uint8_t *src, size_t n, __mmask64 tail) {
+  size_t c = 0;
+  for (; c + 64 <= n; c += 64) _mm512_storeu_si512(dst + c, _mm512_loadu_si512(src + c));
+  if (c < n) _mm512_mask_storeu_epi8(dst + c, tail, _mm512_maskz_loadu_epi8(tail, src + c));
+}
+
+/* Row of pixel `pix`: per filter row, the run of k_w * in_c input bytes
+ * rounded up to `run4` (q8.h), then zeros up to `kp`. */
+static void gather_row(const wick_conv_shape *s, const uint8_t *in, __m512i fill, size_t pix,
+                       size_t run4, size_t kp, uint8_t *dst) {
+  copy_run(dst + (size_t)s->k_h * run4, 0, kp - (size_t)s->k_h * run4, 0, 0,
+           _mm512_setzero_si512());
+  const size_t ow = (size_t)s->out_w, oh = (size_t)s->out_h, kc = (size_t)s->in_c;
+  const size_t x = pix % ow, rest = pix / ow, y = rest % oh, n = rest / oh;
+  const int64_t ix0 = (int64_t)x * s->stride_w - s->pad_left;
+  const int64_t first = ix0 < 0 ? -ix0 : 0; /* taps left of the image */
+  const int64_t past = (int64_t)s->in_w - ix0; /* taps before the right edge */
+  const int64_t last = past < s->k_w ? past : s->k_w;
+  /* bytes of the run that are inside the image; a run wholly inside may
+   * read its rounding (< 4 bytes, zero weights) from the next pixel or the
+   * input's padding */
+  const int64_t lo = first * (int64_t)kc;
+  const int64_t hi = first == 0 && last == s->k_w ? (int64_t)run4 : last * (int64_t)kc;
+  const bool inside = lo == 0 && hi == (int64_t)run4;
+  const __mmask64 tail = (__mmask64)bit_range(0, (int64_t)(run4 % 64));
+  for (int32_t ky = 0; ky < s->k_h; ky++, dst += run4) {
+    const int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
+    if (iy < 0 || iy >= s->in_h || lo >= hi) {
+      copy_run(dst, 0, run4, 0, 0, fill);
+      continue;
+    }
+    const size_t row = ((size_t)n * (size_t)s->in_h + (size_t)iy) * (size_t)s->in_w * kc;
+    if (inside)
+      copy_plain(dst, in + row + (size_t)ix0 * kc, run4, tail);
+    else
+      copy_run(dst, (uintptr_t)(in + row) + (uintptr_t)(ix0 * (int64_t)kc), run4, lo, hi, fill);
+  }
+}
+
+/* acc (32 x 32 int32, rows 128 bytes apart) = rows a (stride kp) x panel. */
+static void multiply_block(const uint8_t *a, size_t kp, const int8_t *b, int32_t *acc) {
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  const uint8_t *a1 = a + 16 * kp;
+  for (size_t k = 0; k < kp; k += KSTEP, b += 16 * GROUP_STRIDE) {
+    _tile_loadd(4, a + k, kp);
+    _tile_loadd(6, b, GROUP_STRIDE);
+    _tile_loadd(7, b + 64, GROUP_STRIDE);
+    _tile_dpbusd(0, 4, 6);
+    _tile_dpbusd(1, 4, 7);
+    _tile_loadd(5, a1 + k, kp);
+    _tile_dpbusd(2, 5, 6);
+    _tile_dpbusd(3, 5, 7);
+  }
+  _tile_stored(0, acc, 4 * NR);
+  _tile_stored(1, acc + 16, 4 * NR);
+  _tile_stored(2, acc + 16 * NR, 4 * NR);
+  _tile_stored(3, acc + 16 * NR + 16, 4 * NR);
+}
+
+/* c rows [0, rows) x channels [0, nc) = requant(acc + bias'). */
+static void store_block(const int32_t *acc, const int8_t *header, const int64_t *rq64,
+                        const wick_q8_output *o, size_t rows, size_t nc, int8_t *c,
+                        size_t c_stride) {
+  const int32_t *h = (const int32_t *)(const void *)header;
+  for (size_t v = 0; v < 2 && nc > 16 * v; v++) {
+    const size_t left = nc - 16 * v;
+    const __m512i bias = _mm512_loadu_si512(h + 16 * v);
+    const q8_rq64 q = q8_rq64_load(h + 16 * v, NR, rq64 ? rq64 + WICK_Q8_RQ64_WORDS * v : NULL, o);
+    const int32_t *src = acc + 16 * v;
+    int8_t *dst = c + 16 * v;
+    size_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+      __m512i x[4];
+      for (size_t i = 0; i < 4; i++)
+        x[i] = q8_requant64(_mm512_add_epi32(_mm512_loadu_si512(src + (r + i) * NR), bias), &q);
+      const __m512i b = q8_narrow64_x4(x[0], x[1], x[2], x[3], &q);
+      q8_store16(dst + r * c_stride, _mm512_castsi512_si128(b), left);
+      q8_store16(dst + (r + 1) * c_stride, _mm512_extracti32x4_epi32(b, 1), left);
+      q8_store16(dst + (r + 2) * c_stride, _mm512_extracti32x4_epi32(b, 2), left);
+      q8_store16(dst + (r + 3) * c_stride, _mm512_extracti32x4_epi32(b, 3), left);
+    }
+    for (; r < rows; r++) {
+      const __m512i x = _mm512_add_epi32(_mm512_loadu_si512(src + r * NR), bias);
+      q8_store16(dst + r * c_stride, q8_narrow64(q8_requant64(x, &q), &q), left);
+    }
+  }
+}
+
+void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input, int32_t zp,
+                                 const void *packed, int8_t *output, const wick_q8_output *o,
+                                 size_t m0, size_t m1, size_t n0, size_t n1, void *work) {
+  if (m0 >= m1 || n0 >= n1) return;
+  size_t taps, kc;
+  wick_q8_conv_amx_pack_dims(s, &taps, &kc);
+  const size_t run4 = (kc + 3) & ~(size_t)3, k = taps * run4;
+  const size_t kp = wick_q8_conv_amx_row_bytes(s), group = wick_q8_conv_amx_group(s);
+  const size_t n = (size_t)s->out_c, panel_bytes = HEADER_BYTES + k * NR;
+  int32_t *acc = work;
+  uint8_t *rows = (uint8_t *)work + 4 * MB * NR;
+  const __m512i fill = _mm512_set1_epi8((char)(uint8_t)((uint8_t)zp ^ 0x80u));
+  configure_tiles();
+  for (size_t g0 = m0; g0 < m1; g0 += group * MB) {
+    const size_t g1 = m1 - g0 < group * MB ? m1 : g0 + group * MB;
+    for (size_t p = g0; p < g1; p++)
+      gather_row(s, (const uint8_t *)input, fill, p, run4, kp, rows + (p - g0) * kp);
+    for (size_t j = n0; j < n1; j += NR) {
+      const int8_t *panel = (const int8_t *)packed + j / NR * panel_bytes;
+      const int64_t *rq64 = o->rq64 ? o->rq64 + j / 16 * WICK_Q8_RQ64_WORDS : NULL;
+      const size_t nc = n1 - j < NR ? n1 - j : NR;
+      for (size_t b0 = g0; b0 < g1; b0 += MB) {
+        const size_t count = g1 - b0 < MB ? g1 - b0 : MB;
+        multiply_block(rows + (b0 - g0) * kp, kp, panel + HEADER_BYTES, acc);
+        store_block(acc, panel, rq64, o, count, nc, output + b0 * n + j, n);
+      }
+    }
+  }
+  _tile_release();
+}
