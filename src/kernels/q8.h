@@ -276,7 +276,8 @@ WICK_Q8_API size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr);
 #define WICK_Q8_AMX_MB 32
 #define WICK_Q8_AMX_SLACK ((size_t)2048)
 /* True when kern has AMX kernels and they take this conv (groups 1,
- * dilation along W 1). */
+ * dilation along W 1, k_h * k_w * in_c >= WICK_Q8_AMX_MIN_K). */
+#define WICK_Q8_AMX_MIN_K 64
 WICK_Q8_API bool wick_q8_conv_amx_supported(const wick_q8_kernels *kern,
                                             const wick_conv_shape *s);
 /* The packing of such a conv: taps = k_h, kc = k_w * in_c. */

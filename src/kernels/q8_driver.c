@@ -171,7 +171,12 @@ void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
 #define WICK_Q8_AMX_GATHER_BYTES ((size_t)384 * 1024)
 
 bool wick_q8_conv_amx_supported(const wick_q8_kernels *kern, const wick_conv_shape *s) {
-  return kern->conv_amx != NULL && kern->nr == 32 && s->groups == 1 && s->dilation_w == 1;
+  /* below one 64-byte K step per pixel (MobileNetV2's 1x1 convs of 16-32
+   * channels, its 3-channel 3x3 stem) the gathers and the padded K cost
+   * more than the tiles save: the VNNI kernels are ~1.1-1.4x faster there */
+  const uint64_t k = (uint64_t)s->k_h * (uint64_t)s->k_w * (uint64_t)s->in_c;
+  return kern->conv_amx != NULL && kern->nr == 32 && s->groups == 1 && s->dilation_w == 1 &&
+         k >= WICK_Q8_AMX_MIN_K;
 }
 
 void wick_q8_conv_amx_pack_dims(const wick_conv_shape *s, size_t *taps, size_t *kc) {
@@ -194,7 +199,7 @@ size_t wick_q8_conv_amx_group(const wick_conv_shape *s) {
 }
 
 size_t wick_q8_conv_amx_work_bytes(const wick_conv_shape *s) {
-  /* the 32 x 32 int32 accumulators, then the gathered rows */
-  return 4 * WICK_Q8_AMX_MB * 32 +
+  /* two buffers of 32 x 32 int32 accumulators, then the gathered rows */
+  return 2 * 4 * WICK_Q8_AMX_MB * 32 +
          wick_q8_conv_amx_group(s) * WICK_Q8_AMX_MB * wick_q8_conv_amx_row_bytes(s);
 }

@@ -111,8 +111,9 @@ static void gather_row(const wick_conv_shape *s, const uint8_t *in, __m512i fill
   }
 }
 
-/* acc (32 x 32 int32, rows 128 bytes apart) = rows a (stride kp) x panel. */
-static void multiply_block(const uint8_t *a, size_t kp, const int8_t *b, int32_t *acc) {
+/* Tiles 0-3 = rows a (stride kp) x panel b: issued to the tile unit, which
+ * works through them while the core goes on (store_tiles waits for them). */
+static void multiply_block(const uint8_t *a, size_t kp, const int8_t *b) {
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
@@ -128,6 +129,10 @@ static void multiply_block(const uint8_t *a, size_t kp, const int8_t *b, int32_t
     _tile_dpbusd(2, 5, 6);
     _tile_dpbusd(3, 5, 7);
   }
+}
+
+/* acc (32 x 32 int32, rows 128 bytes apart) = tiles 0-3. */
+static void store_tiles(int32_t *acc) {
   _tile_stored(0, acc, 4 * NR);
   _tile_stored(1, acc + 16, 4 * NR);
   _tile_stored(2, acc + 16 * NR, 4 * NR);
@@ -163,18 +168,35 @@ static void store_block(const int32_t *acc, const int8_t *header, const int64_t 
   }
 }
 
+/* A block whose accumulators wait in a buffer for the output stage. */
+typedef struct pending {
+  const int32_t *acc;
+  const int8_t *panel;
+  const int64_t *rq64;
+  size_t rows, nc;
+  int8_t *c;
+} pending;
+
+static void finish(const pending *p, const wick_q8_output *o, size_t c_stride) {
+  if (p->acc) store_block(p->acc, p->panel, p->rq64, o, p->rows, p->nc, p->c, c_stride);
+}
+
 void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input, int32_t zp,
                                  const void *packed, int8_t *output, const wick_q8_output *o,
                                  size_t m0, size_t m1, size_t n0, size_t n1, void *work) {
   if (m0 >= m1 || n0 >= n1) return;
   size_t taps, kc;
   wick_q8_conv_amx_pack_dims(s, &taps, &kc);
-  const size_t run4 = (kc + 3) & ~(size_t)3, k = taps * run4;
+  const size_t run4 = (kc + 3) & ~(size_t)3;
   const size_t kp = wick_q8_conv_amx_row_bytes(s), group = wick_q8_conv_amx_group(s);
-  const size_t n = (size_t)s->out_c, panel_bytes = HEADER_BYTES + k * NR;
-  int32_t *acc = work;
-  uint8_t *rows = (uint8_t *)work + 4 * MB * NR;
+  const size_t n = (size_t)s->out_c, panel_bytes = HEADER_BYTES + taps * run4 * NR;
+  /* two accumulator buffers: the output stage of one block runs on the
+   * vector units while the tile unit multiplies the next */
+  int32_t *acc[2] = {work, (int32_t *)work + MB * NR};
+  uint8_t *rows = (uint8_t *)work + 2 * 4 * MB * NR;
   const __m512i fill = _mm512_set1_epi8((char)(uint8_t)((uint8_t)zp ^ 0x80u));
+  pending prev = {0};
+  size_t turn = 0;
   configure_tiles();
   for (size_t g0 = m0; g0 < m1; g0 += group * MB) {
     const size_t g1 = m1 - g0 < group * MB ? m1 : g0 + group * MB;
@@ -184,12 +206,15 @@ void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input, 
       const int8_t *panel = (const int8_t *)packed + j / NR * panel_bytes;
       const int64_t *rq64 = o->rq64 ? o->rq64 + j / 16 * WICK_Q8_RQ64_WORDS : NULL;
       const size_t nc = n1 - j < NR ? n1 - j : NR;
-      for (size_t b0 = g0; b0 < g1; b0 += MB) {
-        const size_t count = g1 - b0 < MB ? g1 - b0 : MB;
-        multiply_block(rows + (b0 - g0) * kp, kp, panel + HEADER_BYTES, acc);
-        store_block(acc, panel, rq64, o, count, nc, output + b0 * n + j, n);
+      for (size_t b0 = g0; b0 < g1; b0 += MB, turn ^= 1) {
+        multiply_block(rows + (b0 - g0) * kp, kp, panel + HEADER_BYTES);
+        finish(&prev, o, n);
+        store_tiles(acc[turn]);
+        prev = (pending){acc[turn], panel, rq64, g1 - b0 < MB ? g1 - b0 : MB, nc,
+                         output + b0 * n + j};
       }
     }
   }
+  finish(&prev, o, n);
   _tile_release();
 }
