@@ -27,6 +27,7 @@
 #define KSTEP 64          /* bytes of K per TDPBUSD */
 #define GROUP_STRIDE (4 * NR) /* bytes of one 4-byte group of all NR channels */
 #define HEADER_BYTES (4 * WICK_Q8_HEADER * NR)
+#define B_PREFETCH (2 * 16 * GROUP_STRIDE) /* bytes ahead: two K steps */
 
 /* The LDTILECFG operand (palette 1): eight tiles of 16 rows x 64 bytes. */
 typedef struct tile_config {
@@ -120,6 +121,10 @@ static void multiply_block(const uint8_t *a, size_t kp, const int8_t *b) {
   _tile_zero(3);
   const uint8_t *a1 = a + 16 * kp;
   for (size_t k = 0; k < kp; k += KSTEP, b += 16 * GROUP_STRIDE) {
+    /* the weights of the step after next (streamed from L2 or memory once
+     * per group of blocks); may point past the panels: prefetches never fault */
+    for (size_t line = 0; line < 16 * GROUP_STRIDE; line += 64)
+      _mm_prefetch((const char *)b + B_PREFETCH + line, _MM_HINT_T0);
     _tile_loadd(4, a + k, kp);
     _tile_loadd(6, b, GROUP_STRIDE);
     _tile_loadd(7, b + 64, GROUP_STRIDE);
