@@ -37,9 +37,30 @@
 #include "ops/parallel.h"
 #include "ops/quantization.h"
 
-/* AMX tiles run ~3x the MACs per ns of the VNNI kernels: tasks of that
- * many more MACs keep about the same time per task. */
-#define WICK_Q8_AMX_TASK_SCALE 3
+/* AMX tiles run ~3x the MACs per ns of the VNNI kernels, and a task
+ * re-reads its panels' weights: tasks of 8x the grain's MACs. */
+#define WICK_Q8_AMX_TASK_SCALE 8
+/* At most this many 32-pixel blocks: two tasks, each all of them and half
+ * of the panels, so each weight is read once (ResNet's 7x7 layers: 2
+ * blocks; more tasks would each gather all the rows again, 295 KB there). */
+#define WICK_Q8_AMX_FEW_BLOCKS 4
+
+/* The tasks of an AMX conv (wick_q8_gemm_split's fields, rows in blocks of
+ * WICK_Q8_AMX_MB): runs of blocks, or with few blocks runs of panels. */
+static size_t amx_split_init(wick_q8_gemm_split *sp, const wick_conv_shape *s) {
+  const size_t m = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w, n = (size_t)s->out_c;
+  const uint64_t k = (uint64_t)s->k_h * (uint64_t)s->k_w * (uint64_t)s->in_c;
+  const uint64_t grain = WICK_TASK_GRAIN * WICK_Q8_AMX_TASK_SCALE;
+  *sp = (wick_q8_gemm_split){.m = m, .n = n, .mr = WICK_Q8_AMX_MB, .nr = 32, .row_tasks = 1,
+                             .col_parts = 1};
+  sp->tiles = m / WICK_Q8_AMX_MB + (m % WICK_Q8_AMX_MB != 0);
+  sp->panels = n / 32 + (n % 32 != 0);
+  if (sp->tiles <= WICK_Q8_AMX_FEW_BLOCKS)
+    sp->col_parts = wick_split_count(sp->panels, (uint64_t)m * 32 * k, grain) > 1 ? 2 : 1;
+  else
+    sp->row_tasks = wick_split_count(sp->tiles, (uint64_t)WICK_Q8_AMX_MB * n * k, grain);
+  return sp->row_tasks * sp->col_parts;
+}
 
 typedef enum qconv_path { QCONV_REFERENCE, QCONV_GEMM, QCONV_IGEMM, QCONV_AMX, QCONV_DW } qconv_path;
 
@@ -366,15 +387,7 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
                             -d->params.input_offset, prepared);
       const uintptr_t work = ((uintptr_t)prepared + d->input_bytes + 63) & ~(uintptr_t)63;
       qconv_amx_job aj = {.d = d, .input = prepared, .out = out8, .work = (uint8_t *)work};
-      /* tasks of whole 32-pixel blocks, cut along the channels too when the
-       * blocks are too few (ResNet's 7x7 layers: 2 blocks) */
-      wick_q8_kernels blocks = *d->kern;
-      blocks.mr = WICK_Q8_AMX_MB;
-      const size_t tasks = wick_q8_gemm_split_init(
-          &aj.split, &blocks, (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w,
-          (size_t)s->out_c, (size_t)s->k_h * (size_t)s->k_w * (size_t)s->in_c,
-          WICK_TASK_GRAIN * WICK_Q8_AMX_TASK_SCALE);
-      return wick_parallel_for(ctx, tasks, amx_task, &aj);
+      return wick_parallel_for(ctx, amx_split_init(&aj.split, s), amx_task, &aj);
     }
     case QCONV_DW:
       return wick_parallel_rows(ctx, s->batch, s->out_h,
