@@ -123,9 +123,9 @@ typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_
 
 /* CONV_2D on AMX tiles (wick_q8_conv_amx below): output pixels [m0, m1) (m0
  * a multiple of WICK_Q8_AMX_MB) and channels [n0, n1) (n0 a multiple of nr,
- * n1 one too or out_c). `input` holds x + 128 (wick_q8_prepare_input) with
- * WICK_Q8_ROW_PAD readable bytes after it, `zp` is the input zero point,
- * `work` wick_q8_conv_amx_work_bytes(s) bytes of this thread's scratch. */
+ * n1 one too or out_c). `input` is the raw int8 input (read exactly: the
+ * gathers flip it to x + 128), `zp` its zero point, `work`
+ * wick_q8_conv_amx_work_bytes(s) bytes of this thread's scratch. */
 typedef void (*wick_q8_conv_amx_fn)(const wick_conv_shape *s, const int8_t *input, int32_t zp,
                                     const void *packed, int8_t *output,
                                     const wick_q8_output *o, size_t m0, size_t m1, size_t n0,
@@ -264,7 +264,8 @@ WICK_Q8_API size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr);
  * receptive field into a row of a work buffer: per filter row ky, the
  * k_w * in_c input bytes under it (one run of the NHWC input when the
  * dilation along W is 1; places outside the image hold the zero point),
- * rounded up to 4, then zeros up to a multiple of 64 bytes. Those rows are
+ * rounded up to 4, then zeros up to a multiple of 64 bytes, all flipped to
+ * x + 128 on the way (the VNNI kernels' unsigned trick). Those rows are
  * the A tiles of TDPBUSD (16 rows x 64 bytes); the filter is packed as a
  * GEMM (wick_q8_gemm_pack) with taps = k_h and kc = k_w * in_c, whose
  * 4-byte groups, 128 bytes per group for NR = 32 channels, are the B tiles

@@ -75,8 +75,7 @@ typedef struct qconv_data {
   int8_t *zero_row;      /* the prepared zero point, read by padding taps (igemm) */
   const int8_t **ind;    /* indirection buffer (igemm), into the flipped input */
   const void *ind_input; /* the scratch address `ind` points into */
-  size_t input_bytes;    /* AMX: the prepared input's scratch (with its row padding) */
-  size_t work_bytes;     /* AMX: one thread's work buffer, after the input, 64-aligned */
+  size_t work_bytes;     /* AMX: one thread's work buffer in scratch, 64-aligned */
 } qconv_data;
 
 /* Filter zero points: all 0 for int8 weights; one in [0, 255] for uint8. */
@@ -188,8 +187,8 @@ static wick_status prepare_output(wick_op_ctx *ctx, qconv_data *d, const wick_q8
   return WICK_OK;
 }
 
-/* AMX (q8.h): the filter packed per filter row, scratch for the prepared
- * input and one work buffer per thread. */
+/* AMX (q8.h): the filter packed per filter row, scratch for one work
+ * buffer per thread. */
 static wick_status choose_amx(wick_op_ctx *ctx, qconv_data *d, const wick_q8_kernels *kern,
                               const int8_t *w, const int32_t *b) {
   const wick_conv_shape *s = &d->shape;
@@ -203,15 +202,11 @@ static wick_status choose_amx(wick_op_ctx *ctx, qconv_data *d, const wick_q8_ker
   if (!cached)
     wick_q8_gemm_pack(kern, (size_t)s->out_c, taps, kc, w, b, -d->params.input_offset,
                       d->params.multiplier, d->params.shift, d->packed);
-  size_t in_bytes, scratch;
-  if (!wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w, (size_t)s->in_c,
-                     &in_bytes) ||
-      !wick_mul_size(wick_q8_conv_amx_work_bytes(s), wick_op_num_threads(ctx), &scratch))
-    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
-  d->input_bytes = in_bytes + WICK_Q8_ROW_PAD;
+  size_t scratch;
   d->work_bytes = wick_q8_conv_amx_work_bytes(s);
-  /* + 64 + 64: the work buffers start at the next 64-byte boundary */
-  if (!wick_add_size(scratch, d->input_bytes + 128, &scratch))
+  /* + 64: the work buffers start at a 64-byte boundary */
+  if (!wick_mul_size(d->work_bytes, wick_op_num_threads(ctx), &scratch) ||
+      !wick_add_size(scratch, 64, &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
   wick_op_request_scratch(ctx, scratch);
   d->path = QCONV_AMX;
@@ -326,7 +321,7 @@ static void igemm_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
 typedef struct qconv_amx_job {
   const qconv_data *d;
   wick_q8_gemm_split split;
-  const int8_t *input; /* prepared (x + 128) */
+  const int8_t *input;
   int8_t *out;
   uint8_t *work; /* 64-aligned, d->work_bytes per thread */
 } qconv_amx_job;
@@ -381,12 +376,8 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
                                  macs_per_pixel * d->kern->mr, igemm_tiles, &j);
     }
     case QCONV_AMX: {
-      int8_t *prepared = wick_op_scratch(ctx);
-      const size_t pixels = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w;
-      wick_q8_prepare_input(d->kern, pixels * (size_t)s->in_c, in->data,
-                            -d->params.input_offset, prepared);
-      const uintptr_t work = ((uintptr_t)prepared + d->input_bytes + 63) & ~(uintptr_t)63;
-      qconv_amx_job aj = {.d = d, .input = prepared, .out = out8, .work = (uint8_t *)work};
+      const uintptr_t work = ((uintptr_t)wick_op_scratch(ctx) + 63) & ~(uintptr_t)63;
+      qconv_amx_job aj = {.d = d, .input = in->data, .out = out8, .work = (uint8_t *)work};
       return wick_parallel_for(ctx, amx_split_init(&aj.split, s), amx_task, &aj);
     }
     case QCONV_DW:

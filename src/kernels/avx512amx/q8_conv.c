@@ -11,9 +11,9 @@
  * two A tiles (the block's rows) and two B tiles (the panel's two halves):
  * four TDPBUSD. Then the tiles go to a 32 x 32 int32 buffer and the
  * AVX-512 output stage (avx512vnni/q8_requant.h) adds the corrected bias,
- * requantizes, clamps and stores. The inputs are x + 128 (the unsigned
- * trick of q8.h), so padding reads the flipped zero point and the bias
- * correction is the VNNI kernels'.
+ * requantizes, clamps and stores. The gathered inputs are x + 128 (the
+ * unsigned trick of q8.h), so padding holds the flipped zero point and the
+ * bias correction is the VNNI kernels'.
  *
  * Loop order: a group of blocks (wick_q8_conv_amx_group, about 384 KB of
  * gathered rows) is gathered once, then each panel runs over every block of
@@ -57,58 +57,79 @@ static inline uint64_t bit_range(int64_t a, int64_t b) {
   return below_b & ~(((uint64_t)1 << a) - 1);
 }
 
-/* dst[0, n) = the bytes at src + [0, n) inside [lo, hi), `fill` outside
- * them (bytes outside are never read: masked loads do not fault). `src` is
- * an address only: it may lie before the input when the filter hangs over
- * the left edge, so it is carried as an integer. */
-static inline void copy_run(uint8_t *dst, uintptr_t src, size_t n, int64_t lo, int64_t hi,
-                            __m512i fill) {
+/* What the gathers of one call share (q8.h, "AMX convolutions"). They read
+ * the raw int8 input and flip it to x + 128 on the way (XOR 0x80), reading
+ * exactly the bytes of each run; the rounding of a run to 4 bytes gets
+ * 0x80 (times zero weights). */
+typedef struct gather_plan {
+  const wick_conv_shape *s;
+  const uint8_t *in;
+  size_t kc, run, run4, k; /* k = k_h * run4: where a row's zero tail starts */
+  __mmask64 load_tail;     /* the last partial vector of a run: run % 64 bytes */
+  __mmask64 store_tail;    /* run4 % 64 bytes */
+  __mmask64 zero_tail;     /* the row's tail: kp - k (< 64) bytes */
+  __m512i flip, fill;      /* 0x80 in every byte; the raw zero point */
+} gather_plan;
+
+/* dst[0, n) = flipped bytes at src + [0, n) inside [lo, hi), the flipped
+ * zero point outside them (bytes outside are never read: masked loads do
+ * not fault). `src` is an address only: it may lie before the input when
+ * the filter hangs over the left edge, so it is carried as an integer. */
+static inline void copy_run(const gather_plan *g, uint8_t *dst, uintptr_t src, int64_t lo,
+                            int64_t hi) {
+  const size_t n = g->run4;
   for (size_t c0 = 0; c0 < n; c0 += 64) {
     const int64_t c = (int64_t)c0;
     const __mmask64 store = (__mmask64)bit_range(0, (int64_t)(n - c0));
     const __mmask64 load = store & (__mmask64)bit_range(lo - c, hi - c);
-    const __m512i v = _mm512_mask_loadu_epi8(fill, load, (const void *)(src + c0));
-    _mm512_mask_storeu_epi8(dst + c0, store, v);
+    const __m512i v = _mm512_mask_loadu_epi8(g->fill, load, (const void *)(src + c0));
+    _mm512_mask_storeu_epi8(dst + c0, store, _mm512_xor_si512(v, g->flip));
   }
 }
 
-/* dst[0, n) = src[0, n): whole vectors, then the `tail` mask (n % 64 bytes). */
-static inline void copy_plain(uint8_t *dst, const uint8_t *src, size_t n, __mmask64 tail) {
+/* A run wholly inside the image: whole vectors, then the tails. */
+static inline void copy_inside(const gather_plan *g, uint8_t *dst, const uint8_t *src) {
   size_t c = 0;
-  for (; c + 64 <= n; c += 64) _mm512_storeu_si512(dst + c, _mm512_loadu_si512(src + c));
-  if (c < n) _mm512_mask_storeu_epi8(dst + c, tail, _mm512_maskz_loadu_epi8(tail, src + c));
+  for (; c + 64 <= g->run; c += 64)
+    _mm512_storeu_si512(dst + c, _mm512_xor_si512(_mm512_loadu_si512(src + c), g->flip));
+  if (c < g->run4)
+    _mm512_mask_storeu_epi8(dst + c, g->store_tail,
+                            _mm512_xor_si512(_mm512_maskz_loadu_epi8(g->load_tail, src + c),
+                                             g->flip));
 }
 
-/* Row of pixel `pix`: per filter row, the run of k_w * in_c input bytes
- * rounded up to `run4` (q8.h), then zeros up to `kp`. */
-static void gather_row(const wick_conv_shape *s, const uint8_t *in, __m512i fill, size_t pix,
-                       size_t run4, size_t kp, uint8_t *dst) {
-  copy_run(dst + (size_t)s->k_h * run4, 0, kp - (size_t)s->k_h * run4, 0, 0,
-           _mm512_setzero_si512());
-  const size_t ow = (size_t)s->out_w, oh = (size_t)s->out_h, kc = (size_t)s->in_c;
-  const size_t x = pix % ow, rest = pix / ow, y = rest % oh, n = rest / oh;
-  const int64_t ix0 = (int64_t)x * s->stride_w - s->pad_left;
-  const int64_t first = ix0 < 0 ? -ix0 : 0; /* taps left of the image */
-  const int64_t past = (int64_t)s->in_w - ix0; /* taps before the right edge */
-  const int64_t last = past < s->k_w ? past : s->k_w;
-  /* bytes of the run that are inside the image; a run wholly inside may
-   * read its rounding (< 4 bytes, zero weights) from the next pixel or the
-   * input's padding */
-  const int64_t lo = first * (int64_t)kc;
-  const int64_t hi = first == 0 && last == s->k_w ? (int64_t)run4 : last * (int64_t)kc;
-  const bool inside = lo == 0 && hi == (int64_t)run4;
-  const __mmask64 tail = (__mmask64)bit_range(0, (int64_t)(run4 % 64));
-  for (int32_t ky = 0; ky < s->k_h; ky++, dst += run4) {
-    const int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
-    if (iy < 0 || iy >= s->in_h || lo >= hi) {
-      copy_run(dst, 0, run4, 0, 0, fill);
-      continue;
+/* Rows of pixels [p0, p1), `kp` bytes apart: per filter row, the run of
+ * k_w * in_c input bytes rounded up to run4, then zeros up to kp. */
+static void gather_rows(const gather_plan *g, size_t p0, size_t p1, size_t kp, uint8_t *dst) {
+  const wick_conv_shape *s = g->s;
+  const size_t ow = (size_t)s->out_w, oh = (size_t)s->out_h, kc = g->kc;
+  size_t x = p0 % ow, y = p0 / ow % oh, n = p0 / ow / oh;
+  for (size_t p = p0; p < p1; p++, dst += kp) {
+    _mm512_mask_storeu_epi8(dst + g->k, g->zero_tail, _mm512_setzero_si512());
+    const int64_t ix0 = (int64_t)x * s->stride_w - s->pad_left;
+    const int64_t first = ix0 < 0 ? -ix0 : 0;     /* taps left of the image */
+    const int64_t past = (int64_t)s->in_w - ix0;  /* taps before the right edge */
+    const int64_t last = past < s->k_w ? past : s->k_w;
+    const int64_t lo = first * (int64_t)kc, hi = last * (int64_t)kc; /* bytes inside */
+    const bool inside = first == 0 && last == s->k_w;
+    const uint8_t *image = g->in + n * (size_t)s->in_h * (size_t)s->in_w * kc;
+    int64_t iy = (int64_t)y * s->stride_h - s->pad_top;
+    uint8_t *d = dst;
+    for (int32_t ky = 0; ky < s->k_h; ky++, d += g->run4, iy += s->dilation_h) {
+      if (iy < 0 || iy >= s->in_h || lo >= hi) {
+        copy_run(g, d, 0, 0, 0);
+        continue;
+      }
+      const uint8_t *row = image + (size_t)iy * (size_t)s->in_w * kc;
+      if (inside)
+        copy_inside(g, d, row + (size_t)ix0 * kc);
+      else
+        copy_run(g, d, (uintptr_t)row + (uintptr_t)(ix0 * (int64_t)kc), lo, hi);
     }
-    const size_t row = ((size_t)n * (size_t)s->in_h + (size_t)iy) * (size_t)s->in_w * kc;
-    if (inside)
-      copy_plain(dst, in + row + (size_t)ix0 * kc, run4, tail);
-    else
-      copy_run(dst, (uintptr_t)(in + row) + (uintptr_t)(ix0 * (int64_t)kc), run4, lo, hi, fill);
+    if (++x == ow) {
+      x = 0;
+      if (++y == oh) y = 0, n++;
+    }
   }
 }
 
@@ -199,14 +220,23 @@ void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input, 
    * vector units while the tile unit multiplies the next */
   int32_t *acc[2] = {work, (int32_t *)work + MB * NR};
   uint8_t *rows = (uint8_t *)work + 2 * 4 * MB * NR;
-  const __m512i fill = _mm512_set1_epi8((char)(uint8_t)((uint8_t)zp ^ 0x80u));
+  const gather_plan gp = {.s = s,
+                         .in = (const uint8_t *)input,
+                         .kc = (size_t)s->in_c,
+                         .run = kc,
+                         .run4 = run4,
+                         .k = taps * run4,
+                         .load_tail = (__mmask64)bit_range(0, (int64_t)(kc % 64)),
+                         .store_tail = (__mmask64)bit_range(0, (int64_t)(run4 % 64)),
+                         .zero_tail = (__mmask64)bit_range(0, (int64_t)(kp - taps * run4)),
+                         .flip = _mm512_set1_epi8((char)0x80),
+                         .fill = _mm512_set1_epi8((char)zp)};
   pending prev = {0};
   size_t turn = 0;
   configure_tiles();
   for (size_t g0 = m0; g0 < m1; g0 += group * MB) {
     const size_t g1 = m1 - g0 < group * MB ? m1 : g0 + group * MB;
-    for (size_t p = g0; p < g1; p++)
-      gather_row(s, (const uint8_t *)input, fill, p, run4, kp, rows + (p - g0) * kp);
+    gather_rows(&gp, g0, g1, kp, rows);
     for (size_t j = n0; j < n1; j += NR) {
       const int8_t *panel = (const int8_t *)packed + j / NR * panel_bytes;
       const int64_t *rq64 = o->rq64 ? o->rq64 + j / 16 * WICK_Q8_RQ64_WORDS : NULL;
