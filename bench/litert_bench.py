@@ -8,8 +8,12 @@ Same protocol as `wick bench`: seeded random inputs, warm-up runs, then N invoke
 --wick only LiteRT runs. With --wick, each round runs one wick invoke then one LiteRT invoke, and
 both wall time and the calling thread's CPU time (time.thread_time: not counting time the thread
 spent preempted by other processes, which dominates on a shared machine) are reported as medians,
-with the wick / LiteRT ratio. Both get the same --threads (default 1: the calling thread only;
-with more, thread CPU time counts the calling thread only, so compare wall times).
+with the wick / LiteRT ratio. Both get the same --threads (default 1: the calling thread only).
+With more threads, thread CPU time counts the calling thread only; the process CPU time
+(time.process_time: every thread, workers' spinning included) is printed too, and wall time is
+the figure to compare when the machine is quiet. wick runs through one ctypes call of
+wick_interpreter_invoke, as in the peer benchmark (the runner's invoke() also copies the outputs
+into new arrays: ~20-30 us per call).
 """
 
 from __future__ import annotations
@@ -39,13 +43,20 @@ def _wick(path: str, feeds, threads: int):
     runtime = wick.load(path, num_threads=threads)
     runner = runtime.signature(None)
     runner(*feeds)  # sets the inputs (and warms up once)
-    return runtime, runner.invoke
+    lib, handle = runner._lib, runner._it
+
+    def invoke():
+        if lib.wick_interpreter_invoke(handle):
+            runner.invoke()  # raises the interpreter's error
+
+    return runtime, invoke
 
 
-def _timed(fn) -> tuple[float, float]:
-    w0, c0 = time.perf_counter(), time.thread_time()
+def _timed(fn) -> tuple[float, float, float]:
+    w0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
     fn()
-    return (time.perf_counter() - w0) * 1e3, (time.thread_time() - c0) * 1e3
+    w1, c1, p1 = time.perf_counter(), time.thread_time(), time.process_time()
+    return (w1 - w0) * 1e3, (c1 - c0) * 1e3, (p1 - p0) * 1e3
 
 
 def main() -> None:
@@ -73,17 +84,18 @@ def main() -> None:
         print(m)
         med = {}
         for k, t in times.items():
-            wall = [x[0] for x in t]
-            cpu = [x[1] for x in t]
-            med[k] = (statistics.median(wall), statistics.median(cpu))
+            wall, cpu, proc = ([x[i] for x in t] for i in range(3))
+            med[k] = tuple(statistics.median(v) for v in (wall, cpu, proc))
             print(
                 f"  {k:7s} wall: min {min(wall):8.3f} median {med[k][0]:8.3f} ms   "
                 f"thread CPU: min {min(cpu):8.3f} median {med[k][1]:8.3f} ms"
+                + (f"   process CPU: median {med[k][2]:8.3f} ms" if a.threads > 1 else "")
             )
         if a.wick:
+            r = [med["wick"][i] / med["litert"][i] for i in range(3)]
             print(
-                f"  wick / litert (median): wall {med['wick'][0] / med['litert'][0]:.2f}  "
-                f"thread CPU {med['wick'][1] / med['litert'][1]:.2f}"
+                f"  wick / litert (median): wall {r[0]:.2f}  thread CPU {r[1]:.2f}"
+                + (f"  process CPU {r[2]:.2f}" if a.threads > 1 else "")
             )
 
 
