@@ -13,6 +13,7 @@ import torch
 
 import wick
 from tests.python.ops._harness import C, In, build
+from tests.python.oracles.litert import run_litert
 
 THREAD_COUNTS = (1, 2, 3, 4, 7)
 
@@ -213,3 +214,38 @@ def test_int8_outputs_are_bit_identical_for_any_thread_count():
     for n in THREAD_COUNTS[1:]:
         for got, want in zip(outs[n], outs[1], strict=True):
             assert got.tobytes() == want.tobytes(), f"{n} threads differ from 1 thread"
+
+
+class ResNetConvs(torch.nn.Module):
+    """ResNet-18's int8 convolution shapes, small: a 7x7 stride-2 stem on 3 channels, a 3x3
+    layer over many 32-pixel blocks, 3x3 stride-2 layers down to a 6x6 output (two blocks: the
+    AMX convolution's tasks then cut the channels instead) and a 1x1 stride-2 shortcut."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 64, 7, stride=2, padding=3)
+        self.c1 = torch.nn.Conv2d(64, 64, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(64, 128, 3, stride=2, padding=1)
+        self.c3 = torch.nn.Conv2d(128, 256, 3, stride=2, padding=1)
+        self.short = torch.nn.Conv2d(128, 256, 1, stride=2)
+
+    def forward(self, x):
+        x = torch.relu(self.c1(torch.relu(self.stem(x))))
+        x = torch.relu(self.c2(x))
+        return torch.relu(self.c3(x) + self.short(x))
+
+
+def test_int8_convolutions_are_bit_identical_for_any_thread_count_and_match_litert():
+    torch.manual_seed(0)
+    module = ResNetConvs().eval()
+    x = torch.randn(1, 3, 48, 48)
+    calib = [(torch.randn(1, 3, 48, 48),) for _ in range(4)]
+    data = bytes(wick.quantize(module, (x,), calibration=calib))
+    outs = {n: wick.load(data, num_threads=n)(x.numpy()) for n in THREAD_COUNTS}
+    for n in THREAD_COUNTS[1:]:
+        for got, want in zip(outs[n], outs[1], strict=True):
+            assert got.tobytes() == want.tobytes(), f"{n} threads differ from 1 thread"
+    # LiteRT's reference kernels: the int8 arithmetic bit for bit
+    want = run_litert(data, [x.numpy()], reference=True)
+    for got, ref in zip(outs[1], want, strict=True):
+        np.testing.assert_array_equal(got, ref)
