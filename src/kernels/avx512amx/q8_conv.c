@@ -22,6 +22,11 @@
  */
 #include "kernels/avx512vnni/q8_requant.h"
 
+/* The tile instructions exist in 64-bit mode only: a 32-bit x86 build
+ * compiles this file empty, and q8_select.c (x86-64 tables only) never
+ * names the kernel. */
+#if defined(__x86_64__) && defined(__AMX_INT8__) && defined(__AMX_TILE__)
+
 #define MB WICK_Q8_AMX_MB /* pixels per block: two 16-row A tiles */
 #define NR 32             /* channels per panel: two 16-column B tiles */
 #define KSTEP 64          /* bytes of K per TDPBUSD */
@@ -253,3 +258,7 @@ void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input, 
   finish(&prev, o, n);
   _tile_release();
 }
+
+#else
+typedef int wick_q8_conv_amx_unavailable; /* a translation unit needs a declaration */
+#endif
