@@ -15,11 +15,19 @@
  * closes the job by swapping in (g, CLOSED): the swapped-out index is the
  * number of tasks claimed, and it waits until that many have finished.
  *
- * Waiting workers spin (with the CPU's pause hint) for SPIN_NS after their
- * last job — consecutive operators follow each other within microseconds —
- * then sleep on a condition variable; the caller signals it only when a
- * worker is asleep (a seq_cst store/load pair on `claim` and `sleepers`
- * makes the hand-off race-free).
+ * Waiting is bounded spinning, then sleeping. A worker spins (with the CPU's
+ * pause hint) for the next job — consecutive operators follow each other
+ * within microseconds — but at most SPIN_WAIT_NS per wait and, in all, half
+ * the time it spent in tasks; then it sleeps on a condition variable, and
+ * the caller signals it only when a worker is asleep (a seq_cst store/load
+ * pair on `claim` and `sleepers` makes the hand-off race-free). The caller,
+ * out of tasks, spins for about two task times for the workers' last tasks,
+ * then sleeps too (wait_for_claimed). On a machine busier than its cores a
+ * spinning thread takes CPU time from the ones doing the work — threads of
+ * one process usually share one scheduler group — and is preempted at
+ * random points, maybe inside its next task: with unbounded spinning,
+ * 2 threads ran 1.3-1.5x slower than 1 on a loaded 2-core VM; bounded,
+ * about as fast as 1, and as fast as before on a quiet machine.
  *
  * Results do not depend on the number of threads as long as each task
  * computes its outputs with the same instructions wherever it runs: ops split
@@ -31,7 +39,6 @@
  * its guard page) is charged to the interpreter's memory cap.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -40,9 +47,17 @@
 #include "core/internal.h"
 #include "kernels/split.h"
 
-#define SPIN_NS 200000u               /* a worker spins this long for the next job */
+/* A worker waiting for the next job spins for at most SPIN_WAIT_NS, and in
+ * all for at most half the time it spent running tasks (its credit, capped
+ * at SPIN_CREDIT_MAX_NS), then sleeps until the caller wakes it. */
+#define SPIN_WAIT_NS 25000u
+#define SPIN_CREDIT_MAX_NS 200000u
 #define STACK_BYTES ((size_t)512 * 1024) /* per worker; tasks run leaf kernels */
 #define CLOSED 0xffffffffu
+/* The caller waits for a worker's last task by spinning two of its own task
+ * times, within these bounds, before it sleeps. */
+#define CALLER_SPIN_MIN_NS 5000u
+#define CALLER_SPIN_MAX_NS 100000u
 
 typedef struct worker_start {
   wick_thread_pool *pool;
@@ -78,8 +93,10 @@ struct wick_thread_pool {
   } busy[WICK_MAX_THREADS];
 
   pthread_mutex_t lock; /* for sleeping only */
-  pthread_cond_t wake;
+  pthread_cond_t wake;     /* workers wait here for a job */
+  pthread_cond_t finished; /* the caller waits here for the job's last tasks */
   atomic_int sleepers;
+  atomic_int caller_asleep;
 };
 
 /* True while this OS thread runs a task: a task that calls wick_parallel_for
@@ -106,17 +123,18 @@ static inline bool is_cancelled(const atomic_int *cancel) {
 
 /* Claims and runs tasks of job `gen` until none are left, the job is closed,
  * or the cancel flag is set. */
-static void run_tasks(wick_thread_pool *pool, uint32_t gen, size_t thread) {
-  for (;;) {
+static size_t run_tasks(wick_thread_pool *pool, uint32_t gen, size_t thread) {
+  for (size_t ran = 0;; ran++) {
     uint64_t c = atomic_load_explicit(&pool->claim, memory_order_acquire);
     uint32_t task;
     for (;;) {
-      if ((uint32_t)(c >> 32) != gen) return;
+      if ((uint32_t)(c >> 32) != gen) return ran;
       task = (uint32_t)c;
       /* Read after the acquire of (gen, ...): this job's count or a newer
        * job's, and then the compare-and-swap below fails. */
-      if (task >= atomic_load_explicit(&pool->job_tasks, memory_order_relaxed)) return;
-      if (is_cancelled(atomic_load_explicit(&pool->job_cancel, memory_order_relaxed))) return;
+      if (task >= atomic_load_explicit(&pool->job_tasks, memory_order_relaxed)) return ran;
+      if (is_cancelled(atomic_load_explicit(&pool->job_cancel, memory_order_relaxed)))
+        return ran;
       if (atomic_compare_exchange_weak_explicit(&pool->claim, &c, c + 1, memory_order_acq_rel,
                                                 memory_order_acquire))
         break;
@@ -131,20 +149,62 @@ static void run_tasks(wick_thread_pool *pool, uint32_t gen, size_t thread) {
     } else {
       fn(arg, task, thread);
     }
-    atomic_fetch_add_explicit(&pool->done, 1, memory_order_release);
+    /* seq_cst, paired with the caller's store to caller_asleep before it
+     * reads `done` (finish_job): one of the two sees the other. */
+    atomic_fetch_add(&pool->done, 1);
+    if (thread != 0 && atomic_load(&pool->caller_asleep)) {
+      pthread_mutex_lock(&pool->lock);
+      pthread_cond_signal(&pool->finished);
+      pthread_mutex_unlock(&pool->lock);
+    }
   }
 }
 
-/* Waits until a job newer than `seen` is published or the pool stops;
- * returns its generation. */
-static uint32_t wait_for_job(wick_thread_pool *pool, uint32_t seen) {
-  uint64_t start = monotonic_ns();
-  for (unsigned spins = 0;; spins++) {
-    uint32_t gen = (uint32_t)(atomic_load_explicit(&pool->claim, memory_order_acquire) >> 32);
-    if (gen != seen || atomic_load_explicit(&pool->stop, memory_order_relaxed)) return gen;
+/* The caller, out of tasks, waits until the `claimed` tasks of the closed job
+ * have finished. A worker still holding one either runs it right now, and
+ * will finish within about one task's time (the caller's own tasks took
+ * `mine_ns` for `mine` of them), or was descheduled by the OS on a busy
+ * machine. So the caller spins for a few task times, then sleeps: that frees
+ * its CPU, and the kernel's idle balancing can move the descheduled worker
+ * onto it (spinning or sched_yield would keep the CPU busy, and the worker
+ * waits for its own CPU to come free). */
+static void wait_for_claimed(wick_thread_pool *pool, size_t claimed, size_t mine,
+                             uint64_t mine_ns) {
+  if (atomic_load_explicit(&pool->done, memory_order_acquire) >= claimed) return;
+  uint64_t spin_ns = mine > 0 ? 2 * (mine_ns / mine) : CALLER_SPIN_MAX_NS;
+  if (spin_ns < CALLER_SPIN_MIN_NS) spin_ns = CALLER_SPIN_MIN_NS;
+  if (spin_ns > CALLER_SPIN_MAX_NS) spin_ns = CALLER_SPIN_MAX_NS;
+  const uint64_t start = monotonic_ns();
+  for (unsigned spins = 1; atomic_load_explicit(&pool->done, memory_order_acquire) < claimed;
+       spins++) {
     cpu_relax();
-    if ((spins & 255u) == 255u && monotonic_ns() - start > SPIN_NS) break;
+    if ((spins & 63u) == 0 && monotonic_ns() - start > spin_ns) break;
   }
+  pthread_mutex_lock(&pool->lock);
+  atomic_store(&pool->caller_asleep, 1);
+  while (atomic_load(&pool->done) < claimed) pthread_cond_wait(&pool->finished, &pool->lock);
+  atomic_store(&pool->caller_asleep, 0);
+  pthread_mutex_unlock(&pool->lock);
+}
+
+/* Waits until a job newer than `seen` is published or the pool stops;
+ * returns its generation. Spins (with the CPU's pause hint) for at most
+ * SPIN_WAIT_NS and at most *credit_ns, taking what it spent out of the
+ * credit, then sleeps on the condition variable. */
+static uint32_t wait_for_job(wick_thread_pool *pool, uint32_t seen, uint64_t *credit_ns) {
+  const uint64_t start = monotonic_ns();
+  const uint64_t budget = *credit_ns < SPIN_WAIT_NS ? *credit_ns : SPIN_WAIT_NS;
+  for (unsigned spins = 1;; spins++) {
+    uint32_t gen = (uint32_t)(atomic_load_explicit(&pool->claim, memory_order_acquire) >> 32);
+    if (gen != seen || atomic_load_explicit(&pool->stop, memory_order_relaxed)) {
+      uint64_t spent = monotonic_ns() - start;
+      *credit_ns = spent < *credit_ns ? *credit_ns - spent : 0;
+      return gen;
+    }
+    cpu_relax();
+    if ((spins & 63u) == 0 && monotonic_ns() - start >= budget) break;
+  }
+  *credit_ns = *credit_ns > budget ? *credit_ns - budget : 0;
   pthread_mutex_lock(&pool->lock);
   atomic_fetch_add(&pool->sleepers, 1);
   uint32_t gen;
@@ -160,12 +220,16 @@ static void *worker_main(void *p) {
   wick_thread_pool *pool = start->pool;
   size_t index = start->index;
   uint32_t seen = 0;
+  uint64_t credit_ns = SPIN_CREDIT_MAX_NS;
   for (;;) {
-    seen = wait_for_job(pool, seen);
+    seen = wait_for_job(pool, seen, &credit_ns);
     if (atomic_load(&pool->stop)) break;
+    const uint64_t t0 = monotonic_ns();
     in_task = true;
     run_tasks(pool, seen, index);
     in_task = false;
+    credit_ns += (monotonic_ns() - t0) / 2;
+    if (credit_ns > SPIN_CREDIT_MAX_NS) credit_ns = SPIN_CREDIT_MAX_NS;
   }
   return NULL;
 }
@@ -203,6 +267,8 @@ wick_status wick_thread_pool_create(wick_mem *mem, int num_threads, wick_thread_
   atomic_init(&pool->profiling, false);
   pthread_mutex_init(&pool->lock, NULL);
   pthread_cond_init(&pool->wake, NULL);
+  pthread_cond_init(&pool->finished, NULL);
+  atomic_init(&pool->caller_asleep, 0);
 
   /* Workers block every signal: the application's handlers run on its own
    * threads. They inherit the mask of the thread that creates them. */
@@ -235,6 +301,7 @@ void wick_thread_pool_destroy(wick_thread_pool *pool) {
   pthread_mutex_unlock(&pool->lock);
   for (size_t i = 0; i < pool->started; i++) pthread_join(pool->threads[i], NULL);
   pthread_cond_destroy(&pool->wake);
+  pthread_cond_destroy(&pool->finished);
   pthread_mutex_destroy(&pool->lock);
   wick_mem *mem = pool->mem;
   wick_mem_discharge(mem, pool->started * STACK_BYTES);
@@ -259,7 +326,7 @@ bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn f
     return true;
   }
   const bool profiling = atomic_load_explicit(&pool->profiling, memory_order_relaxed);
-  const uint64_t t0 = profiling ? monotonic_ns() : 0;
+  const uint64_t t0 = monotonic_ns();
   uint32_t gen = ++pool->generation;
   if (gen == 0) gen = ++pool->generation; /* 0 is what idle workers start from */
   atomic_store_explicit(&pool->job_fn, fn, memory_order_relaxed);
@@ -275,18 +342,12 @@ bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn f
     pthread_mutex_unlock(&pool->lock);
   }
   in_task = true;
-  run_tasks(pool, gen, 0);
+  size_t mine = run_tasks(pool, gen, 0);
   in_task = false;
   uint64_t last = atomic_exchange_explicit(&pool->claim, ((uint64_t)gen << 32) | CLOSED,
                                            memory_order_acq_rel);
   size_t claimed = (uint32_t)last < n_tasks ? (uint32_t)last : n_tasks;
-  for (unsigned spins = 0; atomic_load_explicit(&pool->done, memory_order_acquire) < claimed;
-       spins++) {
-    if (spins < 4096)
-      cpu_relax();
-    else
-      sched_yield(); /* a worker holding a task was descheduled */
-  }
+  wait_for_claimed(pool, claimed, mine, monotonic_ns() - t0);
   if (profiling) {
     pool->jobs++;
     pool->tasks += claimed;
