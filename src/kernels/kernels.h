@@ -82,6 +82,18 @@ typedef struct wick_f32_dwconv_args {
 typedef void (*wick_f32_dwconv_fn)(const wick_f32_dwconv_args *a, size_t row_begin,
                                    size_t row_end);
 
+/* Winograd F(4x4, 3x3) transforms (template/winograd.h) over tiles
+ * [tile_begin, tile_end) of the batch x tiles_h x tiles_w grid of 4x4
+ * output blocks: input windows -> V planes, GEMM results M -> clamped
+ * output pixels. Plane xi (0..35) starts xi * plane floats in. */
+typedef void (*wick_f32_winograd_input_fn)(const wick_conv_shape *s, size_t tiles_h,
+                                           size_t tiles_w, const float *input, size_t tile_begin,
+                                           size_t tile_end, float *v, size_t plane);
+typedef void (*wick_f32_winograd_output_fn)(const wick_conv_shape *s, size_t tiles_h,
+                                            size_t tiles_w, const float *m, size_t plane,
+                                            const float *bias, size_t tile_begin,
+                                            size_t tile_end, float *output, float lo, float hi);
+
 /* The vectorized unary ops (wick_f32_kernels.unary); error bounds in
  * template/elementwise.h. */
 typedef enum wick_f32_unary_kind {
@@ -154,6 +166,8 @@ typedef struct wick_f32_kernels {
   wick_f32_dwconv_fn dwconv3x3; /* 3x3, dilation 1, strides 1-2 */
   wick_f32_dwconv_fn dwconv5x5; /* 5x5, dilation 1, strides 1-2 */
   wick_f32_dwconv_fn dwconv;    /* any size, stride, dilation */
+  wick_f32_winograd_input_fn winograd_input;   /* NULL: no Winograd convolution */
+  wick_f32_winograd_output_fn winograd_output;
   wick_f32_unary_fn unary[WICK_F32_UNARY_COUNT];
   wick_f32_binary_fn binary[WICK_F32_BINARY_COUNT][3];
   wick_f32_softmax_fn softmax;
@@ -312,6 +326,52 @@ WICK_KERNEL_API void wick_f32_conv_igemm(const wick_f32_gemm_kernel *kern, const
                                          const float *const *ind, const float *packed,
                                          float *output, float lo, float hi);
 
+/* ---- Winograd F(4x4, 3x3) convolution (winograd.c) ---- */
+
+/* True when CONV_2D `s` can run as Winograd F(4x4, 3x3) on `k`: a 3x3 filter,
+ * stride 1, dilation 1, groups 1, and k has the transforms. Whether it is
+ * faster than the indirect GEMM is the op's choice (conv_2d.c). */
+WICK_KERNEL_API bool wick_f32_winograd_supported(const wick_f32_kernels *k,
+                                                 const wick_conv_shape *s);
+/* Floats of the packed transformed filter (layout in winograd.c) for GEMM
+ * panels `nr` wide; false on overflow. */
+WICK_KERNEL_API bool wick_f32_winograd_packed_size(const wick_conv_shape *s, size_t nr,
+                                                   size_t *floats_out);
+/* Transforms an OHWI 3x3 filter (in double precision, rounded once) and
+ * packs it with the bias (NULL: zeros). */
+WICK_KERNEL_API void wick_f32_winograd_pack(const wick_conv_shape *s, size_t nr,
+                                            const float *filter, const float *bias,
+                                            float *packed);
+
+/* A Winograd convolution cut into tasks of `block` consecutive tiles (the
+ * last one shorter); each task transforms its tiles' inputs into the
+ * running thread's scratch, runs 36 GEMMs [tiles x in_c] x [in_c x out_c]
+ * and transforms the results into the output, then runs `ep` on them. The
+ * split depends on the shape only: results are bit-identical for any
+ * thread count. */
+typedef struct wick_f32_winograd_tasks {
+  const wick_f32_kernels *kern;
+  const wick_f32_gemm_kernel *gemm;
+  const wick_conv_shape *s;
+  size_t tiles_h, tiles_w, tiles, block, tasks;
+  const float *input, *packed;
+  float *output;
+  float lo, hi;
+  const wick_f32_epilogue *ep; /* NULL, or run on each finished tile */
+  float *scratch;              /* scratch_floats per thread */
+  size_t scratch_floats;
+} wick_f32_winograd_tasks;
+
+/* Fills the split of `s` over `gemm` (everything but the pointers); false
+ * when the scratch size overflows. */
+WICK_KERNEL_API bool wick_f32_winograd_plan(wick_f32_winograd_tasks *t,
+                                            const wick_f32_kernels *kern,
+                                            const wick_f32_gemm_kernel *gemm,
+                                            const wick_conv_shape *s);
+/* Task `task` on thread `thread` (its scratch). */
+WICK_KERNEL_API void wick_f32_winograd_run_task(const wick_f32_winograd_tasks *t, size_t task,
+                                                size_t thread);
+
 /* ---- microkernels, one set per ISA folder ---- */
 
 WICK_KERNEL_API void wick_f32_gemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc,
@@ -360,6 +420,12 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
                                                          size_t, size_t);                     \
   WICK_KERNEL_API void wick_f32_dwconv_ukernel__##ISA(const wick_f32_dwconv_args *, size_t,   \
                                                       size_t);                                \
+  WICK_KERNEL_API void wick_f32_winograd_input__##ISA(const wick_conv_shape *, size_t, size_t, \
+                                                      const float *, size_t, size_t, float *,   \
+                                                      size_t);                                  \
+  WICK_KERNEL_API void wick_f32_winograd_output__##ISA(const wick_conv_shape *, size_t, size_t,   \
+                                                       const float *, size_t, const float *,    \
+                                                       size_t, size_t, float *, float, float);  \
   WICK_KERNEL_API void wick_f32_relu__##ISA(size_t, const float *, float *);                  \
   WICK_KERNEL_API void wick_f32_relu6__##ISA(size_t, const float *, float *);                 \
   WICK_KERNEL_API void wick_f32_relu_n1_to_1__##ISA(size_t, const float *, float *);          \

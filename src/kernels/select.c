@@ -21,6 +21,8 @@
 #define TEMPLATE_KERNELS(ISA)                                                                  \
   .dwconv3x3 = wick_f32_dwconv3x3_ukernel__##ISA, .dwconv5x5 = wick_f32_dwconv5x5_ukernel__##ISA, \
   .dwconv = wick_f32_dwconv_ukernel__##ISA,                                                      \
+  .winograd_input = wick_f32_winograd_input__##ISA,                                              \
+  .winograd_output = wick_f32_winograd_output__##ISA,                                            \
   .unary = {[WICK_F32_RELU] = wick_f32_relu__##ISA,                                              \
             [WICK_F32_RELU6] = wick_f32_relu6__##ISA,                                            \
             [WICK_F32_RELU_N1_TO_1] = wick_f32_relu_n1_to_1__##ISA,                              \

@@ -238,6 +238,158 @@ static void test_conv(const wick_f32_kernels *all) {
   if (all->gemm_narrow.nr != 0) test_conv_tile(all->isa, &all->gemm_narrow);
 }
 
+/* ------------------------------------------------------------------ CONV_2D (Winograd) */
+
+/* Winograd F(4x4, 3x3) rounds in its transforms too, so it is checked
+ * against an exact (double) convolution with a looser bound than the 1e-5
+ * above: |got - exact| <= WINOGRAD_TOL * (|bias| + sum |a_i * w_i|). The
+ * worst ratio measured on these shapes (and on ResNet-18/50's layers with
+ * random and trained data, docs/architecture.md) is ~3e-6 (the direct kernels:
+ * ~6e-7); the bound leaves ~10x of margin. */
+#define WINOGRAD_TOL 3e-5
+
+/* out = bias + sum in * f in double, and the sum of absolute terms. */
+static void conv_exact(const wick_conv_shape *s, const float *in, const float *f,
+                       const float *bias, double *exact, double *mag) {
+  for (int32_t n = 0; n < s->batch; n++)
+    for (int32_t y = 0; y < s->out_h; y++)
+      for (int32_t x = 0; x < s->out_w; x++)
+        for (int32_t o = 0; o < s->out_c; o++) {
+          double acc = bias ? bias[o] : 0.0, abs_acc = bias ? fabs(bias[o]) : 0.0;
+          for (int32_t ky = 0; ky < s->k_h; ky++) {
+            int32_t iy = y - s->pad_top + ky;
+            if (iy < 0 || iy >= s->in_h) continue;
+            for (int32_t kx = 0; kx < s->k_w; kx++) {
+              int32_t ix = x - s->pad_left + kx;
+              if (ix < 0 || ix >= s->in_w) continue;
+              const float *ip = in + (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c;
+              const float *wp = f + (((int64_t)o * s->k_h + ky) * s->k_w + kx) * s->in_c;
+              for (int32_t i = 0; i < s->in_c; i++) {
+                const double t = (double)ip[i] * wp[i];
+                acc += t;
+                abs_acc += fabs(t);
+              }
+            }
+          }
+          const size_t at = (((size_t)n * s->out_h + y) * s->out_w + x) * s->out_c + o;
+          exact[at] = acc;
+          mag[at] = abs_acc;
+        }
+}
+
+/* The worst |got - clamp(exact)| / magnitude over n outputs. */
+static double worst_ratio(const float *got, const double *exact, const double *mag, size_t n,
+                          int act) {
+  double worst = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double want = fmin(fmax(exact[i], act_lo[act]), act_hi[act]);
+    double r = fabs((double)got[i] - want) / (mag[i] + 1e-30);
+    if (!(r <= worst)) worst = r; /* NaN sticks */
+  }
+  return worst;
+}
+
+/* Runs a Winograd convolution of `s` (scale: input values in [0, scale) when
+ * `relu_input`, else (-scale, scale); filter (-1, 1) / sqrt(9 * in_c)) and
+ * checks it; also runs the tasks in reverse order on two scratch "threads"
+ * and checks the bits match. Returns the worst error ratio (and, when
+ * igemm_worst is not NULL, the indirect GEMM's on the same data). */
+static double test_winograd_shape(const wick_f32_kernels *all, const wick_conv_shape *s, int act,
+                                  bool with_bias, bool relu_input, double *igemm_worst) {
+  const wick_f32_gemm_kernel *gk = wick_f32_gemm_kernel_for(all, (size_t)s->out_c);
+  const size_t in_n = (size_t)s->batch * s->in_h * s->in_w * s->in_c;
+  const size_t out_n = (size_t)s->batch * s->out_h * s->out_w * s->out_c;
+  const size_t k = 9 * (size_t)s->in_c;
+  float *in = rand_buf(in_n), *f = rand_buf((size_t)s->out_c * k), *bias = rand_buf(s->out_c);
+  const float fscale = (float)(1.0 / sqrt((double)k));
+  for (size_t i = 0; i < (size_t)s->out_c * k; i++) f[i] *= fscale;
+  if (relu_input)
+    for (size_t i = 0; i < in_n; i++) in[i] = fabsf(in[i]);
+  wick_f32_winograd_tasks t;
+  size_t floats;
+  if (!wick_f32_winograd_plan(&t, all, gk, s) ||
+      !wick_f32_winograd_packed_size(s, gk->nr, &floats))
+    abort();
+  float *packed = malloc(floats * sizeof(float));
+  wick_f32_winograd_pack(s, gk->nr, f, with_bias ? bias : NULL, packed);
+  float *got = malloc((out_n + 2) * sizeof(float)), *again = malloc(out_n * sizeof(float));
+  double *exact = malloc(out_n * sizeof(double)), *mag = malloc(out_n * sizeof(double));
+  got[0] = got[out_n + 1] = 12345.0f;
+  t.input = in, t.packed = packed, t.lo = act_lo[act], t.hi = act_hi[act];
+  t.scratch = malloc(2 * t.scratch_floats * sizeof(float));
+  t.output = got + 1;
+  for (size_t i = 0; i < t.tasks; i++) wick_f32_winograd_run_task(&t, i, 0);
+  t.output = again;
+  for (size_t i = t.tasks; i-- > 0;) wick_f32_winograd_run_task(&t, i, i % 2);
+  conv_exact(s, in, f, with_bias ? bias : NULL, exact, mag);
+  char what[200];
+  describe_shape(what, sizeof what, all->isa, s);
+  snprintf(what + strlen(what), sizeof what - strlen(what), " winograd act=%d", act);
+  const double worst = worst_ratio(got + 1, exact, mag, out_n, act);
+  checks++;
+  if (!(worst <= WINOGRAD_TOL))
+    fail("%s: error %.3g x magnitude (bound %g)", what, worst, WINOGRAD_TOL);
+  check_guards(what, got[0] == 12345.0f && got[out_n + 1] == 12345.0f);
+  checks++;
+  if (memcmp(got + 1, again, out_n * sizeof(float)) != 0)
+    fail("%s: tasks in another order on other threads changed the bits", what);
+  if (igemm_worst != NULL) {
+    float *direct = malloc(wick_f32_gemm_packed_size(s->out_c, k, gk->nr) * sizeof(float));
+    wick_f32_gemm_pack(s->out_c, k, gk->nr, f, with_bias ? bias : NULL, direct);
+    size_t count;
+    if (!wick_f32_conv_indirection_size(s, gk->mr, &count)) abort();
+    const float **ind = malloc(count * sizeof(float *));
+    float *zero = calloc(s->in_c, sizeof(float));
+    wick_f32_conv_indirection_init(s, gk->mr, in, zero, ind);
+    wick_f32_conv_igemm(gk, s, ind, direct, again, act_lo[act], act_hi[act]);
+    *igemm_worst = worst_ratio(again, exact, mag, out_n, act);
+    free(direct), free(ind), free(zero);
+  }
+  free(in), free(f), free(bias), free(packed), free(got), free(again), free(exact), free(mag);
+  free(t.scratch);
+  return worst;
+}
+
+static void test_winograd(const wick_f32_kernels *all) {
+  if (all->winograd_input == NULL) {
+    printf("%s winograd: none for this ISA (the indirect GEMM runs)\n", all->isa);
+    return;
+  }
+  int before = failures, act = 0;
+  double worst = 0.0;
+  /* tile remainders (sides 1-13), VALID / SAME / lopsided padding, channel tails */
+  static const int32_t sides[] = {1, 2, 3, 4, 5, 6, 7, 9, 13};
+  static const int32_t chans[][2] = {{1, 1}, {3, 7}, {16, 16}, {17, 33}, {64, 70}, {5, 130}};
+  static const int32_t pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 0, 0, 2}, {0, 1, 1, 0}};
+  wick_conv_shape s;
+  for (size_t ic = 0; ic < sizeof chans / sizeof *chans; ic++)
+    for (size_t ih = 0; ih < sizeof sides / sizeof *sides; ih++)
+      for (size_t ip = 0; ip < 4; ip++) {
+        const int32_t h = sides[ih], w = sides[(ih + ic + ip) % 9], *p = pads[ip];
+        make_shape(&s, (ic + ih) % 3 == 0 ? 2 : 1, h, w, chans[ic][0], chans[ic][1], 3, 3, 1, 1,
+                   1, 1, p[0], p[1], p[2], p[3]);
+        if (s.out_h <= 0 || s.out_w <= 0) continue;
+        double r = test_winograd_shape(all, &s, act, (ih + ip) % 4 != 0, ip % 2 == 1, NULL);
+        worst = r > worst ? r : worst;
+        act = (act + 1) % 3;
+      }
+  printf("%s winograd F(4x4,3x3) edge shapes: %s (worst error %.2g x magnitude)\n", all->isa,
+         verdict(before), worst);
+  /* ResNet-18/50 layers (SAME), on signed and on ReLU-like (non-negative) inputs */
+  static const int32_t layers[][2] = {{56, 64}, {28, 128}, {14, 256}, {7, 512}};
+  for (size_t i = 0; i < sizeof layers / sizeof *layers; i++)
+    for (int relu_input = 0; relu_input <= 1; relu_input++) {
+      before = failures;
+      const int32_t side = layers[i][0], c = layers[i][1];
+      make_shape(&s, 1, side, side, c, c, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
+      double direct;
+      double r = test_winograd_shape(all, &s, 0, true, relu_input, &direct);
+      printf("%s winograd %dx%dx%d->%d %s inputs: %s (error %.2g x magnitude; igemm %.2g)\n",
+             all->isa, side, side, c, c, relu_input ? "non-negative" : "signed", verdict(before),
+             r, direct);
+    }
+}
+
 /* ------------------------------------------------------------------ DEPTHWISE_CONV_2D */
 
 /* Runs `fn` on shape `s` (multiplier 1) in two row ranges split at `split`
@@ -919,6 +1071,7 @@ int main(void) {
     }
     test_gemm(kern);
     test_conv(kern);
+    test_winograd(kern);
     test_dwconv(kern);
     test_unary(kern);
     test_binary(kern);
