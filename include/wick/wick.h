@@ -190,7 +190,8 @@ typedef struct wick_interpreter_options {
   size_t memory_limit_bytes;   /* 0: no cap. Counts every allocation the interpreter makes */
   int force_reference_kernels; /* 1: use the portable reference kernels everywhere (and no
                                   graph fusion). The environment variable WICK_FORCE_REFERENCE=1
-                                  does the same; WICK_NO_FUSION=1 only turns graph fusion off */
+                                  does the same; WICK_NO_FUSION=1 only turns graph fusion off,
+                                  WICK_NO_WINOGRAD=1 only the Winograd 3x3 convolution */
   wick_allocator allocator;    /* all fields NULL: malloc/free */
   wick_log_fn log;             /* NULL: silent */
   void *log_user;

@@ -407,6 +407,7 @@ struct wick_interpreter {
   bool profiling;
   bool force_reference;
   bool no_fusion; /* WICK_NO_FUSION=1 (or force_reference): every node runs on its own */
+  bool no_winograd; /* WICK_NO_WINOGRAD=1: 3x3 convolutions stay on the indirect GEMM */
   wick_weight_cache cache;
   char error[512];
 };
@@ -469,6 +470,8 @@ WICK_INTERNAL void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes)
 WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);
 /* True when the user asked for the reference kernels. */
 WICK_INTERNAL bool wick_op_force_reference(const wick_op_ctx *ctx);
+/* False when WICK_NO_WINOGRAD=1 turned the Winograd convolution off. */
+WICK_INTERNAL bool wick_op_winograd_allowed(const wick_op_ctx *ctx);
 /* The tensor of output i that this node writes (fusion may redirect 0). */
 WICK_INTERNAL int32_t wick_node_output_index(const wick_node *n, uint32_t i);
 /* The tensor input i reads (-1: absent; a folded PAD redirects 0). */

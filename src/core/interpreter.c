@@ -210,6 +210,7 @@ void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes) {
 void *wick_op_scratch(const wick_op_ctx *ctx) { return ctx->graph->interp->scratch; }
 
 bool wick_op_force_reference(const wick_op_ctx *ctx) { return ctx->graph->interp->force_reference; }
+bool wick_op_winograd_allowed(const wick_op_ctx *ctx) { return !ctx->graph->interp->no_winograd; }
 
 /* ---------------------------------------------------------------- graphs */
 
@@ -719,6 +720,8 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
   it->force_reference = o.force_reference_kernels || (env && env[0] == '1');
   env = getenv("WICK_NO_FUSION");
   it->no_fusion = it->force_reference || (env && env[0] == '1');
+  env = getenv("WICK_NO_WINOGRAD");
+  it->no_winograd = env && env[0] == '1';
   atomic_init(&it->cancelled, 0);
 
   uint32_t subgraph = sig ? sig->subgraph : 0;

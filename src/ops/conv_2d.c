@@ -16,7 +16,10 @@
  * filter once; invoke only runs them. CONV_2D with groups == 1: a 1x1,
  * stride-1, unpadded conv is a plain GEMM over the [N*H*W, Cin] input; any
  * other is an indirect GEMM whose indirection buffer (row pointers, padding
- * taps -> a zero row) is rebuilt only when the input's address changes.
+ * taps -> a zero row) is rebuilt only when the input's address changes —
+ * except 3x3 stride-1 convs with enough channels and 4x4 output tiles
+ * (winograd_wins), which run as Winograd F(4x4, 3x3) (src/kernels/winograd.c;
+ * WICK_NO_WINOGRAD=1 keeps them on the indirect GEMM).
  * DEPTHWISE_CONV_2D runs register-blocked 3x3 and 5x5 kernels (dilation 1,
  * strides 1-2) or the generic vectorized one (any size, stride, dilation);
  * a depth multiplier M > 1 first expands the input into scratch (channel c
@@ -31,8 +34,9 @@
  * adds its counts to the padding (wick_conv_spatial).
  *
  * Threads (ops/parallel.h): the GEMM paths run the driver's tasks (column
- * blocks x runs of row tiles); the depthwise and reference paths split output
- * rows. Either way each output is computed exactly as on one thread.
+ * blocks x runs of row tiles); Winograd runs blocks of tiles (a split fixed
+ * by the shape); the depthwise and reference paths split output rows.
+ * Either way each output is computed exactly as on one thread.
  */
 #include "format/schema.h"
 #include "kernels/kernels.h"
@@ -41,7 +45,17 @@
 #include "ops/parallel.h"
 #include "ops/quantization.h"
 
-typedef enum conv_path { CONV_REFERENCE, CONV_GEMM, CONV_IGEMM, CONV_DWCONV } conv_path;
+typedef enum conv_path {
+  CONV_REFERENCE,
+  CONV_GEMM,
+  CONV_IGEMM,
+  CONV_WINOGRAD,
+  CONV_DWCONV
+} conv_path;
+
+/* The cost rule of winograd_wins (measurements in docs/architecture.md). */
+#define WINOGRAD_MIN_CHANNELS 16
+#define WINOGRAD_MIN_TILES_PER_TASK 20
 
 typedef struct conv_data {
   wick_conv_shape shape;
@@ -58,6 +72,7 @@ typedef struct conv_data {
   int8_t *qin;                      /* hybrid: one quantized image */
   wick_f32_dwconv_fn dwconv;        /* CONV_DWCONV */
   wick_conv_shape dw_shape;         /* the multiplier-1 shape the depthwise kernel runs */
+  wick_f32_winograd_tasks winograd; /* CONV_WINOGRAD: the split (pointers set per invoke) */
 } conv_data;
 
 static const float *bias_data(const wick_op_ctx *ctx);
@@ -138,6 +153,40 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   return choose_kernels(ctx, d, depthwise);
 }
 
+/* Whether Winograd F(4x4, 3x3) beats the indirect GEMM on `s` (measured on
+ * ResNet-18/50, docs/architecture.md): it does a quarter of the multiply-adds
+ * but streams a filter 4x larger and transforms every input and output, so it
+ * needs enough tiles to reuse each transformed filter and enough channels
+ * to amortize the transforms. */
+static bool winograd_wins(const wick_f32_kernels *kern, const wick_f32_gemm_kernel *gemm,
+                          const wick_conv_shape *s, wick_f32_winograd_tasks *plan) {
+  if (!wick_f32_winograd_supported(kern, s) || s->in_c < WINOGRAD_MIN_CHANNELS ||
+      s->out_c < WINOGRAD_MIN_CHANNELS || !wick_f32_winograd_plan(plan, kern, gemm, s))
+    return false;
+  return plan->tiles >= WINOGRAD_MIN_TILES_PER_TASK * plan->tasks;
+}
+
+/* Packs the transformed filter and sizes the per-thread scratch (d->winograd
+ * holds the plan). */
+static wick_status winograd_prepare(wick_op_ctx *ctx, conv_data *d, const float *filter,
+                                    const float *bias) {
+  const wick_conv_shape *s = &d->shape;
+  size_t floats, bytes, scratch;
+  if (!wick_f32_winograd_packed_size(s, d->gemm->nr, &floats) ||
+      !wick_mul_size(floats, sizeof(float), &bytes) ||
+      !wick_mul_size(d->winograd.scratch_floats, sizeof(float) * wick_op_num_threads(ctx),
+                     &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "Winograd filter size overflows");
+  bool cached;
+  /* slot 1: the indirect GEMM's packing (slot 0) differs */
+  if ((d->packed = wick_op_packed(ctx, 1, (uint32_t)d->gemm->nr, bytes, &cached)) == NULL)
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
+  if (!cached) wick_f32_winograd_pack(s, d->gemm->nr, filter, bias, d->packed);
+  wick_op_request_scratch(ctx, scratch);
+  d->path = CONV_WINOGRAD;
+  return WICK_OK;
+}
+
 /* Chooses the optimized path if one applies and packs the filter for it;
  * leaves d->path = CONV_REFERENCE otherwise. */
 static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise) {
@@ -185,6 +234,11 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
   } else {
     if (s->groups != 1) return WICK_OK;
     const wick_f32_gemm_kernel *gk = wick_f32_gemm_kernel_for(kern, (size_t)s->out_c);
+    if (wick_op_winograd_allowed(ctx) && winograd_wins(kern, gk, s, &d->winograd)) {
+      d->kern = kern;
+      d->gemm = gk;
+      return winograd_prepare(ctx, d, filter, bias);
+    }
     size_t k = (size_t)s->k_h * (size_t)s->k_w, count;
     if (!wick_mul_size(k, (size_t)s->in_c, &k) ||
         !wick_f32_gemm_packed_size_checked((size_t)s->out_c, k, gk->nr, &floats) ||
@@ -212,6 +266,10 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
   }
   d->kern = kern;
   return WICK_OK;
+}
+
+static void winograd_task(void *arg, size_t task, size_t thread) {
+  wick_f32_winograd_run_task(arg, task, thread);
 }
 
 /* One invoke's arguments, shared by the row tasks. */
@@ -244,7 +302,8 @@ static void conv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t threa
       return;
     case CONV_GEMM:
     case CONV_IGEMM:
-      break; /* run as GEMM tasks */
+    case CONV_WINOGRAD:
+      break; /* run as GEMM / Winograd tasks */
   }
 }
 
@@ -282,6 +341,18 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
                                              d->hi, WICK_TASK_GRAIN);
       t.ep = ep;
       return wick_op_run_gemm_tasks(ctx, &t, tasks);
+    case CONV_WINOGRAD: {
+      wick_f32_winograd_tasks w = d->winograd;
+      w.s = s;
+      w.input = in;
+      w.packed = d->packed;
+      w.output = out;
+      w.lo = d->lo;
+      w.hi = d->hi;
+      w.ep = ep;
+      w.scratch = wick_op_scratch(ctx);
+      return wick_parallel_for(ctx, w.tasks, winograd_task, &w);
+    }
     case CONV_DWCONV:
     case CONV_REFERENCE:
       break;

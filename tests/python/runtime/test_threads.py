@@ -2,8 +2,9 @@
 num_threads 1, 2, 3, 4 and 7 (``wick.load(num_threads=...)`` and ``Model.num_threads``), and
 the multi-threaded results still match PyTorch eager.
 
-The models are sized so that every parallel path splits into several tasks: indirect-GEMM and
-1x1 convolutions, 3x3 depthwise, pooling, linear layers and attention (BATCH_MATMUL)."""
+The models are sized so that every parallel path splits into several tasks: indirect-GEMM,
+Winograd and 1x1 convolutions, 3x3 depthwise, pooling, linear layers and attention
+(BATCH_MATMUL)."""
 
 from __future__ import annotations
 
@@ -75,8 +76,22 @@ class SmallSpatial(torch.nn.Module):
         return self.dw_res(x) + x
 
 
+class ResBlock(torch.nn.Module):
+    """A ResNet basic block on a 30x30 map (8x8 Winograd tiles, the last row and column of them
+    cut short): 3x3 convolutions with ReLU and with a fused residual add + ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(24, 40, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(40, 24, 3, padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.conv2(torch.relu(self.conv1(x))) + x)
+
+
 CASES = {
     "convnet": (ConvNet, (1, 3, 96, 96)),
+    "resblock": (ResBlock, (2, 24, 30, 30)),
     "small_spatial": (SmallSpatial, (1, 64, 14, 14)),
     "attention": (Attention, (2, 128, 96)),
 }
@@ -100,6 +115,23 @@ def test_outputs_are_bit_identical_for_any_thread_count(name):
     with torch.no_grad():
         ref = module(x).numpy()
     np.testing.assert_allclose(outs[4][0], ref, rtol=1e-4, atol=1e-4 * max(1.0, np.abs(ref).max()))
+
+
+def test_winograd_can_be_turned_off(monkeypatch):
+    """WICK_NO_WINOGRAD=1 keeps the 3x3 convolutions on the indirect GEMM: other bits, the same
+    values within the parity tolerance (error bound: docs/architecture.md)."""
+    torch.manual_seed(2)
+    module = ResBlock().eval()
+    x = torch.randn(2, 24, 30, 30)
+    data = bytes(wick.convert(module, (x,)))
+    winograd = wick.load(data)(x.numpy())[0]
+    monkeypatch.setenv("WICK_NO_WINOGRAD", "1")
+    direct = wick.load(data)(x.numpy())[0]
+    assert winograd.tobytes() != direct.tobytes()
+    with torch.no_grad():
+        ref = module(x).numpy()
+    for got in (winograd, direct):
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * max(1.0, np.abs(ref).max()))
 
 
 def test_model_num_threads_property_reaches_the_runtime():
