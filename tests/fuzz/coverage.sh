@@ -46,9 +46,9 @@ rm -rf "$OUT/value-seeds" "$OUT/cache-seeds" "$OUT/seeds"
   --cache-header "$OUT/gen/cache_models.h" --cache-seeds "$OUT/cache-seeds" >/dev/null
 OBJS=""
 case "$(uname -m)" in  # kernels for another ISA are not built (as in CMakeLists.txt)
-  x86_64 | i?86) FOREIGN="src/kernels/neon/" ;;
+  x86_64 | i?86) FOREIGN="src/kernels/neon" ;;  # neon/ and neondot/
   aarch64 | arm64) FOREIGN="src/kernels/avx" ;;
-  *) FOREIGN="src/kernels/neon/|src/kernels/avx" ;;
+  *) FOREIGN="src/kernels/neon|src/kernels/avx" ;;
 esac
 for src in $(cd "$ROOT" && find src -name '*.c' | sort | grep -Ev "^($FOREIGN)"); do
   obj="$OUT/obj/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')"

@@ -73,9 +73,9 @@ wait_compiles() {
   PIDS="" RUNNING=0
 }
 case "$(uname -m)" in  # kernels for another ISA are not built (as in CMakeLists.txt)
-  x86_64 | i?86) FOREIGN="src/kernels/neon/" ;;
+  x86_64 | i?86) FOREIGN="src/kernels/neon" ;;  # neon/ and neondot/
   aarch64 | arm64) FOREIGN="src/kernels/avx" ;;
-  *) FOREIGN="src/kernels/neon/|src/kernels/avx" ;;
+  *) FOREIGN="src/kernels/neon|src/kernels/avx" ;;
 esac
 for src in $(cd "$ROOT" && find src -name '*.c' | sort | grep -Ev "^($FOREIGN)"); do
   obj="$OUT/obj/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')"
@@ -84,7 +84,7 @@ for src in $(cd "$ROOT" && find src -name '*.c' | sort | grep -Ev "^($FOREIGN)")
     src/kernels/avx512vnni/*) extra="-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma" ;;
     src/kernels/avx512/*) extra="-mavx512f -mavx512vl -mavx2 -mfma" ;;
     src/kernels/avx2/*) extra="-mavx2 -mfma" ;;
-    src/kernels/neon/*) continue ;; # AArch64 only (this script builds for the host)
+    src/kernels/neon*/*) continue ;; # AArch64 only (this script builds for the host)
   esac
   if [ ! -f "$obj" ] || [ "$ROOT/$src" -nt "$obj" ] || [ -n "$(find "$ROOT/src" -name '*.h' -newer "$obj" | head -1)" ] || [ "$ROOT/src/ops/op_table.inc" -nt "$obj" ]; then
     # shellcheck disable=SC2086
