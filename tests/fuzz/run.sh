@@ -72,6 +72,12 @@ wait_compiles() {
   for pid in $PIDS; do wait "$pid" || BUILD_FAILED=1; done
   PIDS="" RUNNING=0
 }
+# AMX-INT8 kernels where the compiler knows the intrinsics (as CMakeLists.txt): without
+# WICK_HAVE_AMX q8_select.c has no AMX table and AMX CPUs would fuzz the VNNI kernels instead.
+AMX_DEFINE=""
+if echo 'int main(void){return 0;}' | $CC -mamx-tile -mamx-int8 -x c -c -o /dev/null - 2>/dev/null; then
+  AMX_DEFINE="-DWICK_HAVE_AMX=1"
+fi
 case "$(uname -m)" in  # kernels for another ISA are not built (as in CMakeLists.txt)
   x86_64 | i?86) FOREIGN="src/kernels/neon" ;;  # neon/ and neondot/
   aarch64 | arm64) FOREIGN="src/kernels/avx" ;;
@@ -81,7 +87,9 @@ for src in $(cd "$ROOT" && find src -name '*.c' | sort | grep -Ev "^($FOREIGN)")
   obj="$OUT/obj/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')"
   extra=""
   case "$src" in
+    src/kernels/avx512amx/*) extra="-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma -mamx-tile -mamx-int8" ;;
     src/kernels/avx512vnni/*) extra="-mavx512f -mavx512vl -mavx512bw -mavx512dq -mavx512vnni -mavx2 -mfma" ;;
+    src/kernels/q8_select.c) extra="$AMX_DEFINE" ;; # the AMX table (as CMakeLists.txt)
     src/kernels/avx512/*) extra="-mavx512f -mavx512vl -mavx2 -mfma" ;;
     src/kernels/avx2/*) extra="-mavx2 -mfma" ;;
     src/kernels/neon*/*) continue ;; # AArch64 only (this script builds for the host)
