@@ -230,6 +230,7 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
     case OPT_BATCH_MATMUL:
       p->adj_x = get_bool(o, 0, false, "adj_x");
       p->adj_y = get_bool(o, 1, false, "adj_y");
+      p->asymmetric_inputs = get_bool(o, 2, false, "asymmetric_quantize_inputs");
       break;
     case OPT_CUMSUM:
       p->exclusive = get_bool(o, 0, false, "exclusive");

@@ -8,6 +8,12 @@
  * aligning the ranks on the right; output [broadcast batch..., M, N], rank =
  * the larger input rank.
  *
+ * Hybrid (dynamic-range) form: float32 lhs and output, int8 symmetric rhs
+ * with one scale or one per output column (the rhs's N dimension): each lhs
+ * row is quantized at run time, symmetric or with asymmetric_quantize_inputs
+ * asymmetric, as LiteRT's EvalHybrid (src/kernels/reference/hybrid.c), on
+ * the reference kernel split over output rows.
+ *
  * Kernels: without adj_x, and when the CPU has optimized GEMM kernels, each
  * batch is a GEMM on them (src/kernels/gemm_driver.c): the right operands are
  * packed once — at prepare when they are constant, else at the start of each
@@ -32,6 +38,9 @@ typedef struct bmm_data {
   size_t batches, rhs_batches;      /* output batches; distinct rhs matrices */
   size_t packed_floats;             /* per rhs matrix */
   float *packed;                    /* packed at prepare (constant rhs), else NULL: scratch */
+  bool hybrid, per_channel;         /* int8 rhs, float lhs */
+  const float *rhs_scales;          /* hybrid: n scales, or 1 */
+  size_t row_bytes;                 /* hybrid: per-thread scratch (k floats + k int8) */
 } bmm_data;
 
 /* Element offsets of output batch b's operands (row-major batch index). */
@@ -87,14 +96,47 @@ static wick_status choose_kernels(wick_op_ctx *ctx, bmm_data *d, const wick_tens
   return WICK_OK;
 }
 
+/* The int8 rhs of the hybrid form: symmetric, one scale or one per column
+ * (on the rhs's N dimension: the last one, or the one before with adj_y). */
+static wick_status hybrid_prepare(wick_op_ctx *ctx, bmm_data *d, const wick_tensor *b) {
+  const wick_quant *q = b->info != NULL ? &b->info->quant : NULL;
+  WICK_CHECK_SUPPORTED(ctx, q != NULL && q->count > 0,
+                       "float32 lhs with an int8 rhs without quantization parameters (the "
+                       "hybrid form needs scales)");
+  const int32_t n_axis = d->s.adj_y ? b->rank - 2 : b->rank - 1;
+  d->per_channel = q->count > 1;
+  if (d->per_channel)
+    WICK_CHECK(ctx, q->count == (uint32_t)d->s.n && q->quantized_dimension == n_axis,
+               "the int8 rhs has %u scales on dimension %d; expected 1 or %lld on dimension %d",
+               q->count, q->quantized_dimension, (long long)d->s.n, n_axis);
+  for (uint32_t i = 0; i < q->count; i++) {
+    WICK_CHECK(ctx, q->zero_point[i] == 0, "the int8 rhs must be symmetric (zero point 0)");
+    WICK_CHECK(ctx, isfinite(q->scale[i]) && q->scale[i] >= 0.0f,
+               "rhs scale %u is not a finite non-negative number", i);
+  }
+  d->hybrid = true;
+  d->rhs_scales = q->scale;
+  size_t row_bytes;
+  if (!wick_mul_size((size_t)d->s.k, sizeof(float) + 1, &row_bytes))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+  d->row_bytes = (row_bytes + 15) & ~(size_t)15;
+  size_t scratch;
+  if (!wick_mul_size(d->row_bytes, wick_op_num_threads(ctx), &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+  wick_op_request_scratch(ctx, scratch);
+  return WICK_OK;
+}
+
 static wick_status bmm_prepare(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_bmm_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
   wick_tensor *a, *b;
   WICK_TRY(wick_require_input(ctx, 0, &a));
   WICK_TRY(wick_require_input(ctx, 1, &b));
-  WICK_CHECK_SUPPORTED(ctx, a->type == WICK_DTYPE_FLOAT32 && b->type == WICK_DTYPE_FLOAT32,
-                       "inputs are %s and %s; wick runs BATCH_MATMUL on float32 only so far",
+  const bool hybrid = a->type == WICK_DTYPE_FLOAT32 && b->type == WICK_DTYPE_INT8;
+  WICK_CHECK_SUPPORTED(ctx, a->type == WICK_DTYPE_FLOAT32 && (b->type == WICK_DTYPE_FLOAT32 || hybrid),
+                       "inputs are %s and %s; wick runs BATCH_MATMUL on float32 only so far "
+                       "(and on float32 x int8, the hybrid form)",
                        wick_dtype_name(a->type), wick_dtype_name(b->type));
   WICK_CHECK(ctx, a->rank >= 2 && b->rank >= 2, "inputs must have rank >= 2 (ranks %d and %d)",
              a->rank, b->rank);
@@ -136,6 +178,7 @@ static wick_status bmm_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
   ctx->node->macs = (uint64_t)wick_shape_elements(rank, dims) * (uint64_t)ka;
   ctx->node->user_data = d;
+  if (hybrid) return hybrid_prepare(ctx, d, b);
   return choose_kernels(ctx, d, b);
 }
 
@@ -145,6 +188,9 @@ typedef struct bmm_job {
   float *out, *packed;
   wick_f32_gemm_tasks t; /* the split of one batch (pointers filled per task) */
   size_t tasks_per_batch;
+  const int8_t *hybrid_rhs; /* hybrid: the int8 rhs */
+  uint8_t *scratch;         /* hybrid: one row buffer per thread */
+  bool asymmetric;          /* hybrid: asymmetric_quantize_inputs */
 } bmm_job;
 
 static void reference_rows(void *arg, size_t begin, size_t end, size_t thread) {
@@ -152,6 +198,16 @@ static void reference_rows(void *arg, size_t begin, size_t end, size_t thread) {
   const bmm_job *j = arg;
   wick_f32_batch_matmul_rows__reference(&j->d->s, j->lhs, j->rhs, j->out, (int64_t)begin,
                                         (int64_t)end);
+}
+
+static void hybrid_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  const bmm_job *j = arg;
+  const bmm_data *d = j->d;
+  float *row = (float *)(void *)(j->scratch + thread * d->row_bytes);
+  int8_t *q = (int8_t *)(row + d->s.k);
+  wick_hybrid_batch_matmul_rows__reference(&d->s, j->lhs, j->hybrid_rhs, d->rhs_scales,
+                                           d->per_channel, j->asymmetric, row, q, j->out,
+                                           (int64_t)begin, (int64_t)end);
 }
 
 static void pack_task(void *arg, size_t i, size_t thread) {
@@ -186,8 +242,13 @@ static wick_status bmm_invoke(wick_op_ctx *ctx) {
     /* Output rows (batches x m) split over the threads. */
     uint64_t rows = (uint64_t)s->m;
     for (int32_t i = 0; i < s->batch_rank; i++) rows *= (uint64_t)s->batch_dims[i];
+    if (d->hybrid) {
+      j.hybrid_rhs = wick_op_input(ctx, 1)->data;
+      j.scratch = wick_op_scratch(ctx);
+      j.asymmetric = ctx->params->asymmetric_inputs;
+    }
     return wick_parallel_range(ctx, (size_t)rows, (uint64_t)s->n * (uint64_t)s->k,
-                               reference_rows, &j);
+                               d->hybrid ? hybrid_rows : reference_rows, &j);
   }
   j.packed = d->packed;
   if (j.packed == NULL) {

@@ -91,6 +91,7 @@ typedef struct wick_op_params {
   bool align_corners;     /* RESIZE_* */
   bool half_pixel_centers;
   bool adj_x, adj_y;      /* BATCH_MATMUL */
+  bool asymmetric_inputs; /* BATCH_MATMUL asymmetric_quantize_inputs (hybrid form) */
   bool exclusive, reverse; /* CUMSUM */
   bool approximate;       /* GELU */
   bool pot_scale_int16;   /* ADD SUB */

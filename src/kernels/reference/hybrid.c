@@ -59,9 +59,9 @@ void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, con
 }
 
 /* LiteRT's AsymmetricQuantizeFloats: the range [min(x, 0), max(x, 0)] onto [-128, 127]
- * (scale and zero point in double, the zero point nudged into range and rounded), values
- * round-half-away(offset + x / scale) computed in float; a zero range gives zeros, scale 1,
- * offset 0. */
+ * (its width in float, scale and zero point in double, the zero point nudged into range and
+ * rounded), values round-half-away(offset + x / scale) computed in float; a zero range gives
+ * zeros, scale 1, offset 0. */
 float wick_hybrid_quantize_asymmetric__reference(int64_t n, const float *x, int8_t *q,
                                                  int32_t *offset) {
   float lo = 0.0f, hi = 0.0f;
@@ -70,12 +70,14 @@ float wick_hybrid_quantize_asymmetric__reference(int64_t n, const float *x, int8
     hi = x[i] > hi ? x[i] : hi;
   }
   const double rmin = lo, rmax = hi;
-  if (rmin == rmax) {
+  if (lo == hi) {
     if (n > 0) memset(q, 0, (size_t)n);
     *offset = 0;
     return 1.0f;
   }
-  const double scale = (rmax - rmin) / 255.0;
+  /* the range in float, then double (as the LiteRT release the tests run:
+   * (double)(rmax - rmin) and the float difference round differently) */
+  const double scale = (double)(hi - lo) / 255.0;
   const double zp_from_min = -128.0 - rmin / scale, zp_from_max = 127.0 - rmax / scale;
   const double err_min = 128.0 + fabs(rmin / scale), err_max = 127.0 + fabs(rmax / scale);
   const double zp = err_min < err_max ? zp_from_min : zp_from_max;
@@ -123,4 +125,52 @@ void wick_hybrid_conv2d__reference(const wick_conv_shape *s, bool depthwise, con
         if (bias) y += bias[o];
         output[((int64_t)oy * s->out_w + ox) * s->out_c + o] = y < lo ? lo : (y > hi ? hi : y);
       }
+}
+
+/* LiteRT's `total -= row_sum * offset` with an int32 total and a float
+ * offset: computed in float, converted back toward zero (saturated here,
+ * where C++ leaves an out-of-range conversion undefined). */
+static int32_t subtract_offset(int32_t total, int32_t column_sum, int32_t offset) {
+  const float v = (float)total - (float)column_sum * (float)offset;
+  if (!(v > -2147483648.0f)) return INT32_MIN;
+  if (v >= 2147483648.0f) return INT32_MAX;
+  return (int32_t)v;
+}
+
+void wick_hybrid_batch_matmul_rows__reference(const wick_batch_matmul_shape *s, const float *lhs,
+                                              const int8_t *rhs, const float *rhs_scales,
+                                              bool per_channel, bool asymmetric, float *row,
+                                              int8_t *q, float *out, int64_t row_begin,
+                                              int64_t row_end) {
+  const int64_t m = s->m, n = s->n, k = s->k;
+  for (int64_t r = row_begin; r < row_end; r++) {
+    /* The batch (row-major over the broadcast batch dims) and its operands. */
+    int64_t b = r / m, lo = 0, ro = 0;
+    const int64_t i = r % m;
+    for (int32_t d = s->batch_rank - 1; d >= 0; d--) {
+      const int64_t idx = b % s->batch_dims[d];
+      b /= s->batch_dims[d];
+      lo += idx * s->lhs_strides[d];
+      ro += idx * s->rhs_strides[d];
+    }
+    const float *l = lhs + lo;
+    const int8_t *w = rhs + ro;
+    for (int64_t p = 0; p < k; p++) row[p] = s->adj_x ? l[p * m + i] : l[i * k + p];
+    int32_t offset = 0;
+    const float row_scale = asymmetric ? wick_hybrid_quantize_asymmetric__reference(k, row, q, &offset)
+                                       : wick_hybrid_quantize_row__reference(k, row, q);
+    float *o = out + r * n;
+    for (int64_t j = 0; j < n; j++) {
+      int32_t total = 0, column_sum = 0;
+      for (int64_t p = 0; p < k; p++) {
+        const int32_t v = s->adj_y ? w[j * k + p] : w[p * n + j];
+        total = (int32_t)((uint32_t)total + (uint32_t)((int32_t)q[p] * v)); /* wraps */
+        column_sum += v;
+      }
+      if (asymmetric) total = subtract_offset(total, column_sum, offset);
+      float y = 0.0f;
+      y += (float)total * (row_scale * rhs_scales[per_channel ? j : 0]);
+      o[j] = y;
+    }
+  }
 }

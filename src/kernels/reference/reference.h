@@ -211,6 +211,19 @@ void wick_f32_batch_matmul__reference(const wick_batch_matmul_shape *s, const fl
 void wick_f32_batch_matmul_rows__reference(const wick_batch_matmul_shape *s, const float *lhs,
                                            const float *rhs, float *out, int64_t row_begin,
                                            int64_t row_end);
+/* Hybrid BATCH_MATMUL (LiteRT's EvalHybrid), output rows [row_begin,
+ * row_end) of the batches x m rows, shapes as wick_f32_batch_matmul__reference
+ * (float lhs, int8 rhs): each lhs row of k values is quantized at run time,
+ * symmetric (wick_hybrid_quantize_row__reference) or with `asymmetric`
+ * LiteRT's AsymmetricQuantizeFloats (wick_hybrid_quantize_asymmetric__reference),
+ * whose offset times the rhs column's sum is subtracted from the int32 dot
+ * product in float and truncated; then out = dot * (row scale * rhs scale of
+ * column j, or the one scale) in float. `row` holds k floats, `q` k int8. */
+void wick_hybrid_batch_matmul_rows__reference(const wick_batch_matmul_shape *s, const float *lhs,
+                                              const int8_t *rhs, const float *rhs_scales,
+                                              bool per_channel, bool asymmetric, float *row,
+                                              int8_t *q, float *out, int64_t row_begin,
+                                              int64_t row_end);
 
 /* ARG_MAX / ARG_MIN over the middle axis of [outer, axis, inner] (axis >= 1).
  * The first index wins ties; a strict comparison means NaNs are skipped unless

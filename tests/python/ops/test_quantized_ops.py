@@ -683,6 +683,67 @@ def test_fully_connected_hybrid(per_channel, bias, activation):
         np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
 
 
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("asymmetric", [False, True])
+@pytest.mark.parametrize(
+    "lhs_shape,rhs_shape,adj_x,adj_y",
+    [
+        ((2, 5, 37), (37, 9), False, False),  # 2-D rhs broadcast over the lhs batch
+        ((2, 37, 5), (2, 9, 37), True, True),  # both transposed, batched rhs
+        ((1, 3, 4, 70), (3, 1, 70, 20), False, False),  # broadcast both ways
+        ((8, 2000), (2000, 16), False, False),  # the float offset correction
+    ],
+)
+def test_batch_matmul_hybrid(per_channel, asymmetric, lhs_shape, rhs_shape, adj_x, adj_y):
+    """float32 lhs, int8 symmetric constant rhs (one scale or one per output column): each lhs
+    row quantized at run time, symmetric or with asymmetric_quantize_inputs (LiteRT's
+    EvalHybrid). Against LiteRT's reference kernels, bit-exact."""
+    rng = np.random.default_rng(RNG_SEED)
+    x = (rng.standard_normal(lhs_shape) + 0.3).astype(np.float32)
+    x.reshape(-1, lhs_shape[-1])[0] = 0.0  # a zero row (scale 1, zero output)
+    x.reshape(-1, lhs_shape[-1])[-1] = np.abs(x.reshape(-1, lhs_shape[-1])[-1])  # all positive
+    long_k = lhs_shape[-1] == 2000
+    if long_k:  # int32 sums past 2^24 (inexact in float), an offset that is no power of 2
+        x = rng.uniform(0.8, 1.0, lhs_shape).astype(np.float32)
+        x[..., 7] = -0.3
+    n_axis = len(rhs_shape) - (2 if adj_y else 1)
+    n = rhs_shape[n_axis]
+    scales = list(rng.uniform(0.003, 0.03, n)) if per_channel else 0.013
+    w = QC(rnd(rng, rhs_shape, np.int8, 90 if long_k else -127, 127), scales, 0, axis=n_axis)
+    mw = ModelWriter()
+    sg = mw.add_subgraph()
+    xin = sg.add_tensor("x", list(x.shape), np.float32)
+    out = sg.add_tensor("y", [1], np.float32)
+    sg.add_operator(
+        "BATCH_MATMUL",
+        [xin, sg.add_constant("w", w.value, quant=w.quant())],
+        [out],
+        options=dict(adj_x=adj_x, adj_y=adj_y, asymmetric_quantize_inputs=asymmetric),
+    )
+    sg.set_inputs([xin])
+    sg.set_outputs([out])
+    data = mw.finish()
+    ref = run_litert(data, [x], reference=True)[0]
+    for threads in (1, 3):
+        got = wick.load(data, num_threads=threads)(x)[0]
+        assert got.shape == ref.shape
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_batch_matmul_hybrid_rejects_misplaced_scales():
+    """Per-channel scales must run along the rhs's output (N) dimension."""
+    w = QC(np.ones((4, 3), np.int8), [0.1] * 4, 0, axis=0)
+    mw = ModelWriter()
+    sg = mw.add_subgraph()
+    xin = sg.add_tensor("x", [2, 4], np.float32)
+    out = sg.add_tensor("y", [1], np.float32)
+    sg.add_operator("BATCH_MATMUL", [xin, sg.add_constant("w", w.value, quant=w.quant())], [out])
+    sg.set_inputs([xin])
+    sg.set_outputs([out])
+    with pytest.raises(wick.WickError, match="scales on dimension 0"):
+        wick.load(mw.finish())
+
+
 def _float_fc(x, w, b, activation):
     mw = ModelWriter()
     sg = mw.add_subgraph()
