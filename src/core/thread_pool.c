@@ -8,12 +8,17 @@
  * are left, so a worker that the OS deschedules costs at most the task it
  * holds, and the caller never waits for an idle worker to wake up.
  *
- * The claim word packs (job generation << 32 | next task index). A thread
- * claims task i of job g with one compare-and-swap from (g, i) to (g, i+1),
- * so a late worker still holding an old generation can never claim a task of
- * a newer job. When the caller runs out of tasks (or sees the cancel flag) it
- * closes the job by swapping in (g, CLOSED): the swapped-out index is the
- * number of tasks claimed, and it waits until that many have finished.
+ * The claim word packs (job generation << 32 | front << 16 | back): tasks
+ * [front, back) of job g are still open. The caller claims from the front,
+ * workers from the back, each with one compare-and-swap, so a late worker
+ * still holding an old generation can never claim a task of a newer job.
+ * With two threads each keeps about the same part of the output from one
+ * operator to the next (the caller the top rows, the worker the bottom), so
+ * the activations it reads are mostly the ones it wrote, still in its own
+ * core's cache; yet a preempted thread's share goes to the other one task by
+ * task. When the caller runs out of tasks (or sees the cancel flag) it closes
+ * the job by swapping in (g, CLOSED): the swapped-out front and back tell how
+ * many tasks were claimed, and it waits until that many have finished.
  *
  * Waiting is bounded spinning, then sleeping. A worker spins (with the CPU's
  * pause hint) for the next job — consecutive operators follow each other
@@ -53,7 +58,9 @@
 #define SPIN_WAIT_NS 25000u
 #define SPIN_CREDIT_MAX_NS 200000u
 #define STACK_BYTES ((size_t)512 * 1024) /* per worker; tasks run leaf kernels */
-#define CLOSED 0xffffffffu
+/* The claim word's low half: (front << 16 | back), the open tasks [front, back). */
+#define MAX_JOB_TASKS 0xffffu
+#define CLOSED 0xffff0000u /* front 0xffff, back 0: nothing to claim */
 /* The caller waits for a worker's last task by spinning two of its own task
  * times, within these bounds, before it sleeps. */
 #define CALLER_SPIN_MIN_NS 5000u
@@ -75,7 +82,6 @@ struct wick_thread_pool {
   /* The current job. Written by the caller before it publishes `claim`. */
   _Atomic(wick_task_fn) job_fn;
   _Atomic(void *) job_arg;
-  atomic_size_t job_tasks;
   _Atomic(const atomic_int *) job_cancel;
 
   /* Their own cache lines: every thread hits `claim` per task and `done`
@@ -129,13 +135,14 @@ static size_t run_tasks(wick_thread_pool *pool, uint32_t gen, size_t thread) {
     uint32_t task;
     for (;;) {
       if ((uint32_t)(c >> 32) != gen) return ran;
-      task = (uint32_t)c;
-      /* Read after the acquire of (gen, ...): this job's count or a newer
-       * job's, and then the compare-and-swap below fails. */
-      if (task >= atomic_load_explicit(&pool->job_tasks, memory_order_relaxed)) return ran;
+      const uint32_t front = (uint32_t)(c >> 16) & 0xffffu, back = (uint32_t)c & 0xffffu;
+      if (front >= back) return ran;
       if (is_cancelled(atomic_load_explicit(&pool->job_cancel, memory_order_relaxed)))
         return ran;
-      if (atomic_compare_exchange_weak_explicit(&pool->claim, &c, c + 1, memory_order_acq_rel,
+      /* The caller takes tasks from the front, workers from the back. */
+      task = thread == 0 ? front : back - 1;
+      const uint64_t next = thread == 0 ? c + ((uint64_t)1 << 16) : c - 1;
+      if (atomic_compare_exchange_weak_explicit(&pool->claim, &c, next, memory_order_acq_rel,
                                                 memory_order_acquire))
         break;
     }
@@ -258,7 +265,6 @@ wick_status wick_thread_pool_create(wick_mem *mem, int num_threads, wick_thread_
   }
   atomic_init(&pool->job_fn, NULL);
   atomic_init(&pool->job_arg, NULL);
-  atomic_init(&pool->job_tasks, 0);
   atomic_init(&pool->job_cancel, NULL);
   atomic_init(&pool->claim, 0);
   atomic_init(&pool->done, 0);
@@ -314,10 +320,24 @@ size_t wick_thread_pool_threads(const wick_thread_pool *pool) {
   return pool ? pool->num_threads : 1;
 }
 
+/* A job of more than MAX_JOB_TASKS tasks runs as groups of consecutive
+ * tasks (each still runs on its own, in order). */
+typedef struct grouped_job {
+  wick_task_fn fn;
+  void *arg;
+  size_t n_tasks, per_group;
+} grouped_job;
+
+static void run_group(void *p, size_t group, size_t thread) {
+  const grouped_job *j = p;
+  const size_t begin = group * j->per_group;
+  const size_t end = j->n_tasks - begin < j->per_group ? j->n_tasks : begin + j->per_group;
+  for (size_t t = begin; t < end; t++) j->fn(j->arg, t, thread);
+}
+
 bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn fn, void *arg,
                           const atomic_int *cancel) {
-  if (pool == NULL || pool->num_threads <= 1 || n_tasks <= 1 || in_task ||
-      n_tasks >= (size_t)CLOSED) {
+  if (pool == NULL || pool->num_threads <= 1 || n_tasks <= 1 || in_task) {
     /* Inline, in task order; the cancel flag is still checked between tasks. */
     for (size_t t = 0; t < n_tasks; t++) {
       if (is_cancelled(cancel)) return false;
@@ -325,17 +345,22 @@ bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn f
     }
     return true;
   }
+  if (n_tasks > MAX_JOB_TASKS) {
+    grouped_job g = {fn, arg, n_tasks, (n_tasks + MAX_JOB_TASKS - 1) / MAX_JOB_TASKS};
+    return wick_thread_pool_run(pool, (n_tasks + g.per_group - 1) / g.per_group, run_group, &g,
+                                cancel);
+  }
   const bool profiling = atomic_load_explicit(&pool->profiling, memory_order_relaxed);
   const uint64_t t0 = monotonic_ns();
   uint32_t gen = ++pool->generation;
   if (gen == 0) gen = ++pool->generation; /* 0 is what idle workers start from */
   atomic_store_explicit(&pool->job_fn, fn, memory_order_relaxed);
   atomic_store_explicit(&pool->job_arg, arg, memory_order_relaxed);
-  atomic_store_explicit(&pool->job_tasks, n_tasks, memory_order_relaxed);
   atomic_store_explicit(&pool->job_cancel, cancel, memory_order_relaxed);
   atomic_store_explicit(&pool->done, 0, memory_order_relaxed);
-  /* Publishes the fields above (seq_cst: ordered before the sleepers load). */
-  atomic_store(&pool->claim, (uint64_t)gen << 32);
+  /* Publishes the fields above (seq_cst: ordered before the sleepers load):
+   * tasks [0, n_tasks) are open. */
+  atomic_store(&pool->claim, (uint64_t)gen << 32 | n_tasks);
   if (atomic_load(&pool->sleepers) > 0) {
     pthread_mutex_lock(&pool->lock);
     pthread_cond_broadcast(&pool->wake);
@@ -344,9 +369,12 @@ bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn f
   in_task = true;
   size_t mine = run_tasks(pool, gen, 0);
   in_task = false;
-  uint64_t last = atomic_exchange_explicit(&pool->claim, ((uint64_t)gen << 32) | CLOSED,
+  /* Closes the job: front past back. The tasks claimed are those before the
+   * front and those from the back on. */
+  uint64_t last = atomic_exchange_explicit(&pool->claim, (uint64_t)gen << 32 | CLOSED,
                                            memory_order_acq_rel);
-  size_t claimed = (uint32_t)last < n_tasks ? (uint32_t)last : n_tasks;
+  const size_t front = (size_t)(last >> 16) & 0xffffu, back = (size_t)last & 0xffffu;
+  const size_t claimed = front + (n_tasks - back);
   wait_for_claimed(pool, claimed, mine, monotonic_ns() - t0);
   if (profiling) {
     pool->jobs++;
