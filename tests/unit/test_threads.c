@@ -14,7 +14,10 @@
  *      (1 or 2 threads: the latter drives its own workers), every result
  *      equal to the first run's; then cancellation from another thread while
  *      invokes run;
- *   3. cancelling one giant operator (a 2.4 G multiply-add convolution on the
+ *   3. the pool itself: every task of jobs from 2 to 200000 tasks (more than
+ *      one claim word holds: they run in groups) runs exactly once, on 2, 3
+ *      and 7 threads;
+ *   4. cancelling one giant operator (a 2.4 G multiply-add convolution on the
  *      reference kernels, seconds of work) from another thread: invoke must
  *      return WICK_ERR_CANCELLED from inside the operator, promptly.
  *
@@ -31,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/internal.h"
 #include "tiny_model.h"
 #include "wick/wick.h"
 
@@ -648,8 +652,62 @@ static int check_fusion_is_exact(const char *name, const wick_model *model, int 
   return bad;
 }
 
+typedef struct count_job {
+  atomic_uchar *runs; /* per task */
+  atomic_int bad_thread;
+  size_t threads;
+} count_job;
+
+static void count_task(void *arg, size_t task, size_t thread) {
+  count_job *j = arg;
+  atomic_fetch_add_explicit(&j->runs[task], 1, memory_order_relaxed);
+  if (thread >= j->threads) atomic_store(&j->bad_thread, 1);
+}
+
+/* Every task of a job runs once, whichever thread claims it. */
+static int pool_runs_every_task_once(void) {
+  static const size_t sizes[] = {2, 3, 5, 64, 1001, 65535, 65536, 200000};
+  static const int threads[] = {2, 3, 7};
+  int failures = 0;
+  atomic_uchar *runs = malloc(200000 * sizeof *runs);
+  if (runs == NULL) return 1;
+  for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
+    wick_mem mem;
+    wick_mem_init(&mem, NULL, 0);
+    wick_thread_pool *pool;
+    if (wick_thread_pool_create(&mem, threads[ti], &pool) != WICK_OK || pool == NULL) {
+      fprintf(stderr, "pool of %d threads not created\n", threads[ti]);
+      failures++;
+      continue;
+    }
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+      for (int rep = 0; rep < 20; rep++) {
+        const size_t n = sizes[si];
+        for (size_t t = 0; t < n; t++) atomic_init(&runs[t], 0);
+        count_job j = {runs, 0, wick_thread_pool_threads(pool)};
+        bool complete = wick_thread_pool_run(pool, n, count_task, &j, NULL);
+        size_t wrong = 0;
+        for (size_t t = 0; t < n; t++) wrong += atomic_load(&runs[t]) != 1;
+        if (!complete || wrong || atomic_load(&j.bad_thread)) {
+          fprintf(stderr, "pool, %d threads, %zu tasks: %zu tasks not run exactly once%s\n",
+                  threads[ti], n, wrong, complete ? "" : " (reported incomplete)");
+          failures++;
+          break;
+        }
+      }
+    }
+    wick_thread_pool_destroy(pool);
+  }
+  free(runs);
+  printf("pool: every task of jobs of 2..200000 tasks ran once on 2/3/7 threads: %d failures\n",
+         failures);
+  return failures;
+}
+
 int main(void) {
   int failures = 0;
+
+  failures += pool_runs_every_task_once();
 
   /* 1. Bit-identical for any thread count. */
   size_t size;
@@ -698,7 +756,7 @@ int main(void) {
   wick_model_destroy(model);
   free(net);
 
-  /* 3. Cancel one giant operator from another thread. */
+  /* 4. Cancel one giant operator from another thread. */
   uint8_t *giant = giant_conv(&size);
   if (wick_model_load_buffer(giant, size, NULL, &err, &model) != WICK_OK) {
     fprintf(stderr, "load giant: %s\n", err.message);
