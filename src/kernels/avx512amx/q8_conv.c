@@ -24,8 +24,10 @@
 
 /* The tile instructions exist in 64-bit mode only: a 32-bit x86 build
  * compiles this file empty, and q8_select.c (x86-64 tables only) never
- * names the kernel. */
-#if defined(__x86_64__) && defined(__AMX_INT8__) && defined(__AMX_TILE__)
+ * names the kernel. GCC spells the feature macros __AMX_INT8__ and
+ * __AMX_TILE__, Clang __AMXINT8__ and __AMXTILE__. */
+#if defined(__x86_64__) && (defined(__AMX_INT8__) || defined(__AMXINT8__)) && \
+    (defined(__AMX_TILE__) || defined(__AMXTILE__))
 
 #define MB WICK_Q8_AMX_MB /* pixels per block: two 16-row A tiles */
 #define NR 32             /* channels per panel: two 16-column B tiles */
