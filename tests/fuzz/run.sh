@@ -11,6 +11,8 @@
 #   WICK_FUZZ_JOBS        run the targets in parallel when 1 (default: 0, one after another)
 #   WICK_FUZZ_EXTRA       extra libFuzzer flags (e.g. "-max_len=8192")
 #   WICK_FUZZ_BUILD_ONLY  1: stop after building the targets and the seeds (steps 1-2)
+#   WICK_FUZZ_FUZZ_ONLY   1: skip steps 1-3 and fuzz the targets built by an earlier run
+#                         (tests/fuzz/campaign.sh runs chunk after chunk this way)
 #   WICK_FUZZ_BUILD_JOBS  compilers run at once (default 2)
 #   WICK_FUZZ_SEED_MAX    largest seed model copied from shared/models (default 65536 bytes:
 #                         big models run for seconds each under ASan and starve the fuzzer;
@@ -49,6 +51,11 @@ if ! command -v "$CC" >/dev/null 2>&1; then
 fi
 
 mkdir -p "$OUT/obj" "$OUT/seeds" "$OUT/artifacts" "$OUT/gen"
+REG="$ROOT/tests/fuzz/regressions"
+VREG="$ROOT/tests/fuzz/value-regressions"
+CREG="$ROOT/tests/fuzz/cache-regressions"
+status=0
+if [ "${WICK_FUZZ_FUZZ_ONLY:-0}" != 1 ]; then
 SAN="address,undefined"
 CFLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer -fno-sanitize-recover=all"
 INC="-I$ROOT/include -I$ROOT/src -I$ROOT/tests/fuzz -I$ROOT/tests/unit"
@@ -112,10 +119,6 @@ done
 [ "${WICK_FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 
 # ---- 3. regressions ----
-status=0
-REG="$ROOT/tests/fuzz/regressions"
-VREG="$ROOT/tests/fuzz/value-regressions"
-CREG="$ROOT/tests/fuzz/cache-regressions"
 for t in $TARGETS; do
   case "$t" in fuzz_input_values) dir=$VREG ;; fuzz_weight_cache) dir=$CREG ;; *) dir=$REG ;; esac
   [ -n "$(ls -A "$dir" 2>/dev/null)" ] || continue
@@ -125,6 +128,8 @@ for t in $TARGETS; do
   fi
   echo "run.sh: $t replayed $(ls "$dir" | wc -l) regression inputs from $dir"
 done
+
+fi # steps 1-3
 
 # ---- 4. fuzz ----
 fuzz_one() {
