@@ -407,6 +407,7 @@ struct wick_interpreter {
   bool profiling;
   bool force_reference;
   bool no_fusion; /* WICK_NO_FUSION=1 (or force_reference): every node runs on its own */
+  bool no_in_place; /* WICK_NO_IN_PLACE=1 (or no_fusion): every output its own storage (plan.c) */
   bool no_winograd; /* WICK_NO_WINOGRAD=1: 3x3 convolutions stay on the indirect GEMM */
   wick_weight_cache cache;
   char error[512];

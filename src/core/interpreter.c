@@ -720,6 +720,8 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
   it->force_reference = o.force_reference_kernels || (env && env[0] == '1');
   env = getenv("WICK_NO_FUSION");
   it->no_fusion = it->force_reference || (env && env[0] == '1');
+  env = getenv("WICK_NO_IN_PLACE");
+  it->no_in_place = it->no_fusion || (env && env[0] == '1');
   env = getenv("WICK_NO_WINOGRAD");
   it->no_winograd = env && env[0] == '1';
   atomic_init(&it->cancelled, 0);

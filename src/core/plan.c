@@ -10,11 +10,24 @@
  * the lowest 64-byte-aligned offset that overlaps no already-placed tensor whose
  * lifetime intersects its own. This is the classic greedy-by-size planner;
  * it is O(n^2) in the tensor count, which stays cheap for real models.
+ *
+ * In place: an elementwise node (in_place_op) whose input x dies at that
+ * node — no later reader, not a graph input or output — writes its output y
+ * over x when both have the same shape and type. y joins x's storage group:
+ * the group is placed once, as one span from the first member's producer to
+ * the last member's last reader, so a chain such as ADD -> RELU -> MUL costs
+ * one buffer, not three, and the node's writes go to lines its reads just
+ * brought into cache. This is safe because every kernel of those ops reads
+ * element i of x only to compute element i of y, and reads it before writing
+ * it (vector loops, masked tails, chunks split across threads by index).
+ * WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns fusion
+ * off (WICK_NO_FUSION=1, forced reference kernels).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "format/schema.h"
 
 #define ARENA_ALIGN 64
 
@@ -39,6 +52,84 @@ static int by_offset(const void *a, const void *b) {
 
 WICK_INTERNAL wick_status wick_plan_arena(wick_graph *g, size_t *arena_size);
 
+/* Ops whose every kernel (float, integer, quantized; vectorized and
+ * reference) reads input element i only to compute output element i, so the
+ * output may overwrite an input of the same shape. Not SOFTMAX, the norms or
+ * anything reading a row more than once. */
+static bool in_place_op(int32_t builtin) {
+  switch (builtin) {
+    case WICK_BUILTIN_ADD:
+    case WICK_BUILTIN_SUB:
+    case WICK_BUILTIN_MUL:
+    case WICK_BUILTIN_DIV:
+    case WICK_BUILTIN_MAXIMUM:
+    case WICK_BUILTIN_MINIMUM:
+    case WICK_BUILTIN_SQUARED_DIFFERENCE:
+    case WICK_BUILTIN_RELU:
+    case WICK_BUILTIN_RELU6:
+    case WICK_BUILTIN_RELU_N1_TO_1:
+    case WICK_BUILTIN_RELU_0_TO_1:
+    case WICK_BUILTIN_LEAKY_RELU:
+    case WICK_BUILTIN_LOGISTIC:
+    case WICK_BUILTIN_TANH:
+    case WICK_BUILTIN_HARD_SWISH:
+    case WICK_BUILTIN_GELU:
+    case WICK_BUILTIN_ELU:
+    case WICK_BUILTIN_EXP:
+    case WICK_BUILTIN_LOG:
+    case WICK_BUILTIN_SQRT:
+    case WICK_BUILTIN_SQUARE:
+    case WICK_BUILTIN_ABS:
+    case WICK_BUILTIN_NEG:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* Does tensor t get arena storage in this plan? */
+static bool planned(const wick_graph *g, const int32_t *first, uint32_t t) {
+  const wick_tensor *x = &g->tensors[t];
+  if (x->alloc != WICK_ALLOC_NONE || x->known || first[t] == INT32_MAX) return false;
+  return first[t] < 0 || !g->nodes[first[t]].dynamic;
+}
+
+static bool same_layout(const wick_tensor *a, const wick_tensor *b) {
+  if (a->type != b->type || a->rank != b->rank || a->bytes != b->bytes) return false;
+  for (int32_t d = 0; d < a->rank; d++)
+    if (a->dims[d] != b->dims[d]) return false;
+  return true;
+}
+
+static uint32_t group_of(const uint32_t *group, uint32_t t) {
+  while (group[t] != t) t = group[t];
+  return t;
+}
+
+/* group[t]: the tensor whose storage t shares (itself when none); the
+ * group's lifetime grows to cover each member's. */
+static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, uint32_t *group) {
+  for (uint32_t oi = 0; oi < g->info->num_operators; oi++) {
+    const wick_node *n = &g->nodes[oi];
+    const wick_node_fusion *f = &n->fusion;
+    if (n->fused || n->folded || n->dynamic || f->redirected || f->activation || f->residual ||
+        wick_node_runs_fused(n) || !in_place_op(n->op->builtin) || n->op->num_outputs != 1)
+      continue;
+    const int32_t y = wick_node_output_index(n, 0);
+    if (y < 0 || !planned(g, first, (uint32_t)y) || first[y] != (int32_t)oi) continue;
+    for (uint32_t k = 0; k < n->op->num_inputs && k < 2; k++) {
+      const int32_t x = wick_node_input_index(n, k);
+      if (x < 0 || x == y || !planned(g, first, (uint32_t)x) || first[x] < 0 ||
+          last[x] != (int32_t)oi || !same_layout(&g->tensors[x], &g->tensors[y]))
+        continue;
+      const uint32_t root = group_of(group, (uint32_t)x);
+      group[y] = root;
+      if (last[root] < last[y]) last[root] = last[y];
+      break;
+    }
+  }
+}
+
 wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
   wick_mem *mem = &g->interp->mem;
   uint32_t nt = g->info->num_tensors, no = g->info->num_operators;
@@ -47,8 +138,9 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
   span *spans = wick_mem_alloc(mem, (nt ? nt : 1) * sizeof(span));
   /* placed[0, num_placed) and, after it, scratch room for the conflict list */
   span **placed = wick_mem_alloc(mem, (2 * (size_t)nt + 1) * sizeof(span *));
+  uint32_t *group = wick_mem_alloc(mem, (nt ? nt : 1) * sizeof(uint32_t));
   wick_status st = WICK_OK;
-  if (!first || !last || !spans || !placed) {
+  if (!first || !last || !spans || !placed || !group) {
     st = WICK_ERR_OUT_OF_MEMORY;
     goto done;
   }
@@ -84,13 +176,14 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
   for (uint32_t i = 0; i < g->num_outputs; i++) last[g->outputs[i]] = (int32_t)no;
   for (uint32_t i = 0; i < g->num_inputs; i++) last[g->inputs[i]] = (int32_t)no;
 
+  for (uint32_t i = 0; i < nt; i++) group[i] = i;
+  if (!g->interp->no_in_place) share_in_place(g, first, last, group);
+
   uint32_t n = 0;
   for (uint32_t i = 0; i < nt; i++) {
-    wick_tensor *t = &g->tensors[i];
-    if (t->alloc != WICK_ALLOC_NONE || t->known) continue;
-    if (first[i] == INT32_MAX) continue; /* never written: unused */
-    bool dynamic = first[i] >= 0 && g->nodes[first[i]].dynamic;
-    if (dynamic) continue;
+    /* never written (unused), not in the arena, or stored in its group's root */
+    if (!planned(g, first, i) || group[i] != i) continue;
+    const wick_tensor *t = &g->tensors[i];
     spans[n].tensor = i;
     spans[n].first = first[i];
     spans[n].last = last[i] < first[i] ? first[i] : last[i];
@@ -136,6 +229,13 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
     wick_tensor *t = &g->tensors[spans[i].tensor];
     t->data = g->arena + spans[i].offset;
     t->arena_offset = spans[i].offset;
+  }
+  for (uint32_t i = 0; i < nt; i++) {
+    if (!planned(g, first, i)) continue;
+    wick_tensor *t = &g->tensors[i];
+    const wick_tensor *root = &g->tensors[group_of(group, i)];
+    t->data = root->data;
+    t->arena_offset = root->arena_offset;
     t->alloc = WICK_ALLOC_ARENA;
   }
   *arena_size = total;
@@ -147,5 +247,6 @@ done:
   wick_mem_free(mem, last);
   wick_mem_free(mem, spans);
   wick_mem_free(mem, placed);
+  wick_mem_free(mem, group);
   return st;
 }

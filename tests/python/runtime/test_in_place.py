@@ -1,0 +1,116 @@
+"""Elementwise ops in place (src/core/plan.c): an elementwise node that is the last reader of an
+input of its output's shape and type writes over that input. The results must be the same bytes
+as with every output in its own buffer (WICK_NO_IN_PLACE=1) at any thread count, the arena must
+shrink, inputs that are read again later must keep their values, and LiteRT agrees.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wick
+from tests.python.ops._harness import compare
+from tests.python.oracles.litert import run_litert
+from wick.tflite.writer import ModelWriter
+
+RNG = np.random.default_rng(11)
+SHAPE = [1, 23, 29, 19]  # 12673 elements: uneven chunks per thread, vector tails
+
+
+def float_chain():
+    """x -> ADD bias -> TANH -> MUL x -> MAXIMUM(gate, .) -> SQUARED_DIFFERENCE x -> LOGISTIC
+    -> SUB(., t) -> ABS, where t = EXP(a) is read again by the SUB: TANH must not overwrite a
+    (EXP still reads it), and the SUB may take either dead operand."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", SHAPE, np.float32)
+    gate = sg.add_tensor("gate", [1, 1, 1, SHAPE[3]], np.float32)
+    bias = sg.add_constant("bias", RNG.standard_normal(SHAPE[3]).astype(np.float32))
+    names = ["a", "b", "t", "c", "d", "e", "f", "g", "y"]
+    a, b, t, c, d, e, f, g, y = (sg.add_tensor(n, SHAPE, np.float32) for n in names)
+    sg.add_operator("ADD", [x, bias], [a])
+    sg.add_operator("TANH", [a], [b])
+    sg.add_operator("EXP", [a], [t])
+    sg.add_operator("MUL", [b, x], [c])
+    sg.add_operator("MAXIMUM", [gate, c], [d])
+    sg.add_operator("SQUARED_DIFFERENCE", [d, x], [e])
+    sg.add_operator("LOGISTIC", [e], [f])
+    sg.add_operator("SUB", [f, t], [g])
+    sg.add_operator("ABS", [g], [y])
+    sg.set_inputs([x, gate])
+    sg.set_outputs([y])
+    return w.finish()
+
+
+def int8_chain():
+    """int8 x -> ADD y0 (rescales) -> MUL -> LOGISTIC -> ADD x (x read again at the end)."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+
+    def q(scale, zp):
+        return {"scale": [scale], "zero_point": [zp]}
+
+    x = sg.add_tensor("x", SHAPE, np.int8, q(0.05, 3))
+    z = sg.add_tensor("z", SHAPE, np.int8, q(0.04, -7))
+    a = sg.add_tensor("a", SHAPE, np.int8, q(0.08, 1))
+    b = sg.add_tensor("b", SHAPE, np.int8, q(0.1, -2))
+    s = sg.add_tensor("s", SHAPE, np.int8, q(1 / 256, -128))
+    y = sg.add_tensor("y", SHAPE, np.int8, q(0.06, 5))
+    sg.add_operator("ADD", [x, z], [a])
+    sg.add_operator("MUL", [a, z], [b])
+    sg.add_operator("LOGISTIC", [b], [s])
+    sg.add_operator("ADD", [s, x], [y])
+    sg.set_inputs([x, z])
+    sg.set_outputs([y])
+    return w.finish()
+
+
+def run(data, inputs, threads, monkeypatch, in_place):
+    monkeypatch.setenv("WICK_NO_IN_PLACE", "0" if in_place else "1")
+    rt = wick.load(data, num_threads=threads)
+    return rt(*inputs), rt.signature(None).arena_bytes
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_float_chain_in_place_is_exact(threads, monkeypatch):
+    data = float_chain()
+    inputs = [
+        RNG.standard_normal(SHAPE).astype(np.float32),
+        RNG.standard_normal([1, 1, 1, SHAPE[3]]).astype(np.float32),
+    ]
+    got, arena = run(data, inputs, threads, monkeypatch, True)
+    want, arena_apart = run(data, inputs, threads, monkeypatch, False)
+    assert got[0].tobytes() == want[0].tobytes()
+    # 8 intermediates of 50 KB: apart, at least three live at once (a, t and the chain);
+    # in place, the chain reuses a's and then t's buffer
+    assert arena < arena_apart, (arena, arena_apart)
+    compare(got, run_litert(data, inputs))
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_int8_chain_in_place_is_exact(threads, monkeypatch):
+    data = int8_chain()
+    inputs = [RNG.integers(-128, 128, SHAPE, dtype=np.int8) for _ in range(2)]
+    got, arena = run(data, inputs, threads, monkeypatch, True)
+    want, arena_apart = run(data, inputs, threads, monkeypatch, False)
+    assert got[0].tobytes() == want[0].tobytes()
+    assert arena < arena_apart, (arena, arena_apart)
+    compare(got, run_litert(data, inputs, reference=True))
+
+
+def test_graph_inputs_are_never_overwritten(monkeypatch):
+    """wick.h promises inputs keep their values across invokes: an op whose only reader of a graph
+    input it is must still write a buffer of its own."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", SHAPE, np.float32)
+    y = sg.add_tensor("y", SHAPE, np.float32)
+    sg.add_operator("NEG", [x], [y])
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    rt = wick.load(w.finish())
+    x0 = RNG.standard_normal(SHAPE).astype(np.float32)
+    first = rt(x0)[0]
+    second = rt(x0)[0]
+    assert first.tobytes() == second.tobytes() == (-x0).tobytes()
