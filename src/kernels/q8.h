@@ -62,7 +62,9 @@
  *
  * and the weights are packed as for VNNI (int8 in groups of 4 per channel).
  * Depthwise blocks are the same as VNNI's (the kernel narrows the int32
- * weights to int16).
+ * weights to int16). The AVX2 depthwise blocks are VNNI's layout with
+ * CR = 8 (one 256-bit vector of int32 lanes; VPMADDWD on the sign-extended
+ * input adds x * w exactly, as VPDPWSSD does).
  */
 #ifndef WICK_KERNELS_Q8_H
 #define WICK_KERNELS_Q8_H
@@ -365,6 +367,16 @@ WICK_Q8_API void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, si
                                                         const void *w, int8_t *c,
                                                         size_t c_stride,
                                                         const wick_q8_output *o);
+/* Depthwise blocks of 8 channels (dw_cr 8), ADD / SUB and MUL on 8 int32 lanes. */
+WICK_Q8_API void wick_q8_dwconv_ukernel__avx2(const wick_conv_shape *s, int32_t zp,
+                                              const int8_t *input, const void *w,
+                                              int8_t *output, const wick_q8_output *o,
+                                              int32_t y0, int32_t y1);
+WICK_Q8_API void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b,
+                                           int8_t *out, const wick_qadd_params *p,
+                                           bool subtract);
+WICK_Q8_API void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b,
+                                           int8_t *out, const wick_qmul_params *p);
 
 WICK_Q8_API void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input,
                                              int32_t zp, const void *packed, int8_t *output,

@@ -1,8 +1,8 @@
 /*
  * q8_select.c — picks the optimized int8 kernels for this CPU (cpu.c), or
  * none: on x86-64 AMX-INT8 with AVX-512 VNNI (convolutions on tiles), else
- * AVX-512 VNNI (with F, VL, BW, DQ), else AVX2 (GEMM-shaped ops only: a NULL
- * entry sends the op to its reference kernel); on AArch64 NEON with the
+ * AVX-512 VNNI (with F, VL, BW, DQ), else AVX2 (a NULL entry sends the op
+ * to its reference kernel); on AArch64 NEON with the
  * dot-product extension (SDOT), else plain NEON; else NULL.
  * WICK_MAX_ISA=avx512vnni|avx2|neon|none hides the better ones (cpu.h).
  */
@@ -35,8 +35,8 @@ static const wick_q8_kernels avx512amx_kernels = {
     .isa = "avx512amx", AVX512VNNI_ENTRIES, .conv_amx = wick_q8_conv_amx__avx512amx};
 #endif
 
-/* AVX2: GEMM-shaped ops only (int16 input, VPMADDWD); depthwise, ADD and
- * MUL stay on the reference kernels. */
+/* AVX2: GEMM-shaped ops (int16 input, VPMADDWD), depthwise convs (8
+ * channels per vector, VPMADDWD per tap), ADD / SUB and MUL. */
 static const wick_q8_kernels avx2_kernels = {
     .isa = "avx2",
     .mr = 4,
@@ -45,6 +45,10 @@ static const wick_q8_kernels avx2_kernels = {
     .gemm_u8 = wick_q8_gemm_i16_ukernel_4x16c2__avx2,
     .gemm_u8_1 = wick_q8_gemm_i16_ukernel_1x16c2__avx2,
     .igemm_u8 = wick_q8_igemm_i16_ukernel_4x16c2__avx2,
+    .dw_cr = 8,
+    .dwconv = wick_q8_dwconv_ukernel__avx2,
+    .add = wick_q8_add_ukernel__avx2,
+    .mul = wick_q8_mul_ukernel__avx2,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL |

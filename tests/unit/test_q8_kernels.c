@@ -400,6 +400,22 @@ static void test_dwconv(const wick_q8_kernels *kern) {
     case_shape(&models[i], true, &s);
     test_dw_shape(kern, &s, models[i].act);
   }
+  /* every channel count 1..40 (the 8- and 16-channel blocks and every
+   * tail) on the blocked 3x3 / 5x5 paths, strides 1 and 2, padding, a
+   * dilation, a non-square filter and a row shorter than a block */
+  static const int32_t sweep[][7] = {/* kh, kw, stride, dilation, pad, h, w */
+                                     {3, 3, 1, 1, 1, 5, 13}, {3, 3, 2, 1, 1, 6, 11},
+                                     {5, 5, 1, 1, 2, 6, 9},  {5, 5, 2, 1, 2, 7, 10},
+                                     {3, 3, 1, 2, 2, 6, 7},  {2, 3, 1, 1, 0, 4, 3}};
+  for (int32_t c = 1; c <= 40; c++)
+    for (size_t i = 0; i < sizeof sweep / sizeof sweep[0]; i++) {
+      const int32_t *v = sweep[i];
+      make_shape(&s, 1, v[5], v[6], c, c, v[0], v[1], v[2], v[2], v[3], v[3], v[4], v[4], v[4],
+                 v[4]);
+      s.groups = s.in_c;
+      test_dw_shape(kern, &s, act);
+      act = (act + 1) % 3;
+    }
   printf("%s dwconv: %s\n", kern->isa, verdict(before));
 }
 
@@ -407,7 +423,7 @@ static void test_dwconv(const wick_q8_kernels *kern) {
 
 static void test_add(const wick_q8_kernels *kern) {
   const int before = failures;
-  static const size_t sizes[] = {1, 5, 15, 16, 17, 31, 64, 100, 1000, 75264};
+  static const size_t sizes[] = {1, 5, 7, 8, 9, 15, 16, 17, 31, 33, 40, 64, 100, 1000, 75264};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     for (int sub = 0; sub <= 1; sub++) {
       const size_t n = sizes[i];
@@ -443,7 +459,7 @@ static void test_add(const wick_q8_kernels *kern) {
 
 static void test_mul(const wick_q8_kernels *kern) {
   const int before = failures;
-  static const size_t sizes[] = {1, 7, 16, 17, 100, 4097};
+  static const size_t sizes[] = {1, 7, 8, 9, 15, 16, 17, 31, 40, 100, 4097};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     const size_t n = sizes[i];
     int8_t *a = rand_i8(n, i % 3 == 2), *b = rand_i8(n, i % 3 == 2);

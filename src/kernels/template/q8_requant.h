@@ -51,8 +51,25 @@ SIMD_INLINE q8_rq q8_rq_load(const int32_t *h, size_t stride, const wick_q8_outp
   return q;
 }
 
-/* rdivpot(srdhm(x << ls, m), rs) + zero point, clamped: int32 lanes. */
-SIMD_INLINE vi q8_requant_i32(vi x, const q8_rq *q) {
+/* One multiplier and shift (the reference's mbqm(x, multiplier, shift)) for
+ * every lane, output zero point zp and clamp [lo, hi]: ADD, MUL. */
+SIMD_INLINE q8_rq q8_rq_set(int32_t multiplier, int32_t shift, int32_t zp, int32_t lo,
+                            int32_t hi) {
+  q8_rq q;
+  q.m = q.m_odd = vi_set1(multiplier);
+  q.ls = vi_set1(shift > 0 ? shift : 0);
+  q.rs = vi_set1(shift > 0 ? 0 : -shift);
+  q.mask = vi_sub(vi_sllv(vi_set1(1), q.rs), vi_set1(1));
+  q.half = vi_shr1(q.mask);
+  q.zp = vi_set1(zp);
+  q.lo = vi_set1(lo);
+  q.hi = vi_set1(hi);
+  q.any_left_shift = shift > 0;
+  return q;
+}
+
+/* rdivpot(srdhm(x << ls, m), rs): int32 lanes, no zero point, no clamp. */
+SIMD_INLINE vi q8_mbqm(vi x, const q8_rq *q) {
   if (q->any_left_shift) x = vi_sllv(x, q->ls);
   const vi round = vi_set1_64((int64_t)1 << 30);
   const vi even = vi_add64(vi_mul_even(x, q->m), round);
@@ -60,8 +77,12 @@ SIMD_INLINE vi q8_requant_i32(vi x, const q8_rq *q) {
   const vi r = vi_shr31_pairs(even, odd); /* srdhm */
   const vi rem = vi_and(r, q->mask);
   const vi thr = vi_inc_where(q->half, vi_lt_zero(r));
-  vi v = vi_inc_where(vi_srav(r, q->rs), vi_gt(rem, thr));
-  v = vi_add(v, q->zp);
+  return vi_inc_where(vi_srav(r, q->rs), vi_gt(rem, thr));
+}
+
+/* rdivpot(srdhm(x << ls, m), rs) + zero point, clamped: int32 lanes. */
+SIMD_INLINE vi q8_requant_i32(vi x, const q8_rq *q) {
+  const vi v = vi_add(q8_mbqm(x, q), q->zp);
   return vi_min(vi_max(v, q->lo), q->hi);
 }
 
