@@ -11,7 +11,7 @@
  * input zero point instead, which the packed bias' cancels exactly (q8.h),
  * so every output sums all taps as the reference sums the in-bounds ones;
  * sums are exact int32, so results equal the reference byte for byte. The
- * output stage is template/q8_requant.h over avx2/simd.h (the AVX2 GEMM's).
+ * output stage is avx2/q8_requant.h's fused one (the AVX2 GEMM's).
  *
  * Rows of 3x3 and 5x5 filters with dilation 1 and stride 1 or 2 run in
  * blocks of P output pixels (8 for 3x3, 4 for 5x5; then one block of 4 for
@@ -31,7 +31,7 @@
 
 #include "kernels/avx2/simd.h"
 #include "kernels/q8.h"
-#include "kernels/template/q8_requant.h"
+#include "kernels/avx2/q8_requant.h"
 
 #define CR 8
 
@@ -72,7 +72,7 @@ SIMD_INLINE __m256i madd(__m256i acc, __m256i x, const int32_t *w) {
 }
 
 /* One output pixel, any filter, with bounds checks. */
-SIMD_INLINE void pixel(bool TAIL, const dw_row *r, size_t c0, const int32_t *h, const q8_rq *q,
+SIMD_INLINE void pixel(bool TAIL, const dw_row *r, size_t c0, const int32_t *h, const q8_rq8 *q,
                        int32_t x) {
   const wick_conv_shape *s = r->s;
   const int32_t *wt = h + WICK_Q8_HEADER * CR;
@@ -90,13 +90,13 @@ SIMD_INLINE void pixel(bool TAIL, const dw_row *r, size_t c0, const int32_t *h, 
       acc = madd(acc, v, wt);
     }
   }
-  store8(TAIL, q8_requant_i32(acc, q), r->out + (int64_t)x * s->out_c + c0, r->nc);
+  store8(TAIL, q8_rq8_apply(acc, q), r->out + (int64_t)x * s->out_c + c0, r->nc);
 }
 
 /* P pixels from column x of a K x K filter, dilation 1, stride SW; BORDER:
  * some of the input columns may lie outside the image. */
 SIMD_INLINE void block(size_t P, size_t K, size_t SW, bool TAIL, bool BORDER, const dw_row *r,
-                       size_t c0, const int32_t *h, const q8_rq *rq, int32_t x) {
+                       size_t c0, const int32_t *h, const q8_rq8 *rq, int32_t x) {
   const wick_conv_shape *s = r->s;
   const int32_t *wt = h + WICK_Q8_HEADER * CR;
   __m256i acc[8];
@@ -125,13 +125,13 @@ SIMD_INLINE void block(size_t P, size_t K, size_t SW, bool TAIL, bool BORDER, co
   }
   int8_t *out = r->out + (int64_t)x * s->out_c + c0;
   for (size_t q = 0; q < P; q++)
-    store8(TAIL, q8_requant_i32(acc[q], rq), out + (int64_t)q * s->out_c, r->nc);
+    store8(TAIL, q8_rq8_apply(acc[q], rq), out + (int64_t)q * s->out_c, r->nc);
 }
 
 /* A block of P pixels from column x, the unchecked variant when its input
  * columns are all inside [x_lo, x_hi) (the interior output columns). */
 SIMD_INLINE void block_at(size_t P, size_t K, size_t SW, bool TAIL, const dw_row *r, size_t c0,
-                          const int32_t *h, const q8_rq *rq, int32_t x, int32_t x_lo,
+                          const int32_t *h, const q8_rq8 *rq, int32_t x, int32_t x_lo,
                           int32_t x_hi) {
   if (x >= x_lo && x + (int32_t)P <= x_hi)
     block(P, K, SW, TAIL, false, r, c0, h, rq, x);
@@ -145,8 +145,8 @@ SIMD_INLINE void row_block(size_t K, size_t SW, bool TAIL, const dw_row *r, size
                            int32_t x_hi) {
   const int32_t P = K == 3 ? 8 : 4;
   const int32_t ow = r->s->out_w;
-  const q8_rq rq = q8_rq_load(h, CR, o);
-  const q8_rq *q = &rq;
+  const q8_rq8 rq = q8_rq8_load(h, CR, o);
+  const q8_rq8 *q = &rq;
   int32_t x = 0;
   for (; x + P <= ow; x += P) block_at((size_t)P, K, SW, TAIL, r, c0, h, q, x, x_lo, x_hi);
   if (P == 8 && ow - x >= 4) {
@@ -162,7 +162,7 @@ SIMD_INLINE void row_block(size_t K, size_t SW, bool TAIL, const dw_row *r, size
 
 SIMD_INLINE void row_generic(bool TAIL, const dw_row *r, size_t c0, const int32_t *h,
                              const wick_q8_output *o) {
-  const q8_rq q = q8_rq_load(h, CR, o);
+  const q8_rq8 q = q8_rq8_load(h, CR, o);
   for (int32_t x = 0; x < r->s->out_w; x++) pixel(TAIL, r, c0, h, &q, x);
 }
 

@@ -8,7 +8,8 @@
  * row of zeros), the weights are packed as int16 pairs (q8.h, "AVX2"), and
  * each VPMADDWD adds two exact products (at most 2 * 255 * 127) into an
  * int32 lane. No bias correction is needed. The output stage is the
- * AVX-512 one on 8 lanes: template/q8_requant.h over avx2/simd.h.
+ * fused one of avx2/q8_requant.h (FULLY_CONNECTED's double rounding:
+ * template/q8_requant.h over avx2/simd.h).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "kernels/avx2/simd.h"
 #include "kernels/q8.h"
 #include "kernels/template/q8_requant.h"
+#include "kernels/avx2/q8_requant.h"
 
 #define INLINE static inline __attribute__((always_inline))
 #define MAX_MR 4
@@ -30,33 +32,55 @@ INLINE uint32_t load_pair(const int16_t *p) {
 
 INLINE uint32_t load_one(const int16_t *p) { return (uint16_t)*p; }
 
-/* acc[i][v] += a_i[0 .. kc) . w over one tap (int16 pairs); w advances. */
+/* Row i's step: a = its next pair of inputs (int16 x2) broadcast,
+ * acc0/acc1 += a . w0 / a . w1. */
+#define ROW_STEP(i, LOAD, acc0, acc1)                                            \
+  do {                                                                          \
+    if (MR > (i)) {                                                             \
+      const __m256i a_ = _mm256_set1_epi32((int32_t)LOAD(ap[i] + k));           \
+      acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(a_, w0));                 \
+      acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(a_, w1));                 \
+    }                                                                           \
+  } while (0)
+
+/* acc[i][v] += a_i[0 .. kc) . w over one tap (int16 pairs); w advances. The
+ * accumulators live in named locals for the loop: as an array, GCC 12
+ * spills one of them to the stack and the store-to-load round trip on it
+ * then paces the whole loop (about half the VPMADDWD rate). */
 INLINE void accumulate(size_t MR, const int16_t *const *ap, size_t kc, const int16_t **wp,
                        __m256i acc[][2]) {
   const int16_t *w = *wp;
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i c00 = acc[0][0], c01 = acc[0][1];
+  __m256i c10 = MR > 1 ? acc[1][0] : zero, c11 = MR > 1 ? acc[1][1] : zero;
+  __m256i c20 = MR > 2 ? acc[2][0] : zero, c21 = MR > 2 ? acc[2][1] : zero;
+  __m256i c30 = MR > 3 ? acc[3][0] : zero, c31 = MR > 3 ? acc[3][1] : zero;
   size_t k = 0;
   for (; k + 2 <= kc; k += 2) {
     const __m256i w0 = _mm256_loadu_si256((const __m256i *)(const void *)w);
     const __m256i w1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16));
     w += 2 * NR;
-    for (size_t i = 0; i < MR; i++) {
-      const __m256i a = _mm256_set1_epi32((int32_t)load_pair(ap[i] + k));
-      acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(a, w0));
-      acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(a, w1));
-    }
+    ROW_STEP(0, load_pair, c00, c01);
+    ROW_STEP(1, load_pair, c10, c11);
+    ROW_STEP(2, load_pair, c20, c21);
+    ROW_STEP(3, load_pair, c30, c31);
   }
   if (k < kc) {
     const __m256i w0 = _mm256_loadu_si256((const __m256i *)(const void *)w);
     const __m256i w1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16));
     w += 2 * NR;
-    for (size_t i = 0; i < MR; i++) {
-      const __m256i a = _mm256_set1_epi32((int32_t)load_one(ap[i] + k));
-      acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(a, w0));
-      acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(a, w1));
-    }
+    ROW_STEP(0, load_one, c00, c01);
+    ROW_STEP(1, load_one, c10, c11);
+    ROW_STEP(2, load_one, c20, c21);
+    ROW_STEP(3, load_one, c30, c31);
   }
+  acc[0][0] = c00, acc[0][1] = c01;
+  if (MR > 1) acc[1][0] = c10, acc[1][1] = c11;
+  if (MR > 2) acc[2][0] = c20, acc[2][1] = c21;
+  if (MR > 3) acc[3][0] = c30, acc[3][1] = c31;
   *wp = w;
 }
+#undef ROW_STEP
 
 /* 16 int32 (two vectors, already inside int8) -> 16 int8 in order. */
 INLINE __m128i narrow16(__m256i v0, __m256i v1) {
@@ -74,9 +98,9 @@ INLINE void store_tile(size_t MR, __m256i acc[][2], const int16_t *w, int8_t *co
       res[i] = narrow16(q8_clamp(q8_requant_fc(acc[i][0], fc_scale), o),
                         q8_clamp(q8_requant_fc(acc[i][1], fc_scale + 8), o));
   } else {
-    const q8_rq q0 = q8_rq_load(h, NR, o), q1 = q8_rq_load(h + 8, NR, o);
+    const q8_rq8 q0 = q8_rq8_load(h, NR, o), q1 = q8_rq8_load(h + 8, NR, o);
     for (size_t i = 0; i < MR; i++)
-      res[i] = narrow16(q8_requant_i32(acc[i][0], &q0), q8_requant_i32(acc[i][1], &q1));
+      res[i] = narrow16(q8_rq8_apply(acc[i][0], &q0), q8_rq8_apply(acc[i][1], &q1));
   }
   for (size_t i = MR; i-- > 0;) {
     if (nc >= NR) {
