@@ -8,5 +8,7 @@
 
 #define DW_BLOCK_K3 4
 #define DW_BLOCK_K5 4
+#define DW_WIDE_BLOCK_K3 8
+#define DW_WIDE_BLOCK_K5 6
 
 #include "kernels/template/dwconv.h"

@@ -45,6 +45,15 @@
 #include "kernels/kernels.h"
 
 #define KMAX 5
+
+/* Wide-row pixel blocks (row_by_pixel): by default the same as the
+ * narrow-row ones, with all weights held in registers. */
+#ifndef DW_WIDE_BLOCK_K3
+#define DW_WIDE_BLOCK_K3 DW_BLOCK_K3
+#endif
+#ifndef DW_WIDE_BLOCK_K5
+#define DW_WIDE_BLOCK_K5 DW_BLOCK_K5
+#endif
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 typedef struct dw_weights {
@@ -142,38 +151,100 @@ ALWAYS_INLINE void row_by_channel(size_t K, size_t P, size_t SW, bool MASKED, co
   for (size_t x = r->x_hi; x < r->out_w; x++) dw_pixel(K, SW, MASKED, r, c0, &w, m, vlo, vhi, x);
 }
 
-/* Wide rows: pixel block outer, channel blocks inner, so each block consumes
- * whole pixels (all their cache lines) while they are hot; the weights are
- * reloaded per block from L1. */
-ALWAYS_INLINE void row_by_pixel(size_t K, size_t P, size_t SW, const row_args *r, const float *w,
-                                float lo, float hi) {
-  const vf vlo = vset1(lo), vhi = vset1(hi);
-  const size_t full = r->cs / VL * VL, stride = (K * K + 1) * VL;
-  const vmask m = vmask_tail(r->cs - full);
-  for (size_t x = r->x_lo;; x += P) {
-    const size_t xb = x + P <= r->x_hi ? x : r->x_hi - P;
-    for (size_t c0 = 0; c0 < full; c0 += VL) {
-      const dw_weights wt = load_weights(K, w + c0 / VL * stride);
-      dw_block(K, P, SW, false, r, c0, &wt, vmask_all(), vlo, vhi, xb);
+/* P interior output pixels from column x like dw_block, but reading the
+ * weights one filter row (K vectors) at a time from the packed block wb:
+ * K + P + 1 vector registers instead of K*K + P + 1, so with 16 registers
+ * (AVX2) a block can hold 8 accumulators — 8 independent FMA chains, enough
+ * to cover FMA latency x 2 pipes — where the all-weights-in-registers form
+ * fits only 4. Same order per output (bias, taps in (ky, kx) order). */
+ALWAYS_INLINE void dw_block_rowwise(size_t K, size_t P, size_t SW, bool MASKED,
+                                    const row_args *r, size_t c0, const float *wb, vmask m,
+                                    vf vlo, vf vhi, size_t x) {
+  vf acc[8];
+  const vf bias = vload(wb);
+#pragma GCC unroll 8
+  for (size_t o = 0; o < P; o++) acc[o] = bias;
+  const size_t ix0 = x * SW - (size_t)r->pad_left; /* >= 0 for interior columns */
+#pragma GCC unroll 5
+  for (size_t ky = 0; ky < K; ky++) {
+    if (!r->valid[ky]) continue;
+    vf wk[KMAX];
+#pragma GCC unroll 5
+    for (size_t kx = 0; kx < K; kx++) wk[kx] = vload(wb + (1 + ky * K + kx) * VL);
+    const float *p = r->rows[ky] + ix0 * r->cs + c0;
+#pragma GCC unroll 32
+    for (size_t j = 0; j < (P - 1) * SW + K; j++) {
+      const vf v = ld(MASKED, p, m);
+      p += r->cs;
+#pragma GCC unroll 8
+      for (size_t o = 0; o < P; o++)
+        if (j >= o * SW && j - o * SW < K) acc[o] = vfma(v, wk[j - o * SW], acc[o]);
     }
-    if (full < r->cs) {
-      const dw_weights wt = load_weights(K, w + full / VL * stride);
-      dw_block(K, P, SW, true, r, full, &wt, m, vlo, vhi, xb);
-    }
-    if (x + P >= r->x_hi) break;
   }
-  for (size_t c0 = 0; c0 < r->cs; c0 += VL) {
-    const dw_weights wt = load_weights(K, w + c0 / VL * stride);
-    const vmask mc = vmask_tail(r->cs - c0);
-    for (size_t x = 0; x < r->x_lo; x++) dw_pixel(K, SW, true, r, c0, &wt, mc, vlo, vhi, x);
-    for (size_t x = r->x_hi; x < r->out_w; x++) dw_pixel(K, SW, true, r, c0, &wt, mc, vlo, vhi, x);
+#pragma GCC unroll 8
+  for (size_t o = 0; o < P; o++) st(MASKED, r->out + (x + o) * r->cs + c0, m, acc[o], vlo, vhi);
+}
+
+/* The interior columns [x, x + P) of a wide row, every channel block. */
+ALWAYS_INLINE void wide_columns(size_t K, size_t P, size_t SW, bool ROWWISE, const row_args *r,
+                                const float *w, vf vlo, vf vhi, size_t x) {
+  const size_t full = r->cs / VL * VL, stride = (K * K + 1) * VL;
+  for (size_t c0 = 0; c0 < full; c0 += VL) {
+    if (ROWWISE) {
+      dw_block_rowwise(K, P, SW, false, r, c0, w + c0 / VL * stride, vmask_all(), vlo, vhi, x);
+    } else {
+      const dw_weights wt = load_weights(K, w + c0 / VL * stride);
+      dw_block(K, P, SW, false, r, c0, &wt, vmask_all(), vlo, vhi, x);
+    }
+  }
+  if (full < r->cs) {
+    const vmask m = vmask_tail(r->cs - full);
+    if (ROWWISE) {
+      dw_block_rowwise(K, P, SW, true, r, full, w + full / VL * stride, m, vlo, vhi, x);
+    } else {
+      const dw_weights wt = load_weights(K, w + full / VL * stride);
+      dw_block(K, P, SW, true, r, full, &wt, m, vlo, vhi, x);
+    }
   }
 }
 
-ALWAYS_INLINE void dw_row(size_t K, size_t P, size_t SW, const row_args *r, const float *w,
-                          float lo, float hi) {
+/* Wide rows: pixel block outer, channel blocks inner, so each block consumes
+ * whole pixels (all their cache lines) while they are hot; the weights are
+ * reloaded per block from L1. Blocks of PW pixels (DW_WIDE_BLOCK_K*: wider
+ * than P where the ISA reads the weights row by row, see dw_block_rowwise)
+ * while they fit, then of P, the last one moved back to end at the last
+ * interior pixel (the caller guarantees >= 3P interior pixels). */
+ALWAYS_INLINE void row_by_pixel(size_t K, size_t P, size_t PW, size_t SW, const row_args *r,
+                                const float *w, float lo, float hi) {
+  const vf vlo = vset1(lo), vhi = vset1(hi);
+  const bool rowwise = PW != P;
+  size_t x = r->x_lo;
+  while (x < r->x_hi) {
+    const size_t left = r->x_hi - x;
+    if (rowwise && left >= PW) {
+      wide_columns(K, PW, SW, true, r, w, vlo, vhi, x);
+      x += PW;
+    } else if (left >= P) {
+      wide_columns(K, P, SW, false, r, w, vlo, vhi, x);
+      x += P;
+    } else {
+      wide_columns(K, P, SW, false, r, w, vlo, vhi, r->x_hi - P);
+      x = r->x_hi;
+    }
+  }
+  const size_t stride = (K * K + 1) * VL;
+  for (size_t c0 = 0; c0 < r->cs; c0 += VL) {
+    const dw_weights wt = load_weights(K, w + c0 / VL * stride);
+    const vmask mc = vmask_tail(r->cs - c0);
+    for (size_t xp = 0; xp < r->x_lo; xp++) dw_pixel(K, SW, true, r, c0, &wt, mc, vlo, vhi, xp);
+    for (size_t xp = r->x_hi; xp < r->out_w; xp++) dw_pixel(K, SW, true, r, c0, &wt, mc, vlo, vhi, xp);
+  }
+}
+
+ALWAYS_INLINE void dw_row(size_t K, size_t P, size_t PW, size_t SW, const row_args *r,
+                          const float *w, float lo, float hi) {
   if (r->x_hi - r->x_lo >= 3 * P) {
-    row_by_pixel(K, P, SW, r, w, lo, hi);
+    row_by_pixel(K, P, PW, SW, r, w, lo, hi);
     return;
   }
   const size_t stride = (K * K + 1) * VL;
@@ -185,16 +256,16 @@ ALWAYS_INLINE void dw_row(size_t K, size_t P, size_t SW, const row_args *r, cons
 }
 
 static void row_k3_s1(const row_args *r, const float *w, float lo, float hi) {
-  dw_row(3, DW_BLOCK_K3, 1, r, w, lo, hi);
+  dw_row(3, DW_BLOCK_K3, DW_WIDE_BLOCK_K3, 1, r, w, lo, hi);
 }
 static void row_k3_s2(const row_args *r, const float *w, float lo, float hi) {
-  dw_row(3, DW_BLOCK_K3, 2, r, w, lo, hi);
+  dw_row(3, DW_BLOCK_K3, DW_WIDE_BLOCK_K3, 2, r, w, lo, hi);
 }
 static void row_k5_s1(const row_args *r, const float *w, float lo, float hi) {
-  dw_row(5, DW_BLOCK_K5, 1, r, w, lo, hi);
+  dw_row(5, DW_BLOCK_K5, DW_WIDE_BLOCK_K5, 1, r, w, lo, hi);
 }
 static void row_k5_s2(const row_args *r, const float *w, float lo, float hi) {
-  dw_row(5, DW_BLOCK_K5, 2, r, w, lo, hi);
+  dw_row(5, DW_BLOCK_K5, DW_WIDE_BLOCK_K5, 2, r, w, lo, hi);
 }
 
 /* Interior columns [*lo, *hi): every tap x*stride - pad + k*dil inside [0, in_w). */
