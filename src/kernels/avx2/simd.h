@@ -107,6 +107,14 @@ SIMD_INLINE vbool vgt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 SIMD_INLINE vbool vge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
 SIMD_INLINE vbool visnan(vf a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
 SIMD_INLINE vbool vor(vbool a, vbool b) { return _mm256_or_ps(a, b); }
+SIMD_INLINE bool vany(vbool a) { return _mm256_movemask_ps(a) != 0; }
+/* 2^n for t = n + 1.5 * 2^23 (float) with integral n in [-126, 127]: t's
+ * low mantissa bits are 2^22 + n, and (bits + 127) << 23 keeps n + 127 as
+ * the exponent field. */
+SIMD_INLINE vf vpow2_magic(vf t) {
+  return _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_castps_si256(t), _mm256_set1_epi32(127)), 23));
+}
 SIMD_INLINE vf vselect(vbool c, vf t, vf f) { return _mm256_blendv_ps(f, t, c); }
 SIMD_INLINE float vreduce_add(vf a) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));

@@ -55,9 +55,8 @@
 
 /* ---------------------------------------------------------------- transcendentals */
 
-ALWAYS_INLINE vf v_exp(vf x) {
-  x = vmin(vset1(89.0f), vmax(vset1(-104.0f), x)); /* NaN passes both */
-  const vf n = vround(vmul(x, vset1(1.44269504088896341f)));
+/* p(r) of exp(x) = 2^n p(r), r = x - n ln2 (Cody-Waite, two constants). */
+ALWAYS_INLINE vf v_exp_poly(vf x, vf n) {
   vf r = vfnma(n, vset1(0.693359375f), x);
   r = vfnma(n, vset1(-2.12194440e-4f), r);
   vf p = vset1(1.9875691500e-4f);
@@ -67,8 +66,24 @@ ALWAYS_INLINE vf v_exp(vf x) {
   p = vfma(p, r, vset1(1.6666665459e-1f));
   p = vfma(p, r, vset1(5.0000001201e-1f));
   p = vfma(p, vmul(r, r), r);
-  p = vadd(p, vset1(1.0f));
-  return vscale2(p, n);
+  return vadd(p, vset1(1.0f));
+}
+
+/* n = round(x / ln2) comes from adding 1.5 * 2^23 (nearest-even, the same
+ * integer as vround), so when every lane's n is in [-126, 127] (x in about
+ * [-87.3, 88.0]: nearly always) 2^n is that sum's bits shifted into the
+ * exponent field and the result is one exact product p * 2^n; other vectors
+ * (overflow, denormal results, clamping) take the general path with
+ * vscale2. Both give the same bits wherever both apply. */
+ALWAYS_INLINE vf v_exp(vf x) {
+  const vf magic = vset1(12582912.0f);
+  const vf t = vadd(vmul(x, vset1(1.44269504088896341f)), magic);
+  const vf n = vsub(t, magic);
+  if (!vany(vor(vlt(n, vset1(-126.0f)), vgt(n, vset1(127.0f)))))
+    return vmul(v_exp_poly(x, n), vpow2_magic(t)); /* NaN lanes stay NaN */
+  x = vmin(vset1(89.0f), vmax(vset1(-104.0f), x)); /* NaN passes both */
+  const vf nc = vround(vmul(x, vset1(1.44269504088896341f)));
+  return vscale2(v_exp_poly(x, nc), nc);
 }
 
 /* LiteRT's logistic: exp(x) below -9, 1 above 16.619..., else 1/(1+exp(-x)). */
