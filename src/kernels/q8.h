@@ -90,8 +90,8 @@ typedef struct wick_q8_output {
                            * this call (column 0 = the first column of c) */
   const int64_t *rq64;    /* NULL, or the fused requantization's constants
                            * (wick_q8_rq64_prepare) from the first column of
-                           * this call on: the AVX-512 GEMM tiles then skip
-                           * deriving them per tile */
+                           * this call on: the AVX-512 and AVX2 GEMM tiles
+                           * then skip deriving them per tile */
 } wick_q8_output;
 
 /* c[mr x nc] = requant(a[mr x kc] * W + bias'), mr <= MR, nc any size. */

@@ -172,11 +172,11 @@ wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
   return wick_quant_activation_range(ctx, activation, t, qo, &p->act_min, &p->act_max);
 }
 
-/* The fused requantization's constants of the AVX-512 GEMM tiles, once. */
+/* The fused requantization's constants of the AVX-512 and AVX2 GEMM tiles, once. */
 static wick_status prepare_output(wick_op_ctx *ctx, qconv_data *d, const wick_q8_kernels *kern) {
   d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, NULL,
                             NULL};
-  if (d->path != QCONV_DW && !kern->i16 && !kern->s8) {
+  if (d->path != QCONV_DW && !kern->s8) {
     const size_t c = (size_t)d->shape.out_c;
     int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(c) * sizeof(int64_t));
     if (rq64 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");

@@ -89,14 +89,34 @@ INLINE __m128i narrow16(__m256i v0, __m256i v1) {
       _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
 }
 
+/* 16 int32 (two vectors, any values) -> 16 int8 in order, saturated to
+ * int16 and then clamped to [lo, hi] (int8 bounds in int16 lanes): the
+ * same bytes as clamping the int32 values, with half the min/max. */
+INLINE __m128i narrow16_clamp(__m256i v0, __m256i v1, __m256i lo16, __m256i hi16) {
+  const __m256i p16 = _mm256_min_epi16(_mm256_max_epi16(_mm256_packs_epi32(v0, v1), lo16), hi16);
+  const __m256i p = _mm256_packs_epi16(p16, _mm256_setzero_si256());
+  return _mm256_castsi256_si128(
+      _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+/* rq64: NULL, or this panel's group of wick_q8_rq64_prepare's constants. */
 INLINE void store_tile(size_t MR, __m256i acc[][2], const int16_t *w, int8_t *const *cp,
-                       size_t nc, const wick_q8_output *o, const double *fc_scale) {
+                       size_t nc, const wick_q8_output *o, const double *fc_scale,
+                       const int64_t *rq64) {
   const int32_t *h = (const int32_t *)(const void *)w;
   __m128i res[MAX_MR];
   if (fc_scale) {
     for (size_t i = 0; i < MR; i++)
       res[i] = narrow16(q8_clamp(q8_requant_fc(acc[i][0], fc_scale), o),
                         q8_clamp(q8_requant_fc(acc[i][1], fc_scale + 8), o));
+  } else if (rq64) {
+    const q8_rq8 q0 = q8_rq8_load_prepared(h, NR, rq64, 0, o);
+    const q8_rq8 q1 = q8_rq8_load_prepared(h + 8, NR, rq64, 1, o);
+    const __m256i lo16 = _mm256_set1_epi16((int16_t)o->lo);
+    const __m256i hi16 = _mm256_set1_epi16((int16_t)o->hi);
+    for (size_t i = 0; i < MR; i++)
+      res[i] = narrow16_clamp(q8_rq8_apply_unclamped(acc[i][0], &q0),
+                              q8_rq8_apply_unclamped(acc[i][1], &q1), lo16, hi16);
   } else {
     const q8_rq8 q0 = q8_rq8_load(h, NR, o), q1 = q8_rq8_load(h + 8, NR, o);
     for (size_t i = 0; i < MR; i++)
@@ -135,16 +155,18 @@ INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *
   }
   const int16_t *w = wv;
   const double *fc_scale = o->fc_scale;
+  const int64_t *rq64 = o->rq64;
   for (;;) {
     __m256i acc[MAX_MR][2];
     const int16_t *header = w;
     init_tile(MR, w, acc);
     w += HEADER_I16;
     accumulate(MR, ap, kc, &w, acc);
-    store_tile(MR, acc, header, cp, nc, o, fc_scale);
+    store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
     nc -= NR;
     if (fc_scale) fc_scale += NR;
+    if (rq64) rq64 += WICK_Q8_RQ64_WORDS;
     for (size_t i = 0; i < MR; i++) cp[i] += NR;
   }
 }
@@ -157,6 +179,7 @@ INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
   for (size_t i = 1; i < MR; i++) cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
   const int16_t *w = wv;
   const double *fc_scale = o->fc_scale;
+  const int64_t *rq64 = o->rq64;
   for (;;) {
     __m256i acc[MAX_MR][2];
     const int16_t *header = w;
@@ -170,10 +193,11 @@ INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
       ind += TILE_MR;
       accumulate(MR, ap, kc, &w, acc);
     }
-    store_tile(MR, acc, header, cp, nc, o, fc_scale);
+    store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
     nc -= NR;
     if (fc_scale) fc_scale += NR;
+    if (rq64) rq64 += WICK_Q8_RQ64_WORDS;
     for (size_t i = 0; i < MR; i++) cp[i] += NR;
   }
 }
