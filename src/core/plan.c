@@ -101,13 +101,9 @@ static bool same_layout(const wick_tensor *a, const wick_tensor *b) {
   return true;
 }
 
-static uint32_t group_of(const uint32_t *group, uint32_t t) {
-  while (group[t] != t) t = group[t];
-  return t;
-}
-
-/* group[t]: the tensor whose storage t shares (itself when none); the
- * group's lifetime grows to cover each member's. */
+/* group[t]: the root of the storage group t belongs to (itself when none) —
+ * always the root, since a new member joins its input's root; the root's
+ * lifetime grows to cover each member's. */
 static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, uint32_t *group) {
   for (uint32_t oi = 0; oi < g->info->num_operators; oi++) {
     const wick_node *n = &g->nodes[oi];
@@ -122,7 +118,7 @@ static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, u
       if (x < 0 || x == y || !planned(g, first, (uint32_t)x) || first[x] < 0 ||
           last[x] != (int32_t)oi || !same_layout(&g->tensors[x], &g->tensors[y]))
         continue;
-      const uint32_t root = group_of(group, (uint32_t)x);
+      const uint32_t root = group[x];
       group[y] = root;
       if (last[root] < last[y]) last[root] = last[y];
       break;
@@ -233,7 +229,7 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
   for (uint32_t i = 0; i < nt; i++) {
     if (!planned(g, first, i)) continue;
     wick_tensor *t = &g->tensors[i];
-    const wick_tensor *root = &g->tensors[group_of(group, i)];
+    const wick_tensor *root = &g->tensors[group[i]];
     t->data = root->data;
     t->arena_offset = root->arena_offset;
     t->alloc = WICK_ALLOC_ARENA;
