@@ -235,17 +235,24 @@ class SmallSpatialHead(SmallSpatial):
         return self.fc(super().forward(x).mean((2, 3)))
 
 
-def test_int8_outputs_are_bit_identical_for_any_thread_count():
-    # The int8 GEMMs of the 7x7 stages and the one-row linear layer split their columns.
+def _int8_outputs_agree_over_threads(module, shape):
+    """Quantize `module` (seed 0, 4 calibration inputs of `shape`), run it at every thread count
+    and assert the outputs are the same bytes as at 1 thread; returns (file, input, outputs at 1)."""
     torch.manual_seed(0)
-    module = SmallSpatialHead().eval()
-    x = torch.randn(1, 64, 14, 14)
-    calib = [(torch.randn(1, 64, 14, 14),) for _ in range(4)]
+    module = module.eval()
+    x = torch.randn(*shape)
+    calib = [(torch.randn(*shape),) for _ in range(4)]
     data = bytes(wick.quantize(module, (x,), calibration=calib))
     outs = {n: wick.load(data, num_threads=n)(x.numpy()) for n in THREAD_COUNTS}
     for n in THREAD_COUNTS[1:]:
         for got, want in zip(outs[n], outs[1], strict=True):
             assert got.tobytes() == want.tobytes(), f"{n} threads differ from 1 thread"
+    return data, x, outs[1]
+
+
+def test_int8_outputs_are_bit_identical_for_any_thread_count():
+    # The int8 GEMMs of the 7x7 stages and the one-row linear layer split their columns.
+    _int8_outputs_agree_over_threads(SmallSpatialHead(), (1, 64, 14, 14))
 
 
 class ResNetConvs(torch.nn.Module):
@@ -268,16 +275,8 @@ class ResNetConvs(torch.nn.Module):
 
 
 def test_int8_convolutions_are_bit_identical_for_any_thread_count_and_match_litert():
-    torch.manual_seed(0)
-    module = ResNetConvs().eval()
-    x = torch.randn(1, 3, 48, 48)
-    calib = [(torch.randn(1, 3, 48, 48),) for _ in range(4)]
-    data = bytes(wick.quantize(module, (x,), calibration=calib))
-    outs = {n: wick.load(data, num_threads=n)(x.numpy()) for n in THREAD_COUNTS}
-    for n in THREAD_COUNTS[1:]:
-        for got, want in zip(outs[n], outs[1], strict=True):
-            assert got.tobytes() == want.tobytes(), f"{n} threads differ from 1 thread"
+    data, x, outs1 = _int8_outputs_agree_over_threads(ResNetConvs(), (1, 3, 48, 48))
     # LiteRT's reference kernels: the int8 arithmetic bit for bit
     want = run_litert(data, [x.numpy()], reference=True)
-    for got, ref in zip(outs[1], want, strict=True):
+    for got, ref in zip(outs1, want, strict=True):
         np.testing.assert_array_equal(got, ref)
