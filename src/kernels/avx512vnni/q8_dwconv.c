@@ -188,13 +188,8 @@ void wick_q8_dwconv_ukernel__avx512vnni(const wick_conv_shape *s, int32_t zp, co
                       s->stride_w >= 1 && s->stride_w <= 2;
   if (square && s->k_h == 3) fn = s->stride_w == 1 ? row_3x3s1 : row_3x3s2;
   if (square && s->k_h == 5) fn = s->stride_w == 1 ? row_5x5s1 : row_5x5s2;
-  /* Interior columns: x*sw - pl >= 0 and x*sw - pl + k - 1 <= in_w - 1. */
-  const int64_t sw = s->stride_w, pl = s->pad_left;
-  int64_t x_lo = pl > 0 ? (pl + sw - 1) / sw : 0, x_hi = 0;
-  if (s->in_w + pl - s->k_w >= 0) x_hi = (s->in_w + pl - s->k_w) / sw + 1;
-  if (x_hi > s->out_w) x_hi = s->out_w;
-  if (x_lo > s->out_w) x_lo = s->out_w;
-  if (x_hi < x_lo) x_hi = x_lo;
+  int32_t x_lo, x_hi;
+  wick_conv_interior_columns(s, &x_lo, &x_hi);
   dw_row r;
   r.s = s;
   r.vzp = _mm512_set1_epi32(zp);
@@ -203,7 +198,7 @@ void wick_q8_dwconv_ukernel__avx512vnni(const wick_conv_shape *s, int32_t zp, co
     for (int32_t y = y0; y < y1; y++) {
       r.y = y;
       r.out = output + (((int64_t)n * s->out_h + y) * s->out_w) * s->out_c;
-      fn(&r, w, o, (int32_t)x_lo, (int32_t)x_hi);
+      fn(&r, w, o, x_lo, x_hi);
     }
   }
 }

@@ -98,15 +98,9 @@ Q8_INLINE void row_block(bool PARTIAL, const dw_row *r, const wick_q8_output *o,
 void wick_q8_dwconv_ukernel__neon(const wick_conv_shape *s, int32_t zp, const int8_t *input,
                                   const void *w, int8_t *output, const wick_q8_output *o,
                                   int32_t y0, int32_t y1) {
-  /* Interior columns: x*sw - pl >= 0 and x*sw - pl + (kw-1)*dw <= in_w - 1. */
-  const int64_t sw = s->stride_w, pl = s->pad_left;
-  const int64_t span_w = (int64_t)(s->k_w - 1) * s->dilation_w;
   const int64_t span_h = (int64_t)(s->k_h - 1) * s->dilation_h;
-  int64_t x_lo = pl > 0 ? (pl + sw - 1) / sw : 0, x_hi = 0;
-  if (s->in_w - 1 + pl - span_w >= 0) x_hi = (s->in_w - 1 + pl - span_w) / sw + 1;
-  if (x_hi > s->out_w) x_hi = s->out_w;
-  if (x_lo > s->out_w) x_lo = s->out_w;
-  if (x_hi < x_lo) x_hi = x_lo;
+  int32_t x_lo, x_hi;
+  wick_conv_interior_columns(s, &x_lo, &x_hi);
   const size_t c = (size_t)s->in_c;
   const size_t block_words = (WICK_Q8_HEADER + (size_t)s->k_h * (size_t)s->k_w) * CR;
   dw_row r;
@@ -124,9 +118,9 @@ void wick_q8_dwconv_ukernel__neon(const wick_conv_shape *s, int32_t zp, const in
         r.cols = c - r.c0 < CR ? c - r.c0 : CR;
         for (size_t v = 0; v < 4; v++) r.rq[v] = q8_rq4_load(r.h + 4 * v, CR);
         if (r.cols == CR)
-          row_block(false, &r, o, row_inside, (int32_t)x_lo, (int32_t)x_hi);
+          row_block(false, &r, o, row_inside, x_lo, x_hi);
         else
-          row_block(true, &r, o, row_inside, (int32_t)x_lo, (int32_t)x_hi);
+          row_block(true, &r, o, row_inside, x_lo, x_hi);
       }
     }
   }

@@ -87,6 +87,22 @@ typedef struct wick_conv_shape {
   int32_t multiplier; /* DEPTHWISE_CONV_2D: out_c / in_c */
 } wick_conv_shape;
 
+/* The interior output columns [*lo, *hi) of a convolution row: those whose
+ * taps x*stride_w - pad_left + kx*dilation_w (kx < k_w) all lie inside
+ * [0, in_w), so the optimized kernels read them without bounds checks.
+ * 0 <= *lo <= *hi <= out_w; an empty range when no column is interior. */
+static inline void wick_conv_interior_columns(const wick_conv_shape *s, int32_t *lo,
+                                              int32_t *hi) {
+  const int64_t sw = s->stride_w, pl = s->pad_left;
+  const int64_t last = (int64_t)s->in_w - 1 + pl - (int64_t)(s->k_w - 1) * s->dilation_w;
+  int64_t x_lo = pl > 0 ? (pl + sw - 1) / sw : 0, x_hi = last >= 0 ? last / sw + 1 : 0;
+  if (x_hi > s->out_w) x_hi = s->out_w;
+  if (x_lo > s->out_w) x_lo = s->out_w;
+  if (x_hi < x_lo) x_hi = x_lo;
+  *lo = (int32_t)x_lo;
+  *hi = (int32_t)x_hi;
+}
+
 /* out[n,y,x,o] = clamp(bias[o] + sum filter[o,ky,kx,i] * in[n, y*s-p+ky*d, x*s-p+kx*d, g*ci+i]) */
 void wick_f32_conv2d__reference(const wick_conv_shape *s, const float *input, const float *filter,
                                 const float *bias, float *output, float lo, float hi);

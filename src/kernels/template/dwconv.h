@@ -268,17 +268,12 @@ static void row_k5_s2(const row_args *r, const float *w, float lo, float hi) {
   dw_row(5, DW_BLOCK_K5, DW_WIDE_BLOCK_K5, 2, r, w, lo, hi);
 }
 
-/* Interior columns [*lo, *hi): every tap x*stride - pad + k*dil inside [0, in_w). */
-static void interior_columns(ptrdiff_t in_w, ptrdiff_t pad, size_t stride, size_t k, size_t dil,
-                             size_t out_w, size_t *lo, size_t *hi) {
-  size_t x_lo = pad > 0 ? ((size_t)pad + stride - 1) / stride : 0, x_hi = 0;
-  const ptrdiff_t last = in_w - 1 - (ptrdiff_t)((k - 1) * dil) + pad; /* max x*stride */
-  if (last >= 0) x_hi = (size_t)last / stride + 1;
-  if (x_hi > out_w) x_hi = out_w;
-  if (x_lo > out_w) x_lo = out_w;
-  if (x_hi < x_lo) x_hi = x_lo;
-  *lo = x_lo;
-  *hi = x_hi;
+/* Interior columns [*lo, *hi) of the shape's rows, as size_t. */
+static void interior_columns(const wick_conv_shape *s, size_t *lo, size_t *hi) {
+  int32_t x_lo, x_hi;
+  wick_conv_interior_columns(s, &x_lo, &x_hi);
+  *lo = (size_t)x_lo;
+  *hi = (size_t)x_hi;
 }
 
 static void run_square(size_t K, const wick_f32_dwconv_args *a, size_t row_begin,
@@ -290,7 +285,7 @@ static void run_square(size_t K, const wick_f32_dwconv_args *a, size_t row_begin
   r.in_w = s->in_w;
   r.pad_left = s->pad_left;
   r.out_w = out_w;
-  interior_columns(s->in_w, s->pad_left, sw, K, 1, out_w, &r.x_lo, &r.x_hi);
+  interior_columns(s, &r.x_lo, &r.x_hi);
   void (*row_fn)(const row_args *, const float *, float, float) =
       K == 3 ? (sw == 1 ? row_k3_s1 : row_k3_s2) : (sw == 1 ? row_k5_s1 : row_k5_s2);
   for (size_t row = row_begin; row < row_end; row++) {
@@ -378,7 +373,7 @@ void ISA_SUFFIX(wick_f32_dwconv_ukernel)(const wick_f32_dwconv_args *a, size_t r
   g.in_w = s->in_w;
   g.in_h = (size_t)s->in_h;
   g.pad_left = s->pad_left;
-  interior_columns(s->in_w, s->pad_left, g.sw, g.kw, g.dw, g.out_w, &g.x_lo, &g.x_hi);
+  interior_columns(s, &g.x_lo, &g.x_hi);
   const vf vlo = vset1(a->lo), vhi = vset1(a->hi);
   for (size_t row = row_begin; row < row_end; row++) {
     const size_t n = row / (size_t)s->out_h, y = row % (size_t)s->out_h;

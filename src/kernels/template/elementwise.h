@@ -69,18 +69,22 @@ ALWAYS_INLINE vf v_exp_poly(vf x, vf n) {
   return vadd(p, vset1(1.0f));
 }
 
-/* n = round(x / ln2) comes from adding 1.5 * 2^23 (nearest-even, the same
- * integer as vround), so when every lane's n is in [-126, 127] (x in about
- * [-87.3, 88.0]: nearly always) 2^n is that sum's bits shifted into the
- * exponent field and the result is one exact product p * 2^n; other vectors
- * (overflow, denormal results, clamping) take the general path with
- * vscale2. Both give the same bits wherever both apply. */
+/* Where vscale2 is a single instruction (AVX-512's VSCALEFPS, exact for
+ * every n: overflow, denormal results and NaN included) exp is the general
+ * path below for every vector. Elsewhere n = round(x / ln2) comes from
+ * adding 1.5 * 2^23 (nearest-even, the same integer as vround), so when every
+ * lane's n is in [-126, 127] (x in about [-87.3, 88.0]: nearly always) 2^n is
+ * that sum's bits shifted into the exponent field and the result is one exact
+ * product p * 2^n; other vectors (overflow, denormal results, clamping) take
+ * the general path with vscale2. All give the same bits wherever they apply. */
 ALWAYS_INLINE vf v_exp(vf x) {
+#ifndef SIMD_SCALE2_IS_CHEAP
   const vf magic = vset1(12582912.0f);
   const vf t = vadd(vmul(x, vset1(1.44269504088896341f)), magic);
   const vf n = vsub(t, magic);
   if (!vany(vor(vlt(n, vset1(-126.0f)), vgt(n, vset1(127.0f)))))
     return vmul(v_exp_poly(x, n), vpow2_magic(t)); /* NaN lanes stay NaN */
+#endif
   x = vmin(vset1(89.0f), vmax(vset1(-104.0f), x)); /* NaN passes both */
   const vf nc = vround(vmul(x, vset1(1.44269504088896341f)));
   return vscale2(v_exp_poly(x, nc), nc);
