@@ -7,6 +7,9 @@
 #
 # Environment: as run.sh (WICK_FUZZ_OUT, WICK_FUZZ_TARGETS, CC, ...), plus
 #   WICK_FUZZ_UNTIL   stop starting chunks after this time (anything `date -d` reads)
+#   WICK_FUZZ_TIMEOUT seconds of wall clock one input may take; default 60 here, not run.sh's
+#                     10: at nice 19 the fuzzer gets ~1.5 % of a core while other work runs, so
+#                     an input that takes 1 s of CPU can take a minute of wall clock
 #
 # Worker w fuzzes targets w, w+WORKERS, ... of the target list in turn, so no target runs twice
 # at once (each keeps its corpus in $WICK_FUZZ_OUT/corpus/<target>). Every chunk appends one
@@ -42,6 +45,7 @@ if [ "${1:-}" = --summary ]; then
 fi
 
 CHUNK=${1:-300}
+export WICK_FUZZ_TIMEOUT=${WICK_FUZZ_TIMEOUT:-60}
 WORKERS=${2:-$(nproc)}
 read -r -a TARGETS <<<"${WICK_FUZZ_TARGETS:-fuzz_model fuzz_mutate_model fuzz_input_values fuzz_weight_cache}"
 UNTIL=0

@@ -10,6 +10,7 @@
 #                         fuzz_weight_cache")
 #   WICK_FUZZ_JOBS        run the targets in parallel when 1 (default: 0, one after another)
 #   WICK_FUZZ_EXTRA       extra libFuzzer flags (e.g. "-max_len=8192")
+#   WICK_FUZZ_TIMEOUT     libFuzzer's -timeout: wall-clock seconds one input may take (default 10)
 #   WICK_FUZZ_BUILD_ONLY  1: stop after building the targets and the seeds (steps 1-2)
 #   WICK_FUZZ_FUZZ_ONLY   1: skip steps 1-3 and fuzz the targets built by an earlier run
 #                         (tests/fuzz/campaign.sh runs chunk after chunk this way)
@@ -28,8 +29,8 @@
 #   3. replays tests/fuzz/regressions/* through the file targets and
 #      tests/fuzz/value-regressions/* through fuzz_input_values and
 #      tests/fuzz/cache-regressions/* through fuzz_weight_cache (fails on any finding);
-#   4. fuzzes each target for SECONDS with -rss_limit_mb=2048 -timeout=10 and the dictionary,
-#      keeping its growing corpus in $OUT/corpus/<target> (reused by the next run) and any
+#   4. fuzzes each target for SECONDS with -rss_limit_mb=2048, -timeout=$WICK_FUZZ_TIMEOUT and the
+#      dictionary, keeping its growing corpus in $OUT/corpus/<target> (reused by the next run) and any
 #      crash in $OUT/artifacts/<target>-crash-*;
 #   5. prints one line per target: executions, exec/s, corpus size, findings.
 # A finding makes the script exit 1. Turn each into a regression: minimise it
@@ -125,7 +126,7 @@ done
 for t in $TARGETS; do
   case "$t" in fuzz_input_values) dir=$VREG ;; fuzz_weight_cache) dir=$CREG ;; *) dir=$REG ;; esac
   [ -n "$(ls -A "$dir" 2>/dev/null)" ] || continue
-  if ! "$OUT/$t" -rss_limit_mb=2048 -timeout=10 "$dir"/* >"$OUT/$t.regressions.log" 2>&1; then
+  if ! "$OUT/$t" -rss_limit_mb=2048 -timeout="${WICK_FUZZ_TIMEOUT:-10}" "$dir"/* >"$OUT/$t.regressions.log" 2>&1; then
     echo "run.sh: $t FAILS on a regression input; see $OUT/$t.regressions.log" >&2
     status=1
   fi
@@ -146,7 +147,7 @@ fuzz_one() {
   esac
   # shellcheck disable=SC2086
   "$OUT/$t" "$OUT/corpus/$t" $seeds \
-    -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=10 \
+    -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout="${WICK_FUZZ_TIMEOUT:-10}" \
     -max_len=$maxlen -dict="$ROOT/tests/fuzz/tflite.dict" -print_final_stats=1 \
     -artifact_prefix="$OUT/artifacts/$t-" ${WICK_FUZZ_EXTRA:-} >"$OUT/$t.log" 2>&1 || true
 }
