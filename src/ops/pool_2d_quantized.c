@@ -9,12 +9,15 @@
  * which wick computes from the output's parameters as LiteRT does).
  * int8 runs wick_q8_pool (src/kernels/q8_pool.c: the same arithmetic, each
  * window walked once per pixel with the channels inner) unless the reference
- * kernels are forced.
+ * kernels are forced. Output rows are split over the threads (ops/parallel.h)
+ * as for float pools, so a huge pool also stops between row tasks when the
+ * invoke is cancelled.
  * Next: src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct qpool_data {
@@ -57,27 +60,58 @@ wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx) {
   uint64_t taps = wh * ww, macs; /* each < 2^31: no overflow */
   if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs)) macs = UINT64_MAX;
   ctx->node->macs = macs;
-  size_t scratch;
-  if (!wick_mul_size((size_t)(s->channels > 0 ? s->channels : 1), sizeof(int32_t), &scratch))
+  /* wick_q8_pool's int32 accumulators: one row of channels per thread */
+  size_t per_thread, scratch;
+  if (!wick_mul_size((size_t)(s->channels > 0 ? s->channels : 1), sizeof(int32_t), &per_thread) ||
+      !wick_mul_size(per_thread, wick_op_num_threads(ctx), &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
   wick_op_request_scratch(ctx, scratch);
   return WICK_OK;
 }
 
+typedef struct qpool_job {
+  const qpool_data *d;
+  bool is_max, optimized; /* optimized: int8 through wick_q8_pool */
+  wick_dtype type;
+  size_t esize;
+  const uint8_t *in;
+  uint8_t *out;
+  int32_t *acc; /* channels int32 per thread */
+} qpool_job;
+
+/* Output rows [y0, y1) of image n (ops/parallel.h). */
+static void qpool_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread) {
+  const qpool_job *j = arg;
+  const wick_pool_shape *s = &j->d->shape;
+  const wick_pool_shape r = wick_pool_shape_rows(s, y0, y1);
+  const size_t pixel = (size_t)s->channels * j->esize; /* bytes */
+  const uint8_t *in = j->in + (size_t)n * (size_t)s->in_h * (size_t)s->in_w * pixel;
+  uint8_t *out = j->out + ((size_t)n * (size_t)s->out_h + (size_t)y0) * (size_t)s->out_w * pixel;
+  if (j->optimized)
+    wick_q8_pool(j->is_max, &r, (const int8_t *)in, (int8_t *)out, j->d->lo, j->d->hi,
+                 j->acc + thread * (size_t)s->channels);
+  else if (j->is_max)
+    wick_q_max_pool__reference(j->type, &r, in, out, j->d->lo, j->d->hi);
+  else
+    wick_q_average_pool__reference(j->type, &r, in, out, j->d->lo, j->d->hi);
+}
+
 wick_status wick_pool_invoke_quantized(wick_op_ctx *ctx) {
   const qpool_data *d = ctx->node->user_data;
+  const wick_pool_shape *s = &d->shape;
   wick_tensor *in = wick_op_input(ctx, 0);
-  const bool is_max = ctx->node->op->builtin == WICK_BUILTIN_MAX_POOL_2D;
-  if (in->type == WICK_DTYPE_INT8 && !wick_op_force_reference(ctx)) {
-    wick_q8_pool(is_max, &d->shape, in->data, wick_op_output(ctx, 0)->data, d->lo, d->hi,
-                 wick_op_scratch(ctx));
-    return WICK_OK;
-  }
-  if (is_max)
-    wick_q_max_pool__reference(in->type, &d->shape, in->data, wick_op_output(ctx, 0)->data, d->lo,
-                               d->hi);
-  else
-    wick_q_average_pool__reference(in->type, &d->shape, in->data, wick_op_output(ctx, 0)->data,
-                                   d->lo, d->hi);
-  return WICK_OK;
+  qpool_job j;
+  j.d = d;
+  j.is_max = ctx->node->op->builtin == WICK_BUILTIN_MAX_POOL_2D;
+  j.optimized = in->type == WICK_DTYPE_INT8 && !wick_op_force_reference(ctx);
+  j.type = in->type;
+  j.esize = wick_dtype_size(in->type);
+  j.in = in->data;
+  j.out = wick_op_output(ctx, 0)->data;
+  j.acc = wick_op_scratch(ctx);
+  uint64_t rows = (uint64_t)s->batch * (uint64_t)s->out_h;
+  uint64_t per_row = rows ? ctx->node->macs / rows : 0;
+  return wick_parallel_rows(ctx, s->batch, s->out_h, per_row,
+                            wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
+                            qpool_rows, &j);
 }

@@ -17,9 +17,10 @@
  *   3. the pool itself: every task of jobs from 2 to 200000 tasks (more than
  *      one claim word holds: they run in groups) runs exactly once, on 2, 3
  *      and 7 threads;
- *   4. cancelling one giant operator (a 2.4 G multiply-add convolution on the
- *      reference kernels, seconds of work) from another thread: invoke must
- *      return WICK_ERR_CANCELLED from inside the operator, promptly.
+ *   4. cancelling one giant operator from another thread (a 2.4 G multiply-add
+ *      convolution on the reference kernels, and a 4.6 G-tap int8 MAX_POOL_2D
+ *      on the optimized ones: seconds of work each): invoke must return
+ *      WICK_ERR_CANCELLED from inside the operator, promptly.
  *
  * Built with -DWICK_SANITIZE=thread (CI) ThreadSanitizer checks the pool and
  * that sharing a model needs no locks (RELIABILITY.md rule 6).
@@ -266,6 +267,31 @@ static uint8_t *giant_conv(size_t *size_out) {
   tm_g_op(&g, 3, in, 2, out, 1, 1, conv_opts(b, 0, 1, 0));
   int32_t gin[1] = {x}, gout[1] = {y};
   tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 1, gout, 1, g.ops, g.nops);
+  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
+  tm_free(b);
+  return bytes;
+}
+
+/* x int8 [1, 2048, 64, 16] -MAX_POOL_2D 47x47, SAME, stride 1-> y (same shape):
+ * 2 M outputs x 2209 taps. */
+static uint8_t *giant_int8_pool(size_t *size_out) {
+  tm_builder *b = tm_new();
+  tm_graph g;
+  tm_graph_init(&g, b);
+  int32_t s_x[4] = {1, 2048, 64, 16};
+  const float scale[1] = {0.05f};
+  const int64_t zp[1] = {-3};
+  g.tensors[g.nt] = tm_tensor(b, "x", TM_I8, s_x, 4, 0, tm_quant(b, scale, zp, 1, 0));
+  int32_t x = (int32_t)g.nt++;
+  g.tensors[g.nt] = tm_tensor(b, "y", TM_I8, s_x, 4, 0, tm_quant(b, scale, zp, 1, 0));
+  int32_t y = (int32_t)g.nt++;
+  tm_node *o = tm_table(b); /* Pool2DOptions: SAME, strides 1, filter 47x47, no activation */
+  tm_i8(o, 0, 0), tm_i32(o, 1, 1), tm_i32(o, 2, 1), tm_i32(o, 3, 47), tm_i32(o, 4, 47);
+  tm_i8(o, 5, 0);
+  int32_t in[1] = {x}, out[1] = {y};
+  tm_g_op(&g, 17, in, 1, out, 1, 5, o);
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, in, 1, out, 1, g.ops, g.nops);
   tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
   uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
   tm_free(b);
@@ -563,14 +589,15 @@ static void *giant_invoker(void *arg) {
   return NULL;
 }
 
-static int giant_cancel(const wick_model *model, int num_threads) {
+static int giant_cancel(const char *name, const wick_model *model, int num_threads,
+                        bool reference) {
   wick_interpreter_options o = wick_interpreter_options_default();
   o.num_threads = num_threads;
-  o.force_reference_kernels = 1; /* seconds of work in one operator */
+  o.force_reference_kernels = reference;
   wick_error_info err;
   wick_interpreter *it;
   if (wick_interpreter_create(model, NULL, &o, &err, &it) != WICK_OK) {
-    fprintf(stderr, "giant conv: %s\n", err.message);
+    fprintf(stderr, "%s: %s\n", name, err.message);
     return 1;
   }
   fill_inputs(it);
@@ -588,7 +615,7 @@ static int giant_cancel(const wick_model *model, int num_threads) {
   int failures = 0;
   const char *msg = wick_interpreter_last_error(it);
   if (j.status != WICK_ERR_CANCELLED || strstr(msg, "inside the operator") == NULL) {
-    fprintf(stderr, "giant conv (%d threads): status %d, message \"%s\"\n", num_threads,
+    fprintf(stderr, "%s (%d threads): status %d, message \"%s\"\n", name, num_threads,
             (int)j.status, msg);
     failures++;
   }
@@ -597,11 +624,11 @@ static int giant_cancel(const wick_model *model, int num_threads) {
    * (a minute under ThreadSanitizer). The bound leaves room for a loaded
    * machine. */
   if (latency > 1.5) {
-    fprintf(stderr, "giant conv (%d threads): invoke returned %.3f s after cancel\n",
+    fprintf(stderr, "%s (%d threads): invoke returned %.3f s after cancel\n", name,
             num_threads, latency);
     failures++;
   }
-  printf("giant conv, %d threads: cancelled inside the operator, returned %.1f ms after cancel\n",
+  printf("%s, %d threads: cancelled inside the operator, returned %.1f ms after cancel\n", name,
          num_threads, latency * 1e3);
   wick_interpreter_destroy(it);
   return failures;
@@ -762,8 +789,17 @@ int main(void) {
     fprintf(stderr, "load giant: %s\n", err.message);
     return 1;
   }
-  failures += giant_cancel(model, 1);
-  failures += giant_cancel(model, 2);
+  failures += giant_cancel("giant conv", model, 1, true);
+  failures += giant_cancel("giant conv", model, 2, true);
+  wick_model_destroy(model);
+  free(giant);
+  giant = giant_int8_pool(&size);
+  if (wick_model_load_buffer(giant, size, NULL, &err, &model) != WICK_OK) {
+    fprintf(stderr, "load giant pool: %s\n", err.message);
+    return 1;
+  }
+  failures += giant_cancel("giant int8 max pool", model, 1, false);
+  failures += giant_cancel("giant int8 max pool", model, 2, false);
   wick_model_destroy(model);
   free(giant);
 
