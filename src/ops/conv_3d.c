@@ -12,11 +12,17 @@
  *       channels, and a forward conv of the output giving exactly the input's
  *       D x H x W). A run-time output_shape defers the op to invoke.
  *
+ * CONV_3D splits its output depth planes over the threads (ops/parallel.h's
+ * row split, one plane per row), so a huge one also stops between planes
+ * when the invoke is cancelled; CONV_3D_TRANSPOSE scatters every input
+ * pixel into overlapping output planes and runs as one call.
+ *
  * Next: src/kernels/reference/conv3d.c.
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
 #include "ops/movement.h"
+#include "ops/parallel.h"
 
 typedef struct conv3d_data {
   wick_conv3d_shape shape;
@@ -117,12 +123,40 @@ static wick_status conv3d_prepare(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
+typedef struct conv3d_job {
+  const conv3d_data *d;
+  const float *in, *filter, *bias;
+  float *out;
+} conv3d_job;
+
+/* Output depth planes [z0, z1) of image n: the reference kernel on the
+ * sub-shape of those planes (batch 1, the front padding moved by z0 planes). */
+static void conv3d_planes(void *arg, int32_t n, int32_t z0, int32_t z1, size_t thread) {
+  (void)thread;
+  const conv3d_job *j = arg;
+  const wick_conv3d_shape *s = &j->d->shape;
+  wick_conv3d_shape r = *s;
+  r.batch = 1;
+  r.out_d = z1 - z0;
+  r.pad_front = s->pad_front - z0 * s->stride_d;
+  const size_t in_image = (size_t)s->in_d * (size_t)s->in_h * (size_t)s->in_w * (size_t)s->in_c;
+  const size_t out_plane = (size_t)s->out_h * (size_t)s->out_w * (size_t)s->out_c;
+  wick_f32_conv3d__reference(&r, j->in + (size_t)n * in_image, j->filter, j->bias,
+                             j->out + ((size_t)n * (size_t)s->out_d + (size_t)z0) * out_plane,
+                             j->d->lo, j->d->hi);
+}
+
 static wick_status conv3d_invoke(wick_op_ctx *ctx) {
   const conv3d_data *d = ctx->node->user_data;
+  const wick_conv3d_shape *s = &d->shape;
   const wick_tensor *bias = wick_op_input(ctx, 2);
-  wick_f32_conv3d__reference(&d->shape, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
-                             bias ? bias->data : NULL, wick_op_output(ctx, 0)->data, d->lo, d->hi);
-  return WICK_OK;
+  conv3d_job j = {d, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
+                  bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
+  uint64_t planes = (uint64_t)s->batch * (uint64_t)s->out_d;
+  uint64_t per_plane = planes ? ctx->node->macs / planes : 0;
+  return wick_parallel_rows(ctx, s->batch, s->out_d, per_plane,
+                            wick_rows_splittable(s->in_d, s->out_d, s->stride_d, s->pad_front),
+                            conv3d_planes, &j);
 }
 
 static wick_status conv3d_transpose_prepare(wick_op_ctx *ctx) {

@@ -11,14 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import wick
 from tests.python.ops._harness import (
     INVALID_INPUT,
     MALFORMED,
     UNSUPPORTED,
     In,
+    build,
     check,
+    compare,
     fails,
     rand,
+    run_litert,
 )
 
 RNG = np.random.default_rng(777)
@@ -51,6 +55,17 @@ def opts(pad="VALID", stride=(1, 1, 1), dilation=(1, 1, 1), act="NONE"):
 def test_conv3d_geometry(pad, stride, dilation):
     x, w, b = r((2, 5, 6, 7, 3)), r((3, 2, 3, 3, 4)), r((4,))
     check("CONV_3D", [In(x), w, b], opts(pad, stride, dilation), out_dtypes=F32)
+
+
+def test_conv3d_split_over_threads_matches_one_thread():
+    """Large enough (~7 M multiply-adds) that its output depth planes split over the threads:
+    every thread count gives the bytes of one thread, and LiteRT's result."""
+    x, w, b = r((2, 12, 14, 14, 8)), r((3, 3, 3, 8, 8)), r((8,))
+    data, feeds = build("CONV_3D", [In(x), w, b], opts("SAME", stride=(1, 1, 1)))
+    one = wick.load(data, num_threads=1)(*feeds)[0]
+    for threads in (2, 3):
+        assert wick.load(data, num_threads=threads)(*feeds)[0].tobytes() == one.tobytes()
+    compare([one], run_litert(data, feeds))
 
 
 @pytest.mark.parametrize("act", ["NONE", "RELU", "RELU6", "RELU_N1_TO_1"])
