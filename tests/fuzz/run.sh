@@ -75,11 +75,10 @@ fi
 echo "run.sh: building with $($CC --version | head -1)"
 OBJS=""
 JOBS=${WICK_FUZZ_BUILD_JOBS:-2}
-RUNNING=0 BUILD_FAILED=0
-wait_one() { # a slot frees as soon as any compile ends (one slow file does not hold the others)
-  wait -n || BUILD_FAILED=1
-  RUNNING=$((RUNNING - 1))
-}
+# One line per object to (re)build: source, object, ISA flags. xargs -P runs them, a new compile
+# starting as soon as any ends (one slow file does not hold the others).
+COMPILES="$OUT/compiles.txt"
+: >"$COMPILES"
 # AMX-INT8 kernels where the compiler knows the intrinsics (as CMakeLists.txt): without
 # WICK_HAVE_AMX q8_select.c has no AMX table and AMX CPUs would fuzz the VNNI kernels instead.
 AMX_DEFINE=""
@@ -106,15 +105,17 @@ for src in $SOURCES; do
     src/kernels/neon*/*) continue ;; # AArch64 only (this script builds for the host)
   esac
   if [ ! -f "$obj" ] || [ "$ROOT/$src" -nt "$obj" ] || [ -n "$(find "$ROOT/src" -name '*.h' -newer "$obj" | head -1)" ] || [ "$ROOT/src/ops/op_table.inc" -nt "$obj" ]; then
-    # shellcheck disable=SC2086
-    $CC $CFLAGS $extra -fsanitize=fuzzer-no-link,$SAN $INC -c "$ROOT/$src" -o "$obj" &
-    RUNNING=$((RUNNING + 1))
-    [ "$RUNNING" -lt "$JOBS" ] || wait_one
+    echo "$ROOT/$src $obj${extra:+ $extra}" >>"$COMPILES" # no trailing blank: xargs -L joins lines
   fi
   OBJS="$OBJS $obj"
 done
-while [ "$RUNNING" -gt 0 ]; do wait_one; done
-[ "$BUILD_FAILED" = 0 ] || { echo "run.sh: compiling src/ failed" >&2; exit 1; }
+export CC CFLAGS SAN INC
+# shellcheck disable=SC2016
+if ! xargs -P "$JOBS" -L 1 sh -c 'src=$1 obj=$2; shift 2
+    $CC $CFLAGS "$@" -fsanitize=fuzzer-no-link,$SAN $INC -c "$src" -o "$obj"' sh <"$COMPILES"; then
+  echo "run.sh: compiling src/ failed" >&2
+  exit 1
+fi
 for t in $TARGETS; do
   # shellcheck disable=SC2086
   $CC $CFLAGS -fsanitize=fuzzer,$SAN $INC -I"$OUT/gen" "$ROOT/tests/fuzz/$t.c" $OBJS -lm -lpthread -o "$OUT/$t"
