@@ -27,8 +27,9 @@
  *               s_in / s_out for x >= 0, s_in * s_alpha / s_out otherwise.
  *   int16 SOFTMAX: LiteRT's interpolated 513-entry tables (exp over [-10, 0],
  *               1/(1+x)) built in double at prepare.
- * int16 LOGISTIC and TANH (LiteRT's fixed sigmoid table) are not implemented
- * yet and are refused with the type.
+ *   int16 LOGISTIC, TANH: the input rescaled to steps of 1/12288 and a
+ *               256-node sigmoid table interpolated linearly (output scale
+ *               2^-15, zero points 0), as LiteRT's reference kernels.
  */
 #include "format/schema.h"
 #include "kernels/q8.h"
@@ -40,6 +41,8 @@ typedef struct qact_data {
   wick_qsoftmax_params softmax;
   int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
   uint8_t lut[256];
+  uint16_t sigmoid16[256];              /* int16 LOGISTIC / TANH */
+  int32_t sigmoid16_mult, sigmoid16_shift;
   wick_qhard_swish_params hard_swish;
   int32_t in_zp, out_zp, multiplier, shift, lo, hi; /* RELU family */
   wick_qleaky_params leaky;
@@ -167,8 +170,22 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
     case WICK_BUILTIN_LOGISTIC:
     case WICK_BUILTIN_TANH: {
       const bool logistic = builtin == WICK_BUILTIN_LOGISTIC;
-      WICK_CHECK_SUPPORTED(ctx, !int16, "int16 %s is not implemented yet",
-                           logistic ? "LOGISTIC" : "TANH");
+      if (int16) {
+        /* LOGISTIC: exactly 2^-15; TANH: within LiteRT's CheckedLog2 tolerance of it */
+        WICK_CHECK(ctx,
+                   logistic ? qo.scale == 1.0f / 32768
+                            : fabs(log2((double)qo.scale) + 15.0) < 1e-3,
+                   "int16 %s needs output scale 1/32768, not %g", logistic ? "LOGISTIC" : "TANH",
+                   (double)qo.scale);
+        WICK_CHECK_SUPPORTED(ctx,
+                             wick_q16_sigmoid_rescale((double)qi.scale, !logistic,
+                                                      &d->sigmoid16_mult, &d->sigmoid16_shift),
+                             "int16 %s input scale %g is too large (its fixed-point rescale "
+                             "overflows)",
+                             logistic ? "LOGISTIC" : "TANH", (double)qi.scale);
+        wick_q16_sigmoid_table(d->sigmoid16);
+        break;
+      }
       if (logistic)
         WICK_CHECK(ctx, qo.scale == 1.0f / 256, "output scale must be 1/256, not %g",
                    (double)qo.scale);
@@ -258,6 +275,12 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
     case WICK_BUILTIN_LOGISTIC:
     case WICK_BUILTIN_TANH:
     case WICK_BUILTIN_GELU: {
+      if (in->type == WICK_DTYPE_INT16) { /* LOGISTIC, TANH */
+        (d->builtin == WICK_BUILTIN_LOGISTIC ? wick_q16_logistic__reference
+                                             : wick_q16_tanh__reference)(
+            n, d->sigmoid16, d->sigmoid16_mult, d->sigmoid16_shift, in->data, out->data);
+        break;
+      }
       const wick_q8_lut8_fn lut = wick_q8_lut8_select(wick_op_force_reference(ctx));
       if (lut)
         lut((size_t)n, d->lut, in->data, out->data);

@@ -775,6 +775,98 @@ void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in
   for (int64_t i = 0; i < n; i++) out[i] = lut[in[i]];
 }
 
+/* ---------------------------------------------------------------- int16 LOGISTIC, TANH */
+
+/* log2(x) when it is within 1e-3 of an integer (LiteRT's CheckedLog2). */
+static bool checked_log2(double x, int32_t *log2_rounded) {
+  const double l = log(x) * (1.0 / log(2.0)), r = round(l);
+  *log2_rounded = (int32_t)r;
+  return fabs(l - r) < 1e-3;
+}
+
+bool wick_q16_sigmoid_rescale(double in_scale, bool tanh, int32_t *multiplier, int32_t *shift) {
+  if (!(in_scale > 0.0) || in_scale > 1e6) return false;
+  int32_t log2_scale;
+  const bool pot = checked_log2(in_scale, &log2_scale);
+  const int32_t pot_shift = 12 + log2_scale; /* 15 - 3 integer bits + log2(scale) */
+  if (pot && (pot_shift == 0 || (tanh && pot_shift == 1))) {
+    *multiplier = 3 << pot_shift; /* the kernel's "power of two" case: shift 0 */
+    *shift = 0;
+    return true;
+  }
+  double m = in_scale * 4096.0 * 3.0; /* to steps of 1 / (3 * 4096) */
+  int32_t s = 0;
+  while (m <= 32767.0 / 2.0 && s <= 30) {
+    s++;
+    m *= 2.0;
+  }
+  const int64_t round_half = s > 0 ? (int64_t)1 << (s - 1) : 0;
+  if (m * 32768.0 + (double)round_half > (double)INT32_MAX) return false;
+  *multiplier = (int32_t)m; /* truncated, as LiteRT */
+  *shift = s;
+  return true;
+}
+
+/* sigmoid(i / 24) in unsigned 0.16 fixed point, each node lowered by half the
+ * sag of the chord to the next node (so linear interpolation errs evenly on
+ * both sides), rounded; the last node is the 16-bit maximum. These are the
+ * values of LiteRT's table: checked exhaustively against its reference kernels
+ * on every int16 input (tests/python/ops/test_quantized_ops.py). The rounding
+ * margin is >= 0.004, far from any libm's last-bit differences. */
+void wick_q16_sigmoid_table(uint16_t table[256]) {
+  for (int i = 0; i < 255; i++) {
+    const double a = i / 24.0, b = (i + 1) / 24.0;
+    const double sa = 1.0 / (1.0 + exp(-a)), sb = 1.0 / (1.0 + exp(-b));
+    const double sag = (sa + sb) / 2.0 - 1.0 / (1.0 + exp(-(a + b) / 2.0));
+    table[i] = (uint16_t)floor(65536.0 * (sa - sag / 2.0) + 0.5);
+  }
+  table[255] = 65535;
+}
+
+/* x * multiplier, rounded, >> shift: the input in steps of 1/12288. */
+static inline int32_t sigmoid_input(int16_t x, int32_t multiplier, int32_t shift) {
+  const int32_t round_half = shift > 0 ? (int32_t)1 << (shift - 1) : 0;
+  return (int32_t)(((int64_t)x * multiplier + round_half) >> shift);
+}
+
+void wick_q16_logistic__reference(int64_t n, const uint16_t table[256], int32_t multiplier,
+                                  int32_t shift, const int16_t *in, int16_t *out) {
+  for (int64_t i = 0; i < n; i++) {
+    const int32_t x = sigmoid_input(in[i], multiplier, shift);
+    const uint32_t ax = x < 0 ? (uint32_t)-(int64_t)x : (uint32_t)x;
+    const uint32_t node = ax >> 9; /* 512 steps of 1/12288 = 1/24 per table node */
+    uint32_t r;                    /* sigmoid(|x|) in 0.25 fixed point */
+    if (node >= 255) {
+      r = 0x7FFFu << 10;
+    } else {
+      const uint32_t a = table[node], b = table[node + 1];
+      r = (a << 9) + (ax & 0x1FF) * (b - a);
+    }
+    /* sigmoid(-x) = 1 - sigmoid(x); then to 0.15 with rounding */
+    r = x >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1;
+    out[i] = (int16_t)(r >> 10);
+  }
+}
+
+void wick_q16_tanh__reference(int64_t n, const uint16_t table[256], int32_t multiplier,
+                              int32_t shift, const int16_t *in, int16_t *out) {
+  for (int64_t i = 0; i < n; i++) {
+    const int32_t x = sigmoid_input(in[i], multiplier, shift);
+    const uint32_t ax = x < 0 ? (uint32_t)-(int64_t)x : (uint32_t)x;
+    const uint32_t node = ax >> 8; /* tanh(x) = 2 sigmoid(2x) - 1: twice the step */
+    int32_t r;                     /* sigmoid(2|x|) in 0.24 fixed point */
+    if (node >= 255) {
+      r = 0xFFFF << 8;
+    } else {
+      const int32_t a = table[node], b = table[node + 1];
+      r = (a << 8) + (int32_t)(ax & 0xFF) * (b - a);
+    }
+    r = x >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
+    /* floor division by 2^8 (an arithmetic shift in LiteRT) */
+    out[i] = (int16_t)(r >= 0 ? r >> 8 : -((-r + 255) >> 8));
+  }
+}
+
 /* LiteRT's GetInvSqrtQuantizedMultiplierExp with reverse_shift -1: 1/sqrt(x)
  * as multiplier * 2^shift, by five Newton-Raphson steps in gemmlowp's
  * FixedPoint<int32, 3> (products are rounding doubling high multiplies, the

@@ -488,6 +488,20 @@ typedef enum wick_q_lut_fn {
 void wick_q_lut8_populate(wick_dtype type, wick_q_lut_fn fn, float in_scale, int32_t in_zp,
                           float out_scale, int32_t out_zp, uint8_t lut[256]);
 void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
+/* int16 LOGISTIC and TANH as LiteRT's reference kernels (zero points 0, output
+ * scale 2^-15): the input is rescaled to steps of 1/12288 (x * multiplier,
+ * rounded, >> shift) and sigmoid is interpolated linearly in `table`
+ * (tanh(x) = 2 sigmoid(2x) - 1, with one more bit of input and of output).
+ * wick_q16_sigmoid_rescale gives multiplier and shift for an input scale as
+ * LiteRT's prepare does (a power-of-two scale of 2^-12, or 2^-11 for TANH,
+ * takes 3 << shift exactly); false when x * multiplier would overflow int32
+ * (scales above ~5, where LiteRT's own arithmetic overflows). */
+bool wick_q16_sigmoid_rescale(double in_scale, bool tanh, int32_t *multiplier, int32_t *shift);
+void wick_q16_sigmoid_table(uint16_t table[256]);
+void wick_q16_logistic__reference(int64_t n, const uint16_t table[256], int32_t multiplier,
+                                  int32_t shift, const int16_t *in, int16_t *out);
+void wick_q16_tanh__reference(int64_t n, const uint16_t table[256], int32_t multiplier,
+                              int32_t shift, const int16_t *in, int16_t *out);
 /* int8 RSQRT as LiteRT's RsqrtEvalQuantized: lut[(uint8)q] for q - in_zp > 0
  * (fixed-point inverse square root, then the output multiplier 1 / (sqrt(s_in)
  * s_out)); q == in_zp gives 127. Inputs below in_zp are the caller's error. */

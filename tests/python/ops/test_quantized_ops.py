@@ -615,6 +615,27 @@ def test_elementwise_activation(variant):
     check(op, [Q(x.reshape(1, -1), s, zp)], (dtype, os_, ozp))
 
 
+# int16 scales: the power-of-two special cases (2^-12 for both, 2^-11 for TANH), scales whose
+# rescale needs a shift of 1 to 24, and one whose multiplier alone exceeds 2^15 (shift 0).
+SIGMOID16_SCALES = [2**-12, 2**-11, 0.0005, 1 / 3000, 2e-5, 1e-7, 0.03, 1.0, 3.0]
+
+
+@pytest.mark.parametrize("op", ["LOGISTIC", "TANH"])
+@pytest.mark.parametrize("scale", SIGMOID16_SCALES)
+def test_int16_logistic_tanh_every_value(op, scale):
+    """Every int16 input, bit-exact with LiteRT's reference kernels (its default kernels take
+    another fixed-point path for power-of-two scales and differ from its own reference there)."""
+    x = np.arange(-32768, 32768).astype(np.int16)
+    check(op, [Q(x.reshape(1, -1), scale, 0)], ("int16", 1 / 32768, 0))
+
+
+def test_int16_logistic_tanh_refusals():
+    x = Q(np.zeros((1, 4), np.int16), 0.001, 0)
+    fails("LOGISTIC", [x], ("int16", 1 / 16384, 0), "output scale 1/32768")
+    fails("TANH", [x], ("int16", 0.0001, 0), "output scale 1/32768")
+    fails("TANH", [Q(np.zeros((1, 4), np.int16), 50.0, 0)], ("int16", 1 / 32768, 0), "too large")
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
 @pytest.mark.parametrize("alpha", [0.2, 1.7, -0.3])
 def test_leaky_relu(dtype, alpha):
