@@ -180,8 +180,8 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
         WICK_CHECK_SUPPORTED(ctx,
                              wick_q16_sigmoid_rescale((double)qi.scale, !logistic,
                                                       &d->sigmoid16_mult, &d->sigmoid16_shift),
-                             "int16 %s input scale %g is too large (its fixed-point rescale "
-                             "overflows)",
+                             "int16 %s input scale %g is out of range (its fixed-point "
+                             "rescale overflows)",
                              logistic ? "LOGISTIC" : "TANH", (double)qi.scale);
         wick_q16_sigmoid_table(d->sigmoid16);
         break;

@@ -801,7 +801,9 @@ bool wick_q16_sigmoid_rescale(double in_scale, bool tanh, int32_t *multiplier, i
     m *= 2.0;
   }
   const int64_t round_half = s > 0 ? (int64_t)1 << (s - 1) : 0;
-  if (m * 32768.0 + (double)round_half > (double)INT32_MAX) return false;
+  /* below ~4e-14 the multiplier truncates to 0, which LiteRT's kernel misreads as
+   * its power-of-two case (and overflows a shift) */
+  if (m < 1.0 || m * 32768.0 + (double)round_half > (double)INT32_MAX) return false;
   *multiplier = (int32_t)m; /* truncated, as LiteRT */
   *shift = s;
   return true;

@@ -495,7 +495,8 @@ void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in
  * wick_q16_sigmoid_rescale gives multiplier and shift for an input scale as
  * LiteRT's prepare does (a power-of-two scale of 2^-12, or 2^-11 for TANH,
  * takes 3 << shift exactly); false when x * multiplier would overflow int32
- * (scales above ~5, where LiteRT's own arithmetic overflows). */
+ * (scales above ~5) or the multiplier truncates to 0 (below ~4e-14): LiteRT's
+ * own arithmetic overflows there. */
 bool wick_q16_sigmoid_rescale(double in_scale, bool tanh, int32_t *multiplier, int32_t *shift);
 void wick_q16_sigmoid_table(uint16_t table[256]);
 void wick_q16_logistic__reference(int64_t n, const uint16_t table[256], int32_t multiplier,

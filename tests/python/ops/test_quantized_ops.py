@@ -633,7 +633,9 @@ def test_int16_logistic_tanh_refusals():
     x = Q(np.zeros((1, 4), np.int16), 0.001, 0)
     fails("LOGISTIC", [x], ("int16", 1 / 16384, 0), "output scale 1/32768")
     fails("TANH", [x], ("int16", 0.0001, 0), "output scale 1/32768")
-    fails("TANH", [Q(np.zeros((1, 4), np.int16), 50.0, 0)], ("int16", 1 / 32768, 0), "too large")
+    for scale in (50.0, 1e-15):
+        q = Q(np.zeros((1, 4), np.int16), scale, 0)
+        fails("TANH", [q], ("int16", 1 / 32768, 0), "out of range")
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
