@@ -520,6 +520,21 @@ EXTRA = {
         "int8",
         quant=dict(scale=[1.0 / 128], zero_point=[0]),
     ),
+    # 16x8 mode: int16 activations (zero point 0, output scale 2^-15 here for both tensors)
+    "int16_logistic": lambda: op_model(
+        "LOGISTIC",
+        [("in", (2, 4), "int16")],
+        (2, 4),
+        "int16",
+        quant=dict(scale=[1.0 / 32768], zero_point=[0]),
+    ),
+    "int16_tanh": lambda: op_model(
+        "TANH",
+        [("in", (2, 4), "int16")],
+        (2, 4),
+        "int16",
+        quant=dict(scale=[1.0 / 32768], zero_point=[0]),
+    ),
     "int8_hard_swish": lambda: op_model(
         "HARD_SWISH", [("in", (2, 4), "int8")], (2, 4), "int8", quant=Q_ACT
     ),
