@@ -172,9 +172,10 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
       const bool logistic = builtin == WICK_BUILTIN_LOGISTIC;
       if (int16) {
         /* LOGISTIC: exactly 2^-15; TANH: within LiteRT's CheckedLog2 tolerance of it */
+        int32_t out_log2 = 0;
         WICK_CHECK(ctx,
                    logistic ? qo.scale == 1.0f / 32768
-                            : fabs(log2((double)qo.scale) + 15.0) < 1e-3,
+                            : wick_q_checked_log2((double)qo.scale, &out_log2) && out_log2 == -15,
                    "int16 %s needs output scale 1/32768, not %g", logistic ? "LOGISTIC" : "TANH",
                    (double)qo.scale);
         WICK_CHECK_SUPPORTED(ctx,

@@ -777,8 +777,7 @@ void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in
 
 /* ---------------------------------------------------------------- int16 LOGISTIC, TANH */
 
-/* log2(x) when it is within 1e-3 of an integer (LiteRT's CheckedLog2). */
-static bool checked_log2(double x, int32_t *log2_rounded) {
+bool wick_q_checked_log2(double x, int32_t *log2_rounded) {
   const double l = log(x) * (1.0 / log(2.0)), r = round(l);
   *log2_rounded = (int32_t)r;
   return fabs(l - r) < 1e-3;
@@ -787,7 +786,7 @@ static bool checked_log2(double x, int32_t *log2_rounded) {
 bool wick_q16_sigmoid_rescale(double in_scale, bool tanh, int32_t *multiplier, int32_t *shift) {
   if (!(in_scale > 0.0) || in_scale > 1e6) return false;
   int32_t log2_scale;
-  const bool pot = checked_log2(in_scale, &log2_scale);
+  const bool pot = wick_q_checked_log2(in_scale, &log2_scale);
   const int32_t pot_shift = 12 + log2_scale; /* 15 - 3 integer bits + log2(scale) */
   if (pot && (pot_shift == 0 || (tanh && pot_shift == 1))) {
     *multiplier = 3 << pot_shift; /* the kernel's "power of two" case: shift 0 */

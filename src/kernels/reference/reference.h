@@ -498,6 +498,9 @@ void wick_q_lut8__reference(int64_t n, const uint8_t lut[256], const uint8_t *in
  * (scales above ~5) or the multiplier truncates to 0 (below ~4e-14): LiteRT's
  * own arithmetic overflows there. */
 bool wick_q16_sigmoid_rescale(double in_scale, bool tanh, int32_t *multiplier, int32_t *shift);
+/* True when log2(x) is within 1e-3 of an integer, which it stores (LiteRT's
+ * CheckedLog2: the power-of-two test of its int16 scales). */
+bool wick_q_checked_log2(double x, int32_t *log2_rounded);
 void wick_q16_sigmoid_table(uint16_t table[256]);
 void wick_q16_logistic__reference(int64_t n, const uint16_t table[256], int32_t multiplier,
                                   int32_t shift, const int16_t *in, int16_t *out);
