@@ -99,13 +99,6 @@ SIMD_INLINE vbool vgt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ);
 SIMD_INLINE vbool vge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
 SIMD_INLINE vbool visnan(vf a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
 SIMD_INLINE vbool vor(vbool a, vbool b) { return (vbool)(a | b); }
-SIMD_INLINE bool vany(vbool a) { return a != 0; }
-/* 2^n for t = n + 1.5 * 2^23 (float) with integral n in [-126, 127] (see
- * avx2/simd.h). */
-SIMD_INLINE vf vpow2_magic(vf t) {
-  return _mm512_castsi512_ps(
-      _mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127)), 23));
-}
 /* c ? t : f, lane-wise. */
 SIMD_INLINE vf vselect(vbool c, vf t, vf f) { return _mm512_mask_blend_ps(c, f, t); }
 SIMD_INLINE float vreduce_add(vf a) { return _mm512_reduce_add_ps(a); }
