@@ -198,6 +198,12 @@ WICK_KERNEL_API bool wick_f32_gemm_packed_size_checked(size_t n, size_t k, size_
 /* Packs w [n, k] (row-major, any alignment) and bias [n] (NULL: zeros). */
 WICK_KERNEL_API void wick_f32_gemm_pack(size_t n, size_t k, size_t nr, const float *w,
                                         const float *bias, float *packed);
+/* Packs, with zero bias, the n rows of a matrix whose row g * group_rows + j
+ * (j < group_rows) starts at w + j * row_stride + g * group_stride: for
+ * TRANSPOSE_CONV, the OHWI filter as rows (tap, output channel). */
+WICK_KERNEL_API void wick_f32_gemm_pack_grouped(size_t n, size_t k, size_t nr, const float *w,
+                                                size_t group_rows, size_t row_stride,
+                                                size_t group_stride, float *packed);
 /* Packs the right operand of a matmul, w [k, n] row-major (any alignment),
  * with zero bias: the same layout as wick_f32_gemm_pack of its transpose. */
 WICK_KERNEL_API void wick_f32_gemm_pack_kn(size_t n, size_t k, size_t nr, const float *w,
@@ -206,6 +212,21 @@ WICK_KERNEL_API void wick_f32_gemm_pack_kn(size_t n, size_t k, size_t nr, const 
  * (NULL: zeros) into ceil(c/cr) blocks of (taps + 1) * cr floats. */
 WICK_KERNEL_API void wick_f32_dwconv_pack(size_t c, size_t cr, size_t taps, const float *w,
                                           const float *bias, float *packed);
+
+/* ---- TRANSPOSE_CONV in GEMM form (transpose_conv.c, portable) ---- */
+
+/* Output rows [y0, y1) of one image (`output` points at row y0) from `cols`:
+ * the GEMM of the image's input rows from col_row0 on with the filter packed
+ * as (tap, output channel) rows (wick_f32_gemm_pack_grouped), one row of
+ * k_h * k_w * out_c floats per input pixel. Sums the taps reaching each
+ * output pixel, adds `bias` (NULL: none) and clamps to [lo, hi]. */
+WICK_KERNEL_API void wick_f32_tconv_gather(const wick_conv_shape *s, const float *cols,
+                                           int32_t col_row0, const float *bias, int32_t y0,
+                                           int32_t y1, float *output, float lo, float hi);
+/* Input rows [*first, *last] of one image that output rows [y0, y1) read
+ * (*first > *last: none). */
+WICK_KERNEL_API void wick_tconv_input_rows(const wick_conv_shape *s, int32_t y0, int32_t y1,
+                                           int32_t *first, int32_t *last);
 
 /* ---- transposes (transpose.c, portable) ---- */
 

@@ -10,10 +10,13 @@
  * range). Refused: a per-channel quantized rhs (LiteRT has no per-channel
  * integer BATCH_MATMUL: it reads such a tensor's per-tensor scale as 0 and
  * outputs zeros, e.g. on litert-torch's w8a16 einsum test file), and the
- * int8 x int8 -> int32 variant (raw sums).
+ * int8 x int8 -> int32 variant (raw sums). The reference kernel runs over
+ * output rows split across the interpreter's threads (which also lets a
+ * cancelled invoke stop between them).
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct qbmm_data {
@@ -98,10 +101,25 @@ wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
+typedef struct qbmm_job {
+  const qbmm_data *d;
+  const wick_tensor *lhs, *rhs;
+  void *out;
+} qbmm_job;
+
+static void qbmm_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const qbmm_job *j = arg;
+  wick_q_batch_matmul_rows__reference(j->lhs->type, j->rhs->type, &j->d->shape, &j->d->params,
+                                      j->d->acc64, j->lhs->data, j->rhs->data, j->out,
+                                      (int64_t)begin, (int64_t)end);
+}
+
 wick_status wick_bmm_invoke_quantized(wick_op_ctx *ctx) {
   const qbmm_data *d = ctx->node->user_data;
-  wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1);
-  wick_q_batch_matmul__reference(a->type, b->type, &d->shape, &d->params, d->acc64, a->data,
-                                 b->data, wick_op_output(ctx, 0)->data);
-  return WICK_OK;
+  const wick_batch_matmul_shape *s = &d->shape;
+  qbmm_job j = {d, wick_op_input(ctx, 0), wick_op_input(ctx, 1), wick_op_output(ctx, 0)->data};
+  uint64_t rows = (uint64_t)s->m;
+  for (int32_t i = 0; i < s->batch_rank; i++) rows *= (uint64_t)s->batch_dims[i];
+  return wick_parallel_range(ctx, (size_t)rows, (uint64_t)s->n * (uint64_t)s->k, qbmm_rows, &j);
 }

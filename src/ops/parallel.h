@@ -103,6 +103,18 @@ static inline wick_conv_shape wick_conv_shape_rows(const wick_conv_shape *s, int
   return r;
 }
 
+/* The same for TRANSPOSE_CONV, whose output rows play the part of a
+ * convolution's input rows: output row y0 becomes row 0 by moving the
+ * padding the other way. */
+static inline wick_conv_shape wick_tconv_shape_rows(const wick_conv_shape *s, int32_t y0,
+                                                    int32_t y1) {
+  wick_conv_shape r = *s;
+  r.batch = 1;
+  r.out_h = y1 - y0;
+  r.pad_top = s->pad_top + y0;
+  return r;
+}
+
 static inline wick_pool_shape wick_pool_shape_rows(const wick_pool_shape *s, int32_t y0,
                                                    int32_t y1) {
   wick_pool_shape r = *s;

@@ -10,10 +10,14 @@
  * The fused activation is applied from the file's option; LiteRT's quantized
  * kernel reads it through the wrong options struct (so it effectively clamps
  * to the full range): files converted by TensorFlow carry NONE there.
+ * The reference kernel runs over output rows split across the interpreter's
+ * threads (ops/parallel.h), which also lets a cancelled invoke stop between
+ * them.
  * Next: wick_q_transpose_conv2d__reference in src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
 #include "kernels/reference/reference.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct qtconv_data {
@@ -42,11 +46,35 @@ wick_status wick_tconv_prepare_quantized(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
+typedef struct qtconv_job {
+  const qtconv_data *d;
+  wick_dtype type;
+  const uint8_t *in;
+  const void *filter, *bias;
+  uint8_t *out;
+} qtconv_job;
+
+/* Output rows [y0, y1) of image n. */
+static void qtconv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread) {
+  (void)thread;
+  const qtconv_job *j = arg;
+  const wick_conv_shape *s = &j->d->shape;
+  const wick_conv_shape r = wick_tconv_shape_rows(s, y0, y1);
+  const size_t esize = wick_dtype_size(j->type);
+  const uint8_t *in = j->in + (size_t)n * s->in_h * s->in_w * s->in_c * esize;
+  uint8_t *out = j->out + ((size_t)n * s->out_h + (size_t)y0) * s->out_w * s->out_c * esize;
+  wick_q_transpose_conv2d__reference(j->type, &r, &j->d->params, in, j->filter, j->bias,
+                                     j->d->acc64, out);
+}
+
 wick_status wick_tconv_invoke_quantized(wick_op_ctx *ctx) {
   const qtconv_data *d = ctx->node->user_data;
+  const wick_conv_shape *s = &d->shape;
   wick_tensor *in = wick_op_input(ctx, 2), *bias = wick_op_input(ctx, 3);
-  wick_q_transpose_conv2d__reference(in->type, &d->shape, &d->params, in->data,
-                                     wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,
-                                     d->acc64, wick_op_output(ctx, 0)->data);
-  return WICK_OK;
+  qtconv_job j = {d,           in->type, in->data, wick_op_input(ctx, 1)->data,
+                  bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
+  uint64_t rows = (uint64_t)s->batch * (uint64_t)s->out_h;
+  return wick_parallel_rows(ctx, s->batch, s->out_h, rows ? ctx->node->macs / rows : 0,
+                            wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
+                            qtconv_rows, &j);
 }

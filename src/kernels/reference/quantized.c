@@ -327,22 +327,28 @@ void wick_q_fully_connected__reference(wick_dtype type, int64_t m, int64_t n, in
 /* ---------------------------------------------------------------- batch matmul */
 
 /* out[b][i][j] = requant(sum_p (L(b,i,p) + lhs_offset) * (R(b,p,j) + rhs_offset)),
- * indexing as wick_f32_batch_matmul__reference; one multiplier for the op. */
+ * indexing as wick_f32_batch_matmul__reference; one multiplier for the op.
+ * Output rows [row_begin, row_end) of the batches * m rows. */
 INLINE void qbmm_body(wick_dtype lt, wick_dtype rt, const wick_batch_matmul_shape *s,
                       const wick_qbmm_params *p, bool acc64, const void *lhs, const void *rhs,
-                      void *out) {
-  int64_t batches = 1;
-  for (int32_t d = 0; d < s->batch_rank; d++) batches *= s->batch_dims[d];
+                      void *out, int64_t row_begin, int64_t row_end) {
   const int64_t m = s->m, n = s->n, k = s->k;
-  int64_t idx[WICK_MAX_RANK] = {0};
-  for (int64_t b = 0; b < batches; b++) {
+  if (m == 0 || row_begin >= row_end) return;
+  int64_t b = row_begin / m, i = row_begin % m;
+  int64_t idx[WICK_MAX_RANK] = {0}; /* the batch multi-index of b */
+  for (int32_t d = s->batch_rank - 1; d >= 0; d--) {
+    idx[d] = b % s->batch_dims[d];
+    b /= s->batch_dims[d];
+  }
+  b = row_begin / m;
+  for (int64_t row = row_begin; row < row_end; b++, i = 0) {
     int64_t lo = 0, ro = 0;
     for (int32_t d = 0; d < s->batch_rank; d++) {
       lo += idx[d] * s->lhs_strides[d];
       ro += idx[d] * s->rhs_strides[d];
     }
     const int64_t ob = b * m * n;
-    for (int64_t i = 0; i < m; i++)
+    for (; i < m && row < row_end; i++, row++)
       for (int64_t j = 0; j < n; j++) {
         uint32_t acc32 = 0;
         int64_t acc64v = 0;
@@ -366,15 +372,18 @@ INLINE void qbmm_body(wick_dtype lt, wick_dtype rt, const wick_batch_matmul_shap
   }
 }
 
-void wick_q_batch_matmul__reference(wick_dtype lhs_type, wick_dtype rhs_type,
-                                    const wick_batch_matmul_shape *s, const wick_qbmm_params *p,
-                                    bool acc64, const void *lhs, const void *rhs, void *out) {
+void wick_q_batch_matmul_rows__reference(wick_dtype lhs_type, wick_dtype rhs_type,
+                                         const wick_batch_matmul_shape *s,
+                                         const wick_qbmm_params *p, bool acc64, const void *lhs,
+                                         const void *rhs, void *out, int64_t row_begin,
+                                         int64_t row_end) {
   if (lhs_type == WICK_DTYPE_INT8 && rhs_type == WICK_DTYPE_INT8)
-    qbmm_body(WICK_DTYPE_INT8, WICK_DTYPE_INT8, s, p, acc64, lhs, rhs, out);
+    qbmm_body(WICK_DTYPE_INT8, WICK_DTYPE_INT8, s, p, acc64, lhs, rhs, out, row_begin, row_end);
   else if (lhs_type == WICK_DTYPE_INT16 && rhs_type == WICK_DTYPE_INT8)
-    qbmm_body(WICK_DTYPE_INT16, WICK_DTYPE_INT8, s, p, acc64, lhs, rhs, out);
+    qbmm_body(WICK_DTYPE_INT16, WICK_DTYPE_INT8, s, p, acc64, lhs, rhs, out, row_begin, row_end);
   else if (lhs_type == WICK_DTYPE_INT16 && rhs_type == WICK_DTYPE_INT16)
-    qbmm_body(WICK_DTYPE_INT16, WICK_DTYPE_INT16, s, p, acc64, lhs, rhs, out);
+    qbmm_body(WICK_DTYPE_INT16, WICK_DTYPE_INT16, s, p, acc64, lhs, rhs, out, row_begin,
+              row_end);
 }
 
 /* ---------------------------------------------------------------- broadcast binary */

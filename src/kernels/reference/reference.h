@@ -422,9 +422,12 @@ typedef struct wick_qbmm_params {
   int32_t multiplier, shift;
   int32_t act_min, act_max;
 } wick_qbmm_params;
-void wick_q_batch_matmul__reference(wick_dtype lhs_type, wick_dtype rhs_type,
-                                    const wick_batch_matmul_shape *s, const wick_qbmm_params *p,
-                                    bool acc64, const void *lhs, const void *rhs, void *out);
+/* Output rows [row_begin, row_end) of the batches * m rows. */
+void wick_q_batch_matmul_rows__reference(wick_dtype lhs_type, wick_dtype rhs_type,
+                                         const wick_batch_matmul_shape *s,
+                                         const wick_qbmm_params *p, bool acc64, const void *lhs,
+                                         const void *rhs, void *out, int64_t row_begin,
+                                         int64_t row_end);
 
 /* ADD / SUB (general scales): inputs offset, shifted left by left_shift (20
  * for 8-bit, 15 for int16), scaled by their multipliers, added (subtracted),

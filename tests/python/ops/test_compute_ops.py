@@ -27,6 +27,7 @@ from tests.python.ops._harness import (
     In,
     build,
     check,
+    compare,
     fails,
     litert_refuses,
     rand,
@@ -98,6 +99,33 @@ def test_transpose_conv_reference_kernels():
     check(
         "TRANSPOSE_CONV", [i32(2, 8, 8, 5), w, In(x), r((5,))], opts, out_dtypes=F32, reference=True
     )
+
+
+@pytest.mark.parametrize(
+    "x_shape, w_shape, stride, pad",
+    [
+        # 0.6 MB of GEMM result per input row: rounds of 10 output rows
+        ((1, 20, 96, 24), (96, 4, 4, 24), 2, "SAME"),
+        # a stride-1 3x3 with two images: rounds of 21 rows that share two input rows
+        ((2, 30, 40, 16), (128, 3, 3, 16), 1, "SAME"),
+        # stride above the kernel: output rows that no input row reaches (bias only)
+        ((1, 9, 7, 5), (6, 2, 2, 5), 3, "VALID"),
+    ],
+)
+def test_transpose_conv_gemm_rounds_and_threads(x_shape, w_shape, stride, pad):
+    """The GEMM form of TRANSPOSE_CONV in rounds of output rows (wick's 4 MiB round budget),
+    split over threads: every thread count gives the bytes of one thread, and LiteRT's result."""
+    n, h, w_, _ = x_shape
+    out_c, kh, kw, _ = w_shape
+    oh, ow = tconv_out(h, kh, stride, pad), tconv_out(w_, kw, stride, pad)
+    opts = dict(padding=pad, stride_h=stride, stride_w=stride, fused_activation_function="RELU6")
+    operands = [i32(n, oh, ow, out_c), r(w_shape), In(r(x_shape)), r((out_c,))]
+    data, feeds = build("TRANSPOSE_CONV", operands, opts, out_dtypes=F32)
+    one = wick.load(data, num_threads=1)(*feeds)[0]
+    for threads in (2, 3):
+        assert wick.load(data, num_threads=threads)(*feeds)[0].tobytes() == one.tobytes()
+    compare([one], run_litert(data, feeds))
+    compare(wick.load(data, reference=True)(*feeds), run_litert(data, feeds))
 
 
 @pytest.mark.parametrize(

@@ -389,6 +389,26 @@ def test_transpose_conv(variant):
     check("TRANSPOSE_CONV", [out_shape, w, x, b], out, opts)
 
 
+def test_transpose_conv_split_over_threads():
+    """Large enough (~5.5 M multiply-adds) that its output rows split over the threads: every
+    thread count gives the bytes of one thread, and LiteRT's reference result."""
+    rng = np.random.default_rng(RNG_SEED)
+    ws = list(rng.uniform(0.003, 0.03, 24))
+    w = QC(rnd(rng, (24, 4, 4, 32), np.int8, -127, 127), ws)
+    b = QC(
+        rnd(rng, (24,), np.int32, -2000, 2000),
+        [float(np.float32(0.05) * np.float32(s)) for s in ws],
+    )
+    x = Q(rnd(rng, (2, 14, 16, 32), np.int8), 0.05, 9)
+    out_shape = np.array([2, 28, 32, 24], np.int32)
+    opts = dict(padding="SAME", stride_w=2, stride_h=2, fused_activation_function="NONE")
+    data, feeds = build("TRANSPOSE_CONV", [out_shape, w, x, b], ("int8", 0.08, -6), opts)
+    one = wick.load(data, num_threads=1)(*feeds)
+    for threads in (2, 3):
+        assert wick.load(data, num_threads=threads)(*feeds)[0].tobytes() == one[0].tobytes()
+    exact(one, run_litert(data, feeds, reference=True), "wick")
+
+
 # ---------------------------------------------------------------------------- fully connected
 
 FC_VARIANTS = [
@@ -462,6 +482,24 @@ def test_batch_matmul(variant):
     b = (QC if const else Q)(bv, 0.01 if rt == "int8" else 0.0003, 0 if int16 else 4)
     out = (lt, 0.002 if int16 else 0.3, 0 if int16 else 11)
     check("BATCH_MATMUL", [a, b], out, dict(adj_x=adj_x, adj_y=adj_y))
+
+
+@pytest.mark.parametrize("lt, adj_x", [("int8", False), ("int16", True)])
+def test_batch_matmul_split_over_threads(lt, adj_x):
+    """Large enough (~1.6 M multiply-adds, broadcast batches) that its output rows split over
+    the threads, with tasks that start inside a batch: every thread count gives the bytes of
+    one thread, and LiteRT's reference result."""
+    rng = np.random.default_rng(RNG_SEED)
+    int16 = lt == "int16"
+    ls = (3, 1, 40, 33) if adj_x else (3, 1, 33, 40)
+    a = Q(rnd(rng, ls, np.dtype(lt)), 0.0004 if int16 else 0.05, 0 if int16 else -9)
+    b = Q(rnd(rng, (2, 40, 200), np.int8, -127), 0.01, 0 if int16 else 4)
+    out = (lt, 0.002 if int16 else 0.3, 0 if int16 else 11)
+    data, feeds = build("BATCH_MATMUL", [a, b], out, dict(adj_x=adj_x, adj_y=False))
+    one = wick.load(data, num_threads=1)(*feeds)
+    for threads in (2, 3):
+        assert wick.load(data, num_threads=threads)(*feeds)[0].tobytes() == one[0].tobytes()
+    exact(one, run_litert(data, feeds, reference=True), "wick")
 
 
 def test_batch_matmul_per_channel_rhs_is_refused():
