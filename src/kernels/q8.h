@@ -260,6 +260,46 @@ WICK_Q8_API void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv
 /* Row tiles of a conv: ceil(batch * out_h * out_w / mr). */
 WICK_Q8_API size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr);
 
+/* ---- TRANSPOSE_CONV (q8_transpose_conv.c) ----
+ *
+ * stride_h x stride_w sub-convolutions ("phases") on the indirect-GEMM
+ * microkernels: the filter packed once per phase (wick_q8_gemm_pack of the
+ * phase's taps, phases in order (ry, rx), one after the other), and tiles of
+ * up to MR output pixels of one phase in one output row. */
+#define WICK_Q8_TCONV_MAX_PHASES 64
+typedef struct wick_q8_tconv_tile {
+  size_t ind;    /* first of its taps * MR pointers in the indirection buffer */
+  size_t out;    /* its first output element */
+  size_t packed; /* its phase's packed filter (bytes from the start) */
+  uint32_t rows, taps;
+} wick_q8_tconv_tile;
+/* True for shapes the phase form covers: every phase has a tap (strides at
+ * most the filter size), padding >= 0, at most WICK_Q8_TCONV_MAX_PHASES. */
+WICK_Q8_API bool wick_q8_tconv_supported(const wick_conv_shape *s);
+/* Packed filter bytes, bytes of scratch for one phase's sub-filter, tiles,
+ * indirection pointers; false on overflow. */
+WICK_Q8_API bool wick_q8_tconv_sizes(const wick_q8_kernels *kern, const wick_conv_shape *s,
+                                     size_t *packed_bytes, size_t *filter_scratch,
+                                     size_t *tiles, size_t *pointers);
+/* Packs the OHWI filter w per phase (sub: filter_scratch bytes); bias and
+ * requantization as wick_q8_gemm_pack. */
+WICK_Q8_API void wick_q8_tconv_pack(const wick_q8_kernels *kern, const wick_conv_shape *s,
+                                    const int8_t *w, const int32_t *bias,
+                                    int32_t input_zero_point, const int32_t *multiplier,
+                                    const int32_t *shift, int8_t *sub, void *packed);
+/* Fills the tiles and their indirection pointers over the prepared input
+ * (wick_q8_prepare_input; elem_bytes per element); taps outside the input
+ * point at zero_row (wick_q8_zero_row). */
+WICK_Q8_API void wick_q8_tconv_indirection_init(const wick_q8_kernels *kern,
+                                                const wick_conv_shape *s, const void *input,
+                                                size_t elem_bytes, const void *zero_row,
+                                                wick_q8_tconv_tile *tiles, const int8_t **ind);
+/* Tiles [t0, t1). */
+WICK_Q8_API void wick_q8_tconv_run(const wick_q8_kernels *kern, const wick_conv_shape *s,
+                                   const wick_q8_tconv_tile *tiles, const int8_t *const *ind,
+                                   const void *packed, int8_t *output, const wick_q8_output *o,
+                                   size_t t0, size_t t1);
+
 /* ---- AMX convolutions (kern->conv_amx) ----
  *
  * Per block of WICK_Q8_AMX_MB output pixels the kernel gathers each pixel's

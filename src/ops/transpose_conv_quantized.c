@@ -10,12 +10,18 @@
  * The fused activation is applied from the file's option; LiteRT's quantized
  * kernel reads it through the wrong options struct (so it effectively clamps
  * to the full range): files converted by TensorFlow carry NONE there.
- * The reference kernel runs over output rows split across the interpreter's
- * threads (ops/parallel.h), which also lets a cancelled invoke stop between
- * them.
+ *
+ * Kernels: int8 activations with a constant symmetric int8 filter run on the
+ * int8 indirect-GEMM microkernels when the CPU has them, as stride_h x
+ * stride_w sub-convolutions (src/kernels/q8_transpose_conv.c; bit-exact with
+ * the reference), tiles split over the threads; everything else (uint8,
+ * int16, run-time filters, strides above the filter size, force_reference)
+ * runs the reference kernel over output rows split across the threads
+ * (ops/parallel.h). Either way a cancelled invoke stops between tasks.
  * Next: wick_q_transpose_conv2d__reference in src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
+#include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/parallel.h"
 #include "ops/quantization.h"
@@ -24,7 +30,70 @@ typedef struct qtconv_data {
   wick_conv_shape shape;
   wick_qconv_params params;
   bool acc64;
+  /* The phase form (NULL kern: the reference kernel). */
+  const wick_q8_kernels *kern;
+  wick_q8_output out;
+  void *packed;
+  int8_t *zero_row;          /* the prepared zero point, read by taps outside the input */
+  wick_q8_tconv_tile *tiles; /* and their indirection pointers into the prepared input: */
+  const int8_t **ind;
+  const void *ind_input;     /* the scratch address `ind` points into */
+  size_t n_tiles;
 } qtconv_data;
+
+/* Chooses and packs the phase form, or leaves the reference kernel. */
+static wick_status choose_kernels(wick_op_ctx *ctx, qtconv_data *d, const wick_tensor *in,
+                                  const wick_tensor *bias) {
+  const wick_conv_shape *s = &d->shape;
+  d->kern = NULL;
+  if (in->type != WICK_DTYPE_INT8 || d->acc64 || d->params.filter_offset != 0) return WICK_OK;
+  const wick_q8_kernels *kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
+  if (kern == NULL || !wick_input_known(ctx, 1) || (bias != NULL && !wick_input_known(ctx, 3)))
+    return WICK_OK;
+  if ((int64_t)s->batch * s->out_h * s->out_w == 0 || s->out_c == 0 || s->in_c == 0 ||
+      !wick_q8_tconv_supported(s))
+    return WICK_OK;
+  const int32_t zp = -d->params.input_offset;
+  const size_t kc = (size_t)s->in_c;
+  size_t packed_bytes, sub_bytes, tiles_bytes, ind_bytes, input_bytes;
+  if (!wick_q8_tconv_sizes(kern, s, &packed_bytes, &sub_bytes, &d->n_tiles, &ind_bytes) ||
+      !wick_mul_size(d->n_tiles, sizeof(wick_q8_tconv_tile), &tiles_bytes) ||
+      !wick_mul_size(ind_bytes, sizeof(int8_t *), &ind_bytes) ||
+      !wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w,
+                     kc * wick_q8_input_bytes(kern), &input_bytes) ||
+      !wick_add_size(input_bytes, WICK_Q8_ROW_PAD, &input_bytes))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
+  bool cached;
+  if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->nr, packed_bytes, &cached)) == NULL)
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
+  if (!cached) {
+    int8_t *sub = wick_op_alloc(ctx, sub_bytes);
+    if (sub == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    const wick_tensor *filter = wick_op_input(ctx, 1);
+    wick_q8_tconv_pack(kern, s, filter->data, bias ? bias->data : NULL, zp, d->params.multiplier,
+                       d->params.shift, sub, d->packed);
+  }
+  d->zero_row = wick_op_alloc(ctx, wick_q8_zero_row_bytes(kern, kc));
+  d->tiles = wick_op_alloc(ctx, tiles_bytes);
+  d->ind = wick_op_alloc(ctx, ind_bytes);
+  if (d->zero_row == NULL || d->tiles == NULL || d->ind == NULL)
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory (indirection buffer)");
+  wick_q8_zero_row(kern, kc, zp, d->zero_row);
+  d->ind_input = NULL;
+  /* the input prepared in scratch, read up to WICK_Q8_ROW_PAD bytes past its end */
+  wick_op_request_scratch(ctx, input_bytes);
+  d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, NULL,
+                            NULL};
+  if (!kern->s8) {
+    const size_t c = (size_t)s->out_c;
+    int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(c) * sizeof(int64_t));
+    if (rq64 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    wick_q8_rq64_prepare(c, d->params.shift, rq64);
+    d->out.rq64 = rq64;
+  }
+  d->kern = kern;
+  return WICK_OK;
+}
 
 wick_status wick_tconv_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_check_arity(ctx, 3, 4, 1));
@@ -43,16 +112,25 @@ wick_status wick_tconv_prepare_quantized(wick_op_ctx *ctx) {
                                   ctx->params->conv.activation, &d->params, &d->acc64));
   WICK_TRY(wick_tconv_output(ctx, oshape, in, in->type, &d->shape));
   ctx->node->user_data = d;
-  return WICK_OK;
+  return choose_kernels(ctx, d, in, bias);
 }
 
 typedef struct qtconv_job {
-  const qtconv_data *d;
+  qtconv_data *d;
   wick_dtype type;
   const uint8_t *in;
   const void *filter, *bias;
   uint8_t *out;
 } qtconv_job;
+
+/* Tiles [t0, t1) of the phase form. */
+static void qtconv_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
+  (void)thread;
+  const qtconv_job *j = arg;
+  const qtconv_data *d = j->d;
+  wick_q8_tconv_run(d->kern, &d->shape, d->tiles, d->ind, d->packed, (int8_t *)j->out, &d->out,
+                    t0, t1);
+}
 
 /* Output rows [y0, y1) of image n. */
 static void qtconv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread) {
@@ -68,11 +146,25 @@ static void qtconv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thr
 }
 
 wick_status wick_tconv_invoke_quantized(wick_op_ctx *ctx) {
-  const qtconv_data *d = ctx->node->user_data;
+  qtconv_data *d = ctx->node->user_data;
   const wick_conv_shape *s = &d->shape;
   wick_tensor *in = wick_op_input(ctx, 2), *bias = wick_op_input(ctx, 3);
   qtconv_job j = {d,           in->type, in->data, wick_op_input(ctx, 1)->data,
                   bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
+  if (d->kern != NULL) {
+    /* one flip of the input, read by every tap that reaches it */
+    void *prepared = wick_op_scratch(ctx);
+    wick_q8_prepare_input(d->kern,
+                          (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w * (size_t)s->in_c,
+                          in->data, -d->params.input_offset, prepared);
+    if (d->ind_input != prepared) {
+      wick_q8_tconv_indirection_init(d->kern, s, prepared, wick_q8_input_bytes(d->kern),
+                                     d->zero_row, d->tiles, d->ind);
+      d->ind_input = prepared;
+    }
+    uint64_t per_tile = d->n_tiles ? ctx->node->macs / d->n_tiles : 0;
+    return wick_parallel_range(ctx, d->n_tiles, per_tile ? per_tile : 1, qtconv_tiles, &j);
+  }
   uint64_t rows = (uint64_t)s->batch * (uint64_t)s->out_h;
   return wick_parallel_rows(ctx, s->batch, s->out_h, rows ? ctx->node->macs / rows : 0,
                             wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),

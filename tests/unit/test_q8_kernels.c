@@ -277,6 +277,76 @@ static void test_conv(const wick_q8_kernels *kern) {
   printf("%s conv (igemm %zux%zu): %s\n", kern->isa, kern->mr, kern->nr, verdict(before));
 }
 
+/* ------------------------------------------------------------------ TRANSPOSE_CONV (phases) */
+
+/* One int8 TRANSPOSE_CONV on the phase form against the reference kernel,
+ * its tiles run in two calls, into a guarded output. Output size as
+ * TensorFlow gives it: in * stride (SAME, padding half the overlap) or
+ * (in - 1) * stride + k (VALID). */
+static void test_tconv_shape(const wick_q8_kernels *kern, int32_t batch, int32_t in_h,
+                             int32_t in_w, int32_t in_c, int32_t out_c, int32_t k_h, int32_t k_w,
+                             int32_t s_h, int32_t s_w, bool same, int act) {
+  wick_conv_shape s = {.batch = batch, .in_h = in_h, .in_w = in_w, .in_c = in_c,
+                       .out_c = out_c, .k_h = k_h, .k_w = k_w, .stride_h = s_h,
+                       .stride_w = s_w, .dilation_h = 1, .dilation_w = 1, .groups = 1,
+                       .multiplier = 1};
+  s.out_h = same ? in_h * s_h : (in_h - 1) * s_h + k_h;
+  s.out_w = same ? in_w * s_w : (in_w - 1) * s_w + k_w;
+  const int32_t over_h = (in_h - 1) * s_h + k_h - s.out_h, over_w = (in_w - 1) * s_w + k_w - s.out_w;
+  s.pad_top = over_h > 0 ? over_h / 2 : 0;
+  s.pad_left = over_w > 0 ? over_w / 2 : 0;
+  if (!wick_q8_tconv_supported(&s)) return;
+  const size_t in_n = (size_t)batch * in_h * in_w * in_c;
+  const size_t out_n = (size_t)batch * s.out_h * s.out_w * out_c;
+  const size_t taps = (size_t)k_h * k_w, kc = (size_t)in_c;
+  const int32_t zp = act == 0 ? irand(-128, 127) : (act == 1 ? -128 : 127);
+  int8_t *in = rand_i8(in_n, out_n % 7 == 3), *f = rand_w8((size_t)out_c * taps * kc);
+  qparams q;
+  make_params(&q, (size_t)out_c, (int32_t)(taps * kc), zp, act);
+  size_t packed_bytes, sub_bytes, tiles, pointers;
+  if (!wick_q8_tconv_sizes(kern, &s, &packed_bytes, &sub_bytes, &tiles, &pointers)) abort();
+  void *packed = aligned(packed_bytes);
+  int8_t *sub = malloc(sub_bytes);
+  wick_q8_tconv_pack(kern, &s, f, q.bias, zp, q.mult, q.shift, sub, packed);
+  const size_t ib = wick_q8_input_bytes(kern);
+  int8_t *prepared = malloc(in_n * ib + WICK_Q8_ROW_PAD);
+  int8_t *zero = malloc(wick_q8_zero_row_bytes(kern, kc));
+  wick_q8_tconv_tile *tile = malloc(tiles * sizeof *tile);
+  const int8_t **ind = malloc(pointers * sizeof *ind);
+  wick_q8_prepare_input(kern, in_n, in, zp, prepared);
+  wick_q8_zero_row(kern, kc, zp, zero);
+  wick_q8_tconv_indirection_init(kern, &s, prepared, ib, zero, tile, ind);
+  int8_t *got = guarded_output(out_n), *ref = malloc(out_n);
+  wick_q_transpose_conv2d__reference(WICK_DTYPE_INT8, &s, &q.conv, in, f, q.bias, false, ref);
+  memset(got + 1, 0x55, out_n);
+  wick_q8_tconv_run(kern, &s, tile, ind, packed, got + 1, &q.out, 0, tiles / 2);
+  wick_q8_tconv_run(kern, &s, tile, ind, packed, got + 1, &q.out, tiles / 2, tiles);
+  char what[200];
+  describe(what, sizeof what, kern->isa, "transpose conv", &s, zp, act);
+  compare_guarded(what, got, ref, out_n);
+  free(in), free(f), free(packed), free(sub), free(prepared), free(zero), free(tile), free(ind);
+  free(got), free(ref);
+  free_params(&q);
+}
+
+static void test_tconv(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const int32_t chans[4] = {1, 3, 17, 40};
+  for (int same = 0; same <= 1; same++)
+    for (size_t ci = 0; ci < 4; ci++)
+      for (int32_t k = 1; k <= 5; k++)
+        for (int32_t st = 1; st <= 3 && st <= k; st++) {
+          const int32_t c = chans[ci];
+          test_tconv_shape(kern, 1 + (k == 3), 1 + k % 4, 2 + 3 * (int32_t)ci, c, chans[3 - ci],
+                           k, k, st, st, same, (k + st) % 3);
+        }
+  /* unequal filter sides and strides, rows of many tiles */
+  test_tconv_shape(kern, 1, 3, 21, 16, 24, 4, 3, 2, 3, true, 0);
+  test_tconv_shape(kern, 2, 5, 2, 9, 5, 2, 5, 1, 2, false, 1);
+  test_tconv_shape(kern, 1, 7, 30, 64, 33, 4, 4, 2, 2, true, 2);
+  printf("%s transpose conv (phases): %s\n", kern->isa, verdict(before));
+}
+
 /* One AMX conv (kern->conv_amx) against the reference: all of it in one
  * call, then in four tasks cut at a block and at a panel boundary, into a
  * work buffer full of stale bytes. */
@@ -577,6 +647,7 @@ int main(void) {
     }
     test_gemm(kern);
     test_conv(kern);
+    test_tconv(kern);
     if (kern->conv_amx) test_conv_amx(kern);
     if (kern->dwconv) test_dwconv(kern);
     if (kern->add) test_add(kern);

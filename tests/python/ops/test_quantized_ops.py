@@ -359,6 +359,13 @@ TCONV_VARIANTS = [
     ("int8", (2, 3, 3, 2), (7, 7), 3, 3, 2, "VALID", False),
     ("uint8", (1, 4, 4, 3), (8, 8), 2, 2, 2, "SAME", False),
     ("int16", (1, 1, 5, 6), (2, 10), 4, 3, 2, "SAME", True),
+    # int8 on the phase form (stride x stride sub-convolutions): stride 1, the 4x4/2 of
+    # upsampling decoders with rows wider than a tile, stride 3 with a 5x5 filter, and a
+    # filter smaller than the stride (no tap reaches some pixels: the reference kernel)
+    ("int8", (2, 5, 6, 8), (5, 6), 5, 3, 1, "SAME", True),
+    ("int8", (1, 6, 13, 16), (12, 26), 24, 4, 2, "SAME", True),
+    ("int8", (1, 4, 9, 3), (14, 29), 7, 5, 3, "VALID", False),
+    ("int8", (1, 3, 4, 2), (9, 12), 3, 2, 3, "VALID", True),
 ]
 
 
