@@ -28,7 +28,7 @@ SEQ = 128  # DistilBERT sequence length
 class BenchModel:
     name: str  # the table's label
     key: str  # cache and command-line key
-    source: str  # "tv", "timm", "hf-distilbert", "smoke"
+    source: str  # "tv", "timm", "hf-distilbert", "dcgan", "smoke"
     builder: str  # builder name within its source
     int8: bool = False  # PT2E int8: runs on wick and LiteRT only (same file)
     quick: bool = False  # part of --quick
@@ -49,6 +49,9 @@ MODELS = (
         "MobileNetV2 int8", "mobilenet_v2_int8", "tv", "mobilenet_v2", int8=True, quick=True
     ),
     BenchModel("ResNet-18 int8", "resnet18_int8", "tv", "resnet18", int8=True),
+    # A decoder: the transposed convolutions of generators and segmentation heads.
+    BenchModel("DCGAN generator, 64x64", "dcgan", "dcgan", "dcgan"),
+    BenchModel("DCGAN generator int8", "dcgan_int8", "dcgan", "dcgan", int8=True),
 )
 # Not in the default set: a tiny CNN for the harness's smoke test (tests/python/bench).
 SMOKE = BenchModel("smoke CNN", "smoke", "smoke", "smoke")
@@ -87,6 +90,30 @@ class _SmokeCNN(torch.nn.Module):
         return self.fc(y)
 
 
+class _DCGANGenerator(torch.nn.Module):
+    """The DCGAN generator (Radford et al. 2015, as in PyTorch's examples/dcgan): a 100-d
+    latent through five 4x4 transposed convolutions (stride 1, then 2) to a 64x64 RGB image."""
+
+    def __init__(self, nz: int = 100, ngf: int = 64):
+        super().__init__()
+        nn = torch.nn
+        chans = [nz, ngf * 8, ngf * 4, ngf * 2, ngf]
+        layers: list[nn.Module] = []
+        for i, (cin, cout) in enumerate(zip(chans, chans[1:], strict=False)):
+            layers += [
+                nn.ConvTranspose2d(
+                    cin, cout, 4, 1 if i == 0 else 2, 0 if i == 0 else 1, bias=False
+                ),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(),
+            ]
+        layers += [nn.ConvTranspose2d(ngf, 3, 4, 2, 1, bias=False), nn.Tanh()]
+        self.main = nn.Sequential(*layers)
+
+    def forward(self, z):
+        return self.main(z)
+
+
 @torch.no_grad()
 def _no_zero_weights_(m: torch.nn.Module) -> None:
     """A zero-initialised weight (a classification head) would make the output identically
@@ -118,6 +145,9 @@ def _float_module(m: BenchModel) -> tuple[torch.nn.Module, tuple]:
         cfg = T.DistilBertConfig(num_labels=2)  # distilbert-base: 6 layers, dim 768, 12 heads
         module = _Logits(T.DistilBertForSequenceClassification(cfg))
         args = (torch.randint(1, cfg.vocab_size, (1, SEQ), generator=g),)
+    elif m.source == "dcgan":
+        module = _DCGANGenerator()
+        args = (torch.randn(1, 100, 1, 1, generator=g),)
     elif m.source == "smoke":
         module = _SmokeCNN()
         args = (torch.randn(1, 3, 32, 32, generator=g),)
