@@ -111,7 +111,7 @@ for src in $SOURCES; do
 done
 export CC CFLAGS SAN INC
 # shellcheck disable=SC2016
-if ! xargs -P "$JOBS" -L 1 sh -c 'src=$1 obj=$2; shift 2
+if ! xargs -r -P "$JOBS" -L 1 sh -c 'src=$1 obj=$2; shift 2
     $CC $CFLAGS "$@" -fsanitize=fuzzer-no-link,$SAN $INC -c "$src" -o "$obj"' sh <"$COMPILES"; then
   echo "run.sh: compiling src/ failed" >&2
   exit 1
