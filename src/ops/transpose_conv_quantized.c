@@ -55,14 +55,14 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qtconv_data *d, const wick_t
     return WICK_OK;
   const int32_t zp = -d->params.input_offset;
   const size_t kc = (size_t)s->in_c;
-  size_t packed_bytes, sub_bytes, tiles_bytes, ind_bytes, input_bytes;
-  if (!wick_q8_tconv_sizes(kern, s, &packed_bytes, &sub_bytes, &d->n_tiles, &ind_bytes) ||
+  size_t packed_bytes, sub_bytes, pointers, tiles_bytes, ind_bytes, input_bytes;
+  if (!wick_q8_tconv_sizes(kern, s, &packed_bytes, &sub_bytes, &d->n_tiles, &pointers) ||
       !wick_mul_size(d->n_tiles, sizeof(wick_q8_tconv_tile), &tiles_bytes) ||
-      !wick_mul_size(ind_bytes, sizeof(int8_t *), &ind_bytes) ||
+      !wick_mul_size(pointers, sizeof(int8_t *), &ind_bytes) ||
       !wick_mul_size((size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w,
                      kc * wick_q8_input_bytes(kern), &input_bytes) ||
       !wick_add_size(input_bytes, WICK_Q8_ROW_PAD, &input_bytes))
-    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter or indirection size overflows");
   bool cached;
   if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->nr, packed_bytes, &cached)) == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
@@ -149,8 +149,12 @@ wick_status wick_tconv_invoke_quantized(wick_op_ctx *ctx) {
   qtconv_data *d = ctx->node->user_data;
   const wick_conv_shape *s = &d->shape;
   wick_tensor *in = wick_op_input(ctx, 2), *bias = wick_op_input(ctx, 3);
-  qtconv_job j = {d,           in->type, in->data, wick_op_input(ctx, 1)->data,
-                  bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
+  qtconv_job j = {.d = d,
+                  .type = in->type,
+                  .in = in->data,
+                  .filter = wick_op_input(ctx, 1)->data,
+                  .bias = bias ? bias->data : NULL,
+                  .out = wick_op_output(ctx, 0)->data};
   if (d->kern != NULL) {
     /* one flip of the input, read by every tap that reaches it */
     void *prepared = wick_op_scratch(ctx);

@@ -292,7 +292,8 @@ static void test_tconv_shape(const wick_q8_kernels *kern, int32_t batch, int32_t
                        .multiplier = 1};
   s.out_h = same ? in_h * s_h : (in_h - 1) * s_h + k_h;
   s.out_w = same ? in_w * s_w : (in_w - 1) * s_w + k_w;
-  const int32_t over_h = (in_h - 1) * s_h + k_h - s.out_h, over_w = (in_w - 1) * s_w + k_w - s.out_w;
+  const int32_t over_h = (in_h - 1) * s_h + k_h - s.out_h;
+  const int32_t over_w = (in_w - 1) * s_w + k_w - s.out_w;
   s.pad_top = over_h > 0 ? over_h / 2 : 0;
   s.pad_left = over_w > 0 ? over_w / 2 : 0;
   if (!wick_q8_tconv_supported(&s)) return;
