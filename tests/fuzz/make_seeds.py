@@ -278,12 +278,16 @@ def int8_weights(*shape, axis=0, seed=0):
 
 
 def int8_layer(op, x_shape, w_shape, bias_n, out_shape, options=None, axis=0):
+    """An int8 layer with constant weights (and bias); TRANSPOSE_CONV takes its constant
+    output_shape first and the input third."""
     w = ModelWriter(description="seed")
     sg = w.add_subgraph()
     x = sg.add_tensor("x", list(x_shape), "int8", quant=Q_ACT)
     wv, wq = int8_weights(*w_shape, axis=axis)
     k = sg.add_constant("w", wv, quant=wq)
     ins = [x, k]
+    if op == "TRANSPOSE_CONV":
+        ins = [sg.add_constant("shape", np.array(out_shape, np.int32)), k, x]
     if bias_n:
         bq = dict(scale=[0.05 * s for s in wq["scale"]], quantized_dimension=0)
         ins.append(sg.add_constant("b", np.arange(bias_n, dtype=np.int32) * 7, quant=bq))
@@ -476,6 +480,14 @@ EXTRA = {
         axis=3,
     ),
     "int8_fully_connected": lambda: int8_layer("FULLY_CONNECTED", (2, 6), (4, 6), 4, (2, 4)),
+    "int8_transpose_conv_const": lambda: int8_layer(
+        "TRANSPOSE_CONV",
+        (1, 3, 3, 2),
+        (3, 4, 4, 2),
+        3,
+        (1, 6, 6, 3),
+        options=dict(padding="SAME", stride_w=2, stride_h=2),
+    ),
     "int8_transpose_conv": lambda: op_model(
         "TRANSPOSE_CONV",
         [np.array([1, 4, 4, 2], I32), ("in", (2, 3, 3, 3), "int8"), ("in", (1, 2, 2, 3), "int8")],
