@@ -48,11 +48,11 @@ void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, con
     float *out = output + r * n;
     for (int64_t c = 0; c < n; c++) {
       const int8_t *w = weights + c * k;
-      int32_t dot = 0;
-      for (int64_t i = 0; i < k; i++) dot += (int32_t)w[i] * (int32_t)scratch[i];
+      uint32_t dot = 0; /* an int32 sum that wraps past 2^31 (k > 133k) like LiteRT's */
+      for (int64_t i = 0; i < k; i++) dot += (uint32_t)((int32_t)w[i] * (int32_t)scratch[i]);
       const float s = per_channel ? scale * weight_scales[c] : scale;
       float y = bias ? bias[c] : 0.0f;
-      y += (float)dot * s;
+      y += (float)(int32_t)dot * s;
       out[c] = y < lo ? lo : (y > hi ? hi : y);
     }
   }
@@ -101,24 +101,28 @@ void wick_hybrid_conv2d__reference(const wick_conv_shape *s, bool depthwise, con
   for (int32_t oy = 0; oy < s->out_h; oy++)
     for (int32_t ox = 0; ox < s->out_w; ox++)
       for (int32_t o = 0; o < s->out_c; o++) {
-        int32_t acc = 0;
+        /* int32 sums that wrap (as LiteRT's, without C's undefined overflow);
+         * coordinates in 64 bits: a file's stride and dilation can be huge */
+        uint32_t sum = 0;
         for (int32_t ky = 0; ky < s->k_h; ky++) {
-          const int32_t iy = oy * s->stride_h - s->pad_top + ky * s->dilation_h;
+          const int64_t iy = (int64_t)oy * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
           if (iy < 0 || iy >= s->in_h) continue;
           for (int32_t kx = 0; kx < s->k_w; kx++) {
-            const int32_t ix = ox * s->stride_w - s->pad_left + kx * s->dilation_w;
+            const int64_t ix =
+                (int64_t)ox * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
             if (ix < 0 || ix >= s->in_w) continue;
-            const int8_t *px = input + ((int64_t)iy * s->in_w + ix) * s->in_c;
+            const int8_t *px = input + (iy * s->in_w + ix) * s->in_c;
             if (depthwise) {
               const int32_t w = filter[((int64_t)ky * s->k_w + kx) * s->out_c + o];
-              acc += w * ((int32_t)px[o / s->multiplier] - input_offset);
+              sum += (uint32_t)(w * ((int32_t)px[o / s->multiplier] - input_offset));
             } else {
               const int8_t *f = filter + (((int64_t)o * s->k_h + ky) * s->k_w + kx) * taps_c;
               for (int32_t i = 0; i < taps_c; i++)
-                acc += (int32_t)f[i] * ((int32_t)px[i] - input_offset);
+                sum += (uint32_t)((int32_t)f[i] * ((int32_t)px[i] - input_offset));
             }
           }
         }
+        const int32_t acc = (int32_t)sum;
         /* LiteRT's association: conv (acc * s_w) * s_in; depthwise acc * (s_w * s_in) */
         float y = depthwise ? (float)acc * (filter_scales[o] * input_scale)
                             : (float)acc * filter_scales[o] * input_scale;
