@@ -49,9 +49,11 @@ MODELS = (
         "MobileNetV2 int8", "mobilenet_v2_int8", "tv", "mobilenet_v2", int8=True, quick=True
     ),
     BenchModel("ResNet-18 int8", "resnet18_int8", "tv", "resnet18", int8=True),
-    # A decoder: the transposed convolutions of generators and segmentation heads.
+    # A decoder: the transposed convolutions of generators and segmentation heads. (No int8
+    # row: PT2E's XNNPACK quantizer scales conv_transpose2d weights per *input* channel, which
+    # an int8 TRANSPOSE_CONV cannot express, so the file keeps float TRANSPOSE_CONVs between
+    # DEQUANTIZE ops and would not measure the int8 kernels.)
     BenchModel("DCGAN generator, 64x64", "dcgan", "dcgan", "dcgan"),
-    BenchModel("DCGAN generator int8", "dcgan_int8", "dcgan", "dcgan", int8=True),
 )
 # Not in the default set: a tiny CNN for the harness's smoke test (tests/python/bench).
 SMOKE = BenchModel("smoke CNN", "smoke", "smoke", "smoke")
