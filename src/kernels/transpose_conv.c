@@ -13,15 +13,6 @@
  */
 #include "kernels/kernels.h"
 
-/* The input coordinate feeding output coordinate `o` through tap `k`, or -1. */
-static inline int32_t source_index(int32_t o, int32_t k, int32_t pad, int32_t stride,
-                                   int32_t in_size) {
-  int64_t t = (int64_t)o + pad - k;
-  if (t < 0 || t % stride != 0) return -1;
-  t /= stride;
-  return t < in_size ? (int32_t)t : -1;
-}
-
 void wick_f32_tconv_gather(const wick_conv_shape *s, const float *cols, int32_t col_row0,
                            const float *bias, int32_t y0, int32_t y1, float *output, float lo,
                            float hi) {
@@ -32,10 +23,10 @@ void wick_f32_tconv_gather(const wick_conv_shape *s, const float *cols, int32_t 
       float *restrict out = output + ((size_t)(y - y0) * (size_t)s->out_w + (size_t)x) * c;
       bool first = true;
       for (int32_t ky = 0; ky < s->k_h; ky++) {
-        int32_t iy = source_index(y, ky, s->pad_top, s->stride_h, s->in_h);
+        int32_t iy = wick_tconv_source_index(y, ky, s->pad_top, s->stride_h, s->in_h);
         if (iy < 0) continue;
         for (int32_t kx = 0; kx < s->k_w; kx++) {
-          int32_t ix = source_index(x, kx, s->pad_left, s->stride_w, s->in_w);
+          int32_t ix = wick_tconv_source_index(x, kx, s->pad_left, s->stride_w, s->in_w);
           if (ix < 0) continue;
           const float *restrict src =
               cols + ((size_t)(iy - col_row0) * (size_t)s->in_w + (size_t)ix) * pixel_floats +

@@ -173,16 +173,21 @@ wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
 }
 
 /* The fused requantization's constants of the AVX-512 and AVX2 GEMM tiles, once. */
-static wick_status prepare_output(wick_op_ctx *ctx, qconv_data *d, const wick_q8_kernels *kern) {
-  d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, NULL,
-                            NULL};
-  if (d->path != QCONV_DW && !kern->s8) {
-    const size_t c = (size_t)d->shape.out_c;
-    int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(c) * sizeof(int64_t));
+wick_status wick_conv_q8_output(const wick_op_ctx *ctx, const wick_qconv_params *p,
+                                size_t out_c, bool fused_constants, wick_q8_output *out) {
+  *out = (wick_q8_output){p->output_offset, p->act_min, p->act_max, NULL, NULL};
+  if (fused_constants) {
+    int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(out_c) * sizeof(int64_t));
     if (rq64 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-    wick_q8_rq64_prepare(c, d->params.shift, rq64);
-    d->out.rq64 = rq64;
+    wick_q8_rq64_prepare(out_c, p->shift, rq64);
+    out->rq64 = rq64;
   }
+  return WICK_OK;
+}
+
+static wick_status prepare_output(wick_op_ctx *ctx, qconv_data *d, const wick_q8_kernels *kern) {
+  WICK_TRY(wick_conv_q8_output(ctx, &d->params, (size_t)d->shape.out_c,
+                               d->path != QCONV_DW && !kern->s8, &d->out));
   d->kern = kern;
   return WICK_OK;
 }

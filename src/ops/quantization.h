@@ -99,6 +99,14 @@ WICK_INTERNAL wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_te
                                                  int32_t out_c, int32_t filter_axis,
                                                  wick_activation activation,
                                                  wick_qconv_params *p, bool *acc64);
+/* The output stage of the int8 convolution kernels (kernels/q8.h) for these
+ * parameters; with `fused_constants`, also the per-channel constants of the
+ * fused requantization (wick_q8_rq64_prepare), in memory of this node.
+ * (conv_2d_quantized.c; used by TRANSPOSE_CONV too) */
+struct wick_q8_output;
+WICK_INTERNAL wick_status wick_conv_q8_output(const wick_op_ctx *ctx, const wick_qconv_params *p,
+                                              size_t out_c, bool fused_constants,
+                                              struct wick_q8_output *out);
 
 /* ---------------------------------------------------------------- entry points */
 

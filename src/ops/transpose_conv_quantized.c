@@ -82,15 +82,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qtconv_data *d, const wick_t
   d->ind_input = NULL;
   /* the input prepared in scratch, read up to WICK_Q8_ROW_PAD bytes past its end */
   wick_op_request_scratch(ctx, input_bytes);
-  d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, NULL,
-                            NULL};
-  if (!kern->s8) {
-    const size_t c = (size_t)s->out_c;
-    int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(c) * sizeof(int64_t));
-    if (rq64 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-    wick_q8_rq64_prepare(c, d->params.shift, rq64);
-    d->out.rq64 = rq64;
-  }
+  WICK_TRY(wick_conv_q8_output(ctx, &d->params, (size_t)s->out_c, !kern->s8, &d->out));
   d->kern = kern;
   return WICK_OK;
 }

@@ -228,15 +228,8 @@ void wick_q_depthwise_conv2d__reference(wick_dtype type, const wick_conv_shape *
 
 /* TRANSPOSE_CONV in gather form (see transpose_conv.c for the float one):
  * output (y, x) sums the taps whose source y + pad - ky is a multiple of the
- * stride inside the input. Integer sums do not depend on the order, so this
- * equals LiteRT's scatter form bit for bit. */
-INLINE int32_t tconv_source(int32_t o, int32_t k, int32_t pad, int32_t stride, int32_t in_size) {
-  int64_t t = (int64_t)o + pad - k;
-  if (t < 0 || t % stride != 0) return -1;
-  t /= stride;
-  return t < in_size ? (int32_t)t : -1;
-}
-
+ * stride inside the input (wick_tconv_source_index). Integer sums do not
+ * depend on the order, so this equals LiteRT's scatter form bit for bit. */
 INLINE void tconv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *s,
                        const wick_qconv_params *p, const void *input, const void *filter,
                        const void *bias, bool acc64, void *output) {
@@ -249,10 +242,10 @@ INLINE void tconv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *s
           uint32_t acc32 = 0;
           int64_t acc64v = 0;
           for (int32_t ky = 0; ky < s->k_h; ky++) {
-            const int32_t iy = tconv_source(y, ky, s->pad_top, s->stride_h, s->in_h);
+            const int32_t iy = wick_tconv_source_index(y, ky, s->pad_top, s->stride_h, s->in_h);
             if (iy < 0) continue;
             for (int32_t kx = 0; kx < s->k_w; kx++) {
-              const int32_t ix = tconv_source(x, kx, s->pad_left, s->stride_w, s->in_w);
+              const int32_t ix = wick_tconv_source_index(x, kx, s->pad_left, s->stride_w, s->in_w);
               if (ix < 0) continue;
               const int64_t ib = (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c;
               const int64_t wb = (((int64_t)oc * s->k_h + ky) * s->k_w + kx) * s->in_c;

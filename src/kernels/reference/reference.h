@@ -205,6 +205,16 @@ void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank,
  * padding of the equivalent forward conv (output -> input). out[n,y,x,o] =
  * clamp(bias[o] + sum in[n,iy,ix,i] * filter[o,ky,kx,i]) over the taps with
  * y = iy*stride_h - pad_top + ky (likewise x). groups/dilation are unused (1). */
+/* The input coordinate feeding TRANSPOSE_CONV output coordinate `o` through
+ * tap `k` (o + pad - k a non-negative multiple of the stride, divided by it,
+ * below in_size), or -1. */
+static inline int32_t wick_tconv_source_index(int32_t o, int32_t k, int32_t pad, int32_t stride,
+                                              int32_t in_size) {
+  int64_t t = (int64_t)o + pad - k;
+  if (t < 0 || t % stride != 0) return -1;
+  t /= stride;
+  return t < in_size ? (int32_t)t : -1;
+}
 void wick_f32_transpose_conv2d__reference(const wick_conv_shape *s, const float *input,
                                           const float *filter, const float *bias, float *output,
                                           float lo, float hi);

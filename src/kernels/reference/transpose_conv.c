@@ -18,15 +18,6 @@
 
 static inline float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-/* The input coordinate feeding output coordinate `o` through tap `k`, or -1. */
-static inline int32_t source_index(int32_t o, int32_t k, int32_t pad, int32_t stride,
-                                   int32_t in_size) {
-  int64_t t = (int64_t)o + pad - k;
-  if (t < 0 || t % stride != 0) return -1;
-  t /= stride;
-  return t < in_size ? (int32_t)t : -1;
-}
-
 void wick_f32_transpose_conv2d__reference(const wick_conv_shape *s, const float *input,
                                           const float *filter, const float *bias, float *output,
                                           float lo, float hi) {
@@ -37,10 +28,10 @@ void wick_f32_transpose_conv2d__reference(const wick_conv_shape *s, const float 
         for (int32_t o = 0; o < s->out_c; o++) {
           float acc = 0.0f;
           for (int32_t ky = 0; ky < s->k_h; ky++) {
-            int32_t iy = source_index(y, ky, s->pad_top, s->stride_h, s->in_h);
+            int32_t iy = wick_tconv_source_index(y, ky, s->pad_top, s->stride_h, s->in_h);
             if (iy < 0) continue;
             for (int32_t kx = 0; kx < s->k_w; kx++) {
-              int32_t ix = source_index(x, kx, s->pad_left, s->stride_w, s->in_w);
+              int32_t ix = wick_tconv_source_index(x, kx, s->pad_left, s->stride_w, s->in_w);
               if (ix < 0) continue;
               const float *in = input + (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c;
               const float *w = filter + (((int64_t)o * s->k_h + ky) * s->k_w + kx) * s->in_c;

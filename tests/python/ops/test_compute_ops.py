@@ -106,7 +106,7 @@ def test_transpose_conv_reference_kernels():
     [
         # 0.6 MB of GEMM result per input row: rounds of 10 output rows
         ((1, 20, 96, 24), (96, 4, 4, 24), 2, "SAME"),
-        # a stride-1 3x3 with two images: rounds of 21 rows that share two input rows
+        # a stride-1 3x3 with two images: rounds of 20 rows that share two input rows
         ((2, 30, 40, 16), (128, 3, 3, 16), 1, "SAME"),
         # stride above the kernel: output rows that no input row reaches (bias only)
         ((1, 9, 7, 5), (6, 2, 2, 5), 3, "VALID"),
