@@ -167,7 +167,7 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
                                            wick_op_input(ctx, 1)->data, d->weight_scales,
                                            d->per_channel, b ? b->data : NULL, d->scratch,
                                            wick_op_output(ctx, 0)->data, d->lo, d->hi);
-    return WICK_OK;
+    return wick_op_run_fused_epilogue(ctx);
   }
   if (d->kern != NULL) {
     wick_f32_epilogue epilogue;
