@@ -9,7 +9,10 @@
  *   SOFTMAX     int8 -> int8 (output 1/256, -128) or int16; uint8 -> uint8 or
  *               int16: gemmlowp fixed-point exp and reciprocal, with the input
  *               scale and beta folded into a multiplier > 1 and a cut-off
- *               diff_min below which exp() counts as 0.
+ *               diff_min below which exp() counts as 0. Where that multiplier
+ *               would be <= 1 (a tiny input scale; LiteRT's reference kernel
+ *               aborts): LiteRT's default kernel, a float table of exp over
+ *               the 256 input steps and a float normalisation.
  *   LOGISTIC,   int8/uint8: a 256-entry table of the float function
  *   TANH        evaluated at every input value (LOGISTIC's output scale must
  *               be 1/256).
@@ -39,6 +42,8 @@
 typedef struct qact_data {
   int32_t builtin;
   wick_qsoftmax_params softmax;
+  float *softmax_table;         /* SOFTMAX in its float-table form, else NULL */
+  float softmax_out_scale;
   int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
   uint8_t lut[256];
   uint16_t sigmoid16[256];              /* int16 LOGISTIC / TANH */
@@ -90,9 +95,19 @@ static wick_status softmax_prepare(wick_op_ctx *ctx, qact_data *d, const wick_te
   /* LiteRT's PreprocessSoftmaxScaling with 5 integer bits. */
   double real = (double)ctx->params->beta * (double)qi.scale * (double)(1 << 26);
   if (real > 2147483647.0) real = 2147483647.0;
-  WICK_CHECK_SUPPORTED(ctx, real > 1.0,
-                       "beta * input scale (%g) is too small for the fixed-point softmax",
-                       real / (double)(1 << 26));
+  if (!(real > 1.0)) {
+    /* Too small a multiplier for the fixed-point form (LiteRT's reference kernel
+     * aborts here; its default kernel, always a float exp table, runs): the table form. */
+    WICK_CHECK(ctx, isfinite(qi.scale) && isfinite(ctx->params->beta) && qo.scale > 0.0f,
+               "beta %g, input scale %g and output scale %g do not define a softmax",
+               (double)ctx->params->beta, (double)qi.scale, (double)qo.scale);
+    d->softmax_table = wick_op_alloc(ctx, 256 * sizeof(float));
+    if (d->softmax_table == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    wick_q_softmax_table_populate(qi.scale, ctx->params->beta, d->softmax_table);
+    d->softmax_out_scale = qo.scale;
+    d->out_zp = qo.zero_point;
+    return WICK_OK;
+  }
   wick_quantize_multiplier(real, &d->softmax.input_multiplier, &d->softmax.input_left_shift);
   double radius = 31.0 * (double)((int64_t)1 << 26) /
                   (double)((int64_t)1 << d->softmax.input_left_shift);
@@ -257,6 +272,9 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
         wick_q_softmax_i16__reference(rows, cols, d->softmax.input_multiplier,
                                       d->softmax.input_left_shift, d->exp_lut, d->recip_lut,
                                       in->data, out->data);
+      else if (d->softmax_table != NULL)
+        wick_q_softmax_table__reference(in->type, out->type, rows, cols, d->softmax_table,
+                                        d->softmax_out_scale, d->out_zp, in->data, out->data);
       else
         wick_q_softmax__reference(in->type, out->type, rows, cols, &d->softmax, in->data,
                                   out->data);

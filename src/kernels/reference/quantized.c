@@ -676,6 +676,57 @@ void wick_q_softmax__reference(wick_dtype in_type, wick_dtype out_type, int64_t 
 #undef SM
 }
 
+/* ---------------------------------------------------------------- softmax (float exp table) */
+
+void wick_q_softmax_table_populate(float input_scale, float beta, float table[256]) {
+  const float scale = -input_scale * beta; /* in float, as LiteRT */
+  for (int32_t v = 0; v < 256; v++) table[255 - v] = expf(scale * (float)v);
+}
+
+/* Softmax of one row through the table: exp(x - max) is table[255 + x - max];
+ * the float sum in column order, its reciprocal times 1/output scale, each
+ * product rounded (half away from zero; uint8: +0.5 truncated) plus the zero
+ * point, clamped. */
+INLINE void softmax_table_body(wick_dtype in_t, wick_dtype out_t, int64_t rows, int64_t cols,
+                               const float *table, float out_scale, int32_t out_zp,
+                               const void *in, void *out) {
+  int32_t omin, omax;
+  type_range(out_t, &omin, &omax);
+  for (int64_t r = 0; r < rows; r++) {
+    const int64_t base = r * cols;
+    int32_t max_in_row;
+    type_range(in_t, &max_in_row, &(int32_t){0});
+    for (int64_t c = 0; c < cols; c++) {
+      const int32_t v = ld(in_t, in, base + c);
+      if (v > max_in_row) max_in_row = v;
+    }
+    const float *t = table + 255 - max_in_row; /* t[x] for x in [max - 255, max] */
+    float sum = 0.0f;
+    for (int64_t c = 0; c < cols; c++) sum += t[ld(in_t, in, base + c)];
+    const float inverse = 1.0f / (sum * out_scale);
+    for (int64_t c = 0; c < cols; c++) {
+      const float p = t[ld(in_t, in, base + c)] * inverse;
+      const int32_t q = out_t == WICK_DTYPE_UINT8 ? (int32_t)(p + 0.5f) : (int32_t)roundf(p);
+      st(out_t, out, base + c, clamp32(q + out_zp, omin, omax));
+    }
+  }
+}
+
+void wick_q_softmax_table__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows,
+                                     int64_t cols, const float table[256], float out_scale,
+                                     int32_t out_zp, const void *in, void *out) {
+#define SM(IT, OT)                                                                   \
+  if (in_type == IT && out_type == OT) {                                             \
+    softmax_table_body(IT, OT, rows, cols, table, out_scale, out_zp, in, out);       \
+    return;                                                                          \
+  }
+  SM(WICK_DTYPE_INT8, WICK_DTYPE_INT8)
+  SM(WICK_DTYPE_INT8, WICK_DTYPE_INT16)
+  SM(WICK_DTYPE_UINT8, WICK_DTYPE_UINT8)
+  SM(WICK_DTYPE_UINT8, WICK_DTYPE_INT16)
+#undef SM
+}
+
 /* ---------------------------------------------------------------- int16 softmax (tables) */
 
 /* LiteRT's 513-entry int16 table of f over the int16 input range (computed in

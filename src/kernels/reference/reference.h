@@ -480,6 +480,15 @@ typedef struct wick_qsoftmax_params {
 void wick_q_softmax__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows, int64_t cols,
                                const wick_qsoftmax_params *p, const void *in, void *out);
 
+/* SOFTMAX through a float table of exp (LiteRT's default int8/uint8 kernel), for the
+ * input scales the fixed-point form cannot take (beta * input scale * 2^26 <= 1, where
+ * LiteRT's reference kernel aborts): table[255 - v] = expf(-input_scale * beta * v);
+ * the output uses the output tensor's scale and zero point. */
+void wick_q_softmax_table_populate(float input_scale, float beta, float table[256]);
+void wick_q_softmax_table__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows,
+                                     int64_t cols, const float table[256], float out_scale,
+                                     int32_t out_zp, const void *in, void *out);
+
 /* int16 SOFTMAX (zero points 0, output 1/32768): exp(x - max) through a table
  * over [-10, 0] (the input rescaled by multiplier/shift to 65535 steps of
  * 10/65535), the sum's reciprocal through a 1/(1+x) table, interpolated. */

@@ -1519,3 +1519,30 @@ def test_a_long_lstm_sequence_can_be_cancelled():
     assert not thread.is_alive()
     assert len(errors) == 1 and errors[0].status == "cancelled", errors
     assert "LSTM step" in str(errors[0]), str(errors[0])
+
+
+@pytest.mark.parametrize(
+    "it,ot,shape,scale,beta",
+    [
+        # TensorFlow's full-int8 classifiers: a final SOFTMAX with beta * input scale ~ 8e-9
+        ("int8", "int8", (1, 1000), 8e-9, 1.0),
+        ("int8", "int8", (3, 17), 1e-9, 1.0),
+        ("int8", "int16", (2, 33), 5e-9, 1.0),
+        ("uint8", "uint8", (2, 10), 1e-8, 1.0),
+    ],
+)
+def test_softmax_tiny_input_scale_runs_as_litert_default(it, ot, shape, scale, beta):
+    # beta * input scale * 2^26 <= 1: LiteRT's reference kernel aborts the process (a CHECK in
+    # its multiplier) and its default kernel runs a float exp table; wick takes that table form
+    # and must match LiteRT's default interpreter bit for bit (it refused such files before).
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, shape, np.dtype(it)), scale, {"int8": 3, "uint8": 128}[it])
+    out = {
+        "int8": ("int8", 1 / 256, -128),
+        "uint8": ("uint8", 1 / 256, 0),
+        "int16": ("int16", 1 / 65536, -32768),
+    }[ot]
+    data, feeds = build("SOFTMAX", [x], out, dict(beta=beta))
+    ref = run_litert(data, feeds, reference=False)
+    exact(wick.load(data)(*feeds), ref, "wick")
+    exact(wick.load(data, reference=True)(*feeds), ref, "wick reference kernels")
