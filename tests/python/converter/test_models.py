@@ -314,3 +314,38 @@ def test_hf_bert_dynamic_batch_and_sequence():
         feeds.append((torch.randint(0, 100, shp), m2))
     model = _run_dynamic(Wrap().eval(), (ids, mask), ({0: b, 1: s}, {0: b, 1: s}), feeds)
     assert model.inputs[0].shape == (-1, -1)
+
+
+def test_hf_bart_int64_token_shift_runs_on_wick_and_litert():
+    """BART's shift_tokens_right writes the int64 input ids into a zero int64 tensor
+    (slice_scatter); the constant is narrowed to int32, and the spliced ids must be cast to it
+    (the file once held an int32/int64 CONCATENATION that wick refused)."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    cfg = transformers.BartConfig(
+        vocab_size=1000,
+        d_model=64,
+        encoder_layers=2,
+        decoder_layers=2,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=128,
+        decoder_ffn_dim=128,
+        max_position_embeddings=64,
+    )
+    bart = transformers.BartModel(cfg).eval()
+
+    class Wrap(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = bart
+
+        def forward(self, ids):
+            return self.m(input_ids=ids).last_hidden_state
+
+    ids = torch.randint(4, 1000, (1, 16))
+    model, _ = check(Wrap().eval(), ids, tol=1e-4)  # (LiteRT)
+    with torch.no_grad():
+        ref = Wrap()(ids).numpy()
+    got = model.run(ids.numpy())[0]  # wick
+    assert np.abs(got - ref).max() <= 1e-4 * max(1.0, np.abs(ref).max())

@@ -497,7 +497,8 @@ def lower_repeat(ctx: Ctx, node: Node):
 
 def lower_slice_scatter(ctx: Ctx, node: Node):
     a = ctx.args(node)
-    X, S = ctx.t(a.self), ctx.cast(ctx.t(a.src), ctx.dtype(node.out))
+    X = ctx.t(a.self)
+    S = ctx.cast(ctx.t(a.src), X.dtype)  # X may be a narrowed (int32) constant
     dim = a.dim % X.rank
     start, end, step = _norm_slice(X.shape[dim], a.start, a.end, a.step)
     if step != 1:
