@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
     from .. import runtime
     from . import GraphvizNotFound, LayoutError, load_tflite, to_document, write_html
     from .from_tflite import ProfileError, apply_profile
-    from .layout import find_dot
+    from .layout import dot_or_none
     from .tflite_reader import TFLiteReadError
 
     model = Path(args.model)
@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
         return 2
     t0 = time.perf_counter()
     try:
-        find_dot()  # fail before reading a big model
+        builtin_layout = dot_or_none() is None  # (a bad $WICK_DOT fails before reading)
         if model.suffix == ".pt2":
             if args.profile:
                 print("wick graph: --profile needs a .tflite model", file=sys.stderr)
@@ -78,5 +78,10 @@ def main(argv: list[str]) -> int:
     print(
         f"wrote {out} ({n_ops} ops in {len(doc.graphs)} graph(s), {size / 1024:.0f} KiB) "
         f"in {time.perf_counter() - t0:.2f} s"
+        + (
+            "; Graphviz is not installed: built-in layout (install graphviz for dot's)"
+            if builtin_layout
+            else ""
+        )
     )
     return 0

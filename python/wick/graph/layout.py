@@ -13,8 +13,9 @@ Node boxes get fixed sizes estimated from their text (``node_size``), so dot and
 agree. Edge labels take part in the layout (dot leaves room for them) until a graph has more
 than ``LABEL_EDGE_LIMIT`` edges; then the page places them at the middle of the curve.
 
-``dot`` is found on PATH or through ``$WICK_DOT``; when it is missing, ``GraphvizNotFound``
-says how to install it.
+``dot`` is found on PATH or through ``$WICK_DOT``; when it is not installed, the built-in
+layered layout (layered.py) draws the page instead. A ``$WICK_DOT`` that names no executable
+raises ``GraphvizNotFound``, which says how to install Graphviz.
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .document import Document, Graph, Node
 
-__all__ = ["GraphvizNotFound", "LayoutError", "find_dot", "layout_document", "node_size"]
+__all__ = [
+    "GraphvizNotFound",
+    "LayoutError",
+    "dot_or_none",
+    "find_dot",
+    "layout_document",
+    "node_size",
+]
 
 LABEL_EDGE_LIMIT = 1000
 EDGE_FONT = 8.0  # points; viewer.css uses the same size
@@ -50,15 +58,21 @@ INSTALL_HINT = (
 
 
 def find_dot() -> str:
+    path = dot_or_none()
+    if not path:
+        raise GraphvizNotFound(INSTALL_HINT)
+    return path
+
+
+def dot_or_none() -> str | None:
+    """``dot``'s path, or None when Graphviz is not installed (the built-in layout then);
+    a ``$WICK_DOT`` that names no executable is an error."""
     env = os.environ.get("WICK_DOT")
     if env:
         if os.path.isfile(env) and os.access(env, os.X_OK):
             return env
         raise GraphvizNotFound(f"$WICK_DOT={env} is not an executable. " + INSTALL_HINT)
-    path = shutil.which("dot")
-    if not path:
-        raise GraphvizNotFound(INSTALL_HINT)
-    return path
+    return shutil.which("dot")
 
 
 # Text metrics: per-character advance (in em) of DejaVu Sans, the widest of the faces the page
@@ -188,8 +202,13 @@ def _layout_graph(dot: str, g: Graph) -> dict:
 
 
 def layout_document(doc: Document, jobs: int | None = None) -> dict[str, dict]:
-    """Lays out every graph (in parallel: each is its own dot process)."""
-    dot = find_dot()
+    """Lays out every graph (in parallel: each is its own dot process); without Graphviz,
+    with the built-in layered layout."""
+    dot = dot_or_none()
+    if dot is None:
+        from .layered import layout_graph
+
+        return {g.id: layout_graph(g, {n.id: node_size(n) for n in g.nodes}) for g in doc.graphs}
     jobs = jobs or min(4, os.cpu_count() or 1)
     graphs = sorted(doc.graphs, key=lambda g: -len(g.nodes))  # big ones first
     if len(graphs) <= 1 or jobs <= 1:

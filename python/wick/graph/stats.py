@@ -35,17 +35,30 @@ def array_stats(x: np.ndarray, bins: int = 24) -> dict[str, Any] | None:
             if xf.size == 0:
                 return out
     lo, hi = float(xf.min()), float(xf.max())
-    out.update(
-        min=lo,
-        max=hi,
-        mean=float(xf.mean(dtype=np.float64)),
-        std=float(xf.std(dtype=np.float64)),
-        zeros=float(np.count_nonzero(xf == 0) / xf.size),
-    )
-    if hi > lo and xf.size > 1:
-        hist, _ = np.histogram(xf, bins=bins, range=(lo, hi))
-        out["hist"] = hist.tolist()
+    with np.errstate(all="ignore"):  # (extreme weights: an infinite std is a fine answer)
+        out.update(
+            min=lo,
+            max=hi,
+            mean=float(xf.mean(dtype=np.float64)),
+            std=float(xf.std(dtype=np.float64)),
+            zeros=float(np.count_nonzero(xf == 0) / xf.size),
+        )
+        if hi > lo and xf.size > 1:
+            out["hist"] = _histogram(xf, lo, hi, bins)
     return out
+
+
+def _histogram(x: np.ndarray, lo: float, hi: float, bins: int) -> list[int]:
+    """Counts in ``bins`` equal bins over [lo, hi] (hi > lo, all finite). np.histogram fails
+    on ranges near float rounding ("Too many bins for data range", real weights do that) and
+    on ranges whose width overflows."""
+    x = x.astype(np.float64)
+    if np.isfinite(hi - lo):
+        pos = (x - lo) / (hi - lo)  # in [0, 1]
+    else:  # (a width beyond float64: halves of finite values never overflow)
+        pos = (x / 2 - lo / 2) / (hi / 2 - lo / 2)
+    idx = np.clip(np.floor(pos * bins), 0, bins - 1).astype(np.int64)
+    return np.bincount(idx, minlength=bins).tolist()
 
 
 def dequantize(raw: np.ndarray, shape, quant: dict) -> np.ndarray | None:

@@ -530,7 +530,15 @@ def weight_stats(data: bytes, span: tuple[int, int], t: Tensor) -> dict | None:
 
     Quantized integer weights are summarized as *real* values ((q - zero_point) * scale, per
     channel along ``quantized_dimension``); the raw integer range is kept as ``qmin``/``qmax``.
-    Returns None for types numpy cannot view (int4, strings, ...)."""
+    Returns None for types numpy cannot view (int4, strings, ...). Statistics never fail a
+    page: values numpy cannot summarize give None, not an error about the file."""
+    try:
+        return _weight_stats(data, span, t)
+    except (ValueError, TypeError, OverflowError, FloatingPointError, MemoryError):
+        return None
+
+
+def _weight_stats(data: bytes, span: tuple[int, int], t: Tensor) -> dict | None:
     np_dtype = _NP.get(t.dtype)
     if np_dtype is None:
         return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,14 +20,11 @@ import pytest
 import wick
 from tests.python.graph import models
 from wick import graph as wg
+from wick.graph.stats import array_stats
 from wick.graph.tflite_reader import TFLiteReadError, read_tflite
 
 SHARED = Path(__file__).resolve().parents[4] / "shared" / "models"
 WICK = [sys.executable, "-m", "wick.cli"]
-HAVE_DOT = shutil.which("dot") is not None or bool(os.environ.get("WICK_DOT"))
-needs_dot = pytest.mark.skipif(
-    not HAVE_DOT, reason="Graphviz `dot` not installed (Debian: apt-get install graphviz)"
-)
 
 
 def shared(name: str) -> Path:
@@ -103,6 +99,21 @@ def test_reader_float_weight_stats_match_numpy(tiny_cnn):
         assert sum(t.stats.get("hist", [x.size])) == x.size
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([1.0, 1.0 + 2**-52]),  # TF's NASNetMobile has weights this close: numpy's
+        np.array([1e30, 1e30 * (1 + 1e-7)], np.float32),  # histogram raised "Too many bins
+        np.array([0.0, 5e-324]),  # for data range", reported as a malformed file
+        np.array([-3.4e38, 3.4e38], np.float32),
+        np.array([-1.7e308, 1.7e308]),
+    ],
+)
+def test_weight_stats_never_fail_on_extreme_ranges(values):
+    s = array_stats(values)
+    assert s["hist"][0] == 1 and s["hist"][-1] == 1 and sum(s["hist"]) == values.size
+
+
 def test_reader_signatures_and_control_flow():
     f = read_tflite(models.while_model())
     assert [s.key for s in f.signatures] == ["serving_default"]
@@ -121,7 +132,6 @@ def test_reader_refuses_garbage_with_its_own_error():
 # ---------------------------------------------------------------------------------- the page
 
 
-@needs_dot
 def test_page_has_every_operator_edges_with_shapes_and_no_network(tiny_cnn, tmp_path):
     out = tmp_path / "m.html"
     p = run("graph", tiny_cnn, "-o", out)
@@ -142,7 +152,6 @@ def test_page_has_every_operator_edges_with_shapes_and_no_network(tiny_cnn, tmp_
     assert "https://" not in text and "<link" not in text and "src=" not in text
 
 
-@needs_dot
 def test_page_composite_is_an_expandable_node(tmp_path):
     out = wg.visualize(shared("l2_norm_composite.tflite"), tmp_path / "c.html")
     d = payload(out)
@@ -153,7 +162,6 @@ def test_page_composite_is_an_expandable_node(tmp_path):
     assert len([n for n in d["graphs"]["sg1"]["nodes"] if n["kind"] == "op"]) == 5
 
 
-@needs_dot
 def test_page_highlights_transposes_qdq_and_float_islands(tmp_path):
     out = wg.visualize(models.float_island_model(), tmp_path / "q.html")
     d = payload(out)
@@ -163,7 +171,6 @@ def test_page_highlights_transposes_qdq_and_float_islands(tmp_path):
     assert tags["TRANSPOSE"] == ["transpose"]  # float, but after the last int8 op: no island
 
 
-@needs_dot
 def test_page_profile_from_wick_bench_trace(tiny_cnn, tmp_path):
     trace = tmp_path / "t.json"
     p = run("bench", tiny_cnn, "--runs", 2, "--warmup", 0, "--trace", trace)
@@ -180,7 +187,6 @@ def test_page_profile_from_wick_bench_trace(tiny_cnn, tmp_path):
     assert sorted(n["prof"]["rank"] for n in ops) == list(range(1, len(ops) + 1))
 
 
-@needs_dot
 def test_profile_of_another_model_is_refused(tiny_cnn, tmp_path):
     trace = tmp_path / "t.json"
     trace.write_text(
@@ -257,7 +263,6 @@ def test_usage_errors_exit_two(tmp_path):
 # ------------------------------------------------------------------- generic API and torch
 
 
-@needs_dot
 def test_generic_node_edge_api(tmp_path):
     g = wg.build_graph(
         "g",
@@ -296,7 +301,6 @@ def _small_module():
     return M().eval(), (torch.randn(1, 3, 16, 16),)
 
 
-@needs_dot
 def test_exported_program_is_drawn_as_aten_ops(tmp_path):
     import torch
 
@@ -325,7 +329,6 @@ def test_exported_program_is_drawn_as_aten_ops(tmp_path):
     assert [n["label"] for n in g2["nodes"] if n["kind"] == "op"] == ["conv2d", "relu"]
 
 
-@needs_dot
 def test_converted_model_and_stage_recorder(tmp_path):
     import torch
 
@@ -344,3 +347,38 @@ def test_converted_model_and_stage_recorder(tmp_path):
     assert [d["graphs"][v]["title"] for v in d["views"]] == ["00 exported", "01 final"]
     assert (tmp_path / "debug" / "stages.txt").read_text().count("ops") == 2
     assert wg.StageRecorder(None).write() is None  # disabled: no-op
+
+
+def test_page_without_graphviz_uses_the_built_in_layout(tiny_cnn, tmp_path):
+    # A fresh machine has no Graphviz: `wick graph` must still draw every graph.
+    out = tmp_path / "m.html"
+    env = {k: v for k, v in os.environ.items() if k != "WICK_DOT"}
+    env["PATH"] = str(tmp_path)  # (no dot here; the interpreter is called by its full path)
+    p = subprocess.run(
+        [*WICK, "graph", str(tiny_cnn), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "built-in layout" in p.stdout and out.stat().st_size > 0
+
+
+def test_built_in_layout_places_every_node_in_rank_order():
+    from wick.graph.layered import layout_graph
+    from wick.graph.layout import node_size
+
+    data = models.while_model()
+    doc, _ = wg.load_tflite(data, "while")
+    for g in doc.graphs:
+        lay = layout_graph(g, {n.id: node_size(n) for n in g.nodes})
+        assert set(lay["nodes"]) == {n.id for n in g.nodes}
+        assert len(lay["edges"]) == len(g.edges)
+        boxes = list(lay["nodes"].values())
+        for i, (x, y, w, h) in enumerate(boxes):  # no two boxes overlap
+            assert 0 <= x - w / 2 and x + w / 2 <= lay["w"] and 0 <= y - h / 2 <= lay["h"]
+            for x2, y2, w2, h2 in boxes[i + 1 :]:
+                assert abs(x - x2) >= (w + w2) / 2 or abs(y - y2) >= (h + h2) / 2
+        for e in g.edges:  # edges run downward (the graphs are acyclic)
+            assert lay["nodes"][e.src][1] < lay["nodes"][e.dst][1]
