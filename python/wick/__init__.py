@@ -16,6 +16,11 @@ def __getattr__(name):
         g = globals()
         g["convert"], g["ConversionError"], g["Model"] = mod.convert, mod.ConversionError, mod.Model
         return g[name]
+    if name == "VerificationWarning":  # wick.convert's self-check (wick.verify)
+        from .verify import VerificationWarning
+
+        globals()[name] = VerificationWarning
+        return VerificationWarning
     if name == "quantize":  # wick.quantize: PT2E int8 / dynamic-range / fp16 (lazy: torch)
         import importlib
 

@@ -537,6 +537,7 @@ def convert(
     debug_dir=None,
     progress: bool | None = None,
     weights: str = "float32",
+    verify: bool = True,
 ) -> Model:
     """Convert a PyTorch module to a standard .tflite model.
 
@@ -555,7 +556,12 @@ def convert(
     (default) only once the conversion has taken more than 2 s.  ``weights``: ``"float32"``;
     ``"int8"`` stores fully connected / convolution weights int8 per output channel for
     TFLite's hybrid kernels (dynamic-range quantization); ``"float16"`` stores float constants as float16 +
-    DEQUANTIZE (``wick.quantize`` exposes both as schemes)."""
+    DEQUANTIZE (``wick.quantize`` exposes both as schemes).
+
+    ``verify`` (default on): the written file is run on wick's runtime on the sample inputs and
+    compared with the module's outputs (wick.verify): a file the runtime refuses raises
+    ConversionError, outputs beyond the bar warn (``wick.VerificationWarning``) naming the
+    worst output and whether the conversion or the runtime's optimized kernels are at fault."""
     from .converter.passes.weights import WEIGHT_MODES
 
     if weights not in WEIGHT_MODES:
@@ -564,9 +570,19 @@ def convert(
     several = len(specs) > 1
     say = _Progress(progress)
     try:
-        return _convert(specs, several, channels_last_io, description, debug_dir, say, weights)
+        model = _convert(specs, several, channels_last_io, description, debug_dir, say, weights)
     finally:
         say.close()
+    if verify:
+        from .verify import verify_model
+
+        verify_model(
+            model,
+            [(key, m, a, kw) for key, m, a, kw, _ in specs],
+            channels_last_io=channels_last_io,
+            scheme=weights,
+        )
+    return model
 
 
 def _convert(specs, several, channels_last_io, description, debug_dir, say, weights) -> Model:

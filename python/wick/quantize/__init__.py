@@ -145,6 +145,7 @@ def quantize(
     channels_last_io: bool = False,
     debug_dir=None,
     progress: bool | None = None,
+    verify: bool = True,
 ):
     """Quantize ``module`` and convert it; returns a ``wick.Model`` to call and ``export()``.
 
@@ -153,7 +154,8 @@ def quantize(
     predicates to keep float (``"int8"``).  ``observer``: ``"minmax"`` (TFLite's calibrator) or
     ``"histogram"``.  ``progress``: as for ``wick.convert``.  The returned model's
     ``reference`` is the PT2E reference module (``convert_pt2e``'s output, float ops between
-    quantize/dequantize) for ``"int8"``."""
+    quantize/dequantize) for ``"int8"``.  ``verify``: as for ``wick.convert`` (the int8 file is
+    compared with that reference module)."""
     import torch
 
     from ..convert import convert
@@ -174,6 +176,7 @@ def quantize(
             debug_dir=debug_dir,
             progress=progress,
             weights={"dynamic_int8": "int8", "fp16": "float16"}[scheme],
+            verify=verify,
         )
     if kwargs:
         raise ConversionError("wick.quantize(scheme='int8') takes positional sample_args only")
@@ -204,7 +207,17 @@ def quantize(
         channels_last_io=channels_last_io,
         debug_dir=debug_dir,
         progress=progress,
+        verify=False,
     )
+    if verify:  # the integer file against the PT2E reference module, at the int8 bar
+        from ..verify import verify_model
+
+        verify_model(
+            model,
+            [("serving_default", reference, sample_args, None)],
+            channels_last_io=channels_last_io,
+            scheme="int8",
+        )
     model.reference = reference
     model.scheme = "int8"
     if model.float_islands and not skip:
