@@ -670,6 +670,10 @@ typedef enum wick_complex_part {
   WICK_COMPLEX_IMAG,
   WICK_COMPLEX_ABS /* hypotf: no overflow or underflow in the squares */
 } wick_complex_part;
+/* Complex64 MUL over a broadcast (binary.c): the textbook product in float,
+ * (ar*br - ai*bi) + (ar*bi + ai*br) i, with no inf/NaN recovery. */
+void wick_c64_mul__reference(const wick_broadcast *bc, const float *a, const float *b,
+                             float *out);
 /* out[i] = part(in[i]) for n complex64 values. */
 void wick_complex_part__reference(wick_complex_part part, int64_t n, const float *in, float *out);
 

@@ -289,3 +289,42 @@ def test_tf_rfft_real_imag_power():
     data = _convert(tf, fn, [tf.TensorSpec([4, 256], tf.float32)])
     got = _compare_converted(data, [signal((4, 256))], FFT_REL)
     assert [g.shape for g in got] == [(4, 129)] * 3
+
+
+# ============================================================================ complex64 MUL
+
+
+@pytest.mark.parametrize("shapes", [((2, 3, 5), (2, 3, 5)), ((2, 3, 5), (5,)), ((4, 1), (1, 3))])
+def test_mul_complex64(shapes):
+    """MUL on complex64 (LiteRT runs it; TF converts complex products to it). Finite inputs:
+    both compute the float product (ar*br - ai*bi) + (ar*bi + ai*br)i; 1e-6 relative."""
+    a, b = crandom(shapes[0]), crandom(shapes[1])
+    check_close(*build("MUL", [In(a), In(b)]), 1e-6)
+    check_close(*build("MUL", [In(a), C(b)]), 1e-6)
+
+
+def test_mul_complex64_activation_refused():
+    a = crandom((3,))
+    fails(
+        "MUL",
+        [In(a), In(a)],
+        options=dict(fused_activation_function="RELU"),
+        match="complex64 with a fused activation",
+        status=UNSUPPORTED,
+    )
+    fails("ADD", [In(a), In(a)], match="complex64 for MUL", status=UNSUPPORTED)
+
+
+def test_tf_complex_product():
+    """A spectrum times itself and times a constant complex phase, then abs: RFFT2D RESHAPE MUL
+    MUL COMPLEX_ABS."""
+    tf = _tf()
+    phase = np.exp(1j * np.linspace(0, 3, 65)).astype(C64)
+
+    def fn(x):
+        f = tf.signal.rfft(x)
+        return tf.abs(f * f * tf.constant(phase))
+
+    data = _convert(tf, fn, [tf.TensorSpec([3, 128], tf.float32)])
+    assert op_histogram(data).get("MUL", 0) >= 1, op_histogram(data)
+    _compare_converted(data, [signal((3, 128))], FFT_REL)
