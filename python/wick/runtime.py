@@ -37,6 +37,7 @@ _DTYPES = {
     4: np.int64,
     6: np.bool_,
     7: np.int16,
+    8: np.complex64,
     9: np.int8,
     10: np.float64,
 }

@@ -5,7 +5,8 @@
  * output. ATAN2 (same shapes only, as LiteRT) is at the end.
  *
  * Types: float32, int32 and int64 for arithmetic (int64 only without a fused
- * activation); comparisons also take int8/uint8/int16/bool. Integer division
+ * activation), and complex64 for MUL (no activation; LiteRT runs it, TF's
+ * converter emits it for complex products such as a spectrum times a phase); comparisons also take int8/uint8/int16/bool. Integer division
  * by zero is a run-time input error (checked at invoke), never UB.
  * BITWISE_XOR: int8, uint8, int16, int32 (LiteRT's uint16/uint32 are not
  * wick types). ATAN2: float32, float64.
@@ -88,16 +89,19 @@ static wick_status arith_prepare(wick_op_ctx *ctx) {
   wick_tensor *a = wick_op_input(ctx, 0);
   WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
   wick_dtype t = a->type;
-  WICK_CHECK_SUPPORTED(ctx,
-                       t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT32 || t == WICK_DTYPE_INT64,
-                       "input type %s is not supported (float32, int32, int64)",
-                       wick_dtype_name(t));
   int32_t builtin = ctx->node->op->builtin;
+  WICK_CHECK_SUPPORTED(ctx,
+                       t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT32 ||
+                           t == WICK_DTYPE_INT64 ||
+                           (t == WICK_DTYPE_COMPLEX64 && builtin == WICK_BUILTIN_MUL),
+                       "input type %s is not supported (float32, int32, int64; complex64 for MUL)",
+                       wick_dtype_name(t));
   wick_activation act = has_activation(builtin) ? ctx->params->activation : WICK_ACT_NONE;
   float lo, hi;
   WICK_TRY(wick_activation_range_f32(ctx, act, &lo, &hi));
-  WICK_CHECK_SUPPORTED(ctx, t != WICK_DTYPE_INT64 || act == WICK_ACT_NONE,
-                       "int64 with a fused activation is not supported");
+  WICK_CHECK_SUPPORTED(ctx, (t != WICK_DTYPE_INT64 && t != WICK_DTYPE_COMPLEX64) ||
+                                act == WICK_ACT_NONE,
+                       "%s with a fused activation is not supported", wick_dtype_name(t));
   WICK_TRY(prepare_broadcast(ctx, t, true));
   binary_data *d = ctx->node->user_data;
   d->fast = NULL;
@@ -151,6 +155,9 @@ static wick_status arith_invoke(wick_op_ctx *ctx) {
       if (divides && int_divisor_has_zero(b))
         return wick_op_fail(ctx, WICK_ERR_INVALID_INPUT, "integer division by zero");
       wick_i64_binary__reference(op, &d->bc, a->data, b->data, o->data);
+      return WICK_OK;
+    case WICK_DTYPE_COMPLEX64: /* MUL only (prepare) */
+      wick_c64_mul__reference(&d->bc, a->data, b->data, o->data);
       return WICK_OK;
     default:
       return wick_op_fail(ctx, WICK_ERR_UNSUPPORTED_OP, "unsupported type");

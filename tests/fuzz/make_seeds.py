@@ -344,6 +344,12 @@ EXTRA = {
     "batch_matmul": lambda: op_model("BATCH_MATMUL", [fx(2, 3, 4), f32(2, 4, 5)], (2, 3, 5)),
     "broadcast_to": lambda: op_model("BROADCAST_TO", [fx(1, 3), np.array([4, 3], I32)], (4, 3)),
     "cumsum": lambda: op_model("CUMSUM", [fx(2, 4), np.array(1, I32)], (2, 4)),
+    "rfft2d": lambda: op_model(
+        "RFFT2D", [fx(2, 3, 6), np.array([4, 8], I32)], (2, 4, 5), "complex64"
+    ),
+    "complex_abs": lambda: op_model("COMPLEX_ABS", [("in", (2, 3), "complex64")], (2, 3)),
+    "real": lambda: op_model("REAL", [("in", (2, 3), "complex64")], (2, 3)),
+    "imag": lambda: op_model("IMAG", [("in", (2, 3), "complex64")], (2, 3)),
     "depth_to_space": lambda: op_model(
         "DEPTH_TO_SPACE", [fx(1, 2, 2, 8)], (1, 4, 4, 2), options=dict(block_size=2)
     ),
@@ -773,6 +779,9 @@ VALUE_MODELS = {
     ),
     "cumsum": lambda: value_model(
         "CUMSUM", [vin((2, 4), "float32"), vin((), value=1)], (2, 4), options=dict(reverse=True)
+    ),
+    "rfft2d": lambda: value_model(
+        "RFFT2D", [vin((2, 3, 6), "float32"), vin((2,), value=[4, 8])], (2, 4, 5), "complex64"
     ),
     "dynamic_update_slice": lambda: value_model(
         "DYNAMIC_UPDATE_SLICE",

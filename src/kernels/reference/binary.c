@@ -167,6 +167,18 @@ void wick_i64_binary__reference(wick_binary_op op, const wick_broadcast *bc, con
 #undef I64_BODY
 }
 
+void wick_c64_mul__reference(const wick_broadcast *bc, const float *a, const float *b,
+                             float *out) {
+#define C64_BODY(ia, ib, io)                                                  \
+  do {                                                                        \
+    float ar = a[2 * (ia)], ai = a[2 * (ia) + 1], br = b[2 * (ib)], bi = b[2 * (ib) + 1]; \
+    out[2 * (io)] = ar * br - ai * bi;                                        \
+    out[2 * (io) + 1] = ar * bi + ai * br;                                    \
+  } while (0)
+  BROADCAST_LOOP(bc, C64_BODY);
+#undef C64_BODY
+}
+
 #define CMP(op, x, y)                                   \
   ((op) == WICK_COMPARE_EQUAL           ? (x) == (y)    \
    : (op) == WICK_COMPARE_NOT_EQUAL     ? (x) != (y)    \

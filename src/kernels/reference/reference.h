@@ -661,4 +661,29 @@ void wick_f32_lstm_step__reference(const wick_f32_lstm_params *p, int64_t n_batc
 int16_t wick_q_logistic16(int16_t a, int32_t bits);
 int16_t wick_q_tanh16(int16_t a, int32_t bits);
 
+/* ---- real FFT and complex64 element ops (fft.c) ----
+ * Complex64 data is interleaved (re, im) float pairs. */
+/* Doubles of `work` that wick_rfft2d__reference needs for these lengths
+ * (the caller checks the arithmetic: it is below 4 * fft_h * (fft_w/2 + 1)
+ * + 2 * fft_w + 2 * fft_h + 8). */
+int64_t wick_rfft2d_work_doubles(int32_t fft_h, int32_t fft_w);
+/* TFLite's RFFT2D over the last two dims of `slices` [in_h, in_w] float
+ * slices: each is cropped or zero-padded to [fft_h, fft_w] (powers of two,
+ * >= 1) and transformed; out holds `slices` [fft_h, fft_w/2 + 1] complex64
+ * slices, X[u][v] = sum_{y,x} in[y][x] * exp(-2 pi i (u y / fft_h + v x / fft_w)).
+ * Computed in double (LiteRT's kernel is double too) and rounded to float once. */
+void wick_rfft2d__reference(int64_t slices, int32_t in_h, int32_t in_w, int32_t fft_h,
+                            int32_t fft_w, const float *in, float *out, double *work);
+typedef enum wick_complex_part {
+  WICK_COMPLEX_REAL,
+  WICK_COMPLEX_IMAG,
+  WICK_COMPLEX_ABS /* hypotf: no overflow or underflow in the squares */
+} wick_complex_part;
+/* Complex64 MUL over a broadcast (binary.c): the textbook product in float,
+ * (ar*br - ai*bi) + (ar*bi + ai*br) i, with no inf/NaN recovery. */
+void wick_c64_mul__reference(const wick_broadcast *bc, const float *a, const float *b,
+                             float *out);
+/* out[i] = part(in[i]) for n complex64 values. */
+void wick_complex_part__reference(wick_complex_part part, int64_t n, const float *in, float *out);
+
 #endif /* WICK_KERNELS_REFERENCE_H */
