@@ -378,6 +378,9 @@ static wick_status detect_invoke(wick_op_ctx *ctx) {
   memset(o.boxes, 0, slots * 4 * sizeof(float));
   memset(o.classes, 0, slots * sizeof(float));
   memset(o.scores, 0, slots * sizeof(float));
+  float *num = wick_op_output(ctx, 3)->data;
+  *num = 0.0f;
+  if (n == 0) return WICK_OK; /* no boxes, no scratch */
   float *w = wick_op_scratch(ctx);
   box *boxes = (box *)w;
   w += 4 * (size_t)n;
@@ -405,7 +408,7 @@ static wick_status detect_invoke(wick_op_ctx *ctx) {
   w += 6 * (size_t)n;
   int32_t count = d->regular ? regular_nms(d, boxes, scores, &s, w, &o)
                              : fast_nms(d, boxes, scores, &s, w, &o);
-  *(float *)wick_op_output(ctx, 3)->data = (float)count;
+  *num = (float)count;
   return WICK_OK;
 }
 

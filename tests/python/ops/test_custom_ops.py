@@ -451,3 +451,12 @@ def test_detection_postprocess_fewer_than_max(regular):
         ref = run_litert(data, feeds, reference=reference)
         count = _compare_detections(wick.load(data)(*feeds), ref, 1, 3, regular)
         assert 0 < count < 50
+
+
+def test_detection_postprocess_no_boxes():
+    enc = np.zeros((1, 0, 4), np.float32)
+    scores = np.zeros((1, 0, 4), np.float32)
+    anchors = np.zeros((0, 4), np.float32)
+    data, feeds = _detect_model(enc, scores, anchors, _detect_options(num_classes=3))
+    got = wick.load(data)(*feeds)
+    assert got[3][0] == 0 and not got[0].any() and got[0].shape == (1, 10, 4)
