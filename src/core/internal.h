@@ -436,6 +436,9 @@ struct wick_op_def {
 
 /* Finds the op definition for a builtin code, or NULL (src/ops/registry.c). */
 WICK_INTERNAL const wick_op_def *wick_op_find(int32_t builtin);
+/* Finds the definition of a custom operator by its custom code, or NULL
+ * (src/ops/custom_op_table.inc). */
+WICK_INTERNAL const wick_op_def *wick_op_find_custom(const char *custom_code);
 /* Iterates over the op table; returns NULL past the end. */
 WICK_INTERNAL const wick_op_def *wick_op_at(size_t i);
 
@@ -445,6 +448,8 @@ WICK_INTERNAL size_t wick_op_num_outputs(const wick_op_ctx *ctx);
 /* Input i, or NULL when absent (-1) or i is past the end. */
 WICK_INTERNAL wick_tensor *wick_op_input(const wick_op_ctx *ctx, size_t i);
 WICK_INTERNAL wick_tensor *wick_op_output(const wick_op_ctx *ctx, size_t i);
+/* The node's custom_options bytes (NULL and 0 when it has none). */
+WICK_INTERNAL const uint8_t *wick_op_custom_options(const wick_op_ctx *ctx, size_t *size_out);
 /* Records "<OP> (operator N): <message>" and returns `status`. */
 WICK_INTERNAL wick_status wick_op_fail(const wick_op_ctx *ctx, wick_status status, const char *fmt,
                                        ...) WICK_PRINTF(3, 4);

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "core/internal.h"
+#include "format/schema.h"
 
 WICK_INTERNAL wick_status wick_plan_arena(wick_graph *graph, size_t *arena_size);
 
@@ -57,6 +58,12 @@ wick_status wick_op_fail(const wick_op_ctx *ctx, wick_status status, const char 
 }
 
 /* ---------------------------------------------------------------- op context helpers */
+
+const uint8_t *wick_op_custom_options(const wick_op_ctx *ctx, size_t *size_out) {
+  const wick_operator_info *op = ctx->node->op;
+  *size_out = op->custom_options ? op->custom_options_size : 0;
+  return op->custom_options;
+}
 
 size_t wick_op_num_inputs(const wick_op_ctx *ctx) { return ctx->node->op->num_inputs; }
 size_t wick_op_num_outputs(const wick_op_ctx *ctx) { return ctx->node->op->num_outputs; }
@@ -419,11 +426,16 @@ bool wick_op_cancelled(const wick_op_ctx *ctx) {
 static wick_status resolve_op(wick_graph *g, wick_node *n) {
   const wick_operator_info *op = n->op;
   wick_op_ctx ctx = {g, n, &op->params};
-  if (op->builtin == 32)
-    return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
-                        "custom operator \"%s\" is not supported by wick",
-                        op->custom_name ? op->custom_name : "");
-  const wick_op_def *def = wick_op_find(op->builtin);
+  const wick_op_def *def;
+  if (op->builtin == WICK_BUILTIN_CUSTOM) {
+    def = wick_op_find_custom(op->custom_name);
+    if (def == NULL)
+      return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
+                          "custom operator \"%s\" is not supported by wick",
+                          op->custom_name ? op->custom_name : "");
+  } else {
+    def = wick_op_find(op->builtin);
+  }
   if (def == NULL)
     return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
                         "operator %s (builtin code %d, version %d) is not supported by wick",
@@ -894,7 +906,9 @@ size_t wick_interpreter_op_count(const wick_interpreter *it) {
 
 const char *wick_interpreter_op_name(const wick_interpreter *it, size_t i) {
   if (it == NULL || i >= it->main->info->num_operators) return NULL;
-  return wick_builtin_name(it->main->nodes[i].op->builtin);
+  const wick_operator_info *op = it->main->nodes[i].op;
+  if (op->builtin == WICK_BUILTIN_CUSTOM && op->custom_name != NULL) return op->custom_name;
+  return wick_builtin_name(op->builtin);
 }
 
 void wick_interpreter_set_profiling(wick_interpreter *it, int enabled) {

@@ -205,10 +205,12 @@ wick_status wick_tconv_geometry(const wick_op_ctx *ctx, const wick_tensor *oshap
                                 wick_conv_shape *s) {
   WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
   WICK_CHECK(ctx, filter->rank == 4, "weights must have rank 4 (OHWI), not %d", filter->rank);
-  WICK_CHECK(ctx, oshape->type == WICK_DTYPE_INT32, "output_shape must be int32, not %s",
-             wick_dtype_name(oshape->type));
-  WICK_CHECK(ctx, oshape->rank == 1 && oshape->dims[0] == 4,
-             "output_shape must be a 1-D tensor of 4 values");
+  if (oshape != NULL) {
+    WICK_CHECK(ctx, oshape->type == WICK_DTYPE_INT32, "output_shape must be int32, not %s",
+               wick_dtype_name(oshape->type));
+    WICK_CHECK(ctx, oshape->rank == 1 && oshape->dims[0] == 4,
+               "output_shape must be a 1-D tensor of 4 values");
+  }
   WICK_CHECK(ctx, filter->dims[3] == in->dims[3],
              "weights have %d input channels but the input has %d", filter->dims[3],
              in->dims[3]);
@@ -226,8 +228,29 @@ wick_status wick_tconv_output(const wick_op_ctx *ctx, const wick_tensor *oshape,
                               const wick_tensor *in, wick_dtype type, wick_conv_shape *s) {
   if (!oshape->known && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
   const wick_status bad = oshape->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
+  return wick_tconv_output_dims(ctx, oshape->data, bad, in, type, s);
+}
+
+wick_status wick_tconv_output_dims(const wick_op_ctx *ctx, const int32_t *want, wick_status bad,
+                                   const wick_tensor *in, wick_dtype type, wick_conv_shape *s) {
   const wick_conv_params *p = &ctx->params->conv;
-  const int32_t *want = oshape->data;
+  int32_t implied[4];
+  if (want == NULL) {
+    int64_t h = p->padding == WICK_PADDING_SAME ? (int64_t)s->in_h * s->stride_h
+                                                : ((int64_t)s->in_h - 1) * s->stride_h + s->k_h;
+    int64_t w = p->padding == WICK_PADDING_SAME ? (int64_t)s->in_w * s->stride_w
+                                                : ((int64_t)s->in_w - 1) * s->stride_w + s->k_w;
+    WICK_CHECK(ctx, h >= 0 && h <= INT32_MAX && w >= 0 && w <= INT32_MAX,
+               "output size overflows (input %dx%d, strides %dx%d)", s->in_h, s->in_w,
+               s->stride_h, s->stride_w);
+    if (s->in_h == 0) h = 0; /* an empty input maps to an empty output */
+    if (s->in_w == 0) w = 0;
+    implied[0] = s->batch;
+    implied[1] = (int32_t)h;
+    implied[2] = (int32_t)w;
+    implied[3] = s->out_c;
+    want = implied;
+  }
   if (want[0] != s->batch || want[3] != s->out_c)
     return wick_op_fail(ctx, bad,
                         "output_shape [%d,%d,%d,%d] disagrees with batch %d and %d output "

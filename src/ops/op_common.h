@@ -95,7 +95,8 @@ WICK_INTERNAL wick_status wick_conv2d_set_output(const wick_op_ctx *ctx, const w
 /* TRANSPOSE_CONV (output_shape int32 [4], weights OHWI, input NHWC): checks
  * the ranks, output_shape's type and length, the channels and the strides
  * and fills *s but for the output size and padding, which come from the
- * values of output_shape (wick_tconv_output). */
+ * values of output_shape (wick_tconv_output). `oshape` NULL: an op without
+ * output_shape (MediaPipe's Convolution2DTransposeBias; wick_tconv_output_dims). */
 WICK_INTERNAL wick_status wick_tconv_geometry(const wick_op_ctx *ctx, const wick_tensor *oshape,
                                               const wick_tensor *filter, const wick_tensor *in,
                                               wick_conv_shape *s);
@@ -107,6 +108,12 @@ WICK_INTERNAL wick_status wick_tconv_geometry(const wick_op_ctx *ctx, const wick
 WICK_INTERNAL wick_status wick_tconv_output(const wick_op_ctx *ctx, const wick_tensor *oshape,
                                             const wick_tensor *in, wick_dtype type,
                                             wick_conv_shape *s);
+/* wick_tconv_output for the requested output dims `want` (NHWC); `bad` is the
+ * status of a mismatch. want NULL: the size the padding implies, as XNNPACK's
+ * deconvolution computes it: SAME in * stride, VALID (in - 1) * stride + k. */
+WICK_INTERNAL wick_status wick_tconv_output_dims(const wick_op_ctx *ctx, const int32_t *want,
+                                                 wick_status bad, const wick_tensor *in,
+                                                 wick_dtype type, wick_conv_shape *s);
 
 /* The clamp range of a fused activation on float values. */
 WICK_INTERNAL wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick_activation act,

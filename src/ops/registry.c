@@ -1,6 +1,9 @@
 /*
- * registry.c — looks operators up in op_table.inc, and names builtin codes.
+ * registry.c — looks operators up in op_table.inc (builtin codes) and
+ * custom_op_table.inc (custom codes), and names builtin codes.
  */
+#include <string.h>
+
 #include "core/internal.h"
 #include "format/schema.h"
 
@@ -16,11 +19,31 @@ static const wick_op_def *const op_table[] = {
 
 #define TABLE_SIZE (sizeof op_table / sizeof op_table[0])
 
+#define WICK_CUSTOM_OP(code, def) extern const wick_op_def def;
+#include "ops/custom_op_table.inc"
+#undef WICK_CUSTOM_OP
+
+static const wick_op_def *const custom_table[] = {
+#define WICK_CUSTOM_OP(code, def) &def,
+#include "ops/custom_op_table.inc"
+#undef WICK_CUSTOM_OP
+};
+
+#define CUSTOM_TABLE_SIZE (sizeof custom_table / sizeof custom_table[0])
+
 /* Builtin code -> definition, filled in order; codes are < WICK_BUILTIN_COUNT. */
 const wick_op_def *wick_op_find(int32_t builtin) {
   if (builtin < 0 || builtin >= WICK_BUILTIN_COUNT) return NULL;
   for (size_t i = 0; i < TABLE_SIZE; i++)
     if (op_table[i]->builtin == builtin) return op_table[i];
+  return NULL;
+}
+
+/* Custom code -> definition; the name is exactly the definition's. */
+const wick_op_def *wick_op_find_custom(const char *custom_code) {
+  if (custom_code == NULL) return NULL;
+  for (size_t i = 0; i < CUSTOM_TABLE_SIZE; i++)
+    if (strcmp(custom_table[i]->name, custom_code) == 0) return custom_table[i];
   return NULL;
 }
 

@@ -30,8 +30,19 @@
  * output rows), so results do not depend on the thread count, and both stop
  * between tasks when the invoke is cancelled.
  *
+ * Convolution2DTransposeBias (a MediaPipe custom op, run by LiteRT's XNNPACK
+ * delegate) is the same float op with other operands and options: input
+ * [N, H, W, Cin], weights [Cout, kh, kw, Cin], bias [Cout], no output_shape
+ * (the output is H * stride for SAME, (H - 1) * stride + kh for VALID, as
+ * XNNPACK's deconvolution computes it) and no activation. Its custom_options
+ * are MediaPipe's raw TfLiteTransposeConvParams: int32 padding (1 SAME,
+ * 2 VALID), stride_width, stride_height, little-endian; longer structs (newer
+ * headers append fields) are read for these three only, as XNNPACK does.
+ *
  * Next: src/kernels/reference/transpose_conv.c (the gather-form kernel).
  */
+#include <string.h>
+
 #include "format/schema.h"
 #include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
@@ -51,6 +62,7 @@ typedef struct tconv_data {
   float *packed;                    /* the filter as (tap, output channel) columns */
   size_t cols_per_pixel;            /* k_h * k_w * out_c: one GEMM row */
   int32_t round_rows;               /* output rows per GEMM + gather round */
+  uint8_t input_slot, bias_slot;    /* operand positions of the input and the bias */
 } tconv_data;
 
 /* The end of the round of output rows that starts at row y. */
@@ -105,14 +117,15 @@ static wick_status choose_kernels(wick_op_ctx *ctx, tconv_data *d) {
   return WICK_OK;
 }
 
-static wick_status tconv_prepare(wick_op_ctx *ctx) {
-  if (wick_quant_routed(ctx, 2)) return wick_tconv_prepare_quantized(ctx);
-  WICK_TRY(wick_check_arity(ctx, 3, 4, 1));
-  wick_tensor *oshape, *filter, *in;
-  WICK_TRY(wick_require_input(ctx, 0, &oshape));
+/* The float op: weights are input 1, the input and the (optional) bias are
+ * inputs input_slot and bias_slot; ctx->params->conv holds padding, strides
+ * and activation. oshape NULL: the output size the padding implies. */
+static wick_status float_prepare(wick_op_ctx *ctx, const wick_tensor *oshape, size_t input_slot,
+                                 size_t bias_slot) {
+  wick_tensor *filter, *in;
   WICK_TRY(wick_require_input(ctx, 1, &filter));
-  WICK_TRY(wick_require_input(ctx, 2, &in));
-  wick_tensor *bias = wick_op_input(ctx, 3);
+  WICK_TRY(wick_require_input(ctx, input_slot, &in));
+  wick_tensor *bias = wick_op_input(ctx, bias_slot);
   WICK_TRY(wick_require_float32(ctx, in, "the input"));
   WICK_TRY(wick_require_float32(ctx, filter, "the weights"));
   if (bias) WICK_TRY(wick_require_float32(ctx, bias, "the bias"));
@@ -122,11 +135,25 @@ static wick_status tconv_prepare(wick_op_ctx *ctx) {
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   WICK_TRY(wick_activation_range_f32(ctx, ctx->params->conv.activation, &d->lo, &d->hi));
   d->shape = shape;
+  d->input_slot = (uint8_t)input_slot;
+  d->bias_slot = (uint8_t)bias_slot;
   WICK_TRY(wick_check_bias_length(ctx, bias, shape.out_c));
   /* The output shape is data: read it now if known, else at invoke. */
-  WICK_TRY(wick_tconv_output(ctx, oshape, in, WICK_DTYPE_FLOAT32, &d->shape));
+  if (oshape != NULL)
+    WICK_TRY(wick_tconv_output(ctx, oshape, in, WICK_DTYPE_FLOAT32, &d->shape));
+  else
+    WICK_TRY(wick_tconv_output_dims(ctx, NULL, WICK_ERR_MALFORMED_MODEL, in, WICK_DTYPE_FLOAT32,
+                                    &d->shape));
   ctx->node->user_data = d;
   return choose_kernels(ctx, d);
+}
+
+static wick_status tconv_prepare(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 2)) return wick_tconv_prepare_quantized(ctx);
+  WICK_TRY(wick_check_arity(ctx, 3, 4, 1));
+  wick_tensor *oshape;
+  WICK_TRY(wick_require_input(ctx, 0, &oshape));
+  return float_prepare(ctx, oshape, 2, 3);
 }
 
 typedef struct tconv_job {
@@ -183,13 +210,12 @@ static void reference_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t 
   wick_f32_transpose_conv2d__reference(&r, in, j->filter, j->bias, out, j->d->lo, j->d->hi);
 }
 
-static wick_status tconv_invoke(wick_op_ctx *ctx) {
-  if (wick_quant_routed(ctx, 2)) return wick_tconv_invoke_quantized(ctx);
+static wick_status float_invoke(wick_op_ctx *ctx) {
   const tconv_data *d = ctx->node->user_data;
   const wick_conv_shape *s = &d->shape;
-  wick_tensor *bias = wick_op_input(ctx, 3);
+  wick_tensor *bias = wick_op_input(ctx, d->bias_slot);
   tconv_job j = {.d = d,
-                 .in = wick_op_input(ctx, 2)->data,
+                 .in = wick_op_input(ctx, d->input_slot)->data,
                  .filter = wick_op_input(ctx, 1)->data,
                  .bias = bias ? bias->data : NULL,
                  .cols = wick_op_scratch(ctx),
@@ -200,6 +226,50 @@ static wick_status tconv_invoke(wick_op_ctx *ctx) {
                             wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
                             reference_rows, &j);
 }
+
+static wick_status tconv_invoke(wick_op_ctx *ctx) {
+  if (wick_quant_routed(ctx, 2)) return wick_tconv_invoke_quantized(ctx);
+  return float_invoke(ctx);
+}
+
+/* Convolution2DTransposeBias: decodes the raw options struct into conv
+ * params, then prepares the float op with input 0, weights 1, bias 2. */
+static wick_status tconv_bias_prepare(wick_op_ctx *ctx) {
+  size_t size;
+  const uint8_t *opt = wick_op_custom_options(ctx, &size);
+  if (size < 12)
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
+                        "custom_options hold %zu bytes; the options struct (padding, "
+                        "stride_width, stride_height as int32) needs 12",
+                        size);
+  int32_t v[3];
+  for (int i = 0; i < 3; i++) {
+    uint32_t u = (uint32_t)opt[4 * i] | (uint32_t)opt[4 * i + 1] << 8 |
+                 (uint32_t)opt[4 * i + 2] << 16 | (uint32_t)opt[4 * i + 3] << 24;
+    memcpy(&v[i], &u, sizeof u);
+  }
+  wick_op_params params;
+  memset(&params, 0, sizeof params);
+  if (v[0] == 1)
+    params.conv.padding = WICK_PADDING_SAME;
+  else if (v[0] == 2)
+    params.conv.padding = WICK_PADDING_VALID;
+  else
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
+                        "padding %d in custom_options is neither SAME (1) nor VALID (2)", v[0]);
+  params.conv.stride_w = v[1];
+  params.conv.stride_h = v[2];
+  params.conv.dilation_w = params.conv.dilation_h = 1;
+  params.conv.activation = WICK_ACT_NONE;
+  wick_op_ctx c = {ctx->graph, ctx->node, &params};
+  WICK_TRY(wick_check_arity(&c, 3, 3, 1));
+  wick_tensor *bias;
+  WICK_TRY(wick_require_input(&c, 2, &bias)); /* the bias is not optional here */
+  return float_prepare(&c, NULL, 0, 2);
+}
+
+const wick_op_def wick_op_convolution_2d_transpose_bias = {
+    "Convolution2DTransposeBias", WICK_BUILTIN_CUSTOM, 1, tconv_bias_prepare, float_invoke};
 
 const wick_op_def wick_op_transpose_conv = {"TRANSPOSE_CONV", WICK_BUILTIN_TRANSPOSE_CONV, 5,
                                             tconv_prepare, tconv_invoke};
