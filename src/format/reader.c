@@ -495,6 +495,13 @@ static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_i
     }
   }
 
+  /* A sparse constant that stores no value (all zeros) has an empty buffer;
+   * it is still a constant (data points at the file, 0 bytes). LiteRT's
+   * DENSIFY refuses it as non-constant; its dense form is all zeros. */
+  if (t->sparsity != NULL && buffer != 0 && t->data == NULL && t->sparsity->num_values == 0) {
+    t->data = r->fb.data;
+    t->data_size = 0;
+  }
   rc = wick_fb_table_field(tt, TENSOR_QUANTIZATION, &sub);
   if (rc < 0) return fail(r, "subgraphs[%u].tensors[%u].quantization: bad table offset", sg, ti);
   if (rc > 0) return read_quantization(r, &sub, t, sg, ti);
