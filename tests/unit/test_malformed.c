@@ -1444,6 +1444,9 @@ int main(void) {
   bytes = tm_demo_while(&size);
   mutate_model("tiny:while", bytes, size);
   free(bytes);
+  bytes = sparse_model(SP_UINT8, &size); /* DENSIFY of a CSR constant, Uint8Vector indices */
+  mutate_model("tiny:sparse", bytes, size);
+  free(bytes);
 
   const char *dir = getenv("WICK_SHARED_MODELS");
   char **files = NULL;
