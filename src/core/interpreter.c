@@ -336,13 +336,30 @@ static void reset_variable(wick_tensor *t) {
   }
 }
 
+/* Whether input i of `op` may be a sparse tensor: DENSIFY's input, and the
+ * constant weights of FULLY_CONNECTED (densified by prepare_tensors, where
+ * LiteRT runs a sparse kernel). Every other op refuses sparse inputs, as
+ * most of LiteRT's do. */
+static bool reads_sparse(const wick_operator_info *op, uint32_t i, const wick_tensor_info *t) {
+  if (op->builtin == WICK_BUILTIN_DENSIFY) return i == 0;
+  return op->builtin == WICK_BUILTIN_FULLY_CONNECTED && i == 1 && t->data != NULL;
+}
+
 static wick_status prepare_tensors(wick_graph *g) {
   /* Which tensors are graph inputs: one pass, not a search per tensor (a
    * file may list a million inputs). Freed with the next prepare. */
   uint32_t nt = g->info->num_tensors;
   bool *is_input = graph_alloc(g, nt ? nt : 1);
-  if (is_input == NULL) return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  bool *densify = graph_alloc(g, nt ? nt : 1); /* sparse FULLY_CONNECTED weights */
+  if (is_input == NULL || densify == NULL)
+    return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   for (uint32_t i = 0; i < g->num_inputs; i++) is_input[g->inputs[i]] = true;
+  for (uint32_t k = 0; k < g->info->num_operators; k++) {
+    const wick_operator_info *op = &g->info->operators[k];
+    if (op->builtin == WICK_BUILTIN_FULLY_CONNECTED && op->num_inputs > 1 && op->inputs[1] >= 0 &&
+        g->tensors[op->inputs[1]].info->sparsity != NULL)
+      densify[op->inputs[1]] = true;
+  }
   for (uint32_t i = 0; i < nt; i++) {
     wick_tensor *t = &g->tensors[i];
     const wick_tensor_info *info = t->info;
@@ -368,6 +385,23 @@ static wick_status prepare_tensors(wick_graph *g) {
                            "input tensor %u (%s) holds constant data in the file, so its shape "
                            "cannot change",
                            i, t->name);
+      if (info->sparsity != NULL) {
+        if (is_input[i])
+          return interp_fail(g->interp, WICK_ERR_UNSUPPORTED_OP,
+                             "input tensor %u (%s) is a sparse constant; wick cannot feed it", i,
+                             t->name);
+        if (densify[i] && esize != 0) {
+          wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT);
+          if (st) return st;
+          wick_sparse_densify(info, esize, t->data);
+        } else {
+          /* Only DENSIFY reads it (through info): bytes are what is stored. */
+          t->data = (void *)(uintptr_t)info->data;
+          t->alloc = WICK_ALLOC_CONSTANT;
+          t->bytes = info->data_size;
+        }
+        continue;
+      }
       /* Constant buffers are often only 4-byte aligned: copy rather than
        * read wider types through a misaligned pointer. A graph input that
        * the file gives data is copied too: callers write inputs, and the
@@ -445,9 +479,12 @@ static wick_status resolve_op(wick_graph *g, wick_node *n) {
                         "version %d is newer than the versions wick implements (1..%d)",
                         op->version, def->max_version);
   for (uint32_t i = 0; i < op->num_inputs; i++) {
-    if (op->inputs[i] >= 0 && g->tensors[op->inputs[i]].info->is_sparse)
+    const wick_tensor_info *t = op->inputs[i] >= 0 ? g->tensors[op->inputs[i]].info : NULL;
+    if (t != NULL && t->sparsity != NULL && !reads_sparse(op, i, t))
       return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
-                          "input %u is a sparse tensor; wick does not run sparse tensors", i);
+                          "input %u (%s) is a sparse tensor; wick reads sparse tensors only "
+                          "through DENSIFY and as constant FULLY_CONNECTED weights",
+                          i, t->name);
   }
   n->def = def;
   return WICK_OK;

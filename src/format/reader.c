@@ -198,6 +198,206 @@ static wick_status read_quantization(reader *r, const wick_fb_table *q, wick_ten
   return WICK_OK;
 }
 
+/* ---------------------------------------------------------------- sparsity */
+
+/* One SparseIndexVector of a SPARSE_CSR level (union type field `type_id`,
+ * value field `id`): the width of its entries and where they lie. Int32
+ * entries must be >= 0 (they are read back as uint32). */
+static wick_status read_index_vector(reader *r, const wick_fb_table *dm, int type_id, int id,
+                                     const char *what, uint32_t l, const char *field,
+                                     wick_sparse_level *lv, bool segments) {
+  uint8_t type;
+  if (!wick_fb_u8(dm, type_id, 0, &type))
+    return fail(r, "%s.dim_metadata[%u].%s_type: malformed", what, l, field);
+  wick_fb_table vt;
+  int rc = wick_fb_table_field(dm, id, &vt);
+  if (rc < 0) return fail(r, "%s.dim_metadata[%u].%s: bad table offset", what, l, field);
+  if (rc == 0 || type == 0)
+    return fail(r, "%s.dim_metadata[%u].%s is absent (a SPARSE_CSR level needs it)", what, l,
+                field);
+  uint8_t width = type == INDEX_VECTOR_INT32 ? 4 : type == INDEX_VECTOR_UINT16 ? 2
+                : type == INDEX_VECTOR_UINT8 ? 1 : 0;
+  if (width == 0)
+    return fail(r,
+                "%s.dim_metadata[%u].%s_type %u is not Int32Vector (1), Uint16Vector (2) or "
+                "Uint8Vector (3)",
+                what, l, field, type);
+  wick_fb_vector v;
+  rc = wick_fb_vector_field(&vt, INDEX_VECTOR_VALUES, width, &v);
+  if (rc < 0)
+    return fail(r, "%s.dim_metadata[%u].%s.values: vector is out of bounds", what, l, field);
+  uint32_t n = rc > 0 ? v.len : 0;
+  const uint8_t *data = rc > 0 ? r->fb.data + v.pos : NULL;
+  if (width == 4)
+    for (uint32_t i = 0; i < n; i++)
+      if (wick_fb_vec_i32(&v, i) < 0)
+        return fail(r, "%s.dim_metadata[%u].%s.values[%u] is negative (%d)", what, l, field, i,
+                    wick_fb_vec_i32(&v, i));
+  if (segments) {
+    lv->segment_width = width;
+    lv->num_segments = n;
+    lv->segments = data;
+  } else {
+    lv->index_width = width;
+    lv->num_indices = n;
+    lv->indices = data;
+  }
+  return WICK_OK;
+}
+
+/* Tensor.sparsity: decodes and verifies the levels (see wick_sparsity in
+ * core/internal.h). traversal_order lists the tensor's dims first, then its
+ * block dims (block k blocks dim block_map[k] by dim_metadata's dense_size at
+ * the level that walks it); each blocked dim must divide by its block size;
+ * a DENSE level's dense_size is its extent; a SPARSE_CSR level has one
+ * segment per position of the level above plus one, segments start at 0,
+ * never decrease and end at the index count, and every index is below the
+ * level's extent (dense_size is unused there, as in LiteRT). */
+static wick_status read_sparsity(reader *r, const wick_fb_table *sp, wick_tensor_info *t,
+                                 const char *what) {
+  wick_fb_vector order, bmap, dmv;
+  int ro = wick_fb_vector_field(sp, SPARSITY_TRAVERSAL_ORDER, 4, &order);
+  int rb = wick_fb_vector_field(sp, SPARSITY_BLOCK_MAP, 4, &bmap);
+  int rd = wick_fb_vector_field(sp, SPARSITY_DIM_METADATA, 4, &dmv);
+  if (ro < 0 || rb < 0 || rd < 0)
+    return fail(r, "%s.%s: vector is out of bounds", what,
+                ro < 0 ? "traversal_order" : rb < 0 ? "block_map" : "dim_metadata");
+  int32_t rank = t->rank;
+  uint32_t nb = rb > 0 ? bmap.len : 0, no = ro > 0 ? order.len : 0, nd = rd > 0 ? dmv.len : 0;
+  if (nb > (uint32_t)rank)
+    return fail(r, "%s.block_map has %u entries for a tensor of rank %d", what, nb, rank);
+  uint32_t nl = (uint32_t)rank + nb;
+  if (no != nl)
+    return fail(r, "%s.traversal_order has %u entries; rank %d plus %u blocked dims needs %u",
+                what, no, rank, nb, nl);
+  if (nd != nl)
+    return fail(r, "%s.dim_metadata has %u entries; rank %d plus %u blocked dims needs %u", what,
+                nd, rank, nb, nl);
+
+  wick_sparsity *s;
+  ALLOC(r, s, 1);
+  s->num_levels = (int32_t)nl;
+  int32_t block_dim[WICK_MAX_RANK];  /* dim that block k blocks */
+  int32_t block_size[WICK_MAX_RANK]; /* per dim; 0 = not blocked */
+  int32_t level_of[2 * WICK_MAX_RANK];
+  bool seen[2 * WICK_MAX_RANK];
+  memset(block_size, 0, sizeof block_size);
+  memset(seen, 0, sizeof seen);
+  for (uint32_t k = 0; k < nb; k++) {
+    int32_t d = wick_fb_vec_i32(&bmap, k);
+    if (d < 0 || d >= rank)
+      return fail(r, "%s.block_map[%u] = %d is not a dim of the rank-%d tensor", what, k, d, rank);
+    for (uint32_t j = 0; j < k; j++)
+      if (block_dim[j] == d)
+        return fail(r, "%s.block_map[%u]: dim %d is blocked twice", what, k, d);
+    block_dim[k] = d;
+  }
+  for (uint32_t l = 0; l < nl; l++) {
+    int32_t v = wick_fb_vec_i32(&order, l);
+    bool ok = l < (uint32_t)rank ? (v >= 0 && v < rank) : (v >= rank && v < (int32_t)nl);
+    if (!ok)
+      return fail(r,
+                  "%s.traversal_order[%u] = %d: the first %d entries must be the tensor's dims "
+                  "(0..%d), the others its block dims (%d..%u)",
+                  what, l, v, rank, rank - 1, rank, nl - 1);
+    if (seen[v]) return fail(r, "%s.traversal_order[%u]: %d appears twice", what, l, v);
+    seen[v] = true;
+    level_of[l] = v;
+  }
+  /* Block sizes first: the levels of the blocked dims need them. */
+  for (uint32_t l = (uint32_t)rank; l < nl; l++) {
+    wick_fb_table dm;
+    int32_t size;
+    if (wick_fb_vec_table(&dmv, l, &dm) < 0 || !wick_fb_i32(&dm, DIMMETA_DENSE_SIZE, 0, &size))
+      return fail(r, "%s.dim_metadata[%u]: malformed table", what, l);
+    if (size < 1)
+      return fail(r, "%s.dim_metadata[%u].dense_size %d: a block size must be >= 1", what, l,
+                  size);
+    block_size[block_dim[level_of[l] - rank]] = size;
+  }
+  int64_t dstride[WICK_MAX_RANK], acc = 1; /* row-major; <= the span checked at shape */
+  for (int32_t d = rank - 1; d >= 0; d--) {
+    dstride[d] = acc;
+    acc *= t->dims[d] ? t->dims[d] : 1;
+  }
+  int64_t positions = 1; /* of the level above; 1 for the root */
+  for (uint32_t l = 0; l < nl; l++) {
+    wick_sparse_level *lv = &s->levels[l];
+    int32_t v = level_of[l];
+    if (l < (uint32_t)rank) {
+      int32_t bsz = block_size[v];
+      lv->extent = t->dims[v];
+      lv->stride = dstride[v];
+      if (bsz > 0) {
+        if (lv->extent % bsz != 0)
+          return fail(r, "%s: dim %d of size %d is not a multiple of its block size %d", what, v,
+                      lv->extent, bsz);
+        lv->extent /= bsz;
+        lv->stride *= bsz; /* <= the dim's stride times its size */
+      }
+    } else {
+      int32_t d = block_dim[v - rank];
+      lv->extent = block_size[d];
+      lv->stride = dstride[d];
+    }
+    wick_fb_table dm;
+    int8_t format;
+    int32_t dense_size;
+    if (wick_fb_vec_table(&dmv, l, &dm) < 0 || !wick_fb_i8(&dm, DIMMETA_FORMAT, 0, &format) ||
+        !wick_fb_i32(&dm, DIMMETA_DENSE_SIZE, 0, &dense_size))
+      return fail(r, "%s.dim_metadata[%u]: malformed table", what, l);
+    if (format == DIMENSION_DENSE) {
+      if (dense_size != lv->extent)
+        return fail(r, "%s.dim_metadata[%u].dense_size %d differs from the level's size %d", what,
+                    l, dense_size, lv->extent);
+      if (!wick_mul_i64(positions, lv->extent, &positions) || positions > WICK_MAX_ELEMENTS)
+        return fail(r, "%s.dim_metadata[%u]: the stored element count overflows", what, l);
+      continue;
+    }
+    if (format != DIMENSION_SPARSE_CSR)
+      return fail(r, "%s.dim_metadata[%u].format %d is neither DENSE (0) nor SPARSE_CSR (1)",
+                  what, l, format);
+    lv->csr = true;
+    wick_status st;
+    if ((st = read_index_vector(r, &dm, DIMMETA_SEGMENTS_TYPE, DIMMETA_SEGMENTS, what, l,
+                                "array_segments", lv, true)) ||
+        (st = read_index_vector(r, &dm, DIMMETA_INDICES_TYPE, DIMMETA_INDICES, what, l,
+                                "array_indices", lv, false)))
+      return st;
+    if ((int64_t)lv->num_segments != positions + 1)
+      return fail(r,
+                  "%s.dim_metadata[%u].array_segments has %u entries; the level above has %" PRId64
+                  " positions, so it needs %" PRId64,
+                  what, l, lv->num_segments, positions, positions + 1);
+    uint32_t prev = wick_sparse_entry(lv->segments, lv->segment_width, 0);
+    if (prev != 0)
+      return fail(r, "%s.dim_metadata[%u].array_segments[0] is %u, not 0", what, l, prev);
+    for (uint32_t i = 1; i < lv->num_segments; i++) {
+      uint32_t x = wick_sparse_entry(lv->segments, lv->segment_width, i);
+      if (x < prev || x > lv->num_indices)
+        return fail(r,
+                    "%s.dim_metadata[%u].array_segments[%u] = %u is out of range (previous %u, "
+                    "%u indices)",
+                    what, l, i, x, prev, lv->num_indices);
+      prev = x;
+    }
+    if (prev != lv->num_indices)
+      return fail(r, "%s.dim_metadata[%u].array_segments ends at %u but there are %u indices",
+                  what, l, prev, lv->num_indices);
+    for (uint32_t i = 0; i < lv->num_indices; i++) {
+      uint32_t x = wick_sparse_entry(lv->indices, lv->index_width, i);
+      if (x >= (uint32_t)lv->extent)
+        return fail(r,
+                    "%s.dim_metadata[%u].array_indices[%u] = %u is beyond the level's size %d",
+                    what, l, i, x, lv->extent);
+    }
+    positions = lv->num_indices;
+  }
+  s->num_values = positions;
+  t->sparsity = s;
+  return WICK_OK;
+}
+
 static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_info *t,
                                uint32_t sg, uint32_t ti) {
   wick_status st = WICK_OK;
@@ -250,6 +450,17 @@ static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_i
     }
   }
 
+  /* Sparsity before the buffer: it decides how many values the buffer holds. */
+  wick_fb_table sub;
+  rc = wick_fb_table_field(tt, TENSOR_SPARSITY, &sub);
+  if (rc < 0) return fail(r, "subgraphs[%u].tensors[%u].sparsity: bad table offset", sg, ti);
+  if (rc > 0) {
+    char sp_what[160];
+    wick_format_message(sp_what, sizeof sp_what, "subgraphs[%u].tensors[%u] (%s).sparsity", sg,
+                        ti, t->name);
+    if ((st = read_sparsity(r, &sub, t, sp_what))) return st;
+  }
+
   if (buffer >= r->num_buffers && !(buffer == 0 && r->num_buffers == 0))
     return fail(r, "subgraphs[%u].tensors[%u].buffer %u is out of range (%u buffers)", sg, ti,
                 buffer, r->num_buffers);
@@ -258,7 +469,14 @@ static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_i
     t->data = r->buffer_data[buffer];
     t->data_size = r->buffer_size[buffer];
     size_t esize = dtype_size_or_zero(type);
-    if (esize != 0) {
+    if (esize != 0 && t->sparsity != NULL) {
+      int64_t expect, stored = t->sparsity->num_values;
+      if (!wick_mul_i64(stored, (int64_t)esize, &expect) || (uint64_t)expect != t->data_size)
+        return fail(r,
+                    "subgraphs[%u].tensors[%u] (%s): constant buffer %u holds %zu bytes but the "
+                    "sparsity metadata stores %" PRId64 " values of %zu bytes",
+                    sg, ti, t->name, buffer, t->data_size, stored, esize);
+    } else if (esize != 0) {
       int64_t expect;
       if (!wick_mul_i64(elements, (int64_t)esize, &expect) || (uint64_t)expect != t->data_size)
         return fail(r,
@@ -277,10 +495,13 @@ static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_i
     }
   }
 
-  wick_fb_table sub;
-  rc = wick_fb_table_field(tt, TENSOR_SPARSITY, &sub);
-  if (rc < 0) return fail(r, "subgraphs[%u].tensors[%u].sparsity: bad table offset", sg, ti);
-  t->is_sparse = rc > 0;
+  /* A sparse constant that stores no value (all zeros) has an empty buffer;
+   * it is still a constant (data points at the file, 0 bytes). LiteRT's
+   * DENSIFY refuses it as non-constant; its dense form is all zeros. */
+  if (t->sparsity != NULL && buffer != 0 && t->data == NULL && t->sparsity->num_values == 0) {
+    t->data = r->fb.data;
+    t->data_size = 0;
+  }
   rc = wick_fb_table_field(tt, TENSOR_QUANTIZATION, &sub);
   if (rc < 0) return fail(r, "subgraphs[%u].tensors[%u].quantization: bad table offset", sg, ti);
   if (rc > 0) return read_quantization(r, &sub, t, sg, ti);

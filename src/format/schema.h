@@ -35,6 +35,15 @@ enum { QUANT_MIN = 0, QUANT_MAX = 1, QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUAN
        QUANT_DETAILS = 5, QUANT_QUANTIZED_DIMENSION = 6 };
 enum { SIGNATURE_INPUTS = 0, SIGNATURE_OUTPUTS = 1, SIGNATURE_KEY = 2, SIGNATURE_SUBGRAPH_INDEX = 4 };
 enum { TENSORMAP_NAME = 0, TENSORMAP_TENSOR_INDEX = 1 };
+/* SparsityParameters, DimensionMetadata (format is a byte DimensionType; each
+ * SparseIndexVector union takes a type field and a value field) and the
+ * union's tables Int32Vector / Uint16Vector / Uint8Vector (values = field 0). */
+enum { SPARSITY_TRAVERSAL_ORDER = 0, SPARSITY_BLOCK_MAP = 1, SPARSITY_DIM_METADATA = 2 };
+enum { DIMMETA_FORMAT = 0, DIMMETA_DENSE_SIZE = 1, DIMMETA_SEGMENTS_TYPE = 2, DIMMETA_SEGMENTS = 3,
+       DIMMETA_INDICES_TYPE = 4, DIMMETA_INDICES = 5 };
+enum { INDEX_VECTOR_VALUES = 0 };
+enum { DIMENSION_DENSE = 0, DIMENSION_SPARSE_CSR = 1 };
+enum { INDEX_VECTOR_INT32 = 1, INDEX_VECTOR_UINT16 = 2, INDEX_VECTOR_UINT8 = 3 };
 
 /* ---- builtin operators: X(NAME, code) ---- */
 #define WICK_BUILTIN_OPERATORS(X)                                                              \

@@ -298,6 +298,35 @@ def int8_layer(op, x_shape, w_shape, bias_n, out_shape, options=None, axis=0):
     return w.finish()
 
 
+def densify():
+    """x + DENSIFY(k): k [4, 8] stored as 1x4 blocks, CSR over the block columns (uint8
+    segments and indices), so mutations reach every sparsity field."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", [4, 8])
+    sparsity = {
+        "traversal_order": [0, 1, 2],
+        "block_map": [1],
+        "dim_metadata": [
+            {"format": "DENSE", "dense_size": 4},
+            {
+                "format": "SPARSE_CSR",
+                "array_segments": np.array([0, 1, 2, 2, 4], np.uint8),
+                "array_indices": np.array([0, 1, 0, 1], np.uint8),
+            },
+            {"format": "DENSE", "dense_size": 4},
+        ],
+    }
+    k = sg.add_sparse_constant("k", [4, 8], f32(16), sparsity)
+    kd = sg.add_tensor("k_dense", [4, 8])
+    y = sg.add_tensor("y", [4, 8])
+    sg.add_operator("DENSIFY", [k], [kd])
+    sg.add_operator("ADD", [x, kd], [y])
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish()
+
+
 def fx(*shape):
     return ("in", shape, "float32")
 
@@ -334,6 +363,7 @@ EXTRA = {
     "leaky_relu": lambda: op_model("LEAKY_RELU", [fx(2, 3)], (2, 3), options=dict(alpha=0.2)),
     "prelu": lambda: op_model("PRELU", [fx(1, 2, 3), f32(3)], (1, 2, 3)),
     "cast": lambda: op_model("CAST", [fx(2, 3)], (2, 3), "int32"),
+    "densify": densify,
     "logical_not": lambda: op_model("LOGICAL_NOT", [("in", (4,), "bool")], (4,), "bool"),
     "arg_max": lambda: op_model(
         "ARG_MAX", [fx(2, 5), np.array([1], I32)], (2,), "int32", options=dict(output_type="int32")

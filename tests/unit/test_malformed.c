@@ -852,6 +852,73 @@ enum { OP_ADD = 0, OP_CONCATENATION = 2, OP_CONV_2D = 3, OP_FULLY_CONNECTED = 9,
        OP_MAX_POOL_2D = 17, OP_SPACE_TO_DEPTH = 26, OP_SVDF = 27, OP_GATHER = 36, OP_DIV = 42,
        OP_STRIDED_SLICE = 45, OP_SPLIT = 49, OP_RANGE = 96 };
 
+enum { SP_OK, SP_UINT8, SP_SEGMENT, SP_INDEX, SP_VALUES, SP_SEGMENT_COUNT, SP_NEGATIVE,
+       SP_FORMAT, SP_ORDER, SP_BLOCK, SP_DENSE_SIZE, SP_NO_INDICES, SP_ADD_READS };
+
+/* One SparseIndexVector union member of DimensionMetadata (type field id, value id + 1). */
+static void sparse_index_vector(tm_builder *b, tm_node *dm, int id, const int32_t *v, size_t n,
+                                bool as_uint8) {
+  tm_node *vec = tm_table(b);
+  if (as_uint8) {
+    uint8_t u[8];
+    for (size_t i = 0; i < n; i++) u[i] = (uint8_t)v[i];
+    tm_ref(vec, 0, tm_vec(b, u, n, 1, 4));
+  } else {
+    tm_ref(vec, 0, tm_vec_i32(b, v, n));
+  }
+  tm_u8(dm, id, as_uint8 ? 3 : 1); /* Uint8Vector / Int32Vector */
+  tm_ref(dm, id + 1, vec);
+}
+
+/* x[2,4] + DENSIFY(k) -> y, where k is the [2,4] constant [[0,0,1,0],[2,0,0,3]] stored as
+ * level 0 DENSE (2 rows), level 1 SPARSE_CSR (segments [0,1,3], indices [2,0,3], values
+ * 1,2,3); `variant` breaks one part of that (SP_ADD_READS: ADD reads k itself). */
+static uint8_t *sparse_model(int variant, size_t *size) {
+  tm_graph g;
+  tm_graph_init(&g, tm_new());
+  int32_t shape[2] = {2, 4};
+  float values[4] = {1, 2, 3, 0};
+  int32_t x = tm_g_tensor(&g, "x", TM_F32, shape, 2);
+  int32_t k = tm_g_const(&g, "k", TM_F32, shape, 2, values,
+                         (variant == SP_VALUES ? 4 : 3) * sizeof(float), NULL);
+  int32_t order[3] = {0, 1, 2}, segments[3] = {0, 1, 3}, indices[3] = {2, 0, 3};
+  if (variant == SP_ORDER) order[1] = 0;
+  if (variant == SP_SEGMENT) segments[1] = 9;
+  if (variant == SP_INDEX) indices[1] = 4;
+  if (variant == SP_NEGATIVE) indices[0] = -1;
+  int levels = variant == SP_BLOCK ? 3 : 2;
+  tm_node *dms[3];
+  for (int l = 0; l < levels; l++) {
+    tm_node *dm = dms[l] = tm_table(g.b);
+    if (l == 1) {
+      tm_i8(dm, 0, 1); /* SPARSE_CSR */
+      sparse_index_vector(g.b, dm, 2, segments, variant == SP_SEGMENT_COUNT ? 2 : 3,
+                          variant == SP_UINT8);
+      if (variant != SP_NO_INDICES)
+        sparse_index_vector(g.b, dm, 4, indices, 3, variant == SP_UINT8);
+    } else {
+      tm_i8(dm, 0, variant == SP_FORMAT ? 7 : 0); /* DENSE */
+      tm_i32(dm, 1, l == 2 ? 3 : variant == SP_DENSE_SIZE ? 5 : 2);
+    }
+  }
+  tm_node *sparsity = tm_table(g.b);
+  tm_ref(sparsity, 0, tm_vec_i32(g.b, order, (size_t)levels)); /* traversal_order */
+  if (variant == SP_BLOCK) {
+    int32_t block_map[1] = {1};
+    tm_ref(sparsity, 1, tm_vec_i32(g.b, block_map, 1));
+  }
+  tm_ref(sparsity, 2, tm_tvec(g.b, dms, (size_t)levels)); /* dim_metadata */
+  tm_ref(g.tensors[k], 6, sparsity);
+  int32_t kd = k;
+  if (variant != SP_ADD_READS) {
+    kd = tm_g_tensor(&g, "k_dense", TM_F32, shape, 2);
+    tm_g_op(&g, 124 /* DENSIFY */, &k, 1, &kd, 1, 0, NULL);
+  }
+  int32_t y = tm_g_tensor(&g, "y", TM_F32, shape, 2), ins[2] = {x, kd};
+  tm_g_op(&g, OP_ADD, ins, 2, &y, 1, 0, NULL);
+  return graph_finish(&g, &x, 1, &y, 1, size);
+}
+
 /* x[1,4,4,2] -CONV_2D (3 filters 1x1, bias)-> y, with options and bias size given. */
 static uint8_t *conv_model(int32_t stride, size_t bias_n, size_t *size) {
   tm_graph g;
@@ -989,23 +1056,51 @@ static void bug_class_cases(void) {
                "bias has 6 elements for 4 outputs");
   }
   {
-    /* sparsity metadata (Tensor.sparsity, field 6): wick runs no sparse tensors and must
-     * refuse the file rather than read the dense buffer through sparse indices */
-    tm_graph g;
-    tm_graph_init(&g, tm_new());
-    int32_t s_x[2] = {1, 4}, s_k[1] = {4};
-    float kv[4] = {1, 2, 3, 4};
-    int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2);
-    int32_t k = tm_g_const(&g, "k", TM_F32, s_k, 1, kv, sizeof kv, NULL);
-    tm_node *sparsity = tm_table(g.b);
-    int32_t order[1] = {0};
-    tm_ref(sparsity, 0, tm_vec_i32(g.b, order, 1)); /* traversal_order */
-    tm_ref(g.tensors[k], 6, sparsity);
-    int32_t y = tm_g_tensor(&g, "y", TM_F32, s_x, 2), ins[2] = {x, k};
-    tm_g_op(&g, OP_ADD, ins, 2, &y, 1, 0, NULL);
-    bytes = graph_finish(&g, &x, 1, &y, 1, &size);
-    expect_run("oob: sparse constant (sparsity metadata)", bytes, size, NULL, 0, 1,
-               WICK_ERR_UNSUPPORTED_OP, "input 1 is a sparse tensor");
+    /* sparsity metadata (Tensor.sparsity, field 6): indices and segments must stay inside
+     * the dense shape and the value buffer, or the densify walk would write or read out of
+     * bounds; only DENSIFY (and FULLY_CONNECTED weights) may read a sparse tensor */
+    static const float dense[8] = {0, 0, 1, 0, 2, 0, 0, 3}, zeros[8] = {0};
+    float got[8] = {0};
+    bytes = sparse_model(SP_OK, &size);
+    expect_run_out("sparse: DENSIFY of a CSR constant", bytes, size, zeros, sizeof zeros, 3,
+                   WICK_OK, "", got, sizeof got);
+    if (memcmp(got, dense, sizeof dense) != 0) FAIL("sparse: DENSIFY output differs");
+    memset(got, 0, sizeof got);
+    bytes = sparse_model(SP_UINT8, &size);
+    expect_run_out("sparse: DENSIFY, Uint8Vector indices", bytes, size, zeros, sizeof zeros, 3,
+                   WICK_OK, "", got, sizeof got);
+    if (memcmp(got, dense, sizeof dense) != 0) FAIL("sparse: DENSIFY (uint8) output differs");
+    static const struct {
+      int variant;
+      const char *what, *needle;
+    } cases[] = {
+        {SP_SEGMENT, "oob: sparse segment out of range",
+         "(k).sparsity.dim_metadata[1].array_segments[1] = 9 is out of range"},
+        {SP_INDEX, "oob: sparse index beyond dense size",
+         "(k).sparsity.dim_metadata[1].array_indices[1] = 4 is beyond the level's size 4"},
+        {SP_VALUES, "oob: sparse value count mismatch",
+         "holds 16 bytes but the sparsity metadata stores 3 values"},
+        {SP_SEGMENT_COUNT, "oob: sparse segment count",
+         "array_segments has 2 entries; the level above has 2 positions"},
+        {SP_NEGATIVE, "oob: sparse negative Int32 index",
+         "array_indices.values[0] is negative (-1)"},
+        {SP_FORMAT, "oob: sparse level format 7", "dim_metadata[0].format 7 is neither DENSE"},
+        {SP_ORDER, "oob: sparse traversal order repeats", "traversal_order[1]: 0 appears twice"},
+        {SP_BLOCK, "oob: sparse block does not divide",
+         "dim 1 of size 4 is not a multiple of its block size 3"},
+        {SP_DENSE_SIZE, "oob: sparse DENSE level size",
+         "dim_metadata[0].dense_size 5 differs from the level's size 2"},
+        {SP_NO_INDICES, "oob: sparse CSR level without indices",
+         "dim_metadata[1].array_indices is absent"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      bytes = sparse_model(cases[i].variant, &size);
+      expect_run(cases[i].what, bytes, size, NULL, 0, 0, BAD, cases[i].needle);
+    }
+    bytes = sparse_model(SP_ADD_READS, &size);
+    expect_run("sparse: ADD reads a sparse constant", bytes, size, NULL, 0, 1,
+               WICK_ERR_UNSUPPORTED_OP,
+               "input 1 (k) is a sparse tensor; wick reads sparse tensors only through DENSIFY");
   }
 
   /* null dereference: a read-only tensor whose buffer is empty; a missing variable input */
@@ -1349,6 +1444,9 @@ int main(void) {
   free(bytes);
   bytes = tm_demo_while(&size);
   mutate_model("tiny:while", bytes, size);
+  free(bytes);
+  bytes = sparse_model(SP_UINT8, &size); /* DENSIFY of a CSR constant, Uint8Vector indices */
+  mutate_model("tiny:sparse", bytes, size);
   free(bytes);
 
   const char *dir = getenv("WICK_SHARED_MODELS");

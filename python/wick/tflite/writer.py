@@ -106,9 +106,19 @@ def numpy_dtype(tflite_type_number: int) -> np.dtype:
 
 
 class _Tensor:
-    __slots__ = ("name", "shape", "dtype", "buffer", "quant", "shape_signature", "is_variable")
+    __slots__ = (
+        "name",
+        "shape",
+        "dtype",
+        "buffer",
+        "quant",
+        "shape_signature",
+        "is_variable",
+        "sparsity",
+    )
 
     def __init__(self, name, shape, dtype, buffer, quant, shape_signature, is_variable):
+        self.sparsity = None  # normalized SparsityParameters (add_sparse_constant) or None
         self.name = name
         self.shape = shape
         self.dtype = dtype
@@ -242,6 +252,51 @@ class SubGraphWriter:
         data = np.asarray(arr, order="C").astype(arr.dtype.newbyteorder("<"), copy=False)
         buf = self._model._add_buffer(memoryview(data.reshape(-1)).cast("B"))
         return self.add_tensor(name, list(arr.shape), dt, quant, buffer=buf)
+
+    def add_sparse_constant(
+        self,
+        name: str,
+        shape: Sequence[int],
+        values,
+        sparsity: Mapping,
+        quant: Mapping | None = None,
+        *,
+        dtype=None,
+    ) -> int:
+        """Add a constant stored sparse (``Tensor.sparsity``): ``values`` are the stored
+        elements in traversal order (the buffer), ``shape`` the dense shape.
+
+        ``sparsity`` keys: ``traversal_order`` (list), optional ``block_map`` (list), and
+        ``dim_metadata``: one dict per traversal level with ``format`` (``"DENSE"`` or
+        ``"SPARSE_CSR"``), ``dense_size`` (DENSE levels and block sizes) and, for SPARSE_CSR,
+        ``array_segments`` / ``array_indices`` as numpy arrays whose dtype (int32, uint16 or
+        uint8) picks the SparseIndexVector member.  Written as given, not validated: tests use
+        this to write malformed metadata too."""
+        arr = np.asarray(values).reshape(-1)
+        if dtype is not None:
+            arr = arr.astype(np.dtype(_dtype_name(dtype)), copy=False)
+        data = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+        buf = self._model._add_buffer(memoryview(data).cast("B"))
+        t = self.add_tensor(name, list(shape), _dtype_name(arr.dtype), quant, buffer=buf)
+        levels = []
+        for dm in sparsity["dim_metadata"]:
+            fmt = _enum_value("DimensionType", dm.get("format", "DENSE"))
+            level = {"format": fmt, "dense_size": int(dm.get("dense_size", 0))}
+            for key in ("array_segments", "array_indices"):
+                if dm.get(key) is not None:
+                    v = np.asarray(dm[key])
+                    if v.dtype.name not in _INDEX_VECTOR:
+                        raise ValueError(
+                            f"tensor {name}: {key} dtype {v.dtype} (int32/uint16/uint8)"
+                        )
+                    level[key] = v
+            levels.append(level)
+        self._tensors[t].sparsity = {
+            "traversal_order": [int(v) for v in sparsity["traversal_order"]],
+            "block_map": [int(v) for v in sparsity.get("block_map") or []],
+            "dim_metadata": levels,
+        }
+        return t
 
     def tensor_shape(self, t: int) -> list[int]:
         return list(self._tensors[t].shape)
@@ -569,7 +624,41 @@ def _tensor_map(b: flatbuffers.Builder, name: str, tensor: int) -> int:
     return b.EndObject()
 
 
+# SparseIndexVector union member per numpy dtype: (union type, values element type)
+_INDEX_VECTOR = {"int32": (1, np.int32), "uint16": (2, np.uint16), "uint8": (3, np.uint8)}
+
+
+def _build_sparsity(b: flatbuffers.Builder, sp: dict) -> int:
+    levels = []
+    for dm in sp["dim_metadata"]:
+        unions = {}
+        for key, type_slot in (("array_segments", 2), ("array_indices", 4)):
+            if key in dm:
+                kind, dt = _INDEX_VECTOR[dm[key].dtype.name]
+                vec = _int_vector(b, dm[key], dt)
+                b.StartObject(1)
+                b.PrependUOffsetTRelativeSlot(0, vec, 0)
+                unions[type_slot] = (kind, b.EndObject())
+        b.StartObject(6)
+        for type_slot, (kind, table) in sorted(unions.items(), reverse=True):
+            b.PrependUOffsetTRelativeSlot(type_slot + 1, table, 0)
+            b.PrependUint8Slot(type_slot, kind, 0)
+        b.PrependInt32Slot(1, dm["dense_size"], None)
+        b.PrependInt8Slot(0, dm["format"], None)
+        levels.append(b.EndObject())
+    dims = _table_vector(b, levels)
+    block_map = _int_vector(b, sp["block_map"], np.int32) if sp["block_map"] else None
+    order = _int_vector(b, sp["traversal_order"], np.int32)
+    b.StartObject(3)
+    b.PrependUOffsetTRelativeSlot(2, dims, 0)
+    if block_map is not None:
+        b.PrependUOffsetTRelativeSlot(1, block_map, 0)
+    b.PrependUOffsetTRelativeSlot(0, order, 0)
+    return b.EndObject()
+
+
 def _build_tensor(b: flatbuffers.Builder, t: _Tensor) -> int:
+    sparsity = _build_sparsity(b, t.sparsity) if t.sparsity is not None else None
     quant = None
     if t.quant:
         q = t.quant
@@ -595,6 +684,8 @@ def _build_tensor(b: flatbuffers.Builder, t: _Tensor) -> int:
     b.PrependBoolSlot(8, True, None)  # has_rank: every tensor written here has a known rank
     if sig is not None:
         b.PrependUOffsetTRelativeSlot(7, sig, 0)
+    if sparsity is not None:
+        b.PrependUOffsetTRelativeSlot(6, sparsity, 0)
     if t.is_variable:
         b.PrependBoolSlot(5, True, False)
     if quant is not None:
