@@ -484,3 +484,31 @@ def test_malformed(kind, match):
     if kind == "handle_of_two":
         feeds.append(np.zeros(2, np.int32))
     refuses(data, feeds, match)
+
+
+@pytest.mark.parametrize("integer", [False, True], ids=["float32", "int8"])
+def test_reset_zeroes_variable_tensors(integer):
+    """reset_variables() also returns variable tensors (SVDF state here) to zero: every step
+    before and after equals LiteRT's reference kernels with reset_all_variables() at the same
+    point (for variable tensors the two resets agree)."""
+    from tests.python.ops.test_quantized_ops import svdf_model
+
+    data = svdf_model(integer, activation="RELU")
+    rng = np.random.default_rng(11)
+    feeds = [
+        [rng.integers(-128, 128, (2, 6)).astype(np.int8)]
+        if integer
+        else [rng.standard_normal((2, 6)).astype(np.float32)]
+        for _ in range(6)
+    ]
+    lite = make_interpreter(data, reference=True)
+    lite.allocate_tensors()
+    i_in, i_out = lite.get_input_details()[0]["index"], lite.get_output_details()[0]["index"]
+    m = wick.load(data)
+    for step, f in enumerate(feeds):
+        if step == 3:
+            lite.reset_all_variables()
+            m.reset_variables()
+        lite.set_tensor(i_in, f[0])
+        lite.invoke()
+        compare(m(*f), [lite.get_tensor(i_out)], what=f"step {step}")
