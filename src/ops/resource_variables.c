@@ -15,7 +15,8 @@
  *                                     the variable was never assigned.
  *
  * Prepare checks arity and types: a handle is one RESOURCE element that no
- * constant supplies (ids are the interpreter's, never the file's). VAR_HANDLE
+ * constant or variable tensor supplies (ids are the interpreter's, never the
+ * file's). VAR_HANDLE
  * registers its key at prepare and folds to a constant id; ASSIGN_VARIABLE
  * and READ_VARIABLE are stateful (wick_op_mark_stateful): never folded, run at
  * every invoke. A READ_VARIABLE output whose shape the file declares static
@@ -43,8 +44,9 @@ static wick_status require_handle(const wick_op_ctx *ctx, size_t i, wick_tensor 
   WICK_CHECK(ctx, wick_tensor_elements(h) == 1,
              "input %zu (a resource handle) holds %lld elements, not 1", i,
              (long long)wick_tensor_elements(h));
-  WICK_CHECK(ctx, h->info->data == NULL,
-             "input %zu is a constant resource handle; handles must come from VAR_HANDLE", i);
+  WICK_CHECK(ctx, h->info->data == NULL && !h->info->is_variable,
+             "input %zu is a constant or variable resource tensor; handles must come from "
+             "VAR_HANDLE", i);
   return WICK_OK;
 }
 

@@ -450,6 +450,9 @@ def wrong_model(kind):
         h = main.add_constant("h", np.array(0, np.int32))
         main._tensors[h].dtype = "resource"  # a handle the file supplies as data
         main.add_operator("READ_VARIABLE", [h], [y])
+    elif kind == "variable_handle":
+        h = main.add_tensor("h", [], "resource", is_variable=True)
+        main.add_operator("READ_VARIABLE", [h], [y])
     elif kind == "handle_of_two":
         h = main.add_tensor("h", [2], "resource")
         main.add_operator("READ_VARIABLE", [h], [y])
@@ -473,7 +476,8 @@ def wrong_model(kind):
         ("assign_one_input", "ASSIGN_VARIABLE (operator 1): takes 2..2 inputs, the file gives 1"),
         ("assign_with_output", "has 0 outputs, the file gives 1"),
         ("handle_with_input", "VAR_HANDLE (operator 0): takes 0..0 inputs, the file gives 1"),
-        ("constant_handle", "input 0 is a constant resource handle"),
+        ("constant_handle", "input 0 is a constant or variable resource tensor"),
+        ("variable_handle", "input 0 is a constant or variable resource tensor"),
         ("handle_of_two", "input 0 (a resource handle) holds 2 elements, not 1"),
         ("call_once_with_input", "CALL_ONCE (operator 0): takes 0..0 inputs, the file gives 1"),
     ],
