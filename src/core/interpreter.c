@@ -623,9 +623,10 @@ static void record_thread_stats(wick_interpreter *it, wick_node *n) {
 
 /* True when the node has outputs and every one of them is empty. A node that
  * runs subgraphs always runs: a dynamic IF or WHILE sizes its outputs only
- * while it runs. */
+ * while it runs. So does a stateful node (an empty READ_VARIABLE still
+ * checks that its variable was assigned). */
 static bool outputs_all_empty(const wick_graph *g, const wick_node *n) {
-  if (n->op->num_outputs == 0 || n->child[0] != NULL) return false;
+  if (n->op->num_outputs == 0 || n->child[0] != NULL || n->stateful) return false;
   for (uint32_t k = 0; k < n->op->num_outputs; k++)
     if (wick_tensor_elements(&g->tensors[n->op->outputs[k]]) != 0) return false;
   return true;

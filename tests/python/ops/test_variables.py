@@ -516,3 +516,18 @@ def test_reset_zeroes_variable_tensors(integer):
         lite.set_tensor(i_in, f[0])
         lite.invoke()
         compare(m(*f), [lite.get_tensor(i_out)], what=f"step {step}")
+
+
+def test_empty_read_before_assignment_still_fails():
+    """A READ_VARIABLE whose declared output is empty still checks its variable (an op with
+    empty outputs is otherwise skipped)."""
+    w = ModelWriter()
+    main = w.add_subgraph("main")
+    x = main.add_tensor("x", [3], "float32")
+    y = main.add_tensor("y", [0], "float32")
+    z = main.add_tensor("z", [3], "float32")
+    main.add_operator("READ_VARIABLE", [var(main, "never")], [y])
+    main.add_operator("ABS", [x], [z])
+    main.set_inputs([x])
+    main.set_outputs([z, y])
+    refuses(w.finish(), ZERO3, 'variable "never" is read before any assignment', INVALID_INPUT)
