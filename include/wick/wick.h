@@ -82,7 +82,10 @@ typedef enum wick_dtype {
   WICK_DTYPE_INT16 = 7,
   WICK_DTYPE_COMPLEX64 = 8,
   WICK_DTYPE_INT8 = 9,
-  WICK_DTYPE_FLOAT64 = 10
+  WICK_DTYPE_FLOAT64 = 10,
+  /* A handle to a resource variable (the output of a VAR_HANDLE operator):
+   * one int32 id private to the interpreter. Not a value to compute with. */
+  WICK_DTYPE_RESOURCE = 13
 } wick_dtype;
 
 typedef enum wick_log_level {
@@ -250,8 +253,30 @@ WICK_API int wick_interpreter_output_index(const wick_interpreter *interpreter, 
 WICK_API wick_status wick_interpreter_resize_input(wick_interpreter *interpreter, size_t i,
                                                    const int32_t *dims, size_t rank);
 
-/* Runs the graph. Inputs keep their values; outputs are overwritten. */
+/* Runs the graph. Inputs keep their values; outputs are overwritten.
+ * State persists from one invoke to the next: the model's variable tensors
+ * (LSTM/SVDF state), its resource variables (tf.Variable state: VAR_HANDLE,
+ * ASSIGN_VARIABLE, READ_VARIABLE, shared by all subgraphs of the
+ * interpreter) and whether CALL_ONCE operators have run their init subgraph
+ * (they run it on the first invoke only). Resizing an input keeps resource
+ * variables and CALL_ONCE state but zeroes variable tensors. A variable's
+ * value takes the type and shape of its last assignment and counts against
+ * memory_limit_bytes (an assignment over the cap fails with
+ * WICK_ERR_OUT_OF_MEMORY and keeps the old value). Reading a resource
+ * variable that was never assigned, or whose type differs from the
+ * READ_VARIABLE output's, or whose shape differs from an output shape the
+ * file declares static, fails with WICK_ERR_INVALID_INPUT. */
 WICK_API wick_status wick_interpreter_invoke(wick_interpreter *interpreter);
+
+/* Returns the interpreter's state to what wick_interpreter_create left, so
+ * that the next invoke gives what the first invoke of a fresh interpreter
+ * gives: every resource variable loses its value (its memory is freed), every
+ * CALL_ONCE runs its init subgraph again on the next invoke, and variable
+ * tensors return to zero (to the zero point when quantized). Inputs keep
+ * their values and shapes; nothing is prepared again. (LiteRT's
+ * reset_all_variables resets only the variable tensors.) Cannot fail except
+ * WICK_ERR_INVALID_ARGUMENT for a NULL interpreter. Not during an invoke. */
+WICK_API wick_status wick_interpreter_reset_variables(wick_interpreter *interpreter);
 
 /* Asks a running (or the next) invoke to stop; it then returns
  * WICK_ERR_CANCELLED. Safe to call from any thread. A running invoke stops

@@ -8,6 +8,7 @@
     m.signature("decode")(tokens)           # another signature of the same file
     m["decode"](tokens)                     # the same
     d = wick.load("model.tflite", signature="decode")   # calling d runs "decode"
+    m.reset_variables()                     # state (tf.Variable, LSTM) as at load
 
 Errors from the C library become :class:`WickError` carrying the C message and
 status name. The library is found through ``$WICK_LIBRARY``, then next to this
@@ -156,6 +157,7 @@ def _library():
         "wick_interpreter_resize_input": ([P, S, ctypes.POINTER(ctypes.c_int32), S], INT),
         "wick_interpreter_invoke": ([P], INT),
         "wick_interpreter_cancel": ([P], None),
+        "wick_interpreter_reset_variables": ([P], INT),
         "wick_interpreter_arena_bytes": ([P], S),
         "wick_interpreter_weight_cache_state": ([P], INT),
         "wick_interpreter_weight_cache_hits": ([P], S),
@@ -339,6 +341,15 @@ class SignatureRunner:
             results.append(out)
         return results
 
+    def reset_variables(self) -> None:
+        """Returns the model's state to what it was after loading: resource variables
+        (tf.Variable state) lose their values and CALL_ONCE init subgraphs run again on the next
+        call; variable tensors (LSTM/SVDF state) return to zero. The next call then gives what
+        a freshly loaded model gives. State otherwise persists from call to call."""
+        st = self._lib.wick_interpreter_reset_variables(self._it)
+        if st:
+            self._fail(st)
+
     def profile(self) -> list[tuple[str, int]]:
         """Runs once with per-op timing; returns (op name, nanoseconds) per operator."""
         lib = self._lib
@@ -469,6 +480,12 @@ class Runtime:
 
     def __call__(self, *args, **kwargs) -> list[np.ndarray]:
         return self._default(*args, **kwargs)
+
+    def reset_variables(self) -> None:
+        """Resets the state of every signature runner made so far (each has its own
+        interpreter, hence its own variables); see SignatureRunner.reset_variables."""
+        for runner in self._runners.values():
+            runner.reset_variables()
 
 
 def load(

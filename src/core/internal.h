@@ -323,6 +323,7 @@ typedef struct wick_node {
   bool folded;   /* computed at prepare; skipped at invoke */
   bool dynamic;  /* prepared again at invoke (data-dependent shapes) */
   bool fused;    /* another node's epilogue does its work; skipped at invoke */
+  bool stateful; /* reads or writes interpreter state (wick_op_mark_stateful): never folded */
   wick_node_fusion fusion;
   wick_graph *child[2]; /* subgraphs this node runs (composite, control flow) */
 } wick_node;
@@ -435,6 +436,61 @@ WICK_INTERNAL void wick_weight_cache_finish_prepare(wick_interpreter *it);
 /* Unmaps and frees; after the graphs that point into the map are gone. */
 WICK_INTERNAL void wick_weight_cache_close(wick_interpreter *it);
 
+/* ---------------------------------------------------------------- resource variables (variables.c) */
+
+/* A resource variable: VAR_HANDLE names it by (container, shared_name) from
+ * the file, ASSIGN_VARIABLE stores a copy of a tensor in it, READ_VARIABLE
+ * copies it out. One table per interpreter, shared by all of its graphs (an
+ * init subgraph run by CALL_ONCE assigns what the main graph reads). A
+ * variable's id is its index in the table; ids are handed out at prepare and
+ * stay valid for the interpreter's life (wick_interpreter_reset_variables
+ * clears values, not ids). The value takes the type and shape of the last
+ * assignment, as in LiteRT; its storage counts against the memory cap. */
+typedef struct wick_op_ctx wick_op_ctx;
+
+typedef struct wick_variable {
+  const char *container, *shared_name; /* point into the model */
+  size_t container_len, shared_name_len;
+  bool assigned;
+  wick_dtype type;
+  int32_t rank;
+  int32_t dims[WICK_MAX_RANK];
+  size_t bytes;
+  void *data; /* a wick_mem block of max(bytes, 1) while assigned, else NULL */
+} wick_variable;
+
+/* At most this many distinct variables per interpreter (each VAR_HANDLE key). */
+#define WICK_MAX_VARIABLES (1u << 20)
+
+typedef struct wick_variables {
+  wick_variable *items;
+  uint32_t count, cap;
+  uint32_t *slots; /* open-addressing hash of the keys: id + 1, 0 = empty */
+  uint32_t num_slots; /* a power of two, > 2 * count; 0 before the first variable */
+} wick_variables;
+
+/* The id of the variable named (container, shared_name), registered when new.
+ * Fails (naming ctx's op) when out of memory or past WICK_MAX_VARIABLES. */
+WICK_INTERNAL wick_status wick_variable_handle(const wick_op_ctx *ctx, const char *container,
+                                               size_t container_len, const char *shared_name,
+                                               size_t shared_name_len, int32_t *id_out);
+/* Variable `id` of ctx's interpreter, or NULL when no variable has that id. */
+WICK_INTERNAL wick_variable *wick_variable_at(const wick_op_ctx *ctx, int32_t id);
+/* Stores a copy of `value` (type, shape and bytes) in variable `v`. Fails only
+ * when out of memory; the old value is kept then. */
+WICK_INTERNAL wick_status wick_variable_assign(const wick_op_ctx *ctx, wick_variable *v,
+                                               const wick_tensor *value);
+/* Drops every variable's value (ids stay) and re-arms every CALL_ONCE. */
+WICK_INTERNAL void wick_variables_clear(wick_interpreter *it);
+/* Frees the table. */
+WICK_INTERNAL void wick_variables_destroy(wick_interpreter *it);
+/* CALL_ONCE: reserve (at prepare; fails only when out of memory) the flags;
+ * whether init subgraph `subgraph` has run since create or the last reset,
+ * and marking it so. */
+WICK_INTERNAL wick_status wick_call_once_reserve(const wick_op_ctx *ctx);
+WICK_INTERNAL bool wick_call_once_done(const wick_op_ctx *ctx, uint32_t subgraph);
+WICK_INTERNAL void wick_call_once_mark(const wick_op_ctx *ctx, uint32_t subgraph);
+
 struct wick_interpreter {
   const wick_model *model;
   wick_mem mem;
@@ -453,6 +509,8 @@ struct wick_interpreter {
   bool no_in_place; /* WICK_NO_IN_PLACE=1 (or no_fusion): every output its own storage (plan.c) */
   bool no_winograd; /* WICK_NO_WINOGRAD=1: 3x3 convolutions stay on the indirect GEMM */
   wick_weight_cache cache;
+  wick_variables variables;  /* resource variables (variables.c) */
+  uint8_t *init_done;        /* per subgraph: CALL_ONCE ran it (allocated on first use) */
   char error[512];
 };
 
@@ -514,6 +572,10 @@ WICK_INTERNAL void *wick_op_alloc_packed(const wick_op_ctx *ctx, size_t size);
  * prepare then holds it). NULL when out of memory. */
 WICK_INTERNAL void *wick_op_packed(const wick_op_ctx *ctx, uint32_t slot, uint32_t layout,
                                    size_t bytes, bool *from_cache);
+/* Marks ctx's node as reading or writing state that lives across invokes
+ * (resource variables, CALL_ONCE): it is never folded at prepare, even when
+ * every input is known, and runs at every invoke. Call from prepare. */
+WICK_INTERNAL void wick_op_mark_stateful(const wick_op_ctx *ctx);
 /* Asks for `bytes` of scratch, valid during invoke via wick_op_scratch. */
 WICK_INTERNAL void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes);
 WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);

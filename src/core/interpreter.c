@@ -210,6 +210,8 @@ void *wick_op_alloc_packed(const wick_op_ctx *ctx, size_t size) {
   return chunk;
 }
 
+void wick_op_mark_stateful(const wick_op_ctx *ctx) { ctx->node->stateful = true; }
+
 void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes) {
   if (bytes > ctx->node->scratch_bytes) ctx->node->scratch_bytes = bytes;
 }
@@ -237,6 +239,7 @@ static void graph_reset(wick_graph *g) {
     n->folded = false;
     n->dynamic = false;
     n->fused = false;
+    n->stateful = false;
     memset(&n->fusion, 0, sizeof n->fusion);
   }
   list_free_all(mem, &g->prepared_allocs);
@@ -535,7 +538,7 @@ static wick_status prepare_node(wick_graph *g, wick_node *n, bool *dynamic_tenso
   bool stateful = false;
   for (uint32_t k = 0; k < op->num_inputs; k++)
     if (op->inputs[k] >= 0 && g->tensors[op->inputs[k]].info->is_variable) stateful = true;
-  if (all_known && !stateful && n->child[0] == NULL) {
+  if (all_known && !stateful && !n->stateful && n->child[0] == NULL) {
     /* Fold: compute now, keep the result as a constant. */
     for (uint32_t k = 0; k < op->num_outputs; k++) {
       wick_tensor *t = &g->tensors[op->outputs[k]];
@@ -669,9 +672,10 @@ static void record_thread_stats(wick_interpreter *it, wick_node *n) {
 
 /* True when the node has outputs and every one of them is empty. A node that
  * runs subgraphs always runs: a dynamic IF or WHILE sizes its outputs only
- * while it runs. */
+ * while it runs. So does a stateful node (an empty READ_VARIABLE still
+ * checks that its variable was assigned). */
 static bool outputs_all_empty(const wick_graph *g, const wick_node *n) {
-  if (n->op->num_outputs == 0 || n->child[0] != NULL) return false;
+  if (n->op->num_outputs == 0 || n->child[0] != NULL || n->stateful) return false;
   for (uint32_t k = 0; k < n->op->num_outputs; k++)
     if (wick_tensor_elements(&g->tensors[n->op->outputs[k]]) != 0) return false;
   return true;
@@ -815,6 +819,7 @@ void wick_interpreter_destroy(wick_interpreter *it) {
   if (it == NULL) return;
   wick_thread_pool_destroy(it->pool);
   graph_destroy(it->main);
+  wick_variables_destroy(it);
   wick_weight_cache_close(it); /* the graphs pointed into its mapping */
   wick_mem_free(&it->mem, it->scratch);
   wick_mem mem = it->mem;
@@ -907,6 +912,27 @@ wick_status wick_interpreter_invoke(wick_interpreter *it) {
   it->invoking = false;
   atomic_store(&it->cancelled, 0);
   return st;
+}
+
+/* Variable tensors of g and its children back to their initial value. */
+static void reset_variable_tensors(wick_graph *g) {
+  if (g == NULL) return;
+  for (uint32_t i = 0; i < g->info->num_tensors; i++) {
+    wick_tensor *t = &g->tensors[i];
+    if (!t->info->is_variable || t->info->data != NULL || t->data == NULL) continue;
+    if (t->bytes) memset(t->data, 0, t->bytes);
+    reset_variable(t);
+  }
+  for (uint32_t i = 0; i < g->info->num_operators; i++)
+    for (int c = 0; c < 2; c++) reset_variable_tensors(g->nodes[i].child[c]);
+}
+
+wick_status wick_interpreter_reset_variables(wick_interpreter *it) {
+  if (it == NULL) return WICK_ERR_INVALID_ARGUMENT;
+  it->error[0] = 0;
+  wick_variables_clear(it);
+  reset_variable_tensors(it->main);
+  return WICK_OK;
 }
 
 void wick_interpreter_cancel(wick_interpreter *it) {

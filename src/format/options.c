@@ -27,6 +27,8 @@ void wick_params_defaults(wick_op_params *p) {
   p->out_type = WICK_DTYPE_INT32;
   p->subgraph[0] = -1;
   p->subgraph[1] = -1;
+  p->var.container = "";
+  p->var.shared_name = "";
 }
 
 /* Small readers that record which field failed. */
@@ -69,6 +71,24 @@ static float get_f32(opt_reader *o, int id, float dflt, const char *name) {
     o->ok = false;
     o->bad = name;
   }
+  return v;
+}
+
+/* A string option: "" when absent (the schema's default); *len_out its byte
+ * length (it may hold NUL bytes). */
+static const char *get_string(opt_reader *o, int id, size_t *len_out, const char *name) {
+  const char *v = NULL;
+  size_t len = 0;
+  int rc = wick_fb_string_field(o->t, id, &v, &len);
+  if (rc < 0 && o->ok) {
+    o->ok = false;
+    o->bad = name;
+  }
+  if (rc <= 0) {
+    v = "";
+    len = 0;
+  }
+  *len_out = len;
   return v;
 }
 
@@ -244,6 +264,11 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
       break;
     case OPT_CALL_ONCE:
       p->subgraph[0] = get_i32(o, 0, 0, "init_subgraph_index");
+      break;
+    case OPT_VAR_HANDLE:
+      p->var.container = get_string(o, VAR_HANDLE_CONTAINER, &p->var.container_len, "container");
+      p->var.shared_name =
+          get_string(o, VAR_HANDLE_SHARED_NAME, &p->var.shared_name_len, "shared_name");
       break;
     case OPT_IF:
       p->subgraph[0] = get_i32(o, 0, 0, "then_subgraph_index");

@@ -155,7 +155,9 @@ static wick_status read_opcodes(reader *r, const wick_fb_table *root) {
 /* ---------------------------------------------------------------- tensors */
 
 static size_t dtype_size_or_zero(int32_t type) {
-  return (type >= 0 && type <= WICK_DTYPE_FLOAT64) ? wick_dtype_size((wick_dtype)type) : 0;
+  return ((type >= 0 && type <= WICK_DTYPE_FLOAT64) || type == WICK_DTYPE_RESOURCE)
+             ? wick_dtype_size((wick_dtype)type)
+             : 0;
 }
 
 static wick_status read_quantization(reader *r, const wick_fb_table *q, wick_tensor_info *t,

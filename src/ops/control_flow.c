@@ -1,12 +1,20 @@
 /*
- * control_flow.c — IF and WHILE: operators that run other subgraphs, on the
- * child-graph machinery that STABLEHLO_COMPOSITE uses (src/core/interpreter.c).
+ * control_flow.c — IF, WHILE and CALL_ONCE: operators that run other
+ * subgraphs, on the child-graph machinery that STABLEHLO_COMPOSITE uses
+ * (src/core/interpreter.c).
  *
  *   IF(cond, x...)  runs then_subgraph_index when cond (a bool holding one
  *                   value) is true, else else_subgraph_index, on x...; the
  *                   node's outputs are the branch's outputs.
  *   WHILE(x...)     state = x; while cond_subgraph(state) (one bool, shape []
  *                   or [1]): state = body_subgraph(state); outputs = state.
+ *   CALL_ONCE()     runs init_subgraph_index (no inputs, no outputs) on the
+ *                   interpreter's first invoke, and again only after
+ *                   wick_interpreter_reset_variables. Whether it ran is kept
+ *                   per init subgraph for the whole interpreter (as LiteRT's
+ *                   initialization status), so two CALL_ONCE nodes naming one
+ *                   init subgraph run it once. TensorFlow's converter writes it
+ *                   to assign tf.Variable initial values (resource_variables.c).
  *
  * Prepare checks everything the file says: both subgraph indices exist (the
  * reader already refused cycles and nesting deeper than WICK_MAX_NESTING;
@@ -257,5 +265,30 @@ static wick_status while_invoke(wick_op_ctx *ctx) {
   }
 }
 
+/* ---------------------------------------------------------------- CALL_ONCE */
+
+static wick_status call_once_prepare(wick_op_ctx *ctx) {
+  WICK_TRY(wick_check_arity(ctx, 0, 0, 0));
+  int32_t index = ctx->params->subgraph[0];
+  /* The reader refused cycles already; a node running its own subgraph would be one. */
+  WICK_CHECK(ctx, index < 0 || (uint32_t)index != ctx->graph->subgraph_index,
+             "the init subgraph %d is the subgraph the node is in", index);
+  wick_graph *g;
+  WICK_TRY(child_prepared(ctx, 0, index, "init", NULL, 0, 0, &g));
+  WICK_TRY(wick_call_once_reserve(ctx));
+  wick_op_mark_stateful(ctx);
+  return WICK_OK;
+}
+
+static wick_status call_once_invoke(wick_op_ctx *ctx) {
+  wick_graph *g = ctx->node->child[0];
+  if (wick_call_once_done(ctx, g->subgraph_index)) return WICK_OK;
+  WICK_TRY(wick_graph_invoke(g));
+  wick_call_once_mark(ctx, g->subgraph_index);
+  return WICK_OK;
+}
+
+const wick_op_def wick_op_call_once = {"CALL_ONCE", WICK_BUILTIN_CALL_ONCE, 1, call_once_prepare,
+                                       call_once_invoke};
 const wick_op_def wick_op_if = {"IF", WICK_BUILTIN_IF, 1, if_prepare, if_invoke};
 const wick_op_def wick_op_while = {"WHILE", WICK_BUILTIN_WHILE, 1, while_prepare, while_invoke};

@@ -62,6 +62,13 @@ typedef struct wick_lstm_params {
   bool asymmetric_quantize_inputs;
 } wick_lstm_params;
 
+/* VAR_HANDLE: the variable's key. Both point into the model ("" when absent)
+ * and may hold NUL bytes: compare them by length. */
+typedef struct wick_var_handle_params {
+  const char *container, *shared_name;
+  size_t container_len, shared_name_len;
+} wick_var_handle_params;
+
 /* Up to WICK_MAX_RANK integers from a vector option (RESHAPE new_shape,
  * SQUEEZE squeeze_dims). `present` is false when the option was absent. */
 typedef struct wick_int_list {
@@ -97,8 +104,10 @@ typedef struct wick_op_params {
   bool pot_scale_int16;   /* ADD SUB */
   float alpha;            /* LEAKY_RELU */
   float beta;             /* SOFTMAX */
-  int32_t subgraph[2];    /* CALL / STABLEHLO_COMPOSITE decomposition / IF then,else / WHILE cond,body; -1 none */
+  int32_t subgraph[2];    /* CALL / STABLEHLO_COMPOSITE decomposition / IF then,else / WHILE cond,body /
+                             CALL_ONCE init; -1 none */
   const char *name;       /* STABLEHLO_COMPOSITE name (points into the model), or NULL */
+  wick_var_handle_params var; /* VAR_HANDLE */
 } wick_op_params;
 
 #endif /* WICK_OPS_PARAMS_H */

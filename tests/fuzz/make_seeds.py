@@ -267,6 +267,33 @@ def if_then_else():
     return w.finish()
 
 
+def variables():
+    """tf.Variable state as TensorFlow's converter writes it: CALL_ONCE runs an init subgraph
+    that assigns v0; main reads v, adds x, assigns and reads it back."""
+    w = ModelWriter(description="seed")
+    main, init = w.add_subgraph("main"), w.add_subgraph("init")
+    main.add_operator("CALL_ONCE", [], [], options=dict(init_subgraph_index=1))
+    handles = []
+    for sg in (main, init):
+        h = sg.add_tensor("h", [], "resource")
+        sg.add_operator("VAR_HANDLE", [], [h], options=dict(container="", shared_name="v"))
+        handles.append(h)
+    x = main.add_tensor("x", [3], "float32")
+    r = main.add_tensor("r", [3], "float32")
+    s = main.add_tensor("s", [3], "float32")
+    y = main.add_tensor("y", [3], "float32")
+    main.add_operator("READ_VARIABLE", [handles[0]], [r])
+    main.add_operator("ADD", [r, x], [s])
+    main.add_operator("ASSIGN_VARIABLE", [handles[0], s], [])
+    main.add_operator("READ_VARIABLE", [handles[0]], [y])
+    main.set_inputs([x])
+    main.set_outputs([y])
+    init.add_operator("ASSIGN_VARIABLE", [handles[1], init.add_constant("v0", f32(3))], [])
+    init.set_inputs([])
+    init.set_outputs([])
+    return w.finish()
+
+
 Q_ACT = dict(scale=[0.05], zero_point=[2])
 
 
@@ -498,6 +525,7 @@ EXTRA = {
     "int8_softmax": lambda: int8_softmax(),
     "while": while_loop,
     "if": if_then_else,
+    "variables": variables,
     "int8_conv": lambda: int8_layer(
         "CONV_2D",
         (1, 5, 5, 2),

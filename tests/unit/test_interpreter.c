@@ -317,6 +317,8 @@ int main(void) {
   test_model_load_cap();
   wick_interpreter_destroy(NULL); /* no-ops */
   wick_model_destroy(NULL);
+  CHECK(wick_interpreter_reset_variables(NULL) == WICK_ERR_INVALID_ARGUMENT,
+        "reset_variables(NULL) should be an invalid argument");
   printf("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
 }
