@@ -147,6 +147,33 @@ static void fill_random(wick_tensor *t, uint64_t *state) {
 
 /* ---------------------------------------------------------------- inspect */
 
+/* Every subgraph's operator histogram as the file lists it, each kind marked when this
+ * build has no kernel for it (and why). */
+static void print_model_ops(const wick_model *model) {
+  for (size_t sg = 0; sg < wick_model_subgraph_count(model); sg++) {
+    size_t n = wick_model_op_count(model, sg);
+    printf("operators    %zu (subgraph %zu, as the file lists them)\n", n, sg);
+    for (size_t i = 0; i < n; i++) {
+      const char *name = wick_model_op_name(model, sg, i);
+      int version = wick_model_op_version(model, sg, i);
+      size_t first = 0, count = 0;
+      while (first < i && !(strcmp(wick_model_op_name(model, sg, first), name) == 0 &&
+                            wick_model_op_version(model, sg, first) == version))
+        first++;
+      if (first < i) continue; /* counted at its first occurrence */
+      for (size_t k = i; k < n; k++)
+        if (strcmp(wick_model_op_name(model, sg, k), name) == 0 &&
+            wick_model_op_version(model, sg, k) == version)
+          count++;
+      char why[200];
+      if (wick_model_op_supported(model, sg, i, why, sizeof why))
+        printf("  %-28s %zu\n", name, count);
+      else
+        printf("  %-28s %zu   UNSUPPORTED (v%d): %s\n", name, count, version, why);
+    }
+  }
+}
+
 static int cmd_inspect(int argc, char **argv) {
   common_args c = {0};
   for (int i = 2; i < argc; i++) {
@@ -167,9 +194,14 @@ static int cmd_inspect(int argc, char **argv) {
     return EXIT_USAGE;
   }
   wick_model *model;
-  wick_interpreter *it;
-  int rc = open_model(&c, &model, &it, NULL, NULL);
-  if (rc) return rc;
+  wick_error_info err;
+  wick_model_options mo = wick_model_options_default();
+  mo.memory_limit_bytes = c.memory_limit;
+  wick_status status = wick_model_load_file(c.model, &mo, &err, &model);
+  if (status != WICK_OK) {
+    fprintf(stderr, "wick: %s: %s: %s\n", c.model, wick_status_string(status), err.message);
+    return EXIT_MODEL;
+  }
   struct stat st;
   long long file_size = stat(c.model, &st) == 0 ? (long long)st.st_size : -1;
   printf("model        %s (%lld bytes)\n", c.model, file_size);
@@ -180,6 +212,18 @@ static int cmd_inspect(int argc, char **argv) {
   printf("signatures   %zu", ns);
   for (size_t i = 0; i < ns; i++) printf("%s%s", i ? ", " : "  (", wick_model_signature_key(model, i));
   printf("%s\n", ns ? ")" : "");
+  wick_interpreter_options o = wick_interpreter_options_default();
+  o.memory_limit_bytes = c.memory_limit;
+  wick_interpreter *it;
+  status = wick_interpreter_create(model, c.signature, &o, &err, &it);
+  if (status != WICK_OK) {
+    /* Everything the file says still prints: the operator list is what a user needs most
+     * when an operator stops the interpreter. */
+    print_model_ops(model);
+    fprintf(stderr, "wick: %s: %s: %s\n", c.model, wick_status_string(status), err.message);
+    wick_model_destroy(model);
+    return EXIT_MODEL;
+  }
   printf("inputs\n");
   for (size_t i = 0; i < wick_interpreter_input_count(it); i++) {
     const wick_tensor *t = wick_interpreter_input(it, i);

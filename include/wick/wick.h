@@ -180,6 +180,20 @@ WICK_API size_t wick_model_signature_count(const wick_model *model);
  * range. Owned by the model. */
 WICK_API const char *wick_model_signature_key(const wick_model *model, size_t i);
 
+/* The operators of subgraph `subgraph` as the file lists them, readable without an
+ * interpreter (so a tool can show a model whose interpreter cannot be created).
+ * wick_model_op_count: 0 when `subgraph` is out of range. wick_model_op_name: the builtin
+ * name ("CONV_2D") or a custom operator's code, NULL when out of range; owned by the model.
+ * wick_model_op_version: the operator's version, 0 when out of range.
+ * wick_model_op_supported: 1 when this wick build has the operator at that version, else 0
+ * with the reason in `why` (if not NULL; always terminated when why_size > 0). Types, shapes
+ * and options are checked later, when an interpreter prepares the operator. */
+WICK_API size_t wick_model_op_count(const wick_model *model, size_t subgraph);
+WICK_API const char *wick_model_op_name(const wick_model *model, size_t subgraph, size_t i);
+WICK_API int wick_model_op_version(const wick_model *model, size_t subgraph, size_t i);
+WICK_API int wick_model_op_supported(const wick_model *model, size_t subgraph, size_t i,
+                                     char *why, size_t why_size);
+
 /* ----------------------------------------------------------- interpreter */
 
 typedef struct wick_interpreter_options {

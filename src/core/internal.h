@@ -540,6 +540,10 @@ WICK_INTERNAL const wick_op_def *wick_op_find(int32_t builtin);
 /* Finds the definition of a custom operator by its custom code, or NULL
  * (src/ops/custom_op_table.inc). */
 WICK_INTERNAL const wick_op_def *wick_op_find_custom(const char *custom_code);
+/* The definition that runs `op` (builtin or custom), or NULL with the reason in `why`:
+ * an unknown builtin or custom code, or a version newer than wick implements. */
+WICK_INTERNAL const wick_op_def *wick_op_lookup(const wick_operator_info *op, char *why,
+                                                size_t why_size);
 /* Iterates over the op table; returns NULL past the end. */
 WICK_INTERNAL const wick_op_def *wick_op_at(size_t i);
 

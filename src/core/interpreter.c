@@ -463,24 +463,9 @@ bool wick_op_cancelled(const wick_op_ctx *ctx) {
 static wick_status resolve_op(wick_graph *g, wick_node *n) {
   const wick_operator_info *op = n->op;
   wick_op_ctx ctx = {g, n, &op->params};
-  const wick_op_def *def;
-  if (op->builtin == WICK_BUILTIN_CUSTOM) {
-    def = wick_op_find_custom(op->custom_name);
-    if (def == NULL)
-      return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
-                          "custom operator \"%s\" is not supported by wick",
-                          op->custom_name ? op->custom_name : "");
-  } else {
-    def = wick_op_find(op->builtin);
-  }
-  if (def == NULL)
-    return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
-                        "operator %s (builtin code %d, version %d) is not supported by wick",
-                        wick_builtin_name(op->builtin), op->builtin, op->version);
-  if (op->version > def->max_version)
-    return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP,
-                        "version %d is newer than the versions wick implements (1..%d)",
-                        op->version, def->max_version);
+  char why[200];
+  const wick_op_def *def = wick_op_lookup(op, why, sizeof why);
+  if (def == NULL) return wick_op_fail(&ctx, WICK_ERR_UNSUPPORTED_OP, "%s", why);
   for (uint32_t i = 0; i < op->num_inputs; i++) {
     const wick_tensor_info *t = op->inputs[i] >= 0 ? g->tensors[op->inputs[i]].info : NULL;
     if (t != NULL && t->sparsity != NULL && !reads_sparse(op, i, t))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "format/schema.h"
 
 wick_model_options wick_model_options_default(void) {
   wick_model_options o;
@@ -205,6 +206,45 @@ const char *wick_model_description(const wick_model *model) {
 
 size_t wick_model_subgraph_count(const wick_model *model) {
   return model ? model->num_subgraphs : 0;
+}
+
+static const wick_operator_info *model_op(const wick_model *model, size_t subgraph, size_t i) {
+  if (model == NULL || subgraph >= model->num_subgraphs) return NULL;
+  const wick_subgraph_info *sg = &model->subgraphs[subgraph];
+  return i < sg->num_operators ? &sg->operators[i] : NULL;
+}
+
+size_t wick_model_op_count(const wick_model *model, size_t subgraph) {
+  if (model == NULL || subgraph >= model->num_subgraphs) return 0;
+  return model->subgraphs[subgraph].num_operators;
+}
+
+const char *wick_model_op_name(const wick_model *model, size_t subgraph, size_t i) {
+  const wick_operator_info *op = model_op(model, subgraph, i);
+  if (op == NULL) return NULL;
+  if (op->builtin == WICK_BUILTIN_CUSTOM) return op->custom_name ? op->custom_name : "CUSTOM";
+  return wick_builtin_name(op->builtin);
+}
+
+int wick_model_op_version(const wick_model *model, size_t subgraph, size_t i) {
+  const wick_operator_info *op = model_op(model, subgraph, i);
+  return op ? op->version : 0;
+}
+
+int wick_model_op_supported(const wick_model *model, size_t subgraph, size_t i, char *why,
+                            size_t why_size) {
+  char local[200];
+  const wick_operator_info *op = model_op(model, subgraph, i);
+  if (op == NULL) {
+    if (why && why_size) wick_format_message(why, why_size, "no operator %zu in subgraph %zu", i, subgraph);
+    return 0;
+  }
+  if (wick_op_lookup(op, local, sizeof local) != NULL) {
+    if (why && why_size) why[0] = 0;
+    return 1;
+  }
+  if (why && why_size) wick_format_message(why, why_size, "%s", local);
+  return 0;
 }
 
 size_t wick_model_signature_count(const wick_model *model) {

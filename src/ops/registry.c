@@ -60,3 +60,30 @@ const char *wick_builtin_name(int32_t code) {
       return "UNKNOWN";
   }
 }
+
+const wick_op_def *wick_op_lookup(const wick_operator_info *op, char *why, size_t why_size) {
+  const wick_op_def *def;
+  if (op->builtin == WICK_BUILTIN_CUSTOM) {
+    def = wick_op_find_custom(op->custom_name);
+    if (def == NULL) {
+      wick_format_message(why, why_size, "custom operator \"%s\" is not supported by wick",
+                          op->custom_name ? op->custom_name : "");
+      return NULL;
+    }
+  } else {
+    def = wick_op_find(op->builtin);
+    if (def == NULL) {
+      wick_format_message(why, why_size,
+                          "operator %s (builtin code %d, version %d) is not supported by wick",
+                          wick_builtin_name(op->builtin), op->builtin, op->version);
+      return NULL;
+    }
+  }
+  if (op->version > def->max_version) {
+    wick_format_message(why, why_size,
+                        "version %d is newer than the versions wick implements (1..%d)",
+                        op->version, def->max_version);
+    return NULL;
+  }
+  return def;
+}

@@ -460,3 +460,19 @@ def test_detection_postprocess_no_boxes():
     data, feeds = _detect_model(enc, scores, anchors, _detect_options(num_classes=3))
     got = wick.load(data)(*feeds)
     assert got[3][0] == 0 and not got[0].any() and got[0].shape == (1, 10, 4)
+
+
+def test_inspect_prints_the_ops_of_a_file_it_cannot_run(tmp_path):
+    # The op list matters most when an operator stops the interpreter: inspect prints it all,
+    # marks the unsupported kind and why, then reports the error (exit 1).
+    exe = Path(os.environ.get("WICK_CLI", ROOT / "build" / "wick"))
+    if not exe.exists():
+        pytest.skip(f"the wick CLI {exe} is not built")
+    x = np.ones((2, 2), np.float32)
+    data, _ = _custom_model("MyMadeUpOp", {"x": ("in", x)}, [((2, 2), np.float32)], b"\x00")
+    f = tmp_path / "unknown.tflite"
+    f.write_bytes(data)
+    p = subprocess.run([str(exe), "inspect", str(f)], capture_output=True, text=True)
+    assert p.returncode == 1, p.stderr
+    assert re.search(r"MyMadeUpOp\s+1\s+UNSUPPORTED \(v1\): custom operator", p.stdout), p.stdout
+    assert "signatures" in p.stdout and 'custom operator "MyMadeUpOp"' in p.stderr
