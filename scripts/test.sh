@@ -36,7 +36,9 @@ failed=$((failed + c_failed))
 if [ "$c_total" = 0 ]; then failed=$((failed + 1)); echo "ctest ran no test"; fi
 
 echo "== Python tests"
-pytest_args=(-p no:cacheprovider)  # -q comes from pyproject; -qq would hide the totals
+# -q comes from pyproject (-qq would hide the totals); -rsx lists every skip and xfail with
+# its reason above the totals.
+pytest_args=(-p no:cacheprovider -rsx)
 [ "${WICK_TEST_FAST:-0}" = 1 ] && pytest_args+=(-m "not slow")
 export WICK_LIBRARY="$PWD/$BUILD/libwick.so"
 if [ "${WICK_SANITIZE:-0}" = 1 ]; then
@@ -50,12 +52,18 @@ summary=$(grep -E '^=* ?[0-9]+ (passed|failed|skipped|error)' "$log" | tail -1)
 p_passed=$(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)
 p_failed=$(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)
 p_errors=$(echo "$summary" | grep -Eo '[0-9]+ error' | grep -Eo '[0-9]+' || echo 0)
+p_skipped=$(echo "$summary" | grep -Eo '[0-9]+ skipped' | grep -Eo '[0-9]+' || echo 0)
+p_xfailed=$(echo "$summary" | grep -Eo '[0-9]+ xfailed' | grep -Eo '[0-9]+' || echo 0)
 p_passed=${p_passed:-0}; p_failed=${p_failed:-0}; p_errors=${p_errors:-0}
+p_skipped=${p_skipped:-0}; p_xfailed=${p_xfailed:-0}
 passed=$((passed + p_passed))
 failed=$((failed + p_failed + p_errors))
 if [ "$p_passed" = 0 ] && [ "$p_failed" = 0 ]; then failed=$((failed + 1)); echo "pytest ran no test"; fi
 rm -f "$log"
 
 echo
-echo "$passed passed, $failed failed"
+# Skips and expected failures are counted, never folded into "passed" (their reasons are listed
+# above by pytest -rsx).
+echo "$((p_xfailed)) expected failures (xfail) among the skipped"
+echo "$passed passed, $failed failed, $((p_skipped + p_xfailed)) skipped"
 [ "$failed" = 0 ]
