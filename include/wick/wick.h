@@ -263,7 +263,10 @@ WICK_API int wick_interpreter_output_index(const wick_interpreter *interpreter, 
 
 /* Gives input i a new shape and prepares the interpreter again. Dimensions
  * that the model declares fixed must keep their size. `dims` is borrowed for
- * the call. */
+ * the call. Data pointers may change, but the other inputs keep the values
+ * written to them (so inputs may be resized and written one after another);
+ * input i keeps its values only if its shape is unchanged — write it after
+ * the resize. A failed resize leaves the previous shapes and all values. */
 WICK_API wick_status wick_interpreter_resize_input(wick_interpreter *interpreter, size_t i,
                                                    const int32_t *dims, size_t rank);
 

@@ -848,6 +848,64 @@ int wick_interpreter_output_index(const wick_interpreter *it, const char *name) 
   return it ? find_named(it->main, it->main->outputs, it->main->num_outputs, name) : -1;
 }
 
+/* Storage a caller writes through wick_tensor_copy_from. */
+static bool writable(const wick_tensor *t) {
+  return t->data != NULL && t->alloc != WICK_ALLOC_NONE && t->alloc != WICK_ALLOC_CONSTANT;
+}
+
+/* The graph inputs live in the activation arena, which a prepare frees and
+ * plans anew (at a new address, with the inputs at new offsets). A resize
+ * keeps the other inputs' values, as an invoke does: save_inputs copies
+ * every input's shape and bytes out before the prepare, restore_inputs
+ * copies the bytes back into each input whose shape is unchanged. Without
+ * it, a caller that writes each input right after resizing it (the Python
+ * binding does) ran on whatever the new arena held for the inputs written
+ * earlier: out-of-range gather indices or silently wrong outputs, depending
+ * on where the new plan happened to put them. */
+typedef struct saved_input {
+  int32_t rank, dims[WICK_MAX_RANK];
+  size_t bytes; /* 0: nothing saved */
+} saved_input;
+
+static wick_status save_inputs(wick_interpreter *it, saved_input **saved_out) {
+  const wick_graph *g = it->main;
+  size_t total = 0;
+  *saved_out = NULL;
+  if (g->num_inputs == 0) return WICK_OK;
+  bool ok = wick_mul_size(g->num_inputs, sizeof(saved_input), &total);
+  for (uint32_t k = 0; k < g->num_inputs && ok; k++) {
+    const wick_tensor *t = &g->tensors[g->inputs[k]];
+    if (writable(t)) ok = wick_add_size(total, t->bytes, &total);
+  }
+  saved_input *saved = ok ? wick_mem_alloc(&it->mem, total) : NULL;
+  if (saved == NULL)
+    return interp_fail(it, WICK_ERR_OUT_OF_MEMORY,
+                       "out of memory keeping the input values across the resize");
+  uint8_t *at = (uint8_t *)(saved + g->num_inputs);
+  for (uint32_t k = 0; k < g->num_inputs; k++) {
+    const wick_tensor *t = &g->tensors[g->inputs[k]];
+    saved[k].rank = t->rank;
+    memcpy(saved[k].dims, t->dims, sizeof saved[k].dims);
+    saved[k].bytes = writable(t) ? t->bytes : 0;
+    if (saved[k].bytes) memcpy(at, t->data, saved[k].bytes);
+    at += saved[k].bytes;
+  }
+  *saved_out = saved;
+  return WICK_OK;
+}
+
+static void restore_inputs(wick_graph *g, const saved_input *saved) {
+  if (saved == NULL) return;
+  const uint8_t *at = (const uint8_t *)(saved + g->num_inputs);
+  for (uint32_t k = 0; k < g->num_inputs; k++) {
+    wick_tensor *t = &g->tensors[g->inputs[k]];
+    if (saved[k].bytes && writable(t) && t->bytes == saved[k].bytes && t->rank == saved[k].rank &&
+        memcmp(t->dims, saved[k].dims, (size_t)t->rank * sizeof t->dims[0]) == 0)
+      memcpy(t->data, at, t->bytes);
+    at += saved[k].bytes;
+  }
+}
+
 wick_status wick_interpreter_resize_input(wick_interpreter *it, size_t i, const int32_t *dims,
                                           size_t rank) {
   if (it == NULL) return WICK_ERR_INVALID_ARGUMENT;
@@ -868,16 +926,25 @@ wick_status wick_interpreter_resize_input(wick_interpreter *it, size_t i, const 
                          "input %s: dimension %zu is fixed at %d by the model (asked %d)",
                          t->name, d, t->info->dims[d], dims[d]);
   }
+  saved_input *values = NULL;
+  wick_status st = save_inputs(it, &values);
+  if (st != WICK_OK) return st;
   int32_t old[WICK_MAX_RANK];
   memcpy(old, t->dims, sizeof old);
   for (size_t d = 0; d < rank; d++) t->dims[d] = dims[d];
-  wick_status st = graph_prepare(it->main);
-  if (st != WICK_OK) {
+  st = graph_prepare(it->main);
+  if (st == WICK_OK) {
+    restore_inputs(it->main, values);
+  } else {
     memcpy(t->dims, old, sizeof old); /* leave the interpreter usable */
     char saved[sizeof it->error];
     memcpy(saved, it->error, sizeof saved);
-    if (graph_prepare(it->main) == WICK_OK) memcpy(it->error, saved, sizeof saved);
+    if (graph_prepare(it->main) == WICK_OK) {
+      memcpy(it->error, saved, sizeof saved);
+      restore_inputs(it->main, values);
+    }
   }
+  wick_mem_free(&it->mem, values);
   return st;
 }
 

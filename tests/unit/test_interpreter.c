@@ -11,7 +11,10 @@
  *     WICK_ERR_OUT_OF_MEMORY, a cap at the reported need works;
  *   - cancellation: a cancel before invoke makes it return WICK_ERR_CANCELLED,
  *     and the next invoke runs normally;
- *   - several interpreters over one model give identical results.
+ *   - several interpreters over one model give identical results;
+ *   - resizing one input keeps the values already written to the others
+ *     (and a failed resize keeps them all), under an allocator that fills
+ *     every new block with NaN bytes so a lost value cannot pass by luck.
  */
 #include <math.h>
 #include <stdio.h>
@@ -311,10 +314,102 @@ static void test_model_load_cap(void) {
   free(bytes);
 }
 
+/* An allocator whose fresh blocks hold 0xFF bytes (a float NaN), so a
+ * tensor read before anything was written to it cannot look right by luck. */
+static void *poison_alloc(void *user, size_t size, size_t alignment) {
+  (void)user;
+  void *p = NULL;
+  if (posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size ? size : 1))
+    return NULL;
+  memset(p, 0xFF, size);
+  return p;
+}
+static void poison_free(void *user, void *p) {
+  (void)user;
+  free(p);
+}
+
+/* out = x + y with x, y float [-1, N] (a dynamic batch dimension, declared
+ * [1, N]). */
+static uint8_t *build_dynamic_add(size_t *size) {
+  tm_builder *b = tm_new();
+  tm_graph g;
+  tm_graph_init(&g, b);
+  int32_t shape[2] = {1, N}, sig[2] = {-1, N};
+  int32_t x = tm_g_tensor(&g, "x", TM_F32, shape, 2);
+  int32_t y = tm_g_tensor(&g, "y", TM_F32, shape, 2);
+  int32_t out = tm_g_tensor(&g, "out", TM_F32, shape, 2);
+  for (int32_t t = x; t <= out; t++) tm_ref(g.tensors[t], 7, tm_vec_i32(b, sig, 2));
+  tm_node *o = tm_table(b);
+  tm_i8(o, 0, 0);
+  int32_t in[2] = {x, y}, outs[1] = {out};
+  tm_g_op(&g, OP_ADD, in, 2, outs, 1, 11, o);
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, in, 2, outs, 1, g.ops, g.nops);
+  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size);
+  tm_free(b);
+  return bytes;
+}
+
+/* Resizing input 1 re-prepares and re-plans the arena the inputs live in:
+ * the value written to input 0 before must survive it. The Python binding
+ * resizes and writes the inputs in turn, so this lost input 0 of every
+ * dynamic-batch model fed a new batch size (garbage, or a gather index
+ * error, depending on the new plan). */
+static void test_resize_keeps_inputs(void) {
+  size_t size;
+  uint8_t *bytes = build_dynamic_add(&size);
+  wick_error_info err;
+  wick_model *model = NULL;
+  wick_interpreter *it = NULL;
+  wick_interpreter_options o = wick_interpreter_options_default();
+  o.allocator.alloc = poison_alloc;
+  o.allocator.free = poison_free;
+  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &model) == WICK_OK, "load: %s",
+        err.message);
+  CHECK(model && wick_interpreter_create(model, NULL, &o, &err, &it) == WICK_OK, "create: %s",
+        err.message);
+  if (it == NULL) {
+    wick_model_destroy(model);
+    free(bytes);
+    return;
+  }
+  float x[2 * N], y[2 * N], want[2 * N];
+  for (int k = 0; k < 2 * N; k++) x[k] = tm_val(k), y[k] = (float)k, want[k] = x[k] + y[k];
+  const int32_t two[2] = {2, N}, three[2] = {3, N};
+  CHECK(wick_interpreter_resize_input(it, 0, two, 2) == WICK_OK, "resize x: %s",
+        wick_interpreter_last_error(it));
+  CHECK(wick_tensor_copy_from(wick_interpreter_input(it, 0), x, sizeof x) == WICK_OK, "write x");
+  CHECK(wick_interpreter_resize_input(it, 1, two, 2) == WICK_OK, "resize y: %s",
+        wick_interpreter_last_error(it));
+  CHECK(memcmp(wick_tensor_data(wick_interpreter_input(it, 0)), x, sizeof x) == 0,
+        "resizing y lost the value of x");
+  CHECK(wick_tensor_copy_from(wick_interpreter_input(it, 1), y, sizeof y) == WICK_OK, "write y");
+  CHECK(wick_interpreter_invoke(it) == WICK_OK, "invoke: %s", wick_interpreter_last_error(it));
+  const wick_tensor *out = wick_interpreter_output(it, 0);
+  CHECK(wick_tensor_byte_size(out) == sizeof want &&
+            memcmp(wick_tensor_data(out), want, sizeof want) == 0,
+        "x + y after resizing both differs");
+
+  /* [3, N] + [2, N] does not broadcast: the resize fails, the interpreter
+   * goes back to [2, N] and both inputs keep their values. */
+  CHECK(wick_interpreter_resize_input(it, 0, three, 2) != WICK_OK, "[3,N] + [2,N] should fail");
+  CHECK(wick_interpreter_invoke(it) == WICK_OK, "invoke after a failed resize: %s",
+        wick_interpreter_last_error(it));
+  out = wick_interpreter_output(it, 0);
+  CHECK(wick_tensor_byte_size(out) == sizeof want &&
+            memcmp(wick_tensor_data(out), want, sizeof want) == 0,
+        "x + y after a failed resize differs");
+  wick_interpreter_destroy(it);
+  wick_model_destroy(model);
+  free(bytes);
+}
+
 int main(void) {
   for (int i = 0; i < 300; i++) run_dag_case(i);
   test_chain_reuses_memory();
   test_model_load_cap();
+  test_resize_keeps_inputs();
   wick_interpreter_destroy(NULL); /* no-ops */
   wick_model_destroy(NULL);
   CHECK(wick_interpreter_reset_variables(NULL) == WICK_ERR_INVALID_ARGUMENT,

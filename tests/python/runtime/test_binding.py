@@ -97,6 +97,70 @@ def test_resizing_an_input_reprepares_the_graph():
         m(np.ones((2, 5), np.float32))
 
 
+def dynamic_batch_embedding(seq=16, vocab=100, width=8):
+    """The start of a converted BERT with a dynamic batch: ids and mask are int64 [-1, seq];
+    CAST(ids) -> int32 indices for GATHER(word table), SHAPE(ids) (a second reader of ids) ->
+    FILL 0 -> GATHER(type table), ADD, then times CAST(mask) as float [-1, seq, 1]."""
+    rng = np.random.default_rng(11)
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    dyn = [-1, seq]
+    ids = sg.add_tensor("ids", [1, seq], np.int64, shape_signature=dyn)
+    mask = sg.add_tensor("mask", [1, seq], np.int64, shape_signature=dyn)
+    word_table = rng.standard_normal((vocab, width)).astype(np.float32)
+    type_table = rng.standard_normal((2, width)).astype(np.float32)
+    words = sg.add_constant("words", word_table)
+    types = sg.add_constant("types", type_table)
+    zero = sg.add_constant("zero", np.array(0, np.int32))
+    shape3 = sg.add_constant("shape3", np.array([-1, seq, 1], np.int32))
+    emb_shape = [1, seq, width]
+    emb_sig = [-1, seq, width]
+    idx = sg.add_tensor("idx", [1, seq], np.int32, shape_signature=dyn)
+    emb = sg.add_tensor("emb", emb_shape, np.float32, shape_signature=emb_sig)
+    shp = sg.add_tensor("shp", [2], np.int32)
+    zeros = sg.add_tensor("zeros", [1, seq], np.int32, shape_signature=dyn)
+    tok = sg.add_tensor("tok", emb_shape, np.float32, shape_signature=emb_sig)
+    summed = sg.add_tensor("summed", emb_shape, np.float32, shape_signature=emb_sig)
+    maskf = sg.add_tensor("maskf", [1, seq], np.float32, shape_signature=dyn)
+    mask3 = sg.add_tensor("mask3", [1, seq, 1], np.float32, shape_signature=[-1, seq, 1])
+    y = sg.add_tensor("y", emb_shape, np.float32, shape_signature=emb_sig)
+    none = dict(fused_activation_function="NONE")
+    sg.add_operator("CAST", [ids], [idx])
+    sg.add_operator("GATHER", [words, idx], [emb], options=dict(axis=0))
+    sg.add_operator("SHAPE", [ids], [shp], options=dict(out_type="int32"))
+    sg.add_operator("FILL", [shp, zero], [zeros])
+    sg.add_operator("GATHER", [types, zeros], [tok], options=dict(axis=0))
+    sg.add_operator("ADD", [emb, tok], [summed], options=none)
+    sg.add_operator("CAST", [mask], [maskf])
+    sg.add_operator("RESHAPE", [maskf, shape3], [mask3])
+    sg.add_operator("MUL", [summed, mask3], [y], options=none)
+    sg.set_inputs([ids, mask])
+    sg.set_outputs([y])
+    return w.finish(), word_table, type_table
+
+
+@pytest.mark.parametrize("mode", ["optimized", "no_in_place", "reference"])
+def test_resizing_one_input_keeps_the_others(mode, monkeypatch):
+    """Each call resizes and writes the inputs in turn, and every resize re-plans the arena the
+    inputs live in: ids written before mask is resized must survive it (src/core/interpreter.c,
+    save_inputs). They did not, on any kernels: with in place the new plan moved ids, so batch 2
+    of a converted BERT gathered garbage indices; elsewhere it passed only while the new arena
+    happened to hold the old bytes at the same place. A fresh interpreter per batch size and
+    one interpreter going through several sizes; numpy is the reference (exact: gathers and
+    a multiply by 0 or 1)."""
+    monkeypatch.setenv("WICK_NO_IN_PLACE", "1" if mode == "no_in_place" else "0")
+    data, words, types = dynamic_batch_embedding()
+    kw = {"reference": True} if mode == "reference" else {}
+    shared = wick.load(data, **kw)
+    for batch in (2, 3, 1, 4, 2):
+        rng = np.random.default_rng(batch)
+        ids = rng.integers(0, 100, (batch, 16)).astype(np.int64)
+        mask = (rng.random((batch, 16)) < 0.7).astype(np.int64)
+        want = (words[ids] + types[0]) * mask[..., None].astype(np.float32)
+        for m in (wick.load(data, **kw), shared):
+            np.testing.assert_array_equal(m(ids, mask)[0], want, err_msg=f"batch {batch}")
+
+
 def test_memory_cap_fails_cleanly_and_a_sufficient_cap_works():
     from tests.python.oracles import keras_models
 
