@@ -8,8 +8,9 @@
  *
  * Hybrid (dynamic-range) form: float32 input and output, int8 symmetric
  * weights with one scale or one per output row, float32 bias: input rows are
- * quantized at run time (src/kernels/reference/hybrid.c, as LiteRT's
- * EvalHybrid with symmetric inputs; asymmetric_quantize_inputs is refused).
+ * quantized at run time, symmetric or (asymmetric_quantize_inputs, TensorFlow's
+ * dynamic-range default) asymmetric (src/kernels/reference/hybrid.c, as LiteRT's
+ * EvalHybrid).
  *
  * Kernels: when the weights (and bias) are known at prepare and the CPU has
  * an optimized GEMM (src/kernels/select.c), prepare packs them once and
@@ -40,8 +41,6 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, fc_data *d, const wick_tenso
   WICK_CHECK_SUPPORTED(ctx, q != NULL && q->count > 0,
                        "float32 input with int8 weights without quantization parameters (the "
                        "hybrid form needs scales)");
-  WICK_CHECK_SUPPORTED(ctx, !ctx->params->fc.asymmetric_quantize_inputs,
-                       "hybrid asymmetric_quantize_inputs is not supported yet");
   d->per_channel = q->count > 1;
   if (d->per_channel)
     WICK_CHECK(ctx, q->count == (uint32_t)d->n && q->quantized_dimension == 0,
@@ -165,7 +164,8 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
     wick_tensor *b = wick_op_input(ctx, 2);
     wick_hybrid_fully_connected__reference(d->m, d->n, d->k, wick_op_input(ctx, 0)->data,
                                            wick_op_input(ctx, 1)->data, d->weight_scales,
-                                           d->per_channel, b ? b->data : NULL, d->scratch,
+                                           d->per_channel, ctx->params->fc.asymmetric_quantize_inputs,
+                                           b ? b->data : NULL, d->scratch,
                                            wick_op_output(ctx, 0)->data, d->lo, d->hi);
     return wick_op_run_fused_epilogue(ctx);
   }

@@ -2,13 +2,15 @@
  * hybrid.c — reference kernels of the hybrid ops: float32 activations, int8
  * symmetric weights (TFLite's dynamic-range quantization).
  *
- * As LiteRT's EvalHybrid for FULLY_CONNECTED (symmetric input quantization):
- * each input row is quantized at run time to int8 in [-127, 127] with scale
- * max|x| / 127 (a zero row gives zeros and scale 1), values
- * round-half-away(x * 127 / max|x|); the int32 dot product with each weight row
- * is scaled back in float by (row scale * weight scale) — per-tensor weights
- * fold their scale into the row scale first, per-channel weights multiply it
- * per output — and added to the bias (or 0); the fused activation clamps last.
+ * As LiteRT's EvalHybrid for FULLY_CONNECTED: each input row is quantized at
+ * run time — symmetric: int8 in [-127, 127] with scale max|x| / 127 (a zero
+ * row gives zeros and scale 1), values round-half-away(x * 127 / max|x|);
+ * asymmetric (asymmetric_quantize_inputs): LiteRT's AsymmetricQuantizeFloats
+ * below, and the int32 dot product then loses zero point * the weight row's
+ * sum. The int32 dot product with each weight row is scaled back in float by
+ * (row scale * weight scale) — per-tensor weights fold their scale into the
+ * row scale first, per-channel weights multiply it per output — and added to
+ * the bias (or 0); the fused activation clamps last.
  * Next: src/ops/fully_connected.c (the operator).
  */
 #include <math.h>
@@ -40,16 +42,23 @@ float wick_hybrid_quantize_row__reference(int64_t k, const float *x, int8_t *q) 
 
 void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, const float *input,
                                             const int8_t *weights, const float *weight_scales,
-                                            bool per_channel, const float *bias, int8_t *scratch,
-                                            float *output, float lo, float hi) {
+                                            bool per_channel, bool asymmetric, const float *bias,
+                                            int8_t *scratch, float *output, float lo, float hi) {
   for (int64_t r = 0; r < m; r++) {
-    float scale = wick_hybrid_quantize_row__reference(k, input + r * k, scratch);
+    int32_t offset = 0;
+    float scale = asymmetric
+                      ? wick_hybrid_quantize_asymmetric__reference(k, input + r * k, scratch, &offset)
+                      : wick_hybrid_quantize_row__reference(k, input + r * k, scratch);
     if (!per_channel) scale *= weight_scales[0];
     float *out = output + r * n;
     for (int64_t c = 0; c < n; c++) {
       const int8_t *w = weights + c * k;
-      uint32_t dot = 0; /* an int32 sum that wraps past 2^31 (k > 133k) like LiteRT's */
-      for (int64_t i = 0; i < k; i++) dot += (uint32_t)((int32_t)w[i] * (int32_t)scratch[i]);
+      uint32_t dot = 0, row_sum = 0; /* int32 sums that wrap past 2^31 like LiteRT's */
+      for (int64_t i = 0; i < k; i++) {
+        dot += (uint32_t)((int32_t)w[i] * (int32_t)scratch[i]);
+        row_sum += (uint32_t)(int32_t)w[i];
+      }
+      dot -= row_sum * (uint32_t)offset;
       const float s = per_channel ? scale * weight_scales[c] : scale;
       float y = bias ? bias[c] : 0.0f;
       y += (float)(int32_t)dot * s;

@@ -144,11 +144,14 @@ void wick_f32_fully_connected__reference(int64_t m, int64_t n, int64_t k, const 
  * zero row), LiteRT's SymmetricQuantizeFloats. */
 float wick_hybrid_quantize_row__reference(int64_t k, const float *x, int8_t *q);
 /* out[m, n] = clamp(bias[n] + (sum_k q(in)[m, k] * w[n, k]) * s_row[m] * s_w[n or 0]);
- * `scratch` holds k int8. */
+ * `scratch` holds k int8. `asymmetric` (the option asymmetric_quantize_inputs, TensorFlow's
+ * dynamic-range default): each row quantized by wick_hybrid_quantize_asymmetric__reference
+ * with its zero point `o`, and the int32 sum corrected by - o * (sum_k w[n, k]) (wrapping),
+ * as LiteRT's EvalHybrid. */
 void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, const float *input,
                                             const int8_t *weights, const float *weight_scales,
-                                            bool per_channel, const float *bias, int8_t *scratch,
-                                            float *output, float lo, float hi);
+                                            bool per_channel, bool asymmetric, const float *bias,
+                                            int8_t *scratch, float *output, float lo, float hi);
 
 /* LiteRT's AsymmetricQuantizeFloats over x[n] (one batch of a hybrid conv):
  * q int8, returns the scale, *offset the zero point. */

@@ -732,19 +732,23 @@ def test_rsqrt_int8_negative_input_fails_at_invoke():
 @pytest.mark.parametrize("per_channel", [False, True])
 @pytest.mark.parametrize("bias", [False, True])
 @pytest.mark.parametrize("activation", ["NONE", "RELU"])
-def test_fully_connected_hybrid(per_channel, bias, activation):
+@pytest.mark.parametrize("asymmetric", [False, True])
+def test_fully_connected_hybrid(per_channel, bias, activation, asymmetric):
     """float32 input, int8 symmetric weights (TFLite's dynamic-range form): the input rows are
-    quantized at run time. Against LiteRT's reference kernels within float rounding of the
-    final rescale (the int32 sums are identical; LiteRT's optimized portable loop may sum the
-    float products in another order)."""
+    quantized at run time, symmetric or asymmetric (asymmetric_quantize_inputs, what
+    TensorFlow's converter writes: Keras EfficientNetV2's dynamic-range file was refused).
+    Against LiteRT's reference kernels within float rounding of the final rescale (the int32
+    sums are identical; LiteRT's optimized portable loop may sum the float products in another
+    order)."""
     rng = np.random.default_rng(RNG_SEED)
     m, k, n = 3, 37, 6
     x = rng.standard_normal((m, k)).astype(np.float32)
     x[1] = 0.0  # a zero row: scale 1, output = bias
+    x[2] += 0.7  # an off-centre row: a nonzero asymmetric zero point
     ws = list(rng.uniform(0.003, 0.03, n)) if per_channel else 0.013
     w = QC(rnd(rng, (n, k), np.int8, -127, 127), ws, 0)
     b = rng.standard_normal(n).astype(np.float32) if bias else None
-    data = _float_fc(x, w, b, activation)
+    data = _float_fc(x, w, b, activation, asymmetric)
     ref = run_litert(data, [x], reference=True)[0]
     for reference in (False, True):
         got = wick.load(data, reference=reference)(x)[0]
@@ -812,14 +816,15 @@ def test_batch_matmul_hybrid_rejects_misplaced_scales():
         wick.load(mw.finish())
 
 
-def _float_fc(x, w, b, activation):
+def _float_fc(x, w, b, activation, asymmetric=False):
     mw = ModelWriter()
     sg = mw.add_subgraph()
     xin = sg.add_tensor("x", list(x.shape), np.float32)
     wt = sg.add_constant("w", w.value, quant=w.quant())
     bt = sg.add_constant("b", b) if b is not None else -1
     out = sg.add_tensor("y", [1], np.float32)
-    sg.add_operator("FULLY_CONNECTED", [xin, wt, bt], [out], options=act(activation))
+    options = dict(act(activation), asymmetric_quantize_inputs=asymmetric)
+    sg.add_operator("FULLY_CONNECTED", [xin, wt, bt], [out], options=options)
     sg.set_inputs([xin])
     sg.set_outputs([out])
     return mw.finish()
@@ -871,25 +876,6 @@ def test_conv_hybrid(depthwise, padding, stride, dilation):
     for reference in (False, True):
         got = wick.load(data, reference=reference)(x)[0]
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
-
-
-def test_fully_connected_hybrid_asymmetric_inputs_are_refused():
-    x = np.ones((2, 4), np.float32)
-    w = QC(np.ones((3, 4), np.int8), 0.1, 0)
-    mw = ModelWriter()
-    sg = mw.add_subgraph()
-    xin = sg.add_tensor("x", [2, 4], np.float32)
-    out = sg.add_tensor("y", [1], np.float32)
-    sg.add_operator(
-        "FULLY_CONNECTED",
-        [xin, sg.add_constant("w", w.value, quant=w.quant()), -1],
-        [out],
-        options=dict(asymmetric_quantize_inputs=True),
-    )
-    sg.set_inputs([xin])
-    sg.set_outputs([out])
-    with pytest.raises(wick.WickError, match="asymmetric_quantize_inputs"):
-        wick.load(mw.finish())(x)
 
 
 @pytest.mark.parametrize(
