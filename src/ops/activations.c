@@ -83,6 +83,15 @@ const wick_op_def wick_op_gelu = {"GELU", WICK_BUILTIN_GELU, 2, gelu_prepare, ge
 
 /* ---------------------------------------------------------------- PRELU */
 
+/* `channels` > 0: alpha varies along the last dimension only (per-channel alpha of an NHWC
+ * tensor, or a scalar: channels 1 after a broadcast of 1), the row loop of
+ * wick_f32_prelu_channels split over the threads; else the reference kernel's general
+ * broadcast walk. */
+typedef struct prelu_data {
+  wick_broadcast bc;
+  int64_t rows, channels;
+} prelu_data;
+
 static wick_status prelu_prepare(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_prelu_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
@@ -91,8 +100,9 @@ static wick_status prelu_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 1, &alpha));
   WICK_TRY(require_f32(ctx, in, "input"));
   WICK_TRY(require_f32(ctx, alpha, "alpha"));
-  wick_broadcast *bc = wick_op_alloc(ctx, sizeof *bc);
-  if (bc == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  prelu_data *d = wick_op_alloc(ctx, sizeof *d);
+  if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  wick_broadcast *bc = &d->bc;
   WICK_TRY(wick_broadcast_shapes(ctx, in, alpha, &bc->rank, bc->dims));
   bool same = bc->rank == in->rank;
   for (int32_t i = 0; same && i < in->rank; i++) same = bc->dims[i] == in->dims[i];
@@ -100,14 +110,54 @@ static wick_status prelu_prepare(wick_op_ctx *ctx) {
              alpha->rank, in->rank);
   wick_broadcast_strides(in, bc->rank, bc->dims, bc->a_strides);
   wick_broadcast_strides(alpha, bc->rank, bc->dims, bc->b_strides);
-  ctx->node->user_data = bc;
+  const int32_t last = bc->rank - 1;
+  bool rowwise = true;
+  for (int32_t i = 0; i < last; i++) rowwise = rowwise && bc->b_strides[i] == 0;
+  const int64_t total = wick_tensor_elements(in);
+  if (rowwise && last >= 0 && bc->dims[last] > 0 && (bc->b_strides[last] == 1 ||
+                                                     bc->b_strides[last] == 0)) {
+    d->channels = bc->dims[last];
+    d->rows = total / d->channels;
+    if (bc->b_strides[last] == 0 && d->channels > 1) {
+      size_t bytes;
+      WICK_CHECK(ctx, wick_mul_size((size_t)d->channels, sizeof(float), &bytes),
+                 "the input's last dimension is too large");
+      wick_op_request_scratch(ctx, bytes);
+    }
+  }
+  ctx->node->user_data = d;
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
+}
+
+typedef struct prelu_job {
+  const prelu_data *d;
+  const float *in, *alpha, *alpha_row;
+  float *out;
+} prelu_job;
+
+static void prelu_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const prelu_job *j = arg;
+  const int64_t c = j->d->channels, off = (int64_t)begin * c;
+  wick_f32_prelu_channels((int64_t)(end - begin), c, j->in + off, j->alpha_row, j->out + off);
 }
 
 static wick_status prelu_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_prelu_invoke_quantized(ctx);
-  const wick_broadcast *bc = ctx->node->user_data;
-  wick_f32_prelu__reference(bc, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
+  prelu_data *d = ctx->node->user_data;
+  const float *alpha = wick_op_input(ctx, 1)->data;
+  if (d->channels > 0) {
+    /* A scalar alpha (stride 0 along the last dimension too) becomes one row of copies. */
+    const float *row = alpha;
+    if (d->bc.b_strides[d->bc.rank - 1] == 0 && d->channels > 1) {
+      float *copies = wick_op_scratch(ctx);
+      for (int64_t c = 0; c < d->channels; c++) copies[c] = alpha[0];
+      row = copies;
+    }
+    prelu_job j = {d, wick_op_input(ctx, 0)->data, alpha, row, wick_op_output(ctx, 0)->data};
+    return wick_parallel_range(ctx, (size_t)d->rows, (uint64_t)d->channels, prelu_rows, &j);
+  }
+  wick_f32_prelu__reference(&d->bc, wick_op_input(ctx, 0)->data, alpha,
                             wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }

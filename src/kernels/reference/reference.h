@@ -338,6 +338,11 @@ void wick_f32_leaky_relu__reference(int64_t n, float alpha, const float *in, flo
 void wick_f32_gelu__reference(int64_t n, bool approximate, const float *in, float *out);
 /* out = x >= 0 ? x : x * alpha, alpha broadcast into the output (= input)
  * shape: operand a of `bc` is the input, b is alpha. */
+/* PRELU whose alpha varies along the last dimension only (`channels` values; 1: a scalar):
+ * rows x channels, the same select as the reference (x >= 0 ? x : x * alpha), in a loop the
+ * compiler vectorizes. */
+void wick_f32_prelu_channels(int64_t rows, int64_t channels, const float *in, const float *alpha,
+                             float *out);
 void wick_f32_prelu__reference(const wick_broadcast *bc, const float *in, const float *alpha,
                                float *out);
 

@@ -131,6 +131,15 @@ void wick_f32_gelu__reference(int64_t n, bool approximate, const float *in, floa
   }
 }
 
+void wick_f32_prelu_channels(int64_t rows, int64_t channels, const float *in, const float *alpha,
+                             float *out) {
+  for (int64_t r = 0; r < rows; r++) {
+    const float *x = in + r * channels;
+    float *y = out + r * channels;
+    for (int64_t c = 0; c < channels; c++) y[c] = x[c] >= 0.0f ? x[c] : x[c] * alpha[c];
+  }
+}
+
 void wick_f32_prelu__reference(const wick_broadcast *bc, const float *in, const float *alpha,
                                float *out) {
   int32_t r = bc->rank;

@@ -441,6 +441,8 @@ def test_gelu(approximate, special):
         ((2, 5), (1,)),
         ((2, 5), ()),
         ((6,), (6,)),
+        ((1, 96, 96, 32), (1, 1, 32)),  # MediaPipe's size: the row loop split into tasks
+        ((1, 40, 40, 16), (1,)),  # a scalar alpha on the row loop
     ],
     ids=str,
 )
@@ -454,6 +456,7 @@ def test_prelu(in_shape, alpha_shape, alpha_const):
     data, feeds = model("PRELU", [x, alpha], consts=(1,) if alpha_const or not alpha.ndim else ())
     got, ref = run_both(data, feeds)
     assert_exact(got, ref)  # one multiply: bit-exact
+    assert_exact(wick.load(data, num_threads=2)(*feeds)[0], ref)
 
 
 def test_prelu_rank5_against_numpy():
