@@ -559,12 +559,7 @@ def test_op_wick(mod, inputs, tol):
         from .util import flat_outputs
 
         ref = [to_numpy(t) for t in flat_outputs(mod(*args))]
-    try:
-        got = model.run(*[to_numpy(a) for a in args])
-    except runtime.WickError as e:
-        if e.status in ("unsupported operator",):
-            pytest.skip(f"wick runtime: {e}")
-        raise
+    got = model.run(*[to_numpy(a) for a in args])  # (a file wick refuses is a failure)
     for g, rf in zip(got, ref, strict=True):
         assert g.shape == rf.shape
         if not np.issubdtype(rf.dtype, np.floating):
