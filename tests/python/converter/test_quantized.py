@@ -104,12 +104,6 @@ def test_cnn_int8(name):
     gm = _quantize(m, (x,))
     model, got = _check(gm, x)
     assert model.op_counts.get("TRANSPOSE", 0) == 1, model.op_counts
-    try:
-        from wick import runtime
-
-        runtime.library_path()
-    except Exception:
-        return
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
     it = Interpreter(
