@@ -341,8 +341,8 @@ void wick_f32_gelu__reference(int64_t n, bool approximate, const float *in, floa
 /* PRELU whose alpha varies along the last dimension only (`channels` values; 1: a scalar):
  * rows x channels, the same select as the reference (x >= 0 ? x : x * alpha), in a loop the
  * compiler vectorizes. */
-void wick_f32_prelu_channels(int64_t rows, int64_t channels, const float *in, const float *alpha,
-                             float *out);
+void wick_f32_prelu_channels(int64_t rows, int64_t channels, const float *restrict in,
+                             const float *restrict alpha, float *restrict out);
 void wick_f32_prelu__reference(const wick_broadcast *bc, const float *in, const float *alpha,
                                float *out);
 
