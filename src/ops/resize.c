@@ -69,11 +69,26 @@ static wick_status resize_prepare(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
+typedef struct bilinear_job {
+  const wick_resize_shape *s;
+  const float *in;
+  float *out;
+} bilinear_job;
+
+static void bilinear_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const bilinear_job *j = arg;
+  wick_f32_resize_bilinear_rows__reference(j->s, j->in, j->out, (int64_t)begin, (int64_t)end);
+}
+
+/* Float: output rows split over the threads (each row's values do not depend on the split). */
 static wick_status bilinear_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_resize_invoke_quantized(ctx);
-  wick_f32_resize_bilinear__reference(ctx->node->user_data, wick_op_input(ctx, 0)->data,
-                                      wick_op_output(ctx, 0)->data);
-  return WICK_OK;
+  const wick_resize_shape *s = ctx->node->user_data;
+  bilinear_job j = {s, wick_op_input(ctx, 0)->data, wick_op_output(ctx, 0)->data};
+  const uint64_t work_per_row = (uint64_t)s->out_w * (uint64_t)s->channels * 4;
+  return wick_parallel_range(ctx, (size_t)s->batch * (size_t)s->out_h, work_per_row,
+                             bilinear_rows, &j);
 }
 
 static wick_status nearest_invoke(wick_op_ctx *ctx) {

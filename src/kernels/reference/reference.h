@@ -289,6 +289,9 @@ typedef struct wick_resize_shape {
   bool align_corners, half_pixel_centers;
 } wick_resize_shape;
 void wick_f32_resize_bilinear__reference(const wick_resize_shape *s, const float *in, float *out);
+/* Output rows [row_begin, row_end) of the batch x out_h rows (the same values as one call). */
+void wick_f32_resize_bilinear_rows__reference(const wick_resize_shape *s, const float *in,
+                                              float *out, int64_t row_begin, int64_t row_end);
 /* Copies whole pixels of `elem_size`-byte elements. */
 void wick_resize_nearest__reference(const wick_resize_shape *s, size_t elem_size, const void *in,
                                     void *out);

@@ -36,33 +36,38 @@ static void bilinear_source(int32_t v, float scale, bool half_pixel, int32_t in,
   *hi = c < (float)(in - 1) ? (int32_t)c : in - 1;
 }
 
-void wick_f32_resize_bilinear__reference(const wick_resize_shape *s, const float *in, float *out) {
-  float sy = axis_scale(s->in_h, s->out_h, s->align_corners);
-  float sx = axis_scale(s->in_w, s->out_w, s->align_corners);
-  int64_t c_n = s->channels;
-  for (int32_t n = 0; n < s->batch; n++) {
-    const float *img = in + (int64_t)n * s->in_h * s->in_w * c_n;
-    for (int32_t y = 0; y < s->out_h; y++) {
-      float py;
-      int32_t y0, y1;
-      bilinear_source(y, sy, s->half_pixel_centers, s->in_h, &py, &y0, &y1);
-      float dy = py - (float)y0;
-      for (int32_t x = 0; x < s->out_w; x++) {
-        float px;
-        int32_t x0, x1;
-        bilinear_source(x, sx, s->half_pixel_centers, s->in_w, &px, &x0, &x1);
-        float dx = px - (float)x0;
-        const float *p00 = img + ((int64_t)y0 * s->in_w + x0) * c_n;
-        const float *p10 = img + ((int64_t)y1 * s->in_w + x0) * c_n;
-        const float *p01 = img + ((int64_t)y0 * s->in_w + x1) * c_n;
-        const float *p11 = img + ((int64_t)y1 * s->in_w + x1) * c_n;
-        float *o = out + (((int64_t)n * s->out_h + y) * s->out_w + x) * c_n;
-        for (int64_t c = 0; c < c_n; c++)
-          o[c] = p00[c] * (1 - dy) * (1 - dx) + p10[c] * dy * (1 - dx) +
-                 p01[c] * (1 - dy) * dx + p11[c] * dy * dx;
-      }
+void wick_f32_resize_bilinear_rows__reference(const wick_resize_shape *s, const float *in,
+                                              float *out, int64_t row_begin, int64_t row_end) {
+  const float sy = axis_scale(s->in_h, s->out_h, s->align_corners);
+  const float sx = axis_scale(s->in_w, s->out_w, s->align_corners);
+  const int64_t c_n = s->channels;
+  for (int64_t row = row_begin; row < row_end; row++) {
+    const int64_t n = row / s->out_h;
+    const int32_t y = (int32_t)(row % s->out_h);
+    const float *img = in + n * s->in_h * s->in_w * c_n;
+    float py;
+    int32_t y0, y1;
+    bilinear_source(y, sy, s->half_pixel_centers, s->in_h, &py, &y0, &y1);
+    const float dy = py - (float)y0;
+    for (int32_t x = 0; x < s->out_w; x++) {
+      float px;
+      int32_t x0, x1;
+      bilinear_source(x, sx, s->half_pixel_centers, s->in_w, &px, &x0, &x1);
+      const float dx = px - (float)x0;
+      const float *restrict p00 = img + ((int64_t)y0 * s->in_w + x0) * c_n;
+      const float *restrict p10 = img + ((int64_t)y1 * s->in_w + x0) * c_n;
+      const float *restrict p01 = img + ((int64_t)y0 * s->in_w + x1) * c_n;
+      const float *restrict p11 = img + ((int64_t)y1 * s->in_w + x1) * c_n;
+      float *restrict o = out + (row * s->out_w + x) * c_n;
+      for (int64_t c = 0; c < c_n; c++)
+        o[c] = p00[c] * (1 - dy) * (1 - dx) + p10[c] * dy * (1 - dx) + p01[c] * (1 - dy) * dx +
+               p11[c] * dy * dx;
     }
   }
+}
+
+void wick_f32_resize_bilinear__reference(const wick_resize_shape *s, const float *in, float *out) {
+  wick_f32_resize_bilinear_rows__reference(s, in, out, 0, (int64_t)s->batch * s->out_h);
 }
 
 static int32_t nearest_source(int32_t v, float scale, const wick_resize_shape *s, int32_t in) {

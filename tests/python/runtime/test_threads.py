@@ -89,7 +89,22 @@ class ResBlock(torch.nn.Module):
         return torch.relu(self.conv2(torch.relu(self.conv1(x))) + x)
 
 
+class Decoder(torch.nn.Module):
+    """A segmentation head as MediaPipe's: a 2x bilinear upsampling, its output rows split over
+    the threads."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.act = torch.nn.ReLU()
+        self.up = torch.nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
+
+    def forward(self, x):
+        return self.up(self.act(self.conv(x)))
+
+
 CASES = {
+    "decoder": (Decoder, (1, 8, 64, 64)),
     "convnet": (ConvNet, (1, 3, 96, 96)),
     "resblock": (ResBlock, (2, 24, 30, 30)),
     "small_spatial": (SmallSpatial, (1, 64, 14, 14)),
