@@ -23,6 +23,7 @@ _KEEP = (
     "aten.upsample_bilinear2d.default",
     "aten.pixel_shuffle.default",
     "aten.pixel_unshuffle.default",
+    "aten._prelu_kernel.default",  # PRELU (the decomposition is GREATER, MUL and SELECT_V2)
 )
 
 
