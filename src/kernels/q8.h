@@ -133,6 +133,11 @@ typedef void (*wick_q8_conv_amx_fn)(const wick_conv_shape *s, const int8_t *inpu
                                     const wick_q8_output *o, size_t m0, size_t m1, size_t n0,
                                     size_t n1, void *work);
 
+/* int8 dot products of the hybrid (dynamic-range) ops: c[i * ldc + j] = sum_p a[i * k + p] *
+ * b[j * k + p] for i < m, j < n, as int32 sums that wrap (the reference's). */
+typedef void (*wick_q8_dots_fn)(size_t m, size_t n, size_t k, const int8_t *a, const int8_t *b,
+                                int32_t *c, size_t ldc);
+
 typedef struct wick_q8_kernels {
   const char *isa; /* "avx512amx", "avx512vnni", "avx2", "neondot", "neon" */
   size_t mr, nr;
@@ -155,6 +160,7 @@ typedef struct wick_q8_kernels {
   wick_q8_add_fn add;
   wick_q8_mul_fn mul;
   wick_q8_conv_amx_fn conv_amx; /* AMX-INT8 (avx512amx table only) */
+  wick_q8_dots_fn dots;         /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
@@ -417,6 +423,11 @@ WICK_Q8_API void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8
                                            bool subtract);
 WICK_Q8_API void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b,
                                            int8_t *out, const wick_qmul_params *p);
+
+WICK_Q8_API void wick_q8_dots__avx512vnni(size_t m, size_t n, size_t k, const int8_t *a,
+                                          const int8_t *b, int32_t *c, size_t ldc);
+WICK_Q8_API void wick_q8_dots__avx2(size_t m, size_t n, size_t k, const int8_t *a,
+                                    const int8_t *b, int32_t *c, size_t ldc);
 
 WICK_Q8_API void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input,
                                              int32_t zp, const void *packed, int8_t *output,

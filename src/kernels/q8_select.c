@@ -25,7 +25,7 @@
   .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,                 \
   .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,  \
   .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni, \
-  .mul = wick_q8_mul_ukernel__avx512vnni
+  .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
@@ -49,6 +49,7 @@ static const wick_q8_kernels avx2_kernels = {
     .dwconv = wick_q8_dwconv_ukernel__avx2,
     .add = wick_q8_add_ukernel__avx2,
     .mul = wick_q8_mul_ukernel__avx2,
+    .dots = wick_q8_dots__avx2,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL |

@@ -556,6 +556,40 @@ static void test_mul(const wick_q8_kernels *kern) {
   printf("%s mul: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ hybrid dot products */
+
+/* kern->dots against the portable loop: every m (4-row blocks and the rest), k around the
+ * 16- and 64-byte steps, extreme values, and a k long enough (140000 x 128 x 128 > 2^31) that
+ * the int32 sums wrap as the reference's. */
+static void test_dots(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t shapes[][3] = {{1, 1, 1},   {3, 5, 15},  {4, 7, 16},   {5, 33, 17},
+                                     {9, 3, 63},  {8, 2, 64},  {7, 4, 65},   {13, 9, 384},
+                                     {2, 3, 1000}, {4, 1, 140000}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    const size_t m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
+    const bool extreme = i % 3 == 2 || k == 140000;
+    int8_t *a = rand_i8(m * k, extreme), *b = rand_i8(n * k, extreme);
+    if (k == 140000)
+      for (size_t p = 0; p < m * k; p++) a[p] = -128, b[p % (n * k)] = -128;
+    const size_t ldc = n + 2;
+    int32_t *got = calloc(m * ldc, sizeof(int32_t)), *ref = calloc(m * ldc, sizeof(int32_t));
+    wick_hybrid_dots__reference(m, n, k, a, b, ref, ldc);
+    kern->dots(m, n, k, a, b, got, ldc);
+    checks++;
+    for (size_t r = 0; r < m; r++)
+      for (size_t c = 0; c < ldc; c++)
+        if (got[r * ldc + c] != ref[r * ldc + c]) {
+          fail("%s dots m=%zu n=%zu k=%zu: [%zu, %zu] got %d want %d", kern->isa, m, n, k, r, c,
+               got[r * ldc + c], ref[r * ldc + c]);
+          r = m;
+          break;
+        }
+    free(a), free(b), free(got), free(ref);
+  }
+  printf("%s hybrid dots: %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ pools (portable) */
 
 static void test_pool(void) {
@@ -653,6 +687,7 @@ int main(void) {
     if (kern->dwconv) test_dwconv(kern);
     if (kern->add) test_add(kern);
     if (kern->mul) test_mul(kern);
+    if (kern->dots) test_dots(kern);
   }
   return finish();
 }

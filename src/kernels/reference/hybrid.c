@@ -67,6 +67,16 @@ void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, con
   }
 }
 
+void wick_hybrid_dots__reference(size_t m, size_t n, size_t k, const int8_t *a, const int8_t *b,
+                                 int32_t *c, size_t ldc) {
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) {
+      uint32_t dot = 0; /* wraps like LiteRT's int32 sums */
+      for (size_t p = 0; p < k; p++) dot += (uint32_t)((int32_t)a[i * k + p] * (int32_t)b[j * k + p]);
+      c[i * ldc + j] = (int32_t)dot;
+    }
+}
+
 /* LiteRT's AsymmetricQuantizeFloats: the range [min(x, 0), max(x, 0)] onto [-128, 127]
  * (its width in float, scale and zero point in double, the zero point nudged into range and
  * rounded), values round-half-away(offset + x / scale) computed in float; a zero range gives

@@ -143,6 +143,10 @@ void wick_f32_fully_connected__reference(int64_t m, int64_t n, int64_t k, const 
 /* x[k] -> q[k] int8 in [-127, 127] with scale max|x| / 127 (returned; 1 for a
  * zero row), LiteRT's SymmetricQuantizeFloats. */
 float wick_hybrid_quantize_row__reference(int64_t k, const float *x, int8_t *q);
+/* c[i * ldc + j] = sum_p a[i * k + p] * b[j * k + p] (int8 rows; int32 sums that wrap): the
+ * portable form of the q8 `dots` kernels (q8.h). */
+void wick_hybrid_dots__reference(size_t m, size_t n, size_t k, const int8_t *a, const int8_t *b,
+                                 int32_t *c, size_t ldc);
 /* out[m, n] = clamp(bias[n] + (sum_k q(in)[m, k] * w[n, k]) * s_row[m] * s_w[n or 0]);
  * `scratch` holds k int8. `asymmetric` (the option asymmetric_quantize_inputs, TensorFlow's
  * dynamic-range default): each row quantized by wick_hybrid_quantize_asymmetric__reference
