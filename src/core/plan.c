@@ -20,8 +20,10 @@
  * brought into cache. This is safe because every kernel of those ops reads
  * element i of x only to compute element i of y, and reads it before writing
  * it (vector loops, masked tails, chunks split across threads by index).
- * WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns fusion
- * off (WICK_NO_FUSION=1, forced reference kernels).
+ * RESHAPE, SQUEEZE and EXPAND_DIMS (alias_op) join their input's group
+ * whenever the bytes are the same (any shapes): their copy then has nothing
+ * to do. WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns
+ * fusion off (WICK_NO_FUSION=1, forced reference kernels).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,13 @@ static bool in_place_op(int32_t builtin) {
   }
 }
 
+/* Ops whose output is the input's bytes under another shape: in place, the kernel's copy
+ * becomes a no-op (out->data == in->data), so the node costs nothing. */
+static bool alias_op(int32_t builtin) {
+  return builtin == WICK_BUILTIN_RESHAPE || builtin == WICK_BUILTIN_SQUEEZE ||
+         builtin == WICK_BUILTIN_EXPAND_DIMS;
+}
+
 /* Does tensor t get arena storage in this plan? */
 static bool planned(const wick_graph *g, const int32_t *first, uint32_t t) {
   const wick_tensor *x = &g->tensors[t];
@@ -109,14 +118,19 @@ static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, u
     const wick_node *n = &g->nodes[oi];
     const wick_node_fusion *f = &n->fusion;
     if (n->fused || n->folded || n->dynamic || f->redirected || f->activation || f->residual ||
-        wick_node_runs_fused(n) || !in_place_op(n->op->builtin) || n->op->num_outputs != 1)
+        wick_node_runs_fused(n) || n->op->num_outputs != 1)
       continue;
+    const bool alias = alias_op(n->op->builtin);
+    if (!alias && !in_place_op(n->op->builtin)) continue;
     const int32_t y = wick_node_output_index(n, 0);
     if (y < 0 || !planned(g, first, (uint32_t)y) || first[y] != (int32_t)oi) continue;
-    for (uint32_t k = 0; k < n->op->num_inputs && k < 2; k++) {
+    for (uint32_t k = 0; k < (alias ? 1u : 2u) && k < n->op->num_inputs; k++) {
       const int32_t x = wick_node_input_index(n, k);
+      const wick_tensor *tx = &g->tensors[x >= 0 ? x : 0], *ty = &g->tensors[y];
+      const bool fits = alias ? tx->type == ty->type && tx->bytes == ty->bytes
+                              : same_layout(tx, ty);
       if (x < 0 || x == y || !planned(g, first, (uint32_t)x) || first[x] < 0 ||
-          last[x] != (int32_t)oi || !same_layout(&g->tensors[x], &g->tensors[y]))
+          last[x] != (int32_t)oi || !fits)
         continue;
       const uint32_t root = group[x];
       group[y] = root;

@@ -17,16 +17,18 @@
  *                magnitudes for integers, LiteRT's float formula for floats)
  *                and capped at INT32_MAX elements before anything is sized.
  *
- * Invariants: outputs never alias inputs; kernels are in
+ * Invariants: outputs never alias inputs, except SQUEEZE and EXPAND_DIMS whose output may
+ * share its input's storage (plan.c); kernels are in
  * src/kernels/reference/fill.c.
  */
 #include "format/schema.h"
 #include "ops/movement.h"
 
-/* Invoke of the ops whose output holds exactly the input's bytes. */
+/* Invoke of the ops whose output holds exactly the input's bytes (SQUEEZE and EXPAND_DIMS
+ * usually share their input's storage: src/core/plan.c, alias_op; then nothing to copy). */
 static wick_status copy_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
-  if (out->bytes) memcpy(out->data, in->data, out->bytes);
+  if (out->data != in->data && out->bytes) memcpy(out->data, in->data, out->bytes);
   return WICK_OK;
 }
 

@@ -114,3 +114,42 @@ def test_graph_inputs_are_never_overwritten(monkeypatch):
     first = rt(x0)[0]
     second = rt(x0)[0]
     assert first.tobytes() == second.tobytes() == (-x0).tobytes()
+
+
+def reshape_chain():
+    """x -> ADD bias -> RESHAPE [23*29, 19] -> EXPAND_DIMS -> SQUEEZE -> TANH -> RESHAPE back:
+    every reshaping op shares its input's buffer (same bytes, another shape), so its copy is a
+    no-op; an int8 RESHAPE also keeps its own copy-free bytes."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", SHAPE, np.float32)
+    bias = sg.add_constant("bias", RNG.standard_normal(SHAPE[3]).astype(np.float32))
+    flat = [SHAPE[1] * SHAPE[2], SHAPE[3]]
+    a = sg.add_tensor("a", SHAPE, np.float32)
+    b = sg.add_tensor("b", flat, np.float32)
+    c = sg.add_tensor("c", [1] + flat, np.float32)
+    d = sg.add_tensor("d", flat, np.float32)
+    e = sg.add_tensor("e", flat, np.float32)
+    y = sg.add_tensor("y", SHAPE, np.float32)
+    sg.add_operator("ADD", [x, bias], [a])
+    sg.add_operator("RESHAPE", [a, sg.add_constant("s1", np.array(flat, np.int32))], [b])
+    sg.add_operator("EXPAND_DIMS", [b, sg.add_constant("ax", np.array(0, np.int32))], [c])
+    sg.add_operator("SQUEEZE", [c], [d], options=dict(squeeze_dims=[0]))
+    sg.add_operator("TANH", [d], [e])
+    sg.add_operator("RESHAPE", [e, sg.add_constant("s2", np.array(SHAPE, np.int32))], [y])
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_reshapes_share_their_input_buffer(threads, monkeypatch):
+    data = reshape_chain()
+    inputs = [RNG.standard_normal(SHAPE).astype(np.float32)]
+    got, arena = run(data, inputs, threads, monkeypatch, True)
+    want, arena_apart = run(data, inputs, threads, monkeypatch, False)
+    assert got[0].tobytes() == want[0].tobytes()
+    # 50 KB tensors: apart, producer and consumer of each copy are live together; shared, the
+    # whole chain (but the graph output) is one buffer
+    assert arena < arena_apart, (arena, arena_apart)
+    compare(got, run_litert(data, inputs))
