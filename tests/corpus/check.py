@@ -41,7 +41,7 @@ class Result:
     name: str
     source: str
     ops: str = ""
-    status: str = "fail"  # pass | fail | peer cannot run
+    status: str = "fail"  # pass | fail | peer cannot run | not built
     detail: str = ""
     notes: list[str] = field(default_factory=list)
 

@@ -185,6 +185,11 @@ def _fresh(entry: Entry, root: Path) -> bool:
         return False
 
 
+def cached(entry: Entry, root: Path | None = None) -> bool:
+    """Whether the entry is in the cache, up to date."""
+    return _fresh(entry, root or corpus_dir())
+
+
 def _key(entry: Entry) -> str:
     import importlib.metadata as md
 
