@@ -3,49 +3,36 @@ LiteRT's default interpreter: fp16 weights stored sparse (SPARSE_CSR on the inpu
 -> DENSIFY -> DEQUANTIZE -> CONV_2D. Bar: within 1e-4 * max(1, max|ref|) (whole float models
 sum in other orders).
 
-The files are not in the repository. They are found through $WICK_MEDIAPIPE_MODULES (a folder
-holding ``face_detection/`` and ``pose_detection/``) or an installed ``mediapipe`` package; the
-test is skipped, with that reason, when neither has them.
+The files are not in the repository: they come from the real-model corpus (tests/corpus: the
+mediapipe 0.10.21 wheel fetched into $WICK_CORPUS_DIR, each file's SHA-256 pinned); the test
+is skipped, with the reason, when the corpus cannot be built here (no package index).
 """
 
 from __future__ import annotations
-
-import importlib.util
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import wick
+from tests.corpus import sources
 from tests.python.oracles import litert
 
-FILES = [
-    "face_detection/face_detection_full_range_sparse.tflite",
-    "pose_detection/pose_detection.tflite",
-]
+FILES = ["face_detection_full_range_sparse", "pose_detection"]
 FLOAT_REL = 1e-4
 
 
-def _modules_dir() -> Path | None:
-    env = os.environ.get("WICK_MEDIAPIPE_MODULES")
-    if env:
-        return Path(env)
-    spec = importlib.util.find_spec("mediapipe")
-    if spec is not None and spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations))) / "modules"
-    return None
+def _corpus_file(name: str):
+    entry = next(e for e in sources.ENTRIES if e.source == "mediapipe" and e.name == name)
+    try:
+        sources.build([entry], say=lambda m: None)
+    except Exception as e:  # noqa: BLE001 - a visible skip with the reason
+        pytest.skip(f"cannot fetch {sources.MEDIAPIPE} for {name}: {type(e).__name__}: {e}")
+    return entry.path(sources.corpus_dir())
 
 
 @pytest.mark.parametrize("name", FILES)
 def test_sparse_detector_matches_litert(name):
-    root = _modules_dir()
-    if root is None or not (root / name).is_file():
-        pytest.skip(
-            f"{name} not found (set WICK_MEDIAPIPE_MODULES to mediapipe/modules of the "
-            f"mediapipe wheel, or install mediapipe); looked in {root}"
-        )
-    path = root / name
+    path = _corpus_file(name)
     ops = litert.op_histogram(path)
     assert ops.get("DENSIFY", 0) > 0, f"{name} has no DENSIFY: {ops}"
     feeds = litert.random_inputs(path, seed=0)
