@@ -14,10 +14,11 @@
  *            input and a saturating add (ADD needs equal shapes there, as
  *            LiteRT's kernel).
  *   MUL      (a - z1)(b - z2) requantized by s1 s2 / s_out, computed in float.
- * int8 ADD/SUB of equally shaped inputs, and int8 MUL of equal shapes or of
- * a full tensor by a row of its last dimension (squeeze-excite's channel
- * scale), run the optimized kernels of src/kernels/q8.h when the CPU has
- * them (bit-exact with the reference).
+ * int8 ADD/SUB/MUL of equal shapes, or of a full tensor by a row of its last
+ * dimension or a scalar (Keras' rescaling/normalization, squeeze-excite's
+ * channel scale; the row is tiled so each kernel call covers hundreds of
+ * elements), run the optimized kernels of src/kernels/q8.h when the CPU has
+ * them (bit-exact with the reference), split over the threads.
  * Next: src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
@@ -36,9 +37,14 @@ typedef struct qbin_data {
   wick_qmul_params mul;
   int32_t pot_shift1, pot_shift2;
   const wick_q8_kernels *kern; /* int8 fast paths; NULL: reference */
-  int64_t row;                 /* MUL: elements per kernel call (a row when broadcasting) */
-  bool row_is_a;               /* MUL: input 0 is the broadcast row */
+  int64_t row;                 /* a broadcast row's length (one operand is a row of the
+                                * other's last dimension, or a scalar: 1); 0: equal shapes */
+  bool row_is_a;               /* input 0 is the broadcast row */
+  size_t tile;                 /* the row repeated to this many elements (a multiple of row) */
 } qbin_data;
+
+/* Elements per kernel call against a tiled broadcast row (plus one row for the phase). */
+#define QBIN_TILE 512
 
 static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
   if (a->rank != b->rank) return false;
@@ -47,27 +53,45 @@ static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
   return true;
 }
 
-/* int8 MUL shapes the optimized kernel takes: equal shapes (row = all), or
- * one operand with only 1s before its last dimension, whose size matches the
- * other operand's last dimension (row = that size). */
-static bool mul_rows(const wick_tensor *a, const wick_tensor *b, int64_t *row, bool *row_is_a) {
+/* int8 shapes the optimized kernels take: equal shapes (row 0), or one operand
+ * with only 1s before its last dimension, whose size matches the other
+ * operand's last dimension or is 1 (a channel row or a scalar: row = its size;
+ * Keras' rescaling and normalization layers, squeeze-excite's channel scale). */
+static bool kernel_shapes(const wick_tensor *a, const wick_tensor *b, int64_t *row,
+                          bool *row_is_a) {
   *row_is_a = false;
-  if (same_shape(a, b)) {
-    *row = wick_tensor_elements(a);
-    return *row > 0;
-  }
+  *row = 0;
+  if (same_shape(a, b)) return wick_tensor_elements(a) > 0;
   for (int side = 0; side < 2; side++) {
     const wick_tensor *r = side ? a : b, *full = side ? b : a;
-    if (r->rank < 1 || full->rank < r->rank || full->rank < 1) continue;
-    bool ok = r->dims[r->rank - 1] == full->dims[full->rank - 1];
+    if (full->rank < 1 || full->rank < r->rank || wick_tensor_elements(full) == 0) continue;
+    const int64_t len = wick_tensor_elements(r);
+    bool ok = len == 1 || (r->rank >= 1 && r->dims[r->rank - 1] == full->dims[full->rank - 1]);
     for (int32_t i = 0; i + 1 < r->rank; i++) ok = ok && r->dims[i] == 1;
-    if (ok && r->dims[r->rank - 1] > 0) {
-      *row = r->dims[r->rank - 1];
+    if (ok && len > 0) {
+      *row = len;
       *row_is_a = side == 1;
       return true;
     }
   }
   return false;
+}
+
+/* The kernel path of prepare: the table, and a tile (scratch) for a broadcast row. */
+static wick_status use_kernels(wick_op_ctx *ctx, qbin_data *d, const wick_tensor *a,
+                               const wick_tensor *b, bool have) {
+  const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
+  if (k == NULL || !have || !kernel_shapes(a, b, &d->row, &d->row_is_a)) return WICK_OK;
+  if (d->row > 0) {
+    const size_t row = (size_t)d->row;
+    d->tile = row >= QBIN_TILE ? row : QBIN_TILE / row * row;
+    size_t bytes;
+    if (!wick_add_size(d->tile, row, &bytes))
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "broadcast row too long");
+    wick_op_request_scratch(ctx, bytes);
+  }
+  d->kern = k;
+  return WICK_OK;
 }
 
 wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
@@ -126,9 +150,9 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
     m->output_offset = qo.zero_point;
     m->act_min = lo;
     m->act_max = hi;
-    if (t == WICK_DTYPE_INT8 && mul_rows(a, b, &d->row, &d->row_is_a)) {
+    if (t == WICK_DTYPE_INT8) {
       const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
-      d->kern = k && k->mul ? k : NULL;
+      WICK_TRY(use_kernels(ctx, d, a, b, k != NULL && k->mul != NULL));
     }
   } else {
     int32_t l1, l2, lout;
@@ -169,9 +193,9 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
       p->output_offset = qo.zero_point;
       p->act_min = lo;
       p->act_max = hi;
-      if (t == WICK_DTYPE_INT8 && same_shape(a, b)) {
+      if (t == WICK_DTYPE_INT8) {
         const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
-        d->kern = k && k->add ? k : NULL;
+        WICK_TRY(use_kernels(ctx, d, a, b, k != NULL && k->add != NULL));
       }
     }
   }
@@ -179,18 +203,48 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
 }
 
-/* An int8 ADD of two same-shape tensors by the fast kernel, split over the
- * threads in 64-aligned chunks (integer math: every element comes out the
- * same in any chunk). */
-typedef struct qadd_job {
+/* int8 ADD / SUB / MUL by the fast kernels, split over the threads in
+ * 64-aligned chunks (integer math: every element comes out the same in any
+ * chunk). A broadcast row is read from the tile (the row repeated, plus one
+ * more row), starting at the chunk's phase in the row. */
+typedef struct qbin_job {
   const qbin_data *d;
-  const int8_t *a, *b;
+  const int8_t *a, *b, *tile;
   int8_t *out;
-} qadd_job;
+} qbin_job;
 
-static void qadd_elements(void *arg, size_t e0, size_t e1) {
-  const qadd_job *j = arg;
-  j->d->kern->add(e1 - e0, j->a + e0, j->b + e0, j->out + e0, &j->d->add, j->d->subtract);
+static void qbin_elements(void *arg, size_t e0, size_t e1) {
+  const qbin_job *j = arg;
+  const qbin_data *d = j->d;
+  for (size_t e = e0; e < e1;) {
+    size_t n = e1 - e;
+    const int8_t *pa = j->a + e, *pb = j->b + e;
+    if (d->row > 0) {
+      if (n > d->tile) n = d->tile;
+      const int8_t *t = j->tile + e % (size_t)d->row;
+      if (d->row_is_a)
+        pa = t;
+      else
+        pb = t;
+    }
+    if (d->kind == QB_MUL)
+      d->kern->mul(n, pa, pb, j->out + e, &d->mul);
+    else
+      d->kern->add(n, pa, pb, j->out + e, &d->add, d->subtract);
+    e += n;
+  }
+}
+
+static wick_status run_kernels(const wick_op_ctx *ctx, const qbin_data *d, const int8_t *a,
+                               const int8_t *b, int8_t *out, size_t total) {
+  int8_t *tile = NULL;
+  if (d->row > 0) {
+    const int8_t *row = d->row_is_a ? a : b;
+    tile = wick_op_scratch(ctx);
+    for (size_t i = 0; i < d->tile + (size_t)d->row; i++) tile[i] = row[i % (size_t)d->row];
+  }
+  qbin_job j = {d, a, b, tile, out};
+  return wick_parallel_elements(ctx, total, qbin_elements, &j);
 }
 
 wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
@@ -198,29 +252,13 @@ wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
   switch (d->kind) {
     case QB_MUL:
-      if (d->kern != NULL) {
-        const int64_t total = wick_tensor_elements(o);
-        const int8_t *x = a->data, *y = b->data;
-        int8_t *z = o->data;
-        for (int64_t i = 0; i < total; i += d->row) {
-          const int8_t *pa = x + i, *pb = y + i;
-          if (d->row != total) {
-            if (d->row_is_a)
-              pa = x;
-            else
-              pb = y;
-          }
-          d->kern->mul((size_t)d->row, pa, pb, z + i, &d->mul);
-        }
-        break;
-      }
+      if (d->kern != NULL)
+        return run_kernels(ctx, d, a->data, b->data, o->data, (size_t)wick_tensor_elements(o));
       wick_q_mul__reference(a->type, &d->bc, &d->mul, a->data, b->data, o->data);
       break;
     case QB_ADD:
-      if (d->kern != NULL) {
-        qadd_job j = {d, a->data, b->data, o->data};
-        return wick_parallel_elements(ctx, (size_t)wick_tensor_elements(o), qadd_elements, &j);
-      }
+      if (d->kern != NULL)
+        return run_kernels(ctx, d, a->data, b->data, o->data, (size_t)wick_tensor_elements(o));
       wick_q_add__reference(a->type, d->subtract, &d->bc, &d->add, a->data, b->data, o->data);
       break;
     case QB_MAXMIN:

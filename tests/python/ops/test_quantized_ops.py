@@ -563,6 +563,30 @@ def test_binary(variant):
     check(op, [a, b], (dtype, scales[2], zps[2]), opts)
 
 
+@pytest.mark.parametrize(
+    "op,sa,sb",
+    [
+        ("MUL", (1, 128, 128, 3), (3,)),  # Keras Rescaling / Normalization on an image
+        ("SUB", (1, 128, 128, 3), (1, 1, 1, 3)),
+        ("ADD", (1, 40, 40, 3), (1,)),  # a scalar
+        ("SUB", (3,), (1, 90, 90, 3)),  # the row is input 0
+        ("MUL", (2, 33, 700), (700,)),  # a row longer than the tile
+        ("ADD", (1, 61, 61, 17), (17,)),  # rows straddle every 64-element chunk
+    ],
+)
+def test_int8_broadcast_row_on_the_kernels(op, sa, sb):
+    # int8 ADD / SUB / MUL of a tensor by a row of its last dimension or a scalar run the q8
+    # kernels against a tiled row (split over threads at any phase of the row): bit-exact with
+    # LiteRT's reference kernels at 1 and 2 threads (they ran the reference loop, ~10 ns/element).
+    rng = np.random.default_rng(RNG_SEED)
+    a = Q(rnd(rng, sa, np.int8), 0.03, -5)
+    b = QC(rnd(rng, sb, np.int8), 0.02, 7)
+    data, feeds = build(op, [a, b], ("int8", 0.05, 3), act("NONE"))
+    ref = run_litert(data, feeds, reference=True)
+    for threads in (1, 2):
+        exact(wick.load(data, num_threads=threads)(*feeds), ref, f"wick, {threads} threads")
+
+
 def test_binary_constant_operand():
     rng = np.random.default_rng(RNG_SEED)
     a = Q(rnd(rng, (2, 6), np.int8), 0.02, -3)
