@@ -200,6 +200,21 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
     return WICK_OK;
   const float *filter = wick_op_input(ctx, 1)->data, *bias = bias_data(ctx);
   size_t floats, bytes;
+  /* A CONV_2D with one input and one output channel per group (groups == in_c == out_c:
+   * Keras' ConvNeXt writes its 7x7 depthwise convolutions so) is a depthwise convolution:
+   * its OHWI filter [C, kh, kw, 1] transposed to [1, kh, kw, C] takes the depthwise kernels. */
+  float *transposed = NULL;
+  if (!depthwise && s->groups > 1 && s->groups == s->in_c && s->out_c == s->groups) {
+    const size_t taps = (size_t)s->k_h * (size_t)s->k_w, c = (size_t)s->out_c;
+    if (!wick_mul_size(taps, c, &floats) || !wick_mul_size(floats, sizeof(float), &bytes))
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "filter size overflows");
+    if ((transposed = wick_op_alloc(ctx, bytes)) == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t o = 0; o < c; o++)
+      for (size_t t = 0; t < taps; t++) transposed[t * c + o] = filter[o * taps + t];
+    filter = transposed;
+    depthwise = true;
+  }
   if (depthwise) {
     if (s->stride_h < 1 || s->stride_w < 1 || s->dilation_h < 1 || s->dilation_w < 1)
       return WICK_OK;
@@ -218,6 +233,10 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
     if (!cached) wick_f32_dwconv_pack((size_t)s->out_c, kern->dw_cr, taps, filter, bias, d->packed);
     d->dw_shape = *s;
+    if (transposed != NULL) { /* (as DEPTHWISE_CONV_2D's geometry describes it) */
+      d->dw_shape.groups = s->out_c;
+      d->dw_shape.multiplier = 1;
+    }
     if (s->multiplier > 1) {
       /* The input expanded to out_c channels lives in scratch. */
       size_t expanded;
@@ -375,7 +394,8 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
                                   ep && !ep->residual ? ep->act : NULL};
   }
   int64_t per_pixel = (int64_t)s->out_c * s->k_h * s->k_w;
-  per_pixel *= depthwise ? WICK_DEPTHWISE_WORK_PER_MAC : s->in_c / s->groups;
+  per_pixel *= depthwise || d->path == CONV_DWCONV ? WICK_DEPTHWISE_WORK_PER_MAC
+                                                   : s->in_c / s->groups;
   wick_status st =
       wick_parallel_rows(ctx, s->batch, s->out_h, (uint64_t)per_pixel * (uint64_t)s->out_w,
                          wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),

@@ -116,6 +116,22 @@ def test_conv2d_groups(groups, cout):
 
 
 @pytest.mark.parametrize(
+    "size,k,stride,act",
+    [(14, 7, 1, "NONE"), (9, 3, 2, "RELU6"), (12, 5, 1, "RELU"), (7, 7, 2, "NONE")],
+)
+def test_conv2d_one_channel_per_group_runs_as_depthwise(size, k, stride, act):
+    # groups == in_c == out_c (Keras ConvNeXt's 7x7): the depthwise kernels on the transposed
+    # filter, against LiteRT (default kernels: its reference CONV_2D has no groups) and
+    # against wick's grouped reference kernel; 40 channels: a vector block and a tail
+    c = 40
+    x, w, b = r((2, size, size, c)), r((c, k, k, 1)), r((c,))
+    opts = dict(padding="SAME", stride_h=stride, stride_w=stride, fused_activation_function=act)
+    got = check("CONV_2D", [In(x), w, b], opts)
+    data, feeds = build("CONV_2D", [In(x), w, b], opts)
+    compare(wick.load(data, num_threads=2)(*feeds), [got[0]], what="2 threads")
+
+
+@pytest.mark.parametrize(
     "x_shape, w_shape, b_shape, opts, match",
     [
         ((1, 5, 5, 4), (2, 3, 3, 3), (2,), {}, "multiple of the filter depth"),
