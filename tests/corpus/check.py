@@ -16,7 +16,8 @@ and range (``litert_child.model_inputs``):
   dynamic_int8); SmolLM2's logits within 1e-3 * max(1, max|ref|) with every position's greedy
   token equal.
 
-A result is ``pass``, ``fail`` (with the reason), or ``peer cannot run`` (LiteRT runs neither
+``wick graph`` must also draw the file (``wick.visualize``). A result is ``pass``, ``fail``
+(with the reason), or ``peer cannot run`` (LiteRT runs neither
 way; wick's own outcome is still recorded).
 """
 
@@ -166,6 +167,10 @@ def check_file(path: Path, name: str, source: str) -> Result:
         if why:
             res.detail = f"{label}{why}"
             return res
+    why = _draw(path)
+    if why:
+        res.detail = why
+        return res
     torch_ref = path.with_suffix(".ref.npz")
     if torch_ref.is_file():
         why = _compare_with_pytorch(rt1, torch_ref, name, res.notes)
@@ -174,6 +179,20 @@ def check_file(path: Path, name: str, source: str) -> Result:
             return res
     res.status = "pass"
     return res
+
+
+def _draw(path: Path) -> str | None:
+    """`wick graph` must draw every file (its weight statistics and layout never fail)."""
+    import tempfile
+
+    import wick
+
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            wick.visualize(str(path), Path(tmp) / "page.html")
+        except Exception as e:  # noqa: BLE001 - any failure is a finding
+            return f"wick graph fails: {type(e).__name__}: {e}"
+    return None
 
 
 def _compare_with_pytorch(rt, ref_path: Path, name: str, notes: list[str]) -> str | None:
