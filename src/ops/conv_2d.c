@@ -40,6 +40,7 @@
  */
 #include "format/schema.h"
 #include "kernels/kernels.h"
+#include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 #include "ops/parallel.h"
@@ -70,12 +71,32 @@ typedef struct conv_data {
   bool hybrid;                      /* int8 filter, float activations */
   const float *filter_scales;       /* hybrid: out_c scales */
   int8_t *qin;                      /* hybrid: one quantized image */
+  /* hybrid CONV_2D, optimized: blocks of HCONV_MB output pixels gathered (im2col, padding
+   * taps hold the image's zero point, which adds nothing to sum w * (x - zp)) into per-thread
+   * scratch, int32 dot products with the filter rows (q8 `dots` or the portable loop), the
+   * zero point taken out with the filter row sums (filter_sums), the reference's rescale. */
+  bool hybrid_blocked;
+  wick_q8_dots_fn dots;
+  int32_t *filter_sums;
   wick_f32_dwconv_fn dwconv;        /* CONV_DWCONV */
   wick_conv_shape dw_shape;         /* the multiplier-1 shape the depthwise kernel runs */
   wick_f32_winograd_tasks winograd; /* CONV_WINOGRAD: the split (pointers set per invoke) */
 } conv_data;
 
 static const float *bias_data(const wick_op_ctx *ctx);
+
+#define HCONV_MB 16 /* output pixels per hybrid block */
+
+/* Bytes of one thread's hybrid scratch: HCONV_MB patches of k bytes (rounded up to 64),
+ * then HCONV_MB x out_c int32 sums; false on overflow. */
+static bool hconv_per_thread(size_t k, size_t out_c, size_t *bytes) {
+  size_t patch, acc;
+  if (!wick_mul_size(k, HCONV_MB, &patch) || !wick_add_size(patch, 63, &patch) ||
+      !wick_mul_size(out_c, HCONV_MB * sizeof(int32_t), &acc))
+    return false;
+  patch = patch / 64 * 64;
+  return wick_add_size(patch, acc, bytes);
+}
 
 /* The int8 filter of the hybrid form: symmetric, one scale per output channel. */
 static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_tensor *filter,
@@ -101,7 +122,84 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
   const int64_t image = (int64_t)s->in_h * s->in_w * s->in_c;
   d->qin = wick_op_alloc(ctx, image > 0 ? (size_t)image : 1);
   if (d->qin == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  if (depthwise || wick_op_force_reference(ctx) || !wick_input_known(ctx, 1) || s->out_c == 0 ||
+      (int64_t)s->out_h * s->out_w == 0)
+    return WICK_OK;
+  /* the blocked form: patches and int32 sums per thread, the filter row sums once */
+  size_t k = (size_t)s->k_h * (size_t)s->k_w, per_thread, scratch;
+  if (!wick_mul_size(k, (size_t)s->in_c, &k) || !hconv_per_thread(k, (size_t)s->out_c, &per_thread) ||
+      !wick_mul_size(per_thread, wick_op_num_threads(ctx), &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid convolution scratch overflows");
+  d->filter_sums = wick_op_alloc(ctx, (size_t)s->out_c * sizeof(int32_t));
+  if (d->filter_sums == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  const int8_t *f = wick_op_input(ctx, 1)->data;
+  for (int32_t o = 0; o < s->out_c; o++) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < k; i++) sum += (uint32_t)(int32_t)f[(size_t)o * k + i];
+    d->filter_sums[o] = (int32_t)sum;
+  }
+  wick_op_request_scratch(ctx, scratch);
+  const wick_q8_kernels *q8 = wick_q8_kernels_select(false);
+  d->dots = q8 != NULL ? q8->dots : NULL;
+  d->hybrid_blocked = true;
   return WICK_OK;
+}
+
+typedef struct hconv_job {
+  const conv_data *d;
+  const int8_t *filter;
+  const float *bias;
+  float *out; /* this image's output */
+  uint8_t *scratch;
+  size_t per_thread;
+  int32_t offset;
+  float scale;
+} hconv_job;
+
+/* Output pixels [HCONV_MB * begin, HCONV_MB * end) of one image. */
+static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
+  const hconv_job *j = arg;
+  const conv_data *d = j->d;
+  const wick_conv_shape *s = &d->shape;
+  const size_t c = (size_t)s->in_c, k = (size_t)s->k_h * (size_t)s->k_w * c;
+  const size_t pixels = (size_t)s->out_h * (size_t)s->out_w, oc = (size_t)s->out_c;
+  int8_t *patch = (int8_t *)(j->scratch + thread * j->per_thread);
+  int32_t *acc = (int32_t *)(void *)(j->scratch + thread * j->per_thread +
+                                     (k * HCONV_MB + 63) / 64 * 64);
+  for (size_t blk = begin; blk < end; blk++) {
+    const size_t p0 = blk * HCONV_MB, mb = pixels - p0 < HCONV_MB ? pixels - p0 : HCONV_MB;
+    for (size_t i = 0; i < mb; i++) { /* im2col, taps outside the image hold the zero point */
+      const int64_t oy = (int64_t)((p0 + i) / (size_t)s->out_w);
+      const int64_t ox = (int64_t)((p0 + i) % (size_t)s->out_w);
+      int8_t *row = patch + i * k;
+      for (int32_t ky = 0; ky < s->k_h; ky++) {
+        const int64_t iy = oy * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
+        for (int32_t kx = 0; kx < s->k_w; kx++) {
+          const int64_t ix = ox * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
+          int8_t *dst = row + ((size_t)ky * (size_t)s->k_w + (size_t)kx) * c;
+          if (iy < 0 || iy >= s->in_h || ix < 0 || ix >= s->in_w)
+            memset(dst, (int)(int8_t)j->offset, c);
+          else
+            memcpy(dst, d->qin + ((size_t)iy * (size_t)s->in_w + (size_t)ix) * c, c);
+        }
+      }
+    }
+    if (d->dots != NULL)
+      d->dots(mb, oc, k, patch, j->filter, acc, oc);
+    else
+      wick_hybrid_dots__reference(mb, oc, k, patch, j->filter, acc, oc);
+    for (size_t i = 0; i < mb; i++) {
+      float *o = j->out + (p0 + i) * oc;
+      for (size_t ch = 0; ch < oc; ch++) {
+        const uint32_t sum = (uint32_t)acc[i * oc + ch] -
+                             (uint32_t)d->filter_sums[ch] * (uint32_t)j->offset;
+        /* the reference's association: (acc * s_filter) * s_input, then the bias */
+        float y = (float)(int32_t)sum * d->filter_scales[ch] * j->scale;
+        if (j->bias) y += j->bias[ch];
+        o[ch] = y < d->lo ? d->lo : (y > d->hi ? d->hi : y);
+      }
+    }
+  }
 }
 
 /* One image at a time: quantize it, run the hybrid kernel. */
@@ -115,6 +213,19 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
     int32_t offset;
     const float scale =
         wick_hybrid_quantize_asymmetric__reference(image, in + n * image, d->qin, &offset);
+    if (d->hybrid_blocked) {
+      const size_t k = (size_t)s->k_h * (size_t)s->k_w * (size_t)s->in_c;
+      size_t per_thread = 0;
+      (void)hconv_per_thread(k, (size_t)s->out_c, &per_thread); /* (checked at prepare) */
+      hconv_job j = {d,      wick_op_input(ctx, 1)->data, bias_data(ctx), out + n * out_image,
+                     wick_op_scratch(ctx), per_thread, offset, scale};
+      const size_t pixels = (size_t)s->out_h * (size_t)s->out_w;
+      const size_t blocks = (pixels + HCONV_MB - 1) / HCONV_MB;
+      wick_status st = wick_parallel_range(
+          ctx, blocks, (uint64_t)HCONV_MB * (uint64_t)k * (uint64_t)s->out_c, hconv_blocks, &j);
+      if (st != WICK_OK) return st;
+      continue;
+    }
     wick_hybrid_conv2d__reference(s, depthwise, d->qin, offset, scale,
                                   wick_op_input(ctx, 1)->data, d->filter_scales, bias_data(ctx),
                                   out + n * out_image, d->lo, d->hi);

@@ -903,6 +903,43 @@ def test_conv_hybrid(depthwise, padding, stride, dilation):
 
 
 @pytest.mark.parametrize(
+    "padding,stride,dilation", [("SAME", 1, 1), ("VALID", 2, 1), ("SAME", 2, 2)]
+)
+def test_conv_hybrid_blocked_matches_the_reference_kernel(padding, stride, dilation):
+    """The optimized hybrid CONV_2D (im2col blocks of 16 pixels, int32 dot kernels, the image's
+    zero point in padding taps and taken out with the filter row sums) gives the reference
+    kernel's bytes at 1 and 3 threads, on a ResNet-like layer (k = 3*3*37: kernel tails)."""
+    rng = np.random.default_rng(RNG_SEED)
+    cin, cout = 37, 70
+    x = (rng.standard_normal((2, 19, 23, cin)) * 2 + 0.5).astype(np.float32)
+    w = QC(rnd(rng, (cout, 3, 3, cin), np.int8, -127, 127), list(rng.uniform(0.003, 0.03, cout)))
+    b = rng.standard_normal(cout).astype(np.float32)
+    mw = ModelWriter()
+    sg = mw.add_subgraph()
+    xin = sg.add_tensor("x", list(x.shape), np.float32)
+    out = sg.add_tensor("y", [1], np.float32)
+    opts = dict(
+        padding=padding,
+        stride_w=stride,
+        stride_h=stride,
+        dilation_w_factor=dilation,
+        dilation_h_factor=dilation,
+        fused_activation_function="RELU",
+    )
+    wt = sg.add_constant("w", w.value, quant=w.quant())
+    sg.add_operator("CONV_2D", [xin, wt, sg.add_constant("b", b)], [out], options=opts)
+    sg.set_inputs([xin])
+    sg.set_outputs([out])
+    data = mw.finish()
+    want = wick.load(data, reference=True)(x)[0]
+    for threads in (1, 3):
+        got = wick.load(data, num_threads=threads)(x)[0]
+        assert got.tobytes() == want.tobytes(), f"{threads} threads"
+    ref = run_litert(data, [x], reference=True)[0]
+    np.testing.assert_allclose(want, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize(
     "dtype,alpha_shape", [("int8", (3,)), ("int8", (1, 1, 3)), ("uint8", (2, 1, 3))]
 )
 def test_prelu(dtype, alpha_shape):
