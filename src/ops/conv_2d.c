@@ -122,9 +122,17 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
   const int64_t image = (int64_t)s->in_h * s->in_w * s->in_c;
   d->qin = wick_op_alloc(ctx, image > 0 ? (size_t)image : 1);
   if (d->qin == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  if (depthwise || wick_op_force_reference(ctx) || !wick_input_known(ctx, 1) || s->out_c == 0 ||
+  if (wick_op_force_reference(ctx) || !wick_input_known(ctx, 1) || s->out_c == 0 ||
       (int64_t)s->out_h * s->out_w == 0)
     return WICK_OK;
+  if (depthwise) { /* rows split over the threads, out_c uint32 sums each */
+    size_t scratch;
+    if (!wick_mul_size((size_t)s->out_c * sizeof(uint32_t), wick_op_num_threads(ctx), &scratch))
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid depthwise scratch overflows");
+    wick_op_request_scratch(ctx, scratch);
+    d->hybrid_blocked = true;
+    return WICK_OK;
+  }
   /* the blocked form: patches and int32 sums per thread, the filter row sums once */
   size_t k = (size_t)s->k_h * (size_t)s->k_w, per_thread, scratch;
   if (!wick_mul_size(k, (size_t)s->in_c, &k) || !hconv_per_thread(k, (size_t)s->out_c, &per_thread) ||
@@ -202,6 +210,24 @@ static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
   }
 }
 
+typedef struct hdw_job {
+  const conv_data *d;
+  const int8_t *filter;
+  const float *bias;
+  float *out; /* this image's output */
+  uint32_t *acc;
+  int32_t offset;
+  float scale;
+} hdw_job;
+
+static void hdw_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  const hdw_job *j = arg;
+  const conv_data *d = j->d;
+  wick_hybrid_depthwise_rows(&d->shape, d->qin, j->offset, j->scale, j->filter, d->filter_scales,
+                             j->bias, j->out, d->lo, d->hi, (int32_t)begin, (int32_t)end,
+                             j->acc + thread * (size_t)d->shape.out_c);
+}
+
 /* One image at a time: quantize it, run the hybrid kernel. */
 static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool depthwise) {
   const wick_conv_shape *s = &d->shape;
@@ -213,6 +239,15 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
     int32_t offset;
     const float scale =
         wick_hybrid_quantize_asymmetric__reference(image, in + n * image, d->qin, &offset);
+    if (d->hybrid_blocked && depthwise) {
+      hdw_job j = {d,      wick_op_input(ctx, 1)->data, bias_data(ctx), out + n * out_image,
+                   wick_op_scratch(ctx), offset, scale};
+      const uint64_t per_row = (uint64_t)s->out_w * (uint64_t)s->out_c * (uint64_t)s->k_h *
+                               (uint64_t)s->k_w * WICK_DEPTHWISE_WORK_PER_MAC;
+      wick_status st = wick_parallel_range(ctx, (size_t)s->out_h, per_row, hdw_rows, &j);
+      if (st != WICK_OK) return st;
+      continue;
+    }
     if (d->hybrid_blocked) {
       const size_t k = (size_t)s->k_h * (size_t)s->k_w * (size_t)s->in_c;
       size_t per_thread = 0;

@@ -150,6 +150,39 @@ void wick_hybrid_conv2d__reference(const wick_conv_shape *s, bool depthwise, con
       }
 }
 
+void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input,
+                                int32_t input_offset, float input_scale, const int8_t *filter,
+                                const float *filter_scales, const float *bias, float *output,
+                                float lo, float hi, int32_t y0, int32_t y1, uint32_t *acc) {
+  const int64_t c = s->out_c, m = s->multiplier;
+  for (int32_t oy = y0; oy < y1; oy++)
+    for (int32_t ox = 0; ox < s->out_w; ox++) {
+      for (int64_t o = 0; o < c; o++) acc[o] = 0;
+      for (int32_t ky = 0; ky < s->k_h; ky++) {
+        const int64_t iy = (int64_t)oy * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
+        if (iy < 0 || iy >= s->in_h) continue;
+        for (int32_t kx = 0; kx < s->k_w; kx++) {
+          const int64_t ix = (int64_t)ox * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
+          if (ix < 0 || ix >= s->in_w) continue;
+          const int8_t *px = input + (iy * s->in_w + ix) * s->in_c;
+          const int8_t *w = filter + ((int64_t)ky * s->k_w + kx) * c;
+          if (m == 1) /* the channel loop the compiler vectorizes */
+            for (int64_t o = 0; o < c; o++)
+              acc[o] += (uint32_t)((int32_t)w[o] * ((int32_t)px[o] - input_offset));
+          else
+            for (int64_t o = 0; o < c; o++)
+              acc[o] += (uint32_t)((int32_t)w[o] * ((int32_t)px[o / m] - input_offset));
+        }
+      }
+      float *out = output + ((int64_t)oy * s->out_w + ox) * c;
+      for (int64_t o = 0; o < c; o++) {
+        float y = (float)(int32_t)acc[o] * (filter_scales[o] * input_scale);
+        if (bias) y += bias[o];
+        out[o] = y < lo ? lo : (y > hi ? hi : y);
+      }
+    }
+}
+
 /* LiteRT's `total -= row_sum * offset` with an int32 total and a float
  * offset: computed in float, converted back toward zero (saturated here,
  * where C++ leaves an out-of-range conversion undefined). */

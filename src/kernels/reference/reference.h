@@ -157,6 +157,14 @@ void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, con
                                             bool per_channel, bool asymmetric, const float *bias,
                                             int8_t *scratch, float *output, float lo, float hi);
 
+/* Output rows [y0, y1) of one image of a hybrid DEPTHWISE_CONV_2D, the same values as
+ * wick_hybrid_conv2d__reference (integer sums in another order, the same float rescale) with
+ * the channels innermost, so the compiler vectorizes them; `acc` holds out_c uint32. */
+void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input,
+                                int32_t input_offset, float input_scale, const int8_t *filter,
+                                const float *filter_scales, const float *bias, float *output,
+                                float lo, float hi, int32_t y0, int32_t y1, uint32_t *acc);
+
 /* LiteRT's AsymmetricQuantizeFloats over x[n] (one batch of a hybrid conv):
  * q int8, returns the scale, *offset the zero point. */
 float wick_hybrid_quantize_asymmetric__reference(int64_t n, const float *x, int8_t *q,

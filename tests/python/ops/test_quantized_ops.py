@@ -902,17 +902,24 @@ def test_conv_hybrid(depthwise, padding, stride, dilation):
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
 
 
+@pytest.mark.parametrize("depthwise", [False, True])
 @pytest.mark.parametrize(
     "padding,stride,dilation", [("SAME", 1, 1), ("VALID", 2, 1), ("SAME", 2, 2)]
 )
-def test_conv_hybrid_blocked_matches_the_reference_kernel(padding, stride, dilation):
+def test_conv_hybrid_blocked_matches_the_reference_kernel(depthwise, padding, stride, dilation):
     """The optimized hybrid CONV_2D (im2col blocks of 16 pixels, int32 dot kernels, the image's
-    zero point in padding taps and taken out with the filter row sums) gives the reference
-    kernel's bytes at 1 and 3 threads, on a ResNet-like layer (k = 3*3*37: kernel tails)."""
+    zero point in padding taps and taken out with the filter row sums) and DEPTHWISE_CONV_2D
+    (channels innermost, rows over the threads) give the reference kernel's bytes at 1 and 3
+    threads, on ResNet / MobileNet-like layers (k = 3*3*37: kernel tails)."""
     rng = np.random.default_rng(RNG_SEED)
-    cin, cout = 37, 70
+    cin, cout = 37, 37 if depthwise else 70
     x = (rng.standard_normal((2, 19, 23, cin)) * 2 + 0.5).astype(np.float32)
-    w = QC(rnd(rng, (cout, 3, 3, cin), np.int8, -127, 127), list(rng.uniform(0.003, 0.03, cout)))
+    fshape = (1, 3, 3, cout) if depthwise else (cout, 3, 3, cin)
+    w = QC(
+        rnd(rng, fshape, np.int8, -127, 127),
+        list(rng.uniform(0.003, 0.03, cout)),
+        axis=3 if depthwise else 0,
+    )
     b = rng.standard_normal(cout).astype(np.float32)
     mw = ModelWriter()
     sg = mw.add_subgraph()
@@ -927,7 +934,10 @@ def test_conv_hybrid_blocked_matches_the_reference_kernel(padding, stride, dilat
         fused_activation_function="RELU",
     )
     wt = sg.add_constant("w", w.value, quant=w.quant())
-    sg.add_operator("CONV_2D", [xin, wt, sg.add_constant("b", b)], [out], options=opts)
+    op = "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D"
+    if depthwise:
+        opts["depth_multiplier"] = 1
+    sg.add_operator(op, [xin, wt, sg.add_constant("b", b)], [out], options=opts)
     sg.set_inputs([xin])
     sg.set_outputs([out])
     data = mw.finish()
