@@ -13,7 +13,6 @@ import torch
 import wick
 from wick.runtime import WickError
 
-
 _CALLS = [0]
 
 
