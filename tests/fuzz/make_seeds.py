@@ -404,6 +404,22 @@ EXTRA = {
         (2, 3, 9),
         custom=("AudioSpectrogram", flex({"window_size": 16, "stride": 8, "magnitude_squared": 1})),
     ),
+    "mfcc": lambda: op_model(
+        "CUSTOM",
+        [("in", (1, 3, 33), "float32"), np.array([8000], I32)],
+        (1, 3, 4),
+        custom=(
+            "Mfcc",
+            flex(
+                {
+                    "upper_frequency_limit": 3000,
+                    "lower_frequency_limit": 20,
+                    "filterbank_channel_count": 8,
+                    "dct_coefficient_count": 4,
+                }
+            ),
+        ),
+    ),
     "leaky_relu": lambda: op_model("LEAKY_RELU", [fx(2, 3)], (2, 3), options=dict(alpha=0.2)),
     "prelu": lambda: op_model("PRELU", [fx(1, 2, 3), f32(3)], (1, 2, 3)),
     "cast": lambda: op_model("CAST", [fx(2, 3)], (2, 3), "int32"),

@@ -191,3 +191,169 @@ def test_audio_spectrogram_mutated_options_never_crash():
                 wick.load(data)(*feeds)
             except wick.WickError as e:
                 assert "AudioSpectrogram" in str(e)
+
+
+# ----------------------------------------------------------------------------------------------
+# Mfcc
+# ----------------------------------------------------------------------------------------------
+
+
+def _mfcc_options(upper=4000, lower=20, fb=40, dct=13, **extra):
+    opts = {
+        "upper_frequency_limit": upper,
+        "lower_frequency_limit": lower,
+        "filterbank_channel_count": fb,
+        "dct_coefficient_count": dct,
+        **extra,
+    }
+    return _flex({k: v for k, v in opts.items() if v is not None})
+
+
+def _mfcc(shape, rate, options, spec=None, rate_const=False, rate_shape=(1,), dct=None):
+    spec = (RNG.standard_normal(shape) ** 2 * 10).astype(np.float32) if spec is None else spec
+    r = np.full(rate_shape, rate, np.int32)
+    inputs, consts = {"spec": spec}, {}
+    (consts if rate_const else inputs)["rate"] = r
+    out = (shape[0], shape[1], dct or 13)
+    return _model(
+        [("Mfcc", ["spec", "rate"], ["y"], options)], inputs, {"y": (out, np.float32)}, consts
+    )
+
+
+@pytest.mark.parametrize(
+    "shape, rate, upper, lower, fb, dct",
+    [
+        ((1, 10, 257), 16000, 4000, 20, 40, 13),  # TensorFlow's defaults
+        ((2, 5, 129), 8000, 3000, 300, 20, 20),  # dct = filterbank, 2 channels
+        ((1, 4, 513), 44100, 11025, 0, 64, 30),
+        ((1, 3, 33), 16000, 7000, 100, 60, 12),  # more channels than bins (some always 0)
+        ((3, 2, 2), 16000, 8000, 1, 1, 1),  # smallest: 2 bins, 1 channel
+        ((1, 6, 129), 8000, 4000, 20, 40, 13),  # upper = Nyquist: the last bin counts
+        ((1, 6, 129), 8000, 5000, 20, 40, 13),  # upper above Nyquist: LiteRT gives up, all 0
+        ((1, 6, 129), 8000, 3999.7, 19.9, 40, 13),  # float limits truncate toward zero
+    ],
+)
+def test_mfcc(shape, rate, upper, lower, fb, dct):
+    data, feeds = _mfcc(shape, rate, _mfcc_options(upper, lower, fb, dct), dct=dct)
+    got = _check(data, feeds)
+    assert got.shape == (shape[0], shape[1], dct)
+    if upper == 5000:
+        assert not got.any()
+
+
+def test_mfcc_constant_scalar_rate_and_zero_bins():
+    """A constant scalar sample rate; all-zero frames hit the log floor (log 1e-12)."""
+    spec = (RNG.standard_normal((1, 4, 129)) ** 2).astype(np.float32)
+    spec[0, 1] = 0
+    data, feeds = _mfcc(
+        spec.shape, 8000, _mfcc_options(), spec=spec, rate_const=True, rate_shape=()
+    )
+    _check(data, feeds)
+
+
+def test_mfcc_default_lower_limit():
+    """lower_frequency_limit may be left out: LiteRT reads it as 0, a valid value."""
+    data, feeds = _mfcc((1, 3, 129), 8000, _mfcc_options(lower=None))
+    _check(data, feeds)
+
+
+@pytest.mark.parametrize(
+    "window, stride, squared, rate, fb, dct",
+    [
+        (480, 160, True, 16000, 40, 13),
+        (256, 100, True, 8000, 26, 26),
+        (100, 37, False, 8000, 20, 10),
+    ],
+)
+def test_spectrogram_then_mfcc(window, stride, squared, rate, fb, dct):
+    """The keyword-spotting front end: AudioSpectrogram -> Mfcc, two channels."""
+    samples, channels = 4000, 2
+    frames = 1 + (samples - window) // stride
+    x = RNG.standard_normal((samples, channels)).astype(np.float32)
+    spec_opts = _flex({"window_size": window, "stride": stride, "magnitude_squared": squared})
+    data, feeds = _model(
+        [
+            ("AudioSpectrogram", ["x"], ["spec"], spec_opts),
+            ("Mfcc", ["spec", "rate"], ["y"], _mfcc_options(rate // 2 - 100, 20, fb, dct)),
+        ],
+        {"x": x},
+        {"y": ((channels, frames, dct), np.float32)},
+        {"rate": np.array([rate], np.int32)},
+    )
+    _check(data, feeds)
+
+
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        (dict(upper=None), 'lack "upper_frequency_limit"'),
+        (dict(fb=None), 'lack "filterbank_channel_count"'),
+        (dict(dct=None), 'lack "dct_coefficient_count"'),
+        (dict(fb=0, dct=0), "filterbank_channel_count 0 must be >= 1"),
+        (dict(fb=-4, dct=1), "filterbank_channel_count -4 must be >= 1"),
+        (dict(dct=0), "dct_coefficient_count 0 must be in [1, filterbank_channel_count 40]"),
+        (dict(dct=41), "dct_coefficient_count 41 must be in"),
+        (dict(lower=-1), "lower_frequency_limit -1 is negative"),
+        (dict(upper=20, lower=20), "upper_frequency_limit 20 must be above"),
+        (dict(upper=100, lower=200), "upper_frequency_limit 100 must be above"),
+        (dict(upper=1e19), "out of range"),
+        (dict(upper=float("inf")), "out of range"),
+        (dict(upper=float("nan")), "out of range"),
+        (dict(fb=1 << 40), "out of range"),
+        (dict(upper="4000"), '"upper_frequency_limit" is not a number'),
+        (dict(dct=1.5), '"dct_coefficient_count" is not a number'),
+    ],
+)
+def test_mfcc_malformed_options(options, match):
+    data, feeds = _mfcc((1, 2, 129), 8000, _mfcc_options(**options))
+    with pytest.raises(wick.WickError, match=MALFORMED) as e:
+        wick.load(data)(*feeds)
+    assert "Mfcc" in str(e.value) and match in str(e.value)
+
+
+@pytest.mark.parametrize("rate", [0, -8000])
+def test_mfcc_bad_sample_rate(rate):
+    """A graph-input sample rate <= 0 fails the invoke; a constant one fails at load."""
+    data, feeds = _mfcc((1, 2, 129), rate, _mfcc_options())
+    m = wick.load(data)
+    with pytest.raises(wick.WickError, match="invalid input value") as e:
+        m(*feeds)
+    assert f"sample_rate is {rate}" in str(e.value)
+    data, feeds = _mfcc((1, 2, 129), rate, _mfcc_options(), rate_const=True)
+    with pytest.raises(wick.WickError, match=MALFORMED):
+        wick.load(data)(*feeds)
+
+
+@pytest.mark.parametrize(
+    "spec_shape, spec_dtype, rate_shape, rate_dtype, match",
+    [
+        ((2, 129), np.float32, (1,), np.int32, "rank 2"),
+        ((1, 1, 2, 129), np.float32, (1,), np.int32, "rank 4"),
+        ((1, 2, 1), np.float32, (1,), np.int32, "1 bins"),
+        ((1, 2, 129), np.int32, (1,), np.int32, "float32"),
+        ((1, 2, 129), np.float32, (1,), np.float32, "sample_rate must be int32"),
+        ((1, 2, 129), np.float32, (2,), np.int32, "one value, not 2"),
+    ],
+)
+def test_mfcc_bad_operands(spec_shape, spec_dtype, rate_shape, rate_dtype, match):
+    options = _mfcc_options()
+    data, feeds = _model(
+        [("Mfcc", ["spec", "rate"], ["y"], options)],
+        {"spec": np.ones(spec_shape, spec_dtype), "rate": np.full(rate_shape, 8000, rate_dtype)},
+        {"y": ((1, 2, 13), np.float32)},
+    )
+    with pytest.raises(wick.WickError, match="Mfcc") as e:
+        wick.load(data)(*feeds)
+    assert match in str(e.value)
+
+
+def test_mfcc_mutated_options_never_crash():
+    good = _mfcc_options(upper=3000, lower=20, fb=8, dct=4)
+    for i in range(len(good)):
+        for v in (0x00, 0xFF, 0x7F, good[i] ^ 0x10):
+            bad = good[:i] + bytes([v]) + good[i + 1 :]
+            data, feeds = _mfcc((1, 2, 33), 8000, bad, dct=4)
+            try:
+                wick.load(data)(*feeds)
+            except wick.WickError as e:
+                assert "Mfcc" in str(e)
