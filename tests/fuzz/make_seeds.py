@@ -404,6 +404,13 @@ EXTRA = {
         (2, 3, 9),
         custom=("AudioSpectrogram", flex({"window_size": 16, "stride": 8, "magnitude_squared": 1})),
     ),
+    "numeric_verify": lambda: op_model(
+        "CUSTOM",
+        [("in", (2, 3), "int8"), ("in", (2, 3), "float32")],
+        (2, 3),
+        quant=None,
+        custom=("NumericVerify", flex({"tolerance": 5.0, "log_if_failed": True})),
+    ),
     "mfcc": lambda: op_model(
         "CUSTOM",
         [("in", (1, 3, 33), "float32"), np.array([8000], I32)],

@@ -1,10 +1,14 @@
-"""Differential tests of the audio custom operators in LiteRT's BuiltinOpResolver:
-``AudioSpectrogram`` and ``Mfcc`` (src/ops/audio.c, src/kernels/reference/audio.c).
+"""Differential tests of the custom operators in LiteRT's BuiltinOpResolver besides
+TFLite_Detection_PostProcess: ``AudioSpectrogram`` and ``Mfcc`` (src/ops/audio.c,
+src/kernels/reference/audio.c) and ``NumericVerify`` (src/ops/numeric_verify.c).
 
 Single-op files (custom op, FlexBuffers options) run on wick (default and reference kernels) and
 on LiteRT's default interpreter and its reference resolver; float outputs agree within
 1e-4 * max(1, max|ref|) (both compute in double and round to float, so the real spread is a few
-ulps). Malformed options, shapes and types fail with a clear error, never a crash.
+ulps; measured: bit-exact). ``NumericVerify`` is bit-exact with LiteRT's reference resolver;
+LiteRT's default kernels dequantize with other float roundings, so against them its output is
+within a few ulps of the dequantized values. Malformed options, shapes and types fail with a
+clear error, never a crash.
 """
 
 from __future__ import annotations
@@ -57,17 +61,19 @@ def _model(ops, inputs, outputs, constants=None):
     return w.finish(), feeds
 
 
-def _check(data, feeds, ref_also=True):
-    """Runs on wick (both kernel sets) and LiteRT (both resolvers); returns wick's output."""
+def _check(data, feeds, default_atol=0.0):
+    """Runs on wick (both kernel sets) and LiteRT (both resolvers); returns wick's output.
+    `default_atol` widens the bar against LiteRT's default kernels only."""
     got = wick.load(data)(*feeds)
     got_ref = wick.load(data, reference=True)(*feeds)
-    for reference in (False, True) if ref_also else (False,):
+    for reference in (False, True):
         want = run_litert(data, feeds, reference=reference)
         for g, r in zip(got + got_ref, want + want, strict=True):
             g, r = np.asarray(g), np.asarray(r)
             assert g.shape == r.shape and g.dtype == r.dtype
             if r.size:
                 tol = REL * max(1.0, float(np.max(np.abs(r))))
+                tol = tol if reference else max(tol, default_atol)
                 np.testing.assert_allclose(g, r, rtol=0, atol=tol)
     return got[0]
 
@@ -357,3 +363,106 @@ def test_mfcc_mutated_options_never_crash():
                 wick.load(data)(*feeds)
             except wick.WickError as e:
                 assert "Mfcc" in str(e)
+
+
+# ----------------------------------------------------------------------------------------------
+# NumericVerify (src/ops/numeric_verify.c)
+# ----------------------------------------------------------------------------------------------
+
+
+def _verify(q, ref, options, quant=None, ref_shape=None):
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor("q", list(q.shape), q.dtype, quant=quant)
+    r = sg.add_tensor("ref", list(ref.shape if ref_shape is None else ref_shape), ref.dtype)
+    y = sg.add_tensor("diff", list(q.shape), np.float32)
+    sg.add_operator("CUSTOM", [x, r], [y], custom_code="NumericVerify", custom_options=options)
+    sg.set_inputs([x, r])
+    sg.set_outputs([y])
+    return w.finish(), [q, ref]
+
+
+def _quantized(dtype, shape, scale, zp):
+    info = np.iinfo(dtype)
+    q = RNG.integers(info.min, info.max, size=shape, endpoint=True).astype(dtype)
+    real = (q.astype(np.float64) - zp) * scale
+    ref = (real + RNG.uniform(-0.4, 0.4, size=shape) * scale).astype(np.float32)
+    return q, ref, dict(scale=[scale], zero_point=[zp])
+
+
+@pytest.mark.parametrize(
+    "dtype, scale, zp",
+    [(np.int8, 0.05, -3), (np.uint8, 0.5, 127), (np.int16, 1e-3, 0), (np.int16, 0.37, 12)],
+)
+@pytest.mark.parametrize("tolerance, log", [(0.0, False), (5.0, True), (5.0, False), (0.05, True)])
+def test_numeric_verify(dtype, scale, zp, tolerance, log):
+    """Within tolerance (or not checking): the output is dequant(q) - ref, as LiteRT's."""
+    q, ref, quant = _quantized(dtype, (3, 17), scale, zp)
+    options = _flex({"tolerance": tolerance, "log_if_failed": log})
+    data, feeds = _verify(q, ref, options, quant)
+    _check(data, feeds, default_atol=_dequant_ulps(q, scale, zp))
+
+
+def _dequant_ulps(q, scale, zp):
+    """LiteRT's default kernels dequantize with float rounding steps of their own (as
+    q * scale + (-zp * scale) in one case measured); its reference kernels, like wick, round
+    scale * (q - zp) once. The two differ by a few ulps of the dequantized values."""
+    return 4 * float(np.spacing(np.float32(np.max(np.abs((q.astype(np.float64) - zp) * scale)))))
+
+
+def test_numeric_verify_float16_and_default_options():
+    """float16 input, empty options (LiteRT reads tolerance 0, log_if_failed false)."""
+    h = RNG.standard_normal((2, 3, 4)).astype(np.float16)
+    ref = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    data, feeds = _verify(h, ref, _flex({}))
+    _check(data, feeds)
+
+
+def test_numeric_verify_mismatch_fails_like_litert():
+    q, ref, quant = _quantized(np.int8, (4, 5), 0.1, 0)
+    ref[2, 3] += 1.0  # 10 steps off, tolerance 2 steps
+    data, feeds = _verify(q, ref, _flex({"tolerance": 2.0, "log_if_failed": True}), quant)
+    with pytest.raises(wick.WickError, match="invalid input value") as e:
+        wick.load(data)(*feeds)
+    assert "NumericVerify" in str(e.value) and "element 13" in str(e.value)
+    for reference in (False, True):
+        with pytest.raises(Exception):  # noqa: B017 (whatever LiteRT's binding raises)
+            run_litert(data, feeds, reference=reference)
+    # The same file with log_if_failed off only reports the difference.
+    data, feeds = _verify(q, ref, _flex({"tolerance": 2.0, "log_if_failed": False}), quant)
+    got = _check(data, feeds, default_atol=_dequant_ulps(q, 0.1, 0))
+    assert abs(got[2, 3] + 1.0) < 0.06
+
+
+@pytest.mark.parametrize(
+    "qdtype, rdtype, ref_shape, options, match",
+    [
+        (np.int32, np.float32, None, {}, "int8, uint8, int16 or float16"),
+        (np.int8, np.int8, None, {}, "ref must be float32"),
+        (np.int8, np.float32, (3, 4), {}, "ref has 12 elements, the input 6"),
+        (np.int8, np.float32, None, {"tolerance": "x"}, '"tolerance" is not a value'),
+        (np.int8, np.float32, None, {"log_if_failed": "x"}, '"log_if_failed" is not a value'),
+        (np.int8, np.float32, None, [1.0], "must be a FlexBuffers map"),
+        (np.int8, np.float32, None, b"\x00\x00\x80\x40", "not a well-formed FlexBuffers map"),
+    ],
+)
+def test_numeric_verify_malformed(qdtype, rdtype, ref_shape, options, match):
+    options = options if isinstance(options, bytes) else _flex(options)
+    q = np.zeros((2, 3), qdtype)
+    ref = np.zeros(ref_shape or (2, 3), rdtype)
+    data, feeds = _verify(q, ref, options, dict(scale=[0.1], zero_point=[0]))
+    with pytest.raises(wick.WickError, match="NumericVerify") as e:
+        wick.load(data)(*feeds)
+    assert match in str(e.value)
+
+
+def test_numeric_verify_mutated_options_never_crash():
+    good = _flex({"tolerance": 5.0, "log_if_failed": True})
+    q, ref, quant = _quantized(np.int8, (2, 3), 0.1, 0)
+    for i in range(len(good)):
+        for v in (0x00, 0xFF, 0x7F, good[i] ^ 0x10):
+            data, feeds = _verify(q, ref, good[:i] + bytes([v]) + good[i + 1 :], quant)
+            try:
+                wick.load(data)(*feeds)
+            except wick.WickError as e:
+                assert "NumericVerify" in str(e)
