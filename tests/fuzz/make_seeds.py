@@ -171,10 +171,12 @@ def composite():
     return w.finish()
 
 
-def op_model(op, inputs, out_shape, out_dtype="float32", options=None, n_out=1, quant=None):
+def op_model(
+    op, inputs, out_shape, out_dtype="float32", options=None, n_out=1, quant=None, custom=None
+):
     """One operator. `inputs`: ("in", shape, dtype) graph inputs or numpy arrays (constants);
     output shapes need not be exact (wick's prepare sets them); `quant` applies to every
-    activation tensor (int8 seeds)."""
+    activation tensor (int8 seeds); `custom` (code, options bytes) makes it a CUSTOM op."""
     w = ModelWriter(description="seed")
     sg = w.add_subgraph()
     ins, graph_ins = [], []
@@ -186,10 +188,19 @@ def op_model(op, inputs, out_shape, out_dtype="float32", options=None, n_out=1, 
             t = sg.add_constant(f"c{k}", spec)
         ins.append(t)
     outs = [sg.add_tensor(f"out{k}", list(out_shape), out_dtype, quant=quant) for k in range(n_out)]
-    sg.add_operator(op, ins, outs, options=options)
+    if custom is not None:
+        sg.add_operator("CUSTOM", ins, outs, custom_code=custom[0], custom_options=custom[1])
+    else:
+        sg.add_operator(op, ins, outs, options=options)
     sg.set_inputs(graph_ins)
     sg.set_outputs(outs)
     return w.finish()
+
+
+def flex(options):
+    from flatbuffers import flexbuffers
+
+    return bytes(flexbuffers.Dumps(options))
 
 
 def quantize():
@@ -387,6 +398,35 @@ UNARY = [
 
 I32 = np.int32
 EXTRA = {
+    "audio_spectrogram": lambda: op_model(
+        "CUSTOM",
+        [("in", (40, 2), "float32")],
+        (2, 3, 9),
+        custom=("AudioSpectrogram", flex({"window_size": 16, "stride": 8, "magnitude_squared": 1})),
+    ),
+    "numeric_verify": lambda: op_model(
+        "CUSTOM",
+        [("in", (2, 3), "int8"), ("in", (2, 3), "float32")],
+        (2, 3),
+        quant=None,
+        custom=("NumericVerify", flex({"tolerance": 5.0, "log_if_failed": True})),
+    ),
+    "mfcc": lambda: op_model(
+        "CUSTOM",
+        [("in", (1, 3, 33), "float32"), np.array([8000], I32)],
+        (1, 3, 4),
+        custom=(
+            "Mfcc",
+            flex(
+                {
+                    "upper_frequency_limit": 3000,
+                    "lower_frequency_limit": 20,
+                    "filterbank_channel_count": 8,
+                    "dct_coefficient_count": 4,
+                }
+            ),
+        ),
+    ),
     "leaky_relu": lambda: op_model("LEAKY_RELU", [fx(2, 3)], (2, 3), options=dict(alpha=0.2)),
     "prelu": lambda: op_model("PRELU", [fx(1, 2, 3), f32(3)], (1, 2, 3)),
     "cast": lambda: op_model("CAST", [fx(2, 3)], (2, 3), "int32"),

@@ -1,6 +1,7 @@
 /*
- * fft.c — reference real 2-D FFT (TFLite's RFFT2D) and the complex64
- * element ops (REAL, IMAG, COMPLEX_ABS).
+ * fft.c — reference real 2-D FFT (TFLite's RFFT2D), the real 1-D FFT in
+ * double that the audio kernels share (audio.c), and the complex64 element
+ * ops (REAL, IMAG, COMPLEX_ABS).
  *
  * RFFT2D works in double precision, as LiteRT's kernel (Ooura's rdft2d on
  * doubles) does: float inputs are exact in double, the O(log n) rounding of
@@ -63,19 +64,11 @@ static void fft(cplx *a, int64_t n, const cplx *w, int64_t stride) {
   }
 }
 
-/* X[0..n/2] = DFT of the real x[0..n), x zero past `valid` (<= n). `w`
- * holds exp(-2 pi i k / n) for k < n / 2; `z` has room for n / 2 values. */
-static void real_fft(const float *x, int64_t valid, int64_t n, const cplx *w, cplx *z, cplx *X) {
-  if (n == 1) {
-    X[0].re = valid > 0 ? x[0] : 0.0;
-    X[0].im = 0.0;
-    return;
-  }
+/* X[0..n/2] = DFT of a real sequence x[0..n) (n >= 2) that the caller has
+ * packed as z[k] = x[2k] + i x[2k+1], k < n / 2 (z is overwritten). `w`
+ * holds exp(-2 pi i k / n) for k < n / 2. */
+static void real_fft_packed(int64_t n, const cplx *w, cplx *z, cplx *X) {
   int64_t m = n / 2;
-  for (int64_t k = 0; k < m; k++) {
-    z[k].re = 2 * k < valid ? x[2 * k] : 0.0;
-    z[k].im = 2 * k + 1 < valid ? x[2 * k + 1] : 0.0;
-  }
   fft(z, m, w, 2); /* exp(-2 pi i j / m) = w[2 j] */
   /* With E, O the DFTs (length m) of the even and odd samples, Z = E + i O
    * and conj(Z[m - k]) = E[k] - i O[k]; X[k] = E[k] + exp(-2 pi i k / n) O[k],
@@ -88,6 +81,34 @@ static void real_fft(const float *x, int64_t valid, int64_t n, const cplx *w, cp
     X[k].re = er + (or_ * t.re - oi * t.im);
     X[k].im = ei + (or_ * t.im + oi * t.re);
   }
+}
+
+/* X[0..n/2] = DFT of the real x[0..n), x zero past `valid` (<= n). `w`
+ * holds exp(-2 pi i k / n) for k < n / 2; `z` has room for n / 2 values. */
+static void real_fft(const float *x, int64_t valid, int64_t n, const cplx *w, cplx *z, cplx *X) {
+  if (n == 1) {
+    X[0].re = valid > 0 ? x[0] : 0.0;
+    X[0].im = 0.0;
+    return;
+  }
+  for (int64_t k = 0; k < n / 2; k++) {
+    z[k].re = 2 * k < valid ? x[2 * k] : 0.0;
+    z[k].im = 2 * k + 1 < valid ? x[2 * k + 1] : 0.0;
+  }
+  real_fft_packed(n, w, z, X);
+}
+
+void wick_fft_twiddles_f64(int64_t n, double *w) { twiddles(n, (cplx *)w); }
+
+void wick_real_fft_f64(int64_t n, const double *x, const double *w, double *z, double *X) {
+  cplx *out = (cplx *)X;
+  if (n == 1) {
+    out[0] = (cplx){x[0], 0.0};
+    return;
+  }
+  cplx *packed = (cplx *)z;
+  for (int64_t k = 0; k < n / 2; k++) packed[k] = (cplx){x[2 * k], x[2 * k + 1]};
+  real_fft_packed(n, (const cplx *)w, packed, out);
 }
 
 int64_t wick_rfft2d_work_doubles(int32_t fft_h, int32_t fft_w) {

@@ -708,5 +708,49 @@ void wick_c64_mul__reference(const wick_broadcast *bc, const float *a, const flo
                              float *out);
 /* out[i] = part(in[i]) for n complex64 values. */
 void wick_complex_part__reference(wick_complex_part part, int64_t n, const float *in, float *out);
+/* The real 1-D DFT in double that the audio kernels share: w (n doubles)
+ * gets exp(-2 pi i k / n) for k < n / 2 as (re, im) pairs; then
+ * X[k] = sum_j x[j] exp(-2 pi i j k / n) for k <= n / 2 into X (n + 2
+ * doubles, (re, im) pairs), n a power of two >= 1; z is n doubles of work. */
+void wick_fft_twiddles_f64(int64_t n, double *w);
+void wick_real_fft_f64(int64_t n, const double *x, const double *w, double *z, double *X);
+
+/* ---- audio custom ops: AudioSpectrogram and Mfcc (audio.c) ---- */
+/* The FFT length of a window: the least power of two >= window (<= 2^30). */
+int32_t wick_spectrogram_fft_length(int32_t window);
+/* Doubles of `work` that wick_spectrogram__reference needs: 5 * fft_length + 2
+ * (the window, the padded frame, twiddles, FFT work and the spectrum). */
+int64_t wick_spectrogram_work_doubles(int32_t window);
+/* LiteRT's AudioSpectrogram. in: [samples, channels] float; out: [channels,
+ * frames, fft_length/2 + 1] with frames = 1 + (samples - window) / stride
+ * (the caller computes it; 0 when samples < window). Frame f of channel c is
+ * samples [f * stride, f * stride + window) times the periodic Hann window
+ * 0.5 - 0.5 cos(2 pi j / window), zero-padded to fft_length; each bin is
+ * re^2 + im^2 of its DFT, computed in double and rounded to float, then
+ * sqrtf of that float unless magnitude_squared. */
+void wick_spectrogram__reference(int64_t samples, int64_t channels, int32_t window,
+                                 int32_t stride, int64_t frames, bool magnitude_squared,
+                                 const float *in, float *out, double *work);
+typedef struct wick_mfcc_params {
+  double lower, upper;   /* frequency limits in Hz, 0 <= lower < upper */
+  int32_t filterbank;    /* mel channels >= 1 */
+  int32_t dct;           /* coefficients, 1 <= dct <= filterbank */
+  double sample_rate;    /* > 0 */
+} wick_mfcc_params;
+/* Doubles of `work` that wick_mfcc__reference needs: dct * filterbank +
+ * 2 * filterbank + 2 * bins + 1 (the caller checks the arithmetic). */
+int64_t wick_mfcc_work_doubles(int32_t bins, int32_t filterbank, int32_t dct);
+/* LiteRT's Mfcc on `frames` squared-magnitude spectra of `bins` (>= 2)
+ * floats, `dct` floats out per frame. In double throughout, as LiteRT:
+ * sqrt of each bin, a triangular mel filterbank (mel = 1127 log1p(f / 700),
+ * filterbank + 1 centres spaced evenly between lower and upper, bins from
+ * int(1.5 + lower / hz_per_bin) to int(upper / hz_per_bin) with hz_per_bin =
+ * sample_rate / 2 / (bins - 1), DC excluded), log(max(x, 1e-12)), then the
+ * DCT-II sqrt(2 / filterbank) sum_j x[j] cos(pi i (j + 0.5) / filterbank),
+ * rounded to float. When upper / hz_per_bin reaches bins (upper at least
+ * one bin above the Nyquist frequency) LiteRT's filterbank gives up and
+ * every output is 0; so does this. */
+void wick_mfcc__reference(const wick_mfcc_params *p, int64_t frames, int32_t bins,
+                          const float *in, float *out, double *work);
 
 #endif /* WICK_KERNELS_REFERENCE_H */
