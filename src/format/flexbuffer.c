@@ -83,8 +83,9 @@ wick_flex_status wick_flex_root_map(const uint8_t *data, size_t size, wick_flex_
   if (count > size || (size - map) / (w + 1) < count) return WICK_FLEX_MALFORMED;
   /* Keys: [count] then count offsets of key_width bytes. */
   uint64_t key_count;
-  if (keys < key_width || !read_uint(data, size, keys - key_width, key_width, &key_count) ||
-      key_count != count || (size - keys) / key_width < count)
+  const size_t kw = (size_t)key_width; /* (1, 2, 4 or 8: valid_width above) */
+  if (keys < kw || !read_uint(data, size, keys - kw, kw, &key_count) || key_count != count ||
+      (size - keys) / kw < count)
     return WICK_FLEX_MALFORMED;
   out->data = data;
   out->size = size;
