@@ -269,6 +269,16 @@ WICK_API int wick_interpreter_output_index(const wick_interpreter *interpreter, 
  * the resize. A failed resize leaves the previous shapes and all values. */
 WICK_API wick_status wick_interpreter_resize_input(wick_interpreter *interpreter, size_t i,
                                                    const int32_t *dims, size_t rank);
+/* Resizes several inputs at once and prepares the interpreter once: input indices[k] takes
+ * the shape dims[k] of rank ranks[k] (k < count). Use it when inputs share a dimension (a
+ * batch of ids and its mask): resized one at a time, the prepare between the two resizes sees
+ * mismatched shapes and may fail. Same rules and errors as wick_interpreter_resize_input
+ * (WICK_ERR_INVALID_ARGUMENT for a bad index, rank or fixed dimension, checked before anything
+ * changes; an error of the new prepare leaves every input's previous shape and value). */
+WICK_API wick_status wick_interpreter_resize_inputs(wick_interpreter *interpreter, size_t count,
+                                                    const size_t *indices,
+                                                    const int32_t *const *dims,
+                                                    const size_t *ranks);
 
 /* Runs the graph. Inputs keep their values; outputs are overwritten.
  * State persists from one invoke to the next: the model's variable tensors

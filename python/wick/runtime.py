@@ -155,6 +155,7 @@ def _library():
         "wick_interpreter_input": ([P, S], P),
         "wick_interpreter_output": ([P, S], P),
         "wick_interpreter_resize_input": ([P, S, ctypes.POINTER(ctypes.c_int32), S], INT),
+        "wick_interpreter_resize_inputs": ([P, S, P, P, P], INT),
         "wick_interpreter_invoke": ([P], INT),
         "wick_interpreter_cancel": ([P], None),
         "wick_interpreter_reset_variables": ([P], INT),
@@ -283,26 +284,41 @@ class SignatureRunner:
             lib.wick_interpreter_weight_cache_message(self._it).decode(errors="replace"),
         )
 
-    def _set_input(self, i: int, value) -> None:
-        lib = self._lib
-        t = lib.wick_interpreter_input(self._it, i)
-        want = _detail(lib, t)
+    def _input_array(self, i: int, value) -> np.ndarray:
+        """`value` as a C-contiguous array of input i's dtype."""
+        want = _detail(self._lib, self._lib.wick_interpreter_input(self._it, i))
         arr = np.asarray(value)
         if arr.dtype != want.dtype:
             if np.can_cast(arr.dtype, want.dtype, casting="same_kind") or arr.dtype.kind in "biuf":
                 arr = arr.astype(want.dtype)
             else:
                 raise TypeError(f"input {want.name!r} wants {want.dtype}, got {arr.dtype}")
-        arr = np.asarray(arr, order="C")  # (ascontiguousarray would turn a scalar into [1])
-        if tuple(arr.shape) != want.shape:
-            dims = (ctypes.c_int32 * max(arr.ndim, 1))(*arr.shape)
-            st = lib.wick_interpreter_resize_input(self._it, i, dims, arr.ndim)
+        return np.asarray(arr, order="C")  # (ascontiguousarray would turn a scalar into [1])
+
+    def _set_inputs(self, arrays: dict[int, np.ndarray]) -> None:
+        """Resizes every input whose shape changes in one call (inputs that share a dimension,
+        such as ids and their mask, are never prepared with mismatched shapes), then writes them."""
+        lib = self._lib
+        resize = [
+            (i, a)
+            for i, a in arrays.items()
+            if tuple(a.shape) != _detail(lib, lib.wick_interpreter_input(self._it, i)).shape
+        ]
+        if resize:
+            n = len(resize)
+            dims = [(ctypes.c_int32 * max(a.ndim, 1))(*a.shape) for _, a in resize]
+            indices = (ctypes.c_size_t * n)(*[i for i, _ in resize])
+            ranks = (ctypes.c_size_t * n)(*[a.ndim for _, a in resize])
+            dim_ptrs = (ctypes.c_void_p * n)(*[ctypes.addressof(d) for d in dims])
+            st = lib.wick_interpreter_resize_inputs(self._it, n, indices, dim_ptrs, ranks)
             if st:
                 self._fail(st)
+        for i, arr in arrays.items():
             t = lib.wick_interpreter_input(self._it, i)
-        st = lib.wick_tensor_copy_from(t, arr.ctypes.data, arr.nbytes)
-        if st:
-            raise WickError(st, f"input {want.name!r}: {arr.nbytes} bytes do not fit the tensor")
+            st = lib.wick_tensor_copy_from(t, arr.ctypes.data, arr.nbytes)
+            if st:
+                name = _detail(lib, t).name
+                raise WickError(st, f"input {name!r}: {arr.nbytes} bytes do not fit the tensor")
 
     def __call__(self, *args, **kwargs) -> list[np.ndarray]:
         """Runs with inputs given positionally and/or by name; returns the outputs."""
@@ -320,8 +336,7 @@ class SignatureRunner:
         missing = [names[i] for i in range(len(names)) if i not in given]
         if missing:
             raise TypeError(f"missing inputs: {missing}")
-        for i in range(len(names)):
-            self._set_input(i, given[i])
+        self._set_inputs({i: self._input_array(i, given[i]) for i in range(len(names))})
         return self.invoke()
 
     def invoke(self) -> list[np.ndarray]:

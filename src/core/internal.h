@@ -535,6 +535,11 @@ struct wick_op_def {
   wick_status (*invoke)(wick_op_ctx *ctx);
 };
 
+/* Whether an op's outputs depend on its inputs' shapes only, never their values (SHAPE):
+ * such a node is folded at prepare whenever those shapes are static, as if its inputs were
+ * constants (src/ops/registry.c). */
+WICK_INTERNAL bool wick_op_reads_shapes_only(const wick_op_def *def);
+
 /* Finds the op definition for a builtin code, or NULL (src/ops/registry.c). */
 WICK_INTERNAL const wick_op_def *wick_op_find(int32_t builtin);
 /* Finds the definition of a custom operator by its custom code, or NULL

@@ -523,6 +523,9 @@ static wick_status prepare_node(wick_graph *g, wick_node *n, bool *dynamic_tenso
   bool stateful = false;
   for (uint32_t k = 0; k < op->num_inputs; k++)
     if (op->inputs[k] >= 0 && g->tensors[op->inputs[k]].info->is_variable) stateful = true;
+  /* (a node that reads only its inputs' shapes, static here, folds like one on constants:
+   * SHAPE in front of a RESHAPE would otherwise make everything after it dynamic) */
+  if (wick_op_reads_shapes_only(n->def)) all_known = true;
   if (all_known && !stateful && !n->stateful && n->child[0] == NULL) {
     /* Fold: compute now, keep the result as a constant. */
     for (uint32_t k = 0; k < op->num_outputs; k++) {
@@ -906,12 +909,11 @@ static void restore_inputs(wick_graph *g, const saved_input *saved) {
   }
 }
 
-wick_status wick_interpreter_resize_input(wick_interpreter *it, size_t i, const int32_t *dims,
-                                          size_t rank) {
-  if (it == NULL) return WICK_ERR_INVALID_ARGUMENT;
+/* Checks that input i may take `dims` (its rank, no negative sizes, fixed dimensions kept). */
+static wick_status check_resize(wick_interpreter *it, size_t i, const int32_t *dims, size_t rank) {
   if (i >= it->main->num_inputs)
     return interp_fail(it, WICK_ERR_INVALID_ARGUMENT, "input %zu does not exist", i);
-  wick_tensor *t = &it->main->tensors[it->main->inputs[i]];
+  const wick_tensor *t = &it->main->tensors[it->main->inputs[i]];
   if (rank > WICK_MAX_RANK || (rank > 0 && dims == NULL))
     return interp_fail(it, WICK_ERR_INVALID_ARGUMENT, "bad rank %zu", rank);
   if ((int32_t)rank != t->info->rank)
@@ -926,17 +928,40 @@ wick_status wick_interpreter_resize_input(wick_interpreter *it, size_t i, const 
                          "input %s: dimension %zu is fixed at %d by the model (asked %d)",
                          t->name, d, t->info->dims[d], dims[d]);
   }
+  return WICK_OK;
+}
+
+wick_status wick_interpreter_resize_inputs(wick_interpreter *it, size_t count,
+                                           const size_t *indices, const int32_t *const *dims,
+                                           const size_t *ranks) {
+  if (it == NULL || (count > 0 && (indices == NULL || dims == NULL || ranks == NULL)))
+    return WICK_ERR_INVALID_ARGUMENT;
+  for (size_t k = 0; k < count; k++) {
+    wick_status st = check_resize(it, indices[k], dims[k], ranks[k]);
+    if (st != WICK_OK) return st;
+  }
   saved_input *values = NULL;
   wick_status st = save_inputs(it, &values);
   if (st != WICK_OK) return st;
-  int32_t old[WICK_MAX_RANK];
-  memcpy(old, t->dims, sizeof old);
-  for (size_t d = 0; d < rank; d++) t->dims[d] = dims[d];
+  /* The previous shapes of every input: a failed prepare puts them all back. */
+  int32_t(*old)[WICK_MAX_RANK] = wick_mem_alloc(&it->mem, (it->main->num_inputs + 1) *
+                                                              sizeof *old);
+  if (old == NULL) {
+    wick_mem_free(&it->mem, values);
+    return interp_fail(it, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  }
+  for (uint32_t i = 0; i < it->main->num_inputs; i++)
+    memcpy(old[i], it->main->tensors[it->main->inputs[i]].dims, sizeof old[i]);
+  for (size_t k = 0; k < count; k++) {
+    wick_tensor *t = &it->main->tensors[it->main->inputs[indices[k]]];
+    for (size_t d = 0; d < ranks[k]; d++) t->dims[d] = dims[k][d];
+  }
   st = graph_prepare(it->main);
   if (st == WICK_OK) {
     restore_inputs(it->main, values);
   } else {
-    memcpy(t->dims, old, sizeof old); /* leave the interpreter usable */
+    for (uint32_t i = 0; i < it->main->num_inputs; i++) /* leave the interpreter usable */
+      memcpy(it->main->tensors[it->main->inputs[i]].dims, old[i], sizeof old[i]);
     char saved[sizeof it->error];
     memcpy(saved, it->error, sizeof saved);
     if (graph_prepare(it->main) == WICK_OK) {
@@ -944,8 +969,15 @@ wick_status wick_interpreter_resize_input(wick_interpreter *it, size_t i, const 
       restore_inputs(it->main, values);
     }
   }
+  wick_mem_free(&it->mem, old);
   wick_mem_free(&it->mem, values);
   return st;
+}
+
+wick_status wick_interpreter_resize_input(wick_interpreter *it, size_t i, const int32_t *dims,
+                                          size_t rank) {
+  if (it == NULL) return WICK_ERR_INVALID_ARGUMENT;
+  return wick_interpreter_resize_inputs(it, 1, &i, &dims, &rank);
 }
 
 wick_status wick_interpreter_invoke(wick_interpreter *it) {

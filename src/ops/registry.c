@@ -87,3 +87,5 @@ const wick_op_def *wick_op_lookup(const wick_operator_info *op, char *why, size_
   }
   return def;
 }
+
+bool wick_op_reads_shapes_only(const wick_op_def *def) { return def == &wick_op_shape; }

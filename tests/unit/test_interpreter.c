@@ -400,6 +400,27 @@ static void test_resize_keeps_inputs(void) {
   CHECK(wick_tensor_byte_size(out) == sizeof want &&
             memcmp(wick_tensor_data(out), want, sizeof want) == 0,
         "x + y after a failed resize differs");
+
+  /* ... but resized together they do: one prepare at [3, N] + [3, N]. */
+  float x3[3 * N], y3[3 * N];
+  for (int k = 0; k < 3 * N; k++) x3[k] = (float)k, y3[k] = 1.0f;
+  const size_t both[2] = {0, 1}, ranks[2] = {2, 2};
+  const int32_t *const dims3[2] = {three, three};
+  CHECK(wick_interpreter_resize_inputs(it, 2, both, dims3, ranks) == WICK_OK,
+        "resize x and y together: %s", wick_interpreter_last_error(it));
+  CHECK(wick_tensor_copy_from(wick_interpreter_input(it, 0), x3, sizeof x3) == WICK_OK &&
+            wick_tensor_copy_from(wick_interpreter_input(it, 1), y3, sizeof y3) == WICK_OK,
+        "write x and y at [3, N]");
+  CHECK(wick_interpreter_invoke(it) == WICK_OK, "invoke at [3, N]: %s",
+        wick_interpreter_last_error(it));
+  out = wick_interpreter_output(it, 0);
+  CHECK(wick_tensor_byte_size(out) == sizeof x3 &&
+            ((const float *)wick_tensor_data(out))[3 * N - 1] == (float)(3 * N),
+        "x + y at [3, N] differs");
+  const size_t bad_index[1] = {7};
+  CHECK(wick_interpreter_resize_inputs(it, 1, bad_index, dims3, ranks) ==
+            WICK_ERR_INVALID_ARGUMENT,
+        "resize_inputs of a missing input should be an invalid argument");
   wick_interpreter_destroy(it);
   wick_model_destroy(model);
   free(bytes);

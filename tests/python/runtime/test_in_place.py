@@ -153,3 +153,49 @@ def test_reshapes_share_their_input_buffer(threads, monkeypatch):
     # whole chain (but the graph output) is one buffer
     assert arena < arena_apart, (arena, arena_apart)
     compare(got, run_litert(data, inputs))
+
+
+def test_shape_of_a_static_tensor_folds_and_keeps_the_graph_static():
+    """SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE (TensorFlow's squeeze-excite blocks write
+    this): SHAPE reads only its input's shape, so with a static shape it folds at prepare and the
+    RESHAPE and everything after it are planned statically (in the arena) instead of being
+    prepared again at every invoke (Keras EfficientNetV2-B0 int8: 9.8 -> 2.7 ms)."""
+    w = ModelWriter()
+    sg = w.add_subgraph()
+    x = sg.add_tensor("x", [1, 8, 8, 16], np.float32)
+    shape = sg.add_tensor("shape", [4], np.int32)
+    batch = sg.add_tensor("batch", [], np.int32)
+    target = sg.add_tensor("target", [4], np.int32)
+    r = sg.add_tensor("r", [1, 1, 1, 1024], np.float32)
+    y = sg.add_tensor("y", [1, 1, 1, 1024], np.float32)
+    sg.add_operator("SHAPE", [x], [shape], options=dict(out_type="INT32"))
+    sg.add_operator(
+        "STRIDED_SLICE",
+        [
+            shape,
+            *(
+                sg.add_constant(n, np.array(v, np.int32))
+                for n, v in (("b", [0]), ("e", [1]), ("s", [1]))
+            ),
+        ],
+        [batch],
+        options=dict(shrink_axis_mask=1),
+    )
+    ones = [sg.add_constant(f"one{i}", np.array(1, np.int32)) for i in range(2)]
+    sg.add_operator(
+        "PACK",
+        [batch, *ones, sg.add_constant("c", np.array(1024, np.int32))],
+        [target],
+        options=dict(values_count=4, axis=0),
+    )
+    sg.add_operator("RESHAPE", [x, target], [r])
+    sg.add_operator("TANH", [r], [y])
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    data = w.finish()
+    xin = RNG.standard_normal([1, 8, 8, 16]).astype(np.float32)
+    rt = wick.load(data)
+    got = rt(xin)
+    compare(got, run_litert(data, [xin]))
+    # the RESHAPE and TANH outputs are planned (a dynamic node's output lives outside the arena)
+    assert rt.signature(None).arena_bytes >= 2 * 1024 * 4, rt.signature(None).arena_bytes
