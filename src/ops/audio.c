@@ -32,35 +32,12 @@
 
 /* ---------------------------------------------------------------- options */
 
-static wick_status opt_fail(const wick_op_ctx *ctx, const char *key, wick_flex_status st) {
-  if (st == WICK_FLEX_ABSENT)
-    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "custom_options lack \"%s\"", key);
-  if (st == WICK_FLEX_WRONG_TYPE)
-    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
-                        "custom_options \"%s\" is not a number of the expected kind", key);
-  return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
-                      "custom_options are malformed FlexBuffers (reading \"%s\")", key);
-}
-
-static wick_status open_options(const wick_op_ctx *ctx, wick_flex_map *m) {
-  size_t size;
-  const uint8_t *bytes = wick_op_custom_options(ctx, &size);
-  wick_flex_status st = wick_flex_root_map(bytes, size, m);
-  if (st == WICK_FLEX_WRONG_TYPE)
-    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
-                        "custom_options must be a FlexBuffers map");
-  if (st != WICK_FLEX_OK)
-    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
-                        "custom_options (%zu bytes) are not a well-formed FlexBuffers map", size);
-  return WICK_OK;
-}
-
 /* A required int32 option (LiteRT stores these as int). */
 static wick_status opt_int(const wick_op_ctx *ctx, const wick_flex_map *m, const char *key,
                            int32_t *out) {
   int64_t v;
   wick_flex_status st = wick_flex_map_int(m, key, &v);
-  if (st != WICK_FLEX_OK) return opt_fail(ctx, key, st);
+  if (st != WICK_FLEX_OK) return wick_op_flex_fail(ctx, key, st);
   WICK_CHECK(ctx, v >= INT32_MIN && v <= INT32_MAX, "custom_options \"%s\" = %lld is out of range",
              key, (long long)v);
   *out = (int32_t)v;
@@ -81,11 +58,11 @@ static wick_status spectrogram_prepare(wick_op_ctx *ctx) {
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   memset(d, 0, sizeof *d);
   wick_flex_map m;
-  WICK_TRY(open_options(ctx, &m));
+  WICK_TRY(wick_op_flex_options(ctx, &m));
   WICK_TRY(opt_int(ctx, &m, "window_size", &d->window));
   WICK_TRY(opt_int(ctx, &m, "stride", &d->stride));
   wick_flex_status st = wick_flex_map_bool(&m, "magnitude_squared", &d->magnitude_squared);
-  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return opt_fail(ctx, "magnitude_squared", st);
+  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return wick_op_flex_fail(ctx, "magnitude_squared", st);
   WICK_CHECK(ctx, d->window >= 2, "window_size %d must be >= 2", d->window);
   WICK_CHECK(ctx, d->stride >= 1, "stride %d must be >= 1", d->stride);
   WICK_CHECK_SUPPORTED(ctx, d->window <= (1 << 30), "window_size %d is above 2^30", d->window);
@@ -139,7 +116,7 @@ static wick_status opt_limit(const wick_op_ctx *ctx, const wick_flex_map *m, con
   double v;
   wick_flex_status st = wick_flex_map_float(m, key, &v);
   if (st == WICK_FLEX_ABSENT && dflt >= 0) v = dflt;
-  else if (st != WICK_FLEX_OK) return opt_fail(ctx, key, st);
+  else if (st != WICK_FLEX_OK) return wick_op_flex_fail(ctx, key, st);
   WICK_CHECK(ctx, v > -9.2e18 && v < 9.2e18, "custom_options \"%s\" = %g is out of range", key,
              v);
   *out = (double)(float)(int64_t)v;
@@ -160,7 +137,7 @@ static wick_status mfcc_prepare(wick_op_ctx *ctx) {
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   memset(d, 0, sizeof *d);
   wick_flex_map m;
-  WICK_TRY(open_options(ctx, &m));
+  WICK_TRY(wick_op_flex_options(ctx, &m));
   WICK_TRY(opt_limit(ctx, &m, "upper_frequency_limit", -1, &d->p.upper));
   WICK_TRY(opt_limit(ctx, &m, "lower_frequency_limit", 0, &d->p.lower));
   WICK_TRY(opt_int(ctx, &m, "filterbank_channel_count", &d->p.filterbank));

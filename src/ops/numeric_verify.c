@@ -34,34 +34,20 @@ typedef struct verify_data {
   int64_t count;
 } verify_data;
 
-static wick_status opt_fail(const wick_op_ctx *ctx, const char *key, wick_flex_status st) {
-  if (st == WICK_FLEX_WRONG_TYPE)
-    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
-                        "custom_options \"%s\" is not a value of the expected kind", key);
-  return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
-                      "custom_options are malformed FlexBuffers (reading \"%s\")", key);
-}
-
 static wick_status verify_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
   verify_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   memset(d, 0, sizeof *d);
-  size_t size;
-  const uint8_t *bytes = wick_op_custom_options(ctx, &size);
   wick_flex_map m;
-  wick_flex_status st = wick_flex_root_map(bytes, size, &m);
-  if (st == WICK_FLEX_WRONG_TYPE)
-    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "custom_options must be a FlexBuffers map");
-  if (st != WICK_FLEX_OK)
-    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
-                        "custom_options (%zu bytes) are not a well-formed FlexBuffers map", size);
+  WICK_TRY(wick_op_flex_options(ctx, &m));
+  wick_flex_status st;
   double tolerance = 0.0;
   st = wick_flex_map_float(&m, "tolerance", &tolerance);
-  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return opt_fail(ctx, "tolerance", st);
+  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return wick_op_flex_fail(ctx, "tolerance", st);
   d->tolerance = (float)tolerance;
   st = wick_flex_map_bool(&m, "log_if_failed", &d->log_if_failed);
-  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return opt_fail(ctx, "log_if_failed", st);
+  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return wick_op_flex_fail(ctx, "log_if_failed", st);
 
   wick_tensor *in, *ref;
   WICK_TRY(wick_require_input(ctx, 0, &in));

@@ -348,3 +348,25 @@ wick_status wick_op_run_fused_epilogue(const wick_op_ctx *ctx) {
   j.out = o->data;
   return wick_parallel_elements(ctx, (size_t)wick_tensor_elements(o), epilogue_elements, &j);
 }
+
+wick_status wick_op_flex_options(const wick_op_ctx *ctx, wick_flex_map *m) {
+  size_t size;
+  const uint8_t *bytes = wick_op_custom_options(ctx, &size);
+  const wick_flex_status st = wick_flex_root_map(bytes, size, m);
+  if (st == WICK_FLEX_WRONG_TYPE)
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "custom_options must be a FlexBuffers map");
+  if (st != WICK_FLEX_OK)
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
+                        "custom_options (%zu bytes) are not a well-formed FlexBuffers map", size);
+  return WICK_OK;
+}
+
+wick_status wick_op_flex_fail(const wick_op_ctx *ctx, const char *key, wick_flex_status st) {
+  if (st == WICK_FLEX_ABSENT)
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "custom_options lack \"%s\"", key);
+  if (st == WICK_FLEX_WRONG_TYPE)
+    return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
+                        "custom_options \"%s\" is not a number of the expected kind", key);
+  return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
+                      "custom_options are malformed FlexBuffers (reading \"%s\")", key);
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "format/flexbuffer.h"
 #include "kernels/kernels.h"
 
 /* Fails the op with WICK_ERR_MALFORMED_MODEL unless `cond` holds. */
@@ -131,5 +132,12 @@ WICK_INTERNAL bool wick_op_fused_epilogue(const wick_op_ctx *ctx, wick_f32_epilo
  * 64-aligned chunks of elements: for the paths whose kernels do not take one
  * (reference, quantized-weight, a depthwise residual). No-op if none. */
 WICK_INTERNAL wick_status wick_op_run_fused_epilogue(const wick_op_ctx *ctx);
+
+/* A custom operator's FlexBuffers options as a map (wick_op_custom_options), or a
+ * "malformed model" failure naming the problem. */
+WICK_INTERNAL wick_status wick_op_flex_options(const wick_op_ctx *ctx, wick_flex_map *m);
+/* The failure for option `key` read with status `st` (absent, wrong type or malformed). */
+WICK_INTERNAL wick_status wick_op_flex_fail(const wick_op_ctx *ctx, const char *key,
+                                            wick_flex_status st);
 
 #endif /* WICK_OPS_OP_COMMON_H */
