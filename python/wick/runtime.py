@@ -295,6 +295,10 @@ class SignatureRunner:
                 raise TypeError(f"input {want.name!r} wants {want.dtype}, got {arr.dtype}")
         return np.asarray(arr, order="C")  # (ascontiguousarray would turn a scalar into [1])
 
+    def _set_input(self, i: int, value) -> None:
+        """Writes one input (resizing it if its shape changes)."""
+        self._set_inputs({i: self._input_array(i, value)})
+
     def _set_inputs(self, arrays: dict[int, np.ndarray]) -> None:
         """Resizes every input whose shape changes in one call (inputs that share a dimension,
         such as ids and their mask, are never prepared with mismatched shapes), then writes them."""
