@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 BUILD := build
 JOBS ?= $(shell nproc)
 
-.PHONY: all build setup demo test test-c test-python test-aarch64 asan lint format clean
+.PHONY: all build setup demo test test-c test-python test-aarch64 asan lint format clean conformance
 
 all: build
 
@@ -48,6 +48,12 @@ test-python: setup
 bench: setup
 	bash bench/peers/setup_executorch.sh || echo "ExecuTorch peer unavailable: see build/executorch-setup.log"
 	$(PY) -m bench.peers $(BENCH_ARGS)
+
+# The whole real-model corpus (tests/corpus: mediapipe, Keras applications in four forms,
+# MiniLM and SmolLM2 with real weights; built once into $$WICK_CORPUS_DIR, ~1.5 h cold) checked
+# against LiteRT; writes docs/conformance.md. `make test` checks a 25-file subset.
+conformance: setup
+	$(PY) -m tests.corpus --all --write
 
 # The C tests and the Python tests again under AddressSanitizer + UBSan.
 asan: $(VENV)/.installed
