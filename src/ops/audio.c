@@ -30,20 +30,6 @@
 #include "format/schema.h"
 #include "ops/op_common.h"
 
-/* ---------------------------------------------------------------- options */
-
-/* A required int32 option (LiteRT stores these as int). */
-static wick_status opt_int(const wick_op_ctx *ctx, const wick_flex_map *m, const char *key,
-                           int32_t *out) {
-  int64_t v;
-  wick_flex_status st = wick_flex_map_int(m, key, &v);
-  if (st != WICK_FLEX_OK) return wick_op_flex_fail(ctx, key, st);
-  WICK_CHECK(ctx, v >= INT32_MIN && v <= INT32_MAX, "custom_options \"%s\" = %lld is out of range",
-             key, (long long)v);
-  *out = (int32_t)v;
-  return WICK_OK;
-}
-
 /* ------------------------------------------------------- AudioSpectrogram */
 
 typedef struct spectrogram_data {
@@ -59,8 +45,8 @@ static wick_status spectrogram_prepare(wick_op_ctx *ctx) {
   memset(d, 0, sizeof *d);
   wick_flex_map m;
   WICK_TRY(wick_op_flex_options(ctx, &m));
-  WICK_TRY(opt_int(ctx, &m, "window_size", &d->window));
-  WICK_TRY(opt_int(ctx, &m, "stride", &d->stride));
+  WICK_TRY(wick_op_flex_int32(ctx, &m, "window_size", -1, &d->window));
+  WICK_TRY(wick_op_flex_int32(ctx, &m, "stride", -1, &d->stride));
   wick_flex_status st = wick_flex_map_bool(&m, "magnitude_squared", &d->magnitude_squared);
   if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return wick_op_flex_fail(ctx, "magnitude_squared", st);
   WICK_CHECK(ctx, d->window >= 2, "window_size %d must be >= 2", d->window);
@@ -140,8 +126,8 @@ static wick_status mfcc_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_op_flex_options(ctx, &m));
   WICK_TRY(opt_limit(ctx, &m, "upper_frequency_limit", -1, &d->p.upper));
   WICK_TRY(opt_limit(ctx, &m, "lower_frequency_limit", 0, &d->p.lower));
-  WICK_TRY(opt_int(ctx, &m, "filterbank_channel_count", &d->p.filterbank));
-  WICK_TRY(opt_int(ctx, &m, "dct_coefficient_count", &d->p.dct));
+  WICK_TRY(wick_op_flex_int32(ctx, &m, "filterbank_channel_count", -1, &d->p.filterbank));
+  WICK_TRY(wick_op_flex_int32(ctx, &m, "dct_coefficient_count", -1, &d->p.dct));
   WICK_CHECK(ctx, d->p.lower >= 0, "lower_frequency_limit %g is negative", d->p.lower);
   WICK_CHECK(ctx, d->p.upper > d->p.lower,
              "upper_frequency_limit %g must be above lower_frequency_limit %g", d->p.upper,

@@ -56,19 +56,6 @@ typedef struct detect_data {
 
 /* ---------------------------------------------------------------- options */
 
-/* An int32 option; `dflt` < 0 means required. */
-static wick_status opt_int(const wick_op_ctx *ctx, const wick_flex_map *m, const char *key,
-                           int64_t dflt, int32_t *out) {
-  int64_t v;
-  wick_flex_status st = wick_flex_map_int(m, key, &v);
-  if (st == WICK_FLEX_ABSENT && dflt >= 0) v = dflt;
-  else if (st != WICK_FLEX_OK) return wick_op_flex_fail(ctx, key, st);
-  WICK_CHECK(ctx, v >= INT32_MIN && v <= INT32_MAX, "custom_options \"%s\" = %lld is out of range",
-             key, (long long)v);
-  *out = (int32_t)v;
-  return WICK_OK;
-}
-
 static wick_status opt_float(const wick_op_ctx *ctx, const wick_flex_map *m, const char *key,
                              double *out) {
   wick_flex_status st = wick_flex_map_float(m, key, out);
@@ -81,10 +68,10 @@ static wick_status read_options(const wick_op_ctx *ctx, detect_data *d) {
   wick_flex_map m;
   WICK_TRY(wick_op_flex_options(ctx, &m));
   wick_flex_status st;
-  WICK_TRY(opt_int(ctx, &m, "max_detections", -1, &d->max_detections));
-  WICK_TRY(opt_int(ctx, &m, "max_classes_per_detection", -1, &d->max_classes));
-  WICK_TRY(opt_int(ctx, &m, "detections_per_class", 100, &d->detections_per_class));
-  WICK_TRY(opt_int(ctx, &m, "num_classes", -1, &d->num_classes));
+  WICK_TRY(wick_op_flex_int32(ctx, &m, "max_detections", -1, &d->max_detections));
+  WICK_TRY(wick_op_flex_int32(ctx, &m, "max_classes_per_detection", -1, &d->max_classes));
+  WICK_TRY(wick_op_flex_int32(ctx, &m, "detections_per_class", 100, &d->detections_per_class));
+  WICK_TRY(wick_op_flex_int32(ctx, &m, "num_classes", -1, &d->num_classes));
   bool regular = false;
   st = wick_flex_map_bool(&m, "use_regular_nms", &regular);
   if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return wick_op_flex_fail(ctx, "use_regular_nms", st);

@@ -370,3 +370,17 @@ wick_status wick_op_flex_fail(const wick_op_ctx *ctx, const char *key, wick_flex
   return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL,
                       "custom_options are malformed FlexBuffers (reading \"%s\")", key);
 }
+
+wick_status wick_op_flex_int32(const wick_op_ctx *ctx, const wick_flex_map *m, const char *key,
+                               int64_t dflt, int32_t *out) {
+  int64_t v;
+  const wick_flex_status st = wick_flex_map_int(m, key, &v);
+  if (st == WICK_FLEX_ABSENT && dflt >= 0)
+    v = dflt;
+  else if (st != WICK_FLEX_OK)
+    return wick_op_flex_fail(ctx, key, st);
+  WICK_CHECK(ctx, v >= INT32_MIN && v <= INT32_MAX, "custom_options \"%s\" = %lld is out of range",
+             key, (long long)v);
+  *out = (int32_t)v;
+  return WICK_OK;
+}

@@ -136,6 +136,10 @@ WICK_INTERNAL wick_status wick_op_run_fused_epilogue(const wick_op_ctx *ctx);
 /* A custom operator's FlexBuffers options as a map (wick_op_custom_options), or a
  * "malformed model" failure naming the problem. */
 WICK_INTERNAL wick_status wick_op_flex_options(const wick_op_ctx *ctx, wick_flex_map *m);
+/* An int32 option `key` of a FlexBuffers map: `dflt` when absent if `dflt` >= 0, else
+ * required; out of the int32 range is malformed. */
+WICK_INTERNAL wick_status wick_op_flex_int32(const wick_op_ctx *ctx, const wick_flex_map *m,
+                                             const char *key, int64_t dflt, int32_t *out);
 /* The failure for option `key` read with status `st` (absent, wrong type or malformed). */
 WICK_INTERNAL wick_status wick_op_flex_fail(const wick_op_ctx *ctx, const char *key,
                                             wick_flex_status st);
