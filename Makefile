@@ -50,7 +50,7 @@ bench: setup
 	$(PY) -m bench.peers $(BENCH_ARGS)
 
 # The whole real-model corpus (tests/corpus: mediapipe, Keras applications in four forms,
-# MiniLM and SmolLM2 with real weights; built once into $$WICK_CORPUS_DIR, ~1.5 h cold) checked
+# MiniLM and SmolLM2 with real weights; built once into $$WICK_CORPUS_DIR: 6,947 s cold on 2 cores) checked
 # against LiteRT; writes docs/conformance.md. `make test` checks a 25-file subset.
 conformance: setup
 	$(PY) -m tests.corpus --all --write

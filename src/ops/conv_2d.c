@@ -153,20 +153,21 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
   return WICK_OK;
 }
 
-typedef struct hconv_job {
+/* One image of a hybrid convolution (CONV_2D blocks or depthwise rows). */
+typedef struct hybrid_job {
   const conv_data *d;
   const int8_t *filter;
   const float *bias;
-  float *out; /* this image's output */
-  uint8_t *scratch;
+  float *out;       /* this image's output */
+  uint8_t *scratch; /* per_thread bytes per thread */
   size_t per_thread;
-  int32_t offset;
+  int32_t offset; /* the image's zero point and scale */
   float scale;
-} hconv_job;
+} hybrid_job;
 
 /* Output pixels [HCONV_MB * begin, HCONV_MB * end) of one image. */
 static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
-  const hconv_job *j = arg;
+  const hybrid_job *j = arg;
   const conv_data *d = j->d;
   const wick_conv_shape *s = &d->shape;
   const size_t c = (size_t)s->in_c, k = (size_t)s->k_h * (size_t)s->k_w * c;
@@ -210,22 +211,12 @@ static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
   }
 }
 
-typedef struct hdw_job {
-  const conv_data *d;
-  const int8_t *filter;
-  const float *bias;
-  float *out; /* this image's output */
-  uint32_t *acc;
-  int32_t offset;
-  float scale;
-} hdw_job;
-
 static void hdw_rows(void *arg, size_t begin, size_t end, size_t thread) {
-  const hdw_job *j = arg;
+  const hybrid_job *j = arg;
   const conv_data *d = j->d;
   wick_hybrid_depthwise_rows(&d->shape, d->qin, j->offset, j->scale, j->filter, d->filter_scales,
                              j->bias, j->out, d->lo, d->hi, (int32_t)begin, (int32_t)end,
-                             j->acc + thread * (size_t)d->shape.out_c);
+                             (uint32_t *)(void *)(j->scratch + thread * j->per_thread));
 }
 
 /* One image at a time: quantize it, run the hybrid kernel. */
@@ -240,8 +231,14 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
     const float scale =
         wick_hybrid_quantize_asymmetric__reference(image, in + n * image, d->qin, &offset);
     if (d->hybrid_blocked && depthwise) {
-      hdw_job j = {d,      wick_op_input(ctx, 1)->data, bias_data(ctx), out + n * out_image,
-                   wick_op_scratch(ctx), offset, scale};
+      hybrid_job j = {d,
+                      wick_op_input(ctx, 1)->data,
+                      bias_data(ctx),
+                      out + n * out_image,
+                      wick_op_scratch(ctx),
+                      (size_t)s->out_c * sizeof(uint32_t),
+                      offset,
+                      scale};
       const uint64_t per_row = (uint64_t)s->out_w * (uint64_t)s->out_c * (uint64_t)s->k_h *
                                (uint64_t)s->k_w * WICK_DEPTHWISE_WORK_PER_MAC;
       wick_status st = wick_parallel_range(ctx, (size_t)s->out_h, per_row, hdw_rows, &j);
@@ -252,7 +249,7 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
       const size_t k = (size_t)s->k_h * (size_t)s->k_w * (size_t)s->in_c;
       size_t per_thread = 0;
       (void)hconv_per_thread(k, (size_t)s->out_c, &per_thread); /* (checked at prepare) */
-      hconv_job j = {d,      wick_op_input(ctx, 1)->data, bias_data(ctx), out + n * out_image,
+      hybrid_job j = {d,      wick_op_input(ctx, 1)->data, bias_data(ctx), out + n * out_image,
                      wick_op_scratch(ctx), per_thread, offset, scale};
       const size_t pixels = (size_t)s->out_h * (size_t)s->out_w;
       const size_t blocks = (pixels + HCONV_MB - 1) / HCONV_MB;
