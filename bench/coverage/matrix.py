@@ -94,72 +94,31 @@ def release_heap() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# the .tflite file: operator counts by builtin code (flatbuffers, no schema package)
+# the .tflite file: operator counts, read by wick's one Python flatbuffer reader
+# (wick.graph.tflite_reader: numpy + flatbuffers, no converter, no runtime library)
 
 
 def _operators(data: bytes) -> list[tuple[int, list | None]]:
     """(builtin code, permutation) of every operator in every subgraph of a .tflite flatbuffer;
     the permutation is read for TRANSPOSE ops with a constant perm, else None."""
     import numpy as np
-    from flatbuffers import encode
-    from flatbuffers import number_types as N
-    from flatbuffers.table import Table
 
-    buf = bytearray(data) if not isinstance(data, bytearray) else data
+    if os.path.join(REPO, "python") not in sys.path:
+        sys.path.insert(0, os.path.join(REPO, "python"))
+    from wick.graph.tflite_reader import read_tflite
+    from wick.tflite import schema as S
 
-    def field(t, i):
-        return t.Offset(4 + 2 * i)
-
-    def tables(t, i):
-        o = field(t, i)
-        if not o:
-            return []
-        start = t.Vector(o)
-        return [Table(t.Bytes, t.Indirect(start + 4 * k)) for k in range(t.VectorLen(o))]
-
-    def scalar(t, i, flags, default):
-        o = field(t, i)
-        return t.Get(flags, o + t.Pos) if o else default
-
-    def vector(t, i, dtype):
-        o = field(t, i)
-        if not o:
-            return None
-        start, n = t.Vector(o), t.VectorLen(o)
-        return np.frombuffer(bytes(buf[start : start + n * np.dtype(dtype).itemsize]), dtype)
-
-    root = Table(buf, encode.Get(N.UOffsetTFlags.packer_type, buf, 0))
-    codes = []
-    for oc in tables(root, 1):  # Model.operator_codes
-        dep = scalar(oc, 0, N.Int8Flags, 0)  # deprecated_builtin_code
-        new = scalar(oc, 3, N.Int32Flags, 0)  # builtin_code
-        codes.append(max(dep, new))
-    buffers = tables(root, 4)  # Model.buffers
-
-    def perm_of(sg_tensors, idx):
-        if not 0 <= idx < len(sg_tensors):
-            return None
-        b = scalar(sg_tensors[idx], 2, N.Uint32Flags, 0)  # Tensor.buffer
-        if not 0 < b < len(buffers):
-            return None
-        raw = vector(buffers[b], 0, np.uint8)  # Buffer.data
-        if raw is None:  # data after the flatbuffer (Buffer.offset / size)
-            off = scalar(buffers[b], 1, N.Uint64Flags, 0)
-            size = scalar(buffers[b], 2, N.Uint64Flags, 0)
-            raw = np.frombuffer(bytes(buf[off : off + size]), np.uint8) if size else None
-        if raw is None or len(raw) % 4:
-            return None
-        return [int(p) for p in raw.view("<i4")]
-
+    data = bytes(data)
     out = []
-    for sg in tables(root, 2):  # Model.subgraphs
-        tensors = tables(sg, 0)
-        for op in tables(sg, 3):  # SubGraph.operators
-            code = codes[scalar(op, 0, N.Uint32Flags, 0)]
+    for sg in read_tflite(data, stats=False).subgraphs:
+        for op in sg.operators:
+            code = -1 if op.custom else S.BUILTIN_OPERATORS.get(op.op, -1)
             perm = None
-            if code == TRANSPOSE:
-                ins = vector(op, 1, "<i4")
-                perm = perm_of(tensors, int(ins[1])) if ins is not None and len(ins) > 1 else None
+            if code == TRANSPOSE and len(op.inputs) > 1 and 0 <= op.inputs[1] < len(sg.tensors):
+                t = sg.tensors[op.inputs[1]]
+                if t.constant and t.nbytes and t.nbytes % 4 == 0:
+                    raw = data[t.offset : t.offset + t.nbytes]
+                    perm = [int(p) for p in np.frombuffer(raw, "<i4")]
             out.append((code, perm))
     return out
 
