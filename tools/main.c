@@ -123,7 +123,7 @@ static void fill_random(wick_tensor *t, uint64_t *state) {
   size_t n = wick_tensor_byte_size(t);
   wick_dtype dt = wick_tensor_dtype(t);
   size_t es = wick_dtype_size(dt);
-  unsigned char *p = wick_tensor_data(t);
+  unsigned char *p = wick_tensor_mutable_data(t);
   if (p == NULL || es == 0) return;
   for (size_t i = 0; i < n / es; i++) {
     *state ^= *state >> 12;

@@ -26,6 +26,21 @@
  * wick_interpreter_last_error(). The library never prints, aborts or exits on
  * input it does not control; there is no global mutable state.
  *
+ * Environment variables (read at wick_interpreter_create; for debugging and
+ * measuring, never needed in production):
+ *   WICK_FORCE_REFERENCE=1  the portable reference kernels everywhere, no graph
+ *                           fusion (as options.force_reference_kernels = 1)
+ *   WICK_NO_FUSION=1        no graph fusion (activations, residual adds and
+ *                           normalizations run as their own operators)
+ *   WICK_NO_IN_PLACE=1      no in-place aliasing of operator outputs
+ *   WICK_NO_WINOGRAD=1      no Winograd 3x3 convolution
+ *   WICK_MAX_ISA=name       cap the kernel instruction set at name (one of
+ *                           reference, avx2, avx512, avx512vnni, avx512amx on
+ *                           x86-64; reference, neon, neondot on AArch64); read
+ *                           once, at the first interpreter of the process
+ * Outputs are the same at every setting except rounding-level differences
+ * between kernel sets (bit-identical for integer models).
+ *
  * Typical use:
  *
  *     wick_error_info err;
@@ -127,11 +142,26 @@ WICK_API const char *wick_status_string(wick_status status);
 /* The library version, e.g. "0.1.0". Static storage. */
 WICK_API const char *wick_version(void);
 
+/* ----------------------------------------------------------------- options */
+
+/* Both option structs open with `struct_size`: sizeof the struct as the caller
+ * compiled it. Take options from wick_model_options_default() /
+ * wick_interpreter_options_default(), which set it, then change fields. New
+ * fields are only ever appended, so a library reads the fields a caller's
+ * struct_size covers and gives the rest their defaults. A struct_size smaller
+ * than the first version's (0: a struct not made by the _default function), or
+ * larger than this library's with a nonzero byte past the fields it knows (a
+ * caller built against a newer wick.h asking for something this library cannot
+ * do), fails the call with WICK_ERR_INVALID_ARGUMENT and a message saying so. */
+
 /* ----------------------------------------------------------------- model */
 
 typedef struct wick_model_options {
+  size_t struct_size;       /* sizeof(wick_model_options); see "options" above */
   wick_allocator allocator; /* all fields NULL: malloc/free */
-  wick_log_fn log;          /* NULL: silent */
+  wick_log_fn log; /* NULL: silent. Called on the loading thread: INFO when a
+                      load succeeds (size, subgraphs, signatures, table bytes),
+                      ERROR with the message of a load that failed verification */
   void *log_user;
   /* For wick_model_load_buffer: 1 copies the bytes so the caller may free them
    * right after the call; 0 (default) borrows them, and they must outlive the
@@ -197,6 +227,7 @@ WICK_API int wick_model_op_supported(const wick_model *model, size_t subgraph, s
 /* ----------------------------------------------------------- interpreter */
 
 typedef struct wick_interpreter_options {
+  size_t struct_size; /* sizeof(wick_interpreter_options); see "options" above */
   /* Threads that compute an invoke, the calling thread included. 1 (the
    * default), 0: the calling thread only. N > 1: N - 1 worker threads are
    * started with the interpreter and joined by wick_interpreter_destroy;
@@ -210,7 +241,8 @@ typedef struct wick_interpreter_options {
                                   does the same; WICK_NO_FUSION=1 only turns graph fusion off,
                                   WICK_NO_WINOGRAD=1 only the Winograd 3x3 convolution */
   wick_allocator allocator;    /* all fields NULL: malloc/free */
-  wick_log_fn log;             /* NULL: silent */
+  wick_log_fn log;             /* NULL: silent. Called on the creating thread during create
+                                  and resize (the weight cache's outcome) */
   void *log_user;
   /* NULL (default): no cache. Otherwise a file for the packed weights (the
    * constant weights re-laid out for this CPU's kernels at prepare, most of
@@ -233,8 +265,21 @@ WICK_API wick_interpreter_options wick_interpreter_options_default(void);
 /* Creates an interpreter for one signature of the model and prepares it.
  * signature_key: NULL selects the first signature, or subgraph 0 when the file
  * has no signatures. The model must outlive the interpreter. options: borrowed
- * for the call, may be NULL. On failure *interpreter_out is NULL and
- * error->message names the operator, its index and the problem. */
+ * for the call, may be NULL. On failure *interpreter_out is NULL, nothing is
+ * left allocated, the model is unchanged, and error->message names the
+ * operator, its index and the problem. Errors:
+ *   WICK_ERR_INVALID_ARGUMENT  NULL model or interpreter_out, no signature
+ *                              called signature_key, an options struct_size
+ *                              this library cannot read
+ *   WICK_ERR_UNSUPPORTED_OP    an operator, version, type combination, option
+ *                              or shape wick does not run (valid for TFLite)
+ *   WICK_ERR_MALFORMED_MODEL   a fact only prepare can check is inconsistent
+ *                              (shapes that cannot broadcast, a constant of
+ *                              the wrong size for its operator)
+ *   WICK_ERR_INVALID_INPUT     a constant shape or index tensor out of range
+ *   WICK_ERR_OUT_OF_MEMORY     allocation failed or memory_limit_bytes reached
+ * Neither a weight cache that cannot be read or written nor a worker thread
+ * that cannot be started is an error (packing / fewer threads instead). */
 WICK_API wick_status wick_interpreter_create(const wick_model *model, const char *signature_key,
                                              const wick_interpreter_options *options,
                                              wick_error_info *error,
@@ -266,7 +311,12 @@ WICK_API int wick_interpreter_output_index(const wick_interpreter *interpreter, 
  * the call. Data pointers may change, but the other inputs keep the values
  * written to them (so inputs may be resized and written one after another);
  * input i keeps its values only if its shape is unchanged — write it after
- * the resize. A failed resize leaves the previous shapes and all values. */
+ * the resize. Errors: WICK_ERR_INVALID_ARGUMENT (NULL interpreter, i out of
+ * range, a rank other than the input's, a negative dimension or a fixed one
+ * changed: checked before anything changes), and every error of
+ * wick_interpreter_create's prepare for the new shapes. A failed resize leaves
+ * the interpreter as it was — previous shapes, all values, usable for invoke —
+ * with the reason in wick_interpreter_last_error(). Not during an invoke. */
 WICK_API wick_status wick_interpreter_resize_input(wick_interpreter *interpreter, size_t i,
                                                    const int32_t *dims, size_t rank);
 /* Resizes several inputs at once and prepares the interpreter once: input indices[k] takes
@@ -281,6 +331,14 @@ WICK_API wick_status wick_interpreter_resize_inputs(wick_interpreter *interprete
                                                     const size_t *ranks);
 
 /* Runs the graph. Inputs keep their values; outputs are overwritten.
+ * Errors: WICK_ERR_INVALID_ARGUMENT (NULL), WICK_ERR_CANCELLED (see
+ * wick_interpreter_cancel), WICK_ERR_INVALID_INPUT (a value read at run time
+ * is out of range: a gather index, a shape tensor, a variable read below),
+ * WICK_ERR_OUT_OF_MEMORY (a tensor whose shape is known only at invoke, or a
+ * variable assignment, would pass memory_limit_bytes). After a failure the
+ * reason is in wick_interpreter_last_error(), outputs are unspecified, the
+ * state below is as far as the operators that ran left it, and the
+ * interpreter stays usable: the next invoke runs the whole graph again.
  * State persists from one invoke to the next: the model's variable tensors
  * (LSTM/SVDF state), its resource variables (tf.Variable state: VAR_HANDLE,
  * ASSIGN_VARIABLE, READ_VARIABLE, shared by all subgraphs of the
@@ -371,14 +429,26 @@ WICK_API size_t wick_tensor_rank(const wick_tensor *tensor);
 /* Dimension i, or -1 if i >= rank. */
 WICK_API int32_t wick_tensor_dim(const wick_tensor *tensor, size_t i);
 WICK_API size_t wick_tensor_byte_size(const wick_tensor *tensor);
-/* The tensor's bytes, row-major. Valid until the interpreter is prepared
- * again or destroyed. Output data is valid after a successful invoke. */
-WICK_API void *wick_tensor_data(const wick_tensor *tensor);
+/* The tensor's bytes, row-major, to read; NULL for a NULL tensor or one with
+ * no storage. The pointer stays valid until the interpreter is prepared again
+ * (create, resize_input(s)) or destroyed — and, for a tensor whose shape is
+ * only known at invoke (an output that depends on input values, or anything
+ * after such an operator), until the next invoke, which may reallocate it:
+ * take it again after every invoke. Output data is valid after a successful
+ * invoke; after a failed one it is unspecified. */
+WICK_API const void *wick_tensor_data(const wick_tensor *tensor);
+/* The same bytes, to write (an input's values before invoke). NULL for a NULL
+ * tensor, one with no storage, or a constant (weights are read-only: they may
+ * be the file's read-only mapping). Same lifetime as wick_tensor_data. */
+WICK_API void *wick_tensor_mutable_data(wick_tensor *tensor);
 /* Per-tensor quantization (scale, zero point); returns 0 if the tensor is not
  * quantized per tensor. */
 WICK_API int wick_tensor_quantization(const wick_tensor *tensor, float *scale_out,
                                       int64_t *zero_point_out);
-/* Copies `size` bytes, which must equal wick_tensor_byte_size(). */
+/* Copies `size` bytes into / out of the tensor; size must equal
+ * wick_tensor_byte_size(). WICK_ERR_INVALID_ARGUMENT (and nothing copied)
+ * for a NULL tensor, NULL data with a nonzero size, another size, a tensor
+ * with no storage, or copy_from into a constant. */
 WICK_API wick_status wick_tensor_copy_from(wick_tensor *tensor, const void *data, size_t size);
 WICK_API wick_status wick_tensor_copy_to(const wick_tensor *tensor, void *data, size_t size);
 

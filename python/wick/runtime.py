@@ -70,8 +70,12 @@ class _Allocator(ctypes.Structure):
     _fields_ = [("alloc", ctypes.c_void_p), ("free", ctypes.c_void_p), ("user", ctypes.c_void_p)]
 
 
+# The option structs open with struct_size (sizeof the struct as the caller built it): the
+# library reads the fields that size covers and refuses a struct it cannot read, so a binding
+# and a library from different versions of wick.h fail with a message instead of misreading.
 class _ModelOptions(ctypes.Structure):
     _fields_ = [
+        ("struct_size", ctypes.c_size_t),
         ("allocator", _Allocator),
         ("log", ctypes.c_void_p),
         ("log_user", ctypes.c_void_p),
@@ -82,6 +86,7 @@ class _ModelOptions(ctypes.Structure):
 
 class _InterpreterOptions(ctypes.Structure):
     _fields_ = [
+        ("struct_size", ctypes.c_size_t),
         ("num_threads", ctypes.c_int),
         ("memory_limit_bytes", ctypes.c_size_t),
         ("force_reference_kernels", ctypes.c_int),
@@ -137,7 +142,6 @@ def _library():
         "wick_model_signature_count": ([P], S),
         "wick_model_signature_key": ([P, S], ctypes.c_char_p),
         "wick_model_description": ([P], ctypes.c_char_p),
-        "wick_interpreter_options_default": ([], _InterpreterOptions),
         "wick_interpreter_create": (
             [
                 P,
@@ -184,6 +188,14 @@ def _library():
         fn = getattr(lib, name)
         fn.argtypes = args
         fn.restype = res
+    from . import __version__
+
+    built = lib.wick_version().decode()
+    if built != __version__:  # the ctypes structs below mirror one version of wick.h
+        raise OSError(
+            f"{library_path()} is libwick {built}, but this wick package is {__version__}: "
+            "rebuild the library (`make build`) or point WICK_LIBRARY at a matching one"
+        )
     _lib = lib
     return lib
 
@@ -225,7 +237,7 @@ class SignatureRunner:
         lib = _library()
         self._lib = lib
         self._owner = runtime._owner  # the C model outlives this interpreter
-        opts = lib.wick_interpreter_options_default()
+        opts = _InterpreterOptions(struct_size=ctypes.sizeof(_InterpreterOptions))
         opts.num_threads = num_threads
         opts.force_reference_kernels = int(reference)
         opts.memory_limit_bytes = memory_limit
@@ -434,7 +446,8 @@ class Runtime:
         self._lib = lib
         err = _ErrorInfo()
         handle = ctypes.c_void_p()
-        opts = _ModelOptions()  # zeroed: malloc/free, silent, borrow the bytes
+        # zeroed: malloc/free, silent, borrow the bytes
+        opts = _ModelOptions(struct_size=ctypes.sizeof(_ModelOptions))
         opts.memory_limit_bytes = memory_limit
         if isinstance(model, (bytes, bytearray, memoryview)):
             self._bytes = bytes(model)  # borrowed by the C model: keep it alive

@@ -100,6 +100,16 @@ WICK_INTERNAL void wick_format_message(char *buf, size_t size, const char *fmt, 
     WICK_PRINTF(3, 4);
 WICK_INTERNAL void wick_vformat_message(char *buf, size_t size, const char *fmt, va_list ap);
 
+/* Reads a caller's option struct (wick_model_options, wick_interpreter_options:
+ * `what` names it) by its leading struct_size into `out`, which holds the
+ * defaults: the fields the caller's struct covers are copied, the others keep
+ * their defaults, and out's struct_size becomes `ours`. A struct_size below
+ * `first_version_size`, or a nonzero byte past `ours`, is
+ * WICK_ERR_INVALID_ARGUMENT with the reason in `message` (options.c). */
+WICK_INTERNAL wick_status wick_read_options(const void *caller, size_t first_version_size,
+                                            size_t ours, void *out, const char *what,
+                                            char *message, size_t message_size);
+
 /* ---------------------------------------------------------------- the verified model */
 
 typedef struct wick_quant {

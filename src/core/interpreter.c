@@ -17,6 +17,7 @@
  *
  * Invoke then only runs kernels, checking the cancel flag between nodes.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -717,9 +718,15 @@ wick_status wick_graph_invoke(wick_graph *g) {
 wick_interpreter_options wick_interpreter_options_default(void) {
   wick_interpreter_options o;
   memset(&o, 0, sizeof o);
+  o.struct_size = sizeof o;
   o.num_threads = 1;
   return o;
 }
+
+/* The size of wick_interpreter_options in its first version (0.1): struct_size
+ * through weight_cache_path. */
+#define INTERPRETER_OPTIONS_FIRST_SIZE \
+  (offsetof(wick_interpreter_options, weight_cache_path) + sizeof(const char *))
 
 static const wick_signature_info *find_signature(const wick_model *m, const char *key) {
   if (key == NULL) return m->num_signatures ? &m->signatures[0] : NULL;
@@ -745,7 +752,16 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
                           "the model has no signature \"%s\"", signature_key);
     return WICK_ERR_INVALID_ARGUMENT;
   }
-  wick_interpreter_options o = options ? *options : wick_interpreter_options_default();
+  wick_interpreter_options o = wick_interpreter_options_default();
+  if (options != NULL) {
+    char message[256];
+    wick_status rst = wick_read_options(options, INTERPRETER_OPTIONS_FIRST_SIZE, sizeof o, &o,
+                                        "wick_interpreter_options", message, sizeof message);
+    if (rst != WICK_OK) {
+      if (error) wick_format_message(error->message, sizeof error->message, "%s", message);
+      return rst;
+    }
+  }
   wick_mem mem;
   wick_mem_init(&mem, &o.allocator, o.memory_limit_bytes);
   wick_interpreter *it = wick_mem_calloc(&mem, 1, sizeof *it);
@@ -1096,7 +1112,11 @@ int32_t wick_tensor_dim(const wick_tensor *t, size_t i) {
   return (t && i < (size_t)t->rank) ? t->dims[i] : -1;
 }
 size_t wick_tensor_byte_size(const wick_tensor *t) { return t ? t->bytes : 0; }
-void *wick_tensor_data(const wick_tensor *t) { return t ? t->data : NULL; }
+const void *wick_tensor_data(const wick_tensor *t) { return t ? t->data : NULL; }
+
+void *wick_tensor_mutable_data(wick_tensor *t) {
+  return t != NULL && t->alloc != WICK_ALLOC_CONSTANT ? t->data : NULL;
+}
 
 int wick_tensor_quantization(const wick_tensor *t, float *scale_out, int64_t *zero_point_out) {
   if (t == NULL || t->info->quant.count != 1) return 0;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -18,8 +19,14 @@
 wick_model_options wick_model_options_default(void) {
   wick_model_options o;
   memset(&o, 0, sizeof o);
+  o.struct_size = sizeof o;
   return o;
 }
+
+/* The size of wick_model_options in its first version (0.1): struct_size
+ * through memory_limit_bytes. */
+#define MODEL_OPTIONS_FIRST_SIZE \
+  (offsetof(wick_model_options, memory_limit_bytes) + sizeof(size_t))
 
 static void set_error(wick_error_info *error, const char *fmt, ...) WICK_PRINTF(2, 3);
 static void set_error(wick_error_info *error, const char *fmt, ...) {
@@ -30,8 +37,20 @@ static void set_error(wick_error_info *error, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* The caller's options (NULL: the defaults) read by their struct_size into `o`. */
+static wick_status read_model_options(const wick_model_options *options, wick_model_options *o,
+                                      wick_error_info *error) {
+  *o = wick_model_options_default();
+  if (options == NULL) return WICK_OK;
+  char message[256];
+  wick_status st = wick_read_options(options, MODEL_OPTIONS_FIRST_SIZE, sizeof *o, o,
+                                     "wick_model_options", message, sizeof message);
+  if (st != WICK_OK) set_error(error, "%s", message);
+  return st;
+}
+
 static wick_model *model_new(const wick_model_options *options) {
-  wick_model_options o = options ? *options : wick_model_options_default();
+  wick_model_options o = *options;
   wick_mem mem;
   wick_mem_init(&mem, &o.allocator, o.memory_limit_bytes);
   wick_model *m = wick_mem_calloc(&mem, 1, sizeof *m);
@@ -82,8 +101,16 @@ static wick_status finish_load(wick_model *m, wick_error_info *error, wick_model
                         budget);
   if (st != WICK_OK) {
     set_error(error, "%s", message);
+    if (m->log) m->log(m->log_user, WICK_LOG_ERROR, message);
     wick_model_destroy(m);
     return st;
+  }
+  if (m->log) {
+    wick_format_message(message, sizeof message,
+                        "loaded a %zu-byte model: %u subgraphs, %u signatures, %zu bytes of "
+                        "tables",
+                        m->size, m->num_subgraphs, m->num_signatures, m->mem.used);
+    m->log(m->log_user, WICK_LOG_INFO, message);
   }
   if (error) error->message[0] = 0;
   *model_out = m;
@@ -99,15 +126,19 @@ wick_status wick_model_load_buffer(const void *data, size_t size,
     set_error(error, "data is NULL");
     return WICK_ERR_INVALID_ARGUMENT;
   }
+  wick_model_options o;
+  wick_status st = read_model_options(options, &o, error);
+  if (st != WICK_OK) return st;
+  options = &o;
   wick_model *m = model_new(options);
   if (m == NULL) {
-    if (options && options->memory_limit_bytes)
+    if (options->memory_limit_bytes)
       cap_error(error, options->memory_limit_bytes, "creating the model");
     else
       set_error(error, "out of memory");
     return WICK_ERR_OUT_OF_MEMORY;
   }
-  if (options && options->copy_buffer) {
+  if (options->copy_buffer) {
     m->owned_copy = wick_mem_alloc(&m->mem, size ? size : 1);
     if (m->owned_copy == NULL) {
       wick_model_destroy(m);
@@ -134,6 +165,10 @@ wick_status wick_model_load_file(const char *path, const wick_model_options *opt
     set_error(error, "path is NULL");
     return WICK_ERR_INVALID_ARGUMENT;
   }
+  wick_model_options o;
+  wick_status rst = read_model_options(options, &o, error);
+  if (rst != WICK_OK) return rst;
+  options = &o;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     set_error(error, "cannot open %s: %s", path, strerror(errno));
@@ -154,7 +189,7 @@ wick_status wick_model_load_file(const char *path, const wick_model_options *opt
   wick_model *m = model_new(options);
   if (m == NULL) {
     close(fd);
-    if (options && options->memory_limit_bytes)
+    if (options->memory_limit_bytes)
       cap_error(error, options->memory_limit_bytes, "creating the model");
     else
       set_error(error, "out of memory");

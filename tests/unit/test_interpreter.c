@@ -14,9 +14,14 @@
  *   - several interpreters over one model give identical results;
  *   - resizing one input keeps the values already written to the others
  *     (and a failed resize keeps them all), under an allocator that fills
- *     every new block with NaN bytes so a lost value cannot pass by luck.
+ *     every new block with NaN bytes so a lost value cannot pass by luck;
+ *   - option structs are read by their struct_size: an older (smaller) struct
+ *     works with defaults for the rest, a zero or too-small size and a newer
+ *     struct asking for something unknown fail with a message; the model's
+ *     log callback hears the load.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,11 +431,95 @@ static void test_resize_keeps_inputs(void) {
   free(bytes);
 }
 
+typedef struct log_record {
+  int calls;
+  wick_log_level level;
+  char last[256];
+} log_record;
+
+static void record_log(void *user, wick_log_level level, const char *message) {
+  log_record *r = user;
+  r->calls++;
+  r->level = level;
+  snprintf(r->last, sizeof r->last, "%s", message);
+}
+
+static void test_option_struct_size(void) {
+  dag d = {0};
+  d.nops = 1;
+  d.nout = 1;
+  d.outs[0] = 1;
+  size_t size;
+  uint8_t *bytes = build_dag(&d, &size);
+  wick_error_info err;
+  wick_model *model = NULL;
+
+  wick_model_options mo = wick_model_options_default();
+  CHECK(mo.struct_size == sizeof mo, "model options default struct_size %zu", mo.struct_size);
+  log_record log = {0};
+  mo.log = record_log;
+  mo.log_user = &log;
+  CHECK(wick_model_load_buffer(bytes, size, &mo, &err, &model) == WICK_OK, "load: %s",
+        err.message);
+  CHECK(log.calls == 1 && log.level == WICK_LOG_INFO && strstr(log.last, "loaded") != NULL,
+        "load log: %d calls, \"%s\"", log.calls, log.last);
+  wick_model *bad = NULL;
+  CHECK(wick_model_load_buffer("not a model", 11, &mo, &err, &bad) == WICK_ERR_MALFORMED_MODEL &&
+            log.level == WICK_LOG_ERROR && strcmp(log.last, err.message) == 0,
+        "failed load log: \"%s\" vs \"%s\"", log.last, err.message);
+
+  wick_model_options zero;
+  memset(&zero, 0, sizeof zero);
+  CHECK(wick_model_load_buffer(bytes, size, &zero, &err, &bad) == WICK_ERR_INVALID_ARGUMENT &&
+            bad == NULL && strstr(err.message, "struct_size is 0") != NULL,
+        "zeroed model options: %s", err.message);
+
+  /* A newer caller: a bigger struct whose extra bytes are zero works, a set one fails. */
+  struct {
+    wick_interpreter_options known;
+    int future_field;
+  } newer;
+  memset(&newer, 0, sizeof newer);
+  newer.known = wick_interpreter_options_default();
+  newer.known.struct_size = sizeof newer;
+  wick_interpreter *it = NULL;
+  CHECK(wick_interpreter_create(model, NULL, &newer.known, &err, &it) == WICK_OK,
+        "newer options, unknown fields zero: %s", err.message);
+  wick_interpreter_destroy(it);
+  it = NULL;
+  newer.future_field = 1;
+  CHECK(wick_interpreter_create(model, NULL, &newer.known, &err, &it) ==
+                WICK_ERR_INVALID_ARGUMENT &&
+            it == NULL && strstr(err.message, "newer wick.h") != NULL,
+        "newer options, unknown field set: %s", err.message);
+
+  /* An older caller whose struct ends before weight_cache_path is too small. */
+  wick_interpreter_options older = wick_interpreter_options_default();
+  older.struct_size = offsetof(wick_interpreter_options, weight_cache_path);
+  CHECK(wick_interpreter_create(model, NULL, &older, &err, &it) == WICK_ERR_INVALID_ARGUMENT &&
+            strstr(err.message, "first version") != NULL,
+        "too-small options: %s", err.message);
+
+  /* Constants are never handed out writable; inputs are. */
+  older = wick_interpreter_options_default();
+  CHECK(wick_interpreter_create(model, NULL, &older, &err, &it) == WICK_OK, "create: %s",
+        err.message);
+  wick_tensor *in = wick_interpreter_input(it, 0);
+  CHECK(wick_tensor_mutable_data(in) != NULL && wick_tensor_mutable_data(in) == wick_tensor_data(in),
+        "an input's mutable data is its data");
+  CHECK(wick_tensor_mutable_data(NULL) == NULL && wick_tensor_data(NULL) == NULL,
+        "NULL tensors have no data");
+  wick_interpreter_destroy(it);
+  wick_model_destroy(model);
+  free(bytes);
+}
+
 int main(void) {
   for (int i = 0; i < 300; i++) run_dag_case(i);
   test_chain_reuses_memory();
   test_model_load_cap();
   test_resize_keeps_inputs();
+  test_option_struct_size();
   wick_interpreter_destroy(NULL); /* no-ops */
   wick_model_destroy(NULL);
   CHECK(wick_interpreter_reset_variables(NULL) == WICK_ERR_INVALID_ARGUMENT,

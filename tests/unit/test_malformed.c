@@ -571,7 +571,7 @@ static void constant_input_case(void) {
     FAIL("constant graph input: %s", err.message);
   } else {
     wick_tensor *t = wick_interpreter_input(it, 1);
-    float *p = wick_tensor_data(t);
+    float *p = wick_tensor_mutable_data(t);
     if (wick_interpreter_input_count(it) != 2 || p == NULL || wick_tensor_byte_size(t) != 16) {
       FAIL("constant graph input: unexpected input 1");
     } else {

@@ -323,7 +323,7 @@ static void fill_inputs(wick_interpreter *it) {
   for (size_t i = 0; i < wick_interpreter_input_count(it); i++) {
     wick_tensor *t = wick_interpreter_input(it, i);
     size_t bytes = wick_tensor_byte_size(t), es = wick_dtype_size(wick_tensor_dtype(t));
-    unsigned char *p = wick_tensor_data(t);
+    unsigned char *p = wick_tensor_mutable_data(t);
     if (p == NULL || es == 0) continue;
     for (size_t k = 0; k < bytes / es; k++) {
       float v = lcg(&seed);

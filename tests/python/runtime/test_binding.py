@@ -210,3 +210,37 @@ def test_inputs_keep_their_values_across_invokes():
     first = runner(v)[0]
     np.testing.assert_array_equal(first, (v + 0.5) * 0.5 + 0.5)
     np.testing.assert_array_equal(runner.invoke()[0], first)
+
+
+@pytest.mark.parametrize(
+    "c_name, binding",
+    [("wick_model_options", "_ModelOptions"), ("wick_interpreter_options", "_InterpreterOptions")],
+)
+def test_option_structs_mirror_the_header(c_name, binding):
+    """The binding's ctypes structs list the header's fields in order (struct_size first), so
+    the struct_size the binding sends is the size the library expects from this wick.h."""
+    import re
+    from pathlib import Path
+
+    from wick import runtime
+
+    header = (Path(__file__).parents[3] / "include" / "wick" / "wick.h").read_text()
+    body = re.search(rf"typedef struct {c_name} \{{(.*?)\}} {c_name};", header, re.S)
+    assert body, c_name
+    text = re.sub(r"/\*.*?\*/", "", body.group(1), flags=re.S)
+    fields = re.findall(r"(\w+)\s*(?:\([^)]*\))?;", text)
+    ours = [f[0] for f in getattr(runtime, binding)._fields_]
+    assert ours == fields, (ours, fields)
+    assert ours[0] == "struct_size"
+
+
+def test_a_library_of_another_version_is_refused_with_both_versions(monkeypatch):
+    """The ctypes structs mirror one wick.h; a libwick of another version is not misread."""
+    from wick import runtime
+
+    monkeypatch.setattr(runtime, "_lib", None)
+    import wick as w
+
+    monkeypatch.setattr(w, "__version__", "9.9.9")
+    with pytest.raises(OSError, match=r"libwick 0\.1\.0, but this wick package is 9\.9\.9"):
+        runtime._library()
