@@ -149,6 +149,11 @@ typedef void (*wick_f32_quantize8_fn)(size_t n, const float *in, void *out, floa
 typedef void (*wick_f32_dequantize8_fn)(size_t n, const void *in, float *out, float scale,
                                         int32_t zero_point, bool is_unsigned);
 #define WICK_QUANTIZE8_MAX_ZERO_POINT 65536
+/* The hybrid ops' input rows (template/quantize.h): the range of a row from the starting
+ * *lo / *hi, and its quantized values, bit-identical to reference/hybrid.c. */
+typedef void (*wick_f32_row_range_fn)(size_t n, const float *in, float *lo, float *hi);
+typedef void (*wick_f32_hybrid_quantize_fn)(size_t n, const float *in, int8_t *out,
+                                            float inverse, float offset, float qmin);
 
 /* One GEMM tile shape: its microkernels share MR, NR and the packing. */
 typedef struct wick_f32_gemm_kernel {
@@ -175,6 +180,8 @@ typedef struct wick_f32_kernels {
   wick_f32_pool_fn max_pool, average_pool;
   wick_f32_quantize8_fn quantize8;
   wick_f32_dequantize8_fn dequantize8;
+  wick_f32_row_range_fn row_range;
+  wick_f32_hybrid_quantize_fn hybrid_quantize;
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -186,6 +193,15 @@ WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa
 /* The GEMM tile to use for n output columns (the narrow one when it fits). */
 WICK_KERNEL_API const wick_f32_gemm_kernel *wick_f32_gemm_kernel_for(const wick_f32_kernels *k,
                                                                      size_t n);
+
+/* ---- hybrid ops (hybrid_driver.c) ---- */
+
+/* Quantizes one float row of k values to int8 as LiteRT's hybrid kernels do (symmetric, or
+ * asymmetric with *offset its zero point; 0 when symmetric) and returns its scale; f32 NULL:
+ * the reference kernels. Bit-identical either way. */
+WICK_KERNEL_API float wick_hybrid_quantize_row(const wick_f32_kernels *f32, size_t k,
+                                               const float *x, int8_t *q, bool asymmetric,
+                                               int32_t *offset);
 
 /* ---- packing (pack.c) ---- */
 
@@ -476,7 +492,10 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
   WICK_KERNEL_API void wick_f32_quantize8__##ISA(size_t, const float *, void *, float, int32_t, \
                                                  bool);                                       \
   WICK_KERNEL_API void wick_f32_dequantize8__##ISA(size_t, const void *, float *, float,      \
-                                                   int32_t, bool);
+                                                   int32_t, bool);                            \
+  WICK_KERNEL_API void wick_f32_row_range__##ISA(size_t, const float *, float *, float *);   \
+  WICK_KERNEL_API void wick_f32_hybrid_quantize__##ISA(size_t, const float *, int8_t *, float, \
+                                                       float, float);
 #define WICK_DECLARE_BINARY(OP, ISA)                                                            \
   WICK_KERNEL_API void wick_f32_##OP##_vv__##ISA(size_t, const float *, const float *, float *, \
                                                  float, float);                                 \
@@ -509,6 +528,9 @@ WICK_KERNEL_API void wick_f32_quantize8__neon(size_t n, const float *in, void *o
 WICK_KERNEL_API void wick_f32_dequantize8__neon(size_t n, const void *in, float *out,
                                                 float scale, int32_t zero_point,
                                                 bool is_unsigned);
+WICK_KERNEL_API void wick_f32_row_range__neon(size_t n, const float *in, float *lo, float *hi);
+WICK_KERNEL_API void wick_f32_hybrid_quantize__neon(size_t n, const float *in, int8_t *out,
+                                                    float inverse, float offset, float qmin);
 WICK_KERNEL_API void wick_f32_dwconv_ukernel__neon(const wick_f32_dwconv_args *a,
                                                    size_t row_begin, size_t row_end);
 

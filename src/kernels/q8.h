@@ -92,6 +92,12 @@ typedef struct wick_q8_output {
                            * (wick_q8_rq64_prepare) from the first column of
                            * this call on: the AVX-512 and AVX2 GEMM tiles
                            * then skip deriving them per tile */
+  bool raw;               /* GEMM kernels only (not igemm): no output stage; `c` is
+                           * int32 memory that receives the sums bias' included,
+                           * c_stride counts bytes, and the driver's column
+                           * offsets are scaled by 4 (the hybrid ops, which
+                           * rescale in float; pack them with zero point 0 and
+                           * no bias so the sums are exactly sum_k a * w) */
 } wick_q8_output;
 
 /* c[mr x nc] = requant(a[mr x kc] * W + bias'), mr <= MR, nc any size. */

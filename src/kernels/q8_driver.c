@@ -51,6 +51,7 @@ void wick_q8_gemm_cols(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t
   const size_t mr = kern->mr, nr = kern->nr;
   const size_t pb = panel_bytes(kern, 1, k);
   const size_t nb = column_block(n1 - n0, pb, nr);
+  const size_t es = o->raw ? sizeof(int32_t) : 1; /* bytes per output element */
   for (size_t b0 = n0; b0 < n1; b0 += nb) {
     const size_t nc = n1 - b0 < nb ? n1 - b0 : nb;
     const int8_t *w = (const int8_t *)packed + b0 / nr * pb;
@@ -59,7 +60,7 @@ void wick_q8_gemm_cols(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t
       const size_t rows = m1 - r < mr ? m1 - r : mr;
       wick_q8_gemm_ukernel_fn fn = rows == 1 ? one : full;
       if (a_u8 && rows > 1 && rows <= 4 && kern->gemm_u8_4) fn = kern->gemm_u8_4;
-      fn(rows, nc, k, a + r * a_stride, a_stride, w, c + r * c_stride + b0, c_stride, &bo);
+      fn(rows, nc, k, a + r * a_stride, a_stride, w, c + r * c_stride + b0 * es, c_stride, &bo);
     }
   }
 }

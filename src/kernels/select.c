@@ -43,7 +43,8 @@
              [WICK_F32_SQUARED_DIFFERENCE] = BINARY_FORMS(sqdiff, ISA)},                         \
   .softmax = wick_f32_softmax__##ISA, .sum_mid = wick_f32_sum_mid__##ISA,                      \
   .max_pool = wick_f32_max_pool__##ISA, .average_pool = wick_f32_average_pool__##ISA,      \
-  .quantize8 = wick_f32_quantize8__##ISA, .dequantize8 = wick_f32_dequantize8__##ISA
+  .quantize8 = wick_f32_quantize8__##ISA, .dequantize8 = wick_f32_dequantize8__##ISA,        \
+  .row_range = wick_f32_row_range__##ISA, .hybrid_quantize = wick_f32_hybrid_quantize__##ISA
 #define BINARY_FORMS(OP, ISA) \
   {wick_f32_##OP##_vv__##ISA, wick_f32_##OP##_vs__##ISA, wick_f32_##OP##_sv__##ISA}
 
@@ -87,6 +88,8 @@ static const wick_f32_kernels neon_kernels = {
     .dwconv = wick_f32_dwconv_ukernel__neon,
     .quantize8 = wick_f32_quantize8__neon,
     .dequantize8 = wick_f32_dequantize8__neon,
+    .row_range = wick_f32_row_range__neon,
+    .hybrid_quantize = wick_f32_hybrid_quantize__neon,
 };
 #endif
 

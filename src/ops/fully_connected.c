@@ -10,7 +10,9 @@
  * weights with one scale or one per output row, float32 bias: input rows are
  * quantized at run time, symmetric or (asymmetric_quantize_inputs, TensorFlow's
  * dynamic-range default) asymmetric (src/kernels/reference/hybrid.c, as LiteRT's
- * EvalHybrid).
+ * EvalHybrid). With constant weights it runs the GEMM form of ops/hybrid.h
+ * (the int8 GEMM microkernels, then the float rescale per block), else the
+ * reference kernel.
  *
  * Kernels: when the weights (and bias) are known at prepare and the CPU has
  * an optimized GEMM (src/kernels/select.c), prepare packs them once and
@@ -23,6 +25,7 @@
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
+#include "ops/hybrid.h"
 #include "ops/parallel.h"
 #include "ops/quantization.h"
 
@@ -34,18 +37,11 @@ typedef struct fc_data {
   bool hybrid, per_channel;     /* int8 weights, float activations */
   const float *weight_scales;   /* hybrid: n scales, or 1 */
   int8_t *scratch;              /* hybrid reference: one quantized input row */
-  /* hybrid, optimized (not forced to the reference kernel): every row quantized first
-   * (qrows, m x k; its scale with a per-tensor weight scale folded in, and zero point),
-   * then column blocks of int32 dot products (q8 `dots`, or a portable loop) in a per-thread
-   * m x HYBRID_NB buffer, then the reference's float rescale. */
-  bool hybrid_blocked;
-  wick_q8_dots_fn dots;
-  int8_t *qrows;
-  float *row_scales;
-  int32_t *row_offsets;
+  /* hybrid with constant weights (not forced to the reference kernel): the GEMM form of
+   * ops/hybrid.h; otherwise the reference kernel */
+  bool hybrid_gemm;
+  wick_hybrid_gemm h;
 } fc_data;
-
-#define HYBRID_NB 32 /* output columns per task block */
 
 /* The int8 weights of the hybrid form: symmetric, one scale or one per row. */
 static wick_status hybrid_prepare(wick_op_ctx *ctx, fc_data *d, const wick_tensor *w) {
@@ -67,84 +63,50 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, fc_data *d, const wick_tenso
   d->hybrid = true;
   d->scratch = wick_op_alloc(ctx, d->k > 0 ? (size_t)d->k : 1);
   if (d->scratch == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  if (wick_op_force_reference(ctx) || d->m == 0 || d->n == 0) return WICK_OK;
-  size_t qbytes, acc, scratch;
-  if (!wick_mul_size((size_t)d->m, (size_t)d->k, &qbytes) ||
-      !wick_mul_size((size_t)d->m, HYBRID_NB * sizeof(int32_t), &acc) ||
-      !wick_mul_size(acc, wick_op_num_threads(ctx), &scratch))
-    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid scratch size overflows");
-  d->qrows = wick_op_alloc(ctx, qbytes);
-  d->row_scales = wick_op_alloc(ctx, (size_t)d->m * sizeof(float));
-  d->row_offsets = wick_op_alloc(ctx, (size_t)d->m * sizeof(int32_t));
-  if (d->qrows == NULL || d->row_scales == NULL || d->row_offsets == NULL)
-    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  wick_op_request_scratch(ctx, scratch);
-  const wick_q8_kernels *q8 = wick_q8_kernels_select(false);
-  d->dots = q8 != NULL ? q8->dots : NULL;
-  d->hybrid_blocked = true;
-  return WICK_OK;
+  if (!wick_input_known(ctx, 1)) return WICK_OK;
+  return wick_hybrid_gemm_prepare(ctx, &d->h, (size_t)d->m, (size_t)d->n, (size_t)d->k, w->data,
+                                  0, &d->hybrid_gemm);
 }
 
-typedef struct hybrid_job {
+/* The float rescale of one block of the GEMM form's int32 sums, as the reference does it. */
+typedef struct hybrid_gemm_job {
   const fc_data *d;
-  const int8_t *w;
   const float *bias;
   float *out;
-  int32_t *acc; /* per thread: m x HYBRID_NB */
-  bool asymmetric;
-} hybrid_job;
+  const int32_t *acc; /* m x n */
+} hybrid_gemm_job;
 
-static void hybrid_blocks(void *arg, size_t begin, size_t end, size_t thread) {
-  const hybrid_job *j = arg;
+static void hybrid_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_t n1) {
+  const hybrid_gemm_job *j = arg;
   const fc_data *d = j->d;
-  const size_t m = (size_t)d->m, n = (size_t)d->n, k = (size_t)d->k;
-  int32_t *acc = j->acc + thread * m * HYBRID_NB;
-  for (size_t blk = begin; blk < end; blk++) {
-    const size_t c0 = blk * HYBRID_NB, cols = n - c0 < HYBRID_NB ? n - c0 : HYBRID_NB;
-    const int8_t *w = j->w + c0 * k;
-    if (d->dots != NULL)
-      d->dots(m, cols, k, d->qrows, w, acc, cols);
-    else
-      wick_hybrid_dots__reference(m, cols, k, d->qrows, w, acc, cols);
-    uint32_t row_sums[HYBRID_NB] = {0}; /* weight row sums, for the asymmetric zero point */
-    if (j->asymmetric)
-      for (size_t cc = 0; cc < cols; cc++)
-        for (size_t i = 0; i < k; i++) row_sums[cc] += (uint32_t)(int32_t)w[cc * k + i];
-    for (size_t r = 0; r < m; r++) {
-      const uint32_t offset = (uint32_t)d->row_offsets[r];
-      float *out = j->out + r * n + c0;
-      for (size_t cc = 0; cc < cols; cc++) {
-        const size_t c = c0 + cc;
-        const uint32_t dot = (uint32_t)acc[r * cols + cc] - row_sums[cc] * offset;
-        const float s = d->per_channel ? d->row_scales[r] * d->weight_scales[c] : d->row_scales[r];
-        float y = j->bias ? j->bias[c] : 0.0f;
-        y += (float)(int32_t)dot * s;
-        out[cc] = y < d->lo ? d->lo : (y > d->hi ? d->hi : y);
-      }
+  const wick_hybrid_gemm *h = &d->h;
+  const size_t n = h->n;
+  for (size_t r = m0; r < m1; r++) {
+    const uint32_t offset = (uint32_t)h->row_offsets[r];
+    const float row_scale =
+        d->per_channel ? h->row_scales[r] : h->row_scales[r] * d->weight_scales[0];
+    const int32_t *acc = j->acc + r * n;
+    float *out = j->out + r * n;
+    for (size_t c = n0; c < n1; c++) {
+      const uint32_t dot = (uint32_t)acc[c] - h->weight_sums[c] * offset;
+      const float s = d->per_channel ? row_scale * d->weight_scales[c] : row_scale;
+      float y = j->bias ? j->bias[c] : 0.0f;
+      y += (float)(int32_t)dot * s;
+      out[c] = y < d->lo ? d->lo : (y > d->hi ? d->hi : y);
     }
   }
 }
 
-/* The optimized hybrid path: rows quantized as the reference does, then column blocks. */
+/* The GEMM form: rows quantized as the reference does, then the sums and the rescale. */
 static wick_status hybrid_run(wick_op_ctx *ctx, const fc_data *d) {
   const bool asymmetric = ctx->params->fc.asymmetric_quantize_inputs;
   const float *in = wick_op_input(ctx, 0)->data;
-  for (int64_t r = 0; r < d->m; r++) {
-    int32_t offset = 0;
-    int8_t *q = d->qrows + r * d->k;
-    float scale = asymmetric
-                      ? wick_hybrid_quantize_asymmetric__reference(d->k, in + r * d->k, q, &offset)
-                      : wick_hybrid_quantize_row__reference(d->k, in + r * d->k, q);
-    if (!d->per_channel) scale *= d->weight_scales[0];
-    d->row_scales[r] = scale;
-    d->row_offsets[r] = offset;
-  }
+  for (size_t r = 0; r < d->h.m; r++)
+    wick_hybrid_gemm_quantize(&d->h, r, in + r * d->h.k, asymmetric);
   wick_tensor *b = wick_op_input(ctx, 2);
-  hybrid_job j = {d, wick_op_input(ctx, 1)->data, b ? b->data : NULL,
-                  wick_op_output(ctx, 0)->data, wick_op_scratch(ctx), asymmetric};
-  const size_t blocks = ((size_t)d->n + HYBRID_NB - 1) / HYBRID_NB;
-  return wick_parallel_range(ctx, blocks, (uint64_t)d->m * HYBRID_NB * (uint64_t)d->k,
-                             hybrid_blocks, &j);
+  hybrid_gemm_job g = {d, b ? b->data : NULL, wick_op_output(ctx, 0)->data,
+                       wick_hybrid_gemm_sums(&d->h, wick_op_scratch(ctx))};
+  return wick_hybrid_gemm_run(ctx, &d->h, hybrid_gemm_finish, &g);
 }
 
 static wick_status choose_kernels(wick_op_ctx *ctx, fc_data *d) {
@@ -249,7 +211,7 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
     return st;
   }
   const fc_data *d = ctx->node->user_data;
-  if (d->hybrid && d->hybrid_blocked) {
+  if (d->hybrid && d->hybrid_gemm) {
     wick_status st = hybrid_run(ctx, d);
     return st == WICK_OK ? wick_op_run_fused_epilogue(ctx) : st;
   }

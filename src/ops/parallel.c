@@ -34,6 +34,8 @@ typedef struct q8_gemm_job {
   const void *packed;
   int8_t *c;
   const wick_q8_output *o;
+  wick_q8_raw_finish_fn finish; /* raw output: rescales each task's block */
+  void *finish_arg;
 } q8_gemm_job;
 
 static void q8_gemm_task(void *arg, size_t task, size_t thread) {
@@ -45,8 +47,10 @@ static void q8_gemm_task(void *arg, size_t task, size_t thread) {
   if (!j->rows_prepared)
     wick_q8_prepare_input(j->kern, (m1 - m0) * j->k, j->a + m0 * j->k, j->a_zero_point,
                           j->prepared + m0 * stride);
+  const size_t c_stride = j->split.n * (j->o->raw ? sizeof(int32_t) : 1);
   wick_q8_gemm_cols(j->kern, m0, m1, n0, n1, j->split.n, j->k, j->prepared, stride, true,
-                    j->packed, j->c, j->split.n, j->o);
+                    j->packed, j->c, c_stride, j->o);
+  if (j->finish != NULL) j->finish(j->finish_arg, m0, m1, n0, n1);
 }
 
 wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx, const wick_q8_kernels *kern, size_t m,
@@ -58,6 +62,22 @@ wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx, const wick_q8_kernels 
   const size_t tasks = wick_q8_gemm_split_init(&j.split, kern, m, n, k, WICK_TASK_GRAIN);
   if (j.split.col_parts > 1) { /* few rows (the split cut columns): prepare them once */
     wick_q8_prepare_input(kern, m * k, a, a_zero_point, prepared);
+    j.rows_prepared = true;
+  }
+  return wick_parallel_for(ctx, tasks, q8_gemm_task, &j);
+}
+
+wick_status wick_parallel_q8_gemm_raw(const wick_op_ctx *ctx, const wick_q8_kernels *kern,
+                                      size_t m, size_t n, size_t k, const int8_t *a,
+                                      int8_t *prepared, const void *packed, int32_t *acc,
+                                      wick_q8_raw_finish_fn finish, void *finish_arg) {
+  static const wick_q8_output raw = {.raw = true};
+  q8_gemm_job j = {.kern = kern, .k = k, .a = a, .prepared = prepared, .packed = packed,
+                   .c = (int8_t *)(void *)acc, .o = &raw, .finish = finish,
+                   .finish_arg = finish_arg};
+  const size_t tasks = wick_q8_gemm_split_init(&j.split, kern, m, n, k, WICK_TASK_GRAIN);
+  if (j.split.col_parts > 1) {
+    wick_q8_prepare_input(kern, m * k, a, 0, prepared);
     j.rows_prepared = true;
   }
   return wick_parallel_for(ctx, tasks, q8_gemm_task, &j);

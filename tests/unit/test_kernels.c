@@ -1036,6 +1036,45 @@ static void test_quantize8(const wick_f32_kernels *kern) {
   failures += bad;
 }
 
+/* The hybrid ops' row quantization (wick_hybrid_quantize_row on these kernels) against the
+ * reference, symmetric and asymmetric, on rows of QUANTIZE's edge inputs (halves and their
+ * neighbours after the scaling, NaN, ±inf, -0) and on plain random rows, every tail length. */
+static void test_hybrid_rows(const wick_f32_kernels *kern) {
+  if (kern->row_range == NULL || kern->hybrid_quantize == NULL) return;
+  static const size_t sizes[] = {0, 1, 7, 8, 15, 16, 17, 33, 384, 1027};
+  int bad = 0;
+  for (int kind = 0; kind < 4; kind++)
+    for (size_t ni = 0; ni < sizeof sizes / sizeof sizes[0]; ni++)
+      for (int asymmetric = 0; asymmetric < 2; asymmetric++) {
+        const size_t n = sizes[ni];
+        float *x = malloc((n + 1) * sizeof(float));
+        int8_t *got = malloc(n + 1), *ref = malloc(n + 1);
+        for (size_t i = 0; i < n; i++)
+          x[i] = kind == 0   ? frand() * 5.0f
+                 : kind == 1 ? quantize_input(i + 1, 1.0f / 127.0f) /* no NaN first */
+                 : kind == 2 ? (float)(int)(frand() * 127.0f) + 0.5f
+                             : frand() * 1e-3f - 2e-3f; /* all negative */
+        if (kind == 1 && n > 0 && x[0] != x[0]) x[0] = 1.0f;
+        memset(got, 0x5A, n + 1);
+        int32_t off_got = -7, off_ref = -7;
+        const float s_got = wick_hybrid_quantize_row(kern, n, x, got, asymmetric, &off_got);
+        const float s_ref = wick_hybrid_quantize_row(NULL, n, x, ref, asymmetric, &off_ref);
+        checks++;
+        if (!same_bits_or_nan(s_got, s_ref) || off_got != off_ref || got[n] != 0x5A ||
+            (n && memcmp(got, ref, n) != 0)) {
+          size_t i = 0;
+          while (i < n && got[i] == ref[i]) i++;
+          if (bad++ < 5)
+            fprintf(stderr, "FAIL: %s hybrid row kind %d n %zu %s: scale %.9g / %.9g, "
+                    "offset %d / %d, first difference at %zu\n", kern->isa, kind, n,
+                    asymmetric ? "asymmetric" : "symmetric", (double)s_got, (double)s_ref,
+                    off_got, off_ref, i);
+        }
+        free(x), free(got), free(ref);
+      }
+  failures += bad;
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -1078,6 +1117,7 @@ int main(void) {
     test_softmax_and_sums(kern);
     test_pools(kern);
     test_quantize8(kern);
+    test_hybrid_rows(kern);
   }
   return finish();
 }

@@ -89,7 +89,7 @@ static void make_params(qparams *q, size_t n, int32_t k_total, int32_t zp_in, in
   }
   q->conv = (wick_qconv_params){-zp_in, 0, zp_out, q->mult, q->shift, lo, hi};
   q->fc = (wick_qfc_params){-zp_in, 0, zp_out, q->scale, lo, hi};
-  q->out = (wick_q8_output){zp_out, lo, hi, NULL, NULL};
+  q->out = (wick_q8_output){zp_out, lo, hi, NULL, NULL, false};
   /* every other parameter set also has the per-operator constants of the
    * fused requantization (the GEMM tiles' other output path, as conv ops use) */
   static unsigned calls;
@@ -590,6 +590,49 @@ static void test_dots(const wick_q8_kernels *kern) {
   printf("%s hybrid dots: %s\n", kern->isa, verdict(before));
 }
 
+/* The raw GEMM output (wick_q8_output.raw, the hybrid ops): weights packed with zero point 0
+ * and no bias, the int32 sums of prepared rows against the portable dot loop, over two row
+ * ranges and two column ranges (a thread split), with the int32 stride of the full width. */
+static void test_gemm_raw(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t shapes[][3] = {{1, 1, 1},  {3, 5, 15},   {7, 33, 17},  {8, 64, 64},
+                                     {15, 100, 129}, {50, 17, 384}, {32, 1536, 384}, {2, 3000, 40}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    const size_t m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
+    int8_t *a = rand_i8(m * k, i % 3 == 2), *w = rand_w8(n * k);
+    size_t bytes;
+    if (!wick_q8_gemm_packed_size(kern, n, 1, k, &bytes)) abort();
+    void *packed = aligned(bytes);
+    wick_q8_gemm_pack(kern, n, 1, k, w, NULL, 0, NULL, NULL, packed);
+    const size_t ib = wick_q8_input_bytes(kern);
+    int8_t *prepared = malloc(m * k * ib + 1);
+    wick_q8_prepare_input(kern, m * k, a, 0, prepared);
+    int32_t *got = malloc((m * n + 2) * sizeof(int32_t)), *ref = malloc(m * n * sizeof(int32_t));
+    for (size_t p = 0; p < m * n + 2; p++) got[p] = 0x55555555;
+    wick_hybrid_dots__reference(m, n, k, a, w, ref, n);
+    const wick_q8_output o = {.raw = true};
+    const size_t ms = m / 2, ns = n / kern->nr / 2 * kern->nr;
+    const size_t rows[3] = {0, ms, m}, cols[3] = {0, ns, n};
+    for (size_t r = 0; r < 2; r++)
+      for (size_t c = 0; c < 2; c++)
+        if (rows[r] < rows[r + 1] && cols[c] < cols[c + 1])
+          wick_q8_gemm_cols(kern, rows[r], rows[r + 1], cols[c], cols[c + 1], n, k, prepared,
+                            k * ib, true, packed, (int8_t *)(void *)(got + 1),
+                            n * sizeof(int32_t), &o);
+    checks++;
+    if (got[0] != 0x55555555 || got[m * n + 1] != 0x55555555)
+      fail("%s raw gemm m=%zu n=%zu k=%zu wrote outside its output", kern->isa, m, n, k);
+    for (size_t p = 0; p < m * n; p++)
+      if (got[p + 1] != ref[p]) {
+        fail("%s raw gemm m=%zu n=%zu k=%zu: [%zu, %zu] got %d want %d", kern->isa, m, n, k,
+             p / n, p % n, got[p + 1], ref[p]);
+        break;
+      }
+    free(a), free(w), free(packed), free(prepared), free(got), free(ref);
+  }
+  printf("%s raw gemm (hybrid): %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ pools (portable) */
 
 static void test_pool(void) {
@@ -688,6 +731,7 @@ int main(void) {
     if (kern->add) test_add(kern);
     if (kern->mul) test_mul(kern);
     if (kern->dots) test_dots(kern);
+    test_gemm_raw(kern);
   }
   return finish();
 }

@@ -139,6 +139,22 @@ INLINE void init_tile(size_t MR, const int16_t *w, __m256i acc[][2]) {
   for (size_t i = 0; i < MR; i++) acc[i][0] = b0, acc[i][1] = b1;
 }
 
+/* The raw output stage (wick_q8_output.raw): the int32 sums themselves. */
+INLINE void store_raw(size_t MR, __m256i acc[][2], int8_t *const *cp, size_t nc) {
+  for (size_t i = MR; i-- > 0;) {
+    int32_t *p = (int32_t *)(void *)cp[i];
+    if (nc >= NR) {
+      _mm256_storeu_si256((__m256i *)(void *)p, acc[i][0]);
+      _mm256_storeu_si256((__m256i *)(void *)(p + 8), acc[i][1]);
+    } else {
+      int32_t tmp[NR];
+      _mm256_storeu_si256((__m256i *)(void *)tmp, acc[i][0]);
+      _mm256_storeu_si256((__m256i *)(void *)(tmp + 8), acc[i][1]);
+      memcpy(p, tmp, nc * sizeof(int32_t));
+    }
+  }
+}
+
 /* Header: 5 x NR int32 = 10 x NR int16. */
 #define HEADER_I16 (2 * WICK_Q8_HEADER * NR)
 
@@ -162,12 +178,15 @@ INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *
     init_tile(MR, w, acc);
     w += HEADER_I16;
     accumulate(MR, ap, kc, &w, acc);
-    store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
+    if (o->raw)
+      store_raw(MR, acc, cp, nc);
+    else
+      store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
     nc -= NR;
     if (fc_scale) fc_scale += NR;
     if (rq64) rq64 += WICK_Q8_RQ64_WORDS;
-    for (size_t i = 0; i < MR; i++) cp[i] += NR;
+    for (size_t i = 0; i < MR; i++) cp[i] += o->raw ? 4 * NR : NR;
   }
 }
 

@@ -132,6 +132,19 @@ Q8_INLINE void store_tile(size_t MR, __m512i acc[][NV], const int8_t *w, int8_t 
   }
 }
 
+/* The raw output stage (wick_q8_output.raw): the int32 sums themselves. */
+Q8_INLINE void store_raw(size_t MR, __m512i acc[][NV], int8_t *const *cp, size_t nc) {
+  for (size_t i = MR; i-- > 0;)
+    for (size_t v = 0; v < NV && nc > 16 * v; v++) {
+      int32_t *p = (int32_t *)(void *)cp[i] + 16 * v;
+      const size_t left = nc - 16 * v;
+      if (left >= 16)
+        _mm512_storeu_si512(p, acc[i][v]);
+      else
+        _mm512_mask_storeu_epi32(p, (__mmask16)((1u << left) - 1), acc[i][v]);
+    }
+}
+
 Q8_INLINE void gemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc, const int8_t *a,
                          size_t a_stride, const void *wv, int8_t *c, size_t c_stride,
                          const wick_q8_output *o) {
@@ -152,12 +165,15 @@ Q8_INLINE void gemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc, 
     init_tile(MR, w, acc);
     w += 4 * WICK_Q8_HEADER * NR;
     accumulate(MR, FLIP, false, ap, kc, &w, acc);
-    store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
+    if (o->raw)
+      store_raw(MR, acc, cp, nc);
+    else
+      store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
     nc -= NR;
     if (fc_scale) fc_scale += NR;
     if (rq64) rq64 += NR / 16 * WICK_Q8_RQ64_WORDS;
-    for (size_t i = 0; i < MR; i++) cp[i] += NR;
+    for (size_t i = 0; i < MR; i++) cp[i] += o->raw ? 4 * NR : NR;
   }
 }
 

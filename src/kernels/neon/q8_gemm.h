@@ -122,6 +122,20 @@ Q8_INLINE void store_tile(size_t MR, int32x4_t acc[][NV], const int8_t *w, int8_
   for (size_t i = MR; i-- > 0;) q8_store_n(cp[i], res[i], nc);
 }
 
+/* The raw output stage (wick_q8_output.raw): the int32 sums themselves. */
+Q8_INLINE void store_raw(size_t MR, int32x4_t acc[][NV], int8_t *const *cp, size_t nc) {
+  for (size_t i = MR; i-- > 0;) {
+    int32_t *p = (int32_t *)(void *)cp[i];
+    if (nc >= NR) {
+      for (size_t v = 0; v < NV; v++) vst1q_s32(p + 4 * v, acc[i][v]);
+    } else {
+      int32_t tmp[NR];
+      for (size_t v = 0; v < NV; v++) vst1q_s32(tmp + 4 * v, acc[i][v]);
+      memcpy(p, tmp, nc * sizeof(int32_t));
+    }
+  }
+}
+
 Q8_INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *a,
                          size_t a_stride, const void *wv, int8_t *c, size_t c_stride,
                          const wick_q8_output *o) {
@@ -141,11 +155,14 @@ Q8_INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_
     init_tile(MR, w, acc);
     w += 4 * WICK_Q8_HEADER * NR;
     accumulate(MR, ap, kc, &w, acc);
-    store_tile(MR, acc, header, cp, nc, o, fc_scale);
+    if (o->raw)
+      store_raw(MR, acc, cp, nc);
+    else
+      store_tile(MR, acc, header, cp, nc, o, fc_scale);
     if (nc <= NR) break;
     nc -= NR;
     if (fc_scale) fc_scale += NR;
-    for (size_t i = 0; i < MR; i++) cp[i] += NR;
+    for (size_t i = 0; i < MR; i++) cp[i] += o->raw ? 4 * NR : NR;
   }
 }
 

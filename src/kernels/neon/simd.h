@@ -68,6 +68,7 @@ SIMD_INLINE vf vtrunc(vf a) { return vrndq_f32(a); }
 /* Ordered compares: false when either operand is NaN. */
 SIMD_INLINE vbool vge(vf a, vf b) { return vcgeq_f32(a, b); }
 SIMD_INLINE vbool vle(vf a, vf b) { return vcleq_f32(a, b); }
+SIMD_INLINE vbool vlt(vf a, vf b) { return vcltq_f32(a, b); }
 SIMD_INLINE vbool visnan(vf a) { return vmvnq_u32(vceqq_f32(a, a)); }
 SIMD_INLINE vf vselect(vbool c, vf t, vf f) { return vbslq_f32(c, t, f); }
 /* The first n <= VL lanes of v (integral, in [-128, 255]) stored as the low

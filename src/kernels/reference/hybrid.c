@@ -18,6 +18,23 @@
 
 #include "kernels/reference/reference.h"
 
+float wick_hybrid_symmetric_params(float lo, float hi, float *inverse) {
+  const float range = fmaxf(fabsf(lo), fabsf(hi));
+  if (range == 0.0f) return 0.0f;
+  *inverse = 127.0f / range;
+  return range / 127.0f;
+}
+
+void wick_hybrid_quantize_values__reference(int64_t k, const float *x, int8_t *q, float inverse,
+                                            float offset, float qmin) {
+  for (int64_t i = 0; i < k; i++) {
+    float r = roundf(offset + x[i] * inverse);
+    if (r != r) r = 0.0f; /* NaN (NaN/Inf inputs) reads as 0: casting NaN is undefined */
+    r = r < qmin ? qmin : (r > 127.0f ? 127.0f : r);
+    q[i] = (int8_t)r;
+  }
+}
+
 float wick_hybrid_quantize_row__reference(int64_t k, const float *x, int8_t *q) {
   float lo = 0.0f, hi = 0.0f;
   if (k > 0) lo = hi = x[0];
@@ -25,19 +42,14 @@ float wick_hybrid_quantize_row__reference(int64_t k, const float *x, int8_t *q) 
     lo = x[i] < lo ? x[i] : lo;
     hi = x[i] > hi ? x[i] : hi;
   }
-  const float range = fmaxf(fabsf(lo), fabsf(hi));
-  if (range == 0.0f) {
+  float inverse;
+  const float scale = wick_hybrid_symmetric_params(lo, hi, &inverse);
+  if (scale == 0.0f) {
     if (k > 0) memset(q, 0, (size_t)k);
     return 1.0f;
   }
-  const float inverse = 127.0f / range;
-  for (int64_t i = 0; i < k; i++) {
-    float r = roundf(x[i] * inverse);
-    if (r != r) r = 0.0f; /* NaN (NaN/Inf inputs) reads as 0: casting NaN is undefined */
-    r = r < -127.0f ? -127.0f : (r > 127.0f ? 127.0f : r);
-    q[i] = (int8_t)r;
-  }
-  return range / 127.0f;
+  wick_hybrid_quantize_values__reference(k, x, q, inverse, 0.0f, -127.0f);
+  return scale;
 }
 
 void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, const float *input,
@@ -81,6 +93,18 @@ void wick_hybrid_dots__reference(size_t m, size_t n, size_t k, const int8_t *a, 
  * (its width in float, scale and zero point in double, the zero point nudged into range and
  * rounded), values round-half-away(offset + x / scale) computed in float; a zero range gives
  * zeros, scale 1, offset 0. */
+float wick_hybrid_asymmetric_params(float lo, float hi, int32_t *offset) {
+  const double rmin = lo, rmax = hi;
+  /* the range in float, then double (as the LiteRT release the tests run:
+   * (double)(rmax - rmin) and the float difference round differently) */
+  const double scale = (double)(hi - lo) / 255.0;
+  const double zp_from_min = -128.0 - rmin / scale, zp_from_max = 127.0 - rmax / scale;
+  const double err_min = 128.0 + fabs(rmin / scale), err_max = 127.0 + fabs(rmax / scale);
+  const double zp = err_min < err_max ? zp_from_min : zp_from_max;
+  *offset = zp <= -128.0 ? -128 : (zp >= 127.0 ? 127 : (int32_t)round(zp));
+  return (float)scale;
+}
+
 float wick_hybrid_quantize_asymmetric__reference(int64_t n, const float *x, int8_t *q,
                                                  int32_t *offset) {
   float lo = 0.0f, hi = 0.0f;
@@ -88,27 +112,13 @@ float wick_hybrid_quantize_asymmetric__reference(int64_t n, const float *x, int8
     lo = x[i] < lo ? x[i] : lo;
     hi = x[i] > hi ? x[i] : hi;
   }
-  const double rmin = lo, rmax = hi;
   if (lo == hi) {
     if (n > 0) memset(q, 0, (size_t)n);
     *offset = 0;
     return 1.0f;
   }
-  /* the range in float, then double (as the LiteRT release the tests run:
-   * (double)(rmax - rmin) and the float difference round differently) */
-  const double scale = (double)(hi - lo) / 255.0;
-  const double zp_from_min = -128.0 - rmin / scale, zp_from_max = 127.0 - rmax / scale;
-  const double err_min = 128.0 + fabs(rmin / scale), err_max = 127.0 + fabs(rmax / scale);
-  const double zp = err_min < err_max ? zp_from_min : zp_from_max;
-  int32_t nudged = zp <= -128.0 ? -128 : (zp >= 127.0 ? 127 : (int32_t)round(zp));
-  const float scale_f = (float)scale;
-  const float inverse = 1.0f / scale_f;
-  for (int64_t i = 0; i < n; i++) {
-    float r = roundf((float)nudged + x[i] * inverse);
-    r = r < -128.0f ? -128.0f : (r > 127.0f ? 127.0f : r);
-    q[i] = (int8_t)r;
-  }
-  *offset = nudged;
+  const float scale_f = wick_hybrid_asymmetric_params(lo, hi, offset);
+  wick_hybrid_quantize_values__reference(n, x, q, 1.0f / scale_f, (float)*offset, -128.0f);
   return scale_f;
 }
 

@@ -143,6 +143,15 @@ void wick_f32_fully_connected__reference(int64_t m, int64_t n, int64_t k, const 
 /* x[k] -> q[k] int8 in [-127, 127] with scale max|x| / 127 (returned; 1 for a
  * zero row), LiteRT's SymmetricQuantizeFloats. */
 float wick_hybrid_quantize_row__reference(int64_t k, const float *x, int8_t *q);
+/* The two halves of a row's quantization, for kernels that find the row's range and quantize
+ * it with vector code: the symmetric scale of the range [lo, hi] (0 for a zero range, else
+ * max(|lo|, |hi|) / 127 with *inverse = 127 / that), the asymmetric scale and zero point
+ * (AsymmetricQuantizeFloats, for lo != hi), and the values: q = clamp(roundf(offset + x *
+ * inverse), qmin, 127), NaN -> 0 (offset 0 and qmin -127 for the symmetric form). */
+float wick_hybrid_symmetric_params(float lo, float hi, float *inverse);
+float wick_hybrid_asymmetric_params(float lo, float hi, int32_t *offset);
+void wick_hybrid_quantize_values__reference(int64_t k, const float *x, int8_t *q, float inverse,
+                                            float offset, float qmin);
 /* c[i * ldc + j] = sum_p a[i * k + p] * b[j * k + p] (int8 rows; int32 sums that wrap): the
  * portable form of the q8 `dots` kernels (q8.h). */
 void wick_hybrid_dots__reference(size_t m, size_t n, size_t k, const int8_t *a, const int8_t *b,

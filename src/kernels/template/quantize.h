@@ -51,6 +51,50 @@ void ISA_SUFFIX(wick_f32_quantize8)(size_t n, const float *in, void *out, float 
   }
 }
 
+/* The hybrid ops' row range: *lo = x < *lo ? x : *lo (and *hi alike) over the row, per lane
+ * then across lanes — the reference's sequential loop gives the same (min and max are
+ * order-free; a NaN never replaces a value, and a NaN start stays). */
+void ISA_SUFFIX(wick_f32_row_range)(size_t n, const float *in, float *lo, float *hi) {
+  vf vlo = vset1(*lo), vhi = vset1(*hi);
+  size_t i = 0;
+  for (; i + VL <= n; i += VL) {
+    const vf x = vload(in + i);
+    vlo = vselect(vlt(x, vlo), x, vlo);
+    vhi = vselect(vlt(vhi, x), x, vhi);
+  }
+  float l[VL], h[VL];
+  vstore(l, vlo);
+  vstore(h, vhi);
+  float rl = *lo, rh = *hi;
+  for (size_t j = 0; j < VL; j++) {
+    rl = l[j] < rl ? l[j] : rl;
+    rh = h[j] > rh ? h[j] : rh;
+  }
+  for (; i < n; i++) {
+    rl = in[i] < rl ? in[i] : rl;
+    rh = in[i] > rh ? in[i] : rh;
+  }
+  *lo = rl, *hi = rh;
+}
+
+/* The hybrid ops' row quantization, bit-identical to wick_hybrid_quantize_values__reference:
+ * y = offset + x * inverse (one multiply, one add: no fused multiply-add), roundf(y) as in
+ * quantize_lanes, NaN -> 0, clamped to [qmin, 127]. */
+void ISA_SUFFIX(wick_f32_hybrid_quantize)(size_t n, const float *in, int8_t *out, float inverse,
+                                          float offset, float qmin) {
+  const vf vinv = vset1(inverse), vo = vset1(offset), lo = vset1(qmin), hi = vset1(127.0f);
+  for (size_t i = 0; i < n; i += VL) {
+    const size_t k = n - i < VL ? n - i : VL;
+    const vf y = vadd(vo, vmul(k == VL ? vload(in + i) : vloadm(in + i, vmask_tail(k)), vinv));
+    vf t = vtrunc(y);
+    const vf frac = vsub(y, t);
+    t = vadd(t, vselect(vge(frac, vset1(0.5f)), vset1(1.0f), vzero()));
+    t = vsub(t, vselect(vle(frac, vset1(-0.5f)), vset1(1.0f), vzero()));
+    t = vselect(visnan(t), vzero(), t);
+    vstore_bytes(out + i, vmin(hi, vmax(lo, t)), k);
+  }
+}
+
 void ISA_SUFFIX(wick_f32_dequantize8)(size_t n, const void *in, float *out, float scale,
                                       int32_t zero_point, bool is_unsigned) {
   const vf vs = vset1(scale), vzp = vset1((float)zero_point);

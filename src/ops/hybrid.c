@@ -1,0 +1,57 @@
+/*
+ * hybrid.c — the GEMM form of the hybrid ops (hybrid.h): packing the
+ * constant int8 weights once, quantizing rows on the vector kernels, and the
+ * raw int32 GEMM split over the threads with the op's rescale per block.
+ */
+#include "ops/hybrid.h"
+
+wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size_t m, size_t n,
+                                     size_t k, const int8_t *w, uint32_t slot, bool *ready) {
+  *ready = false;
+  const wick_q8_kernels *q8 = wick_q8_kernels_select(wick_op_force_reference(ctx));
+  if (q8 == NULL || m == 0 || n == 0) return WICK_OK;
+  size_t bytes, prepared, sums, scratch, qbytes;
+  if (!wick_q8_gemm_packed_size(q8, n, 1, k, &bytes) || !wick_mul_size(m, k, &qbytes) ||
+      !wick_mul_size(qbytes, wick_q8_input_bytes(q8), &prepared) ||
+      !wick_add_size(prepared, 63, &prepared) || !wick_mul_size(m, n, &sums) ||
+      !wick_mul_size(sums, sizeof(int32_t), &sums) ||
+      !wick_add_size(prepared & ~(size_t)63, sums, &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid GEMM sizes overflow");
+  bool cached;
+  void *packed = wick_op_packed(ctx, slot, (uint32_t)q8->nr, bytes, &cached);
+  h->weight_sums = wick_op_alloc(ctx, n * sizeof(uint32_t));
+  h->qrows = wick_op_alloc(ctx, qbytes ? qbytes : 1);
+  h->row_scales = wick_op_alloc(ctx, m * sizeof(float));
+  h->row_offsets = wick_op_alloc(ctx, m * sizeof(int32_t));
+  if (packed == NULL || h->weight_sums == NULL || h->qrows == NULL || h->row_scales == NULL ||
+      h->row_offsets == NULL)
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
+  if (!cached) wick_q8_gemm_pack(q8, n, 1, k, w, NULL, 0, NULL, NULL, packed);
+  for (size_t c = 0; c < n; c++) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < k; i++) sum += (uint32_t)(int32_t)w[c * k + i];
+    h->weight_sums[c] = sum;
+  }
+  h->m = m, h->n = n, h->k = k;
+  h->q8 = q8;
+  h->f32 = wick_f32_kernels_select(false);
+  h->packed = packed;
+  h->acc_offset = prepared & ~(size_t)63;
+  wick_op_request_scratch(ctx, scratch);
+  *ready = true;
+  return WICK_OK;
+}
+
+void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, size_t r, const float *row,
+                               bool asymmetric) {
+  h->row_scales[r] = wick_hybrid_quantize_row(h->f32, h->k, row, h->qrows + r * h->k,
+                                              asymmetric, &h->row_offsets[r]);
+}
+
+wick_status wick_hybrid_gemm_run(const wick_op_ctx *ctx, const wick_hybrid_gemm *h,
+                                 wick_q8_raw_finish_fn finish, void *arg) {
+  uint8_t *scratch = wick_op_scratch(ctx);
+  return wick_parallel_q8_gemm_raw(ctx, h->q8, h->m, h->n, h->k, h->qrows, (int8_t *)scratch,
+                                   h->packed, (int32_t *)(void *)(scratch + h->acc_offset),
+                                   finish, arg);
+}

@@ -1,0 +1,52 @@
+/*
+ * hybrid.h — the GEMM form shared by the hybrid (dynamic-range) ops: float
+ * rows quantized at run time as LiteRT does (symmetric, or asymmetric with a
+ * zero point per row), their exact int32 dot products with constant int8
+ * weights on the int8 GEMM microkernels (src/kernels/q8.h, raw output), and
+ * an op-specific float rescale per block of sums, run by the thread that
+ * computed the block. FULLY_CONNECTED and BATCH_MATMUL use it; the rescale
+ * is the op's, because LiteRT's two ops subtract the zero point differently
+ * (in int32 for FULLY_CONNECTED, in float for BATCH_MATMUL).
+ */
+#ifndef WICK_OPS_HYBRID_H
+#define WICK_OPS_HYBRID_H
+
+#include "kernels/kernels.h"
+#include "kernels/q8.h"
+#include "ops/op_common.h"
+#include "ops/parallel.h"
+
+typedef struct wick_hybrid_gemm {
+  size_t m, n, k;
+  const wick_q8_kernels *q8;
+  const wick_f32_kernels *f32; /* the row quantization's vector kernels */
+  const void *packed;          /* the weights, zero point 0 and no bias */
+  uint32_t *weight_sums;       /* sum_k w[c][k] per output, wrapping (the zero point's term) */
+  int8_t *qrows;               /* m x k quantized rows */
+  float *row_scales;           /* m */
+  int32_t *row_offsets;        /* m: zero points (0 when symmetric) */
+  size_t acc_offset;           /* scratch: the prepared rows, then the m x n int32 sums */
+} wick_hybrid_gemm;
+
+/* Prepares the form for m rows of k against n outputs whose int8 weights are w [n, k]
+ * (row-major, constant) in packed slot `slot` of the node; requests its scratch. False (with
+ * nothing prepared) when this CPU has no int8 GEMM kernels or the op runs the reference
+ * kernels: the op keeps its other path. Fails only on memory. */
+WICK_INTERNAL wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h,
+                                                   size_t m, size_t n, size_t k,
+                                                   const int8_t *w, uint32_t slot, bool *ready);
+
+/* Quantizes row r (k floats) into the form's row r. */
+WICK_INTERNAL void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, size_t r,
+                                             const float *row, bool asymmetric);
+
+/* The int32 sums of every row against the weights, then finish(arg, m0, m1, n0, n1) per
+ * block; the sums are at wick_hybrid_gemm_sums(h, scratch) (m x n). */
+WICK_INTERNAL wick_status wick_hybrid_gemm_run(const wick_op_ctx *ctx, const wick_hybrid_gemm *h,
+                                               wick_q8_raw_finish_fn finish, void *arg);
+static inline const int32_t *wick_hybrid_gemm_sums(const wick_hybrid_gemm *h,
+                                                   const void *scratch) {
+  return (const int32_t *)(const void *)((const uint8_t *)scratch + h->acc_offset);
+}
+
+#endif
