@@ -8,9 +8,12 @@
  * padding as in FORMAT.md. Quantized inputs go to conv_2d_quantized.c.
  *
  * Hybrid (dynamic-range) form: float32 input/output/bias with an int8
- * symmetric filter, one scale per output channel (CONV_2D without groups,
+ * symmetric filter, one scale per output channel (CONV_2D, grouped too, and
  * DEPTHWISE_CONV_2D): each image is quantized at run time (asymmetric, as
- * LiteRT's EvalHybridPerChannel) and src/kernels/reference/hybrid.c runs it.
+ * LiteRT's EvalHybridPerChannel) and src/kernels/reference/hybrid.c runs it;
+ * a grouped CONV_2D with one channel per group (Keras ConvNeXt's 7x7) runs
+ * the depthwise rows on its filter transposed to [1, kh, kw, C], other
+ * grouped ones the reference kernel.
  *
  * Kernels: prepare picks them (src/kernels/select.c) and packs the constant
  * filter once; invoke only runs them. CONV_2D with groups == 1: a 1x1,
@@ -78,6 +81,9 @@ typedef struct conv_data {
   bool hybrid_blocked;
   wick_q8_dots_fn dots;
   int32_t *filter_sums;
+  /* hybrid, run as depthwise rows: the filter in [1, kh, kw, out_c] (the input's filter for
+   * DEPTHWISE_CONV_2D, a transposed copy for a CONV_2D with one channel per group) */
+  const int8_t *dw_filter;
   wick_f32_dwconv_fn dwconv;        /* CONV_DWCONV */
   wick_conv_shape dw_shape;         /* the multiplier-1 shape the depthwise kernel runs */
   wick_f32_winograd_tasks winograd; /* CONV_WINOGRAD: the split (pointers set per invoke) */
@@ -106,7 +112,6 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
   WICK_CHECK_SUPPORTED(ctx, q != NULL && q->count > 0,
                        "float32 input with an int8 filter without quantization parameters (the "
                        "hybrid form needs per-channel scales)");
-  WICK_CHECK_SUPPORTED(ctx, depthwise || s->groups == 1, "a grouped hybrid CONV_2D is not supported");
   const int32_t axis = depthwise ? 3 : 0;
   WICK_CHECK_SUPPORTED(ctx, q->count == (uint32_t)s->out_c && q->quantized_dimension == axis,
                        "a hybrid filter needs %d per-channel scales on dimension %d (it has %u "
@@ -125,7 +130,25 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
   if (wick_op_force_reference(ctx) || !wick_input_known(ctx, 1) || s->out_c == 0 ||
       (int64_t)s->out_h * s->out_w == 0)
     return WICK_OK;
-  if (depthwise) { /* rows split over the threads, out_c uint32 sums each */
+  /* one channel per group: a depthwise convolution once the filter is transposed */
+  const bool channelwise =
+      !depthwise && s->groups > 1 && s->groups == s->in_c && s->out_c == s->groups;
+  if (!depthwise && s->groups != 1 && !channelwise) return WICK_OK; /* the reference kernel */
+  if (depthwise || channelwise) { /* rows split over the threads, out_c uint32 sums each */
+    d->dw_shape = *s;
+    d->dw_filter = wick_op_input(ctx, 1)->data;
+    if (channelwise) {
+      const size_t taps = (size_t)s->k_h * (size_t)s->k_w, c = (size_t)s->out_c;
+      size_t bytes;
+      int8_t *t;
+      if (!wick_mul_size(taps, c, &bytes) || (t = wick_op_alloc(ctx, bytes)) == NULL)
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+      const int8_t *f = d->dw_filter;
+      for (size_t o = 0; o < c; o++)
+        for (size_t i = 0; i < taps; i++) t[i * c + o] = f[o * taps + i];
+      d->dw_filter = t;
+      d->dw_shape.multiplier = 1;
+    }
     size_t scratch;
     if (!wick_mul_size((size_t)s->out_c * sizeof(uint32_t), wick_op_num_threads(ctx), &scratch))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid depthwise scratch overflows");
@@ -214,8 +237,9 @@ static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
 static void hdw_rows(void *arg, size_t begin, size_t end, size_t thread) {
   const hybrid_job *j = arg;
   const conv_data *d = j->d;
-  wick_hybrid_depthwise_rows(&d->shape, d->qin, j->offset, j->scale, j->filter, d->filter_scales,
-                             j->bias, j->out, d->lo, d->hi, (int32_t)begin, (int32_t)end,
+  wick_hybrid_depthwise_rows(&d->dw_shape, d->qin, j->offset, j->scale, d->dw_filter,
+                             d->filter_scales, d->dw_filter != j->filter, j->bias, j->out, d->lo,
+                             d->hi, (int32_t)begin, (int32_t)end,
                              (uint32_t *)(void *)(j->scratch + thread * j->per_thread));
 }
 
@@ -230,7 +254,7 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
     int32_t offset;
     const float scale =
         wick_hybrid_quantize_asymmetric__reference(image, in + n * image, d->qin, &offset);
-    if (d->hybrid_blocked && depthwise) {
+    if (d->hybrid_blocked && d->dw_filter != NULL) {
       hybrid_job j = {d,
                       wick_op_input(ctx, 1)->data,
                       bias_data(ctx),

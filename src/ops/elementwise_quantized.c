@@ -1,7 +1,7 @@
 /*
  * elementwise_quantized.c — quantized ADD, SUB and MUL (int8, uint8, int16),
- * with numpy broadcasting and fused activations, and MAXIMUM / MINIMUM on
- * the raw values (operands quantized like the output).
+ * with numpy broadcasting and fused activations, MAXIMUM / MINIMUM on the raw
+ * values (operands quantized like the output), and int8 SQUARED_DIFFERENCE.
  *
  * Reached from elementwise_binary.c when input 0 is a quantized activation.
  * Both inputs and the output share one type; int16 requires zero points 0.
@@ -14,6 +14,11 @@
  *            input and a saturating add (ADD needs equal shapes there, as
  *            LiteRT's kernel).
  *   MUL      (a - z1)(b - z2) requantized by s1 s2 / s_out, computed in float.
+ *   SQUARED_DIFFERENCE (int8 only, as LiteRT)  as ADD/SUB with a left shift
+ *            of 7: the two rescaled inputs are subtracted, the difference
+ *            squared in 32 bits and requantized by (2 max(s1, s2))^2 /
+ *            (2^14 s_out); every multiplier must be below 1 (LiteRT aborts
+ *            otherwise, wick refuses at prepare). No fused activation.
  * int8 ADD/SUB/MUL of equal shapes, or of a full tensor by a row of its last
  * dimension or a scalar (Keras' rescaling/normalization, squeeze-excite's
  * channel scale; the row is tiled so each kernel call covers hundreds of
@@ -27,7 +32,7 @@
 #include "ops/parallel.h"
 #include "ops/quantization.h"
 
-typedef enum qbin_kind { QB_ADD, QB_ADD_POT, QB_MUL, QB_MAXMIN } qbin_kind;
+typedef enum qbin_kind { QB_ADD, QB_ADD_POT, QB_MUL, QB_MAXMIN, QB_SQUARED_DIFFERENCE } qbin_kind;
 
 typedef struct qbin_data {
   wick_broadcast bc;
@@ -94,6 +99,29 @@ static wick_status use_kernels(wick_op_ctx *ctx, qbin_data *d, const wick_tensor
   return WICK_OK;
 }
 
+/* int8 SQUARED_DIFFERENCE's parameters, as LiteRT: twice the larger input
+ * scale in float, the ratios in double, every multiplier below 1. */
+static wick_status squared_difference_params(const wick_op_ctx *ctx, wick_qparams q1,
+                                             wick_qparams q2, wick_qparams qo,
+                                             wick_qadd_params *p) {
+  p->left_shift = 7;
+  const double twice_max = (double)(2.0f * (q1.scale > q2.scale ? q1.scale : q2.scale));
+  const double real1 = (double)q1.scale / twice_max, real2 = (double)q2.scale / twice_max;
+  const double real_out = twice_max * twice_max / (double)((float)(1 << 14) * qo.scale);
+  WICK_TRY(wick_quant_multiplier(ctx, real1, 0, "input 0", &p->input1_multiplier,
+                                 &p->input1_shift));
+  WICK_TRY(wick_quant_multiplier(ctx, real2, 0, "input 1", &p->input2_multiplier,
+                                 &p->input2_shift));
+  WICK_TRY(wick_quant_multiplier(ctx, real_out, 0, "the output", &p->output_multiplier,
+                                 &p->output_shift));
+  p->input1_offset = -q1.zero_point;
+  p->input2_offset = -q2.zero_point;
+  p->output_offset = qo.zero_point;
+  p->act_min = INT8_MIN;
+  p->act_max = INT8_MAX;
+  return WICK_OK;
+}
+
 wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
   wick_tensor *a, *b, *out = wick_op_output(ctx, 0);
@@ -102,9 +130,11 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, out != NULL, "output is absent");
   const int32_t builtin = ctx->node->op->builtin;
   const bool maxmin = builtin == WICK_BUILTIN_MAXIMUM || builtin == WICK_BUILTIN_MINIMUM;
+  const bool sqdiff = builtin == WICK_BUILTIN_SQUARED_DIFFERENCE;
   WICK_CHECK_SUPPORTED(ctx,
                        builtin == WICK_BUILTIN_ADD || builtin == WICK_BUILTIN_SUB ||
-                           builtin == WICK_BUILTIN_MUL || maxmin,
+                           builtin == WICK_BUILTIN_MUL || maxmin ||
+                           (sqdiff && a->type == WICK_DTYPE_INT8),
                        "quantized %s inputs are not supported", wick_dtype_name(a->type));
   const wick_dtype t = a->type;
   WICK_CHECK(ctx, b->type == t, "input types differ (%s and %s)", wick_dtype_name(t),
@@ -131,6 +161,12 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
                              q1.zero_point == qo.zero_point && q2.zero_point == qo.zero_point,
                          "inputs quantized differently from the output are not supported");
     d->kind = QB_MAXMIN;
+    ctx->node->user_data = d;
+    return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
+  }
+  if (sqdiff) {
+    WICK_TRY(squared_difference_params(ctx, q1, q2, qo, &d->add));
+    d->kind = QB_SQUARED_DIFFERENCE;
     ctx->node->user_data = d;
     return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
   }
@@ -264,6 +300,9 @@ wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
     case QB_MAXMIN:
       wick_q_maximum_minimum__reference(a->type, ctx->node->op->builtin == WICK_BUILTIN_MAXIMUM,
                                         &d->bc, a->data, b->data, o->data);
+      break;
+    case QB_SQUARED_DIFFERENCE:
+      wick_q_squared_difference_i8__reference(&d->bc, &d->add, a->data, b->data, o->data);
       break;
     case QB_ADD_POT:
       wick_q_add_pot_i16__reference(d->subtract, &d->bc, d->pot_shift1, d->pot_shift2,

@@ -126,10 +126,12 @@ void wick_hybrid_conv2d__reference(const wick_conv_shape *s, bool depthwise, con
                                    int32_t input_offset, float input_scale, const int8_t *filter,
                                    const float *filter_scales, const float *bias, float *output,
                                    float lo, float hi) {
-  const int32_t taps_c = depthwise ? 1 : s->in_c;
+  const int32_t groups = depthwise || s->groups < 1 ? 1 : s->groups;
+  const int32_t taps_c = depthwise ? 1 : s->in_c / groups, per_group = s->out_c / groups;
   for (int32_t oy = 0; oy < s->out_h; oy++)
     for (int32_t ox = 0; ox < s->out_w; ox++)
       for (int32_t o = 0; o < s->out_c; o++) {
+        const int64_t group_c = depthwise ? 0 : (int64_t)(o / per_group) * taps_c;
         /* int32 sums that wrap (as LiteRT's, without C's undefined overflow);
          * coordinates in 64 bits: a file's stride and dilation can be huge */
         uint32_t sum = 0;
@@ -140,7 +142,7 @@ void wick_hybrid_conv2d__reference(const wick_conv_shape *s, bool depthwise, con
             const int64_t ix =
                 (int64_t)ox * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
             if (ix < 0 || ix >= s->in_w) continue;
-            const int8_t *px = input + (iy * s->in_w + ix) * s->in_c;
+            const int8_t *px = input + (iy * s->in_w + ix) * s->in_c + group_c;
             if (depthwise) {
               const int32_t w = filter[((int64_t)ky * s->k_w + kx) * s->out_c + o];
               sum += (uint32_t)(w * ((int32_t)px[o / s->multiplier] - input_offset));
@@ -162,8 +164,9 @@ void wick_hybrid_conv2d__reference(const wick_conv_shape *s, bool depthwise, con
 
 void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input,
                                 int32_t input_offset, float input_scale, const int8_t *filter,
-                                const float *filter_scales, const float *bias, float *output,
-                                float lo, float hi, int32_t y0, int32_t y1, uint32_t *acc) {
+                                const float *filter_scales, bool conv_rescale, const float *bias,
+                                float *output, float lo, float hi, int32_t y0, int32_t y1,
+                                uint32_t *acc) {
   const int64_t c = s->out_c, m = s->multiplier;
   for (int32_t oy = y0; oy < y1; oy++)
     for (int32_t ox = 0; ox < s->out_w; ox++) {
@@ -186,7 +189,8 @@ void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input,
       }
       float *out = output + ((int64_t)oy * s->out_w + ox) * c;
       for (int64_t o = 0; o < c; o++) {
-        float y = (float)(int32_t)acc[o] * (filter_scales[o] * input_scale);
+        float y = conv_rescale ? (float)(int32_t)acc[o] * filter_scales[o] * input_scale
+                               : (float)(int32_t)acc[o] * (filter_scales[o] * input_scale);
         if (bias) y += bias[o];
         out[o] = y < lo ? lo : (y > hi ? hi : y);
       }

@@ -437,6 +437,22 @@ void wick_q_add__reference(wick_dtype type, bool subtract, const wick_broadcast 
 #undef ADD_CALL
 }
 
+void wick_q_squared_difference_i8__reference(const wick_broadcast *bc, const wick_qadd_params *p,
+                                             const int8_t *a, const int8_t *b, int8_t *out) {
+#define SQDIFF_BODY(ia, ib, io)                                                            \
+  do {                                                                                     \
+    const int32_t x_ = (int32_t)((uint32_t)(a[ia] + p->input1_offset) << p->left_shift);  \
+    const int32_t y_ = (int32_t)((uint32_t)(b[ib] + p->input2_offset) << p->left_shift);  \
+    const int32_t diff_ = sub32(mbqm(x_, p->input1_multiplier, p->input1_shift),           \
+                                mbqm(y_, p->input2_multiplier, p->input2_shift));          \
+    const int32_t sq_ = wrap32((int64_t)diff_ * diff_);                                    \
+    const int32_t v_ = add32(mbqm(sq_, p->output_multiplier, p->output_shift), p->output_offset); \
+    out[io] = (int8_t)clamp32(v_, p->act_min, p->act_max);                                 \
+  } while (0)
+  QBROADCAST_LOOP(bc, SQDIFF_BODY);
+#undef SQDIFF_BODY
+}
+
 /* int16 power-of-two scales (LSTM style): ADD rescales the input whose shift
  * is negative by a rounding right shift and adds with int16 saturation; SUB
  * shifts both and subtracts in 32 bits. Then the activation clamp. */

@@ -168,17 +168,20 @@ void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, con
 
 /* Output rows [y0, y1) of one image of a hybrid DEPTHWISE_CONV_2D, the same values as
  * wick_hybrid_conv2d__reference (integer sums in another order, the same float rescale) with
- * the channels innermost, so the compiler vectorizes them; `acc` holds out_c uint32. */
+ * the channels innermost, so the compiler vectorizes them; `acc` holds out_c uint32.
+ * conv_rescale: rescale as CONV_2D does, (acc * s_w) * s_in (a grouped CONV_2D with one
+ * channel per group, its filter transposed to the depthwise layout); else acc * (s_w * s_in). */
 void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input,
                                 int32_t input_offset, float input_scale, const int8_t *filter,
-                                const float *filter_scales, const float *bias, float *output,
-                                float lo, float hi, int32_t y0, int32_t y1, uint32_t *acc);
+                                const float *filter_scales, bool conv_rescale, const float *bias,
+                                float *output, float lo, float hi, int32_t y0, int32_t y1,
+                                uint32_t *acc);
 
 /* LiteRT's AsymmetricQuantizeFloats over x[n] (one batch of a hybrid conv):
  * q int8, returns the scale, *offset the zero point. */
 float wick_hybrid_quantize_asymmetric__reference(int64_t n, const float *x, int8_t *q,
                                                  int32_t *offset);
-/* One image of a hybrid CONV_2D (groups 1) or DEPTHWISE_CONV_2D (LiteRT's
+/* One image of a hybrid CONV_2D (any groups) or DEPTHWISE_CONV_2D (LiteRT's
  * HybridConvPerChannel / DepthwiseConvHybridPerChannel): int32 sums of
  * w * (q - offset) over in-bounds taps, times the filter's per-channel scale
  * and the input scale in float, plus bias, clamped. */
@@ -483,6 +486,11 @@ typedef struct wick_qadd_params {
 } wick_qadd_params;
 void wick_q_add__reference(wick_dtype type, bool subtract, const wick_broadcast *bc,
                            const wick_qadd_params *p, const void *a, const void *b, void *out);
+/* int8 SQUARED_DIFFERENCE: both inputs rescaled as ADD (left_shift 7), the
+ * difference squared in 32 bits, requantized to the output, clamped to
+ * [act_min, act_max]. */
+void wick_q_squared_difference_i8__reference(const wick_broadcast *bc, const wick_qadd_params *p,
+                                             const int8_t *a, const int8_t *b, int8_t *out);
 /* int16 ADD/SUB with power-of-two scales and zero points 0: shift1/shift2
  * (<= 0) are log2(s_in / s_out). */
 void wick_q_add_pot_i16__reference(bool subtract, const wick_broadcast *bc, int32_t shift1,

@@ -950,6 +950,45 @@ def test_conv_hybrid_blocked_matches_the_reference_kernel(depthwise, padding, st
 
 
 @pytest.mark.parametrize(
+    "cin,cout,kernel,padding",
+    [
+        (24, 24, 7, "SAME"),  # Keras ConvNeXt's 7x7 depthwise, written as a grouped CONV_2D
+        (8, 6, 3, "VALID"),  # 2 groups of 4 input channels, 3 outputs each
+    ],
+)
+def test_conv_hybrid_grouped(cin, cout, kernel, padding):
+    """Grouped hybrid CONV_2D (TF's dynamic-range Keras ConvNeXt): one channel per group runs
+    the depthwise rows on the transposed filter, others the reference kernel; the same bytes
+    at 1 and 2 threads as wick's reference kernel, and LiteRT's answer within float rounding."""
+    rng = np.random.default_rng(RNG_SEED)
+    groups = 2 if cin != cout else cin
+    x = (rng.standard_normal((2, 11, 9, cin)) * 2 + 0.5).astype(np.float32)
+    w = QC(
+        rnd(rng, (cout, kernel, kernel, cin // groups), np.int8, -127, 127),
+        list(rng.uniform(0.003, 0.03, cout)),
+        axis=0,
+    )
+    b = rng.standard_normal(cout).astype(np.float32)
+    mw = ModelWriter()
+    sg = mw.add_subgraph()
+    xin = sg.add_tensor("x", list(x.shape), np.float32)
+    out = sg.add_tensor("y", [1], np.float32)
+    opts = dict(padding=padding, stride_w=1, stride_h=1, fused_activation_function="NONE")
+    wt = sg.add_constant("w", w.value, quant=w.quant())
+    sg.add_operator("CONV_2D", [xin, wt, sg.add_constant("b", b)], [out], options=opts)
+    sg.set_inputs([xin])
+    sg.set_outputs([out])
+    data = mw.finish()
+    want = wick.load(data, reference=True)(x)[0]
+    for threads in (1, 2):
+        got = wick.load(data, num_threads=threads)(x)[0]
+        assert got.tobytes() == want.tobytes(), f"{threads} threads"
+    for reference in (True, False):
+        ref = run_litert(data, [x], reference=reference)[0]
+        np.testing.assert_allclose(want, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize(
     "dtype,alpha_shape", [("int8", (3,)), ("int8", (1, 1, 3)), ("uint8", (2, 1, 3))]
 )
 def test_prelu(dtype, alpha_shape):
@@ -968,6 +1007,36 @@ def test_maximum_minimum(op, dtype):
     a = Q(rnd(rng, (2, 3, 4), np.dtype(dtype)), s, zp)
     b = Q(rnd(rng, (3, 1), np.dtype(dtype)), s, zp)
     check(op, [a, b], (dtype, s, zp), None)
+
+
+@pytest.mark.parametrize(
+    "sa,sb,scales,zps",
+    [
+        # TF's layer norm in Keras ConvNeXt int8: (x - mean(x))^2 with the mean a column
+        ((1, 14, 14, 96), (1, 14, 14, 1), (0.05, 0.02, 0.04), (-3, 5, -128)),
+        ((2, 3, 4), (2, 3, 4), (0.02, 0.05, 0.003), (10, -7, -120)),
+        ((3, 1, 5), (4, 1), (0.1, 0.1, 0.5), (0, 0, -128)),
+    ],
+)
+def test_squared_difference_int8(sa, sb, scales, zps):
+    # int8 SQUARED_DIFFERENCE (LiteRT's version 2): bit-exact with its reference kernel.
+    rng = np.random.default_rng(RNG_SEED)
+    a = Q(rnd(rng, sa, np.int8), scales[0], zps[0])
+    b = Q(rnd(rng, sb, np.int8), scales[1], zps[1])
+    check("SQUARED_DIFFERENCE", [a, b], ("int8", scales[2], zps[2]), None, version=2)
+
+
+def test_squared_difference_int8_multiplier_above_one_is_refused():
+    # (2 max(s1, s2))^2 / (2^14 s_out) >= 1: LiteRT aborts the process; wick refuses.
+    a = Q(np.zeros((2, 3), np.int8), 1.0, 0)
+    fails(
+        "SQUARED_DIFFERENCE",
+        [a, Q(np.zeros((2, 3), np.int8), 1.0, 0)],
+        ("int8", 1e-5, 0),
+        r"the output: requantization multiplier .* is too large",
+        None,
+        UNSUPPORTED,
+    )
 
 
 @pytest.mark.parametrize("op", ["REDUCE_MAX", "REDUCE_MIN"])
