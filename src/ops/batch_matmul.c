@@ -11,8 +11,12 @@
  * Hybrid (dynamic-range) form: float32 lhs and output, int8 symmetric rhs
  * with one scale or one per output column (the rhs's N dimension): each lhs
  * row is quantized at run time, symmetric or with asymmetric_quantize_inputs
- * asymmetric, as LiteRT's EvalHybrid (src/kernels/reference/hybrid.c), on
- * the reference kernel split over output rows.
+ * asymmetric, as LiteRT's EvalHybrid (src/kernels/reference/hybrid.c). A
+ * constant rhs shared by every batch, with no adj_x and no broadcast lhs
+ * (the attention projections of TF's and wick's dynamic-range encoders),
+ * runs the GEMM form of ops/hybrid.h: all batches' rows against the packed
+ * rhs, then the reference's float rescale per block; anything else runs the
+ * reference kernel split over output rows.
  *
  * Kernels: without adj_x, and when the CPU has optimized GEMM kernels, each
  * batch is a GEMM on them (src/kernels/gemm_driver.c): the right operands are
@@ -28,6 +32,7 @@
 #include "format/schema.h"
 #include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
+#include "ops/hybrid.h"
 #include "ops/op_common.h"
 #include "ops/parallel.h"
 #include "ops/quantization.h"
@@ -41,6 +46,8 @@ typedef struct bmm_data {
   bool hybrid, per_channel;         /* int8 rhs, float lhs */
   const float *rhs_scales;          /* hybrid: n scales, or 1 */
   size_t row_bytes;                 /* hybrid: per-thread scratch (k floats + k int8) */
+  bool hybrid_gemm;                 /* hybrid on the GEMM form (h), else the reference */
+  wick_hybrid_gemm h;               /* m = batches x m rows of the lhs */
 } bmm_data;
 
 /* Element offsets of output batch b's operands (row-major batch index). */
@@ -116,6 +123,17 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, bmm_data *d, const wick_tens
   }
   d->hybrid = true;
   d->rhs_scales = q->scale;
+  const wick_batch_matmul_shape *s = &d->s;
+  size_t batches = 1;
+  for (int32_t i = 0; i < s->batch_rank; i++) batches *= (size_t)s->batch_dims[i];
+  const wick_tensor *a = wick_op_input(ctx, 0);
+  const bool one_rhs = wick_tensor_elements(b) == s->k * s->n;
+  const bool lhs_rows = (uint64_t)wick_tensor_elements(a) == (uint64_t)batches * (uint64_t)(s->m * s->k);
+  if (!s->adj_x && one_rhs && lhs_rows && wick_input_known(ctx, 1) && s->k > 0) {
+    WICK_TRY(wick_hybrid_gemm_prepare(ctx, &d->h, batches * (size_t)s->m, (size_t)s->n,
+                                      (size_t)s->k, b->data, !s->adj_y, 0, &d->hybrid_gemm));
+    if (d->hybrid_gemm) return WICK_OK;
+  }
   size_t row_bytes;
   if (!wick_mul_size((size_t)d->s.k, sizeof(float) + 1, &row_bytes))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
@@ -230,9 +248,46 @@ static void gemm_task(void *arg, size_t task, size_t thread) {
   wick_f32_gemm_run_task(&t, task % j->tasks_per_batch);
 }
 
+/* The float rescale of one block of the GEMM form's sums, as the reference does it. */
+typedef struct hybrid_gemm_job {
+  const bmm_data *d;
+  float *out;
+  const int32_t *acc; /* (batches x m) x n */
+  bool asymmetric;
+} hybrid_gemm_job;
+
+static void hybrid_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_t n1) {
+  const hybrid_gemm_job *j = arg;
+  const bmm_data *d = j->d;
+  const wick_hybrid_gemm *h = &d->h;
+  for (size_t r = m0; r < m1; r++) {
+    const int32_t *acc = j->acc + r * h->n;
+    float *out = j->out + r * h->n;
+    for (size_t c = n0; c < n1; c++) {
+      int32_t total = acc[c];
+      if (j->asymmetric)
+        total = wick_hybrid_subtract_offset(total, (int32_t)h->weight_sums[c], h->row_offsets[r]);
+      float y = 0.0f;
+      y += (float)total * (h->row_scales[r] * d->rhs_scales[d->per_channel ? c : 0]);
+      out[c] = y;
+    }
+  }
+}
+
+static wick_status hybrid_gemm_run(wick_op_ctx *ctx, const bmm_data *d) {
+  const bool asymmetric = ctx->params->asymmetric_inputs;
+  const float *lhs = wick_op_input(ctx, 0)->data;
+  for (size_t r = 0; r < d->h.m; r++)
+    wick_hybrid_gemm_quantize(&d->h, r, lhs + r * d->h.k, asymmetric);
+  hybrid_gemm_job g = {d, wick_op_output(ctx, 0)->data,
+                       wick_hybrid_gemm_sums(&d->h, wick_op_scratch(ctx)), asymmetric};
+  return wick_hybrid_gemm_run(ctx, &d->h, hybrid_gemm_finish, &g);
+}
+
 static wick_status bmm_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_bmm_invoke_quantized(ctx);
   const bmm_data *d = ctx->node->user_data;
+  if (d->hybrid_gemm) return hybrid_gemm_run(ctx, d);
   const wick_batch_matmul_shape *s = &d->s;
   bmm_job j = {.d = d,
                .lhs = wick_op_input(ctx, 0)->data,

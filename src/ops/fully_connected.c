@@ -65,7 +65,7 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, fc_data *d, const wick_tenso
   if (d->scratch == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   if (!wick_input_known(ctx, 1)) return WICK_OK;
   return wick_hybrid_gemm_prepare(ctx, &d->h, (size_t)d->m, (size_t)d->n, (size_t)d->k, w->data,
-                                  0, &d->hybrid_gemm);
+                                  false, 0, &d->hybrid_gemm);
 }
 
 /* The float rescale of one block of the GEMM form's int32 sums, as the reference does it. */

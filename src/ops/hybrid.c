@@ -6,7 +6,8 @@
 #include "ops/hybrid.h"
 
 wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size_t m, size_t n,
-                                     size_t k, const int8_t *w, uint32_t slot, bool *ready) {
+                                     size_t k, const int8_t *w, bool w_kn, uint32_t slot,
+                                     bool *ready) {
   *ready = false;
   const wick_q8_kernels *q8 = wick_q8_kernels_select(wick_op_force_reference(ctx));
   if (q8 == NULL || m == 0 || n == 0) return WICK_OK;
@@ -26,10 +27,23 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
   if (packed == NULL || h->weight_sums == NULL || h->qrows == NULL || h->row_scales == NULL ||
       h->row_offsets == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
-  if (!cached) wick_q8_gemm_pack(q8, n, 1, k, w, NULL, 0, NULL, NULL, packed);
+  /* element (c, i) of the weights: w[c * k + i], or w[i * n + c] for [k, n] */
+  const size_t c_step = w_kn ? 1 : k, i_step = w_kn ? n : 1;
+  if (!cached) {
+    const int8_t *rows = w;
+    if (w_kn) { /* the packing reads [n, k]: a transposed copy (once per model: packed
+                 * weights are shared by the model's interpreters) */
+      int8_t *t = wick_op_alloc(ctx, k * n > 0 ? k * n : 1); /* (fits: packed_size) */
+      if (t == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+      for (size_t c = 0; c < n; c++)
+        for (size_t i = 0; i < k; i++) t[c * k + i] = w[i * n + c];
+      rows = t;
+    }
+    wick_q8_gemm_pack(q8, n, 1, k, rows, NULL, 0, NULL, NULL, packed);
+  }
   for (size_t c = 0; c < n; c++) {
     uint32_t sum = 0;
-    for (size_t i = 0; i < k; i++) sum += (uint32_t)(int32_t)w[c * k + i];
+    for (size_t i = 0; i < k; i++) sum += (uint32_t)(int32_t)w[c * c_step + i * i_step];
     h->weight_sums[c] = sum;
   }
   h->m = m, h->n = n, h->k = k;

@@ -28,13 +28,15 @@ typedef struct wick_hybrid_gemm {
   size_t acc_offset;           /* scratch: the prepared rows, then the m x n int32 sums */
 } wick_hybrid_gemm;
 
-/* Prepares the form for m rows of k against n outputs whose int8 weights are w [n, k]
- * (row-major, constant) in packed slot `slot` of the node; requests its scratch. False (with
- * nothing prepared) when this CPU has no int8 GEMM kernels or the op runs the reference
- * kernels: the op keeps its other path. Fails only on memory. */
+/* Prepares the form for m rows of k against n outputs whose constant int8 weights are w,
+ * [n, k] row-major (FULLY_CONNECTED's layout) or, with w_kn, [k, n] (BATCH_MATMUL's rhs), in
+ * packed slot `slot` of the node; requests its scratch. False (with nothing prepared) when
+ * this CPU has no int8 GEMM kernels or the op runs the reference kernels: the op keeps its
+ * other path. Fails only on memory. */
 WICK_INTERNAL wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h,
                                                    size_t m, size_t n, size_t k,
-                                                   const int8_t *w, uint32_t slot, bool *ready);
+                                                   const int8_t *w, bool w_kn, uint32_t slot,
+                                                   bool *ready);
 
 /* Quantizes row r (k floats) into the form's row r. */
 WICK_INTERNAL void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, size_t r,

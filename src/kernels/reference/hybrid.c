@@ -200,7 +200,7 @@ void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input,
 /* LiteRT's `total -= row_sum * offset` with an int32 total and a float
  * offset: computed in float, converted back toward zero (saturated here,
  * where C++ leaves an out-of-range conversion undefined). */
-static int32_t subtract_offset(int32_t total, int32_t column_sum, int32_t offset) {
+int32_t wick_hybrid_subtract_offset(int32_t total, int32_t column_sum, int32_t offset) {
   const float v = (float)total - (float)column_sum * (float)offset;
   if (!(v > -2147483648.0f)) return INT32_MIN;
   if (v >= 2147483648.0f) return INT32_MAX;
@@ -237,7 +237,7 @@ void wick_hybrid_batch_matmul_rows__reference(const wick_batch_matmul_shape *s, 
         total = (int32_t)((uint32_t)total + (uint32_t)((int32_t)q[p] * v)); /* wraps */
         column_sum += v;
       }
-      if (asymmetric) total = subtract_offset(total, column_sum, offset);
+      if (asymmetric) total = wick_hybrid_subtract_offset(total, column_sum, offset);
       float y = 0.0f;
       y += (float)total * (row_scale * rhs_scales[per_channel ? j : 0]);
       o[j] = y;

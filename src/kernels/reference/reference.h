@@ -264,6 +264,10 @@ void wick_f32_batch_matmul__reference(const wick_batch_matmul_shape *s, const fl
 void wick_f32_batch_matmul_rows__reference(const wick_batch_matmul_shape *s, const float *lhs,
                                            const float *rhs, float *out, int64_t row_begin,
                                            int64_t row_end);
+/* BATCH_MATMUL's asymmetric correction, as LiteRT's `total -= column_sum * offset` with a
+ * float offset: computed in float, converted toward zero (saturated, where C++ leaves an
+ * out-of-range conversion undefined). */
+int32_t wick_hybrid_subtract_offset(int32_t total, int32_t column_sum, int32_t offset);
 /* Hybrid BATCH_MATMUL (LiteRT's EvalHybrid), output rows [row_begin,
  * row_end) of the batches x m rows, shapes as wick_f32_batch_matmul__reference
  * (float lhs, int8 rhs): each lhs row of k values is quantized at run time,

@@ -788,6 +788,8 @@ def test_fully_connected_hybrid(per_channel, bias, activation, asymmetric):
         ((2, 37, 5), (2, 9, 37), True, True),  # both transposed, batched rhs
         ((1, 3, 4, 70), (3, 1, 70, 20), False, False),  # broadcast both ways
         ((8, 2000), (2000, 16), False, False),  # the float offset correction
+        ((4, 32, 384), (384, 384), False, False),  # MiniLM's attention projection (GEMM form)
+        ((3, 7, 40), (24, 40), False, True),  # an [N, K] rhs on the GEMM form
     ],
 )
 def test_batch_matmul_hybrid(per_channel, asymmetric, lhs_shape, rhs_shape, adj_x, adj_y):
@@ -820,6 +822,7 @@ def test_batch_matmul_hybrid(per_channel, asymmetric, lhs_shape, rhs_shape, adj_
     sg.set_outputs([out])
     data = mw.finish()
     ref = run_litert(data, [x], reference=True)[0]
+    np.testing.assert_array_equal(wick.load(data, reference=True)(x)[0], ref)
     for threads in (1, 3):
         got = wick.load(data, num_threads=threads)(x)[0]
         assert got.shape == ref.shape
