@@ -678,4 +678,15 @@ WICK_INTERNAL wick_status wick_op_resize_output(const wick_op_ctx *ctx, size_t i
 /* True once the caller asked to cancel the running invoke. */
 WICK_INTERNAL bool wick_op_cancelled(const wick_op_ctx *ctx);
 
+/* Checks a shape (rank in [0, WICK_MAX_RANK], dims >= 0, the element count
+ * and byte size representable) and gives its byte size; otherwise a status
+ * and the reason in `why`. */
+WICK_INTERNAL wick_status wick_check_shape(int32_t rank, const int32_t *dims, wick_dtype type,
+                                           size_t *bytes, char *why, size_t why_size);
+/* Memory of a graph (interpreter.c): until the next prepare, or, for dynamic
+ * nodes prepared during invoke, until the next invoke; zeroed if `zero`. */
+WICK_INTERNAL void *wick_graph_alloc(wick_graph *g, size_t size, bool zero);
+/* Allocates (or grows) a dynamic tensor's storage at invoke. */
+WICK_INTERNAL wick_status wick_graph_ensure_dynamic(wick_graph *g, wick_tensor *t);
+
 #endif /* WICK_CORE_INTERNAL_H */
