@@ -2,8 +2,9 @@
 
 A rule is ``rule(ctx, node)``: it emits TFLite builtin ops only (so stock LiteRT runs every
 file) and binds the node's outputs (see context.py).  The table is assembled from the sections
-kept next to their rules — elementwise.py, nn.py, shape.py, reduce.py — and nowhere else; an
-op missing here fails conversion with ConversionError naming the op and the source line.
+kept next to their rules — elementwise.py, nn.py, norm.py, resize.py, shape.py, reduce.py, quant.py — and
+nowhere else; an op missing here fails conversion with ConversionError naming the op and the
+source line.
 
 Ops that only exist to carry symbolic sizes or assertions are handled by the driver
 (lower/__init__.py), not here.
@@ -11,10 +12,18 @@ Ops that only exist to carry symbolic sizes or assertions are handled by the dri
 
 from __future__ import annotations
 
-from . import elementwise, nn, quant, reduce, shape
+from . import elementwise, nn, norm, quant, reduce, resize, shape
 
 LOWERINGS: dict = {}
-for _section in (elementwise.RULES, nn.RULES, shape.RULES, reduce.RULES, quant.RULES):
+for _section in (
+    elementwise.RULES,
+    nn.RULES,
+    norm.RULES,
+    resize.RULES,
+    shape.RULES,
+    reduce.RULES,
+    quant.RULES,
+):
     for _k, _v in _section.items():
         if _k in LOWERINGS:
             raise AssertionError(f"duplicate lowering for {_k}")
