@@ -258,6 +258,21 @@ typedef struct wick_interpreter_options {
    * where only trusted writers can write. Borrowed for the call (copied).
    * See wick_interpreter_weight_cache_state. */
   const char *weight_cache_path;
+  /* NULL (default): the interpreter has its own resource variables and
+   * CALL_ONCE state. Otherwise an interpreter of the same model whose resource
+   * variables (VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE) and CALL_ONCE
+   * state this one uses instead: a variable named by the same key is one
+   * variable for both, whatever signature each runs, as for LiteRT's signature
+   * runners of one interpreter. This is how the signatures of one stateful
+   * model (an LLM's prefill_N and decode with a KV cache in variables) see the
+   * same state. The interpreter named here must outlive this one and must not
+   * itself share another's (name the first one); interpreters sharing state
+   * are used by one thread at a time between them (no invoke of one during an
+   * invoke of another). Values are allocated from, and count against the
+   * memory_limit_bytes of, the interpreter named here. reset_variables on any
+   * of them clears the shared state (and its own variable tensors). Errors: WICK_ERR_INVALID_ARGUMENT for an interpreter of
+   * another model or one that itself shares another's state. */
+  wick_interpreter *share_variables_with;
 } wick_interpreter_options;
 
 WICK_API wick_interpreter_options wick_interpreter_options_default(void);
@@ -359,7 +374,9 @@ WICK_API wick_status wick_interpreter_invoke(wick_interpreter *interpreter);
  * CALL_ONCE runs its init subgraph again on the next invoke, and variable
  * tensors return to zero (to the zero point when quantized). Inputs keep
  * their values and shapes; nothing is prepared again. (LiteRT's
- * reset_all_variables resets only the variable tensors.) Cannot fail except
+ * reset_all_variables resets only the variable tensors.) With
+ * share_variables_with, the resource variables and CALL_ONCE state cleared
+ * are those shared by all the interpreters involved. Cannot fail except
  * WICK_ERR_INVALID_ARGUMENT for a NULL interpreter. Not during an invoke. */
 WICK_API wick_status wick_interpreter_reset_variables(wick_interpreter *interpreter);
 

@@ -9,6 +9,7 @@
     m["decode"](tokens)                     # the same
     d = wick.load("model.tflite", signature="decode")   # calling d runs "decode"
     m.reset_variables()                     # state (tf.Variable, LSTM) as at load
+    s = wick.load("llm.tflite", shared_variables=True)  # one state for all signatures
 
 Errors from the C library become :class:`WickError` carrying the C message and
 status name. The library is found through ``$WICK_LIBRARY``, then next to this
@@ -94,6 +95,7 @@ class _InterpreterOptions(ctypes.Structure):
         ("log", ctypes.c_void_p),
         ("log_user", ctypes.c_void_p),
         ("weight_cache_path", ctypes.c_char_p),
+        ("share_variables_with", ctypes.c_void_p),
     ]
 
 
@@ -233,16 +235,20 @@ class SignatureRunner:
         reference: bool,
         memory_limit: int = 0,
         weight_cache: str | os.PathLike | None = None,
+        share_with: SignatureRunner | None = None,
     ):
         lib = _library()
         self._lib = lib
         self._owner = runtime._owner  # the C model outlives this interpreter
+        self._state_owner = share_with  # whose variables this one uses: kept alive by us
         opts = _InterpreterOptions(struct_size=ctypes.sizeof(_InterpreterOptions))
         opts.num_threads = num_threads
         opts.force_reference_kernels = int(reference)
         opts.memory_limit_bytes = memory_limit
         if weight_cache is not None:
             opts.weight_cache_path = os.fsencode(weight_cache)  # copied by the call
+        if share_with is not None:
+            opts.share_variables_with = share_with._it
         err = _ErrorInfo()
         handle = ctypes.c_void_p()
         st = lib.wick_interpreter_create(
@@ -441,6 +447,7 @@ class Runtime:
         memory_limit: int = 0,
         signature: str | None = None,
         weight_cache: str | os.PathLike | None = None,
+        shared_variables: bool = False,
     ):
         lib = _library()
         self._lib = lib
@@ -467,6 +474,7 @@ class Runtime:
         self._reference = reference
         self._memory_limit = memory_limit
         self._weight_cache = weight_cache
+        self._shared_variables = shared_variables
         self._runners: dict[str | None, SignatureRunner] = {}
         self._default = self.signature(signature)
 
@@ -488,8 +496,16 @@ class Runtime:
             cache = self._weight_cache
             if cache is not None and self._runners:
                 cache = os.fsdecode(cache) + "." + (key or "")
+            # with shared_variables, every runner uses the first runner's variables
+            first = next(iter(self._runners.values()), None)
             self._runners[key] = SignatureRunner(
-                self, key, self._threads, self._reference, self._memory_limit, cache
+                self,
+                key,
+                self._threads,
+                self._reference,
+                self._memory_limit,
+                cache,
+                share_with=first if self._shared_variables else None,
             )
         return self._runners[key]
 
@@ -515,7 +531,8 @@ class Runtime:
 
     def reset_variables(self) -> None:
         """Resets the state of every signature runner made so far (each has its own
-        interpreter, hence its own variables); see SignatureRunner.reset_variables."""
+        interpreter, hence its own variables unless ``shared_variables``); see
+        SignatureRunner.reset_variables."""
         for runner in self._runners.values():
             runner.reset_variables()
 
@@ -528,6 +545,7 @@ def load(
     memory_limit: int = 0,
     signature: str | None = None,
     weight_cache: str | os.PathLike | None = None,
+    shared_variables: bool = False,
 ) -> Runtime:
     """Loads a .tflite file (path or bytes) into the wick runtime.
 
@@ -547,6 +565,12 @@ def load(
     same model by the same wick build read it instead of packing. A damaged or mismatched
     file is never used (it is rewritten); ``m.weight_cache`` reports what happened.
     Signatures other than the default one use the path + "." + their key.
+
+    ``shared_variables``: every signature runner uses the resource variables (and CALL_ONCE
+    state) of the first one made (the default signature's), as LiteRT's signature runners of
+    one interpreter do, so the signatures of a stateful model (an LLM's ``prefill_N`` and
+    ``decode`` over a KV cache held in variables) see one state. Default: each runner has its
+    own (wick_interpreter_options.share_variables_with in wick.h).
     """
     return Runtime(
         model,
@@ -555,4 +579,5 @@ def load(
         memory_limit=memory_limit,
         signature=signature,
         weight_cache=weight_cache,
+        shared_variables=shared_variables,
     )

@@ -519,8 +519,11 @@ struct wick_interpreter {
   bool no_in_place; /* WICK_NO_IN_PLACE=1 (or no_fusion): every output its own storage (plan.c) */
   bool no_winograd; /* WICK_NO_WINOGRAD=1: 3x3 convolutions stay on the indirect GEMM */
   wick_weight_cache cache;
-  wick_variables variables;  /* resource variables (variables.c) */
+  wick_variables variables;  /* resource variables (variables.c); unused when state_owner */
   uint8_t *init_done;        /* per subgraph: CALL_ONCE ran it (allocated on first use) */
+  /* NULL, or the interpreter whose variables and init_done this one uses
+   * (options.share_variables_with; variables.c reaches them through it). */
+  wick_interpreter *state_owner;
   char error[512];
 };
 

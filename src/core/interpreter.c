@@ -595,6 +595,16 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
       return rst;
     }
   }
+  wick_interpreter *owner = o.share_variables_with;
+  if (owner != NULL && (owner->model != model || owner->state_owner != NULL)) {
+    if (error)
+      wick_format_message(error->message, sizeof error->message,
+                          owner->model != model
+                              ? "share_variables_with names an interpreter of another model"
+                              : "share_variables_with names an interpreter that itself shares "
+                                "another's variables: name that one");
+    return WICK_ERR_INVALID_ARGUMENT;
+  }
   wick_mem mem;
   wick_mem_init(&mem, &o.allocator, o.memory_limit_bytes);
   wick_interpreter *it = wick_mem_calloc(&mem, 1, sizeof *it);
@@ -606,6 +616,8 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
   it->model = model;
   it->options = o;
   it->signature = sig;
+  it->state_owner = owner;
+  it->options.share_variables_with = NULL; /* borrowed; state_owner holds it */
   const char *env = getenv("WICK_FORCE_REFERENCE");
   it->force_reference = o.force_reference_kernels || (env && env[0] == '1');
   env = getenv("WICK_NO_FUSION");

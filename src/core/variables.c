@@ -7,7 +7,10 @@
  * (src/ops/resource_variables.c, src/ops/control_flow.c). As in LiteRT, the
  * variables belong to the interpreter, not to a subgraph: every graph that
  * names the same key reaches the same variable, and values persist across
- * invokes until wick_interpreter_reset_variables.
+ * invokes until wick_interpreter_reset_variables. An interpreter created with
+ * options.share_variables_with (its state_owner) keeps no table of its own: every
+ * function here works on the owner's table, CALL_ONCE flags and memory, so the
+ * signatures of one model run by several interpreters share their state.
  *
  * The table maps keys to ids (indices into `items`) through an
  * open-addressing hash, so a file with a million VAR_HANDLE nodes costs a
@@ -31,6 +34,11 @@ static bool key_equal(const wick_variable *v, const char *c, size_t c_len, const
 }
 
 /* Rebuilds the hash with `num_slots` slots (a power of two > 2 * count). */
+/* The interpreter holding `it`'s variables: its state owner, or itself. */
+static wick_interpreter *state_of(wick_interpreter *it) {
+  return it->state_owner != NULL ? it->state_owner : it;
+}
+
 static bool rehash(wick_interpreter *it, uint32_t num_slots) {
   wick_variables *t = &it->variables;
   uint32_t *slots = wick_mem_calloc(&it->mem, num_slots, sizeof *slots);
@@ -51,7 +59,7 @@ static bool rehash(wick_interpreter *it, uint32_t num_slots) {
 wick_status wick_variable_handle(const wick_op_ctx *ctx, const char *container,
                                  size_t container_len, const char *shared_name,
                                  size_t shared_name_len, int32_t *id_out) {
-  wick_interpreter *it = ctx->graph->interp;
+  wick_interpreter *it = state_of(ctx->graph->interp);
   wick_variables *t = &it->variables;
   uint64_t h = key_hash(container, container_len, shared_name, shared_name_len);
   if (t->num_slots != 0) {
@@ -95,13 +103,13 @@ wick_status wick_variable_handle(const wick_op_ctx *ctx, const char *container,
 }
 
 wick_variable *wick_variable_at(const wick_op_ctx *ctx, int32_t id) {
-  wick_variables *t = &ctx->graph->interp->variables;
+  wick_variables *t = &state_of(ctx->graph->interp)->variables;
   return id >= 0 && (uint32_t)id < t->count ? &t->items[id] : NULL;
 }
 
 wick_status wick_variable_assign(const wick_op_ctx *ctx, wick_variable *v,
                                  const wick_tensor *value) {
-  wick_mem *mem = &ctx->graph->interp->mem;
+  wick_mem *mem = &state_of(ctx->graph->interp)->mem;
   if (v->data == NULL || v->bytes != value->bytes) {
     /* The new block first: on failure the old value stays. */
     void *p = wick_mem_alloc(mem, value->bytes ? value->bytes : 1);
@@ -122,6 +130,7 @@ wick_status wick_variable_assign(const wick_op_ctx *ctx, wick_variable *v,
 }
 
 void wick_variables_clear(wick_interpreter *it) {
+  it = state_of(it);
   wick_variables *t = &it->variables;
   for (uint32_t id = 0; id < t->count; id++) {
     wick_variable *v = &t->items[id];
@@ -134,6 +143,7 @@ void wick_variables_clear(wick_interpreter *it) {
 }
 
 void wick_variables_destroy(wick_interpreter *it) {
+  if (it->state_owner != NULL) return; /* the owner's, freed with it */
   wick_variables_clear(it);
   wick_variables *t = &it->variables;
   wick_mem_free(&it->mem, t->items);
@@ -144,7 +154,7 @@ void wick_variables_destroy(wick_interpreter *it) {
 }
 
 wick_status wick_call_once_reserve(const wick_op_ctx *ctx) {
-  wick_interpreter *it = ctx->graph->interp;
+  wick_interpreter *it = state_of(ctx->graph->interp);
   if (it->init_done != NULL) return WICK_OK;
   it->init_done = wick_mem_calloc(&it->mem, it->model->num_subgraphs, 1);
   if (it->init_done == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
@@ -152,11 +162,11 @@ wick_status wick_call_once_reserve(const wick_op_ctx *ctx) {
 }
 
 bool wick_call_once_done(const wick_op_ctx *ctx, uint32_t subgraph) {
-  const wick_interpreter *it = ctx->graph->interp;
+  const wick_interpreter *it = state_of(ctx->graph->interp);
   return it->init_done != NULL && subgraph < it->model->num_subgraphs && it->init_done[subgraph];
 }
 
 void wick_call_once_mark(const wick_op_ctx *ctx, uint32_t subgraph) {
-  wick_interpreter *it = ctx->graph->interp;
+  wick_interpreter *it = state_of(ctx->graph->interp);
   if (it->init_done != NULL && subgraph < it->model->num_subgraphs) it->init_done[subgraph] = 1;
 }

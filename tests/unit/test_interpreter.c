@@ -18,7 +18,11 @@
  *   - option structs are read by their struct_size: an older (smaller) struct
  *     works with defaults for the rest, a zero or too-small size and a newer
  *     struct asking for something unknown fail with a message; the model's
- *     log callback hears the load.
+ *     log callback hears the load;
+ *   - share_variables_with: two signatures run by two interpreters see one
+ *     resource variable only when the second shares the first's state; reset
+ *     through either clears it; another model's interpreter, or one that
+ *     itself shares, is refused.
  */
 #include <math.h>
 #include <stddef.h>
@@ -514,12 +518,106 @@ static void test_option_struct_size(void) {
   free(bytes);
 }
 
+/* Two signatures over one resource variable "kv":
+ *   "write" (subgraph 0): x[2] -> ASSIGN_VARIABLE(VAR_HANDLE("kv"), x)
+ *   "read"  (subgraph 1):         READ_VARIABLE(VAR_HANDLE("kv")) -> v[2] */
+static uint8_t *build_variable_signatures(size_t *size_out) {
+  enum { VAR_HANDLE = 142, READ_VARIABLE = 143, ASSIGN_VARIABLE = 144, OPT_VAR_HANDLE = 111 };
+  enum { TM_RESOURCE = 13 };
+  tm_builder *b = tm_new();
+  tm_node *opcodes[3] = {tm_opcode(b, VAR_HANDLE, 1), tm_opcode(b, ASSIGN_VARIABLE, 1),
+                         tm_opcode(b, READ_VARIABLE, 1)};
+  int32_t s2[1] = {2};
+  tm_node *subgraphs[2], *sigs[2];
+  for (int k = 0; k < 2; k++) {
+    tm_node *handle_options = tm_table(b); /* VarHandleOptions { container 0, shared_name 1 } */
+    tm_ref(handle_options, 1, tm_str(b, "kv"));
+    tm_node *tensors[2] = {tm_tensor(b, k == 0 ? "x" : "v", TM_F32, s2, 1, 0, NULL),
+                           tm_tensor(b, "handle", TM_RESOURCE, NULL, 0, 0, NULL)};
+    int32_t value[1] = {0}, handle[1] = {1}, both[2] = {1, 0};
+    tm_node *ops[2] = {tm_operator(b, 0, NULL, 0, handle, 1, OPT_VAR_HANDLE, handle_options),
+                       k == 0 ? tm_operator(b, 1, both, 2, NULL, 0, 0, NULL)
+                              : tm_operator(b, 2, handle, 1, value, 1, 0, NULL)};
+    subgraphs[k] = tm_subgraph(b, tensors, 2, value, k == 0 ? 1 : 0, value, k == 0 ? 0 : 1, ops, 2);
+    const char *name[1] = {k == 0 ? "x" : "v"};
+    uint32_t tensor[1] = {0};
+    sigs[k] = k == 0 ? tm_signature(b, "write", 0, name, tensor, 1, NULL, NULL, 0)
+                     : tm_signature(b, "read", 1, NULL, NULL, 0, name, tensor, 1);
+  }
+  tm_node *buffers[1] = {tm_buffer(b, NULL, 0)};
+  tm_node *model = tm_model(b, 3, opcodes, 3, subgraphs, 2, buffers, 1, sigs, 2);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
+  tm_free(b);
+  return bytes;
+}
+
+static void test_share_variables(void) {
+  size_t size;
+  uint8_t *bytes = build_variable_signatures(&size);
+  wick_error_info err;
+  wick_model *model = NULL, *other = NULL;
+  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &model) == WICK_OK, "load: %s",
+        err.message);
+  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &other) == WICK_OK, "load: %s",
+        err.message);
+  wick_interpreter *writer = NULL, *own = NULL, *shared = NULL, *bad = NULL;
+  CHECK(wick_interpreter_create(model, "write", NULL, &err, &writer) == WICK_OK, "write: %s",
+        err.message);
+  CHECK(wick_interpreter_create(model, "read", NULL, &err, &own) == WICK_OK, "read: %s",
+        err.message);
+  wick_interpreter_options o = wick_interpreter_options_default();
+  o.share_variables_with = writer;
+  CHECK(wick_interpreter_create(model, "read", &o, &err, &shared) == WICK_OK, "shared read: %s",
+        err.message);
+  if (writer == NULL || own == NULL || shared == NULL) goto done;
+
+  const float x[2] = {1.5f, -2.0f};
+  float v[2] = {0, 0};
+  CHECK(wick_tensor_copy_from(wick_interpreter_input(writer, 0), x, sizeof x) == WICK_OK, "x");
+  CHECK(wick_interpreter_invoke(writer) == WICK_OK, "write: %s",
+        wick_interpreter_last_error(writer));
+  /* Its own variables: never assigned. */
+  CHECK(wick_interpreter_invoke(own) == WICK_ERR_INVALID_INPUT &&
+            strstr(wick_interpreter_last_error(own), "before any assignment") != NULL,
+        "unshared read: %s", wick_interpreter_last_error(own));
+  /* The writer's variables: the value written. */
+  CHECK(wick_interpreter_invoke(shared) == WICK_OK, "shared read: %s",
+        wick_interpreter_last_error(shared));
+  CHECK(wick_tensor_copy_to(wick_interpreter_output(shared, 0), v, sizeof v) == WICK_OK &&
+            v[0] == x[0] && v[1] == x[1],
+        "shared read gave %g %g", (double)v[0], (double)v[1]);
+  /* A reset through the sharer clears the shared state. */
+  CHECK(wick_interpreter_reset_variables(shared) == WICK_OK, "reset");
+  CHECK(wick_interpreter_invoke(shared) == WICK_ERR_INVALID_INPUT, "read after reset: %s",
+        wick_interpreter_last_error(shared));
+  CHECK(wick_interpreter_invoke(writer) == WICK_OK && wick_interpreter_invoke(shared) == WICK_OK,
+        "write and read again: %s", wick_interpreter_last_error(shared));
+
+  /* Refused: a sharer as the owner, an interpreter of another model. */
+  o.share_variables_with = shared;
+  CHECK(wick_interpreter_create(model, "read", &o, &err, &bad) == WICK_ERR_INVALID_ARGUMENT &&
+            bad == NULL && strstr(err.message, "itself shares") != NULL,
+        "sharing a sharer: %s", err.message);
+  o.share_variables_with = writer;
+  CHECK(wick_interpreter_create(other, "read", &o, &err, &bad) == WICK_ERR_INVALID_ARGUMENT &&
+            bad == NULL && strstr(err.message, "another model") != NULL,
+        "sharing across models: %s", err.message);
+done:
+  wick_interpreter_destroy(shared); /* sharers first: the owner outlives them */
+  wick_interpreter_destroy(own);
+  wick_interpreter_destroy(writer);
+  wick_model_destroy(other);
+  wick_model_destroy(model);
+  free(bytes);
+}
+
 int main(void) {
   for (int i = 0; i < 300; i++) run_dag_case(i);
   test_chain_reuses_memory();
   test_model_load_cap();
   test_resize_keeps_inputs();
   test_option_struct_size();
+  test_share_variables();
   wick_interpreter_destroy(NULL); /* no-ops */
   wick_model_destroy(NULL);
   CHECK(wick_interpreter_reset_variables(NULL) == WICK_ERR_INVALID_ARGUMENT,

@@ -42,12 +42,17 @@ def _fix_outputs(g: TGraph) -> None:
 
 
 def serialize(
-    graphs: TGraph | list[tuple[str, TGraph]], description: str = "wick", *, consume: bool = False
+    graphs: TGraph | list[tuple[str, TGraph]],
+    description: str = "wick",
+    *,
+    consume: bool = False,
+    metadata: dict[str, bytes] | None = None,
 ) -> bytes:
     """``graphs``: one graph (signature ``serving_default``) or ``[(signature key, graph)]``.
 
     ``consume``: the graphs are not used afterwards — their constants are handed to the writer,
-    which frees each one once it is in the file (peak memory: the file plus what is left)."""
+    which frees each one once it is in the file (peak memory: the file plus what is left).
+    ``metadata``: named byte strings for the file's Model.metadata (runtimes ignore them)."""
     if isinstance(graphs, TGraph):
         graphs = [("serving_default", graphs)]
     mains = [g for _, g in graphs]
@@ -67,6 +72,8 @@ def serialize(
                 inputs=dict(zip(tg.input_names, sg._inputs, strict=True)),
                 outputs=dict(zip(tg.output_names, sg._outputs, strict=True)),
             )
+    for name, data in (metadata or {}).items():
+        w.add_metadata(name, data)
     if consume:
         for tg in ordered:
             for t in all_tensors(tg):

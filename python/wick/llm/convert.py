@@ -1,0 +1,127 @@
+"""``wick.llm.convert(model, *, max_seq_len, prefill_lengths, quantize)`` -> :class:`LLM`.
+
+One .tflite file, standard TFLite throughout:
+
+    signature prefill_<n>  (tokens int32 [1, n], input_pos int32 [1]) -> logits float32 [1, V]
+    signature decode       (tokens int32 [1, 1], input_pos int32 [1]) -> logits float32 [1, V]
+    subgraph  init         CALL_ONCE body: zeroes the cache variables
+    metadata  "wick_llm"   JSON: the facts generation needs (see model.py)
+
+Every signature is the same HuggingFace model traced by step.py for its number of tokens and
+lowered by wick's converter (torch.export, ATen passes, lowering, layout and fusion passes);
+state.py then moves the KV cache into resource variables. The signatures' weights are the same
+tensors, so the writer stores them once (constants are deduplicated by content).
+
+Next: step.py, state.py, model.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..converter.errors import ConversionError
+from .model import LLM, METADATA_NAME
+from .state import cache_names, caches_to_variables, init_graph, rename_inputs
+from .step import CausalLMStep, describe, eager_attention, example_inputs
+
+QUANTIZE_MODES = {None: "float32", "int8": "int8"}
+
+
+def _check_lengths(max_seq_len, prefill_lengths) -> tuple[int, tuple[int, ...]]:
+    if not isinstance(max_seq_len, int) or max_seq_len < 2:
+        raise ValueError(f"max_seq_len must be an int >= 2, not {max_seq_len!r}")
+    lengths = tuple(sorted(set(prefill_lengths)))
+    for n in lengths:
+        if not isinstance(n, int) or not 1 < n <= max_seq_len:
+            raise ValueError(
+                f"prefill lengths must be ints in 2..max_seq_len ({max_seq_len}), not {n!r} "
+                "(one token is the decode signature)"
+            )
+    return max_seq_len, lengths
+
+
+def convert(
+    model,
+    *,
+    max_seq_len: int,
+    prefill_lengths=(8, 32),
+    quantize: str | None = None,
+    tokenizer=None,
+    progress: bool | None = None,
+) -> LLM:
+    """Convert a HuggingFace causal LM (LlamaForCausalLM so far) to one .tflite file with
+    ``prefill_<n>`` signatures (one per ``prefill_lengths``), a ``decode`` signature and the KV
+    cache (``max_seq_len`` positions) in resource variables shared by all of them.
+
+    ``quantize``: None (float32 weights) or ``"int8"`` (fully connected weights int8 per output
+    channel, TFLite's dynamic-range hybrid kernels). ``tokenizer``: a HuggingFace tokenizer kept
+    with the result (not in the file yet) so that ``generate`` takes and returns text.
+    ``progress``: stage lines on stderr as for ``wick.convert``."""
+    from ..convert import _convert_graph, _Progress, _return_freed_memory, _Stages
+    from ..converter.serialize import serialize
+
+    if quantize not in QUANTIZE_MODES:
+        raise ValueError(
+            f"quantize must be None or 'int8', not {quantize!r} (int4 blockwise is planned)"
+        )
+    info = describe(model)
+    max_seq_len, lengths = _check_lengths(max_seq_len, prefill_lengths)
+    limit = getattr(model.config, "max_position_embeddings", None)
+    if limit is not None and max_seq_len > limit:
+        raise ConversionError(
+            f"max_seq_len {max_seq_len} is beyond the model's max_position_embeddings ({limit})"
+        )
+    names = cache_names(info["num_layers"])
+    cache_shape = [1, info["num_kv_heads"], max_seq_len, info["head_dim"]]
+    init = init_graph(names, cache_shape)
+    keys = [(f"prefill_{n}", n) for n in lengths] + [("decode", 1)]
+    say = _Progress(progress)
+    graphs = []
+    was_training = model.training
+    model.eval()
+    try:
+        import torch
+
+        with eager_attention(model), torch.no_grad():
+            for key, n in keys:
+                step = CausalLMStep(model, n, max_seq_len).eval()
+                args = example_inputs(info, n, max_seq_len)
+                tg, _ = _convert_graph(
+                    step,
+                    args,
+                    None,
+                    None,
+                    False,
+                    _Stages(None),
+                    f"{key}: ",
+                    say,
+                    QUANTIZE_MODES[quantize],
+                )
+                del args
+                caches_to_variables(tg, names, init)
+                rename_inputs(tg, ["tokens", "input_pos"])
+                graphs.append((key, tg))
+                _return_freed_memory()
+        graphs[0][1].subgraphs.append(init)  # written once; every CALL_ONCE names it
+        meta = dict(
+            info,
+            format=1,
+            max_seq_len=max_seq_len,
+            prefill_lengths=list(lengths),
+            quantize=quantize,
+            cache=dict(names=names, shape=cache_shape),
+        )
+        say(f"writing {len(graphs)} signatures")
+        data = serialize(
+            graphs,
+            "wick.llm",
+            consume=True,
+            metadata={METADATA_NAME: json.dumps(meta).encode()},
+        )
+        del graphs
+        _return_freed_memory()
+        say(f"done: {len(data) / 2**20:.1f} MB")
+    finally:
+        say.close()
+        model.train(was_training)
+    return LLM(data, meta, tokenizer=tokenizer)

@@ -1,0 +1,183 @@
+"""wick.llm on small random-weight Llama configs: the converted file's greedy tokens equal
+transformers' own greedy generate, on wick's runtime and on stock LiteRT's signature runners.
+
+The config has grouped-query attention (4 query heads over 2 key/value heads), RoPE, tied
+embeddings and a larger initializer range than the default so that random logits are far apart
+(greedy ties would make token equality a coin toss). The end-of-sequence id is unset so that
+transformers generates every step (with an eos id and min_new_tokens it would suppress that
+token and the comparison would be with a constrained search).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+transformers = pytest.importorskip("transformers")
+
+import wick.llm  # noqa: E402
+from wick.converter.errors import ConversionError  # noqa: E402
+from wick.graph.tflite_reader import read_tflite  # noqa: E402
+from wick.llm.model import plan  # noqa: E402
+
+STEPS = 16
+MAX_SEQ_LEN = 64
+PREFILL = (4, 8)
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _config(**overrides):
+    kw = dict(
+        vocab_size=320,
+        hidden_size=64,
+        intermediate_size=96,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        tie_word_embeddings=True,
+        initializer_range=0.3,
+        rope_theta=10000.0,
+        bos_token_id=None,
+        eos_token_id=None,
+        pad_token_id=None,
+    )
+    kw.update(overrides)
+    return transformers.LlamaConfig(**kw)
+
+
+def _hf_greedy(model, prompt: list[int], steps: int) -> list[int]:
+    with torch.no_grad():
+        out = model.generate(
+            torch.tensor([prompt]), max_new_tokens=steps, do_sample=False, eos_token_id=None
+        )
+    return out[0, len(prompt) :].tolist()
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory):
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(_config()).eval()
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=PREFILL)
+    path = tmp_path_factory.mktemp("llm") / "llama.tflite"
+    llm.export(path)
+    return model, llm, path
+
+
+# 11 tokens: prefill_8 then three decode steps; 4: one prefill_4; 1: decode only
+PROMPTS = [[5, 17, 301, 42, 7, 99, 3, 250, 18, 64, 11], [9, 200, 31, 77], [123]]
+
+
+@pytest.mark.parametrize("prompt", PROMPTS, ids=["prefill8+3", "prefill4", "decode-only"])
+def test_greedy_tokens_equal_transformers(converted, prompt):
+    model, llm, _ = converted
+    assert llm.generate(prompt, STEPS) == _hf_greedy(model, prompt, STEPS)
+
+
+def test_file_layout(converted):
+    """Signatures prefill_4, prefill_8, decode over (tokens, input_pos) -> logits [1, V]; the
+    cache in resource variables; the weights stored once, not once per signature."""
+    model, llm, path = converted
+    f = read_tflite(path.read_bytes(), stats=False)
+    sigs = {s.key: s for s in f.signatures}
+    assert list(sigs) == ["prefill_4", "prefill_8", "decode"]
+    for s in sigs.values():
+        assert sorted(s.inputs) == ["input_pos", "tokens"] and list(s.outputs) == ["logits"]
+    ops = {op.op for sg in f.subgraphs for op in sg.operators}
+    assert {"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"} <= ops
+    assert "DYNAMIC_UPDATE_SLICE" in ops
+    weights = sum(p.numel() * 4 for p in model.parameters())  # (tied: counted once)
+    stored = {t.offset: t.nbytes for sg in f.subgraphs for t in sg.tensors if t.constant}
+    assert sum(stored.values()) < 1.02 * weights, (sum(stored.values()), weights)
+    assert "wick_llm" in f.metadata
+
+
+def test_load_and_state(converted):
+    """A loaded file generates the same tokens; each generate starts from an empty cache."""
+    _, llm, path = converted
+    loaded = wick.llm.load(path)
+    assert loaded.max_seq_len == MAX_SEQ_LEN and loaded.prefill_lengths == list(PREFILL)
+    first = loaded.generate(PROMPTS[0], 8)
+    assert loaded.generate(PROMPTS[0], 8) == first == llm.generate(PROMPTS[0], 8)
+
+
+def test_litert_signature_runners_give_the_same_tokens(converted):
+    """The same file on stock LiteRT (in a child process): same greedy tokens."""
+    pytest.importorskip("ai_edge_litert", reason="LiteRT (ai-edge-litert) is not installed")
+    model, _, path = converted
+    prompt = PROMPTS[0]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(ROOT)]))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.python.llm.litert_generate",
+            str(path),
+            json.dumps(prompt),
+            str(STEPS),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    if "error" in result:
+        pytest.skip(f"LiteRT cannot run the file: {result['error']}")
+    assert result["tokens"] == _hf_greedy(model, prompt, STEPS)
+
+
+def test_prompt_schedule():
+    assert plan(11, (4, 8)) == [8, 1, 1, 1]
+    assert plan(21, (4, 8)) == [8, 8, 4, 1]
+    assert plan(3, (4, 8)) == [1, 1, 1]
+
+
+def test_bad_inputs(converted):
+    _, llm, _ = converted
+    with pytest.raises(ValueError, match="do not fit"):
+        llm.generate(list(range(60)), 8)
+    with pytest.raises(ValueError, match="empty"):
+        llm.generate([], 4)
+    with pytest.raises(ValueError, match="needs a tokenizer"):
+        llm.generate("hello", 4)
+    with pytest.raises(ValueError, match="prefill lengths"):
+        wick.llm.convert(converted[0], max_seq_len=16, prefill_lengths=(32,))
+    with pytest.raises(ValueError, match="quantize"):
+        wick.llm.convert(converted[0], max_seq_len=16, quantize="int3")
+
+
+def test_unsupported_family_is_refused():
+    gpt2 = transformers.GPT2LMHeadModel(
+        transformers.GPT2Config(
+            n_layer=1, n_embd=32, n_head=2, vocab_size=64, bos_token_id=None, eos_token_id=None
+        )
+    )
+    with pytest.raises(ConversionError, match="gpt2"):
+        wick.llm.convert(gpt2, max_seq_len=16)
+
+
+def test_logits_match_transformers_along_the_sequence(converted):
+    """Teacher-forced: every position's logits from the file (prefill_8, then decode steps) are
+    within float32 rounding of transformers' full forward."""
+    model, llm, _ = converted
+    tokens = PROMPTS[0] + [1, 2, 3, 4, 5]
+    with torch.no_grad():
+        ref = model(torch.tensor([tokens])).logits[0].numpy()
+    llm.reset()
+    got = {7: llm.step(8, tokens[:8], 0)}
+    for i in range(8, len(tokens)):
+        got[i] = llm.step(1, tokens[i : i + 1], i)
+    llm.reset()
+    for i, logits in got.items():
+        scale = max(1.0, float(np.abs(ref[i]).max()))
+        assert np.abs(logits[0] - ref[i]).max() / scale < 1e-4, i
