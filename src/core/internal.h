@@ -536,8 +536,22 @@ typedef struct wick_op_ctx {
   const wick_op_params *params;
 } wick_op_ctx;
 
+/* What the core may assume about an op: the flags of its record (wick_op_def.flags). The core
+ * knows no op by name; it reads these. */
+enum {
+  /* Every kernel reads element i of inputs 0 and 1 only to compute output element i, and
+   * before writing it: the output may overwrite an input of its shape and type (plan.c). */
+  WICK_OP_ELEMENTWISE = 1u << 0,
+  /* The output is input 0's bytes under another shape: it may share them (plan.c). */
+  WICK_OP_ALIAS = 1u << 1,
+  /* The outputs depend on the inputs' shapes only, never their values (SHAPE): the node is
+   * folded at prepare whenever those shapes are static (interpreter.c). */
+  WICK_OP_READS_SHAPES_ONLY = 1u << 2,
+};
+
+/* One record per op: everything the core knows about it. */
 struct wick_op_def {
-  const char *name;
+  const char *name; /* the schema's BuiltinOperator name, or the custom code */
   int32_t builtin;
   int32_t max_version;
   /* Checks inputs and options, sets output shapes with wick_op_set_output,
@@ -546,12 +560,19 @@ struct wick_op_def {
   wick_status (*prepare)(wick_op_ctx *ctx);
   /* Computes the outputs. Fails only on data-dependent values. */
   wick_status (*invoke)(wick_op_ctx *ctx);
+  uint32_t flags; /* WICK_OP_* */
 };
 
-/* Whether an op's outputs depend on its inputs' shapes only, never their values (SHAPE):
- * such a node is folded at prepare whenever those shapes are static, as if its inputs were
- * constants (src/ops/registry.c). */
-WICK_INTERNAL bool wick_op_reads_shapes_only(const wick_op_def *def);
+static inline bool wick_op_has(const wick_op_def *def, uint32_t flag) {
+  return def != NULL && (def->flags & flag) != 0;
+}
+
+/* Checks the op tables against the schema: each builtin entry's name and code agree with
+ * op_table.inc's line and schema.h, the table is sorted by name without duplicates, every
+ * entry has prepare, invoke and a version >= 1, and no flags contradict. False with the first
+ * problem in `why` (src/ops/registry.c; run by the C unit tests and, in debug builds, on the
+ * first lookup). */
+WICK_INTERNAL bool wick_op_tables_check(char *why, size_t why_size);
 
 /* Finds the op definition for a builtin code, or NULL (src/ops/registry.c). */
 WICK_INTERNAL const wick_op_def *wick_op_find(int32_t builtin);

@@ -359,7 +359,7 @@ static wick_status prepare_node(wick_graph *g, wick_node *n, bool *dynamic_tenso
     if (op->inputs[k] >= 0 && g->tensors[op->inputs[k]].info->is_variable) stateful = true;
   /* (a node that reads only its inputs' shapes, static here, folds like one on constants:
    * SHAPE in front of a RESHAPE would otherwise make everything after it dynamic) */
-  if (wick_op_reads_shapes_only(n->def)) all_known = true;
+  if (wick_op_has(n->def, WICK_OP_READS_SHAPES_ONLY)) all_known = true;
   if (all_known && !stateful && !n->stateful && n->child[0] == NULL) {
     /* Fold: compute now, keep the result as a constant. */
     for (uint32_t k = 0; k < op->num_outputs; k++) {

@@ -11,7 +11,7 @@
  * lifetime intersects its own. This is the classic greedy-by-size planner;
  * it is O(n^2) in the tensor count, which stays cheap for real models.
  *
- * In place: an elementwise node (in_place_op) whose input x dies at that
+ * In place: an elementwise node (its record has WICK_OP_ELEMENTWISE) whose input x dies at that
  * node — no later reader, not a graph input or output — writes its output y
  * over x when both have the same shape and type. y joins x's storage group:
  * the group is placed once, as one span from the first member's producer to
@@ -20,7 +20,7 @@
  * brought into cache. This is safe because every kernel of those ops reads
  * element i of x only to compute element i of y, and reads it before writing
  * it (vector loops, masked tails, chunks split across threads by index).
- * RESHAPE, SQUEEZE and EXPAND_DIMS (alias_op) join their input's group
+ * RESHAPE, SQUEEZE and EXPAND_DIMS (WICK_OP_ALIAS) join their input's group
  * whenever the bytes are the same (any shapes): their copy then has nothing
  * to do. WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns
  * fusion off (WICK_NO_FUSION=1, forced reference kernels).
@@ -54,48 +54,6 @@ static int by_offset(const void *a, const void *b) {
 
 WICK_INTERNAL wick_status wick_plan_arena(wick_graph *g, size_t *arena_size);
 
-/* Ops whose every kernel (float, integer, quantized; vectorized and
- * reference) reads input element i only to compute output element i, so the
- * output may overwrite an input of the same shape. Not SOFTMAX, the norms or
- * anything reading a row more than once. */
-static bool in_place_op(int32_t builtin) {
-  switch (builtin) {
-    case WICK_BUILTIN_ADD:
-    case WICK_BUILTIN_SUB:
-    case WICK_BUILTIN_MUL:
-    case WICK_BUILTIN_DIV:
-    case WICK_BUILTIN_MAXIMUM:
-    case WICK_BUILTIN_MINIMUM:
-    case WICK_BUILTIN_SQUARED_DIFFERENCE:
-    case WICK_BUILTIN_RELU:
-    case WICK_BUILTIN_RELU6:
-    case WICK_BUILTIN_RELU_N1_TO_1:
-    case WICK_BUILTIN_RELU_0_TO_1:
-    case WICK_BUILTIN_LEAKY_RELU:
-    case WICK_BUILTIN_LOGISTIC:
-    case WICK_BUILTIN_TANH:
-    case WICK_BUILTIN_HARD_SWISH:
-    case WICK_BUILTIN_GELU:
-    case WICK_BUILTIN_ELU:
-    case WICK_BUILTIN_EXP:
-    case WICK_BUILTIN_LOG:
-    case WICK_BUILTIN_SQRT:
-    case WICK_BUILTIN_SQUARE:
-    case WICK_BUILTIN_ABS:
-    case WICK_BUILTIN_NEG:
-      return true;
-    default:
-      return false;
-  }
-}
-
-/* Ops whose output is the input's bytes under another shape: in place, the kernel's copy
- * becomes a no-op (out->data == in->data), so the node costs nothing. */
-static bool alias_op(int32_t builtin) {
-  return builtin == WICK_BUILTIN_RESHAPE || builtin == WICK_BUILTIN_SQUEEZE ||
-         builtin == WICK_BUILTIN_EXPAND_DIMS;
-}
-
 /* Does tensor t get arena storage in this plan? */
 static bool planned(const wick_graph *g, const int32_t *first, uint32_t t) {
   const wick_tensor *x = &g->tensors[t];
@@ -120,8 +78,8 @@ static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, u
     if (n->fused || n->folded || n->dynamic || f->redirected || f->activation || f->residual ||
         wick_node_runs_fused(n) || n->op->num_outputs != 1)
       continue;
-    const bool alias = alias_op(n->op->builtin);
-    if (!alias && !in_place_op(n->op->builtin)) continue;
+    const bool alias = wick_op_has(n->def, WICK_OP_ALIAS);
+    if (!alias && !wick_op_has(n->def, WICK_OP_ELEMENTWISE)) continue;
     const int32_t y = wick_node_output_index(n, 0);
     if (y < 0 || !planned(g, first, (uint32_t)y) || first[y] != (int32_t)oi) continue;
     for (uint32_t k = 0; k < (alias ? 1u : 2u) && k < n->op->num_inputs; k++) {

@@ -47,7 +47,7 @@ static wick_status leaky_relu_invoke(wick_op_ctx *ctx) {
 
 /* v2 adds int16 only. */
 const wick_op_def wick_op_leaky_relu = {"LEAKY_RELU", WICK_BUILTIN_LEAKY_RELU, 2, single_prepare,
-                                        leaky_relu_invoke};
+                                        leaky_relu_invoke, WICK_OP_ELEMENTWISE};
 
 /* ---------------------------------------------------------------- GELU */
 
@@ -79,7 +79,8 @@ static wick_status gelu_prepare(wick_op_ctx *ctx) {
 }
 
 /* v2 adds int8/uint8 only. */
-const wick_op_def wick_op_gelu = {"GELU", WICK_BUILTIN_GELU, 2, gelu_prepare, gelu_invoke};
+const wick_op_def wick_op_gelu = {"GELU", WICK_BUILTIN_GELU, 2, gelu_prepare, gelu_invoke,
+                                  WICK_OP_ELEMENTWISE};
 
 /* ---------------------------------------------------------------- PRELU */
 
@@ -162,4 +163,4 @@ static wick_status prelu_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_prelu = {"PRELU", WICK_BUILTIN_PRELU, 1, prelu_prepare, prelu_invoke};
+const wick_op_def wick_op_prelu = {"PRELU", WICK_BUILTIN_PRELU, 1, prelu_prepare, prelu_invoke, 0};

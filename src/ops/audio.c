@@ -85,7 +85,7 @@ static wick_status spectrogram_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_audio_spectrogram = {"AudioSpectrogram", WICK_BUILTIN_CUSTOM, 1,
-                                               spectrogram_prepare, spectrogram_invoke};
+                                               spectrogram_prepare, spectrogram_invoke, 0};
 
 /* ------------------------------------------------------------------- Mfcc */
 
@@ -173,4 +173,4 @@ static wick_status mfcc_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_mfcc = {"Mfcc", WICK_BUILTIN_CUSTOM, 1, mfcc_prepare, mfcc_invoke};
+const wick_op_def wick_op_mfcc = {"Mfcc", WICK_BUILTIN_CUSTOM, 1, mfcc_prepare, mfcc_invoke, 0};

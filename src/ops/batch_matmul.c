@@ -317,4 +317,4 @@ static wick_status bmm_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_batch_matmul = {"BATCH_MATMUL", WICK_BUILTIN_BATCH_MATMUL, 4,
-                                          bmm_prepare, bmm_invoke};
+                                          bmm_prepare, bmm_invoke, 0};

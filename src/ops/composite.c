@@ -77,4 +77,4 @@ static wick_status composite_invoke(wick_op_ctx *ctx) {
 
 const wick_op_def wick_op_stablehlo_composite = {"STABLEHLO_COMPOSITE",
                                                  WICK_BUILTIN_STABLEHLO_COMPOSITE, 1,
-                                                 composite_prepare, composite_invoke};
+                                                 composite_prepare, composite_invoke, 0};

@@ -96,4 +96,4 @@ static wick_status concat_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_concatenation = {"CONCATENATION", WICK_BUILTIN_CONCATENATION, 4,
-                                           concat_prepare, concat_invoke};
+                                           concat_prepare, concat_invoke, 0};

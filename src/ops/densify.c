@@ -38,4 +38,4 @@ static wick_status densify_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_densify = {"DENSIFY", WICK_BUILTIN_DENSIFY, 1, densify_prepare,
-                                     densify_invoke};
+                                     densify_invoke, 0};

@@ -383,4 +383,4 @@ static wick_status detect_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_detection_postprocess = {
-    "TFLite_Detection_PostProcess", WICK_BUILTIN_CUSTOM, 1, detect_prepare, detect_invoke};
+    "TFLite_Detection_PostProcess", WICK_BUILTIN_CUSTOM, 1, detect_prepare, detect_invoke, 0};

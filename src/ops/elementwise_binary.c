@@ -164,19 +164,22 @@ static wick_status arith_invoke(wick_op_ctx *ctx) {
   }
 }
 
-#define ARITH_OP(sym, NAME, maxv) \
-  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, arith_prepare, arith_invoke};
+#define ARITH_OP(sym, NAME, maxv, flags)                                                    \
+  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, arith_prepare, arith_invoke, \
+                           flags};
 
-ARITH_OP(wick_op_add, ADD, 5)
-ARITH_OP(wick_op_sub, SUB, 5)
-ARITH_OP(wick_op_mul, MUL, 7)
-ARITH_OP(wick_op_div, DIV, 2)
-ARITH_OP(wick_op_maximum, MAXIMUM, 4)
-ARITH_OP(wick_op_minimum, MINIMUM, 4)
-ARITH_OP(wick_op_pow, POW, 1)
-ARITH_OP(wick_op_squared_difference, SQUARED_DIFFERENCE, 2)
-ARITH_OP(wick_op_floor_div, FLOOR_DIV, 3)
-ARITH_OP(wick_op_floor_mod, FLOOR_MOD, 2)
+/* WICK_OP_ELEMENTWISE: every kernel of these (float, integer, quantized; vectorized and
+ * reference) reads element i of each input only to compute element i. */
+ARITH_OP(wick_op_add, ADD, 5, WICK_OP_ELEMENTWISE)
+ARITH_OP(wick_op_sub, SUB, 5, WICK_OP_ELEMENTWISE)
+ARITH_OP(wick_op_mul, MUL, 7, WICK_OP_ELEMENTWISE)
+ARITH_OP(wick_op_div, DIV, 2, WICK_OP_ELEMENTWISE)
+ARITH_OP(wick_op_maximum, MAXIMUM, 4, WICK_OP_ELEMENTWISE)
+ARITH_OP(wick_op_minimum, MINIMUM, 4, WICK_OP_ELEMENTWISE)
+ARITH_OP(wick_op_pow, POW, 1, 0)
+ARITH_OP(wick_op_squared_difference, SQUARED_DIFFERENCE, 2, WICK_OP_ELEMENTWISE)
+ARITH_OP(wick_op_floor_div, FLOOR_DIV, 3, 0)
+ARITH_OP(wick_op_floor_mod, FLOOR_MOD, 2, 0)
 
 /* ---------------------------------------------------------------- comparisons */
 
@@ -232,7 +235,7 @@ static wick_status compare_invoke(wick_op_ctx *ctx) {
 }
 
 #define COMPARE_OP(sym, NAME, maxv) \
-  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, compare_prepare, compare_invoke};
+  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, compare_prepare, compare_invoke, 0};
 
 COMPARE_OP(wick_op_equal, EQUAL, 4)
 COMPARE_OP(wick_op_not_equal, NOT_EQUAL, 3)
@@ -265,7 +268,7 @@ static wick_status xor_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_bitwise_xor = {"BITWISE_XOR", WICK_BUILTIN_BITWISE_XOR, 1, xor_prepare,
-                                         xor_invoke};
+                                         xor_invoke, 0};
 
 /* ---------------------------------------------------------------- ATAN2 */
 
@@ -297,4 +300,4 @@ static wick_status atan2_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_atan2 = {"ATAN2", WICK_BUILTIN_ATAN2, 1, atan2_prepare, atan2_invoke};
+const wick_op_def wick_op_atan2 = {"ATAN2", WICK_BUILTIN_ATAN2, 1, atan2_prepare, atan2_invoke, 0};

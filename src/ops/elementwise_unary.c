@@ -162,30 +162,32 @@ static wick_status unary_invoke(wick_op_ctx *ctx) {
 }
 
 /* max versions: LiteRT's newest; versions that only add int8/int16
- * quantized kernels are accepted and refused by type at prepare. */
-#define UNARY_OP(sym, NAME, maxv) \
-  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, unary_prepare, unary_invoke};
+ * quantized kernels are accepted and refused by type at prepare.
+ * WICK_OP_ELEMENTWISE: every kernel of the op (float, integer, quantized
+ * tables) maps element i to element i. */
+#define UNARY_OP(sym, NAME, maxv, flags) \
+  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, unary_prepare, unary_invoke, flags};
 
-UNARY_OP(wick_op_relu, RELU, 3)
-UNARY_OP(wick_op_relu6, RELU6, 3)
-UNARY_OP(wick_op_relu_n1_to_1, RELU_N1_TO_1, 1)
-UNARY_OP(wick_op_relu_0_to_1, RELU_0_TO_1, 1)
-UNARY_OP(wick_op_logistic, LOGISTIC, 3)
-UNARY_OP(wick_op_tanh, TANH, 3)
-UNARY_OP(wick_op_hard_swish, HARD_SWISH, 1)
-UNARY_OP(wick_op_elu, ELU, 1)
-UNARY_OP(wick_op_exp, EXP, 2)
-UNARY_OP(wick_op_log, LOG, 2)
-UNARY_OP(wick_op_sqrt, SQRT, 2)
-UNARY_OP(wick_op_rsqrt, RSQRT, 3)
-UNARY_OP(wick_op_square, SQUARE, 1)
-UNARY_OP(wick_op_abs, ABS, 5)
-UNARY_OP(wick_op_neg, NEG, 1)
-UNARY_OP(wick_op_sin, SIN, 1)
-UNARY_OP(wick_op_cos, COS, 1)
-UNARY_OP(wick_op_floor, FLOOR, 1)
-UNARY_OP(wick_op_ceil, CEIL, 1)
-UNARY_OP(wick_op_round, ROUND, 1)
-UNARY_OP(wick_op_sign, SIGN, 2)
-UNARY_OP(wick_op_logical_not, LOGICAL_NOT, 1)
-UNARY_OP(wick_op_zeros_like, ZEROS_LIKE, 1)
+UNARY_OP(wick_op_relu, RELU, 3, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_relu6, RELU6, 3, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_relu_n1_to_1, RELU_N1_TO_1, 1, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_relu_0_to_1, RELU_0_TO_1, 1, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_logistic, LOGISTIC, 3, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_tanh, TANH, 3, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_hard_swish, HARD_SWISH, 1, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_elu, ELU, 1, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_exp, EXP, 2, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_log, LOG, 2, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_sqrt, SQRT, 2, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_rsqrt, RSQRT, 3, 0)
+UNARY_OP(wick_op_square, SQUARE, 1, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_abs, ABS, 5, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_neg, NEG, 1, WICK_OP_ELEMENTWISE)
+UNARY_OP(wick_op_sin, SIN, 1, 0)
+UNARY_OP(wick_op_cos, COS, 1, 0)
+UNARY_OP(wick_op_floor, FLOOR, 1, 0)
+UNARY_OP(wick_op_ceil, CEIL, 1, 0)
+UNARY_OP(wick_op_round, ROUND, 1, 0)
+UNARY_OP(wick_op_sign, SIGN, 2, 0)
+UNARY_OP(wick_op_logical_not, LOGICAL_NOT, 1, 0)
+UNARY_OP(wick_op_zeros_like, ZEROS_LIKE, 1, 0)

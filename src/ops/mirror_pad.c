@@ -61,4 +61,4 @@ static wick_status mirror_pad_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_mirror_pad = {"MIRROR_PAD", WICK_BUILTIN_MIRROR_PAD, 3,
-                                        mirror_pad_prepare, mirror_pad_invoke};
+                                        mirror_pad_prepare, mirror_pad_invoke, 0};

@@ -106,4 +106,4 @@ static wick_status verify_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_numeric_verify = {"NumericVerify", WICK_BUILTIN_CUSTOM, 1,
-                                            verify_prepare, verify_invoke};
+                                            verify_prepare, verify_invoke, 0};

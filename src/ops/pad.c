@@ -144,5 +144,5 @@ static wick_status pad_invoke(wick_op_ctx *ctx) {
 }
 
 /* Version 5 only adds bool, which the byte-generic kernel already handles. */
-const wick_op_def wick_op_pad = {"PAD", WICK_BUILTIN_PAD, 5, pad_prepare, pad_invoke};
-const wick_op_def wick_op_padv2 = {"PADV2", WICK_BUILTIN_PADV2, 5, pad_prepare, pad_invoke};
+const wick_op_def wick_op_pad = {"PAD", WICK_BUILTIN_PAD, 5, pad_prepare, pad_invoke, 0};
+const wick_op_def wick_op_padv2 = {"PADV2", WICK_BUILTIN_PADV2, 5, pad_prepare, pad_invoke, 0};

@@ -98,6 +98,6 @@ static wick_status max_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_average_pool_2d = {"AVERAGE_POOL_2D", WICK_BUILTIN_AVERAGE_POOL_2D, 3,
-                                             pool_prepare, average_invoke};
+                                             pool_prepare, average_invoke, 0};
 const wick_op_def wick_op_max_pool_2d = {"MAX_POOL_2D", WICK_BUILTIN_MAX_POOL_2D, 3, pool_prepare,
-                                         max_invoke};
+                                         max_invoke, 0};

@@ -157,7 +157,7 @@ static wick_status dequantize_invoke(wick_op_ctx *ctx) {
 /* v2 int8, v3 int16/float16, v4 sparse (refused by the loader), v5 int8
  * per-channel; v6 (int4) is not implemented. */
 const wick_op_def wick_op_dequantize = {"DEQUANTIZE", WICK_BUILTIN_DEQUANTIZE, 5,
-                                        dequantize_prepare, dequantize_invoke};
+                                        dequantize_prepare, dequantize_invoke, 0};
 
 /* ---------------------------------------------------------------- QUANTIZE */
 
@@ -195,4 +195,4 @@ static wick_status quantize_invoke(wick_op_ctx *ctx) {
 
 /* v2 int16 output, v3 per-channel; v4 (int4) is not implemented. */
 const wick_op_def wick_op_quantize = {"QUANTIZE", WICK_BUILTIN_QUANTIZE, 3, quantize_prepare,
-                                      quantize_invoke};
+                                      quantize_invoke, 0};

@@ -121,7 +121,7 @@ static wick_status reduce_invoke(wick_op_ctx *ctx) {
 }
 
 #define REDUCE_OP(sym, NAME, maxv) \
-  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, reduce_prepare, reduce_invoke};
+  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, reduce_prepare, reduce_invoke, 0};
 
 REDUCE_OP(wick_op_mean, MEAN, 3)
 REDUCE_OP(wick_op_sum, SUM, 2)

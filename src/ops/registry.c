@@ -2,6 +2,9 @@
  * registry.c — looks operators up in op_table.inc (builtin codes) and
  * custom_op_table.inc (custom codes), and names builtin codes.
  */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -13,6 +16,16 @@
 
 static const wick_op_def *const op_table[] = {
 #define WICK_OP(name, def) &def,
+#include "ops/op_table.inc"
+#undef WICK_OP
+};
+
+/* op_table.inc's names and the schema's codes, for the self-check. */
+static const struct {
+  const char *name;
+  int32_t builtin;
+} op_lines[] = {
+#define WICK_OP(name, def) {#name, WICK_BUILTIN_##name},
 #include "ops/op_table.inc"
 #undef WICK_OP
 };
@@ -61,7 +74,24 @@ const char *wick_builtin_name(int32_t code) {
   }
 }
 
+#ifndef NDEBUG
+/* Debug builds check the tables once, on the first lookup: a mismatch is a build error that
+ * slipped through, so it stops the process with the reason. */
+static void check_tables_once(void) {
+  static atomic_int checked;
+  if (atomic_exchange(&checked, 1)) return;
+  char why[256];
+  if (!wick_op_tables_check(why, sizeof why)) {
+    fprintf(stderr, "wick: op table self-check failed: %s\n", why);
+    abort();
+  }
+}
+#endif
+
 const wick_op_def *wick_op_lookup(const wick_operator_info *op, char *why, size_t why_size) {
+#ifndef NDEBUG
+  check_tables_once();
+#endif
   const wick_op_def *def;
   if (op->builtin == WICK_BUILTIN_CUSTOM) {
     def = wick_op_find_custom(op->custom_name);
@@ -88,4 +118,49 @@ const wick_op_def *wick_op_lookup(const wick_operator_info *op, char *why, size_
   return def;
 }
 
-bool wick_op_reads_shapes_only(const wick_op_def *def) { return def == &wick_op_shape; }
+static bool check_entry(const wick_op_def *d, char *why, size_t why_size) {
+  if (d->name == NULL || d->prepare == NULL || d->invoke == NULL || d->max_version < 1) {
+    wick_format_message(why, why_size, "op %s: missing name, prepare, invoke or version",
+                        d->name ? d->name : "?");
+    return false;
+  }
+  if ((d->flags & WICK_OP_ELEMENTWISE) && (d->flags & WICK_OP_ALIAS)) {
+    wick_format_message(why, why_size, "op %s is marked both elementwise and alias", d->name);
+    return false;
+  }
+  return true;
+}
+
+bool wick_op_tables_check(char *why, size_t why_size) {
+  for (size_t i = 0; i < TABLE_SIZE; i++) {
+    const wick_op_def *d = op_table[i];
+    if (!check_entry(d, why, why_size)) return false;
+    if (strcmp(d->name, op_lines[i].name) != 0 || d->builtin != op_lines[i].builtin ||
+        strcmp(wick_builtin_name(d->builtin), d->name) != 0) {
+      wick_format_message(why, why_size,
+                          "op_table.inc line %s (code %d) holds the definition of %s (code %d)",
+                          op_lines[i].name, (int)op_lines[i].builtin, d->name, (int)d->builtin);
+      return false;
+    }
+    if (i > 0 && strcmp(op_table[i - 1]->name, d->name) >= 0) {
+      wick_format_message(why, why_size, "op_table.inc is not sorted: %s before %s",
+                          op_table[i - 1]->name, d->name);
+      return false;
+    }
+  }
+  for (size_t i = 0; i < CUSTOM_TABLE_SIZE; i++) {
+    const wick_op_def *d = custom_table[i];
+    if (!check_entry(d, why, why_size)) return false;
+    if (d->builtin != WICK_BUILTIN_CUSTOM) {
+      wick_format_message(why, why_size, "custom op %s has builtin code %d", d->name,
+                          (int)d->builtin);
+      return false;
+    }
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(custom_table[j]->name, d->name) == 0) {
+        wick_format_message(why, why_size, "custom op %s is listed twice", d->name);
+        return false;
+      }
+  }
+  return true;
+}

@@ -80,4 +80,4 @@ static wick_status reshape_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_reshape = {"RESHAPE", WICK_BUILTIN_RESHAPE, 1, reshape_prepare,
-                                     reshape_invoke};
+                                     reshape_invoke, WICK_OP_ALIAS};

@@ -99,7 +99,7 @@ static wick_status nearest_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_resize_bilinear = {"RESIZE_BILINEAR", WICK_BUILTIN_RESIZE_BILINEAR, 4,
-                                             resize_prepare, bilinear_invoke};
+                                             resize_prepare, bilinear_invoke, 0};
 const wick_op_def wick_op_resize_nearest_neighbor = {"RESIZE_NEAREST_NEIGHBOR",
                                                      WICK_BUILTIN_RESIZE_NEAREST_NEIGHBOR, 4,
-                                                     resize_prepare, nearest_invoke};
+                                                     resize_prepare, nearest_invoke, 0};

@@ -71,4 +71,4 @@ static wick_status reverse_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_reverse_v2 = {"REVERSE_V2", WICK_BUILTIN_REVERSE_V2, 3, reverse_prepare,
-                                        reverse_invoke};
+                                        reverse_invoke, 0};

@@ -25,7 +25,7 @@
 #include "ops/movement.h"
 
 /* Invoke of the ops whose output holds exactly the input's bytes (SQUEEZE and EXPAND_DIMS
- * usually share their input's storage: src/core/plan.c, alias_op; then nothing to copy). */
+ * usually share their input's storage: src/core/plan.c, WICK_OP_ALIAS; then nothing to copy). */
 static wick_status copy_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (out->data != in->data && out->bytes) memcpy(out->data, in->data, out->bytes);
@@ -234,9 +234,10 @@ static wick_status range_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_squeeze = {"SQUEEZE", WICK_BUILTIN_SQUEEZE, 2, squeeze_prepare,
-                                     copy_invoke};
+                                     copy_invoke, WICK_OP_ALIAS};
 const wick_op_def wick_op_expand_dims = {"EXPAND_DIMS", WICK_BUILTIN_EXPAND_DIMS, 1,
-                                         expand_dims_prepare, copy_invoke};
-const wick_op_def wick_op_shape = {"SHAPE", WICK_BUILTIN_SHAPE, 1, shape_prepare, shape_invoke};
-const wick_op_def wick_op_fill = {"FILL", WICK_BUILTIN_FILL, 4, fill_prepare, fill_invoke};
-const wick_op_def wick_op_range = {"RANGE", WICK_BUILTIN_RANGE, 2, range_prepare, range_invoke};
+                                         expand_dims_prepare, copy_invoke, WICK_OP_ALIAS};
+const wick_op_def wick_op_shape = {"SHAPE", WICK_BUILTIN_SHAPE, 1, shape_prepare, shape_invoke,
+                                   WICK_OP_READS_SHAPES_ONLY};
+const wick_op_def wick_op_fill = {"FILL", WICK_BUILTIN_FILL, 4, fill_prepare, fill_invoke, 0};
+const wick_op_def wick_op_range = {"RANGE", WICK_BUILTIN_RANGE, 2, range_prepare, range_invoke, 0};

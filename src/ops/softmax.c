@@ -55,4 +55,4 @@ static wick_status softmax_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_softmax = {"SOFTMAX", WICK_BUILTIN_SOFTMAX, 3, softmax_prepare,
-                                     softmax_invoke};
+                                     softmax_invoke, 0};

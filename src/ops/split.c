@@ -137,6 +137,6 @@ static wick_status split_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_split = {"SPLIT", WICK_BUILTIN_SPLIT, 4, split_prepare, split_invoke};
+const wick_op_def wick_op_split = {"SPLIT", WICK_BUILTIN_SPLIT, 4, split_prepare, split_invoke, 0};
 const wick_op_def wick_op_split_v = {"SPLIT_V", WICK_BUILTIN_SPLIT_V, 2, split_v_prepare,
-                                     split_invoke};
+                                     split_invoke, 0};

@@ -101,6 +101,6 @@ static wick_status broadcast_to_prepare(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 
-const wick_op_def wick_op_tile = {"TILE", WICK_BUILTIN_TILE, 3, tile_prepare, movement_run_plan};
+const wick_op_def wick_op_tile = {"TILE", WICK_BUILTIN_TILE, 3, tile_prepare, movement_run_plan, 0};
 const wick_op_def wick_op_broadcast_to = {"BROADCAST_TO", WICK_BUILTIN_BROADCAST_TO, 3,
-                                          broadcast_to_prepare, movement_run_plan};
+                                          broadcast_to_prepare, movement_run_plan, 0};

@@ -47,4 +47,4 @@ static wick_status transpose_prepare(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_transpose = {"TRANSPOSE", WICK_BUILTIN_TRANSPOSE, 8, transpose_prepare,
-                                       movement_run_plan};
+                                       movement_run_plan, 0};

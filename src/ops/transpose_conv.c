@@ -269,7 +269,7 @@ static wick_status tconv_bias_prepare(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_convolution_2d_transpose_bias = {
-    "Convolution2DTransposeBias", WICK_BUILTIN_CUSTOM, 1, tconv_bias_prepare, float_invoke};
+    "Convolution2DTransposeBias", WICK_BUILTIN_CUSTOM, 1, tconv_bias_prepare, float_invoke, 0};
 
 const wick_op_def wick_op_transpose_conv = {"TRANSPOSE_CONV", WICK_BUILTIN_TRANSPOSE_CONV, 5,
-                                            tconv_prepare, tconv_invoke};
+                                            tconv_prepare, tconv_invoke, 0};

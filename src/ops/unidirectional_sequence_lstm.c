@@ -321,4 +321,4 @@ static wick_status lstm_invoke(wick_op_ctx *ctx) {
  * and v5 int16 activations are not implemented. */
 const wick_op_def wick_op_unidirectional_sequence_lstm = {
     "UNIDIRECTIONAL_SEQUENCE_LSTM", WICK_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM, 3, lstm_prepare,
-    lstm_invoke};
+    lstm_invoke, 0};

@@ -22,7 +22,8 @@
  *   - share_variables_with: two signatures run by two interpreters see one
  *     resource variable only when the second shares the first's state; reset
  *     through either clears it; another model's interpreter, or one that
- *     itself shares, is refused.
+ *     itself shares, is refused;
+ *   - the op tables agree with op_table.inc's lines and the schema's codes.
  */
 #include <math.h>
 #include <stddef.h>
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/internal.h"
 #include "tiny_model.h"
 #include "wick/wick.h"
 
@@ -611,7 +613,13 @@ done:
   free(bytes);
 }
 
+static void test_op_tables(void) {
+  char why[256] = "";
+  CHECK(wick_op_tables_check(why, sizeof why), "op tables: %s", why);
+}
+
 int main(void) {
+  test_op_tables();
   for (int i = 0; i < 300; i++) run_dag_case(i);
   test_chain_reuses_memory();
   test_model_load_cap();
