@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "core/internal.h"
+#include "format/model.h"
 #include "format/flatbuffer.h"
 #include "format/schema.h"
 

@@ -15,7 +15,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "format/model.h"
 #include "format/flatbuffer.h"
 #include "format/schema.h"
 

@@ -8,7 +8,7 @@
  * the node at prepare: the dense output becomes a constant for the ops that
  * read it (in real files a DEQUANTIZE of fp16 weights, then a convolution).
  * A dense input (no sparsity) is copied unchanged.
- * Next: src/core/sparse.c (the densify walk).
+ * Next: src/format/sparse.c (the densify walk).
  */
 #include <string.h>
 

@@ -62,18 +62,6 @@ const wick_op_def *wick_op_find_custom(const char *custom_code) {
 
 const wick_op_def *wick_op_at(size_t i) { return i < TABLE_SIZE ? op_table[i] : NULL; }
 
-const char *wick_builtin_name(int32_t code) {
-  switch (code) {
-#define WICK_X_NAME(name, c) \
-  case c:                    \
-    return #name;
-    WICK_BUILTIN_OPERATORS(WICK_X_NAME)
-#undef WICK_X_NAME
-    default:
-      return "UNKNOWN";
-  }
-}
-
 #ifndef NDEBUG
 /* Debug builds check the tables once, on the first lookup: a mismatch is a build error that
  * slipped through, so it stops the process with the reason. */

@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "core/internal.h"
+#include "base/base.h"
 
 const char *wick_status_string(wick_status status) {
   switch (status) {

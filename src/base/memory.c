@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "core/internal.h"
+#include "base/base.h"
 
 #define HEADER 64
 

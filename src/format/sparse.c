@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "core/internal.h"
+#include "format/model.h"
 
 /* Visits level `l` under position `parent` of the level above; `offset` is
  * the dense element index the levels above contribute. The load checks make
