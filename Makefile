@@ -69,6 +69,7 @@ test-aarch64:
 	ctest --test-dir build-aarch64 --output-on-failure -j $(JOBS)
 
 lint: $(VENV)/.installed
+	$(PY) scripts/check_layers.py
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/ruff format --check python tests bench
 

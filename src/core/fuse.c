@@ -71,7 +71,6 @@
 #include "core/internal.h"
 #include "format/schema.h"
 #include "kernels/kernels.h"
-#include "ops/op_common.h"
 
 typedef struct fuse_ctx {
   wick_graph *g;

@@ -13,6 +13,7 @@
 #ifndef WICK_CORE_INTERNAL_H
 #define WICK_CORE_INTERNAL_H
 
+#include "core/op_api.h"
 #include "format/model.h"
 
 /* Reads a caller's option struct (wick_model_options, wick_interpreter_options:
@@ -27,30 +28,6 @@ WICK_INTERNAL wick_status wick_read_options(const void *caller, size_t first_ver
 
 /* ---------------------------------------------------------------- runtime graphs */
 
-typedef enum wick_alloc_kind {
-  WICK_ALLOC_NONE = 0,     /* no storage (absent, or not yet sized) */
-  WICK_ALLOC_CONSTANT,     /* points at the model's bytes (read-only) */
-  WICK_ALLOC_ARENA,        /* planned activation arena */
-  WICK_ALLOC_PERSISTENT,   /* owned: folded constants, realigned constants, variables */
-  WICK_ALLOC_DYNAMIC       /* owned, (re)sized at invoke: data-dependent shapes */
-} wick_alloc_kind;
-
-struct wick_tensor {
-  const wick_tensor_info *info;
-  const char *name; /* signature name for graph inputs/outputs, else info->name */
-  wick_dtype type;
-  int32_t rank;
-  int32_t dims[WICK_MAX_RANK];
-  size_t bytes;
-  void *data;
-  wick_alloc_kind alloc;
-  bool known; /* data is known at prepare time (constant or folded) */
-  size_t capacity; /* bytes owned, for PERSISTENT/DYNAMIC */
-  size_t arena_offset;
-};
-
-typedef struct wick_op_def wick_op_def;
-typedef struct wick_graph wick_graph;
 
 /* A list of blocks freed together. */
 typedef struct wick_alloc_list {
@@ -58,47 +35,7 @@ typedef struct wick_alloc_list {
   size_t count, cap;
 } wick_alloc_list;
 
-/* What graph-level fusion (src/core/fuse.c) folded into a node. All zero:
- * nothing. The node still computes its own op, then, in its epilogue:
- * `activation` (1 + a wick_f32_unary_kind of src/kernels/kernels.h), or
- * adds tensor `residual - 1` and clamps to [lo, hi] (a folded ADD); its
- * output 0 is then tensor `output` (the last fused node's output).
- * A folded PAD in front of a convolution: input 0 is tensor `input - 1`
- * (the PAD's input) and `pad` (top, bottom, left, right) is the PAD's
- * explicit padding, added to the convolution's own (wick_conv_spatial). */
-/* A decomposed layer normalization over the trailing `inner` elements of
- * each row, recognized by fuse.c and run as one kernel (src/ops/fused_norm.c)
- * by the MEAN node that starts it, in the order of operations of the form
- * it was written in:
- *   CENTERED (wick's converter, torch):  d = x - mean;
- *     y = d * rsqrt(mean(d * d) + eps) [* gamma] [+ beta]
- *   SCALED (TensorFlow's converter, Keras): s = rsqrt(mean((x - mean)^2) + eps) [* gamma];
- *     y = x * s + ((-mean) * s [+ beta])
- * gamma, beta: constant tensors of `inner` elements, -1 when absent. */
-typedef enum wick_norm_form { WICK_NORM_NONE, WICK_NORM_CENTERED, WICK_NORM_SCALED } wick_norm_form;
-typedef struct wick_norm_fusion {
-  wick_norm_form form;
-  int32_t gamma, beta;
-  float eps;
-  size_t inner;
-} wick_norm_fusion;
-
-typedef struct wick_node_fusion {
-  bool redirected;
-  int32_t output;
-  int32_t activation;
-  int32_t residual;
-  float lo, hi;
-  int32_t input;
-  int32_t pad[4];
-  wick_norm_fusion norm; /* form != NONE: the node runs it instead of its own op */
-  /* != 0: the node runs vectorized unary `unary - 1` (a wick_f32_unary_kind)
-   * on tensor `unary_input` instead of its own op (a decomposed GELU) */
-  int32_t unary;
-  int32_t unary_input;
-} wick_node_fusion;
-
-typedef struct wick_node {
+struct wick_node {
   const wick_operator_info *op;
   const wick_op_def *def;
   uint32_t index; /* operator index in the subgraph */
@@ -113,7 +50,7 @@ typedef struct wick_node {
   bool stateful; /* reads or writes interpreter state (wick_op_mark_stateful): never folded */
   wick_node_fusion fusion;
   wick_graph *child[2]; /* subgraphs this node runs (composite, control flow) */
-} wick_node;
+};
 
 struct wick_graph {
   wick_interpreter *interp;
@@ -140,16 +77,6 @@ struct wick_graph {
 };
 
 /* ---------------------------------------------------------------- threads (thread_pool.c) */
-
-/* One task of a parallel loop. `thread` in [0, threads) names the OS thread
- * running it (0 = the caller of invoke), e.g. to pick per-thread scratch. */
-typedef void (*wick_task_fn)(void *arg, size_t task, size_t thread);
-/* A range [begin, end) of work units (wick_parallel_range). */
-typedef void (*wick_range_fn)(void *arg, size_t begin, size_t end, size_t thread);
-
-/* Work below which splitting is not worth a task, in multiply-accumulates
- * (or comparable element operations): ~2-5 us of one core. */
-#define WICK_TASK_GRAIN ((uint64_t)1 << 18)
 
 typedef struct wick_thread_pool wick_thread_pool;
 
@@ -223,61 +150,6 @@ WICK_INTERNAL void wick_weight_cache_finish_prepare(wick_interpreter *it);
 /* Unmaps and frees; after the graphs that point into the map are gone. */
 WICK_INTERNAL void wick_weight_cache_close(wick_interpreter *it);
 
-/* ---------------------------------------------------------------- resource variables (variables.c) */
-
-/* A resource variable: VAR_HANDLE names it by (container, shared_name) from
- * the file, ASSIGN_VARIABLE stores a copy of a tensor in it, READ_VARIABLE
- * copies it out. One table per interpreter, shared by all of its graphs (an
- * init subgraph run by CALL_ONCE assigns what the main graph reads). A
- * variable's id is its index in the table; ids are handed out at prepare and
- * stay valid for the interpreter's life (wick_interpreter_reset_variables
- * clears values, not ids). The value takes the type and shape of the last
- * assignment, as in LiteRT; its storage counts against the memory cap. */
-typedef struct wick_op_ctx wick_op_ctx;
-
-typedef struct wick_variable {
-  const char *container, *shared_name; /* point into the model */
-  size_t container_len, shared_name_len;
-  bool assigned;
-  wick_dtype type;
-  int32_t rank;
-  int32_t dims[WICK_MAX_RANK];
-  size_t bytes;
-  void *data; /* a wick_mem block of max(bytes, 1) while assigned, else NULL */
-} wick_variable;
-
-/* At most this many distinct variables per interpreter (each VAR_HANDLE key). */
-#define WICK_MAX_VARIABLES (1u << 20)
-
-typedef struct wick_variables {
-  wick_variable *items;
-  uint32_t count, cap;
-  uint32_t *slots; /* open-addressing hash of the keys: id + 1, 0 = empty */
-  uint32_t num_slots; /* a power of two, > 2 * count; 0 before the first variable */
-} wick_variables;
-
-/* The id of the variable named (container, shared_name), registered when new.
- * Fails (naming ctx's op) when out of memory or past WICK_MAX_VARIABLES. */
-WICK_INTERNAL wick_status wick_variable_handle(const wick_op_ctx *ctx, const char *container,
-                                               size_t container_len, const char *shared_name,
-                                               size_t shared_name_len, int32_t *id_out);
-/* Variable `id` of ctx's interpreter, or NULL when no variable has that id. */
-WICK_INTERNAL wick_variable *wick_variable_at(const wick_op_ctx *ctx, int32_t id);
-/* Stores a copy of `value` (type, shape and bytes) in variable `v`. Fails only
- * when out of memory; the old value is kept then. */
-WICK_INTERNAL wick_status wick_variable_assign(const wick_op_ctx *ctx, wick_variable *v,
-                                               const wick_tensor *value);
-/* Drops every variable's value (ids stay) and re-arms every CALL_ONCE. */
-WICK_INTERNAL void wick_variables_clear(wick_interpreter *it);
-/* Frees the table. */
-WICK_INTERNAL void wick_variables_destroy(wick_interpreter *it);
-/* CALL_ONCE: reserve (at prepare; fails only when out of memory) the flags;
- * whether init subgraph `subgraph` has run since create or the last reset,
- * and marking it so. */
-WICK_INTERNAL wick_status wick_call_once_reserve(const wick_op_ctx *ctx);
-WICK_INTERNAL bool wick_call_once_done(const wick_op_ctx *ctx, uint32_t subgraph);
-WICK_INTERNAL void wick_call_once_mark(const wick_op_ctx *ctx, uint32_t subgraph);
-
 struct wick_interpreter {
   const wick_model *model;
   wick_mem mem;
@@ -304,109 +176,21 @@ struct wick_interpreter {
   char error[512];
 };
 
-/* ---------------------------------------------------------------- the operator interface */
-
-/* Passed to an op's prepare and invoke. */
-typedef struct wick_op_ctx {
-  wick_graph *graph;
-  wick_node *node;
-  const wick_op_params *params;
-} wick_op_ctx;
-
-/* What the core may assume about an op: the flags of its record (wick_op_def.flags). The core
- * knows no op by name; it reads these. */
-enum {
-  /* Every kernel reads element i of inputs 0 and 1 only to compute output element i, and
-   * before writing it: the output may overwrite an input of its shape and type (plan.c). */
-  WICK_OP_ELEMENTWISE = 1u << 0,
-  /* The output is input 0's bytes under another shape: it may share them (plan.c). */
-  WICK_OP_ALIAS = 1u << 1,
-  /* The outputs depend on the inputs' shapes only, never their values (SHAPE): the node is
-   * folded at prepare whenever those shapes are static (interpreter.c). */
-  WICK_OP_READS_SHAPES_ONLY = 1u << 2,
-};
-
-/* One record per op: everything the core knows about it. */
-struct wick_op_def {
-  const char *name; /* the schema's BuiltinOperator name, or the custom code */
-  int32_t builtin;
-  int32_t max_version;
-  /* Checks inputs and options, sets output shapes with wick_op_set_output,
-   * requests scratch, allocates op data. May return WICK_STATUS_DEFER when
-   * an output shape depends on input values not known yet. */
-  wick_status (*prepare)(wick_op_ctx *ctx);
-  /* Computes the outputs. Fails only on data-dependent values. */
-  wick_status (*invoke)(wick_op_ctx *ctx);
-  uint32_t flags; /* WICK_OP_* */
-};
-
-static inline bool wick_op_has(const wick_op_def *def, uint32_t flag) {
-  return def != NULL && (def->flags & flag) != 0;
-}
-
-/* Checks the op tables against the schema: each builtin entry's name and code agree with
- * op_table.inc's line and schema.h, the table is sorted by name without duplicates, every
- * entry has prepare, invoke and a version >= 1, and no flags contradict. False with the first
- * problem in `why` (src/ops/registry.c; run by the C unit tests and, in debug builds, on the
- * first lookup). */
-WICK_INTERNAL bool wick_op_tables_check(char *why, size_t why_size);
-
-/* Finds the op definition for a builtin code, or NULL (src/ops/registry.c). */
-WICK_INTERNAL const wick_op_def *wick_op_find(int32_t builtin);
-/* Finds the definition of a custom operator by its custom code, or NULL
- * (src/ops/custom_op_table.inc). */
-WICK_INTERNAL const wick_op_def *wick_op_find_custom(const char *custom_code);
-/* The definition that runs `op` (builtin or custom), or NULL with the reason in `why`:
- * an unknown builtin or custom code, or a version newer than wick implements. */
-WICK_INTERNAL const wick_op_def *wick_op_lookup(const wick_operator_info *op, char *why,
-                                                size_t why_size);
-/* Iterates over the op table; returns NULL past the end. */
-WICK_INTERNAL const wick_op_def *wick_op_at(size_t i);
-
-/* Op helpers (src/core/op_ctx.c). */
-WICK_INTERNAL size_t wick_op_num_inputs(const wick_op_ctx *ctx);
-WICK_INTERNAL size_t wick_op_num_outputs(const wick_op_ctx *ctx);
-/* Input i, or NULL when absent (-1) or i is past the end. */
-WICK_INTERNAL wick_tensor *wick_op_input(const wick_op_ctx *ctx, size_t i);
-WICK_INTERNAL wick_tensor *wick_op_output(const wick_op_ctx *ctx, size_t i);
-/* The node's custom_options bytes (NULL and 0 when it has none). */
-WICK_INTERNAL const uint8_t *wick_op_custom_options(const wick_op_ctx *ctx, size_t *size_out);
-/* Records "<OP> (operator N): <message>" and returns `status`. */
-WICK_INTERNAL wick_status wick_op_fail(const wick_op_ctx *ctx, wick_status status, const char *fmt,
-                                       ...) WICK_PRINTF(3, 4);
-/* Sets output i's shape (checked: rank cap, dims >= 0, element/byte count
- * caps) and checks its declared type equals `type`. */
-WICK_INTERNAL wick_status wick_op_set_output(const wick_op_ctx *ctx, size_t i, wick_dtype type,
-                                             int32_t rank, const int32_t *dims);
-/* Memory that lives until the next prepare of this graph; NULL on OOM. */
-WICK_INTERNAL void *wick_op_alloc(const wick_op_ctx *ctx, size_t size);
-/* Memory for packed weights until the next prepare: not zeroed, 64-byte
- * aligned, carved from huge-page chunks when wick_mem_huge_blocks. */
-WICK_INTERNAL void *wick_op_alloc_packed(const wick_op_ctx *ctx, size_t size);
-/* Storage for packed constant data of this node: weights re-laid out for a
- * kernel, read-only once filled, with no pointers inside. `slot` numbers the
- * node's packed buffers; `layout` names the layout (e.g. the panel width).
- * When the weight cache holds the buffer, returns its bytes with *from_cache
- * set: the caller must not write them. Otherwise returns fresh uninitialized
- * memory that the caller packs completely (the cache file written after
- * prepare then holds it). NULL when out of memory. */
-WICK_INTERNAL void *wick_op_packed(const wick_op_ctx *ctx, uint32_t slot, uint32_t layout,
-                                   size_t bytes, bool *from_cache);
-/* Marks ctx's node as reading or writing state that lives across invokes
- * (resource variables, CALL_ONCE): it is never folded at prepare, even when
- * every input is known, and runs at every invoke. Call from prepare. */
-WICK_INTERNAL void wick_op_mark_stateful(const wick_op_ctx *ctx);
-/* Asks for `bytes` of scratch, valid during invoke via wick_op_scratch. */
-WICK_INTERNAL void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes);
-WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);
-/* True when the user asked for the reference kernels. */
-WICK_INTERNAL bool wick_op_force_reference(const wick_op_ctx *ctx);
-/* False when WICK_NO_WINOGRAD=1 turned the Winograd convolution off. */
-WICK_INTERNAL bool wick_op_winograd_allowed(const wick_op_ctx *ctx);
-/* The tensor of output i that this node writes (fusion may redirect 0). */
+/* The tensor of output i that node n writes (fusion may redirect 0). */
 WICK_INTERNAL int32_t wick_node_output_index(const wick_node *n, uint32_t i);
-/* The tensor input i reads (-1: absent; a folded PAD redirects 0). */
+/* The tensor input i of node n reads (-1: absent; a folded PAD redirects 0). */
 WICK_INTERNAL int32_t wick_node_input_index(const wick_node *n, uint32_t i);
+/* Checks a shape (rank in [0, WICK_MAX_RANK], dims >= 0, the element count
+ * and byte size representable) and gives its byte size; otherwise a status
+ * and the reason in `why`. */
+WICK_INTERNAL wick_status wick_check_shape(int32_t rank, const int32_t *dims, wick_dtype type,
+                                           size_t *bytes, char *why, size_t why_size);
+/* Memory of a graph (interpreter.c): until the next prepare, or, for dynamic
+ * nodes prepared during invoke, until the next invoke; zeroed if `zero`. */
+WICK_INTERNAL void *wick_graph_alloc(wick_graph *g, size_t size, bool zero);
+/* Allocates (or grows) a dynamic tensor's storage at invoke. */
+WICK_INTERNAL wick_status wick_graph_ensure_dynamic(wick_graph *g, wick_tensor *t);
+
 
 /* Graph-level fusion after prepare (src/core/fuse.c): folds activations and
  * residual adds into the epilogue of the conv / depthwise / fully connected
@@ -418,7 +202,6 @@ WICK_INTERNAL void wick_graph_fuse(wick_graph *g);
 static inline bool wick_node_runs_fused(const wick_node *n) {
   return n->fusion.norm.form != WICK_NORM_NONE || n->fusion.unary != 0;
 }
-WICK_INTERNAL wick_status wick_fused_invoke(const wick_op_ctx *ctx);
 
 /* PAD folding during prepare (src/core/fuse.c). create: before the first
  * node's prepare; NULL when the graph has no PAD/PADV2 (or out of memory):
@@ -432,60 +215,5 @@ WICK_INTERNAL wick_pad_folder *wick_pad_folder_create(wick_graph *g);
 WICK_INTERNAL void wick_pad_folder_fold(wick_pad_folder *f, wick_node *n);
 WICK_INTERNAL void wick_pad_folder_unfold(wick_pad_folder *f, wick_node *n);
 WICK_INTERNAL void wick_pad_folder_destroy(wick_pad_folder *f);
-
-/* Parallel loops for op invoke (src/core/thread_pool.c; docs/architecture.md,
- * "Threads"). Runs fn(arg, task, thread) for task in [0, n_tasks) on the
- * interpreter's threads, the calling thread included, and returns when all
- * are done. Tasks must write disjoint outputs and compute each output the
- * same way whichever task or thread runs it, so results are bit-identical
- * for any thread count: split by shape, never by wick_op_num_threads().
- * Between tasks the cancel flag is checked; a cancelled loop returns
- * WICK_ERR_CANCELLED (with the op's message) after the running tasks end,
- * and invoke must return that status. One task (or one thread) runs inline. */
-WICK_INTERNAL wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks,
-                                            wick_task_fn fn, void *arg);
-/* Splits [0, units) into consecutive ranges of about WICK_TASK_GRAIN work
- * (work_per_unit each; an even number of ranges whose sizes differ by at most
- * one unit, src/kernels/split.h) and runs fn on each range as above. The
- * split depends only on `units` and `work_per_unit`. */
-WICK_INTERNAL wick_status wick_parallel_range(const wick_op_ctx *ctx, size_t units,
-                                              uint64_t work_per_unit, wick_range_fn fn,
-                                              void *arg);
-/* Threads of this interpreter, the caller included (>= 1). For sizing
- * per-thread scratch only, never for splitting work. */
-WICK_INTERNAL size_t wick_op_num_threads(const wick_op_ctx *ctx);
-
-static inline int64_t wick_tensor_elements(const wick_tensor *t) {
-  return wick_shape_elements(t->rank, t->dims);
-}
-
-/* Child graphs for ops that run subgraphs (STABLEHLO_COMPOSITE, IF, WHILE):
- * a new instance of `subgraph` in the node's child slot `slot` (0 or 1),
- * replacing any graph there. Checks the index, the nesting depth and the
- * interpreter's cap on graph instances. */
-WICK_INTERNAL wick_status wick_graph_create_child(const wick_op_ctx *ctx, uint32_t subgraph,
-                                                  int slot, wick_graph **child_out);
-/* Gives input i of a child graph a shape and prepares it. */
-WICK_INTERNAL wick_status wick_graph_prepare_with_inputs(wick_graph *graph, const wick_op_ctx *ctx,
-                                                         wick_tensor *const *inputs, size_t n);
-WICK_INTERNAL wick_status wick_graph_invoke(wick_graph *graph);
-/* For a dynamic node (prepared again at invoke) that learns an output's shape
- * only while it runs (IF, WHILE): sets output i's shape, checked as
- * wick_op_set_output, and gives it storage of that size. */
-WICK_INTERNAL wick_status wick_op_resize_output(const wick_op_ctx *ctx, size_t i, int32_t rank,
-                                                const int32_t *dims);
-/* True once the caller asked to cancel the running invoke. */
-WICK_INTERNAL bool wick_op_cancelled(const wick_op_ctx *ctx);
-
-/* Checks a shape (rank in [0, WICK_MAX_RANK], dims >= 0, the element count
- * and byte size representable) and gives its byte size; otherwise a status
- * and the reason in `why`. */
-WICK_INTERNAL wick_status wick_check_shape(int32_t rank, const int32_t *dims, wick_dtype type,
-                                           size_t *bytes, char *why, size_t why_size);
-/* Memory of a graph (interpreter.c): until the next prepare, or, for dynamic
- * nodes prepared during invoke, until the next invoke; zeroed if `zero`. */
-WICK_INTERNAL void *wick_graph_alloc(wick_graph *g, size_t size, bool zero);
-/* Allocates (or grows) a dynamic tensor's storage at invoke. */
-WICK_INTERNAL wick_status wick_graph_ensure_dynamic(wick_graph *g, wick_tensor *t);
 
 #endif /* WICK_CORE_INTERNAL_H */

@@ -180,3 +180,37 @@ bool wick_op_cancelled(const wick_op_ctx *ctx) {
   return atomic_load_explicit(&ctx->graph->interp->cancelled, memory_order_relaxed) != 0;
 }
 
+
+void *wick_op_data(const wick_op_ctx *ctx) { return ctx->node->user_data; }
+void wick_op_set_data(const wick_op_ctx *ctx, void *data) { ctx->node->user_data = data; }
+int32_t wick_op_builtin(const wick_op_ctx *ctx) { return ctx->node->op->builtin; }
+void wick_op_set_macs(const wick_op_ctx *ctx, uint64_t macs) { ctx->node->macs = macs; }
+uint64_t wick_op_macs(const wick_op_ctx *ctx) { return ctx->node->macs; }
+bool wick_op_in_invoke(const wick_op_ctx *ctx) { return ctx->graph->in_invoke; }
+bool wick_op_dynamic(const wick_op_ctx *ctx) { return ctx->node->dynamic; }
+uint32_t wick_op_subgraph_index(const wick_op_ctx *ctx) { return ctx->graph->subgraph_index; }
+
+wick_tensor *wick_op_intermediate(const wick_op_ctx *ctx, size_t i) {
+  const wick_operator_info *op = ctx->node->op;
+  if (i >= op->num_intermediates) return NULL;
+  return wick_op_graph_tensor(ctx, op->intermediates[i]);
+}
+
+wick_tensor *wick_op_graph_tensor(const wick_op_ctx *ctx, int32_t index) {
+  if (index < 0 || (uint32_t)index >= ctx->graph->info->num_tensors) return NULL;
+  return &ctx->graph->tensors[index];
+}
+
+const wick_node_fusion *wick_op_fusion(const wick_op_ctx *ctx) { return &ctx->node->fusion; }
+
+wick_graph *wick_op_child(const wick_op_ctx *ctx, int slot) {
+  return slot == 0 || slot == 1 ? ctx->node->child[slot] : NULL;
+}
+
+uint32_t wick_graph_subgraph(const wick_graph *g) { return g->subgraph_index; }
+uint32_t wick_graph_num_inputs(const wick_graph *g) { return g->num_inputs; }
+uint32_t wick_graph_num_outputs(const wick_graph *g) { return g->num_outputs; }
+wick_tensor *wick_graph_input(const wick_graph *g, size_t i) { return &g->tensors[g->inputs[i]]; }
+wick_tensor *wick_graph_output(const wick_graph *g, size_t i) {
+  return &g->tensors[g->outputs[i]];
+}

@@ -248,7 +248,7 @@ static wick_status read_index_vector(reader *r, const wick_fb_table *dm, int typ
 }
 
 /* Tensor.sparsity: decodes and verifies the levels (see wick_sparsity in
- * core/internal.h). traversal_order lists the tensor's dims first, then its
+ * format/model.h). traversal_order lists the tensor's dims first, then its
  * block dims (block k blocks dim block_map[k] by dim_metadata's dense_size at
  * the level that walks it); each blocked dim must divide by its block size;
  * a DENSE level's dense_size is its extent; a SPARSE_CSR level has one

@@ -1,7 +1,7 @@
 /*
  * sparse.c — the dense form of a sparse constant (the schema's
  * SparsityParameters, decoded and verified by src/format/reader.c; the layout
- * is described at wick_sparsity in core/internal.h). DENSIFY
+ * is described at wick_sparsity in format/model.h). DENSIFY
  * (src/ops/densify.c) and sparse FULLY_CONNECTED weights (interpreter.c)
  * use it, both at prepare.
  */

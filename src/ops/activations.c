@@ -54,8 +54,8 @@ const wick_op_def wick_op_leaky_relu = {"LEAKY_RELU", WICK_BUILTIN_LEAKY_RELU, 2
 static wick_status gelu_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_activation_invoke_quantized(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
-  if (ctx->node->user_data) {
-    const wick_f32_unary_fn *fn = ctx->node->user_data;
+  if (wick_op_data(ctx)) {
+    const wick_f32_unary_fn *fn = wick_op_data(ctx);
     (*fn)((size_t)wick_tensor_elements(in), in->data, wick_op_output(ctx, 0)->data);
     return WICK_OK;
   }
@@ -68,12 +68,12 @@ static wick_status gelu_prepare(wick_op_ctx *ctx) {
   WICK_TRY(single_prepare(ctx));
   if (wick_quant_routed(ctx, 0)) return WICK_OK;
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
-  ctx->node->user_data = NULL;
+  wick_op_set_data(ctx, NULL);
   if (kern != NULL && kern->unary[WICK_F32_GELU] != NULL) {
     wick_f32_unary_fn *fn = wick_op_alloc(ctx, sizeof *fn);
     if (fn == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
     *fn = kern->unary[ctx->params->approximate ? WICK_F32_GELU_TANH : WICK_F32_GELU];
-    ctx->node->user_data = fn;
+    wick_op_set_data(ctx, fn);
   }
   return WICK_OK;
 }
@@ -126,7 +126,7 @@ static wick_status prelu_prepare(wick_op_ctx *ctx) {
       wick_op_request_scratch(ctx, bytes);
     }
   }
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
 }
 
@@ -145,7 +145,7 @@ static void prelu_rows(void *arg, size_t begin, size_t end, size_t thread) {
 
 static wick_status prelu_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_prelu_invoke_quantized(ctx);
-  prelu_data *d = ctx->node->user_data;
+  prelu_data *d = wick_op_data(ctx);
   const float *alpha = wick_op_input(ctx, 1)->data;
   if (d->channels > 0) {
     /* A scalar alpha (stride 0 along the last dimension too) becomes one row of copies. */

@@ -163,7 +163,7 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
   wick_tensor *in, *out = wick_op_output(ctx, 0);
   WICK_TRY(wick_require_input(ctx, 0, &in));
   WICK_CHECK(ctx, out != NULL, "output is absent");
-  const int32_t builtin = ctx->node->op->builtin;
+  const int32_t builtin = wick_op_builtin(ctx);
   const wick_dtype t = in->type;
   if (builtin != WICK_BUILTIN_SOFTMAX)
     WICK_CHECK(ctx, out->type == t, "output type %s differs from the input's %s",
@@ -256,12 +256,12 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
       return wick_op_fail(ctx, WICK_ERR_UNSUPPORTED_OP, "input type quantized %s is not supported",
                           wick_dtype_name(t));
   }
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, out->type, in->rank, in->dims);
 }
 
 wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
-  const qact_data *d = ctx->node->user_data;
+  const qact_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   const int64_t n = wick_tensor_elements(in);
   switch (d->builtin) {
@@ -358,12 +358,12 @@ wick_status wick_prelu_prepare_quantized(wick_op_ctx *ctx) {
   d->p.input_offset = -qi.zero_point;
   d->p.alpha_offset = -qa.zero_point;
   d->p.output_offset = qo.zero_point;
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, in->type, in->rank, in->dims);
 }
 
 wick_status wick_prelu_invoke_quantized(wick_op_ctx *ctx) {
-  const qprelu_data *d = ctx->node->user_data;
+  const qprelu_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
   wick_q_prelu__reference(in->type, &d->bc, &d->p, in->data, wick_op_input(ctx, 1)->data,
                           wick_op_output(ctx, 0)->data);

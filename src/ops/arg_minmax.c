@@ -36,7 +36,7 @@ static wick_status arg_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, out_type == WICK_DTYPE_INT32 || out_type == WICK_DTYPE_INT64,
              "output_type must be int32 or int64, not %s", wick_dtype_name(out_type));
   WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
-  if (!axis->known && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  if (!axis->known && !wick_op_in_invoke(ctx)) return WICK_STATUS_DEFER;
   int64_t raw = wick_read_int(axis, 0);
   int32_t ax;
   if (raw < -in->rank || raw >= in->rank)
@@ -57,15 +57,15 @@ static wick_status arg_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, ok, "output element count overflows");
   WICK_CHECK(ctx, d->axis > 0 || d->outer == 0 || d->inner == 0,
              "cannot take the index of an extreme along axis %d, which is empty", ax);
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, out_type, rank, dims);
 }
 
 static wick_status arg_invoke(wick_op_ctx *ctx) {
-  const arg_data *d = ctx->node->user_data;
+  const arg_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (d->axis == 0) return WICK_OK; /* empty output (checked in prepare) */
-  wick_arg_minmax__reference(ctx->node->op->builtin == WICK_BUILTIN_ARG_MAX, in->type, d->outer,
+  wick_arg_minmax__reference(wick_op_builtin(ctx) == WICK_BUILTIN_ARG_MAX, in->type, d->outer,
                              d->axis, d->inner, in->data, out->type, out->data);
   return WICK_OK;
 }

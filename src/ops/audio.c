@@ -63,7 +63,7 @@ static wick_status spectrogram_prepare(wick_op_ctx *ctx) {
   const int32_t bins = wick_spectrogram_fft_length(d->window) / 2 + 1;
   const int32_t dims[3] = {(int32_t)d->channels, (int32_t)d->frames, bins};
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 3, dims));
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   /* No frame (window_size > samples) reads nothing and needs no work area;
    * otherwise the FFT length is < 2 * samples, within the input's count. */
   if (d->frames == 0 || d->channels == 0) return WICK_OK;
@@ -76,7 +76,7 @@ static wick_status spectrogram_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status spectrogram_invoke(wick_op_ctx *ctx) {
-  const spectrogram_data *d = ctx->node->user_data;
+  const spectrogram_data *d = wick_op_data(ctx);
   if (d->frames == 0 || d->channels == 0) return WICK_OK;
   wick_spectrogram__reference(d->samples, d->channels, d->window, d->stride, d->frames,
                               d->magnitude_squared, wick_op_input(ctx, 0)->data,
@@ -154,7 +154,7 @@ static wick_status mfcc_prepare(wick_op_ctx *ctx) {
   d->bins = in->dims[2];
   const int32_t dims[3] = {in->dims[0], in->dims[1], d->p.dct};
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 3, dims));
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   if (d->frames == 0) return WICK_OK;
   const int64_t doubles = wick_mfcc_work_doubles(d->bins, d->p.filterbank, d->p.dct);
   size_t bytes;
@@ -165,7 +165,7 @@ static wick_status mfcc_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status mfcc_invoke(wick_op_ctx *ctx) {
-  mfcc_data *d = ctx->node->user_data;
+  mfcc_data *d = wick_op_data(ctx);
   WICK_TRY(read_sample_rate(ctx, WICK_ERR_INVALID_INPUT, &d->p.sample_rate));
   if (d->frames == 0) return WICK_OK;
   wick_mfcc__reference(&d->p, d->frames, d->bins, wick_op_input(ctx, 0)->data,

@@ -194,8 +194,8 @@ static wick_status bmm_prepare(wick_op_ctx *ctx) {
   dims[rank - 2] = (int32_t)m;
   dims[rank - 1] = (int32_t)n;
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
-  ctx->node->macs = (uint64_t)wick_shape_elements(rank, dims) * (uint64_t)ka;
-  ctx->node->user_data = d;
+  wick_op_set_macs(ctx, (uint64_t)wick_shape_elements(rank, dims) * (uint64_t)ka);
+  wick_op_set_data(ctx, d);
   if (hybrid) return hybrid_prepare(ctx, d, b);
   return choose_kernels(ctx, d, b);
 }
@@ -286,7 +286,7 @@ static wick_status hybrid_gemm_run(wick_op_ctx *ctx, const bmm_data *d) {
 
 static wick_status bmm_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_bmm_invoke_quantized(ctx);
-  const bmm_data *d = ctx->node->user_data;
+  const bmm_data *d = wick_op_data(ctx);
   if (d->hybrid_gemm) return hybrid_gemm_run(ctx, d);
   const wick_batch_matmul_shape *s = &d->s;
   bmm_job j = {.d = d,

@@ -96,8 +96,8 @@ wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx) {
   dims[rank - 2] = (int32_t)m;
   dims[rank - 1] = (int32_t)n;
   WICK_TRY(wick_op_set_output(ctx, 0, out->type, rank, dims));
-  ctx->node->macs = (uint64_t)wick_shape_elements(rank, dims) * (uint64_t)ka;
-  ctx->node->user_data = d;
+  wick_op_set_macs(ctx, (uint64_t)wick_shape_elements(rank, dims) * (uint64_t)ka);
+  wick_op_set_data(ctx, d);
   return WICK_OK;
 }
 
@@ -116,7 +116,7 @@ static void qbmm_rows(void *arg, size_t begin, size_t end, size_t thread) {
 }
 
 wick_status wick_bmm_invoke_quantized(wick_op_ctx *ctx) {
-  const qbmm_data *d = ctx->node->user_data;
+  const qbmm_data *d = wick_op_data(ctx);
   const wick_batch_matmul_shape *s = &d->shape;
   qbmm_job j = {d, wick_op_input(ctx, 0), wick_op_input(ctx, 1), wick_op_output(ctx, 0)->data};
   uint64_t rows = (uint64_t)s->m;

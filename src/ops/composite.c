@@ -34,25 +34,25 @@ static wick_status composite_prepare(wick_op_ctx *ctx) {
   for (size_t i = 0; i < ni; i++) WICK_TRY(wick_require_input(ctx, i, &inputs[i]));
 
   /* A node prepared again at invoke keeps its child graph (re-prepared). */
-  wick_graph *child = ctx->node->child[0];
-  if (child != NULL && child->subgraph_index != (uint32_t)idx) child = NULL;
+  wick_graph *child = wick_op_child(ctx, 0);
+  if (child != NULL && wick_graph_subgraph(child) != (uint32_t)idx) child = NULL;
   if (child == NULL) WICK_TRY(wick_graph_create_child(ctx, (uint32_t)idx, 0, &child));
-  WICK_CHECK(ctx, child->num_outputs == no,
-             "has %zu outputs but subgraph %d returns %u", no, idx, child->num_outputs);
-  for (uint32_t i = 0; i < child->num_inputs; i++) {
-    const wick_tensor *t = &child->tensors[child->inputs[i]];
+  WICK_CHECK(ctx, wick_graph_num_outputs(child) == no,
+             "has %zu outputs but subgraph %d returns %u", no, idx, wick_graph_num_outputs(child));
+  for (uint32_t i = 0; i < wick_graph_num_inputs(child); i++) {
+    const wick_tensor *t = wick_graph_input(child, i);
     WICK_CHECK(ctx, t->info->data == NULL && !t->info->is_variable,
                "input %u of subgraph %d is a constant or a variable", i, idx);
   }
   WICK_TRY(wick_graph_prepare_with_inputs(child, ctx, inputs, ni));
   for (size_t i = 0; i < ni; i++) {
-    const wick_tensor *t = &child->tensors[child->inputs[i]];
+    const wick_tensor *t = wick_graph_input(child, i);
     WICK_CHECK(ctx, t->bytes == inputs[i]->bytes,
                "input %zu: subgraph %d reads it as %zu bytes, the node passes %zu", i, idx,
                t->bytes, inputs[i]->bytes);
   }
   for (size_t i = 0; i < no; i++) {
-    const wick_tensor *t = &child->tensors[child->outputs[i]];
+    const wick_tensor *t = wick_graph_output(child, i);
     WICK_CHECK_SUPPORTED(ctx, t->data != NULL || t->bytes == 0,
                          "output %zu of subgraph %d has a shape known only at run time", i, idx);
     WICK_TRY(wick_op_set_output(ctx, i, t->type, t->rank, t->dims));
@@ -61,15 +61,15 @@ static wick_status composite_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status composite_invoke(wick_op_ctx *ctx) {
-  wick_graph *child = ctx->node->child[0];
+  wick_graph *child = wick_op_child(ctx, 0);
   size_t ni = wick_op_num_inputs(ctx), no = wick_op_num_outputs(ctx);
   for (size_t i = 0; i < ni; i++) {
-    wick_tensor *src = wick_op_input(ctx, i), *dst = &child->tensors[child->inputs[i]];
+    wick_tensor *src = wick_op_input(ctx, i), *dst = wick_graph_input(child, i);
     if (src->bytes) memcpy(dst->data, src->data, src->bytes);
   }
   WICK_TRY(wick_graph_invoke(child));
   for (size_t i = 0; i < no; i++) {
-    wick_tensor *src = &child->tensors[child->outputs[i]], *dst = wick_op_output(ctx, i);
+    wick_tensor *src = wick_graph_output(child, i), *dst = wick_op_output(ctx, i);
     if (src->bytes) memcpy(dst->data, src->data, src->bytes);
   }
   return WICK_OK;

@@ -76,12 +76,12 @@ wick_status wick_concat_prepare_quantized(wick_op_ctx *ctx) {
     WICK_CHECK(ctx, sum <= INT32_MAX, "the concatenated dimension overflows");
   }
   dims[d->axis] = (int32_t)sum;
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, first->type, first->rank, dims);
 }
 
 wick_status wick_concat_invoke_quantized(wick_op_ctx *ctx) {
-  const qconcat_data *d = ctx->node->user_data;
+  const qconcat_data *d = wick_op_data(ctx);
   size_t n = wick_op_num_inputs(ctx);
   wick_tensor *out = wick_op_output(ctx, 0);
   int64_t outer = 1, inner = 1;

@@ -67,7 +67,7 @@ static wick_status flow_data_new(wick_op_ctx *ctx, size_t first_input, flow_data
     d->out[i] = wick_op_output(ctx, i);
     WICK_CHECK(ctx, d->out[i] != NULL, "output %zu is missing", i);
   }
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   *out = d;
   return WICK_OK;
 }
@@ -79,15 +79,15 @@ static wick_status child_prepared(wick_op_ctx *ctx, int slot, int32_t index, con
                                   wick_tensor *const *inputs, size_t n_in, size_t n_out,
                                   wick_graph **out) {
   WICK_CHECK(ctx, index >= 0, "has no %s subgraph (index %d)", role, index);
-  wick_graph *g = ctx->node->child[slot];
-  if (g == NULL || g->subgraph_index != (uint32_t)index)
+  wick_graph *g = wick_op_child(ctx, slot);
+  if (g == NULL || wick_graph_subgraph(g) != (uint32_t)index)
     WICK_TRY(wick_graph_create_child(ctx, (uint32_t)index, slot, &g));
-  WICK_CHECK(ctx, g->num_inputs == n_in, "%s subgraph %d takes %u inputs; the node passes %zu",
-             role, index, g->num_inputs, n_in);
-  WICK_CHECK(ctx, g->num_outputs == n_out, "%s subgraph %d returns %u outputs; the node needs %zu",
-             role, index, g->num_outputs, n_out);
-  for (uint32_t i = 0; i < g->num_inputs; i++) {
-    const wick_tensor *t = &g->tensors[g->inputs[i]];
+  WICK_CHECK(ctx, wick_graph_num_inputs(g) == n_in, "%s subgraph %d takes %u inputs; the node passes %zu",
+             role, index, wick_graph_num_inputs(g), n_in);
+  WICK_CHECK(ctx, wick_graph_num_outputs(g) == n_out, "%s subgraph %d returns %u outputs; the node needs %zu",
+             role, index, wick_graph_num_outputs(g), n_out);
+  for (uint32_t i = 0; i < wick_graph_num_inputs(g); i++) {
+    const wick_tensor *t = wick_graph_input(g, i);
     WICK_CHECK(ctx, t->info->data == NULL && !t->info->is_variable,
                "input %u of %s subgraph %d is a constant or a variable", i, role, index);
   }
@@ -97,11 +97,11 @@ static wick_status child_prepared(wick_op_ctx *ctx, int slot, int32_t index, con
 }
 
 static wick_tensor *child_input(const wick_graph *g, size_t i) {
-  return &g->tensors[g->inputs[i]];
+  return wick_graph_input(g, i);
 }
 
 static wick_tensor *child_output(const wick_graph *g, size_t i) {
-  return &g->tensors[g->outputs[i]];
+  return wick_graph_output(g, i);
 }
 
 /* A child tensor whose shape is fixed by prepare (it has storage now). */
@@ -153,7 +153,7 @@ static wick_status if_prepare(wick_op_ctx *ctx) {
     const wick_tensor *a = child_output(branch[0], i), *b = child_output(branch[1], i);
     fixed = fixed && has_static_shape(a) && has_static_shape(b) && same_shape(a, b);
   }
-  if (!fixed && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  if (!fixed && !wick_op_in_invoke(ctx)) return WICK_STATUS_DEFER;
   /* Dynamic: these shapes are provisional; invoke sets the taken branch's. */
   for (size_t i = 0; i < d->n_out; i++) {
     const wick_tensor *t = child_output(branch[0], i);
@@ -163,15 +163,15 @@ static wick_status if_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status if_invoke(wick_op_ctx *ctx) {
-  const flow_data *d = ctx->node->user_data;
+  const flow_data *d = wick_op_data(ctx);
   const wick_tensor *cond = wick_op_input(ctx, 0);
   bool taken = *(const uint8_t *)cond->data != 0;
-  wick_graph *g = ctx->node->child[taken ? 0 : 1];
+  wick_graph *g = wick_op_child(ctx, taken ? 0 : 1);
   for (size_t i = 0; i < d->n_in; i++) WICK_TRY(copy_tensor(ctx, child_input(g, i), d->in[i]));
   WICK_TRY(wick_graph_invoke(g));
   for (size_t i = 0; i < d->n_out; i++) {
     const wick_tensor *src = child_output(g, i);
-    if (ctx->node->dynamic) WICK_TRY(wick_op_resize_output(ctx, i, src->rank, src->dims));
+    if (wick_op_dynamic(ctx)) WICK_TRY(wick_op_resize_output(ctx, i, src->rank, src->dims));
     WICK_TRY(copy_tensor(ctx, d->out[i], src));
   }
   return WICK_OK;
@@ -217,7 +217,7 @@ static wick_status while_prepare(wick_op_ctx *ctx) {
                i, wick_dtype_name(d->in[i]->type));
     fixed = fixed && has_static_shape(t) && same_shape(t, d->in[i]);
   }
-  if (!fixed && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  if (!fixed && !wick_op_in_invoke(ctx)) return WICK_STATUS_DEFER;
   /* Dynamic: provisional shapes; invoke sets the final state's. */
   for (size_t i = 0; i < n; i++)
     WICK_TRY(wick_op_set_output(ctx, i, d->in[i]->type, d->in[i]->rank, d->in[i]->dims));
@@ -234,9 +234,9 @@ static wick_status follow_state(wick_op_ctx *ctx, wick_graph *g, const flow_data
 }
 
 static wick_status while_invoke(wick_op_ctx *ctx) {
-  const flow_data *d = ctx->node->user_data;
-  wick_graph *cond = ctx->node->child[0], *body = ctx->node->child[1];
-  bool dynamic = ctx->node->dynamic;
+  const flow_data *d = wick_op_data(ctx);
+  wick_graph *cond = wick_op_child(ctx, 0), *body = wick_op_child(ctx, 1);
+  bool dynamic = wick_op_dynamic(ctx);
   /* The state lives in the node's outputs. */
   for (size_t i = 0; i < d->n_out; i++) {
     if (dynamic) WICK_TRY(wick_op_resize_output(ctx, i, d->in[i]->rank, d->in[i]->dims));
@@ -271,7 +271,7 @@ static wick_status call_once_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_check_arity(ctx, 0, 0, 0));
   int32_t index = ctx->params->subgraph[0];
   /* The reader refused cycles already; a node running its own subgraph would be one. */
-  WICK_CHECK(ctx, index < 0 || (uint32_t)index != ctx->graph->subgraph_index,
+  WICK_CHECK(ctx, index < 0 || (uint32_t)index != wick_op_subgraph_index(ctx),
              "the init subgraph %d is the subgraph the node is in", index);
   wick_graph *g;
   WICK_TRY(child_prepared(ctx, 0, index, "init", NULL, 0, 0, &g));
@@ -281,10 +281,10 @@ static wick_status call_once_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status call_once_invoke(wick_op_ctx *ctx) {
-  wick_graph *g = ctx->node->child[0];
-  if (wick_call_once_done(ctx, g->subgraph_index)) return WICK_OK;
+  wick_graph *g = wick_op_child(ctx, 0);
+  if (wick_call_once_done(ctx, wick_graph_subgraph(g))) return WICK_OK;
   WICK_TRY(wick_graph_invoke(g));
-  wick_call_once_mark(ctx, g->subgraph_index);
+  wick_call_once_mark(ctx, wick_graph_subgraph(g));
   return WICK_OK;
 }
 

@@ -315,7 +315,7 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   d->shape = shape;
   WICK_TRY(wick_activation_range_f32(ctx, p->activation, &d->lo, &d->hi));
   WICK_TRY(wick_conv2d_set_output(ctx, &d->shape, depthwise, WICK_DTYPE_FLOAT32));
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   if (hybrid) return hybrid_prepare(ctx, d, filter, depthwise);
   return choose_kernels(ctx, d, depthwise);
 }
@@ -496,7 +496,7 @@ static void conv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t threa
 /* Runs the path prepare chose, split over the interpreter's threads, with
  * the fused epilogue (if any) inside the GEMM tiles / depthwise rows. */
 static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
-  conv_data *d = ctx->node->user_data;
+  conv_data *d = wick_op_data(ctx);
   if (d->hybrid) {
     wick_status st = hybrid_run(ctx, d, depthwise);
     if (st == WICK_OK) st = wick_op_run_fused_epilogue(ctx);

@@ -305,7 +305,7 @@ wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
   WICK_TRY(wick_conv_quant_params(ctx, in, filter, bias, out, s->out_c, depthwise ? 3 : 0,
                                   ctx->params->conv.activation, &d->params, &d->acc64));
   WICK_TRY(wick_conv2d_set_output(ctx, s, depthwise, in->type));
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return choose_kernels(ctx, d, in, filter, bias);
 }
 
@@ -352,7 +352,7 @@ static void dw_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread)
 }
 
 wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
-  qconv_data *d = ctx->node->user_data;
+  qconv_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
   const wick_conv_shape *s = &d->shape;
   int8_t *out8 = wick_op_output(ctx, 0)->data;

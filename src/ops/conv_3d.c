@@ -59,7 +59,7 @@ static wick_status conv3d_common(wick_op_ctx *ctx, const wick_tensor *in, const 
   s->dilation_d = p->dilation_d;
   s->dilation_h = p->dilation_h;
   s->dilation_w = p->dilation_w;
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   *out = d;
   return WICK_OK;
 }
@@ -118,8 +118,8 @@ static wick_status conv3d_prepare(wick_op_ctx *ctx) {
   WICK_TRY(conv3d_spatial(ctx, s, false));
   int32_t dims[5] = {s->batch, s->out_d, s->out_h, s->out_w, s->out_c};
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 5, dims));
-  ctx->node->macs = count_macs(wick_shape_elements(5, dims),
-                               (int64_t)s->k_d * s->k_h * s->k_w, s->in_c);
+  wick_op_set_macs(ctx, count_macs(wick_shape_elements(5, dims),
+                               (int64_t)s->k_d * s->k_h * s->k_w, s->in_c));
   return WICK_OK;
 }
 
@@ -147,13 +147,13 @@ static void conv3d_planes(void *arg, int32_t n, int32_t z0, int32_t z1, size_t t
 }
 
 static wick_status conv3d_invoke(wick_op_ctx *ctx) {
-  const conv3d_data *d = ctx->node->user_data;
+  const conv3d_data *d = wick_op_data(ctx);
   const wick_conv3d_shape *s = &d->shape;
   const wick_tensor *bias = wick_op_input(ctx, 2);
   conv3d_job j = {d, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
                   bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
   uint64_t planes = (uint64_t)s->batch * (uint64_t)s->out_d;
-  uint64_t per_plane = planes ? ctx->node->macs / planes : 0;
+  uint64_t per_plane = planes ? wick_op_macs(ctx) / planes : 0;
   return wick_parallel_rows(ctx, s->batch, s->out_d, per_plane,
                             wick_rows_splittable(s->in_d, s->out_d, s->stride_d, s->pad_front),
                             conv3d_planes, &j);
@@ -194,13 +194,13 @@ static wick_status conv3d_transpose_prepare(wick_op_ctx *ctx) {
   s->out_w = dims[3];
   WICK_TRY(conv3d_spatial(ctx, s, true));
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 5, dims));
-  ctx->node->macs = count_macs(wick_tensor_elements(in), (int64_t)s->k_d * s->k_h * s->k_w,
-                               s->out_c);
+  wick_op_set_macs(ctx, count_macs(wick_tensor_elements(in), (int64_t)s->k_d * s->k_h * s->k_w,
+                               s->out_c));
   return WICK_OK;
 }
 
 static wick_status conv3d_transpose_invoke(wick_op_ctx *ctx) {
-  const conv3d_data *d = ctx->node->user_data;
+  const conv3d_data *d = wick_op_data(ctx);
   const wick_tensor *bias = wick_op_input(ctx, 3);
   wick_f32_conv3d_transpose__reference(&d->shape, wick_op_input(ctx, 2)->data,
                                        wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,

@@ -31,7 +31,7 @@ static wick_status cumsum_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, wick_tensor_elements(axis) == 1, "axis must hold one value, not %lld",
              (long long)wick_tensor_elements(axis));
   WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
-  if (!axis->known && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  if (!axis->known && !wick_op_in_invoke(ctx)) return WICK_STATUS_DEFER;
   int64_t raw = wick_read_int(axis, 0);
   if (raw < -in->rank || raw >= in->rank)
     return wick_op_fail(ctx, axis->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT,
@@ -50,12 +50,12 @@ static wick_status cumsum_prepare(wick_op_ctx *ctx) {
     if (i > ax) d->inner *= in->dims[i];
   }
   if (empty) d->outer = d->axis = d->inner = 0;
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, t, in->rank, in->dims);
 }
 
 static wick_status cumsum_invoke(wick_op_ctx *ctx) {
-  const cumsum_data *d = ctx->node->user_data;
+  const cumsum_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
   wick_cumsum__reference(in->type, d->outer, d->axis, d->inner, ctx->params->exclusive,
                          ctx->params->reverse, in->data, wick_op_output(ctx, 0)->data);

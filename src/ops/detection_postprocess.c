@@ -162,7 +162,7 @@ static wick_status detect_prepare(wick_op_ctx *ctx) {
   ok = ok && wick_mul_size((size_t)words, 4, &bytes);
   if (!ok) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "the scratch size overflows");
   wick_op_request_scratch(ctx, bytes);
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return WICK_OK;
 }
 
@@ -338,7 +338,7 @@ static int32_t regular_nms(const detect_data *d, const box *boxes, const float *
 }
 
 static wick_status detect_invoke(wick_op_ctx *ctx) {
-  const detect_data *d = ctx->node->user_data;
+  const detect_data *d = wick_op_data(ctx);
   const wick_tensor *enc = wick_op_input(ctx, 0), *cls = wick_op_input(ctx, 1);
   const wick_tensor *anc = wick_op_input(ctx, 2);
   const int32_t n = d->num_boxes;

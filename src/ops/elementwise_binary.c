@@ -44,7 +44,7 @@ static wick_status prepare_broadcast(wick_op_ctx *ctx, wick_dtype out_type, bool
   WICK_TRY(wick_broadcast_shapes(ctx, a, b, &d->bc.rank, d->bc.dims));
   wick_broadcast_strides(a, d->bc.rank, d->bc.dims, d->bc.a_strides);
   wick_broadcast_strides(b, d->bc.rank, d->bc.dims, d->bc.b_strides);
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, out_type, d->bc.rank, d->bc.dims);
 }
 
@@ -89,7 +89,7 @@ static wick_status arith_prepare(wick_op_ctx *ctx) {
   wick_tensor *a = wick_op_input(ctx, 0);
   WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
   wick_dtype t = a->type;
-  int32_t builtin = ctx->node->op->builtin;
+  int32_t builtin = wick_op_builtin(ctx);
   WICK_CHECK_SUPPORTED(ctx,
                        t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT32 ||
                            t == WICK_DTYPE_INT64 ||
@@ -103,7 +103,7 @@ static wick_status arith_prepare(wick_op_ctx *ctx) {
                                 act == WICK_ACT_NONE,
                        "%s with a fused activation is not supported", wick_dtype_name(t));
   WICK_TRY(prepare_broadcast(ctx, t, true));
-  binary_data *d = ctx->node->user_data;
+  binary_data *d = wick_op_data(ctx);
   d->fast = NULL;
   d->compare_rows = false;
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
@@ -129,9 +129,9 @@ static int32_t clamp_bound_i32(float v) {
 
 static wick_status arith_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_binary_invoke_quantized(ctx);
-  const binary_data *d = ctx->node->user_data;
+  const binary_data *d = wick_op_data(ctx);
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
-  int32_t builtin = ctx->node->op->builtin;
+  int32_t builtin = wick_op_builtin(ctx);
   wick_binary_op op = arith_op(builtin);
   wick_activation act = has_activation(builtin) ? ctx->params->activation : WICK_ACT_NONE;
   float lo, hi;
@@ -199,7 +199,7 @@ static wick_compare_op compare_op(int32_t builtin) {
 static wick_status compare_prepare(wick_op_ctx *ctx) {
   wick_tensor *a = wick_op_input(ctx, 0);
   WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
-  wick_compare_op op = compare_op(ctx->node->op->builtin);
+  wick_compare_op op = compare_op(wick_op_builtin(ctx));
   bool logical = op == WICK_COMPARE_LOGICAL_AND || op == WICK_COMPARE_LOGICAL_OR;
   wick_dtype t = a->type;
   if (logical) {
@@ -214,7 +214,7 @@ static wick_status compare_prepare(wick_op_ctx *ctx) {
                          "input type %s is not supported", wick_dtype_name(t));
   }
   WICK_TRY(prepare_broadcast(ctx, WICK_DTYPE_BOOL, true));
-  binary_data *d = ctx->node->user_data;
+  binary_data *d = wick_op_data(ctx);
   d->fast = NULL;
   /* float comparisons walk rows of the collapsed broadcast (src/kernels/logical.c) */
   d->compare_rows = t == WICK_DTYPE_FLOAT32 && !logical && !wick_op_force_reference(ctx) &&
@@ -223,13 +223,13 @@ static wick_status compare_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status compare_invoke(wick_op_ctx *ctx) {
-  const binary_data *d = ctx->node->user_data;
+  const binary_data *d = wick_op_data(ctx);
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
   if (d->compare_rows &&
-      wick_f32_compare_plan(compare_op(ctx->node->op->builtin), &d->plan, a->data, b->data,
+      wick_f32_compare_plan(compare_op(wick_op_builtin(ctx)), &d->plan, a->data, b->data,
                             o->data))
     return WICK_OK;
-  wick_compare__reference(compare_op(ctx->node->op->builtin), a->type, &d->bc, a->data, b->data,
+  wick_compare__reference(compare_op(wick_op_builtin(ctx)), a->type, &d->bc, a->data, b->data,
                           o->data);
   return WICK_OK;
 }
@@ -261,7 +261,7 @@ static wick_status xor_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status xor_invoke(wick_op_ctx *ctx) {
-  const binary_data *d = ctx->node->user_data;
+  const binary_data *d = wick_op_data(ctx);
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
   wick_bitwise_xor__reference(wick_dtype_size(a->type), &d->bc, a->data, b->data, o->data);
   return WICK_OK;

@@ -128,7 +128,7 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 0, &a));
   WICK_TRY(wick_require_input(ctx, 1, &b));
   WICK_CHECK(ctx, out != NULL, "output is absent");
-  const int32_t builtin = ctx->node->op->builtin;
+  const int32_t builtin = wick_op_builtin(ctx);
   const bool maxmin = builtin == WICK_BUILTIN_MAXIMUM || builtin == WICK_BUILTIN_MINIMUM;
   const bool sqdiff = builtin == WICK_BUILTIN_SQUARED_DIFFERENCE;
   WICK_CHECK_SUPPORTED(ctx,
@@ -161,13 +161,13 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
                              q1.zero_point == qo.zero_point && q2.zero_point == qo.zero_point,
                          "inputs quantized differently from the output are not supported");
     d->kind = QB_MAXMIN;
-    ctx->node->user_data = d;
+    wick_op_set_data(ctx, d);
     return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
   }
   if (sqdiff) {
     WICK_TRY(squared_difference_params(ctx, q1, q2, qo, &d->add));
     d->kind = QB_SQUARED_DIFFERENCE;
-    ctx->node->user_data = d;
+    wick_op_set_data(ctx, d);
     return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
   }
   int32_t lo, hi;
@@ -235,7 +235,7 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
       }
     }
   }
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
 }
 
@@ -284,7 +284,7 @@ static wick_status run_kernels(const wick_op_ctx *ctx, const qbin_data *d, const
 }
 
 wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
-  const qbin_data *d = ctx->node->user_data;
+  const qbin_data *d = wick_op_data(ctx);
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
   switch (d->kind) {
     case QB_MUL:
@@ -298,7 +298,7 @@ wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
       wick_q_add__reference(a->type, d->subtract, &d->bc, &d->add, a->data, b->data, o->data);
       break;
     case QB_MAXMIN:
-      wick_q_maximum_minimum__reference(a->type, ctx->node->op->builtin == WICK_BUILTIN_MAXIMUM,
+      wick_q_maximum_minimum__reference(a->type, wick_op_builtin(ctx) == WICK_BUILTIN_MAXIMUM,
                                         &d->bc, a->data, b->data, o->data);
       break;
     case QB_SQUARED_DIFFERENCE:

@@ -108,7 +108,7 @@ static unsigned type_bit(const wick_tensor *t) {
 
 static wick_status unary_prepare(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_activation_prepare_quantized(ctx);
-  const unary_entry *e = find_entry(ctx->node->op->builtin);
+  const unary_entry *e = find_entry(wick_op_builtin(ctx));
   WICK_CHECK(ctx, e != NULL, "not an elementwise unary op");
   WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
   wick_tensor *in;
@@ -116,7 +116,7 @@ static wick_status unary_prepare(wick_op_ctx *ctx) {
   bool quantized = in->info != NULL && in->info->quant.count > 0;
   WICK_CHECK_SUPPORTED(ctx, (type_bit(in) & e->types) != 0, "input type %s%s is not supported (%s)",
                        quantized ? "quantized " : "", wick_dtype_name(in->type), e->type_list);
-  ctx->node->user_data = NULL;
+  wick_op_set_data(ctx, NULL);
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
   int vkind = vector_kind(e->op);
   if (in->type == WICK_DTYPE_FLOAT32 && e->kind == K_MATH && kern != NULL && vkind >= 0 &&
@@ -124,14 +124,14 @@ static wick_status unary_prepare(wick_op_ctx *ctx) {
     wick_f32_unary_fn *fn = wick_op_alloc(ctx, sizeof *fn);
     if (fn == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
     *fn = kern->unary[vkind];
-    ctx->node->user_data = fn;
+    wick_op_set_data(ctx, fn);
   }
   return wick_op_set_output(ctx, 0, in->type, in->rank, in->dims);
 }
 
 static wick_status unary_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_activation_invoke_quantized(ctx);
-  const unary_entry *e = find_entry(ctx->node->op->builtin);
+  const unary_entry *e = find_entry(wick_op_builtin(ctx));
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   int64_t n = wick_tensor_elements(in);
   switch (e->kind) {
@@ -146,8 +146,8 @@ static wick_status unary_invoke(wick_op_ctx *ctx) {
   }
   switch (in->type) {
     case WICK_DTYPE_FLOAT32:
-      if (ctx->node->user_data) {
-        const wick_f32_unary_fn *fn = ctx->node->user_data;
+      if (wick_op_data(ctx)) {
+        const wick_f32_unary_fn *fn = wick_op_data(ctx);
         return wick_parallel_f32_unary(ctx, *fn, (size_t)n, in->data, out->data);
       } else {
         wick_f32_unary__reference(e->op, n, in->data, out->data);

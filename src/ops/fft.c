@@ -40,7 +40,7 @@ static wick_status rfft2d_prepare(wick_op_ctx *ctx) {
              wick_dtype_name(len->type));
   WICK_CHECK(ctx, len->rank == 1 && len->dims[0] == 2,
              "fft_length must have shape [2] (height, width)");
-  if (!len->known && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  if (!len->known && !wick_op_in_invoke(ctx)) return WICK_STATUS_DEFER;
   int64_t fft[2];
   for (int i = 0; i < 2; i++) {
     fft[i] = wick_read_int(len, i);
@@ -67,7 +67,7 @@ static wick_status rfft2d_prepare(wick_op_ctx *ctx) {
   d->in_w = in->dims[r - 1];
   d->fft_h = (int32_t)fft[0];
   d->fft_w = (int32_t)fft[1];
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   /* An empty output is never computed; otherwise one output slice,
    * fft_h * (fft_w/2 + 1), is within the output's capped element count, and
    * the work area is a few times that (in doubles). */
@@ -80,7 +80,7 @@ static wick_status rfft2d_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status rfft2d_invoke(wick_op_ctx *ctx) {
-  const rfft2d_data *d = ctx->node->user_data;
+  const rfft2d_data *d = wick_op_data(ctx);
   wick_rfft2d__reference(d->slices, d->in_h, d->in_w, d->fft_h, d->fft_w,
                          wick_op_input(ctx, 0)->data, wick_op_output(ctx, 0)->data,
                          wick_op_scratch(ctx));

@@ -178,8 +178,8 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
     dims[1] = (int32_t)d->n;
   }
   /* Unsigned: m*n*k of unchecked shapes can exceed int64 (signed overflow is UB). */
-  ctx->node->macs = (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k;
-  ctx->node->user_data = d;
+  wick_op_set_macs(ctx, (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k);
+  wick_op_set_data(ctx, d);
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
   if (hybrid) return hybrid_prepare(ctx, d, w);
   return choose_kernels(ctx, d);
@@ -210,7 +210,7 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
     if (st == WICK_OK) st = wick_op_run_fused_epilogue(ctx);
     return st;
   }
-  const fc_data *d = ctx->node->user_data;
+  const fc_data *d = wick_op_data(ctx);
   if (d->hybrid && d->hybrid_gemm) {
     wick_status st = hybrid_run(ctx, d);
     return st == WICK_OK ? wick_op_run_fused_epilogue(ctx) : st;

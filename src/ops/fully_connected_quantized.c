@@ -165,14 +165,14 @@ wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
     dims[0] = (int32_t)d->m;
     dims[1] = (int32_t)d->n;
   }
-  ctx->node->macs = (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k;
-  ctx->node->user_data = d;
+  wick_op_set_macs(ctx, (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k);
+  wick_op_set_data(ctx, d);
   WICK_TRY(choose_kernels(ctx, d, in, w, bias));
   return wick_op_set_output(ctx, 0, t, rank, dims);
 }
 
 wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {
-  const qfc_data *d = ctx->node->user_data;
+  const qfc_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
   if (d->kern != NULL) {
     return wick_parallel_q8_gemm(ctx, d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k,

@@ -1,6 +1,6 @@
 /*
  * fused.c — runs the multi-node patterns src/core/fuse.c replaced by one
- * kernel in one of their nodes (wick_node_fusion in src/core/internal.h):
+ * kernel in one of their nodes (wick_node_fusion in src/core/op_api.h):
  *
  * A decomposed GELU (tanh form) runs the vectorized GELU_TANH over its input
  * (error bound in src/kernels/template/elementwise.h).
@@ -17,7 +17,7 @@
  */
 #include <math.h>
 
-#include "core/internal.h"
+#include "core/op_api.h"
 #include "kernels/kernels.h"
 #include "ops/op_common.h"
 #include "ops/parallel.h"
@@ -84,22 +84,21 @@ static void norm_rows(void *arg, size_t begin, size_t end, size_t thread) {
 }
 
 wick_status wick_fused_invoke(const wick_op_ctx *ctx) {
-  const wick_node *node = ctx->node;
-  const wick_tensor *tensors = ctx->graph->tensors;
-  if (node->fusion.unary != 0) {
-    const wick_tensor *in = &tensors[node->fusion.unary_input];
-    const wick_tensor *out = &tensors[wick_node_output_index(node, 0)];
-    wick_f32_unary_fn fn = wick_f32_kernels_select(false)->unary[node->fusion.unary - 1];
+  const wick_node_fusion *fu = wick_op_fusion(ctx);
+  if (fu->unary != 0) {
+    const wick_tensor *in = wick_op_graph_tensor(ctx, fu->unary_input);
+    const wick_tensor *out = wick_op_output(ctx, 0);
+    wick_f32_unary_fn fn = wick_f32_kernels_select(false)->unary[fu->unary - 1];
     return wick_parallel_f32_unary(ctx, fn, (size_t)wick_tensor_elements(in), in->data, out->data);
   }
-  const wick_norm_fusion *f = &node->fusion.norm;
-  const wick_tensor *x = &tensors[wick_node_input_index(node, 0)];
-  wick_tensor *y = (wick_tensor *)&tensors[wick_node_output_index(node, 0)];
+  const wick_norm_fusion *f = &fu->norm;
+  const wick_tensor *x = wick_op_input(ctx, 0);
+  wick_tensor *y = wick_op_output(ctx, 0);
   norm_job j = {wick_f32_kernels_select(false),
                 f,
                 x->data,
-                f->gamma >= 0 ? tensors[f->gamma].data : NULL,
-                f->beta >= 0 ? tensors[f->beta].data : NULL,
+                f->gamma >= 0 ? wick_op_graph_tensor(ctx, f->gamma)->data : NULL,
+                f->beta >= 0 ? wick_op_graph_tensor(ctx, f->beta)->data : NULL,
                 y->data,
                 wick_op_scratch(ctx)};
   size_t rows = (size_t)wick_tensor_elements(x) / f->inner;

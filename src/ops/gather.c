@@ -62,7 +62,7 @@ static gather_data *new_gather_data(wick_op_ctx *ctx, const wick_tensor *indices
   gather_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d != NULL) {
     d->checked = !movement_unknown(ctx, indices);
-    ctx->node->user_data = d;
+    wick_op_set_data(ctx, d);
   }
   return d;
 }
@@ -124,7 +124,7 @@ static wick_status gather_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status gather_invoke(wick_op_ctx *ctx) {
-  const gather_data *d = ctx->node->user_data;
+  const gather_data *d = wick_op_data(ctx);
   wick_tensor *params = wick_op_input(ctx, 0), *indices = wick_op_input(ctx, 1);
   wick_tensor *out = wick_op_output(ctx, 0);
   gather_view v;
@@ -186,7 +186,7 @@ static wick_status gather_nd_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status gather_nd_invoke(wick_op_ctx *ctx) {
-  const gather_data *d = ctx->node->user_data;
+  const gather_data *d = wick_op_data(ctx);
   wick_tensor *params = wick_op_input(ctx, 0), *indices = wick_op_input(ctx, 1);
   wick_tensor *out = wick_op_output(ctx, 0);
   gather_nd_view v;
@@ -268,7 +268,7 @@ static wick_status scatter_nd_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status scatter_nd_invoke(wick_op_ctx *ctx) {
-  const gather_data *d = ctx->node->user_data;
+  const gather_data *d = wick_op_data(ctx);
   wick_tensor *indices = wick_op_input(ctx, 0), *updates = wick_op_input(ctx, 1);
   wick_tensor *out = wick_op_output(ctx, 0);
   gather_nd_view v;
@@ -324,7 +324,7 @@ static wick_status embedding_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status embedding_invoke(wick_op_ctx *ctx) {
-  const gather_data *d = ctx->node->user_data;
+  const gather_data *d = wick_op_data(ctx);
   wick_tensor *ids = wick_op_input(ctx, 0), *values = wick_op_input(ctx, 1);
   wick_tensor *out = wick_op_output(ctx, 0);
   int64_t rows = values->dims[0], count = ids->dims[0];

@@ -47,12 +47,12 @@ static wick_status mirror_pad_prepare(wick_op_ctx *ctx) {
     d->before[i] = (int32_t)b;
     dims[i] = (int32_t)size;
   }
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, in->type, in->rank, dims);
 }
 
 static wick_status mirror_pad_invoke(wick_op_ctx *ctx) {
-  const mirror_pad_data *d = ctx->node->user_data;
+  const mirror_pad_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (out->bytes == 0) return WICK_OK;
   wick_mirror_pad__reference(wick_dtype_size(in->type), in->rank, in->dims, d->before, out->dims,

@@ -23,7 +23,7 @@
 #include "ops/parallel.h"
 
 static inline wick_status movement_value_status(const wick_op_ctx *ctx) {
-  return ctx->graph->in_invoke ? WICK_ERR_INVALID_INPUT : WICK_ERR_MALFORMED_MODEL;
+  return wick_op_in_invoke(ctx) ? WICK_ERR_INVALID_INPUT : WICK_ERR_MALFORMED_MODEL;
 }
 
 /* Fails unless `cond` holds; the status depends on the phase (see above). */
@@ -37,7 +37,7 @@ static inline wick_status movement_value_status(const wick_op_ctx *ctx) {
  * prepare at invoke the data is current, so only NULL counts. Ops whose
  * output shape depends on such values return WICK_STATUS_DEFER. */
 static inline bool movement_unknown(const wick_op_ctx *ctx, const wick_tensor *t) {
-  return t->data == NULL || (t->info->is_variable && !ctx->graph->in_invoke);
+  return t->data == NULL || (t->info->is_variable && !wick_op_in_invoke(ctx));
 }
 
 /* Requires a type with a fixed element size (everything but strings). */
@@ -72,7 +72,7 @@ static inline wick_copy_plan *movement_new_plan(const wick_op_ctx *ctx) {
   wick_copy_plan *p = wick_op_alloc(ctx, sizeof *p);
   if (p != NULL) {
     memset(p, 0, sizeof *p);
-    ctx->node->user_data = p;
+    wick_op_set_data(ctx, p);
   }
   return p;
 }
@@ -80,7 +80,7 @@ static inline wick_copy_plan *movement_new_plan(const wick_op_ctx *ctx) {
 /* Invoke for ops whose whole work is the plan in user_data: input 0 to
  * output 0. */
 static inline wick_status movement_run_plan(wick_op_ctx *ctx) {
-  const wick_copy_plan *p = ctx->node->user_data;
+  const wick_copy_plan *p = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (out->bytes == 0) return WICK_OK;
   return wick_parallel_strided_copy(ctx, wick_dtype_size(in->type), p, in->data, out->data);

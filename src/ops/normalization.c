@@ -22,7 +22,7 @@ static wick_status rowwise_prepare(wick_op_ctx *ctx) {
                        "input type %s: wick runs this op on float32 only so far",
                        wick_dtype_name(in->type));
   WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
-  if (ctx->node->op->builtin == WICK_BUILTIN_L2_NORMALIZATION)
+  if (wick_op_builtin(ctx) == WICK_BUILTIN_L2_NORMALIZATION)
     WICK_CHECK_SUPPORTED(ctx, ctx->params->activation == WICK_ACT_NONE,
                          "fused activation %d is not supported (LiteRT refuses it too)",
                          (int)ctx->params->activation);

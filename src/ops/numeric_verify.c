@@ -74,12 +74,12 @@ static wick_status verify_prepare(wick_op_ctx *ctx) {
     d->zero_point = (int32_t)q->zero_point[0];
   }
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims));
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return WICK_OK;
 }
 
 static wick_status verify_invoke(wick_op_ctx *ctx) {
-  const verify_data *d = ctx->node->user_data;
+  const verify_data *d = wick_op_data(ctx);
   const wick_tensor *in = wick_op_input(ctx, 0);
   const float *ref = wick_op_input(ctx, 1)->data;
   float *out = wick_op_output(ctx, 0)->data;

@@ -115,7 +115,7 @@ static wick_status conv_dimension(const wick_op_ctx *ctx, wick_padding padding, 
 }
 
 wick_status wick_conv_spatial(const wick_op_ctx *ctx, wick_padding padding, wick_conv_shape *s) {
-  const int32_t *pad = ctx->node->fusion.pad; /* top, bottom, left, right; zeros if none */
+  const int32_t *pad = wick_op_fusion(ctx)->pad; /* top, bottom, left, right; zeros if none */
   WICK_TRY(conv_dimension(ctx, padding, s->in_h, pad[0], pad[1], s->k_h, s->stride_h,
                           s->dilation_h, &s->out_h, &s->pad_top));
   return conv_dimension(ctx, padding, s->in_w, pad[2], pad[3], s->k_w, s->stride_w, s->dilation_w,
@@ -123,7 +123,7 @@ wick_status wick_conv_spatial(const wick_op_ctx *ctx, wick_padding padding, wick
 }
 
 wick_status wick_pool_spatial(const wick_op_ctx *ctx, wick_padding padding, wick_pool_shape *s) {
-  const int32_t *pad = ctx->node->fusion.pad; /* a folded PAD: MAX_POOL_2D only (fuse.c) */
+  const int32_t *pad = wick_op_fusion(ctx)->pad; /* a folded PAD: MAX_POOL_2D only (fuse.c) */
   WICK_TRY(conv_dimension(ctx, padding, s->in_h, pad[0], pad[1], s->k_h, s->stride_h, 1,
                           &s->out_h, &s->pad_top));
   return conv_dimension(ctx, padding, s->in_w, pad[2], pad[3], s->k_w, s->stride_w, 1, &s->out_w,
@@ -196,7 +196,7 @@ wick_status wick_conv2d_set_output(const wick_op_ctx *ctx, const wick_conv_shape
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
   WICK_TRY(wick_op_set_output(ctx, 0, type, 4, dims));
   int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
-  ctx->node->macs = (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps;
+  wick_op_set_macs(ctx, (uint64_t)wick_shape_elements(4, dims) * (uint64_t)taps);
   return WICK_OK;
 }
 
@@ -226,7 +226,7 @@ wick_status wick_tconv_geometry(const wick_op_ctx *ctx, const wick_tensor *oshap
 
 wick_status wick_tconv_output(const wick_op_ctx *ctx, const wick_tensor *oshape,
                               const wick_tensor *in, wick_dtype type, wick_conv_shape *s) {
-  if (!oshape->known && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  if (!oshape->known && !wick_op_in_invoke(ctx)) return WICK_STATUS_DEFER;
   const wick_status bad = oshape->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
   return wick_tconv_output_dims(ctx, oshape->data, bad, in, type, s);
 }
@@ -275,8 +275,8 @@ wick_status wick_tconv_output_dims(const wick_op_ctx *ctx, const int32_t *want, 
                         s->stride_h, s->stride_w, fwd_h, fwd_w);
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
   WICK_TRY(wick_op_set_output(ctx, 0, type, 4, dims));
-  ctx->node->macs = (uint64_t)wick_tensor_elements(in) * (uint64_t)s->out_c *
-                    (uint64_t)s->k_h * (uint64_t)s->k_w;
+  wick_op_set_macs(ctx, (uint64_t)wick_tensor_elements(in) * (uint64_t)s->out_c *
+                    (uint64_t)s->k_h * (uint64_t)s->k_w);
   return WICK_OK;
 }
 
@@ -305,25 +305,16 @@ wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick_activation ac
   return wick_op_fail(ctx, WICK_ERR_MALFORMED_MODEL, "unknown fused activation %d", (int)act);
 }
 
-int64_t wick_read_int(const wick_tensor *t, int64_t i) {
-  if (t->type == WICK_DTYPE_INT64) return ((const int64_t *)t->data)[i];
-  return ((const int32_t *)t->data)[i];
-}
-
-bool wick_is_int_index_type(wick_dtype t) {
-  return t == WICK_DTYPE_INT32 || t == WICK_DTYPE_INT64;
-}
-
 bool wick_op_fused_epilogue(const wick_op_ctx *ctx, wick_f32_epilogue *ep) {
   memset(ep, 0, sizeof *ep);
-  const wick_node_fusion *fu = &ctx->node->fusion;
+  const wick_node_fusion *fu = wick_op_fusion(ctx);
   if (fu->activation == 0 && fu->residual == 0) return false;
   /* fusion runs only when optimized kernels exist (interpreter.c) */
   const wick_f32_kernels *k = wick_f32_kernels_select(false);
   if (k == NULL) return false;
   if (fu->activation > 0) ep->act = k->unary[fu->activation - 1];
   if (fu->residual > 0) {
-    ep->residual = ctx->graph->tensors[fu->residual - 1].data;
+    ep->residual = wick_op_graph_tensor(ctx, fu->residual - 1)->data;
     ep->add = k->binary[WICK_F32_ADD][WICK_F32_VV];
     ep->lo = fu->lo;
     ep->hi = fu->hi;

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/op_api.h"
 #include "format/flexbuffer.h"
 #include "kernels/kernels.h"
 
@@ -119,11 +119,6 @@ WICK_INTERNAL wick_status wick_tconv_output_dims(const wick_op_ctx *ctx, const i
 /* The clamp range of a fused activation on float values. */
 WICK_INTERNAL wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick_activation act,
                                                     float *lo, float *hi);
-
-/* Reads element i of an integer tensor (int32 or int64) as int64. */
-WICK_INTERNAL int64_t wick_read_int(const wick_tensor *t, int64_t i);
-/* Requires an integer (int32/int64) tensor. */
-WICK_INTERNAL bool wick_is_int_index_type(wick_dtype t);
 
 /* The epilogue fusion gave this node (src/core/fuse.c), as kernel
  * arguments; false (and *ep cleared) when nothing is fused. */

@@ -18,7 +18,7 @@ typedef struct pad_data {
 } pad_data;
 
 static wick_status pad_prepare(wick_op_ctx *ctx) {
-  bool v2 = ctx->node->op->builtin == WICK_BUILTIN_PADV2;
+  bool v2 = wick_op_builtin(ctx) == WICK_BUILTIN_PADV2;
   WICK_TRY(wick_check_arity(ctx, 2, v2 ? 3 : 2, 1));
   wick_tensor *in, *pads;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -50,7 +50,7 @@ static wick_status pad_prepare(wick_op_ctx *ctx) {
     d->before[i] = (int32_t)b;
     dims[i] = (int32_t)size;
   }
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, in->type, in->rank, dims);
 }
 
@@ -113,7 +113,7 @@ static void pad_rows(void *arg, size_t begin, size_t end, size_t thread) {
 }
 
 static wick_status pad_invoke(wick_op_ctx *ctx) {
-  const pad_data *d = ctx->node->user_data;
+  const pad_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   wick_tensor *value = wick_op_input(ctx, 2);
   pad_job j = {d, in, out, 0, 1, wick_dtype_size(in->type), {0}, true};

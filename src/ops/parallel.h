@@ -1,6 +1,6 @@
 /*
  * parallel.h — how operators split their work over the interpreter's threads
- * (on top of wick_parallel_for, src/core/internal.h).
+ * (on top of wick_parallel_for, src/core/op_api.h).
  *
  * Two splits cover the hot ops:
  *   - GEMM-shaped work (FULLY_CONNECTED, 1x1 and indirect-GEMM CONV_2D) runs
@@ -19,7 +19,7 @@
 #ifndef WICK_OPS_PARALLEL_H
 #define WICK_OPS_PARALLEL_H
 
-#include "core/internal.h"
+#include "core/op_api.h"
 #include "kernels/kernels.h"
 
 /* Runs the n_tasks tasks of `t` on the interpreter's threads. */

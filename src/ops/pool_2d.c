@@ -45,7 +45,7 @@ static wick_status pool_prepare(wick_op_ctx *ctx) {
   d->average_pool =
       kern && kern->average_pool ? kern->average_pool : wick_f32_average_pool__reference;
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 4, dims));
   /* Work, for profiling and for callers that bound cost: each output visits
    * the part of its window inside the input (at most k x in per axis). The
@@ -54,7 +54,7 @@ static wick_status pool_prepare(wick_op_ctx *ctx) {
   uint64_t ww = (uint64_t)(s->k_w < s->in_w ? s->k_w : s->in_w);
   uint64_t taps = wh * ww, macs; /* each < 2^31: no overflow */
   if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs)) macs = UINT64_MAX;
-  ctx->node->macs = macs;
+  wick_op_set_macs(ctx, macs);
   return WICK_OK;
 }
 
@@ -77,11 +77,11 @@ static void pool_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t threa
 }
 
 static wick_status pool_run(wick_op_ctx *ctx, bool is_max) {
-  const pool_data *d = ctx->node->user_data;
+  const pool_data *d = wick_op_data(ctx);
   const wick_pool_shape *s = &d->shape;
   pool_job j = {d, is_max, wick_op_input(ctx, 0)->data, wick_op_output(ctx, 0)->data};
   uint64_t rows = (uint64_t)s->batch * (uint64_t)s->out_h;
-  uint64_t per_row = rows ? ctx->node->macs / rows : 0;
+  uint64_t per_row = rows ? wick_op_macs(ctx) / rows : 0;
   return wick_parallel_rows(ctx, s->batch, s->out_h, per_row,
                             wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
                             pool_rows, &j);

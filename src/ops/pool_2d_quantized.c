@@ -51,7 +51,7 @@ wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_pool_spatial(ctx, p->padding, s));
   WICK_TRY(wick_quant_activation_range(ctx, p->activation, in->type, qo, &d->lo, &d->hi));
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   WICK_TRY(wick_op_set_output(ctx, 0, in->type, 4, dims));
   /* Work, as the float pool reports it: outputs x the in-input part of the
    * window (lets profilers and fuzzers see a legitimately heavy pool). */
@@ -59,7 +59,7 @@ wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx) {
   uint64_t ww = (uint64_t)(s->k_w < s->in_w ? s->k_w : s->in_w);
   uint64_t taps = wh * ww, macs; /* each < 2^31: no overflow */
   if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs)) macs = UINT64_MAX;
-  ctx->node->macs = macs;
+  wick_op_set_macs(ctx, macs);
   /* wick_q8_pool's int32 accumulators: one row of channels per thread */
   size_t per_thread, scratch;
   if (!wick_mul_size((size_t)(s->channels > 0 ? s->channels : 1), sizeof(int32_t), &per_thread) ||
@@ -97,12 +97,12 @@ static void qpool_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thre
 }
 
 wick_status wick_pool_invoke_quantized(wick_op_ctx *ctx) {
-  const qpool_data *d = ctx->node->user_data;
+  const qpool_data *d = wick_op_data(ctx);
   const wick_pool_shape *s = &d->shape;
   wick_tensor *in = wick_op_input(ctx, 0);
   qpool_job j;
   j.d = d;
-  j.is_max = ctx->node->op->builtin == WICK_BUILTIN_MAX_POOL_2D;
+  j.is_max = wick_op_builtin(ctx) == WICK_BUILTIN_MAX_POOL_2D;
   j.optimized = in->type == WICK_DTYPE_INT8 && !wick_op_force_reference(ctx);
   j.type = in->type;
   j.esize = wick_dtype_size(in->type);
@@ -110,7 +110,7 @@ wick_status wick_pool_invoke_quantized(wick_op_ctx *ctx) {
   j.out = wick_op_output(ctx, 0)->data;
   j.acc = wick_op_scratch(ctx);
   uint64_t rows = (uint64_t)s->batch * (uint64_t)s->out_h;
-  uint64_t per_row = rows ? ctx->node->macs / rows : 0;
+  uint64_t per_row = rows ? wick_op_macs(ctx) / rows : 0;
   return wick_parallel_rows(ctx, s->batch, s->out_h, per_row,
                             wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
                             qpool_rows, &j);

@@ -122,7 +122,7 @@ static wick_status build_layout(wick_op_ctx *ctx, const wick_tensor *t, const ch
   }
   d->layout = (wick_quant_layout){outer, channels, inner, d->scale, d->zero_point};
   d->kern = fast_kernels(ctx, t->type, &d->layout);
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return WICK_OK;
 }
 
@@ -146,7 +146,7 @@ static wick_status dequantize_invoke(wick_op_ctx *ctx) {
                          in->data, out->data);
     return WICK_OK;
   }
-  const quant_data *d = ctx->node->user_data;
+  const quant_data *d = wick_op_data(ctx);
   if (d->kern != NULL)
     return run_fast(ctx, d, false, in->type, in->data, out->data,
                     (size_t)wick_tensor_elements(in));
@@ -185,7 +185,7 @@ static wick_status quantize_invoke(wick_op_ctx *ctx) {
   if (wick_op_input(ctx, 0) && wick_op_input(ctx, 0)->type != WICK_DTYPE_FLOAT32)
     return wick_requantize_invoke(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
-  const quant_data *d = ctx->node->user_data;
+  const quant_data *d = wick_op_data(ctx);
   if (d->kern != NULL)
     return run_fast(ctx, d, true, out->type, in->data, out->data,
                     (size_t)wick_tensor_elements(in));

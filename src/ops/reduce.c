@@ -41,7 +41,7 @@ static wick_status reduce_prepare(wick_op_ctx *ctx) {
   wick_tensor *in, *axes;
   WICK_TRY(wick_require_input(ctx, 0, &in));
   WICK_TRY(wick_require_input(ctx, 1, &axes));
-  wick_reduce_op op = reduce_op(ctx->node->op->builtin);
+  wick_reduce_op op = reduce_op(wick_op_builtin(ctx));
   bool logical = op == WICK_REDUCE_ANY || op == WICK_REDUCE_ALL;
   if (logical) {
     WICK_CHECK(ctx, in->type == WICK_DTYPE_BOOL, "input must be bool");
@@ -72,7 +72,7 @@ static wick_status reduce_prepare(wick_op_ctx *ctx) {
     else if (ctx->params->keep_dims)
       dims[rank++] = 1;
   }
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
   d->sum_mid = NULL;
   d->bool_rows = logical && !wick_op_force_reference(ctx) &&
@@ -101,21 +101,21 @@ static void sum_rows(void *arg, size_t begin, size_t end, size_t thread) {
 
 static wick_status reduce_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_reduce_invoke_quantized(ctx);
-  const reduce_data *d = ctx->node->user_data;
+  const reduce_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
   if (d->bool_rows) {
-    wick_bool_reduce_mid(ctx->node->op->builtin == WICK_BUILTIN_REDUCE_ANY, d->outer, d->mid,
+    wick_bool_reduce_mid(wick_op_builtin(ctx) == WICK_BUILTIN_REDUCE_ANY, d->outer, d->mid,
                          d->inner, in->data, wick_op_output(ctx, 0)->data);
     return WICK_OK;
   }
   if (d->sum_mid) {
-    const bool mean = ctx->node->op->builtin == WICK_BUILTIN_MEAN;
+    const bool mean = wick_op_builtin(ctx) == WICK_BUILTIN_MEAN;
     /* Outer slices split over the threads; each output's sum keeps its order. */
     sum_job j = {d, mean ? 1.0f / (float)d->mid : 1.0f, in->data, wick_op_output(ctx, 0)->data};
     return wick_parallel_range(ctx, d->outer, (uint64_t)d->mid * (uint64_t)d->inner, sum_rows,
                                &j);
   }
-  wick_reduce__reference(reduce_op(ctx->node->op->builtin), in->type, in->rank, in->dims,
+  wick_reduce__reference(reduce_op(wick_op_builtin(ctx)), in->type, in->rank, in->dims,
                          d->reduced, in->data, wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }

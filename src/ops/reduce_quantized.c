@@ -29,7 +29,7 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 0, &in));
   WICK_TRY(wick_require_input(ctx, 1, &axes));
   WICK_CHECK(ctx, out != NULL, "output is absent");
-  const int32_t builtin = ctx->node->op->builtin;
+  const int32_t builtin = wick_op_builtin(ctx);
   const bool maxmin = builtin == WICK_BUILTIN_REDUCE_MAX || builtin == WICK_BUILTIN_REDUCE_MIN;
   WICK_CHECK_SUPPORTED(ctx, builtin == WICK_BUILTIN_MEAN || builtin == WICK_BUILTIN_SUM || maxmin,
                        "input type quantized %s is not supported", wick_dtype_name(in->type));
@@ -65,7 +65,7 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   if (in->type == WICK_DTYPE_INT16)
     WICK_CHECK_SUPPORTED(ctx, qi.zero_point == 0 && qo.zero_point == 0,
                          "int16 operands must have zero points 0");
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   if (maxmin) {
     /* Raw values, as LiteRT: only valid when nothing needs requantizing. */
     WICK_CHECK_SUPPORTED(ctx, qi.scale == qo.scale && qi.zero_point == qo.zero_point,
@@ -89,7 +89,7 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   if (!wick_mul_size((size_t)outputs, sizeof(int32_t), &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
   wick_op_request_scratch(ctx, scratch);
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 
@@ -162,9 +162,9 @@ static bool reduce_blocked(const wick_op_ctx *ctx, const wick_tensor *in, const 
 }
 
 wick_status wick_reduce_invoke_quantized(wick_op_ctx *ctx) {
-  const qreduce_data *d = ctx->node->user_data;
+  const qreduce_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0);
-  const int32_t builtin = ctx->node->op->builtin;
+  const int32_t builtin = wick_op_builtin(ctx);
   if (builtin == WICK_BUILTIN_REDUCE_MAX || builtin == WICK_BUILTIN_REDUCE_MIN) {
     wick_q_reduce_maxmin__reference(in->type, builtin == WICK_BUILTIN_REDUCE_MAX, in->rank,
                                     in->dims, d->reduced, in->data, wick_op_output(ctx, 0)->data);

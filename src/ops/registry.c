@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/op_api.h"
 #include "format/schema.h"
 
 #define WICK_OP(name, def) extern const wick_op_def def;

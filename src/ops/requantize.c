@@ -51,12 +51,12 @@ wick_status wick_requantize_prepare(wick_op_ctx *ctx) {
   d->in_zp = qi.zero_point;
   d->out_zp = qo.zero_point;
   wick_quant_type_range(out->type, &d->lo, &d->hi);
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, out->type, in->rank, in->dims);
 }
 
 wick_status wick_requantize_invoke(wick_op_ctx *ctx) {
-  const requant_data *d = ctx->node->user_data;
+  const requant_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   wick_q_requantize__reference(in->type, out->type, wick_tensor_elements(in), d->in_zp, d->out_zp,
                                d->multiplier, d->shift, d->lo, d->hi, in->data, out->data);

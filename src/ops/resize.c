@@ -18,13 +18,13 @@
 #include "ops/quantization.h"
 
 static wick_status resize_prepare(wick_op_ctx *ctx) {
-  if (ctx->node->op->builtin == WICK_BUILTIN_RESIZE_BILINEAR && wick_quant_routed(ctx, 0))
+  if (wick_op_builtin(ctx) == WICK_BUILTIN_RESIZE_BILINEAR && wick_quant_routed(ctx, 0))
     return wick_resize_prepare_quantized(ctx);
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
   wick_tensor *in, *size;
   WICK_TRY(wick_require_input(ctx, 0, &in));
   WICK_TRY(wick_require_input(ctx, 1, &size));
-  bool bilinear = ctx->node->op->builtin == WICK_BUILTIN_RESIZE_BILINEAR;
+  bool bilinear = wick_op_builtin(ctx) == WICK_BUILTIN_RESIZE_BILINEAR;
   wick_dtype t = in->type;
   if (bilinear) {
     WICK_CHECK_SUPPORTED(ctx, t == WICK_DTYPE_FLOAT32,
@@ -45,7 +45,7 @@ static wick_status resize_prepare(wick_op_ctx *ctx) {
              wick_dtype_name(size->type));
   WICK_CHECK(ctx, size->rank == 1 && size->dims[0] == 2,
              "size must be a 1-D tensor of 2 values (height, width)");
-  if (!size->known && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  if (!size->known && !wick_op_in_invoke(ctx)) return WICK_STATUS_DEFER;
   const int32_t *hw = size->data;
   wick_status bad = size->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
   if (hw[0] <= 0 || hw[1] <= 0)
@@ -65,7 +65,7 @@ static wick_status resize_prepare(wick_op_ctx *ctx) {
                s->in_h, s->in_w, s->out_h, s->out_w);
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   WICK_TRY(wick_op_set_output(ctx, 0, t, 4, dims));
-  ctx->node->user_data = s;
+  wick_op_set_data(ctx, s);
   return WICK_OK;
 }
 
@@ -84,7 +84,7 @@ static void bilinear_rows(void *arg, size_t begin, size_t end, size_t thread) {
 /* Float: output rows split over the threads (each row's values do not depend on the split). */
 static wick_status bilinear_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_resize_invoke_quantized(ctx);
-  const wick_resize_shape *s = ctx->node->user_data;
+  const wick_resize_shape *s = wick_op_data(ctx);
   bilinear_job j = {s, wick_op_input(ctx, 0)->data, wick_op_output(ctx, 0)->data};
   const uint64_t work_per_row = (uint64_t)s->out_w * (uint64_t)s->channels * 4;
   return wick_parallel_range(ctx, (size_t)s->batch * (size_t)s->out_h, work_per_row,
@@ -93,7 +93,7 @@ static wick_status bilinear_invoke(wick_op_ctx *ctx) {
 
 static wick_status nearest_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0);
-  wick_resize_nearest__reference(ctx->node->user_data, wick_dtype_size(in->type), in->data,
+  wick_resize_nearest__reference(wick_op_data(ctx), wick_dtype_size(in->type), in->data,
                                  wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }

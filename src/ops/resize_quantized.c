@@ -31,7 +31,7 @@ wick_status wick_resize_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_quant_params(ctx, out, "the output", false, &qo));
   WICK_CHECK_SUPPORTED(ctx, qi.scale == qo.scale && qi.zero_point == qo.zero_point,
                        "an output quantized differently from the input is not supported");
-  if (!size->known && !ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  if (!size->known && !wick_op_in_invoke(ctx)) return WICK_STATUS_DEFER;
   const int32_t *hw = size->data;
   const wick_status bad = size->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
   if (hw[0] <= 0 || hw[1] <= 0)
@@ -54,13 +54,13 @@ wick_status wick_resize_prepare_quantized(wick_op_ctx *ctx) {
                s->in_h, s->in_w, s->out_h, s->out_w);
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   WICK_TRY(wick_op_set_output(ctx, 0, in->type, 4, dims));
-  ctx->node->user_data = s;
+  wick_op_set_data(ctx, s);
   return WICK_OK;
 }
 
 wick_status wick_resize_invoke_quantized(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0);
-  wick_q_resize_bilinear__reference(in->type, ctx->node->user_data, in->data,
+  wick_q_resize_bilinear__reference(in->type, wick_op_data(ctx), in->data,
                                     wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }

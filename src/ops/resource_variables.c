@@ -101,13 +101,13 @@ static wick_status var_handle_prepare(wick_op_ctx *ctx) {
   const wick_var_handle_params *p = &ctx->params->var;
   WICK_TRY(wick_variable_handle(ctx, p->container, p->container_len, p->shared_name,
                                 p->shared_name_len, id));
-  ctx->node->user_data = id;
+  wick_op_set_data(ctx, id);
   /* One id, whatever shape the file declares (as LiteRT). */
   return wick_op_set_output(ctx, 0, WICK_DTYPE_RESOURCE, 0, NULL);
 }
 
 static wick_status var_handle_invoke(wick_op_ctx *ctx) {
-  memcpy(wick_op_output(ctx, 0)->data, ctx->node->user_data, sizeof(int32_t));
+  memcpy(wick_op_output(ctx, 0)->data, wick_op_data(ctx), sizeof(int32_t));
   return WICK_OK;
 }
 
@@ -144,7 +144,7 @@ static wick_status read_prepare(wick_op_ctx *ctx) {
   bool declared = true;
   for (int32_t d = 0; d < info->rank; d++) declared = declared && info->dims_signature[d] >= 0;
   if (declared) return wick_op_set_output(ctx, 0, out->type, info->rank, info->dims);
-  if (!ctx->graph->in_invoke) return WICK_STATUS_DEFER;
+  if (!wick_op_in_invoke(ctx)) return WICK_STATUS_DEFER;
   const wick_variable *v;
   WICK_TRY(assigned_variable(ctx, out->type, &v));
   return wick_op_set_output(ctx, 0, v->type, v->rank, v->dims);

@@ -55,14 +55,14 @@ static wick_status reverse_prepare(wick_op_ctx *ctx) {
              in->rank);
   reverse_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   d->ready = !movement_unknown(ctx, axis);
   if (d->ready) WICK_TRY(reverse_plan(ctx, movement_value_status(ctx), &d->plan));
   return wick_op_set_output(ctx, 0, in->type, in->rank, in->dims);
 }
 
 static wick_status reverse_invoke(wick_op_ctx *ctx) {
-  reverse_data *d = ctx->node->user_data;
+  reverse_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (!d->ready) WICK_TRY(reverse_plan(ctx, WICK_ERR_INVALID_INPUT, &d->plan));
   if (out->bytes == 0) return WICK_OK;

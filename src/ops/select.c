@@ -27,9 +27,9 @@ static wick_status select_prepare(wick_op_ctx *ctx) {
   wick_select_shape *s = wick_op_alloc(ctx, sizeof *s);
   if (s == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   memset(s, 0, sizeof *s);
-  ctx->node->user_data = s;
+  wick_op_set_data(ctx, s);
   int32_t rank = 0, dims[WICK_MAX_RANK];
-  if (ctx->node->op->builtin == WICK_BUILTIN_SELECT_V2) {
+  if (wick_op_builtin(ctx) == WICK_BUILTIN_SELECT_V2) {
     WICK_TRY(wick_broadcast_shapes(ctx, x, y, &rank, dims));
     wick_tensor xy;
     memset(&xy, 0, sizeof xy);
@@ -52,7 +52,7 @@ static wick_status select_prepare(wick_op_ctx *ctx) {
   for (int32_t i = 0; i < rank; i++) s->dims[i] = dims[i];
   wick_broadcast_strides(x, rank, dims, s->x_strides);
   wick_broadcast_strides(y, rank, dims, s->y_strides);
-  if (cond->rank == 1 && rank > 1 && ctx->node->op->builtin == WICK_BUILTIN_SELECT) {
+  if (cond->rank == 1 && rank > 1 && wick_op_builtin(ctx) == WICK_BUILTIN_SELECT) {
     s->cond_strides[0] = cond->dims[0] == 1 ? 0 : 1; /* one value per row */
   } else {
     wick_broadcast_strides(cond, rank, dims, s->cond_strides);
@@ -61,7 +61,7 @@ static wick_status select_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status select_invoke(wick_op_ctx *ctx) {
-  const wick_select_shape *s = ctx->node->user_data;
+  const wick_select_shape *s = wick_op_data(ctx);
   wick_tensor *cond = wick_op_input(ctx, 0), *x = wick_op_input(ctx, 1);
   wick_tensor *y = wick_op_input(ctx, 2), *out = wick_op_output(ctx, 0);
   if (out->bytes == 0) return WICK_OK;

@@ -284,7 +284,7 @@ static wick_status strided_slice_prepare(wick_op_ctx *ctx) {
     return WICK_STATUS_DEFER;
   ss_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   int32_t rank = 0, dims[WICK_MAX_RANK];
   bool defer = false;
   d->ready = !movement_unknown(ctx, begin);
@@ -294,7 +294,7 @@ static wick_status strided_slice_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status strided_slice_invoke(wick_op_ctx *ctx) {
-  ss_data *d = ctx->node->user_data;
+  ss_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (!d->ready) {
     /* begin was not reliable at prepare (offset mode with a run-time or

@@ -19,7 +19,7 @@ static wick_status softmax_prepare(wick_op_ctx *ctx) {
                        wick_dtype_name(in->type));
   WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
-  ctx->node->user_data = kern && kern->softmax ? (void *)kern : NULL;
+  wick_op_set_data(ctx, kern && kern->softmax ? (void *)kern : NULL);
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
 }
 
@@ -43,7 +43,7 @@ static wick_status softmax_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0);
   int64_t cols = in->dims[in->rank - 1];
   int64_t rows = cols ? wick_tensor_elements(in) / cols : 0;
-  const wick_f32_kernels *kern = ctx->node->user_data;
+  const wick_f32_kernels *kern = wick_op_data(ctx);
   if (kern != NULL) {
     softmax_job j = {kern, (size_t)cols, ctx->params->beta, in->data,
                      wick_op_output(ctx, 0)->data};

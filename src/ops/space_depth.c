@@ -24,7 +24,7 @@ static wick_status space_depth_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, b >= 1, "block_size must be >= 1, not %lld", (long long)b);
   int64_t n = in->dims[0], h = in->dims[1], w = in->dims[2], c = in->dims[3];
   int64_t bb = b * b; /* b <= INT32_MAX: fits */
-  bool to_space = ctx->node->op->builtin == WICK_BUILTIN_DEPTH_TO_SPACE;
+  bool to_space = wick_op_builtin(ctx) == WICK_BUILTIN_DEPTH_TO_SPACE;
   wick_copy_plan *p = movement_new_plan(ctx);
   if (p == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   int32_t dims[4];

@@ -44,7 +44,7 @@ static wick_status set_outputs(wick_op_ctx *ctx, const wick_tensor *in, split_da
     dims[d->axis] = d->sizes[k];
     WICK_TRY(wick_op_set_output(ctx, k, in->type, in->rank, dims));
   }
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return WICK_OK;
 }
 
@@ -121,8 +121,8 @@ static wick_status split_v_prepare(wick_op_ctx *ctx) {
 }
 
 static wick_status split_invoke(wick_op_ctx *ctx) {
-  const split_data *d = ctx->node->user_data;
-  bool v = ctx->node->op->builtin == WICK_BUILTIN_SPLIT_V;
+  const split_data *d = wick_op_data(ctx);
+  bool v = wick_op_builtin(ctx) == WICK_BUILTIN_SPLIT_V;
   wick_tensor *in = wick_op_input(ctx, v ? 0 : 1);
   int64_t outer, inner;
   movement_outer_inner(in->dims, in->rank, d->axis, &outer, &inner);

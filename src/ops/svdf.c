@@ -136,14 +136,14 @@ static wick_status svdf_prepare(wick_op_ctx *ctx) {
   wick_op_request_scratch(ctx, scratch);
   WICK_CHECK(ctx, units <= INT32_MAX, "too many units");
   int32_t dims[2] = {in->dims[0], (int32_t)units};
-  ctx->node->macs = (uint64_t)s->batch * (uint64_t)s->filters *
-                    ((uint64_t)s->input_size + (uint64_t)s->memory);
-  ctx->node->user_data = d;
+  wick_op_set_macs(ctx, (uint64_t)s->batch * (uint64_t)s->filters *
+                    ((uint64_t)s->input_size + (uint64_t)s->memory));
+  wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, d->integer ? WICK_DTYPE_INT8 : WICK_DTYPE_FLOAT32, 2, dims);
 }
 
 static wick_status svdf_invoke(wick_op_ctx *ctx) {
-  const svdf_data *d = ctx->node->user_data;
+  const svdf_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *wf = wick_op_input(ctx, 1),
               *wt = wick_op_input(ctx, 2), *bias = wick_op_input(ctx, 3),
               *state = wick_op_input(ctx, 4), *out = wick_op_output(ctx, 0);

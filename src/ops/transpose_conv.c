@@ -144,7 +144,7 @@ static wick_status float_prepare(wick_op_ctx *ctx, const wick_tensor *oshape, si
   else
     WICK_TRY(wick_tconv_output_dims(ctx, NULL, WICK_ERR_MALFORMED_MODEL, in, WICK_DTYPE_FLOAT32,
                                     &d->shape));
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return choose_kernels(ctx, d);
 }
 
@@ -211,7 +211,7 @@ static void reference_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t 
 }
 
 static wick_status float_invoke(wick_op_ctx *ctx) {
-  const tconv_data *d = ctx->node->user_data;
+  const tconv_data *d = wick_op_data(ctx);
   const wick_conv_shape *s = &d->shape;
   wick_tensor *bias = wick_op_input(ctx, d->bias_slot);
   tconv_job j = {.d = d,
@@ -222,7 +222,7 @@ static wick_status float_invoke(wick_op_ctx *ctx) {
                  .out = wick_op_output(ctx, 0)->data};
   if (d->kern != NULL) return gemm_invoke(ctx, &j);
   uint64_t rows = (uint64_t)s->batch * (uint64_t)s->out_h;
-  return wick_parallel_rows(ctx, s->batch, s->out_h, rows ? ctx->node->macs / rows : 0,
+  return wick_parallel_rows(ctx, s->batch, s->out_h, rows ? wick_op_macs(ctx) / rows : 0,
                             wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
                             reference_rows, &j);
 }

@@ -103,7 +103,7 @@ wick_status wick_tconv_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_conv_quant_params(ctx, in, filter, bias, out, shape.out_c, 0,
                                   ctx->params->conv.activation, &d->params, &d->acc64));
   WICK_TRY(wick_tconv_output(ctx, oshape, in, in->type, &d->shape));
-  ctx->node->user_data = d;
+  wick_op_set_data(ctx, d);
   return choose_kernels(ctx, d, in, bias);
 }
 
@@ -138,7 +138,7 @@ static void qtconv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thr
 }
 
 wick_status wick_tconv_invoke_quantized(wick_op_ctx *ctx) {
-  qtconv_data *d = ctx->node->user_data;
+  qtconv_data *d = wick_op_data(ctx);
   const wick_conv_shape *s = &d->shape;
   wick_tensor *in = wick_op_input(ctx, 2), *bias = wick_op_input(ctx, 3);
   qtconv_job j = {.d = d,
@@ -158,11 +158,11 @@ wick_status wick_tconv_invoke_quantized(wick_op_ctx *ctx) {
                                      d->zero_row, d->tiles, d->ind);
       d->ind_input = prepared;
     }
-    uint64_t per_tile = d->n_tiles ? ctx->node->macs / d->n_tiles : 0;
+    uint64_t per_tile = d->n_tiles ? wick_op_macs(ctx) / d->n_tiles : 0;
     return wick_parallel_range(ctx, d->n_tiles, per_tile ? per_tile : 1, qtconv_tiles, &j);
   }
   uint64_t rows = (uint64_t)s->batch * (uint64_t)s->out_h;
-  return wick_parallel_rows(ctx, s->batch, s->out_h, rows ? ctx->node->macs / rows : 0,
+  return wick_parallel_rows(ctx, s->batch, s->out_h, rows ? wick_op_macs(ctx) / rows : 0,
                             wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
                             qtconv_rows, &j);
 }

@@ -175,9 +175,9 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
   int32_t dims[WICK_MAX_RANK];
   memcpy(dims, in->dims, sizeof(int32_t) * (size_t)in->rank);
   dims[in->rank - 1] = (int32_t)q->n_output;
-  ctx->node->macs = (uint64_t)d->batch * (uint64_t)d->time * 4u * (uint64_t)q->n_cell *
-                    ((uint64_t)q->n_input + (uint64_t)q->n_output);
-  ctx->node->user_data = d;
+  wick_op_set_macs(ctx, (uint64_t)d->batch * (uint64_t)d->time * 4u * (uint64_t)q->n_cell *
+                    ((uint64_t)q->n_input + (uint64_t)q->n_output));
+  wick_op_set_data(ctx, d);
   size_t scratch;
   if (!wick_mul_size((size_t)step_batch, (size_t)q->n_cell, &scratch) ||
       !wick_mul_size(scratch, 4 * sizeof(float), &scratch))
@@ -192,13 +192,9 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
                        wick_dtype_name(hs->type), wick_dtype_name(cs->type));
   WICK_CHECK_SUPPORTED(ctx, out->type == WICK_DTYPE_INT8, "output type %s is not supported",
                        wick_dtype_name(out->type));
-  WICK_CHECK(ctx, ctx->node->op->num_intermediates == 5,
-             "the integer LSTM needs 5 intermediate tensors, the file has %u",
-             ctx->node->op->num_intermediates);
-  int32_t hidden_t = ctx->node->op->intermediates[4];
-  WICK_CHECK(ctx, hidden_t >= 0 && (uint32_t)hidden_t < ctx->graph->info->num_tensors,
-             "intermediate tensor %d is out of range", hidden_t);
-  const wick_tensor *hidden = &ctx->graph->tensors[hidden_t];
+  const wick_tensor *hidden = wick_op_intermediate(ctx, 4);
+  WICK_CHECK(ctx, hidden != NULL && wick_op_intermediate(ctx, 5) == NULL,
+             "the integer LSTM needs 5 intermediate tensors (the 5th, the hidden state, valid)");
   wick_qparams qi, qh, qc, qhid;
   WICK_TRY(wick_quant_params(ctx, in, "the input", false, &qi));
   WICK_TRY(wick_quant_params(ctx, hs, "the output state", false, &qh));
@@ -292,7 +288,7 @@ static wick_status float_invoke(wick_op_ctx *ctx, const lstm_data *d) {
 }
 
 static wick_status lstm_invoke(wick_op_ctx *ctx) {
-  const lstm_data *d = ctx->node->user_data;
+  const lstm_data *d = wick_op_data(ctx);
   if (d->is_float) return float_invoke(ctx, d);
   const wick_qlstm_params *q = &d->q;
   const int8_t *x = wick_op_input(ctx, IN)->data;
