@@ -20,12 +20,14 @@ build:
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The virtual environment: pinned requirements (torch from the local wheel
-# cache when present), then the wick package itself in editable mode.
+# cache when present), then the wick package itself in editable mode without
+# running CMake (wheel.cmake=false): the binding loads build/libwick.so, which
+# `make build` keeps current (lookup order: python/wick/runtime.py).
 $(VENV)/.installed: requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements-dev.txt
-	$(PY) -m pip install -q -e . --no-deps
+	$(PY) -m pip install -q -e . --no-deps --config-settings=wheel.cmake=false
 	touch $@
 
 setup: build $(VENV)/.installed
