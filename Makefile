@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 BUILD := build
 JOBS ?= $(shell nproc)
 
-.PHONY: all build setup demo test test-c test-python test-aarch64 asan lint format clean conformance
+.PHONY: all build setup demo test test-c test-python test-wheel test-aarch64 asan lint format clean conformance
 
 all: build
 
@@ -43,6 +43,11 @@ test-c: build
 
 test-python: setup
 	$(PY) -m pytest tests/python
+
+# The wheel as a user gets it: built by pip (scikit-build-core runs CMake), installed into a
+# fresh virtual environment without torch, then a model loaded, run and inspected (~2 min).
+test-wheel:
+	bash tests/install/wheel_smoke.sh $(PYTHON)
 
 # wick against its peers (LiteRT, ONNX Runtime, ExecuTorch, PyTorch eager) on the same models;
 # writes docs/performance.md (~20 min; BENCH_ARGS=--quick for a short run). ExecuTorch lives in

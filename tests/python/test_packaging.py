@@ -1,7 +1,9 @@
 """The package as `pip install wick` ships it (pyproject.toml): one version in the three places
 that state it (the binding refuses a libwick of another), torch only in the ``convert`` extra,
 and the runtime side usable with torch absent — ``import wick``, ``wick.load``, the ``wick``
-command's C and graph commands — while the converter says how to get torch (wick/_optional.py)."""
+command's C and graph commands — while the converter says how to get torch (wick/_optional.py).
+The wheel itself is built, installed into a fresh environment and run by
+tests/install/wheel_smoke.sh (`make test-wheel`, in .ci/run)."""
 
 from __future__ import annotations
 
