@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 BUILD := build
 JOBS ?= $(shell nproc)
 
-.PHONY: all build setup demo test test-c test-python test-aarch64 asan lint format clean conformance
+.PHONY: all build setup demo test test-c test-python test-wheel test-aarch64 asan lint format clean conformance
 
 all: build
 
@@ -20,12 +20,14 @@ build:
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The virtual environment: pinned requirements (torch from the local wheel
-# cache when present), then the wick package itself in editable mode.
+# cache when present), then the wick package itself in editable mode without
+# running CMake (wheel.cmake=false): the binding loads build/libwick.so, which
+# `make build` keeps current (lookup order: python/wick/runtime.py).
 $(VENV)/.installed: requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements-dev.txt
-	$(PY) -m pip install -q -e . --no-deps
+	$(PY) -m pip install -q -e . --no-deps --config-settings=wheel.cmake=false
 	touch $@
 
 setup: build $(VENV)/.installed
@@ -41,6 +43,11 @@ test-c: build
 
 test-python: setup
 	$(PY) -m pytest tests/python
+
+# The wheel as a user gets it: built by pip (scikit-build-core runs CMake), installed into a
+# fresh virtual environment without torch, then a model loaded, run and inspected (~2 min).
+test-wheel:
+	bash tests/install/wheel_smoke.sh $(PYTHON)
 
 # wick against its peers (LiteRT, ONNX Runtime, ExecuTorch, PyTorch eager) on the same models;
 # writes docs/performance.md (~20 min; BENCH_ARGS=--quick for a short run). ExecuTorch lives in

@@ -6,9 +6,12 @@
     wick graph M.tflite [-o M.html] [--profile TRACE.json]   offline HTML view of the graph
 
 ``inspect``, ``run`` and ``bench`` are served by the C command-line tool that
-is built with the library (``build/wick``), so they behave identically from
-C-only installs. Exit status: 0 success, 1 model/runtime/conversion error,
-2 usage error.
+is built with the library (``wick/_lib/wick`` in an installed package,
+``build/wick`` in a checkout: the one next to the library the binding loads),
+so they behave identically from C-only installs. ``convert`` and ``demo`` need
+PyTorch (``pip install "wick[convert]"``); the other commands do not. Exit
+status: 0 success, 1 model/runtime/conversion error or a missing optional
+package, 2 usage error.
 """
 
 from __future__ import annotations
@@ -20,17 +23,26 @@ import sys
 import time
 from pathlib import Path
 
+from ._optional import MissingDependency, require
+
 C_COMMANDS = ("inspect", "run", "bench", "version")
 
 
 def _c_tool() -> Path:
-    from .runtime import library_path
+    """The C tool next to the library the binding loads (wick.runtime.library_path)."""
+    from .runtime import WickError, library_path
 
-    lib = library_path()
+    try:
+        lib = library_path()
+    except WickError as e:
+        raise SystemExit(f"wick: {e}") from None
     for cand in (lib.parent / "wick", lib.parent.parent / "wick"):
         if cand.exists() and os.access(cand, os.X_OK) and cand.is_file():
             return cand
-    raise SystemExit(f"wick: the C tool was not found next to {lib}; run `make build`")
+    raise SystemExit(
+        f"wick: the C tool was not found next to {lib}: in a checkout run `make build`, "
+        "else reinstall the wick package"
+    )
 
 
 def _parse_shape(text: str) -> tuple[int, ...]:
@@ -84,8 +96,7 @@ def cmd_convert(argv: list[str]) -> int:
     )
     args = p.parse_args(argv)
 
-    import torch
-
+    torch = require("torch", "wick convert")
     from . import ConversionError, convert
 
     model = _load_factory(args.factory)()
@@ -135,14 +146,18 @@ def main(argv: list[str] | None = None) -> int:
     if cmd in C_COMMANDS:
         tool = str(_c_tool())
         os.execv(tool, [tool, cmd, *rest])
-    if cmd == "convert":
-        return cmd_convert(rest)
-    if cmd == "graph":
-        from .graph.cli import main as graph_main
+    try:
+        if cmd == "convert":
+            return cmd_convert(rest)
+        if cmd == "graph":
+            from .graph.cli import main as graph_main
 
-        return graph_main(rest)
-    if cmd == "demo":
-        return cmd_demo(rest)
+            return graph_main(rest)
+        if cmd == "demo":
+            return cmd_demo(rest)
+    except MissingDependency as e:  # e.g. `wick convert` where only `pip install wick` ran
+        print(f"wick: {e}", file=sys.stderr)
+        return 1
     print(f"wick: unknown command {cmd!r} (try `wick --help`)", file=sys.stderr)
     return 2
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._optional import require
 from .converter.errors import ConversionError
 
 __all__ = ["convert", "ConversionError", "Model", "Signature", "TensorSpec"]
@@ -561,7 +562,11 @@ def convert(
     ``verify`` (default on): the written file is run on wick's runtime on the sample inputs and
     compared with the module's outputs (wick.verify): a file the runtime refuses raises
     ConversionError, outputs beyond the bar warn (``wick.VerificationWarning``) naming the
-    worst output and whether the conversion or the runtime's optimized kernels are at fault."""
+    worst output and whether the conversion or the runtime's optimized kernels are at fault.
+
+    Needs PyTorch (``pip install "wick[convert]"``); without it this raises
+    ``ModuleNotFoundError`` saying so."""
+    require("torch", "wick.convert")
     from .converter.passes.weights import WEIGHT_MODES
 
     if weights not in WEIGHT_MODES:

@@ -35,8 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="out", help="directory for the .tflite file")
     args = p.parse_args(argv)
 
-    import torch
+    from wick._optional import require
 
+    torch = require("torch", "wick demo")
+    require("torchvision", "wick demo")
     import wick
     from wick.zoo import torchvision_model
 

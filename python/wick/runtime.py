@@ -12,8 +12,19 @@
     s = wick.load("llm.tflite", shared_variables=True)  # one state for all signatures
 
 Errors from the C library become :class:`WickError` carrying the C message and
-status name. The library is found through ``$WICK_LIBRARY``, then next to this
-package (``wick/_lib/``), then in the repository's ``build/`` directory.
+status name.
+
+Which ``libwick.so`` is loaded (:func:`library_path`), first match wins:
+
+1. ``$WICK_LIBRARY``, when set: an explicit choice overrides everything (the test
+   scripts point it at ``build/`` or the sanitizer build ``build-asan/``);
+2. ``wick/_lib/libwick.so`` inside this package: what a wheel or ``pip install .``
+   carries (built by CMakeLists.txt through scikit-build-core);
+3. ``build/libwick.so`` in the repository this package sits in (``python/wick`` ->
+   ``build/``): the editable install of ``make setup``, which runs no CMake itself.
+
+The ``wick`` command's C tool is the ``wick`` executable next to that library. A
+library whose ``wick_version()`` is not this package's ``__version__`` is refused.
 
 Invariants: a :class:`Runtime` owns one C model (immutable, shared by all of
 its signature runners); each runner owns one C interpreter and is meant for
@@ -111,8 +122,8 @@ def library_path() -> Path:
             return c
     raise WickError(
         5,
-        "libwick.so not found: build it (`make build`) or set WICK_LIBRARY; looked in "
-        + ", ".join(str(c) for c in candidates),
+        "libwick.so not found: in a checkout build it (`make build`), else reinstall the "
+        "wick package or set WICK_LIBRARY; looked in " + ", ".join(str(c) for c in candidates),
     )
 
 

@@ -74,8 +74,9 @@ def to_document(obj: Any, title: str | None = None) -> Document:
     if isinstance(obj, (str, os.PathLike)):
         p = Path(obj)
         if p.suffix == ".pt2":  # a saved ExportedProgram (torch.export.save)
-            import torch
+            from .._optional import require
 
+            torch = require("torch", "a .pt2 file's graph")
             from .from_torch import document_from_exported_program
 
             return document_from_exported_program(torch.export.load(p), title or p.name)

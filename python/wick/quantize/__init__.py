@@ -31,6 +31,7 @@ import types
 import warnings
 from collections.abc import Iterable
 
+from .._optional import require
 from ..converter.errors import ConversionError
 
 SCHEMES = ("int8", "dynamic_int8", "fp16")
@@ -155,8 +156,11 @@ def quantize(
     ``"histogram"``.  ``progress``: as for ``wick.convert``.  The returned model's
     ``reference`` is the PT2E reference module (``convert_pt2e``'s output, float ops between
     quantize/dequantize) for ``"int8"``.  ``verify``: as for ``wick.convert`` (the int8 file is
-    compared with that reference module)."""
-    import torch
+    compared with that reference module).
+
+    Needs PyTorch, and torchao for ``"int8"`` (``pip install "wick[convert]"``); without them
+    this raises ``ModuleNotFoundError`` saying so."""
+    torch = require("torch", "wick.quantize")
 
     from ..convert import convert
 
@@ -183,10 +187,8 @@ def quantize(
     batches = check_calibration(calibration, sample_args, dynamic_shapes)
     skip = tuple(skip)
 
-    try:
-        from .quantizer import WickQuantizer  # imports torchao
-    except ImportError as e:  # pragma: no cover - torchao is a dependency of the int8 path
-        raise ConversionError("static int8 quantization needs torchao (pip install torchao)") from e
+    require("torchao", "static int8 quantization (wick.quantize scheme 'int8')")
+    from .quantizer import WickQuantizer  # imports torchao
 
     quantizer = WickQuantizer(observer=observer, skip=skip)
     was_training = isinstance(module, torch.nn.Module) and module.training
