@@ -67,7 +67,7 @@ typedef struct wick_alloc_list {
  * (the PAD's input) and `pad` (top, bottom, left, right) is the PAD's
  * explicit padding, added to the convolution's own (wick_conv_spatial). */
 /* A decomposed layer normalization over the trailing `inner` elements of
- * each row, recognized by fuse.c and run as one kernel (src/ops/fused_norm.c)
+ * each row, recognized by fuse.c and run as one kernel (src/ops/fused.c)
  * by the MEAN node that starts it, in the order of operations of the form
  * it was written in:
  *   CENTERED (wick's converter, torch):  d = x - mean;
@@ -363,7 +363,7 @@ WICK_INTERNAL const wick_op_def *wick_op_lookup(const wick_operator_info *op, ch
 /* Iterates over the op table; returns NULL past the end. */
 WICK_INTERNAL const wick_op_def *wick_op_at(size_t i);
 
-/* Op helpers (src/core/op_ctx.c). */
+/* Op helpers (src/core/interpreter.c; wick_op_packed: src/core/weight_cache.c). */
 WICK_INTERNAL size_t wick_op_num_inputs(const wick_op_ctx *ctx);
 WICK_INTERNAL size_t wick_op_num_outputs(const wick_op_ctx *ctx);
 /* Input i, or NULL when absent (-1) or i is past the end. */
