@@ -62,10 +62,14 @@ OUTSIDE_NOTES = [n + ".md" for n in ("DESIGN", "FORMAT", "RELIABILITY", "COVERAG
 
 @cache
 def tracked_files() -> frozenset[str]:
-    """Repository-relative paths of the files in the repository (git's view when available)."""
+    """Repository-relative paths of the files in the repository: git's view when available (tracked
+    files and new ones not ignored, so a file being added counts before it is committed)."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(REPO), "ls-files"], capture_output=True, text=True, check=True
+            ["git", "-C", str(REPO), "ls-files", "--cached", "--others", "--exclude-standard"],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         files = {line for line in out.splitlines() if line}
     except (OSError, subprocess.CalledProcessError):
