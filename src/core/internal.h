@@ -363,7 +363,7 @@ WICK_INTERNAL const wick_op_def *wick_op_lookup(const wick_operator_info *op, ch
 /* Iterates over the op table; returns NULL past the end. */
 WICK_INTERNAL const wick_op_def *wick_op_at(size_t i);
 
-/* Op helpers (src/core/interpreter.c; wick_op_packed: src/core/weight_cache.c). */
+/* Op helpers (src/core/op_ctx.c; wick_op_packed: src/core/weight_cache.c). */
 WICK_INTERNAL size_t wick_op_num_inputs(const wick_op_ctx *ctx);
 WICK_INTERNAL size_t wick_op_num_outputs(const wick_op_ctx *ctx);
 /* Input i, or NULL when absent (-1) or i is past the end. */
