@@ -1,4 +1,4 @@
-"""The Tier-1 model coverage matrix (COVERAGE.md; issue 3 item 7).
+"""The Tier-1 model coverage matrix (docs/testing.md; issue 3 item 7).
 
     .venv/bin/python -m bench.coverage.matrix                      # every row, + litert-torch
     .venv/bin/python -m bench.coverage.matrix --subset tv/resnet18 hf/bert timm
@@ -16,7 +16,7 @@ Then the same row goes through litert-torch in its own venv (``litert_torch_peer
 torchaudio rows run their child in ``.venv-torchaudio`` (``setup_torchaudio.sh``: torch 2.9.1,
 as no torchaudio exists for wick's torch) and have no litert-torch peer.
 
-Bar (COVERAGE.md, fp32 whole model): max abs error <= 1e-4 * max(1, max|ref|) on every
+Bar (docs/testing.md, fp32 whole model): max abs error <= 1e-4 * max(1, max|ref|) on every
 output, and for classifiers the same argmax.
 
 Results accumulate in a JSON file (``--json``, default build/coverage.json), written after

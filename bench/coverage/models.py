@@ -1,4 +1,4 @@
-"""Tier-1 model registry of the coverage matrix (COVERAGE.md, issue 3 item 7).
+"""Tier-1 model registry of the coverage matrix (docs/testing.md, issue 3 item 7).
 
 A row is a name plus a recipe: ``build(row)`` returns ``(module, args)`` — an eval-mode module
 with seeded random weights passed through :func:`wick.zoo.realistic_init_` (so outputs have

@@ -34,7 +34,7 @@
  * Layer normalization (after the epilogues): a MEAN over trailing axes that
  * starts one of the two decompositions of wick_norm_fusion (src/core/internal.h:
  * wick's converter's CENTERED form, TensorFlow's SCALED form) runs the whole
- * chain as one kernel (src/ops/fused_norm.c), bit-identical to the unfused
+ * chain as one kernel (src/ops/fused.c), bit-identical to the unfused
  * nodes. Every intermediate must be private (one reader, or the slots the
  * pattern itself reads), eps a one-element constant, gamma and beta
  * constants with one value per row element (else the chain ends before

@@ -53,7 +53,7 @@ struct wick_tensor {
  * (the PAD's input) and `pad` (top, bottom, left, right) is the PAD's
  * explicit padding, added to the convolution's own (wick_conv_spatial). */
 /* A decomposed layer normalization over the trailing `inner` elements of
- * each row, recognized by fuse.c and run as one kernel (src/ops/fused_norm.c)
+ * each row, recognized by fuse.c and run as one kernel (src/ops/fused.c)
  * by the MEAN node that starts it, in the order of operations of the form
  * it was written in:
  *   CENTERED (wick's converter, torch):  d = x - mean;

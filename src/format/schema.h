@@ -10,6 +10,10 @@
 #ifndef WICK_FORMAT_SCHEMA_H
 #define WICK_FORMAT_SCHEMA_H
 
+/* Tables laid out by hand, several entries to a line: clang-format would put one per line,
+ * and cannot lay out the X-macro list at all. */
+/* clang-format off */
+
 /* ---- tables: field ids ---- */
 enum {
   MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2, MODEL_DESCRIPTION = 3,
@@ -144,5 +148,7 @@ enum { COMPOSITE_NAME = 0, COMPOSITE_DECOMPOSITION_SUBGRAPH = 1, COMPOSITE_ATTRI
        COMPOSITE_ATTRIBUTES_FORMAT = 3, COMPOSITE_VERSION = 4 };
 enum { LSTM_ACTIVATION = 0, LSTM_CELL_CLIP = 1, LSTM_PROJ_CLIP = 2, LSTM_TIME_MAJOR = 3,
        LSTM_ASYMMETRIC_QUANTIZE = 4, LSTM_DIAGONAL_RECURRENT = 5 };
+
+/* clang-format on */
 
 #endif /* WICK_FORMAT_SCHEMA_H */

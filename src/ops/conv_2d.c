@@ -5,7 +5,7 @@
  * for CONV_2D, [1, kh, kw, Cout] for DEPTHWISE_CONV_2D (Cout = Cin * M);
  * optional bias [Cout]. Grouped CONV_2D (Cin a multiple of the filter's
  * input depth) is supported. Output [N, outH, outW, Cout] with SAME/VALID
- * padding as in FORMAT.md. Quantized inputs go to conv_2d_quantized.c.
+ * padding as in docs/format.md ("Padding"). Quantized inputs go to conv_2d_quantized.c.
  *
  * Hybrid (dynamic-range) form: float32 input/output/bias with an int8
  * symmetric filter, one scale per output channel (CONV_2D, grouped too, and

@@ -5,7 +5,7 @@
  *
  * Reached from elementwise_binary.c when input 0 is a quantized activation.
  * Both inputs and the output share one type; int16 requires zero points 0.
- * Parameters as LiteRT (FORMAT.md):
+ * Parameters as LiteRT (docs/format.md, "int8 quantization"):
  *   ADD/SUB  inputs shifted left 20 bits (15 for int16), scaled by
  *            s_i / (2 max(s1, s2)), summed, requantized by
  *            2 max(s1, s2) / (2^shift s_out) — the last product in float.

@@ -3,7 +3,7 @@
  * quantized activation ranges, shared by the quantized operators.
  *
  * Everything here mirrors LiteRT's kernel_util / quantization_util facts
- * (FORMAT.md): where LiteRT computes in float (activation bounds, CheckedLog2)
+ * (docs/format.md): where LiteRT computes in float (activation bounds, CheckedLog2)
  * wick computes in float too, and where it computes in double wick does the
  * same, so the integer parameters come out identical.
  * Next: src/kernels/reference/quantized.c (the arithmetic that uses them).

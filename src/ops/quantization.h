@@ -3,8 +3,8 @@
  * (int8 / legacy uint8 / int16-activation) operators, and the entry points
  * of their implementations.
  *
- * Parameters follow LiteRT's reference kernels bit for bit (FORMAT.md, "int8
- * quantization"): a real multiplier is computed in double from the float
+ * Parameters follow LiteRT's reference kernels bit for bit (docs/format.md,
+ * "int8 quantization"): a real multiplier is computed in double from the float
  * scales, then split with frexp into a Q31 mantissa and a power-of-two
  * exponent (wick_quantize_multiplier). Kernels apply it with the "double
  * rounding" of src/kernels/reference/quantized.c. Activation clamps are

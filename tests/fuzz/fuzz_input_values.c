@@ -7,7 +7,7 @@
  * value_models.h) is one operator whose indices, shape tensor, permutation,
  * begin/end/strides, pad amounts, multiples, sizes, axes or divisors are
  * graph inputs, so the kernels' run-time checks are all that stand between
- * the fuzzer's bytes and memory (RELIABILITY.md rule 4). An input is
+ * the fuzzer's bytes and memory (docs/reliability.md, rule 4). An input is
  *
  *   byte 0      model = byte % model count (the list is append-only)
  *   byte 1      flags: bit 0 set -> resize graph input (byte 2 % its count)

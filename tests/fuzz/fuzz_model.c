@@ -1,7 +1,7 @@
 /*
  * fuzz_model.c — libFuzzer target: raw bytes -> load -> create -> invoke.
  *
- * The untrusted-file promise (RELIABILITY.md) for arbitrary bytes: every
+ * The untrusted-file promise (SECURITY.md) for arbitrary bytes: every
  * phase either succeeds or fails with a status and a message; inputs are
  * zero-filled; the interpreter runs under a memory cap so a file cannot make
  * the fuzzer run out of memory legitimately. A failure without a message is

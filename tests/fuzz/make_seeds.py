@@ -5,7 +5,7 @@ Usage: make_seeds.py OUT_DIR [--max-bytes N] [--value-header FILE --value-seeds 
                      [--cache-header FILE --cache-seeds DIR]
 
 Writes into OUT_DIR:
-  * every /work/shared/models/*.tflite (or $WICK_SHARED_MODELS/*.tflite) no larger than
+  * every $WICK_SHARED_MODELS/*.tflite (default: shared/models beside the repository) no larger than
     --max-bytes (default 1 MiB: bigger files make every mutation slow), copied unchanged;
   * tiny single-op and few-op models built with ``wick.tflite.writer`` — one per op family
     wick runs, small enough (a few hundred bytes) that mutations reach every field often.

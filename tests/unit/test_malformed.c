@@ -1,7 +1,7 @@
 /*
  * test_malformed.c — the untrusted-file promise, checked on many bad files.
  *
- * The promise (RELIABILITY.md): for ANY byte string, load -> create -> invoke
+ * The promise (SECURITY.md): for ANY byte string, load -> create -> invoke
  * either succeeds or returns an error status with a non-empty message; never
  * an out-of-bounds access, UB, abort or hang. This test checks it two ways:
  *
@@ -697,7 +697,7 @@ static void shared_table_case(void) {
 }
 
 /* RESHAPE to rank 9, through the shape tensor or through the new_shape
- * option: TFLite once wrote past its dims array here (RELIABILITY.md). */
+ * option: TFLite once wrote past its dims array here (docs/reliability.md). */
 static void reshape_rank_case(bool via_option) {
   tm_builder *b = tm_new();
   int32_t s_x[2] = {1, 1}, s_shape[1] = {9}, nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
@@ -771,7 +771,7 @@ static void stride_overflow_cases(void) {
 }
 
 /* ---------------------------------------------------------------- one case per bug class */
-/* RELIABILITY.md's classes (division by zero, out-of-bounds, null dereference,
+/* docs/reliability.md's bug classes (division by zero, out-of-bounds, null dereference,
  * integer overflow in sizes, unbounded allocation/loop, uninitialised reads,
  * misaligned reads), each as a small one-operator file that asserts its own
  * error. Graph inputs are the op inputs without data; they are filled from
@@ -1251,7 +1251,7 @@ static uint8_t *composite_chain(int n, int total, size_t *size) {
   return bytes;
 }
 
-/* Caps on nesting and subgraph count (RELIABILITY.md: no recursion whose
+/* Caps on nesting and subgraph count (docs/reliability.md, rule 5: no recursion whose
  * depth the model controls; bounded tables). */
 static void nesting_cases(void) {
   size_t size;

@@ -23,7 +23,7 @@
  *      WICK_ERR_CANCELLED from inside the operator, promptly.
  *
  * Built with -DWICK_SANITIZE=thread (CI) ThreadSanitizer checks the pool and
- * that sharing a model needs no locks (RELIABILITY.md rule 6).
+ * that sharing a model needs no locks (docs/reliability.md, rule 6).
  */
 #include <dirent.h>
 #include <math.h>

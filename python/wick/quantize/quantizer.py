@@ -1,4 +1,4 @@
-"""wick's PT2E quantizer: the TFLite int8 scheme (FORMAT.md, "int8 quantization") as annotations.
+"""wick's PT2E quantizer: the TFLite int8 scheme (docs/format.md) as annotations.
 
 A torchao ``Quantizer`` subclass for ``prepare_pt2e``.  After ``transform_for_annotation``
 (rewrite.py: composite ops spelled out, number operands made tensors) ``annotate`` marks every

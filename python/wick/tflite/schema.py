@@ -21,7 +21,7 @@ Conventions used below
 The builtin-options tables (``OPTIONS_TABLES``, ``OP_OPTIONS``) live in ``options.py`` and are
 re-exported here.
 
-Where to look next: ``writer.py`` (builds files from these facts); FORMAT.md in the shared docs.
+Where to look next: ``writer.py`` (builds files from these facts); docs/format.md (their meaning).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ Invariants of every file written here
   the flatbuffer limit), *all* constant data goes after the flatbuffer, each buffer
   16-byte aligned, referenced by ``Buffer.offset`` (from the start of the file) and ``size``.
 
-Where to look next: ``schema.py`` (the facts), ``versions.py`` (op versions), FORMAT.md.
+Where to look next: ``schema.py`` (the facts), ``versions.py`` (op versions), docs/format.md.
 """
 
 from __future__ import annotations

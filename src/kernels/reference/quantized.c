@@ -3,7 +3,7 @@
  * int16 activations): the executable specification, bit-exact with LiteRT's
  * reference kernels (its BUILTIN_REF resolver).
  *
- * Fixed-point arithmetic ("double rounding", FORMAT.md):
+ * Fixed-point arithmetic ("double rounding", docs/format.md):
  *   srdhm(a, b)   = saturating rounding doubling high multiply: (a*b + nudge)
  *                   / 2^31 truncated, nudge = 2^30 (a*b >= 0) or 1 - 2^30;
  *                   srdhm(INT32_MIN, INT32_MIN) = INT32_MAX.

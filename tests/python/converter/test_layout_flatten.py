@@ -4,7 +4,7 @@ permutes the constant weight's input columns instead.  Also the ShuffleNet stage
 where only the model's own channel shuffles may remain.
 
 Every converted file is checked against PyTorch eager on LiteRT *and* on wick's runtime (bar of
-COVERAGE.md for whole models: 1e-4 * max(1, max|ref|)); TRANSPOSE counts are read from the
+docs/testing.md for whole models: 1e-4 * max(1, max|ref|)); TRANSPOSE counts are read from the
 converted model (default: one, on the input; channels_last_io=True: none).
 """
 

@@ -3,7 +3,7 @@
 
 Same row runner as the matrix (``bench.coverage.matrix.run_row``: realistic random init, eager
 reference, wick.convert, wick runtime and LiteRT), on a few rows at reduced input size so each
-stays well under 20 s.  Bar (COVERAGE.md, fp32 whole model): max abs error
+stays well under 20 s.  Bar (docs/testing.md, fp32 whole model): max abs error
 <= 1e-4 * max(1, max|ref|) and the same argmax, on wick and on LiteRT."""
 
 from __future__ import annotations

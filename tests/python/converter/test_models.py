@@ -1,10 +1,10 @@
 """Whole-model conversion: torchvision CNNs, a small ViT and a BERT-class encoder, compared with
 PyTorch eager on LiteRT (and wick's runtime when built).
 
-Bar (COVERAGE.md): max abs error <= 1e-4 * max(1, max|ref|) and the same argmax for
-classifiers.  Layout bar: CNNs carry TRANSPOSE only at their boundary (one, on the input), and
-none with channels_last_io=True.  Random weights (no downloads); BatchNorm statistics are
-randomized so that batch-norm folding is actually exercised.
+Bar (docs/testing.md, "Parity bars"): max abs error <= 1e-4 * max(1, max|ref|) and the same
+argmax for classifiers.  Layout bar: CNNs carry TRANSPOSE only at their boundary (one, on the
+input), and none with channels_last_io=True.  Random weights (no downloads); BatchNorm
+statistics are randomized so that batch-norm folding is actually exercised.
 """
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ def test_dynamic_batch_bert():
 def test_half_precision_model(dtype):
     """Half models compute in float32 in the file (TFLite kernels are fp32) on the model's exact
     weights: they match an fp32 copy of the same weights at the fp32 bar, and the half eager
-    model at the fp16/bf16 bar (~1e-2 relative, COVERAGE.md)."""
+    model at the fp16/bf16 bar (~1e-2 relative, docs/testing.md)."""
     from .util import run_litert
 
     def net():

@@ -1,7 +1,7 @@
 """Per-op conversion tests: tiny modules, each exercising one ATen op (and its variants),
 converted and compared against PyTorch eager on LiteRT — and on wick's runtime when it is built.
 
-Tolerance: 1e-5 * max(1, max|ref|) for single fp32 ops (COVERAGE.md).  A few composite lowerings
+Tolerance: 1e-5 * max(1, max|ref|) for single fp32 ops (docs/testing.md).  A few composite lowerings
 state a looser bound next to the case with the reason (e.g. erf's polynomial, 1.5e-7 abs).
 """
 

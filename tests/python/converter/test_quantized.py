@@ -4,7 +4,7 @@ int8 asymmetric activations, symmetric per-channel weights) convert to int8 TFLi
 Oracle: the PT2E reference model (float ops between explicit quantize/dequantize).  An int8
 kernel rounds once where the reference rounds at the same points but from float sums, so
 outputs may differ by a quantization step per layer; the bar here is 3 output steps and the
-same argmax.  wick's runtime is held to COVERAGE.md's bar against LiteRT's default kernels:
+same argmax.  wick's runtime is held to docs/testing.md's int8 bar against LiteRT's default kernels:
 bit-exact against LiteRT's reference kernels (BUILTIN_REF).
 """
 

@@ -1,7 +1,8 @@
 """Test helpers: convert a module, run the file on LiteRT (and on wick when its runtime is
 built) and compare against PyTorch eager.
 
-Tolerances follow COVERAGE.md: single ops 1e-5 * max(1, max|ref|), whole models 1e-4 * ….
+Tolerances follow docs/testing.md ("Parity bars"): single ops 1e-5 * max(1, max|ref|), whole
+models 1e-4 * ….
 """
 
 from __future__ import annotations

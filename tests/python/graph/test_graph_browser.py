@@ -266,7 +266,7 @@ def test_big_models_render_every_op_and_stay_quick(browser, name, tmp_path):
     assert browser.eval("window.__wick.search('CONV') + window.__wick.search('FULLY')") >= 1
     no_errors(browser)
     shot(browser, name)
-    # Timing is reported, never asserted (see DESIGN.md: timing belongs in bench/).
+    # Timing is reported, never asserted (docs/testing.md: timing belongs in bench/).
     print(
         f"{name}: {n_ops} ops, generated in {gen:.2f} s, {page.stat().st_size / 1024:.0f} KiB, "
         f"ready {times['ready_ms']:.0f} ms after navigation"

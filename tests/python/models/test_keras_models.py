@@ -1,7 +1,7 @@
 """Whole models from TensorFlow's converter (files no one here wrote), run on
 wick and compared with LiteRT's interpreter on the same seeded inputs.
 
-Bar (COVERAGE.md): fp32 outputs within 1e-4 * max(1, max|ref|) of LiteRT. The
+Bar (docs/testing.md): fp32 outputs within 1e-4 * max(1, max|ref|) of LiteRT. The
 classifiers are compared on their logits (``*_logits`` variants): with random
 weights a softmax output is nearly uniform and would hide errors.
 

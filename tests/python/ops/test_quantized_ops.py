@@ -4,7 +4,7 @@ Each case is a one-operator .tflite file with quantization parameters, built wit
 run on wick (default kernels and forced reference kernels) and on LiteRT with its reference
 resolver (``BUILTIN_REF``), and compared BIT-EXACT: same dtype, shape and bytes. LiteRT's default
 resolver (XNNPACK, optimized kernels) may differ by one step; its reference kernels are the
-specification wick's quantized kernels follow (FORMAT.md, "int8 quantization").
+specification wick's quantized kernels follow (docs/format.md, "int8 quantization").
 
 Operands: ``Q(value, scale, zp)`` is a quantized graph input, ``QC(...)`` a quantized constant
 (weights, bias: per-channel when ``scale`` is a list, along ``axis``), a bare array a plain

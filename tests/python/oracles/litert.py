@@ -334,7 +334,7 @@ class Tolerance:
 
 
 def tolerance_check(got, ref, rel: float = 1e-4, name: str = "output") -> Tolerance:
-    """Check ``max|got - ref| <= rel * max(1, max|ref|)`` (the COVERAGE.md parity bar).
+    """Check ``max|got - ref| <= rel * max(1, max|ref|)`` (the parity bar of docs/testing.md).
 
     Returns a truthy/falsy :class:`Tolerance` with the error and a message for asserts::
 

@@ -3,7 +3,7 @@ dynamic-range (hybrid) and fp16-weight schemes, and accuracy on real data.
 
 Oracles:
 * LiteRT's reference kernels (``OpResolverType.BUILTIN_REF``) run the same file: wick's runtime
-  must be bit-exact with them on int8 models (FORMAT.md: LiteRT's double-rounding reference);
+  must be bit-exact with them on int8 models (docs/format.md: LiteRT's double-rounding reference);
   LiteRT's default kernels requantize in float and may differ by 1 LSB per int8 op, checked on a
   one-layer model where that bound is meaningful.
 * torch's own ``convert_pt2e`` reference module (``Model.reference``: float ops between explicit

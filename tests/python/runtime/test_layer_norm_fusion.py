@@ -1,4 +1,4 @@
-"""Layer-norm fusion at prepare (src/core/fuse.c, src/ops/fused_norm.c): a decomposed layer
+"""Layer-norm fusion at prepare (src/core/fuse.c, src/ops/fused.c): a decomposed layer
 normalization over trailing axes runs as one kernel in the MEAN node that starts it; the other
 nodes of the chain are skipped (0 ns in the profile).
 

@@ -7,7 +7,7 @@ other tensor in logical layout; the layout pass (passes/layout.py) cancels the p
 consecutive spatial ops.  Weights are transposed with TRANSPOSE ops too and tfl_fold turns those
 into constants in the target layout (conv OIHW→OHWI, depthwise OIHW→[1,H,W,C·M]).
 
-Padding (FORMAT.md): PyTorch pads symmetrically, TFLite SAME puts the odd pixel at the end.
+Padding (docs/format.md): PyTorch pads symmetrically, TFLite SAME puts the odd pixel at the end.
 ``choose_padding`` uses SAME or VALID only when they provably give the same windows, and
 otherwise emits an explicit PAD/PADV2 followed by VALID.
 """

@@ -5,7 +5,7 @@
 
 Invariants:
 * Ops and options are TFLite builtins with exactly the operand conventions of the file format
-  (FORMAT.md): the graph can be written as-is by ``serialize.py``.
+  (docs/format.md): the graph can be written as-is by ``serialize.py``.
 * Right after lowering, every tensor is in its *logical* (PyTorch) layout except inside the
   explicit TRANSPOSE pairs that lowering puts around layout-specific ops (CONV_2D, pools,
   resize …, which are NHWC).  The layout pass then moves and cancels transposes; it keeps the

@@ -15,7 +15,7 @@ establishes:
 
 Numerics: an int8 kernel computes the same integer sums as the reference and rounds once at
 its output, so results agree with the PT2E reference within about one output step per layer
-(FORMAT.md: LiteRT's default kernels may differ from its reference kernels by 1 LSB as well).
+(docs/format.md: LiteRT's default kernels may differ from its reference kernels by 1 LSB as well).
 Ops without a clear int8 mapping stay float between their DEQUANTIZE/QUANTIZE — always correct.
 """
 
