@@ -22,7 +22,10 @@
  * it (vector loops, masked tails, chunks split across threads by index).
  * RESHAPE, SQUEEZE and EXPAND_DIMS (alias_op) join their input's group
  * whenever the bytes are the same (any shapes): their copy then has nothing
- * to do. WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns
+ * to do. DYNAMIC_UPDATE_SLICE (update_op) writes over its operand (input 0
+ * only, same rule as elementwise): its kernel skips the copy of the operand
+ * and writes only the update's box — an LLM's KV cache update then costs the
+ * new rows, not the whole cache. WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns
  * fusion off (WICK_NO_FUSION=1, forced reference kernels).
  */
 #include <stdlib.h>
@@ -96,6 +99,10 @@ static bool alias_op(int32_t builtin) {
          builtin == WICK_BUILTIN_EXPAND_DIMS;
 }
 
+/* Ops whose output is input 0 with a part overwritten: in place on input 0, the kernel skips
+ * its copy of the operand (out->data == in->data) and writes only the new part. */
+static bool update_op(int32_t builtin) { return builtin == WICK_BUILTIN_DYNAMIC_UPDATE_SLICE; }
+
 /* Does tensor t get arena storage in this plan? */
 static bool planned(const wick_graph *g, const int32_t *first, uint32_t t) {
   const wick_tensor *x = &g->tensors[t];
@@ -120,11 +127,11 @@ static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, u
     if (n->fused || n->folded || n->dynamic || f->redirected || f->activation || f->residual ||
         wick_node_runs_fused(n) || n->op->num_outputs != 1)
       continue;
-    const bool alias = alias_op(n->op->builtin);
-    if (!alias && !in_place_op(n->op->builtin)) continue;
+    const bool alias = alias_op(n->op->builtin), update = update_op(n->op->builtin);
+    if (!alias && !update && !in_place_op(n->op->builtin)) continue;
     const int32_t y = wick_node_output_index(n, 0);
     if (y < 0 || !planned(g, first, (uint32_t)y) || first[y] != (int32_t)oi) continue;
-    for (uint32_t k = 0; k < (alias ? 1u : 2u) && k < n->op->num_inputs; k++) {
+    for (uint32_t k = 0; k < (alias || update ? 1u : 2u) && k < n->op->num_inputs; k++) {
       const int32_t x = wick_node_input_index(n, k);
       const wick_tensor *tx = &g->tensors[x >= 0 ? x : 0], *ty = &g->tensors[y];
       const bool fits = alias ? tx->type == ty->type && tx->bytes == ty->bytes
