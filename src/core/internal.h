@@ -522,8 +522,14 @@ struct wick_interpreter {
   wick_variables variables;  /* resource variables (variables.c); unused when state_owner */
   uint8_t *init_done;        /* per subgraph: CALL_ONCE ran it (allocated on first use) */
   /* NULL, or the interpreter whose variables and init_done this one uses
-   * (options.share_variables_with; variables.c reaches them through it). */
+   * (options.share_variables_with; variables.c reaches them through it), and
+   * whose packed weights it borrows (wick_op_packed_shared). */
   wick_interpreter *state_owner;
+  uint32_t sharers; /* live interpreters whose state_owner this is */
+  /* This interpreter's wick_op_packed_shared buffers (keys and pointers into its graphs'
+   * memory), rebuilt at every prepare of the main graph. */
+  struct wick_shared_pack *shared_packs;
+  uint32_t num_shared_packs, cap_shared_packs;
   char error[512];
 };
 
@@ -592,6 +598,19 @@ WICK_INTERNAL void *wick_op_alloc_packed(const wick_op_ctx *ctx, size_t size);
  * set: the caller must not write them. Otherwise returns fresh uninitialized
  * memory that the caller packs completely (the cache file written after
  * prepare then holds it). NULL when out of memory. */
+/* As wick_op_packed, for packed data that is a function of the source
+ * buffers `sources[0..num_sources)` (constant data in the model: weights,
+ * bias; at most 2), the numbers `params[0..num_params)` (their shapes; at
+ * most 4), the node's operator, `slot`, `layout` and `bytes` alone —
+ * nothing else of the node. An interpreter that shares another's state
+ * (options.share_variables_with) then borrows that interpreter's buffer for
+ * the same key instead of packing its own copy (*from_cache set: read-only),
+ * so the signatures of one model hold their common weights once. Every
+ * interpreter records its buffers for that (weight_cache.c). */
+WICK_INTERNAL void *wick_op_packed_shared(const wick_op_ctx *ctx, const void *const *sources,
+                                          size_t num_sources, const int64_t *params,
+                                          size_t num_params, uint32_t slot, uint32_t layout,
+                                          size_t bytes, bool *from_cache);
 WICK_INTERNAL void *wick_op_packed(const wick_op_ctx *ctx, uint32_t slot, uint32_t layout,
                                    size_t bytes, bool *from_cache);
 /* Marks ctx's node as reading or writing state that lives across invokes
