@@ -265,12 +265,17 @@ typedef struct wick_interpreter_options {
    * variable for both, whatever signature each runs, as for LiteRT's signature
    * runners of one interpreter. This is how the signatures of one stateful
    * model (an LLM's prefill_N and decode with a KV cache in variables) see the
-   * same state. The interpreter named here must outlive this one and must not
-   * itself share another's (name the first one); interpreters sharing state
-   * are used by one thread at a time between them (no invoke of one during an
-   * invoke of another). Values are allocated from, and count against the
-   * memory_limit_bytes of, the interpreter named here. reset_variables on any
-   * of them clears the shared state (and its own variable tensors). Errors: WICK_ERR_INVALID_ARGUMENT for an interpreter of
+   * same state. It also borrows the weights the interpreter named here packed
+   * for its kernels wherever the packing is the same (fully connected weights
+   * so far), so the signatures' common weights are held once; for that, the
+   * interpreter named here refuses resize_input(s) (WICK_ERR_INVALID_ARGUMENT)
+   * while interpreters share its state. It must outlive this one and must
+   * not itself share another's (name the first one); interpreters sharing
+   * state are used by one thread at a time between them (no create or invoke
+   * of one during an invoke of another). Values are allocated from, and count
+   * against the memory_limit_bytes of, the interpreter named here.
+   * reset_variables on any of them clears the shared state (and its own
+   * variable tensors). Errors: WICK_ERR_INVALID_ARGUMENT for an interpreter of
    * another model or one that itself shares another's state. */
   wick_interpreter *share_variables_with;
 } wick_interpreter_options;
@@ -328,7 +333,8 @@ WICK_API int wick_interpreter_output_index(const wick_interpreter *interpreter, 
  * input i keeps its values only if its shape is unchanged — write it after
  * the resize. Errors: WICK_ERR_INVALID_ARGUMENT (NULL interpreter, i out of
  * range, a rank other than the input's, a negative dimension or a fixed one
- * changed: checked before anything changes), and every error of
+ * changed, other interpreters sharing this one's state (see
+ * share_variables_with): checked before anything changes), and every error of
  * wick_interpreter_create's prepare for the new shapes. A failed resize leaves
  * the interpreter as it was — previous shapes, all values, usable for invoke —
  * with the reason in wick_interpreter_last_error(). Not during an invoke. */

@@ -171,8 +171,14 @@ struct wick_interpreter {
   wick_variables variables;  /* resource variables (variables.c); unused when state_owner */
   uint8_t *init_done;        /* per subgraph: CALL_ONCE ran it (allocated on first use) */
   /* NULL, or the interpreter whose variables and init_done this one uses
-   * (options.share_variables_with; variables.c reaches them through it). */
+   * (options.share_variables_with; variables.c reaches them through it), and
+   * whose packed weights it borrows (wick_op_packed_shared). */
   wick_interpreter *state_owner;
+  uint32_t sharers; /* live interpreters whose state_owner this is */
+  /* This interpreter's wick_op_packed_shared buffers (keys and pointers into its graphs'
+   * memory), rebuilt at every prepare of the main graph. */
+  struct wick_shared_pack *shared_packs;
+  uint32_t num_shared_packs, cap_shared_packs;
   char error[512];
 };
 

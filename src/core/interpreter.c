@@ -414,6 +414,7 @@ static void release_packed_tails(wick_graph *g) {
 
 static wick_status graph_prepare(wick_graph *g) {
   graph_reset(g);
+  if (g == g->interp->main) g->interp->num_shared_packs = 0; /* they pointed into g */
   wick_status st;
   if ((st = prepare_tensors(g))) return st;
   if ((st = prepare_nodes(g))) return st;
@@ -618,6 +619,7 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
   it->signature = sig;
   it->state_owner = owner;
   it->options.share_variables_with = NULL; /* borrowed; state_owner holds it */
+  if (owner != NULL) owner->sharers++;
   const char *env = getenv("WICK_FORCE_REFERENCE");
   it->force_reference = o.force_reference_kernels || (env && env[0] == '1');
   env = getenv("WICK_NO_FUSION");
@@ -669,6 +671,8 @@ void wick_interpreter_destroy(wick_interpreter *it) {
   wick_thread_pool_destroy(it->pool);
   graph_destroy(it->main);
   wick_variables_destroy(it);
+  if (it->state_owner != NULL) it->state_owner->sharers--;
+  wick_mem_free(&it->mem, it->shared_packs);
   wick_weight_cache_close(it); /* the graphs pointed into its mapping */
   wick_mem_free(&it->mem, it->scratch);
   wick_mem mem = it->mem;
@@ -797,6 +801,11 @@ wick_status wick_interpreter_resize_inputs(wick_interpreter *it, size_t count,
                                            const size_t *ranks) {
   if (it == NULL || (count > 0 && (indices == NULL || dims == NULL || ranks == NULL)))
     return WICK_ERR_INVALID_ARGUMENT;
+  if (it->sharers > 0)
+    return interp_fail(it, WICK_ERR_INVALID_ARGUMENT,
+                       "%u interpreter(s) share this one's variables and packed weights "
+                       "(share_variables_with): destroy them before resizing it",
+                       it->sharers);
   for (size_t k = 0; k < count; k++) {
     wick_status st = check_resize(it, indices[k], dims[k], ranks[k]);
     if (st != WICK_OK) return st;

@@ -169,6 +169,9 @@ enum {
   WICK_OP_ELEMENTWISE = 1u << 0,
   /* The output is input 0's bytes under another shape: it may share them (plan.c). */
   WICK_OP_ALIAS = 1u << 1,
+  /* The output is input 0 with a part overwritten: it may be written over input 0 of its shape
+   * and type, and the kernel then skips copying the operand (plan.c). */
+  WICK_OP_UPDATES_INPUT0 = 1u << 3,
   /* The outputs depend on the inputs' shapes only, never their values (SHAPE): the node is
    * folded at prepare whenever those shapes are static (interpreter.c). */
   WICK_OP_READS_SHAPES_ONLY = 1u << 2,
@@ -238,6 +241,19 @@ WICK_INTERNAL void *wick_op_alloc_packed(const wick_op_ctx *ctx, size_t size);
  * set: the caller must not write them. Otherwise returns fresh uninitialized
  * memory that the caller packs completely (the cache file written after
  * prepare then holds it). NULL when out of memory. */
+/* As wick_op_packed, for packed data that is a function of the source
+ * buffers `sources[0..num_sources)` (constant data in the model: weights,
+ * bias; at most 2), the numbers `params[0..num_params)` (their shapes; at
+ * most 4), the node's operator, `slot`, `layout` and `bytes` alone —
+ * nothing else of the node. An interpreter that shares another's state
+ * (options.share_variables_with) then borrows that interpreter's buffer for
+ * the same key instead of packing its own copy (*from_cache set: read-only),
+ * so the signatures of one model hold their common weights once. Every
+ * interpreter records its buffers for that (weight_cache.c). */
+WICK_INTERNAL void *wick_op_packed_shared(const wick_op_ctx *ctx, const void *const *sources,
+                                          size_t num_sources, const int64_t *params,
+                                          size_t num_params, uint32_t slot, uint32_t layout,
+                                          size_t bytes, bool *from_cache);
 WICK_INTERNAL void *wick_op_packed(const wick_op_ctx *ctx, uint32_t slot, uint32_t layout,
                                    size_t bytes, bool *from_cache);
 /* Marks ctx's node as reading or writing state that lives across invokes

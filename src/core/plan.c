@@ -22,7 +22,10 @@
  * it (vector loops, masked tails, chunks split across threads by index).
  * RESHAPE, SQUEEZE and EXPAND_DIMS (WICK_OP_ALIAS) join their input's group
  * whenever the bytes are the same (any shapes): their copy then has nothing
- * to do. WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns
+ * to do. DYNAMIC_UPDATE_SLICE (WICK_OP_UPDATES_INPUT0) writes over its operand (input 0
+ * only, same rule as elementwise): its kernel skips the copy of the operand
+ * and writes only the update's box — an LLM's KV cache update then costs the
+ * new rows, not the whole cache. WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns
  * fusion off (WICK_NO_FUSION=1, forced reference kernels).
  */
 #include <stdlib.h>
@@ -79,10 +82,11 @@ static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, u
         wick_node_runs_fused(n) || n->op->num_outputs != 1)
       continue;
     const bool alias = wick_op_has(n->def, WICK_OP_ALIAS);
-    if (!alias && !wick_op_has(n->def, WICK_OP_ELEMENTWISE)) continue;
+    const bool update = wick_op_has(n->def, WICK_OP_UPDATES_INPUT0);
+    if (!alias && !update && !wick_op_has(n->def, WICK_OP_ELEMENTWISE)) continue;
     const int32_t y = wick_node_output_index(n, 0);
     if (y < 0 || !planned(g, first, (uint32_t)y) || first[y] != (int32_t)oi) continue;
-    for (uint32_t k = 0; k < (alias ? 1u : 2u) && k < n->op->num_inputs; k++) {
+    for (uint32_t k = 0; k < (alias || update ? 1u : 2u) && k < n->op->num_inputs; k++) {
       const int32_t x = wick_node_input_index(n, k);
       const wick_tensor *tx = &g->tensors[x >= 0 ? x : 0], *ty = &g->tensors[y];
       const bool fits = alias ? tx->type == ty->type && tx->bytes == ty->bytes

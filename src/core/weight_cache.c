@@ -26,6 +26,10 @@
  * file crafted with valid checksums decides the weights but cannot make wick
  * read outside the mapping. As with the model file, the mapping requires that
  * nobody truncates the file while an interpreter uses it (rename is fine).
+ *
+ * Also here: the packed buffers that interpreters sharing state
+ * (options.share_variables_with) share by what determines their bytes
+ * (wick_op_packed_shared), independent of subgraph and node.
  */
 #define _GNU_SOURCE 1 /* dl_iterate_phdr */
 #include <errno.h>
@@ -353,6 +357,70 @@ void *wick_op_packed(const wick_op_ctx *ctx, uint32_t slot, uint32_t layout, siz
   void *p = wick_op_alloc_packed(ctx, bytes);
   if (p != NULL && c->recording && !ctx->graph->in_invoke && !cache_record(it, &key, p))
     c->recording = false; /* out of memory for the list: write no file */
+  return p;
+}
+
+/* ---------------------------------------------------------------- shared packs */
+
+/* A packed buffer by what determines its bytes (wick_op_packed_shared). */
+struct wick_shared_pack {
+  int32_t builtin;
+  uint32_t slot, layout, num_sources, num_params;
+  const void *sources[2];
+  int64_t params[4];
+  size_t bytes;
+  void *data;
+};
+
+static bool same_pack(const struct wick_shared_pack *e, const struct wick_shared_pack *k) {
+  if (e->builtin != k->builtin || e->slot != k->slot || e->layout != k->layout ||
+      e->bytes != k->bytes || e->num_sources != k->num_sources || e->num_params != k->num_params)
+    return false;
+  for (uint32_t i = 0; i < k->num_sources; i++)
+    if (e->sources[i] != k->sources[i]) return false;
+  for (uint32_t i = 0; i < k->num_params; i++)
+    if (e->params[i] != k->params[i]) return false;
+  return true;
+}
+
+void *wick_op_packed_shared(const wick_op_ctx *ctx, const void *const *sources,
+                            size_t num_sources, const int64_t *params, size_t num_params,
+                            uint32_t slot, uint32_t layout, size_t bytes, bool *from_cache) {
+  wick_interpreter *it = ctx->graph->interp;
+  struct wick_shared_pack key;
+  memset(&key, 0, sizeof key);
+  key.builtin = ctx->node->op->builtin;
+  key.slot = slot;
+  key.layout = layout;
+  key.bytes = bytes;
+  key.num_sources = num_sources <= 2 ? (uint32_t)num_sources : 0;
+  for (uint32_t i = 0; i < key.num_sources; i++) key.sources[i] = sources[i];
+  key.num_params = num_params <= 4 ? (uint32_t)num_params : 0;
+  for (uint32_t i = 0; i < key.num_params; i++) key.params[i] = params[i];
+  if (num_sources > 2 || num_params > 4 || ctx->graph->in_invoke)
+    return wick_op_packed(ctx, slot, layout, bytes, from_cache);
+  const wick_interpreter *owner = it->state_owner;
+  for (uint32_t i = 0; owner != NULL && i < owner->num_shared_packs; i++)
+    if (same_pack(&owner->shared_packs[i], &key)) {
+      *from_cache = true;
+      return owner->shared_packs[i].data;
+    }
+  void *p = wick_op_packed(ctx, slot, layout, bytes, from_cache);
+  /* Recorded for sharers: buffers of the main graph, which live until its next prepare
+   * (which an interpreter with sharers refuses). */
+  if (p == NULL || ctx->graph != it->main) return p;
+  if (it->num_shared_packs == it->cap_shared_packs) {
+    uint32_t cap = it->cap_shared_packs ? it->cap_shared_packs * 2 : 64;
+    struct wick_shared_pack *grown = wick_mem_alloc(&it->mem, cap * sizeof *grown);
+    if (grown == NULL) return p; /* not recorded: a sharer packs its own copy */
+    if (it->num_shared_packs)
+      memcpy(grown, it->shared_packs, it->num_shared_packs * sizeof *grown);
+    wick_mem_free(&it->mem, it->shared_packs);
+    it->shared_packs = grown;
+    it->cap_shared_packs = cap;
+  }
+  key.data = p;
+  it->shared_packs[it->num_shared_packs++] = key;
   return p;
 }
 

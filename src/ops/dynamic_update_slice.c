@@ -60,4 +60,4 @@ static wick_status dus_invoke(wick_op_ctx *ctx) {
 
 const wick_op_def wick_op_dynamic_update_slice = {"DYNAMIC_UPDATE_SLICE",
                                                   WICK_BUILTIN_DYNAMIC_UPDATE_SLICE, 6,
-                                                  dus_prepare, dus_invoke, 0};
+                                                  dus_prepare, dus_invoke, WICK_OP_UPDATES_INPUT0};

@@ -121,7 +121,13 @@ static wick_status choose_kernels(wick_op_ctx *ctx, fc_data *d) {
       !wick_mul_size(floats, sizeof(float), &bytes))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed weights size overflows");
   bool cached;
-  if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->nr, bytes, &cached)) == NULL)
+  /* The packed bytes are a function of the weights, the bias, n, k and the panel width
+   * alone: the signatures of one model that share state hold one copy
+   * (wick_op_packed_shared). */
+  const void *sources[2] = {wick_op_input(ctx, 1)->data, bias ? bias->data : NULL};
+  const int64_t shape[2] = {d->n, d->k};
+  if ((d->packed = wick_op_packed_shared(ctx, sources, 2, shape, 2, 0, (uint32_t)kern->nr,
+                                         bytes, &cached)) == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
   if (!cached)
     wick_f32_gemm_pack((size_t)d->n, (size_t)d->k, kern->nr, wick_op_input(ctx, 1)->data,

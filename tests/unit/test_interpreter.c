@@ -22,7 +22,9 @@
  *   - share_variables_with: two signatures run by two interpreters see one
  *     resource variable only when the second shares the first's state; reset
  *     through either clears it; another model's interpreter, or one that
- *     itself shares, is refused;
+ *     itself shares, is refused; a sharer borrows the owner's packed
+ *     FULLY_CONNECTED weights (same outputs, no second copy), and the owner
+ *     refuses a resize while it has sharers;
  *   - the op tables agree with op_table.inc's lines and the schema's codes.
  */
 #include <math.h>
@@ -613,6 +615,100 @@ done:
   free(bytes);
 }
 
+/* Two signatures over one FULLY_CONNECTED weight buffer (K = 96, N = 80, with bias):
+ *   "one"  (subgraph 0): x[1, K] -> y[1, N]
+ *   "four" (subgraph 1): x[4, K] -> y[4, N]   (the same weights and bias buffers) */
+enum { FC_K = 96, FC_N = 80 };
+static uint8_t *build_fc_signatures(size_t *size_out) {
+  static float w[FC_N * FC_K], bias[FC_N];
+  for (int i = 0; i < FC_N * FC_K; i++) w[i] = tm_val(i);
+  for (int i = 0; i < FC_N; i++) bias[i] = tm_val(3 * i + 1);
+  tm_builder *b = tm_new();
+  tm_node *opcodes[1] = {tm_opcode(b, 9, 1)};
+  tm_node *buffers[3] = {tm_buffer(b, NULL, 0), tm_buffer(b, w, sizeof w),
+                         tm_buffer(b, bias, sizeof bias)};
+  tm_node *subgraphs[2], *sigs[2];
+  for (int k = 0; k < 2; k++) {
+    int32_t rows = k == 0 ? 1 : 4, s_x[2] = {rows, FC_K}, s_y[2] = {rows, FC_N};
+    int32_t s_w[2] = {FC_N, FC_K}, s_b[1] = {FC_N};
+    tm_node *tensors[4] = {tm_tensor(b, "x", TM_F32, s_x, 2, 0, NULL),
+                           tm_tensor(b, "w", TM_F32, s_w, 2, 1, NULL),
+                           tm_tensor(b, "b", TM_F32, s_b, 1, 2, NULL),
+                           tm_tensor(b, "y", TM_F32, s_y, 2, 0, NULL)};
+    tm_node *o = tm_table(b); /* FullyConnectedOptions (type 8), all defaults */
+    int32_t ins[3] = {0, 1, 2}, outs[1] = {3};
+    tm_node *ops[1] = {tm_operator(b, 0, ins, 3, outs, 1, 8, o)};
+    subgraphs[k] = tm_subgraph(b, tensors, 4, ins, 1, outs, 1, ops, 1);
+    const char *in_name[1] = {"x"}, *out_name[1] = {"y"};
+    uint32_t in_t[1] = {0}, out_t[1] = {3};
+    sigs[k] = tm_signature(b, k == 0 ? "one" : "four", (uint32_t)k, in_name, in_t, 1, out_name,
+                           out_t, 1);
+  }
+  tm_node *model = tm_model(b, 3, opcodes, 1, subgraphs, 2, buffers, 3, sigs, 2);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
+  tm_free(b);
+  return bytes;
+}
+
+static void test_share_packed_weights(void) {
+  size_t size;
+  uint8_t *bytes = build_fc_signatures(&size);
+  wick_error_info err;
+  wick_model *model = NULL;
+  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &model) == WICK_OK, "load: %s",
+        err.message);
+  wick_interpreter *owner = NULL, *sharer = NULL, *alone = NULL;
+  CHECK(wick_interpreter_create(model, "one", NULL, &err, &owner) == WICK_OK, "one: %s",
+        err.message);
+  CHECK(wick_interpreter_create(model, "four", NULL, &err, &alone) == WICK_OK, "four: %s",
+        err.message);
+  wick_interpreter_options o = wick_interpreter_options_default();
+  o.share_variables_with = owner;
+  CHECK(wick_interpreter_create(model, "four", &o, &err, &sharer) == WICK_OK, "shared four: %s",
+        err.message);
+  if (owner == NULL || sharer == NULL || alone == NULL) goto done;
+
+  /* Same outputs as an interpreter that packed its own copy. */
+  float x[4 * FC_K], y_shared[4 * FC_N], y_alone[4 * FC_N];
+  for (int i = 0; i < 4 * FC_K; i++) x[i] = tm_val(7 * i + 2);
+  CHECK(wick_tensor_copy_from(wick_interpreter_input(sharer, 0), x, sizeof x) == WICK_OK &&
+            wick_tensor_copy_from(wick_interpreter_input(alone, 0), x, sizeof x) == WICK_OK,
+        "inputs");
+  CHECK(wick_interpreter_invoke(sharer) == WICK_OK && wick_interpreter_invoke(alone) == WICK_OK,
+        "invoke: %s", wick_interpreter_last_error(sharer));
+  CHECK(wick_tensor_copy_to(wick_interpreter_output(sharer, 0), y_shared, sizeof y_shared) ==
+                WICK_OK &&
+            wick_tensor_copy_to(wick_interpreter_output(alone, 0), y_alone, sizeof y_alone) ==
+                WICK_OK &&
+            memcmp(y_shared, y_alone, sizeof y_alone) == 0,
+        "a sharer's outputs differ from an unshared interpreter's");
+  /* Where the optimized kernels pack (not on the reference kernels), the sharer holds no copy. */
+  size_t packed = (size_t)FC_N * FC_K * sizeof(float);
+  size_t p_alone = wick_interpreter_persistent_bytes(alone);
+  size_t p_sharer = wick_interpreter_persistent_bytes(sharer);
+  printf("packed weights: %zu bytes; persistent: alone %zu, sharer %zu\n", packed, p_alone,
+         p_sharer);
+  if (p_alone >= packed)
+    CHECK(p_sharer + packed <= p_alone, "sharer persistent %zu, alone %zu (packed %zu)", p_sharer,
+          p_alone, packed);
+
+  /* The owner's packed weights are in use: no resize until the sharer is gone. */
+  int32_t dims[2] = {1, FC_K}; /* the same shape: a resize prepares again all the same */
+  CHECK(wick_interpreter_resize_input(owner, 0, dims, 2) == WICK_ERR_INVALID_ARGUMENT &&
+            strstr(wick_interpreter_last_error(owner), "share this one's") != NULL,
+        "owner resize with a sharer: %s", wick_interpreter_last_error(owner));
+  wick_interpreter_destroy(sharer);
+  sharer = NULL;
+  CHECK(wick_interpreter_resize_input(owner, 0, dims, 2) == WICK_OK, "owner resize: %s",
+        wick_interpreter_last_error(owner));
+done:
+  wick_interpreter_destroy(sharer);
+  wick_interpreter_destroy(alone);
+  wick_interpreter_destroy(owner);
+  wick_model_destroy(model);
+  free(bytes);
+}
+
 static void test_op_tables(void) {
   char why[256] = "";
   CHECK(wick_op_tables_check(why, sizeof why), "op tables: %s", why);
@@ -626,6 +722,7 @@ int main(void) {
   test_resize_keeps_inputs();
   test_option_struct_size();
   test_share_variables();
+  test_share_packed_weights();
   wick_interpreter_destroy(NULL); /* no-ops */
   wick_model_destroy(NULL);
   CHECK(wick_interpreter_reset_variables(NULL) == WICK_ERR_INVALID_ARGUMENT,

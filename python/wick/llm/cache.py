@@ -1,7 +1,7 @@
 """The KV cache as the torch graph sees it: explicit tensors updated by one custom op.
 
-Each signature module (step.py) takes every layer's key and value cache as an input tensor of
-shape ``[1, kv_heads, max_seq_len, head_dim]`` and returns the updated caches as outputs. The
+Each signature module (step.py) takes every layer's key and value cache as an input tensor
+(layouts: :class:`SignatureCache`) and returns the updated caches as outputs. The
 update is one operator, ``torch.ops.wick_llm.kv_update(cache, update, start)``: the cache with
 ``update`` written over the box that starts at ``start`` (int32, one index per dim) — exactly
 TFLite's DYNAMIC_UPDATE_SLICE, which is what it lowers to (the rule is registered here, in the
@@ -9,8 +9,8 @@ converter's lowering table). After lowering, state.py turns the cache inputs and
 resource variables, so the file keeps the cache in the runtime.
 
 :class:`SignatureCache` is the object handed to HuggingFace's attention layers as
-``past_key_values``: they call ``update(key, value, layer_idx)`` and attend over what it
-returns (the whole cache; the mask from step.py hides the positions not written yet).
+``past_key_values``: they call ``update(key, value, layer_idx)`` and hand what it returns (the
+whole caches; the mask from step.py hides the positions not written yet) to attention.py.
 
 Next: step.py (the modules per signature), state.py (inputs/outputs -> variables).
 """
@@ -66,22 +66,27 @@ register_lowering()
 
 class SignatureCache:
     """``past_key_values`` for one traced step: the caches come in as tensors, each layer's
-    ``update`` writes the new keys/values at ``start`` and returns the full caches.
+    ``update`` writes the new keys/values at the step's position and returns the full caches.
 
-    ``keys``/``values``: one ``[1, kv_heads, max_seq_len, head_dim]`` tensor per layer;
-    ``start``: int32 ``[4]`` = (0, 0, first position, 0). After the forward, ``keys`` and
-    ``values`` hold the updated caches."""
+    Layout (chosen for attention.py's two matmuls): ``keys[i]`` is the key cache *transposed*,
+    ``[1, kv_heads, head_dim, max_seq_len]`` (new keys are written as columns, at
+    ``keys_start`` = (0, 0, 0, position)); ``values[i]`` is ``[1, kv_heads, max_seq_len,
+    head_dim]`` (new rows at ``values_start`` = (0, 0, position, 0)). After the forward, ``keys``
+    and ``values`` hold the updated caches."""
 
     is_compileable = True
 
-    def __init__(self, keys: list, values: list, start: torch.Tensor):
+    def __init__(self, keys: list, values: list, position: torch.Tensor):
         self.keys = list(keys)
         self.values = list(values)
-        self.start = start
+        zero = torch.zeros(1, dtype=torch.int32)
+        self.keys_start = torch.cat([zero, zero, zero, position])
+        self.values_start = torch.cat([zero, zero, position, zero])
 
     def update(self, key_states, value_states, layer_idx: int, *args, **kwargs):
-        self.keys[layer_idx] = kv_update(self.keys[layer_idx], key_states, self.start)
-        self.values[layer_idx] = kv_update(self.values[layer_idx], value_states, self.start)
+        keys_t = key_states.transpose(2, 3)
+        self.keys[layer_idx] = kv_update(self.keys[layer_idx], keys_t, self.keys_start)
+        self.values[layer_idx] = kv_update(self.values[layer_idx], value_states, self.values_start)
         return self.keys[layer_idx], self.values[layer_idx]
 
     # what HF may ask a cache besides update (none of it changes the computation here)
@@ -89,7 +94,7 @@ class SignatureCache:
         return 0
 
     def get_max_cache_shape(self, layer_idx: int = 0) -> int:
-        return int(self.keys[layer_idx].shape[2])
+        return int(self.values[layer_idx].shape[2])
 
     def __len__(self) -> int:
         return len(self.keys)

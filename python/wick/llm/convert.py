@@ -22,7 +22,7 @@ import json
 from ..converter.errors import ConversionError
 from .model import LLM, METADATA_NAME
 from .state import cache_names, caches_to_variables, init_graph, rename_inputs
-from .step import CausalLMStep, describe, eager_attention, example_inputs
+from .step import CausalLMStep, cache_shapes, describe, example_inputs, wick_attention
 
 QUANTIZE_MODES = {None: "float32", "int8": "int8"}
 
@@ -72,8 +72,8 @@ def convert(
             f"max_seq_len {max_seq_len} is beyond the model's max_position_embeddings ({limit})"
         )
     names = cache_names(info["num_layers"])
-    cache_shape = [1, info["num_kv_heads"], max_seq_len, info["head_dim"]]
-    init = init_graph(names, cache_shape)
+    keys_shape, values_shape = cache_shapes(info, max_seq_len)
+    init = init_graph([(n, keys_shape if n[0] == "k" else values_shape) for n in names])
     keys = [(f"prefill_{n}", n) for n in lengths] + [("decode", 1)]
     say = _Progress(progress)
     graphs = []
@@ -82,7 +82,7 @@ def convert(
     try:
         import torch
 
-        with eager_attention(model), torch.no_grad():
+        with wick_attention(model), torch.no_grad():
             for key, n in keys:
                 step = CausalLMStep(model, n, max_seq_len).eval()
                 args = example_inputs(info, n, max_seq_len)
@@ -109,7 +109,7 @@ def convert(
             max_seq_len=max_seq_len,
             prefill_lengths=list(lengths),
             quantize=quantize,
-            cache=dict(names=names, shape=cache_shape),
+            cache=dict(names=names, keys_shape=keys_shape, values_shape=values_shape),
         )
         say(f"writing {len(graphs)} signatures")
         data = serialize(

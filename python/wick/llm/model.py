@@ -10,10 +10,12 @@ lengths, vocabulary size, end-of-sequence ids, the cache layout. The signatures 
 C runtime, all interpreters sharing the one set of cache variables
 (``wick.load(..., shared_variables=True)``).
 
-Prompt schedule (:func:`plan`): a prompt of m tokens runs as chunks — the longest prefill
-length that fits in what is left, then the next, and single decode steps for a remainder
-shorter than every prefill length — so every chunk is exact (no padding) and the last chunk's
-logits are those of the prompt's last token.
+Prompt schedule (:func:`plan`): a prompt of m tokens runs as exact chunks (no padding) — the
+longest prefill length that fits in what is left, then the next; a remainder shorter than every
+prefill length runs as the shortest prefill length that covers it, ending at the prompt's last
+token and overlapping the chunk before (it writes the same tokens' keys and values at the same
+positions again), or as single decode steps when the whole prompt is shorter than that. The
+last chunk's logits are the prompt's last token's.
 
 Next: convert.py (makes the file), state.py (the cache variables).
 """
@@ -31,15 +33,24 @@ import numpy as np
 METADATA_NAME = "wick_llm"
 
 
-def plan(num_tokens: int, prefill_lengths: Sequence[int]) -> list[int]:
-    """Chunk sizes for a prompt of ``num_tokens``: greedy longest prefill length first, single
-    decode steps for the rest (1 = the decode signature)."""
-    chunks, left = [], num_tokens
-    for n in sorted(prefill_lengths, reverse=True):
-        while left >= n:
-            chunks.append(n)
-            left -= n
-    return chunks + [1] * left
+def plan(num_tokens: int, prefill_lengths: Sequence[int]) -> list[tuple[int, int]]:
+    """(start position, length) of each chunk of a ``num_tokens`` prompt (see the module
+    docstring); length 1 is the decode signature."""
+    lengths = sorted(prefill_lengths, reverse=True)
+    chunks, pos = [], 0
+    for n in lengths:
+        while num_tokens - pos >= n:
+            chunks.append((pos, n))
+            pos += n
+    left = num_tokens - pos
+    if left:
+        cover = [n for n in lengths if left <= n <= num_tokens]
+        if cover:
+            n = min(cover)
+            chunks.append((num_tokens - n, n))
+        else:
+            chunks += [(p, 1) for p in range(pos, num_tokens)]
+    return chunks
 
 
 def greedy(
@@ -62,11 +73,10 @@ def greedy(
             f"{len(prompt)} prompt tokens + {max_new_tokens} new tokens do not fit the "
             f"{max_seq_len}-position cache of this model"
         )
-    pos = 0
     logits = None
-    for n in plan(len(prompt), prefill_lengths):
-        logits = step(n, np.asarray([prompt[pos : pos + n]], np.int32), pos)
-        pos += n
+    for start, n in plan(len(prompt), prefill_lengths):
+        logits = step(n, np.asarray([prompt[start : start + n]], np.int32), start)
+    pos = len(prompt)
     out: list[int] = []
     for _ in range(max_new_tokens):
         token = int(np.argmax(logits[0]))

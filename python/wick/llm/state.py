@@ -13,6 +13,7 @@ wick run (the ones TensorFlow's converter writes for tf.Variable):
     ASSIGN_VARIABLE(h, k')                k' = the cache output (DYNAMIC_UPDATE_SLICE of k)
 
     init subgraph: per cache, ASSIGN_VARIABLE(VAR_HANDLE(name), FILL(shape, 0.0))
+                   (one FILL per distinct shape)
 
 The signature's inputs become (tokens, input_pos), its output the logits. Variables belong to
 the interpreter: on LiteRT, the signature runners of one interpreter share them; on wick, the
@@ -21,9 +22,9 @@ interpreters of one model share them with ``wick_interpreter_options.share_varia
 next invoke starts from an empty (zero) cache.
 
 Cost of this first version per invoke, per cache: READ_VARIABLE copies the variable out,
-DYNAMIC_UPDATE_SLICE writes the new rows into a copy (in place when the runtime aliases its
-output with its operand) and ASSIGN_VARIABLE copies the result back — two or three copies of
-the whole cache per step, O(max_seq_len), on top of the attention's own O(max_seq_len) reads.
+DYNAMIC_UPDATE_SLICE writes the new rows (in place on wick, whose planner lets it write over its
+dead operand) and ASSIGN_VARIABLE copies the result back — two copies of
+the whole cache per step, O(max_seq_len), next to the attention's own O(max_seq_len) reads.
 
 Next: convert.py (drives this), cache.py (the update op).
 """
@@ -43,18 +44,21 @@ def cache_names(num_layers: int) -> list[str]:
     return names
 
 
-def init_graph(names: list[str], shape: list[int], dtype: str = "float32") -> TGraph:
-    """The CALL_ONCE body: every cache variable assigned zeros (FILL, so the file holds no
-    cache-sized constant)."""
+def init_graph(variables: list[tuple[str, list[int]]], dtype: str = "float32") -> TGraph:
+    """The CALL_ONCE body: every (name, shape) variable assigned zeros (FILL, so the file holds
+    no cache-sized constant)."""
     g = TGraph()
-    dims = g.const("cache_shape", np.asarray(shape, np.int32))
     zero = g.const("zero", np.asarray(0, dtype))
-    zeros = g.tensor("zeros", shape, dtype)
-    g.add("FILL", [dims, zero], [zeros])
-    for name in names:
+    zeros = {}
+    for name, shape in variables:
+        key = tuple(shape)
+        if key not in zeros:
+            dims = g.const(f"shape_{len(zeros)}", np.asarray(shape, np.int32))
+            zeros[key] = g.tensor(f"zeros_{len(zeros)}", shape, dtype)
+            g.add("FILL", [dims, zero], [zeros[key]])
         h = g.tensor(name + "/handle", [], "resource")
         g.add("VAR_HANDLE", [], [h], {"container": "", "shared_name": name})
-        g.add("ASSIGN_VARIABLE", [h, zeros], [])
+        g.add("ASSIGN_VARIABLE", [h, zeros[key]], [])
     return g
 
 
@@ -83,7 +87,11 @@ def caches_to_variables(
         tg.add("READ_VARIABLE", [h], [value], position=at + 1)
         at += 2
         tg.replace_uses(t_in, value)
-        tg.add("ASSIGN_VARIABLE", [h, t_out], [])
+        # right after the update: the readers of the new cache come later, so the update's
+        # output is not read after them and a runtime may alias it (a RESHAPE of it is free)
+        producer = t_out.producer
+        after = tg.ops.index(producer) + 1 if producer is not None else len(tg.ops)
+        tg.add("ASSIGN_VARIABLE", [h, t_out], [], position=after)
     tg.inputs = tg.inputs[:num_plain_inputs]
     tg.input_names = tg.input_names[:num_plain_inputs]
     tg.outputs = tg.outputs[:1]

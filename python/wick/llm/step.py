@@ -2,21 +2,24 @@
 
 :class:`CausalLMStep` wraps an unmodified HuggingFace causal LM (LlamaForCausalLM and its
 family: ``model.model.embed_tokens / layers / norm / rotary_emb`` and ``model.lm_head``) and
-runs *its own modules* — the decoder layers with their attention (RoPE and grouped-query
-attention as the config says), MLP and norms — for ``n`` tokens starting at a run-time
-position. Only the loop over the layers is ours (LlamaModel.forward would build a DynamicCache
-and a mask from the cache's contents, neither of which exports to a fixed-shape graph):
+runs *its own modules* — the embedding, the decoder layers with their projections, RoPE (from
+the config), MLP and norms, the LM head — for ``n`` tokens starting at a run-time position.
+Ours are only the loop over the layers (LlamaModel.forward would build a DynamicCache and a
+mask from the cache's contents, neither of which exports to a fixed-shape graph), the cache
+object the layers write to (cache.py) and the attention core they call (attention.py, selected
+through transformers' AttentionInterface while tracing: grouped-query attention over the cache
+without HF's per-head copies of it):
 
     forward(tokens int32 [1, n], input_pos int32 [1], k_0, v_0, k_1, v_1, ...)
         -> (logits float32 [1, vocab], k_0', v_0', ...)
 
-with every cache ``[1, kv_heads, max_seq_len, head_dim]``. Position ``input_pos + i`` of the
-batch is written into the caches (cache.py's kv_update) and attends to every cache position up
-to itself (an additive mask over all ``max_seq_len`` positions: the attention always spans the
-whole cache, the mask hides what is not written yet or is stale). Logits are computed for the
-last position only. The decode signature is this module with n = 1.
+with the caches in cache.py's layout (keys transposed). Position ``input_pos + i`` of the
+batch is written into the caches and attends to every cache position up to itself (an additive
+mask over all ``max_seq_len`` positions: the attention always spans the whole cache, the mask
+hides what is not written yet or is stale). Logits are computed for the last position only.
+The decode signature is this module with n = 1.
 
-Next: cache.py (the update op and the cache object the layers call), state.py.
+Next: cache.py, attention.py, state.py.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import contextlib
 
 import torch
 
+from . import attention
 from .cache import SignatureCache
 
 # HF model_type values whose structure and attention this module reproduces and that the tests
@@ -64,12 +68,13 @@ def describe(model) -> dict:
 
 
 @contextlib.contextmanager
-def eager_attention(model):
-    """HF's plain matmul-softmax-matmul attention while tracing (the additive mask is used as
-    given; no fused kernel paths), the model's own choice restored afterwards."""
+def wick_attention(model):
+    """attention.py's attention while tracing (and in eager checks), the model's own choice
+    restored afterwards."""
+    attention.register()
     config = model.config
     before = config._attn_implementation
-    config._attn_implementation = "eager"
+    config._attn_implementation = attention.NAME
     try:
         yield
     finally:
@@ -85,15 +90,18 @@ class CausalLMStep(torch.nn.Module):
 
     def forward(self, tokens, input_pos, *caches):
         base = self.lm.model
+        config = self.lm.config
         n, seq = self.num_tokens, self.max_seq_len
+        group = config.num_attention_heads // (config.num_key_value_heads or 1)
         positions = input_pos + torch.arange(n, dtype=torch.int32)  # [n]
         position_ids = positions.unsqueeze(0)  # [1, n]
-        visible = torch.arange(seq, dtype=torch.int32).unsqueeze(0) <= positions.unsqueeze(1)
+        # attention.py's score rows are (query head in its group, token): row r*n + i sees
+        # the cache positions up to input_pos + i
+        rows = positions.repeat(group)  # [group * n]
+        visible = torch.arange(seq, dtype=torch.int32).unsqueeze(0) <= rows.unsqueeze(1)
         low = torch.finfo(torch.float32).min
-        mask = torch.where(visible, 0.0, low).to(torch.float32)[None, None]  # [1, 1, n, seq]
-        zero = torch.zeros(1, dtype=torch.int32)
-        start = torch.cat([zero, zero, input_pos, zero])  # where the n positions are written
-        cache = SignatureCache(caches[0::2], caches[1::2], start)
+        mask = torch.where(visible, 0.0, low).to(torch.float32)[None, None]  # [1,1,group*n,seq]
+        cache = SignatureCache(caches[0::2], caches[1::2], input_pos)
 
         hidden = base.embed_tokens(tokens)
         position_embeddings = base.rotary_emb(hidden, position_ids)
@@ -118,12 +126,18 @@ class CausalLMStep(torch.nn.Module):
 
 def example_inputs(info: dict, num_tokens: int, max_seq_len: int) -> tuple:
     """Inputs of the right shapes and types for tracing (zero caches, position 0)."""
-    cache_shape = (1, info["num_kv_heads"], max_seq_len, info["head_dim"])
+    keys_shape, values_shape = cache_shapes(info, max_seq_len)
     caches = []
     for _ in range(info["num_layers"]):
-        caches += [torch.zeros(cache_shape), torch.zeros(cache_shape)]
+        caches += [torch.zeros(keys_shape), torch.zeros(values_shape)]
     return (
         torch.zeros(1, num_tokens, dtype=torch.int32),
         torch.zeros(1, dtype=torch.int32),
         *caches,
     )
+
+
+def cache_shapes(info: dict, max_seq_len: int) -> tuple[list[int], list[int]]:
+    """(key cache shape, value cache shape) of one layer: keys transposed (cache.py)."""
+    kv, d = info["num_kv_heads"], info["head_dim"]
+    return [1, kv, d, max_seq_len], [1, kv, max_seq_len, d]

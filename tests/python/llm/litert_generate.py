@@ -1,6 +1,6 @@
 """Child process for test_llm.py: greedy tokens of a wick.llm file on stock LiteRT.
 
-    python -m tests.python.llm.litert_generate FILE '[prompt ids]' NEW_TOKENS
+    python -m tests.python.llm.litert_generate FILE '[prompt ids]' NEW_TOKENS ['[stop ids]']
 
 prints one JSON line: {"tokens": [...]} — or {"error": "..."} when LiteRT cannot load or
 run the file. It runs in its own process because LiteRT and wick (or torch) in one process
@@ -18,6 +18,7 @@ import numpy as np
 
 def main() -> None:
     path, prompt, new_tokens = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
+    stop_ids = json.loads(sys.argv[4]) if len(sys.argv) > 4 else []
     from wick.llm.model import greedy, read_metadata
 
     meta = json.loads(read_metadata(path))
@@ -40,6 +41,7 @@ def main() -> None:
             new_tokens,
             prefill_lengths=meta["prefill_lengths"],
             max_seq_len=meta["max_seq_len"],
+            stop_ids=stop_ids,
         )
     except Exception as e:  # reported to the test, which shows it
         print(json.dumps({"error": f"{type(e).__name__}: {e}"}))

@@ -71,11 +71,19 @@ def converted(tmp_path_factory):
     return model, llm, path
 
 
-# 11 tokens: prefill_8 then three decode steps; 4: one prefill_4; 1: decode only
-PROMPTS = [[5, 17, 301, 42, 7, 99, 3, 250, 18, 64, 11], [9, 200, 31, 77], [123]]
+# 11 tokens: prefill_8, then prefill_4 over positions 7-10 (overlapping); 4: one prefill_4;
+# 13: prefill_8, prefill_4, then prefill_4 over 9-12; 3: three decode steps
+PROMPTS = [
+    [5, 17, 301, 42, 7, 99, 3, 250, 18, 64, 11],
+    [9, 200, 31, 77],
+    [8, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13],
+    [123, 4, 56],
+]
 
 
-@pytest.mark.parametrize("prompt", PROMPTS, ids=["prefill8+3", "prefill4", "decode-only"])
+@pytest.mark.parametrize(
+    "prompt", PROMPTS, ids=["prefill8+overlap4", "prefill4", "8+4+overlap4", "decode-only"]
+)
 def test_greedy_tokens_equal_transformers(converted, prompt):
     model, llm, _ = converted
     assert llm.generate(prompt, STEPS) == _hf_greedy(model, prompt, STEPS)
@@ -137,9 +145,12 @@ def test_litert_signature_runners_give_the_same_tokens(converted):
 
 
 def test_prompt_schedule():
-    assert plan(11, (4, 8)) == [8, 1, 1, 1]
-    assert plan(21, (4, 8)) == [8, 8, 4, 1]
-    assert plan(3, (4, 8)) == [1, 1, 1]
+    assert plan(11, (4, 8)) == [(0, 8), (7, 4)]
+    assert plan(21, (4, 8)) == [(0, 8), (8, 8), (16, 4), (17, 4)]
+    assert plan(16, (4, 8)) == [(0, 8), (8, 8)]
+    assert plan(37, (8, 32)) == [(0, 32), (29, 8)]
+    assert plan(3, (4, 8)) == [(0, 1), (1, 1), (2, 1)]
+    assert plan(6, (8,)) == [(p, 1) for p in range(6)]
 
 
 def test_bad_inputs(converted):
