@@ -22,7 +22,8 @@
  *   LEAKY_RELU  two multipliers, s_in / s_out and s_in * alpha / s_out (float),
  *               the sign of a negative alpha kept apart.
  *   GELU        int8/uint8: a 256-entry table (exact or tanh approximation).
- *   RSQRT       int8: a 256-entry table built with LiteRT's fixed-point inverse
+ *   RSQRT       int16: LiteRT's interpolated 513-entry table of 1/sqrt (in
+ *               float); int8: a 256-entry table built with LiteRT's fixed-point inverse
  *               square root and multiplier 1 / (sqrt(s_in) s_out) (float
  *               product, double reciprocal); inputs below the zero point
  *               (negative reals) fail at invoke, as LiteRT.
@@ -45,6 +46,7 @@ typedef struct qact_data {
   float *softmax_table;         /* SOFTMAX in its float-table form, else NULL */
   float softmax_out_scale;
   int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
+  int16_t *rsqrt_lut;           /* int16 RSQRT */
   uint8_t lut[256];
   uint16_t sigmoid16[256];              /* int16 LOGISTIC / TANH */
   int32_t sigmoid16_mult, sigmoid16_shift;
@@ -230,8 +232,17 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                            qi.scale, qi.zero_point, qo.scale, qo.zero_point, d->lut);
       break;
     case WICK_BUILTIN_RSQRT: {
-      WICK_CHECK_SUPPORTED(ctx, t == WICK_DTYPE_INT8, "quantized RSQRT takes int8, not %s",
-                           wick_dtype_name(t));
+      WICK_CHECK_SUPPORTED(ctx, t == WICK_DTYPE_INT8 || int16,
+                           "quantized RSQRT takes int8 or int16, not %s", wick_dtype_name(t));
+      d->in_zp = qi.zero_point;
+      if (int16) {
+        d->rsqrt_lut = wick_op_alloc(ctx, 513 * sizeof(int16_t));
+        if (d->rsqrt_lut == NULL)
+          return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+        wick_q_rsqrt_lut16_populate(qi.scale, qi.zero_point, qo.scale, qo.zero_point,
+                                    d->rsqrt_lut);
+        break;
+      }
       const float denominator = sqrtf(qi.scale) * qo.scale;
       int32_t mult, shift;
       WICK_TRY(wick_quant_multiplier(ctx, 1.0 / (double)denominator, 30, "the output", &mult,
@@ -281,14 +292,19 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
       break;
     }
     case WICK_BUILTIN_RSQRT: {
-      const int8_t *x = in->data;
-      for (int64_t i = 0; i < n; i++)
-        if (x[i] < d->in_zp)
+      const bool wide = in->type == WICK_DTYPE_INT16;
+      for (int64_t i = 0; i < n; i++) {
+        const int32_t v = wide ? ((const int16_t *)in->data)[i] : ((const int8_t *)in->data)[i];
+        if (v < d->in_zp)
           return wick_op_fail(ctx, WICK_ERR_INVALID_INPUT,
                               "RSQRT is only defined for positive values (element %lld is %d, "
                               "below the zero point %d)",
-                              (long long)i, x[i], (int)d->in_zp);
-      wick_q_lut8__reference(n, d->lut, in->data, out->data);
+                              (long long)i, (int)v, (int)d->in_zp);
+      }
+      if (wide)
+        wick_q_lut16__reference(n, d->rsqrt_lut, in->data, out->data);
+      else
+        wick_q_lut8__reference(n, d->lut, in->data, out->data);
       break;
     }
     case WICK_BUILTIN_LOGISTIC:

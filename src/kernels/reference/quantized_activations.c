@@ -424,6 +424,40 @@ void wick_q_rsqrt_lut8_populate(int32_t in_zp, int32_t out_multiplier, int32_t o
   }
 }
 
+/* LiteRT's LUTPopulate<int16_t> as its int16 RSQRT calls it: the same
+ * interpolation-biased samples as the softmax tables, but every step in float
+ * (the transform, the scales and the rounding are float there). */
+static float rsqrt_or_max(float v, float out_scale) {
+  return v <= 0.0f ? 32767.0f * out_scale : 1.0f / sqrtf(v);
+}
+
+void wick_q_rsqrt_lut16_populate(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                                 int16_t lut[513]) {
+  const float input_min = in_scale * (float)(INT16_MIN - in_zp);
+  const float input_max = in_scale * (float)(INT16_MAX - in_zp);
+  const float output_min = out_scale * (float)(INT16_MIN - out_zp);
+  const float output_max = out_scale * (float)(INT16_MAX - out_zp);
+  const float step = (input_max - input_min) / 512.0f, half_step = step / 2.0f;
+  const float inv = 65536.0f / (output_max - output_min);
+#define LUT_CLAMP(v) ((int16_t)((v) < -32768.0f ? -32768.0f : ((v) > 32767.0f ? 32767.0f : (v))))
+  for (int32_t i = 0; i < 512; i++) {
+    const float val = rsqrt_or_max(input_min + (float)i * step, out_scale);
+    const float val_mid = rsqrt_or_max(input_min + (float)i * step + half_step, out_scale);
+    const float val_next = rsqrt_or_max(input_min + (float)(i + 1) * step, out_scale);
+    const float sample = roundf(val * inv);
+    const float interp = roundf((val_next * inv + roundf(val * inv)) / 2.0f);
+    const float mid = roundf(val_mid * inv);
+    const float bias = roundf((interp - mid) / 2.0f);
+    lut[i] = LUT_CLAMP(sample - bias);
+  }
+  lut[512] = LUT_CLAMP(roundf(rsqrt_or_max(input_max, out_scale) * inv));
+#undef LUT_CLAMP
+}
+
+void wick_q_lut16__reference(int64_t n, const int16_t lut[513], const int16_t *in, int16_t *out) {
+  for (int64_t i = 0; i < n; i++) out[i] = lut16(in[i], lut);
+}
+
 /* ---------------------------------------------------------------- hard swish */
 
 INLINE int16_t sat16(int64_t v) {

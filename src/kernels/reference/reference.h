@@ -578,6 +578,13 @@ void wick_q16_tanh__reference(int64_t n, const uint16_t table[256], int32_t mult
 void wick_q_rsqrt_lut8_populate(int32_t in_zp, int32_t out_multiplier, int32_t out_shift,
                                 int32_t out_zp, uint8_t lut[256]);
 
+/* int16 RSQRT (zero points 0): LiteRT's 513-entry interpolated table of
+ * 1/sqrt(x) (x <= 0 gives 32767 * out_scale) built in float arithmetic, and
+ * the interpolated int16 table lookup every int16 table op shares. */
+void wick_q_rsqrt_lut16_populate(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                                 int16_t lut[513]);
+void wick_q_lut16__reference(int64_t n, const int16_t lut[513], const int16_t *in, int16_t *out);
+
 /* HARD_SWISH (int8/uint8), LiteRT's 16-bit fixed-point formulation. */
 typedef struct wick_qhard_swish_params {
   int32_t input_zero_point, output_zero_point;

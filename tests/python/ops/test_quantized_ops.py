@@ -744,6 +744,23 @@ def test_rsqrt_int8(zp_in, s_in, s_out, zp_out):
     check("RSQRT", [Q(x.reshape(1, -1), s_in, zp_in)], ("int8", s_out, zp_out))
 
 
+@pytest.mark.parametrize("s_in,s_out", [(0.004, 3e-5), (1.5, 0.0001), (2e-6, 0.02)])
+def test_rsqrt_int16(s_in, s_out):
+    """Every int16 value >= 0 (zero points 0): LiteRT's interpolated 513-entry table of
+    1/sqrt built in float (zero maps to 32767 * s_out), outputs saturating at 32767."""
+    x = np.arange(0, 32768).astype(np.int16)
+    check("RSQRT", [Q(x.reshape(1, -1), s_in, 0)], ("int16", s_out, 0))
+
+
+def test_rsqrt_int16_negative_input_fails_at_invoke():
+    fails(
+        "RSQRT",
+        [Q(np.asarray([[3, -9, 4]], np.int16), 0.1, 0)],
+        ("int16", 0.05, 0),
+        "only defined for positive values",
+    )
+
+
 def test_rsqrt_int8_negative_input_fails_at_invoke():
     fails(
         "RSQRT",
