@@ -68,14 +68,14 @@ static double time_median(void (*fn)(void *), void *arg) {
 /* 12 independent accumulator chains (FMA latency 4 x 2 pipes needs >= 8),
  * named so they stay in registers; the empty asm keeps the loop from being
  * folded. */
-#define PEAK_BODY(T, FMA, C)                                                                 \
-  T x0 = a, x1 = a, x2 = a, x3 = a, x4 = a, x5 = a, x6 = a, x7 = a, x8 = a, x9 = a, x10 = a,  \
-    x11 = a;                                                                                 \
-  for (long n = 0; n < iters; n++) {                                                         \
-    x0 = FMA(x0, a, b), x1 = FMA(x1, a, b), x2 = FMA(x2, a, b), x3 = FMA(x3, a, b);          \
-    x4 = FMA(x4, a, b), x5 = FMA(x5, a, b), x6 = FMA(x6, a, b), x7 = FMA(x7, a, b);          \
-    x8 = FMA(x8, a, b), x9 = FMA(x9, a, b), x10 = FMA(x10, a, b), x11 = FMA(x11, a, b);      \
-    __asm__ volatile("" : "+" C(x0), "+" C(x1), "+" C(x2), "+" C(x3), "+" C(x4), "+" C(x5));  \
+#define PEAK_BODY(T, FMA, C)                                                                   \
+  T x0 = a, x1 = a, x2 = a, x3 = a, x4 = a, x5 = a, x6 = a, x7 = a, x8 = a, x9 = a, x10 = a,   \
+    x11 = a;                                                                                   \
+  for (long n = 0; n < iters; n++) {                                                           \
+    x0 = FMA(x0, a, b), x1 = FMA(x1, a, b), x2 = FMA(x2, a, b), x3 = FMA(x3, a, b);            \
+    x4 = FMA(x4, a, b), x5 = FMA(x5, a, b), x6 = FMA(x6, a, b), x7 = FMA(x7, a, b);            \
+    x8 = FMA(x8, a, b), x9 = FMA(x9, a, b), x10 = FMA(x10, a, b), x11 = FMA(x11, a, b);        \
+    __asm__ volatile("" : "+" C(x0), "+" C(x1), "+" C(x2), "+" C(x3), "+" C(x4), "+" C(x5));   \
     __asm__ volatile("" : "+" C(x6), "+" C(x7), "+" C(x8), "+" C(x9), "+" C(x10), "+" C(x11)); \
   }
 
@@ -102,8 +102,9 @@ __attribute__((target("avx2,fma"), noinline)) static float peak_avx2(long iters)
 __attribute__((target("avx512f,avx512vnni"), noinline)) static int32_t peak_vnni(long iters) {
   const __m512i a = _mm512_set1_epi32(0x01010101), b = _mm512_set1_epi32(0x01fe01fe);
   PEAK_BODY(__m512i, _mm512_dpbusd_epi32, "v")
-  __m512i s = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(x0, x1), _mm512_add_epi32(x2, x3)),
-                               _mm512_add_epi32(_mm512_add_epi32(x4, x5), _mm512_add_epi32(x6, x7)));
+  __m512i s =
+      _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(x0, x1), _mm512_add_epi32(x2, x3)),
+                       _mm512_add_epi32(_mm512_add_epi32(x4, x5), _mm512_add_epi32(x6, x7)));
   s = _mm512_add_epi32(s, _mm512_add_epi32(_mm512_add_epi32(x8, x9), _mm512_add_epi32(x10, x11)));
   return _mm512_reduce_add_epi32(s);
 }
@@ -157,12 +158,13 @@ static void run_conv(void *p) {
   const wick_conv_shape *s = &a->s;
   if (a->dw) {
     const wick_f32_dwconv_args args = {s, a->in, a->packed, a->out, 0.0f, 6.0f, NULL};
-    wick_f32_dwconv_fn fn = s->k_h == 3 ? a->kern->dwconv3x3
-                          : s->k_h == 5 ? a->kern->dwconv5x5 : a->kern->dwconv;
+    wick_f32_dwconv_fn fn = s->k_h == 3   ? a->kern->dwconv3x3
+                            : s->k_h == 5 ? a->kern->dwconv5x5
+                                          : a->kern->dwconv;
     fn(&args, 0, (size_t)s->out_h);
   } else if (a->gemm)
-    wick_f32_gemm(a->gk, (size_t)s->batch * s->in_h * s->in_w, s->out_c, s->in_c, a->in,
-                  s->in_c, a->packed, a->out, s->out_c, 0.0f, 6.0f);
+    wick_f32_gemm(a->gk, (size_t)s->batch * s->in_h * s->in_w, s->out_c, s->in_c, a->in, s->in_c,
+                  a->packed, a->out, s->out_c, 0.0f, 6.0f);
   else
     wick_f32_conv_igemm(a->gk, s, a->ind, a->packed, a->out, 0.0f, 6.0f);
 }
@@ -209,11 +211,14 @@ static void bench_layer(const wick_f32_kernels *kern, double peak, const char *m
   double gf = flops / t * 1e-9;
   char shape[64];
   snprintf(shape, sizeof shape, "%dx%dx%d k%d s%d -> %d", h, h, cin, k, stride, cout);
-  const char *kind = dw ? (k == 3 ? "dwconv3x3" : k == 5 ? "dwconv5x5" : "dwconv")
-                       : a.gemm ? "gemm" : "igemm";
+  const char *kind = dw       ? (k == 3   ? "dwconv3x3"
+                                 : k == 5 ? "dwconv5x5"
+                                          : "dwconv")
+                     : a.gemm ? "gemm"
+                              : "igemm";
   if (!dw && a.gemm)
-    printf("%-8s %-10s %-28s M=%-6d K=%-5zu N=%-5d %8.1f us %7.1f GFLOP/s %5.1f%%\n", model,
-           kind, shape, s->out_h * s->out_w, kk, cout, t * 1e6, gf, 100.0 * gf / peak);
+    printf("%-8s %-10s %-28s M=%-6d K=%-5zu N=%-5d %8.1f us %7.1f GFLOP/s %5.1f%%\n", model, kind,
+           shape, s->out_h * s->out_w, kk, cout, t * 1e6, gf, 100.0 * gf / peak);
   else
     printf("%-8s %-10s %-28s %-26s %8.1f us %7.1f GFLOP/s %5.1f%%\n", model, kind, shape, "",
            t * 1e6, gf, 100.0 * gf / peak);
@@ -236,8 +241,8 @@ static void bench_fc(const wick_f32_kernels *kern, double peak, const char *mode
   wick_f32_gemm_pack(n, k, a.gk->nr, w, NULL, a.packed);
   double t = time_median(run_conv, &a);
   double gf = 2.0 * m * n * (double)k / t * 1e-9;
-  printf("%-8s %-10s %-28s M=%-6d K=%-5d N=%-5d %8.1f us %7.1f GFLOP/s %5.1f%%\n", model,
-         "fc", "", m, k, n, t * 1e6, gf, 100.0 * gf / peak);
+  printf("%-8s %-10s %-28s M=%-6d K=%-5d N=%-5d %8.1f us %7.1f GFLOP/s %5.1f%%\n", model, "fc", "",
+         m, k, n, t * 1e6, gf, 100.0 * gf / peak);
   free(a.in), free(a.out), free(w), free(a.packed);
 }
 
@@ -258,16 +263,14 @@ static void run_q8(void *p) {
   const wick_conv_shape *s = &a->s;
   if (a->dw)
     a->kern->dwconv(s, 3, a->in, a->packed, a->out, &a->o, 0, s->out_h);
-  else if (a->gemm)
-  {
+  else if (a->gemm) {
     /* as the op runs it: the input flipped to u8 once, then the u8 kernels */
     const size_t m = (size_t)s->batch * s->in_h * s->in_w;
     wick_q8_prepare_input(a->kern, m * (size_t)s->in_c, a->in, 3, a->zero);
     wick_q8_gemm(a->kern, 0, m, s->out_c, s->in_c, a->zero,
-                 (size_t)s->in_c * wick_q8_input_bytes(a->kern), true, a->packed, a->out,
-                 s->out_c, &a->o);
-  }
-  else
+                 (size_t)s->in_c * wick_q8_input_bytes(a->kern), true, a->packed, a->out, s->out_c,
+                 &a->o);
+  } else
     wick_q8_conv_igemm(a->kern, s, a->ind, true, a->packed, a->out, &a->o, 0,
                        wick_q8_conv_tiles(s, a->kern->mr));
 }
@@ -297,7 +300,8 @@ static void bench_q8(const wick_q8_kernels *kern, double peak, const char *model
   a.in = rand_i8((size_t)s->in_h * s->in_w * cin);
   a.out = rand_i8((size_t)s->out_h * s->out_w * cout);
   int8_t *w = rand_i8((size_t)cout * kk);
-  int32_t *mult = malloc((size_t)cout * sizeof(int32_t)), *shift = malloc((size_t)cout * sizeof(int32_t));
+  int32_t *mult = malloc((size_t)cout * sizeof(int32_t)),
+          *shift = malloc((size_t)cout * sizeof(int32_t));
   double *scale = calloc((size_t)cout + 64, sizeof(double));
   for (int32_t c = 0; c < cout; c++) mult[c] = 1300000000 + c, shift[c] = -8, scale[c] = 1e-3;
   int64_t *rq64 = malloc(wick_q8_rq64_words((size_t)cout) * sizeof(int64_t));
@@ -324,8 +328,7 @@ static void bench_q8(const wick_q8_kernels *kern, double peak, const char *model
       /* a.in stands for the prepared input (its values do not matter; the u8
        * kernels read up to WICK_Q8_ROW_PAD bytes past its last row) */
       free(a.in);
-      a.in = rand_i8((size_t)s->in_h * s->in_w * cin * wick_q8_input_bytes(kern) +
-                     WICK_Q8_ROW_PAD);
+      a.in = rand_i8((size_t)s->in_h * s->in_w * cin * wick_q8_input_bytes(kern) + WICK_Q8_ROW_PAD);
       a.zero = calloc(wick_q8_zero_row_bytes(kern, (size_t)cin), 1);
       wick_q8_conv_indirection_init(s, kern->mr, a.in, wick_q8_input_bytes(kern), a.zero, a.ind);
     }
@@ -407,8 +410,8 @@ static void run_elem(void *p) {
   }
 }
 
-static void bench_elem(const wick_f32_kernels *kern, const char *model, const char *name,
-                       int what, int kind, size_t n, size_t inner) {
+static void bench_elem(const wick_f32_kernels *kern, const char *model, const char *name, int what,
+                       int kind, size_t n, size_t inner) {
   if (kern->unary[0] == NULL) return; /* this ISA has no elementwise kernels */
   elem_arg a;
   memset(&a, 0, sizeof a);

@@ -55,7 +55,7 @@ typedef struct common_args {
   const char *signature;
   int threads;
   int reference;
-  size_t memory_limit; /* --memory-limit BYTES: caps the load and the interpreter (0: none) */
+  size_t memory_limit;      /* --memory-limit BYTES: caps the load and the interpreter (0: none) */
   const char *weight_cache; /* --weight-cache PATH: the packed-weight cache file (NULL: none) */
 } common_args;
 
@@ -178,10 +178,11 @@ static int cmd_inspect(int argc, char **argv) {
   common_args c = {0};
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: wick inspect MODEL.tflite [--signature KEY] [--memory-limit BYTES]\n\n"
-             "Prints the model's signatures, inputs and outputs, an operator histogram,\n"
-             "memory (file, arena, persistent) and the multiply-accumulate count.\n"
-             "--memory-limit caps what loading and the interpreter may each allocate.\n");
+      printf(
+          "usage: wick inspect MODEL.tflite [--signature KEY] [--memory-limit BYTES]\n\n"
+          "Prints the model's signatures, inputs and outputs, an operator histogram,\n"
+          "memory (file, arena, persistent) and the multiply-accumulate count.\n"
+          "--memory-limit caps what loading and the interpreter may each allocate.\n");
       return 0;
     }
     if (!parse_common(argc, argv, &i, &c)) {
@@ -210,7 +211,8 @@ static int cmd_inspect(int argc, char **argv) {
   printf("subgraphs    %zu\n", wick_model_subgraph_count(model));
   size_t ns = wick_model_signature_count(model);
   printf("signatures   %zu", ns);
-  for (size_t i = 0; i < ns; i++) printf("%s%s", i ? ", " : "  (", wick_model_signature_key(model, i));
+  for (size_t i = 0; i < ns; i++)
+    printf("%s%s", i ? ", " : "  (", wick_model_signature_key(model, i));
   printf("%s\n", ns ? ")" : "");
   wick_interpreter_options o = wick_interpreter_options_default();
   o.memory_limit_bytes = c.memory_limit;
@@ -231,7 +233,8 @@ static int cmd_inspect(int argc, char **argv) {
     int64_t zp;
     printf("  %-28s %-8s ", wick_tensor_name(t), wick_dtype_name(wick_tensor_dtype(t)));
     print_shape(stdout, t);
-    if (wick_tensor_quantization(t, &scale, &zp)) printf("  scale=%g zero_point=%lld", scale, (long long)zp);
+    if (wick_tensor_quantization(t, &scale, &zp))
+      printf("  scale=%g zero_point=%lld", scale, (long long)zp);
     printf("\n");
   }
   printf("outputs\n");
@@ -345,15 +348,16 @@ static int cmd_run(int argc, char **argv) {
   uint64_t seed = 1;
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: wick run MODEL.tflite [--input NAME=x.npy]... [--output-dir DIR]\n"
-             "                [--signature KEY] [--threads N] [--seed N] [--reference]\n"
-             "                [--memory-limit BYTES] [--weight-cache PATH]\n\n"
-             "Runs the model once. Inputs not given are filled with seeded random values\n"
-             "(floats uniform in [-1, 1)). Outputs are written to DIR/<name>.npy when\n"
-             "--output-dir is given; a summary of each output is printed.\n"
-             "--weight-cache keeps the packed weights in PATH: written by the first run,\n"
-             "read by later ones instead of packing (checked; rewritten if it does not\n"
-             "match).\n");
+      printf(
+          "usage: wick run MODEL.tflite [--input NAME=x.npy]... [--output-dir DIR]\n"
+          "                [--signature KEY] [--threads N] [--seed N] [--reference]\n"
+          "                [--memory-limit BYTES] [--weight-cache PATH]\n\n"
+          "Runs the model once. Inputs not given are filled with seeded random values\n"
+          "(floats uniform in [-1, 1)). Outputs are written to DIR/<name>.npy when\n"
+          "--output-dir is given; a summary of each output is printed.\n"
+          "--weight-cache keeps the packed weights in PATH: written by the first run,\n"
+          "read by later ones instead of packing (checked; rewritten if it does not\n"
+          "match).\n");
       return 0;
     }
     if (strcmp(argv[i], "--input") == 0 && i + 1 < argc) {
@@ -385,7 +389,8 @@ static int cmd_run(int argc, char **argv) {
   if (rc == 0) {
     wick_status st = wick_interpreter_invoke(it);
     if (st != WICK_OK) {
-      fprintf(stderr, "wick run: %s: %s\n", wick_status_string(st), wick_interpreter_last_error(it));
+      fprintf(stderr, "wick run: %s: %s\n", wick_status_string(st),
+              wick_interpreter_last_error(it));
       rc = EXIT_MODEL;
     }
   }
@@ -416,8 +421,8 @@ static int cmd_run(int argc, char **argv) {
       snprintf(path, sizeof path, "%s/%s.npy", outdir, name);
       int32_t dims[WICK_MAX_RANK];
       for (size_t d = 0; d < wick_tensor_rank(t); d++) dims[d] = wick_tensor_dim(t, d);
-      if (npy_write(path, wick_tensor_dtype(t), (int)wick_tensor_rank(t), dims,
-                    wick_tensor_data(t), wick_tensor_byte_size(t), err, sizeof err) != 0) {
+      if (npy_write(path, wick_tensor_dtype(t), (int)wick_tensor_rank(t), dims, wick_tensor_data(t),
+                    wick_tensor_byte_size(t), err, sizeof err) != 0) {
         fprintf(stderr, "wick run: %s\n", err);
         rc = EXIT_MODEL;
       }
@@ -453,11 +458,12 @@ static void print_thread_summary(size_t n, const uint64_t *best,
   }
   const double mean = (double)busy_sum / nthreads;
   printf("serial       %.3f ms (outside parallel jobs)\n", (double)serial / 1e6);
-  printf("in jobs      %.3f ms: %llu jobs, %llu tasks; busiest thread %.3f ms, mean %.3f ms "
-         "(imbalance %.2f), dispatch+wait %.3f ms\n",
-         (double)parallel / 1e6, (unsigned long long)jobs, (unsigned long long)tasks,
-         (double)busy_max / 1e6, mean / 1e6, mean > 0 ? (double)busy_max / mean : 0.0,
-         parallel > busy_max ? (double)(parallel - busy_max) / 1e6 : 0.0);
+  printf(
+      "in jobs      %.3f ms: %llu jobs, %llu tasks; busiest thread %.3f ms, mean %.3f ms "
+      "(imbalance %.2f), dispatch+wait %.3f ms\n",
+      (double)parallel / 1e6, (unsigned long long)jobs, (unsigned long long)tasks,
+      (double)busy_max / 1e6, mean / 1e6, mean > 0 ? (double)busy_max / mean : 0.0,
+      parallel > busy_max ? (double)(parallel - busy_max) / 1e6 : 0.0);
 }
 
 static int cmd_bench(int argc, char **argv) {
@@ -466,15 +472,16 @@ static int cmd_bench(int argc, char **argv) {
   const char *trace = NULL;
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: wick bench MODEL.tflite [--threads N] [--runs N] [--warmup N]\n"
-             "                  [--signature KEY] [--reference] [--profile] [--trace FILE.json]\n"
-             "                  [--memory-limit BYTES] [--weight-cache PATH]\n\n"
-             "Times load, prepare and the first run, then `runs` invokes after `warmup`:\n"
-             "min, median and p90 latency, and peak resident memory. --profile adds a\n"
-             "per-operator table (each operator's fastest of --runs profiled runs) and\n"
-             "their sum; --trace writes those times as a Chrome trace. --weight-cache\n"
-             "keeps the packed weights in PATH (see `wick run --help`); the line\n"
-             "`weight cache` says whether prepare read it or wrote it.\n");
+      printf(
+          "usage: wick bench MODEL.tflite [--threads N] [--runs N] [--warmup N]\n"
+          "                  [--signature KEY] [--reference] [--profile] [--trace FILE.json]\n"
+          "                  [--memory-limit BYTES] [--weight-cache PATH]\n\n"
+          "Times load, prepare and the first run, then `runs` invokes after `warmup`:\n"
+          "min, median and p90 latency, and peak resident memory. --profile adds a\n"
+          "per-operator table (each operator's fastest of --runs profiled runs) and\n"
+          "their sum; --trace writes those times as a Chrome trace. --weight-cache\n"
+          "keeps the packed weights in PATH (see `wick run --help`); the line\n"
+          "`weight cache` says whether prepare read it or wrote it.\n");
       return 0;
     }
     if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
@@ -514,7 +521,8 @@ static int cmd_bench(int argc, char **argv) {
     times[i] = now_ms() - s;
   }
   if (st != WICK_OK) {
-    fprintf(stderr, "wick bench: %s: %s\n", wick_status_string(st), wick_interpreter_last_error(it));
+    fprintf(stderr, "wick bench: %s: %s\n", wick_status_string(st),
+            wick_interpreter_last_error(it));
     free(times);
     wick_interpreter_destroy(it);
     wick_model_destroy(model);
@@ -565,12 +573,12 @@ static int cmd_bench(int argc, char **argv) {
     const int nthreads = c.threads > 1 ? c.threads : 1;
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) total += best[i];
-    printf("per-op min   %.3f ms (sum over operators of each one's fastest of %d profiled "
-           "runs)\n",
-           (double)total / 1e6, runs);
+    printf(
+        "per-op min   %.3f ms (sum over operators of each one's fastest of %d profiled "
+        "runs)\n",
+        (double)total / 1e6, runs);
     if (nthreads > 1) print_thread_summary(n, best, best_threads, nthreads);
-    printf("\n%-5s %-24s %-22s %10s %7s %9s", "#", "op", "output", "time(us)", "share",
-           "GFLOP/s");
+    printf("\n%-5s %-24s %-22s %10s %7s %9s", "#", "op", "output", "time(us)", "share", "GFLOP/s");
     if (nthreads > 1) printf(" %6s %8s %6s", "tasks", "serial%", "imbal");
     printf("\n");
     for (size_t i = 0; i < n; i++) {
@@ -603,8 +611,9 @@ static int cmd_bench(int argc, char **argv) {
         double ts = 0;
         for (size_t i = 0; i < n; i++) {
           double dur = (double)best[i] / 1e3;
-          fprintf(f, "%s{\"name\":\"%s\",\"cat\":\"op\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
-                     "\"pid\":1,\"tid\":1,\"args\":{\"index\":%zu}}",
+          fprintf(f,
+                  "%s{\"name\":\"%s\",\"cat\":\"op\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+                  "\"pid\":1,\"tid\":1,\"args\":{\"index\":%zu}}",
                   i ? ",\n" : "", wick_interpreter_op_name(it, i), ts, dur, i);
           ts += dur;
         }

@@ -118,7 +118,15 @@ int npy_write(const char *path, wick_dtype dtype, int rank, const int32_t *dims,
   FILE *f = fopen(path, "wb");
   if (!f) return fail(error, error_size, "cannot create", path);
   uint16_t hlen = (uint16_t)(len + pad + 1);
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
+  unsigned char pre[10] = {0x93,
+                           'N',
+                           'U',
+                           'M',
+                           'P',
+                           'Y',
+                           1,
+                           0,
+                           (unsigned char)(hlen & 0xff),
                            (unsigned char)(hlen >> 8)};
   int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)len, f) == (size_t)len;
   for (int i = 0; i < pad && ok; i++) ok = fputc(' ', f) != EOF;

@@ -159,9 +159,9 @@ WICK_API const char *wick_version(void);
 typedef struct wick_model_options {
   size_t struct_size;       /* sizeof(wick_model_options); see "options" above */
   wick_allocator allocator; /* all fields NULL: malloc/free */
-  wick_log_fn log; /* NULL: silent. Called on the loading thread: INFO when a
-                      load succeeds (size, subgraphs, signatures, table bytes),
-                      ERROR with the message of a load that failed verification */
+  wick_log_fn log;          /* NULL: silent. Called on the loading thread: INFO when a
+                               load succeeds (size, subgraphs, signatures, table bytes),
+                               ERROR with the message of a load that failed verification */
   void *log_user;
   /* For wick_model_load_buffer: 1 copies the bytes so the caller may free them
    * right after the call; 0 (default) borrows them, and they must outlive the
@@ -173,8 +173,8 @@ typedef struct wick_model_options {
    * tables (subgraphs, tensors, operators, options, quantization, signatures)
    * and the whole file mapping of wick_model_load_file (a file bigger than
    * the cap is never mapped). Not counted: a borrowed buffer (the caller's
-   * memory). Going over it fails the load with WICK_ERR_OUT_OF_MEMORY. Interpreters have their own cap
-   * (wick_interpreter_options.memory_limit_bytes). */
+   * memory). Going over it fails the load with WICK_ERR_OUT_OF_MEMORY. Interpreters have their own
+   * cap (wick_interpreter_options.memory_limit_bytes). */
   size_t memory_limit_bytes;
 } wick_model_options;
 
@@ -221,8 +221,8 @@ WICK_API const char *wick_model_signature_key(const wick_model *model, size_t i)
 WICK_API size_t wick_model_op_count(const wick_model *model, size_t subgraph);
 WICK_API const char *wick_model_op_name(const wick_model *model, size_t subgraph, size_t i);
 WICK_API int wick_model_op_version(const wick_model *model, size_t subgraph, size_t i);
-WICK_API int wick_model_op_supported(const wick_model *model, size_t subgraph, size_t i,
-                                     char *why, size_t why_size);
+WICK_API int wick_model_op_supported(const wick_model *model, size_t subgraph, size_t i, char *why,
+                                     size_t why_size);
 
 /* ----------------------------------------------------------- interpreter */
 
@@ -404,8 +404,8 @@ typedef enum wick_weight_cache_state {
   WICK_WEIGHT_CACHE_FAILED = 4    /* packed; the file could not be written (see the message) */
 } wick_weight_cache_state;
 
-WICK_API wick_weight_cache_state wick_interpreter_weight_cache_state(
-    const wick_interpreter *interpreter);
+WICK_API wick_weight_cache_state
+wick_interpreter_weight_cache_state(const wick_interpreter *interpreter);
 /* Packed buffers taken from the cache file so far (0 unless LOADED). */
 WICK_API size_t wick_interpreter_weight_cache_hits(const wick_interpreter *interpreter);
 /* What happened, and why a file was rejected ("" when unused). Owned by the
@@ -436,7 +436,7 @@ typedef struct wick_op_thread_stats {
   uint64_t busy_max_ns, busy_sum_ns;
 } wick_op_thread_stats;
 WICK_API wick_op_thread_stats wick_interpreter_op_thread_stats(const wick_interpreter *interpreter,
-                                                              size_t i);
+                                                               size_t i);
 /* Multiply-accumulates operator i performs in one invoke (0 for ops without). */
 WICK_API uint64_t wick_interpreter_op_macs(const wick_interpreter *interpreter, size_t i);
 /* The first output tensor of operator i, or NULL. */

@@ -25,10 +25,17 @@ const char *wick_version(void) { return WICK_VERSION_STRING; }
 
 size_t wick_dtype_size(wick_dtype dtype) {
   switch (dtype) {
-    case WICK_DTYPE_FLOAT32: case WICK_DTYPE_INT32: case WICK_DTYPE_RESOURCE: return 4;
-    case WICK_DTYPE_FLOAT16: case WICK_DTYPE_INT16: return 2;
-    case WICK_DTYPE_UINT8: case WICK_DTYPE_INT8: case WICK_DTYPE_BOOL: return 1;
-    case WICK_DTYPE_INT64: case WICK_DTYPE_FLOAT64: case WICK_DTYPE_COMPLEX64: return 8;
+    case WICK_DTYPE_FLOAT32:
+    case WICK_DTYPE_INT32:
+    case WICK_DTYPE_RESOURCE: return 4;
+    case WICK_DTYPE_FLOAT16:
+    case WICK_DTYPE_INT16: return 2;
+    case WICK_DTYPE_UINT8:
+    case WICK_DTYPE_INT8:
+    case WICK_DTYPE_BOOL: return 1;
+    case WICK_DTYPE_INT64:
+    case WICK_DTYPE_FLOAT64:
+    case WICK_DTYPE_COMPLEX64: return 8;
     case WICK_DTYPE_STRING: return 0;
   }
   return 0;

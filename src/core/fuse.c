@@ -96,8 +96,7 @@ static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
 /* An intermediate the chain may drop: one reader (or `readers`), not an
  * output, plain float. */
 static bool private_tensor(const fuse_ctx *f, int32_t t, uint32_t readers) {
-  return t >= 0 && f->readers[t] == readers && !f->graph_output[t] &&
-         plain_f32(&f->g->tensors[t]);
+  return t >= 0 && f->readers[t] == readers && !f->graph_output[t] && plain_f32(&f->g->tensors[t]);
 }
 
 /* The single live node (after `from`) reading tensor t, or NULL. */
@@ -383,7 +382,8 @@ static int32_t match_scaled(const fuse_ctx *f, norm_chain *c, int32_t x, int32_t
     s = out0(take(c, g));
   }
   if (!two_readers(f, s, &u, &v)) return -1;
-  wick_node *shift = op_reading(u, WICK_BUILTIN_MUL, 2, s), *scaled = op_reading(v, WICK_BUILTIN_MUL, 2, s);
+  wick_node *shift = op_reading(u, WICK_BUILTIN_MUL, 2, s),
+            *scaled = op_reading(v, WICK_BUILTIN_MUL, 2, s);
   if (shift == NULL || scaled == NULL || !reads_pair(shift, out0(neg), s)) {
     wick_node *t = shift;
     shift = scaled;
@@ -400,8 +400,8 @@ static int32_t match_scaled(const fuse_ctx *f, norm_chain *c, int32_t x, int32_t
     offset = out0(take(c, b));
   }
   wick_node *sum = take(c, sole_reader(f, offset, WICK_BUILTIN_ADD, 2));
-  if (sum == NULL || !reads_pair(sum, out0(scaled), offset) || !private_tensor(f, out0(scaled), 1) ||
-      !out_like(f, sum, x))
+  if (sum == NULL || !reads_pair(sum, out0(scaled), offset) ||
+      !private_tensor(f, out0(scaled), 1) || !out_like(f, sum, x))
     return -1;
   c->norm.form = WICK_NORM_SCALED;
   return out0(sum);
@@ -418,8 +418,8 @@ static void fuse_layer_norm(fuse_ctx *f, wick_node *m) {
   size_t inner = trailing_mean_inner(&f->g->tensors[x], &f->g->tensors[mu], &split);
   if (inner < 2) return;
   norm_chain c = {.count = 0, .norm = {WICK_NORM_NONE, -1, -1, 0.0f, inner}};
-  int32_t y = f->readers[mu] == 1 ? match_centered(f, &c, x, mu, split)
-                                  : match_scaled(f, &c, x, mu, split);
+  int32_t y =
+      f->readers[mu] == 1 ? match_centered(f, &c, x, mu, split) : match_scaled(f, &c, x, mu, split);
   if (y < 0 || y == x) return;
   for (int i = 0; i < c.count; i++) c.nodes[i]->fused = true;
   m->fusion.norm = c.norm;
@@ -690,7 +690,8 @@ wick_pad_folder *wick_pad_folder_create(wick_graph *g) {
   uint32_t no = g->info->num_operators;
   bool any = false;
   for (uint32_t i = 0; i < no && !any; i++)
-    any = g->nodes[i].op->builtin == WICK_BUILTIN_PAD || g->nodes[i].op->builtin == WICK_BUILTIN_PADV2;
+    any = g->nodes[i].op->builtin == WICK_BUILTIN_PAD ||
+          g->nodes[i].op->builtin == WICK_BUILTIN_PADV2;
   if (!any || g->info->num_tensors == 0) return NULL;
   wick_pad_folder *p = wick_mem_alloc(&g->interp->mem, sizeof *p);
   if (p == NULL) return NULL;
@@ -792,13 +793,12 @@ void wick_pad_folder_fold(wick_pad_folder *pf, wick_node *n) {
   const wick_tensor *tensors = f->g->tensors;
   int32_t xi = p->op->inputs[0], ti = p->op->outputs[0];
   const wick_tensor *x = &tensors[xi], *t = &tensors[ti], *pads = &tensors[p->op->inputs[1]];
-  const wick_tensor *value = p->op->num_inputs > 2 && p->op->inputs[2] >= 0
-                                 ? &tensors[p->op->inputs[2]]
-                                 : NULL;
+  const wick_tensor *value =
+      p->op->num_inputs > 2 && p->op->inputs[2] >= 0 ? &tensors[p->op->inputs[2]] : NULL;
   int64_t fill;
   if (x->rank != 4 || t->rank != 4 || x->type != t->type || (x->info && x->info->is_variable) ||
-      (t->info && t->info->is_variable) || !same_quantization(x, t) ||
-      !pad_fill(x, value, &fill) || !implicit_fill(n, x, fill))
+      (t->info && t->info->is_variable) || !same_quantization(x, t) || !pad_fill(x, value, &fill) ||
+      !implicit_fill(n, x, fill))
     return;
   if (!pads->known || pads->data == NULL || !wick_is_int_index_type(pads->type) ||
       pads->rank != 2 || pads->dims[0] != 4 || pads->dims[1] != 2)

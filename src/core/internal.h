@@ -23,11 +23,10 @@
  * `first_version_size`, or a nonzero byte past `ours`, is
  * WICK_ERR_INVALID_ARGUMENT with the reason in `message` (options.c). */
 WICK_INTERNAL wick_status wick_read_options(const void *caller, size_t first_version_size,
-                                            size_t ours, void *out, const char *what,
-                                            char *message, size_t message_size);
+                                            size_t ours, void *out, const char *what, char *message,
+                                            size_t message_size);
 
 /* ---------------------------------------------------------------- runtime graphs */
-
 
 /* A list of blocks freed together. */
 typedef struct wick_alloc_list {
@@ -38,15 +37,15 @@ typedef struct wick_alloc_list {
 struct wick_node {
   const wick_operator_info *op;
   const wick_op_def *def;
-  uint32_t index; /* operator index in the subgraph */
+  uint32_t index;  /* operator index in the subgraph */
   void *user_data; /* op-private, allocated with wick_node_alloc */
   size_t scratch_bytes;
   uint64_t macs;
   uint64_t time_ns;
   wick_op_thread_stats threads; /* of the last profiled invoke */
-  bool folded;   /* computed at prepare; skipped at invoke */
-  bool dynamic;  /* prepared again at invoke (data-dependent shapes) */
-  bool fused;    /* another node's epilogue does its work; skipped at invoke */
+  bool folded;                  /* computed at prepare; skipped at invoke */
+  bool dynamic;                 /* prepared again at invoke (data-dependent shapes) */
+  bool fused;                   /* another node's epilogue does its work; skipped at invoke */
   bool stateful; /* reads or writes interpreter state (wick_op_mark_stateful): never folded */
   wick_node_fusion fusion;
   wick_graph *child[2]; /* subgraphs this node runs (composite, control flow) */
@@ -68,8 +67,8 @@ struct wick_graph {
     uint8_t *next;
     size_t left;
   } packed_chunks[2];
-  size_t packed_slack; /* chunk bytes not carved: allocated, but never touched */
-  wick_alloc_list invoke_allocs;   /* made by dynamic nodes at invoke; freed next invoke */
+  size_t packed_slack;           /* chunk bytes not carved: allocated, but never touched */
+  wick_alloc_list invoke_allocs; /* made by dynamic nodes at invoke; freed next invoke */
   bool in_invoke;
   uint32_t num_inputs, num_outputs;
   int32_t *inputs, *outputs; /* tensor indices */
@@ -164,12 +163,12 @@ struct wick_interpreter {
   uint32_t num_graphs; /* live graph instances, capped at WICK_MAX_GRAPHS */
   bool profiling;
   bool force_reference;
-  bool no_fusion; /* WICK_NO_FUSION=1 (or force_reference): every node runs on its own */
+  bool no_fusion;   /* WICK_NO_FUSION=1 (or force_reference): every node runs on its own */
   bool no_in_place; /* WICK_NO_IN_PLACE=1 (or no_fusion): every output its own storage (plan.c) */
   bool no_winograd; /* WICK_NO_WINOGRAD=1: 3x3 convolutions stay on the indirect GEMM */
   wick_weight_cache cache;
-  wick_variables variables;  /* resource variables (variables.c); unused when state_owner */
-  uint8_t *init_done;        /* per subgraph: CALL_ONCE ran it (allocated on first use) */
+  wick_variables variables; /* resource variables (variables.c); unused when state_owner */
+  uint8_t *init_done;       /* per subgraph: CALL_ONCE ran it (allocated on first use) */
   /* NULL, or the interpreter whose variables and init_done this one uses
    * (options.share_variables_with; variables.c reaches them through it), and
    * whose packed weights it borrows (wick_op_packed_shared). */
@@ -196,7 +195,6 @@ WICK_INTERNAL wick_status wick_check_shape(int32_t rank, const int32_t *dims, wi
 WICK_INTERNAL void *wick_graph_alloc(wick_graph *g, size_t size, bool zero);
 /* Allocates (or grows) a dynamic tensor's storage at invoke. */
 WICK_INTERNAL wick_status wick_graph_ensure_dynamic(wick_graph *g, wick_tensor *t);
-
 
 /* Graph-level fusion after prepare (src/core/fuse.c): folds activations and
  * residual adds into the epilogue of the conv / depthwise / fully connected

@@ -66,8 +66,8 @@ static void *list_alloc(wick_mem *mem, wick_alloc_list *list, size_t size, bool 
 /* Allocations of a graph: until the next prepare, or, for dynamic nodes
  * prepared during invoke, until the next invoke. */
 void *wick_graph_alloc(wick_graph *g, size_t size, bool zero) {
-  return list_alloc(&g->interp->mem, g->in_invoke ? &g->invoke_allocs : &g->prepared_allocs,
-                    size, zero);
+  return list_alloc(&g->interp->mem, g->in_invoke ? &g->invoke_allocs : &g->prepared_allocs, size,
+                    zero);
 }
 
 static void *graph_alloc(wick_graph *g, size_t size) { return wick_graph_alloc(g, size, true); }
@@ -131,10 +131,10 @@ static wick_graph *graph_new(wick_interpreter *it, uint32_t subgraph, int depth)
   g->info = info;
   g->subgraph_index = subgraph;
   g->depth = depth;
-  g->tensors = wick_mem_calloc(&it->mem, info->num_tensors ? info->num_tensors : 1,
-                               sizeof(wick_tensor));
-  g->nodes = wick_mem_calloc(&it->mem, info->num_operators ? info->num_operators : 1,
-                             sizeof(wick_node));
+  g->tensors =
+      wick_mem_calloc(&it->mem, info->num_tensors ? info->num_tensors : 1, sizeof(wick_tensor));
+  g->nodes =
+      wick_mem_calloc(&it->mem, info->num_operators ? info->num_operators : 1, sizeof(wick_node));
   if (g->tensors == NULL || g->nodes == NULL) {
     wick_mem_free(&it->mem, g->tensors);
     wick_mem_free(&it->mem, g->nodes);
@@ -226,8 +226,8 @@ static wick_status prepare_tensors(wick_graph *g) {
     if (esize != 0) {
       char why[128];
       if (wick_check_shape(t->rank, t->dims, t->type, &bytes, why, sizeof why) != WICK_OK)
-        return interp_fail(g->interp, WICK_ERR_MALFORMED_MODEL, "tensor %u (%s): %s", i,
-                           t->name, why);
+        return interp_fail(g->interp, WICK_ERR_MALFORMED_MODEL, "tensor %u (%s): %s", i, t->name,
+                           why);
     }
     t->bytes = bytes;
     if (info->data != NULL) {
@@ -377,7 +377,8 @@ static wick_status prepare_nodes(wick_graph *g) {
   bool *dynamic_tensor = NULL; /* tensors whose shape is only known at invoke */
   uint32_t nt = g->info->num_tensors;
   dynamic_tensor = graph_alloc(g, nt ? nt : 1);
-  if (dynamic_tensor == NULL) return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  if (dynamic_tensor == NULL)
+    return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   wick_pad_folder *pads = g->interp->no_fusion ? NULL : wick_pad_folder_create(g);
   wick_status st = WICK_OK;
   for (uint32_t i = 0; i < g->info->num_operators && st == WICK_OK; i++)
@@ -570,8 +571,8 @@ static const wick_signature_info *find_signature(const wick_model *m, const char
 }
 
 wick_status wick_interpreter_create(const wick_model *model, const char *signature_key,
-                                    const wick_interpreter_options *options,
-                                    wick_error_info *error, wick_interpreter **interpreter_out) {
+                                    const wick_interpreter_options *options, wick_error_info *error,
+                                    wick_interpreter **interpreter_out) {
   if (interpreter_out == NULL) return WICK_ERR_INVALID_ARGUMENT;
   *interpreter_out = NULL;
   if (error) error->message[0] = 0;
@@ -679,9 +680,7 @@ void wick_interpreter_destroy(wick_interpreter *it) {
   wick_mem_free(&mem, it);
 }
 
-const char *wick_interpreter_last_error(const wick_interpreter *it) {
-  return it ? it->error : "";
-}
+const char *wick_interpreter_last_error(const wick_interpreter *it) { return it ? it->error : ""; }
 
 size_t wick_interpreter_input_count(const wick_interpreter *it) {
   return it ? it->main->num_inputs : 0;
@@ -783,15 +782,15 @@ static wick_status check_resize(wick_interpreter *it, size_t i, const int32_t *d
     return interp_fail(it, WICK_ERR_INVALID_ARGUMENT, "bad rank %zu", rank);
   if ((int32_t)rank != t->info->rank)
     return interp_fail(it, WICK_ERR_INVALID_ARGUMENT,
-                       "input %s has rank %d; cannot resize it to rank %zu", t->name,
-                       t->info->rank, rank);
+                       "input %s has rank %d; cannot resize it to rank %zu", t->name, t->info->rank,
+                       rank);
   for (size_t d = 0; d < rank; d++) {
     if (dims[d] < 0)
       return interp_fail(it, WICK_ERR_INVALID_ARGUMENT, "dimension %zu is negative", d);
     if (t->info->dims_signature[d] != -1 && dims[d] != t->info->dims[d])
       return interp_fail(it, WICK_ERR_INVALID_ARGUMENT,
-                         "input %s: dimension %zu is fixed at %d by the model (asked %d)",
-                         t->name, d, t->info->dims[d], dims[d]);
+                         "input %s: dimension %zu is fixed at %d by the model (asked %d)", t->name,
+                         d, t->info->dims[d], dims[d]);
   }
   return WICK_OK;
 }
@@ -814,8 +813,7 @@ wick_status wick_interpreter_resize_inputs(wick_interpreter *it, size_t count,
   wick_status st = save_inputs(it, &values);
   if (st != WICK_OK) return st;
   /* The previous shapes of every input: a failed prepare puts them all back. */
-  int32_t(*old)[WICK_MAX_RANK] = wick_mem_alloc(&it->mem, (it->main->num_inputs + 1) *
-                                                              sizeof *old);
+  int32_t(*old)[WICK_MAX_RANK] = wick_mem_alloc(&it->mem, (it->main->num_inputs + 1) * sizeof *old);
   if (old == NULL) {
     wick_mem_free(&it->mem, values);
     return interp_fail(it, WICK_ERR_OUT_OF_MEMORY, "out of memory");
@@ -912,8 +910,8 @@ size_t wick_interpreter_arena_bytes(const wick_interpreter *it) {
 size_t wick_interpreter_persistent_bytes(const wick_interpreter *it) {
   if (it == NULL) return 0;
   /* The untouched tails of the packed-weight chunks are address space only. */
-  size_t other = wick_interpreter_arena_bytes(it) + it->scratch_size +
-                 graph_total(it->main, packed_slack_of);
+  size_t other =
+      wick_interpreter_arena_bytes(it) + it->scratch_size + graph_total(it->main, packed_slack_of);
   return it->mem.used > other ? it->mem.used - other : 0;
 }
 

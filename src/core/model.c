@@ -25,8 +25,7 @@ wick_model_options wick_model_options_default(void) {
 
 /* The size of wick_model_options in its first version (0.1): struct_size
  * through memory_limit_bytes. */
-#define MODEL_OPTIONS_FIRST_SIZE \
-  (offsetof(wick_model_options, memory_limit_bytes) + sizeof(size_t))
+#define MODEL_OPTIONS_FIRST_SIZE (offsetof(wick_model_options, memory_limit_bytes) + sizeof(size_t))
 
 static void set_error(wick_error_info *error, const char *fmt, ...) WICK_PRINTF(2, 3);
 static void set_error(wick_error_info *error, const char *fmt, ...) {
@@ -72,8 +71,7 @@ static wick_model *model_new(const wick_model_options *options) {
 
 /* The message for a load that ran out of its caller-set cap. */
 static void cap_error(wick_error_info *error, size_t cap, const char *what) {
-  set_error(error,
-            "out of memory %s: the model's memory_limit_bytes (%zu) is reached", what, cap);
+  set_error(error, "out of memory %s: the model's memory_limit_bytes (%zu) is reached", what, cap);
 }
 
 static wick_status finish_load(wick_model *m, wick_error_info *error, wick_model **model_out) {
@@ -117,9 +115,8 @@ static wick_status finish_load(wick_model *m, wick_error_info *error, wick_model
   return WICK_OK;
 }
 
-wick_status wick_model_load_buffer(const void *data, size_t size,
-                                   const wick_model_options *options, wick_error_info *error,
-                                   wick_model **model_out) {
+wick_status wick_model_load_buffer(const void *data, size_t size, const wick_model_options *options,
+                                   wick_error_info *error, wick_model **model_out) {
   if (model_out == NULL) return WICK_ERR_INVALID_ARGUMENT;
   *model_out = NULL;
   if (data == NULL && size != 0) {
@@ -271,7 +268,8 @@ int wick_model_op_supported(const wick_model *model, size_t subgraph, size_t i, 
   char local[200];
   const wick_operator_info *op = model_op(model, subgraph, i);
   if (op == NULL) {
-    if (why && why_size) wick_format_message(why, why_size, "no operator %zu in subgraph %zu", i, subgraph);
+    if (why && why_size)
+      wick_format_message(why, why_size, "no operator %zu in subgraph %zu", i, subgraph);
     return 0;
   }
   if (wick_op_lookup(op, local, sizeof local) != NULL) {

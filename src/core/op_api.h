@@ -22,11 +22,11 @@ typedef struct wick_node wick_node;
 typedef struct wick_op_def wick_op_def;
 
 typedef enum wick_alloc_kind {
-  WICK_ALLOC_NONE = 0,     /* no storage (absent, or not yet sized) */
-  WICK_ALLOC_CONSTANT,     /* points at the model's bytes (read-only) */
-  WICK_ALLOC_ARENA,        /* planned activation arena */
-  WICK_ALLOC_PERSISTENT,   /* owned: folded constants, realigned constants, variables */
-  WICK_ALLOC_DYNAMIC       /* owned, (re)sized at invoke: data-dependent shapes */
+  WICK_ALLOC_NONE = 0,   /* no storage (absent, or not yet sized) */
+  WICK_ALLOC_CONSTANT,   /* points at the model's bytes (read-only) */
+  WICK_ALLOC_ARENA,      /* planned activation arena */
+  WICK_ALLOC_PERSISTENT, /* owned: folded constants, realigned constants, variables */
+  WICK_ALLOC_DYNAMIC     /* owned, (re)sized at invoke: data-dependent shapes */
 } wick_alloc_kind;
 
 struct wick_tensor {
@@ -38,11 +38,10 @@ struct wick_tensor {
   size_t bytes;
   void *data;
   wick_alloc_kind alloc;
-  bool known; /* data is known at prepare time (constant or folded) */
+  bool known;      /* data is known at prepare time (constant or folded) */
   size_t capacity; /* bytes owned, for PERSISTENT/DYNAMIC */
   size_t arena_offset;
 };
-
 
 /* What graph-level fusion (src/core/fuse.c) folded into a node. All zero:
  * nothing. The node still computes its own op, then, in its epilogue:
@@ -84,7 +83,6 @@ typedef struct wick_node_fusion {
   int32_t unary_input;
 } wick_node_fusion;
 
-
 /* One task of a parallel loop. `thread` in [0, threads) names the OS thread
  * running it (0 = the caller of invoke), e.g. to pick per-thread scratch. */
 typedef void (*wick_task_fn)(void *arg, size_t task, size_t thread);
@@ -95,8 +93,8 @@ typedef void (*wick_range_fn)(void *arg, size_t begin, size_t end, size_t thread
  * (or comparable element operations): ~2-5 us of one core. */
 #define WICK_TASK_GRAIN ((uint64_t)1 << 18)
 
-
-/* ---------------------------------------------------------------- resource variables (variables.c) */
+/* ---------------------------------------------------------------- resource variables (variables.c)
+ */
 
 /* A resource variable: VAR_HANDLE names it by (container, shared_name) from
  * the file, ASSIGN_VARIABLE stores a copy of a tensor in it, READ_VARIABLE
@@ -125,7 +123,7 @@ typedef struct wick_variable {
 typedef struct wick_variables {
   wick_variable *items;
   uint32_t count, cap;
-  uint32_t *slots; /* open-addressing hash of the keys: id + 1, 0 = empty */
+  uint32_t *slots;    /* open-addressing hash of the keys: id + 1, 0 = empty */
   uint32_t num_slots; /* a power of two, > 2 * count; 0 before the first variable */
 } wick_variables;
 
@@ -150,7 +148,6 @@ WICK_INTERNAL void wick_variables_destroy(wick_interpreter *it);
 WICK_INTERNAL wick_status wick_call_once_reserve(const wick_op_ctx *ctx);
 WICK_INTERNAL bool wick_call_once_done(const wick_op_ctx *ctx, uint32_t subgraph);
 WICK_INTERNAL void wick_call_once_mark(const wick_op_ctx *ctx, uint32_t subgraph);
-
 
 /* ---------------------------------------------------------------- the operator interface */
 
@@ -315,15 +312,14 @@ WICK_INTERNAL wick_status wick_fused_invoke(const wick_op_ctx *ctx);
  * Between tasks the cancel flag is checked; a cancelled loop returns
  * WICK_ERR_CANCELLED (with the op's message) after the running tasks end,
  * and invoke must return that status. One task (or one thread) runs inline. */
-WICK_INTERNAL wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks,
-                                            wick_task_fn fn, void *arg);
+WICK_INTERNAL wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks, wick_task_fn fn,
+                                            void *arg);
 /* Splits [0, units) into consecutive ranges of about WICK_TASK_GRAIN work
  * (work_per_unit each; an even number of ranges whose sizes differ by at most
  * one unit, src/kernels/split.h) and runs fn on each range as above. The
  * split depends only on `units` and `work_per_unit`. */
 WICK_INTERNAL wick_status wick_parallel_range(const wick_op_ctx *ctx, size_t units,
-                                              uint64_t work_per_unit, wick_range_fn fn,
-                                              void *arg);
+                                              uint64_t work_per_unit, wick_range_fn fn, void *arg);
 /* Threads of this interpreter, the caller included (>= 1). For sizing
  * per-thread scratch only, never for splitting work. */
 WICK_INTERNAL size_t wick_op_num_threads(const wick_op_ctx *ctx);

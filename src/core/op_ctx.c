@@ -20,11 +20,12 @@ wick_status wick_op_fail(const wick_op_ctx *ctx, wick_status status, const char 
   wick_vformat_message(detail, sizeof detail, fmt, ap);
   va_end(ap);
   const wick_operator_info *op = ctx->node->op;
-  const char *name = op->builtin == WICK_BUILTIN_CUSTOM && op->custom_name ? op->custom_name
-                                                            : wick_builtin_name(op->builtin);
+  const char *name = op->builtin == WICK_BUILTIN_CUSTOM && op->custom_name
+                         ? op->custom_name
+                         : wick_builtin_name(op->builtin);
   if (ctx->graph->subgraph_index == 0)
-    wick_format_message(it->error, sizeof it->error, "%s (operator %u): %s", name,
-                        ctx->node->index, detail);
+    wick_format_message(it->error, sizeof it->error, "%s (operator %u): %s", name, ctx->node->index,
+                        detail);
   else
     wick_format_message(it->error, sizeof it->error, "%s (subgraph %u, operator %u): %s", name,
                         ctx->graph->subgraph_index, ctx->node->index, detail);
@@ -84,8 +85,7 @@ wick_status wick_check_shape(int32_t rank, const int32_t *dims, wick_dtype type,
   }
   size_t esize = wick_dtype_size(type);
   if (esize == 0) {
-    wick_format_message(why, why_size, "type %s has no fixed element size",
-                        wick_dtype_name(type));
+    wick_format_message(why, why_size, "type %s has no fixed element size", wick_dtype_name(type));
     return WICK_ERR_UNSUPPORTED_OP;
   }
   if ((uint64_t)n > SIZE_MAX / esize) {
@@ -114,7 +114,9 @@ wick_status wick_op_set_output(const wick_op_ctx *ctx, size_t i, wick_dtype type
   return WICK_OK;
 }
 
-void *wick_op_alloc(const wick_op_ctx *ctx, size_t size) { return wick_graph_alloc(ctx->graph, size, true); }
+void *wick_op_alloc(const wick_op_ctx *ctx, size_t size) {
+  return wick_graph_alloc(ctx->graph, size, true);
+}
 
 /* A model's packed weights are dozens to hundreds of buffers, most below
  * 2 MiB. Buffers up to 1 MiB are carved first-fit from two open 8 MiB,
@@ -180,7 +182,6 @@ bool wick_op_cancelled(const wick_op_ctx *ctx) {
   return atomic_load_explicit(&ctx->graph->interp->cancelled, memory_order_relaxed) != 0;
 }
 
-
 void *wick_op_data(const wick_op_ctx *ctx) { return ctx->node->user_data; }
 void wick_op_set_data(const wick_op_ctx *ctx, void *data) { ctx->node->user_data = data; }
 int32_t wick_op_builtin(const wick_op_ctx *ctx) { return ctx->node->op->builtin; }
@@ -211,6 +212,4 @@ uint32_t wick_graph_subgraph(const wick_graph *g) { return g->subgraph_index; }
 uint32_t wick_graph_num_inputs(const wick_graph *g) { return g->num_inputs; }
 uint32_t wick_graph_num_outputs(const wick_graph *g) { return g->num_outputs; }
 wick_tensor *wick_graph_input(const wick_graph *g, size_t i) { return &g->tensors[g->inputs[i]]; }
-wick_tensor *wick_graph_output(const wick_graph *g, size_t i) {
-  return &g->tensors[g->outputs[i]];
-}
+wick_tensor *wick_graph_output(const wick_graph *g, size_t i) { return &g->tensors[g->outputs[i]]; }

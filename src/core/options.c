@@ -7,8 +7,8 @@
 
 #include "core/internal.h"
 
-wick_status wick_read_options(const void *caller, size_t first_version_size, size_t ours,
-                              void *out, const char *what, char *message, size_t message_size) {
+wick_status wick_read_options(const void *caller, size_t first_version_size, size_t ours, void *out,
+                              const char *what, char *message, size_t message_size) {
   size_t theirs;
   memcpy(&theirs, caller, sizeof theirs); /* struct_size opens every option struct */
   if (theirs < first_version_size) {

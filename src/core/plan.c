@@ -89,8 +89,8 @@ static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, u
     for (uint32_t k = 0; k < (alias || update ? 1u : 2u) && k < n->op->num_inputs; k++) {
       const int32_t x = wick_node_input_index(n, k);
       const wick_tensor *tx = &g->tensors[x >= 0 ? x : 0], *ty = &g->tensors[y];
-      const bool fits = alias ? tx->type == ty->type && tx->bytes == ty->bytes
-                              : same_layout(tx, ty);
+      const bool fits =
+          alias ? tx->type == ty->type && tx->bytes == ty->bytes : same_layout(tx, ty);
       if (x < 0 || x == y || !planned(g, first, (uint32_t)x) || first[x] < 0 ||
           last[x] != (int32_t)oi || !fits)
         continue;

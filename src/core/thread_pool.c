@@ -76,7 +76,7 @@ struct wick_thread_pool {
   size_t num_threads; /* including the caller */
   pthread_t *threads;
   worker_start *starts;
-  size_t started;    /* workers running */
+  size_t started;      /* workers running */
   uint32_t generation; /* of the last job; written by the caller only */
 
   /* The current job. Written by the caller before it publishes `claim`. */
@@ -98,7 +98,7 @@ struct wick_thread_pool {
     _Alignas(64) uint64_t ns;
   } busy[WICK_MAX_THREADS];
 
-  pthread_mutex_t lock; /* for sleeping only */
+  pthread_mutex_t lock;    /* for sleeping only */
   pthread_cond_t wake;     /* workers wait here for a job */
   pthread_cond_t finished; /* the caller waits here for the job's last tasks */
   atomic_int sleepers;
@@ -137,8 +137,7 @@ static size_t run_tasks(wick_thread_pool *pool, uint32_t gen, size_t thread) {
       if ((uint32_t)(c >> 32) != gen) return ran;
       const uint32_t front = (uint32_t)(c >> 16) & 0xffffu, back = (uint32_t)c & 0xffffu;
       if (front >= back) return ran;
-      if (is_cancelled(atomic_load_explicit(&pool->job_cancel, memory_order_relaxed)))
-        return ran;
+      if (is_cancelled(atomic_load_explicit(&pool->job_cancel, memory_order_relaxed))) return ran;
       /* The caller takes tasks from the front, workers from the back. */
       task = thread == 0 ? front : back - 1;
       const uint64_t next = thread == 0 ? c + ((uint64_t)1 << 16) : c - 1;
@@ -371,8 +370,8 @@ bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn f
   in_task = false;
   /* Closes the job: front past back. The tasks claimed are those before the
    * front and those from the back on. */
-  uint64_t last = atomic_exchange_explicit(&pool->claim, (uint64_t)gen << 32 | CLOSED,
-                                           memory_order_acq_rel);
+  uint64_t last =
+      atomic_exchange_explicit(&pool->claim, (uint64_t)gen << 32 | CLOSED, memory_order_acq_rel);
   const size_t front = (size_t)(last >> 16) & 0xffffu, back = (size_t)last & 0xffffu;
   const size_t claimed = front + (n_tasks - back);
   wait_for_claimed(pool, claimed, mine, monotonic_ns() - t0);
@@ -407,8 +406,7 @@ size_t wick_op_num_threads(const wick_op_ctx *ctx) {
   return wick_thread_pool_threads(ctx->graph->interp->pool);
 }
 
-wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks, wick_task_fn fn,
-                              void *arg) {
+wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks, wick_task_fn fn, void *arg) {
   wick_interpreter *it = ctx->graph->interp;
   /* Cancellation applies to invoke; prepare (which folds constant nodes)
    * runs to the end. */

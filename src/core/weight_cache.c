@@ -261,8 +261,7 @@ wick_status wick_weight_cache_open(wick_interpreter *it, const char *path) {
     if (errno == ENOENT) {
       cache_note(it, WICK_WEIGHT_CACHE_WRITTEN, "%s: no file yet", path);
     } else {
-      cache_note(it, WICK_WEIGHT_CACHE_REJECTED, "%s: cannot open it (%s)", path,
-                 strerror(errno));
+      cache_note(it, WICK_WEIGHT_CACHE_REJECTED, "%s: cannot open it (%s)", path, strerror(errno));
     }
     return WICK_OK;
   }
@@ -305,8 +304,7 @@ wick_status wick_weight_cache_open(wick_interpreter *it, const char *path) {
   c->entries = (const wick_cache_entry *)(c->map + HEADER_BYTES); /* 8-aligned: HEADER_BYTES */
   c->num_entries = h.entry_count;
   c->recording = false;
-  cache_note(it, WICK_WEIGHT_CACHE_LOADED, "%s: %u packed buffers loaded", path,
-             h.entry_count);
+  cache_note(it, WICK_WEIGHT_CACHE_LOADED, "%s: %u packed buffers loaded", path, h.entry_count);
   return WICK_OK;
 }
 
@@ -318,8 +316,10 @@ static const wick_cache_entry *cache_find(const wick_weight_cache *c, const wick
     size_t mid = lo + (hi - lo) / 2;
     int cmp = key_compare(&c->entries[mid], key);
     if (cmp == 0) return &c->entries[mid];
-    if (cmp < 0) lo = mid + 1;
-    else hi = mid;
+    if (cmp < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return NULL;
 }
@@ -383,9 +383,9 @@ static bool same_pack(const struct wick_shared_pack *e, const struct wick_shared
   return true;
 }
 
-void *wick_op_packed_shared(const wick_op_ctx *ctx, const void *const *sources,
-                            size_t num_sources, const int64_t *params, size_t num_params,
-                            uint32_t slot, uint32_t layout, size_t bytes, bool *from_cache) {
+void *wick_op_packed_shared(const wick_op_ctx *ctx, const void *const *sources, size_t num_sources,
+                            const int64_t *params, size_t num_params, uint32_t slot,
+                            uint32_t layout, size_t bytes, bool *from_cache) {
   wick_interpreter *it = ctx->graph->interp;
   struct wick_shared_pack key;
   memset(&key, 0, sizeof key);
@@ -413,8 +413,7 @@ void *wick_op_packed_shared(const wick_op_ctx *ctx, const void *const *sources,
     uint32_t cap = it->cap_shared_packs ? it->cap_shared_packs * 2 : 64;
     struct wick_shared_pack *grown = wick_mem_alloc(&it->mem, cap * sizeof *grown);
     if (grown == NULL) return p; /* not recorded: a sharer packs its own copy */
-    if (it->num_shared_packs)
-      memcpy(grown, it->shared_packs, it->num_shared_packs * sizeof *grown);
+    if (it->num_shared_packs) memcpy(grown, it->shared_packs, it->num_shared_packs * sizeof *grown);
     wick_mem_free(&it->mem, it->shared_packs);
     it->shared_packs = grown;
     it->cap_shared_packs = cap;
@@ -454,8 +453,17 @@ static const char *cache_write_file(wick_mem *mem, wick_weight_cache *c, const c
   FILE *f = fopen(tmp, "wb");
   if (f == NULL) return strerror(errno);
   uint8_t header[HEADER_BYTES] = {0};
-  cache_header h = {CACHE_MAGIC, CACHE_FORMAT, c->build_id, c->model_size, c->model_hash,
-                    c->kernel_id, (uint32_t)n, 0, offset, 0, 0};
+  cache_header h = {CACHE_MAGIC,
+                    CACHE_FORMAT,
+                    c->build_id,
+                    c->model_size,
+                    c->model_hash,
+                    c->kernel_id,
+                    (uint32_t)n,
+                    0,
+                    offset,
+                    0,
+                    0};
   bool ok = true;
   uint64_t table_hash = 0;
   {
@@ -501,8 +509,7 @@ void wick_weight_cache_finish_prepare(wick_interpreter *it) {
   if (why == NULL && rename(tmp, c->path) != 0) why = strerror(errno);
   if (why != NULL) {
     if (len > 0 && (size_t)len < sizeof tmp) remove(tmp);
-    cache_note(it, WICK_WEIGHT_CACHE_FAILED, "%s: could not write it: %s", c->path,
-               why);
+    cache_note(it, WICK_WEIGHT_CACHE_FAILED, "%s: could not write it: %s", c->path, why);
   } else {
     char previous[200];
     wick_format_message(previous, sizeof previous, "%s", c->message);

@@ -80,17 +80,17 @@ static int field_pos(const wick_fb_table *t, int id, size_t width, uint64_t *pos
   return 1;
 }
 
-#define SCALAR_GETTER(fn, type)                                          \
-  bool fn(const wick_fb_table *t, int id, type dflt, type *out) {        \
-    uint64_t p;                                                          \
-    int r = field_pos(t, id, sizeof(type), &p);                          \
-    if (r < 0) return false;                                             \
-    if (r == 0) {                                                        \
-      *out = dflt;                                                       \
-      return true;                                                       \
-    }                                                                    \
-    memcpy(out, t->fb->data + p, sizeof(type));                          \
-    return true;                                                         \
+#define SCALAR_GETTER(fn, type)                                   \
+  bool fn(const wick_fb_table *t, int id, type dflt, type *out) { \
+    uint64_t p;                                                   \
+    int r = field_pos(t, id, sizeof(type), &p);                   \
+    if (r < 0) return false;                                      \
+    if (r == 0) {                                                 \
+      *out = dflt;                                                \
+      return true;                                                \
+    }                                                             \
+    memcpy(out, t->fb->data + p, sizeof(type));                   \
+    return true;                                                  \
   }
 
 SCALAR_GETTER(wick_fb_u8, uint8_t)

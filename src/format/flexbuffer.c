@@ -134,7 +134,9 @@ static wick_flex_status number(const wick_flex_map *m, const char *key, bool all
   if (type == FLEX_INDIRECT_INT || type == FLEX_INDIRECT_UINT || type == FLEX_INDIRECT_FLOAT) {
     if (!follow(m->data, m->size, pos, w, &pos)) return WICK_FLEX_MALFORMED;
     w = cw;
-    type = type == FLEX_INDIRECT_INT ? FLEX_INT : type == FLEX_INDIRECT_UINT ? FLEX_UINT : FLEX_FLOAT;
+    type = type == FLEX_INDIRECT_INT    ? FLEX_INT
+           : type == FLEX_INDIRECT_UINT ? FLEX_UINT
+                                        : FLEX_FLOAT;
   }
   *is_float = false;
   switch (type) {
@@ -153,8 +155,7 @@ static wick_flex_status number(const wick_flex_map *m, const char *key, bool all
       if (!allow_float) return WICK_FLEX_WRONG_TYPE;
       *is_float = true;
       return read_float(m->data, m->size, pos, w, f) ? WICK_FLEX_OK : WICK_FLEX_MALFORMED;
-    default:
-      return WICK_FLEX_WRONG_TYPE;
+    default: return WICK_FLEX_WRONG_TYPE;
   }
 }
 

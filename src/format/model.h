@@ -31,9 +31,9 @@ typedef struct wick_quant {
  * never decrease and end at the index count, and the values fill the buffer
  * exactly. Densified by wick_sparse_densify (src/format/sparse.c). */
 typedef struct wick_sparse_level {
-  bool csr;         /* SPARSE_CSR; else DENSE */
-  int32_t extent;   /* indices along this level */
-  int64_t stride;   /* dense elements one index step moves (row-major) */
+  bool csr;                           /* SPARSE_CSR; else DENSE */
+  int32_t extent;                     /* indices along this level */
+  int64_t stride;                     /* dense elements one index step moves (row-major) */
   uint8_t segment_width, index_width; /* bytes per entry: 1, 2 or 4 (little-endian) */
   uint32_t num_segments, num_indices;
   const uint8_t *segments, *indices; /* in the file; CSR only */
@@ -115,8 +115,8 @@ struct wick_model {
   void *log_user;
   const uint8_t *bytes; /* the whole file */
   size_t size;
-  void *owned_copy;  /* bytes copied by wick_model_load_buffer(copy_buffer=1) */
-  void *mapping;     /* mmap of wick_model_load_file */
+  void *owned_copy; /* bytes copied by wick_model_load_buffer(copy_buffer=1) */
+  void *mapping;    /* mmap of wick_model_load_file */
   size_t mapping_size;
   const char *description;
   uint32_t num_subgraphs, num_signatures;

@@ -118,9 +118,7 @@ static void read_conv(opt_reader *o, wick_conv_params *c) {
 
 static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
   switch (type) {
-    case OPT_CONV_2D:
-      read_conv(o, &p->conv);
-      break;
+    case OPT_CONV_2D: read_conv(o, &p->conv); break;
     case OPT_DEPTHWISE_CONV_2D:
       p->conv.padding = (wick_padding)get_i8(o, DWCONV_PADDING, 0, "padding");
       p->conv.stride_w = get_i32(o, DWCONV_STRIDE_W, 0, "stride_w");
@@ -165,9 +163,7 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
       p->fc.asymmetric_quantize_inputs =
           get_bool(o, FC_ASYMMETRIC_QUANTIZE, false, "asymmetric_quantize_inputs");
       break;
-    case OPT_SOFTMAX:
-      p->beta = get_f32(o, 0, 0.0f, "beta");
-      break;
+    case OPT_SOFTMAX: p->beta = get_f32(o, 0, 0.0f, "beta"); break;
     case OPT_CONCATENATION:
       p->axis = get_i32(o, 0, 0, "axis");
       p->activation = (wick_activation)get_i8(o, 1, 0, "fused_activation_function");
@@ -195,16 +191,12 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
       p->half_pixel_centers = get_bool(o, 1, false, "half_pixel_centers");
       break;
     case OPT_SPACE_TO_DEPTH:
-    case OPT_DEPTH_TO_SPACE:
-      p->block_size = get_i32(o, 0, 0, "block_size");
-      break;
+    case OPT_DEPTH_TO_SPACE: p->block_size = get_i32(o, 0, 0, "block_size"); break;
     case OPT_GATHER:
       p->axis = get_i32(o, 0, 0, "axis");
       p->batch_dims = get_i32(o, 1, 0, "batch_dims");
       break;
-    case OPT_REDUCER:
-      p->keep_dims = get_bool(o, 0, false, "keep_dims");
-      break;
+    case OPT_REDUCER: p->keep_dims = get_bool(o, 0, false, "keep_dims"); break;
     case OPT_STRIDED_SLICE:
       p->strided_slice.begin_mask = get_i32(o, STRIDED_SLICE_BEGIN_MASK, 0, "begin_mask");
       p->strided_slice.end_mask = get_i32(o, STRIDED_SLICE_END_MASK, 0, "end_mask");
@@ -215,17 +207,11 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
       p->strided_slice.offset = get_bool(o, STRIDED_SLICE_OFFSET, false, "offset");
       break;
     case OPT_SPLIT:
-    case OPT_SPLIT_V:
-      p->count = get_i32(o, 0, 0, "num_splits");
-      break;
-    case OPT_CAST:
-      p->out_type = get_i8(o, 1, 0, "out_data_type");
-      break;
+    case OPT_SPLIT_V: p->count = get_i32(o, 0, 0, "num_splits"); break;
+    case OPT_CAST: p->out_type = get_i8(o, 1, 0, "out_data_type"); break;
     case OPT_ARG_MAX:
     case OPT_ARG_MIN:
-    case OPT_SHAPE:
-      p->out_type = get_i8(o, 0, WICK_DTYPE_INT32, "output_type");
-      break;
+    case OPT_SHAPE: p->out_type = get_i8(o, 0, WICK_DTYPE_INT32, "output_type"); break;
     case OPT_PACK:
       p->count = get_i32(o, 0, 0, "values_count");
       p->axis = get_i32(o, 1, 0, "axis");
@@ -234,19 +220,13 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
       p->count = get_i32(o, 0, 0, "num");
       p->axis = get_i32(o, 1, 0, "axis");
       break;
-    case OPT_ONE_HOT:
-      p->axis = get_i32(o, 0, 0, "axis");
-      break;
-    case OPT_LEAKY_RELU:
-      p->alpha = get_f32(o, 0, 0.0f, "alpha");
-      break;
+    case OPT_ONE_HOT: p->axis = get_i32(o, 0, 0, "axis"); break;
+    case OPT_LEAKY_RELU: p->alpha = get_f32(o, 0, 0.0f, "alpha"); break;
     case OPT_SVDF:
       p->count = get_i32(o, 0, 0, "rank");
       p->activation = (wick_activation)get_i8(o, 1, 0, "fused_activation_function");
       break;
-    case OPT_MIRROR_PAD:
-      p->mode = get_i8(o, 0, 0, "mode");
-      break;
+    case OPT_MIRROR_PAD: p->mode = get_i8(o, 0, 0, "mode"); break;
     case OPT_BATCH_MATMUL:
       p->adj_x = get_bool(o, 0, false, "adj_x");
       p->adj_y = get_bool(o, 1, false, "adj_y");
@@ -256,15 +236,9 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
       p->exclusive = get_bool(o, 0, false, "exclusive");
       p->reverse = get_bool(o, 1, false, "reverse");
       break;
-    case OPT_GELU:
-      p->approximate = get_bool(o, 0, false, "approximate");
-      break;
-    case OPT_CALL:
-      p->subgraph[0] = get_i32(o, 0, 0, "subgraph");
-      break;
-    case OPT_CALL_ONCE:
-      p->subgraph[0] = get_i32(o, 0, 0, "init_subgraph_index");
-      break;
+    case OPT_GELU: p->approximate = get_bool(o, 0, false, "approximate"); break;
+    case OPT_CALL: p->subgraph[0] = get_i32(o, 0, 0, "subgraph"); break;
+    case OPT_CALL_ONCE: p->subgraph[0] = get_i32(o, 0, 0, "init_subgraph_index"); break;
     case OPT_VAR_HANDLE:
       p->var.container = get_string(o, VAR_HANDLE_CONTAINER, &p->var.container_len, "container");
       p->var.shared_name =
@@ -279,20 +253,20 @@ static void read_options1(opt_reader *o, uint8_t type, wick_op_params *p) {
       p->subgraph[1] = get_i32(o, 1, 0, "body_subgraph_index");
       break;
     case OPT_UNIDIRECTIONAL_SEQUENCE_LSTM:
-      p->lstm.activation = (wick_activation)get_i8(o, LSTM_ACTIVATION, 0, "fused_activation_function");
+      p->lstm.activation =
+          (wick_activation)get_i8(o, LSTM_ACTIVATION, 0, "fused_activation_function");
       p->lstm.cell_clip = get_f32(o, LSTM_CELL_CLIP, 0.0f, "cell_clip");
       p->lstm.proj_clip = get_f32(o, LSTM_PROJ_CLIP, 0.0f, "proj_clip");
       p->lstm.time_major = get_bool(o, LSTM_TIME_MAJOR, false, "time_major");
       p->lstm.asymmetric_quantize_inputs =
           get_bool(o, LSTM_ASYMMETRIC_QUANTIZE, false, "asymmetric_quantize_inputs");
       break;
-    default:
-      break; /* options wick does not read */
+    default: break; /* options wick does not read */
   }
 }
 
-int wick_format_read_options(const wick_fb_table *op_table, int32_t builtin,
-                             wick_op_params *params, char *what, size_t what_size) {
+int wick_format_read_options(const wick_fb_table *op_table, int32_t builtin, wick_op_params *params,
+                             char *what, size_t what_size) {
   (void)builtin;
   uint8_t type = 0, type2 = 0;
   if (!wick_fb_u8(op_table, OPERATOR_BUILTIN_OPTIONS_TYPE, 0, &type) ||

@@ -97,16 +97,16 @@ typedef struct wick_op_params {
   bool keep_dims;         /* MEAN SUM REDUCE_* */
   bool align_corners;     /* RESIZE_* */
   bool half_pixel_centers;
-  bool adj_x, adj_y;      /* BATCH_MATMUL */
-  bool asymmetric_inputs; /* BATCH_MATMUL asymmetric_quantize_inputs (hybrid form) */
+  bool adj_x, adj_y;       /* BATCH_MATMUL */
+  bool asymmetric_inputs;  /* BATCH_MATMUL asymmetric_quantize_inputs (hybrid form) */
   bool exclusive, reverse; /* CUMSUM */
-  bool approximate;       /* GELU */
-  bool pot_scale_int16;   /* ADD SUB */
-  float alpha;            /* LEAKY_RELU */
-  float beta;             /* SOFTMAX */
-  int32_t subgraph[2];    /* CALL / STABLEHLO_COMPOSITE decomposition / IF then,else / WHILE cond,body /
-                             CALL_ONCE init; -1 none */
-  const char *name;       /* STABLEHLO_COMPOSITE name (points into the model), or NULL */
+  bool approximate;        /* GELU */
+  bool pot_scale_int16;    /* ADD SUB */
+  float alpha;             /* LEAKY_RELU */
+  float beta;              /* SOFTMAX */
+  int32_t subgraph[2]; /* CALL / STABLEHLO_COMPOSITE decomposition / IF then,else / WHILE cond,body
+                          / CALL_ONCE init; -1 none */
+  const char *name;    /* STABLEHLO_COMPOSITE name (points into the model), or NULL */
   wick_var_handle_params var; /* VAR_HANDLE */
 } wick_op_params;
 

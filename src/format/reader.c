@@ -53,13 +53,13 @@ static void *zalloc(reader *r, size_t count, size_t size) {
   return p;
 }
 
-#define ALLOC(r, ptr, count)                                                          \
-  do {                                                                                \
-    (ptr) = zalloc((r), (count), sizeof(*(ptr)));                                     \
-    if ((ptr) == NULL) {                                                              \
+#define ALLOC(r, ptr, count)                                                           \
+  do {                                                                                 \
+    (ptr) = zalloc((r), (count), sizeof(*(ptr)));                                      \
+    if ((ptr) == NULL) {                                                               \
       wick_format_message((r)->error, (r)->error_size, "out of memory reading model"); \
-      return WICK_ERR_OUT_OF_MEMORY;                                                  \
-    }                                                                                 \
+      return WICK_ERR_OUT_OF_MEMORY;                                                   \
+    }                                                                                  \
   } while (0)
 
 static const char *opt_string(reader *r, const wick_fb_table *t, int id, const char *what,
@@ -172,8 +172,7 @@ static wick_status read_quantization(reader *r, const wick_fb_table *q, wick_ten
   uint32_t nz = rz > 0 ? zp.len : 0;
   if (n == 0) return WICK_OK; /* min/max only, or custom details: not quantized for us */
   if (nz != 0 && nz != n)
-    return fail(r,
-                "subgraphs[%u].tensors[%u].quantization: %u scales but %u zero points", sg, ti,
+    return fail(r, "subgraphs[%u].tensors[%u].quantization: %u scales but %u zero points", sg, ti,
                 n, nz);
   if (n > 1 && t->rank == 1 && (int64_t)t->dims[0] == (int64_t)n) {
     qdim = 0; /* old converters leave a stale quantized_dimension on 1-D biases */
@@ -217,8 +216,10 @@ static wick_status read_index_vector(reader *r, const wick_fb_table *dm, int typ
   if (rc == 0 || type == 0)
     return fail(r, "%s.dim_metadata[%u].%s is absent (a SPARSE_CSR level needs it)", what, l,
                 field);
-  uint8_t width = type == INDEX_VECTOR_INT32 ? 4 : type == INDEX_VECTOR_UINT16 ? 2
-                : type == INDEX_VECTOR_UINT8 ? 1 : 0;
+  uint8_t width = type == INDEX_VECTOR_INT32    ? 4
+                  : type == INDEX_VECTOR_UINT16 ? 2
+                  : type == INDEX_VECTOR_UINT8  ? 1
+                                                : 0;
   if (width == 0)
     return fail(r,
                 "%s.dim_metadata[%u].%s_type %u is not Int32Vector (1), Uint16Vector (2) or "
@@ -263,15 +264,17 @@ static wick_status read_sparsity(reader *r, const wick_fb_table *sp, wick_tensor
   int rd = wick_fb_vector_field(sp, SPARSITY_DIM_METADATA, 4, &dmv);
   if (ro < 0 || rb < 0 || rd < 0)
     return fail(r, "%s.%s: vector is out of bounds", what,
-                ro < 0 ? "traversal_order" : rb < 0 ? "block_map" : "dim_metadata");
+                ro < 0   ? "traversal_order"
+                : rb < 0 ? "block_map"
+                         : "dim_metadata");
   int32_t rank = t->rank;
   uint32_t nb = rb > 0 ? bmap.len : 0, no = ro > 0 ? order.len : 0, nd = rd > 0 ? dmv.len : 0;
   if (nb > (uint32_t)rank)
     return fail(r, "%s.block_map has %u entries for a tensor of rank %d", what, nb, rank);
   uint32_t nl = (uint32_t)rank + nb;
   if (no != nl)
-    return fail(r, "%s.traversal_order has %u entries; rank %d plus %u blocked dims needs %u",
-                what, no, rank, nb, nl);
+    return fail(r, "%s.traversal_order has %u entries; rank %d plus %u blocked dims needs %u", what,
+                no, rank, nb, nl);
   if (nd != nl)
     return fail(r, "%s.dim_metadata has %u entries; rank %d plus %u blocked dims needs %u", what,
                 nd, rank, nb, nl);
@@ -313,8 +316,7 @@ static wick_status read_sparsity(reader *r, const wick_fb_table *sp, wick_tensor
     if (wick_fb_vec_table(&dmv, l, &dm) < 0 || !wick_fb_i32(&dm, DIMMETA_DENSE_SIZE, 0, &size))
       return fail(r, "%s.dim_metadata[%u]: malformed table", what, l);
     if (size < 1)
-      return fail(r, "%s.dim_metadata[%u].dense_size %d: a block size must be >= 1", what, l,
-                  size);
+      return fail(r, "%s.dim_metadata[%u].dense_size %d: a block size must be >= 1", what, l, size);
     block_size[block_dim[level_of[l] - rank]] = size;
   }
   int64_t dstride[WICK_MAX_RANK], acc = 1; /* row-major; <= the span checked at shape */
@@ -357,8 +359,8 @@ static wick_status read_sparsity(reader *r, const wick_fb_table *sp, wick_tensor
       continue;
     }
     if (format != DIMENSION_SPARSE_CSR)
-      return fail(r, "%s.dim_metadata[%u].format %d is neither DENSE (0) nor SPARSE_CSR (1)",
-                  what, l, format);
+      return fail(r, "%s.dim_metadata[%u].format %d is neither DENSE (0) nor SPARSE_CSR (1)", what,
+                  l, format);
     lv->csr = true;
     wick_status st;
     if ((st = read_index_vector(r, &dm, DIMMETA_SEGMENTS_TYPE, DIMMETA_SEGMENTS, what, l,
@@ -384,13 +386,12 @@ static wick_status read_sparsity(reader *r, const wick_fb_table *sp, wick_tensor
       prev = x;
     }
     if (prev != lv->num_indices)
-      return fail(r, "%s.dim_metadata[%u].array_segments ends at %u but there are %u indices",
-                  what, l, prev, lv->num_indices);
+      return fail(r, "%s.dim_metadata[%u].array_segments ends at %u but there are %u indices", what,
+                  l, prev, lv->num_indices);
     for (uint32_t i = 0; i < lv->num_indices; i++) {
       uint32_t x = wick_sparse_entry(lv->indices, lv->index_width, i);
       if (x >= (uint32_t)lv->extent)
-        return fail(r,
-                    "%s.dim_metadata[%u].array_indices[%u] = %u is beyond the level's size %d",
+        return fail(r, "%s.dim_metadata[%u].array_indices[%u] = %u is beyond the level's size %d",
                     what, l, i, x, lv->extent);
     }
     positions = lv->num_indices;
@@ -400,8 +401,8 @@ static wick_status read_sparsity(reader *r, const wick_fb_table *sp, wick_tensor
   return WICK_OK;
 }
 
-static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_info *t,
-                               uint32_t sg, uint32_t ti) {
+static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_info *t, uint32_t sg,
+                               uint32_t ti) {
   wick_status st = WICK_OK;
   char what[96];
   wick_format_message(what, sizeof what, "subgraphs[%u].tensors[%u].name", sg, ti);
@@ -458,8 +459,8 @@ static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_i
   if (rc < 0) return fail(r, "subgraphs[%u].tensors[%u].sparsity: bad table offset", sg, ti);
   if (rc > 0) {
     char sp_what[160];
-    wick_format_message(sp_what, sizeof sp_what, "subgraphs[%u].tensors[%u] (%s).sparsity", sg,
-                        ti, t->name);
+    wick_format_message(sp_what, sizeof sp_what, "subgraphs[%u].tensors[%u] (%s).sparsity", sg, ti,
+                        t->name);
     if ((st = read_sparsity(r, &sub, t, sp_what))) return st;
   }
 
@@ -519,8 +520,8 @@ static wick_status read_operator(reader *r, const wick_fb_table *ot, wick_subgra
   if (!wick_fb_u32(ot, OPERATOR_OPCODE_INDEX, 0, &opcode_index))
     return fail(r, "subgraphs[%u].operators[%u].opcode_index: malformed", sg, oi);
   if (opcode_index >= r->num_opcodes)
-    return fail(r, "subgraphs[%u].operators[%u].opcode_index %u is out of range (%u codes)", sg,
-                oi, opcode_index, r->num_opcodes);
+    return fail(r, "subgraphs[%u].operators[%u].opcode_index %u is out of range (%u codes)", sg, oi,
+                opcode_index, r->num_opcodes);
   const wick_opcode *code = &r->opcodes[opcode_index];
   op->builtin = code->builtin;
   op->version = code->version;
@@ -529,8 +530,7 @@ static wick_status read_operator(reader *r, const wick_fb_table *ot, wick_subgra
   char what[96];
   wick_status st;
   wick_format_message(what, sizeof what, "subgraphs[%u].operators[%u].inputs", sg, oi);
-  if ((st = read_i32_vector(r, ot, OPERATOR_INPUTS, what, &op->inputs, &op->num_inputs)))
-    return st;
+  if ((st = read_i32_vector(r, ot, OPERATOR_INPUTS, what, &op->inputs, &op->num_inputs))) return st;
   wick_format_message(what, sizeof what, "subgraphs[%u].operators[%u].outputs", sg, oi);
   if ((st = read_i32_vector(r, ot, OPERATOR_OUTPUTS, what, &op->outputs, &op->num_outputs)))
     return st;
@@ -544,8 +544,8 @@ static wick_status read_operator(reader *r, const wick_fb_table *ot, wick_subgra
   for (uint32_t i = 0; i < op->num_inputs; i++) {
     int32_t x = op->inputs[i];
     if (x < -1 || x >= (int32_t)g->num_tensors)
-      return fail(r, "subgraphs[%u].operators[%u].inputs[%u] = %d is out of range (%u tensors)",
-                  sg, oi, i, x, g->num_tensors);
+      return fail(r, "subgraphs[%u].operators[%u].inputs[%u] = %d is out of range (%u tensors)", sg,
+                  oi, i, x, g->num_tensors);
   }
   for (uint32_t i = 0; i < op->num_outputs; i++) {
     int32_t x = op->outputs[i];
@@ -556,8 +556,8 @@ static wick_status read_operator(reader *r, const wick_fb_table *ot, wick_subgra
   for (uint32_t i = 0; i < op->num_intermediates; i++) {
     int32_t x = op->intermediates[i];
     if (x < 0 || x >= (int32_t)g->num_tensors)
-      return fail(r, "subgraphs[%u].operators[%u].intermediates[%u] = %d is out of range", sg,
-                  oi, i, x);
+      return fail(r, "subgraphs[%u].operators[%u].intermediates[%u] = %d is out of range", sg, oi,
+                  i, x);
   }
 
   wick_fb_vector custom;
@@ -772,8 +772,7 @@ static wick_status read_signatures(reader *r, const wick_fb_table *root) {
         if (wick_fb_vec_table(&maps, k, &tm) < 0 ||
             !wick_fb_u32(&tm, TENSORMAP_TENSOR_INDEX, 0, &index))
           return fail(r, "Model.signature_defs[%u].%s[%u]: malformed TensorMap", i, which, k);
-        wick_format_message(what, sizeof what, "Model.signature_defs[%u].%s[%u].name", i, which,
-                            k);
+        wick_format_message(what, sizeof what, "Model.signature_defs[%u].%s[%u].name", i, which, k);
         names[k] = opt_string(r, &tm, TENSORMAP_NAME, what, &st);
         if (st) return st;
         if (index >= g->num_tensors)
@@ -823,14 +822,14 @@ wick_status wick_format_read_model(wick_model *model, char *error, size_t error_
   r.error_size = error_size;
 
   wick_fb_table root;
-  if (model->size < 8) return fail(&r, "file is %zu bytes, too short for a TFLite model", model->size);
+  if (model->size < 8)
+    return fail(&r, "file is %zu bytes, too short for a TFLite model", model->size);
   if (memcmp(model->bytes + 4, "TFL3", 4) != 0)
     return fail(&r, "file identifier is not \"TFL3\": not a TFLite model");
   if (wick_fb_root(&r.fb, "TFL3", &root) < 0)
     return fail(&r, "Model: root table offset is out of bounds");
   uint32_t version;
-  if (!wick_fb_u32(&root, MODEL_VERSION, 0, &version))
-    return fail(&r, "Model.version: malformed");
+  if (!wick_fb_u32(&root, MODEL_VERSION, 0, &version)) return fail(&r, "Model.version: malformed");
   if (version != 3) return fail(&r, "Model.version is %u; wick reads schema version 3", version);
 
   wick_status st = WICK_OK;

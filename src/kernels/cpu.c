@@ -82,10 +82,10 @@ uint32_t wick_cpu_detect(void) {
     const uint64_t tile_state = (uint64_t)3 << 17;
     if ((edx7 & (3u << 24)) == (3u << 24) && (xcr0 & tile_state) == tile_state && request_amx())
       f |= WICK_CPU_AMX_INT8;
-    if (!(f & WICK_CPU_AVX512F)) f &= ~(uint32_t)(WICK_CPU_AVX512DQ | WICK_CPU_AVX512BW |
-                                                  WICK_CPU_AVX512VL | WICK_CPU_AVX512VNNI |
-                                                  WICK_CPU_AVX512BF16 | WICK_CPU_AVX512VBMI |
-                                                  WICK_CPU_AMX_INT8);
+    if (!(f & WICK_CPU_AVX512F))
+      f &= ~(uint32_t)(WICK_CPU_AVX512DQ | WICK_CPU_AVX512BW | WICK_CPU_AVX512VL |
+                       WICK_CPU_AVX512VNNI | WICK_CPU_AVX512BF16 | WICK_CPU_AVX512VBMI |
+                       WICK_CPU_AMX_INT8);
   }
   return f;
 }
@@ -112,8 +112,7 @@ static uint32_t apply_cap(uint32_t f) {
   const char *cap = getenv("WICK_MAX_ISA");
   if (cap == NULL) return f;
   if (strcmp(cap, "none") == 0) return 0;
-  if (strcmp(cap, "avx2") == 0)
-    return f & (uint32_t)(WICK_CPU_AVX2 | WICK_CPU_FMA);
+  if (strcmp(cap, "avx2") == 0) return f & (uint32_t)(WICK_CPU_AVX2 | WICK_CPU_FMA);
   if (strcmp(cap, "neon") == 0) return f & (uint32_t)WICK_CPU_NEON;
   if (strcmp(cap, "avx512vnni") == 0) return f & ~(uint32_t)WICK_CPU_AMX_INT8;
   return f;
@@ -135,11 +134,18 @@ void wick_cpu_describe(uint32_t features, char *buf, unsigned size) {
   static const struct {
     uint32_t bit;
     const char *name;
-  } names[] = {{WICK_CPU_AVX2, "avx2"},         {WICK_CPU_FMA, "fma"},
-               {WICK_CPU_AVX512F, "avx512f"},   {WICK_CPU_AVX512VL, "avx512vl"},
-               {WICK_CPU_AVX512BW, "avx512bw"}, {WICK_CPU_AVX512DQ, "avx512dq"},
-               {WICK_CPU_AVX512VNNI, "avx512vnni"}, {WICK_CPU_AVX512BF16, "avx512bf16"}, {WICK_CPU_AVX512VBMI, "avx512vbmi"}, {WICK_CPU_AMX_INT8, "amx-int8"},
-               {WICK_CPU_NEON, "neon"},         {WICK_CPU_NEON_DOT, "neon-dot"}};
+  } names[] = {{WICK_CPU_AVX2, "avx2"},
+               {WICK_CPU_FMA, "fma"},
+               {WICK_CPU_AVX512F, "avx512f"},
+               {WICK_CPU_AVX512VL, "avx512vl"},
+               {WICK_CPU_AVX512BW, "avx512bw"},
+               {WICK_CPU_AVX512DQ, "avx512dq"},
+               {WICK_CPU_AVX512VNNI, "avx512vnni"},
+               {WICK_CPU_AVX512BF16, "avx512bf16"},
+               {WICK_CPU_AVX512VBMI, "avx512vbmi"},
+               {WICK_CPU_AMX_INT8, "amx-int8"},
+               {WICK_CPU_NEON, "neon"},
+               {WICK_CPU_NEON_DOT, "neon-dot"}};
   if (size == 0) return;
   buf[0] = 0;
   size_t used = 0;

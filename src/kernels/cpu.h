@@ -30,8 +30,8 @@ enum {
   WICK_CPU_AVX512DQ = 1u << 5,
   WICK_CPU_AVX512VNNI = 1u << 6,
   WICK_CPU_AVX512BF16 = 1u << 7,
-  WICK_CPU_NEON = 1u << 8,   /* AArch64 Advanced SIMD (HWCAP_ASIMD) */
-  WICK_CPU_NEON_DOT = 1u << 9, /* AArch64 SDOT/UDOT (HWCAP_ASIMDDP) */
+  WICK_CPU_NEON = 1u << 8,        /* AArch64 Advanced SIMD (HWCAP_ASIMD) */
+  WICK_CPU_NEON_DOT = 1u << 9,    /* AArch64 SDOT/UDOT (HWCAP_ASIMDDP) */
   WICK_CPU_AVX512VBMI = 1u << 10, /* VPERMB / VPERMI2B (byte table lookups) */
   WICK_CPU_AMX_INT8 = 1u << 11    /* AMX tiles with TDPBUSD, and (Linux) the process may use them */
 };

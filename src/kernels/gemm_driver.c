@@ -9,8 +9,8 @@
  *
  * Threads: wick_f32_gemm_tasks_init / wick_f32_conv_igemm_tasks_init cut
  * that loop nest into independent tasks (one column block x a run of row
- * tiles, in the serial loop's order; an even number of them, see split()) that an op hands to wick_parallel_for.
- * Task boundaries fall on MR-row tiles and NR-column panels, so each output
+ * tiles, in the serial loop's order; an even number of them, see split()) that an op hands to
+ * wick_parallel_for. Task boundaries fall on MR-row tiles and NR-column panels, so each output
  * element is computed by the same microkernel call with the same K order
  * however the tasks are spread over threads: results are bit-identical for
  * any thread count. wick_f32_gemm / wick_f32_conv_igemm run all tasks in
@@ -78,12 +78,21 @@ static size_t split(wick_f32_gemm_tasks *t, uint64_t grain) {
   return t->col_blocks * t->row_tasks;
 }
 
-size_t wick_f32_gemm_tasks_init(wick_f32_gemm_tasks *t, const wick_f32_gemm_kernel *kern,
-                                size_t m, size_t n, size_t k, const float *a, size_t a_stride,
+size_t wick_f32_gemm_tasks_init(wick_f32_gemm_tasks *t, const wick_f32_gemm_kernel *kern, size_t m,
+                                size_t n, size_t k, const float *a, size_t a_stride,
                                 const float *packed, float *c, size_t c_stride, float lo, float hi,
                                 uint64_t grain) {
-  *t = (wick_f32_gemm_tasks){.kern = kern, .m = m, .n = n, .k = k, .a = a, .a_stride = a_stride,
-                             .packed = packed, .c = c, .c_stride = c_stride, .lo = lo, .hi = hi};
+  *t = (wick_f32_gemm_tasks){.kern = kern,
+                             .m = m,
+                             .n = n,
+                             .k = k,
+                             .a = a,
+                             .a_stride = a_stride,
+                             .packed = packed,
+                             .c = c,
+                             .c_stride = c_stride,
+                             .lo = lo,
+                             .hi = hi};
   return split(t, grain);
 }
 
@@ -181,7 +190,7 @@ void wick_f32_conv_igemm(const wick_f32_gemm_kernel *kern, const wick_conv_shape
                          const float *const *ind, const float *packed, float *output, float lo,
                          float hi) {
   wick_f32_gemm_tasks t;
-  size_t tasks = wick_f32_conv_igemm_tasks_init(&t, kern, s, ind, packed, output, lo, hi,
-                                                UINT64_MAX);
+  size_t tasks =
+      wick_f32_conv_igemm_tasks_init(&t, kern, s, ind, packed, output, lo, hi, UINT64_MAX);
   for (size_t i = 0; i < tasks; i++) wick_f32_gemm_run_task(&t, i);
 }

@@ -54,8 +54,8 @@
  * walks NR-wide panels of `w`); mr <= MR. a rows are a_stride floats apart,
  * c rows c_stride floats apart. Unaligned pointers are fine. */
 typedef void (*wick_f32_gemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, const float *a,
-                                         size_t a_stride, const float *w, float *c,
-                                         size_t c_stride, float lo, float hi);
+                                         size_t a_stride, const float *w, float *c, size_t c_stride,
+                                         float lo, float hi);
 /* Same through an indirection tile: `a` holds ks * MR row pointers (tap-major),
  * each to kc floats; w panels hold ks * kc rows. */
 typedef void (*wick_f32_igemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, size_t ks,
@@ -65,8 +65,8 @@ typedef void (*wick_f32_igemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, size_
 typedef void (*wick_f32_unary_fn)(size_t n, const float *in, float *out);
 /* out[i] = clamp(a op b, lo, hi) for i < n, in one of three forms (a scalar
  * operand is read from its pointer); in-place allowed. */
-typedef void (*wick_f32_binary_fn)(size_t n, const float *a, const float *b, float *out,
-                                   float lo, float hi);
+typedef void (*wick_f32_binary_fn)(size_t n, const float *a, const float *b, float *out, float lo,
+                                   float hi);
 
 /* DEPTHWISE_CONV_2D with multiplier 1 over an NHWC tensor; `weights` packed
  * by wick_f32_dwconv_pack with the table's dw_cr. Output = clamp(conv, lo,
@@ -79,20 +79,19 @@ typedef struct wick_f32_dwconv_args {
   wick_f32_unary_fn post;
 } wick_f32_dwconv_args;
 /* Computes output rows [row_begin, row_end) of the batch * out_h rows. */
-typedef void (*wick_f32_dwconv_fn)(const wick_f32_dwconv_args *a, size_t row_begin,
-                                   size_t row_end);
+typedef void (*wick_f32_dwconv_fn)(const wick_f32_dwconv_args *a, size_t row_begin, size_t row_end);
 
 /* Winograd F(4x4, 3x3) transforms (template/winograd.h) over tiles
  * [tile_begin, tile_end) of the batch x tiles_h x tiles_w grid of 4x4
  * output blocks: input windows -> V planes, GEMM results M -> clamped
  * output pixels. Plane xi (0..35) starts xi * plane floats in. */
-typedef void (*wick_f32_winograd_input_fn)(const wick_conv_shape *s, size_t tiles_h,
-                                           size_t tiles_w, const float *input, size_t tile_begin,
-                                           size_t tile_end, float *v, size_t plane);
+typedef void (*wick_f32_winograd_input_fn)(const wick_conv_shape *s, size_t tiles_h, size_t tiles_w,
+                                           const float *input, size_t tile_begin, size_t tile_end,
+                                           float *v, size_t plane);
 typedef void (*wick_f32_winograd_output_fn)(const wick_conv_shape *s, size_t tiles_h,
                                             size_t tiles_w, const float *m, size_t plane,
-                                            const float *bias, size_t tile_begin,
-                                            size_t tile_end, float *output, float lo, float hi);
+                                            const float *bias, size_t tile_begin, size_t tile_end,
+                                            float *output, float lo, float hi);
 
 /* The vectorized unary ops (wick_f32_kernels.unary); error bounds in
  * template/elementwise.h. */
@@ -152,8 +151,8 @@ typedef void (*wick_f32_dequantize8_fn)(size_t n, const void *in, float *out, fl
 /* The hybrid ops' input rows (template/quantize.h): the range of a row from the starting
  * *lo / *hi, and its quantized values, bit-identical to reference/hybrid.c. */
 typedef void (*wick_f32_row_range_fn)(size_t n, const float *in, float *lo, float *hi);
-typedef void (*wick_f32_hybrid_quantize_fn)(size_t n, const float *in, int8_t *out,
-                                            float inverse, float offset, float qmin);
+typedef void (*wick_f32_hybrid_quantize_fn)(size_t n, const float *in, int8_t *out, float inverse,
+                                            float offset, float qmin);
 
 /* One GEMM tile shape: its microkernels share MR, NR and the packing. */
 typedef struct wick_f32_gemm_kernel {
@@ -168,10 +167,10 @@ typedef struct wick_f32_kernels {
   wick_f32_gemm_kernel gemm;        /* the main tile */
   wick_f32_gemm_kernel gemm_narrow; /* for N <= its nr (fewer padding lanes); nr 0: none */
   size_t dw_cr;
-  wick_f32_dwconv_fn dwconv3x3; /* 3x3, dilation 1, strides 1-2 */
-  wick_f32_dwconv_fn dwconv5x5; /* 5x5, dilation 1, strides 1-2 */
-  wick_f32_dwconv_fn dwconv;    /* any size, stride, dilation */
-  wick_f32_winograd_input_fn winograd_input;   /* NULL: no Winograd convolution */
+  wick_f32_dwconv_fn dwconv3x3;              /* 3x3, dilation 1, strides 1-2 */
+  wick_f32_dwconv_fn dwconv5x5;              /* 5x5, dilation 1, strides 1-2 */
+  wick_f32_dwconv_fn dwconv;                 /* any size, stride, dilation */
+  wick_f32_winograd_input_fn winograd_input; /* NULL: no Winograd convolution */
   wick_f32_winograd_output_fn winograd_output;
   wick_f32_unary_fn unary[WICK_F32_UNARY_COUNT];
   wick_f32_binary_fn binary[WICK_F32_BINARY_COUNT][3];
@@ -328,25 +327,24 @@ typedef struct wick_f32_gemm_tasks {
  * the task count (0 when m or n is 0). The split depends only on the shape. */
 WICK_KERNEL_API size_t wick_f32_gemm_tasks_init(wick_f32_gemm_tasks *t,
                                                 const wick_f32_gemm_kernel *kern, size_t m,
-                                                size_t n, size_t k, const float *a,
-                                                size_t a_stride, const float *packed, float *c,
-                                                size_t c_stride, float lo, float hi,
-                                                uint64_t grain);
+                                                size_t n, size_t k, const float *a, size_t a_stride,
+                                                const float *packed, float *c, size_t c_stride,
+                                                float lo, float hi, uint64_t grain);
 /* The same for CONV_2D (groups == 1) through an indirection buffer. */
 WICK_KERNEL_API size_t wick_f32_conv_igemm_tasks_init(wick_f32_gemm_tasks *t,
                                                       const wick_f32_gemm_kernel *kern,
                                                       const wick_conv_shape *s,
-                                                      const float *const *ind,
-                                                      const float *packed, float *output,
-                                                      float lo, float hi, uint64_t grain);
+                                                      const float *const *ind, const float *packed,
+                                                      float *output, float lo, float hi,
+                                                      uint64_t grain);
 /* Runs task `task` (< the count init returned). */
 WICK_KERNEL_API void wick_f32_gemm_run_task(const wick_f32_gemm_tasks *t, size_t task);
 
 /* c[m x n] = clamp(a[m x k] * W + bias) with W packed by wick_f32_gemm_pack,
  * on the calling thread (all tasks in order). */
 WICK_KERNEL_API void wick_f32_gemm(const wick_f32_gemm_kernel *kern, size_t m, size_t n, size_t k,
-                                   const float *a, size_t a_stride, const float *packed,
-                                   float *c, size_t c_stride, float lo, float hi);
+                                   const float *a, size_t a_stride, const float *packed, float *c,
+                                   size_t c_stride, float lo, float hi);
 
 /* Pointers in the indirection buffer of a CONV_2D (groups == 1) with `mr`-row
  * tiles: ceil(batch*out_h*out_w / mr) * mr * k_h * k_w. false on overflow. */
@@ -377,8 +375,7 @@ WICK_KERNEL_API bool wick_f32_winograd_packed_size(const wick_conv_shape *s, siz
 /* Transforms an OHWI 3x3 filter (in double precision, rounded once) and
  * packs it with the bias (NULL: zeros). */
 WICK_KERNEL_API void wick_f32_winograd_pack(const wick_conv_shape *s, size_t nr,
-                                            const float *filter, const float *bias,
-                                            float *packed);
+                                            const float *filter, const float *bias, float *packed);
 
 /* A Winograd convolution cut into tasks of `block` consecutive tiles (the
  * last one shorter); each task transforms its tiles' inputs into the
@@ -413,28 +410,28 @@ WICK_KERNEL_API void wick_f32_winograd_run_task(const wick_f32_winograd_tasks *t
 
 WICK_KERNEL_API void wick_f32_gemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc,
                                                         const float *a, size_t a_stride,
-                                                        const float *w, float *c,
-                                                        size_t c_stride, float lo, float hi);
+                                                        const float *w, float *c, size_t c_stride,
+                                                        float lo, float hi);
 WICK_KERNEL_API void wick_f32_gemm_ukernel_1x32__avx512(size_t mr, size_t nc, size_t kc,
                                                         const float *a, size_t a_stride,
-                                                        const float *w, float *c,
-                                                        size_t c_stride, float lo, float hi);
-WICK_KERNEL_API void wick_f32_igemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc,
-                                                         size_t ks, const float *const *a,
-                                                         const float *w, float *c,
-                                                         size_t c_stride, float lo, float hi);
+                                                        const float *w, float *c, size_t c_stride,
+                                                        float lo, float hi);
+WICK_KERNEL_API void wick_f32_igemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                         const float *const *a, const float *w,
+                                                         float *c, size_t c_stride, float lo,
+                                                         float hi);
 WICK_KERNEL_API void wick_f32_gemm_ukernel_14x16__avx512(size_t mr, size_t nc, size_t kc,
                                                          const float *a, size_t a_stride,
-                                                         const float *w, float *c,
-                                                         size_t c_stride, float lo, float hi);
+                                                         const float *w, float *c, size_t c_stride,
+                                                         float lo, float hi);
 WICK_KERNEL_API void wick_f32_gemm_ukernel_1x16__avx512(size_t mr, size_t nc, size_t kc,
                                                         const float *a, size_t a_stride,
-                                                        const float *w, float *c,
-                                                        size_t c_stride, float lo, float hi);
+                                                        const float *w, float *c, size_t c_stride,
+                                                        float lo, float hi);
 WICK_KERNEL_API void wick_f32_igemm_ukernel_14x16__avx512(size_t mr, size_t nc, size_t kc,
                                                           size_t ks, const float *const *a,
-                                                          const float *w, float *c,
-                                                          size_t c_stride, float lo, float hi);
+                                                          const float *w, float *c, size_t c_stride,
+                                                          float lo, float hi);
 
 WICK_KERNEL_API void wick_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nc, size_t kc,
                                                       const float *a, size_t a_stride,
@@ -450,51 +447,51 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
                                                        float hi);
 
 /* The template kernels (template/dwconv.h, template/elementwise.h), per ISA. */
-#define WICK_DECLARE_TEMPLATE_KERNELS(ISA)                                                      \
-  WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__##ISA(const wick_f32_dwconv_args *,        \
-                                                         size_t, size_t);                     \
-  WICK_KERNEL_API void wick_f32_dwconv5x5_ukernel__##ISA(const wick_f32_dwconv_args *,        \
-                                                         size_t, size_t);                     \
-  WICK_KERNEL_API void wick_f32_dwconv_ukernel__##ISA(const wick_f32_dwconv_args *, size_t,   \
-                                                      size_t);                                \
-  WICK_KERNEL_API void wick_f32_winograd_input__##ISA(const wick_conv_shape *, size_t, size_t, \
-                                                      const float *, size_t, size_t, float *,   \
-                                                      size_t);                                  \
+#define WICK_DECLARE_TEMPLATE_KERNELS(ISA)                                                        \
+  WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__##ISA(const wick_f32_dwconv_args *, size_t,    \
+                                                         size_t);                                 \
+  WICK_KERNEL_API void wick_f32_dwconv5x5_ukernel__##ISA(const wick_f32_dwconv_args *, size_t,    \
+                                                         size_t);                                 \
+  WICK_KERNEL_API void wick_f32_dwconv_ukernel__##ISA(const wick_f32_dwconv_args *, size_t,       \
+                                                      size_t);                                    \
+  WICK_KERNEL_API void wick_f32_winograd_input__##ISA(const wick_conv_shape *, size_t, size_t,    \
+                                                      const float *, size_t, size_t, float *,     \
+                                                      size_t);                                    \
   WICK_KERNEL_API void wick_f32_winograd_output__##ISA(const wick_conv_shape *, size_t, size_t,   \
-                                                       const float *, size_t, const float *,    \
-                                                       size_t, size_t, float *, float, float);  \
-  WICK_KERNEL_API void wick_f32_relu__##ISA(size_t, const float *, float *);                  \
-  WICK_KERNEL_API void wick_f32_relu6__##ISA(size_t, const float *, float *);                 \
-  WICK_KERNEL_API void wick_f32_relu_n1_to_1__##ISA(size_t, const float *, float *);          \
-  WICK_KERNEL_API void wick_f32_relu_0_to_1__##ISA(size_t, const float *, float *);           \
-  WICK_KERNEL_API void wick_f32_logistic__##ISA(size_t, const float *, float *);              \
-  WICK_KERNEL_API void wick_f32_silu__##ISA(size_t, const float *, float *);                  \
-  WICK_KERNEL_API void wick_f32_tanh__##ISA(size_t, const float *, float *);                  \
-  WICK_KERNEL_API void wick_f32_exp__##ISA(size_t, const float *, float *);                   \
-  WICK_KERNEL_API void wick_f32_hard_swish__##ISA(size_t, const float *, float *);            \
-  WICK_KERNEL_API void wick_f32_gelu__##ISA(size_t, const float *, float *);                  \
-  WICK_KERNEL_API void wick_f32_gelu_tanh__##ISA(size_t, const float *, float *);             \
-  WICK_DECLARE_BINARY(add, ISA)                                                               \
-  WICK_DECLARE_BINARY(sub, ISA)                                                               \
-  WICK_DECLARE_BINARY(mul, ISA)                                                               \
-  WICK_DECLARE_BINARY(div, ISA)                                                               \
-  WICK_DECLARE_BINARY(maximum, ISA)                                                           \
-  WICK_DECLARE_BINARY(minimum, ISA)                                                           \
-  WICK_DECLARE_BINARY(sqdiff, ISA)                                                            \
-  WICK_KERNEL_API void wick_f32_softmax__##ISA(size_t, float, const float *, float *, size_t, \
-                                               size_t);                                       \
-  WICK_KERNEL_API void wick_f32_sum_mid__##ISA(size_t, size_t, float, const float *, float *, \
-                                               size_t, size_t);                               \
-  WICK_KERNEL_API void wick_f32_max_pool__##ISA(const wick_pool_shape *, const float *,       \
-                                                float *, float, float);                       \
-  WICK_KERNEL_API void wick_f32_average_pool__##ISA(const wick_pool_shape *, const float *,   \
-                                                    float *, float, float);                   \
-  WICK_KERNEL_API void wick_f32_quantize8__##ISA(size_t, const float *, void *, float, int32_t, \
-                                                 bool);                                       \
-  WICK_KERNEL_API void wick_f32_dequantize8__##ISA(size_t, const void *, float *, float,      \
-                                                   int32_t, bool);                            \
-  WICK_KERNEL_API void wick_f32_row_range__##ISA(size_t, const float *, float *, float *);   \
-  WICK_KERNEL_API void wick_f32_hybrid_quantize__##ISA(size_t, const float *, int8_t *, float, \
+                                                       const float *, size_t, const float *,      \
+                                                       size_t, size_t, float *, float, float);    \
+  WICK_KERNEL_API void wick_f32_relu__##ISA(size_t, const float *, float *);                      \
+  WICK_KERNEL_API void wick_f32_relu6__##ISA(size_t, const float *, float *);                     \
+  WICK_KERNEL_API void wick_f32_relu_n1_to_1__##ISA(size_t, const float *, float *);              \
+  WICK_KERNEL_API void wick_f32_relu_0_to_1__##ISA(size_t, const float *, float *);               \
+  WICK_KERNEL_API void wick_f32_logistic__##ISA(size_t, const float *, float *);                  \
+  WICK_KERNEL_API void wick_f32_silu__##ISA(size_t, const float *, float *);                      \
+  WICK_KERNEL_API void wick_f32_tanh__##ISA(size_t, const float *, float *);                      \
+  WICK_KERNEL_API void wick_f32_exp__##ISA(size_t, const float *, float *);                       \
+  WICK_KERNEL_API void wick_f32_hard_swish__##ISA(size_t, const float *, float *);                \
+  WICK_KERNEL_API void wick_f32_gelu__##ISA(size_t, const float *, float *);                      \
+  WICK_KERNEL_API void wick_f32_gelu_tanh__##ISA(size_t, const float *, float *);                 \
+  WICK_DECLARE_BINARY(add, ISA)                                                                   \
+  WICK_DECLARE_BINARY(sub, ISA)                                                                   \
+  WICK_DECLARE_BINARY(mul, ISA)                                                                   \
+  WICK_DECLARE_BINARY(div, ISA)                                                                   \
+  WICK_DECLARE_BINARY(maximum, ISA)                                                               \
+  WICK_DECLARE_BINARY(minimum, ISA)                                                               \
+  WICK_DECLARE_BINARY(sqdiff, ISA)                                                                \
+  WICK_KERNEL_API void wick_f32_softmax__##ISA(size_t, float, const float *, float *, size_t,     \
+                                               size_t);                                           \
+  WICK_KERNEL_API void wick_f32_sum_mid__##ISA(size_t, size_t, float, const float *, float *,     \
+                                               size_t, size_t);                                   \
+  WICK_KERNEL_API void wick_f32_max_pool__##ISA(const wick_pool_shape *, const float *, float *,  \
+                                                float, float);                                    \
+  WICK_KERNEL_API void wick_f32_average_pool__##ISA(const wick_pool_shape *, const float *,       \
+                                                    float *, float, float);                       \
+  WICK_KERNEL_API void wick_f32_quantize8__##ISA(size_t, const float *, void *, float, int32_t,   \
+                                                 bool);                                           \
+  WICK_KERNEL_API void wick_f32_dequantize8__##ISA(size_t, const void *, float *, float, int32_t, \
+                                                   bool);                                         \
+  WICK_KERNEL_API void wick_f32_row_range__##ISA(size_t, const float *, float *, float *);        \
+  WICK_KERNEL_API void wick_f32_hybrid_quantize__##ISA(size_t, const float *, int8_t *, float,    \
                                                        float, float);
 #define WICK_DECLARE_BINARY(OP, ISA)                                                            \
   WICK_KERNEL_API void wick_f32_##OP##_vv__##ISA(size_t, const float *, const float *, float *, \
@@ -525,13 +522,12 @@ WICK_KERNEL_API void wick_f32_dwconv5x5_ukernel__neon(const wick_f32_dwconv_args
                                                       size_t row_begin, size_t row_end);
 WICK_KERNEL_API void wick_f32_quantize8__neon(size_t n, const float *in, void *out, float scale,
                                               int32_t zero_point, bool is_unsigned);
-WICK_KERNEL_API void wick_f32_dequantize8__neon(size_t n, const void *in, float *out,
-                                                float scale, int32_t zero_point,
-                                                bool is_unsigned);
+WICK_KERNEL_API void wick_f32_dequantize8__neon(size_t n, const void *in, float *out, float scale,
+                                                int32_t zero_point, bool is_unsigned);
 WICK_KERNEL_API void wick_f32_row_range__neon(size_t n, const float *in, float *lo, float *hi);
 WICK_KERNEL_API void wick_f32_hybrid_quantize__neon(size_t n, const float *in, int8_t *out,
                                                     float inverse, float offset, float qmin);
-WICK_KERNEL_API void wick_f32_dwconv_ukernel__neon(const wick_f32_dwconv_args *a,
-                                                   size_t row_begin, size_t row_end);
+WICK_KERNEL_API void wick_f32_dwconv_ukernel__neon(const wick_f32_dwconv_args *a, size_t row_begin,
+                                                   size_t row_end);
 
 #endif /* WICK_KERNELS_KERNELS_H */

@@ -9,18 +9,18 @@
 
 #include "kernels/kernels.h"
 
-#define CMP_ROWS(EXPR)                                                                    \
-  for (size_t i = 0; i < p->dims[0]; i++)                                                 \
-    for (size_t j = 0; j < p->dims[1]; j++) {                                             \
-      const float *x = a + i * p->a_strides[0] + j * p->a_strides[1];                     \
-      const float *y = b + i * p->b_strides[0] + j * p->b_strides[1];                     \
-      bool *o = out + (i * p->dims[1] + j) * n;                                           \
-      if (p->form == WICK_F32_VV)                                                         \
-        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[k], y[k]));                         \
-      else if (p->form == WICK_F32_VS)                                                    \
-        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[k], y[0]));                         \
-      else                                                                                \
-        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[0], y[k]));                         \
+#define CMP_ROWS(EXPR)                                                \
+  for (size_t i = 0; i < p->dims[0]; i++)                             \
+    for (size_t j = 0; j < p->dims[1]; j++) {                         \
+      const float *x = a + i * p->a_strides[0] + j * p->a_strides[1]; \
+      const float *y = b + i * p->b_strides[0] + j * p->b_strides[1]; \
+      bool *o = out + (i * p->dims[1] + j) * n;                       \
+      if (p->form == WICK_F32_VV)                                     \
+        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[k], y[k]));     \
+      else if (p->form == WICK_F32_VS)                                \
+        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[k], y[0]));     \
+      else                                                            \
+        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[0], y[k]));     \
     }
 
 #define EQ(u, v) ((u) == (v))

@@ -102,8 +102,8 @@ typedef struct wick_q8_output {
 
 /* c[mr x nc] = requant(a[mr x kc] * W + bias'), mr <= MR, nc any size. */
 typedef void (*wick_q8_gemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, const int8_t *a,
-                                        size_t a_stride, const void *w, int8_t *c,
-                                        size_t c_stride, const wick_q8_output *o);
+                                        size_t a_stride, const void *w, int8_t *c, size_t c_stride,
+                                        const wick_q8_output *o);
 /* The same through an indirection tile of ks * MR row pointers (tap-major),
  * each to kc bytes. */
 typedef void (*wick_q8_igemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, size_t ks,
@@ -122,8 +122,7 @@ typedef void (*wick_q8_add_fn)(size_t n, const int8_t *a, const int8_t *b, int8_
                                const wick_qadd_params *p, bool subtract);
 
 /* out[i] = lut[in[i]] (n bytes), as wick_q_lut8__reference. */
-typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t *in,
-                                uint8_t *out);
+typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
 
 /* out[i] = MUL of a[i], b[i], as wick_q_mul__reference. */
 typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
@@ -135,9 +134,8 @@ typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_
  * gathers flip it to x + 128), `zp` its zero point, `work`
  * wick_q8_conv_amx_work_bytes(s) bytes of this thread's scratch. */
 typedef void (*wick_q8_conv_amx_fn)(const wick_conv_shape *s, const int8_t *input, int32_t zp,
-                                    const void *packed, int8_t *output,
-                                    const wick_q8_output *o, size_t m0, size_t m1, size_t n0,
-                                    size_t n1, void *work);
+                                    const void *packed, int8_t *output, const wick_q8_output *o,
+                                    size_t m0, size_t m1, size_t n0, size_t n1, void *work);
 
 /* int8 dot products of the hybrid (dynamic-range) ops: c[i * ldc + j] = sum_p a[i * k + p] *
  * b[j * k + p] for i < m, j < n, as int32 sums that wrap (the reference's). */
@@ -147,18 +145,18 @@ typedef void (*wick_q8_dots_fn)(size_t m, size_t n, size_t k, const int8_t *a, c
 typedef struct wick_q8_kernels {
   const char *isa; /* "avx512amx", "avx512vnni", "avx2", "neondot", "neon" */
   size_t mr, nr;
-  bool i16;        /* GEMM input prepared as int16 x - zp, weights as int16 pairs (AVX2);
-                    * else u8 x + 128 and int8 weights in 4-groups (VNNI) */
-  bool s8;         /* GEMM input int8 x, bias corrected by zp only (NEON); with
-                    * neither flag, the VNNI layout */
-  wick_q8_gemm_ukernel_fn gemm;   /* MR x NR */
-  wick_q8_gemm_ukernel_fn gemm_1; /* one row */
-  wick_q8_gemm_ukernel_fn gemm_u8;   /* MR x NR, A prepared by wick_q8_prepare_input */
-  wick_q8_gemm_ukernel_fn gemm_u8_1; /* one row of that */
-  wick_q8_gemm_ukernel_fn gemm_u8_4; /* up to 4 rows of that */
-  wick_q8_igemm_ukernel_fn igemm; /* MR x NR */
-  wick_q8_igemm_ukernel_fn igemm_u8; /* rows hold x + 128 followed by at least
-                                      * WICK_Q8_ROW_PAD readable bytes (any values) */
+  bool i16; /* GEMM input prepared as int16 x - zp, weights as int16 pairs (AVX2);
+             * else u8 x + 128 and int8 weights in 4-groups (VNNI) */
+  bool s8;  /* GEMM input int8 x, bias corrected by zp only (NEON); with
+             * neither flag, the VNNI layout */
+  wick_q8_gemm_ukernel_fn gemm;        /* MR x NR */
+  wick_q8_gemm_ukernel_fn gemm_1;      /* one row */
+  wick_q8_gemm_ukernel_fn gemm_u8;     /* MR x NR, A prepared by wick_q8_prepare_input */
+  wick_q8_gemm_ukernel_fn gemm_u8_1;   /* one row of that */
+  wick_q8_gemm_ukernel_fn gemm_u8_4;   /* up to 4 rows of that */
+  wick_q8_igemm_ukernel_fn igemm;      /* MR x NR */
+  wick_q8_igemm_ukernel_fn igemm_u8;   /* rows hold x + 128 followed by at least
+                                        * WICK_Q8_ROW_PAD readable bytes (any values) */
   wick_q8_igemm_ukernel_fn igemm_u8_4; /* up to 4 rows of a tile (still MR pointers per
                                         * tap; rows padded as for igemm_u8) */
   size_t dw_cr;
@@ -192,9 +190,8 @@ WICK_Q8_API bool wick_q8_gemm_packed_size(const wick_q8_kernels *k, size_t n, si
  * zeros), the input zero point and per-channel multiplier/shift (NULL: FC,
  * fields left 0) for the kernels `k`. */
 WICK_Q8_API void wick_q8_gemm_pack(const wick_q8_kernels *k, size_t n, size_t taps, size_t kc,
-                                   const int8_t *w, const int32_t *bias,
-                                   int32_t input_zero_point, const int32_t *multiplier,
-                                   const int32_t *shift, void *packed);
+                                   const int8_t *w, const int32_t *bias, int32_t input_zero_point,
+                                   const int32_t *multiplier, const int32_t *shift, void *packed);
 /* Bytes per input element after wick_q8_prepare_input (1 or 2). */
 static inline size_t wick_q8_input_bytes(const wick_q8_kernels *k) { return k->i16 ? 2 : 1; }
 /* Converts n input bytes for the GEMM kernels of `k`: x + 128 as u8 (VNNI),
@@ -218,25 +215,23 @@ WICK_Q8_API bool wick_q8_dwconv_packed_size(size_t c, size_t taps, size_t cr, si
 /* Packs a depthwise filter [1, kh, kw, c] (taps = kh * kw). */
 WICK_Q8_API void wick_q8_dwconv_pack(size_t c, size_t taps, size_t cr, const int8_t *w,
                                      const int32_t *bias, int32_t input_zero_point,
-                                     const int32_t *multiplier, const int32_t *shift,
-                                     void *packed);
+                                     const int32_t *multiplier, const int32_t *shift, void *packed);
 
 /* ---- drivers (q8_driver.c) ---- */
 
 /* Rows [m0, m1) of c[m x n] = requant(a[m x k] * W) with W packed by
  * wick_q8_gemm_pack (taps 1, kc = k). a_u8: `a` holds x + 128
  * (wick_q8_flip_sign), which saves the kernels a sign flip per load. */
-WICK_Q8_API void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n,
-                              size_t k, const int8_t *a, size_t a_stride, bool a_u8,
-                              const void *packed, int8_t *c, size_t c_stride,
-                              const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n, size_t k,
+                              const int8_t *a, size_t a_stride, bool a_u8, const void *packed,
+                              int8_t *c, size_t c_stride, const wick_q8_output *o);
 /* The same for columns [n0, n1) only: n0 a multiple of kern->nr, n1 one too
  * or n. Each output is computed by the same microkernel call as in the full
  * GEMM, so any column split gives the same bytes. */
 WICK_Q8_API void wick_q8_gemm_cols(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n0,
-                                   size_t n1, size_t n, size_t k, const int8_t *a,
-                                   size_t a_stride, bool a_u8, const void *packed, int8_t *c,
-                                   size_t c_stride, const wick_q8_output *o);
+                                   size_t n1, size_t n, size_t k, const int8_t *a, size_t a_stride,
+                                   bool a_u8, const void *packed, int8_t *c, size_t c_stride,
+                                   const wick_q8_output *o);
 
 /* How a GEMM's int8 tasks split it (split.h): row tasks of whole MR tiles;
  * when those are too few for an even count (7x7 convolutions: 49 rows,
@@ -267,8 +262,7 @@ WICK_Q8_API void wick_q8_conv_indirection_init(const wick_conv_shape *s, size_t 
  * a_u8: the rows it points to (zero row included) hold x + 128. */
 WICK_Q8_API void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
                                     const int8_t *const *ind, bool a_u8, const void *packed,
-                                    int8_t *output, const wick_q8_output *o, size_t t0,
-                                    size_t t1);
+                                    int8_t *output, const wick_q8_output *o, size_t t0, size_t t1);
 /* Row tiles of a conv: ceil(batch * out_h * out_w / mr). */
 WICK_Q8_API size_t wick_q8_conv_tiles(const wick_conv_shape *s, size_t mr);
 
@@ -291,14 +285,14 @@ WICK_Q8_API bool wick_q8_tconv_supported(const wick_conv_shape *s);
 /* Packed filter bytes, bytes of scratch for one phase's sub-filter, tiles,
  * indirection pointers; false on overflow. */
 WICK_Q8_API bool wick_q8_tconv_sizes(const wick_q8_kernels *kern, const wick_conv_shape *s,
-                                     size_t *packed_bytes, size_t *filter_scratch,
-                                     size_t *tiles, size_t *pointers);
+                                     size_t *packed_bytes, size_t *filter_scratch, size_t *tiles,
+                                     size_t *pointers);
 /* Packs the OHWI filter w per phase (sub: filter_scratch bytes); bias and
  * requantization as wick_q8_gemm_pack. */
 WICK_Q8_API void wick_q8_tconv_pack(const wick_q8_kernels *kern, const wick_conv_shape *s,
-                                    const int8_t *w, const int32_t *bias,
-                                    int32_t input_zero_point, const int32_t *multiplier,
-                                    const int32_t *shift, int8_t *sub, void *packed);
+                                    const int8_t *w, const int32_t *bias, int32_t input_zero_point,
+                                    const int32_t *multiplier, const int32_t *shift, int8_t *sub,
+                                    void *packed);
 /* Fills the tiles and their indirection pointers over the prepared input
  * (wick_q8_prepare_input; elem_bytes per element); taps outside the input
  * point at zero_row (wick_q8_zero_row). */
@@ -333,11 +327,9 @@ WICK_Q8_API void wick_q8_tconv_run(const wick_q8_kernels *kern, const wick_conv_
 /* True when kern has AMX kernels and they take this conv (groups 1,
  * dilation along W 1, k_h * k_w * in_c >= WICK_Q8_AMX_MIN_K). */
 #define WICK_Q8_AMX_MIN_K 64
-WICK_Q8_API bool wick_q8_conv_amx_supported(const wick_q8_kernels *kern,
-                                            const wick_conv_shape *s);
+WICK_Q8_API bool wick_q8_conv_amx_supported(const wick_q8_kernels *kern, const wick_conv_shape *s);
 /* The packing of such a conv: taps = k_h, kc = k_w * in_c. */
-WICK_Q8_API void wick_q8_conv_amx_pack_dims(const wick_conv_shape *s, size_t *taps,
-                                            size_t *kc);
+WICK_Q8_API void wick_q8_conv_amx_pack_dims(const wick_conv_shape *s, size_t *taps, size_t *kc);
 /* Bytes of a gathered row (the A row stride): k_h * round4(k_w * in_c)
  * rounded up to 64. */
 WICK_Q8_API size_t wick_q8_conv_amx_row_bytes(const wick_conv_shape *s);
@@ -351,19 +343,19 @@ WICK_Q8_API size_t wick_q8_conv_amx_work_bytes(const wick_conv_shape *s);
 
 /* int8 AVERAGE_POOL_2D / MAX_POOL_2D (arithmetic as the reference kernels),
  * clamp [lo, hi]; `acc` holds s->channels int32. */
-WICK_Q8_API void wick_q8_pool(bool is_max, const wick_pool_shape *s, const int8_t *in,
-                              int8_t *out, int32_t lo, int32_t hi, int32_t *acc);
+WICK_Q8_API void wick_q8_pool(bool is_max, const wick_pool_shape *s, const int8_t *in, int8_t *out,
+                              int32_t lo, int32_t hi, int32_t *acc);
 
 /* ---- microkernels, one set per ISA folder ---- */
 
 WICK_Q8_API void wick_q8_gemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
                                                          const int8_t *a, size_t a_stride,
-                                                         const void *w, int8_t *c,
-                                                         size_t c_stride, const wick_q8_output *o);
+                                                         const void *w, int8_t *c, size_t c_stride,
+                                                         const wick_q8_output *o);
 WICK_Q8_API void wick_q8_gemm_ukernel_1x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
                                                          const int8_t *a, size_t a_stride,
-                                                         const void *w, int8_t *c,
-                                                         size_t c_stride, const wick_q8_output *o);
+                                                         const void *w, int8_t *c, size_t c_stride,
+                                                         const wick_q8_output *o);
 WICK_Q8_API void wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
                                                             const int8_t *a, size_t a_stride,
                                                             const void *w, int8_t *c,
@@ -376,8 +368,7 @@ WICK_Q8_API void wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni(size_t mr, size_t nc
                                                             const wick_q8_output *o);
 WICK_Q8_API void wick_q8_igemm_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
                                                           size_t ks, const int8_t *const *a,
-                                                          const void *w, int8_t *c,
-                                                          size_t c_stride,
+                                                          const void *w, int8_t *c, size_t c_stride,
                                                           const wick_q8_output *o);
 WICK_Q8_API void wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni(size_t mr, size_t nc, size_t kc,
                                                              size_t ks, const int8_t *const *a,
@@ -414,26 +405,23 @@ WICK_Q8_API void wick_q8_gemm_i16_ukernel_1x16c2__avx2(size_t mr, size_t nc, siz
                                                        const int8_t *a, size_t a_stride,
                                                        const void *w, int8_t *c, size_t c_stride,
                                                        const wick_q8_output *o);
-WICK_Q8_API void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc,
-                                                        size_t ks, const int8_t *const *a,
-                                                        const void *w, int8_t *c,
-                                                        size_t c_stride,
+WICK_Q8_API void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                        const int8_t *const *a, const void *w,
+                                                        int8_t *c, size_t c_stride,
                                                         const wick_q8_output *o);
 /* Depthwise blocks of 8 channels (dw_cr 8), ADD / SUB and MUL on 8 int32 lanes. */
 WICK_Q8_API void wick_q8_dwconv_ukernel__avx2(const wick_conv_shape *s, int32_t zp,
-                                              const int8_t *input, const void *w,
-                                              int8_t *output, const wick_q8_output *o,
-                                              int32_t y0, int32_t y1);
-WICK_Q8_API void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b,
-                                           int8_t *out, const wick_qadd_params *p,
-                                           bool subtract);
-WICK_Q8_API void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b,
-                                           int8_t *out, const wick_qmul_params *p);
+                                              const int8_t *input, const void *w, int8_t *output,
+                                              const wick_q8_output *o, int32_t y0, int32_t y1);
+WICK_Q8_API void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                                           const wick_qadd_params *p, bool subtract);
+WICK_Q8_API void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                                           const wick_qmul_params *p);
 
 WICK_Q8_API void wick_q8_dots__avx512vnni(size_t m, size_t n, size_t k, const int8_t *a,
                                           const int8_t *b, int32_t *c, size_t ldc);
-WICK_Q8_API void wick_q8_dots__avx2(size_t m, size_t n, size_t k, const int8_t *a,
-                                    const int8_t *b, int32_t *c, size_t ldc);
+WICK_Q8_API void wick_q8_dots__avx2(size_t m, size_t n, size_t k, const int8_t *a, const int8_t *b,
+                                    int32_t *c, size_t ldc);
 
 WICK_Q8_API void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input,
                                              int32_t zp, const void *packed, int8_t *output,
@@ -441,34 +429,31 @@ WICK_Q8_API void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int
                                              size_t n0, size_t n1, void *work);
 
 WICK_Q8_API void wick_q8_gemm_ukernel_4x16c4__neondot(size_t mr, size_t nc, size_t kc,
-                                                     const int8_t *a, size_t a_stride,
-                                                     const void *w, int8_t *c, size_t c_stride,
-                                                     const wick_q8_output *o);
-WICK_Q8_API void wick_q8_gemm_ukernel_1x16c4__neondot(size_t mr, size_t nc, size_t kc,
-                                                     const int8_t *a, size_t a_stride,
-                                                     const void *w, int8_t *c, size_t c_stride,
-                                                     const wick_q8_output *o);
-WICK_Q8_API void wick_q8_igemm_ukernel_4x16c4__neondot(size_t mr, size_t nc, size_t kc,
-                                                      size_t ks, const int8_t *const *a,
+                                                      const int8_t *a, size_t a_stride,
                                                       const void *w, int8_t *c, size_t c_stride,
                                                       const wick_q8_output *o);
-WICK_Q8_API void wick_q8_gemm_ukernel_4x16c4__neon(size_t mr, size_t nc, size_t kc,
-                                                  const int8_t *a, size_t a_stride, const void *w,
-                                                  int8_t *c, size_t c_stride,
-                                                  const wick_q8_output *o);
-WICK_Q8_API void wick_q8_gemm_ukernel_1x16c4__neon(size_t mr, size_t nc, size_t kc,
-                                                  const int8_t *a, size_t a_stride, const void *w,
-                                                  int8_t *c, size_t c_stride,
-                                                  const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_ukernel_1x16c4__neondot(size_t mr, size_t nc, size_t kc,
+                                                      const int8_t *a, size_t a_stride,
+                                                      const void *w, int8_t *c, size_t c_stride,
+                                                      const wick_q8_output *o);
+WICK_Q8_API void wick_q8_igemm_ukernel_4x16c4__neondot(size_t mr, size_t nc, size_t kc, size_t ks,
+                                                       const int8_t *const *a, const void *w,
+                                                       int8_t *c, size_t c_stride,
+                                                       const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_ukernel_4x16c4__neon(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                                   size_t a_stride, const void *w, int8_t *c,
+                                                   size_t c_stride, const wick_q8_output *o);
+WICK_Q8_API void wick_q8_gemm_ukernel_1x16c4__neon(size_t mr, size_t nc, size_t kc, const int8_t *a,
+                                                   size_t a_stride, const void *w, int8_t *c,
+                                                   size_t c_stride, const wick_q8_output *o);
 WICK_Q8_API void wick_q8_igemm_ukernel_4x16c4__neon(size_t mr, size_t nc, size_t kc, size_t ks,
-                                                   const int8_t *const *a, const void *w,
-                                                   int8_t *c, size_t c_stride,
-                                                   const wick_q8_output *o);
+                                                    const int8_t *const *a, const void *w,
+                                                    int8_t *c, size_t c_stride,
+                                                    const wick_q8_output *o);
 
 WICK_Q8_API void wick_q8_dwconv_ukernel__neon(const wick_conv_shape *s, int32_t zp,
-                                              const int8_t *input, const void *w,
-                                              int8_t *output, const wick_q8_output *o,
-                                              int32_t y0, int32_t y1);
+                                              const int8_t *input, const void *w, int8_t *output,
+                                              const wick_q8_output *o, int32_t y0, int32_t y1);
 
 WICK_Q8_API void wick_q8_lut8__avx512vbmi(size_t n, const uint8_t lut[256], const uint8_t *in,
                                           uint8_t *out);

@@ -41,10 +41,9 @@ void wick_q8_flip_sign(size_t n, const int8_t *in, int8_t *out) {
   for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)(src[i] ^ 0x80u);
 }
 
-void wick_q8_gemm_cols(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n0,
-                       size_t n1, size_t n, size_t k, const int8_t *a, size_t a_stride,
-                       bool a_u8, const void *packed, int8_t *c, size_t c_stride,
-                       const wick_q8_output *o) {
+void wick_q8_gemm_cols(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t n0, size_t n1,
+                       size_t n, size_t k, const int8_t *a, size_t a_stride, bool a_u8,
+                       const void *packed, int8_t *c, size_t c_stride, const wick_q8_output *o) {
   (void)n;
   const wick_q8_gemm_ukernel_fn full = a_u8 ? kern->gemm_u8 : kern->gemm;
   const wick_q8_gemm_ukernel_fn one = a_u8 ? kern->gemm_u8_1 : kern->gemm_1;

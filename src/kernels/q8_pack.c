@@ -111,8 +111,8 @@ void wick_q8_gemm_pack(const wick_q8_kernels *kern, size_t n, size_t taps, size_
         for (size_t p = 0; p < k; p++) s += (uint32_t)(int32_t)w[(j0 + j) * k + p];
       wsum[j] = s;
     }
-    pack_header(j0, cols, nr, bias, wsum, (kern->s8 ? 0 : 128) + input_zero_point, multiplier, shift,
-                (int32_t *)(void *)out);
+    pack_header(j0, cols, nr, bias, wsum, (kern->s8 ? 0 : 128) + input_zero_point, multiplier,
+                shift, (int32_t *)(void *)out);
     out += 4 * WICK_Q8_HEADER * nr;
     for (size_t t = 0; t < taps; t++)
       for (size_t g = 0; g < k4; g += 4)
@@ -135,8 +135,8 @@ bool wick_q8_dwconv_packed_size(size_t c, size_t taps, size_t cr, size_t *bytes_
 }
 
 void wick_q8_dwconv_pack(size_t c, size_t taps, size_t cr, const int8_t *w, const int32_t *bias,
-                         int32_t input_zero_point, const int32_t *multiplier,
-                         const int32_t *shift, void *packed) {
+                         int32_t input_zero_point, const int32_t *multiplier, const int32_t *shift,
+                         void *packed) {
   int32_t *out = packed;
   uint32_t wsum[64];
   for (size_t c0 = 0; c0 < c; c0 += cr) {

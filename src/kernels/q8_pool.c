@@ -30,8 +30,8 @@ static void max_pixel(const int8_t *const *taps, int64_t count, int64_t c, int8_
   for (int64_t i = 0; i < c; i++) o[i] = o[i] < lo ? lo : (o[i] > hi ? hi : o[i]);
 }
 
-void wick_q8_pool(bool is_max, const wick_pool_shape *s, const int8_t *in, int8_t *out,
-                  int32_t lo, int32_t hi, int32_t *acc) {
+void wick_q8_pool(bool is_max, const wick_pool_shape *s, const int8_t *in, int8_t *out, int32_t lo,
+                  int32_t hi, int32_t *acc) {
   const int64_t c = s->channels;
   /* int8 values: clamping to [lo, hi] equals clamping to its part inside int8 */
   const int8_t lo8 = (int8_t)(lo < INT8_MIN ? INT8_MIN : (lo > INT8_MAX ? INT8_MAX : lo));

@@ -15,15 +15,15 @@
 #define WICK_HAVE_X86_KERNELS 1
 
 /* The AVX-512 VNNI kernels (the amx table adds its convolutions to them). */
-#define AVX512VNNI_ENTRIES                                      \
-  .mr = 7, .nr = 32, .gemm = wick_q8_gemm_ukernel_7x32c4__avx512vnni,     \
-  .gemm_1 = wick_q8_gemm_ukernel_1x32c4__avx512vnni,                       \
-  .gemm_u8 = wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni,                   \
-  .gemm_u8_1 = wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni,                 \
-  .gemm_u8_4 = wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni,                 \
-  .igemm = wick_q8_igemm_ukernel_7x32c4__avx512vnni,                       \
-  .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,                 \
-  .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,  \
+#define AVX512VNNI_ENTRIES                                                              \
+  .mr = 7, .nr = 32, .gemm = wick_q8_gemm_ukernel_7x32c4__avx512vnni,                   \
+  .gemm_1 = wick_q8_gemm_ukernel_1x32c4__avx512vnni,                                    \
+  .gemm_u8 = wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni,                                \
+  .gemm_u8_1 = wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni,                              \
+  .gemm_u8_4 = wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni,                              \
+  .igemm = wick_q8_igemm_ukernel_7x32c4__avx512vnni,                                    \
+  .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,                              \
+  .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,               \
   .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni, \
   .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni
 
@@ -31,8 +31,9 @@ static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VN
 
 #ifdef WICK_HAVE_AMX
 /* AMX-INT8: convolutions on tiles (avx512amx/q8_conv.c); the rest VNNI. */
-static const wick_q8_kernels avx512amx_kernels = {
-    .isa = "avx512amx", AVX512VNNI_ENTRIES, .conv_amx = wick_q8_conv_amx__avx512amx};
+static const wick_q8_kernels avx512amx_kernels = {.isa = "avx512amx",
+                                                  AVX512VNNI_ENTRIES,
+                                                  .conv_amx = wick_q8_conv_amx__avx512amx};
 #endif
 
 /* AVX2: GEMM-shaped ops (int16 input, VPMADDWD), depthwise convs (8
@@ -52,9 +53,8 @@ static const wick_q8_kernels avx2_kernels = {
     .dots = wick_q8_dots__avx2,
 };
 
-static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL |
-                                         WICK_CPU_AVX512BW | WICK_CPU_AVX512DQ |
-                                         WICK_CPU_AVX512VNNI | WICK_CPU_AVX2;
+static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX512BW |
+                                         WICK_CPU_AVX512DQ | WICK_CPU_AVX512VNNI | WICK_CPU_AVX2;
 #endif
 
 #if defined(__aarch64__)

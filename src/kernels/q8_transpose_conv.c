@@ -30,8 +30,8 @@ static inline int32_t phase_of(int32_t v, int32_t pad, int32_t stride) {
 }
 
 bool wick_q8_tconv_supported(const wick_conv_shape *s) {
-  return s->stride_h <= s->k_h && s->stride_w <= s->k_w && s->pad_top >= 0 &&
-         s->pad_left >= 0 && (int64_t)s->stride_h * s->stride_w <= WICK_Q8_TCONV_MAX_PHASES;
+  return s->stride_h <= s->k_h && s->stride_w <= s->k_w && s->pad_top >= 0 && s->pad_left >= 0 &&
+         (int64_t)s->stride_h * s->stride_w <= WICK_Q8_TCONV_MAX_PHASES;
 }
 
 bool wick_q8_tconv_sizes(const wick_q8_kernels *kern, const wick_conv_shape *s,
@@ -54,8 +54,8 @@ bool wick_q8_tconv_sizes(const wick_q8_kernels *kern, const wick_conv_shape *s,
     per_row_ptrs = 0;
     row_tiles = 0;
     for (int32_t rx = 0; rx < s->stride_w; rx++) {
-      const int32_t x0 = (int32_t)((((int64_t)rx - s->pad_left) % s->stride_w + s->stride_w) %
-                                   s->stride_w);
+      const int32_t x0 =
+          (int32_t)((((int64_t)rx - s->pad_left) % s->stride_w + s->stride_w) % s->stride_w);
       if (x0 >= s->out_w) continue;
       const size_t xs = (size_t)((s->out_w - 1 - x0) / s->stride_w + 1);
       const size_t t = xs / mr + (xs % mr != 0);
@@ -128,25 +128,26 @@ void wick_q8_tconv_indirection_init(const wick_q8_kernels *kern, const wick_conv
       const int32_t ry = phase_of(y, s->pad_top, s->stride_h);
       const size_t th = phase_taps(s->k_h, s->stride_h, ry);
       for (int32_t rx = 0; rx < s->stride_w; rx++) {
-        const int32_t x0 = (int32_t)((((int64_t)rx - s->pad_left) % s->stride_w + s->stride_w) %
-                                     s->stride_w);
+        const int32_t x0 =
+            (int32_t)((((int64_t)rx - s->pad_left) % s->stride_w + s->stride_w) % s->stride_w);
         if (x0 >= s->out_w) continue;
         const size_t tw = phase_taps(s->k_w, s->stride_w, rx), taps = th * tw;
         const size_t xs = (size_t)((s->out_w - 1 - x0) / s->stride_w + 1);
         for (size_t i0 = 0; i0 < xs; i0 += mr, t++) {
           const size_t rows = xs - i0 < mr ? xs - i0 : mr;
           const int32_t x_first = x0 + (int32_t)i0 * s->stride_w;
-          tiles[t] = (wick_q8_tconv_tile){
-              .ind = p,
-              .out = ((((size_t)img * (size_t)s->out_h + (size_t)y) * (size_t)s->out_w) +
-                      (size_t)x_first) * n,
-              .packed = phase_packed[ry * s->stride_w + rx],
-              .rows = (uint32_t)rows,
-              .taps = (uint32_t)taps};
+          tiles[t] = (wick_q8_tconv_tile){.ind = p,
+                                          .out = ((((size_t)img * (size_t)s->out_h + (size_t)y) *
+                                                   (size_t)s->out_w) +
+                                                  (size_t)x_first) *
+                                                 n,
+                                          .packed = phase_packed[ry * s->stride_w + rx],
+                                          .rows = (uint32_t)rows,
+                                          .taps = (uint32_t)taps};
           for (size_t a = 0; a < th; a++) {
             /* y + pad_top - ky is a multiple of the stride by the choice of ry. */
-            const int64_t iy = ((int64_t)y + s->pad_top - ry - (int64_t)a * s->stride_h) /
-                               s->stride_h;
+            const int64_t iy =
+                ((int64_t)y + s->pad_top - ry - (int64_t)a * s->stride_h) / s->stride_h;
             for (size_t b = 0; b < tw; b++)
               for (size_t r = 0; r < mr; r++) {
                 /* Rows past the tile's last pixel repeat it (the kernels may read them). */

@@ -18,35 +18,34 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #define WICK_HAVE_X86_KERNELS 1
 
-#define TEMPLATE_KERNELS(ISA)                                                                  \
+#define TEMPLATE_KERNELS(ISA)                                                                     \
   .dwconv3x3 = wick_f32_dwconv3x3_ukernel__##ISA, .dwconv5x5 = wick_f32_dwconv5x5_ukernel__##ISA, \
-  .dwconv = wick_f32_dwconv_ukernel__##ISA,                                                      \
-  .winograd_input = wick_f32_winograd_input__##ISA,                                              \
-  .winograd_output = wick_f32_winograd_output__##ISA,                                            \
-  .unary = {[WICK_F32_RELU] = wick_f32_relu__##ISA,                                              \
-            [WICK_F32_RELU6] = wick_f32_relu6__##ISA,                                            \
-            [WICK_F32_RELU_N1_TO_1] = wick_f32_relu_n1_to_1__##ISA,                              \
-            [WICK_F32_RELU_0_TO_1] = wick_f32_relu_0_to_1__##ISA,                                \
-            [WICK_F32_LOGISTIC] = wick_f32_logistic__##ISA,                                      \
-            [WICK_F32_SILU] = wick_f32_silu__##ISA,                                              \
-            [WICK_F32_TANH] = wick_f32_tanh__##ISA,                                              \
-            [WICK_F32_EXP] = wick_f32_exp__##ISA,                                                \
-            [WICK_F32_HARD_SWISH] = wick_f32_hard_swish__##ISA,                                  \
-            [WICK_F32_GELU] = wick_f32_gelu__##ISA,                                              \
-            [WICK_F32_GELU_TANH] = wick_f32_gelu_tanh__##ISA},                                   \
-  .binary = {[WICK_F32_ADD] = BINARY_FORMS(add, ISA),                                            \
-             [WICK_F32_SUB] = BINARY_FORMS(sub, ISA),                                            \
-             [WICK_F32_MUL] = BINARY_FORMS(mul, ISA),                                            \
-             [WICK_F32_DIV] = BINARY_FORMS(div, ISA),                                            \
-             [WICK_F32_MAXIMUM] = BINARY_FORMS(maximum, ISA),                                    \
-             [WICK_F32_MINIMUM] = BINARY_FORMS(minimum, ISA),                                    \
-             [WICK_F32_SQUARED_DIFFERENCE] = BINARY_FORMS(sqdiff, ISA)},                         \
-  .softmax = wick_f32_softmax__##ISA, .sum_mid = wick_f32_sum_mid__##ISA,                      \
-  .max_pool = wick_f32_max_pool__##ISA, .average_pool = wick_f32_average_pool__##ISA,      \
-  .quantize8 = wick_f32_quantize8__##ISA, .dequantize8 = wick_f32_dequantize8__##ISA,        \
+  .dwconv = wick_f32_dwconv_ukernel__##ISA, .winograd_input = wick_f32_winograd_input__##ISA,     \
+  .winograd_output = wick_f32_winograd_output__##ISA,                                             \
+  .unary = {[WICK_F32_RELU] = wick_f32_relu__##ISA,                                               \
+            [WICK_F32_RELU6] = wick_f32_relu6__##ISA,                                             \
+            [WICK_F32_RELU_N1_TO_1] = wick_f32_relu_n1_to_1__##ISA,                               \
+            [WICK_F32_RELU_0_TO_1] = wick_f32_relu_0_to_1__##ISA,                                 \
+            [WICK_F32_LOGISTIC] = wick_f32_logistic__##ISA,                                       \
+            [WICK_F32_SILU] = wick_f32_silu__##ISA,                                               \
+            [WICK_F32_TANH] = wick_f32_tanh__##ISA,                                               \
+            [WICK_F32_EXP] = wick_f32_exp__##ISA,                                                 \
+            [WICK_F32_HARD_SWISH] = wick_f32_hard_swish__##ISA,                                   \
+            [WICK_F32_GELU] = wick_f32_gelu__##ISA,                                               \
+            [WICK_F32_GELU_TANH] = wick_f32_gelu_tanh__##ISA},                                    \
+  .binary = {[WICK_F32_ADD] = BINARY_FORMS(add, ISA),                                             \
+             [WICK_F32_SUB] = BINARY_FORMS(sub, ISA),                                             \
+             [WICK_F32_MUL] = BINARY_FORMS(mul, ISA),                                             \
+             [WICK_F32_DIV] = BINARY_FORMS(div, ISA),                                             \
+             [WICK_F32_MAXIMUM] = BINARY_FORMS(maximum, ISA),                                     \
+             [WICK_F32_MINIMUM] = BINARY_FORMS(minimum, ISA),                                     \
+             [WICK_F32_SQUARED_DIFFERENCE] = BINARY_FORMS(sqdiff, ISA)},                          \
+  .softmax = wick_f32_softmax__##ISA, .sum_mid = wick_f32_sum_mid__##ISA,                         \
+  .max_pool = wick_f32_max_pool__##ISA, .average_pool = wick_f32_average_pool__##ISA,             \
+  .quantize8 = wick_f32_quantize8__##ISA, .dequantize8 = wick_f32_dequantize8__##ISA,             \
   .row_range = wick_f32_row_range__##ISA, .hybrid_quantize = wick_f32_hybrid_quantize__##ISA
 #define BINARY_FORMS(OP, ISA) \
-  {wick_f32_##OP##_vv__##ISA, wick_f32_##OP##_vs__##ISA, wick_f32_##OP##_sv__##ISA}
+  { wick_f32_##OP##_vv__##ISA, wick_f32_##OP##_vs__##ISA, wick_f32_##OP##_sv__##ISA }
 
 static const wick_f32_kernels avx512_kernels = {
     .isa = "avx512",
@@ -54,8 +53,8 @@ static const wick_f32_kernels avx512_kernels = {
              wick_f32_igemm_ukernel_7x32__avx512},
     /* N <= 16: 14x16 keeps 14 accumulators busy without 16 lanes of padding
      * (measured ~100 vs ~75 GFLOP/s on MobileNetV2's 112x112x32 -> 16). */
-    .gemm_narrow = {14, 16, wick_f32_gemm_ukernel_14x16__avx512,
-                    wick_f32_gemm_ukernel_1x16__avx512, wick_f32_igemm_ukernel_14x16__avx512},
+    .gemm_narrow = {14, 16, wick_f32_gemm_ukernel_14x16__avx512, wick_f32_gemm_ukernel_1x16__avx512,
+                    wick_f32_igemm_ukernel_14x16__avx512},
     .dw_cr = 16,
     TEMPLATE_KERNELS(avx512),
 };
@@ -69,8 +68,8 @@ static const wick_f32_kernels avx2_kernels = {
     TEMPLATE_KERNELS(avx2),
 };
 
-static const uint32_t avx512_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX2 |
-                                     WICK_CPU_FMA;
+static const uint32_t avx512_needs =
+    WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX2 | WICK_CPU_FMA;
 static const uint32_t avx2_needs = WICK_CPU_AVX2 | WICK_CPU_FMA;
 #endif
 

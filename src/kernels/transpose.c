@@ -24,15 +24,15 @@ bool wick_strided_copy_is_transpose(const wick_copy_plan *p) {
          p->src_strides[r - 1] != 1 && p->dims[r - 1] > 1;
 }
 
-#define TILE(T)                                                                         \
-  do {                                                                                  \
-    const T *s_ = (const T *)s;                                                         \
-    T *d_ = (T *)d;                                                                     \
-    for (int64_t a0 = 0; a0 < na; a0 += BLOCK) {                                        \
-      const int64_t a1 = na - a0 < BLOCK ? na : a0 + BLOCK;                             \
-      for (int64_t b = 0; b < nb; b++)                                                  \
-        for (int64_t a = a0; a < a1; a++) d_[a * da + b] = s_[a + b * sb];              \
-    }                                                                                   \
+#define TILE(T)                                                            \
+  do {                                                                     \
+    const T *s_ = (const T *)s;                                            \
+    T *d_ = (T *)d;                                                        \
+    for (int64_t a0 = 0; a0 < na; a0 += BLOCK) {                           \
+      const int64_t a1 = na - a0 < BLOCK ? na : a0 + BLOCK;                \
+      for (int64_t b = 0; b < nb; b++)                                     \
+        for (int64_t a = a0; a < a1; a++) d_[a * da + b] = s_[a + b * sb]; \
+    }                                                                      \
   } while (0)
 
 /* Interleaves NB planes of T (NB = 2..4, source rows sb apart) into
@@ -42,12 +42,12 @@ bool wick_strided_copy_is_transpose(const wick_copy_plan *p) {
  * NB streaming reads and one sequential write stream (the blocked loop
  * writes one element every NB, block row by block row: 1x3x224x224 fp32
  * took ~100-200 us that way, ~4% of MobileNetV3-Small). */
-#define INTERLEAVE(T, NB)                                                           \
-  do {                                                                              \
-    const T *s_ = (const T *)s;                                                     \
-    T *d_ = (T *)d;                                                                 \
-    for (int64_t a = 0; a < na; a++)                                                \
-      for (int64_t b = 0; b < (NB); b++) d_[a * (NB) + b] = s_[a + b * sb];         \
+#define INTERLEAVE(T, NB)                                                   \
+  do {                                                                      \
+    const T *s_ = (const T *)s;                                             \
+    T *d_ = (T *)d;                                                         \
+    for (int64_t a = 0; a < na; a++)                                        \
+      for (int64_t b = 0; b < (NB); b++) d_[a * (NB) + b] = s_[a + b * sb]; \
   } while (0)
 
 static void tile(size_t esize, const uint8_t *s, uint8_t *d, int64_t na, int64_t nb, int64_t sb,

@@ -23,10 +23,10 @@
 
 #include "kernels/kernels.h"
 
-#define TILE 4              /* output pixels per tile side */
-#define WINDOW 6            /* input pixels per window side: TILE + 3 - 1 */
-#define PLANES 36           /* WINDOW * WINDOW */
-#define BIAS_ALIGN 16       /* floats */
+#define TILE 4        /* output pixels per tile side */
+#define WINDOW 6      /* input pixels per window side: TILE + 3 - 1 */
+#define PLANES 36     /* WINDOW * WINDOW */
+#define BIAS_ALIGN 16 /* floats */
 /* Bytes of V + M scratch a task aims for: in L2 with the U_xi it reads. */
 #define TASK_SCRATCH_BYTES ((size_t)1536 * 1024)
 

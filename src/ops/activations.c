@@ -46,8 +46,9 @@ static wick_status leaky_relu_invoke(wick_op_ctx *ctx) {
 }
 
 /* v2 adds int16 only. */
-const wick_op_def wick_op_leaky_relu = {"LEAKY_RELU", WICK_BUILTIN_LEAKY_RELU, 2, single_prepare,
-                                        leaky_relu_invoke, WICK_OP_ELEMENTWISE};
+const wick_op_def wick_op_leaky_relu = {
+    "LEAKY_RELU",   WICK_BUILTIN_LEAKY_RELU, 2,
+    single_prepare, leaky_relu_invoke,       WICK_OP_ELEMENTWISE};
 
 /* ---------------------------------------------------------------- GELU */
 
@@ -79,8 +80,8 @@ static wick_status gelu_prepare(wick_op_ctx *ctx) {
 }
 
 /* v2 adds int8/uint8 only. */
-const wick_op_def wick_op_gelu = {"GELU", WICK_BUILTIN_GELU, 2, gelu_prepare, gelu_invoke,
-                                  WICK_OP_ELEMENTWISE};
+const wick_op_def wick_op_gelu = {"GELU",       WICK_BUILTIN_GELU, 2,
+                                  gelu_prepare, gelu_invoke,       WICK_OP_ELEMENTWISE};
 
 /* ---------------------------------------------------------------- PRELU */
 
@@ -115,8 +116,8 @@ static wick_status prelu_prepare(wick_op_ctx *ctx) {
   bool rowwise = true;
   for (int32_t i = 0; i < last; i++) rowwise = rowwise && bc->b_strides[i] == 0;
   const int64_t total = wick_tensor_elements(in);
-  if (rowwise && last >= 0 && bc->dims[last] > 0 && (bc->b_strides[last] == 1 ||
-                                                     bc->b_strides[last] == 0)) {
+  if (rowwise && last >= 0 && bc->dims[last] > 0 &&
+      (bc->b_strides[last] == 1 || bc->b_strides[last] == 0)) {
     d->channels = bc->dims[last];
     d->rows = total / d->channels;
     if (bc->b_strides[last] == 0 && d->channels > 1) {

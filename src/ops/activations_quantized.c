@@ -43,12 +43,12 @@
 typedef struct qact_data {
   int32_t builtin;
   wick_qsoftmax_params softmax;
-  float *softmax_table;         /* SOFTMAX in its float-table form, else NULL */
+  float *softmax_table; /* SOFTMAX in its float-table form, else NULL */
   float softmax_out_scale;
   int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
   int16_t *rsqrt_lut;           /* int16 RSQRT */
   uint8_t lut[256];
-  uint16_t sigmoid16[256];              /* int16 LOGISTIC / TANH */
+  uint16_t sigmoid16[256]; /* int16 LOGISTIC / TANH */
   int32_t sigmoid16_mult, sigmoid16_shift;
   wick_qhard_swish_params hard_swish;
   int32_t in_zp, out_zp, multiplier, shift, lo, hi; /* RELU family */
@@ -111,14 +111,14 @@ static wick_status softmax_prepare(wick_op_ctx *ctx, qact_data *d, const wick_te
     return WICK_OK;
   }
   wick_quantize_multiplier(real, &d->softmax.input_multiplier, &d->softmax.input_left_shift);
-  double radius = 31.0 * (double)((int64_t)1 << 26) /
-                  (double)((int64_t)1 << d->softmax.input_left_shift);
+  double radius =
+      31.0 * (double)((int64_t)1 << 26) / (double)((int64_t)1 << d->softmax.input_left_shift);
   d->softmax.diff_min = -(int32_t)floor(radius);
   return WICK_OK;
 }
 
-static wick_status hard_swish_prepare(wick_op_ctx *ctx, qact_data *d, wick_dtype t,
-                                      wick_qparams qi, wick_qparams qo) {
+static wick_status hard_swish_prepare(wick_op_ctx *ctx, qact_data *d, wick_dtype t, wick_qparams qi,
+                                      wick_qparams qo) {
   WICK_CHECK_SUPPORTED(ctx, t != WICK_DTYPE_INT16, "int16 HARD_SWISH is not supported");
   wick_qhard_swish_params *p = &d->hard_swish;
   p->input_zero_point = qi.zero_point;
@@ -181,9 +181,7 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
     WICK_CHECK_SUPPORTED(ctx, qi.zero_point == 0 && qo.zero_point == 0,
                          "int16 operands must have zero points 0");
   switch (builtin) {
-    case WICK_BUILTIN_SOFTMAX:
-      WICK_TRY(softmax_prepare(ctx, d, in, out, qi, qo));
-      break;
+    case WICK_BUILTIN_SOFTMAX: WICK_TRY(softmax_prepare(ctx, d, in, out, qi, qo)); break;
     case WICK_BUILTIN_LOGISTIC:
     case WICK_BUILTIN_TANH: {
       const bool logistic = builtin == WICK_BUILTIN_LOGISTIC;
@@ -211,9 +209,7 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                            qi.zero_point, qo.scale, qo.zero_point, d->lut);
       break;
     }
-    case WICK_BUILTIN_HARD_SWISH:
-      WICK_TRY(hard_swish_prepare(ctx, d, t, qi, qo));
-      break;
+    case WICK_BUILTIN_HARD_SWISH: WICK_TRY(hard_swish_prepare(ctx, d, t, qi, qo)); break;
     case WICK_BUILTIN_LEAKY_RELU: {
       wick_qleaky_params *l = &d->leaky;
       bool neg;
@@ -237,26 +233,20 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
       d->in_zp = qi.zero_point;
       if (int16) {
         d->rsqrt_lut = wick_op_alloc(ctx, 513 * sizeof(int16_t));
-        if (d->rsqrt_lut == NULL)
-          return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-        wick_q_rsqrt_lut16_populate(qi.scale, qi.zero_point, qo.scale, qo.zero_point,
-                                    d->rsqrt_lut);
+        if (d->rsqrt_lut == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+        wick_q_rsqrt_lut16_populate(qi.scale, qi.zero_point, qo.scale, qo.zero_point, d->rsqrt_lut);
         break;
       }
       const float denominator = sqrtf(qi.scale) * qo.scale;
       int32_t mult, shift;
-      WICK_TRY(wick_quant_multiplier(ctx, 1.0 / (double)denominator, 30, "the output", &mult,
-                                     &shift));
+      WICK_TRY(
+          wick_quant_multiplier(ctx, 1.0 / (double)denominator, 30, "the output", &mult, &shift));
       d->in_zp = qi.zero_point;
       wick_q_rsqrt_lut8_populate(qi.zero_point, mult, shift, qo.zero_point, d->lut);
       break;
     }
-    case WICK_BUILTIN_RELU:
-      WICK_TRY(relu_prepare(ctx, d, t, qi, qo, 0.0f, 0.0f, false));
-      break;
-    case WICK_BUILTIN_RELU6:
-      WICK_TRY(relu_prepare(ctx, d, t, qi, qo, 0.0f, 6.0f, true));
-      break;
+    case WICK_BUILTIN_RELU: WICK_TRY(relu_prepare(ctx, d, t, qi, qo, 0.0f, 0.0f, false)); break;
+    case WICK_BUILTIN_RELU6: WICK_TRY(relu_prepare(ctx, d, t, qi, qo, 0.0f, 6.0f, true)); break;
     case WICK_BUILTIN_RELU_N1_TO_1:
     case WICK_BUILTIN_RELU_0_TO_1:
       WICK_CHECK_SUPPORTED(ctx, !int16, "int16 input is not supported");
@@ -311,9 +301,10 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
     case WICK_BUILTIN_TANH:
     case WICK_BUILTIN_GELU: {
       if (in->type == WICK_DTYPE_INT16) { /* LOGISTIC, TANH */
-        (d->builtin == WICK_BUILTIN_LOGISTIC ? wick_q16_logistic__reference
-                                             : wick_q16_tanh__reference)(
-            n, d->sigmoid16, d->sigmoid16_mult, d->sigmoid16_shift, in->data, out->data);
+        (d->builtin == WICK_BUILTIN_LOGISTIC
+             ? wick_q16_logistic__reference
+             : wick_q16_tanh__reference)(n, d->sigmoid16, d->sigmoid16_mult, d->sigmoid16_shift,
+                                         in->data, out->data);
         break;
       }
       const wick_q8_lut8_fn lut = wick_q8_lut8_select(wick_op_force_reference(ctx));

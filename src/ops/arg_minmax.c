@@ -70,5 +70,7 @@ static wick_status arg_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_arg_max = {"ARG_MAX", WICK_BUILTIN_ARG_MAX, 3, arg_prepare, arg_invoke, 0};
-const wick_op_def wick_op_arg_min = {"ARG_MIN", WICK_BUILTIN_ARG_MIN, 3, arg_prepare, arg_invoke, 0};
+const wick_op_def wick_op_arg_max = {"ARG_MAX",   WICK_BUILTIN_ARG_MAX, 3,
+                                     arg_prepare, arg_invoke,           0};
+const wick_op_def wick_op_arg_min = {"ARG_MIN",   WICK_BUILTIN_ARG_MIN, 3,
+                                     arg_prepare, arg_invoke,           0};

@@ -48,7 +48,8 @@ static wick_status spectrogram_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_op_flex_int32(ctx, &m, "window_size", -1, &d->window));
   WICK_TRY(wick_op_flex_int32(ctx, &m, "stride", -1, &d->stride));
   wick_flex_status st = wick_flex_map_bool(&m, "magnitude_squared", &d->magnitude_squared);
-  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return wick_op_flex_fail(ctx, "magnitude_squared", st);
+  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT)
+    return wick_op_flex_fail(ctx, "magnitude_squared", st);
   WICK_CHECK(ctx, d->window >= 2, "window_size %d must be >= 2", d->window);
   WICK_CHECK(ctx, d->stride >= 1, "stride %d must be >= 1", d->stride);
   WICK_CHECK_SUPPORTED(ctx, d->window <= (1 << 30), "window_size %d is above 2^30", d->window);
@@ -84,8 +85,8 @@ static wick_status spectrogram_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_audio_spectrogram = {"AudioSpectrogram", WICK_BUILTIN_CUSTOM, 1,
-                                               spectrogram_prepare, spectrogram_invoke, 0};
+const wick_op_def wick_op_audio_spectrogram = {"AudioSpectrogram",  WICK_BUILTIN_CUSTOM, 1,
+                                               spectrogram_prepare, spectrogram_invoke,  0};
 
 /* ------------------------------------------------------------------- Mfcc */
 
@@ -101,10 +102,11 @@ static wick_status opt_limit(const wick_op_ctx *ctx, const wick_flex_map *m, con
                              double dflt, double *out) {
   double v;
   wick_flex_status st = wick_flex_map_float(m, key, &v);
-  if (st == WICK_FLEX_ABSENT && dflt >= 0) v = dflt;
-  else if (st != WICK_FLEX_OK) return wick_op_flex_fail(ctx, key, st);
-  WICK_CHECK(ctx, v > -9.2e18 && v < 9.2e18, "custom_options \"%s\" = %g is out of range", key,
-             v);
+  if (st == WICK_FLEX_ABSENT && dflt >= 0)
+    v = dflt;
+  else if (st != WICK_FLEX_OK)
+    return wick_op_flex_fail(ctx, key, st);
+  WICK_CHECK(ctx, v > -9.2e18 && v < 9.2e18, "custom_options \"%s\" = %g is out of range", key, v);
   *out = (double)(float)(int64_t)v;
   return WICK_OK;
 }

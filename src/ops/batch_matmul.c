@@ -84,7 +84,8 @@ static wick_status choose_kernels(wick_op_ctx *ctx, bmm_data *d, const wick_tens
   size_t floats, bytes;
   d->rhs_batches = (size_t)(wick_tensor_elements(b) / (s->k * s->n));
   if (!wick_f32_gemm_packed_size_checked((size_t)s->n, (size_t)s->k, kern->nr, &floats) ||
-      !wick_mul_size(floats, d->rhs_batches, &bytes) || !wick_mul_size(bytes, sizeof(float), &bytes))
+      !wick_mul_size(floats, d->rhs_batches, &bytes) ||
+      !wick_mul_size(bytes, sizeof(float), &bytes))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed operand size overflows");
   d->kern = kern;
   d->batches = batches;
@@ -128,7 +129,8 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, bmm_data *d, const wick_tens
   for (int32_t i = 0; i < s->batch_rank; i++) batches *= (size_t)s->batch_dims[i];
   const wick_tensor *a = wick_op_input(ctx, 0);
   const bool one_rhs = wick_tensor_elements(b) == s->k * s->n;
-  const bool lhs_rows = (uint64_t)wick_tensor_elements(a) == (uint64_t)batches * (uint64_t)(s->m * s->k);
+  const bool lhs_rows =
+      (uint64_t)wick_tensor_elements(a) == (uint64_t)batches * (uint64_t)(s->m * s->k);
   if (!s->adj_x && one_rhs && lhs_rows && wick_input_known(ctx, 1) && s->k > 0) {
     WICK_TRY(wick_hybrid_gemm_prepare(ctx, &d->h, batches * (size_t)s->m, (size_t)s->n,
                                       (size_t)s->k, b->data, !s->adj_y, 0, &d->hybrid_gemm));
@@ -152,7 +154,8 @@ static wick_status bmm_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 0, &a));
   WICK_TRY(wick_require_input(ctx, 1, &b));
   const bool hybrid = a->type == WICK_DTYPE_FLOAT32 && b->type == WICK_DTYPE_INT8;
-  WICK_CHECK_SUPPORTED(ctx, a->type == WICK_DTYPE_FLOAT32 && (b->type == WICK_DTYPE_FLOAT32 || hybrid),
+  WICK_CHECK_SUPPORTED(ctx,
+                       a->type == WICK_DTYPE_FLOAT32 && (b->type == WICK_DTYPE_FLOAT32 || hybrid),
                        "inputs are %s and %s; wick runs BATCH_MATMUL on float32 only so far "
                        "(and on float32 x int8, the hybrid form)",
                        wick_dtype_name(a->type), wick_dtype_name(b->type));
@@ -316,5 +319,5 @@ static wick_status bmm_invoke(wick_op_ctx *ctx) {
   return wick_parallel_for(ctx, d->batches * j.tasks_per_batch, gemm_task, &j);
 }
 
-const wick_op_def wick_op_batch_matmul = {"BATCH_MATMUL", WICK_BUILTIN_BATCH_MATMUL, 4,
-                                          bmm_prepare, bmm_invoke, 0};
+const wick_op_def wick_op_batch_matmul = {
+    "BATCH_MATMUL", WICK_BUILTIN_BATCH_MATMUL, 4, bmm_prepare, bmm_invoke, 0};

@@ -31,9 +31,9 @@ wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 0, &a));
   WICK_TRY(wick_require_input(ctx, 1, &b));
   WICK_CHECK(ctx, out != NULL, "output is absent");
-  const bool ok = (a->type == WICK_DTYPE_INT8 && b->type == WICK_DTYPE_INT8) ||
-                  (a->type == WICK_DTYPE_INT16 &&
-                   (b->type == WICK_DTYPE_INT8 || b->type == WICK_DTYPE_INT16));
+  const bool ok =
+      (a->type == WICK_DTYPE_INT8 && b->type == WICK_DTYPE_INT8) ||
+      (a->type == WICK_DTYPE_INT16 && (b->type == WICK_DTYPE_INT8 || b->type == WICK_DTYPE_INT16));
   WICK_CHECK_SUPPORTED(ctx, ok, "quantized inputs %s and %s are not supported",
                        wick_dtype_name(a->type), wick_dtype_name(b->type));
   WICK_CHECK_SUPPORTED(ctx, out->type == a->type, "output type %s with %s inputs is not supported",

@@ -37,7 +37,8 @@ static wick_status cast_prepare(wick_op_ctx *ctx) {
   wick_tensor *in, *out = wick_op_output(ctx, 0);
   WICK_TRY(wick_require_input(ctx, 0, &in));
   WICK_CHECK(ctx, out != NULL, "output is absent");
-  WICK_CHECK_SUPPORTED(ctx, cast_type_ok(in->type), "input type %s is not supported (" CAST_TYPES ")",
+  WICK_CHECK_SUPPORTED(ctx, cast_type_ok(in->type),
+                       "input type %s is not supported (" CAST_TYPES ")",
                        wick_dtype_name(in->type));
   WICK_CHECK_SUPPORTED(ctx, cast_type_ok(out->type),
                        "output type %s is not supported (" CAST_TYPES ")",

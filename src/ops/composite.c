@@ -37,8 +37,8 @@ static wick_status composite_prepare(wick_op_ctx *ctx) {
   wick_graph *child = wick_op_child(ctx, 0);
   if (child != NULL && wick_graph_subgraph(child) != (uint32_t)idx) child = NULL;
   if (child == NULL) WICK_TRY(wick_graph_create_child(ctx, (uint32_t)idx, 0, &child));
-  WICK_CHECK(ctx, wick_graph_num_outputs(child) == no,
-             "has %zu outputs but subgraph %d returns %u", no, idx, wick_graph_num_outputs(child));
+  WICK_CHECK(ctx, wick_graph_num_outputs(child) == no, "has %zu outputs but subgraph %d returns %u",
+             no, idx, wick_graph_num_outputs(child));
   for (uint32_t i = 0; i < wick_graph_num_inputs(child); i++) {
     const wick_tensor *t = wick_graph_input(child, i);
     WICK_CHECK(ctx, t->info->data == NULL && !t->info->is_variable,
@@ -76,5 +76,8 @@ static wick_status composite_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_stablehlo_composite = {"STABLEHLO_COMPOSITE",
-                                                 WICK_BUILTIN_STABLEHLO_COMPOSITE, 1,
-                                                 composite_prepare, composite_invoke, 0};
+                                                 WICK_BUILTIN_STABLEHLO_COMPOSITE,
+                                                 1,
+                                                 composite_prepare,
+                                                 composite_invoke,
+                                                 0};

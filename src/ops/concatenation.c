@@ -91,9 +91,9 @@ static wick_status concat_invoke(wick_op_ctx *ctx) {
   concat_job j = {ctx, wick_op_num_inputs(ctx), out->bytes / (size_t)outer, outer,
                   wick_dtype_size(out->type)};
   /* ~4 work units per element copied (parallel.c's copies use the same). */
-  return wick_parallel_range(ctx, (size_t)outer, (uint64_t)(j.out_row / j.esize) * 4,
-                             concat_rows, &j);
+  return wick_parallel_range(ctx, (size_t)outer, (uint64_t)(j.out_row / j.esize) * 4, concat_rows,
+                             &j);
 }
 
-const wick_op_def wick_op_concatenation = {"CONCATENATION", WICK_BUILTIN_CONCATENATION, 4,
-                                           concat_prepare, concat_invoke, 0};
+const wick_op_def wick_op_concatenation = {
+    "CONCATENATION", WICK_BUILTIN_CONCATENATION, 4, concat_prepare, concat_invoke, 0};

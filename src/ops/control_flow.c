@@ -62,7 +62,8 @@ static wick_status flow_data_new(wick_op_ctx *ctx, size_t first_input, flow_data
   d->n_out = no;
   d->in = ptrs;
   d->out = ptrs + d->n_in;
-  for (size_t i = 0; i < d->n_in; i++) WICK_TRY(wick_require_input(ctx, first_input + i, &d->in[i]));
+  for (size_t i = 0; i < d->n_in; i++)
+    WICK_TRY(wick_require_input(ctx, first_input + i, &d->in[i]));
   for (size_t i = 0; i < no; i++) {
     d->out[i] = wick_op_output(ctx, i);
     WICK_CHECK(ctx, d->out[i] != NULL, "output %zu is missing", i);
@@ -82,10 +83,12 @@ static wick_status child_prepared(wick_op_ctx *ctx, int slot, int32_t index, con
   wick_graph *g = wick_op_child(ctx, slot);
   if (g == NULL || wick_graph_subgraph(g) != (uint32_t)index)
     WICK_TRY(wick_graph_create_child(ctx, (uint32_t)index, slot, &g));
-  WICK_CHECK(ctx, wick_graph_num_inputs(g) == n_in, "%s subgraph %d takes %u inputs; the node passes %zu",
-             role, index, wick_graph_num_inputs(g), n_in);
-  WICK_CHECK(ctx, wick_graph_num_outputs(g) == n_out, "%s subgraph %d returns %u outputs; the node needs %zu",
-             role, index, wick_graph_num_outputs(g), n_out);
+  WICK_CHECK(ctx, wick_graph_num_inputs(g) == n_in,
+             "%s subgraph %d takes %u inputs; the node passes %zu", role, index,
+             wick_graph_num_inputs(g), n_in);
+  WICK_CHECK(ctx, wick_graph_num_outputs(g) == n_out,
+             "%s subgraph %d returns %u outputs; the node needs %zu", role, index,
+             wick_graph_num_outputs(g), n_out);
   for (uint32_t i = 0; i < wick_graph_num_inputs(g); i++) {
     const wick_tensor *t = wick_graph_input(g, i);
     WICK_CHECK(ctx, t->info->data == NULL && !t->info->is_variable,
@@ -96,13 +99,9 @@ static wick_status child_prepared(wick_op_ctx *ctx, int slot, int32_t index, con
   return WICK_OK;
 }
 
-static wick_tensor *child_input(const wick_graph *g, size_t i) {
-  return wick_graph_input(g, i);
-}
+static wick_tensor *child_input(const wick_graph *g, size_t i) { return wick_graph_input(g, i); }
 
-static wick_tensor *child_output(const wick_graph *g, size_t i) {
-  return wick_graph_output(g, i);
-}
+static wick_tensor *child_output(const wick_graph *g, size_t i) { return wick_graph_output(g, i); }
 
 /* A child tensor whose shape is fixed by prepare (it has storage now). */
 static bool has_static_shape(const wick_tensor *t) { return t->alloc != WICK_ALLOC_NONE; }
@@ -182,9 +181,7 @@ static wick_status if_invoke(wick_op_ctx *ctx) {
 /* The cond subgraph's result: one bool, shape [] or [1] (as LiteRT). */
 static wick_status cond_value(const wick_op_ctx *ctx, const wick_graph *cond, bool *value) {
   const wick_tensor *t = child_output(cond, 0);
-  WICK_CHECK(ctx,
-             t->type == WICK_DTYPE_BOOL &&
-                 (t->rank == 0 || (t->rank == 1 && t->dims[0] == 1)),
+  WICK_CHECK(ctx, t->type == WICK_DTYPE_BOOL && (t->rank == 0 || (t->rank == 1 && t->dims[0] == 1)),
              "the cond subgraph must return one bool of shape [] or [1], not %s of rank %d",
              wick_dtype_name(t->type), t->rank);
   if (value) *value = *(const uint8_t *)t->data != 0;
@@ -206,7 +203,8 @@ static wick_status while_prepare(wick_op_ctx *ctx) {
   wick_graph *cond, *body;
   WICK_TRY(child_prepared(ctx, 0, cond_index, "cond", d->in, n, 1, &cond));
   WICK_CHECK(ctx, child_output(cond, 0)->type == WICK_DTYPE_BOOL,
-             "the cond subgraph returns %s, not bool", wick_dtype_name(child_output(cond, 0)->type));
+             "the cond subgraph returns %s, not bool",
+             wick_dtype_name(child_output(cond, 0)->type));
   if (has_static_shape(child_output(cond, 0))) WICK_TRY(cond_value(ctx, cond, NULL));
   WICK_TRY(child_prepared(ctx, 1, body_index, "body", d->in, n, n, &body));
   bool fixed = true;
@@ -288,7 +286,7 @@ static wick_status call_once_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_call_once = {"CALL_ONCE", WICK_BUILTIN_CALL_ONCE, 1, call_once_prepare,
-                                       call_once_invoke, 0};
+const wick_op_def wick_op_call_once = {"CALL_ONCE",       WICK_BUILTIN_CALL_ONCE, 1,
+                                       call_once_prepare, call_once_invoke,       0};
 const wick_op_def wick_op_if = {"IF", WICK_BUILTIN_IF, 1, if_prepare, if_invoke, 0};
 const wick_op_def wick_op_while = {"WHILE", WICK_BUILTIN_WHILE, 1, while_prepare, while_invoke, 0};

@@ -158,7 +158,8 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
   }
   /* the blocked form: patches and int32 sums per thread, the filter row sums once */
   size_t k = (size_t)s->k_h * (size_t)s->k_w, per_thread, scratch;
-  if (!wick_mul_size(k, (size_t)s->in_c, &k) || !hconv_per_thread(k, (size_t)s->out_c, &per_thread) ||
+  if (!wick_mul_size(k, (size_t)s->in_c, &k) ||
+      !hconv_per_thread(k, (size_t)s->out_c, &per_thread) ||
       !wick_mul_size(per_thread, wick_op_num_threads(ctx), &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid convolution scratch overflows");
   d->filter_sums = wick_op_alloc(ctx, (size_t)s->out_c * sizeof(int32_t));
@@ -196,8 +197,8 @@ static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
   const size_t c = (size_t)s->in_c, k = (size_t)s->k_h * (size_t)s->k_w * c;
   const size_t pixels = (size_t)s->out_h * (size_t)s->out_w, oc = (size_t)s->out_c;
   int8_t *patch = (int8_t *)(j->scratch + thread * j->per_thread);
-  int32_t *acc = (int32_t *)(void *)(j->scratch + thread * j->per_thread +
-                                     (k * HCONV_MB + 63) / 64 * 64);
+  int32_t *acc =
+      (int32_t *)(void *)(j->scratch + thread * j->per_thread + (k * HCONV_MB + 63) / 64 * 64);
   for (size_t blk = begin; blk < end; blk++) {
     const size_t p0 = blk * HCONV_MB, mb = pixels - p0 < HCONV_MB ? pixels - p0 : HCONV_MB;
     for (size_t i = 0; i < mb; i++) { /* im2col, taps outside the image hold the zero point */
@@ -223,8 +224,8 @@ static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
     for (size_t i = 0; i < mb; i++) {
       float *o = j->out + (p0 + i) * oc;
       for (size_t ch = 0; ch < oc; ch++) {
-        const uint32_t sum = (uint32_t)acc[i * oc + ch] -
-                             (uint32_t)d->filter_sums[ch] * (uint32_t)j->offset;
+        const uint32_t sum =
+            (uint32_t)acc[i * oc + ch] - (uint32_t)d->filter_sums[ch] * (uint32_t)j->offset;
         /* the reference's association: (acc * s_filter) * s_input, then the bias */
         float y = (float)(int32_t)sum * d->filter_scales[ch] * j->scale;
         if (j->bias) y += j->bias[ch];
@@ -273,18 +274,25 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
       const size_t k = (size_t)s->k_h * (size_t)s->k_w * (size_t)s->in_c;
       size_t per_thread = 0;
       (void)hconv_per_thread(k, (size_t)s->out_c, &per_thread); /* (checked at prepare) */
-      hybrid_job j = {d,      wick_op_input(ctx, 1)->data, bias_data(ctx), out + n * out_image,
-                     wick_op_scratch(ctx), per_thread, offset, scale};
+      hybrid_job j = {d,
+                      wick_op_input(ctx, 1)->data,
+                      bias_data(ctx),
+                      out + n * out_image,
+                      wick_op_scratch(ctx),
+                      per_thread,
+                      offset,
+                      scale};
       const size_t pixels = (size_t)s->out_h * (size_t)s->out_w;
       const size_t blocks = (pixels + HCONV_MB - 1) / HCONV_MB;
-      wick_status st = wick_parallel_range(
-          ctx, blocks, (uint64_t)HCONV_MB * (uint64_t)k * (uint64_t)s->out_c, hconv_blocks, &j);
+      wick_status st =
+          wick_parallel_range(ctx, blocks, (uint64_t)HCONV_MB * (uint64_t)k * (uint64_t)s->out_c,
+                              hconv_blocks, &j);
       if (st != WICK_OK) return st;
       continue;
     }
-    wick_hybrid_conv2d__reference(s, depthwise, d->qin, offset, scale,
-                                  wick_op_input(ctx, 1)->data, d->filter_scales, bias_data(ctx),
-                                  out + n * out_image, d->lo, d->hi);
+    wick_hybrid_conv2d__reference(s, depthwise, d->qin, offset, scale, wick_op_input(ctx, 1)->data,
+                                  d->filter_scales, bias_data(ctx), out + n * out_image, d->lo,
+                                  d->hi);
   }
   return WICK_OK;
 }
@@ -362,8 +370,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
   if (kern == NULL || !wick_input_known(ctx, 1)) return WICK_OK;
   if (wick_op_input(ctx, 2) != NULL && !wick_input_known(ctx, 2)) return WICK_OK;
-  if ((int64_t)s->batch * s->out_h * s->out_w == 0 || s->out_c == 0 || s->k_h == 0 ||
-      s->k_w == 0)
+  if ((int64_t)s->batch * s->out_h * s->out_w == 0 || s->out_c == 0 || s->k_h == 0 || s->k_w == 0)
     return WICK_OK;
   const float *filter = wick_op_input(ctx, 1)->data, *bias = bias_data(ctx);
   size_t floats, bytes;
@@ -392,8 +399,8 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
     if (d->dwconv == NULL) return WICK_OK; /* this ISA has no kernel for the shape */
     size_t taps = (size_t)s->k_h * (size_t)s->k_w;
     size_t blocks = ((size_t)s->out_c + kern->dw_cr - 1) / kern->dw_cr;
-    if (!wick_mul_size(taps + 1, kern->dw_cr, &floats) ||
-        !wick_mul_size(blocks, floats, &floats) || !wick_mul_size(floats, sizeof(float), &bytes))
+    if (!wick_mul_size(taps + 1, kern->dw_cr, &floats) || !wick_mul_size(blocks, floats, &floats) ||
+        !wick_mul_size(floats, sizeof(float), &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
     bool cached;
     if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->dw_cr, bytes, &cached)) == NULL)
@@ -488,8 +495,7 @@ static void conv_rows(void *arg, int32_t n, int32_t y0, int32_t y1, size_t threa
       return;
     case CONV_GEMM:
     case CONV_IGEMM:
-    case CONV_WINOGRAD:
-      break; /* run as GEMM / Winograd tasks */
+    case CONV_WINOGRAD: break; /* run as GEMM / Winograd tasks */
   }
 }
 
@@ -511,11 +517,11 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
   size_t tasks;
   switch (d->path) {
     case CONV_GEMM:
-      tasks = wick_f32_gemm_tasks_init(&t, d->gemm,
-                                       (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w,
-                                       (size_t)s->out_c, (size_t)s->in_c, in, (size_t)s->in_c,
-                                       d->packed, out, (size_t)s->out_c, d->lo, d->hi,
-                                       WICK_TASK_GRAIN);
+      tasks =
+          wick_f32_gemm_tasks_init(&t, d->gemm,
+                                   (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w,
+                                   (size_t)s->out_c, (size_t)s->in_c, in, (size_t)s->in_c,
+                                   d->packed, out, (size_t)s->out_c, d->lo, d->hi, WICK_TASK_GRAIN);
       t.ep = ep;
       return wick_op_run_gemm_tasks(ctx, &t, tasks);
     case CONV_IGEMM:
@@ -523,8 +529,8 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
         wick_f32_conv_indirection_init(s, d->gemm->mr, in, d->zero, d->ind);
         d->ind_input = in;
       }
-      tasks = wick_f32_conv_igemm_tasks_init(&t, d->gemm, s, d->ind, d->packed, out, d->lo,
-                                             d->hi, WICK_TASK_GRAIN);
+      tasks = wick_f32_conv_igemm_tasks_init(&t, d->gemm, s, d->ind, d->packed, out, d->lo, d->hi,
+                                             WICK_TASK_GRAIN);
       t.ep = ep;
       return wick_op_run_gemm_tasks(ctx, &t, tasks);
     case CONV_WINOGRAD: {
@@ -540,8 +546,7 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
       return wick_parallel_for(ctx, w.tasks, winograd_task, &w);
     }
     case CONV_DWCONV:
-    case CONV_REFERENCE:
-      break;
+    case CONV_REFERENCE: break;
   }
   conv_job j = {d, depthwise, in, wick_op_input(ctx, 1)->data, bias_data(ctx), out, {0}};
   if (d->path == CONV_DWCONV) {
@@ -556,13 +561,12 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
       x = e;
     }
     /* an activation runs per output row inside the kernel; a residual add after all rows */
-    j.dw = (wick_f32_dwconv_args){&d->dw_shape, x,     d->packed,
-                                  out,          d->lo, d->hi,
-                                  ep && !ep->residual ? ep->act : NULL};
+    j.dw = (wick_f32_dwconv_args){
+        &d->dw_shape, x, d->packed, out, d->lo, d->hi, ep && !ep->residual ? ep->act : NULL};
   }
   int64_t per_pixel = (int64_t)s->out_c * s->k_h * s->k_w;
-  per_pixel *= depthwise || d->path == CONV_DWCONV ? WICK_DEPTHWISE_WORK_PER_MAC
-                                                   : s->in_c / s->groups;
+  per_pixel *=
+      depthwise || d->path == CONV_DWCONV ? WICK_DEPTHWISE_WORK_PER_MAC : s->in_c / s->groups;
   wick_status st =
       wick_parallel_rows(ctx, s->batch, s->out_h, (uint64_t)per_pixel * (uint64_t)s->out_w,
                          wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
@@ -591,8 +595,7 @@ static wick_status depthwise_invoke(wick_op_ctx *ctx) {
   return conv_run(ctx, true);
 }
 
-const wick_op_def wick_op_conv_2d = {"CONV_2D", WICK_BUILTIN_CONV_2D, 8, conv_prepare,
-                                     conv_invoke, 0};
-const wick_op_def wick_op_depthwise_conv_2d = {"DEPTHWISE_CONV_2D",
-                                               WICK_BUILTIN_DEPTHWISE_CONV_2D, 7,
-                                               depthwise_prepare, depthwise_invoke, 0};
+const wick_op_def wick_op_conv_2d = {"CONV_2D",    WICK_BUILTIN_CONV_2D, 8,
+                                     conv_prepare, conv_invoke,          0};
+const wick_op_def wick_op_depthwise_conv_2d = {
+    "DEPTHWISE_CONV_2D", WICK_BUILTIN_DEPTHWISE_CONV_2D, 7, depthwise_prepare, depthwise_invoke, 0};

@@ -51,8 +51,8 @@ static size_t amx_split_init(wick_q8_gemm_split *sp, const wick_conv_shape *s) {
   const size_t m = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w, n = (size_t)s->out_c;
   const uint64_t k = (uint64_t)s->k_h * (uint64_t)s->k_w * (uint64_t)s->in_c;
   const uint64_t grain = WICK_TASK_GRAIN * WICK_Q8_AMX_TASK_SCALE;
-  *sp = (wick_q8_gemm_split){.m = m, .n = n, .mr = WICK_Q8_AMX_MB, .nr = 32, .row_tasks = 1,
-                             .col_parts = 1};
+  *sp = (wick_q8_gemm_split){
+      .m = m, .n = n, .mr = WICK_Q8_AMX_MB, .nr = 32, .row_tasks = 1, .col_parts = 1};
   sp->tiles = m / WICK_Q8_AMX_MB + (m % WICK_Q8_AMX_MB != 0);
   sp->panels = n / 32 + (n % 32 != 0);
   if (sp->tiles <= WICK_Q8_AMX_FEW_BLOCKS)
@@ -62,7 +62,13 @@ static size_t amx_split_init(wick_q8_gemm_split *sp, const wick_conv_shape *s) {
   return sp->row_tasks * sp->col_parts;
 }
 
-typedef enum qconv_path { QCONV_REFERENCE, QCONV_GEMM, QCONV_IGEMM, QCONV_AMX, QCONV_DW } qconv_path;
+typedef enum qconv_path {
+  QCONV_REFERENCE,
+  QCONV_GEMM,
+  QCONV_IGEMM,
+  QCONV_AMX,
+  QCONV_DW
+} qconv_path;
 
 typedef struct qconv_data {
   wick_conv_shape shape;
@@ -84,8 +90,7 @@ static wick_status check_filter_zero_points(wick_op_ctx *ctx, const wick_tensor 
   const wick_quant *q = &filter->info->quant;
   if (filter->type == WICK_DTYPE_UINT8) {
     int64_t zp = q->zero_point[0];
-    WICK_CHECK(ctx, zp >= 0 && zp <= 255, "filter zero point %lld is outside uint8",
-               (long long)zp);
+    WICK_CHECK(ctx, zp >= 0 && zp <= 255, "filter zero point %lld is outside uint8", (long long)zp);
     *filter_offset = -(int32_t)zp;
     return WICK_OK;
   }
@@ -100,13 +105,11 @@ static wick_status check_filter_zero_points(wick_op_ctx *ctx, const wick_tensor 
 wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
                                    const wick_tensor *filter, const wick_tensor *bias,
                                    const wick_tensor *out, int32_t out_c, int32_t filter_axis,
-                                   wick_activation activation, wick_qconv_params *p,
-                                   bool *acc64) {
+                                   wick_activation activation, wick_qconv_params *p, bool *acc64) {
   const wick_dtype t = in->type;
   const wick_dtype want_w = t == WICK_DTYPE_UINT8 ? WICK_DTYPE_UINT8 : WICK_DTYPE_INT8;
-  WICK_CHECK_SUPPORTED(ctx, filter->type == want_w,
-                       "%s activations need %s weights, not %s", wick_dtype_name(t),
-                       wick_dtype_name(want_w), wick_dtype_name(filter->type));
+  WICK_CHECK_SUPPORTED(ctx, filter->type == want_w, "%s activations need %s weights, not %s",
+                       wick_dtype_name(t), wick_dtype_name(want_w), wick_dtype_name(filter->type));
   WICK_CHECK(ctx, out->type == t, "output type %s differs from the input's %s",
              wick_dtype_name(out->type), wick_dtype_name(t));
   wick_qparams qi, qo;
@@ -122,7 +125,8 @@ wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
 
   *acc64 = false;
   if (bias) {
-    bool ok = bias->type == WICK_DTYPE_INT32 || (t == WICK_DTYPE_INT16 && bias->type == WICK_DTYPE_INT64);
+    bool ok =
+        bias->type == WICK_DTYPE_INT32 || (t == WICK_DTYPE_INT16 && bias->type == WICK_DTYPE_INT64);
     WICK_CHECK(ctx, ok, "bias type %s does not fit %s activations (int32%s)",
                wick_dtype_name(bias->type), wick_dtype_name(t),
                t == WICK_DTYPE_INT16 ? " or int64" : "");
@@ -152,8 +156,8 @@ wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
     int32_t *sh = wick_op_alloc(ctx, (size_t)(out_c > 0 ? out_c : 1) * sizeof(int32_t));
     if (m == NULL || sh == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
     int32_t m0, s0;
-    WICK_TRY(wick_quant_multiplier(ctx, product / (double)qo.scale, max_shift, "the output", &m0,
-                                   &s0));
+    WICK_TRY(
+        wick_quant_multiplier(ctx, product / (double)qo.scale, max_shift, "the output", &m0, &s0));
     for (int32_t c = 0; c < out_c; c++) {
       m[c] = m0;
       sh[c] = s0;
@@ -162,8 +166,8 @@ wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
     p->shift = sh;
   } else {
     int32_t *m, *sh;
-    WICK_TRY(wick_quant_channel_multipliers(ctx, qi.scale, fscales, out_c, qo.scale, max_shift,
-                                            &m, &sh));
+    WICK_TRY(wick_quant_channel_multipliers(ctx, qi.scale, fscales, out_c, qo.scale, max_shift, &m,
+                                            &sh));
     p->multiplier = m;
     p->shift = sh;
   }
@@ -173,8 +177,8 @@ wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
 }
 
 /* The fused requantization's constants of the AVX-512 and AVX2 GEMM tiles, once. */
-wick_status wick_conv_q8_output(const wick_op_ctx *ctx, const wick_qconv_params *p,
-                                size_t out_c, bool fused_constants, wick_q8_output *out) {
+wick_status wick_conv_q8_output(const wick_op_ctx *ctx, const wick_qconv_params *p, size_t out_c,
+                                bool fused_constants, wick_q8_output *out) {
   *out = (wick_q8_output){p->output_offset, p->act_min, p->act_max, NULL, NULL, false};
   if (fused_constants) {
     int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(out_c) * sizeof(int64_t));
@@ -227,8 +231,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
   const wick_q8_kernels *kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
   if (kern == NULL || !wick_input_known(ctx, 1)) return WICK_OK;
   if (bias != NULL && !wick_input_known(ctx, 2)) return WICK_OK;
-  if ((int64_t)s->batch * s->out_h * s->out_w == 0 || s->out_c == 0 || s->k_h == 0 ||
-      s->k_w == 0)
+  if ((int64_t)s->batch * s->out_h * s->out_w == 0 || s->out_c == 0 || s->k_h == 0 || s->k_w == 0)
     return WICK_OK;
   const int8_t *w = filter->data;
   const int32_t *b = bias ? bias->data : NULL;
@@ -259,8 +262,8 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
       wick_q8_gemm_pack(kern, c, taps, kc, w, b, zp, d->params.multiplier, d->params.shift,
                         d->packed);
     const size_t ib = wick_q8_input_bytes(kern);
-    if (taps == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 &&
-        s->pad_left == 0 && s->out_h == s->in_h && s->out_w == s->in_w) {
+    if (taps == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 && s->pad_left == 0 &&
+        s->out_h == s->in_h && s->out_w == s->in_w) {
       d->path = QCONV_GEMM;
       /* the input prepared once per invoke (wick_q8_prepare_input) */
       size_t scratch;
@@ -357,14 +360,14 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
   const wick_conv_shape *s = &d->shape;
   int8_t *out8 = wick_op_output(ctx, 0)->data;
   qconv_job j = {d, in->data, out8, NULL};
-  const uint64_t macs_per_pixel =
-      (uint64_t)s->out_c * (uint64_t)s->k_h * (uint64_t)s->k_w * (d->depthwise ? 1u : (uint64_t)s->in_c);
+  const uint64_t macs_per_pixel = (uint64_t)s->out_c * (uint64_t)s->k_h * (uint64_t)s->k_w *
+                                  (d->depthwise ? 1u : (uint64_t)s->in_c);
   switch (d->path) {
     case QCONV_GEMM: {
       const size_t m = (size_t)s->batch * (size_t)s->in_h * (size_t)s->in_w;
       return wick_parallel_q8_gemm(ctx, d->kern, m, (size_t)s->out_c, (size_t)s->in_c, in->data,
-                                   -d->params.input_offset, wick_op_scratch(ctx), d->packed,
-                                   out8, &d->out);
+                                   -d->params.input_offset, wick_op_scratch(ctx), d->packed, out8,
+                                   &d->out);
     }
     case QCONV_IGEMM: {
       /* one flip of the input, read k_h * k_w times by the kernels */
@@ -389,8 +392,7 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
       return wick_parallel_rows(ctx, s->batch, s->out_h,
                                 macs_per_pixel * WICK_DEPTHWISE_WORK_PER_MAC * (uint64_t)s->out_w,
                                 true, dw_rows, &j);
-    case QCONV_REFERENCE:
-      break;
+    case QCONV_REFERENCE: break;
   }
   const void *b = bias ? bias->data : NULL;
   if (d->depthwise)
@@ -398,8 +400,7 @@ wick_status wick_conv_invoke_quantized(wick_op_ctx *ctx) {
                                        wick_op_input(ctx, 1)->data, b, d->acc64,
                                        wick_op_output(ctx, 0)->data);
   else
-    wick_q_conv2d__reference(in->type, &d->shape, &d->params, in->data,
-                             wick_op_input(ctx, 1)->data, b, d->acc64,
-                             wick_op_output(ctx, 0)->data);
+    wick_q_conv2d__reference(in->type, &d->shape, &d->params, in->data, wick_op_input(ctx, 1)->data,
+                             b, d->acc64, wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }

@@ -118,8 +118,8 @@ static wick_status conv3d_prepare(wick_op_ctx *ctx) {
   WICK_TRY(conv3d_spatial(ctx, s, false));
   int32_t dims[5] = {s->batch, s->out_d, s->out_h, s->out_w, s->out_c};
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 5, dims));
-  wick_op_set_macs(ctx, count_macs(wick_shape_elements(5, dims),
-                               (int64_t)s->k_d * s->k_h * s->k_w, s->in_c));
+  wick_op_set_macs(ctx, count_macs(wick_shape_elements(5, dims), (int64_t)s->k_d * s->k_h * s->k_w,
+                                   s->in_c));
   return WICK_OK;
 }
 
@@ -174,8 +174,8 @@ static wick_status conv3d_transpose_prepare(wick_op_ctx *ctx) {
   conv3d_data *d;
   WICK_TRY(conv3d_common(ctx, in, filter, bias, filter->dims[3], &d));
   wick_conv3d_shape *s = &d->shape;
-  WICK_CHECK(ctx, filter->dims[4] == s->in_c,
-             "filter has %d input channels but the input has %d", filter->dims[4], s->in_c);
+  WICK_CHECK(ctx, filter->dims[4] == s->in_c, "filter has %d input channels but the input has %d",
+             filter->dims[4], s->in_c);
   if (movement_unknown(ctx, oshape)) return WICK_STATUS_DEFER;
   int32_t dims[5];
   for (int32_t i = 0; i < 5; i++) {
@@ -195,7 +195,7 @@ static wick_status conv3d_transpose_prepare(wick_op_ctx *ctx) {
   WICK_TRY(conv3d_spatial(ctx, s, true));
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 5, dims));
   wick_op_set_macs(ctx, count_macs(wick_tensor_elements(in), (int64_t)s->k_d * s->k_h * s->k_w,
-                               s->out_c));
+                                   s->out_c));
   return WICK_OK;
 }
 
@@ -208,8 +208,8 @@ static wick_status conv3d_transpose_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_conv_3d = {"CONV_3D", WICK_BUILTIN_CONV_3D, 1, conv3d_prepare,
-                                     conv3d_invoke, 0};
-const wick_op_def wick_op_conv_3d_transpose = {"CONV_3D_TRANSPOSE", WICK_BUILTIN_CONV_3D_TRANSPOSE,
-                                               1, conv3d_transpose_prepare,
-                                               conv3d_transpose_invoke, 0};
+const wick_op_def wick_op_conv_3d = {"CONV_3D",      WICK_BUILTIN_CONV_3D, 1,
+                                     conv3d_prepare, conv3d_invoke,        0};
+const wick_op_def wick_op_conv_3d_transpose = {
+    "CONV_3D_TRANSPOSE",      WICK_BUILTIN_CONV_3D_TRANSPOSE, 1,
+    conv3d_transpose_prepare, conv3d_transpose_invoke,        0};

@@ -62,5 +62,5 @@ static wick_status cumsum_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_cumsum = {"CUMSUM", WICK_BUILTIN_CUMSUM, 1, cumsum_prepare,
-                                    cumsum_invoke, 0};
+const wick_op_def wick_op_cumsum = {"CUMSUM",       WICK_BUILTIN_CUMSUM, 1,
+                                    cumsum_prepare, cumsum_invoke,       0};

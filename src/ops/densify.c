@@ -37,5 +37,5 @@ static wick_status densify_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_densify = {"DENSIFY", WICK_BUILTIN_DENSIFY, 1, densify_prepare,
-                                     densify_invoke, 0};
+const wick_op_def wick_op_densify = {"DENSIFY",       WICK_BUILTIN_DENSIFY, 1,
+                                     densify_prepare, densify_invoke,       0};

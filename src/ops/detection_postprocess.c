@@ -74,7 +74,8 @@ static wick_status read_options(const wick_op_ctx *ctx, detect_data *d) {
   WICK_TRY(wick_op_flex_int32(ctx, &m, "num_classes", -1, &d->num_classes));
   bool regular = false;
   st = wick_flex_map_bool(&m, "use_regular_nms", &regular);
-  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return wick_op_flex_fail(ctx, "use_regular_nms", st);
+  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT)
+    return wick_op_flex_fail(ctx, "use_regular_nms", st);
   d->regular = regular;
   double score, iou;
   WICK_TRY(opt_float(ctx, &m, "nms_score_threshold", &score));
@@ -129,7 +130,8 @@ static wick_status detect_prepare(wick_op_ctx *ctx) {
   WICK_TRY(check_type(ctx, boxes, "box_encodings"));
   WICK_TRY(check_type(ctx, scores, "class_predictions"));
   WICK_TRY(check_type(ctx, anchors, "anchors"));
-  WICK_CHECK(ctx, anchors->type == boxes->type, "anchors (%s) must have the type of box_encodings (%s)",
+  WICK_CHECK(ctx, anchors->type == boxes->type,
+             "anchors (%s) must have the type of box_encodings (%s)",
              wick_dtype_name(anchors->type), wick_dtype_name(boxes->type));
   d->num_boxes = n;
   d->box_len = boxes->dims[2];
@@ -182,15 +184,15 @@ static inline float coord(const wick_tensor *t, int64_t row_len, int64_t i, int 
   return ((const float *)t->data)[i * row_len + k];
 }
 
-static void decode(const detect_data *d, const wick_tensor *enc, const wick_tensor *anc,
-                   box *out) {
+static void decode(const detect_data *d, const wick_tensor *enc, const wick_tensor *anc, box *out) {
   for (int64_t i = 0; i < d->num_boxes; i++) {
     double y = coord(enc, d->box_len, i, 0), x = coord(enc, d->box_len, i, 1);
     double h = coord(enc, d->box_len, i, 2), w = coord(enc, d->box_len, i, 3);
     double ay = coord(anc, 4, i, 0), ax = coord(anc, 4, i, 1);
     double ah = coord(anc, 4, i, 2), aw = coord(anc, 4, i, 3);
     float yc = (float)(y / d->scale_y * ah + ay), xc = (float)(x / d->scale_x * aw + ax);
-    float hh = (float)(0.5 * exp(h / d->scale_h) * ah), hw = (float)(0.5 * exp(w / d->scale_w) * aw);
+    float hh = (float)(0.5 * exp(h / d->scale_h) * ah),
+          hw = (float)(0.5 * exp(w / d->scale_w) * aw);
     out[i] = (box){yc - hh, xc - hw, yc + hh, xc + hw};
   }
 }
@@ -376,8 +378,8 @@ static wick_status detect_invoke(wick_op_ctx *ctx) {
   s.active = s.tmp + n;
   s.selected = s.active + n;
   w += 6 * (size_t)n;
-  int32_t count = d->regular ? regular_nms(d, boxes, scores, &s, w, &o)
-                             : fast_nms(d, boxes, scores, &s, w, &o);
+  int32_t count =
+      d->regular ? regular_nms(d, boxes, scores, &s, w, &o) : fast_nms(d, boxes, scores, &s, w, &o);
   *num = (float)count;
   return WICK_OK;
 }

@@ -21,16 +21,16 @@ static wick_status dus_prepare(wick_op_ctx *ctx) {
   WICK_TRY(movement_check_type(ctx, operand, "operand"));
   WICK_CHECK(ctx, update->type == operand->type, "update is %s but the operand is %s",
              wick_dtype_name(update->type), wick_dtype_name(operand->type));
-  WICK_CHECK(ctx, update->rank == operand->rank, "update has rank %d, the operand %d",
-             update->rank, operand->rank);
+  WICK_CHECK(ctx, update->rank == operand->rank, "update has rank %d, the operand %d", update->rank,
+             operand->rank);
   for (int32_t i = 0; i < operand->rank; i++)
     WICK_CHECK(ctx, update->dims[i] <= operand->dims[i],
                "update dimension %d (%d) is larger than the operand's (%d)", i, update->dims[i],
                operand->dims[i]);
   int64_t n = 0;
   WICK_TRY(movement_int_vector(ctx, start, "start_indices", &n));
-  WICK_CHECK(ctx, n == operand->rank, "start_indices has %lld entries for rank %d",
-             (long long)n, operand->rank);
+  WICK_CHECK(ctx, n == operand->rank, "start_indices has %lld entries for rank %d", (long long)n,
+             operand->rank);
   return wick_op_set_output(ctx, 0, operand->type, operand->rank, operand->dims);
 }
 
@@ -58,6 +58,6 @@ static wick_status dus_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_dynamic_update_slice = {"DYNAMIC_UPDATE_SLICE",
-                                                  WICK_BUILTIN_DYNAMIC_UPDATE_SLICE, 6,
-                                                  dus_prepare, dus_invoke, WICK_OP_UPDATES_INPUT0};
+const wick_op_def wick_op_dynamic_update_slice = {
+    "DYNAMIC_UPDATE_SLICE", WICK_BUILTIN_DYNAMIC_UPDATE_SLICE, 6, dus_prepare, dus_invoke,
+    WICK_OP_UPDATES_INPUT0};

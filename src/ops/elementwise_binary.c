@@ -6,11 +6,11 @@
  *
  * Types: float32, int32 and int64 for arithmetic (int64 only without a fused
  * activation), and complex64 for MUL (no activation; LiteRT runs it, TF's
- * converter emits it for complex products such as a spectrum times a phase); comparisons also take int8/uint8/int16/bool. Integer division
- * by zero is a run-time input error (checked at invoke), never UB.
- * BITWISE_XOR: int8, uint8, int16, int32 (LiteRT's uint16/uint32 are not
- * wick types). ATAN2: float32, float64.
- * Quantized ADD/SUB/MUL (int8, uint8, int16) are in elementwise_quantized.c.
+ * converter emits it for complex products such as a spectrum times a phase); comparisons also take
+ * int8/uint8/int16/bool. Integer division by zero is a run-time input error (checked at invoke),
+ * never UB. BITWISE_XOR: int8, uint8, int16, int32 (LiteRT's uint16/uint32 are not wick types).
+ * ATAN2: float32, float64. Quantized ADD/SUB/MUL (int8, uint8, int16) are in
+ * elementwise_quantized.c.
  *
  * Float32 ADD SUB MUL DIV MAXIMUM MINIMUM SQUARED_DIFFERENCE run the
  * vectorized kernels (bit-identical to the reference) when the broadcast
@@ -80,8 +80,8 @@ static int vector_kind(int32_t builtin) {
 }
 
 static bool has_activation(int32_t builtin) {
-  return builtin == WICK_BUILTIN_ADD || builtin == WICK_BUILTIN_SUB || builtin == WICK_BUILTIN_MUL ||
-         builtin == WICK_BUILTIN_DIV;
+  return builtin == WICK_BUILTIN_ADD || builtin == WICK_BUILTIN_SUB ||
+         builtin == WICK_BUILTIN_MUL || builtin == WICK_BUILTIN_DIV;
 }
 
 static wick_status arith_prepare(wick_op_ctx *ctx) {
@@ -91,16 +91,15 @@ static wick_status arith_prepare(wick_op_ctx *ctx) {
   wick_dtype t = a->type;
   int32_t builtin = wick_op_builtin(ctx);
   WICK_CHECK_SUPPORTED(ctx,
-                       t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT32 ||
-                           t == WICK_DTYPE_INT64 ||
+                       t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT32 || t == WICK_DTYPE_INT64 ||
                            (t == WICK_DTYPE_COMPLEX64 && builtin == WICK_BUILTIN_MUL),
                        "input type %s is not supported (float32, int32, int64; complex64 for MUL)",
                        wick_dtype_name(t));
   wick_activation act = has_activation(builtin) ? ctx->params->activation : WICK_ACT_NONE;
   float lo, hi;
   WICK_TRY(wick_activation_range_f32(ctx, act, &lo, &hi));
-  WICK_CHECK_SUPPORTED(ctx, (t != WICK_DTYPE_INT64 && t != WICK_DTYPE_COMPLEX64) ||
-                                act == WICK_ACT_NONE,
+  WICK_CHECK_SUPPORTED(ctx,
+                       (t != WICK_DTYPE_INT64 && t != WICK_DTYPE_COMPLEX64) || act == WICK_ACT_NONE,
                        "%s with a fused activation is not supported", wick_dtype_name(t));
   WICK_TRY(prepare_broadcast(ctx, t, true));
   binary_data *d = wick_op_data(ctx);
@@ -136,13 +135,12 @@ static wick_status arith_invoke(wick_op_ctx *ctx) {
   wick_activation act = has_activation(builtin) ? ctx->params->activation : WICK_ACT_NONE;
   float lo, hi;
   WICK_TRY(wick_activation_range_f32(ctx, act, &lo, &hi));
-  bool divides = op == WICK_BINARY_DIV || op == WICK_BINARY_FLOOR_DIV ||
-                 op == WICK_BINARY_FLOOR_MOD;
+  bool divides =
+      op == WICK_BINARY_DIV || op == WICK_BINARY_FLOOR_DIV || op == WICK_BINARY_FLOOR_MOD;
   switch (a->type) {
     case WICK_DTYPE_FLOAT32:
       if (d->fast)
-        return wick_parallel_f32_binary(ctx, d->fast, &d->plan, a->data, b->data, o->data, lo,
-                                        hi);
+        return wick_parallel_f32_binary(ctx, d->fast, &d->plan, a->data, b->data, o->data, lo, hi);
       wick_f32_binary__reference(op, &d->bc, a->data, b->data, o->data, lo, hi);
       return WICK_OK;
     case WICK_DTYPE_INT32:
@@ -159,14 +157,12 @@ static wick_status arith_invoke(wick_op_ctx *ctx) {
     case WICK_DTYPE_COMPLEX64: /* MUL only (prepare) */
       wick_c64_mul__reference(&d->bc, a->data, b->data, o->data);
       return WICK_OK;
-    default:
-      return wick_op_fail(ctx, WICK_ERR_UNSUPPORTED_OP, "unsupported type");
+    default: return wick_op_fail(ctx, WICK_ERR_UNSUPPORTED_OP, "unsupported type");
   }
 }
 
-#define ARITH_OP(sym, NAME, maxv, flags)                                                    \
-  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, arith_prepare, arith_invoke, \
-                           flags};
+#define ARITH_OP(sym, NAME, maxv, flags) \
+  const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, arith_prepare, arith_invoke, flags};
 
 /* WICK_OP_ELEMENTWISE: every kernel of these (float, integer, quantized; vectorized and
  * reference) reads element i of each input only to compute element i. */
@@ -226,8 +222,7 @@ static wick_status compare_invoke(wick_op_ctx *ctx) {
   const binary_data *d = wick_op_data(ctx);
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
   if (d->compare_rows &&
-      wick_f32_compare_plan(compare_op(wick_op_builtin(ctx)), &d->plan, a->data, b->data,
-                            o->data))
+      wick_f32_compare_plan(compare_op(wick_op_builtin(ctx)), &d->plan, a->data, b->data, o->data))
     return WICK_OK;
   wick_compare__reference(compare_op(wick_op_builtin(ctx)), a->type, &d->bc, a->data, b->data,
                           o->data);
@@ -267,8 +262,8 @@ static wick_status xor_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_bitwise_xor = {"BITWISE_XOR", WICK_BUILTIN_BITWISE_XOR, 1, xor_prepare,
-                                         xor_invoke, 0};
+const wick_op_def wick_op_bitwise_xor = {
+    "BITWISE_XOR", WICK_BUILTIN_BITWISE_XOR, 1, xor_prepare, xor_invoke, 0};
 
 /* ---------------------------------------------------------------- ATAN2 */
 

@@ -108,10 +108,10 @@ static wick_status squared_difference_params(const wick_op_ctx *ctx, wick_qparam
   const double twice_max = (double)(2.0f * (q1.scale > q2.scale ? q1.scale : q2.scale));
   const double real1 = (double)q1.scale / twice_max, real2 = (double)q2.scale / twice_max;
   const double real_out = twice_max * twice_max / (double)((float)(1 << 14) * qo.scale);
-  WICK_TRY(wick_quant_multiplier(ctx, real1, 0, "input 0", &p->input1_multiplier,
-                                 &p->input1_shift));
-  WICK_TRY(wick_quant_multiplier(ctx, real2, 0, "input 1", &p->input2_multiplier,
-                                 &p->input2_shift));
+  WICK_TRY(
+      wick_quant_multiplier(ctx, real1, 0, "input 0", &p->input1_multiplier, &p->input1_shift));
+  WICK_TRY(
+      wick_quant_multiplier(ctx, real2, 0, "input 1", &p->input2_multiplier, &p->input2_shift));
   WICK_TRY(wick_quant_multiplier(ctx, real_out, 0, "the output", &p->output_multiplier,
                                  &p->output_shift));
   p->input1_offset = -q1.zero_point;
@@ -201,8 +201,7 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
       d->pot_shift2 = l2 - lout;
       WICK_CHECK_SUPPORTED(ctx,
                            (d->pot_shift1 == 0 || d->pot_shift2 == 0) && d->pot_shift1 <= 0 &&
-                               d->pot_shift2 <= 0 && d->pot_shift1 >= -15 &&
-                               d->pot_shift2 >= -15,
+                               d->pot_shift2 <= 0 && d->pot_shift1 >= -15 && d->pot_shift2 >= -15,
                            "power-of-two int16 scales need one input on the output's scale and "
                            "the other at most 2^15 finer (shifts %d, %d)",
                            (int)d->pot_shift1, (int)d->pot_shift2);
@@ -218,10 +217,10 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
       const double twice_max = (double)(2.0f * (q1.scale > q2.scale ? q1.scale : q2.scale));
       const double real1 = (double)q1.scale / twice_max, real2 = (double)q2.scale / twice_max;
       const double real_out = twice_max / (double)((float)(1 << p->left_shift) * qo.scale);
-      WICK_TRY(wick_quant_multiplier(ctx, real1, 0, "input 0", &p->input1_multiplier,
-                                     &p->input1_shift));
-      WICK_TRY(wick_quant_multiplier(ctx, real2, 0, "input 1", &p->input2_multiplier,
-                                     &p->input2_shift));
+      WICK_TRY(
+          wick_quant_multiplier(ctx, real1, 0, "input 0", &p->input1_multiplier, &p->input1_shift));
+      WICK_TRY(
+          wick_quant_multiplier(ctx, real2, 0, "input 1", &p->input2_multiplier, &p->input2_shift));
       WICK_TRY(wick_quant_multiplier(ctx, real_out, 30, "the output", &p->output_multiplier,
                                      &p->output_shift));
       p->input1_offset = -q1.zero_point;

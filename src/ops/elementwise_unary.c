@@ -138,11 +138,8 @@ static wick_status unary_invoke(wick_op_ctx *ctx) {
     case K_ZEROS:
       if (out->bytes > 0) memset(out->data, 0, out->bytes);
       return WICK_OK;
-    case K_NOT:
-      wick_bool_not__reference(n, in->data, out->data);
-      return WICK_OK;
-    case K_MATH:
-      break;
+    case K_NOT: wick_bool_not__reference(n, in->data, out->data); return WICK_OK;
+    case K_MATH: break;
   }
   switch (in->type) {
     case WICK_DTYPE_FLOAT32:

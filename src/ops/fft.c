@@ -49,8 +49,8 @@ static wick_status rfft2d_prepare(wick_op_ctx *ctx) {
                           "fft_length[%d] is %lld: lengths must be >= 1", i, (long long)fft[i]);
     if (!is_power_of_two(fft[i]))
       return wick_op_fail(ctx, len->known ? WICK_ERR_UNSUPPORTED_OP : WICK_ERR_INVALID_INPUT,
-                          "fft_length[%d] is %lld: RFFT2D takes only powers of two (as LiteRT)",
-                          i, (long long)fft[i]);
+                          "fft_length[%d] is %lld: RFFT2D takes only powers of two (as LiteRT)", i,
+                          (long long)fft[i]);
   }
   int32_t r = in->rank;
   int32_t dims[WICK_MAX_RANK];
@@ -87,8 +87,8 @@ static wick_status rfft2d_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_rfft2d = {"RFFT2D", WICK_BUILTIN_RFFT2D, 1, rfft2d_prepare,
-                                    rfft2d_invoke, 0};
+const wick_op_def wick_op_rfft2d = {"RFFT2D",       WICK_BUILTIN_RFFT2D, 1,
+                                    rfft2d_prepare, rfft2d_invoke,       0};
 
 /* ---------------------------------------------------------------- REAL, IMAG, COMPLEX_ABS */
 
@@ -118,9 +118,9 @@ static wick_status complex_abs_invoke(wick_op_ctx *ctx) {
   return complex_part_invoke(ctx, WICK_COMPLEX_ABS);
 }
 
-const wick_op_def wick_op_real = {"REAL", WICK_BUILTIN_REAL, 1, complex_part_prepare,
-                                  real_invoke, 0};
-const wick_op_def wick_op_imag = {"IMAG", WICK_BUILTIN_IMAG, 1, complex_part_prepare,
-                                  imag_invoke, 0};
-const wick_op_def wick_op_complex_abs = {"COMPLEX_ABS", WICK_BUILTIN_COMPLEX_ABS, 1,
-                                         complex_part_prepare, complex_abs_invoke, 0};
+const wick_op_def wick_op_real = {"REAL", WICK_BUILTIN_REAL, 1, complex_part_prepare, real_invoke,
+                                  0};
+const wick_op_def wick_op_imag = {"IMAG", WICK_BUILTIN_IMAG, 1, complex_part_prepare, imag_invoke,
+                                  0};
+const wick_op_def wick_op_complex_abs = {"COMPLEX_ABS",        WICK_BUILTIN_COMPLEX_ABS, 1,
+                                         complex_part_prepare, complex_abs_invoke,       0};

@@ -33,10 +33,10 @@ typedef struct fc_data {
   int64_t m, n, k;
   float lo, hi;
   const wick_f32_gemm_kernel *kern; /* NULL: reference */
-  float *packed;                /* weights + bias, layout in kernels.h */
-  bool hybrid, per_channel;     /* int8 weights, float activations */
-  const float *weight_scales;   /* hybrid: n scales, or 1 */
-  int8_t *scratch;              /* hybrid reference: one quantized input row */
+  float *packed;                    /* weights + bias, layout in kernels.h */
+  bool hybrid, per_channel;         /* int8 weights, float activations */
+  const float *weight_scales;       /* hybrid: n scales, or 1 */
+  int8_t *scratch;                  /* hybrid reference: one quantized input row */
   /* hybrid with constant weights (not forced to the reference kernel): the GEMM form of
    * ops/hybrid.h; otherwise the reference kernel */
   bool hybrid_gemm;
@@ -126,8 +126,8 @@ static wick_status choose_kernels(wick_op_ctx *ctx, fc_data *d) {
    * (wick_op_packed_shared). */
   const void *sources[2] = {wick_op_input(ctx, 1)->data, bias ? bias->data : NULL};
   const int64_t shape[2] = {d->n, d->k};
-  if ((d->packed = wick_op_packed_shared(ctx, sources, 2, shape, 2, 0, (uint32_t)kern->nr,
-                                         bytes, &cached)) == NULL)
+  if ((d->packed = wick_op_packed_shared(ctx, sources, 2, shape, 2, 0, (uint32_t)kern->nr, bytes,
+                                         &cached)) == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
   if (!cached)
     wick_f32_gemm_pack((size_t)d->n, (size_t)d->k, kern->nr, wick_op_input(ctx, 1)->data,
@@ -225,7 +225,8 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
     wick_tensor *b = wick_op_input(ctx, 2);
     wick_hybrid_fully_connected__reference(d->m, d->n, d->k, wick_op_input(ctx, 0)->data,
                                            wick_op_input(ctx, 1)->data, d->weight_scales,
-                                           d->per_channel, ctx->params->fc.asymmetric_quantize_inputs,
+                                           d->per_channel,
+                                           ctx->params->fc.asymmetric_quantize_inputs,
                                            b ? b->data : NULL, d->scratch,
                                            wick_op_output(ctx, 0)->data, d->lo, d->hi);
     return wick_op_run_fused_epilogue(ctx);
@@ -241,13 +242,13 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
     return wick_op_run_gemm_tasks(ctx, &t, tasks);
   }
   wick_tensor *bias = wick_op_input(ctx, 2);
-  fc_job j = {d, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data,
-              bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
+  fc_job j = {d, wick_op_input(ctx, 0)->data, wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,
+              wick_op_output(ctx, 0)->data};
   wick_status st =
       wick_parallel_range(ctx, (size_t)d->m, (uint64_t)d->n * (uint64_t)d->k, fc_rows, &j);
   if (st == WICK_OK) st = wick_op_run_fused_epilogue(ctx);
   return st;
 }
 
-const wick_op_def wick_op_fully_connected = {"FULLY_CONNECTED", WICK_BUILTIN_FULLY_CONNECTED, 12,
-                                             fc_prepare, fc_invoke, 0};
+const wick_op_def wick_op_fully_connected = {
+    "FULLY_CONNECTED", WICK_BUILTIN_FULLY_CONNECTED, 12, fc_prepare, fc_invoke, 0};

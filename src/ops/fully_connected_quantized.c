@@ -55,8 +55,8 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qfc_data *d, const wick_tens
   if (!cached)
     wick_q8_gemm_pack(kern, (size_t)d->n, 1, (size_t)d->k, w->data, bias ? bias->data : NULL,
                       -d->params.input_offset, NULL, NULL, d->packed);
-  d->out = (wick_q8_output){d->params.output_offset, d->params.act_min, d->params.act_max, scale,
-                            NULL, false};
+  d->out = (wick_q8_output){
+      d->params.output_offset, d->params.act_min, d->params.act_max, scale, NULL, false};
   size_t scratch; /* the input prepared once per invoke (wick_q8_prepare_input) */
   if (!wick_mul_size((size_t)d->m, (size_t)d->k * wick_q8_input_bytes(kern), &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
@@ -123,7 +123,8 @@ wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
 
   d->acc64 = t == WICK_DTYPE_INT16;
   if (bias) {
-    bool ok = bias->type == WICK_DTYPE_INT32 || (t == WICK_DTYPE_INT16 && bias->type == WICK_DTYPE_INT64);
+    bool ok =
+        bias->type == WICK_DTYPE_INT32 || (t == WICK_DTYPE_INT16 && bias->type == WICK_DTYPE_INT64);
     WICK_CHECK(ctx, ok, "bias type %s does not fit %s activations (int32%s)",
                wick_dtype_name(bias->type), wick_dtype_name(t),
                t == WICK_DTYPE_INT16 ? " or int64" : "");
@@ -136,14 +137,13 @@ wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
       double product = (double)qi.scale * (double)ws[0];
       double diff = fabs(product - (double)bq->scale[0]);
       WICK_CHECK(ctx, diff / (double)qo.scale <= 0.02,
-                 "bias scale %g differs from input scale * weights scale %g",
-                 (double)bq->scale[0], product);
+                 "bias scale %g differs from input scale * weights scale %g", (double)bq->scale[0],
+                 product);
     }
   }
   double *scale = wick_op_alloc(ctx, (size_t)(d->n > 0 ? d->n : 1) * sizeof(double));
   if (scale == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  for (int64_t c = 0; c < d->n; c++)
-    scale[c] = (double)qi.scale * (double)ws[c] / (double)qo.scale;
+  for (int64_t c = 0; c < d->n; c++) scale[c] = (double)qi.scale * (double)ws[c] / (double)qo.scale;
   d->params.scale = scale;
   d->params.input_offset = -qi.zero_point;
   d->params.output_offset = qo.zero_point;
@@ -175,12 +175,12 @@ wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {
   const qfc_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
   if (d->kern != NULL) {
-    return wick_parallel_q8_gemm(ctx, d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k,
-                                 in->data, -d->params.input_offset, wick_op_scratch(ctx),
-                                 d->packed, wick_op_output(ctx, 0)->data, &d->out);
+    return wick_parallel_q8_gemm(ctx, d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k, in->data,
+                                 -d->params.input_offset, wick_op_scratch(ctx), d->packed,
+                                 wick_op_output(ctx, 0)->data, &d->out);
   }
   wick_q_fully_connected__reference(in->type, d->m, d->n, d->k, &d->params, in->data,
-                                    wick_op_input(ctx, 1)->data, bias ? bias->data : NULL,
-                                    d->acc64, wick_op_output(ctx, 0)->data);
+                                    wick_op_input(ctx, 1)->data, bias ? bias->data : NULL, d->acc64,
+                                    wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }

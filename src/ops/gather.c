@@ -81,8 +81,8 @@ static wick_status gather_view_of(wick_op_ctx *ctx, const wick_tensor *params,
   int64_t bd = ctx->params->batch_dims;
   if (bd < 0) bd += indices->rank;
   WICK_CHECK(ctx, bd >= 0 && bd <= indices->rank && bd <= v->axis,
-             "batch_dims %d must be in [0, min(axis %d, indices rank %d)]",
-             ctx->params->batch_dims, v->axis, indices->rank);
+             "batch_dims %d must be in [0, min(axis %d, indices rank %d)]", ctx->params->batch_dims,
+             v->axis, indices->rank);
   v->batch_dims = (int32_t)bd;
   v->batch = v->outer = v->inner = v->count = 1;
   for (int32_t i = 0; i < v->batch_dims; i++) {
@@ -130,8 +130,8 @@ static wick_status gather_invoke(wick_op_ctx *ctx) {
   gather_view v;
   WICK_TRY(gather_view_of(ctx, params, indices, &v));
   if (!d->checked)
-    WICK_TRY(check_indices(ctx, WICK_ERR_INVALID_INPUT, indices, v.batch * v.count, 1,
-                           &v.axis_size));
+    WICK_TRY(
+        check_indices(ctx, WICK_ERR_INVALID_INPUT, indices, v.batch * v.count, 1, &v.axis_size));
   if (out->bytes == 0) return WICK_OK;
   wick_gather__reference(wick_dtype_size(params->type), v.batch, v.outer, v.axis_size, v.inner,
                          v.count, params->data, indices->type, indices->data, out->data);
@@ -214,12 +214,12 @@ static wick_status scatter_nd_view_of(wick_op_ctx *ctx, const wick_tensor *indic
              updates->rank, indices->rank, depth, out->rank, outer + out->rank - depth);
   for (int32_t i = 0; i < outer; i++)
     WICK_CHECK(ctx, updates->dims[i] == indices->dims[i],
-               "updates dimension %d is %d but indices dimension %d is %d", i, updates->dims[i],
-               i, indices->dims[i]);
+               "updates dimension %d is %d but indices dimension %d is %d", i, updates->dims[i], i,
+               indices->dims[i]);
   for (int32_t i = depth; i < out->rank; i++)
     WICK_CHECK(ctx, updates->dims[outer + i - depth] == out->dims[i],
-               "updates dimension %d is %d but the output shape has %d there",
-               outer + i - depth, updates->dims[outer + i - depth], out->dims[i]);
+               "updates dimension %d is %d but the output shape has %d there", outer + i - depth,
+               updates->dims[outer + i - depth], out->dims[i]);
   v->depth = depth;
   movement_strides(out->rank, out->dims, v->strides);
   for (int32_t k = 0; k < depth; k++) v->bounds[k] = out->dims[k];
@@ -277,8 +277,8 @@ static wick_status scatter_nd_invoke(wick_op_ctx *ctx) {
     WICK_TRY(check_indices(ctx, WICK_ERR_INVALID_INPUT, indices, v.rows, v.depth, v.bounds));
   if (out->bytes == 0) return WICK_OK;
   wick_scatter_nd__reference(out->type, v.rows, v.depth, v.strides, v.slice,
-                             wick_tensor_elements(out), indices->type, indices->data,
-                             updates->data, out->data);
+                             wick_tensor_elements(out), indices->type, indices->data, updates->data,
+                             out->data);
   return WICK_OK;
 }
 
@@ -306,8 +306,9 @@ static wick_status embedding_prepare(wick_op_ctx *ctx) {
                          "types; the hybrid lookup is int8 -> float32)",
                          wick_dtype_name(values->type), wick_dtype_name(out->type));
     const wick_quant *q = &values->info->quant;
-    WICK_CHECK(ctx, q->count == 1 || (q->count == (uint32_t)values->dims[0] &&
-                                      q->quantized_dimension == 0),
+    WICK_CHECK(ctx,
+               q->count == 1 ||
+                   (q->count == (uint32_t)values->dims[0] && q->quantized_dimension == 0),
                "hybrid values need one scale or one per row (quantized_dimension 0)");
     for (uint32_t i = 0; i < q->count; i++)
       WICK_CHECK(ctx, q->zero_point[i] == 0, "hybrid values must be symmetric (zero point 0)");
@@ -333,8 +334,8 @@ static wick_status embedding_invoke(wick_op_ctx *ctx) {
   int64_t cols = wick_tensor_elements(values) / (rows > 0 ? rows : 1);
   if (embedding_is_hybrid(values, out)) {
     const wick_quant *q = &values->info->quant;
-    wick_i8_embedding_hybrid__reference(count, cols, ids->type, ids->data, values->data,
-                                        q->scale, q->count > 1, out->data);
+    wick_i8_embedding_hybrid__reference(count, cols, ids->type, ids->data, values->data, q->scale,
+                                        q->count > 1, out->data);
   } else {
     wick_gather__reference(wick_dtype_size(values->type), 1, 1, rows, cols, count, values->data,
                            ids->type, ids->data, out->data);
@@ -342,11 +343,11 @@ static wick_status embedding_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_gather = {"GATHER", WICK_BUILTIN_GATHER, 7, gather_prepare,
-                                    gather_invoke, 0};
-const wick_op_def wick_op_gather_nd = {"GATHER_ND", WICK_BUILTIN_GATHER_ND, 5, gather_nd_prepare,
-                                       gather_nd_invoke, 0};
-const wick_op_def wick_op_embedding_lookup = {"EMBEDDING_LOOKUP", WICK_BUILTIN_EMBEDDING_LOOKUP, 4,
-                                              embedding_prepare, embedding_invoke, 0};
-const wick_op_def wick_op_scatter_nd = {"SCATTER_ND", WICK_BUILTIN_SCATTER_ND, 1,
-                                        scatter_nd_prepare, scatter_nd_invoke, 0};
+const wick_op_def wick_op_gather = {"GATHER",       WICK_BUILTIN_GATHER, 7,
+                                    gather_prepare, gather_invoke,       0};
+const wick_op_def wick_op_gather_nd = {"GATHER_ND",       WICK_BUILTIN_GATHER_ND, 5,
+                                       gather_nd_prepare, gather_nd_invoke,       0};
+const wick_op_def wick_op_embedding_lookup = {
+    "EMBEDDING_LOOKUP", WICK_BUILTIN_EMBEDDING_LOOKUP, 4, embedding_prepare, embedding_invoke, 0};
+const wick_op_def wick_op_scatter_nd = {"SCATTER_ND",       WICK_BUILTIN_SCATTER_ND, 1,
+                                        scatter_nd_prepare, scatter_nd_invoke,       0};

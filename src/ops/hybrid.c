@@ -58,14 +58,14 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
 
 void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, size_t r, const float *row,
                                bool asymmetric) {
-  h->row_scales[r] = wick_hybrid_quantize_row(h->f32, h->k, row, h->qrows + r * h->k,
-                                              asymmetric, &h->row_offsets[r]);
+  h->row_scales[r] = wick_hybrid_quantize_row(h->f32, h->k, row, h->qrows + r * h->k, asymmetric,
+                                              &h->row_offsets[r]);
 }
 
 wick_status wick_hybrid_gemm_run(const wick_op_ctx *ctx, const wick_hybrid_gemm *h,
                                  wick_q8_raw_finish_fn finish, void *arg) {
   uint8_t *scratch = wick_op_scratch(ctx);
   return wick_parallel_q8_gemm_raw(ctx, h->q8, h->m, h->n, h->k, h->qrows, (int8_t *)scratch,
-                                   h->packed, (int32_t *)(void *)(scratch + h->acc_offset),
-                                   finish, arg);
+                                   h->packed, (int32_t *)(void *)(scratch + h->acc_offset), finish,
+                                   arg);
 }

@@ -33,21 +33,19 @@ typedef struct wick_hybrid_gemm {
  * packed slot `slot` of the node; requests its scratch. False (with nothing prepared) when
  * this CPU has no int8 GEMM kernels or the op runs the reference kernels: the op keeps its
  * other path. Fails only on memory. */
-WICK_INTERNAL wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h,
-                                                   size_t m, size_t n, size_t k,
-                                                   const int8_t *w, bool w_kn, uint32_t slot,
-                                                   bool *ready);
+WICK_INTERNAL wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size_t m,
+                                                   size_t n, size_t k, const int8_t *w, bool w_kn,
+                                                   uint32_t slot, bool *ready);
 
 /* Quantizes row r (k floats) into the form's row r. */
-WICK_INTERNAL void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, size_t r,
-                                             const float *row, bool asymmetric);
+WICK_INTERNAL void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, size_t r, const float *row,
+                                             bool asymmetric);
 
 /* The int32 sums of every row against the weights, then finish(arg, m0, m1, n0, n1) per
  * block; the sums are at wick_hybrid_gemm_sums(h, scratch) (m x n). */
 WICK_INTERNAL wick_status wick_hybrid_gemm_run(const wick_op_ctx *ctx, const wick_hybrid_gemm *h,
                                                wick_q8_raw_finish_fn finish, void *arg);
-static inline const int32_t *wick_hybrid_gemm_sums(const wick_hybrid_gemm *h,
-                                                   const void *scratch) {
+static inline const int32_t *wick_hybrid_gemm_sums(const wick_hybrid_gemm *h, const void *scratch) {
   return (const int32_t *)(const void *)((const uint8_t *)scratch + h->acc_offset);
 }
 

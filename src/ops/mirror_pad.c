@@ -23,8 +23,7 @@ static wick_status mirror_pad_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 1, &pads));
   WICK_TRY(movement_check_type(ctx, in, "input"));
   int32_t mode = ctx->params->mode;
-  WICK_CHECK(ctx, mode == 0 || mode == 1, "mode %d is neither REFLECT (0) nor SYMMETRIC (1)",
-             mode);
+  WICK_CHECK(ctx, mode == 0 || mode == 1, "mode %d is neither REFLECT (0) nor SYMMETRIC (1)", mode);
   WICK_CHECK(ctx, wick_is_int_index_type(pads->type), "paddings must be int32 or int64");
   WICK_CHECK(ctx, pads->rank == 2 && pads->dims[0] == in->rank && pads->dims[1] == 2,
              "paddings must be [%d, 2]", in->rank);
@@ -60,5 +59,5 @@ static wick_status mirror_pad_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_mirror_pad = {"MIRROR_PAD", WICK_BUILTIN_MIRROR_PAD, 3,
-                                        mirror_pad_prepare, mirror_pad_invoke, 0};
+const wick_op_def wick_op_mirror_pad = {"MIRROR_PAD",       WICK_BUILTIN_MIRROR_PAD, 3,
+                                        mirror_pad_prepare, mirror_pad_invoke,       0};

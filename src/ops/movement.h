@@ -27,8 +27,8 @@ static inline wick_status movement_value_status(const wick_op_ctx *ctx) {
 }
 
 /* Fails unless `cond` holds; the status depends on the phase (see above). */
-#define WICK_CHECK_VALUE(ctx, cond, ...)                                          \
-  do {                                                                            \
+#define WICK_CHECK_VALUE(ctx, cond, ...)                                              \
+  do {                                                                                \
     if (!(cond)) return wick_op_fail((ctx), movement_value_status(ctx), __VA_ARGS__); \
   } while (0)
 
@@ -91,9 +91,9 @@ static inline wick_status movement_run_plan(wick_op_ctx *ctx) {
  * to dst [outer, dst_axis, inner] rows dst_start..+len (SPLIT, PACK, UNPACK).
  * Skips empty blocks, so NULL data is fine when nothing is copied. */
 static inline void movement_copy_axis_block(size_t esize, int64_t outer, int64_t inner,
-                                            int64_t src_axis, int64_t src_start,
-                                            const void *src, int64_t dst_axis,
-                                            int64_t dst_start, void *dst, int64_t len) {
+                                            int64_t src_axis, int64_t src_start, const void *src,
+                                            int64_t dst_axis, int64_t dst_start, void *dst,
+                                            int64_t len) {
   if (outer == 0 || inner == 0 || len == 0) return;
   wick_copy_plan p;
   memset(&p, 0, sizeof p);

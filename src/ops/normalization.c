@@ -46,12 +46,11 @@ static wick_status l2_norm_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0);
   int64_t rows, cols;
   rows_cols(in, &rows, &cols);
-  wick_f32_l2_normalize__reference(rows, cols, L2_EPSILON, in->data,
-                                   wick_op_output(ctx, 0)->data);
+  wick_f32_l2_normalize__reference(rows, cols, L2_EPSILON, in->data, wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }
 
-const wick_op_def wick_op_log_softmax = {"LOG_SOFTMAX", WICK_BUILTIN_LOG_SOFTMAX, 2,
-                                         rowwise_prepare, log_softmax_invoke, 0};
-const wick_op_def wick_op_l2_normalization = {"L2_NORMALIZATION", WICK_BUILTIN_L2_NORMALIZATION,
-                                              2, rowwise_prepare, l2_norm_invoke, 0};
+const wick_op_def wick_op_log_softmax = {"LOG_SOFTMAX",   WICK_BUILTIN_LOG_SOFTMAX, 2,
+                                         rowwise_prepare, log_softmax_invoke,       0};
+const wick_op_def wick_op_l2_normalization = {
+    "L2_NORMALIZATION", WICK_BUILTIN_L2_NORMALIZATION, 2, rowwise_prepare, l2_norm_invoke, 0};

@@ -47,7 +47,8 @@ static wick_status verify_prepare(wick_op_ctx *ctx) {
   if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return wick_op_flex_fail(ctx, "tolerance", st);
   d->tolerance = (float)tolerance;
   st = wick_flex_map_bool(&m, "log_if_failed", &d->log_if_failed);
-  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT) return wick_op_flex_fail(ctx, "log_if_failed", st);
+  if (st != WICK_FLEX_OK && st != WICK_FLEX_ABSENT)
+    return wick_op_flex_fail(ctx, "log_if_failed", st);
 
   wick_tensor *in, *ref;
   WICK_TRY(wick_require_input(ctx, 0, &in));
@@ -98,12 +99,12 @@ static wick_status verify_invoke(wick_op_ctx *ctx) {
     out[i] = dequant - ref[i];
     if (verify && fabsf(out[i]) > max_diff)
       return wick_op_fail(ctx, WICK_ERR_INVALID_INPUT,
-                          "element %lld: |%g - %g| = %g exceeds tolerance %g x scale %g", (long long)i,
-                          (double)ref[i], (double)dequant, (double)fabsf(out[i]),
+                          "element %lld: |%g - %g| = %g exceeds tolerance %g x scale %g",
+                          (long long)i, (double)ref[i], (double)dequant, (double)fabsf(out[i]),
                           (double)d->tolerance, (double)d->scale);
   }
   return WICK_OK;
 }
 
 const wick_op_def wick_op_numeric_verify = {"NumericVerify", WICK_BUILTIN_CUSTOM, 1,
-                                            verify_prepare, verify_invoke, 0};
+                                            verify_prepare,  verify_invoke,       0};

@@ -11,8 +11,8 @@
 
 wick_status wick_check_arity(const wick_op_ctx *ctx, size_t min_in, size_t max_in, size_t n_out) {
   size_t ni = wick_op_num_inputs(ctx), no = wick_op_num_outputs(ctx);
-  WICK_CHECK(ctx, ni >= min_in && ni <= max_in, "takes %zu..%zu inputs, the file gives %zu",
-             min_in, max_in, ni);
+  WICK_CHECK(ctx, ni >= min_in && ni <= max_in, "takes %zu..%zu inputs, the file gives %zu", min_in,
+             max_in, ni);
   WICK_CHECK(ctx, no == n_out, "has %zu outputs, the file gives %zu", n_out, no);
   return WICK_OK;
 }
@@ -70,8 +70,8 @@ void wick_broadcast_strides(const wick_tensor *t, int32_t rank, const int32_t *o
 
 wick_status wick_normalize_axis(const wick_op_ctx *ctx, int64_t axis, int32_t rank, int32_t *out) {
   int64_t a = axis < 0 ? axis + rank : axis;
-  WICK_CHECK(ctx, a >= 0 && a < (rank > 0 ? rank : 1), "axis %" PRId64 " is outside rank %d",
-             axis, rank);
+  WICK_CHECK(ctx, a >= 0 && a < (rank > 0 ? rank : 1), "axis %" PRId64 " is outside rank %d", axis,
+             rank);
   *out = (int32_t)a;
   return WICK_OK;
 }
@@ -107,8 +107,8 @@ static wick_status conv_dimension(const wick_op_ctx *ctx, wick_padding padding, 
   int64_t padded = (int64_t)in + before + after;
   WICK_CHECK(ctx, padded <= INT32_MAX, "padded input size overflows");
   int32_t own = 0;
-  WICK_TRY(wick_conv_output_size(ctx, padding, (int32_t)padded, filter, stride, dilation, out,
-                                 &own));
+  WICK_TRY(
+      wick_conv_output_size(ctx, padding, (int32_t)padded, filter, stride, dilation, out, &own));
   WICK_CHECK(ctx, (int64_t)own + before <= INT32_MAX, "padding overflows");
   *pad_before = own + before;
   return WICK_OK;
@@ -116,16 +116,16 @@ static wick_status conv_dimension(const wick_op_ctx *ctx, wick_padding padding, 
 
 wick_status wick_conv_spatial(const wick_op_ctx *ctx, wick_padding padding, wick_conv_shape *s) {
   const int32_t *pad = wick_op_fusion(ctx)->pad; /* top, bottom, left, right; zeros if none */
-  WICK_TRY(conv_dimension(ctx, padding, s->in_h, pad[0], pad[1], s->k_h, s->stride_h,
-                          s->dilation_h, &s->out_h, &s->pad_top));
+  WICK_TRY(conv_dimension(ctx, padding, s->in_h, pad[0], pad[1], s->k_h, s->stride_h, s->dilation_h,
+                          &s->out_h, &s->pad_top));
   return conv_dimension(ctx, padding, s->in_w, pad[2], pad[3], s->k_w, s->stride_w, s->dilation_w,
                         &s->out_w, &s->pad_left);
 }
 
 wick_status wick_pool_spatial(const wick_op_ctx *ctx, wick_padding padding, wick_pool_shape *s) {
   const int32_t *pad = wick_op_fusion(ctx)->pad; /* a folded PAD: MAX_POOL_2D only (fuse.c) */
-  WICK_TRY(conv_dimension(ctx, padding, s->in_h, pad[0], pad[1], s->k_h, s->stride_h, 1,
-                          &s->out_h, &s->pad_top));
+  WICK_TRY(conv_dimension(ctx, padding, s->in_h, pad[0], pad[1], s->k_h, s->stride_h, 1, &s->out_h,
+                          &s->pad_top));
   return conv_dimension(ctx, padding, s->in_w, pad[2], pad[3], s->k_w, s->stride_w, 1, &s->out_w,
                         &s->pad_left);
 }
@@ -163,8 +163,8 @@ static void conv2d_fill_sizes(const wick_op_ctx *ctx, const wick_tensor *in,
 }
 
 wick_status wick_conv2d_geometry(const wick_op_ctx *ctx, const wick_tensor *in,
-                                 const wick_tensor *filter, const wick_tensor *bias,
-                                 bool depthwise, wick_conv_shape *s) {
+                                 const wick_tensor *filter, const wick_tensor *bias, bool depthwise,
+                                 wick_conv_shape *s) {
   const wick_conv_params *p = &ctx->params->conv;
   WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
   WICK_CHECK(ctx, filter->rank == 4, "filter must have rank 4, not %d", filter->rank);
@@ -183,16 +183,16 @@ wick_status wick_conv2d_geometry(const wick_op_ctx *ctx, const wick_tensor *in,
     WICK_CHECK(ctx, fc > 0 && s->in_c > 0 && s->in_c % fc == 0,
                "input depth %d is not a positive multiple of the filter depth %d", s->in_c, fc);
     s->groups = s->in_c / fc;
-    WICK_CHECK(ctx, s->out_c % s->groups == 0,
-               "%d output channels do not split into %d groups", s->out_c, s->groups);
+    WICK_CHECK(ctx, s->out_c % s->groups == 0, "%d output channels do not split into %d groups",
+               s->out_c, s->groups);
     s->multiplier = 1;
   }
   WICK_TRY(wick_check_bias_length(ctx, bias, s->out_c));
   return wick_conv_spatial(ctx, p->padding, s);
 }
 
-wick_status wick_conv2d_set_output(const wick_op_ctx *ctx, const wick_conv_shape *s,
-                                   bool depthwise, wick_dtype type) {
+wick_status wick_conv2d_set_output(const wick_op_ctx *ctx, const wick_conv_shape *s, bool depthwise,
+                                   wick_dtype type) {
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
   WICK_TRY(wick_op_set_output(ctx, 0, type, 4, dims));
   int64_t taps = (int64_t)s->k_h * s->k_w * (depthwise ? 1 : s->in_c / s->groups);
@@ -212,8 +212,7 @@ wick_status wick_tconv_geometry(const wick_op_ctx *ctx, const wick_tensor *oshap
                "output_shape must be a 1-D tensor of 4 values");
   }
   WICK_CHECK(ctx, filter->dims[3] == in->dims[3],
-             "weights have %d input channels but the input has %d", filter->dims[3],
-             in->dims[3]);
+             "weights have %d input channels but the input has %d", filter->dims[3], in->dims[3]);
   const wick_conv_params *p = &ctx->params->conv;
   WICK_CHECK(ctx, p->stride_h > 0 && p->stride_w > 0, "strides %d x %d must be positive",
              p->stride_h, p->stride_w);
@@ -241,8 +240,8 @@ wick_status wick_tconv_output_dims(const wick_op_ctx *ctx, const int32_t *want, 
     int64_t w = p->padding == WICK_PADDING_SAME ? (int64_t)s->in_w * s->stride_w
                                                 : ((int64_t)s->in_w - 1) * s->stride_w + s->k_w;
     WICK_CHECK(ctx, h >= 0 && h <= INT32_MAX && w >= 0 && w <= INT32_MAX,
-               "output size overflows (input %dx%d, strides %dx%d)", s->in_h, s->in_w,
-               s->stride_h, s->stride_w);
+               "output size overflows (input %dx%d, strides %dx%d)", s->in_h, s->in_w, s->stride_h,
+               s->stride_w);
     if (s->in_h == 0) h = 0; /* an empty input maps to an empty output */
     if (s->in_w == 0) w = 0;
     implied[0] = s->batch;
@@ -257,8 +256,8 @@ wick_status wick_tconv_output_dims(const wick_op_ctx *ctx, const int32_t *want, 
                         "channels",
                         want[0], want[1], want[2], want[3], s->batch, s->out_c);
   if (want[1] < 0 || want[2] < 0)
-    return wick_op_fail(ctx, bad, "output_shape [%d,%d,%d,%d] has a negative dimension",
-                        want[0], want[1], want[2], want[3]);
+    return wick_op_fail(ctx, bad, "output_shape [%d,%d,%d,%d] has a negative dimension", want[0],
+                        want[1], want[2], want[3]);
   s->out_h = want[1];
   s->out_w = want[2];
   int32_t fwd_h, fwd_w;
@@ -275,8 +274,8 @@ wick_status wick_tconv_output_dims(const wick_op_ctx *ctx, const int32_t *want, 
                         s->stride_h, s->stride_w, fwd_h, fwd_w);
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->out_c};
   WICK_TRY(wick_op_set_output(ctx, 0, type, 4, dims));
-  wick_op_set_macs(ctx, (uint64_t)wick_tensor_elements(in) * (uint64_t)s->out_c *
-                    (uint64_t)s->k_h * (uint64_t)s->k_w);
+  wick_op_set_macs(ctx, (uint64_t)wick_tensor_elements(in) * (uint64_t)s->out_c * (uint64_t)s->k_h *
+                            (uint64_t)s->k_w);
   return WICK_OK;
 }
 

@@ -15,21 +15,21 @@
 #include "kernels/kernels.h"
 
 /* Fails the op with WICK_ERR_MALFORMED_MODEL unless `cond` holds. */
-#define WICK_CHECK(ctx, cond, ...)                                         \
-  do {                                                                     \
+#define WICK_CHECK(ctx, cond, ...)                                                  \
+  do {                                                                              \
     if (!(cond)) return wick_op_fail((ctx), WICK_ERR_MALFORMED_MODEL, __VA_ARGS__); \
   } while (0)
 
 /* Fails with WICK_ERR_UNSUPPORTED_OP unless `cond` holds. */
-#define WICK_CHECK_SUPPORTED(ctx, cond, ...)                               \
-  do {                                                                     \
+#define WICK_CHECK_SUPPORTED(ctx, cond, ...)                                       \
+  do {                                                                             \
     if (!(cond)) return wick_op_fail((ctx), WICK_ERR_UNSUPPORTED_OP, __VA_ARGS__); \
   } while (0)
 
 /* Propagates a non-OK status. */
-#define WICK_TRY(expr)                  \
-  do {                                  \
-    wick_status wick_try_ = (expr);     \
+#define WICK_TRY(expr)                          \
+  do {                                          \
+    wick_status wick_try_ = (expr);             \
     if (wick_try_ != WICK_OK) return wick_try_; \
   } while (0)
 
@@ -86,9 +86,8 @@ WICK_INTERNAL wick_status wick_check_bias_length(const wick_op_ctx *ctx, const w
  * caller checks it elsewhere) and fills all of *s, the output size and
  * padding included (wick_conv_spatial). */
 WICK_INTERNAL wick_status wick_conv2d_geometry(const wick_op_ctx *ctx, const wick_tensor *in,
-                                               const wick_tensor *filter,
-                                               const wick_tensor *bias, bool depthwise,
-                                               wick_conv_shape *s);
+                                               const wick_tensor *filter, const wick_tensor *bias,
+                                               bool depthwise, wick_conv_shape *s);
 /* Sets output 0 of CONV_2D / DEPTHWISE_CONV_2D ([N, oH, oW, Cout] of `type`)
  * and the node's multiply-accumulates. */
 WICK_INTERNAL wick_status wick_conv2d_set_output(const wick_op_ctx *ctx, const wick_conv_shape *s,

@@ -88,5 +88,5 @@ static wick_status unpack_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_pack = {"PACK", WICK_BUILTIN_PACK, 4, pack_prepare, pack_invoke, 0};
-const wick_op_def wick_op_unpack = {"UNPACK", WICK_BUILTIN_UNPACK, 5, unpack_prepare,
-                                    unpack_invoke, 0};
+const wick_op_def wick_op_unpack = {"UNPACK",       WICK_BUILTIN_UNPACK, 5,
+                                    unpack_prepare, unpack_invoke,       0};

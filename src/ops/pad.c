@@ -45,8 +45,7 @@ static wick_status pad_prepare(wick_op_ctx *ctx) {
       return wick_op_fail(ctx, bad, "padding of dimension %d is negative (%lld, %lld)", i,
                           (long long)b, (long long)a);
     int64_t size = (int64_t)in->dims[i] + b + a;
-    if (size > INT32_MAX)
-      return wick_op_fail(ctx, bad, "padded dimension %d overflows", i);
+    if (size > INT32_MAX) return wick_op_fail(ctx, bad, "padded dimension %d overflows", i);
     d->before[i] = (int32_t)b;
     dims[i] = (int32_t)size;
   }

@@ -48,8 +48,8 @@ static void q8_gemm_task(void *arg, size_t task, size_t thread) {
     wick_q8_prepare_input(j->kern, (m1 - m0) * j->k, j->a + m0 * j->k, j->a_zero_point,
                           j->prepared + m0 * stride);
   const size_t c_stride = j->split.n * (j->o->raw ? sizeof(int32_t) : 1);
-  wick_q8_gemm_cols(j->kern, m0, m1, n0, n1, j->split.n, j->k, j->prepared, stride, true,
-                    j->packed, j->c, c_stride, j->o);
+  wick_q8_gemm_cols(j->kern, m0, m1, n0, n1, j->split.n, j->k, j->prepared, stride, true, j->packed,
+                    j->c, c_stride, j->o);
   if (j->finish != NULL) j->finish(j->finish_arg, m0, m1, n0, n1);
 }
 
@@ -57,8 +57,14 @@ wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx, const wick_q8_kernels 
                                   size_t n, size_t k, const int8_t *a, int32_t a_zero_point,
                                   int8_t *prepared, const void *packed, int8_t *c,
                                   const wick_q8_output *o) {
-  q8_gemm_job j = {.kern = kern, .k = k, .a = a, .a_zero_point = a_zero_point,
-                   .prepared = prepared, .packed = packed, .c = c, .o = o};
+  q8_gemm_job j = {.kern = kern,
+                   .k = k,
+                   .a = a,
+                   .a_zero_point = a_zero_point,
+                   .prepared = prepared,
+                   .packed = packed,
+                   .c = c,
+                   .o = o};
   const size_t tasks = wick_q8_gemm_split_init(&j.split, kern, m, n, k, WICK_TASK_GRAIN);
   if (j.split.col_parts > 1) { /* few rows (the split cut columns): prepare them once */
     wick_q8_prepare_input(kern, m * k, a, a_zero_point, prepared);
@@ -67,13 +73,19 @@ wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx, const wick_q8_kernels 
   return wick_parallel_for(ctx, tasks, q8_gemm_task, &j);
 }
 
-wick_status wick_parallel_q8_gemm_raw(const wick_op_ctx *ctx, const wick_q8_kernels *kern,
-                                      size_t m, size_t n, size_t k, const int8_t *a,
-                                      int8_t *prepared, const void *packed, int32_t *acc,
+wick_status wick_parallel_q8_gemm_raw(const wick_op_ctx *ctx, const wick_q8_kernels *kern, size_t m,
+                                      size_t n, size_t k, const int8_t *a, int8_t *prepared,
+                                      const void *packed, int32_t *acc,
                                       wick_q8_raw_finish_fn finish, void *finish_arg) {
   static const wick_q8_output raw = {.raw = true};
-  q8_gemm_job j = {.kern = kern, .k = k, .a = a, .prepared = prepared, .packed = packed,
-                   .c = (int8_t *)(void *)acc, .o = &raw, .finish = finish,
+  q8_gemm_job j = {.kern = kern,
+                   .k = k,
+                   .a = a,
+                   .prepared = prepared,
+                   .packed = packed,
+                   .c = (int8_t *)(void *)acc,
+                   .o = &raw,
+                   .finish = finish,
                    .finish_arg = finish_arg};
   const size_t tasks = wick_q8_gemm_split_init(&j.split, kern, m, n, k, WICK_TASK_GRAIN);
   if (j.split.col_parts > 1) {
@@ -98,8 +110,7 @@ static void rows_task(void *p, size_t task, size_t thread) {
 }
 
 wick_status wick_parallel_rows(const wick_op_ctx *ctx, int32_t batch, int32_t out_h,
-                               uint64_t work_per_row, bool splittable, wick_rows_fn fn,
-                               void *arg) {
+                               uint64_t work_per_row, bool splittable, wick_rows_fn fn, void *arg) {
   if (batch <= 0 || out_h <= 0) return WICK_OK;
   rows_job j = {fn, arg, (size_t)out_h, 1};
   /* Tasks never straddle two images: per image, runs of whole rows. */
@@ -143,8 +154,7 @@ wick_status wick_parallel_strided_copy(const wick_op_ctx *ctx, size_t esize,
       break;
     }
   }
-  copy_job j = {esize,
-                !wick_op_force_reference(ctx) && wick_strided_copy_is_transpose(plan), plan,
+  copy_job j = {esize, !wick_op_force_reference(ctx) && wick_strided_copy_is_transpose(plan), plan,
                 src, dst};
   return wick_parallel_range(ctx, (size_t)plan->dims[0], per_slice, copy_range, &j);
 }
@@ -238,8 +248,7 @@ static void repeated_rows(const binary_job *j, size_t begin, size_t end) {
  * small per-channel broadcast over dense rows. */
 static size_t rows_per_call(const wick_f32_binary_plan *p) {
   size_t inner = p->dims[2];
-  if (p->form != WICK_F32_VV || p->dims[1] < 2 || inner == 0 || inner * 4 > REPEAT_FLOATS)
-    return 0;
+  if (p->form != WICK_F32_VV || p->dims[1] < 2 || inner == 0 || inner * 4 > REPEAT_FLOATS) return 0;
   bool b_rewinds = p->a_strides[1] == inner && p->b_strides[1] == 0;
   bool a_rewinds = p->a_strides[1] == 0 && p->b_strides[1] == inner;
   return b_rewinds || a_rewinds ? REPEAT_FLOATS / inner : 0;
@@ -273,7 +282,7 @@ wick_status wick_parallel_f32_binary(const wick_op_ctx *ctx, const wick_f32_bina
                                      const float *b, float *out, float lo, float hi) {
   size_t rows = plan->dims[0] * plan->dims[1], inner = plan->dims[2];
   if (rows == 0 || inner == 0) return WICK_OK;
-  binary_job j = {forms[plan->form], plan, a, b, out, lo, hi, inner / CHUNK + (inner % CHUNK != 0),
+  binary_job j = {forms[plan->form],  plan, a, b, out, lo, hi, inner / CHUNK + (inner % CHUNK != 0),
                   rows_per_call(plan)};
   uint64_t work = (uint64_t)(inner < CHUNK ? inner : CHUNK) * ELEMENTWISE_WORK_PER_ELEMENT;
   return wick_parallel_range(ctx, rows * j.chunks, work, binary_range, &j);

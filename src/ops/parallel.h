@@ -48,9 +48,8 @@ WICK_INTERNAL wick_status wick_parallel_f32_unary(const wick_op_ctx *ctx, wick_f
                                                   size_t n, const float *in, float *out);
 WICK_INTERNAL wick_status wick_parallel_f32_binary(const wick_op_ctx *ctx,
                                                    const wick_f32_binary_fn forms[3],
-                                                   const wick_f32_binary_plan *plan,
-                                                   const float *a, const float *b, float *out,
-                                                   float lo, float hi);
+                                                   const wick_f32_binary_plan *plan, const float *a,
+                                                   const float *b, float *out, float lo, float hi);
 
 /* Work units per multiply-accumulate of a depthwise convolution: it loads
  * an input and a weight per MAC where a GEMM reuses them from registers, and
@@ -98,8 +97,8 @@ WICK_INTERNAL wick_status wick_parallel_rows(const wick_op_ctx *ctx, int32_t bat
  * per image runs the original shape. */
 static inline bool wick_rows_splittable(int32_t in_h, int32_t out_h, int32_t stride_h,
                                         int32_t pad_top) {
-  int64_t reach = (int64_t)out_h * stride_h + (int64_t)in_h + (pad_top < 0 ? -(int64_t)pad_top
-                                                                           : (int64_t)pad_top);
+  int64_t reach = (int64_t)out_h * stride_h + (int64_t)in_h +
+                  (pad_top < 0 ? -(int64_t)pad_top : (int64_t)pad_top);
   return stride_h > 0 && reach < ((int64_t)1 << 28);
 }
 

@@ -53,7 +53,8 @@ static wick_status pool_prepare(wick_op_ctx *ctx) {
   uint64_t wh = (uint64_t)(s->k_h < s->in_h ? s->k_h : s->in_h);
   uint64_t ww = (uint64_t)(s->k_w < s->in_w ? s->k_w : s->in_w);
   uint64_t taps = wh * ww, macs; /* each < 2^31: no overflow */
-  if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs)) macs = UINT64_MAX;
+  if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs))
+    macs = UINT64_MAX;
   wick_op_set_macs(ctx, macs);
   return WICK_OK;
 }
@@ -97,7 +98,7 @@ static wick_status max_invoke(wick_op_ctx *ctx) {
   return pool_run(ctx, true);
 }
 
-const wick_op_def wick_op_average_pool_2d = {"AVERAGE_POOL_2D", WICK_BUILTIN_AVERAGE_POOL_2D, 3,
-                                             pool_prepare, average_invoke, 0};
-const wick_op_def wick_op_max_pool_2d = {"MAX_POOL_2D", WICK_BUILTIN_MAX_POOL_2D, 3, pool_prepare,
-                                         max_invoke, 0};
+const wick_op_def wick_op_average_pool_2d = {
+    "AVERAGE_POOL_2D", WICK_BUILTIN_AVERAGE_POOL_2D, 3, pool_prepare, average_invoke, 0};
+const wick_op_def wick_op_max_pool_2d = {
+    "MAX_POOL_2D", WICK_BUILTIN_MAX_POOL_2D, 3, pool_prepare, max_invoke, 0};

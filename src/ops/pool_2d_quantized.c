@@ -58,7 +58,8 @@ wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx) {
   uint64_t wh = (uint64_t)(s->k_h < s->in_h ? s->k_h : s->in_h);
   uint64_t ww = (uint64_t)(s->k_w < s->in_w ? s->k_w : s->in_w);
   uint64_t taps = wh * ww, macs; /* each < 2^31: no overflow */
-  if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs)) macs = UINT64_MAX;
+  if (__builtin_mul_overflow((uint64_t)wick_shape_elements(4, dims), taps, &macs))
+    macs = UINT64_MAX;
   wick_op_set_macs(ctx, macs);
   /* wick_q8_pool's int32 accumulators: one row of channels per thread */
   size_t per_thread, scratch;

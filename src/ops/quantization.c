@@ -16,16 +16,27 @@ bool wick_quant_is_q_type(wick_dtype t) {
 
 bool wick_quant_routed(const wick_op_ctx *ctx, size_t i) {
   const wick_tensor *t = wick_op_input(ctx, i);
-  return t != NULL && wick_quant_is_q_type(t->type) && t->info != NULL &&
-         t->info->quant.count > 0;
+  return t != NULL && wick_quant_is_q_type(t->type) && t->info != NULL && t->info->quant.count > 0;
 }
 
 void wick_quant_type_range(wick_dtype t, int32_t *lo, int32_t *hi) {
   switch (t) {
-    case WICK_DTYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
-    case WICK_DTYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
-    case WICK_DTYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
-    default: *lo = INT32_MIN; *hi = INT32_MAX; return;
+    case WICK_DTYPE_INT8:
+      *lo = INT8_MIN;
+      *hi = INT8_MAX;
+      return;
+    case WICK_DTYPE_UINT8:
+      *lo = 0;
+      *hi = UINT8_MAX;
+      return;
+    case WICK_DTYPE_INT16:
+      *lo = INT16_MIN;
+      *hi = INT16_MAX;
+      return;
+    default:
+      *lo = INT32_MIN;
+      *hi = INT32_MAX;
+      return;
   }
 }
 
@@ -41,8 +52,7 @@ wick_status wick_quant_params(const wick_op_ctx *ctx, const wick_tensor *t, cons
                        q->count);
   float s = q->scale[0];
   int64_t zp = q->zero_point[0];
-  WICK_CHECK(ctx, finite_positive(s), "%s: scale %g must be positive and finite", what,
-             (double)s);
+  WICK_CHECK(ctx, finite_positive(s), "%s: scale %g must be positive and finite", what, (double)s);
   int32_t lo, hi;
   wick_quant_type_range(t->type, &lo, &hi);
   WICK_CHECK(ctx, zp >= lo && zp <= hi, "%s: zero point %lld is outside the %s range", what,
@@ -105,8 +115,7 @@ wick_status wick_quant_activation_range(const wick_op_ctx *ctx, wick_activation 
   switch (act) {
     case WICK_ACT_NONE:
     case WICK_ACT_TANH:
-    case WICK_ACT_SIGN_BIT:
-      return WICK_OK;
+    case WICK_ACT_SIGN_BIT: return WICK_OK;
     case WICK_ACT_RELU:
       WICK_TRY(quantize_bound(ctx, out, 0.0f, &v));
       if (v > *lo) *lo = v;
@@ -134,8 +143,7 @@ wick_status wick_quant_filter_scales(const wick_op_ctx *ctx, const wick_tensor *
              wick_dtype_name(filter->type));
   if (q->count > 1) {
     WICK_CHECK(ctx, (int64_t)q->count == channels,
-               "the filter has %u per-channel scales for %d output channels", q->count,
-               channels);
+               "the filter has %u per-channel scales for %d output channels", q->count, channels);
     WICK_CHECK(ctx, q->quantized_dimension == axis,
                "the filter is quantized along dimension %d; per-channel scales must follow the "
                "output channels (dimension %d)",
@@ -155,8 +163,8 @@ wick_status wick_quant_filter_scales(const wick_op_ctx *ctx, const wick_tensor *
 
 wick_status wick_quant_channel_multipliers(const wick_op_ctx *ctx, float in_scale,
                                            const float *filter_scales, int32_t channels,
-                                           float out_scale, int32_t max_shift,
-                                           int32_t **multiplier, int32_t **shift) {
+                                           float out_scale, int32_t max_shift, int32_t **multiplier,
+                                           int32_t **shift) {
   size_t n = (size_t)(channels > 0 ? channels : 1);
   int32_t *m = wick_op_alloc(ctx, n * sizeof(int32_t));
   int32_t *s = wick_op_alloc(ctx, n * sizeof(int32_t));

@@ -70,9 +70,9 @@ WICK_INTERNAL wick_status wick_quant_activation_range(const wick_op_ctx *ctx, wi
 /* Filter scales of a conv-like op, checked: `filter` has either one scale or
  * `channels` scales along dimension `axis`; each finite and >= 0. Returns a
  * pointer to `channels` scales in op memory (broadcast when per-tensor). */
-WICK_INTERNAL wick_status wick_quant_filter_scales(const wick_op_ctx *ctx, const wick_tensor *filter,
-                                                   int32_t channels, int32_t axis,
-                                                   const float **scales);
+WICK_INTERNAL wick_status wick_quant_filter_scales(const wick_op_ctx *ctx,
+                                                   const wick_tensor *filter, int32_t channels,
+                                                   int32_t axis, const float **scales);
 
 /* Per-channel multipliers in_scale * filter_scale[c] / out_scale (products in
  * double, as LiteRT's PopulateConvolutionQuantizationParams), allocated in op
@@ -94,10 +94,9 @@ WICK_INTERNAL bool wick_quant_checked_log2(float x, int32_t *log2);
  * activation clamp). *acc64: accumulate in 64 bits (int64 bias, or int16
  * without bias as LiteRT). (conv_2d_quantized.c) */
 WICK_INTERNAL wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
-                                                 const wick_tensor *filter,
-                                                 const wick_tensor *bias, const wick_tensor *out,
-                                                 int32_t out_c, int32_t filter_axis,
-                                                 wick_activation activation,
+                                                 const wick_tensor *filter, const wick_tensor *bias,
+                                                 const wick_tensor *out, int32_t out_c,
+                                                 int32_t filter_axis, wick_activation activation,
                                                  wick_qconv_params *p, bool *acc64);
 /* The output stage of the int8 convolution kernels (kernels/q8.h) for these
  * parameters; with `fused_constants`, also the per-channel constants of the

@@ -75,8 +75,8 @@ static void quant_elements(void *arg, size_t e0, size_t e1) {
 }
 
 /* Runs the vector kernels over the whole tensor, split over the threads. */
-static wick_status run_fast(wick_op_ctx *ctx, const quant_data *d, bool quantize,
-                            wick_dtype q_type, const void *in, void *out, size_t n) {
+static wick_status run_fast(wick_op_ctx *ctx, const quant_data *d, bool quantize, wick_dtype q_type,
+                            const void *in, void *out, size_t n) {
   quant_job j = {d, quantize, q_type == WICK_DTYPE_UINT8, in, out};
   return wick_parallel_elements(ctx, n, quant_elements, &j);
 }
@@ -93,11 +93,11 @@ static wick_status build_layout(wick_op_ctx *ctx, const wick_tensor *t, const ch
   int64_t outer = 1, inner = 1;
   if (channels > 1) {
     int32_t axis = q->quantized_dimension;
-    WICK_CHECK(ctx, axis >= 0 && axis < t->rank,
-               "%s: quantized_dimension %d is outside rank %d", what, axis, t->rank);
+    WICK_CHECK(ctx, axis >= 0 && axis < t->rank, "%s: quantized_dimension %d is outside rank %d",
+               what, axis, t->rank);
     WICK_CHECK(ctx, (int64_t)t->dims[axis] == channels,
-               "%s: %lld per-channel scales for dimension %d of size %d", what,
-               (long long)channels, axis, t->dims[axis]);
+               "%s: %lld per-channel scales for dimension %d of size %d", what, (long long)channels,
+               axis, t->dims[axis]);
     for (int32_t i = 0; i < axis; i++) outer *= t->dims[i];
     for (int32_t i = axis + 1; i < t->rank; i++) inner *= t->dims[i];
   } else {
@@ -112,11 +112,9 @@ static wick_status build_layout(wick_op_ctx *ctx, const wick_tensor *t, const ch
     int64_t zp = q->zero_point[c];
     if (divides)
       WICK_CHECK(ctx, s > 0.0f && s <= 3.4028234663852886e38f,
-                 "%s: scale[%lld] = %g must be positive and finite", what, (long long)c,
-                 (double)s);
+                 "%s: scale[%lld] = %g must be positive and finite", what, (long long)c, (double)s);
     WICK_CHECK(ctx, zp >= INT32_MIN && zp <= INT32_MAX,
-               "%s: zero_point[%lld] = %lld is outside int32", what, (long long)c,
-               (long long)zp);
+               "%s: zero_point[%lld] = %lld is outside int32", what, (long long)c, (long long)zp);
     d->scale[c] = s;
     d->zero_point[c] = (int32_t)zp;
   }
@@ -142,22 +140,21 @@ static wick_status dequantize_prepare(wick_op_ctx *ctx) {
 static wick_status dequantize_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (in->type == WICK_DTYPE_FLOAT16) {
-    wick_cast__reference(WICK_DTYPE_FLOAT16, WICK_DTYPE_FLOAT32, wick_tensor_elements(in),
-                         in->data, out->data);
+    wick_cast__reference(WICK_DTYPE_FLOAT16, WICK_DTYPE_FLOAT32, wick_tensor_elements(in), in->data,
+                         out->data);
     return WICK_OK;
   }
   const quant_data *d = wick_op_data(ctx);
   if (d->kern != NULL)
-    return run_fast(ctx, d, false, in->type, in->data, out->data,
-                    (size_t)wick_tensor_elements(in));
+    return run_fast(ctx, d, false, in->type, in->data, out->data, (size_t)wick_tensor_elements(in));
   wick_dequantize__reference(in->type, &d->layout, in->data, out->data);
   return WICK_OK;
 }
 
 /* v2 int8, v3 int16/float16, v4 sparse (refused by the loader), v5 int8
  * per-channel; v6 (int4) is not implemented. */
-const wick_op_def wick_op_dequantize = {"DEQUANTIZE", WICK_BUILTIN_DEQUANTIZE, 5,
-                                        dequantize_prepare, dequantize_invoke, 0};
+const wick_op_def wick_op_dequantize = {"DEQUANTIZE",       WICK_BUILTIN_DEQUANTIZE, 5,
+                                        dequantize_prepare, dequantize_invoke,       0};
 
 /* ---------------------------------------------------------------- QUANTIZE */
 
@@ -187,12 +184,11 @@ static wick_status quantize_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   const quant_data *d = wick_op_data(ctx);
   if (d->kern != NULL)
-    return run_fast(ctx, d, true, out->type, in->data, out->data,
-                    (size_t)wick_tensor_elements(in));
+    return run_fast(ctx, d, true, out->type, in->data, out->data, (size_t)wick_tensor_elements(in));
   wick_quantize__reference(out->type, &d->layout, in->data, out->data);
   return WICK_OK;
 }
 
 /* v2 int16 output, v3 per-channel; v4 (int4) is not implemented. */
-const wick_op_def wick_op_quantize = {"QUANTIZE", WICK_BUILTIN_QUANTIZE, 3, quantize_prepare,
-                                      quantize_invoke, 0};
+const wick_op_def wick_op_quantize = {"QUANTIZE",       WICK_BUILTIN_QUANTIZE, 3,
+                                      quantize_prepare, quantize_invoke,       0};

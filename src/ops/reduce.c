@@ -75,9 +75,9 @@ static wick_status reduce_prepare(wick_op_ctx *ctx) {
   wick_op_set_data(ctx, d);
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
   d->sum_mid = NULL;
-  d->bool_rows = logical && !wick_op_force_reference(ctx) &&
-                 wick_f32_reduce_plan_make(in->rank, in->dims, d->reduced, &d->outer, &d->mid,
-                                           &d->inner);
+  d->bool_rows =
+      logical && !wick_op_force_reference(ctx) &&
+      wick_f32_reduce_plan_make(in->rank, in->dims, d->reduced, &d->outer, &d->mid, &d->inner);
   if (kern != NULL && in->type == WICK_DTYPE_FLOAT32 &&
       (op == WICK_REDUCE_SUM || op == WICK_REDUCE_MEAN) &&
       wick_f32_reduce_plan_make(in->rank, in->dims, d->reduced, &d->outer, &d->mid, &d->inner) &&
@@ -112,11 +112,10 @@ static wick_status reduce_invoke(wick_op_ctx *ctx) {
     const bool mean = wick_op_builtin(ctx) == WICK_BUILTIN_MEAN;
     /* Outer slices split over the threads; each output's sum keeps its order. */
     sum_job j = {d, mean ? 1.0f / (float)d->mid : 1.0f, in->data, wick_op_output(ctx, 0)->data};
-    return wick_parallel_range(ctx, d->outer, (uint64_t)d->mid * (uint64_t)d->inner, sum_rows,
-                               &j);
+    return wick_parallel_range(ctx, d->outer, (uint64_t)d->mid * (uint64_t)d->inner, sum_rows, &j);
   }
-  wick_reduce__reference(reduce_op(wick_op_builtin(ctx)), in->type, in->rank, in->dims,
-                         d->reduced, in->data, wick_op_output(ctx, 0)->data);
+  wick_reduce__reference(reduce_op(wick_op_builtin(ctx)), in->type, in->rank, in->dims, d->reduced,
+                         in->data, wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }
 

@@ -73,8 +73,8 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
     return wick_op_set_output(ctx, 0, in->type, rank, dims);
   }
   int32_t m, s;
-  WICK_TRY(wick_quant_multiplier(ctx, (double)qi.scale / (double)qo.scale, 62, "the output", &m,
-                                 &s));
+  WICK_TRY(
+      wick_quant_multiplier(ctx, (double)qi.scale / (double)qo.scale, 62, "the output", &m, &s));
   if (builtin == WICK_BUILTIN_MEAN && count > 0) {
     int32_t k = 63 - __builtin_clzll((unsigned long long)count);
     if (k > 32) k = 32;
@@ -123,8 +123,9 @@ static void reduce_blocked_units(void *arg, size_t u0, size_t u1, size_t thread)
         sums[j] = (int32_t)((uint32_t)sums[j] + (uint32_t)(int32_t)row[j]);
     }
     for (int64_t j = j0; j < j1; j++) {
-      const int32_t shifted = (int32_t)(uint32_t)((uint64_t)(int64_t)sums[j] -
-                                                  (uint64_t)((int64_t)p->input_zero_point * b->count));
+      const int32_t shifted =
+          (int32_t)(uint32_t)((uint64_t)(int64_t)sums[j] -
+                              (uint64_t)((int64_t)p->input_zero_point * b->count));
       int32_t v = wick_q_multiply_by_quantized_multiplier(shifted, p->multiplier, p->shift);
       v = (int32_t)((uint32_t)v + (uint32_t)p->output_zero_point);
       b->out[o * b->inner + j] = (int8_t)(v < INT8_MIN ? INT8_MIN : (v > INT8_MAX ? INT8_MAX : v));
@@ -143,8 +144,10 @@ static bool reduce_blocked(const wick_op_ctx *ctx, const wick_tensor *in, const 
   int32_t r0 = -1, r1 = -1;
   for (int32_t i = 0; i < in->rank; i++) {
     if (!d->reduced[i]) continue;
-    if (r0 < 0) r0 = i;
-    else if (r1 != i) return false;
+    if (r0 < 0)
+      r0 = i;
+    else if (r1 != i)
+      return false;
     r1 = i + 1;
   }
   if (r0 < 0) return false;
@@ -153,7 +156,12 @@ static bool reduce_blocked(const wick_op_ctx *ctx, const wick_tensor *in, const 
   for (int32_t i = r0; i < r1; i++) count *= in->dims[i];
   for (int32_t i = r1; i < in->rank; i++) inner *= in->dims[i];
   if (outer * inner == 0 || count == 0) return false;
-  blocked_job b = {&d->params, in->data, out, sums, count, inner,
+  blocked_job b = {&d->params,
+                   in->data,
+                   out,
+                   sums,
+                   count,
+                   inner,
                    inner / REDUCE_COLUMNS + (inner % REDUCE_COLUMNS != 0)};
   *st = wick_parallel_range(ctx, (size_t)(outer * b.chunks),
                             (uint64_t)count * REDUCE_COLUMNS * REDUCE_WORK_PER_ELEMENT,

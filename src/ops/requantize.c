@@ -23,10 +23,8 @@ static bool pair_supported(wick_dtype in, wick_dtype out) {
       return out == WICK_DTYPE_INT8 || out == WICK_DTYPE_UINT8 || out == WICK_DTYPE_INT16;
     case WICK_DTYPE_INT16:
       return out == WICK_DTYPE_INT8 || out == WICK_DTYPE_INT16 || out == WICK_DTYPE_INT32;
-    case WICK_DTYPE_INT32:
-      return out == WICK_DTYPE_INT8 || out == WICK_DTYPE_INT16;
-    default:
-      return false;
+    case WICK_DTYPE_INT32: return out == WICK_DTYPE_INT8 || out == WICK_DTYPE_INT16;
+    default: return false;
   }
 }
 

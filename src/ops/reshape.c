@@ -42,9 +42,9 @@ static wick_status reshape_prepare(wick_op_ctx *ctx) {
     rank = l->count;
     for (int32_t i = 0; i < rank; i++) want[i] = l->values[i];
   }
-#define VALUE_CHECK(cond, ...)                                 \
-  do {                                                         \
-    if (!(cond)) return wick_op_fail(ctx, bad, __VA_ARGS__);   \
+#define VALUE_CHECK(cond, ...)                               \
+  do {                                                       \
+    if (!(cond)) return wick_op_fail(ctx, bad, __VA_ARGS__); \
   } while (0)
   int32_t infer = -1;
   for (int32_t i = 0; i < rank; i++) {
@@ -79,5 +79,5 @@ static wick_status reshape_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_reshape = {"RESHAPE", WICK_BUILTIN_RESHAPE, 1, reshape_prepare,
-                                     reshape_invoke, WICK_OP_ALIAS};
+const wick_op_def wick_op_reshape = {"RESHAPE",       WICK_BUILTIN_RESHAPE, 1,
+                                     reshape_prepare, reshape_invoke,       WICK_OP_ALIAS};

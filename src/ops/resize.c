@@ -34,10 +34,9 @@ static wick_status resize_prepare(wick_op_ctx *ctx) {
                "align_corners and half_pixel_centers cannot both be set");
   } else {
     WICK_CHECK_SUPPORTED(ctx,
-                         t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT8 ||
-                             t == WICK_DTYPE_UINT8 || t == WICK_DTYPE_INT16 ||
-                             t == WICK_DTYPE_INT32 || t == WICK_DTYPE_INT64 ||
-                             t == WICK_DTYPE_BOOL,
+                         t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 ||
+                             t == WICK_DTYPE_INT16 || t == WICK_DTYPE_INT32 ||
+                             t == WICK_DTYPE_INT64 || t == WICK_DTYPE_BOOL,
                          "input type %s is not supported", wick_dtype_name(t));
   }
   WICK_CHECK(ctx, in->rank == 4, "input must have rank 4 (NHWC), not %d", in->rank);
@@ -87,8 +86,8 @@ static wick_status bilinear_invoke(wick_op_ctx *ctx) {
   const wick_resize_shape *s = wick_op_data(ctx);
   bilinear_job j = {s, wick_op_input(ctx, 0)->data, wick_op_output(ctx, 0)->data};
   const uint64_t work_per_row = (uint64_t)s->out_w * (uint64_t)s->channels * 4;
-  return wick_parallel_range(ctx, (size_t)s->batch * (size_t)s->out_h, work_per_row,
-                             bilinear_rows, &j);
+  return wick_parallel_range(ctx, (size_t)s->batch * (size_t)s->out_h, work_per_row, bilinear_rows,
+                             &j);
 }
 
 static wick_status nearest_invoke(wick_op_ctx *ctx) {
@@ -98,8 +97,11 @@ static wick_status nearest_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_resize_bilinear = {"RESIZE_BILINEAR", WICK_BUILTIN_RESIZE_BILINEAR, 4,
-                                             resize_prepare, bilinear_invoke, 0};
+const wick_op_def wick_op_resize_bilinear = {
+    "RESIZE_BILINEAR", WICK_BUILTIN_RESIZE_BILINEAR, 4, resize_prepare, bilinear_invoke, 0};
 const wick_op_def wick_op_resize_nearest_neighbor = {"RESIZE_NEAREST_NEIGHBOR",
-                                                     WICK_BUILTIN_RESIZE_NEAREST_NEIGHBOR, 4,
-                                                     resize_prepare, nearest_invoke, 0};
+                                                     WICK_BUILTIN_RESIZE_NEAREST_NEIGHBOR,
+                                                     4,
+                                                     resize_prepare,
+                                                     nearest_invoke,
+                                                     0};

@@ -46,7 +46,8 @@ static wick_status require_handle(const wick_op_ctx *ctx, size_t i, wick_tensor 
              (long long)wick_tensor_elements(h));
   WICK_CHECK(ctx, h->info->data == NULL && !h->info->is_variable,
              "input %zu is a constant or variable resource tensor; handles must come from "
-             "VAR_HANDLE", i);
+             "VAR_HANDLE",
+             i);
   return WICK_OK;
 }
 
@@ -168,9 +169,9 @@ static wick_status read_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_var_handle = {"VAR_HANDLE", WICK_BUILTIN_VAR_HANDLE, 1,
-                                        var_handle_prepare, var_handle_invoke, 0};
-const wick_op_def wick_op_assign_variable = {"ASSIGN_VARIABLE", WICK_BUILTIN_ASSIGN_VARIABLE, 1,
-                                             assign_prepare, assign_invoke, 0};
-const wick_op_def wick_op_read_variable = {"READ_VARIABLE", WICK_BUILTIN_READ_VARIABLE, 1,
-                                           read_prepare, read_invoke, 0};
+const wick_op_def wick_op_var_handle = {"VAR_HANDLE",       WICK_BUILTIN_VAR_HANDLE, 1,
+                                        var_handle_prepare, var_handle_invoke,       0};
+const wick_op_def wick_op_assign_variable = {
+    "ASSIGN_VARIABLE", WICK_BUILTIN_ASSIGN_VARIABLE, 1, assign_prepare, assign_invoke, 0};
+const wick_op_def wick_op_read_variable = {
+    "READ_VARIABLE", WICK_BUILTIN_READ_VARIABLE, 1, read_prepare, read_invoke, 0};

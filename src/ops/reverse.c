@@ -70,5 +70,5 @@ static wick_status reverse_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_reverse_v2 = {"REVERSE_V2", WICK_BUILTIN_REVERSE_V2, 3, reverse_prepare,
-                                        reverse_invoke, 0};
+const wick_op_def wick_op_reverse_v2 = {"REVERSE_V2",    WICK_BUILTIN_REVERSE_V2, 3,
+                                        reverse_prepare, reverse_invoke,          0};

@@ -73,7 +73,7 @@ static wick_status select_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_select = {"SELECT", WICK_BUILTIN_SELECT, 4, select_prepare,
-                                    select_invoke, 0};
-const wick_op_def wick_op_select_v2 = {"SELECT_V2", WICK_BUILTIN_SELECT_V2, 2, select_prepare,
-                                       select_invoke, 0};
+const wick_op_def wick_op_select = {"SELECT",       WICK_BUILTIN_SELECT, 4,
+                                    select_prepare, select_invoke,       0};
+const wick_op_def wick_op_select_v2 = {"SELECT_V2",    WICK_BUILTIN_SELECT_V2, 2,
+                                       select_prepare, select_invoke,          0};

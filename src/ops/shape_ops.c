@@ -169,8 +169,8 @@ static wick_status int_range_size(wick_op_ctx *ctx, int64_t start, int64_t limit
   WICK_CHECK_VALUE(ctx, (start <= limit && delta > 0) || (start >= limit && delta < 0),
                    "delta %lld moves away from limit %lld (start %lld)", (long long)delta,
                    (long long)limit, (long long)start);
-  uint64_t span = start <= limit ? (uint64_t)limit - (uint64_t)start
-                                 : (uint64_t)start - (uint64_t)limit;
+  uint64_t span =
+      start <= limit ? (uint64_t)limit - (uint64_t)start : (uint64_t)start - (uint64_t)limit;
   uint64_t step = delta > 0 ? (uint64_t)delta : 0 - (uint64_t)delta;
   uint64_t n = span / step + (span % step != 0);
   WICK_CHECK_VALUE(ctx, n <= INT32_MAX, "the range has %llu elements, more than %d",
@@ -203,12 +203,12 @@ static wick_status range_prepare(wick_op_ctx *ctx) {
                      "start, limit and delta must be finite");
     WICK_CHECK_VALUE(ctx, delta != 0.0f, "delta is 0");
     WICK_CHECK_VALUE(ctx, (start <= limit && delta > 0) || (start >= limit && delta < 0),
-                     "delta %g moves away from limit %g (start %g)", (double)delta,
-                     (double)limit, (double)start);
+                     "delta %g moves away from limit %g (start %g)", (double)delta, (double)limit,
+                     (double)start);
     /* LiteRT's size: ceil(|(limit - start) / delta|), evaluated in float. */
     float q = ceilf(fabsf((limit - start) / delta));
-    WICK_CHECK_VALUE(ctx, isfinite(q) && q < 2147483648.0f,
-                     "the range has %g elements, too many", (double)q);
+    WICK_CHECK_VALUE(ctx, isfinite(q) && q < 2147483648.0f, "the range has %g elements, too many",
+                     (double)q);
     size = (int64_t)q;
   } else if (type == WICK_DTYPE_INT32) {
     WICK_TRY(int_range_size(ctx, read_i32(t[0]), read_i32(t[1]), read_i32(t[2]), &size));
@@ -233,11 +233,11 @@ static wick_status range_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_squeeze = {"SQUEEZE", WICK_BUILTIN_SQUEEZE, 2, squeeze_prepare,
-                                     copy_invoke, WICK_OP_ALIAS};
-const wick_op_def wick_op_expand_dims = {"EXPAND_DIMS", WICK_BUILTIN_EXPAND_DIMS, 1,
-                                         expand_dims_prepare, copy_invoke, WICK_OP_ALIAS};
-const wick_op_def wick_op_shape = {"SHAPE", WICK_BUILTIN_SHAPE, 1, shape_prepare, shape_invoke,
-                                   WICK_OP_READS_SHAPES_ONLY};
+const wick_op_def wick_op_squeeze = {"SQUEEZE",       WICK_BUILTIN_SQUEEZE, 2,
+                                     squeeze_prepare, copy_invoke,          WICK_OP_ALIAS};
+const wick_op_def wick_op_expand_dims = {
+    "EXPAND_DIMS", WICK_BUILTIN_EXPAND_DIMS, 1, expand_dims_prepare, copy_invoke, WICK_OP_ALIAS};
+const wick_op_def wick_op_shape = {"SHAPE",       WICK_BUILTIN_SHAPE, 1,
+                                   shape_prepare, shape_invoke,       WICK_OP_READS_SHAPES_ONLY};
 const wick_op_def wick_op_fill = {"FILL", WICK_BUILTIN_FILL, 4, fill_prepare, fill_invoke, 0};
 const wick_op_def wick_op_range = {"RANGE", WICK_BUILTIN_RANGE, 2, range_prepare, range_invoke, 0};

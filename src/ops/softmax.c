@@ -45,8 +45,7 @@ static wick_status softmax_invoke(wick_op_ctx *ctx) {
   int64_t rows = cols ? wick_tensor_elements(in) / cols : 0;
   const wick_f32_kernels *kern = wick_op_data(ctx);
   if (kern != NULL) {
-    softmax_job j = {kern, (size_t)cols, ctx->params->beta, in->data,
-                     wick_op_output(ctx, 0)->data};
+    softmax_job j = {kern, (size_t)cols, ctx->params->beta, in->data, wick_op_output(ctx, 0)->data};
     return wick_parallel_range(ctx, (size_t)rows, (uint64_t)cols * 16, softmax_rows, &j);
   }
   wick_f32_softmax__reference(rows, cols, ctx->params->beta, in->data,
@@ -54,5 +53,5 @@ static wick_status softmax_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_softmax = {"SOFTMAX", WICK_BUILTIN_SOFTMAX, 3, softmax_prepare,
-                                     softmax_invoke, 0};
+const wick_op_def wick_op_softmax = {"SOFTMAX",       WICK_BUILTIN_SOFTMAX, 3,
+                                     softmax_prepare, softmax_invoke,       0};

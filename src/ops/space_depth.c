@@ -56,7 +56,7 @@ static wick_status space_depth_prepare(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, in->type, 4, dims);
 }
 
-const wick_op_def wick_op_depth_to_space = {"DEPTH_TO_SPACE", WICK_BUILTIN_DEPTH_TO_SPACE, 2,
-                                            space_depth_prepare, movement_run_plan, 0};
-const wick_op_def wick_op_space_to_depth = {"SPACE_TO_DEPTH", WICK_BUILTIN_SPACE_TO_DEPTH, 2,
-                                            space_depth_prepare, movement_run_plan, 0};
+const wick_op_def wick_op_depth_to_space = {"DEPTH_TO_SPACE",    WICK_BUILTIN_DEPTH_TO_SPACE, 2,
+                                            space_depth_prepare, movement_run_plan,           0};
+const wick_op_def wick_op_space_to_depth = {"SPACE_TO_DEPTH",    WICK_BUILTIN_SPACE_TO_DEPTH, 2,
+                                            space_depth_prepare, movement_run_plan,           0};

@@ -130,13 +130,13 @@ static wick_status split_invoke(wick_op_ctx *ctx) {
   int64_t start = 0;
   for (size_t k = 0; k < wick_op_num_outputs(ctx); k++) {
     wick_tensor *out = wick_op_output(ctx, k);
-    movement_copy_axis_block(esize, outer, inner, in->dims[d->axis], start, in->data,
-                             d->sizes[k], 0, out->data, d->sizes[k]);
+    movement_copy_axis_block(esize, outer, inner, in->dims[d->axis], start, in->data, d->sizes[k],
+                             0, out->data, d->sizes[k]);
     start += d->sizes[k];
   }
   return WICK_OK;
 }
 
 const wick_op_def wick_op_split = {"SPLIT", WICK_BUILTIN_SPLIT, 4, split_prepare, split_invoke, 0};
-const wick_op_def wick_op_split_v = {"SPLIT_V", WICK_BUILTIN_SPLIT_V, 2, split_v_prepare,
-                                     split_invoke, 0};
+const wick_op_def wick_op_split_v = {"SPLIT_V",       WICK_BUILTIN_SPLIT_V, 2,
+                                     split_v_prepare, split_invoke,         0};

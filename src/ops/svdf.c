@@ -55,10 +55,10 @@ static wick_status integer_params(wick_op_ctx *ctx, svdf_data *d, const wick_ten
   WICK_CHECK_SUPPORTED(ctx, qs.zero_point == 0, "the state must have zero point 0");
   const float s1 = qi.scale * qwf.scale / qs.scale; /* float, as LiteRT */
   const float s2 = qs.scale * qwt.scale / qo.scale;
-  WICK_TRY(wick_quant_multiplier(ctx, (double)s1, 30, "the state", &d->q.multiplier1,
-                                 &d->q.shift1));
-  WICK_TRY(wick_quant_multiplier(ctx, (double)s2, 30, "the output", &d->q.multiplier2,
-                                 &d->q.shift2));
+  WICK_TRY(
+      wick_quant_multiplier(ctx, (double)s1, 30, "the state", &d->q.multiplier1, &d->q.shift1));
+  WICK_TRY(
+      wick_quant_multiplier(ctx, (double)s2, 30, "the output", &d->q.multiplier2, &d->q.shift2));
   d->q.input_zero_point = qi.zero_point;
   d->q.output_zero_point = qo.zero_point;
   d->integer = true;
@@ -99,10 +99,11 @@ static wick_status svdf_prepare(wick_op_ctx *ctx) {
              wt->dims[0], (long long)s->filters);
   WICK_CHECK(ctx, s->memory > 0, "weights_time has an empty memory dimension");
   int64_t state_cols;
-  WICK_CHECK(ctx, wick_mul_i64(s->memory, s->filters, &state_cols) &&
-                      state->dims[0] == s->batch && state->dims[1] == state_cols,
-             "the state is [%d, %d], expected [%lld, %lld * %lld]", state->dims[0],
-             state->dims[1], (long long)s->batch, (long long)s->memory, (long long)s->filters);
+  WICK_CHECK(ctx,
+             wick_mul_i64(s->memory, s->filters, &state_cols) && state->dims[0] == s->batch &&
+                 state->dims[1] == state_cols,
+             "the state is [%d, %d], expected [%lld, %lld * %lld]", state->dims[0], state->dims[1],
+             (long long)s->batch, (long long)s->memory, (long long)s->filters);
   if (bias)
     WICK_CHECK(ctx, wick_tensor_elements(bias) == units, "bias has %lld elements for %lld units",
                (long long)wick_tensor_elements(bias), (long long)units);
@@ -137,16 +138,16 @@ static wick_status svdf_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, units <= INT32_MAX, "too many units");
   int32_t dims[2] = {in->dims[0], (int32_t)units};
   wick_op_set_macs(ctx, (uint64_t)s->batch * (uint64_t)s->filters *
-                    ((uint64_t)s->input_size + (uint64_t)s->memory));
+                            ((uint64_t)s->input_size + (uint64_t)s->memory));
   wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, d->integer ? WICK_DTYPE_INT8 : WICK_DTYPE_FLOAT32, 2, dims);
 }
 
 static wick_status svdf_invoke(wick_op_ctx *ctx) {
   const svdf_data *d = wick_op_data(ctx);
-  wick_tensor *in = wick_op_input(ctx, 0), *wf = wick_op_input(ctx, 1),
-              *wt = wick_op_input(ctx, 2), *bias = wick_op_input(ctx, 3),
-              *state = wick_op_input(ctx, 4), *out = wick_op_output(ctx, 0);
+  wick_tensor *in = wick_op_input(ctx, 0), *wf = wick_op_input(ctx, 1), *wt = wick_op_input(ctx, 2),
+              *bias = wick_op_input(ctx, 3), *state = wick_op_input(ctx, 4),
+              *out = wick_op_output(ctx, 0);
   const void *b = bias ? bias->data : NULL;
   if (d->integer)
     wick_q_svdf__reference(&d->shape, &d->q, in->data, wf->data, wt->data, b, state->data,

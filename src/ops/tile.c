@@ -33,8 +33,8 @@ static wick_status tile_prepare(wick_op_ctx *ctx) {
   WICK_TRY(movement_check_type(ctx, in, "input"));
   int64_t n = 0;
   WICK_TRY(movement_int_vector(ctx, mult, "multiples", &n));
-  WICK_CHECK(ctx, n == in->rank, "multiples has %lld entries for an input of rank %d",
-             (long long)n, in->rank);
+  WICK_CHECK(ctx, n == in->rank, "multiples has %lld entries for an input of rank %d", (long long)n,
+             in->rank);
   if (movement_unknown(ctx, mult)) return WICK_STATUS_DEFER;
   int32_t rank = in->rank, dims[WICK_MAX_RANK];
   int64_t in_strides[WICK_MAX_RANK], total = 1;
@@ -71,8 +71,8 @@ static wick_status broadcast_to_prepare(wick_op_ctx *ctx) {
   int64_t n = 0;
   WICK_TRY(movement_int_vector(ctx, shape, "shape", &n));
   WICK_CHECK(ctx, n >= in->rank && n <= WICK_MAX_RANK,
-             "shape has %lld entries; it needs between the input's rank %d and %d",
-             (long long)n, in->rank, WICK_MAX_RANK);
+             "shape has %lld entries; it needs between the input's rank %d and %d", (long long)n,
+             in->rank, WICK_MAX_RANK);
   if (movement_unknown(ctx, shape)) return WICK_STATUS_DEFER;
   int32_t rank = (int32_t)n, dims[WICK_MAX_RANK];
   int64_t in_strides[WICK_MAX_RANK], span = 1;
@@ -82,8 +82,8 @@ static wick_status broadcast_to_prepare(wick_op_ctx *ctx) {
   p->rank = rank;
   for (int32_t i = 0; i < rank; i++) {
     int64_t want = wick_read_int(shape, i);
-    WICK_CHECK_VALUE(ctx, want >= 0 && want <= INT32_MAX, "shape[%d] = %lld is not a valid size",
-                     i, (long long)want);
+    WICK_CHECK_VALUE(ctx, want >= 0 && want <= INT32_MAX, "shape[%d] = %lld is not a valid size", i,
+                     (long long)want);
     int32_t k = i - (rank - in->rank); /* the input dim aligned with i, if any */
     int32_t have = k >= 0 ? in->dims[k] : 1;
     WICK_CHECK_VALUE(ctx, have == want || have == 1,
@@ -102,5 +102,5 @@ static wick_status broadcast_to_prepare(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_tile = {"TILE", WICK_BUILTIN_TILE, 3, tile_prepare, movement_run_plan, 0};
-const wick_op_def wick_op_broadcast_to = {"BROADCAST_TO", WICK_BUILTIN_BROADCAST_TO, 3,
-                                          broadcast_to_prepare, movement_run_plan, 0};
+const wick_op_def wick_op_broadcast_to = {"BROADCAST_TO",       WICK_BUILTIN_BROADCAST_TO, 3,
+                                          broadcast_to_prepare, movement_run_plan,         0};

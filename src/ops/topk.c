@@ -62,5 +62,5 @@ static wick_status topk_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_topk_v2 = {"TOPK_V2", WICK_BUILTIN_TOPK_V2, 3, topk_prepare,
-                                     topk_invoke, 0};
+const wick_op_def wick_op_topk_v2 = {"TOPK_V2",    WICK_BUILTIN_TOPK_V2, 3,
+                                     topk_prepare, topk_invoke,          0};

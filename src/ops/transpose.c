@@ -33,8 +33,8 @@ static wick_status transpose_prepare(wick_op_ctx *ctx) {
   p->rank = rank;
   for (int32_t i = 0; i < rank; i++) {
     int64_t v = wick_read_int(perm, i);
-    WICK_CHECK_VALUE(ctx, v >= 0 && v < rank, "perm[%d] = %lld is outside [0, %d)", i,
-                     (long long)v, rank);
+    WICK_CHECK_VALUE(ctx, v >= 0 && v < rank, "perm[%d] = %lld is outside [0, %d)", i, (long long)v,
+                     rank);
     WICK_CHECK_VALUE(ctx, !seen[v], "perm repeats %lld: not a permutation", (long long)v);
     seen[v] = true;
     dims[i] = in->dims[v];
@@ -46,5 +46,5 @@ static wick_status transpose_prepare(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 
-const wick_op_def wick_op_transpose = {"TRANSPOSE", WICK_BUILTIN_TRANSPOSE, 8, transpose_prepare,
-                                       movement_run_plan, 0};
+const wick_op_def wick_op_transpose = {"TRANSPOSE",       WICK_BUILTIN_TRANSPOSE, 8,
+                                       transpose_prepare, movement_run_plan,      0};

@@ -94,8 +94,8 @@ static wick_status choose_kernels(wick_op_ctx *ctx, tconv_data *d) {
   d->kern = NULL;
   const wick_conv_shape *s = &d->shape;
   const wick_f32_kernels *all = wick_f32_kernels_select(wick_op_force_reference(ctx));
-  if (all == NULL || !wick_input_known(ctx, 1) || s->in_c == 0 || s->out_c == 0 ||
-      s->out_h == 0 || s->out_w == 0)
+  if (all == NULL || !wick_input_known(ctx, 1) || s->in_c == 0 || s->out_c == 0 || s->out_h == 0 ||
+      s->out_w == 0)
     return WICK_OK;
   const size_t taps = (size_t)s->k_h * (size_t)s->k_w, in_c = (size_t)s->in_c;
   size_t floats, bytes, scratch;
@@ -159,7 +159,7 @@ static wick_status tconv_prepare(wick_op_ctx *ctx) {
 typedef struct tconv_job {
   const tconv_data *d;
   const float *in, *filter, *bias;
-  float *cols, *out; /* cols: scratch for the GEMM form's result */
+  float *cols, *out;           /* cols: scratch for the GEMM form's result */
   int32_t image, y0, col_row0; /* the GEMM form's round */
 } tconv_job;
 
@@ -190,8 +190,7 @@ static wick_status gemm_invoke(const wick_op_ctx *ctx, tconv_job *j) {
         size_t m = (size_t)(last - j->col_row0 + 1) * (size_t)s->in_w;
         const float *a = j->in + (((int64_t)j->image * s->in_h + j->col_row0) * s->in_w) * s->in_c;
         size_t tasks = wick_f32_gemm_tasks_init(&t, d->kern, m, n, in_c, a, in_c, d->packed,
-                                                j->cols, n, -INFINITY, INFINITY,
-                                                WICK_TASK_GRAIN);
+                                                j->cols, n, -INFINITY, INFINITY, WICK_TASK_GRAIN);
         WICK_TRY(wick_op_run_gemm_tasks(ctx, &t, tasks));
       }
       WICK_TRY(wick_parallel_range(ctx, (size_t)(y1 - j->y0), per_row, gather_rows, j));
@@ -271,5 +270,5 @@ static wick_status tconv_bias_prepare(wick_op_ctx *ctx) {
 const wick_op_def wick_op_convolution_2d_transpose_bias = {
     "Convolution2DTransposeBias", WICK_BUILTIN_CUSTOM, 1, tconv_bias_prepare, float_invoke, 0};
 
-const wick_op_def wick_op_transpose_conv = {"TRANSPOSE_CONV", WICK_BUILTIN_TRANSPOSE_CONV, 5,
-                                            tconv_prepare, tconv_invoke, 0};
+const wick_op_def wick_op_transpose_conv = {
+    "TRANSPOSE_CONV", WICK_BUILTIN_TRANSPOSE_CONV, 5, tconv_prepare, tconv_invoke, 0};

@@ -37,7 +37,7 @@ typedef struct qtconv_data {
   int8_t *zero_row;          /* the prepared zero point, read by taps outside the input */
   wick_q8_tconv_tile *tiles; /* and their indirection pointers into the prepared input: */
   const int8_t **ind;
-  const void *ind_input;     /* the scratch address `ind` points into */
+  const void *ind_input; /* the scratch address `ind` points into */
   size_t n_tiles;
 } qtconv_data;
 
@@ -120,8 +120,8 @@ static void qtconv_tiles(void *arg, size_t t0, size_t t1, size_t thread) {
   (void)thread;
   const qtconv_job *j = arg;
   const qtconv_data *d = j->d;
-  wick_q8_tconv_run(d->kern, &d->shape, d->tiles, d->ind, d->packed, (int8_t *)j->out, &d->out,
-                    t0, t1);
+  wick_q8_tconv_run(d->kern, &d->shape, d->tiles, d->ind, d->packed, (int8_t *)j->out, &d->out, t0,
+                    t1);
 }
 
 /* Output rows [y0, y1) of image n. */

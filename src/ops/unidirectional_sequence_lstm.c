@@ -31,8 +31,18 @@
 #include "kernels/reference/reference.h"
 #include "ops/quantization.h"
 
-enum { IN = 0, W_I = 1, R_I = 5, PEEP = 9, BIAS_I = 12, PROJ_W = 16, PROJ_B = 17, OUT_STATE = 18,
-       CELL_STATE = 19, LN = 20 };
+enum {
+  IN = 0,
+  W_I = 1,
+  R_I = 5,
+  PEEP = 9,
+  BIAS_I = 12,
+  PROJ_W = 16,
+  PROJ_B = 17,
+  OUT_STATE = 18,
+  CELL_STATE = 19,
+  LN = 20
+};
 
 typedef struct lstm_data {
   wick_qlstm_params q;
@@ -68,8 +78,8 @@ static wick_status float_prepare(wick_op_ctx *ctx, lstm_data *d, const wick_tens
                    "weights (input %d) must be [%lld, %lld]", idx[k], (long long)q->n_cell,
                    (long long)cols[k]);
       else
-        WICK_CHECK(ctx, wick_tensor_elements(t) == q->n_cell, "gate bias (input %d) must have %lld values",
-                   idx[k], (long long)q->n_cell);
+        WICK_CHECK(ctx, wick_tensor_elements(t) == q->n_cell,
+                   "gate bias (input %d) must have %lld values", idx[k], (long long)q->n_cell);
       ptr[k] = t->data;
     }
     f->input_weights[g] = ptr[0];
@@ -128,7 +138,8 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
   for (int i = PEEP; i < PEEP + 3; i++)
     WICK_CHECK_SUPPORTED(ctx, wick_op_input(ctx, (size_t)i) == NULL,
                          "peephole connections are not supported");
-  WICK_CHECK_SUPPORTED(ctx, wick_op_input(ctx, PROJ_W) == NULL && wick_op_input(ctx, PROJ_B) == NULL,
+  WICK_CHECK_SUPPORTED(ctx,
+                       wick_op_input(ctx, PROJ_W) == NULL && wick_op_input(ctx, PROJ_B) == NULL,
                        "projection is not supported");
   for (size_t i = LN; i < n_in; i++)
     WICK_CHECK_SUPPORTED(ctx, wick_op_input(ctx, i) == NULL,
@@ -168,15 +179,16 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, hs->info->is_variable && cs->info->is_variable,
              "the output and cell states (inputs 18, 19) must be variable tensors");
   int64_t want;
-  WICK_CHECK(ctx, wick_mul_i64(d->batch, q->n_output, &want) && wick_tensor_elements(hs) == want &&
-                      wick_tensor_elements(cs) == want,
+  WICK_CHECK(ctx,
+             wick_mul_i64(d->batch, q->n_output, &want) && wick_tensor_elements(hs) == want &&
+                 wick_tensor_elements(cs) == want,
              "states must hold batch * cells = %lld values", (long long)want);
   const int64_t step_batch = d->time_major ? d->batch : 1;
   int32_t dims[WICK_MAX_RANK];
   memcpy(dims, in->dims, sizeof(int32_t) * (size_t)in->rank);
   dims[in->rank - 1] = (int32_t)q->n_output;
   wick_op_set_macs(ctx, (uint64_t)d->batch * (uint64_t)d->time * 4u * (uint64_t)q->n_cell *
-                    ((uint64_t)q->n_input + (uint64_t)q->n_output));
+                            ((uint64_t)q->n_input + (uint64_t)q->n_output));
   wick_op_set_data(ctx, d);
   size_t scratch;
   if (!wick_mul_size((size_t)step_batch, (size_t)q->n_cell, &scratch) ||
@@ -206,8 +218,9 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
              "the hidden state's zero point %lld is outside int8", (long long)hq->zero_point[0]);
   qhid.scale = hq->scale[0];
   qhid.zero_point = (int32_t)hq->zero_point[0];
-  WICK_CHECK_SUPPORTED(ctx, wick_quant_checked_log2(qc.scale, &q->cell_scale) &&
-                                q->cell_scale >= -15 && q->cell_scale <= -9,
+  WICK_CHECK_SUPPORTED(ctx,
+                       wick_quant_checked_log2(qc.scale, &q->cell_scale) && q->cell_scale >= -15 &&
+                           q->cell_scale <= -9,
                        "the cell state's scale %g must be a power of two in [2^-15, 2^-9]",
                        (double)qc.scale);
 
@@ -229,7 +242,8 @@ static wick_status lstm_prepare(wick_op_ctx *ctx) {
                                    &gate->input_shift));
     WICK_TRY(wick_quant_multiplier(ctx, (double)eh, 30, "a gate", &gate->recurrent_multiplier,
                                    &gate->recurrent_shift));
-    wick_tensor *w = wick_op_input(ctx, (size_t)(W_I + g)), *r = wick_op_input(ctx, (size_t)(R_I + g));
+    wick_tensor *w = wick_op_input(ctx, (size_t)(W_I + g)),
+                *r = wick_op_input(ctx, (size_t)(R_I + g));
     gate->input_weights = w->data;
     gate->recurrent_weights = r->data;
     gate->input_bias = effective_bias(ctx, w, bias, -qi.zero_point);
@@ -279,9 +293,9 @@ static wick_status float_invoke(wick_op_ctx *ctx, const lstm_data *d) {
     for (int64_t b = 0; b < d->batch; b++)
       for (int64_t t = 0; t < d->time; t++) {
         WICK_TRY(check_cancel(ctx, b * d->time + t));
-        wick_f32_lstm_step__reference(f, 1, x + (b * d->time + t) * f->n_input,
-                                      h + b * f->n_output, c + b * f->n_cell,
-                                      y + (b * d->time + t) * f->n_output, scratch);
+        wick_f32_lstm_step__reference(f, 1, x + (b * d->time + t) * f->n_input, h + b * f->n_output,
+                                      c + b * f->n_cell, y + (b * d->time + t) * f->n_output,
+                                      scratch);
       }
   }
   return WICK_OK;
@@ -315,6 +329,9 @@ static wick_status lstm_invoke(wick_op_ctx *ctx) {
 
 /* v2/v3: hybrid (refused by type at prepare); v4 diagonal recurrent weights
  * and v5 int16 activations are not implemented. */
-const wick_op_def wick_op_unidirectional_sequence_lstm = {
-    "UNIDIRECTIONAL_SEQUENCE_LSTM", WICK_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM, 3, lstm_prepare,
-    lstm_invoke, 0};
+const wick_op_def wick_op_unidirectional_sequence_lstm = {"UNIDIRECTIONAL_SEQUENCE_LSTM",
+                                                          WICK_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM,
+                                                          3,
+                                                          lstm_prepare,
+                                                          lstm_invoke,
+                                                          0};

@@ -44,8 +44,8 @@ static wick_model *model_at(size_t k) {
     wick_error_info err;
     if (wick_model_load_buffer(wick_value_models[k].data, wick_value_models[k].size, NULL, &err,
                                &loaded[k]) != WICK_OK) {
-      fprintf(stderr, "fuzz_input_values: model %s does not load: %s\n",
-              wick_value_models[k].name, err.message);
+      fprintf(stderr, "fuzz_input_values: model %s does not load: %s\n", wick_value_models[k].name,
+              err.message);
       abort(); /* a broken generator, not a finding: fix make_seeds.py */
     }
   }

@@ -111,7 +111,8 @@ static void vector(walker *w, const wick_fb_table *t, int id, size_t esize, slot
                    uint32_t bound) {
   wick_fb_vector v;
   if (wick_fb_vector_field(t, id, esize, &v) <= 0) return;
-  for (uint32_t i = 0; i < v.len && i < 4096; i++) add_slot(w, v.pos + esize * i, esize, kind, bound);
+  for (uint32_t i = 0; i < v.len && i < 4096; i++)
+    add_slot(w, v.pos + esize * i, esize, kind, bound);
 }
 
 /* Options tables: every present field is a scalar as wide as the gap to the
@@ -162,7 +163,7 @@ static void walk_model(walker *w) {
       if (wick_fb_vec_table(&buffers, i, &b) <= 0) continue;
       scalar(w, &b, 1, 8, SLOT_INT, 0); /* offset */
       scalar(w, &b, 2, 8, SLOT_INT, 0); /* size */
-      wick_fb_vector data; /* a few bytes of small constants (shape tensors, axes) */
+      wick_fb_vector data;              /* a few bytes of small constants (shape tensors, axes) */
       if (wick_fb_vector_field(&b, 0, 1, &data) > 0 && data.len <= 64)
         for (uint32_t k = 0; k + 4 <= data.len; k += 4) add_slot(w, data.pos + k, 4, SLOT_INT, 0);
     }
@@ -179,11 +180,11 @@ static void walk_model(walker *w) {
       for (uint32_t i = 0; i < nt && i < 4096; i++) {
         wick_fb_table t;
         if (wick_fb_vec_table(&tensors, i, &t) <= 0) continue;
-        vector(w, &t, 0, 4, SLOT_DIM, 0);         /* shape */
-        scalar(w, &t, 1, 1, SLOT_INDEX, 18);      /* type */
+        vector(w, &t, 0, 4, SLOT_DIM, 0);          /* shape */
+        scalar(w, &t, 1, 1, SLOT_INDEX, 18);       /* type */
         scalar(w, &t, 2, 4, SLOT_INDEX, nbuffers); /* buffer */
-        scalar(w, &t, 5, 1, SLOT_INT, 0);         /* is_variable */
-        vector(w, &t, 7, 4, SLOT_DIM, 0);         /* shape_signature */
+        scalar(w, &t, 5, 1, SLOT_INT, 0);          /* is_variable */
+        vector(w, &t, 7, 4, SLOT_DIM, 0);          /* shape_signature */
         wick_fb_table q;
         if (wick_fb_table_field(&t, 4, &q) > 0) {
           vector(w, &q, 2, 4, SLOT_FLOAT, 0); /* scale */
@@ -205,8 +206,7 @@ static void walk_model(walker *w) {
           scalar(w, &op, 3, 1, SLOT_OPTIONS_TYPE, 0);
           options(w, &op, type);
           wick_fb_table o2; /* StableHLOCompositeOptions: decomposition_subgraph_index */
-          if (wick_fb_table_field(&op, 12, &o2) > 0)
-            scalar(w, &o2, 1, 4, SLOT_INDEX, nsubgraphs);
+          if (wick_fb_table_field(&op, 12, &o2) > 0) scalar(w, &o2, 1, 4, SLOT_INDEX, nsubgraphs);
         }
       }
     }
@@ -238,9 +238,28 @@ static uint32_t rng_next(uint32_t *s) {
 }
 
 static int64_t interesting_int(uint32_t *r, int64_t old) {
-  static const int64_t special[] = {0, 1, -1, 2, 3, 4, 7, 8, 16, 127, 128, 255, 256, 32767, -128,
-                                    0x7FFFFFFF, -0x7FFFFFFF - 1, 0x40000001, 0xFFFF, 0x10000,
-                                    0x7FFFFFFFFFFFFFFF, 1 << 20};
+  static const int64_t special[] = {0,
+                                    1,
+                                    -1,
+                                    2,
+                                    3,
+                                    4,
+                                    7,
+                                    8,
+                                    16,
+                                    127,
+                                    128,
+                                    255,
+                                    256,
+                                    32767,
+                                    -128,
+                                    0x7FFFFFFF,
+                                    -0x7FFFFFFF - 1,
+                                    0x40000001,
+                                    0xFFFF,
+                                    0x10000,
+                                    0x7FFFFFFFFFFFFFFF,
+                                    1 << 20};
   switch (rng_next(r) % 4) {
     case 0: return special[rng_next(r) % (sizeof special / sizeof special[0])];
     case 1: return (int64_t)((uint64_t)old + rng_next(r) % 9 - 4); /* wraps, no UB */
@@ -260,10 +279,8 @@ static int64_t choose(uint32_t *r, const slot *s, int64_t old) {
       return interesting_int(r, old);
     case SLOT_BUILTIN:
       return (int64_t)(rng_next(r) % (rng_next(r) % 8 ? 208 : 256)) - (rng_next(r) % 16 == 0);
-    case SLOT_OPTIONS_TYPE:
-      return (int64_t)(rng_next(r) % 131);
-    default:
-      return interesting_int(r, old);
+    case SLOT_OPTIONS_TYPE: return (int64_t)(rng_next(r) % 131);
+    default: return interesting_int(r, old);
   }
 }
 
@@ -285,10 +302,26 @@ static void write_int(uint8_t *p, size_t width, int64_t v) {
 
 static int64_t read_int(const uint8_t *p, size_t width) {
   switch (width) {
-    case 1: { int8_t v; memcpy(&v, p, 1); return v; }
-    case 2: { int16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { int32_t v; memcpy(&v, p, 4); return v; }
-    default: { int64_t v; memcpy(&v, p, 8); return v; }
+    case 1: {
+      int8_t v;
+      memcpy(&v, p, 1);
+      return v;
+    }
+    case 2: {
+      int16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case 4: {
+      int32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      int64_t v;
+      memcpy(&v, p, 8);
+      return v;
+    }
   }
 }
 
@@ -321,7 +354,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
   for (uint32_t k = 0; k < count; k++) {
     const slot *s = &w.slots[rng_next(&r) % w.n];
     uint8_t *p = data + s->pos;
-    if (s->width == 4 && (s->kind == SLOT_FLOAT || (s->kind == SLOT_OPTION4 && rng_next(&r) % 4 == 0))) {
+    if (s->width == 4 &&
+        (s->kind == SLOT_FLOAT || (s->kind == SLOT_OPTION4 && rng_next(&r) % 4 == 0))) {
       float f;
       memcpy(&f, p, 4);
       f = choose_float(&r, f);

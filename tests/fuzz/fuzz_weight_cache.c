@@ -57,12 +57,12 @@
 
 /* The file layout of weight_cache.c (cache_header, HEADER_BYTES). */
 enum {
-  HDR_IDENTITY = 8,       /* build_id, model_size, model_hash, kernel_id: 4 x u64 */
+  HDR_IDENTITY = 8, /* build_id, model_size, model_hash, kernel_id: 4 x u64 */
   HDR_IDENTITY_END = 40,
-  HDR_ENTRY_COUNT = 40,   /* u32 */
-  HDR_FILE_SIZE = 48,     /* u64 */
+  HDR_ENTRY_COUNT = 40, /* u32 */
+  HDR_FILE_SIZE = 48,   /* u64 */
   HDR_TABLE_CHECKSUM = 56,
-  HDR_CHECKSUM = 64,      /* over the bytes before it */
+  HDR_CHECKSUM = 64, /* over the bytes before it */
   HEADER_BYTES = 128
 };
 
@@ -79,7 +79,7 @@ typedef struct cache_model {
   uint8_t *template_file; /* the valid cache file wick wrote */
   size_t template_size;
   size_t template_hits; /* packed buffers it serves */
-  outputs reference; /* the outputs without a cache */
+  outputs reference;    /* the outputs without a cache */
 } cache_model;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -188,8 +188,7 @@ static void fix_up(uint8_t *file, size_t size, uint8_t flags, const cache_model 
     uint64_t offset = get64(e + offsetof(wick_cache_entry, offset));
     uint64_t bytes = get64(e + offsetof(wick_cache_entry, bytes));
     if (offset <= size && bytes <= size - offset)
-      put64(e + offsetof(wick_cache_entry, checksum),
-            wick_hash64(file + offset, (size_t)bytes, 0));
+      put64(e + offsetof(wick_cache_entry, checksum), wick_hash64(file + offset, (size_t)bytes, 0));
   }
   if (count <= room)
     put64(file + HDR_TABLE_CHECKSUM,

@@ -134,9 +134,8 @@ static inline void conv_sweep(const int32_t chans[5], conv_shape_fn run, const v
 static inline void describe_shape(char *buf, size_t size, const char *label,
                                   const wick_conv_shape *s) {
   snprintf(buf, size, "%s n=%d %dx%dx%d->%d k=%dx%d s=%d,%d d=%d,%d pad=%d,%d out=%dx%d", label,
-           s->batch, s->in_h, s->in_w, s->in_c, s->out_c, s->k_h, s->k_w, s->stride_h,
-           s->stride_w, s->dilation_h, s->dilation_w, s->pad_top, s->pad_left, s->out_h,
-           s->out_w);
+           s->batch, s->in_h, s->in_w, s->in_c, s->out_c, s->k_h, s->k_w, s->stride_h, s->stride_w,
+           s->dilation_h, s->dilation_w, s->pad_top, s->pad_left, s->out_h, s->out_w);
 }
 
 /* ------------------------------------------------------------------ broadcasts */

@@ -154,8 +154,8 @@ static void run_dag_case(int which) {
       int bad = -1;
       for (int k = 0; k < N; k++)
         if (!(got[k] == want[k] || (isnan(got[k]) && isnan(want[k])))) bad = k;
-      CHECK(bad < 0, "dag %d (%d ops): output %d element %d: got %g want %g", which, d.nops, o,
-            bad, bad >= 0 ? (double)got[bad] : 0.0, bad >= 0 ? (double)want[bad] : 0.0);
+      CHECK(bad < 0, "dag %d (%d ops): output %d element %d: got %g want %g", which, d.nops, o, bad,
+            bad >= 0 ? (double)got[bad] : 0.0, bad >= 0 ? (double)want[bad] : 0.0);
     }
     wick_interpreter_destroy(it);
   }
@@ -431,8 +431,7 @@ static void test_resize_keeps_inputs(void) {
             ((const float *)wick_tensor_data(out))[3 * N - 1] == (float)(3 * N),
         "x + y at [3, N] differs");
   const size_t bad_index[1] = {7};
-  CHECK(wick_interpreter_resize_inputs(it, 1, bad_index, dims3, ranks) ==
-            WICK_ERR_INVALID_ARGUMENT,
+  CHECK(wick_interpreter_resize_inputs(it, 1, bad_index, dims3, ranks) == WICK_ERR_INVALID_ARGUMENT,
         "resize_inputs of a missing input should be an invalid argument");
   wick_interpreter_destroy(it);
   wick_model_destroy(model);
@@ -467,8 +466,7 @@ static void test_option_struct_size(void) {
   log_record log = {0};
   mo.log = record_log;
   mo.log_user = &log;
-  CHECK(wick_model_load_buffer(bytes, size, &mo, &err, &model) == WICK_OK, "load: %s",
-        err.message);
+  CHECK(wick_model_load_buffer(bytes, size, &mo, &err, &model) == WICK_OK, "load: %s", err.message);
   CHECK(log.calls == 1 && log.level == WICK_LOG_INFO && strstr(log.last, "loaded") != NULL,
         "load log: %d calls, \"%s\"", log.calls, log.last);
   wick_model *bad = NULL;
@@ -513,7 +511,8 @@ static void test_option_struct_size(void) {
   CHECK(wick_interpreter_create(model, NULL, &older, &err, &it) == WICK_OK, "create: %s",
         err.message);
   wick_tensor *in = wick_interpreter_input(it, 0);
-  CHECK(wick_tensor_mutable_data(in) != NULL && wick_tensor_mutable_data(in) == wick_tensor_data(in),
+  CHECK(wick_tensor_mutable_data(in) != NULL &&
+            wick_tensor_mutable_data(in) == wick_tensor_data(in),
         "an input's mutable data is its data");
   CHECK(wick_tensor_mutable_data(NULL) == NULL && wick_tensor_data(NULL) == NULL,
         "NULL tensors have no data");
@@ -641,8 +640,8 @@ static uint8_t *build_fc_signatures(size_t *size_out) {
     subgraphs[k] = tm_subgraph(b, tensors, 4, ins, 1, outs, 1, ops, 1);
     const char *in_name[1] = {"x"}, *out_name[1] = {"y"};
     uint32_t in_t[1] = {0}, out_t[1] = {3};
-    sigs[k] = tm_signature(b, k == 0 ? "one" : "four", (uint32_t)k, in_name, in_t, 1, out_name,
-                           out_t, 1);
+    sigs[k] =
+        tm_signature(b, k == 0 ? "one" : "four", (uint32_t)k, in_name, in_t, 1, out_name, out_t, 1);
   }
   tm_node *model = tm_model(b, 3, opcodes, 1, subgraphs, 2, buffers, 3, sigs, 2);
   uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);

@@ -60,8 +60,7 @@ static void compare(const char *what, const float *got, const float *ref, const 
 /* ------------------------------------------------------------------ GEMM */
 
 static void test_gemm_shape(const char *isa, const wick_f32_gemm_kernel *kern, size_t m, size_t n,
-                            size_t k, int act,
-                            bool with_bias, size_t a_pad, size_t c_pad) {
+                            size_t k, int act, bool with_bias, size_t a_pad, size_t c_pad) {
   size_t a_stride = k + a_pad, c_stride = n + c_pad;
   float *a = rand_buf(m * a_stride), *w = rand_buf(n * k), *bias = rand_buf(n);
   float *packed = malloc(wick_f32_gemm_packed_size(n, k, kern->nr) * sizeof(float));
@@ -157,8 +156,7 @@ static void test_gemm(const wick_f32_kernels *all) {
     test_gemm_shape(all->isa, kern, 9, 33, 17, 2, true, 5, 3);
     test_gemm_shape(all->isa, kern, 15, 1000, 1280, 0, true, 0, 0);
     test_gemm_shape(all->isa, kern, 50, 515, 400, 1, true, 3, 1);
-    printf("%s gemm %zux%zu: %s\n", all->isa, kern->mr, kern->nr,
-           verdict(before));
+    printf("%s gemm %zux%zu: %s\n", all->isa, kern->mr, kern->nr, verdict(before));
   }
 }
 
@@ -249,8 +247,8 @@ static void test_conv(const wick_f32_kernels *all) {
 #define WINOGRAD_TOL 3e-5
 
 /* out = bias + sum in * f in double, and the sum of absolute terms. */
-static void conv_exact(const wick_conv_shape *s, const float *in, const float *f,
-                       const float *bias, double *exact, double *mag) {
+static void conv_exact(const wick_conv_shape *s, const float *in, const float *f, const float *bias,
+                       double *exact, double *mag) {
   for (int32_t n = 0; n < s->batch; n++)
     for (int32_t y = 0; y < s->out_h; y++)
       for (int32_t x = 0; x < s->out_w; x++)
@@ -307,8 +305,7 @@ static double test_winograd_shape(const wick_f32_kernels *all, const wick_conv_s
     for (size_t i = 0; i < in_n; i++) in[i] = fabsf(in[i]);
   wick_f32_winograd_tasks t;
   size_t floats;
-  if (!wick_f32_winograd_plan(&t, all, gk, s) ||
-      !wick_f32_winograd_packed_size(s, gk->nr, &floats))
+  if (!wick_f32_winograd_plan(&t, all, gk, s) || !wick_f32_winograd_packed_size(s, gk->nr, &floats))
     abort();
   float *packed = malloc(floats * sizeof(float));
   wick_f32_winograd_pack(s, gk->nr, f, with_bias ? bias : NULL, packed);
@@ -366,8 +363,8 @@ static void test_winograd(const wick_f32_kernels *all) {
     for (size_t ih = 0; ih < sizeof sides / sizeof *sides; ih++)
       for (size_t ip = 0; ip < 4; ip++) {
         const int32_t h = sides[ih], w = sides[(ih + ic + ip) % 9], *p = pads[ip];
-        make_shape(&s, (ic + ih) % 3 == 0 ? 2 : 1, h, w, chans[ic][0], chans[ic][1], 3, 3, 1, 1,
-                   1, 1, p[0], p[1], p[2], p[3]);
+        make_shape(&s, (ic + ih) % 3 == 0 ? 2 : 1, h, w, chans[ic][0], chans[ic][1], 3, 3, 1, 1, 1,
+                   1, p[0], p[1], p[2], p[3]);
         if (s.out_h <= 0 || s.out_w <= 0) continue;
         double r = test_winograd_shape(all, &s, act, (ih + ip) % 4 != 0, ip % 2 == 1, NULL);
         worst = r > worst ? r : worst;
@@ -385,8 +382,8 @@ static void test_winograd(const wick_f32_kernels *all) {
       double direct;
       double r = test_winograd_shape(all, &s, 0, true, relu_input, &direct);
       printf("%s winograd %dx%dx%d->%d %s inputs: %s (error %.2g x magnitude; igemm %.2g)\n",
-             all->isa, side, side, c, c, relu_input ? "non-negative" : "signed", verdict(before),
-             r, direct);
+             all->isa, side, side, c, c, relu_input ? "non-negative" : "signed", verdict(before), r,
+             direct);
     }
 }
 
@@ -445,7 +442,8 @@ static void test_dw_square(const wick_f32_kernels *kern, wick_f32_dwconv_fn fn, 
             /* pad 0: VALID; 1: SAME-like (k/2 each side); 2: TF SAME at stride 2 (one less
              * before); 3: lopsided (k-1 before, 0 after) */
             int32_t h = sides[ih], w = sides[(ih + ic + (size_t)pad) % 10];
-            int32_t before_pad[4] = {0, k / 2, k / 2 - 1, k - 1}, after_pad[4] = {0, k / 2, k / 2, 0};
+            int32_t before_pad[4] = {0, k / 2, k / 2 - 1, k - 1},
+                    after_pad[4] = {0, k / 2, k / 2, 0};
             size_t pw = (size_t)(pad + sw) % 4;
             make_shape(&s, ic % 3 == 0 ? 2 : 1, h, w, chans[ic], chans[ic], k, k, sh, sw, dil, dil,
                        before_pad[pad], after_pad[pad], before_pad[pw], after_pad[pw]);
@@ -489,8 +487,7 @@ static void test_dwconv(const wick_f32_kernels *kern) {
           test_dw_shape(kern, kern->dwconv, "dwconv", &s, act, kk % 2 == 0);
           act = (act + 1) % 3;
         }
-  printf("%s dwconv (any size, stride, dilation): %s\n", kern->isa,
-         verdict(before));
+  printf("%s dwconv (any size, stride, dilation): %s\n", kern->isa, verdict(before));
   /* model shapes: MobileNetV2 3x3, EfficientNet-B0 5x5 */
   static const conv_case models[] = {{1, 112, 112, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
                                      {1, 113, 113, 96, 96, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 2},
@@ -524,16 +521,44 @@ static bool same_bits_or_nan(float a, float b) {
  * log-spaced magnitudes from 1e-40 to 1e38 of both signs, and special values
  * (zeros, infinities, NaN, denormals, the cutoffs of the formulas). */
 static float *unary_inputs(size_t *n_out) {
-  static const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -1e-45f,
-                                  1e-39f, -1e-39f, 1.17549435e-38f, 3.4028235e38f,
-                                  -3.4028235e38f, 9.0f, -9.0f, 9.0000010f, -9.0000010f,
-                                  16.619047164916992188f, 16.61905f, 88.72283f, 88.72284f,
-                                  89.0f, -87.33654f, -103.97f, -104.0f, -150.0f, 0.625f,
-                                  -0.625f, 0.62499994f, 40.0f, -40.0f, 3.0f, -3.0f, 6.0f};
+  static const float special[] = {0.0f,
+                                  -0.0f,
+                                  INFINITY,
+                                  -INFINITY,
+                                  NAN,
+                                  1e-45f,
+                                  -1e-45f,
+                                  1e-39f,
+                                  -1e-39f,
+                                  1.17549435e-38f,
+                                  3.4028235e38f,
+                                  -3.4028235e38f,
+                                  9.0f,
+                                  -9.0f,
+                                  9.0000010f,
+                                  -9.0000010f,
+                                  16.619047164916992188f,
+                                  16.61905f,
+                                  88.72283f,
+                                  88.72284f,
+                                  89.0f,
+                                  -87.33654f,
+                                  -103.97f,
+                                  -104.0f,
+                                  -150.0f,
+                                  0.625f,
+                                  -0.625f,
+                                  0.62499994f,
+                                  40.0f,
+                                  -40.0f,
+                                  3.0f,
+                                  -3.0f,
+                                  6.0f};
   const size_t grid = 400001, logs = 2 * 2000, ns = sizeof special / sizeof special[0];
   float *x = malloc((grid + logs + ns) * sizeof(float));
   size_t n = 0;
-  for (size_t i = 0; i < grid; i++) x[n++] = (float)(-200.0 + 400.0 * (double)i / (double)(grid - 1));
+  for (size_t i = 0; i < grid; i++)
+    x[n++] = (float)(-200.0 + 400.0 * (double)i / (double)(grid - 1));
   for (size_t i = 0; i < logs / 2; i++) {
     float m = (float)pow(10.0, -40.0 + 78.0 * (double)i / (double)(logs / 2 - 1));
     x[n++] = m;
@@ -580,13 +605,17 @@ static void unary_reference(wick_f32_unary_kind kind, size_t n, const float *x, 
 
 static void test_unary(const wick_f32_kernels *kern) {
   if (kern->unary[0] == NULL) return; /* no elementwise kernels for this ISA */
-  static const unary_case cases[] = {
-      {WICK_F32_RELU, "relu", 0},         {WICK_F32_RELU6, "relu6", 0},
-      {WICK_F32_RELU_N1_TO_1, "relu_n1_to_1", 0}, {WICK_F32_RELU_0_TO_1, "relu_0_to_1", 0},
-      {WICK_F32_HARD_SWISH, "hard_swish", 0}, {WICK_F32_EXP, "exp", 3},
-      {WICK_F32_LOGISTIC, "logistic", 4}, {WICK_F32_SILU, "silu", 5},
-      {WICK_F32_TANH, "tanh", 4},         {WICK_F32_GELU, "gelu", 16},
-      {WICK_F32_GELU_TANH, "gelu_tanh", 16}};
+  static const unary_case cases[] = {{WICK_F32_RELU, "relu", 0},
+                                     {WICK_F32_RELU6, "relu6", 0},
+                                     {WICK_F32_RELU_N1_TO_1, "relu_n1_to_1", 0},
+                                     {WICK_F32_RELU_0_TO_1, "relu_0_to_1", 0},
+                                     {WICK_F32_HARD_SWISH, "hard_swish", 0},
+                                     {WICK_F32_EXP, "exp", 3},
+                                     {WICK_F32_LOGISTIC, "logistic", 4},
+                                     {WICK_F32_SILU, "silu", 5},
+                                     {WICK_F32_TANH, "tanh", 4},
+                                     {WICK_F32_GELU, "gelu", 16},
+                                     {WICK_F32_GELU_TANH, "gelu_tanh", 16}};
   size_t n;
   float *x = unary_inputs(&n);
   float *ref = malloc(n * sizeof(float)), *got = malloc((n + 2) * sizeof(float));
@@ -664,20 +693,33 @@ static float special_rand(void) {
 }
 
 static void test_binary(const wick_f32_kernels *kern) {
-  if (kern->unary[0] == NULL) return; /* no elementwise kernels for this ISA */
-  static const int32_t shapes[][2][5] = {
-      /* {rank, dims...} of a, then of b */
-      {{4, 2, 3, 5, 17}, {4, 2, 3, 5, 17}}, {{3, 4, 7, 33}, {3, 1, 1, 33}},
-      {{3, 4, 7, 33}, {3, 4, 7, 1}},        {{4, 2, 9, 9, 20}, {4, 2, 1, 1, 20}},
-      {{2, 5, 19}, {0}},                    {{1, 1}, {2, 7, 3}},
-      {{3, 3, 1, 5}, {3, 1, 4, 1}},         {{4, 1, 56, 56, 144}, {4, 1, 1, 1, 144}},
-      {{2, 128, 768}, {2, 128, 1}},         {{1, 768}, {2, 128, 768}},
-      {{1, 3}, {1, 3}},                     {{4, 2, 1, 3, 1}, {4, 1, 2, 1, 3}}};
-  static const wick_binary_op ops[] = {WICK_BINARY_ADD,     WICK_BINARY_SUB,     WICK_BINARY_MUL,
-                                       WICK_BINARY_DIV,     WICK_BINARY_MAXIMUM, WICK_BINARY_MINIMUM,
+  if (kern->unary[0] == NULL) return;    /* no elementwise kernels for this ISA */
+  static const int32_t shapes[][2][5] = {/* {rank, dims...} of a, then of b */
+                                         {{4, 2, 3, 5, 17}, {4, 2, 3, 5, 17}},
+                                         {{3, 4, 7, 33}, {3, 1, 1, 33}},
+                                         {{3, 4, 7, 33}, {3, 4, 7, 1}},
+                                         {{4, 2, 9, 9, 20}, {4, 2, 1, 1, 20}},
+                                         {{2, 5, 19}, {0}},
+                                         {{1, 1}, {2, 7, 3}},
+                                         {{3, 3, 1, 5}, {3, 1, 4, 1}},
+                                         {{4, 1, 56, 56, 144}, {4, 1, 1, 1, 144}},
+                                         {{2, 128, 768}, {2, 128, 1}},
+                                         {{1, 768}, {2, 128, 768}},
+                                         {{1, 3}, {1, 3}},
+                                         {{4, 2, 1, 3, 1}, {4, 1, 2, 1, 3}}};
+  static const wick_binary_op ops[] = {WICK_BINARY_ADD,
+                                       WICK_BINARY_SUB,
+                                       WICK_BINARY_MUL,
+                                       WICK_BINARY_DIV,
+                                       WICK_BINARY_MAXIMUM,
+                                       WICK_BINARY_MINIMUM,
                                        WICK_BINARY_SQUARED_DIFFERENCE};
-  static const wick_f32_binary_kind kinds[] = {WICK_F32_ADD,     WICK_F32_SUB,     WICK_F32_MUL,
-                                               WICK_F32_DIV,     WICK_F32_MAXIMUM, WICK_F32_MINIMUM,
+  static const wick_f32_binary_kind kinds[] = {WICK_F32_ADD,
+                                               WICK_F32_SUB,
+                                               WICK_F32_MUL,
+                                               WICK_F32_DIV,
+                                               WICK_F32_MAXIMUM,
+                                               WICK_F32_MINIMUM,
                                                WICK_F32_SQUARED_DIFFERENCE};
   int before = failures, act = 0, planned = 0;
   for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
@@ -701,8 +743,8 @@ static void test_binary(const wick_f32_kernels *kern) {
       checks++;
       for (size_t i = 0; i <= no; i++)
         if (i == no ? got[i] != 12345.0f : !same_bits_or_nan(got[i], ref[i])) {
-          fail("%s binary op %d shape %zu act %d: [%zu] got %.9g want %.9g", kern->isa,
-               (int)ops[o], sh, act, i, (double)got[i], (double)ref[i]);
+          fail("%s binary op %d shape %zu act %d: [%zu] got %.9g want %.9g", kern->isa, (int)ops[o],
+               sh, act, i, (double)got[i], (double)ref[i]);
           break;
         }
       act = (act + 1) % 3;
@@ -741,7 +783,7 @@ static void test_softmax_and_sums(const wick_f32_kernels *kern) {
       free(x), free(got), free(ref);
     }
   /* MEAN over the middle axes of [outer, mid, inner] */
-  static const int32_t shapes[][4] = {{1, 7, 7, 1280}, {2, 14, 14, 17}, {1, 112, 112, 32},
+  static const int32_t shapes[][4] = {{1, 7, 7, 1280}, {2, 14, 14, 17},  {1, 112, 112, 32},
                                       {3, 5, 1, 1},    {1, 1, 128, 768}, {2, 3, 4, 5}};
   for (size_t sh = 0; sh < 6; sh++) {
     const int32_t *d = shapes[sh];
@@ -798,8 +840,8 @@ static void test_pools(const wick_f32_kernels *kern) {
           for (size_t i = 0; i < in_n; i++) in[i] = special_rand();
           for (int is_max = 0; is_max <= 1; is_max++) {
             got[out_n] = 12345.0f;
-            (is_max ? wick_f32_max_pool__reference : wick_f32_average_pool__reference)(
-                &s, in, ref, act_lo[act], act_hi[act]);
+            (is_max ? wick_f32_max_pool__reference
+                    : wick_f32_average_pool__reference)(&s, in, ref, act_lo[act], act_hi[act]);
             (is_max ? kern->max_pool : kern->average_pool)(&s, in, got, act_lo[act], act_hi[act]);
             checks++;
             for (size_t i = 0; i <= out_n; i++)
@@ -813,22 +855,20 @@ static void test_pools(const wick_f32_kernels *kern) {
           }
           free(in), free(got), free(ref);
         }
-  printf("%s max/average pool (bit-identical): %s\n", kern->isa,
-         verdict(before));
+  printf("%s max/average pool (bit-identical): %s\n", kern->isa, verdict(before));
 }
 
 /* The blocked 2-D transpose (portable): byte-identical to the reference
  * strided copy on the layout permutations of the benchmark models, for every
  * element size, including a split of the outermost dimension (threads). */
 static void test_transpose(void) {
-  static const int32_t shapes[][6] = {
-      /* rank, dims..., then perm below */
-      {5, 1, 28, 28, 2, 58}, {4, 1, 3, 24, 22}, {4, 1, 24, 22, 3}, {3, 197, 3, 64},
-      {2, 5, 7},             {3, 17, 1, 33},    {4, 2, 3, 5, 7},   {4, 2, 4, 5, 3},
-      {4, 1, 2, 9, 11}};
-  static const int32_t perms[][5] = {{0, 1, 2, 4, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {1, 0, 2},
-                                     {1, 0},          {2, 1, 0},    {3, 1, 0, 2}, {0, 2, 3, 1},
-                                     {0, 2, 3, 1}};
+  static const int32_t shapes[][6] = {/* rank, dims..., then perm below */
+                                      {5, 1, 28, 28, 2, 58}, {4, 1, 3, 24, 22}, {4, 1, 24, 22, 3},
+                                      {3, 197, 3, 64},       {2, 5, 7},         {3, 17, 1, 33},
+                                      {4, 2, 3, 5, 7},       {4, 2, 4, 5, 3},   {4, 1, 2, 9, 11}};
+  static const int32_t perms[][5] = {{0, 1, 2, 4, 3}, {0, 2, 3, 1}, {0, 3, 1, 2},
+                                     {1, 0, 2},       {1, 0},       {2, 1, 0},
+                                     {3, 1, 0, 2},    {0, 2, 3, 1}, {0, 2, 3, 1}};
   static const size_t esizes[] = {1, 2, 4, 8};
   int before = failures, transposes = 0;
   for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
@@ -872,18 +912,18 @@ static void test_transpose(void) {
   if (transposes < 20) {
     fail("only %d transpose plans took the blocked path", transposes);
   }
-  printf("transpose (blocked 2-D, %d plans): %s\n", transposes,
-         verdict(before));
+  printf("transpose (blocked 2-D, %d plans): %s\n", transposes, verdict(before));
 }
 
 /* Comparisons, REDUCE_ANY/ALL and SELECT row walks (portable, logical.c):
  * identical to the reference on broadcast shapes, NaN included. */
 static void test_logical(void) {
   int before = failures;
-  static const int32_t shapes[][2][5] = {
-      {{4, 1, 3, 17, 17}, {0}},             {{4, 1, 3, 17, 17}, {4, 1, 3, 17, 17}},
-      {{3, 4, 7, 33}, {3, 4, 7, 1}},        {{1, 1}, {2, 7, 3}},
-      {{3, 3, 1, 5}, {3, 1, 4, 1}}};
+  static const int32_t shapes[][2][5] = {{{4, 1, 3, 17, 17}, {0}},
+                                         {{4, 1, 3, 17, 17}, {4, 1, 3, 17, 17}},
+                                         {{3, 4, 7, 33}, {3, 4, 7, 1}},
+                                         {{1, 1}, {2, 7, 3}},
+                                         {{3, 3, 1, 5}, {3, 1, 4, 1}}};
   for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
     wick_broadcast bc;
     make_broadcast(&bc, shapes[sh][0][0], &shapes[sh][0][1], shapes[sh][1][0], &shapes[sh][1][1]);
@@ -928,12 +968,11 @@ static void test_logical(void) {
         free(in), free(got), free(ref);
       }
   /* SELECT rows: condition per row, per element, scalar; x/y full or broadcast */
-  static const int32_t sel[][3][4] = {
-      /* dims of cond, x, y (rank 4) */
-      {{1, 3, 197, 1}, {1, 3, 197, 197}, {1, 3, 197, 197}},
-      {{1, 3, 5, 7}, {1, 3, 5, 7}, {1, 1, 1, 7}},
-      {{1, 1, 1, 1}, {2, 3, 4, 5}, {2, 3, 4, 5}},
-      {{2, 1, 4, 1}, {2, 3, 4, 5}, {1, 1, 1, 1}}};
+  static const int32_t sel[][3][4] = {/* dims of cond, x, y (rank 4) */
+                                      {{1, 3, 197, 1}, {1, 3, 197, 197}, {1, 3, 197, 197}},
+                                      {{1, 3, 5, 7}, {1, 3, 5, 7}, {1, 1, 1, 7}},
+                                      {{1, 1, 1, 1}, {2, 3, 4, 5}, {2, 3, 4, 5}},
+                                      {{2, 1, 4, 1}, {2, 3, 4, 5}, {1, 1, 1, 1}}};
   for (size_t t = 0; t < 4; t++)
     for (size_t esize = 1; esize <= 8; esize *= 2) {
       wick_select_shape ss;
@@ -974,13 +1013,15 @@ static float quantize_input(size_t i, float scale) {
   switch (i % 8) {
     case 0: return r * 200.0f * scale;
     case 1: return ((float)(int)(r * 300.0f) + 0.5f) * scale; /* a half (exact for 2^k scales) */
-    case 2: return nextafterf(((float)(int)(r * 300.0f) + 0.5f) * scale, r > 0 ? INFINITY : -INFINITY);
+    case 2:
+      return nextafterf(((float)(int)(r * 300.0f) + 0.5f) * scale, r > 0 ? INFINITY : -INFINITY);
     case 3: return r * 3.0e38f;
     case 4: return r * 2.0f;
     case 5: {
-      static const float sp[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 1e-40f, 0.49999997f,
-                                 -0.49999997f, 8388608.5f, 16777216.0f, -8388607.5f, 2.5f,
-                                 -2.5f, 127.5f, -128.5f, 255.5f};
+      static const float sp[] = {NAN,        INFINITY,    -INFINITY,   -0.0f,
+                                 0.0f,       1e-40f,      0.49999997f, -0.49999997f,
+                                 8388608.5f, 16777216.0f, -8388607.5f, 2.5f,
+                                 -2.5f,      127.5f,      -128.5f,     255.5f};
       return sp[(size_t)((r + 1.0f) * 7.99f)];
     }
     default: return special_rand() * scale * 50.0f;
@@ -989,8 +1030,8 @@ static float quantize_input(size_t i, float scale) {
 
 static void test_quantize8(const wick_f32_kernels *kern) {
   if (kern->quantize8 == NULL || kern->dequantize8 == NULL) return;
-  static const float scales[] = {1.0f, 0.5f, 1.0f / 3.0f, 0.0078125f, 0.0203f, 1e-30f, 3.0e38f,
-                                 1.4e-45f};
+  static const float scales[] = {1.0f,    0.5f,   1.0f / 3.0f, 0.0078125f,
+                                 0.0203f, 1e-30f, 3.0e38f,     1.4e-45f};
   static const int32_t zps[] = {-128, 0, 5, 127, 200, 255, -65536, 65536, 300};
   static const size_t sizes[] = {0, 1, 7, 8, 15, 16, 17, 31, 33, 100, 1027};
   int bad = 0;
@@ -1012,9 +1053,11 @@ static void test_quantize8(const wick_f32_kernels *kern) {
           checks++;
           for (size_t i = 0; i < n; i++)
             if (got[i] != ref[i] && bad++ < 5)
-              fprintf(stderr, "FAIL: %s quantize8 %s scale %g zp %d: x[%zu] = %.9g -> %d, "
-                      "reference %d\n", kern->isa, is_unsigned ? "uint8" : "int8",
-                      (double)scale, zp, i, (double)x[i], got[i], ref[i]);
+              fprintf(stderr,
+                      "FAIL: %s quantize8 %s scale %g zp %d: x[%zu] = %.9g -> %d, "
+                      "reference %d\n",
+                      kern->isa, is_unsigned ? "uint8" : "int8", (double)scale, zp, i, (double)x[i],
+                      got[i], ref[i]);
           if (got[n] != 0xA5 && bad++ < 5)
             fprintf(stderr, "FAIL: %s quantize8 wrote past %zu elements\n", kern->isa, n);
           /* DEQUANTIZE of every byte value (cycled), same parameters */
@@ -1026,9 +1069,10 @@ static void test_quantize8(const wick_f32_kernels *kern) {
           checks++;
           for (size_t i = 0; i < n; i++)
             if (!same_bits_or_nan(fg[i], fr[i]) && bad++ < 5)
-              fprintf(stderr, "FAIL: %s dequantize8 scale %g zp %d: q = %d -> %.9g, "
-                      "reference %.9g\n", kern->isa, (double)scale, zp, ref[i], (double)fg[i],
-                      (double)fr[i]);
+              fprintf(stderr,
+                      "FAIL: %s dequantize8 scale %g zp %d: q = %d -> %.9g, "
+                      "reference %.9g\n",
+                      kern->isa, (double)scale, zp, ref[i], (double)fg[i], (double)fr[i]);
           if (fg[n] != 42.0f && bad++ < 5)
             fprintf(stderr, "FAIL: %s dequantize8 wrote past %zu elements\n", kern->isa, n);
           free(x), free(got), free(ref), free(fg), free(fr);
@@ -1065,10 +1109,11 @@ static void test_hybrid_rows(const wick_f32_kernels *kern) {
           size_t i = 0;
           while (i < n && got[i] == ref[i]) i++;
           if (bad++ < 5)
-            fprintf(stderr, "FAIL: %s hybrid row kind %d n %zu %s: scale %.9g / %.9g, "
-                    "offset %d / %d, first difference at %zu\n", kern->isa, kind, n,
-                    asymmetric ? "asymmetric" : "symmetric", (double)s_got, (double)s_ref,
-                    off_got, off_ref, i);
+            fprintf(stderr,
+                    "FAIL: %s hybrid row kind %d n %zu %s: scale %.9g / %.9g, "
+                    "offset %d / %d, first difference at %zu\n",
+                    kern->isa, kind, n, asymmetric ? "asymmetric" : "symmetric", (double)s_got,
+                    (double)s_ref, off_got, off_ref, i);
         }
         free(x), free(got), free(ref);
       }

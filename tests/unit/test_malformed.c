@@ -109,12 +109,12 @@ static uint64_t now_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-#define FAIL(...)                                     \
-  do {                                                \
-    g_failures++;                                     \
+#define FAIL(...)                                        \
+  do {                                                   \
+    g_failures++;                                        \
     fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-    fprintf(stderr, __VA_ARGS__);                     \
-    fputc('\n', stderr);                              \
+    fprintf(stderr, __VA_ARGS__);                        \
+    fputc('\n', stderr);                                 \
   } while (0)
 
 static bool valid_error(wick_status st) { return st >= WICK_ERR_INVALID_ARGUMENT && st <= 7; }
@@ -242,9 +242,11 @@ typedef struct family_result {
 static uint64_t g_budget_ms;
 
 static void report(const char *model, const char *family, const family_result *r) {
-  printf("  %-44s %-10s %7zu/%-7zu cases  load-fail %ld  create-fail %ld  invoke-fail %ld  ran %ld%s\n",
-         model, family, r->done, r->total, r->reached[0], r->reached[1], r->reached[2],
-         r->reached[3], r->done < r->total ? "  (budget)" : "");
+  printf(
+      "  %-44s %-10s %7zu/%-7zu cases  load-fail %ld  create-fail %ld  invoke-fail %ld  ran "
+      "%ld%s\n",
+      model, family, r->done, r->total, r->reached[0], r->reached[1], r->reached[2], r->reached[3],
+      r->done < r->total ? "  (budget)" : "");
 }
 
 static void mutate_model(const char *name, const uint8_t *bytes, size_t size) {
@@ -259,8 +261,10 @@ static void mutate_model(const char *name, const uint8_t *bytes, size_t size) {
   snprintf(g_case, sizeof g_case, "%s: unmodified", name);
   int base = run_promise(bytes, size);
   printf("  %-44s %zu bytes (%zu structure), unmodified: %s\n", name, size, nstruct,
-         base == 3 ? "runs" : base == 2 ? "invoke fails" : base == 1 ? "create fails"
-                                                                       : "load fails");
+         base == 3   ? "runs"
+         : base == 2 ? "invoke fails"
+         : base == 1 ? "create fails"
+                     : "load fails");
 
   /* 1. Truncations: every length, in scattered order. */
   family_result r;
@@ -299,8 +303,8 @@ static void mutate_model(const char *name, const uint8_t *bytes, size_t size) {
   report(name, "bit-flip", &r);
 
   /* 3. Every aligned structure word set to an out-of-range offset. */
-  const uint32_t values[6] = {0, 0xFFFFFFFFu, 0x7FFFFFFFu, 0x80000000u, (uint32_t)size,
-                              (uint32_t)size - 1};
+  const uint32_t values[6] = {0,           0xFFFFFFFFu,    0x7FFFFFFFu,
+                              0x80000000u, (uint32_t)size, (uint32_t)size - 1};
   memset(&r, 0, sizeof r);
   size_t nwords = size / 4;
   for (size_t w = 0; w < nwords; w++) r.total += mask[4 * w] ? 0 : 6;
@@ -379,22 +383,22 @@ static size_t list_dir(const char *dir, const char *suffix, char ***out) {
 /* A minimal model (x[1,4] + k[4] -> y[1,4] by ADD) with knobs that break one
  * thing each. Defaults give a valid model. */
 typedef struct knobs {
-  uint32_t version;          /* 3 */
-  uint32_t k_buffer;         /* 1: the buffer index of constant k */
-  size_t k_bytes;            /* 16: bytes in k's buffer */
-  int k_rank;                /* 1 */
-  int32_t add_in1;           /* 1 (k): ADD's second input index */
-  uint32_t opcode_index;     /* 0 */
-  bool both_io;              /* ADD writes its own input x */
-  bool unwritten;            /* ADD reads tensor 3 (never written) */
-  bool buffer_external;      /* buffer 1 uses offset/size instead of data */
+  uint32_t version;      /* 3 */
+  uint32_t k_buffer;     /* 1: the buffer index of constant k */
+  size_t k_bytes;        /* 16: bytes in k's buffer */
+  int k_rank;            /* 1 */
+  int32_t add_in1;       /* 1 (k): ADD's second input index */
+  uint32_t opcode_index; /* 0 */
+  bool both_io;          /* ADD writes its own input x */
+  bool unwritten;        /* ADD reads tensor 3 (never written) */
+  bool buffer_external;  /* buffer 1 uses offset/size instead of data */
   uint64_t buf_offset, buf_size;
-  int self_call;             /* 1: STABLEHLO_COMPOSITE calls its own subgraph; 2: WHILE; 3: A->B->A;
-                                4: WHILE whose cond subgraph index (5) is out of range */
-  size_t k_scales;           /* 0: k unquantized; else that many scales on dim 0 */
-  size_t k_zero_points;      /* zero points (when k_scales) */
-  int32_t sig_input;         /* -1: no signature; else the tensor its input "x" names */
-  bool k_is_input;           /* the constant k is also listed as a subgraph input */
+  int self_call;        /* 1: STABLEHLO_COMPOSITE calls its own subgraph; 2: WHILE; 3: A->B->A;
+                           4: WHILE whose cond subgraph index (5) is out of range */
+  size_t k_scales;      /* 0: k unquantized; else that many scales on dim 0 */
+  size_t k_zero_points; /* zero points (when k_scales) */
+  int32_t sig_input;    /* -1: no signature; else the tensor its input "x" names */
+  bool k_is_input;      /* the constant k is also listed as a subgraph input */
 } knobs;
 
 static knobs default_knobs(void) {
@@ -470,8 +474,8 @@ static uint8_t *build_knobs(const knobs *kn, size_t *size) {
     gout[0] = 3;
   }
   int32_t gin2[2] = {0, 1};
-  sgs[0] = tm_subgraph(b, tensors, 4, kn->k_is_input ? gin2 : gin, kn->k_is_input ? 2 : 1, gout,
-                       1, ops, nops);
+  sgs[0] = tm_subgraph(b, tensors, 4, kn->k_is_input ? gin2 : gin, kn->k_is_input ? 2 : 1, gout, 1,
+                       ops, nops);
   if (kn->self_call == 3) {
     /* Subgraph 1 calls subgraph 0 back. */
     tm_node *t1[2] = {tm_tensor(b, "a", TM_F32, s_x, 2, 0, NULL),
@@ -498,8 +502,8 @@ static uint8_t *build_knobs(const knobs *kn, size_t *size) {
 }
 
 /* Loads (and, if that works, creates) and checks the status and message. */
-static void expect(const char *what, const uint8_t *bytes, size_t size, int phase,
-                   wick_status want, const char *needle) {
+static void expect(const char *what, const uint8_t *bytes, size_t size, int phase, wick_status want,
+                   const char *needle) {
   g_targeted++;
   snprintf(g_case, sizeof g_case, "targeted: %s", what);
   uint8_t *copy = malloc(size ? size : 1);
@@ -631,7 +635,8 @@ static void bool_input_case(void) {
     else if (y[0] != 0 || y[1] != 1 || y[2] != 1 || y[3] != 1)
       FAIL("bool input: LOGICAL_OR gave %u %u %u %u", y[0], y[1], y[2], y[3]);
     else
-      printf("  ok  %-40s %s\n", "bool input bytes 0, 1, 2, 255", "read as false, true, true, true");
+      printf("  ok  %-40s %s\n", "bool input bytes 0, 1, 2, 255",
+             "read as false, true, true, true");
   }
   wick_interpreter_destroy(it);
   wick_model_destroy(m);
@@ -667,8 +672,8 @@ static void shared_table_case(void) {
   wick_status st = wick_model_load_buffer(bytes, size, NULL, &err, &m);
   uint64_t ms = now_ms() - t0;
   if (st != WICK_ERR_OUT_OF_MEMORY || !strstr(err.message, "its tables may take at most"))
-    FAIL("shared table: expected the load budget to refuse it; got %s: %s",
-         wick_status_string(st), st ? err.message : "");
+    FAIL("shared table: expected the load budget to refuse it; got %s: %s", wick_status_string(st),
+         st ? err.message : "");
   else if (ms > (SANITIZED ? 10000u : 2000u))
     FAIL("shared table: refused, but only after %llu ms", (unsigned long long)ms);
   else
@@ -756,8 +761,8 @@ static void one_op_case(const char *what, int32_t builtin, const int32_t *sx, si
 static void stride_overflow_cases(void) {
   const int32_t M = INT32_MAX, x13[2] = {1, 3}, ones8[8] = {1, 1, 1, 1, 1, 1, 1, 1};
   const int32_t big[3] = {1717920863, 1953264993, 3};
-  one_op_case("BROADCAST_TO to [1.7e9, 1.9e9, 3]", 130, x13, 2, big, 3, 1,
-              WICK_ERR_MALFORMED_MODEL, "BROADCAST_TO (operator 0): the broadcast element count");
+  one_op_case("BROADCAST_TO to [1.7e9, 1.9e9, 3]", 130, x13, 2, big, 3, 1, WICK_ERR_MALFORMED_MODEL,
+              "BROADCAST_TO (operator 0): the broadcast element count");
   const int32_t zero_then_big[8] = {0, M, M, M, M, M, M, 3};
   one_op_case("BROADCAST_TO to [0, 2^31-1 x6, 3]", 130, x13, 2, zero_then_big, 8, 1,
               WICK_ERR_MALFORMED_MODEL, "BROADCAST_TO (operator 0): the broadcast element count");
@@ -765,8 +770,8 @@ static void stride_overflow_cases(void) {
   one_op_case("TILE multiples [0, 2^31-1 x7]", 69, ones8, 8, zero_mult, 8, 1,
               WICK_ERR_MALFORMED_MODEL, "TILE (operator 0): the tiled element count overflows");
   const int32_t zero_dim_shape[3] = {0, M, M};
-  one_op_case("tensor shape [0, 2^31-1, 2^31-1]", 101 /* ABS; the load refuses first */, zero_dim_shape, 3, NULL, 0,
-              0, WICK_ERR_MALFORMED_MODEL,
+  one_op_case("tensor shape [0, 2^31-1, 2^31-1]", 101 /* ABS; the load refuses first */,
+              zero_dim_shape, 3, NULL, 0, 0, WICK_ERR_MALFORMED_MODEL,
               "subgraphs[0].tensors[0].shape: element count overflows");
 }
 
@@ -846,14 +851,45 @@ static void expect_run(const char *what, uint8_t *bytes, size_t size, const void
   expect_run_out(what, bytes, size, in, in_bytes, phase, want, needle, NULL, 0);
 }
 
-enum { OPT_CONV = 1, OPT_POOL = 5, OPT_FC = 8, OPT_CONCAT = 10, OPT_SPACE_TO_DEPTH = 19,
-       OPT_GATHER = 23, OPT_SPLIT = 35 };
-enum { OP_ADD = 0, OP_CONCATENATION = 2, OP_CONV_2D = 3, OP_FULLY_CONNECTED = 9,
-       OP_MAX_POOL_2D = 17, OP_SPACE_TO_DEPTH = 26, OP_SVDF = 27, OP_GATHER = 36, OP_DIV = 42,
-       OP_STRIDED_SLICE = 45, OP_SPLIT = 49, OP_RANGE = 96 };
+enum {
+  OPT_CONV = 1,
+  OPT_POOL = 5,
+  OPT_FC = 8,
+  OPT_CONCAT = 10,
+  OPT_SPACE_TO_DEPTH = 19,
+  OPT_GATHER = 23,
+  OPT_SPLIT = 35
+};
+enum {
+  OP_ADD = 0,
+  OP_CONCATENATION = 2,
+  OP_CONV_2D = 3,
+  OP_FULLY_CONNECTED = 9,
+  OP_MAX_POOL_2D = 17,
+  OP_SPACE_TO_DEPTH = 26,
+  OP_SVDF = 27,
+  OP_GATHER = 36,
+  OP_DIV = 42,
+  OP_STRIDED_SLICE = 45,
+  OP_SPLIT = 49,
+  OP_RANGE = 96
+};
 
-enum { SP_OK, SP_UINT8, SP_SEGMENT, SP_INDEX, SP_VALUES, SP_SEGMENT_COUNT, SP_NEGATIVE,
-       SP_FORMAT, SP_ORDER, SP_BLOCK, SP_DENSE_SIZE, SP_NO_INDICES, SP_ADD_READS };
+enum {
+  SP_OK,
+  SP_UINT8,
+  SP_SEGMENT,
+  SP_INDEX,
+  SP_VALUES,
+  SP_SEGMENT_COUNT,
+  SP_NEGATIVE,
+  SP_FORMAT,
+  SP_ORDER,
+  SP_BLOCK,
+  SP_DENSE_SIZE,
+  SP_NO_INDICES,
+  SP_ADD_READS
+};
 
 /* One SparseIndexVector union member of DimensionMetadata (type field id, value id + 1). */
 static void sparse_index_vector(tm_builder *b, tm_node *dm, int id, const int32_t *v, size_t n,
@@ -970,7 +1006,8 @@ static void bug_class_cases(void) {
     int32_t ids[5] = {0, 1, 2, 3, 4}, vals[5] = {1, 1, 1, 0, 2};
     tm_g_op(&g, OP_MAX_POOL_2D, &x, 1, &y, 1, OPT_POOL, opts_i32(g.b, 5, ids, vals));
     bytes = graph_finish(&g, &x, 1, &y, 1, &size);
-    expect_run("div0: MAX_POOL_2D filter width 0", bytes, size, NULL, 0, 1, BAD, "filter size 0 must be positive");
+    expect_run("div0: MAX_POOL_2D filter width 0", bytes, size, NULL, 0, 1, BAD,
+               "filter size 0 must be positive");
   }
   {
     tm_graph g;
@@ -980,7 +1017,8 @@ static void bug_class_cases(void) {
     int32_t ids[1] = {0}, vals[1] = {0};
     tm_g_op(&g, OP_SPACE_TO_DEPTH, &x, 1, &y, 1, OPT_SPACE_TO_DEPTH, opts_i32(g.b, 1, ids, vals));
     bytes = graph_finish(&g, &x, 1, &y, 1, &size);
-    expect_run("div0: SPACE_TO_DEPTH block size 0", bytes, size, NULL, 0, 1, BAD, "block_size must be >= 1, not 0");
+    expect_run("div0: SPACE_TO_DEPTH block size 0", bytes, size, NULL, 0, 1, BAD,
+               "block_size must be >= 1, not 0");
   }
   {
     tm_graph g;
@@ -991,7 +1029,8 @@ static void bug_class_cases(void) {
     int32_t ins[2] = {axis, x}, ids[1] = {0}, vals[1] = {0};
     tm_g_op(&g, OP_SPLIT, ins, 2, &y, 1, OPT_SPLIT, opts_i32(g.b, 1, ids, vals));
     bytes = graph_finish(&g, &x, 1, &y, 1, &size);
-    expect_run("div0: SPLIT num_splits 0", bytes, size, NULL, 0, 1, BAD, "num_splits must be positive, not 0");
+    expect_run("div0: SPLIT num_splits 0", bytes, size, NULL, 0, 1, BAD,
+               "num_splits must be positive, not 0");
   }
   {
     const int32_t s4[1] = {4}, in[8] = {7, 8, 9, 10, 1, 0, 2, 3}; /* x, then divisor */
@@ -1007,25 +1046,27 @@ static void bug_class_cases(void) {
                          ax, &size);
     /* (the second "input" is an int32 constant: the axis must be refused first or the
      * type mismatch named — either way a specific MALFORMED_MODEL, never a read) */
-    expect_run("oob: CONCATENATION axis 5 of rank 2", bytes, size, NULL, 0, 1, BAD, "axis 5 is outside rank 2");
+    expect_run("oob: CONCATENATION axis 5 of rank 2", bytes, size, NULL, 0, 1, BAD,
+               "axis 5 is outside rank 2");
   }
   {
     const int32_t s_x[2] = {5, 3}, idx[2] = {1, -1}, s2[1] = {2}, ids[1] = {0}, ax[1] = {0};
-    bytes = binary_model(OP_GATHER, s_x, 2, TM_F32, idx, s2, 1, false, OPT_GATHER, 1, ids, ax,
-                         &size);
-    expect_run("oob: GATHER constant index -1", bytes, size, NULL, 0, 1, BAD, "index -1 (element 1 of the indices) is outside [0, 5)");
+    bytes =
+        binary_model(OP_GATHER, s_x, 2, TM_F32, idx, s2, 1, false, OPT_GATHER, 1, ids, ax, &size);
+    expect_run("oob: GATHER constant index -1", bytes, size, NULL, 0, 1, BAD,
+               "index -1 (element 1 of the indices) is outside [0, 5)");
     float x[15] = {0};
     uint8_t in[15 * 4 + 8];
     const int32_t bad[2] = {4, 5};
     memcpy(in, x, sizeof x);
     memcpy(in + sizeof x, bad, sizeof bad);
-    bytes = binary_model(OP_GATHER, s_x, 2, TM_F32, NULL, s2, 1, true, OPT_GATHER, 1, ids, ax,
-                         &size);
+    bytes =
+        binary_model(OP_GATHER, s_x, 2, TM_F32, NULL, s2, 1, true, OPT_GATHER, 1, ids, ax, &size);
     expect_run("oob: GATHER run-time index 5 of 5 rows", bytes, size, in, sizeof in, 2, RUNTIME,
                "index 5 (element 1 of the indices) is outside [0, 5)");
     const int32_t ax9[1] = {9};
-    bytes = binary_model(OP_GATHER, s_x, 2, TM_F32, idx, s2, 1, false, OPT_GATHER, 1, ids, ax9,
-                         &size);
+    bytes =
+        binary_model(OP_GATHER, s_x, 2, TM_F32, idx, s2, 1, false, OPT_GATHER, 1, ids, ax9, &size);
     expect_run("oob: GATHER axis 9", bytes, size, NULL, 0, 1, BAD, "axis 9 is outside rank 2");
   }
   {
@@ -1040,7 +1081,8 @@ static void bug_class_cases(void) {
                "shapes [2,3] and [4] do not broadcast");
   }
   bytes = conv_model(1, 5, &size);
-  expect_run("oob: CONV_2D bias of 5 for 3 filters", bytes, size, NULL, 0, 1, BAD, "bias has 5 elements for 3 output channels");
+  expect_run("oob: CONV_2D bias of 5 for 3 filters", bytes, size, NULL, 0, 1, BAD,
+             "bias has 5 elements for 3 output channels");
   {
     tm_graph g;
     tm_graph_init(&g, tm_new());
@@ -1115,7 +1157,8 @@ static void bug_class_cases(void) {
     int32_t y = tm_g_tensor(&g, "y", TM_F32, s_y, 2), ins[3] = {x, tw, -1};
     tm_g_op(&g, OP_FULLY_CONNECTED, ins, 3, &y, 1, 0, NULL);
     bytes = graph_finish(&g, &x, 1, &y, 1, &size);
-    expect_run("null: weights in an empty buffer", bytes, size, NULL, 0, 0, BAD, "reads tensor 1 (w) before any operator writes it");
+    expect_run("null: weights in an empty buffer", bytes, size, NULL, 0, 0, BAD,
+               "reads tensor 1 (w) before any operator writes it");
   }
   {
     tm_graph g;
@@ -1185,8 +1228,8 @@ static void bug_class_cases(void) {
     tm_graph_init(&g, tm_new());
     int32_t s_x[2] = {2, 4};
     int32_t a = tm_g_tensor(&g, "a", TM_I8, s_x, 2), y = tm_g_tensor(&g, "y", TM_F32, s_x, 2);
-    g.ops[g.nops++] = tm_operator(g.b, tm_g_opcode(&g, 6 /* DEQUANTIZE */, 2), &a, 1, &y, 1, 0,
-                                  NULL);
+    g.ops[g.nops++] =
+        tm_operator(g.b, tm_g_opcode(&g, 6 /* DEQUANTIZE */, 2), &a, 1, &y, 1, 0, NULL);
     bytes = graph_finish(&g, &a, 1, &y, 1, &size);
     expect_run("uninit: DEQUANTIZE of int8 without quantization", bytes, size, NULL, 0, 1, BAD,
                "input (int8) has no quantization parameters");
@@ -1210,11 +1253,10 @@ static void bug_class_cases(void) {
     memcpy(file + k.buf_offset, kv, sizeof kv);
     free(model);
     float y[4] = {0};
-    expect_run_out("misaligned float constant (offset odd)", file, (size_t)k.buf_offset + 16, x, sizeof x, 3,
-               WICK_OK, "", y, sizeof y);
+    expect_run_out("misaligned float constant (offset odd)", file, (size_t)k.buf_offset + 16, x,
+                   sizeof x, 3, WICK_OK, "", y, sizeof y);
     if (y[0] != 11 || y[1] != 22 || y[2] != 33 || y[3] != 44)
-      FAIL("misaligned constant: x + k gave %g %g %g %g, want 11 22 33 44", y[0], y[1], y[2],
-           y[3]);
+      FAIL("misaligned constant: x + k gave %g %g %g %g, want 11 22 33 44", y[0], y[1], y[2], y[3]);
   }
 }
 
@@ -1224,7 +1266,8 @@ static void bug_class_cases(void) {
 static uint8_t *composite_chain(int n, int total, size_t *size) {
   tm_builder *b = tm_new();
   int32_t s_x[1] = {4}, in[1] = {0}, out[1] = {1}, add_in[2] = {0, 0};
-  tm_node *codes[2] = {tm_opcode(b, 0 /* ADD */, 1), tm_opcode(b, 206 /* STABLEHLO_COMPOSITE */, 1)};
+  tm_node *codes[2] = {tm_opcode(b, 0 /* ADD */, 1),
+                       tm_opcode(b, 206 /* STABLEHLO_COMPOSITE */, 1)};
   tm_node *buf = tm_buffer(b, NULL, 0);
   tm_node **sgs = malloc((size_t)total * sizeof *sgs);
   if (sgs == NULL) abort();
@@ -1413,8 +1456,11 @@ static void replay_regressions(void) {
     } else {
       snprintf(g_case, sizeof g_case, "regression %s", files[i]);
       int phase = run_promise(bytes, size);
-      printf("  %-60s %s\n", files[i], phase == 3 ? "runs" : phase == 2 ? "invoke error"
-                                                   : phase == 1 ? "create error" : "load error");
+      printf("  %-60s %s\n", files[i],
+             phase == 3   ? "runs"
+             : phase == 2 ? "invoke error"
+             : phase == 1 ? "create error"
+                          : "load error");
       free(bytes);
     }
     free(files[i]);
@@ -1453,8 +1499,8 @@ int main(void) {
   char **files = NULL;
   size_t n = dir ? list_dir(dir, ".tflite", &files) : 0;
   if (n == 0) {
-    printf("  shared models: skipped (WICK_SHARED_MODELS %s%s)\n", dir ? "has no .tflite: " : "is unset",
-           dir ? dir : "");
+    printf("  shared models: skipped (WICK_SHARED_MODELS %s%s)\n",
+           dir ? "has no .tflite: " : "is unset", dir ? dir : "");
   }
   for (size_t i = 0; i < n; i++) {
     bytes = read_file(files[i], &size);
@@ -1469,10 +1515,11 @@ int main(void) {
   }
   free(files);
 
-  printf("test_malformed: %ld targeted, %ld mutated inputs (%ld loaded, %ld created, %ld ran, "
-         "%ld too heavy to run, %ld cancelled after %d ms), %ld failures, %.1f s%s\n",
-         g_targeted, g_cases, g_loaded, g_created, g_invoked, g_skipped_heavy, g_cancelled,
-         WATCHDOG_MS, g_failures,
-         (double)(now_ms() - start) / 1000.0, SANITIZED ? " (sanitized build)" : "");
+  printf(
+      "test_malformed: %ld targeted, %ld mutated inputs (%ld loaded, %ld created, %ld ran, "
+      "%ld too heavy to run, %ld cancelled after %d ms), %ld failures, %.1f s%s\n",
+      g_targeted, g_cases, g_loaded, g_created, g_invoked, g_skipped_heavy, g_cancelled,
+      WATCHDOG_MS, g_failures, (double)(now_ms() - start) / 1000.0,
+      SANITIZED ? " (sanitized build)" : "");
   return g_failures ? 1 : 0;
 }

@@ -31,7 +31,9 @@
 
 static uint32_t next(void) { return (uint32_t)(rng_step() >> 33); }
 
-static int32_t irand(int32_t lo, int32_t hi) { return lo + (int32_t)(next() % (uint32_t)(hi - lo + 1)); }
+static int32_t irand(int32_t lo, int32_t hi) {
+  return lo + (int32_t)(next() % (uint32_t)(hi - lo + 1));
+}
 
 /* Random int8 data; every 7th buffer saturates (all -128 / 127 runs). */
 static int8_t *rand_i8(size_t n, bool extreme) {
@@ -77,7 +79,8 @@ static void make_params(qparams *q, size_t n, int32_t k_total, int32_t zp_in, in
      * a zero and the largest multiplier, accumulators near the int32 ends */
     if (c % 7 == 2) q->mult[c] = 1 << 30;
     if (c % 19 == 11) q->mult[c] = c % 2 ? 0 : INT32_MAX;
-    if (c % 17 == 3) q->bias[c] = c % 2 ? INT32_MAX - irand(0, 1 << 20) : INT32_MIN + irand(0, 1 << 20);
+    if (c % 17 == 3)
+      q->bias[c] = c % 2 ? INT32_MAX - irand(0, 1 << 20) : INT32_MIN + irand(0, 1 << 20);
     q->scale[c] = ldexp((double)q->mult[c], q->shift[c] - 31);
   }
   const int32_t zp_out = irand(-128, 127);
@@ -135,8 +138,8 @@ static void *aligned(size_t bytes) {
 
 /* ------------------------------------------------------------------ GEMM (1x1 conv, FC) */
 
-static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, size_t k,
-                            bool fc, int act, bool with_bias) {
+static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, size_t k, bool fc,
+                            int act, bool with_bias) {
   const int32_t zp = irand(-128, 127);
   int8_t *a = rand_i8(m * k, (m + n + k) % 7 == 0), *w = rand_w8(n * k);
   qparams q;
@@ -149,13 +152,13 @@ static void test_gemm_shape(const wick_q8_kernels *kern, size_t m, size_t n, siz
   int8_t *got = guarded_output(m * n), *ref = malloc(m * n + 1);
   if (fc) {
     q.out.fc_scale = q.scale;
-    wick_q_fully_connected__reference(WICK_DTYPE_INT8, (int64_t)m, (int64_t)n, (int64_t)k, &q.fc,
-                                      a, w, with_bias ? q.bias : NULL, false, ref);
+    wick_q_fully_connected__reference(WICK_DTYPE_INT8, (int64_t)m, (int64_t)n, (int64_t)k, &q.fc, a,
+                                      w, with_bias ? q.bias : NULL, false, ref);
   } else {
-    wick_conv_shape s = {1, 1, (int32_t)m, (int32_t)k, 1, (int32_t)m, (int32_t)n, 1, 1, 1, 1,
-                         1, 1, 0, 0, 1, 1};
-    wick_q_conv2d__reference(WICK_DTYPE_INT8, &s, &q.conv, a, w, with_bias ? q.bias : NULL,
-                             false, ref);
+    wick_conv_shape s = {1, 1, (int32_t)m, (int32_t)k, 1, (int32_t)m, (int32_t)n, 1, 1,
+                         1, 1, 1,          1,          0, 0,          1,          1};
+    wick_q_conv2d__reference(WICK_DTYPE_INT8, &s, &q.conv, a, w, with_bias ? q.bias : NULL, false,
+                             ref);
   }
   /* raw int8 rows (not AVX2), then rows prepared beforehand
    * (wick_q8_prepare_input); two calls over row ranges each, as a thread
@@ -200,8 +203,7 @@ static void test_gemm(const wick_q8_kernels *kern) {
     int act;
   } models[] = {{196, 576, 96, false, 2}, {1, 1000, 1280, true, 0}, {3, 3000, 40, false, 0}};
   for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-    test_gemm_shape(kern, models[i].m, models[i].n, models[i].k, models[i].fc, models[i].act,
-                    true);
+    test_gemm_shape(kern, models[i].m, models[i].n, models[i].k, models[i].fc, models[i].act, true);
   printf("%s gemm / fc: %s\n", kern->isa, verdict(before));
 }
 
@@ -234,7 +236,8 @@ static void test_conv_shape(const void *arg, const wick_conv_shape *s, int act) 
   if (!wick_q8_conv_indirection_size(s, kern->mr, &count)) abort();
   const int8_t **ind = malloc(count * sizeof(int8_t *));
   const size_t kc4 = (kc + 3) & ~(size_t)3, ib = wick_q8_input_bytes(kern);
-  int8_t *zero = malloc(wick_q8_zero_row_bytes(kern, kc) + kc4), *flipped = malloc(in_n * ib + WICK_Q8_ROW_PAD);
+  int8_t *zero = malloc(wick_q8_zero_row_bytes(kern, kc) + kc4),
+         *flipped = malloc(in_n * ib + WICK_Q8_ROW_PAD);
   int8_t *got = malloc(out_n), *ref = malloc(out_n);
   wick_q_conv2d__reference(WICK_DTYPE_INT8, s, &q.conv, in, f, q.bias, false, ref);
   const size_t tiles = wick_q8_conv_tiles(s, kern->mr);
@@ -283,12 +286,21 @@ static void test_conv(const wick_q8_kernels *kern) {
  * its tiles run in two calls, into a guarded output. Output size as
  * TensorFlow gives it: in * stride (SAME, padding half the overlap) or
  * (in - 1) * stride + k (VALID). */
-static void test_tconv_shape(const wick_q8_kernels *kern, int32_t batch, int32_t in_h,
-                             int32_t in_w, int32_t in_c, int32_t out_c, int32_t k_h, int32_t k_w,
-                             int32_t s_h, int32_t s_w, bool same, int act) {
-  wick_conv_shape s = {.batch = batch, .in_h = in_h, .in_w = in_w, .in_c = in_c,
-                       .out_c = out_c, .k_h = k_h, .k_w = k_w, .stride_h = s_h,
-                       .stride_w = s_w, .dilation_h = 1, .dilation_w = 1, .groups = 1,
+static void test_tconv_shape(const wick_q8_kernels *kern, int32_t batch, int32_t in_h, int32_t in_w,
+                             int32_t in_c, int32_t out_c, int32_t k_h, int32_t k_w, int32_t s_h,
+                             int32_t s_w, bool same, int act) {
+  wick_conv_shape s = {.batch = batch,
+                       .in_h = in_h,
+                       .in_w = in_w,
+                       .in_c = in_c,
+                       .out_c = out_c,
+                       .k_h = k_h,
+                       .k_w = k_w,
+                       .stride_h = s_h,
+                       .stride_w = s_w,
+                       .dilation_h = 1,
+                       .dilation_w = 1,
+                       .groups = 1,
                        .multiplier = 1};
   s.out_h = same ? in_h * s_h : (in_h - 1) * s_h + k_h;
   s.out_w = same ? in_w * s_w : (in_w - 1) * s_w + k_w;
@@ -338,8 +350,8 @@ static void test_tconv(const wick_q8_kernels *kern) {
       for (int32_t k = 1; k <= 5; k++)
         for (int32_t st = 1; st <= 3 && st <= k; st++) {
           const int32_t c = chans[ci];
-          test_tconv_shape(kern, 1 + (k == 3), 1 + k % 4, 2 + 3 * (int32_t)ci, c, chans[3 - ci],
-                           k, k, st, st, same, (k + st) % 3);
+          test_tconv_shape(kern, 1 + (k == 3), 1 + k % 4, 2 + 3 * (int32_t)ci, c, chans[3 - ci], k,
+                           k, st, st, same, (k + st) % 3);
         }
   /* unequal filter sides and strides, rows of many tiles */
   test_tconv_shape(kern, 1, 3, 21, 16, 24, 4, 3, 2, 3, true, 0);
@@ -385,8 +397,7 @@ static void test_amx_shape(const void *arg, const wick_conv_shape *s, int act) {
   memset(got + 1, 0x55, out_n);
   for (size_t i = 0; i < 2; i++)
     for (size_t j = 0; j < 2; j++)
-      kern->conv_amx(s, in, zp, packed, got + 1, &q.out, ms[i], ms[i + 1], ns[j], ns[j + 1],
-                     work);
+      kern->conv_amx(s, in, zp, packed, got + 1, &q.out, ms[i], ms[i + 1], ns[j], ns[j + 1], work);
   describe(what, sizeof what, kern->isa, "conv (amx, 4 tasks)", s, zp, act);
   compare_guarded(what, got, ref, out_n);
   free(in), free(f), free(packed), free(work), free(ref), free(got);
@@ -563,8 +574,8 @@ static void test_mul(const wick_q8_kernels *kern) {
  * the int32 sums wrap as the reference's. */
 static void test_dots(const wick_q8_kernels *kern) {
   const int before = failures;
-  static const size_t shapes[][3] = {{1, 1, 1},   {3, 5, 15},  {4, 7, 16},   {5, 33, 17},
-                                     {9, 3, 63},  {8, 2, 64},  {7, 4, 65},   {13, 9, 384},
+  static const size_t shapes[][3] = {{1, 1, 1},    {3, 5, 15},    {4, 7, 16}, {5, 33, 17},
+                                     {9, 3, 63},   {8, 2, 64},    {7, 4, 65}, {13, 9, 384},
                                      {2, 3, 1000}, {4, 1, 140000}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     const size_t m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
@@ -595,7 +606,7 @@ static void test_dots(const wick_q8_kernels *kern) {
  * ranges and two column ranges (a thread split), with the int32 stride of the full width. */
 static void test_gemm_raw(const wick_q8_kernels *kern) {
   const int before = failures;
-  static const size_t shapes[][3] = {{1, 1, 1},  {3, 5, 15},   {7, 33, 17},  {8, 64, 64},
+  static const size_t shapes[][3] = {{1, 1, 1},      {3, 5, 15},    {7, 33, 17},     {8, 64, 64},
                                      {15, 100, 129}, {50, 17, 384}, {32, 1536, 384}, {2, 3000, 40}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     const size_t m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
@@ -617,15 +628,15 @@ static void test_gemm_raw(const wick_q8_kernels *kern) {
       for (size_t c = 0; c < 2; c++)
         if (rows[r] < rows[r + 1] && cols[c] < cols[c + 1])
           wick_q8_gemm_cols(kern, rows[r], rows[r + 1], cols[c], cols[c + 1], n, k, prepared,
-                            k * ib, true, packed, (int8_t *)(void *)(got + 1),
-                            n * sizeof(int32_t), &o);
+                            k * ib, true, packed, (int8_t *)(void *)(got + 1), n * sizeof(int32_t),
+                            &o);
     checks++;
     if (got[0] != 0x55555555 || got[m * n + 1] != 0x55555555)
       fail("%s raw gemm m=%zu n=%zu k=%zu wrote outside its output", kern->isa, m, n, k);
     for (size_t p = 0; p < m * n; p++)
       if (got[p + 1] != ref[p]) {
-        fail("%s raw gemm m=%zu n=%zu k=%zu: [%zu, %zu] got %d want %d", kern->isa, m, n, k,
-             p / n, p % n, got[p + 1], ref[p]);
+        fail("%s raw gemm m=%zu n=%zu k=%zu: [%zu, %zu] got %d want %d", kern->isa, m, n, k, p / n,
+             p % n, got[p + 1], ref[p]);
         break;
       }
     free(a), free(w), free(packed), free(prepared), free(got), free(ref);

@@ -153,7 +153,8 @@ static uint8_t *conv_net(size_t *size_out) {
   int32_t bm = tm_g_tensor(&g, "bm", TM_F32, s_bm, 3);
   int32_t q2 = tm_g_tensor(&g, "q2", TM_F32, s_kk, 3);
   int32_t bm2 = tm_g_tensor(&g, "bm2", TM_F32, s_bm, 3);
-  int32_t s_pads[2] = {4, 2}, pads[8] = {0, 0, 1, 1, 1, 1, 0, 0}, s_4[1] = {4}, perm[4] = {0, 3, 1, 2};
+  int32_t s_pads[2] = {4, 2}, pads[8] = {0, 0, 1, 1, 1, 1, 0, 0}, s_4[1] = {4},
+          perm[4] = {0, 3, 1, 2};
   int32_t s_pd[4] = {2, 42, 42, 48}, s_cc[4] = {2, 40, 40, 80}, s_tr[4] = {2, 48, 40, 40};
   int32_t tpads = tm_g_const(&g, "pads", TM_I32, s_pads, 2, pads, sizeof pads, NULL);
   int32_t pd = tm_g_tensor(&g, "pd", TM_F32, s_pd, 4);
@@ -178,12 +179,30 @@ static uint8_t *conv_net(size_t *size_out) {
   int32_t wb = g_const_rand(&g, "wb", s_wb, 4, 15), bb = g_const_rand(&g, "bb", s_16, 1, 16);
   int32_t pm = tm_g_tensor(&g, "pm", TM_F32, s_pm, 4), mp = tm_g_tensor(&g, "mp", TM_F32, s_p, 4);
 
-  { int32_t in[3] = {x, w1, b1}, out[1] = {c1}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 0, 1, 1)); }
-  { int32_t in[3] = {c1, dw, db}, out[1] = {d1}; tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 0, 1)); }
-  { int32_t in[2] = {d1, dw5}, out[1] = {d2}; tm_g_op(&g, 4, in, 2, out, 1, 2, dw_opts(b, 0, 2)); }
-  { int32_t in[3] = {d1, w2, b2}, out[1] = {c2}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 1, 1, 0)); }
-  { int32_t in[1] = {c2}, out[1] = {p1}; tm_g_op(&g, 17, in, 1, out, 1, 5, pool_opts(b, 1, 2, 2)); }
-  { int32_t in[1] = {p1}, out[1] = {p2}; tm_g_op(&g, 1, in, 1, out, 1, 5, pool_opts(b, 0, 1, 3)); }
+  {
+    int32_t in[3] = {x, w1, b1}, out[1] = {c1};
+    tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 0, 1, 1));
+  }
+  {
+    int32_t in[3] = {c1, dw, db}, out[1] = {d1};
+    tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 0, 1));
+  }
+  {
+    int32_t in[2] = {d1, dw5}, out[1] = {d2};
+    tm_g_op(&g, 4, in, 2, out, 1, 2, dw_opts(b, 0, 2));
+  }
+  {
+    int32_t in[3] = {d1, w2, b2}, out[1] = {c2};
+    tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 1, 1, 0));
+  }
+  {
+    int32_t in[1] = {c2}, out[1] = {p1};
+    tm_g_op(&g, 17, in, 1, out, 1, 5, pool_opts(b, 1, 2, 2));
+  }
+  {
+    int32_t in[1] = {p1}, out[1] = {p2};
+    tm_g_op(&g, 1, in, 1, out, 1, 5, pool_opts(b, 0, 1, 3));
+  }
   {
     tm_node *o = tm_table(b);
     tm_ref(o, 0, tm_vec_i32(b, shape_r, 2));
@@ -196,7 +215,10 @@ static uint8_t *conv_net(size_t *size_out) {
     int32_t in[3] = {r, wf, bf}, out[1] = {f};
     tm_g_op(&g, 9, in, 3, out, 1, 8, o);
   }
-  { int32_t in[2] = {x, wg}, out[1] = {gc}; tm_g_op(&g, 3, in, 2, out, 1, 1, conv_opts(b, 0, 1, 0)); }
+  {
+    int32_t in[2] = {x, wg}, out[1] = {gc};
+    tm_g_op(&g, 3, in, 2, out, 1, 1, conv_opts(b, 0, 1, 0));
+  }
   {
     tm_node *o = tm_table(b); /* BatchMatMulOptions type 101: adj_x, adj_y false */
     int32_t in[2] = {q, kk}, out[1] = {bm};
@@ -238,12 +260,30 @@ static uint8_t *conv_net(size_t *size_out) {
     int32_t in[2] = {ad, chan}, out[1] = {ml};
     tm_g_op(&g, 18, in, 2, out, 1, 21, o);
   }
-  { int32_t in[2] = {c2, tpads_a}, out[1] = {pa}; tm_g_op(&g, 34, in, 2, out, 1, 22, tm_table(b)); }
-  { int32_t in[3] = {pa, dwa, dba}, out[1] = {da}; tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 1, 2)); }
-  { int32_t in[2] = {d1, tpads_b}, out[1] = {pb}; tm_g_op(&g, 34, in, 2, out, 1, 22, tm_table(b)); }
-  { int32_t in[3] = {pb, wb, bb}, out[1] = {cb}; tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 1, 2, 0)); }
-  { int32_t in[3] = {c2, tpads_m, ninf}, out[1] = {pm}; tm_g_op(&g, 60, in, 3, out, 1, 0, NULL); }
-  { int32_t in[1] = {pm}, out[1] = {mp}; tm_g_op(&g, 17, in, 1, out, 1, 5, pool_opts(b, 1, 2, 3)); }
+  {
+    int32_t in[2] = {c2, tpads_a}, out[1] = {pa};
+    tm_g_op(&g, 34, in, 2, out, 1, 22, tm_table(b));
+  }
+  {
+    int32_t in[3] = {pa, dwa, dba}, out[1] = {da};
+    tm_g_op(&g, 4, in, 3, out, 1, 2, dw_opts(b, 1, 2));
+  }
+  {
+    int32_t in[2] = {d1, tpads_b}, out[1] = {pb};
+    tm_g_op(&g, 34, in, 2, out, 1, 22, tm_table(b));
+  }
+  {
+    int32_t in[3] = {pb, wb, bb}, out[1] = {cb};
+    tm_g_op(&g, 3, in, 3, out, 1, 1, conv_opts(b, 1, 2, 0));
+  }
+  {
+    int32_t in[3] = {c2, tpads_m, ninf}, out[1] = {pm};
+    tm_g_op(&g, 60, in, 3, out, 1, 0, NULL);
+  }
+  {
+    int32_t in[1] = {pm}, out[1] = {mp};
+    tm_g_op(&g, 17, in, 1, out, 1, 5, pool_opts(b, 1, 2, 3));
+  }
   int32_t gin[3] = {x, q, q2}, gout[12] = {d2, f, gc, bm, bm2, pd, cc, tr, ml, da, cb, mp};
   tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 3, gout, 12, g.ops, g.nops);
   tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
@@ -332,9 +372,21 @@ static void fill_inputs(wick_interpreter *it) {
         case WICK_DTYPE_INT8: p[k] = (unsigned char)(int8_t)(v * 100); break;
         case WICK_DTYPE_UINT8: p[k] = (unsigned char)(v * 100 + 128); break;
         case WICK_DTYPE_BOOL: p[k] = v > 0; break;
-        case WICK_DTYPE_INT16: { int16_t x = (int16_t)(v * 1000); memcpy(p + k * es, &x, 2); break; }
-        case WICK_DTYPE_INT32: { int32_t x = (int32_t)((v + 1) * 2); memcpy(p + k * es, &x, 4); break; }
-        case WICK_DTYPE_INT64: { int64_t x = (int64_t)((v + 1) * 2); memcpy(p + k * es, &x, 8); break; }
+        case WICK_DTYPE_INT16: {
+          int16_t x = (int16_t)(v * 1000);
+          memcpy(p + k * es, &x, 2);
+          break;
+        }
+        case WICK_DTYPE_INT32: {
+          int32_t x = (int32_t)((v + 1) * 2);
+          memcpy(p + k * es, &x, 4);
+          break;
+        }
+        case WICK_DTYPE_INT64: {
+          int64_t x = (int64_t)((v + 1) * 2);
+          memcpy(p + k * es, &x, 8);
+          break;
+        }
         default: memset(p + k * es, 0, es); break;
       }
     }
@@ -478,8 +530,8 @@ static void *invoker(void *arg) {
   return NULL;
 }
 
-static int shared_model_phase(const char *name, const wick_model *model, int num_threads,
-                              int runs, int cancel_loop) {
+static int shared_model_phase(const char *name, const wick_model *model, int num_threads, int runs,
+                              int cancel_loop) {
   wick_error_info err;
   wick_interpreter *ref;
   wick_interpreter_options o = wick_interpreter_options_default();
@@ -513,8 +565,8 @@ static int shared_model_phase(const char *name, const wick_model *model, int num
     pthread_t inv;
     pthread_create(&inv, NULL, invoker, &c);
     /* Keep cancelling until both outcomes were seen a few times. */
-    for (long i = 0;
-         i < 100000000L && (atomic_load(&c.cancelled) < 20 || atomic_load(&c.ok) < 20); i++) {
+    for (long i = 0; i < 100000000L && (atomic_load(&c.cancelled) < 20 || atomic_load(&c.ok) < 20);
+         i++) {
       if (i % 8 == 0) wick_interpreter_cancel(ref);
       if (i % 1024 == 0) sched_yield();
     }
@@ -529,10 +581,10 @@ static int shared_model_phase(const char *name, const wick_model *model, int num
   copy_outputs(ref, again);
   if (memcmp(again, want, want_bytes) != 0) failures++;
 
-  printf("%s, interpreters of %d threads: %d OS threads x %d runs, %d invokes ok / %d "
-         "cancelled: %d failures\n",
-         name, num_threads, THREADS, runs, atomic_load(&c.ok), atomic_load(&c.cancelled),
-         failures);
+  printf(
+      "%s, interpreters of %d threads: %d OS threads x %d runs, %d invokes ok / %d "
+      "cancelled: %d failures\n",
+      name, num_threads, THREADS, runs, atomic_load(&c.ok), atomic_load(&c.cancelled), failures);
   free(again);
   free(want);
   wick_interpreter_destroy(ref);
@@ -754,12 +806,13 @@ int main(void) {
   int checked = 0;
   failures += check_dir(getenv("WICK_SHARED_MODELS"), NULL, &checked);
   const char *cache = getenv("WICK_MODEL_CACHE");
-  static const char *const keras[] = {"mobilenet_v2-", "tiny_cnn-", "transformer_block-",
-                                      "mlp-", NULL};
+  static const char *const keras[] = {"mobilenet_v2-", "tiny_cnn-", "transformer_block-", "mlp-",
+                                      NULL};
   failures += check_dir(cache ? cache : "build/model-cache", keras, &checked);
-  printf("thread counts 1/2/3/4/7: conv net (optimized and reference kernels) and %d model "
-         "files compared%s\n",
-         checked, checked ? "" : " (no model files found: $WICK_SHARED_MODELS / model cache)");
+  printf(
+      "thread counts 1/2/3/4/7: conv net (optimized and reference kernels) and %d model "
+      "files compared%s\n",
+      checked, checked ? "" : " (no model files found: $WICK_SHARED_MODELS / model cache)");
 
   /* 2. One model, many OS threads, each interpreter with its own workers. */
   uint8_t *chain = tm_demo_chain(&size);

@@ -14,8 +14,8 @@
  * and every child is written after its parent, so every uoffset points
  * forward as the format requires. A node referenced twice is written once
  * and shared (both references must come before it: true for the items of
- * one table vector, whose slots are all written before any item). Tables start 8-byte aligned, scalar fields
- * are aligned to their size, vectors of 8-byte elements have their elements
+ * one table vector, whose slots are all written before any item). Tables start 8-byte aligned,
+ * scalar fields are aligned to their size, vectors of 8-byte elements have their elements
  * 8-aligned, byte vectors (buffer data) 16-aligned. Nothing is shared or
  * deduplicated: the result is simple, valid and easy to reason about when a
  * test patches bytes in it (tm_pos() tells where a node landed).
@@ -54,13 +54,13 @@ struct tm_node {
   int kind;
   tm_field fields[TM_MAX_FIELDS];
   int nfields;
-  uint8_t *data; /* TM_VEC / TM_STR payload */
-  size_t len;    /* element count */
-  size_t esize;  /* element size */
-  size_t align;  /* payload alignment (TM_VEC) */
+  uint8_t *data;   /* TM_VEC / TM_STR payload */
+  size_t len;      /* element count */
+  size_t esize;    /* element size */
+  size_t align;    /* payload alignment (TM_VEC) */
   tm_node **items; /* TM_TVEC */
-  size_t pos;    /* where the node landed (table start / vector length word), set by tm_finish */
-  int emitted;   /* already written: later references share it (FlatBuffers allows that) */
+  size_t pos;      /* where the node landed (table start / vector length word), set by tm_finish */
+  int emitted;     /* already written: later references share it (FlatBuffers allows that) */
 };
 
 typedef struct tm_builder {
@@ -137,7 +137,8 @@ static inline void tm_ref(tm_node *t, int id, tm_node *child) {
   f->ref = child;
 }
 
-static inline tm_node *tm_vec(tm_builder *b, const void *data, size_t count, size_t esize, size_t align) {
+static inline tm_node *tm_vec(tm_builder *b, const void *data, size_t count, size_t esize,
+                              size_t align) {
   tm_node *v = tm_node_new(b, TM_VEC);
   v->data = (uint8_t *)tm_xalloc(count * esize);
   if (count) memcpy(v->data, data, count * esize);
@@ -149,11 +150,15 @@ static inline tm_node *tm_vec(tm_builder *b, const void *data, size_t count, siz
 static inline tm_node *tm_vec_i32(tm_builder *b, const int32_t *v, size_t n) {
   return tm_vec(b, v, n, 4, 4);
 }
-static inline tm_node *tm_vec_f32(tm_builder *b, const float *v, size_t n) { return tm_vec(b, v, n, 4, 4); }
+static inline tm_node *tm_vec_f32(tm_builder *b, const float *v, size_t n) {
+  return tm_vec(b, v, n, 4, 4);
+}
 static inline tm_node *tm_vec_i64(tm_builder *b, const int64_t *v, size_t n) {
   return tm_vec(b, v, n, 8, 8);
 }
-static inline tm_node *tm_bytes(tm_builder *b, const void *v, size_t n) { return tm_vec(b, v, n, 1, 16); }
+static inline tm_node *tm_bytes(tm_builder *b, const void *v, size_t n) {
+  return tm_vec(b, v, n, 1, 16);
+}
 
 static inline tm_node *tm_str(tm_builder *b, const char *s) {
   tm_node *v = tm_node_new(b, TM_STR);
@@ -200,7 +205,9 @@ static inline void tm_pad_to(tm_builder *b, size_t align, size_t phase) {
 static inline void tm_put_u16(tm_builder *b, uint16_t v) { tm_put(b, &v, 2); }
 static inline void tm_put_u32(tm_builder *b, uint32_t v) { tm_put(b, &v, 4); }
 
-static inline void tm_patch_u32(tm_builder *b, size_t at, uint32_t v) { memcpy(b->buf + at, &v, 4); }
+static inline void tm_patch_u32(tm_builder *b, size_t at, uint32_t v) {
+  memcpy(b->buf + at, &v, 4);
+}
 
 static inline size_t tm_emit(tm_builder *b, tm_node *n);
 
@@ -256,8 +263,7 @@ static inline size_t tm_emit(tm_builder *b, tm_node *n) {
   if (n->emitted) return n->pos;
   n->emitted = 1;
   switch (n->kind) {
-    case TM_TABLE:
-      return tm_emit_table(b, n);
+    case TM_TABLE: return tm_emit_table(b, n);
     case TM_VEC: {
       size_t a = n->align < 4 ? 4 : n->align;
       tm_pad_to(b, a, 4); /* elements start aligned */
@@ -290,7 +296,8 @@ static inline size_t tm_emit(tm_builder *b, tm_node *n) {
 /* Serializes the tree under `root` with a 4-byte identifier (may be NULL).
  * Returns a malloc'd copy (caller frees) and its size. The builder keeps the
  * node positions (tm_node.pos, tm_field.at) for patching. */
-static inline uint8_t *tm_finish(tm_builder *b, tm_node *root, const char *ident, size_t *size_out) {
+static inline uint8_t *tm_finish(tm_builder *b, tm_node *root, const char *ident,
+                                 size_t *size_out) {
   b->size = 0;
   for (size_t i = 0; i < b->nnodes; i++) b->nodes[i]->emitted = 0;
   tm_put_u32(b, 0);
@@ -314,8 +321,16 @@ static inline size_t tm_field_pos(const tm_node *t, int id) {
 /* ---------------------------------------------------------------- TFLite tables */
 
 /* TensorType numbers. */
-enum { TM_F32 = 0, TM_F16 = 1, TM_I32 = 2, TM_U8 = 3, TM_I64 = 4, TM_BOOL = 6, TM_I16 = 7,
-       TM_I8 = 9 };
+enum {
+  TM_F32 = 0,
+  TM_F16 = 1,
+  TM_I32 = 2,
+  TM_U8 = 3,
+  TM_I64 = 4,
+  TM_BOOL = 6,
+  TM_I16 = 7,
+  TM_I8 = 9
+};
 
 /* Buffer { data: [ubyte] (0), offset: ulong (1), size: ulong (2) } */
 static inline tm_node *tm_buffer(tm_builder *b, const void *data, size_t n) {
@@ -327,7 +342,7 @@ static inline tm_node *tm_buffer(tm_builder *b, const void *data, size_t n) {
 /* QuantizationParameters { min 0, max 1, scale 2, zero_point 3, details_type 4, details 5,
  * quantized_dimension 6 } */
 static inline tm_node *tm_quant(tm_builder *b, const float *scale, const int64_t *zp, size_t n,
-                         int32_t qdim) {
+                                int32_t qdim) {
   tm_node *t = tm_table(b);
   tm_ref(t, 2, tm_vec_f32(b, scale, n));
   if (zp) tm_ref(t, 3, tm_vec_i64(b, zp, n));
@@ -338,7 +353,7 @@ static inline tm_node *tm_quant(tm_builder *b, const float *scale, const int64_t
 /* Tensor { shape 0, type 1, buffer 2, name 3, quantization 4, is_variable 5, sparsity 6,
  * shape_signature 7 } */
 static inline tm_node *tm_tensor(tm_builder *b, const char *name, int type, const int32_t *shape,
-                          size_t rank, uint32_t buffer, tm_node *quant) {
+                                 size_t rank, uint32_t buffer, tm_node *quant) {
   tm_node *t = tm_table(b);
   tm_ref(t, 0, tm_vec_i32(b, shape, rank));
   tm_i8(t, 1, (int8_t)type);
@@ -360,7 +375,8 @@ static inline tm_node *tm_opcode(tm_builder *b, int32_t builtin, int32_t version
 /* Operator { opcode_index 0, inputs 1, outputs 2, builtin_options_type 3, builtin_options 4,
  * ..., builtin_options_2_type 11, builtin_options_2 12 } */
 static inline tm_node *tm_operator(tm_builder *b, uint32_t opcode, const int32_t *ins, size_t nin,
-                            const int32_t *outs, size_t nout, uint8_t opt_type, tm_node *opts) {
+                                   const int32_t *outs, size_t nout, uint8_t opt_type,
+                                   tm_node *opts) {
   tm_node *t = tm_table(b);
   tm_u32(t, 0, opcode);
   tm_ref(t, 1, tm_vec_i32(b, ins, nin));
@@ -373,9 +389,9 @@ static inline tm_node *tm_operator(tm_builder *b, uint32_t opcode, const int32_t
 }
 
 /* SubGraph { tensors 0, inputs 1, outputs 2, operators 3, name 4 } */
-static inline tm_node *tm_subgraph(tm_builder *b, tm_node *const *tensors, size_t nt, const int32_t *ins,
-                            size_t nin, const int32_t *outs, size_t nout, tm_node *const *ops,
-                            size_t nops) {
+static inline tm_node *tm_subgraph(tm_builder *b, tm_node *const *tensors, size_t nt,
+                                   const int32_t *ins, size_t nin, const int32_t *outs, size_t nout,
+                                   tm_node *const *ops, size_t nops) {
   tm_node *t = tm_table(b);
   tm_ref(t, 0, tm_tvec(b, tensors, nt));
   tm_ref(t, 1, tm_vec_i32(b, ins, nin));
@@ -388,9 +404,9 @@ static inline tm_node *tm_subgraph(tm_builder *b, tm_node *const *tensors, size_
 /* TensorMap { name 0, tensor_index 1 }; SignatureDef { inputs 0, outputs 1, signature_key 2,
  * subgraph_index 4 } */
 static inline tm_node *tm_signature(tm_builder *b, const char *key, uint32_t subgraph,
-                             const char *const *in_names, const uint32_t *in_tensors, size_t nin,
-                             const char *const *out_names, const uint32_t *out_tensors,
-                             size_t nout) {
+                                    const char *const *in_names, const uint32_t *in_tensors,
+                                    size_t nin, const char *const *out_names,
+                                    const uint32_t *out_tensors, size_t nout) {
   tm_node *ins[16], *outs[16];
   if (nin > 16 || nout > 16) abort();
   for (size_t i = 0; i < nin; i++) {
@@ -413,9 +429,10 @@ static inline tm_node *tm_signature(tm_builder *b, const char *key, uint32_t sub
 
 /* Model { version 0, operator_codes 1, subgraphs 2, description 3, buffers 4, metadata_buffer 5,
  * metadata 6, signature_defs 7 } */
-static inline tm_node *tm_model(tm_builder *b, uint32_t version, tm_node *const *opcodes, size_t nopc,
-                         tm_node *const *subgraphs, size_t nsg, tm_node *const *buffers,
-                         size_t nbuf, tm_node *const *sigs, size_t nsig) {
+static inline tm_node *tm_model(tm_builder *b, uint32_t version, tm_node *const *opcodes,
+                                size_t nopc, tm_node *const *subgraphs, size_t nsg,
+                                tm_node *const *buffers, size_t nbuf, tm_node *const *sigs,
+                                size_t nsig) {
   tm_node *t = tm_table(b);
   tm_u32(t, 0, version);
   tm_ref(t, 1, tm_tvec(b, opcodes, nopc));
@@ -526,14 +543,22 @@ static inline uint8_t *tm_demo_chain(size_t *size_out) {
   tm_node *o;
   { /* CONV_2D: Conv2DOptions type 1 */
     o = tm_table(b);
-    tm_i8(o, 0, 0); tm_i32(o, 1, 1); tm_i32(o, 2, 1); tm_i8(o, 3, 1);
-    tm_i32(o, 4, 1); tm_i32(o, 5, 1);
+    tm_i8(o, 0, 0);
+    tm_i32(o, 1, 1);
+    tm_i32(o, 2, 1);
+    tm_i8(o, 3, 1);
+    tm_i32(o, 4, 1);
+    tm_i32(o, 5, 1);
     int32_t in[3] = {x, tfw, tfb}, out[1] = {c};
     tm_g_op(&g, 3, in, 3, out, 1, 1, o);
   }
   { /* MAX_POOL_2D: Pool2DOptions type 5 */
     o = tm_table(b);
-    tm_i8(o, 0, 1); tm_i32(o, 1, 2); tm_i32(o, 2, 2); tm_i32(o, 3, 2); tm_i32(o, 4, 2);
+    tm_i8(o, 0, 1);
+    tm_i32(o, 1, 2);
+    tm_i32(o, 2, 2);
+    tm_i32(o, 3, 2);
+    tm_i32(o, 4, 2);
     tm_i8(o, 5, 0);
     int32_t in[1] = {c}, out[1] = {p};
     tm_g_op(&g, 17, in, 1, out, 1, 5, o);
@@ -546,7 +571,9 @@ static inline uint8_t *tm_demo_chain(size_t *size_out) {
   }
   { /* FULLY_CONNECTED: FullyConnectedOptions type 8 */
     o = tm_table(b);
-    tm_i8(o, 0, 0); tm_i8(o, 1, 0); tm_u8(o, 2, 0);
+    tm_i8(o, 0, 0);
+    tm_i8(o, 1, 0);
+    tm_u8(o, 2, 0);
     int32_t in[3] = {r, tw, twb}, out[1] = {f};
     tm_g_op(&g, 9, in, 3, out, 1, 8, o);
   }
@@ -575,20 +602,30 @@ static inline uint8_t *tm_demo_chain(size_t *size_out) {
   }
   { /* CONCATENATION: ConcatenationOptions type 10 */
     o = tm_table(b);
-    tm_i32(o, 0, 0); tm_i8(o, 1, 0);
+    tm_i32(o, 0, 0);
+    tm_i8(o, 1, 0);
     int32_t in[2] = {pm, pm}, out[1] = {cc};
     tm_g_op(&g, 2, in, 2, out, 1, 10, o);
   }
   { /* DEPTHWISE_CONV_2D: DepthwiseConv2DOptions type 2 */
     o = tm_table(b);
-    tm_i8(o, 0, 0); tm_i32(o, 1, 1); tm_i32(o, 2, 1); tm_i32(o, 3, 2); tm_i8(o, 4, 0);
-    tm_i32(o, 5, 1); tm_i32(o, 6, 1);
+    tm_i8(o, 0, 0);
+    tm_i32(o, 1, 1);
+    tm_i32(o, 2, 1);
+    tm_i32(o, 3, 2);
+    tm_i8(o, 4, 0);
+    tm_i32(o, 5, 1);
+    tm_i32(o, 6, 1);
     int32_t in[3] = {x, tdw, tdb}, out[1] = {d};
     tm_g_op(&g, 4, in, 3, out, 1, 2, o);
   }
   { /* AVERAGE_POOL_2D */
     o = tm_table(b);
-    tm_i8(o, 0, 1); tm_i32(o, 1, 2); tm_i32(o, 2, 2); tm_i32(o, 3, 2); tm_i32(o, 4, 2);
+    tm_i8(o, 0, 1);
+    tm_i32(o, 1, 2);
+    tm_i32(o, 2, 2);
+    tm_i32(o, 3, 2);
+    tm_i32(o, 4, 2);
     tm_i8(o, 5, 0);
     int32_t in[1] = {d}, out[1] = {ap};
     tm_g_op(&g, 1, in, 1, out, 1, 5, o);
@@ -682,7 +719,8 @@ static inline uint8_t *tm_demo_while(size_t *size_out) {
   int32_t n = tm_g_const(&g, "n", TM_I32, NULL, 0, &three, 4, NULL);
   int32_t step = tm_g_const(&g, "step", TM_I32, NULL, 0, &one, 4, NULL);
   int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2);
-  int32_t outs[4] = {tm_g_tensor(&g, "i", TM_I32, NULL, 0), tm_g_tensor(&g, "n_out", TM_I32, NULL, 0),
+  int32_t outs[4] = {tm_g_tensor(&g, "i", TM_I32, NULL, 0),
+                     tm_g_tensor(&g, "n_out", TM_I32, NULL, 0),
                      tm_g_tensor(&g, "step_out", TM_I32, NULL, 0),
                      tm_g_tensor(&g, "y", TM_F32, s_x, 2)};
   {
@@ -703,8 +741,9 @@ static inline uint8_t *tm_demo_while(size_t *size_out) {
     int32_t in[2] = {0, 1}, out[1] = {4};
     cop = tm_operator(b, less, in, 2, out, 1, 0, NULL);
   }
-  for (int k = 0; k < 4; k++) bt[k] = tm_tensor(b, k == 3 ? "x" : "v", k == 3 ? TM_F32 : TM_I32,
-                                                  s_x, k == 3 ? 2 : 0, 0, NULL);
+  for (int k = 0; k < 4; k++)
+    bt[k] =
+        tm_tensor(b, k == 3 ? "x" : "v", k == 3 ? TM_F32 : TM_I32, s_x, k == 3 ? 2 : 0, 0, NULL);
   bt[4] = tm_tensor(b, "i1", TM_I32, NULL, 0, 0, NULL);
   bt[5] = tm_tensor(b, "x1", TM_F32, s_x, 2, 0, NULL);
   {

@@ -43,8 +43,8 @@ typedef struct wick_invoke_watchdog {
 } wick_invoke_watchdog;
 
 static inline wick_invoke_watchdog *wick_invoke_watchdog_get(void) {
-  static wick_invoke_watchdog w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_ONCE_INIT, false, NULL, 0,
-                                   false};
+  static wick_invoke_watchdog w = {
+      PTHREAD_MUTEX_INITIALIZER, PTHREAD_ONCE_INIT, false, NULL, 0, false};
   return &w;
 }
 

@@ -17,18 +17,18 @@
 #define NR 16
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-#define ACCUMULATE(MR, ap, kc, w, acc)                                   \
-  do {                                                                   \
-    _Pragma("GCC unroll 4") for (size_t k_ = 0; k_ < (kc); k_++) {                             \
-      const __m256 w0_ = _mm256_loadu_ps(w);                             \
-      const __m256 w1_ = _mm256_loadu_ps((w) + 8);                       \
-      (w) += NR;                                                         \
-      _Pragma("GCC unroll 8") for (size_t i_ = 0; i_ < (MR); i_++) {     \
-        const __m256 a_ = _mm256_broadcast_ss((ap)[i_] + k_);            \
-        (acc)[i_][0] = _mm256_fmadd_ps(a_, w0_, (acc)[i_][0]);           \
-        (acc)[i_][1] = _mm256_fmadd_ps(a_, w1_, (acc)[i_][1]);           \
-      }                                                                  \
-    }                                                                    \
+#define ACCUMULATE(MR, ap, kc, w, acc)                               \
+  do {                                                               \
+    _Pragma("GCC unroll 4") for (size_t k_ = 0; k_ < (kc); k_++) {   \
+      const __m256 w0_ = _mm256_loadu_ps(w);                         \
+      const __m256 w1_ = _mm256_loadu_ps((w) + 8);                   \
+      (w) += NR;                                                     \
+      _Pragma("GCC unroll 8") for (size_t i_ = 0; i_ < (MR); i_++) { \
+        const __m256 a_ = _mm256_broadcast_ss((ap)[i_] + k_);        \
+        (acc)[i_][0] = _mm256_fmadd_ps(a_, w0_, (acc)[i_][0]);       \
+        (acc)[i_][1] = _mm256_fmadd_ps(a_, w1_, (acc)[i_][1]);       \
+      }                                                              \
+    }                                                                \
   } while (0)
 
 /* A last panel with at most 8 live columns (N = 24, 40, 72, 1000, ...):
@@ -38,24 +38,23 @@
  * ones to acc[i][1] (from 0), added at the end: a fixed order for any thread
  * count. The half tiles are separate functions (half_gemm_6, half_igemm_6)
  * so the full-panel loop keeps its registers. */
-#define ACCUMULATE_HALF(MR, ap, kc, w, acc)                                              \
-  do {                                                                                   \
-    size_t k_ = 0;                                                                       \
-    _Pragma("GCC unroll 2") for (; k_ + 2 <= (kc); k_ += 2) {                           \
-      const __m256 w0_ = _mm256_loadu_ps(w), w1_ = _mm256_loadu_ps((w) + NR);            \
-      (w) += 2 * NR;                                                                     \
-      _Pragma("GCC unroll 8") for (size_t i_ = 0; i_ < (MR); i_++) {                     \
-        (acc)[i_][0] = _mm256_fmadd_ps(_mm256_broadcast_ss((ap)[i_] + k_), w0_, (acc)[i_][0]); \
-        (acc)[i_][1] =                                                                   \
-            _mm256_fmadd_ps(_mm256_broadcast_ss((ap)[i_] + k_ + 1), w1_, (acc)[i_][1]);  \
-      }                                                                                  \
-    }                                                                                    \
-    if (k_ < (kc)) {                                                                     \
-      const __m256 w0_ = _mm256_loadu_ps(w);                                             \
-      (w) += NR;                                                                         \
-      _Pragma("GCC unroll 8") for (size_t i_ = 0; i_ < (MR); i_++)(acc)[i_][0] =         \
-          _mm256_fmadd_ps(_mm256_broadcast_ss((ap)[i_] + k_), w0_, (acc)[i_][0]);        \
-    }                                                                                    \
+#define ACCUMULATE_HALF(MR, ap, kc, w, acc)                                                        \
+  do {                                                                                             \
+    size_t k_ = 0;                                                                                 \
+    _Pragma("GCC unroll 2") for (; k_ + 2 <= (kc); k_ += 2) {                                      \
+      const __m256 w0_ = _mm256_loadu_ps(w), w1_ = _mm256_loadu_ps((w) + NR);                      \
+      (w) += 2 * NR;                                                                               \
+      _Pragma("GCC unroll 8") for (size_t i_ = 0; i_ < (MR); i_++) {                               \
+        (acc)[i_][0] = _mm256_fmadd_ps(_mm256_broadcast_ss((ap)[i_] + k_), w0_, (acc)[i_][0]);     \
+        (acc)[i_][1] = _mm256_fmadd_ps(_mm256_broadcast_ss((ap)[i_] + k_ + 1), w1_, (acc)[i_][1]); \
+      }                                                                                            \
+    }                                                                                              \
+    if (k_ < (kc)) {                                                                               \
+      const __m256 w0_ = _mm256_loadu_ps(w);                                                       \
+      (w) += NR;                                                                                   \
+      _Pragma("GCC unroll 8") for (size_t i_ = 0; i_ < (MR); i_++)(acc)[i_][0] =                   \
+          _mm256_fmadd_ps(_mm256_broadcast_ss((ap)[i_] + k_), w0_, (acc)[i_][0]);                  \
+    }                                                                                              \
   } while (0)
 
 /* mask_table + 8 - n: the first n lanes set. */
@@ -74,7 +73,8 @@ ALWAYS_INLINE void store_tile(size_t MR, __m256 acc[][2], float *const *cp, size
     }
   } else {
     const __m256i m0 = _mm256_loadu_si256((const __m256i *)(mask_table + 8 - (nc >= 8 ? 8 : nc)));
-    const __m256i m1 = _mm256_loadu_si256((const __m256i *)(mask_table + 8 - (nc > 8 ? nc - 8 : 0)));
+    const __m256i m1 =
+        _mm256_loadu_si256((const __m256i *)(mask_table + 8 - (nc > 8 ? nc - 8 : 0)));
     for (size_t i = MR; i-- > 0;) {
       _mm256_maskstore_ps(cp[i], m0, clamp(acc[i][0], vlo, vhi));
       _mm256_maskstore_ps(cp[i] + 8, m1, clamp(acc[i][1], vlo, vhi));
@@ -83,13 +83,14 @@ ALWAYS_INLINE void store_tile(size_t MR, __m256 acc[][2], float *const *cp, size
 }
 
 /* Stores the first nc <= 8 columns of a half-width tile. */
-ALWAYS_INLINE void store_half(size_t MR, __m256 acc[][2], float *const *cp, size_t nc,
-                              __m256 vlo, __m256 vhi) {
+ALWAYS_INLINE void store_half(size_t MR, __m256 acc[][2], float *const *cp, size_t nc, __m256 vlo,
+                              __m256 vhi) {
 #pragma GCC unroll 8
   for (size_t i = 0; i < MR; i++) acc[i][0] = _mm256_add_ps(acc[i][0], acc[i][1]);
   if (nc == 8) {
 #pragma GCC unroll 8
-    for (size_t i = 0; i < MR; i++) _mm256_storeu_ps(cp[MR - 1 - i], clamp(acc[MR - 1 - i][0], vlo, vhi));
+    for (size_t i = 0; i < MR; i++)
+      _mm256_storeu_ps(cp[MR - 1 - i], clamp(acc[MR - 1 - i][0], vlo, vhi));
   } else {
     const __m256i m0 = _mm256_loadu_si256((const __m256i *)(mask_table + 8 - nc));
 #pragma GCC unroll 8
@@ -99,10 +100,9 @@ ALWAYS_INLINE void store_half(size_t MR, __m256 acc[][2], float *const *cp, size
 }
 
 /* The last panel (nc <= 8 live columns) of a 6-row GEMM tile. */
-__attribute__((noinline)) static void half_gemm_6(size_t mr, size_t nc, size_t kc,
-                                                  const float *a, size_t a_stride,
-                                                  const float *w, float *c, size_t c_stride,
-                                                  __m256 vlo, __m256 vhi) {
+__attribute__((noinline)) static void half_gemm_6(size_t mr, size_t nc, size_t kc, const float *a,
+                                                  size_t a_stride, const float *w, float *c,
+                                                  size_t c_stride, __m256 vlo, __m256 vhi) {
   const float *ap[6];
   float *cp[6];
   ap[0] = a;

@@ -22,8 +22,8 @@ static inline uint32_t hsum(__m256i v) {
   return (uint32_t)_mm_cvtsi128_si32(s);
 }
 
-void wick_q8_dots__avx2(size_t m, size_t n, size_t k, const int8_t *a, const int8_t *b,
-                        int32_t *c, size_t ldc) {
+void wick_q8_dots__avx2(size_t m, size_t n, size_t k, const int8_t *a, const int8_t *b, int32_t *c,
+                        size_t ldc) {
   const size_t k16 = k / 16 * 16;
   for (size_t j = 0; j < n; j++) {
     const int8_t *bj = b + j * k;
@@ -40,8 +40,7 @@ void wick_q8_dots__avx2(size_t m, size_t n, size_t k, const int8_t *a, const int
       }
       uint32_t t[4] = {hsum(s0), hsum(s1), hsum(s2), hsum(s3)};
       for (size_t p = k16; p < k; p++)
-        for (size_t r = 0; r < 4; r++)
-          t[r] += (uint32_t)((int32_t)a0[r * k + p] * (int32_t)bj[p]);
+        for (size_t r = 0; r < 4; r++) t[r] += (uint32_t)((int32_t)a0[r * k + p] * (int32_t)bj[p]);
       for (size_t r = 0; r < 4; r++) c[(i + r) * ldc + j] = (int32_t)t[r];
     }
     for (; i < m; i++) {

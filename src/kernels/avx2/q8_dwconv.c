@@ -115,9 +115,8 @@ SIMD_INLINE void block(size_t P, size_t K, size_t SW, bool TAIL, bool BORDER, co
 #pragma GCC unroll 32
     for (size_t j = 0; j < (P - 1) * SW + K; j++) {
       const int64_t ix = ix0 + (int64_t)j;
-      const __m256i v = BORDER && (ix < 0 || ix >= s->in_w)
-                            ? r->vzp
-                            : load_x(TAIL, row + ix * s->in_c, r->nc);
+      const __m256i v =
+          BORDER && (ix < 0 || ix >= s->in_w) ? r->vzp : load_x(TAIL, row + ix * s->in_c, r->nc);
 #pragma GCC unroll 8
       for (size_t q = 0; q < P; q++)
         if (j >= q * SW && j - q * SW < K) acc[q] = madd(acc[q], v, wr + (j - q * SW) * CR);
@@ -141,8 +140,7 @@ SIMD_INLINE void block_at(size_t P, size_t K, size_t SW, bool TAIL, const dw_row
 
 /* One channel block of one output row. */
 SIMD_INLINE void row_block(size_t K, size_t SW, bool TAIL, const dw_row *r, size_t c0,
-                           const int32_t *h, const wick_q8_output *o, int32_t x_lo,
-                           int32_t x_hi) {
+                           const int32_t *h, const wick_q8_output *o, int32_t x_lo, int32_t x_hi) {
   const int32_t P = K == 3 ? 8 : 4;
   const int32_t ow = r->s->out_w;
   const q8_rq8 rq = q8_rq8_load(h, CR, o);

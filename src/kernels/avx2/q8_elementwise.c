@@ -72,8 +72,7 @@ void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_
   add_consts k;
   k.m1 = q8_rq_set(p->input1_multiplier, p->input1_shift, 0, INT32_MIN, INT32_MAX);
   k.m2 = q8_rq_set(p->input2_multiplier, p->input2_shift, 0, INT32_MIN, INT32_MAX);
-  k.mo = q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min,
-                   p->act_max);
+  k.mo = q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
   k.off1 = _mm256_set1_epi32(p->input1_offset);
   k.off2 = _mm256_set1_epi32(p->input2_offset);
   k.ls = _mm_cvtsi32_si128(p->left_shift);
@@ -91,8 +90,8 @@ SIMD_INLINE __m256i mul8(__m256i a, __m256i b, __m256i off1, __m256i off2, const
 
 void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qmul_params *p) {
-  const q8_rq mo = q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset,
-                             p->act_min, p->act_max);
+  const q8_rq mo =
+      q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
   const __m256i off1 = _mm256_set1_epi32(p->input1_offset);
   const __m256i off2 = _mm256_set1_epi32(p->input2_offset);
   size_t i = 0;

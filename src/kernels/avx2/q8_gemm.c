@@ -34,13 +34,13 @@ INLINE uint32_t load_one(const int16_t *p) { return (uint16_t)*p; }
 
 /* Row i's step: a = its next pair of inputs (int16 x2) broadcast,
  * acc0/acc1 += a . w0 / a . w1. */
-#define ROW_STEP(i, LOAD, acc0, acc1)                                            \
-  do {                                                                          \
-    if (MR > (i)) {                                                             \
-      const __m256i a_ = _mm256_set1_epi32((int32_t)LOAD(ap[i] + k));           \
-      acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(a_, w0));                 \
-      acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(a_, w1));                 \
-    }                                                                           \
+#define ROW_STEP(i, LOAD, acc0, acc1)                                 \
+  do {                                                                \
+    if (MR > (i)) {                                                   \
+      const __m256i a_ = _mm256_set1_epi32((int32_t)LOAD(ap[i] + k)); \
+      acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(a_, w0));       \
+      acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(a_, w1));       \
+    }                                                                 \
   } while (0)
 
 /* acc[i][v] += a_i[0 .. kc) . w over one tap (int16 pairs); w advances. The
@@ -100,9 +100,8 @@ INLINE __m128i narrow16_clamp(__m256i v0, __m256i v1, __m256i lo16, __m256i hi16
 }
 
 /* rq64: NULL, or this panel's group of wick_q8_rq64_prepare's constants. */
-INLINE void store_tile(size_t MR, __m256i acc[][2], const int16_t *w, int8_t *const *cp,
-                       size_t nc, const wick_q8_output *o, const double *fc_scale,
-                       const int64_t *rq64) {
+INLINE void store_tile(size_t MR, __m256i acc[][2], const int16_t *w, int8_t *const *cp, size_t nc,
+                       const wick_q8_output *o, const double *fc_scale, const int64_t *rq64) {
   const int32_t *h = (const int32_t *)(const void *)w;
   __m128i res[MAX_MR];
   if (fc_scale) {
@@ -158,15 +157,16 @@ INLINE void store_raw(size_t MR, __m256i acc[][2], int8_t *const *cp, size_t nc)
 /* Header: 5 x NR int32 = 10 x NR int16. */
 #define HEADER_I16 (2 * WICK_Q8_HEADER * NR)
 
-INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *a,
-                      size_t a_stride, const void *wv, int8_t *c, size_t c_stride,
-                      const wick_q8_output *o) {
+INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
+                      const void *wv, int8_t *c, size_t c_stride, const wick_q8_output *o) {
   const int16_t *ap[MAX_MR];
   int8_t *cp[MAX_MR];
   ap[0] = (const int16_t *)(const void *)a;
   cp[0] = c;
   for (size_t i = 1; i < MR; i++) {
-    ap[i] = i < mr ? (const int16_t *)(const void *)((const int8_t *)(const void *)ap[i - 1] + a_stride) : ap[i - 1];
+    ap[i] =
+        i < mr ? (const int16_t *)(const void *)((const int8_t *)(const void *)ap[i - 1] + a_stride)
+               : ap[i - 1];
     cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
   }
   const int16_t *w = wv;
@@ -208,7 +208,8 @@ INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
     for (size_t p = 0; p < ks; p++) {
       const int16_t *ap[MAX_MR];
       ap[0] = (const int16_t *)(const void *)ind[0];
-      for (size_t i = 1; i < MR; i++) ap[i] = i < mr ? (const int16_t *)(const void *)ind[i] : ap[i - 1];
+      for (size_t i = 1; i < MR; i++)
+        ap[i] = i < mr ? (const int16_t *)(const void *)ind[i] : ap[i - 1];
       ind += TILE_MR;
       accumulate(MR, ap, kc, &w, acc);
     }

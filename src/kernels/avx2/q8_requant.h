@@ -31,10 +31,10 @@
 
 /* The requantization of 8 channels, loaded once for many vectors. */
 typedef struct q8_rq8 {
-  __m256i m, m_odd, ls;                /* int32 lanes (m_odd: even lanes) */
-  __m256i c_even, cn_even, s_even;     /* 64-bit: constant if x*m >= 0, if < 0, shift */
+  __m256i m, m_odd, ls;            /* int32 lanes (m_odd: even lanes) */
+  __m256i c_even, cn_even, s_even; /* 64-bit: constant if x*m >= 0, if < 0, shift */
   __m256i c_odd, cn_odd, s_odd;
-  __m256i zp_adj;                      /* zero point - 2^(31-e), int32 lanes */
+  __m256i zp_adj; /* zero point - 2^(31-e), int32 lanes */
   __m256i lo, hi;
   bool any_left_shift;
 } q8_rq8;
@@ -43,8 +43,9 @@ typedef struct q8_rq8 {
 Q8A_INLINE void q8_rq8_constants(__m256i rs, __m256i *c, __m256i *cn, __m256i *sh) {
   const __m256i positive = _mm256_cmpgt_epi64(rs, _mm256_setzero_si256());
   const __m256i base = _mm256_set1_epi64x(((int64_t)1 << 62) + ((int64_t)1 << 30));
-  const __m256i extra = _mm256_and_si256(
-      positive, _mm256_sllv_epi64(_mm256_set1_epi64x((int64_t)1 << 30), rs)); /* 2^(30+e) */
+  const __m256i extra =
+      _mm256_and_si256(positive,
+                       _mm256_sllv_epi64(_mm256_set1_epi64x((int64_t)1 << 30), rs)); /* 2^(30+e) */
   *c = _mm256_add_epi64(base, extra);
   *cn = _mm256_sub_epi64(*c, _mm256_and_si256(positive, _mm256_set1_epi64x((int64_t)1 << 31)));
   *sh = _mm256_add_epi64(rs, _mm256_set1_epi64x(31));
@@ -61,8 +62,8 @@ Q8A_INLINE q8_rq8 q8_rq8_load(const int32_t *h, size_t stride, const wick_q8_out
   q8_rq8_constants(_mm256_and_si256(rs, _mm256_set1_epi64x(0xffffffff)), &q.c_even, &q.cn_even,
                    &q.s_even);
   q8_rq8_constants(_mm256_srli_epi64(rs, 32), &q.c_odd, &q.cn_odd, &q.s_odd);
-  const __m256i bias = _mm256_sllv_epi32(_mm256_set1_epi32(1),
-                                         _mm256_sub_epi32(_mm256_set1_epi32(31), rs));
+  const __m256i bias =
+      _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_sub_epi32(_mm256_set1_epi32(31), rs));
   q.zp_adj = _mm256_sub_epi32(_mm256_set1_epi32(o->zero_point), bias);
   q.lo = _mm256_set1_epi32(o->lo);
   q.hi = _mm256_set1_epi32(o->hi);
@@ -89,12 +90,11 @@ Q8A_INLINE q8_rq8 q8_rq8_load_prepared(const int32_t *h, size_t stride, const in
   q.c_odd = _mm256_add_epi64(bias62, _mm256_loadu_si256((const __m256i *)(const void *)(g + 8)));
   q.cn_even =
       _mm256_sub_epi64(q.c_even, _mm256_loadu_si256((const __m256i *)(const void *)(g + 16)));
-  q.cn_odd =
-      _mm256_sub_epi64(q.c_odd, _mm256_loadu_si256((const __m256i *)(const void *)(g + 24)));
+  q.cn_odd = _mm256_sub_epi64(q.c_odd, _mm256_loadu_si256((const __m256i *)(const void *)(g + 24)));
   q.s_even = _mm256_loadu_si256((const __m256i *)(const void *)(g + 32));
   q.s_odd = _mm256_loadu_si256((const __m256i *)(const void *)(g + 40));
-  const __m256i bias = _mm256_sllv_epi32(_mm256_set1_epi32(1),
-                                         _mm256_sub_epi32(_mm256_set1_epi32(31), rs));
+  const __m256i bias =
+      _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_sub_epi32(_mm256_set1_epi32(31), rs));
   q.zp_adj = _mm256_sub_epi32(_mm256_set1_epi32(o->zero_point), bias);
   q.lo = _mm256_set1_epi32(o->lo);
   q.hi = _mm256_set1_epi32(o->hi);

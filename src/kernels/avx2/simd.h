@@ -59,7 +59,8 @@ SIMD_INLINE vf vtrunc(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM
 SIMD_INLINE void vstore_bytes(void *p, vf v, size_t n) {
   const __m256i i = _mm256_cvtps_epi32(v);
   const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
-  const __m128i low_bytes = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i low_bytes =
+      _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
   const __m128i b = _mm_shuffle_epi8(w, low_bytes);
   if (n >= VL) {
     _mm_storel_epi64((__m128i *)p, b);

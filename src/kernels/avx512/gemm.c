@@ -29,18 +29,18 @@
 #define MAX_MR 14
 
 /* The k loop of one tap: acc[i][v] += a_i[k] * w[k][16v .. 16v+15], k < kc. */
-#define ACCUMULATE(MR, NV, ap, kc, w, acc)                                   \
-  do {                                                                       \
-    _Pragma("GCC unroll 4") for (size_t k_ = 0; k_ < (kc); k_++) {           \
-      __m512 w_[2];                                                          \
+#define ACCUMULATE(MR, NV, ap, kc, w, acc)                                          \
+  do {                                                                              \
+    _Pragma("GCC unroll 4") for (size_t k_ = 0; k_ < (kc); k_++) {                  \
+      __m512 w_[2];                                                                 \
       for (size_t v_ = 0; v_ < (NV); v_++) w_[v_] = _mm512_loadu_ps((w) + 16 * v_); \
-      (w) += 16 * (NV);                                                      \
-      _Pragma("GCC unroll 16") for (size_t i_ = 0; i_ < (MR); i_++) {        \
-        const __m512 a_ = _mm512_set1_ps((ap)[i_][k_]);                      \
-        for (size_t v_ = 0; v_ < (NV); v_++)                                 \
-          (acc)[i_][v_] = _mm512_fmadd_ps(a_, w_[v_], (acc)[i_][v_]);        \
-      }                                                                      \
-    }                                                                        \
+      (w) += 16 * (NV);                                                             \
+      _Pragma("GCC unroll 16") for (size_t i_ = 0; i_ < (MR); i_++) {               \
+        const __m512 a_ = _mm512_set1_ps((ap)[i_][k_]);                             \
+        for (size_t v_ = 0; v_ < (NV); v_++)                                        \
+          (acc)[i_][v_] = _mm512_fmadd_ps(a_, w_[v_], (acc)[i_][v_]);               \
+      }                                                                             \
+    }                                                                               \
   } while (0)
 
 ALWAYS_INLINE void init_tile(size_t MR, size_t NV, __m512 acc[][2], const float *w) {
@@ -69,9 +69,9 @@ ALWAYS_INLINE void store_tile(size_t MR, size_t NV, __m512 acc[][2], float *cons
   }
 }
 
-ALWAYS_INLINE void gemm_body(size_t MR, size_t NV, size_t mr, size_t nc, size_t kc,
-                             const float *a, size_t a_stride, const float *w, float *c,
-                             size_t c_stride, float lo, float hi) {
+ALWAYS_INLINE void gemm_body(size_t MR, size_t NV, size_t mr, size_t nc, size_t kc, const float *a,
+                             size_t a_stride, const float *w, float *c, size_t c_stride, float lo,
+                             float hi) {
   const size_t NR = 16 * NV;
   const float *ap[MAX_MR];
   float *cp[MAX_MR];
@@ -122,14 +122,14 @@ ALWAYS_INLINE void igemm_body(size_t MR, size_t NV, size_t mr, size_t nc, size_t
 }
 
 void wick_f32_gemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc, const float *a,
-                                        size_t a_stride, const float *w, float *c,
-                                        size_t c_stride, float lo, float hi) {
+                                        size_t a_stride, const float *w, float *c, size_t c_stride,
+                                        float lo, float hi) {
   gemm_body(7, 2, mr, nc, kc, a, a_stride, w, c, c_stride, lo, hi);
 }
 
 void wick_f32_gemm_ukernel_1x32__avx512(size_t mr, size_t nc, size_t kc, const float *a,
-                                        size_t a_stride, const float *w, float *c,
-                                        size_t c_stride, float lo, float hi) {
+                                        size_t a_stride, const float *w, float *c, size_t c_stride,
+                                        float lo, float hi) {
   (void)mr;
   gemm_body(1, 2, 1, nc, kc, a, a_stride, w, c, c_stride, lo, hi);
 }
@@ -141,14 +141,14 @@ void wick_f32_igemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc, size_t
 }
 
 void wick_f32_gemm_ukernel_14x16__avx512(size_t mr, size_t nc, size_t kc, const float *a,
-                                         size_t a_stride, const float *w, float *c,
-                                         size_t c_stride, float lo, float hi) {
+                                         size_t a_stride, const float *w, float *c, size_t c_stride,
+                                         float lo, float hi) {
   gemm_body(14, 1, mr, nc, kc, a, a_stride, w, c, c_stride, lo, hi);
 }
 
 void wick_f32_gemm_ukernel_1x16__avx512(size_t mr, size_t nc, size_t kc, const float *a,
-                                        size_t a_stride, const float *w, float *c,
-                                        size_t c_stride, float lo, float hi) {
+                                        size_t a_stride, const float *w, float *c, size_t c_stride,
+                                        float lo, float hi) {
   (void)mr;
   gemm_body(1, 1, 1, nc, kc, a, a_stride, w, c, c_stride, lo, hi);
 }

@@ -51,15 +51,17 @@ SIMD_INLINE vf vmin(vf a, vf b) { return _mm512_min_ps(a, b); }
 SIMD_INLINE vf vabs(vf a) { return _mm512_abs_ps(a); }
 SIMD_INLINE vf vsqrt(vf a) { return _mm512_sqrt_ps(a); }
 SIMD_INLINE vf vneg(vf a) {
-  return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a),
-                                              _mm512_set1_epi32((int32_t)0x80000000u)));
+  return _mm512_castsi512_ps(
+      _mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi32((int32_t)0x80000000u)));
 }
 /* Round to nearest, ties to even. */
 SIMD_INLINE vf vround(vf a) {
   return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 /* Round toward zero. */
-SIMD_INLINE vf vtrunc(vf a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+SIMD_INLINE vf vtrunc(vf a) {
+  return _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+}
 /* The first n <= VL lanes of v (integral, in [-128, 255]) stored as the low
  * bytes of their int32 values: int8 or uint8 alike. */
 SIMD_INLINE void vstore_bytes(void *p, vf v, size_t n) {
@@ -90,8 +92,8 @@ SIMD_INLINE vf vscale2(vf v, vf n) { return _mm512_scalef_ps(v, n); }
 /* Sign bit of `s` on the magnitude of `m`. */
 SIMD_INLINE vf vcopysign(vf m, vf s) {
   const __m512i sign = _mm512_set1_epi32((int32_t)0x80000000u);
-  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(sign, _mm512_castps_si512(s),
-                                                       _mm512_castps_si512(m), 0xca));
+  return _mm512_castsi512_ps(
+      _mm512_ternarylogic_epi32(sign, _mm512_castps_si512(s), _mm512_castps_si512(m), 0xca));
 }
 SIMD_INLINE vbool vlt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
 SIMD_INLINE vbool vle(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }

@@ -29,9 +29,9 @@
 #if defined(__x86_64__) && (defined(__AMX_INT8__) || defined(__AMXINT8__)) && \
     (defined(__AMX_TILE__) || defined(__AMXTILE__))
 
-#define MB WICK_Q8_AMX_MB /* pixels per block: two 16-row A tiles */
-#define NR 32             /* channels per panel: two 16-column B tiles */
-#define KSTEP 64          /* bytes of K per TDPBUSD */
+#define MB WICK_Q8_AMX_MB     /* pixels per block: two 16-row A tiles */
+#define NR 32                 /* channels per panel: two 16-column B tiles */
+#define KSTEP 64              /* bytes of K per TDPBUSD */
 #define GROUP_STRIDE (4 * NR) /* bytes of one 4-byte group of all NR channels */
 #define HEADER_BYTES (4 * WICK_Q8_HEADER * NR)
 #define B_PREFETCH (2 * 16 * GROUP_STRIDE) /* bytes ahead: two K steps */
@@ -114,8 +114,8 @@ static void gather_rows(const gather_plan *g, size_t p0, size_t p1, size_t kp, u
   for (size_t p = p0; p < p1; p++, dst += kp) {
     _mm512_mask_storeu_epi8(dst + g->k, g->zero_tail, _mm512_setzero_si512());
     const int64_t ix0 = (int64_t)x * s->stride_w - s->pad_left;
-    const int64_t first = ix0 < 0 ? -ix0 : 0;     /* taps left of the image */
-    const int64_t past = (int64_t)s->in_w - ix0;  /* taps before the right edge */
+    const int64_t first = ix0 < 0 ? -ix0 : 0;    /* taps left of the image */
+    const int64_t past = (int64_t)s->in_w - ix0; /* taps before the right edge */
     const int64_t last = past < s->k_w ? past : s->k_w;
     const int64_t lo = first * (int64_t)kc, hi = last * (int64_t)kc; /* bytes inside */
     const bool inside = first == 0 && last == s->k_w;
@@ -228,16 +228,16 @@ void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input, 
   int32_t *acc[2] = {work, (int32_t *)work + MB * NR};
   uint8_t *rows = (uint8_t *)work + 2 * 4 * MB * NR;
   const gather_plan gp = {.s = s,
-                         .in = (const uint8_t *)input,
-                         .kc = (size_t)s->in_c,
-                         .run = kc,
-                         .run4 = run4,
-                         .k = taps * run4,
-                         .load_tail = (__mmask64)bit_range(0, (int64_t)(kc % 64)),
-                         .store_tail = (__mmask64)bit_range(0, (int64_t)(run4 % 64)),
-                         .zero_tail = (__mmask64)bit_range(0, (int64_t)(kp - taps * run4)),
-                         .flip = _mm512_set1_epi8((char)0x80),
-                         .fill = _mm512_set1_epi8((char)zp)};
+                          .in = (const uint8_t *)input,
+                          .kc = (size_t)s->in_c,
+                          .run = kc,
+                          .run4 = run4,
+                          .k = taps * run4,
+                          .load_tail = (__mmask64)bit_range(0, (int64_t)(kc % 64)),
+                          .store_tail = (__mmask64)bit_range(0, (int64_t)(run4 % 64)),
+                          .zero_tail = (__mmask64)bit_range(0, (int64_t)(kp - taps * run4)),
+                          .flip = _mm512_set1_epi8((char)0x80),
+                          .fill = _mm512_set1_epi8((char)zp)};
   pending prev = {0};
   size_t turn = 0;
   configure_tiles();
@@ -252,8 +252,8 @@ void wick_q8_conv_amx__avx512amx(const wick_conv_shape *s, const int8_t *input, 
         multiply_block(rows + (b0 - g0) * kp, kp, panel + HEADER_BYTES);
         finish(&prev, o, n);
         store_tiles(acc[turn]);
-        prev = (pending){acc[turn], panel, rq64, g1 - b0 < MB ? g1 - b0 : MB, nc,
-                         output + b0 * n + j};
+        prev =
+            (pending){acc[turn], panel, rq64, g1 - b0 < MB ? g1 - b0 : MB, nc, output + b0 * n + j};
       }
     }
   }

@@ -32,7 +32,8 @@ typedef struct dw_row {
 } dw_row;
 
 Q8_INLINE __m512i load_x(bool MASKED, const int8_t *p, __mmask16 m) {
-  const __m128i b = MASKED ? _mm_maskz_loadu_epi8(m, p) : _mm_loadu_si128((const __m128i *)(const void *)p);
+  const __m128i b =
+      MASKED ? _mm_maskz_loadu_epi8(m, p) : _mm_loadu_si128((const __m128i *)(const void *)p);
   return _mm512_cvtepi8_epi32(b);
 }
 
@@ -89,9 +90,8 @@ Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, bool BORDER, co
 #pragma GCC unroll 32
     for (size_t j = 0; j < (P - 1) * SW + K; j++) {
       const int64_t ix = ix0 + (int64_t)j;
-      const __m512i v = BORDER && (ix < 0 || ix >= s->in_w)
-                            ? r->vzp
-                            : load_x(MASKED, row + ix * s->in_c, m);
+      const __m512i v =
+          BORDER && (ix < 0 || ix >= s->in_w) ? r->vzp : load_x(MASKED, row + ix * s->in_c, m);
 #pragma GCC unroll 8
       for (size_t q = 0; q < P; q++)
         if (j >= q * SW && j - q * SW < K)
@@ -116,8 +116,8 @@ Q8_INLINE void block(size_t P, size_t K, size_t SW, bool MASKED, bool BORDER, co
 /* A block of P pixels from column x, the unchecked variant when its input
  * columns are all inside [x_lo, x_hi) (the interior output columns). */
 Q8_INLINE void block_at(size_t P, size_t K, size_t SW, bool MASKED, const dw_row *r, size_t c0,
-                        const int32_t *h, __mmask16 m, const q8_rq64 *rq, int32_t x,
-                        int32_t x_lo, int32_t x_hi) {
+                        const int32_t *h, __mmask16 m, const q8_rq64 *rq, int32_t x, int32_t x_lo,
+                        int32_t x_hi) {
   if (x >= x_lo && x + (int32_t)P <= x_hi)
     block(P, K, SW, MASKED, false, r, c0, h, m, rq, x);
   else
@@ -145,8 +145,8 @@ Q8_INLINE void row_block(size_t K, size_t SW, bool MASKED, const dw_row *r, size
   }
 }
 
-Q8_INLINE void row_generic(bool MASKED, const dw_row *r, size_t c0, const int32_t *h,
-                           __mmask16 m, const wick_q8_output *o) {
+Q8_INLINE void row_generic(bool MASKED, const dw_row *r, size_t c0, const int32_t *h, __mmask16 m,
+                           const wick_q8_output *o) {
   const q8_rq64 q = q8_rq64_load(h, CR, NULL, o);
   for (int32_t x = 0; x < r->s->out_w; x++) pixel(MASKED, r, c0, h, m, &q, x);
 }
@@ -174,11 +174,26 @@ Q8_INLINE void row(size_t K, size_t SW, const dw_row *r, const void *w, const wi
   }
 }
 
-static void row_3x3s1(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo, int32_t hi) { row(3, 1, r, w, o, lo, hi); }
-static void row_3x3s2(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo, int32_t hi) { row(3, 2, r, w, o, lo, hi); }
-static void row_5x5s1(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo, int32_t hi) { row(5, 1, r, w, o, lo, hi); }
-static void row_5x5s2(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo, int32_t hi) { row(5, 2, r, w, o, lo, hi); }
-static void row_any(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo, int32_t hi) { row(0, 1, r, w, o, lo, hi); }
+static void row_3x3s1(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo,
+                      int32_t hi) {
+  row(3, 1, r, w, o, lo, hi);
+}
+static void row_3x3s2(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo,
+                      int32_t hi) {
+  row(3, 2, r, w, o, lo, hi);
+}
+static void row_5x5s1(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo,
+                      int32_t hi) {
+  row(5, 1, r, w, o, lo, hi);
+}
+static void row_5x5s2(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo,
+                      int32_t hi) {
+  row(5, 2, r, w, o, lo, hi);
+}
+static void row_any(const dw_row *r, const void *w, const wick_q8_output *o, int32_t lo,
+                    int32_t hi) {
+  row(0, 1, r, w, o, lo, hi);
+}
 
 void wick_q8_dwconv_ukernel__avx512vnni(const wick_conv_shape *s, int32_t zp, const int8_t *input,
                                         const void *w, int8_t *output, const wick_q8_output *o,

@@ -31,8 +31,8 @@ void wick_q8_add_ukernel__avx512vnni(size_t n, const int8_t *a, const int8_t *b,
                                      const wick_qadd_params *p, bool subtract) {
   const q8_rq64 m1 = q8_rq64_set(p->input1_multiplier, p->input1_shift, 0, -128, 127);
   const q8_rq64 m2 = q8_rq64_set(p->input2_multiplier, p->input2_shift, 0, -128, 127);
-  const q8_rq64 mo = q8_rq64_set(p->output_multiplier, p->output_shift, p->output_offset,
-                                 p->act_min, p->act_max);
+  const q8_rq64 mo =
+      q8_rq64_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
     __m512i v[4];
@@ -57,8 +57,8 @@ Q8_INLINE __m512i mul16(__m128i a8, __m128i b8, const wick_qmul_params *p, const
 
 void wick_q8_mul_ukernel__avx512vnni(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                      const wick_qmul_params *p) {
-  const q8_rq64 mo = q8_rq64_set(p->output_multiplier, p->output_shift, p->output_offset,
-                                 p->act_min, p->act_max);
+  const q8_rq64 mo =
+      q8_rq64_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
     __m512i v[4];

@@ -50,8 +50,8 @@ Q8_INLINE uint32_t load_tail(const int8_t *p, size_t n) {
 /* acc[i][v] += (a_i[0 .. kc) + 128) . w over one tap; w advances past it.
  * FLIP: a holds int8 x, flipped here to x + 128; else a already holds
  * x + 128 as u8 (wick_q8_flip_sign, done once per operator). */
-Q8_INLINE void accumulate(size_t MR, bool FLIP, bool PADDED, const int8_t *const *ap,
-                          size_t kc, const int8_t **wp, __m512i acc[][NV]) {
+Q8_INLINE void accumulate(size_t MR, bool FLIP, bool PADDED, const int8_t *const *ap, size_t kc,
+                          const int8_t **wp, __m512i acc[][NV]) {
   const __m512i flip = _mm512_set1_epi32(FLIP ? (int32_t)0x80808080u : 0);
   const int8_t *w = *wp;
   size_t k = 0;
@@ -76,8 +76,8 @@ Q8_INLINE void accumulate(size_t MR, bool FLIP, bool PADDED, const int8_t *const
     for (size_t i = 0; i < MR; i++) {
       /* PADDED rows have 3 readable bytes past kc: read 4, zero weights
        * cancel the extra ones (a 3-channel image's conv reads only tails) */
-      __m512i a = _mm512_set1_epi32((int32_t)(PADDED ? load4(ap[i] + k)
-                                                     : load_tail(ap[i] + k, kc - k)));
+      __m512i a =
+          _mm512_set1_epi32((int32_t)(PADDED ? load4(ap[i] + k) : load_tail(ap[i] + k, kc - k)));
       if (FLIP) a = _mm512_xor_si512(a, flip);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], a, w0);
       acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
@@ -109,8 +109,9 @@ Q8_INLINE void store_tile(size_t MR, __m512i acc[][NV], const int8_t *w, int8_t 
       const q8_rq64 q = q8_rq64_load(h + 16 * v, NR, rq64 + WICK_Q8_RQ64_WORDS * v, o);
       size_t i = 0;
       for (; i + 4 <= MR; i += 4) {
-        const __m512i b = q8_narrow64_x4(q8_requant64(acc[i][v], &q), q8_requant64(acc[i + 1][v], &q),
-                                         q8_requant64(acc[i + 2][v], &q), q8_requant64(acc[i + 3][v], &q), &q);
+        const __m512i b =
+            q8_narrow64_x4(q8_requant64(acc[i][v], &q), q8_requant64(acc[i + 1][v], &q),
+                           q8_requant64(acc[i + 2][v], &q), q8_requant64(acc[i + 3][v], &q), &q);
         res[i][v] = _mm512_castsi512_si128(b);
         res[i + 1][v] = _mm512_extracti32x4_epi32(b, 1);
         res[i + 2][v] = _mm512_extracti32x4_epi32(b, 2);
@@ -125,7 +126,8 @@ Q8_INLINE void store_tile(size_t MR, __m512i acc[][NV], const int8_t *w, int8_t 
   /* all results first, then the stores (which may alias anything) */
   if (nc >= NR) {
     for (size_t i = MR; i-- > 0;)
-      for (size_t v = 0; v < NV; v++) _mm_storeu_si128((__m128i *)(void *)(cp[i] + 16 * v), res[i][v]);
+      for (size_t v = 0; v < NV; v++)
+        _mm_storeu_si128((__m128i *)(void *)(cp[i] + 16 * v), res[i][v]);
   } else {
     for (size_t i = MR; i-- > 0;)
       for (size_t v = 0; v < nv; v++) q8_store16(cp[i] + 16 * v, res[i][v], nc - 16 * v);

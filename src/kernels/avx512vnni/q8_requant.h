@@ -80,8 +80,8 @@ Q8_INLINE q8_rq64 q8_rq64_load(const int32_t *h, size_t stride, const int64_t *k
     q.s_even = _mm512_loadu_si512(k + 32), q.s_odd = _mm512_loadu_si512(k + 40);
   } else {
     const __m512i rs = _mm512_loadu_si512(h + 4 * stride);
-    q8_rq64_constants(_mm512_and_si512(rs, _mm512_set1_epi64(0xffffffff)), &q.c_even,
-                      &q.d_even, &q.s_even);
+    q8_rq64_constants(_mm512_and_si512(rs, _mm512_set1_epi64(0xffffffff)), &q.c_even, &q.d_even,
+                      &q.s_even);
     q8_rq64_constants(_mm512_srli_epi64(rs, 32), &q.c_odd, &q.d_odd, &q.s_odd);
   }
   q.zp = _mm512_set1_epi32(o->zero_point);
@@ -119,8 +119,8 @@ Q8_INLINE q8_rq64 q8_rq64_set(int32_t multiplier, int32_t shift, int32_t zp, int
 Q8_INLINE __m512i q8_mbqm64(__m512i x, const q8_rq64 *q) {
   if (q->any_left_shift) x = _mm512_sllv_epi32(x, q->ls);
   const __m512i even = q8_rq64_half(x, q->m, q->c_even, q->d_even, q->s_even);
-  const __m512i odd = q8_rq64_half(_mm512_shuffle_epi32(x, _MM_PERM_DDBB), q->m_odd, q->c_odd,
-                                   q->d_odd, q->s_odd);
+  const __m512i odd =
+      q8_rq64_half(_mm512_shuffle_epi32(x, _MM_PERM_DDBB), q->m_odd, q->c_odd, q->d_odd, q->s_odd);
   return _mm512_mask_shuffle_epi32(even, (__mmask16)0xAAAA, odd, _MM_PERM_CDAB);
 }
 
@@ -141,8 +141,7 @@ Q8_INLINE __m128i q8_narrow64(__m512i v, const q8_rq64 *q) {
 /* Four q8_requant64 results clamped and narrowed together: lane i of the
  * result holds the 16 bytes of v[i]. Saturating packs (16 then 8 bits,
  * 128-bit lane by lane), a dword transpose, one byte clamp. */
-Q8_INLINE __m512i q8_narrow64_x4(__m512i v0, __m512i v1, __m512i v2, __m512i v3,
-                                 const q8_rq64 *q) {
+Q8_INLINE __m512i q8_narrow64_x4(__m512i v0, __m512i v1, __m512i v2, __m512i v3, const q8_rq64 *q) {
   const __m512i w = _mm512_packs_epi16(_mm512_packs_epi32(v0, v1), _mm512_packs_epi32(v2, v3));
   const __m512i idx = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   const __m512i b = _mm512_permutexvar_epi32(idx, w);
@@ -154,9 +153,7 @@ Q8_INLINE __m128i q8_finish(__m512i v, const wick_q8_output *o) {
   return _mm512_cvtepi32_epi8(q8_clamp(v, o));
 }
 
-Q8_INLINE __mmask16 q8_mask16(size_t n) {
-  return (__mmask16)(n >= 16 ? 0xffffu : (1u << n) - 1u);
-}
+Q8_INLINE __mmask16 q8_mask16(size_t n) { return (__mmask16)(n >= 16 ? 0xffffu : (1u << n) - 1u); }
 
 Q8_INLINE void q8_store16(int8_t *p, __m128i v, size_t n) {
   if (n >= 16)

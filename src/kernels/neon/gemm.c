@@ -54,8 +54,8 @@ ALWAYS_INLINE void store_row(float *c, size_t nc, float32x4_t lo4, float32x4_t h
 }
 
 /* acc[i] += a_i[0..kc) * w[0..kc) for the MR rows ap[]; advances w by kc panel rows. */
-ALWAYS_INLINE const float *accumulate(size_t MR, const float *const *ap, size_t kc,
-                                      const float *w, float32x4_t acc[][2]) {
+ALWAYS_INLINE const float *accumulate(size_t MR, const float *const *ap, size_t kc, const float *w,
+                                      float32x4_t acc[][2]) {
   size_t k = 0;
   for (; k + 4 <= kc; k += 4) {
     float32x4_t a[MAX_MR];

@@ -63,17 +63,17 @@ Q8_INLINE int8x16_t broadcast_tail(const int8_t *p, size_t n) {
 }
 
 /* One group of 4 k: acc[i][v] += a[i] . (the 4 weight vectors at w). */
-#define Q8_GROUP(MR, acc, w, a, L)                                                 \
-  do {                                                                             \
-    const int8x16_t w0_ = vld1q_s8(w), w1_ = vld1q_s8(w + 16);                     \
-    const int8x16_t w2_ = vld1q_s8(w + 32), w3_ = vld1q_s8(w + 48);                \
-    w += 4 * NR;                                                                   \
-    for (size_t i_ = 0; i_ < MR; i_++) {                                           \
-      acc[i_][0] = DOT4_LANE(acc[i_][0], w0_, a[i_], L);                           \
-      acc[i_][1] = DOT4_LANE(acc[i_][1], w1_, a[i_], L);                           \
-      acc[i_][2] = DOT4_LANE(acc[i_][2], w2_, a[i_], L);                           \
-      acc[i_][3] = DOT4_LANE(acc[i_][3], w3_, a[i_], L);                           \
-    }                                                                              \
+#define Q8_GROUP(MR, acc, w, a, L)                                  \
+  do {                                                              \
+    const int8x16_t w0_ = vld1q_s8(w), w1_ = vld1q_s8(w + 16);      \
+    const int8x16_t w2_ = vld1q_s8(w + 32), w3_ = vld1q_s8(w + 48); \
+    w += 4 * NR;                                                    \
+    for (size_t i_ = 0; i_ < MR; i_++) {                            \
+      acc[i_][0] = DOT4_LANE(acc[i_][0], w0_, a[i_], L);            \
+      acc[i_][1] = DOT4_LANE(acc[i_][1], w1_, a[i_], L);            \
+      acc[i_][2] = DOT4_LANE(acc[i_][2], w2_, a[i_], L);            \
+      acc[i_][3] = DOT4_LANE(acc[i_][3], w3_, a[i_], L);            \
+    }                                                               \
   } while (0)
 
 /* acc[i][v] += a_i[0 .. kc) . w over one tap; w advances past it. */

@@ -75,10 +75,10 @@ Q8_INLINE int64x2_t q8_round_fc2(int64x2_t acc, const double *scale) {
   const float64x2_t x = vmulq_f64(vcvtq_f64_s64(acc), vld1q_f64(scale));
   float64x2_t t = vrndq_f64(x); /* toward zero */
   const float64x2_t d = vsubq_f64(x, t), one = vdupq_n_f64(1.0);
-  t = vaddq_f64(t, vreinterpretq_f64_u64(vandq_u64(vcgeq_f64(d, vdupq_n_f64(0.5)),
-                                                   vreinterpretq_u64_f64(one))));
-  t = vsubq_f64(t, vreinterpretq_f64_u64(vandq_u64(vcleq_f64(d, vdupq_n_f64(-0.5)),
-                                                   vreinterpretq_u64_f64(one))));
+  t = vaddq_f64(t, vreinterpretq_f64_u64(
+                       vandq_u64(vcgeq_f64(d, vdupq_n_f64(0.5)), vreinterpretq_u64_f64(one))));
+  t = vsubq_f64(t, vreinterpretq_f64_u64(
+                       vandq_u64(vcleq_f64(d, vdupq_n_f64(-0.5)), vreinterpretq_u64_f64(one))));
   t = vminq_f64(vmaxq_f64(t, vdupq_n_f64(-2147483648.0)), vdupq_n_f64(2147483647.0));
   return vcvtq_s64_f64(t);
 }

@@ -84,7 +84,8 @@ SIMD_INLINE vf vload_bytes(const void *p, size_t n, bool is_unsigned) {
   uint8_t tmp[8] = {0};
   memcpy(tmp, p, n < VL ? n : VL);
   const uint8x8_t b = vld1_u8(tmp);
-  const int16x8_t w = is_unsigned ? vreinterpretq_s16_u16(vmovl_u8(b)) : vmovl_s8(vreinterpret_s8_u8(b));
+  const int16x8_t w =
+      is_unsigned ? vreinterpretq_s16_u16(vmovl_u8(b)) : vmovl_s8(vreinterpret_s8_u8(b));
   return vcvtq_f32_s32(vmovl_s16(vget_low_s16(w)));
 }
 

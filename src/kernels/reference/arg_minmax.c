@@ -10,26 +10,26 @@
  */
 #include "kernels/reference/reference.h"
 
-#define ARG_LOOP(T)                                                              \
-  do {                                                                           \
-    const T *x = (const T *)in;                                                  \
-    for (int64_t o = 0; o < outer; o++)                                          \
-      for (int64_t i = 0; i < inner; i++) {                                      \
-        const T *p = x + o * axis * inner + i;                                   \
-        T best = p[0];                                                           \
-        int64_t at = 0;                                                          \
-        for (int64_t a = 1; a < axis; a++) {                                     \
-          T v = p[a * inner];                                                    \
-          if (is_max ? v > best : v < best) {                                    \
-            best = v;                                                            \
-            at = a;                                                              \
-          }                                                                      \
-        }                                                                        \
-        if (out_type == WICK_DTYPE_INT64)                                        \
-          ((int64_t *)out)[o * inner + i] = at;                                  \
-        else                                                                     \
-          ((int32_t *)out)[o * inner + i] = (int32_t)at;                         \
-      }                                                                          \
+#define ARG_LOOP(T)                                      \
+  do {                                                   \
+    const T *x = (const T *)in;                          \
+    for (int64_t o = 0; o < outer; o++)                  \
+      for (int64_t i = 0; i < inner; i++) {              \
+        const T *p = x + o * axis * inner + i;           \
+        T best = p[0];                                   \
+        int64_t at = 0;                                  \
+        for (int64_t a = 1; a < axis; a++) {             \
+          T v = p[a * inner];                            \
+          if (is_max ? v > best : v < best) {            \
+            best = v;                                    \
+            at = a;                                      \
+          }                                              \
+        }                                                \
+        if (out_type == WICK_DTYPE_INT64)                \
+          ((int64_t *)out)[o * inner + i] = at;          \
+        else                                             \
+          ((int32_t *)out)[o * inner + i] = (int32_t)at; \
+      }                                                  \
   } while (0)
 
 void wick_arg_minmax__reference(bool is_max, wick_dtype in_type, int64_t outer, int64_t axis,

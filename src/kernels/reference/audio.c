@@ -25,9 +25,9 @@ int64_t wick_spectrogram_work_doubles(int32_t window) {
   return 5 * (int64_t)wick_spectrogram_fft_length(window) + 2;
 }
 
-void wick_spectrogram__reference(int64_t samples, int64_t channels, int32_t window,
-                                 int32_t stride, int64_t frames, bool magnitude_squared,
-                                 const float *in, float *out, double *work) {
+void wick_spectrogram__reference(int64_t samples, int64_t channels, int32_t window, int32_t stride,
+                                 int64_t frames, bool magnitude_squared, const float *in,
+                                 float *out, double *work) {
   (void)samples; /* the frames stay inside: (frames - 1) * stride + window <= samples */
   const int64_t n = wick_spectrogram_fft_length(window), bins = n / 2 + 1;
   double *hann = work, *x = hann + n, *tw = x + n, *z = tw + n, *spec = z + n;
@@ -59,14 +59,14 @@ int64_t wick_mfcc_work_doubles(int32_t bins, int32_t filterbank, int32_t dct) {
 
 static double freq_to_mel(double hz) { return 1127.0 * log1p(hz / 700.0); }
 
-void wick_mfcc__reference(const wick_mfcc_params *p, int64_t frames, int32_t bins,
-                          const float *in, float *out, double *work) {
+void wick_mfcc__reference(const wick_mfcc_params *p, int64_t frames, int32_t bins, const float *in,
+                          float *out, double *work) {
   const int32_t fb = p->filterbank, nd = p->dct;
-  double *cosines = work;                            /* [dct][filterbank] */
-  double *centres = cosines + (int64_t)nd * fb;      /* filterbank + 1 mel centres */
-  double *weights = centres + (int64_t)fb + 1;       /* per bin */
-  double *band = weights + bins;                     /* per bin: channel (an integer) */
-  double *mel = band + bins;                         /* per frame: filterbank values */
+  double *cosines = work;                       /* [dct][filterbank] */
+  double *centres = cosines + (int64_t)nd * fb; /* filterbank + 1 mel centres */
+  double *weights = centres + (int64_t)fb + 1;  /* per bin */
+  double *band = weights + bins;                /* per bin: channel (an integer) */
+  double *mel = band + bins;                    /* per frame: filterbank values */
 
   /* The DCT-II matrix, in LiteRT's order of operations. */
   const double norm = sqrt(2.0 / (double)fb), arg = atan(1.0) * 4.0 / (double)fb;

@@ -13,32 +13,32 @@
 #include "kernels/reference/reference.h"
 
 /* Calls BODY(ia, ib, io) for every output element. */
-#define BROADCAST_LOOP(bc, BODY)                                                  \
-  do {                                                                            \
-    int32_t r_ = (bc)->rank;                                                      \
-    if (r_ == 0) {                                                                \
-      BODY(0, 0, 0);                                                              \
-      break;                                                                      \
-    }                                                                             \
-    int64_t idx_[WICK_MAX_RANK] = {0};                                            \
-    int64_t inner_ = (bc)->dims[r_ - 1];                                          \
-    int64_t sa_ = (bc)->a_strides[r_ - 1], sb_ = (bc)->b_strides[r_ - 1];         \
-    int64_t outer_ = 1;                                                           \
-    for (int32_t d_ = 0; d_ < r_ - 1; d_++) outer_ *= (bc)->dims[d_];             \
-    if (inner_ == 0) break;                                                       \
-    int64_t io_ = 0;                                                              \
-    for (int64_t o_ = 0; o_ < outer_; o_++) {                                     \
-      int64_t ba_ = 0, bb_ = 0;                                                   \
-      for (int32_t d_ = 0; d_ < r_ - 1; d_++) {                                   \
-        ba_ += idx_[d_] * (bc)->a_strides[d_];                                    \
-        bb_ += idx_[d_] * (bc)->b_strides[d_];                                    \
-      }                                                                           \
+#define BROADCAST_LOOP(bc, BODY)                                                                \
+  do {                                                                                          \
+    int32_t r_ = (bc)->rank;                                                                    \
+    if (r_ == 0) {                                                                              \
+      BODY(0, 0, 0);                                                                            \
+      break;                                                                                    \
+    }                                                                                           \
+    int64_t idx_[WICK_MAX_RANK] = {0};                                                          \
+    int64_t inner_ = (bc)->dims[r_ - 1];                                                        \
+    int64_t sa_ = (bc)->a_strides[r_ - 1], sb_ = (bc)->b_strides[r_ - 1];                       \
+    int64_t outer_ = 1;                                                                         \
+    for (int32_t d_ = 0; d_ < r_ - 1; d_++) outer_ *= (bc)->dims[d_];                           \
+    if (inner_ == 0) break;                                                                     \
+    int64_t io_ = 0;                                                                            \
+    for (int64_t o_ = 0; o_ < outer_; o_++) {                                                   \
+      int64_t ba_ = 0, bb_ = 0;                                                                 \
+      for (int32_t d_ = 0; d_ < r_ - 1; d_++) {                                                 \
+        ba_ += idx_[d_] * (bc)->a_strides[d_];                                                  \
+        bb_ += idx_[d_] * (bc)->b_strides[d_];                                                  \
+      }                                                                                         \
       for (int64_t i_ = 0; i_ < inner_; i_++, io_++) BODY(ba_ + i_ * sa_, bb_ + i_ * sb_, io_); \
-      for (int32_t d_ = r_ - 2; d_ >= 0; d_--) {                                  \
-        if (++idx_[d_] < (bc)->dims[d_]) break;                                   \
-        idx_[d_] = 0;                                                             \
-      }                                                                           \
-    }                                                                             \
+      for (int32_t d_ = r_ - 2; d_ >= 0; d_--) {                                                \
+        if (++idx_[d_] < (bc)->dims[d_]) break;                                                 \
+        idx_[d_] = 0;                                                                           \
+      }                                                                                         \
+    }                                                                                           \
   } while (0)
 
 static inline float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
@@ -89,8 +89,7 @@ static bool f32_binary_flat(wick_binary_op op, int64_t n, const float *a, const 
     case WICK_BINARY_MUL:
       for (int64_t i = 0; i < n; i++) out[i] = clampf(a[i] * b[i], lo, hi);
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -104,46 +103,46 @@ void wick_f32_binary__reference(wick_binary_op op, const wick_broadcast *bc, con
 }
 
 /* Integer ops compute in unsigned arithmetic where C would overflow. */
-#define INT_APPLY(NAME, T, UT, TMIN)                                             \
-  static T NAME(wick_binary_op op, T x, T y) {                                   \
-    switch (op) {                                                                \
-      case WICK_BINARY_ADD: return (T)((UT)x + (UT)y);                          \
-      case WICK_BINARY_SUB: return (T)((UT)x - (UT)y);                          \
-      case WICK_BINARY_MUL: return (T)((UT)x * (UT)y);                          \
-      case WICK_BINARY_DIV:                                                      \
-        if (y == 0) return 0;                                                    \
-        if (x == TMIN && y == -1) return TMIN;                                   \
-        return x / y;                                                            \
-      case WICK_BINARY_MAXIMUM: return x > y ? x : y;                            \
-      case WICK_BINARY_MINIMUM: return x < y ? x : y;                            \
-      case WICK_BINARY_POW: {                                                    \
-        if (y < 0) return 0;                                                     \
-        UT r = 1, base = (UT)x;                                                  \
-        for (T e = y; e > 0; e >>= 1) {                                          \
-          if (e & 1) r *= base;                                                  \
-          base *= base;                                                          \
-        }                                                                        \
-        return (T)r;                                                             \
-      }                                                                          \
-      case WICK_BINARY_SQUARED_DIFFERENCE: {                                     \
-        UT d = (UT)x - (UT)y;                                                    \
-        return (T)(d * d);                                                       \
-      }                                                                          \
-      case WICK_BINARY_FLOOR_DIV: {                                              \
-        if (y == 0) return 0;                                                    \
-        if (x == TMIN && y == -1) return TMIN;                                   \
-        T q = x / y;                                                             \
-        if ((x % y != 0) && ((x < 0) != (y < 0))) q--;                           \
-        return q;                                                                \
-      }                                                                          \
-      case WICK_BINARY_FLOOR_MOD: {                                              \
-        if (y == 0 || y == -1) return 0;                                         \
-        T m = x % y;                                                             \
-        if (m != 0 && ((m < 0) != (y < 0))) m += y;                              \
-        return m;                                                                \
-      }                                                                          \
-    }                                                                            \
-    return 0;                                                                    \
+#define INT_APPLY(NAME, T, UT, TMIN)                   \
+  static T NAME(wick_binary_op op, T x, T y) {         \
+    switch (op) {                                      \
+      case WICK_BINARY_ADD: return (T)((UT)x + (UT)y); \
+      case WICK_BINARY_SUB: return (T)((UT)x - (UT)y); \
+      case WICK_BINARY_MUL: return (T)((UT)x * (UT)y); \
+      case WICK_BINARY_DIV:                            \
+        if (y == 0) return 0;                          \
+        if (x == TMIN && y == -1) return TMIN;         \
+        return x / y;                                  \
+      case WICK_BINARY_MAXIMUM: return x > y ? x : y;  \
+      case WICK_BINARY_MINIMUM: return x < y ? x : y;  \
+      case WICK_BINARY_POW: {                          \
+        if (y < 0) return 0;                           \
+        UT r = 1, base = (UT)x;                        \
+        for (T e = y; e > 0; e >>= 1) {                \
+          if (e & 1) r *= base;                        \
+          base *= base;                                \
+        }                                              \
+        return (T)r;                                   \
+      }                                                \
+      case WICK_BINARY_SQUARED_DIFFERENCE: {           \
+        UT d = (UT)x - (UT)y;                          \
+        return (T)(d * d);                             \
+      }                                                \
+      case WICK_BINARY_FLOOR_DIV: {                    \
+        if (y == 0) return 0;                          \
+        if (x == TMIN && y == -1) return TMIN;         \
+        T q = x / y;                                   \
+        if ((x % y != 0) && ((x < 0) != (y < 0))) q--; \
+        return q;                                      \
+      }                                                \
+      case WICK_BINARY_FLOOR_MOD: {                    \
+        if (y == 0 || y == -1) return 0;               \
+        T m = x % y;                                   \
+        if (m != 0 && ((m < 0) != (y < 0))) m += y;    \
+        return m;                                      \
+      }                                                \
+    }                                                  \
+    return 0;                                          \
   }
 
 INT_APPLY(i32_apply, int32_t, uint32_t, INT32_MIN)
@@ -151,9 +150,9 @@ INT_APPLY(i64_apply, int64_t, uint64_t, INT64_MIN)
 
 void wick_i32_binary__reference(wick_binary_op op, const wick_broadcast *bc, const int32_t *a,
                                 const int32_t *b, int32_t *out, int32_t lo, int32_t hi) {
-#define I32_BODY(ia, ib, io)                 \
-  do {                                       \
-    int32_t v_ = i32_apply(op, a[ia], b[ib]); \
+#define I32_BODY(ia, ib, io)                      \
+  do {                                            \
+    int32_t v_ = i32_apply(op, a[ia], b[ib]);     \
     out[io] = v_ < lo ? lo : (v_ > hi ? hi : v_); \
   } while (0)
   BROADCAST_LOOP(bc, I32_BODY);
@@ -167,35 +166,33 @@ void wick_i64_binary__reference(wick_binary_op op, const wick_broadcast *bc, con
 #undef I64_BODY
 }
 
-void wick_c64_mul__reference(const wick_broadcast *bc, const float *a, const float *b,
-                             float *out) {
-#define C64_BODY(ia, ib, io)                                                  \
-  do {                                                                        \
+void wick_c64_mul__reference(const wick_broadcast *bc, const float *a, const float *b, float *out) {
+#define C64_BODY(ia, ib, io)                                                              \
+  do {                                                                                    \
     float ar = a[2 * (ia)], ai = a[2 * (ia) + 1], br = b[2 * (ib)], bi = b[2 * (ib) + 1]; \
-    out[2 * (io)] = ar * br - ai * bi;                                        \
-    out[2 * (io) + 1] = ar * bi + ai * br;                                    \
+    out[2 * (io)] = ar * br - ai * bi;                                                    \
+    out[2 * (io) + 1] = ar * bi + ai * br;                                                \
   } while (0)
   BROADCAST_LOOP(bc, C64_BODY);
 #undef C64_BODY
 }
 
-#define CMP(op, x, y)                                   \
-  ((op) == WICK_COMPARE_EQUAL           ? (x) == (y)    \
-   : (op) == WICK_COMPARE_NOT_EQUAL     ? (x) != (y)    \
-   : (op) == WICK_COMPARE_LESS          ? (x) < (y)     \
-   : (op) == WICK_COMPARE_LESS_EQUAL    ? (x) <= (y)    \
-   : (op) == WICK_COMPARE_GREATER       ? (x) > (y)     \
-   : (op) == WICK_COMPARE_GREATER_EQUAL ? (x) >= (y)    \
-   : (op) == WICK_COMPARE_LOGICAL_AND   ? ((x) && (y))  \
+#define CMP(op, x, y)                                  \
+  ((op) == WICK_COMPARE_EQUAL           ? (x) == (y)   \
+   : (op) == WICK_COMPARE_NOT_EQUAL     ? (x) != (y)   \
+   : (op) == WICK_COMPARE_LESS          ? (x) < (y)    \
+   : (op) == WICK_COMPARE_LESS_EQUAL    ? (x) <= (y)   \
+   : (op) == WICK_COMPARE_GREATER       ? (x) > (y)    \
+   : (op) == WICK_COMPARE_GREATER_EQUAL ? (x) >= (y)   \
+   : (op) == WICK_COMPARE_LOGICAL_AND   ? ((x) && (y)) \
                                         : ((x) || (y)))
 
-#define COMPARE_TYPED(T)                                                  \
-  do {                                                                    \
-    const T *pa_ = (const T *)a, *pb_ = (const T *)b;                     \
-    _Pragma("GCC diagnostic push")                                        \
-    _Pragma("GCC diagnostic ignored \"-Wfloat-equal\"")                   \
-    BROADCAST_LOOP(bc, CMP_BODY);                                         \
-    _Pragma("GCC diagnostic pop")                                         \
+#define COMPARE_TYPED(T)                                                               \
+  do {                                                                                 \
+    const T *pa_ = (const T *)a, *pb_ = (const T *)b;                                  \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wfloat-equal\"") \
+        BROADCAST_LOOP(bc, CMP_BODY);                                                  \
+    _Pragma("GCC diagnostic pop")                                                      \
   } while (0)
 #define CMP_BODY(ia, ib, io) out[io] = CMP(op, pa_[ia], pb_[ib])
 
@@ -213,10 +210,10 @@ void wick_compare__reference(wick_compare_op op, wick_dtype type, const wick_bro
   }
 }
 
-#define XOR_FN(NAME, T)                                                              \
-  static void NAME(const wick_broadcast *bc, const T *a, const T *b, T *out) {       \
-    typedef T elem_t;                                                                \
-    BROADCAST_LOOP(bc, XOR_BODY);                                                    \
+#define XOR_FN(NAME, T)                                                        \
+  static void NAME(const wick_broadcast *bc, const T *a, const T *b, T *out) { \
+    typedef T elem_t;                                                          \
+    BROADCAST_LOOP(bc, XOR_BODY);                                              \
   }
 #define XOR_BODY(ia, ib, io) out[io] = (elem_t)(a[ia] ^ b[ib])
 XOR_FN(xor_u8, uint8_t)

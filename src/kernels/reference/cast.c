@@ -114,11 +114,26 @@ static void write_int(wick_dtype to, void *p, int64_t i, int64_t v) {
 
 static void int_range(wick_dtype t, int64_t *lo, int64_t *hi) {
   switch (t) {
-    case WICK_DTYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
-    case WICK_DTYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
-    case WICK_DTYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
-    case WICK_DTYPE_INT32: *lo = INT32_MIN; *hi = INT32_MAX; return;
-    default: *lo = INT64_MIN; *hi = INT64_MAX; return;
+    case WICK_DTYPE_INT8:
+      *lo = INT8_MIN;
+      *hi = INT8_MAX;
+      return;
+    case WICK_DTYPE_UINT8:
+      *lo = 0;
+      *hi = UINT8_MAX;
+      return;
+    case WICK_DTYPE_INT16:
+      *lo = INT16_MIN;
+      *hi = INT16_MAX;
+      return;
+    case WICK_DTYPE_INT32:
+      *lo = INT32_MIN;
+      *hi = INT32_MAX;
+      return;
+    default:
+      *lo = INT64_MIN;
+      *hi = INT64_MAX;
+      return;
   }
 }
 
@@ -137,7 +152,8 @@ void wick_cast__reference(wick_dtype from, wick_dtype to, int64_t n, const void 
   }
   if (to == WICK_DTYPE_BOOL) {
     for (int64_t i = 0; i < n; i++)
-      ((bool *)out)[i] = is_float(from) ? read_float(from, in, i) != 0.0 : read_int(from, in, i) != 0;
+      ((bool *)out)[i] =
+          is_float(from) ? read_float(from, in, i) != 0.0 : read_int(from, in, i) != 0;
     return;
   }
   if (is_float(from)) {
@@ -146,7 +162,8 @@ void wick_cast__reference(wick_dtype from, wick_dtype to, int64_t n, const void 
     } else {
       int64_t lo, hi;
       int_range(to, &lo, &hi);
-      for (int64_t i = 0; i < n; i++) write_int(to, out, i, sat_int(read_float(from, in, i), lo, hi));
+      for (int64_t i = 0; i < n; i++)
+        write_int(to, out, i, sat_int(read_float(from, in, i), lo, hi));
     }
     return;
   }

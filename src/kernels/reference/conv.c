@@ -13,7 +13,7 @@ static inline float clampf(float x, float lo, float hi) { return x < lo ? lo : (
 
 void wick_f32_conv2d__reference(const wick_conv_shape *s, const float *input, const float *filter,
                                 const float *bias, float *output, float lo, float hi) {
-  int32_t cin_g = s->in_c / s->groups;  /* input channels per group */
+  int32_t cin_g = s->in_c / s->groups;   /* input channels per group */
   int32_t cout_g = s->out_c / s->groups; /* output channels per group */
   for (int32_t n = 0; n < s->batch; n++)
     for (int32_t y = 0; y < s->out_h; y++)

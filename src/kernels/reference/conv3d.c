@@ -14,9 +14,8 @@
 
 static inline float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-void wick_f32_conv3d__reference(const wick_conv3d_shape *s, const float *input,
-                                const float *filter, const float *bias, float *output, float lo,
-                                float hi) {
+void wick_f32_conv3d__reference(const wick_conv3d_shape *s, const float *input, const float *filter,
+                                const float *bias, float *output, float lo, float hi) {
   for (int32_t n = 0; n < s->batch; n++)
     for (int32_t z = 0; z < s->out_d; z++)
       for (int32_t y = 0; y < s->out_h; y++)
@@ -32,12 +31,11 @@ void wick_f32_conv3d__reference(const wick_conv3d_shape *s, const float *input,
                 int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
                 if (iy < 0 || iy >= s->in_h) continue;
                 for (int32_t kx = 0; kx < s->k_w; kx++) {
-                  int64_t ix =
-                      (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
+                  int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
                   if (ix < 0 || ix >= s->in_w) continue;
                   const float *in =
-                      input + ((((int64_t)n * s->in_d + iz) * s->in_h + iy) * s->in_w + ix) *
-                                  s->in_c;
+                      input +
+                      ((((int64_t)n * s->in_d + iz) * s->in_h + iy) * s->in_w + ix) * s->in_c;
                   const float *w =
                       filter + ((((int64_t)kz * s->k_h + ky) * s->k_w + kx) * s->in_c) * s->out_c +
                       o;
@@ -71,8 +69,8 @@ void wick_f32_conv3d_transpose__reference(const wick_conv3d_shape *s, const floa
                 int64_t ox = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
                 if (ox < 0 || ox >= s->out_w) continue;
                 float *out =
-                    output + ((((int64_t)n * s->out_d + oz) * s->out_h + oy) * s->out_w + ox) *
-                                 s->out_c;
+                    output +
+                    ((((int64_t)n * s->out_d + oz) * s->out_h + oy) * s->out_w + ox) * s->out_c;
                 /* filter [k_d, k_h, k_w, out_c, in_c] */
                 const float *w =
                     filter + (((int64_t)kz * s->k_h + ky) * s->k_w + kx) * s->out_c * s->in_c;

@@ -8,27 +8,27 @@
  */
 #include "kernels/reference/reference.h"
 
-#define CUMSUM_LOOP(T, ADD)                                                     \
-  do {                                                                          \
-    const T *x = (const T *)in;                                                 \
-    T *y = (T *)out;                                                            \
-    for (int64_t o = 0; o < outer; o++)                                         \
-      for (int64_t i = 0; i < inner; i++) {                                     \
-        int64_t base = o * axis * inner + i;                                    \
-        T acc = 0;                                                              \
-        for (int64_t step = 0; step < axis; step++) {                           \
-          int64_t a = reverse ? axis - 1 - step : step;                         \
-          int64_t at = base + a * inner;                                        \
-          if (exclusive) {                                                      \
-            T v = x[at];                                                        \
-            y[at] = acc;                                                        \
-            acc = ADD(acc, v);                                                  \
-          } else {                                                              \
-            acc = ADD(acc, x[at]);                                              \
-            y[at] = acc;                                                        \
-          }                                                                     \
-        }                                                                       \
-      }                                                                         \
+#define CUMSUM_LOOP(T, ADD)                             \
+  do {                                                  \
+    const T *x = (const T *)in;                         \
+    T *y = (T *)out;                                    \
+    for (int64_t o = 0; o < outer; o++)                 \
+      for (int64_t i = 0; i < inner; i++) {             \
+        int64_t base = o * axis * inner + i;            \
+        T acc = 0;                                      \
+        for (int64_t step = 0; step < axis; step++) {   \
+          int64_t a = reverse ? axis - 1 - step : step; \
+          int64_t at = base + a * inner;                \
+          if (exclusive) {                              \
+            T v = x[at];                                \
+            y[at] = acc;                                \
+            acc = ADD(acc, v);                          \
+          } else {                                      \
+            acc = ADD(acc, x[at]);                      \
+            y[at] = acc;                                \
+          }                                             \
+        }                                               \
+      }                                                 \
   } while (0)
 
 #define ADD_F(a, b) ((a) + (b))

@@ -75,7 +75,7 @@ static void real_fft_packed(int64_t n, const cplx *w, cplx *z, cplx *X) {
    * where exp(-2 pi i m / n) = -1. */
   for (int64_t k = 0; k <= m; k++) {
     cplx a = z[k % m], b = z[(m - k) % m];
-    double er = 0.5 * (a.re + b.re), ei = 0.5 * (a.im - b.im); /* E[k] */
+    double er = 0.5 * (a.re + b.re), ei = 0.5 * (a.im - b.im);   /* E[k] */
     double or_ = 0.5 * (a.im + b.im), oi = -0.5 * (a.re - b.re); /* O[k] */
     cplx t = k < m ? w[k] : (cplx){-1.0, 0.0};
     X[k].re = er + (or_ * t.re - oi * t.im);

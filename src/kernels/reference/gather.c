@@ -30,8 +30,8 @@ int64_t wick_read_index__reference(wick_dtype index_type, const void *indices, i
 }
 
 void wick_gather__reference(size_t esize, int64_t batch, int64_t outer, int64_t axis_size,
-                            int64_t inner, int64_t count, const void *params,
-                            wick_dtype index_type, const void *indices, void *out) {
+                            int64_t inner, int64_t count, const void *params, wick_dtype index_type,
+                            const void *indices, void *out) {
   const uint8_t *p = params;
   uint8_t *o = out;
   size_t row = (size_t)inner * esize;
@@ -63,8 +63,8 @@ void wick_gather_nd__reference(size_t esize, int64_t count, int32_t depth, const
 }
 
 void wick_i8_embedding_hybrid__reference(int64_t count, int64_t cols, wick_dtype index_type,
-                                         const void *ids, const int8_t *values,
-                                         const float *scales, bool per_row, float *out) {
+                                         const void *ids, const int8_t *values, const float *scales,
+                                         bool per_row, float *out) {
   for (int64_t r = 0; r < count; r++) {
     int64_t row = wick_read_index__reference(index_type, ids, r);
     double scale = per_row ? (double)scales[row] : (double)scales[0];
@@ -74,16 +74,16 @@ void wick_i8_embedding_hybrid__reference(int64_t count, int64_t cols, wick_dtype
 }
 
 /* Accumulates `slice` updates into out for every index row. */
-#define SCATTER_ADD_FN(NAME, T, UT)                                                           \
-  static void NAME(int64_t count, int32_t depth, const int64_t *strides, int64_t slice,       \
-                   wick_dtype index_type, const void *indices, const T *updates, T *out) {    \
-    for (int64_t r = 0; r < count; r++) {                                                     \
-      int64_t off = 0;                                                                        \
-      for (int32_t k = 0; k < depth; k++)                                                     \
-        off += wick_read_index__reference(index_type, indices, r * depth + k) * strides[k];   \
-      const T *u = updates + r * slice;                                                       \
-      for (int64_t j = 0; j < slice; j++) out[off + j] = (T)((UT)out[off + j] + (UT)u[j]);    \
-    }                                                                                         \
+#define SCATTER_ADD_FN(NAME, T, UT)                                                         \
+  static void NAME(int64_t count, int32_t depth, const int64_t *strides, int64_t slice,     \
+                   wick_dtype index_type, const void *indices, const T *updates, T *out) {  \
+    for (int64_t r = 0; r < count; r++) {                                                   \
+      int64_t off = 0;                                                                      \
+      for (int32_t k = 0; k < depth; k++)                                                   \
+        off += wick_read_index__reference(index_type, indices, r * depth + k) * strides[k]; \
+      const T *u = updates + r * slice;                                                     \
+      for (int64_t j = 0; j < slice; j++) out[off + j] = (T)((UT)out[off + j] + (UT)u[j]);  \
+    }                                                                                       \
   }
 SCATTER_ADD_FN(scatter_f32, float, float)
 SCATTER_ADD_FN(scatter_i8, int8_t, uint8_t)
@@ -131,7 +131,6 @@ void wick_scatter_nd__reference(wick_dtype type, int64_t count, int32_t depth,
     case WICK_DTYPE_BOOL:
       scatter_bool(count, depth, strides, slice, index_type, indices, updates, out);
       break;
-    default:
-      break;
+    default: break;
   }
 }

@@ -58,9 +58,9 @@ void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, con
                                             int8_t *scratch, float *output, float lo, float hi) {
   for (int64_t r = 0; r < m; r++) {
     int32_t offset = 0;
-    float scale = asymmetric
-                      ? wick_hybrid_quantize_asymmetric__reference(k, input + r * k, scratch, &offset)
-                      : wick_hybrid_quantize_row__reference(k, input + r * k, scratch);
+    float scale =
+        asymmetric ? wick_hybrid_quantize_asymmetric__reference(k, input + r * k, scratch, &offset)
+                   : wick_hybrid_quantize_row__reference(k, input + r * k, scratch);
     if (!per_channel) scale *= weight_scales[0];
     float *out = output + r * n;
     for (int64_t c = 0; c < n; c++) {
@@ -84,7 +84,8 @@ void wick_hybrid_dots__reference(size_t m, size_t n, size_t k, const int8_t *a, 
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < n; j++) {
       uint32_t dot = 0; /* wraps like LiteRT's int32 sums */
-      for (size_t p = 0; p < k; p++) dot += (uint32_t)((int32_t)a[i * k + p] * (int32_t)b[j * k + p]);
+      for (size_t p = 0; p < k; p++)
+        dot += (uint32_t)((int32_t)a[i * k + p] * (int32_t)b[j * k + p]);
       c[i * ldc + j] = (int32_t)dot;
     }
 }
@@ -162,11 +163,10 @@ void wick_hybrid_conv2d__reference(const wick_conv_shape *s, bool depthwise, con
       }
 }
 
-void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input,
-                                int32_t input_offset, float input_scale, const int8_t *filter,
-                                const float *filter_scales, bool conv_rescale, const float *bias,
-                                float *output, float lo, float hi, int32_t y0, int32_t y1,
-                                uint32_t *acc) {
+void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input, int32_t input_offset,
+                                float input_scale, const int8_t *filter, const float *filter_scales,
+                                bool conv_rescale, const float *bias, float *output, float lo,
+                                float hi, int32_t y0, int32_t y1, uint32_t *acc) {
   const int64_t c = s->out_c, m = s->multiplier;
   for (int32_t oy = y0; oy < y1; oy++)
     for (int32_t ox = 0; ox < s->out_w; ox++) {
@@ -227,8 +227,9 @@ void wick_hybrid_batch_matmul_rows__reference(const wick_batch_matmul_shape *s, 
     const int8_t *w = rhs + ro;
     for (int64_t p = 0; p < k; p++) row[p] = s->adj_x ? l[p * m + i] : l[i * k + p];
     int32_t offset = 0;
-    const float row_scale = asymmetric ? wick_hybrid_quantize_asymmetric__reference(k, row, q, &offset)
-                                       : wick_hybrid_quantize_row__reference(k, row, q);
+    const float row_scale = asymmetric
+                                ? wick_hybrid_quantize_asymmetric__reference(k, row, q, &offset)
+                                : wick_hybrid_quantize_row__reference(k, row, q);
     float *o = out + r * n;
     for (int64_t j = 0; j < n; j++) {
       int32_t total = 0, column_sum = 0;

@@ -48,7 +48,9 @@ static inline int16_t rdivpot16(int16_t x, int32_t e) {
 }
 
 /* A gemmlowp int32 fixed-point constant on 16 bits: rounding shift by 16. */
-static inline int16_t k16(int32_t raw32) { return (int16_t)wick_q_rounding_divide_by_pot(raw32, 16); }
+static inline int16_t k16(int32_t raw32) {
+  return (int16_t)wick_q_rounding_divide_by_pot(raw32, 16);
+}
 
 /* Saturating multiply by 2^e (e > 0) of a 16-bit raw value. */
 static inline int16_t sat_shl16(int16_t x, int32_t e) {
@@ -188,7 +190,8 @@ void wick_q_lstm_step__reference(const wick_qlstm_params *p, int64_t n_batch, co
     const int16_t added =
         (int16_t)wick_q_rounding_divide_by_pot((int32_t)in_gate * cg[i], 30 + p->cell_scale);
     int16_t v = sat16((int32_t)kept + added);
-    if (p->cell_clip > 0) v = v > p->cell_clip ? p->cell_clip : (v < -p->cell_clip ? (int16_t)-p->cell_clip : v);
+    if (p->cell_clip > 0)
+      v = v > p->cell_clip ? p->cell_clip : (v < -p->cell_clip ? (int16_t)-p->cell_clip : v);
     cell_state[i] = v;
   }
   compute_gate(p, &p->gates[3], x, output_state, n_batch, false, og);
@@ -243,7 +246,8 @@ void wick_f32_lstm_step__reference(const wick_f32_lstm_params *p, int64_t n_batc
   f32_gate(p, 3, x, output_state, n_batch, og);
   for (int64_t i = 0; i < n; i++) {
     float v = fg[i] * cell_state[i] + cg[i] * (p->cifg ? 1.0f - fg[i] : ig[i]);
-    if (p->cell_clip > 0.0f) v = v > p->cell_clip ? p->cell_clip : (v < -p->cell_clip ? -p->cell_clip : v);
+    if (p->cell_clip > 0.0f)
+      v = v > p->cell_clip ? p->cell_clip : (v < -p->cell_clip ? -p->cell_clip : v);
     cell_state[i] = v;
   }
   for (int64_t i = 0; i < n; i++) output_state[i] = og[i] * apply_act(p->activation, cell_state[i]);

@@ -52,8 +52,8 @@ void wick_strided_copy__reference(size_t esize, const wick_copy_plan *p, const v
  * [batch, count] (int16, int32 or int64, every value in [0, axis_size)), and
  * out as [batch, outer, count, inner]. */
 void wick_gather__reference(size_t esize, int64_t batch, int64_t outer, int64_t axis_size,
-                            int64_t inner, int64_t count, const void *params,
-                            wick_dtype index_type, const void *indices, void *out);
+                            int64_t inner, int64_t count, const void *params, wick_dtype index_type,
+                            const void *indices, void *out);
 
 /* GATHER_ND. indices is [count, depth] (int16/int32/int64, validated);
  * index row r selects the slice of `slice` elements at element offset
@@ -77,8 +77,8 @@ void wick_scatter_nd__reference(wick_dtype type, int64_t count, int32_t depth,
  * scale), the product taken in double as LiteRT does; scale is scales[0],
  * or scales[ids[r]] when per_row. ids (int32/int64) were validated. */
 void wick_i8_embedding_hybrid__reference(int64_t count, int64_t cols, wick_dtype index_type,
-                                         const void *ids, const int8_t *values,
-                                         const float *scales, bool per_row, float *out);
+                                         const void *ids, const int8_t *values, const float *scales,
+                                         bool per_row, float *out);
 
 /* Reads element i of an int16/int32/int64 index tensor. */
 int64_t wick_read_index__reference(wick_dtype index_type, const void *indices, int64_t i);

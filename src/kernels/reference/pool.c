@@ -39,8 +39,7 @@ static void pool(const wick_pool_shape *s, const float *in, float *out, float lo
             }
           }
           if (!is_max) acc = count ? acc / (float)count : 0.0f;
-          out[(((int64_t)n * s->out_h + y) * s->out_w + x) * s->channels + c] =
-              clampf(acc, lo, hi);
+          out[(((int64_t)n * s->out_h + y) * s->out_w + x) * s->channels + c] = clampf(acc, lo, hi);
         }
       }
 }

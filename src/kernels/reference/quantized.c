@@ -37,8 +37,7 @@ int32_t wick_q_rounding_divide_by_pot(int32_t x, int32_t exponent) { return rdiv
 int32_t wick_q_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift) {
   return mbqm(x, multiplier, shift);
 }
-int32_t wick_q_multiply_by_quantized_multiplier_i64(int64_t x, int32_t multiplier,
-                                                    int32_t shift) {
+int32_t wick_q_multiply_by_quantized_multiplier_i64(int64_t x, int32_t multiplier, int32_t shift) {
   return mbqm64(x, multiplier, shift);
 }
 
@@ -78,13 +77,15 @@ INLINE void conv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *s,
             const int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
             if (iy < 0 || iy >= s->in_h) continue;
             for (int32_t kx = 0; kx < s->k_w; kx++) {
-              const int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
+              const int64_t ix =
+                  (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
               if (ix < 0 || ix >= s->in_w) continue;
-              const int64_t ib = (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c +
-                                 (int64_t)g * cin_g;
+              const int64_t ib =
+                  (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c + (int64_t)g * cin_g;
               const int64_t wb = (((int64_t)oc * s->k_h + ky) * s->k_w + kx) * cin_g;
               for (int32_t i = 0; i < cin_g; i++) {
-                const int32_t prod = (ld(w_t, filter, wb + i) + fo) * (ld(in_t, input, ib + i) + io);
+                const int32_t prod =
+                    (ld(w_t, filter, wb + i) + fo) * (ld(in_t, input, ib + i) + io);
                 if (bias64)
                   acc64 += prod;
                 else
@@ -96,9 +97,9 @@ INLINE void conv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *s,
         }
 }
 
-void wick_q_conv2d__reference(wick_dtype type, const wick_conv_shape *s,
-                              const wick_qconv_params *p, const void *input, const void *filter,
-                              const void *bias, bool bias64, void *output) {
+void wick_q_conv2d__reference(wick_dtype type, const wick_conv_shape *s, const wick_qconv_params *p,
+                              const void *input, const void *filter, const void *bias, bool bias64,
+                              void *output) {
 #define CONV_CALL(IT, WT) conv_body(IT, WT, s, p, input, filter, bias, bias64, output)
   DISPATCH_ACT(type, CONV_CALL);
 #undef CONV_CALL
@@ -119,10 +120,12 @@ INLINE void dwconv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *
             uint32_t acc32 = 0;
             int64_t acc64 = 0;
             for (int32_t ky = 0; ky < s->k_h; ky++) {
-              const int64_t iy = (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
+              const int64_t iy =
+                  (int64_t)y * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
               if (iy < 0 || iy >= s->in_h) continue;
               for (int32_t kx = 0; kx < s->k_w; kx++) {
-                const int64_t ix = (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
+                const int64_t ix =
+                    (int64_t)x * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
                 if (ix < 0 || ix >= s->in_w) continue;
                 const int64_t ii = (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c + c;
                 const int64_t wi = ((int64_t)ky * s->k_w + kx) * s->out_c + oc;
@@ -170,7 +173,8 @@ INLINE void tconv_body(wick_dtype in_t, wick_dtype w_t, const wick_conv_shape *s
               const int64_t ib = (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->in_c;
               const int64_t wb = (((int64_t)oc * s->k_h + ky) * s->k_w + kx) * s->in_c;
               for (int32_t i = 0; i < s->in_c; i++) {
-                const int32_t prod = (ld(w_t, filter, wb + i) + fo) * (ld(in_t, input, ib + i) + io);
+                const int32_t prod =
+                    (ld(w_t, filter, wb + i) + fo) * (ld(in_t, input, ib + i) + io);
                 if (acc64)
                   acc64v += prod;
                 else
@@ -220,7 +224,7 @@ INLINE void fc_body(wick_dtype in_t, wick_dtype w_t, int64_t m, int64_t n, int64
       }
       double scaled = round(acc * p->scale[c]);
       /* LiteRT casts without a range check; wick saturates first. */
-      int32_t v = scaled <= -2147483648.0 ? INT32_MIN
+      int32_t v = scaled <= -2147483648.0  ? INT32_MIN
                   : scaled >= 2147483647.0 ? INT32_MAX
                                            : (int32_t)scaled;
       v = add32(v, p->output_offset);
@@ -295,40 +299,38 @@ void wick_q_batch_matmul_rows__reference(wick_dtype lhs_type, wick_dtype rhs_typ
   else if (lhs_type == WICK_DTYPE_INT16 && rhs_type == WICK_DTYPE_INT8)
     qbmm_body(WICK_DTYPE_INT16, WICK_DTYPE_INT8, s, p, acc64, lhs, rhs, out, row_begin, row_end);
   else if (lhs_type == WICK_DTYPE_INT16 && rhs_type == WICK_DTYPE_INT16)
-    qbmm_body(WICK_DTYPE_INT16, WICK_DTYPE_INT16, s, p, acc64, lhs, rhs, out, row_begin,
-              row_end);
+    qbmm_body(WICK_DTYPE_INT16, WICK_DTYPE_INT16, s, p, acc64, lhs, rhs, out, row_begin, row_end);
 }
 
 /* ---------------------------------------------------------------- broadcast binary */
 
 /* Calls BODY(ia, ib, io) for every output element of `bc` (row-major). */
-#define QBROADCAST_LOOP(bc, BODY)                                                 \
-  do {                                                                            \
-    int32_t r_ = (bc)->rank;                                                      \
-    if (r_ == 0) {                                                                \
-      BODY(0, 0, 0);                                                              \
-      break;                                                                      \
-    }                                                                             \
-    int64_t idx_[WICK_MAX_RANK] = {0};                                            \
-    int64_t inner_ = (bc)->dims[r_ - 1];                                          \
-    int64_t sa_ = (bc)->a_strides[r_ - 1], sb_ = (bc)->b_strides[r_ - 1];         \
-    int64_t outer_ = 1;                                                           \
-    for (int32_t d_ = 0; d_ < r_ - 1; d_++) outer_ *= (bc)->dims[d_];             \
-    if (inner_ == 0) break;                                                       \
-    int64_t io_ = 0;                                                              \
-    for (int64_t o_ = 0; o_ < outer_; o_++) {                                     \
-      int64_t ba_ = 0, bb_ = 0;                                                   \
-      for (int32_t d_ = 0; d_ < r_ - 1; d_++) {                                   \
-        ba_ += idx_[d_] * (bc)->a_strides[d_];                                    \
-        bb_ += idx_[d_] * (bc)->b_strides[d_];                                    \
-      }                                                                           \
-      for (int64_t i_ = 0; i_ < inner_; i_++, io_++)                              \
-        BODY(ba_ + i_ * sa_, bb_ + i_ * sb_, io_);                                \
-      for (int32_t d_ = r_ - 2; d_ >= 0; d_--) {                                  \
-        if (++idx_[d_] < (bc)->dims[d_]) break;                                   \
-        idx_[d_] = 0;                                                             \
-      }                                                                           \
-    }                                                                             \
+#define QBROADCAST_LOOP(bc, BODY)                                                               \
+  do {                                                                                          \
+    int32_t r_ = (bc)->rank;                                                                    \
+    if (r_ == 0) {                                                                              \
+      BODY(0, 0, 0);                                                                            \
+      break;                                                                                    \
+    }                                                                                           \
+    int64_t idx_[WICK_MAX_RANK] = {0};                                                          \
+    int64_t inner_ = (bc)->dims[r_ - 1];                                                        \
+    int64_t sa_ = (bc)->a_strides[r_ - 1], sb_ = (bc)->b_strides[r_ - 1];                       \
+    int64_t outer_ = 1;                                                                         \
+    for (int32_t d_ = 0; d_ < r_ - 1; d_++) outer_ *= (bc)->dims[d_];                           \
+    if (inner_ == 0) break;                                                                     \
+    int64_t io_ = 0;                                                                            \
+    for (int64_t o_ = 0; o_ < outer_; o_++) {                                                   \
+      int64_t ba_ = 0, bb_ = 0;                                                                 \
+      for (int32_t d_ = 0; d_ < r_ - 1; d_++) {                                                 \
+        ba_ += idx_[d_] * (bc)->a_strides[d_];                                                  \
+        bb_ += idx_[d_] * (bc)->b_strides[d_];                                                  \
+      }                                                                                         \
+      for (int64_t i_ = 0; i_ < inner_; i_++, io_++) BODY(ba_ + i_ * sa_, bb_ + i_ * sb_, io_); \
+      for (int32_t d_ = r_ - 2; d_ >= 0; d_--) {                                                \
+        if (++idx_[d_] < (bc)->dims[d_]) break;                                                 \
+        idx_[d_] = 0;                                                                           \
+      }                                                                                         \
+    }                                                                                           \
   } while (0)
 
 /* ADD/SUB: each input, offset and shifted left, is scaled to a common scale
@@ -359,15 +361,15 @@ void wick_q_add__reference(wick_dtype type, bool subtract, const wick_broadcast 
 
 void wick_q_squared_difference_i8__reference(const wick_broadcast *bc, const wick_qadd_params *p,
                                              const int8_t *a, const int8_t *b, int8_t *out) {
-#define SQDIFF_BODY(ia, ib, io)                                                            \
-  do {                                                                                     \
-    const int32_t x_ = (int32_t)((uint32_t)(a[ia] + p->input1_offset) << p->left_shift);  \
-    const int32_t y_ = (int32_t)((uint32_t)(b[ib] + p->input2_offset) << p->left_shift);  \
-    const int32_t diff_ = sub32(mbqm(x_, p->input1_multiplier, p->input1_shift),           \
-                                mbqm(y_, p->input2_multiplier, p->input2_shift));          \
-    const int32_t sq_ = wrap32((int64_t)diff_ * diff_);                                    \
+#define SQDIFF_BODY(ia, ib, io)                                                                   \
+  do {                                                                                            \
+    const int32_t x_ = (int32_t)((uint32_t)(a[ia] + p->input1_offset) << p->left_shift);          \
+    const int32_t y_ = (int32_t)((uint32_t)(b[ib] + p->input2_offset) << p->left_shift);          \
+    const int32_t diff_ = sub32(mbqm(x_, p->input1_multiplier, p->input1_shift),                  \
+                                mbqm(y_, p->input2_multiplier, p->input2_shift));                 \
+    const int32_t sq_ = wrap32((int64_t)diff_ * diff_);                                           \
     const int32_t v_ = add32(mbqm(sq_, p->output_multiplier, p->output_shift), p->output_offset); \
-    out[io] = (int8_t)clamp32(v_, p->act_min, p->act_max);                                 \
+    out[io] = (int8_t)clamp32(v_, p->act_min, p->act_max);                                        \
   } while (0)
   QBROADCAST_LOOP(bc, SQDIFF_BODY);
 #undef SQDIFF_BODY
@@ -379,11 +381,11 @@ void wick_q_squared_difference_i8__reference(const wick_broadcast *bc, const wic
 void wick_q_add_pot_i16__reference(bool subtract, const wick_broadcast *bc, int32_t shift1,
                                    int32_t shift2, int32_t act_min, int32_t act_max,
                                    const int16_t *a, const int16_t *b, int16_t *out) {
-#define POT_BODY(ia, ib, io)                                                         \
-  do {                                                                               \
-    int32_t x_ = rdivpot(a[ia], -shift1), y_ = rdivpot(b[ib], -shift2);              \
-    int32_t v_ = subtract ? x_ - y_ : clamp32(x_ + y_, INT16_MIN, INT16_MAX);        \
-    out[io] = (int16_t)clamp32(v_, act_min, act_max);                                \
+#define POT_BODY(ia, ib, io)                                                  \
+  do {                                                                        \
+    int32_t x_ = rdivpot(a[ia], -shift1), y_ = rdivpot(b[ib], -shift2);       \
+    int32_t v_ = subtract ? x_ - y_ : clamp32(x_ + y_, INT16_MIN, INT16_MAX); \
+    out[io] = (int16_t)clamp32(v_, act_min, act_max);                         \
   } while (0)
   QBROADCAST_LOOP(bc, POT_BODY);
 #undef POT_BODY
@@ -436,8 +438,8 @@ INLINE void avgpool_body(wick_dtype t, const wick_pool_shape *s, const void *in,
             const int64_t iy = y0 + ky;
             for (int64_t kx = kx0; kx < kx1; kx++) {
               const int64_t ix = x0 + kx;
-              acc = add32(acc, ld(t, in, (((int64_t)n * s->in_h + iy) * s->in_w + ix) *
-                                             s->channels + c));
+              acc = add32(acc, ld(t, in,
+                                  (((int64_t)n * s->in_h + iy) * s->in_w + ix) * s->channels + c));
               count++;
             }
           }
@@ -531,8 +533,8 @@ INLINE void qreduce_body(wick_dtype t, int32_t rank, const int32_t *dims, const 
 }
 
 void wick_q_reduce_sum__reference(wick_dtype type, int32_t rank, const int32_t *dims,
-                                  const bool *reduced, const wick_qreduce_params *p,
-                                  const void *in, void *out, int32_t *scratch) {
+                                  const bool *reduced, const wick_qreduce_params *p, const void *in,
+                                  void *out, int32_t *scratch) {
 #define RED_CALL(IT, WT) qreduce_body(IT, rank, dims, reduced, in, out, scratch, p)
   DISPATCH_ACT(type, RED_CALL);
 #undef RED_CALL
@@ -549,18 +551,17 @@ INLINE void requant_body(wick_dtype in_t, wick_dtype out_t, int64_t n, int32_t i
   }
 }
 
-void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64_t n,
-                                  int32_t in_zp, int32_t out_zp, int32_t multiplier,
-                                  int32_t shift, int32_t lo, int32_t hi, const void *in,
-                                  void *out) {
+void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64_t n, int32_t in_zp,
+                                  int32_t out_zp, int32_t multiplier, int32_t shift, int32_t lo,
+                                  int32_t hi, const void *in, void *out) {
 #define RQ(IT, OT) requant_body(IT, OT, n, in_zp, out_zp, multiplier, shift, lo, hi, in, out)
-#define RQ_OUT(IT)                                               \
-  switch (out_type) {                                            \
-    case WICK_DTYPE_INT8: RQ(IT, WICK_DTYPE_INT8); break;        \
-    case WICK_DTYPE_UINT8: RQ(IT, WICK_DTYPE_UINT8); break;      \
-    case WICK_DTYPE_INT16: RQ(IT, WICK_DTYPE_INT16); break;      \
-    case WICK_DTYPE_INT32: RQ(IT, WICK_DTYPE_INT32); break;      \
-    default: break;                                              \
+#define RQ_OUT(IT)                                          \
+  switch (out_type) {                                       \
+    case WICK_DTYPE_INT8: RQ(IT, WICK_DTYPE_INT8); break;   \
+    case WICK_DTYPE_UINT8: RQ(IT, WICK_DTYPE_UINT8); break; \
+    case WICK_DTYPE_INT16: RQ(IT, WICK_DTYPE_INT16); break; \
+    case WICK_DTYPE_INT32: RQ(IT, WICK_DTYPE_INT32); break; \
+    default: break;                                         \
   }
   switch (in_type) {
     case WICK_DTYPE_INT8: RQ_OUT(WICK_DTYPE_INT8) break;
@@ -575,17 +576,17 @@ void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64
 
 /* CONCATENATION's rescaling copy (LiteRT's ConcatenationWithScaling, in
  * float): out = clamp((int32)roundf(q * scale + bias) + out_zp). */
-void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float bias,
-                                int32_t out_zp, const void *in, void *out) {
+void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float bias, int32_t out_zp,
+                                const void *in, void *out) {
   int32_t lo, hi;
   type_range(type, &lo, &hi);
   for (int64_t i = 0; i < n; i++) {
     const float x = (float)ld(type, in, i) * scale + bias;
     const float r = roundf(x);
     /* NaN (inf - inf from extreme scales and bias) reads as 0. */
-    const int32_t q = r != r ? 0
+    const int32_t q = r != r                ? 0
                       : r <= -2147483648.0f ? INT32_MIN
-                      : (r >= 2147483647.0f ? INT32_MAX : (int32_t)r);
+                                            : (r >= 2147483647.0f ? INT32_MAX : (int32_t)r);
     st(type, out, i, clamp32(add32(q, out_zp), lo, hi));
   }
 }
@@ -620,25 +621,24 @@ INLINE void prelu_body(wick_dtype t, const wick_broadcast *bc, const wick_qprelu
                        const void *in, const void *alpha, void *out) {
   int32_t lo, hi;
   type_range(t, &lo, &hi);
-#define PRELU_BODY(ia, ib, io)                                                         \
-  do {                                                                                 \
-    const int32_t x_ = ld(t, in, ia) + p->input_offset;                                \
-    int32_t v_;                                                                        \
-    if (x_ >= 0) {                                                                     \
-      v_ = mbqm(x_, p->multiplier1, p->shift1);                                        \
-    } else {                                                                           \
-      const int32_t a_ = ld(t, alpha, ib) + p->alpha_offset;                           \
-      v_ = mbqm(wrap32((int64_t)x_ * a_), p->multiplier2, p->shift2);                  \
-    }                                                                                  \
-    st(t, out, io, clamp32(add32(v_, p->output_offset), lo, hi));                      \
+#define PRELU_BODY(ia, ib, io)                                        \
+  do {                                                                \
+    const int32_t x_ = ld(t, in, ia) + p->input_offset;               \
+    int32_t v_;                                                       \
+    if (x_ >= 0) {                                                    \
+      v_ = mbqm(x_, p->multiplier1, p->shift1);                       \
+    } else {                                                          \
+      const int32_t a_ = ld(t, alpha, ib) + p->alpha_offset;          \
+      v_ = mbqm(wrap32((int64_t)x_ * a_), p->multiplier2, p->shift2); \
+    }                                                                 \
+    st(t, out, io, clamp32(add32(v_, p->output_offset), lo, hi));     \
   } while (0)
   QBROADCAST_LOOP(bc, PRELU_BODY);
 #undef PRELU_BODY
 }
 
-void wick_q_prelu__reference(wick_dtype type, const wick_broadcast *bc,
-                             const wick_qprelu_params *p, const void *in, const void *alpha,
-                             void *out) {
+void wick_q_prelu__reference(wick_dtype type, const wick_broadcast *bc, const wick_qprelu_params *p,
+                             const void *in, const void *alpha, void *out) {
 #define PR_CALL(IT, WT) prelu_body(IT, bc, p, in, alpha, out)
   DISPATCH_ACT(type, PR_CALL);
 #undef PR_CALL
@@ -646,10 +646,10 @@ void wick_q_prelu__reference(wick_dtype type, const wick_broadcast *bc,
 
 INLINE void maxmin_body(wick_dtype t, bool is_max, const wick_broadcast *bc, const void *a,
                         const void *b, void *out) {
-#define MM_BODY(ia, ib, io)                                                \
-  do {                                                                     \
-    const int32_t x_ = ld(t, a, ia), y_ = ld(t, b, ib);                    \
-    st(t, out, io, is_max ? (x_ > y_ ? x_ : y_) : (x_ < y_ ? x_ : y_));    \
+#define MM_BODY(ia, ib, io)                                             \
+  do {                                                                  \
+    const int32_t x_ = ld(t, a, ia), y_ = ld(t, b, ib);                 \
+    st(t, out, io, is_max ? (x_ > y_ ? x_ : y_) : (x_ < y_ ? x_ : y_)); \
   } while (0)
   QBROADCAST_LOOP(bc, MM_BODY);
 #undef MM_BODY
@@ -731,7 +731,7 @@ INLINE void resize_body(wick_dtype t, const wick_resize_shape *s, const void *in
     ws10 = ((1 << 10) * (iw - 1) + (ow - 1) / 2) / (ow - 1);
     wsf = (float)(iw - 1) / (float)(ow - 1);
   }
-#define PIX(b_, y_, x_, c_) ld(t, in, (((int64_t)(b_) * ih + (y_)) * iw + (x_)) * c + (c_))
+#define PIX(b_, y_, x_, c_) ld(t, in, (((int64_t)(b_)*ih + (y_)) * iw + (x_)) * c + (c_))
   int64_t o = 0;
   for (int32_t b = 0; b < s->batch; b++)
     for (int32_t y = 0; y < oh; y++)
@@ -767,8 +767,8 @@ INLINE void resize_body(wick_dtype t, const wick_resize_shape *s, const void *in
 #undef PIX
 }
 
-void wick_q_resize_bilinear__reference(wick_dtype type, const wick_resize_shape *s,
-                                       const void *in, void *out) {
+void wick_q_resize_bilinear__reference(wick_dtype type, const wick_resize_shape *s, const void *in,
+                                       void *out) {
 #define RB_CALL(IT, WT) resize_body(IT, s, in, out)
   DISPATCH_ACT(type, RB_CALL);
 #undef RB_CALL

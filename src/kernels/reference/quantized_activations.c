@@ -7,7 +7,8 @@
  */
 #include "kernels/reference/quantized_common.h"
 
-/* ---------------------------------------------------------------- softmax (gemmlowp fixed point) */
+/* ---------------------------------------------------------------- softmax (gemmlowp fixed point)
+ */
 
 /* Saturating multiply of a raw fixed-point value by 2^e, e > 0. */
 INLINE int32_t sat_shl(int32_t x, int32_t e) {
@@ -116,10 +117,10 @@ INLINE void softmax_body(wick_dtype in_t, wick_dtype out_t, int64_t rows, int64_
 
 void wick_q_softmax__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows, int64_t cols,
                                const wick_qsoftmax_params *p, const void *in, void *out) {
-#define SM(IT, OT)                                         \
-  if (in_type == IT && out_type == OT) {                   \
-    softmax_body(IT, OT, rows, cols, p, in, out);          \
-    return;                                                \
+#define SM(IT, OT)                                \
+  if (in_type == IT && out_type == OT) {          \
+    softmax_body(IT, OT, rows, cols, p, in, out); \
+    return;                                       \
   }
   SM(WICK_DTYPE_INT8, WICK_DTYPE_INT8)
   SM(WICK_DTYPE_INT8, WICK_DTYPE_INT16)
@@ -140,8 +141,8 @@ void wick_q_softmax_table_populate(float input_scale, float beta, float table[25
  * product rounded (half away from zero; uint8: +0.5 truncated) plus the zero
  * point, clamped. */
 INLINE void softmax_table_body(wick_dtype in_t, wick_dtype out_t, int64_t rows, int64_t cols,
-                               const float *table, float out_scale, int32_t out_zp,
-                               const void *in, void *out) {
+                               const float *table, float out_scale, int32_t out_zp, const void *in,
+                               void *out) {
   int32_t omin, omax;
   type_range(out_t, &omin, &omax);
   for (int64_t r = 0; r < rows; r++) {
@@ -167,10 +168,10 @@ INLINE void softmax_table_body(wick_dtype in_t, wick_dtype out_t, int64_t rows, 
 void wick_q_softmax_table__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows,
                                      int64_t cols, const float table[256], float out_scale,
                                      int32_t out_zp, const void *in, void *out) {
-#define SM(IT, OT)                                                                   \
-  if (in_type == IT && out_type == OT) {                                             \
-    softmax_table_body(IT, OT, rows, cols, table, out_scale, out_zp, in, out);       \
-    return;                                                                          \
+#define SM(IT, OT)                                                             \
+  if (in_type == IT && out_type == OT) {                                       \
+    softmax_table_body(IT, OT, rows, cols, table, out_scale, out_zp, in, out); \
+    return;                                                                    \
   }
   SM(WICK_DTYPE_INT8, WICK_DTYPE_INT8)
   SM(WICK_DTYPE_INT8, WICK_DTYPE_INT16)
@@ -339,7 +340,7 @@ void wick_q16_logistic__reference(int64_t n, const uint16_t table[256], int32_t 
                                   int32_t shift, const int16_t *in, int16_t *out) {
   for (int64_t i = 0; i < n; i++) {
     const int32_t x = sigmoid_input(in[i], multiplier, shift);
-    const uint32_t ax = x < 0 ? (uint32_t)-(int64_t)x : (uint32_t)x;
+    const uint32_t ax = x < 0 ? (uint32_t) - (int64_t)x : (uint32_t)x;
     const uint32_t node = ax >> 9; /* 512 steps of 1/12288 = 1/24 per table node */
     uint32_t r;                    /* sigmoid(|x|) in 0.25 fixed point */
     if (node >= 255) {
@@ -358,7 +359,7 @@ void wick_q16_tanh__reference(int64_t n, const uint16_t table[256], int32_t mult
                               int32_t shift, const int16_t *in, int16_t *out) {
   for (int64_t i = 0; i < n; i++) {
     const int32_t x = sigmoid_input(in[i], multiplier, shift);
-    const uint32_t ax = x < 0 ? (uint32_t)-(int64_t)x : (uint32_t)x;
+    const uint32_t ax = x < 0 ? (uint32_t) - (int64_t)x : (uint32_t)x;
     const uint32_t node = ax >> 8; /* tanh(x) = 2 sigmoid(2x) - 1: twice the step */
     int32_t r;                     /* sigmoid(2|x|) in 0.24 fixed point */
     if (node >= 255) {

@@ -49,7 +49,9 @@ INLINE int32_t mbqm64(int64_t x, int32_t m, int32_t s) {
   return wrap32((int64_t)v >> total);
 }
 
-INLINE int32_t clamp32(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+INLINE int32_t clamp32(int32_t v, int32_t lo, int32_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
 
 /* Loads element i of a quantized (or int32) array as int32. */
 INLINE int32_t ld(wick_dtype t, const void *p, int64_t i) {
@@ -75,23 +77,35 @@ INLINE void st(wick_dtype t, void *p, int64_t i, int32_t v) {
 
 INLINE void type_range(wick_dtype t, int32_t *lo, int32_t *hi) {
   switch (t) {
-    case WICK_DTYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; break;
-    case WICK_DTYPE_UINT8: *lo = 0; *hi = UINT8_MAX; break;
-    case WICK_DTYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; break;
-    default: *lo = INT32_MIN; *hi = INT32_MAX; break;
+    case WICK_DTYPE_INT8:
+      *lo = INT8_MIN;
+      *hi = INT8_MAX;
+      break;
+    case WICK_DTYPE_UINT8:
+      *lo = 0;
+      *hi = UINT8_MAX;
+      break;
+    case WICK_DTYPE_INT16:
+      *lo = INT16_MIN;
+      *hi = INT16_MAX;
+      break;
+    default:
+      *lo = INT32_MIN;
+      *hi = INT32_MAX;
+      break;
   }
 }
 
 /* Calls one instantiation of BODY per activation type: int8 (int8 filter),
  * uint8 (uint8 filter), int16 (int8 filter). */
-#define DISPATCH_ACT(type, CALL)                                                  \
-  do {                                                                            \
-    switch (type) {                                                               \
-      case WICK_DTYPE_INT8: CALL(WICK_DTYPE_INT8, WICK_DTYPE_INT8); break;        \
-      case WICK_DTYPE_UINT8: CALL(WICK_DTYPE_UINT8, WICK_DTYPE_UINT8); break;     \
-      case WICK_DTYPE_INT16: CALL(WICK_DTYPE_INT16, WICK_DTYPE_INT8); break;      \
-      default: break;                                                             \
-    }                                                                             \
+#define DISPATCH_ACT(type, CALL)                                              \
+  do {                                                                        \
+    switch (type) {                                                           \
+      case WICK_DTYPE_INT8: CALL(WICK_DTYPE_INT8, WICK_DTYPE_INT8); break;    \
+      case WICK_DTYPE_UINT8: CALL(WICK_DTYPE_UINT8, WICK_DTYPE_UINT8); break; \
+      case WICK_DTYPE_INT16: CALL(WICK_DTYPE_INT16, WICK_DTYPE_INT8); break;  \
+      default: break;                                                         \
+    }                                                                         \
   } while (0)
 
 #endif

@@ -12,8 +12,8 @@
 
 #include "kernels/reference/reference.h"
 
-void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank,
-                            const int32_t *dims, const bool *reduced, const void *in, void *out) {
+void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank, const int32_t *dims,
+                            const bool *reduced, const void *in, void *out) {
   int64_t out_stride[WICK_MAX_RANK]; /* 0 on reduced axes */
   int64_t s = 1, total = 1, out_count = 1;
   for (int32_t i = rank - 1; i >= 0; i--) {
@@ -25,22 +25,25 @@ void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank,
   int64_t count = out_count ? total / out_count : 0; /* elements per output */
   int64_t idx[WICK_MAX_RANK] = {0};
 
-#define REDUCE_LOOP(T, ACC_T, INIT, COMBINE, FINISH)                              \
-  do {                                                                            \
-    const T *x = in;                                                              \
-    T *y = out;                                                                   \
-    for (int64_t o = 0; o < out_count; o++) y[o] = (T)(INIT);                     \
-    for (int64_t e = 0; e < total; e++) {                                         \
-      int64_t o = 0;                                                              \
-      for (int32_t d = 0; d < rank; d++) o += idx[d] * out_stride[d];             \
-      ACC_T a = y[o], v = x[e];                                                   \
-      y[o] = (T)(COMBINE);                                                        \
-      for (int32_t d = rank - 1; d >= 0; d--) {                                   \
-        if (++idx[d] < dims[d]) break;                                            \
-        idx[d] = 0;                                                               \
-      }                                                                           \
-    }                                                                             \
-    for (int64_t o = 0; o < out_count; o++) { T v = y[o]; y[o] = (T)(FINISH); }   \
+#define REDUCE_LOOP(T, ACC_T, INIT, COMBINE, FINISH)                  \
+  do {                                                                \
+    const T *x = in;                                                  \
+    T *y = out;                                                       \
+    for (int64_t o = 0; o < out_count; o++) y[o] = (T)(INIT);         \
+    for (int64_t e = 0; e < total; e++) {                             \
+      int64_t o = 0;                                                  \
+      for (int32_t d = 0; d < rank; d++) o += idx[d] * out_stride[d]; \
+      ACC_T a = y[o], v = x[e];                                       \
+      y[o] = (T)(COMBINE);                                            \
+      for (int32_t d = rank - 1; d >= 0; d--) {                       \
+        if (++idx[d] < dims[d]) break;                                \
+        idx[d] = 0;                                                   \
+      }                                                               \
+    }                                                                 \
+    for (int64_t o = 0; o < out_count; o++) {                         \
+      T v = y[o];                                                     \
+      y[o] = (T)(FINISH);                                             \
+    }                                                                 \
   } while (0)
 
   switch (type) {
@@ -56,7 +59,7 @@ void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank,
       } else if (op == WICK_REDUCE_MIN) {
         REDUCE_LOOP(float, float, INFINITY, (v < a || v != v) ? v : a, v);
       } else if (op == WICK_REDUCE_PROD) {
-        REDUCE_LOOP(float, float, 1.0f, a * v, v);
+        REDUCE_LOOP(float, float, 1.0f, a *v, v);
       }
       break;
     case WICK_DTYPE_INT32:
@@ -93,11 +96,10 @@ void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank,
       if (op == WICK_REDUCE_ANY) {
         REDUCE_LOOP(bool, bool, false, a || v, v);
       } else {
-        REDUCE_LOOP(bool, bool, true, a && v, v);
+        REDUCE_LOOP(bool, bool, true, a &&v, v);
       }
       break;
-    default:
-      break;
+    default: break;
   }
 #undef REDUCE_LOOP
 }

@@ -91,8 +91,7 @@ typedef struct wick_conv_shape {
  * taps x*stride_w - pad_left + kx*dilation_w (kx < k_w) all lie inside
  * [0, in_w), so the optimized kernels read them without bounds checks.
  * 0 <= *lo <= *hi <= out_w; an empty range when no column is interior. */
-static inline void wick_conv_interior_columns(const wick_conv_shape *s, int32_t *lo,
-                                              int32_t *hi) {
+static inline void wick_conv_interior_columns(const wick_conv_shape *s, int32_t *lo, int32_t *hi) {
   const int64_t sw = s->stride_w, pl = s->pad_left;
   const int64_t last = (int64_t)s->in_w - 1 + pl - (int64_t)(s->k_w - 1) * s->dilation_w;
   int64_t x_lo = pl > 0 ? (pl + sw - 1) / sw : 0, x_hi = last >= 0 ? last / sw + 1 : 0;
@@ -123,9 +122,8 @@ typedef struct wick_conv3d_shape {
 } wick_conv3d_shape;
 /* CONV_3D, filter [k_d, k_h, k_w, in_c, out_c]: out[n,z,y,x,o] = clamp(sum
  * in[n, z*s-p+kz*d, .., .., i] * filter[kz,ky,kx,i,o] + bias[o]). */
-void wick_f32_conv3d__reference(const wick_conv3d_shape *s, const float *input,
-                                const float *filter, const float *bias, float *output, float lo,
-                                float hi);
+void wick_f32_conv3d__reference(const wick_conv3d_shape *s, const float *input, const float *filter,
+                                const float *bias, float *output, float lo, float hi);
 /* CONV_3D_TRANSPOSE, filter [k_d, k_h, k_w, out_c, in_c]: each input pixel
  * (n,z,y,x) adds sum_i in[.., i] * filter[kz,ky,kx,o,i] at output
  * (z*s-p+kz*d, ..); then bias and clamp. */
@@ -171,11 +169,10 @@ void wick_hybrid_fully_connected__reference(int64_t m, int64_t n, int64_t k, con
  * the channels innermost, so the compiler vectorizes them; `acc` holds out_c uint32.
  * conv_rescale: rescale as CONV_2D does, (acc * s_w) * s_in (a grouped CONV_2D with one
  * channel per group, its filter transposed to the depthwise layout); else acc * (s_w * s_in). */
-void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input,
-                                int32_t input_offset, float input_scale, const int8_t *filter,
-                                const float *filter_scales, bool conv_rescale, const float *bias,
-                                float *output, float lo, float hi, int32_t y0, int32_t y1,
-                                uint32_t *acc);
+void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input, int32_t input_offset,
+                                float input_scale, const int8_t *filter, const float *filter_scales,
+                                bool conv_rescale, const float *bias, float *output, float lo,
+                                float hi, int32_t y0, int32_t y1, uint32_t *acc);
 
 /* LiteRT's AsymmetricQuantizeFloats over x[n] (one batch of a hybrid conv):
  * q int8, returns the scale, *offset the zero point. */
@@ -222,10 +219,11 @@ typedef enum wick_reduce_op {
 /* Reduces `in` (shape dims[rank]) over the axes with reduced[axis] true into
  * `out` (the kept dims, row-major).
  * `type` is float32, int32, int64 or bool (ANY/ALL). */
-void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank,
-                            const int32_t *dims, const bool *reduced, const void *in, void *out);
+void wick_reduce__reference(wick_reduce_op op, wick_dtype type, int32_t rank, const int32_t *dims,
+                            const bool *reduced, const void *in, void *out);
 
-/* ---- compute ops: transpose conv, batch matmul, arg min/max, normalization, cumsum, resize ---- */
+/* ---- compute ops: transpose conv, batch matmul, arg min/max, normalization, cumsum, resize ----
+ */
 
 /* TRANSPOSE_CONV, gather form. `s` describes the op's input (in_*) and output
  * (out_*), the filter OHWI [out_c, k_h, k_w, in_c], strides and the leading
@@ -336,21 +334,21 @@ typedef enum wick_unary_op {
   WICK_UNARY_RELU_0_TO_1,  /* clamp to [0, 1], NaN passes */
   WICK_UNARY_LOGISTIC,     /* 1/(1+exp(-x)); 1 above 16.619..., exp(x) below -9 */
   WICK_UNARY_TANH,
-  WICK_UNARY_HARD_SWISH,   /* (x * min(6, max(0, x + 3))) / 6 */
-  WICK_UNARY_ELU,          /* x < 0 ? expm1(x) : x */
+  WICK_UNARY_HARD_SWISH, /* (x * min(6, max(0, x + 3))) / 6 */
+  WICK_UNARY_ELU,        /* x < 0 ? expm1(x) : x */
   WICK_UNARY_EXP,
   WICK_UNARY_LOG,
   WICK_UNARY_SQRT,
-  WICK_UNARY_RSQRT,        /* 1 / sqrt(x) */
-  WICK_UNARY_SQUARE,       /* x * x */
+  WICK_UNARY_RSQRT,  /* 1 / sqrt(x) */
+  WICK_UNARY_SQUARE, /* x * x */
   WICK_UNARY_ABS,
   WICK_UNARY_NEG,
   WICK_UNARY_SIN,
   WICK_UNARY_COS,
   WICK_UNARY_FLOOR,
   WICK_UNARY_CEIL,
-  WICK_UNARY_ROUND,        /* to nearest, ties to even; -0.4 -> -0 */
-  WICK_UNARY_SIGN          /* -1, 0 or 1 (±0 -> +0); NaN -> NaN */
+  WICK_UNARY_ROUND, /* to nearest, ties to even; -0.4 -> -0 */
+  WICK_UNARY_SIGN   /* -1, 0 or 1 (±0 -> +0); NaN -> NaN */
 } wick_unary_op;
 
 /* out[i] = op(in[i]) for i < n. `out` may equal `in`. */
@@ -395,7 +393,7 @@ void wick_cast__reference(wick_dtype from, wick_dtype to, int64_t n, const void 
  * channel; per-tensor parameters are channels = 1. real = scale * (q - zp). */
 typedef struct wick_quant_layout {
   int64_t outer, channels, inner;
-  const float *scale;       /* channels entries */
+  const float *scale;        /* channels entries */
   const int32_t *zero_point; /* channels entries */
 } wick_quant_layout;
 
@@ -420,8 +418,7 @@ int32_t wick_q_rounding_divide_by_pot(int32_t x, int32_t exponent); /* exponent 
 int32_t wick_q_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift);
 /* LiteRT's int64 overload: multiplier rounded to Q15, one rounding shift;
  * shift in [-31, 14]. */
-int32_t wick_q_multiply_by_quantized_multiplier_i64(int64_t x, int32_t multiplier,
-                                                    int32_t shift);
+int32_t wick_q_multiply_by_quantized_multiplier_i64(int64_t x, int32_t multiplier, int32_t shift);
 
 /* CONV_2D / DEPTHWISE_CONV_2D. acc = sum (w + filter_offset) * (x + input_offset)
  * (+ bias), out = clamp(mbqm(acc, multiplier[o], shift[o]) + output_offset).
@@ -435,9 +432,9 @@ typedef struct wick_qconv_params {
   const int32_t *shift;      /* per output channel */
   int32_t act_min, act_max;
 } wick_qconv_params;
-void wick_q_conv2d__reference(wick_dtype type, const wick_conv_shape *s,
-                              const wick_qconv_params *p, const void *input, const void *filter,
-                              const void *bias, bool acc64, void *output);
+void wick_q_conv2d__reference(wick_dtype type, const wick_conv_shape *s, const wick_qconv_params *p,
+                              const void *input, const void *filter, const void *bias, bool acc64,
+                              void *output);
 void wick_q_depthwise_conv2d__reference(wick_dtype type, const wick_conv_shape *s,
                                         const wick_qconv_params *p, const void *input,
                                         const void *filter, const void *bias, bool acc64,
@@ -602,20 +599,19 @@ typedef struct wick_qreduce_params {
   int32_t input_zero_point, output_zero_point, multiplier, shift;
 } wick_qreduce_params;
 void wick_q_reduce_sum__reference(wick_dtype type, int32_t rank, const int32_t *dims,
-                                  const bool *reduced, const wick_qreduce_params *p,
-                                  const void *in, void *out, int32_t *scratch);
+                                  const bool *reduced, const wick_qreduce_params *p, const void *in,
+                                  void *out, int32_t *scratch);
 
 /* QUANTIZE of an integer input and the quantized RELU family: out =
  * clamp(mbqm(q - in_zp, m, s) + out_zp, lo, hi), [lo, hi] inside the output
  * type. in: int8/uint8/int16/int32, out: int8/uint8/int16/int32. */
-void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64_t n,
-                                  int32_t in_zp, int32_t out_zp, int32_t multiplier,
-                                  int32_t shift, int32_t lo, int32_t hi, const void *in,
-                                  void *out);
+void wick_q_requantize__reference(wick_dtype in_type, wick_dtype out_type, int64_t n, int32_t in_zp,
+                                  int32_t out_zp, int32_t multiplier, int32_t shift, int32_t lo,
+                                  int32_t hi, const void *in, void *out);
 /* CONCATENATION's float rescaling copy (8-bit): out = clamp((int32)roundf(q *
  * scale + bias) + out_zp). */
-void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float bias,
-                                int32_t out_zp, const void *in, void *out);
+void wick_q_rescale8__reference(wick_dtype type, int64_t n, float scale, float bias, int32_t out_zp,
+                                const void *in, void *out);
 
 /* LEAKY_RELU: x = q - in_zp; out = out_zp + mbqm(x, identity) for x >= 0,
  * out_zp -/+ mbqm(x, |alpha|) otherwise (alpha_negative: subtract). */
@@ -633,9 +629,8 @@ typedef struct wick_qprelu_params {
   int32_t input_offset, alpha_offset, output_offset;
   int32_t multiplier1, shift1, multiplier2, shift2;
 } wick_qprelu_params;
-void wick_q_prelu__reference(wick_dtype type, const wick_broadcast *bc,
-                             const wick_qprelu_params *p, const void *in, const void *alpha,
-                             void *out);
+void wick_q_prelu__reference(wick_dtype type, const wick_broadcast *bc, const wick_qprelu_params *p,
+                             const void *in, const void *alpha, void *out);
 /* MAXIMUM / MINIMUM and REDUCE_MAX / REDUCE_MIN on the raw quantized values
  * (LiteRT does not requantize them). */
 void wick_q_maximum_minimum__reference(wick_dtype type, bool is_max, const wick_broadcast *bc,
@@ -647,8 +642,8 @@ void wick_q_reduce_maxmin__reference(wick_dtype type, bool is_max, int32_t rank,
 /* RESIZE_BILINEAR on quantized values (output parameters = input's), as
  * LiteRT: int8/int16 in integer arithmetic (1/1024 coordinates, rounding
  * half away from zero), uint8 with float weights (+ 0.5, truncated). */
-void wick_q_resize_bilinear__reference(wick_dtype type, const wick_resize_shape *s,
-                                       const void *in, void *out);
+void wick_q_resize_bilinear__reference(wick_dtype type, const wick_resize_shape *s, const void *in,
+                                       void *out);
 
 /* ---- SVDF (svdf.c): float, and int8 input / int16 state / int8 output ----
  * input [batch, input_size], weights_feature [filters, input_size],
@@ -668,8 +663,7 @@ typedef struct wick_qsvdf_params {
 } wick_qsvdf_params;
 void wick_q_svdf__reference(const wick_svdf_shape *s, const wick_qsvdf_params *p,
                             const int8_t *input, const int8_t *wf, const int16_t *wt,
-                            const int32_t *bias, int16_t *state, int32_t *scratch,
-                            int8_t *output);
+                            const int32_t *bias, int16_t *state, int32_t *scratch, int8_t *output);
 
 /* ---- integer LSTM cell, LiteRT's 8x8_16 scheme (lstm.c) ----
  * Without peephole, projection or layer normalization; CIFG allowed. Gate
@@ -732,8 +726,7 @@ typedef enum wick_complex_part {
 } wick_complex_part;
 /* Complex64 MUL over a broadcast (binary.c): the textbook product in float,
  * (ar*br - ai*bi) + (ar*bi + ai*br) i, with no inf/NaN recovery. */
-void wick_c64_mul__reference(const wick_broadcast *bc, const float *a, const float *b,
-                             float *out);
+void wick_c64_mul__reference(const wick_broadcast *bc, const float *a, const float *b, float *out);
 /* out[i] = part(in[i]) for n complex64 values. */
 void wick_complex_part__reference(wick_complex_part part, int64_t n, const float *in, float *out);
 /* The real 1-D DFT in double that the audio kernels share: w (n doubles)
@@ -756,14 +749,14 @@ int64_t wick_spectrogram_work_doubles(int32_t window);
  * 0.5 - 0.5 cos(2 pi j / window), zero-padded to fft_length; each bin is
  * re^2 + im^2 of its DFT, computed in double and rounded to float, then
  * sqrtf of that float unless magnitude_squared. */
-void wick_spectrogram__reference(int64_t samples, int64_t channels, int32_t window,
-                                 int32_t stride, int64_t frames, bool magnitude_squared,
-                                 const float *in, float *out, double *work);
+void wick_spectrogram__reference(int64_t samples, int64_t channels, int32_t window, int32_t stride,
+                                 int64_t frames, bool magnitude_squared, const float *in,
+                                 float *out, double *work);
 typedef struct wick_mfcc_params {
-  double lower, upper;   /* frequency limits in Hz, 0 <= lower < upper */
-  int32_t filterbank;    /* mel channels >= 1 */
-  int32_t dct;           /* coefficients, 1 <= dct <= filterbank */
-  double sample_rate;    /* > 0 */
+  double lower, upper; /* frequency limits in Hz, 0 <= lower < upper */
+  int32_t filterbank;  /* mel channels >= 1 */
+  int32_t dct;         /* coefficients, 1 <= dct <= filterbank */
+  double sample_rate;  /* > 0 */
 } wick_mfcc_params;
 /* Doubles of `work` that wick_mfcc__reference needs: dct * filterbank +
  * 2 * filterbank + 2 * bins + 1 (the caller checks the arithmetic). */
@@ -778,7 +771,7 @@ int64_t wick_mfcc_work_doubles(int32_t bins, int32_t filterbank, int32_t dct);
  * rounded to float. When upper / hz_per_bin reaches bins (upper at least
  * one bin above the Nyquist frequency) LiteRT's filterbank gives up and
  * every output is 0; so does this. */
-void wick_mfcc__reference(const wick_mfcc_params *p, int64_t frames, int32_t bins,
-                          const float *in, float *out, double *work);
+void wick_mfcc__reference(const wick_mfcc_params *p, int64_t frames, int32_t bins, const float *in,
+                          float *out, double *work);
 
 #endif /* WICK_KERNELS_REFERENCE_H */

@@ -56,9 +56,8 @@ void wick_copy_plan_simplify(wick_copy_plan *p) {
 
 /* Copies n elements of a fixed size with the given strides. The constant
  * memcpy sizes compile to single loads and stores. */
-#define COPY_ROW(SIZE)                                                              \
-  for (int64_t i = 0; i < n; i++)                                                   \
-    memcpy(d + (i * ds) * (SIZE), s + (i * ss) * (SIZE), SIZE)
+#define COPY_ROW(SIZE) \
+  for (int64_t i = 0; i < n; i++) memcpy(d + (i * ds) * (SIZE), s + (i * ss) * (SIZE), SIZE)
 
 static void copy_row(size_t esize, const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds,
                      int64_t n) {

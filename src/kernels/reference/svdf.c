@@ -51,8 +51,7 @@ void wick_f32_svdf__reference(const wick_svdf_shape *s, const float *input, cons
 
 void wick_q_svdf__reference(const wick_svdf_shape *s, const wick_qsvdf_params *p,
                             const int8_t *input, const int8_t *wf, const int16_t *wt,
-                            const int32_t *bias, int16_t *state, int32_t *scratch,
-                            int8_t *output) {
+                            const int32_t *bias, int16_t *state, int32_t *scratch, int8_t *output) {
   const int64_t B = s->batch, F = s->filters, M = s->memory, I = s->input_size;
   const int64_t U = F / s->rank, total = B * F * M;
   if (total > 1) memmove(state, state + 1, (size_t)(total - 1) * sizeof(int16_t));
@@ -60,7 +59,8 @@ void wick_q_svdf__reference(const wick_svdf_shape *s, const wick_qsvdf_params *p
     for (int64_t f = 0; f < F; f++) {
       uint32_t acc = 0;
       for (int64_t i = 0; i < I; i++)
-        acc += (uint32_t)((int32_t)wf[f * I + i] * ((int32_t)input[b * I + i] - p->input_zero_point));
+        acc +=
+            (uint32_t)((int32_t)wf[f * I + i] * ((int32_t)input[b * I + i] - p->input_zero_point));
       int32_t v = wick_q_multiply_by_quantized_multiplier((int32_t)acc, p->multiplier1, p->shift1);
       v = v < INT16_MIN ? INT16_MIN : (v > INT16_MAX ? INT16_MAX : v);
       state[(b * F + f) * M + M - 1] = (int16_t)v;

@@ -14,12 +14,12 @@
 /* True when element a of the row ranks before element b. */
 typedef bool (*topk_before_fn)(const void *row, int32_t a, int32_t b);
 
-#define TOPK_BEFORE(NAME, T)                                        \
-  static bool NAME(const void *row, int32_t a, int32_t b) {         \
-    const T *v = (const T *)row;                                    \
-    if (v[b] < v[a]) return true;                                   \
-    if (v[a] < v[b]) return false;                                  \
-    return a < b;                                                   \
+#define TOPK_BEFORE(NAME, T)                                \
+  static bool NAME(const void *row, int32_t a, int32_t b) { \
+    const T *v = (const T *)row;                            \
+    if (v[b] < v[a]) return true;                           \
+    if (v[a] < v[b]) return false;                          \
+    return a < b;                                           \
   }
 TOPK_BEFORE(before_f32, float)
 TOPK_BEFORE(before_u8, uint8_t)

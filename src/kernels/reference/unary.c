@@ -49,12 +49,12 @@ static float sign_f32(float x) {
 }
 
 /* One loop per op, so the switch is outside the element loop. */
-#define F32_LOOP(EXPR)                             \
-  do {                                             \
-    for (int64_t i = 0; i < n; i++) {              \
-      float x = in[i];                             \
-      out[i] = (EXPR);                             \
-    }                                              \
+#define F32_LOOP(EXPR)                \
+  do {                                \
+    for (int64_t i = 0; i < n; i++) { \
+      float x = in[i];                \
+      out[i] = (EXPR);                \
+    }                                 \
   } while (0)
 
 void wick_f32_unary__reference(wick_unary_op op, int64_t n, const float *in, float *out) {
@@ -86,18 +86,18 @@ void wick_f32_unary__reference(wick_unary_op op, int64_t n, const float *in, flo
 
 /* Integer ABS/NEG negate in the unsigned type, so MIN wraps to MIN instead of
  * overflowing (undefined in C). */
-#define INT_UNARY(NAME, T, UT)                                                        \
-  void NAME(wick_unary_op op, int64_t n, const T *in, T *out) {                      \
-    for (int64_t i = 0; i < n; i++) {                                                 \
-      T x = in[i];                                                                    \
-      T neg = (T)(UT)(0u - (UT)x);                                                    \
-      switch (op) {                                                                   \
-        case WICK_UNARY_ABS: out[i] = x < 0 ? neg : x; break;                         \
-        case WICK_UNARY_NEG: out[i] = neg; break;                                     \
-        case WICK_UNARY_SIGN: out[i] = (T)((x > 0) - (x < 0)); break;                 \
-        default: out[i] = x; break;                                                   \
-      }                                                                               \
-    }                                                                                 \
+#define INT_UNARY(NAME, T, UT)                                        \
+  void NAME(wick_unary_op op, int64_t n, const T *in, T *out) {       \
+    for (int64_t i = 0; i < n; i++) {                                 \
+      T x = in[i];                                                    \
+      T neg = (T)(UT)(0u - (UT)x);                                    \
+      switch (op) {                                                   \
+        case WICK_UNARY_ABS: out[i] = x < 0 ? neg : x; break;         \
+        case WICK_UNARY_NEG: out[i] = neg; break;                     \
+        case WICK_UNARY_SIGN: out[i] = (T)((x > 0) - (x < 0)); break; \
+        default: out[i] = x; break;                                   \
+      }                                                               \
+    }                                                                 \
   }
 
 INT_UNARY(wick_i16_unary__reference, int16_t, uint16_t)

@@ -64,8 +64,8 @@ typedef struct dw_weights {
 typedef struct row_args {
   const float *rows[KMAX];
   bool valid[KMAX];
-  float *out;    /* output pixel 0 of the row */
-  size_t cs;     /* pixel stride (channels) */
+  float *out; /* output pixel 0 of the row */
+  size_t cs;  /* pixel stride (channels) */
   ptrdiff_t in_w, pad_left;
   size_t out_w, x_lo, x_hi; /* interior columns [x_lo, x_hi) */
 } row_args;
@@ -157,9 +157,8 @@ ALWAYS_INLINE void row_by_channel(size_t K, size_t P, size_t SW, bool MASKED, co
  * (AVX2) a block can hold 8 accumulators — 8 independent FMA chains, enough
  * to cover FMA latency x 2 pipes — where the all-weights-in-registers form
  * fits only 4. Same order per output (bias, taps in (ky, kx) order). */
-ALWAYS_INLINE void dw_block_rowwise(size_t K, size_t P, size_t SW, bool MASKED,
-                                    const row_args *r, size_t c0, const float *wb, vmask m,
-                                    vf vlo, vf vhi, size_t x) {
+ALWAYS_INLINE void dw_block_rowwise(size_t K, size_t P, size_t SW, bool MASKED, const row_args *r,
+                                    size_t c0, const float *wb, vmask m, vf vlo, vf vhi, size_t x) {
   vf acc[8];
   const vf bias = vload(wb);
 #pragma GCC unroll 8
@@ -237,7 +236,8 @@ ALWAYS_INLINE void row_by_pixel(size_t K, size_t P, size_t PW, size_t SW, const 
     const dw_weights wt = load_weights(K, w + c0 / VL * stride);
     const vmask mc = vmask_tail(r->cs - c0);
     for (size_t xp = 0; xp < r->x_lo; xp++) dw_pixel(K, SW, true, r, c0, &wt, mc, vlo, vhi, xp);
-    for (size_t xp = r->x_hi; xp < r->out_w; xp++) dw_pixel(K, SW, true, r, c0, &wt, mc, vlo, vhi, xp);
+    for (size_t xp = r->x_hi; xp < r->out_w; xp++)
+      dw_pixel(K, SW, true, r, c0, &wt, mc, vlo, vhi, xp);
   }
 }
 
@@ -276,8 +276,7 @@ static void interior_columns(const wick_conv_shape *s, size_t *lo, size_t *hi) {
   *hi = (size_t)x_hi;
 }
 
-static void run_square(size_t K, const wick_f32_dwconv_args *a, size_t row_begin,
-                       size_t row_end) {
+static void run_square(size_t K, const wick_f32_dwconv_args *a, size_t row_begin, size_t row_end) {
   const wick_conv_shape *s = a->shape;
   const size_t c = (size_t)s->in_c, sw = (size_t)s->stride_w, out_w = (size_t)s->out_w;
   row_args r;
@@ -293,8 +292,9 @@ static void run_square(size_t K, const wick_f32_dwconv_args *a, size_t row_begin
     for (size_t ky = 0; ky < K; ky++) {
       const ptrdiff_t iy = (ptrdiff_t)(y * (size_t)s->stride_h) - s->pad_top + (ptrdiff_t)ky;
       r.valid[ky] = iy >= 0 && iy < s->in_h;
-      r.rows[ky] = r.valid[ky] ? a->input + ((n * (size_t)s->in_h + (size_t)iy) * (size_t)s->in_w) * c
-                               : a->input;
+      r.rows[ky] = r.valid[ky]
+                       ? a->input + ((n * (size_t)s->in_h + (size_t)iy) * (size_t)s->in_w) * c
+                       : a->input;
     }
     r.out = a->output + ((n * (size_t)s->out_h + y) * out_w) * c;
     row_fn(&r, a->weights, a->lo, a->hi);
@@ -303,21 +303,21 @@ static void run_square(size_t K, const wick_f32_dwconv_args *a, size_t row_begin
 }
 
 void ISA_SUFFIX(wick_f32_dwconv3x3_ukernel)(const wick_f32_dwconv_args *a, size_t row_begin,
-                                             size_t row_end) {
+                                            size_t row_end) {
   run_square(3, a, row_begin, row_end);
 }
 
 void ISA_SUFFIX(wick_f32_dwconv5x5_ukernel)(const wick_f32_dwconv_args *a, size_t row_begin,
-                                             size_t row_end) {
+                                            size_t row_end) {
   run_square(5, a, row_begin, row_end);
 }
 
 /* ---- any filter size, stride and dilation ---- */
 
 typedef struct gen_row {
-  const float *in;  /* input image n */
-  const float *w;   /* packed weights */
-  float *out;       /* output row */
+  const float *in; /* input image n */
+  const float *w;  /* packed weights */
+  float *out;      /* output row */
   size_t cs, kh, kw, sw, dw, out_w, x_lo, x_hi;
   ptrdiff_t in_w, pad_left, iy0; /* input row of ky = 0 */
   size_t dh, in_h;
@@ -349,8 +349,7 @@ ALWAYS_INLINE void gen_block(size_t P, bool CHECK, bool MASKED, const gen_row *g
   for (size_t o = 0; o < P; o++) st(MASKED, g->out + (x + o) * g->cs + c0, m, acc[o], vlo, vhi);
 }
 
-ALWAYS_INLINE void gen_channels(bool MASKED, const gen_row *g, size_t c0, vmask m, vf vlo,
-                                vf vhi) {
+ALWAYS_INLINE void gen_channels(bool MASKED, const gen_row *g, size_t c0, vmask m, vf vlo, vf vhi) {
   for (size_t x = 0; x < g->x_lo; x++) gen_block(1, true, MASKED, g, c0, m, vlo, vhi, x);
   size_t x = g->x_lo;
   for (; x + 4 <= g->x_hi; x += 4) gen_block(4, false, MASKED, g, c0, m, vlo, vhi, x);
@@ -359,7 +358,7 @@ ALWAYS_INLINE void gen_channels(bool MASKED, const gen_row *g, size_t c0, vmask 
 }
 
 void ISA_SUFFIX(wick_f32_dwconv_ukernel)(const wick_f32_dwconv_args *a, size_t row_begin,
-                                          size_t row_end) {
+                                         size_t row_end) {
   const wick_conv_shape *s = a->shape;
   gen_row g;
   g.w = a->weights;

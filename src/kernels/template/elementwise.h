@@ -141,8 +141,8 @@ ALWAYS_INLINE vf v_gelu(vf x) {
 
 ALWAYS_INLINE vf v_gelu_tanh(vf x) {
   const vf x2 = vmul(x, x);
-  const vf u = vmul(vmul(x, vset1(0.79788456080286535588f)),
-                    vfma(x2, vset1(0.044715f), vset1(1.0f)));
+  const vf u =
+      vmul(vmul(x, vset1(0.79788456080286535588f)), vfma(x2, vset1(0.044715f), vset1(1.0f)));
   const vf e = v_exp(vmul(u, vset1(-2.0f)));
   return vdiv(x, vadd(vset1(1.0f), e));
 }
@@ -155,28 +155,28 @@ ALWAYS_INLINE vf v_hard_swish(vf x) {
 
 /* ---------------------------------------------------------------- unary */
 
-#define UNARY_KERNEL(NAME, EXPR)                                                   \
-  void ISA_SUFFIX(NAME)(size_t n, const float *in, float *out) {                   \
-    size_t i = 0;                                                                  \
-    for (; i + 2 * VL <= n; i += 2 * VL) {                                         \
-      vf x = vload(in + i), y = vload(in + i + VL);                                \
-      vf rx, ry;                                                                   \
-      {                                                                            \
-        const vf v = x;                                                            \
-        rx = (EXPR);                                                               \
-      }                                                                            \
-      {                                                                            \
-        const vf v = y;                                                            \
-        ry = (EXPR);                                                               \
-      }                                                                            \
-      vstore(out + i, rx);                                                         \
-      vstore(out + i + VL, ry);                                                    \
-    }                                                                              \
-    for (; i < n; i += VL) {                                                       \
-      const vmask m = vmask_tail(n - i);                                           \
-      const vf v = vloadm(in + i, m);                                              \
-      vstorem(out + i, m, (EXPR));                                                 \
-    }                                                                              \
+#define UNARY_KERNEL(NAME, EXPR)                                 \
+  void ISA_SUFFIX(NAME)(size_t n, const float *in, float *out) { \
+    size_t i = 0;                                                \
+    for (; i + 2 * VL <= n; i += 2 * VL) {                       \
+      vf x = vload(in + i), y = vload(in + i + VL);              \
+      vf rx, ry;                                                 \
+      {                                                          \
+        const vf v = x;                                          \
+        rx = (EXPR);                                             \
+      }                                                          \
+      {                                                          \
+        const vf v = y;                                          \
+        ry = (EXPR);                                             \
+      }                                                          \
+      vstore(out + i, rx);                                       \
+      vstore(out + i + VL, ry);                                  \
+    }                                                            \
+    for (; i < n; i += VL) {                                     \
+      const vmask m = vmask_tail(n - i);                         \
+      const vf v = vloadm(in + i, m);                            \
+      vstorem(out + i, m, (EXPR));                               \
+    }                                                            \
   }
 
 /* RELU: x < 0 ? 0 : x = vmax(0, x) (x second: NaN and -0 pass). */
@@ -204,48 +204,48 @@ ALWAYS_INLINE vf v_sqdiff(vf a, vf b) {
 }
 
 /* out = clamp(a op b): VV both vectors, VS b a scalar, SV a a scalar. */
-#define BINARY_KERNELS(NAME, EXPR)                                                          \
-  void ISA_SUFFIX(wick_f32_##NAME##_vv)(size_t n, const float *pa, const float *pb,         \
-                                        float *out, float lo, float hi) {                   \
-    const vf vlo = vset1(lo), vhi = vset1(hi);                                              \
-    size_t i = 0;                                                                           \
-    for (; i + VL <= n; i += VL) {                                                          \
-      const vf a = vload(pa + i), b = vload(pb + i);                                        \
-      vstore(out + i, vmin(vhi, vmax(vlo, (EXPR))));                                        \
-    }                                                                                       \
-    if (i < n) {                                                                            \
-      const vmask m = vmask_tail(n - i);                                                    \
-      const vf a = vloadm(pa + i, m), b = vloadm(pb + i, m);                                \
-      vstorem(out + i, m, vmin(vhi, vmax(vlo, (EXPR))));                                    \
-    }                                                                                       \
-  }                                                                                         \
-  void ISA_SUFFIX(wick_f32_##NAME##_vs)(size_t n, const float *pa, const float *pb,         \
-                                        float *out, float lo, float hi) {                   \
-    const vf vlo = vset1(lo), vhi = vset1(hi), b = vset1(*pb);                              \
-    size_t i = 0;                                                                           \
-    for (; i + VL <= n; i += VL) {                                                          \
-      const vf a = vload(pa + i);                                                           \
-      vstore(out + i, vmin(vhi, vmax(vlo, (EXPR))));                                        \
-    }                                                                                       \
-    if (i < n) {                                                                            \
-      const vmask m = vmask_tail(n - i);                                                    \
-      const vf a = vloadm(pa + i, m);                                                       \
-      vstorem(out + i, m, vmin(vhi, vmax(vlo, (EXPR))));                                    \
-    }                                                                                       \
-  }                                                                                         \
-  void ISA_SUFFIX(wick_f32_##NAME##_sv)(size_t n, const float *pa, const float *pb,         \
-                                        float *out, float lo, float hi) {                   \
-    const vf vlo = vset1(lo), vhi = vset1(hi), a = vset1(*pa);                              \
-    size_t i = 0;                                                                           \
-    for (; i + VL <= n; i += VL) {                                                          \
-      const vf b = vload(pb + i);                                                           \
-      vstore(out + i, vmin(vhi, vmax(vlo, (EXPR))));                                        \
-    }                                                                                       \
-    if (i < n) {                                                                            \
-      const vmask m = vmask_tail(n - i);                                                    \
-      const vf b = vloadm(pb + i, m);                                                       \
-      vstorem(out + i, m, vmin(vhi, vmax(vlo, (EXPR))));                                    \
-    }                                                                                       \
+#define BINARY_KERNELS(NAME, EXPR)                                                              \
+  void ISA_SUFFIX(wick_f32_##NAME##_vv)(size_t n, const float *pa, const float *pb, float *out, \
+                                        float lo, float hi) {                                   \
+    const vf vlo = vset1(lo), vhi = vset1(hi);                                                  \
+    size_t i = 0;                                                                               \
+    for (; i + VL <= n; i += VL) {                                                              \
+      const vf a = vload(pa + i), b = vload(pb + i);                                            \
+      vstore(out + i, vmin(vhi, vmax(vlo, (EXPR))));                                            \
+    }                                                                                           \
+    if (i < n) {                                                                                \
+      const vmask m = vmask_tail(n - i);                                                        \
+      const vf a = vloadm(pa + i, m), b = vloadm(pb + i, m);                                    \
+      vstorem(out + i, m, vmin(vhi, vmax(vlo, (EXPR))));                                        \
+    }                                                                                           \
+  }                                                                                             \
+  void ISA_SUFFIX(wick_f32_##NAME##_vs)(size_t n, const float *pa, const float *pb, float *out, \
+                                        float lo, float hi) {                                   \
+    const vf vlo = vset1(lo), vhi = vset1(hi), b = vset1(*pb);                                  \
+    size_t i = 0;                                                                               \
+    for (; i + VL <= n; i += VL) {                                                              \
+      const vf a = vload(pa + i);                                                               \
+      vstore(out + i, vmin(vhi, vmax(vlo, (EXPR))));                                            \
+    }                                                                                           \
+    if (i < n) {                                                                                \
+      const vmask m = vmask_tail(n - i);                                                        \
+      const vf a = vloadm(pa + i, m);                                                           \
+      vstorem(out + i, m, vmin(vhi, vmax(vlo, (EXPR))));                                        \
+    }                                                                                           \
+  }                                                                                             \
+  void ISA_SUFFIX(wick_f32_##NAME##_sv)(size_t n, const float *pa, const float *pb, float *out, \
+                                        float lo, float hi) {                                   \
+    const vf vlo = vset1(lo), vhi = vset1(hi), a = vset1(*pa);                                  \
+    size_t i = 0;                                                                               \
+    for (; i + VL <= n; i += VL) {                                                              \
+      const vf b = vload(pb + i);                                                               \
+      vstore(out + i, vmin(vhi, vmax(vlo, (EXPR))));                                            \
+    }                                                                                           \
+    if (i < n) {                                                                                \
+      const vmask m = vmask_tail(n - i);                                                        \
+      const vf b = vloadm(pb + i, m);                                                           \
+      vstorem(out + i, m, vmin(vhi, vmax(vlo, (EXPR))));                                        \
+    }                                                                                           \
   }
 
 BINARY_KERNELS(add, vadd(a, b))
@@ -348,9 +348,8 @@ void ISA_SUFFIX(wick_f32_sum_mid)(size_t mid, size_t inner, float scale, const f
  * some output rows, ops/parallel.h), vectorized over channels: for each
  * output pixel the in-bounds taps in (ky, kx) order, as the reference. */
 ALWAYS_INLINE void pool_pixel(bool IS_MAX, bool MASKED, const float *in, size_t in_w, size_t cs,
-                              int64_t y0, int64_t x0, int64_t ky_lo, int64_t ky_hi,
-                              int64_t kx_lo, int64_t kx_hi, float *out, size_t c0, vmask m,
-                              vf vlo, vf vhi) {
+                              int64_t y0, int64_t x0, int64_t ky_lo, int64_t ky_hi, int64_t kx_lo,
+                              int64_t kx_hi, float *out, size_t c0, vmask m, vf vlo, vf vhi) {
   vf acc = IS_MAX ? vset1(-INFINITY) : vzero();
   for (int64_t ky = ky_lo; ky < ky_hi; ky++) {
     const float *row = in + (size_t)(y0 + ky) * in_w * cs + c0;
@@ -385,8 +384,8 @@ ALWAYS_INLINE void pool(bool IS_MAX, const wick_pool_shape *s, const float *in, 
         const int64_t x0 = x * s->stride_w - s->pad_left;
         const int64_t kx_lo = x0 < 0 ? -x0 : 0;
         const int64_t kx_hi = s->in_w - x0 < s->k_w ? s->in_w - x0 : s->k_w;
-        float *o = out + (((size_t)n * (size_t)s->out_h + (size_t)y) * (size_t)s->out_w +
-                          (size_t)x) * cs;
+        float *o =
+            out + (((size_t)n * (size_t)s->out_h + (size_t)y) * (size_t)s->out_w + (size_t)x) * cs;
         size_t c0 = 0;
         for (; c0 + VL <= cs; c0 += VL)
           pool_pixel(IS_MAX, false, img, in_w, cs, y0, x0, ky_lo, ky_hi, kx_lo, kx_hi, o, c0,
@@ -399,8 +398,8 @@ ALWAYS_INLINE void pool(bool IS_MAX, const wick_pool_shape *s, const float *in, 
   }
 }
 
-void ISA_SUFFIX(wick_f32_max_pool)(const wick_pool_shape *s, const float *in, float *out,
-                                   float lo, float hi) {
+void ISA_SUFFIX(wick_f32_max_pool)(const wick_pool_shape *s, const float *in, float *out, float lo,
+                                   float hi) {
   pool(true, s, in, out, lo, hi);
 }
 

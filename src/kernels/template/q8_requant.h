@@ -53,8 +53,7 @@ SIMD_INLINE q8_rq q8_rq_load(const int32_t *h, size_t stride, const wick_q8_outp
 
 /* One multiplier and shift (the reference's mbqm(x, multiplier, shift)) for
  * every lane, output zero point zp and clamp [lo, hi]: ADD, MUL. */
-SIMD_INLINE q8_rq q8_rq_set(int32_t multiplier, int32_t shift, int32_t zp, int32_t lo,
-                            int32_t hi) {
+SIMD_INLINE q8_rq q8_rq_set(int32_t multiplier, int32_t shift, int32_t zp, int32_t lo, int32_t hi) {
   q8_rq q;
   q.m = q.m_odd = vi_set1(multiplier);
   q.ls = vi_set1(shift > 0 ? shift : 0);

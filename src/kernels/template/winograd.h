@@ -26,15 +26,15 @@
 /* B^T d for one 6-vector (d0..d5 -> t0..t5). */
 ALWAYS_INLINE void input_1d(const vf d[6], vf t[6]) {
   const vf four = vset1(4.0f), five = vset1(5.0f), two = vset1(2.0f);
-  const vf d4_d2 = vsub(d[4], d[2]);             /* d4 - d2 */
-  const vf d3_d1 = vsub(d[3], d[1]);             /* d3 - d1 */
+  const vf d4_d2 = vsub(d[4], d[2]);                /* d4 - d2 */
+  const vf d3_d1 = vsub(d[3], d[1]);                /* d3 - d1 */
   t[0] = vfnma(five, d[2], vfma(four, d[0], d[4])); /* 4 d0 - 5 d2 + d4 */
-  const vf a = vfnma(four, d[2], d[4]);          /* d4 - 4 d2 */
-  const vf b = vfnma(four, d[1], d[3]);          /* d3 - 4 d1 */
-  t[1] = vadd(a, b);                              /* -4 d1 - 4 d2 + d3 + d4 */
-  t[2] = vsub(a, b);                              /* 4 d1 - 4 d2 - d3 + d4 */
-  t[3] = vfma(two, d3_d1, d4_d2);                 /* -2 d1 - d2 + 2 d3 + d4 */
-  t[4] = vfnma(two, d3_d1, d4_d2);                /* 2 d1 - d2 - 2 d3 + d4 */
+  const vf a = vfnma(four, d[2], d[4]);             /* d4 - 4 d2 */
+  const vf b = vfnma(four, d[1], d[3]);             /* d3 - 4 d1 */
+  t[1] = vadd(a, b);                                /* -4 d1 - 4 d2 + d3 + d4 */
+  t[2] = vsub(a, b);                                /* 4 d1 - 4 d2 - d3 + d4 */
+  t[3] = vfma(two, d3_d1, d4_d2);                   /* -2 d1 - d2 + 2 d3 + d4 */
+  t[4] = vfnma(two, d3_d1, d4_d2);                  /* 2 d1 - d2 - 2 d3 + d4 */
   t[5] = vfnma(five, d[3], vfma(four, d[1], d[5])); /* 4 d1 - 5 d3 + d5 */
 }
 
@@ -57,9 +57,9 @@ ALWAYS_INLINE void tile_origin(size_t t, size_t tiles_h, size_t tiles_w, size_t 
   *ox = r % tiles_w * 4;
 }
 
-void ISA_SUFFIX(wick_f32_winograd_input)(const wick_conv_shape *s, size_t tiles_h,
-                                         size_t tiles_w, const float *input, size_t tile_begin,
-                                         size_t tile_end, float *v, size_t plane) {
+void ISA_SUFFIX(wick_f32_winograd_input)(const wick_conv_shape *s, size_t tiles_h, size_t tiles_w,
+                                         const float *input, size_t tile_begin, size_t tile_end,
+                                         float *v, size_t plane) {
   const size_t in_c = (size_t)s->in_c;
   for (size_t t = tile_begin; t < tile_end; t++) {
     size_t n, oy, ox;
@@ -69,10 +69,10 @@ void ISA_SUFFIX(wick_f32_winograd_input)(const wick_conv_shape *s, size_t tiles_
       const ptrdiff_t iy = (ptrdiff_t)oy - s->pad_top + (ptrdiff_t)i;
       for (size_t j = 0; j < 6; j++) {
         const ptrdiff_t ix = (ptrdiff_t)ox - s->pad_left + (ptrdiff_t)j;
-        px[i][j] = iy >= 0 && iy < s->in_h && ix >= 0 && ix < s->in_w
-                       ? input + ((n * (size_t)s->in_h + (size_t)iy) * (size_t)s->in_w +
-                                  (size_t)ix) * in_c
-                       : NULL;
+        px[i][j] =
+            iy >= 0 && iy < s->in_h && ix >= 0 && ix < s->in_w
+                ? input + ((n * (size_t)s->in_h + (size_t)iy) * (size_t)s->in_w + (size_t)ix) * in_c
+                : NULL;
       }
     }
     float *vt = v + (t - tile_begin) * in_c;
@@ -102,10 +102,10 @@ void ISA_SUFFIX(wick_f32_winograd_input)(const wick_conv_shape *s, size_t tiles_
   }
 }
 
-void ISA_SUFFIX(wick_f32_winograd_output)(const wick_conv_shape *s, size_t tiles_h,
-                                          size_t tiles_w, const float *mt, size_t plane,
-                                          const float *bias, size_t tile_begin, size_t tile_end,
-                                          float *output, float lo, float hi) {
+void ISA_SUFFIX(wick_f32_winograd_output)(const wick_conv_shape *s, size_t tiles_h, size_t tiles_w,
+                                          const float *mt, size_t plane, const float *bias,
+                                          size_t tile_begin, size_t tile_end, float *output,
+                                          float lo, float hi) {
   const size_t out_c = (size_t)s->out_c;
   const vf vlo = vset1(lo), vhi = vset1(hi);
   for (size_t t = tile_begin; t < tile_end; t++) {
