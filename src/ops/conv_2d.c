@@ -45,6 +45,7 @@
 #include "kernels/kernels.h"
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
+#include "ops/hybrid.h"
 #include "ops/op_common.h"
 #include "ops/parallel.h"
 #include "ops/quantization.h"
@@ -81,6 +82,10 @@ typedef struct conv_data {
   bool hybrid_blocked;
   wick_q8_dots_fn dots;
   int32_t *filter_sums;
+  /* hybrid CONV_2D on the GEMM form of ops/hybrid.h (when the int8 GEMM kernels exist and the
+   * patches of all images fit HCONV_GEMM_MAX_BYTES): every output pixel's patch is a row */
+  bool hybrid_gemm;
+  wick_hybrid_gemm h;
   /* hybrid, run as depthwise rows: the filter in [1, kh, kw, out_c] (the input's filter for
    * DEPTHWISE_CONV_2D, a transposed copy for a CONV_2D with one channel per group) */
   const int8_t *dw_filter;
@@ -92,6 +97,9 @@ typedef struct conv_data {
 static const float *bias_data(const wick_op_ctx *ctx);
 
 #define HCONV_MB 16 /* output pixels per hybrid block */
+/* Above this many patch bytes (output pixels x kernel taps x input channels, all images) the
+ * hybrid CONV_2D keeps the blocked form rather than hold every patch at once. */
+#define HCONV_GEMM_MAX_BYTES ((size_t)16 << 20)
 
 /* Bytes of one thread's hybrid scratch: HCONV_MB patches of k bytes (rounded up to 64),
  * then HCONV_MB x out_c int32 sums; false on overflow. */
@@ -156,8 +164,16 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
     d->hybrid_blocked = true;
     return WICK_OK;
   }
+  size_t k = (size_t)s->k_h * (size_t)s->k_w, per_thread, scratch, rows, patches;
+  /* the GEMM form: every patch a row of the int8 GEMM */
+  if (wick_mul_size(k, (size_t)s->in_c, &patches) &&
+      wick_mul_size((size_t)s->out_h * (size_t)s->out_w, (size_t)s->batch, &rows) &&
+      wick_mul_size(rows, patches, &patches) && patches <= HCONV_GEMM_MAX_BYTES && patches > 0) {
+    WICK_TRY(wick_hybrid_gemm_prepare(ctx, &d->h, rows, (size_t)s->out_c, k * (size_t)s->in_c,
+                                      wick_op_input(ctx, 1)->data, false, 0, &d->hybrid_gemm));
+    if (d->hybrid_gemm) return WICK_OK;
+  }
   /* the blocked form: patches and int32 sums per thread, the filter row sums once */
-  size_t k = (size_t)s->k_h * (size_t)s->k_w, per_thread, scratch;
   if (!wick_mul_size(k, (size_t)s->in_c, &k) ||
       !hconv_per_thread(k, (size_t)s->out_c, &per_thread) ||
       !wick_mul_size(per_thread, wick_op_num_threads(ctx), &scratch))
@@ -189,6 +205,25 @@ typedef struct hybrid_job {
   float scale;
 } hybrid_job;
 
+/* The patch of output pixel p (of one image) into row: k = kh * kw * in_c int8, taps outside
+ * the image hold the image's zero point (they add nothing to sum w * (x - zero point)). */
+static void im2col_row(const wick_conv_shape *s, const int8_t *qin, int32_t offset, size_t p,
+                       int8_t *row) {
+  const size_t c = (size_t)s->in_c;
+  const int64_t oy = (int64_t)(p / (size_t)s->out_w), ox = (int64_t)(p % (size_t)s->out_w);
+  for (int32_t ky = 0; ky < s->k_h; ky++) {
+    const int64_t iy = oy * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
+    for (int32_t kx = 0; kx < s->k_w; kx++) {
+      const int64_t ix = ox * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
+      int8_t *dst = row + ((size_t)ky * (size_t)s->k_w + (size_t)kx) * c;
+      if (iy < 0 || iy >= s->in_h || ix < 0 || ix >= s->in_w)
+        memset(dst, (int)(int8_t)offset, c);
+      else
+        memcpy(dst, qin + ((size_t)iy * (size_t)s->in_w + (size_t)ix) * c, c);
+    }
+  }
+}
+
 /* Output pixels [HCONV_MB * begin, HCONV_MB * end) of one image. */
 static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
   const hybrid_job *j = arg;
@@ -201,22 +236,7 @@ static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
       (int32_t *)(void *)(j->scratch + thread * j->per_thread + (k * HCONV_MB + 63) / 64 * 64);
   for (size_t blk = begin; blk < end; blk++) {
     const size_t p0 = blk * HCONV_MB, mb = pixels - p0 < HCONV_MB ? pixels - p0 : HCONV_MB;
-    for (size_t i = 0; i < mb; i++) { /* im2col, taps outside the image hold the zero point */
-      const int64_t oy = (int64_t)((p0 + i) / (size_t)s->out_w);
-      const int64_t ox = (int64_t)((p0 + i) % (size_t)s->out_w);
-      int8_t *row = patch + i * k;
-      for (int32_t ky = 0; ky < s->k_h; ky++) {
-        const int64_t iy = oy * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
-        for (int32_t kx = 0; kx < s->k_w; kx++) {
-          const int64_t ix = ox * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
-          int8_t *dst = row + ((size_t)ky * (size_t)s->k_w + (size_t)kx) * c;
-          if (iy < 0 || iy >= s->in_h || ix < 0 || ix >= s->in_w)
-            memset(dst, (int)(int8_t)j->offset, c);
-          else
-            memcpy(dst, d->qin + ((size_t)iy * (size_t)s->in_w + (size_t)ix) * c, c);
-        }
-      }
-    }
+    for (size_t i = 0; i < mb; i++) im2col_row(s, d->qin, j->offset, p0 + i, patch + i * k);
     if (d->dots != NULL)
       d->dots(mb, oc, k, patch, j->filter, acc, oc);
     else
@@ -244,8 +264,67 @@ static void hdw_rows(void *arg, size_t begin, size_t end, size_t thread) {
                              (uint32_t *)(void *)(j->scratch + thread * j->per_thread));
 }
 
+/* The GEMM form: the patches of one image into the form's rows (a range of output pixels per
+ * task), then, for all images, the sums and the reference's rescale per block. */
+typedef struct hconv_gemm_job {
+  const conv_data *d;
+  int8_t *rows; /* this image's first row */
+  int32_t offset;
+  const float *bias;
+  float *out;
+  const int32_t *acc;
+} hconv_gemm_job;
+
+static void hconv_gemm_patches(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const hconv_gemm_job *j = arg;
+  for (size_t p = begin; p < end; p++)
+    im2col_row(&j->d->shape, j->d->qin, j->offset, p, j->rows + p * j->d->h.k);
+}
+
+static void hconv_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_t n1) {
+  const hconv_gemm_job *j = arg;
+  const conv_data *d = j->d;
+  const wick_hybrid_gemm *h = &d->h;
+  for (size_t r = m0; r < m1; r++) {
+    const uint32_t offset = (uint32_t)h->row_offsets[r];
+    const float scale = h->row_scales[r];
+    const int32_t *acc = j->acc + r * h->n;
+    float *o = j->out + r * h->n;
+    for (size_t c = n0; c < n1; c++) {
+      const uint32_t sum = (uint32_t)acc[c] - h->weight_sums[c] * offset;
+      /* the reference's association: (acc * s_filter) * s_input, then the bias */
+      float y = (float)(int32_t)sum * d->filter_scales[c] * scale;
+      if (j->bias) y += j->bias[c];
+      o[c] = y < d->lo ? d->lo : (y > d->hi ? d->hi : y);
+    }
+  }
+}
+
+static wick_status hybrid_gemm_run(const wick_op_ctx *ctx, const conv_data *d) {
+  const wick_conv_shape *s = &d->shape;
+  const float *in = wick_op_input(ctx, 0)->data;
+  const size_t image = (size_t)s->in_h * (size_t)s->in_w * (size_t)s->in_c;
+  const size_t pixels = (size_t)s->out_h * (size_t)s->out_w;
+  hconv_gemm_job j = {d, NULL, 0, bias_data(ctx), wick_op_output(ctx, 0)->data, NULL};
+  for (int32_t n = 0; n < s->batch; n++) {
+    const float scale =
+        wick_hybrid_quantize_row(d->h.f32, image, in + (size_t)n * image, d->qin, true, &j.offset);
+    const size_t r0 = (size_t)n * pixels;
+    for (size_t r = r0; r < r0 + pixels; r++) {
+      d->h.row_scales[r] = scale;
+      d->h.row_offsets[r] = j.offset;
+    }
+    j.rows = d->h.qrows + r0 * d->h.k;
+    WICK_TRY(wick_parallel_range(ctx, pixels, d->h.k, hconv_gemm_patches, &j));
+  }
+  j.acc = wick_hybrid_gemm_sums(&d->h, wick_op_scratch(ctx));
+  return wick_hybrid_gemm_run(ctx, &d->h, hconv_gemm_finish, &j);
+}
+
 /* One image at a time: quantize it, run the hybrid kernel. */
 static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool depthwise) {
+  if (d->hybrid_gemm) return hybrid_gemm_run(ctx, d);
   const wick_conv_shape *s = &d->shape;
   const float *in = wick_op_input(ctx, 0)->data;
   float *out = wick_op_output(ctx, 0)->data;
