@@ -80,6 +80,7 @@ typedef struct conv_data {
    * scratch, int32 dot products with the filter rows (q8 `dots` or the portable loop), the
    * zero point taken out with the filter row sums (filter_sums), the reference's rescale. */
   bool hybrid_blocked;
+  const wick_f32_kernels *quantize_f32; /* hybrid: the image quantization's vector kernels */
   wick_q8_dots_fn dots;
   int32_t *filter_sums;
   /* hybrid CONV_2D on the GEMM form of ops/hybrid.h (when the int8 GEMM kernels exist and the
@@ -132,6 +133,7 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
   }
   d->filter_scales = q->scale;
   d->hybrid = true;
+  d->quantize_f32 = wick_f32_kernels_select(wick_op_force_reference(ctx));
   const int64_t image = (int64_t)s->in_h * s->in_w * s->in_c;
   d->qin = wick_op_alloc(ctx, image > 0 ? (size_t)image : 1);
   if (d->qin == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
@@ -332,8 +334,8 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
   const int64_t out_image = (int64_t)s->out_h * s->out_w * s->out_c;
   for (int32_t n = 0; n < s->batch; n++) {
     int32_t offset;
-    const float scale =
-        wick_hybrid_quantize_asymmetric__reference(image, in + n * image, d->qin, &offset);
+    const float scale = wick_hybrid_quantize_row(d->quantize_f32, (size_t)image, in + n * image,
+                                                 d->qin, true, &offset);
     if (d->hybrid_blocked && d->dw_filter != NULL) {
       hybrid_job j = {d,
                       wick_op_input(ctx, 1)->data,

@@ -179,9 +179,13 @@ void wick_hybrid_depthwise_rows(const wick_conv_shape *s, const int8_t *input, i
           if (ix < 0 || ix >= s->in_w) continue;
           const int8_t *px = input + (iy * s->in_w + ix) * s->in_c;
           const int8_t *w = filter + ((int64_t)ky * s->k_w + kx) * c;
-          if (m == 1) /* the channel loop the compiler vectorizes */
+          if (m ==
+              1) /* the channel loop the compiler vectorizes: |w * (x - offset)| <= 128 * 255
+                  * fits int16, so the products are 16-bit multiplies (SSE2 has no 32-bit one) */
             for (int64_t o = 0; o < c; o++)
-              acc[o] += (uint32_t)((int32_t)w[o] * ((int32_t)px[o] - input_offset));
+              acc[o] +=
+                  (uint32_t)(int32_t)(int16_t)((int16_t)w[o] *
+                                               (int16_t)((int16_t)px[o] - (int16_t)input_offset));
           else
             for (int64_t o = 0; o < c; o++)
               acc[o] += (uint32_t)((int32_t)w[o] * ((int32_t)px[o / m] - input_offset));
