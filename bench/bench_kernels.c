@@ -447,15 +447,15 @@ int main(int argc, char **argv) {
   char desc[256];
   wick_cpu_describe(wick_cpu_features(), desc, sizeof desc);
   printf("cpu features: %s\n", desc);
-  static const char *isas[] = {"avx512", "avx2"};
-  for (size_t i = 0; i < 2; i++) {
-    if (only && strcmp(only, isas[i]) != 0) continue;
-    const wick_f32_kernels *kern = wick_f32_kernels_for_isa(isas[i]);
-    if (kern == NULL) {
-      printf("\n%s: not available on this CPU\n", isas[i]);
+  for (size_t i = 0; i < wick_f32_kernels_count(); i++) { /* the inventory, best first */
+    bool runnable;
+    const wick_f32_kernels *kern = wick_f32_kernels_at(i, &runnable);
+    if (only && strcmp(only, kern->isa) != 0) continue;
+    if (!runnable) {
+      printf("\n%s: not available on this CPU\n", kern->isa);
       continue;
     }
-    double peak = measure_peak(isas[i]);
+    double peak = measure_peak(kern->isa);
     char narrow[32] = "none";
     if (kern->gemm_narrow.nr)
       snprintf(narrow, sizeof narrow, "%zux%zu", kern->gemm_narrow.mr, kern->gemm_narrow.nr);
@@ -509,7 +509,9 @@ int main(int argc, char **argv) {
     bench_layer(kern, peak, "resnet50", 7, 512, 2048, 1, 1, false);
     bench_fc(kern, peak, "resnet50", 1, 2048, 1000);
   }
-  if (!only || strcmp(only, "avx512vnni") == 0) bench_q8_all("avx512vnni");
-  if (!only || strcmp(only, "avx2") == 0) bench_q8_all("avx2");
+  for (size_t i = 0; i < wick_q8_kernels_count(); i++) { /* the int8 inventory */
+    const char *isa = wick_q8_kernels_at(i, NULL)->isa;
+    if (!only || strcmp(only, isa) == 0) bench_q8_all(isa);
+  }
   return 0;
 }

@@ -189,6 +189,11 @@ WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_select(bool force_refer
 /* The kernels of one ISA ("avx512", "avx2", "neon") if the host can run them, else
  * NULL (tests and benchmarks). */
 WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa);
+/* The inventory of kernel tables compiled for this architecture, best first: entry i of
+ * wick_f32_kernels_count() (NULL past the end); *runnable (may be NULL) tells whether this CPU
+ * (within WICK_MAX_ISA) can run it. Selection, the kernel tests and bench_kernels walk it. */
+WICK_KERNEL_API size_t wick_f32_kernels_count(void);
+WICK_KERNEL_API const wick_f32_kernels *wick_f32_kernels_at(size_t i, bool *runnable);
 /* The GEMM tile to use for n output columns (the narrow one when it fits). */
 WICK_KERNEL_API const wick_f32_gemm_kernel *wick_f32_gemm_kernel_for(const wick_f32_kernels *k,
                                                                      size_t n);

@@ -179,6 +179,11 @@ WICK_Q8_API wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference);
 WICK_Q8_API const wick_q8_kernels *wick_q8_kernels_select(bool force_reference);
 /* The kernels of one ISA if the host can run them, else NULL. */
 WICK_Q8_API const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa);
+/* The inventory of int8 kernel tables compiled for this architecture, best first: entry i of
+ * wick_q8_kernels_count() (NULL past the end); *runnable (may be NULL) tells whether this CPU
+ * (within WICK_MAX_ISA) can run it. */
+WICK_Q8_API size_t wick_q8_kernels_count(void);
+WICK_Q8_API const wick_q8_kernels *wick_q8_kernels_at(size_t i, bool *runnable);
 
 /* ---- packing (q8_pack.c) ---- */
 

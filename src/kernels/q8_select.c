@@ -93,24 +93,42 @@ static const wick_q8_kernels neon_kernels = {
 };
 #endif
 
-const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa) {
+/* The inventory: every kernel table compiled for this architecture, best first, with the CPU
+ * features it needs. Selection, the kernel tests and bench_kernels all walk it. */
+static const struct {
+  const wick_q8_kernels *kernels;
+  uint32_t needs;
+} inventory[] = {
 #ifdef WICK_HAVE_X86_KERNELS
-  const uint32_t f = wick_cpu_features();
-  if (strcmp(isa, "avx512vnni") == 0 && (f & avx512vnni_needs) == avx512vnni_needs)
-    return &avx512vnni_kernels;
 #ifdef WICK_HAVE_AMX
-  if (strcmp(isa, "avx512amx") == 0 && (f & avx512vnni_needs) == avx512vnni_needs &&
-      (f & WICK_CPU_AMX_INT8))
-    return &avx512amx_kernels;
+    {&avx512amx_kernels, avx512vnni_needs | WICK_CPU_AMX_INT8},
 #endif
-  if (strcmp(isa, "avx2") == 0 && (f & WICK_CPU_AVX2)) return &avx2_kernels;
+    {&avx512vnni_kernels, avx512vnni_needs},
+    {&avx2_kernels, WICK_CPU_AVX2},
 #elif defined(WICK_HAVE_NEON_KERNELS)
-  const uint32_t f = wick_cpu_features();
-  if (strcmp(isa, "neondot") == 0 && (f & WICK_CPU_NEON_DOT)) return &neondot_kernels;
-  if (strcmp(isa, "neon") == 0 && (f & WICK_CPU_NEON)) return &neon_kernels;
-#else
-  (void)isa;
+    {&neondot_kernels, WICK_CPU_NEON_DOT},
+    {&neon_kernels, WICK_CPU_NEON},
 #endif
+    {NULL, 0}, /* (keeps the array non-empty on other architectures) */
+};
+
+#define INVENTORY_SIZE (sizeof inventory / sizeof inventory[0] - 1)
+
+size_t wick_q8_kernels_count(void) { return INVENTORY_SIZE; }
+
+const wick_q8_kernels *wick_q8_kernels_at(size_t i, bool *runnable) {
+  if (i >= INVENTORY_SIZE) return NULL;
+  if (runnable != NULL)
+    *runnable = (wick_cpu_features() & inventory[i].needs) == inventory[i].needs;
+  return inventory[i].kernels;
+}
+
+const wick_q8_kernels *wick_q8_kernels_for_isa(const char *isa) {
+  for (size_t i = 0; i < INVENTORY_SIZE; i++) {
+    bool runnable;
+    const wick_q8_kernels *k = wick_q8_kernels_at(i, &runnable);
+    if (runnable && strcmp(k->isa, isa) == 0) return k;
+  }
   return NULL;
 }
 
@@ -126,10 +144,10 @@ wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference) {
 
 const wick_q8_kernels *wick_q8_kernels_select(bool force_reference) {
   if (force_reference) return NULL;
-  static const char *const best_first[] = {"avx512amx", "avx512vnni", "avx2", "neondot", "neon"};
-  for (size_t i = 0; i < sizeof best_first / sizeof best_first[0]; i++) {
-    const wick_q8_kernels *k = wick_q8_kernels_for_isa(best_first[i]);
-    if (k) return k;
+  for (size_t i = 0; i < INVENTORY_SIZE; i++) {
+    bool runnable;
+    const wick_q8_kernels *k = wick_q8_kernels_at(i, &runnable);
+    if (runnable) return k;
   }
   return NULL;
 }

@@ -7,8 +7,9 @@
  * and keep the pointer (see src/ops/conv_2d.c, fully_connected.c).
  *
  * Adding an ISA: a folder src/kernels/<isa>/ with its compile flags in
- * CMakeLists.txt, its prototypes in kernels.h, a table here, and its cases in
- * tests/unit/test_kernels.c.
+ * CMakeLists.txt, its prototypes in kernels.h, and a table here in the
+ * inventory (best first); the kernel tests and bench_kernels walk the
+ * inventory, so they cover it without naming it.
  */
 #include <string.h>
 
@@ -92,25 +93,48 @@ static const wick_f32_kernels neon_kernels = {
 };
 #endif
 
-const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa) {
+/* The inventory: every kernel table compiled for this architecture, best first, with the CPU
+ * features it needs. Selection, the kernel tests and bench_kernels all walk it. */
+static const struct {
+  const wick_f32_kernels *kernels;
+  uint32_t needs;
+} inventory[] = {
 #ifdef WICK_HAVE_X86_KERNELS
-  uint32_t f = wick_cpu_features();
-  if (strcmp(isa, "avx512") == 0 && (f & avx512_needs) == avx512_needs) return &avx512_kernels;
-  if (strcmp(isa, "avx2") == 0 && (f & avx2_needs) == avx2_needs) return &avx2_kernels;
+    {&avx512_kernels, avx512_needs},
+    {&avx2_kernels, avx2_needs},
 #endif
 #ifdef WICK_HAVE_NEON_KERNELS
-  if (strcmp(isa, "neon") == 0 && (wick_cpu_features() & WICK_CPU_NEON)) return &neon_kernels;
+    {&neon_kernels, WICK_CPU_NEON},
 #endif
-  (void)isa;
+    {NULL, 0}, /* (keeps the array non-empty on other architectures) */
+};
+
+#define INVENTORY_SIZE (sizeof inventory / sizeof inventory[0] - 1)
+
+size_t wick_f32_kernels_count(void) { return INVENTORY_SIZE; }
+
+const wick_f32_kernels *wick_f32_kernels_at(size_t i, bool *runnable) {
+  if (i >= INVENTORY_SIZE) return NULL;
+  if (runnable != NULL)
+    *runnable = (wick_cpu_features() & inventory[i].needs) == inventory[i].needs;
+  return inventory[i].kernels;
+}
+
+const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa) {
+  for (size_t i = 0; i < INVENTORY_SIZE; i++) {
+    bool runnable;
+    const wick_f32_kernels *k = wick_f32_kernels_at(i, &runnable);
+    if (runnable && strcmp(k->isa, isa) == 0) return k;
+  }
   return NULL;
 }
 
 const wick_f32_kernels *wick_f32_kernels_select(bool force_reference) {
   if (force_reference) return NULL;
-  static const char *const preference[] = {"avx512", "avx2", "neon"};
-  for (size_t i = 0; i < sizeof preference / sizeof preference[0]; i++) {
-    const wick_f32_kernels *k = wick_f32_kernels_for_isa(preference[i]);
-    if (k != NULL) return k;
+  for (size_t i = 0; i < INVENTORY_SIZE; i++) {
+    bool runnable;
+    const wick_f32_kernels *k = wick_f32_kernels_at(i, &runnable);
+    if (runnable) return k;
   }
   return NULL;
 }

@@ -1146,11 +1146,12 @@ int main(void) {
   test_gemm_pack_layout();
   test_transpose();
   test_logical();
-  static const char *isas[] = {"avx512", "avx2", "neon"};
-  for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
-    const wick_f32_kernels *kern = wick_f32_kernels_for_isa(isas[i]);
-    if (kern == NULL) {
-      printf("%s: skipped (this CPU or build lacks it)\n", isas[i]);
+  /* every table of the inventory this CPU runs */
+  for (size_t i = 0; i < wick_f32_kernels_count(); i++) {
+    bool runnable;
+    const wick_f32_kernels *kern = wick_f32_kernels_at(i, &runnable);
+    if (!runnable) {
+      printf("%s: skipped (this CPU lacks it)\n", kern->isa);
       continue;
     }
     test_gemm(kern);
