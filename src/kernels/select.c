@@ -109,19 +109,20 @@ static const struct {
     {NULL, 0}, /* (keeps the array non-empty on other architectures) */
 };
 
-#define INVENTORY_SIZE (sizeof inventory / sizeof inventory[0] - 1)
+/* (a variable, not a macro: a build without kernel tables compares with 0 without warnings) */
+static const size_t inventory_size = sizeof inventory / sizeof inventory[0] - 1;
 
-size_t wick_f32_kernels_count(void) { return INVENTORY_SIZE; }
+size_t wick_f32_kernels_count(void) { return inventory_size; }
 
 const wick_f32_kernels *wick_f32_kernels_at(size_t i, bool *runnable) {
-  if (i >= INVENTORY_SIZE) return NULL;
+  if (i >= inventory_size) return NULL;
   if (runnable != NULL)
     *runnable = (wick_cpu_features() & inventory[i].needs) == inventory[i].needs;
   return inventory[i].kernels;
 }
 
 const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa) {
-  for (size_t i = 0; i < INVENTORY_SIZE; i++) {
+  for (size_t i = 0; i < inventory_size; i++) {
     bool runnable;
     const wick_f32_kernels *k = wick_f32_kernels_at(i, &runnable);
     if (runnable && strcmp(k->isa, isa) == 0) return k;
@@ -131,7 +132,7 @@ const wick_f32_kernels *wick_f32_kernels_for_isa(const char *isa) {
 
 const wick_f32_kernels *wick_f32_kernels_select(bool force_reference) {
   if (force_reference) return NULL;
-  for (size_t i = 0; i < INVENTORY_SIZE; i++) {
+  for (size_t i = 0; i < inventory_size; i++) {
     bool runnable;
     const wick_f32_kernels *k = wick_f32_kernels_at(i, &runnable);
     if (runnable) return k;
