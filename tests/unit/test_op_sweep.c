@@ -467,7 +467,7 @@ static void note(const char *fmt, ...) {
 }
 
 static void print_header(void) {
-  printf("%-24s %-52s", "op", "variant");
+  printf("%-28s %-56s", "op", "variant");
   for (int k = 1; k < num_sets; k++) printf(" %-11s", sets[k].name);
   printf("\n");
 }
@@ -526,7 +526,7 @@ static void run_case(sweep_case *c) {
     fill_random(c, c->in[i].type, in_data[i], c->in[i].count, c->in[i].lo, c->in[i].hi);
   }
   run_result results[MAX_SETS];
-  printf("%-24s %-52s", c->op, c->variant);
+  printf("%-28s %-56s", c->op, c->variant);
   run_set(bytes, size, c, in_data, &sets[0], &results[0]);
   if (!results[0].ok) {
     printf(" reference failed\n");
@@ -2321,6 +2321,50 @@ static void sweep_misc(void) {
   }
 }
 
+/* ---------------------------------------------------------------- recurrent ops (float32) */
+
+/* A variable tensor (state the op updates in place), zeros at creation. */
+static int32_t variable(sweep_case *c, const int32_t *shape, size_t rank) {
+  int32_t t = add_tensor(c, WICK_DTYPE_FLOAT32, shape, rank, 0, NULL);
+  tm_u8(c->g.tensors[t], 5 /* is_variable */, 1);
+  return t;
+}
+
+static void sweep_recurrent(void) {
+  sweep_case c;
+  case_begin(&c, "SVDF", TOL_FLOAT, "float32 [2,5] filters 6 rank 2 memory 4 relu");
+  int32_t ins[24];
+  ins[0] = input(&c, WICK_DTYPE_FLOAT32, S(2, 5), NULL, -2, 2);
+  ins[1] = random_constant(&c, WICK_DTYPE_FLOAT32, S(6, 5), NULL, -1, 1);
+  ins[2] = random_constant(&c, WICK_DTYPE_FLOAT32, S(6, 4), NULL, -1, 1);
+  ins[3] = random_constant(&c, WICK_DTYPE_FLOAT32, S(3), NULL, -1, 1);
+  ins[4] = variable(&c, S(2, 24));
+  output(&c, WICK_DTYPE_FLOAT32, NULL);
+  tm_node *o = tm_table(c.b);
+  tm_i32(o, 0, 2);
+  tm_i8(o, 1, ACT_RELU);
+  op(&c, WICK_BUILTIN_SVDF, ins, 5, OPT_SVDF, o);
+  run_case(&c);
+
+  case_begin(&c, "UNIDIRECTIONAL_SEQUENCE_LSTM", TOL_FLOAT,
+             "float32 batch 2 time 3 input 5 cell 4 tanh");
+  for (int i = 0; i < 24; i++) ins[i] = -1;
+  ins[0] = input(&c, WICK_DTYPE_FLOAT32, S(2, 3, 5), NULL, -2, 2);
+  for (int i = 1; i <= 4; i++)
+    ins[i] = random_constant(&c, WICK_DTYPE_FLOAT32, S(4, 5), NULL, -0.5, 0.5);
+  for (int i = 5; i <= 8; i++)
+    ins[i] = random_constant(&c, WICK_DTYPE_FLOAT32, S(4, 4), NULL, -0.5, 0.5);
+  for (int i = 12; i <= 15; i++)
+    ins[i] = random_constant(&c, WICK_DTYPE_FLOAT32, S(4), NULL, -0.5, 0.5);
+  ins[18] = variable(&c, S(2, 4));
+  ins[19] = variable(&c, S(2, 4));
+  output(&c, WICK_DTYPE_FLOAT32, NULL);
+  o = tm_table(c.b);
+  tm_i8(o, LSTM_ACTIVATION, 4 /* TANH */);
+  op(&c, WICK_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM, ins, 24, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM, o);
+  run_case(&c);
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
@@ -2362,6 +2406,7 @@ int main(int argc, char **argv) {
   sweep_binary_more();
   sweep_movement();
   sweep_misc();
+  sweep_recurrent();
   wick_cpu_set_features_for_testing(host_features);
 
   printf(
