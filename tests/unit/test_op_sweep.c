@@ -112,8 +112,10 @@ typedef struct sweep_case {
   int32_t out[MAX_OUTPUTS];
   size_t nout;
   uint32_t rng;
-  bool skip;        /* filtered out on the command line */
-  bool constant_ok; /* a constant output is the op's point (FILL, ZEROS_LIKE) */
+  bool skip;         /* filtered out on the command line */
+  bool constant_ok;  /* a constant output is the op's point (FILL, ZEROS_LIKE) */
+  uint8_t *prebuilt; /* a ready-made model (malloc'd) instead of the one built here */
+  size_t prebuilt_size;
 } sweep_case;
 
 #define TOL_FLOAT 1e-5
@@ -507,19 +509,23 @@ static const char *degenerate(const run_result *r) {
 /* Builds the model, runs it on every set, prints its row, frees the case. */
 static void run_case(sweep_case *c) {
   if (c->skip) {
+    free(c->prebuilt);
     tm_free(c->b);
     return;
   }
   mark_covered(c->op);
   num_cases++;
-  int32_t gin[MAX_INPUTS];
-  for (size_t i = 0; i < c->nin; i++) gin[i] = c->in[i].tensor;
-  tm_node *sg =
-      tm_subgraph(c->b, c->g.tensors, c->g.nt, gin, c->nin, c->out, c->nout, c->g.ops, c->g.nops);
-  tm_node *model =
-      tm_model(c->b, 3, c->g.opcodes, c->g.nopc, &sg, 1, c->g.buffers, c->g.nbuf, NULL, 0);
-  size_t size;
-  uint8_t *bytes = tm_finish(c->b, model, "TFL3", &size);
+  size_t size = c->prebuilt_size;
+  uint8_t *bytes = c->prebuilt;
+  if (bytes == NULL) {
+    int32_t gin[MAX_INPUTS];
+    for (size_t i = 0; i < c->nin; i++) gin[i] = c->in[i].tensor;
+    tm_node *sg =
+        tm_subgraph(c->b, c->g.tensors, c->g.nt, gin, c->nin, c->out, c->nout, c->g.ops, c->g.nops);
+    tm_node *model =
+        tm_model(c->b, 3, c->g.opcodes, c->g.nopc, &sg, 1, c->g.buffers, c->g.nbuf, NULL, 0);
+    bytes = tm_finish(c->b, model, "TFL3", &size);
+  }
   void *in_data[MAX_INPUTS];
   for (size_t i = 0; i < c->nin; i++) {
     in_data[i] = tm_xalloc(c->in[i].count * type_size(c->in[i].type));
@@ -2365,6 +2371,31 @@ static void sweep_recurrent(void) {
   run_case(&c);
 }
 
+/* ---------------------------------------------------------------- ready-made graphs */
+
+/* A ready-made model of tiny_model.h, its one float32 input of `shape` drawn from [-2, 2]. */
+static void graph_case(const char *op_name, double tol, const char *variant,
+                       uint8_t *(*make)(size_t *), const int32_t *shape, size_t rank) {
+  sweep_case c;
+  case_begin(&c, op_name, tol, "%s", variant);
+  c.in[0].type = WICK_DTYPE_FLOAT32;
+  c.in[0].count = elements(shape, rank);
+  c.in[0].lo = -2;
+  c.in[0].hi = 2;
+  c.nin = 1;
+  c.prebuilt = make(&c.prebuilt_size);
+  run_case(&c);
+}
+
+static void sweep_graphs(void) {
+  graph_case("WHILE", EXACT, "float32 [1,4] tm_demo_while: 3 x LESS, ADD", tm_demo_while, S(1, 4));
+  graph_case("STABLEHLO_COMPOSITE", TOL_FLOAT,
+             "float32 [1,2] tm_demo_composite: DEQUANTIZE, FC, ADD", tm_demo_composite, S(1, 2));
+  /* a chain the optimized sets fuse (CONV_2D + RELU epilogue ...): fused against unfused */
+  graph_case("(graph)", TOL_FLOAT, "tm_demo_chain: CONV_2D relu ... SOFTMAX, 3 outputs",
+             tm_demo_chain, S(1, 4, 4, 2));
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
@@ -2407,6 +2438,7 @@ int main(int argc, char **argv) {
   sweep_movement();
   sweep_misc();
   sweep_recurrent();
+  sweep_graphs();
   wick_cpu_set_features_for_testing(host_features);
 
   printf(
