@@ -2387,7 +2387,40 @@ static void graph_case(const char *op_name, double tol, const char *variant,
   run_case(&c);
 }
 
+/* x[2,4] + DENSIFY(k): k the [2,4] constant [[0,0,1,0],[2,0,0,3]] stored as level 0 DENSE
+ * (2 rows), level 1 SPARSE_CSR (segments [0,1,3], indices [2,0,3], values 1,2,3). */
+static void densify_case(void) {
+  sweep_case c;
+  case_begin(&c, "DENSIFY", EXACT, "float32 [2,4] CSR constant, then ADD");
+  const float values[3] = {1, 2, 3};
+  const int32_t segments[3] = {0, 1, 3}, indices[3] = {2, 0, 3}, order[2] = {0, 1};
+  int32_t x = input(&c, WICK_DTYPE_FLOAT32, S(2, 4), NULL, -2, 2);
+  c.g.buffers[c.g.nbuf] = tm_buffer(c.b, values, sizeof values);
+  int32_t k = add_tensor(&c, WICK_DTYPE_FLOAT32, S(2, 4), (uint32_t)c.g.nbuf++, NULL);
+  tm_node *dense = tm_table(c.b), *csr = tm_table(c.b);
+  tm_i8(dense, DIMMETA_FORMAT, DIMENSION_DENSE);
+  tm_i32(dense, DIMMETA_DENSE_SIZE, 2);
+  tm_i8(csr, DIMMETA_FORMAT, DIMENSION_SPARSE_CSR);
+  tm_node *seg = tm_table(c.b), *idx = tm_table(c.b);
+  tm_ref(seg, INDEX_VECTOR_VALUES, tm_vec_i32(c.b, segments, 3));
+  tm_ref(idx, INDEX_VECTOR_VALUES, tm_vec_i32(c.b, indices, 3));
+  tm_u8(csr, DIMMETA_SEGMENTS_TYPE, INDEX_VECTOR_INT32);
+  tm_ref(csr, DIMMETA_SEGMENTS, seg);
+  tm_u8(csr, DIMMETA_INDICES_TYPE, INDEX_VECTOR_INT32);
+  tm_ref(csr, DIMMETA_INDICES, idx);
+  tm_node *sparsity = tm_table(c.b), *levels[2] = {dense, csr};
+  tm_ref(sparsity, SPARSITY_TRAVERSAL_ORDER, tm_vec_i32(c.b, order, 2));
+  tm_ref(sparsity, SPARSITY_DIM_METADATA, tm_tvec(c.b, levels, 2));
+  tm_ref(c.g.tensors[k], TENSOR_SPARSITY, sparsity);
+  int32_t kd = add_tensor(&c, WICK_DTYPE_FLOAT32, S(2, 4), 0, NULL);
+  tm_g_op(&c.g, WICK_BUILTIN_DENSIFY, &k, 1, &kd, 1, OPT_NONE, NULL);
+  output(&c, WICK_DTYPE_FLOAT32, NULL);
+  op(&c, WICK_BUILTIN_ADD, (const int32_t[]){x, kd}, 2, OPT_ADD, opt_i8(&c, 0));
+  run_case(&c);
+}
+
 static void sweep_graphs(void) {
+  densify_case();
   graph_case("WHILE", EXACT, "float32 [1,4] tm_demo_while: 3 x LESS, ADD", tm_demo_while, S(1, 4));
   graph_case("STABLEHLO_COMPOSITE", TOL_FLOAT,
              "float32 [1,2] tm_demo_composite: DEQUANTIZE, FC, ADD", tm_demo_composite, S(1, 2));
