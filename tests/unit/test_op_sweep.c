@@ -2,8 +2,9 @@
  * test_op_sweep.c — every operator variant on every kernel set this host can run, against
  * the reference kernels: one command, one table (in the spirit of ggml's test-backend-ops).
  *
- * Each case builds a one-operator model in memory (tiny_model.h), fills its inputs from a
- * generator seeded by the case's name, and runs it once per kernel set:
+ * Each case builds a one-operator model in memory (tiny_model.h; a few run a ready-made graph
+ * of it instead), fills its inputs from a generator seeded by the case's name, and runs it once
+ * per kernel set:
  *
  *   reference   force_reference_kernels = 1, every ISA flag hidden, 1 thread: the baseline
  *   portable    no ISA (WICK_MAX_ISA=reference) but not forced: the ops' portable fast paths
@@ -649,11 +650,6 @@ static tm_node *opt_fc(sweep_case *c, int act, bool keep_num_dims, bool asymmetr
 static tm_node *opt_i8(sweep_case *c, int8_t v) {
   tm_node *o = tm_table(c->b);
   tm_i8(o, 0, v);
-  return o;
-}
-__attribute__((unused)) static tm_node *opt_i32(sweep_case *c, int32_t v) {
-  tm_node *o = tm_table(c->b);
-  tm_i32(o, 0, v);
   return o;
 }
 static tm_node *opt_f32(sweep_case *c, float v) {
