@@ -22,11 +22,11 @@
  * max |got - ref| <= 1e-5 * max(1, max |ref|) (docs/testing.md, "Parity bars"). A cell reads
  * "ok" (identical), "~3e-07" (within the tolerance: the largest relative error), "DIFF ..."
  * (outside it, or any integer difference: the largest one), "ERR" (the set failed where the
- * reference ran), or "-" (the host lacks the level; WICK_MAX_ISA caps what counts as the
- * host). Details of every DIFF and ERR follow the table, and of every weak case (the
- * reference's output constant or mostly saturated: its scales would make it check little);
- * the exit status is 1 if there is any. Then the coverage: which op_table.inc entries no case
- * runs (informational).
+ * reference ran), or "-" (the host lacks the level, or this build its kernels; WICK_MAX_ISA
+ * caps what counts as the host). Details of every DIFF and ERR follow the table, and of every weak
+ * case (the reference's output constant or mostly saturated: its scales would make it check
+ * little); the exit status is 1 if there is any. Then the coverage: which op_table.inc entries no
+ * case runs (informational).
  *
  * Run: build/tests/unit/test_op_sweep [OP_SUBSTRING] (ctest and `make op-sweep` run it all).
  */
@@ -42,6 +42,8 @@
 #include "core/op_api.h"
 #include "format/schema.h"
 #include "kernels/cpu.h"
+#include "kernels/kernels.h"
+#include "kernels/q8.h"
 #include "tiny_model.h"
 #include "wick/wick.h"
 
@@ -81,7 +83,11 @@ static void make_sets(void) {
   for (size_t i = 1; wick_cpu_level_at(i) != NULL; i++) {
     const wick_cpu_level *level = wick_cpu_level_at(i);
     kernel_set *k = add_set(level->name, host_features & level->keeps, false, 1);
-    k->available = (host_features & level->needs) == level->needs;
+    /* the host runs the level's instructions and this build has kernels for it (a 32-bit x86
+     * build has none) */
+    k->available = (host_features & level->needs) == level->needs &&
+                   (wick_f32_kernels_for_isa(level->name) != NULL ||
+                    wick_q8_kernels_for_isa(level->name) != NULL);
     if (k->available) best = num_sets - 1;
   }
   kernel_set *k = add_set("ref-3t", 0, true, 3);
@@ -2441,7 +2447,7 @@ int main(int argc, char **argv) {
   printf(
       "op sweep: each cell is that kernel set against the reference kernels (1 thread);\n"
       "ok = bit-identical, ~E = within the tolerance (E: largest relative error), "
-      "- = not on this host (%s)\n\n",
+      "- = not on this host (%s) or not in this build\n\n",
       host[0] ? host : "no optional ISA");
   print_header();
   sweep_binary_float();
@@ -2472,7 +2478,7 @@ int main(int argc, char **argv) {
 
   printf(
       "\n%d cases (op x variant) x %d kernel sets: %d comparisons, %d bit-identical, "
-      "%d within tolerance, %d DIFF, %d ERR, %d weak cases, %d cells not on this host; "
+      "%d within tolerance, %d DIFF, %d ERR, %d weak cases, %d cells not run (level absent); "
       "%.1f s CPU\n",
       num_cases, num_sets - 1, num_cells, num_cells - num_close - num_diff - num_err, num_close,
       num_diff, num_err, num_weak, num_absent, (double)(clock() - start) / CLOCKS_PER_SEC);
