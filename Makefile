@@ -11,7 +11,7 @@ BUILD := build
 JOBS ?= $(shell nproc)
 
 .PHONY: all build setup demo test test-c test-python test-wheel test-aarch64 asan lint format \
-  format-check format-c clean conformance
+  format-check format-c clean conformance op-sweep
 
 all: build
 
@@ -41,6 +41,12 @@ test: setup
 
 test-c: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# Every op variant on every kernel set this host runs (reference, portable, each ISA level,
+# threads) against the reference kernels: one table (tests/unit/test_op_sweep.c, ~2 s; ctest
+# runs it too). OP=CONV limits it to the ops whose name contains CONV.
+op-sweep: build
+	$(BUILD)/tests/unit/test_op_sweep $(OP)
 
 test-python: setup
 	$(PY) -m pytest tests/python

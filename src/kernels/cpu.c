@@ -108,14 +108,40 @@ uint32_t wick_cpu_detect(void) {
 uint32_t wick_cpu_detect(void) { return 0; }
 #endif
 
+/* The ISA levels, lowest first: what WICK_MAX_ISA names and test_op_sweep runs. A level keeps
+ * the flags its kernels use (and those of the levels below) and needs the flags select.c /
+ * q8_select.c ask for before they pick its tables. */
+#define WICK_CPU_X86_AVX512                                                                  \
+  (WICK_CPU_AVX2 | WICK_CPU_FMA | WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX512BW | \
+   WICK_CPU_AVX512DQ)
+static const wick_cpu_level levels[] = {
+    {"reference", 0, 0},
+#if defined(__x86_64__) || defined(__i386__)
+    {"avx2", WICK_CPU_AVX2 | WICK_CPU_FMA, WICK_CPU_AVX2 | WICK_CPU_FMA},
+    {"avx512", WICK_CPU_X86_AVX512, WICK_CPU_X86_AVX512},
+    {"avx512vnni", WICK_CPU_X86_AVX512 | WICK_CPU_AVX512VNNI, ~(uint32_t)WICK_CPU_AMX_INT8},
+    {"avx512amx", WICK_CPU_X86_AVX512 | WICK_CPU_AVX512VNNI | WICK_CPU_AMX_INT8, ~(uint32_t)0},
+#elif defined(__aarch64__)
+    {"neon", WICK_CPU_NEON, WICK_CPU_NEON},
+    {"neondot", WICK_CPU_NEON | WICK_CPU_NEON_DOT, ~(uint32_t)0},
+#endif
+};
+
+const wick_cpu_level *wick_cpu_level_at(size_t i) {
+  return i < sizeof levels / sizeof levels[0] ? &levels[i] : NULL;
+}
+
+const wick_cpu_level *wick_cpu_level_named(const char *name) {
+  if (strcmp(name, "none") == 0) return &levels[0]; /* the older name of "reference" */
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    if (strcmp(name, levels[i].name) == 0) return &levels[i];
+  return NULL;
+}
+
 static uint32_t apply_cap(uint32_t f) {
   const char *cap = getenv("WICK_MAX_ISA");
-  if (cap == NULL) return f;
-  if (strcmp(cap, "none") == 0) return 0;
-  if (strcmp(cap, "avx2") == 0) return f & (uint32_t)(WICK_CPU_AVX2 | WICK_CPU_FMA);
-  if (strcmp(cap, "neon") == 0) return f & (uint32_t)WICK_CPU_NEON;
-  if (strcmp(cap, "avx512vnni") == 0) return f & ~(uint32_t)WICK_CPU_AMX_INT8;
-  return f;
+  const wick_cpu_level *level = cap != NULL ? wick_cpu_level_named(cap) : NULL;
+  return level != NULL ? f & level->keeps : f;
 }
 
 #define COMPUTED (1u << 31)
@@ -128,6 +154,10 @@ uint32_t wick_cpu_features(void) {
     atomic_store_explicit(&cached_features, v, memory_order_release);
   }
   return v & ~COMPUTED;
+}
+
+void wick_cpu_set_features_for_testing(uint32_t features) {
+  atomic_store_explicit(&cached_features, (features & ~COMPUTED) | COMPUTED, memory_order_release);
 }
 
 void wick_cpu_describe(uint32_t features, char *buf, unsigned size) {

@@ -9,16 +9,19 @@
  * CPU reports the instructions AND the OS saves the registers they use
  * (XGETBV), so a set flag means "safe to execute".
  *
- * WICK_MAX_ISA (read once, on first use) caps the set for testing and for
- * comparing code paths on one machine: "avx2" hides AVX-512, "avx512vnni" hides AMX,
- * "neon" hides the AArch64 dot-product extension, "none" hides everything (no optimized
- * kernels: the reference kernels run). Unknown values are ignored.
+ * WICK_MAX_ISA (read once, on first use) caps the set at one of the ISA levels below, for
+ * testing and for comparing code paths on one machine: on x86-64 "reference" (everything
+ * hidden: no optimized kernels, the reference kernels run; "none" is an older name for it),
+ * "avx2" (AVX2 + FMA), "avx512" (hides VNNI, VBMI, BF16 and AMX), "avx512vnni" (hides AMX),
+ * "avx512amx" (hides nothing); on AArch64 "reference", "neon" (hides the dot-product
+ * extension), "neondot". Unknown values are ignored.
  *
  * Next: select.c (kernels chosen from these flags).
  */
 #ifndef WICK_KERNELS_CPU_H
 #define WICK_KERNELS_CPU_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -40,6 +43,22 @@ enum {
 __attribute__((visibility("hidden"))) uint32_t wick_cpu_features(void);
 /* The flags of the host, uncapped and uncached (CPUID + XGETBV each call). */
 __attribute__((visibility("hidden"))) uint32_t wick_cpu_detect(void);
+/* One ISA level (cpu.c's list, lowest first): its WICK_MAX_ISA name, the flags the host needs
+ * for its kernels to be picked, and the flags a cap at this level keeps. */
+typedef struct wick_cpu_level {
+  const char *name;
+  uint32_t needs;
+  uint32_t keeps;
+} wick_cpu_level;
+/* Level i of this build's target, or NULL past the end; level 0 is "reference". */
+__attribute__((visibility("hidden"))) const wick_cpu_level *wick_cpu_level_at(size_t i);
+/* The level WICK_MAX_ISA=name selects, or NULL for an unknown name. */
+__attribute__((visibility("hidden"))) const wick_cpu_level *wick_cpu_level_named(const char *name);
+/* Tests only (tests/unit/test_op_sweep.c): replaces the cached flags, so interpreters created
+ * afterwards pick the kernels of `features` (pass a subset of wick_cpu_features()'s first
+ * value: a flag the host lacks would select instructions it cannot run). The one exception to
+ * "never changes afterwards": call it only while no other thread creates an interpreter. */
+__attribute__((visibility("hidden"))) void wick_cpu_set_features_for_testing(uint32_t features);
 /* Writes a space-separated list of the flag names in `features` ("" if none). */
 __attribute__((visibility("hidden"))) void wick_cpu_describe(uint32_t features, char *buf,
                                                              unsigned size);

@@ -4,7 +4,7 @@
  * AVX-512 VNNI (with F, VL, BW, DQ), else AVX2 (a NULL entry sends the op
  * to its reference kernel); on AArch64 NEON with the
  * dot-product extension (SDOT), else plain NEON; else NULL.
- * WICK_MAX_ISA=avx512vnni|avx2|neon|none hides the better ones (cpu.h).
+ * WICK_MAX_ISA=avx512vnni|avx512|avx2|neon|reference hides the better ones (cpu.h).
  */
 #include <string.h>
 
