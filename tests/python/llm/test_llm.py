@@ -192,3 +192,35 @@ def test_logits_match_transformers_along_the_sequence(converted):
     for i, logits in got.items():
         scale = max(1.0, float(np.abs(ref[i]).max()))
         assert np.abs(logits[0] - ref[i]).max() / scale < 1e-4, i
+
+
+_WITHOUT_TORCH = """
+import json, sys
+for name in ("torch", "torchao", "torchvision", "transformers"):
+    sys.modules[name] = None
+import wick.llm
+llm = wick.llm.load(sys.argv[1])
+print(json.dumps(llm.generate(json.loads(sys.argv[2]), 8)))
+try:
+    wick.llm.convert(None, max_seq_len=8)
+except ModuleNotFoundError as e:
+    assert e.name == "torch" and 'pip install "wick[convert]"' in str(e), e
+else:
+    raise AssertionError("converted without torch")
+"""
+
+
+def test_load_and_generate_need_no_torch(converted):
+    """A device-side process: wick.llm.load + generate with torch and transformers absent give
+    the same tokens; convert says how to install what it needs."""
+    _, llm, path = converted
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    proc = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_TORCH, str(path), json.dumps(PROMPTS[0])],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == llm.generate(PROMPTS[0], 8)
