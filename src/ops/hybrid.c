@@ -19,7 +19,12 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
       !wick_add_size(prepared & ~(size_t)63, sums, &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid GEMM sizes overflow");
   bool cached;
-  void *packed = wick_op_packed(ctx, slot, (uint32_t)q8->nr, bytes, &cached);
+  /* A function of the weights, n, k and the panel width alone: interpreters sharing state
+   * hold one copy (wick_op_packed_shared). */
+  const void *sources[1] = {w};
+  const int64_t shape[2] = {(int64_t)n, (int64_t)k};
+  void *packed =
+      wick_op_packed_shared(ctx, sources, 1, shape, 2, slot, (uint32_t)q8->nr, bytes, &cached);
   h->weight_sums = wick_op_alloc(ctx, n * sizeof(uint32_t));
   h->qrows = wick_op_alloc(ctx, qbytes ? qbytes : 1);
   h->row_scales = wick_op_alloc(ctx, m * sizeof(float));

@@ -8,12 +8,25 @@ generation on wick's runtime.
     llm = wick.llm.load("model.tflite", tokenizer=hf_tokenizer)
 
 Files by concept: step.py (one signature as a torch module over the HF model's own layers),
-cache.py (the cache update op and its lowering), state.py (the cache in resource variables),
-convert.py (the driver), model.py (the LLM object, load, generation). docs/llm.md has the
-design and its costs.
+attention.py (the attention core), cache.py (the cache update op and its lowering), state.py
+(the cache in resource variables), conversion.py (the driver), model.py (the LLM object, load,
+generation). docs/llm.md has the design and its costs.
+
+Loading and generating need only the runtime (numpy): torch and transformers are imported by
+``convert`` alone.
 """
 
-from .convert import convert
 from .model import LLM, load
 
 __all__ = ["convert", "load", "LLM"]
+
+
+def convert(model, **options) -> LLM:
+    """Convert a HuggingFace causal LM to an :class:`LLM` (wick.llm.conversion.convert: keyword
+    options max_seq_len, prefill_lengths, quantize, tokenizer, progress)."""
+    from .._optional import require
+
+    require("torch", "wick.llm.convert")
+    from .conversion import convert as run
+
+    return run(model, **options)

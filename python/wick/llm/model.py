@@ -17,7 +17,7 @@ token and overlapping the chunk before (it writes the same tokens' keys and valu
 positions again), or as single decode steps when the whole prompt is shorter than that. The
 last chunk's logits are the prompt's last token's.
 
-Next: convert.py (makes the file), state.py (the cache variables).
+Next: conversion.py (makes the file), state.py (the cache variables).
 """
 
 from __future__ import annotations

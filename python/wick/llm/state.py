@@ -26,7 +26,7 @@ DYNAMIC_UPDATE_SLICE writes the new rows (in place on wick, whose planner lets i
 dead operand) and ASSIGN_VARIABLE copies the result back — two copies of
 the whole cache per step, O(max_seq_len), next to the attention's own O(max_seq_len) reads.
 
-Next: convert.py (drives this), cache.py (the update op).
+Next: conversion.py (drives this), cache.py (the update op).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """One signature of an LLM as a torch module: n tokens in, the last position's logits out.
 
-:class:`CausalLMStep` wraps an unmodified HuggingFace causal LM (LlamaForCausalLM and its
-family: ``model.model.embed_tokens / layers / norm / rotary_emb`` and ``model.lm_head``) and
-runs *its own modules* — the embedding, the decoder layers with their projections, RoPE (from
+:class:`CausalLMStep` wraps an unmodified HuggingFace causal LM (LlamaForCausalLM and
+Qwen2ForCausalLM: ``model.model.embed_tokens / layers / norm / rotary_emb``, ``model.lm_head``)
+and runs *its own modules* — the embedding, the decoder layers with their projections, RoPE (from
 the config), MLP and norms, the LM head — for ``n`` tokens starting at a run-time position.
 Ours are only the loop over the layers (LlamaModel.forward would build a DynamicCache and a
 mask from the cache's contents, neither of which exports to a fixed-shape graph), the cache
@@ -33,7 +33,7 @@ from .cache import SignatureCache
 
 # HF model_type values whose structure and attention this module reproduces and that the tests
 # check against transformers' own generate.
-SUPPORTED_MODEL_TYPES = ("llama",)
+SUPPORTED_MODEL_TYPES = ("llama", "qwen2")
 
 
 def describe(model) -> dict:
@@ -51,6 +51,11 @@ def describe(model) -> dict:
     for attr in ("model", "lm_head"):
         if not hasattr(model, attr):
             raise ConversionError(f"{type(model).__name__} has no .{attr}: not a causal LM")
+    if "sliding_attention" in (getattr(config, "layer_types", None) or ()):
+        raise ConversionError(
+            f"{model_type!r} with sliding-window attention layers is not supported yet",
+            hint="configs with use_sliding_window=False (the default) convert",
+        )
     heads = config.num_attention_heads
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
     eos = config.eos_token_id

@@ -1,5 +1,6 @@
-"""wick.llm on small random-weight Llama configs: the converted file's greedy tokens equal
-transformers' own greedy generate, on wick's runtime and on stock LiteRT's signature runners.
+"""wick.llm on small random-weight Llama (and Qwen2) configs: the converted file's greedy tokens
+equal transformers' own greedy generate, on wick's runtime and on stock LiteRT's signature
+runners.
 
 The config has grouped-query attention (4 query heads over 2 key/value heads), RoPE, tied
 embeddings and a larger initializer range than the default so that random logits are far apart
@@ -107,20 +108,9 @@ def test_file_layout(converted):
     assert "wick_llm" in f.metadata
 
 
-def test_load_and_state(converted):
-    """A loaded file generates the same tokens; each generate starts from an empty cache."""
-    _, llm, path = converted
-    loaded = wick.llm.load(path)
-    assert loaded.max_seq_len == MAX_SEQ_LEN and loaded.prefill_lengths == list(PREFILL)
-    first = loaded.generate(PROMPTS[0], 8)
-    assert loaded.generate(PROMPTS[0], 8) == first == llm.generate(PROMPTS[0], 8)
-
-
-def test_litert_signature_runners_give_the_same_tokens(converted):
-    """The same file on stock LiteRT (in a child process): same greedy tokens."""
+def _litert_tokens(path, prompt, steps):
+    """Greedy tokens of the file on stock LiteRT (child process), or a skip saying why not."""
     pytest.importorskip("ai_edge_litert", reason="LiteRT (ai-edge-litert) is not installed")
-    model, _, path = converted
-    prompt = PROMPTS[0]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(ROOT)]))
     proc = subprocess.run(
         [
@@ -129,7 +119,7 @@ def test_litert_signature_runners_give_the_same_tokens(converted):
             "tests.python.llm.litert_generate",
             str(path),
             json.dumps(prompt),
-            str(STEPS),
+            str(steps),
         ],
         capture_output=True,
         text=True,
@@ -141,7 +131,56 @@ def test_litert_signature_runners_give_the_same_tokens(converted):
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     if "error" in result:
         pytest.skip(f"LiteRT cannot run the file: {result['error']}")
-    assert result["tokens"] == _hf_greedy(model, prompt, STEPS)
+    return result["tokens"]
+
+
+def test_qwen2_untied_with_biases(tmp_path):
+    """Qwen2 (biases on q/k/v, untied LM head): the same tokens as transformers, on wick and on
+    LiteRT."""
+    torch.manual_seed(1)
+    config = transformers.Qwen2Config(**{**_config().to_dict(), "tie_word_embeddings": False})
+    config.model_type = "qwen2"
+    model = transformers.Qwen2ForCausalLM(config).eval()
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=PREFILL)
+    prompt = PROMPTS[2]
+    ref = _hf_greedy(model, prompt, STEPS)
+    assert llm.generate(prompt, STEPS) == ref
+    llm.export(tmp_path / "qwen2.tflite")
+    assert _litert_tokens(tmp_path / "qwen2.tflite", prompt, STEPS) == ref
+
+
+def test_sliding_window_layers_are_refused():
+    config = transformers.Qwen2Config(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        use_sliding_window=True,
+        sliding_window=8,
+        max_window_layers=0,
+    )
+    model = transformers.Qwen2ForCausalLM(config).eval()
+    assert "sliding_attention" in model.config.layer_types, model.config.layer_types
+    with pytest.raises(ConversionError, match="sliding-window"):
+        wick.llm.convert(model, max_seq_len=16, prefill_lengths=(4,))
+
+
+def test_load_and_state(converted):
+    """A loaded file generates the same tokens; each generate starts from an empty cache."""
+    _, llm, path = converted
+    loaded = wick.llm.load(path)
+    assert loaded.max_seq_len == MAX_SEQ_LEN and loaded.prefill_lengths == list(PREFILL)
+    first = loaded.generate(PROMPTS[0], 8)
+    assert loaded.generate(PROMPTS[0], 8) == first == llm.generate(PROMPTS[0], 8)
+
+
+def test_litert_signature_runners_give_the_same_tokens(converted):
+    """The same file on stock LiteRT (in a child process): same greedy tokens."""
+    model, _, path = converted
+    prompt = PROMPTS[0]
+    assert _litert_tokens(path, prompt, STEPS) == _hf_greedy(model, prompt, STEPS)
 
 
 def test_prompt_schedule():
@@ -192,3 +231,35 @@ def test_logits_match_transformers_along_the_sequence(converted):
     for i, logits in got.items():
         scale = max(1.0, float(np.abs(ref[i]).max()))
         assert np.abs(logits[0] - ref[i]).max() / scale < 1e-4, i
+
+
+_WITHOUT_TORCH = """
+import json, sys
+for name in ("torch", "torchao", "torchvision", "transformers"):
+    sys.modules[name] = None
+import wick.llm
+llm = wick.llm.load(sys.argv[1])
+print(json.dumps(llm.generate(json.loads(sys.argv[2]), 8)))
+try:
+    wick.llm.convert(None, max_seq_len=8)
+except ModuleNotFoundError as e:
+    assert e.name == "torch" and 'pip install "wick[convert]"' in str(e), e
+else:
+    raise AssertionError("converted without torch")
+"""
+
+
+def test_load_and_generate_need_no_torch(converted):
+    """A device-side process: wick.llm.load + generate with torch and transformers absent give
+    the same tokens; convert says how to install what it needs."""
+    _, llm, path = converted
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    proc = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_TORCH, str(path), json.dumps(PROMPTS[0])],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == llm.generate(PROMPTS[0], 8)

@@ -49,7 +49,7 @@ def convert(
     tokenizer=None,
     progress: bool | None = None,
 ) -> LLM:
-    """Convert a HuggingFace causal LM (LlamaForCausalLM so far) to one .tflite file with
+    """Convert a HuggingFace causal LM (Llama or Qwen2 so far) to one .tflite file with
     ``prefill_<n>`` signatures (one per ``prefill_lengths``), a ``decode`` signature and the KV
     cache (``max_seq_len`` positions) in resource variables shared by all of them.
 
