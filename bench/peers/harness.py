@@ -427,8 +427,8 @@ def parse_args(argv):
         "--set",
         choices=("all", "converted", "thirdparty"),
         default="all",
-        help="the wick-converted models, the third-party corpus files, or both (default; only "
-        "a run of both writes the doc)",
+        help="the wick-converted models, the third-party corpus files, or both (default, unless "
+        "only --models or only --files/--tflite is given; only a run of both writes the doc)",
     )
     ap.add_argument("--models", nargs="+", help="model keys (default: all; see models.py)")
     ap.add_argument(
@@ -464,6 +464,12 @@ def parse_args(argv):
     ap.add_argument("--doc", default=os.path.join(REPO, "docs", "performance.md"))
     ap.add_argument("--no-doc", action="store_true", help="do not write docs/performance.md")
     a = ap.parse_args(argv)
+    # naming models or files narrows the default run to that set
+    picked_tp = bool(a.files or a.tflite)
+    if a.set == "all" and a.models and not picked_tp:
+        a.set = "converted"
+    elif a.set == "all" and picked_tp and not a.models:
+        a.set = "thirdparty"
     if a.budget_s is None:
         a.budget_s = 3.0 if a.quick else 8.0
     if a.min_runs is None:
