@@ -421,7 +421,7 @@ class SignatureRunner:
 
     def op_kernels(self) -> list[tuple[str, str]]:
         """(kind, name) of the kernel each operator runs, chosen when it was prepared: kind is
-        "optimized", "generic" (portable scalar code), "reference" (the scalar reference
+        "optimized", "generic" (portable C, no ISA kernel), "reference" (the scalar reference
         kernels), "folded" (computed once at load), "fused" (another operator does its work)
         or "unmarked"; name a short name of the path ("igemm", "grouped", ...) or "".
         An operator whose shapes depend on input values is prepared at every call: call this

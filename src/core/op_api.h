@@ -269,7 +269,7 @@ WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);
 typedef enum wick_kernel_kind {
   WICK_KERNEL_UNMARKED = 0,
   WICK_KERNEL_OPTIMIZED, /* vectorized or blocked for this CPU's ISA (src/kernels/<isa>) */
-  WICK_KERNEL_GENERIC,   /* portable scalar code that is not the reference kernel */
+  WICK_KERNEL_GENERIC,   /* portable C that is not the reference kernel (no ISA kernel) */
   WICK_KERNEL_REFERENCE  /* the scalar reference kernels (src/kernels/reference) */
 } wick_kernel_kind;
 /* Records the kernel ctx's node runs: its kind, and a short name of the path ("igemm",

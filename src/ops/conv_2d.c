@@ -389,9 +389,11 @@ static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise
 static void mark_kernel(const wick_op_ctx *ctx, const conv_data *d, bool depthwise) {
   const bool grouped = !depthwise && d->shape.groups != 1;
   if (d->hybrid) {
-    if (!d->hybrid_blocked)
+    if (d->hybrid_gemm)
+      wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "hybrid gemm");
+    else if (!d->hybrid_blocked)
       wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, grouped ? "hybrid grouped" : "hybrid");
-    else if (d->dw_filter != NULL) /* scalar rows, split over the threads */
+    else if (d->dw_filter != NULL) /* portable rows, split over the threads */
       wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "hybrid depthwise rows");
     else
       wick_op_set_kernel(ctx, d->dots != NULL ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_GENERIC,

@@ -23,7 +23,7 @@ import pytest
 
 from tests.corpus import sources
 
-# The reference paths the cached corpus hit when this was written (AVX2 machine, 47 of 162
+# The reference paths the cached corpus hit when this was written (AVX2 machine, 49 of 162
 # files cached: all mediapipe files, ten Keras applications in up to four forms). The list
 # should shrink over time to rare ops only: when an op gets an optimized path, delete its line;
 # a new line needs a reason. A machine with more ISA (AVX-512 VBMI: the int8 table lookups)
