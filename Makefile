@@ -56,9 +56,11 @@ test-python: setup
 test-wheel:
 	bash tests/install/wheel_smoke.sh $(PYTHON)
 
-# wick against its peers (LiteRT, ONNX Runtime, ExecuTorch, PyTorch eager) on the same models;
-# writes docs/performance.md (~20 min; BENCH_ARGS=--quick for a short run). ExecuTorch lives in
-# its own venv (.venv-executorch); if it cannot be installed its rows say why.
+# wick against its peers (LiteRT, ONNX Runtime, ExecuTorch, PyTorch eager) on the same models,
+# then against LiteRT on the third-party files of the corpus cache (bench/peers/thirdparty.py);
+# writes docs/performance.md (~20 min + ~25 s per cached third-party file; BENCH_ARGS=--quick for
+# a short run). ExecuTorch lives in its own venv (.venv-executorch); if it cannot be installed its
+# rows say why.
 bench: setup
 	bash bench/peers/setup_executorch.sh || echo "ExecuTorch peer unavailable: see build/executorch-setup.log"
 	$(PY) -m bench.peers $(BENCH_ARGS)

@@ -478,7 +478,8 @@ static int cmd_bench(int argc, char **argv) {
           "                  [--memory-limit BYTES] [--weight-cache PATH]\n\n"
           "Times load, prepare and the first run, then `runs` invokes after `warmup`:\n"
           "min, median and p90 latency, and peak resident memory. --profile adds a\n"
-          "per-operator table (each operator's fastest of --runs profiled runs) and\n"
+          "per-operator table (each operator's fastest of --runs profiled runs, and the\n"
+          "kernel it runs: `! reference` or `! generic` marks a slow path) and\n"
           "their sum; --trace writes those times as a Chrome trace. --weight-cache\n"
           "keeps the packed weights in PATH (see `wick run --help`); the line\n"
           "`weight cache` says whether prepare read it or wrote it.\n");
@@ -578,9 +579,23 @@ static int cmd_bench(int argc, char **argv) {
         "runs)\n",
         (double)total / 1e6, runs);
     if (nthreads > 1) print_thread_summary(n, best, best_threads, nthreads);
+    /* The operators on a slow path: the reference kernels or generic scalar code. */
+    uint64_t slow_ns = 0;
+    size_t slow_ops = 0;
+    for (size_t i = 0; i < n; i++) {
+      const char *kind = wick_interpreter_op_kernel(it, i);
+      if (strcmp(kind, "reference") == 0 || strcmp(kind, "generic") == 0) {
+        slow_ns += best[i];
+        slow_ops++;
+      }
+    }
+    printf(
+        "slow paths   %.3f ms (%.1f%%) in %zu operators on reference or generic kernels "
+        "(marked ! below)\n",
+        (double)slow_ns / 1e6, total ? 100.0 * (double)slow_ns / (double)total : 0.0, slow_ops);
     printf("\n%-5s %-24s %-22s %10s %7s %9s", "#", "op", "output", "time(us)", "share", "GFLOP/s");
     if (nthreads > 1) printf(" %6s %8s %6s", "tasks", "serial%", "imbal");
-    printf("\n");
+    printf("  %s\n", "kernel");
     for (size_t i = 0; i < n; i++) {
       uint64_t ns = best[i];
       uint64_t macs = wick_interpreter_op_macs(it, i);
@@ -599,7 +614,11 @@ static int cmd_bench(int argc, char **argv) {
                ns ? 100.0 * serial / (double)ns : 0.0,
                t->busy_sum_ns ? (double)t->busy_max_ns * nthreads / (double)t->busy_sum_ns : 0.0);
       }
-      printf("\n");
+      const char *kind = wick_interpreter_op_kernel(it, i);
+      const char *kname = wick_interpreter_op_kernel_name(it, i);
+      const int slow = strcmp(kind, "reference") == 0 || strcmp(kind, "generic") == 0;
+      printf("  %s%s%s%s%s\n", slow ? "! " : "", kind, kname[0] ? " (" : "", kname,
+             kname[0] ? ")" : "");
     }
     if (trace) {
       FILE *f = fopen(trace, "w");

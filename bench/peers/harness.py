@@ -1,7 +1,8 @@
 """wick against its peers, one run on one machine: ``make bench`` (= ``python -m bench.peers``).
 
     .venv/bin/python -m bench.peers                  # every model, threads 1 and 2, writes the doc
-    .venv/bin/python -m bench.peers --quick          # 4 models, fewer runs
+    .venv/bin/python -m bench.peers --quick          # 4 models + 3 third-party files, fewer runs
+    .venv/bin/python -m bench.peers --set thirdparty --files ConvNeXt --no-doc   # see thirdparty.py
     .venv/bin/python -m bench.peers --models resnet18 mobilenet_v2_int8 --threads 1 --no-doc
 
 Peers: wick (its C runtime through the Python binding's handle: one ctypes call per inference),
@@ -23,6 +24,10 @@ geometric mean over the models, cold start, and the peak RSS of each worker (max
 process; also beside it the part above the RSS after imports, since the Python packages a peer
 needs differ widely: torch alone is ~400 MB).
 
+Then the third-party set (thirdparty.py): .tflite files others made (the Keras applications
+converted by TensorFlow, mediapipe's files; the corpus cache of tests/corpus), wick and LiteRT on
+the same file by the same method, with a per-op profile of every file where wick is slower.
+
 Results: build/bench-cache/results.json, and docs/performance.md (report.py) unless --no-doc.
 """
 
@@ -42,7 +47,7 @@ import time
 
 import numpy as np
 
-from . import artifacts, models, report
+from . import artifacts, models, report, thirdparty
 
 REPO = artifacts.REPO
 PEERS = ("wick", "litert", "ort", "executorch", "torch")
@@ -158,13 +163,9 @@ def worker_env(peer: str) -> dict:
 
 
 def _model_file(files: artifacts.ModelFiles, peer: str) -> str:
-    return {
-        "wick": files.tflite,
-        "litert": files.tflite,
-        "ort": files.onnx,
-        "executorch": files.pte,
-        "torch": files.torch_module,
-    }[peer]()
+    if peer in ("wick", "litert"):
+        return files.tflite()
+    return {"ort": files.onnx, "executorch": files.pte, "torch": files.torch_module}[peer]()
 
 
 def _max_abs_diff(got_path: str, ref: list[np.ndarray]) -> float:
@@ -417,8 +418,33 @@ def machine() -> dict:
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(prog="python -m bench.peers", description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="4 models, ~3 s per model and count")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="4 models and 3 third-party files, ~3 s per model and count",
+    )
+    ap.add_argument(
+        "--set",
+        choices=("all", "converted", "thirdparty"),
+        default="all",
+        help="the wick-converted models, the third-party corpus files, or both (default, unless "
+        "only --models or only --files/--tflite is given; only a run of both writes the doc)",
+    )
     ap.add_argument("--models", nargs="+", help="model keys (default: all; see models.py)")
+    ap.add_argument(
+        "--files",
+        nargs="+",
+        help="third-party corpus entries whose name contains one of these (default: every "
+        "cached one; see thirdparty.py)",
+    )
+    ap.add_argument("--tflite", nargs="+", help="more third-party .tflite files, by path")
+    ap.add_argument(
+        "--profile-above",
+        type=float,
+        default=1.0,
+        help="per-op profile of every third-party file whose wick / LiteRT ratio is above this",
+    )
+    ap.add_argument("--profile-runs", type=int, default=20, help="profiled runs per profile")
     ap.add_argument("--peers", nargs="+", default=list(PEERS), choices=PEERS)
     ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     ap.add_argument("--runs", type=int, default=0, help="fixed rounds (default: by time budget)")
@@ -438,6 +464,12 @@ def parse_args(argv):
     ap.add_argument("--doc", default=os.path.join(REPO, "docs", "performance.md"))
     ap.add_argument("--no-doc", action="store_true", help="do not write docs/performance.md")
     a = ap.parse_args(argv)
+    # naming models or files narrows the default run to that set
+    picked_tp = bool(a.files or a.tflite)
+    if a.set == "all" and a.models and not picked_tp:
+        a.set = "converted"
+    elif a.set == "all" and picked_tp and not a.models:
+        a.set = "thirdparty"
     if a.budget_s is None:
         a.budget_s = 3.0 if a.quick else 8.0
     if a.min_runs is None:
@@ -448,7 +480,9 @@ def parse_args(argv):
 def main(argv=None) -> int:
     a = parse_args(argv)
     t_start = time.perf_counter()
-    if a.models:
+    if a.set == "thirdparty":
+        selected = []
+    elif a.models:
         selected = [models.get(k) for k in a.models]
     else:
         selected = [m for m in models.MODELS if m.quick or not a.quick]
@@ -472,6 +506,8 @@ def main(argv=None) -> int:
             "gap_ms": a.gap_ms,
             "cold_samples": a.cold_samples,
         },
+        "set": a.set,
+        "profile_runs": a.profile_runs,
         "models": [],
     }
     # 1. the files every peer runs (cached in build/bench-cache)
@@ -520,6 +556,9 @@ def main(argv=None) -> int:
             with open(os.path.join(files.dir, "model.pte.info")) as f:
                 row["executorch_delegation"] = f.read()
         run["models"].append(row)
+    # 3. the third-party files (bench/peers/thirdparty.py)
+    if a.set in ("all", "thirdparty"):
+        run["thirdparty"] = thirdparty.run_set(a, peers, measure, report.one_line)
     run["load_average"] = {"start": load_before, "end": os.getloadavg()}
     run["wall_s"] = time.perf_counter() - t_start
     out = a.json or os.path.join(a.cache, "results.json")
@@ -528,7 +567,9 @@ def main(argv=None) -> int:
         json.dump(run, f, indent=1)
     text = report.render(run)
     print(text)
-    if not a.no_doc:
+    if not a.no_doc and a.set != "all":
+        _log(f"--set {a.set}: {a.doc} not written (it holds both sets; --set all writes it)")
+    elif not a.no_doc:
         with open(a.doc, "w") as f:
             f.write(text)
         _log(f"wrote {a.doc}")

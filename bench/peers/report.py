@@ -136,17 +136,33 @@ def render(run: dict) -> str:
         "* **Threads**: each peer's own option (wick and LiteRT `num_threads`, ORT "
         "`intra_op_num_threads` with spinning off, ExecuTorch's XNNPACK thread pool size, "
         "`torch.set_num_threads` with `OMP_WAIT_POLICY=PASSIVE`).",
+        "* **Third-party set** (bench/peers/thirdparty.py): .tflite files others made — the "
+        "Keras applications converted by TensorFlow's converter (fp32, dynamic-range int8 "
+        "weights, fp16 weights, full int8; random weights) and the .tflite files of "
+        "mediapipe 0.10.21 — from the corpus cache of tests/corpus (the files not built there "
+        "are listed at the end). wick and LiteRT run the same file on the same seeded inputs "
+        "by the method above; the output check is wick against LiteRT. A file's kind comes "
+        "from its tensors: int8 (integer inputs), dynamic (int8 weights, float activations), "
+        "fp16 (float16 weights), fp32. Every file where wick is slower than LiteRT gets a "
+        "per-op profile (each operator's fastest of "
+        f"{run.get('profile_runs', 20)} profiled runs, with the kernel it runs; `!` marks "
+        "the reference and generic kernels).",
         "",
     ]
-    for t in run["threads"]:
-        out += _latency_table(run, peers, str(t), notes)
-    out += _cold_rss_tables(run, peers, notes)
-    out += _check_table(run, peers, notes)
+    out += _summary(run)
+    if run["models"]:
+        out += ["# The wick-converted set", ""]
+        for t in run["threads"]:
+            out += _latency_table(run, peers, str(t), notes)
+        out += _cold_rss_tables(run, peers, notes)
+        out += _check_table(run, peers, notes)
     dele = [(r["name"], r.get("executorch_delegation")) for r in run["models"]]
     if any(d for _, d in dele):
         out += ["## ExecuTorch delegation (XNNPACK partitioner)", ""]
         out += [f"* {name}: {d}" for name, d in dele if d]
         out.append("")
+    if "thirdparty" in run:
+        out += _thirdparty(run, notes)
     if run["unavailable"]:
         out += ["## Peers that did not run", ""]
         out += [f"* {NAMES[p]}: {why}" for p, why in run["unavailable"].items()]
@@ -308,3 +324,182 @@ def _diff(e) -> str:
 if __name__ == "__main__":  # re-render a results file: python -m bench.peers.report RESULTS.json
     with open(sys.argv[1]) as f:
         print(render(json.load(f)))
+
+
+# ---------------------------------------------------------------------------------------------
+# both sets: the summary; the third-party set
+
+
+KINDS = ("fp32", "fp16", "dynamic", "int8")
+
+
+def _tp_ratios(run, t: str, key: str = "median_ms") -> dict:
+    """kind -> wick / LiteRT ratios of the third-party files at thread count t."""
+    out = {}
+    for row in run.get("thirdparty", {}).get("files", []):
+        res = row["by_threads"].get(t)
+        r = _ratio(res, key=key) if res else None
+        if r:
+            out.setdefault(row["kind"], []).append(r)
+    return out
+
+
+def _summary(run) -> list[str]:
+    ts = [str(t) for t in run["threads"]]
+    head = ["set", "kind"] + [f"{t} thread{'s' if t != '1' else ''}" for t in ts] + ["files"]
+    rows = []
+    if run["models"]:
+        for kind in ("fp32", "int8"):
+            cells, n = [], 0
+            for t in ts:
+                xs = [
+                    r
+                    for row in run["models"]
+                    if row["int8"] == (kind == "int8") and row["by_threads"].get(t)
+                    for r in [_ratio(row["by_threads"][t])]
+                    if r
+                ]
+                n = max(n, len(xs))
+                cells.append(f"**{_geomean(xs):.2f}**" if xs else "—")
+            if n:
+                rows.append(["wick-converted", kind, *cells, str(n)])
+    if "thirdparty" in run:
+        per_t = {t: _tp_ratios(run, t) for t in ts}
+        for kind in KINDS:
+            if not any(kind in per_t[t] for t in ts):
+                continue
+            cells = [f"**{_geomean(per_t[t][kind]):.2f}**" if kind in per_t[t] else "—" for t in ts]
+            n = max(len(per_t[t].get(kind, [])) for t in ts)
+            rows.append(["third-party", kind, *cells, str(n)])
+    if not rows:
+        return []
+    out = [
+        "## Summary: geometric mean of wick / LiteRT (below 1: wick is faster)",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    out.append("")
+    return out
+
+
+def _tp_ms(e) -> str:
+    return f"{_ms(e['median_ms'])} / {_ms(e['p90_ms'])}"
+
+
+def _thirdparty(run, notes) -> list[str]:
+    tp = run["thirdparty"]
+    files = tp["files"]
+    out = ["# The third-party set", ""]
+    for t in [str(t) for t in run["threads"]]:
+        n = int(t)
+        head = ["file", "source", "kind", "wick", "LiteRT", "wick / LiteRT", "(CPU time)"]
+        out += [
+            f"## Third-party files: latency, {n} thread{'s' if n > 1 else ''} "
+            "(ms, median / p90 of wall time)",
+            "",
+            "| " + " | ".join(head) + " |",
+            "|" + "---|" * len(head),
+        ]
+        for row in files:
+            res = row["by_threads"].get(t)
+            if res is None:
+                err = row.get("error")
+                cells = [f"error {notes.ref(err)}" if err else "—"] * 4
+                out.append(f"| {row['name']} | {row['source']} | {row.get('kind', '—')} | "
+                           + " | ".join(cells) + " |")  # fmt: skip
+                continue
+            r, rc = _ratio(res), _ratio(res, key="cpu_median_ms")
+            cells = [
+                row["name"],
+                row["source"],
+                row["kind"],
+                _cell(res, "wick", notes, _tp_ms),
+                _cell(res, "litert", notes, _tp_ms),
+                (f"**{r:.2f}**" if r <= 1.0 else f"**{r:.2f}** ⚠") if r else "—",
+                f"({rc:.2f})" if rc else "—",
+            ]
+            out.append("| " + " | ".join(cells) + " |")
+        wall, cpu = _tp_ratios(run, t), _tp_ratios(run, t, "cpu_median_ms")
+        for kind in KINDS:
+            if kind in wall:
+                out.append(
+                    f"| *geomean, {kind}* | | | | | **{_geomean(wall[kind]):.2f}** "
+                    f"({len(wall[kind])}) | ({_geomean(cpu.get(kind, [])):.2f}) |"
+                )
+        everything = [r for xs in wall.values() for r in xs]
+        if everything:
+            above = sum(r > 1.0 for r in everything)
+            out.append(f"| *geomean, all* | | | | | **{_geomean(everything):.2f}** "
+                       f"({len(everything)}; {above} above 1.0) | |")  # fmt: skip
+        out += ["", "⚠: wick is slower than LiteRT on this file (its profile is below).", ""]
+    t = str(run["threads"][0])
+    head = ["file", "wick cold", "LiteRT cold", "wick peak RSS", "LiteRT peak RSS",
+            "max \\|wick − LiteRT\\|"]  # fmt: skip
+    out += [
+        f"## Third-party files: cold start (ms) and peak RSS (MB; in brackets above the RSS "
+        f"after imports), {t} thread{'s' if t != '1' else ''}",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for row in files:
+        res = row["by_threads"].get(t)
+        if res is None:
+            continue
+        cells = [row["name"]]
+        cells += [_cell(res, p, notes, _cold) for p in ("wick", "litert")]
+        cells += [_cell(res, p, notes, _rss) for p in ("wick", "litert")]
+        cells.append(_cell(res, "wick", notes, _diff))
+        out.append("| " + " | ".join(cells) + " |")
+    out += [
+        "",
+        "The output check compares wick's first and last outputs with LiteRT's default "
+        "interpreter on the same inputs (in the quantized files' integer units for int8 "
+        "outputs).",
+        "",
+    ]
+    profiled = [(row, t, p) for row in files for t, p in row.get("profiles", {}).items()]
+    if profiled:
+        out += [
+            "## Third-party files where wick is slower: where the time goes",
+            "",
+            "Per file and thread count: the share of wick's per-op time on reference or "
+            "generic kernels, and the operators summed by op and kernel, largest first (the "
+            "whole per-op tables are printed by the run and kept in results.json).",
+            "",
+        ]
+        from .thirdparty import by_op
+
+        for row, t, p in profiled:
+            if "error" in p:
+                out.append(f"* **{row['name']}**, {t} thread(s): profile failed: {p['error']}")
+                continue
+            ops = p["ops"]
+            total = sum(o["ns"] for o in ops) or 1
+            slow = sum(o["ns"] for o in ops if o["kind"] in ("reference", "generic"))
+            parts = [
+                f"{o['op']} ×{o['count']} {o['us'] / 1e3:.2f} ms ({100 * o['share']:.0f}%, "
+                + ("! " if o["kind"] in ("reference", "generic") else "")
+                + o["kind"]
+                + (f" {o['path']}" if o["path"] else "")
+                + ")"
+                for o in by_op(ops)
+            ]
+            out.append(
+                f"* **{row['name']}**, {t} thread(s), wick / LiteRT {p['ratio']:.2f}: "
+                f"{total / 1e6:.2f} ms per-op sum, {100 * slow / total:.0f}% on slow paths; "
+                + "; ".join(parts)
+            )
+        out.append("")
+    if tp.get("missing"):
+        out += [
+            "## Third-party corpus files not in the cache (not measured)",
+            "",
+            f"{len(tp['missing'])} files (`python -m tests.corpus --all` builds them): "
+            + ", ".join(tp["missing"])
+            + ".",
+            "",
+        ]
+    return out

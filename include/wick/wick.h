@@ -439,6 +439,17 @@ WICK_API wick_op_thread_stats wick_interpreter_op_thread_stats(const wick_interp
                                                                size_t i);
 /* Multiply-accumulates operator i performs in one invoke (0 for ops without). */
 WICK_API uint64_t wick_interpreter_op_macs(const wick_interpreter *interpreter, size_t i);
+/* The kind of kernel operator i runs, chosen when it was prepared (an operator
+ * whose shapes depend on input values is prepared at every invoke): "optimized"
+ * (vectorized or blocked for this CPU), "generic" (portable C, not a kernel
+ * written for the ISA), "reference" (the scalar reference kernels: correct,
+ * slow), "folded" (computed once at prepare; does not run), "fused" (another
+ * operator does its work), or "unmarked" (the operator does not say). NULL if
+ * out of range. Static storage. */
+WICK_API const char *wick_interpreter_op_kernel(const wick_interpreter *interpreter, size_t i);
+/* A short name of that kernel or path ("igemm", "winograd", "dwconv3x3",
+ * "grouped", ...), "" when there is none; NULL if out of range. Static storage. */
+WICK_API const char *wick_interpreter_op_kernel_name(const wick_interpreter *interpreter, size_t i);
 /* The first output tensor of operator i, or NULL. */
 WICK_API const wick_tensor *wick_interpreter_op_output(const wick_interpreter *interpreter,
                                                        size_t i);

@@ -184,6 +184,8 @@ def _library():
         "wick_interpreter_op_name": ([P, S], ctypes.c_char_p),
         "wick_interpreter_set_profiling": ([P, INT], None),
         "wick_interpreter_op_time_ns": ([P, S], U64),
+        "wick_interpreter_op_kernel": ([P, S], ctypes.c_char_p),
+        "wick_interpreter_op_kernel_name": ([P, S], ctypes.c_char_p),
         "wick_tensor_name": ([P], ctypes.c_char_p),
         "wick_tensor_dtype": ([P], INT),
         "wick_tensor_rank": ([P], S),
@@ -398,18 +400,37 @@ class SignatureRunner:
         if st:
             self._fail(st)
 
-    def profile(self) -> list[tuple[str, int]]:
-        """Runs once with per-op timing; returns (op name, nanoseconds) per operator."""
+    def profile(self, kernels: bool = False) -> list[tuple]:
+        """Runs once with per-op timing; returns (op name, nanoseconds) per operator, or with
+        ``kernels=True`` (op name, nanoseconds, kernel) where kernel is :meth:`op_kernels`'s."""
         lib = self._lib
         lib.wick_interpreter_set_profiling(self._it, 1)
         try:
             self.invoke()
         finally:
             lib.wick_interpreter_set_profiling(self._it, 0)
-        return [
-            (
+        kinds = self.op_kernels() if kernels else None
+        out = []
+        for i in range(lib.wick_interpreter_op_count(self._it)):
+            row = (
                 lib.wick_interpreter_op_name(self._it, i).decode(),
                 lib.wick_interpreter_op_time_ns(self._it, i),
+            )
+            out.append(row + (kinds[i],) if kinds is not None else row)
+        return out
+
+    def op_kernels(self) -> list[tuple[str, str]]:
+        """(kind, name) of the kernel each operator runs, chosen when it was prepared: kind is
+        "optimized", "generic" (portable C, no ISA kernel), "reference" (the scalar reference
+        kernels), "folded" (computed once at load), "fused" (another operator does its work)
+        or "unmarked"; name a short name of the path ("igemm", "grouped", ...) or "".
+        An operator whose shapes depend on input values is prepared at every call: call this
+        after one."""
+        lib = self._lib
+        return [
+            (
+                lib.wick_interpreter_op_kernel(self._it, i).decode(),
+                lib.wick_interpreter_op_kernel_name(self._it, i).decode(),
             )
             for i in range(lib.wick_interpreter_op_count(self._it))
         ]

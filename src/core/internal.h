@@ -41,6 +41,8 @@ struct wick_node {
   void *user_data; /* op-private, allocated with wick_node_alloc */
   size_t scratch_bytes;
   uint64_t macs;
+  uint8_t kernel_kind;     /* a wick_kernel_kind, recorded by the op's prepare */
+  const char *kernel_name; /* its short name (a string literal), or NULL */
   uint64_t time_ns;
   wick_op_thread_stats threads; /* of the last profiled invoke */
   bool folded;                  /* computed at prepare; skipped at invoke */

@@ -87,6 +87,8 @@ static void graph_reset(wick_graph *g) {
     n->user_data = NULL;
     n->scratch_bytes = 0;
     n->macs = 0;
+    n->kernel_kind = WICK_KERNEL_UNMARKED;
+    n->kernel_name = NULL;
     n->folded = false;
     n->dynamic = false;
     n->fused = false;
@@ -314,6 +316,12 @@ static wick_status resolve_op(wick_graph *g, wick_node *n) {
 
 static wick_status run_node(wick_graph *g, wick_node *n);
 
+/* What a node reports before its prepare records a kernel (wick_op_set_kernel). */
+static uint8_t default_kernel_kind(const wick_node *n) {
+  return wick_op_has(n->def, WICK_OP_REFERENCE_KERNELS) ? WICK_KERNEL_REFERENCE
+                                                        : WICK_KERNEL_UNMARKED;
+}
+
 /* One node of prepare_nodes: resolve, prepare (or mark dynamic), fold when
  * every input is known. */
 static wick_status prepare_node(wick_graph *g, wick_node *n, bool *dynamic_tensor,
@@ -331,6 +339,8 @@ static wick_status prepare_node(wick_graph *g, wick_node *n, bool *dynamic_tenso
   wick_op_ctx ctx = {g, n, &op->params};
   if (!deps_dynamic) {
     if (pads) wick_pad_folder_fold(pads, n);
+    n->kernel_kind = default_kernel_kind(n);
+    n->kernel_name = NULL;
     st = n->def->prepare(&ctx);
     if (st == WICK_STATUS_DEFER) {
       if (pads) wick_pad_folder_unfold(pads, n);
@@ -529,6 +539,8 @@ wick_status wick_graph_invoke(wick_graph *g) {
     wick_status st;
     if (n->dynamic) {
       g->in_invoke = true;
+      n->kernel_kind = default_kernel_kind(n);
+      n->kernel_name = NULL;
       st = n->def->prepare(&ctx);
       g->in_invoke = false;
       if (st == WICK_STATUS_DEFER)
@@ -946,6 +958,29 @@ uint64_t wick_interpreter_op_time_ns(const wick_interpreter *it, size_t i) {
 uint64_t wick_interpreter_op_macs(const wick_interpreter *it, size_t i) {
   if (it == NULL || i >= it->main->info->num_operators) return 0;
   return it->main->nodes[i].macs;
+}
+
+const char *wick_interpreter_op_kernel(const wick_interpreter *it, size_t i) {
+  if (it == NULL || i >= it->main->info->num_operators) return NULL;
+  const wick_node *n = &it->main->nodes[i];
+  if (n->folded) return "folded";
+  if (n->fused) return "fused";
+  if (wick_node_runs_fused(n)) return "optimized"; /* src/ops/fused.c: the vectorized kernels */
+  switch ((wick_kernel_kind)n->kernel_kind) {
+    case WICK_KERNEL_OPTIMIZED: return "optimized";
+    case WICK_KERNEL_GENERIC: return "generic";
+    case WICK_KERNEL_REFERENCE: return "reference";
+    default: return "unmarked";
+  }
+}
+
+const char *wick_interpreter_op_kernel_name(const wick_interpreter *it, size_t i) {
+  if (it == NULL || i >= it->main->info->num_operators) return NULL;
+  const wick_node *n = &it->main->nodes[i];
+  if (n->folded || n->fused) return "";
+  if (n->fusion.norm.form != WICK_NORM_NONE) return "layer norm";
+  if (n->fusion.unary != 0) return "fused unary";
+  return n->kernel_name != NULL ? n->kernel_name : "";
 }
 
 const wick_tensor *wick_interpreter_op_output(const wick_interpreter *it, size_t i) {

@@ -172,6 +172,9 @@ enum {
   /* The outputs depend on the inputs' shapes only, never their values (SHAPE): the node is
    * folded at prepare whenever those shapes are static (interpreter.c). */
   WICK_OP_READS_SHAPES_ONLY = 1u << 2,
+  /* The op has only the scalar reference kernels: its nodes report WICK_KERNEL_REFERENCE
+   * unless their prepare records another kind (wick_op_set_kernel). Informational. */
+  WICK_OP_REFERENCE_KERNELS = 1u << 4,
 };
 
 /* One record per op: everything the core knows about it. */
@@ -260,6 +263,20 @@ WICK_INTERNAL void wick_op_mark_stateful(const wick_op_ctx *ctx);
 /* Asks for `bytes` of scratch, valid during invoke via wick_op_scratch. */
 WICK_INTERNAL void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes);
 WICK_INTERNAL void *wick_op_scratch(const wick_op_ctx *ctx);
+/* Which kind of kernel a node runs, recorded by its op at prepare (wick_op_set_kernel) and
+ * shown by wick_interpreter_op_kernel and `wick bench --profile`, so that a slow path a file
+ * hits shows. A node whose op records nothing is UNMARKED. */
+typedef enum wick_kernel_kind {
+  WICK_KERNEL_UNMARKED = 0,
+  WICK_KERNEL_OPTIMIZED, /* vectorized or blocked for this CPU's ISA (src/kernels/<isa>) */
+  WICK_KERNEL_GENERIC,   /* portable C that is not the reference kernel (no ISA kernel) */
+  WICK_KERNEL_REFERENCE  /* the scalar reference kernels (src/kernels/reference) */
+} wick_kernel_kind;
+/* Records the kernel ctx's node runs: its kind, and a short name of the path ("igemm",
+ * "winograd", "broadcast"; a string literal: it is kept, not copied; NULL for none). The last
+ * call of a prepare wins; every prepare starts from UNMARKED. */
+WICK_INTERNAL void wick_op_set_kernel(const wick_op_ctx *ctx, wick_kernel_kind kind,
+                                      const char *name);
 /* True when the user asked for the reference kernels. */
 WICK_INTERNAL bool wick_op_force_reference(const wick_op_ctx *ctx);
 /* False when WICK_NO_WINOGRAD=1 turned the Winograd convolution off. */

@@ -186,6 +186,10 @@ void *wick_op_data(const wick_op_ctx *ctx) { return ctx->node->user_data; }
 void wick_op_set_data(const wick_op_ctx *ctx, void *data) { ctx->node->user_data = data; }
 int32_t wick_op_builtin(const wick_op_ctx *ctx) { return ctx->node->op->builtin; }
 void wick_op_set_macs(const wick_op_ctx *ctx, uint64_t macs) { ctx->node->macs = macs; }
+void wick_op_set_kernel(const wick_op_ctx *ctx, wick_kernel_kind kind, const char *name) {
+  ctx->node->kernel_kind = (uint8_t)kind;
+  ctx->node->kernel_name = name;
+}
 uint64_t wick_op_macs(const wick_op_ctx *ctx) { return ctx->node->macs; }
 bool wick_op_in_invoke(const wick_op_ctx *ctx) { return ctx->graph->in_invoke; }
 bool wick_op_dynamic(const wick_op_ctx *ctx) { return ctx->node->dynamic; }

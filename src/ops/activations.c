@@ -32,6 +32,7 @@ static wick_status single_prepare(wick_op_ctx *ctx) {
   wick_tensor *in;
   WICK_TRY(wick_require_input(ctx, 0, &in));
   WICK_TRY(require_f32(ctx, in, "input"));
+  wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, NULL); /* LEAKY_RELU; GELU overrides it */
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
 }
 
@@ -75,6 +76,7 @@ static wick_status gelu_prepare(wick_op_ctx *ctx) {
     if (fn == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
     *fn = kern->unary[ctx->params->approximate ? WICK_F32_GELU_TANH : WICK_F32_GELU];
     wick_op_set_data(ctx, fn);
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, NULL);
   }
   return WICK_OK;
 }
@@ -128,6 +130,10 @@ static wick_status prelu_prepare(wick_op_ctx *ctx) {
     }
   }
   wick_op_set_data(ctx, d);
+  if (d->channels > 0) /* a scalar row loop over the channels, split over the threads */
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "channel rows");
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "broadcast");
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
 }
 

@@ -258,6 +258,12 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                           wick_dtype_name(t));
   }
   wick_op_set_data(ctx, d);
+  const bool lut8 = !int16 && (builtin == WICK_BUILTIN_LOGISTIC || builtin == WICK_BUILTIN_TANH ||
+                               builtin == WICK_BUILTIN_GELU);
+  if (lut8 && wick_q8_lut8_select(wick_op_force_reference(ctx)) != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 table");
+  else /* scalar: a table per element, or the fixed-point arithmetic */
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(t));
   return wick_op_set_output(ctx, 0, out->type, in->rank, in->dims);
 }
 
@@ -366,6 +372,7 @@ wick_status wick_prelu_prepare_quantized(wick_op_ctx *ctx) {
   d->p.alpha_offset = -qa.zero_point;
   d->p.output_offset = qo.zero_point;
   wick_op_set_data(ctx, d);
+  wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(in->type));
   return wick_op_set_output(ctx, 0, in->type, in->rank, in->dims);
 }
 

@@ -71,6 +71,6 @@ static wick_status arg_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_arg_max = {"ARG_MAX",   WICK_BUILTIN_ARG_MAX, 3,
-                                     arg_prepare, arg_invoke,           0};
+                                     arg_prepare, arg_invoke,           WICK_OP_REFERENCE_KERNELS};
 const wick_op_def wick_op_arg_min = {"ARG_MIN",   WICK_BUILTIN_ARG_MIN, 3,
-                                     arg_prepare, arg_invoke,           0};
+                                     arg_prepare, arg_invoke,           WICK_OP_REFERENCE_KERNELS};

@@ -85,8 +85,9 @@ static wick_status spectrogram_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_audio_spectrogram = {"AudioSpectrogram",  WICK_BUILTIN_CUSTOM, 1,
-                                               spectrogram_prepare, spectrogram_invoke,  0};
+const wick_op_def wick_op_audio_spectrogram = {
+    "AudioSpectrogram",  WICK_BUILTIN_CUSTOM, 1,
+    spectrogram_prepare, spectrogram_invoke,  WICK_OP_REFERENCE_KERNELS};
 
 /* ------------------------------------------------------------------- Mfcc */
 
@@ -175,4 +176,5 @@ static wick_status mfcc_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_mfcc = {"Mfcc", WICK_BUILTIN_CUSTOM, 1, mfcc_prepare, mfcc_invoke, 0};
+const wick_op_def wick_op_mfcc = {"Mfcc",       WICK_BUILTIN_CUSTOM, 1,
+                                  mfcc_prepare, mfcc_invoke,         WICK_OP_REFERENCE_KERNELS};

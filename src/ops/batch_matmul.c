@@ -199,8 +199,20 @@ static wick_status bmm_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
   wick_op_set_macs(ctx, (uint64_t)wick_shape_elements(rank, dims) * (uint64_t)ka);
   wick_op_set_data(ctx, d);
-  if (hybrid) return hybrid_prepare(ctx, d, b);
-  return choose_kernels(ctx, d, b);
+  if (hybrid) {
+    WICK_TRY(hybrid_prepare(ctx, d, b));
+    if (d->hybrid_gemm)
+      wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "hybrid gemm");
+    else
+      wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "hybrid");
+    return WICK_OK;
+  }
+  WICK_TRY(choose_kernels(ctx, d, b));
+  if (d->kern != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "gemm");
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, adj_x ? "adj_x" : NULL);
+  return WICK_OK;
 }
 
 typedef struct bmm_job {

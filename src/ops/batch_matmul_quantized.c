@@ -98,6 +98,7 @@ wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_op_set_output(ctx, 0, out->type, rank, dims));
   wick_op_set_macs(ctx, (uint64_t)wick_shape_elements(rank, dims) * (uint64_t)ka);
   wick_op_set_data(ctx, d);
+  wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "rows"); /* split over rows, scalar */
   return WICK_OK;
 }
 

@@ -54,4 +54,5 @@ static wick_status cast_invoke(wick_op_ctx *ctx) {
 
 /* v2 uint32, v3 int8, v4 uint16, v5 float16/float64; v6 (int4) and v7
  * (bfloat16) are not implemented. */
-const wick_op_def wick_op_cast = {"CAST", WICK_BUILTIN_CAST, 5, cast_prepare, cast_invoke, 0};
+const wick_op_def wick_op_cast = {"CAST",       WICK_BUILTIN_CAST, 5,
+                                  cast_prepare, cast_invoke,       WICK_OP_REFERENCE_KERNELS};

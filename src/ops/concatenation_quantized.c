@@ -59,6 +59,7 @@ wick_status wick_concat_prepare_quantized(wick_op_ctx *ctx) {
   int32_t dims[WICK_MAX_RANK];
   memcpy(dims, first->dims, sizeof dims);
   int64_t sum = 0;
+  bool rescaled = false;
   for (size_t i = 0; i < n; i++) {
     wick_tensor *t;
     WICK_TRY(wick_require_input(ctx, i, &t));
@@ -72,11 +73,16 @@ wick_status wick_concat_prepare_quantized(wick_op_ctx *ctx) {
                  first->dims[k]);
     wick_qparams q;
     WICK_TRY(wick_quant_params(ctx, t, "an input", false, &q));
+    rescaled = rescaled || q.scale != qo.scale || q.zero_point != qo.zero_point;
     sum += t->dims[d->axis];
     WICK_CHECK(ctx, sum <= INT32_MAX, "the concatenated dimension overflows");
   }
   dims[d->axis] = (int32_t)sum;
   wick_op_set_data(ctx, d);
+  if (rescaled) /* an input quantized differently: the reference rescale, element by element */
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "rescale");
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "copy");
   return wick_op_set_output(ctx, 0, first->type, first->rank, dims);
 }
 

@@ -385,6 +385,35 @@ static const float *bias_data(const wick_op_ctx *ctx) {
 
 static wick_status choose_kernels(wick_op_ctx *ctx, conv_data *d, bool depthwise);
 
+/* Records the path prepare chose (wick_interpreter_op_kernel). */
+static void mark_kernel(const wick_op_ctx *ctx, const conv_data *d, bool depthwise) {
+  const bool grouped = !depthwise && d->shape.groups != 1;
+  if (d->hybrid) {
+    if (d->hybrid_gemm)
+      wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "hybrid gemm");
+    else if (!d->hybrid_blocked)
+      wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, grouped ? "hybrid grouped" : "hybrid");
+    else if (d->dw_filter != NULL) /* portable rows, split over the threads */
+      wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "hybrid depthwise rows");
+    else
+      wick_op_set_kernel(ctx, d->dots != NULL ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_GENERIC,
+                         "hybrid blocked");
+    return;
+  }
+  switch (d->path) {
+    case CONV_GEMM: wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "gemm"); return;
+    case CONV_IGEMM: wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "igemm"); return;
+    case CONV_WINOGRAD: wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "winograd"); return;
+    case CONV_DWCONV:
+      wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
+                         d->dwconv == d->kern->dwconv3x3   ? "dwconv3x3"
+                         : d->dwconv == d->kern->dwconv5x5 ? "dwconv5x5"
+                                                           : "dwconv");
+      return;
+    default: wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, grouped ? "grouped" : NULL); return;
+  }
+}
+
 static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   if (wick_quant_routed(ctx, 0)) return wick_conv_prepare_quantized(ctx, depthwise);
   WICK_TRY(wick_check_arity(ctx, 2, 3, 1));
@@ -405,8 +434,9 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   WICK_TRY(wick_activation_range_f32(ctx, p->activation, &d->lo, &d->hi));
   WICK_TRY(wick_conv2d_set_output(ctx, &d->shape, depthwise, WICK_DTYPE_FLOAT32));
   wick_op_set_data(ctx, d);
-  if (hybrid) return hybrid_prepare(ctx, d, filter, depthwise);
-  return choose_kernels(ctx, d, depthwise);
+  WICK_TRY(hybrid ? hybrid_prepare(ctx, d, filter, depthwise) : choose_kernels(ctx, d, depthwise));
+  mark_kernel(ctx, d, depthwise);
+  return WICK_OK;
 }
 
 /* Whether Winograd F(4x4, 3x3) beats the indirect GEMM on `s` (measured on

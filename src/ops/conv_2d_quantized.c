@@ -309,7 +309,20 @@ wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
                                   ctx->params->conv.activation, &d->params, &d->acc64));
   WICK_TRY(wick_conv2d_set_output(ctx, s, depthwise, in->type));
   wick_op_set_data(ctx, d);
-  return choose_kernels(ctx, d, in, filter, bias);
+  WICK_TRY(choose_kernels(ctx, d, in, filter, bias));
+  static const char *const names[] = {[QCONV_REFERENCE] = NULL,
+                                      [QCONV_GEMM] = "q8 gemm",
+                                      [QCONV_IGEMM] = "q8 igemm",
+                                      [QCONV_AMX] = "q8 amx",
+                                      [QCONV_DW] = "q8 dwconv"};
+  if (d->path == QCONV_REFERENCE) /* why: another type, int16, a filter zero point, groups */
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
+                       !depthwise && s->groups != 1      ? "grouped"
+                       : depthwise && s->multiplier != 1 ? "multiplier"
+                                                         : wick_dtype_name(in->type));
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, names[d->path]);
+  return WICK_OK;
 }
 
 /* One invoke's arguments, shared by the tasks. */

@@ -208,8 +208,8 @@ static wick_status conv3d_transpose_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_conv_3d = {"CONV_3D",      WICK_BUILTIN_CONV_3D, 1,
-                                     conv3d_prepare, conv3d_invoke,        0};
+const wick_op_def wick_op_conv_3d = {"CONV_3D",     WICK_BUILTIN_CONV_3D,     1, conv3d_prepare,
+                                     conv3d_invoke, WICK_OP_REFERENCE_KERNELS};
 const wick_op_def wick_op_conv_3d_transpose = {
     "CONV_3D_TRANSPOSE",      WICK_BUILTIN_CONV_3D_TRANSPOSE, 1,
-    conv3d_transpose_prepare, conv3d_transpose_invoke,        0};
+    conv3d_transpose_prepare, conv3d_transpose_invoke,        WICK_OP_REFERENCE_KERNELS};

@@ -63,4 +63,4 @@ static wick_status cumsum_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_cumsum = {"CUMSUM",       WICK_BUILTIN_CUMSUM, 1,
-                                    cumsum_prepare, cumsum_invoke,       0};
+                                    cumsum_prepare, cumsum_invoke,       WICK_OP_REFERENCE_KERNELS};

@@ -110,6 +110,13 @@ static wick_status arith_prepare(wick_op_ctx *ctx) {
   if (t == WICK_DTYPE_FLOAT32 && kern != NULL && kind >= 0 && kern->binary[kind][0] != NULL &&
       wick_f32_binary_plan_make(&d->bc, &d->plan))
     d->fast = kern->binary[kind];
+  if (d->fast != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, NULL);
+  else /* why: another type, an op without a vector kernel, or a broadcast of > 3 loops */
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
+                       t != WICK_DTYPE_FLOAT32 ? wick_dtype_name(t)
+                       : kind < 0              ? NULL
+                                               : "broadcast");
   return WICK_OK;
 }
 
@@ -215,6 +222,10 @@ static wick_status compare_prepare(wick_op_ctx *ctx) {
   /* float comparisons walk rows of the collapsed broadcast (src/kernels/logical.c) */
   d->compare_rows = t == WICK_DTYPE_FLOAT32 && !logical && !wick_op_force_reference(ctx) &&
                     wick_f32_binary_plan_make(&d->bc, &d->plan);
+  if (d->compare_rows) /* rows of the collapsed broadcast (src/kernels/logical.c) */
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "rows");
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, NULL);
   return WICK_OK;
 }
 

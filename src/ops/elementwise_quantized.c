@@ -161,12 +161,14 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
                              q1.zero_point == qo.zero_point && q2.zero_point == qo.zero_point,
                          "inputs quantized differently from the output are not supported");
     d->kind = QB_MAXMIN;
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(t));
     wick_op_set_data(ctx, d);
     return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
   }
   if (sqdiff) {
     WICK_TRY(squared_difference_params(ctx, q1, q2, qo, &d->add));
     d->kind = QB_SQUARED_DIFFERENCE;
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(t));
     wick_op_set_data(ctx, d);
     return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
   }
@@ -234,6 +236,11 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
       }
     }
   }
+  if (d->kern != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, d->row > 0 ? "q8 broadcast row" : "q8");
+  else /* why: int16 or uint8, or a broadcast the kernels do not take */
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
+                       t == WICK_DTYPE_INT8 ? "broadcast" : wick_dtype_name(t));
   wick_op_set_data(ctx, d);
   return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
 }

@@ -125,6 +125,12 @@ static wick_status unary_prepare(wick_op_ctx *ctx) {
     if (fn == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
     *fn = kern->unary[vkind];
     wick_op_set_data(ctx, fn);
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, NULL);
+  } else if (e->kind == K_ZEROS) {
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "zeros");
+  } else {
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
+                       in->type != WICK_DTYPE_FLOAT32 ? wick_dtype_name(in->type) : NULL);
   }
   return wick_op_set_output(ctx, 0, in->type, in->rank, in->dims);
 }

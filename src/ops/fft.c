@@ -88,7 +88,7 @@ static wick_status rfft2d_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_rfft2d = {"RFFT2D",       WICK_BUILTIN_RFFT2D, 1,
-                                    rfft2d_prepare, rfft2d_invoke,       0};
+                                    rfft2d_prepare, rfft2d_invoke,       WICK_OP_REFERENCE_KERNELS};
 
 /* ---------------------------------------------------------------- REAL, IMAG, COMPLEX_ABS */
 
@@ -118,9 +118,10 @@ static wick_status complex_abs_invoke(wick_op_ctx *ctx) {
   return complex_part_invoke(ctx, WICK_COMPLEX_ABS);
 }
 
-const wick_op_def wick_op_real = {"REAL", WICK_BUILTIN_REAL, 1, complex_part_prepare, real_invoke,
-                                  0};
-const wick_op_def wick_op_imag = {"IMAG", WICK_BUILTIN_IMAG, 1, complex_part_prepare, imag_invoke,
-                                  0};
-const wick_op_def wick_op_complex_abs = {"COMPLEX_ABS",        WICK_BUILTIN_COMPLEX_ABS, 1,
-                                         complex_part_prepare, complex_abs_invoke,       0};
+const wick_op_def wick_op_real = {"REAL",      WICK_BUILTIN_REAL,        1, complex_part_prepare,
+                                  real_invoke, WICK_OP_REFERENCE_KERNELS};
+const wick_op_def wick_op_imag = {"IMAG",      WICK_BUILTIN_IMAG,        1, complex_part_prepare,
+                                  imag_invoke, WICK_OP_REFERENCE_KERNELS};
+const wick_op_def wick_op_complex_abs = {
+    "COMPLEX_ABS",        WICK_BUILTIN_COMPLEX_ABS, 1,
+    complex_part_prepare, complex_abs_invoke,       WICK_OP_REFERENCE_KERNELS};

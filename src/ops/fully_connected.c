@@ -187,8 +187,21 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   wick_op_set_macs(ctx, (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k);
   wick_op_set_data(ctx, d);
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
-  if (hybrid) return hybrid_prepare(ctx, d, w);
-  return choose_kernels(ctx, d);
+  if (hybrid) {
+    WICK_TRY(hybrid_prepare(ctx, d, w));
+    if (d->hybrid_gemm)
+      wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "hybrid gemm");
+    else
+      wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "hybrid");
+    return WICK_OK;
+  }
+  WICK_TRY(choose_kernels(ctx, d));
+  if (d->kern != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, d->m == 1 ? "gemv" : "gemm");
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
+                       wick_input_known(ctx, 1) ? NULL : "weights not constant");
+  return WICK_OK;
 }
 
 /* The reference kernel over rows [begin, end) of the input (one row of

@@ -344,10 +344,12 @@ static wick_status embedding_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_gather = {"GATHER",       WICK_BUILTIN_GATHER, 7,
-                                    gather_prepare, gather_invoke,       0};
-const wick_op_def wick_op_gather_nd = {"GATHER_ND",       WICK_BUILTIN_GATHER_ND, 5,
-                                       gather_nd_prepare, gather_nd_invoke,       0};
+                                    gather_prepare, gather_invoke,       WICK_OP_REFERENCE_KERNELS};
+const wick_op_def wick_op_gather_nd = {
+    "GATHER_ND",       WICK_BUILTIN_GATHER_ND, 5,
+    gather_nd_prepare, gather_nd_invoke,       WICK_OP_REFERENCE_KERNELS};
 const wick_op_def wick_op_embedding_lookup = {
     "EMBEDDING_LOOKUP", WICK_BUILTIN_EMBEDDING_LOOKUP, 4, embedding_prepare, embedding_invoke, 0};
-const wick_op_def wick_op_scatter_nd = {"SCATTER_ND",       WICK_BUILTIN_SCATTER_ND, 1,
-                                        scatter_nd_prepare, scatter_nd_invoke,       0};
+const wick_op_def wick_op_scatter_nd = {
+    "SCATTER_ND",       WICK_BUILTIN_SCATTER_ND, 1,
+    scatter_nd_prepare, scatter_nd_invoke,       WICK_OP_REFERENCE_KERNELS};

@@ -59,5 +59,6 @@ static wick_status mirror_pad_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_mirror_pad = {"MIRROR_PAD",       WICK_BUILTIN_MIRROR_PAD, 3,
-                                        mirror_pad_prepare, mirror_pad_invoke,       0};
+const wick_op_def wick_op_mirror_pad = {
+    "MIRROR_PAD",       WICK_BUILTIN_MIRROR_PAD, 3,
+    mirror_pad_prepare, mirror_pad_invoke,       WICK_OP_REFERENCE_KERNELS};

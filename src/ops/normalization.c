@@ -50,7 +50,9 @@ static wick_status l2_norm_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_log_softmax = {"LOG_SOFTMAX",   WICK_BUILTIN_LOG_SOFTMAX, 2,
-                                         rowwise_prepare, log_softmax_invoke,       0};
+const wick_op_def wick_op_log_softmax = {
+    "LOG_SOFTMAX",   WICK_BUILTIN_LOG_SOFTMAX, 2,
+    rowwise_prepare, log_softmax_invoke,       WICK_OP_REFERENCE_KERNELS};
 const wick_op_def wick_op_l2_normalization = {
-    "L2_NORMALIZATION", WICK_BUILTIN_L2_NORMALIZATION, 2, rowwise_prepare, l2_norm_invoke, 0};
+    "L2_NORMALIZATION", WICK_BUILTIN_L2_NORMALIZATION, 2, rowwise_prepare,
+    l2_norm_invoke,     WICK_OP_REFERENCE_KERNELS};

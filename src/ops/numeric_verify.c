@@ -106,5 +106,6 @@ static wick_status verify_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_numeric_verify = {"NumericVerify", WICK_BUILTIN_CUSTOM, 1,
-                                            verify_prepare,  verify_invoke,       0};
+const wick_op_def wick_op_numeric_verify = {
+    "NumericVerify", WICK_BUILTIN_CUSTOM, 1,
+    verify_prepare,  verify_invoke,       WICK_OP_REFERENCE_KERNELS};

@@ -44,6 +44,10 @@ static wick_status pool_prepare(wick_op_ctx *ctx) {
   d->max_pool = kern && kern->max_pool ? kern->max_pool : wick_f32_max_pool__reference;
   d->average_pool =
       kern && kern->average_pool ? kern->average_pool : wick_f32_average_pool__reference;
+  const bool is_max = wick_op_builtin(ctx) == WICK_BUILTIN_MAX_POOL_2D;
+  const bool optimized = is_max ? d->max_pool != wick_f32_max_pool__reference
+                                : d->average_pool != wick_f32_average_pool__reference;
+  wick_op_set_kernel(ctx, optimized ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_REFERENCE, NULL);
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   wick_op_set_data(ctx, d);
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, 4, dims));

@@ -67,6 +67,10 @@ wick_status wick_pool_prepare_quantized(wick_op_ctx *ctx) {
       !wick_mul_size(per_thread, wick_op_num_threads(ctx), &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
   wick_op_request_scratch(ctx, scratch);
+  if (in->type == WICK_DTYPE_INT8 && !wick_op_force_reference(ctx)) /* wick_q8_pool */
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 pool");
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(in->type));
   return WICK_OK;
 }
 

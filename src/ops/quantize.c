@@ -121,6 +121,9 @@ static wick_status build_layout(wick_op_ctx *ctx, const wick_tensor *t, const ch
   d->layout = (wick_quant_layout){outer, channels, inner, d->scale, d->zero_point};
   d->kern = fast_kernels(ctx, t->type, &d->layout);
   wick_op_set_data(ctx, d);
+  wick_op_set_kernel(ctx, d->kern != NULL ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_REFERENCE,
+                     d->kern != NULL || t->type == WICK_DTYPE_INT16 ? NULL
+                                                                    : "channels or zero point");
   return WICK_OK;
 }
 
@@ -133,7 +136,10 @@ static wick_status dequantize_prepare(wick_op_ctx *ctx) {
   WICK_CHECK_SUPPORTED(ctx, is_q_type(in->type) || in->type == WICK_DTYPE_FLOAT16,
                        "input type %s is not supported (int8, uint8, int16, float16)",
                        wick_dtype_name(in->type));
-  if (in->type != WICK_DTYPE_FLOAT16) WICK_TRY(build_layout(ctx, in, "input", false));
+  if (in->type != WICK_DTYPE_FLOAT16)
+    WICK_TRY(build_layout(ctx, in, "input", false));
+  else /* a scalar conversion per element (folded at prepare for constant weights) */
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "float16");
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
 }
 

@@ -83,6 +83,14 @@ static wick_status reduce_prepare(wick_op_ctx *ctx) {
       wick_f32_reduce_plan_make(in->rank, in->dims, d->reduced, &d->outer, &d->mid, &d->inner) &&
       d->mid > 0)
     d->sum_mid = kern->sum_mid;
+  if (d->sum_mid != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "sum rows");
+  else if (d->bool_rows)
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "rows");
+  else /* why: another op (MAX, MIN, PROD), another type, or axes that do not collapse */
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
+                       in->type != WICK_DTYPE_FLOAT32 && !logical ? wick_dtype_name(in->type)
+                                                                  : NULL);
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 

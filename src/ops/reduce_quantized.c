@@ -70,6 +70,7 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
     /* Raw values, as LiteRT: only valid when nothing needs requantizing. */
     WICK_CHECK_SUPPORTED(ctx, qi.scale == qo.scale && qi.zero_point == qo.zero_point,
                          "an output quantized differently from the input is not supported");
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(in->type));
     return wick_op_set_output(ctx, 0, in->type, rank, dims);
   }
   int32_t m, s;
@@ -90,6 +91,15 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
   wick_op_request_scratch(ctx, scratch);
   wick_op_set_data(ctx, d);
+  /* reduce_blocked's test, on the shape: int8 over one contiguous block of axes */
+  int32_t blocks = 0;
+  for (int32_t i = 0; i < in->rank; i++) blocks += d->reduced[i] && (i == 0 || !d->reduced[i - 1]);
+  if (in->type == WICK_DTYPE_INT8 && blocks == 1 && !wick_op_force_reference(ctx) && count > 0 &&
+      outputs > 0)
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "blocked sums");
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
+                       in->type == WICK_DTYPE_INT8 ? "axes" : wick_dtype_name(in->type));
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 

@@ -50,6 +50,7 @@ wick_status wick_requantize_prepare(wick_op_ctx *ctx) {
   d->out_zp = qo.zero_point;
   wick_quant_type_range(out->type, &d->lo, &d->hi);
   wick_op_set_data(ctx, d);
+  wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, NULL);
   return wick_op_set_output(ctx, 0, out->type, in->rank, in->dims);
 }
 

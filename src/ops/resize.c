@@ -65,6 +65,8 @@ static wick_status resize_prepare(wick_op_ctx *ctx) {
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   WICK_TRY(wick_op_set_output(ctx, 0, t, 4, dims));
   wick_op_set_data(ctx, s);
+  /* the reference kernels: bilinear split over output rows, nearest a copy per pixel */
+  wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, bilinear ? "rows" : NULL);
   return WICK_OK;
 }
 

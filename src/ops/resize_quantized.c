@@ -55,6 +55,7 @@ wick_status wick_resize_prepare_quantized(wick_op_ctx *ctx) {
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   WICK_TRY(wick_op_set_output(ctx, 0, in->type, 4, dims));
   wick_op_set_data(ctx, s);
+  wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(in->type));
   return WICK_OK;
 }
 

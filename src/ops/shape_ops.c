@@ -240,4 +240,5 @@ const wick_op_def wick_op_expand_dims = {
 const wick_op_def wick_op_shape = {"SHAPE",       WICK_BUILTIN_SHAPE, 1,
                                    shape_prepare, shape_invoke,       WICK_OP_READS_SHAPES_ONLY};
 const wick_op_def wick_op_fill = {"FILL", WICK_BUILTIN_FILL, 4, fill_prepare, fill_invoke, 0};
-const wick_op_def wick_op_range = {"RANGE", WICK_BUILTIN_RANGE, 2, range_prepare, range_invoke, 0};
+const wick_op_def wick_op_range = {"RANGE",       WICK_BUILTIN_RANGE, 2,
+                                   range_prepare, range_invoke,       WICK_OP_REFERENCE_KERNELS};

@@ -315,5 +315,6 @@ static wick_status strided_slice_invoke(wick_op_ctx *ctx) {
 
 const wick_op_def wick_op_slice = {"SLICE",       WICK_BUILTIN_SLICE, 7,
                                    slice_prepare, movement_run_plan,  0};
-const wick_op_def wick_op_strided_slice = {"STRIDED_SLICE",       WICK_BUILTIN_STRIDED_SLICE, 8,
-                                           strided_slice_prepare, strided_slice_invoke,       0};
+const wick_op_def wick_op_strided_slice = {
+    "STRIDED_SLICE",       WICK_BUILTIN_STRIDED_SLICE, 8,
+    strided_slice_prepare, strided_slice_invoke,       WICK_OP_REFERENCE_KERNELS};

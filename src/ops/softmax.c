@@ -20,6 +20,7 @@ static wick_status softmax_prepare(wick_op_ctx *ctx) {
   WICK_CHECK(ctx, in->rank >= 1, "input must have rank >= 1");
   const wick_f32_kernels *kern = wick_f32_kernels_select(wick_op_force_reference(ctx));
   wick_op_set_data(ctx, kern && kern->softmax ? (void *)kern : NULL);
+  wick_op_set_kernel(ctx, wick_op_data(ctx) ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_REFERENCE, NULL);
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
 }
 

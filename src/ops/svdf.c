@@ -160,4 +160,5 @@ static wick_status svdf_invoke(wick_op_ctx *ctx) {
 
 /* v2 hybrid int8 weights and v4 hybrid asymmetric inputs (both refused at
  * prepare by type), v3 the integer scheme. */
-const wick_op_def wick_op_svdf = {"SVDF", WICK_BUILTIN_SVDF, 4, svdf_prepare, svdf_invoke, 0};
+const wick_op_def wick_op_svdf = {"SVDF",       WICK_BUILTIN_SVDF, 4,
+                                  svdf_prepare, svdf_invoke,       WICK_OP_REFERENCE_KERNELS};

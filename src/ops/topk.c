@@ -63,4 +63,4 @@ static wick_status topk_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_topk_v2 = {"TOPK_V2",    WICK_BUILTIN_TOPK_V2, 3,
-                                     topk_prepare, topk_invoke,          0};
+                                     topk_prepare, topk_invoke,          WICK_OP_REFERENCE_KERNELS};

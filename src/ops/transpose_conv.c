@@ -145,7 +145,12 @@ static wick_status float_prepare(wick_op_ctx *ctx, const wick_tensor *oshape, si
     WICK_TRY(wick_tconv_output_dims(ctx, NULL, WICK_ERR_MALFORMED_MODEL, in, WICK_DTYPE_FLOAT32,
                                     &d->shape));
   wick_op_set_data(ctx, d);
-  return choose_kernels(ctx, d);
+  WICK_TRY(choose_kernels(ctx, d));
+  if (d->kern != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "gemm + gather");
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, NULL);
+  return WICK_OK;
 }
 
 static wick_status tconv_prepare(wick_op_ctx *ctx) {

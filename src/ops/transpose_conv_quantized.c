@@ -104,7 +104,12 @@ wick_status wick_tconv_prepare_quantized(wick_op_ctx *ctx) {
                                   ctx->params->conv.activation, &d->params, &d->acc64));
   WICK_TRY(wick_tconv_output(ctx, oshape, in, in->type, &d->shape));
   wick_op_set_data(ctx, d);
-  return choose_kernels(ctx, d, in, bias);
+  WICK_TRY(choose_kernels(ctx, d, in, bias));
+  if (d->kern != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 phases");
+  else
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(in->type));
+  return WICK_OK;
 }
 
 typedef struct qtconv_job {

@@ -334,4 +334,4 @@ const wick_op_def wick_op_unidirectional_sequence_lstm = {"UNIDIRECTIONAL_SEQUEN
                                                           3,
                                                           lstm_prepare,
                                                           lstm_invoke,
-                                                          0};
+                                                          WICK_OP_REFERENCE_KERNELS};

@@ -202,6 +202,31 @@ static void test_chain_reuses_memory(void) {
   const float *got = wick_tensor_data(wick_interpreter_output(it, 0));
   CHECK(memcmp(got, want, sizeof want) == 0, "chain result differs");
 
+  /* The kernel each op runs: a float ADD of equal shapes records its path ("optimized", or
+   * "reference" on a CPU without vector kernels); the forced reference kernels say so. */
+  for (size_t i = 0; i < wick_interpreter_op_count(it); i++) {
+    const char *kind = wick_interpreter_op_kernel(it, i);
+    CHECK(kind != NULL && (strcmp(kind, "optimized") == 0 || strcmp(kind, "reference") == 0),
+          "op %zu kernel %s", i, kind ? kind : "(null)");
+    CHECK(wick_interpreter_op_kernel_name(it, i) != NULL, "op %zu kernel name NULL", i);
+  }
+  CHECK(wick_interpreter_op_kernel(it, 9999) == NULL &&
+            wick_interpreter_op_kernel_name(it, 9999) == NULL &&
+            wick_interpreter_op_kernel(NULL, 0) == NULL,
+        "op_kernel out of range must be NULL");
+  {
+    wick_interpreter_options ro = wick_interpreter_options_default();
+    ro.force_reference_kernels = 1;
+    wick_interpreter *ref;
+    CHECK(wick_interpreter_create(model, NULL, &ro, &err, &ref) == WICK_OK, "reference: %s",
+          err.message);
+    if (ref) {
+      CHECK(strcmp(wick_interpreter_op_kernel(ref, 0), "reference") == 0,
+            "forced reference kernels, op 0 reports %s", wick_interpreter_op_kernel(ref, 0));
+      wick_interpreter_destroy(ref);
+    }
+  }
+
   /* The memory cap: far too small fails cleanly; generous works. */
   wick_interpreter_options o = wick_interpreter_options_default();
   wick_interpreter *capped;

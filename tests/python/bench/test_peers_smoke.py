@@ -24,6 +24,7 @@ def test_harness_times_and_checks_every_peer(tmp_path, capsys):
     assert not doc.exists()
     run = json.loads((tmp_path / "cache" / "results.json").read_text())
     assert run["unavailable"] == {}
+    assert run["set"] == "converted" and "thirdparty" not in run  # --models narrows the run
     (row,) = run["models"]
     res = row["by_threads"]["1"]
     assert set(res["peers"]) == {"wick", "litert", "torch"}

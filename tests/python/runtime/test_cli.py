@@ -67,8 +67,14 @@ def test_run_without_inputs_uses_seeded_random_values(cnn, tmp_path):
 
 def test_bench_reports_latency_and_memory(cnn):
     p = run("bench", cnn, "--runs", 3, "--warmup", 1, "--profile", check_rc=0)
-    for word in ("median", "p90", "cold start", "peak RSS", "CONV_2D"):
+    for word in ("median", "p90", "cold start", "peak RSS", "CONV_2D", "slow paths"):
         assert word in p.stdout
+    # the kernel column: each operator's path (wick_interpreter_op_kernel), ! on slow ones
+    rows = [ln for ln in p.stdout.splitlines() if re.match(r"^\d+\s+CONV_2D\s", ln)]
+    assert rows and all(
+        re.search(r"\s(optimized|! generic|! reference|unmarked|folded|fused)( \(.*\))?$", ln)
+        for ln in rows
+    ), rows
 
 
 def test_threads_flag_reaches_the_runtime_and_keeps_outputs_bit_identical(cnn, tmp_path):
