@@ -368,7 +368,12 @@ WICK_API wick_status wick_interpreter_resize_inputs(wick_interpreter *interprete
  * variables and CALL_ONCE state but zeroes variable tensors. A variable's
  * value takes the type and shape of its last assignment and counts against
  * memory_limit_bytes (an assignment over the cap fails with
- * WICK_ERR_OUT_OF_MEMORY and keeps the old value). Reading a resource
+ * WICK_ERR_OUT_OF_MEMORY and keeps the old value). A variable that a graph
+ * reads, updates in place and assigns back (an LLM's KV cache: READ_VARIABLE,
+ * DYNAMIC_UPDATE_SLICE, ASSIGN_VARIABLE) is updated in its own storage
+ * without copies; it keeps its size from the first prepare that sees the
+ * pattern, and an assignment of another size fails with
+ * WICK_ERR_INVALID_INPUT. Reading a resource
  * variable that was never assigned, or whose type differs from the
  * READ_VARIABLE output's, or whose shape differs from an output shape the
  * file declares static, fails with WICK_ERR_INVALID_INPUT. */

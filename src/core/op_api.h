@@ -115,6 +115,9 @@ typedef struct wick_variable {
   int32_t dims[WICK_MAX_RANK];
   size_t bytes;
   void *data; /* a wick_mem block of max(bytes, 1) while assigned, else NULL */
+  /* Tensors of a plan point at `data` (wick_variable_bind): it keeps its block and size
+   * from then on (an assignment of another size fails; a reset keeps the block). */
+  bool bound;
 } wick_variable;
 
 /* At most this many distinct variables per interpreter (each VAR_HANDLE key). */
@@ -138,6 +141,12 @@ WICK_INTERNAL wick_variable *wick_variable_at(const wick_op_ctx *ctx, int32_t id
  * when out of memory; the old value is kept then. */
 WICK_INTERNAL wick_status wick_variable_assign(const wick_op_ctx *ctx, wick_variable *v,
                                                const wick_tensor *value);
+/* The storage of variable `id` of g's interpreter for tensors that are to
+ * live in it (plan.c: a READ_VARIABLE whose value is updated in place and
+ * assigned back): allocated with `like`'s size when the variable has none,
+ * marked bound. NULL when the variable holds another size or type, or out
+ * of memory. */
+WICK_INTERNAL void *wick_variable_bind(wick_graph *g, int32_t id, const wick_tensor *like);
 /* Drops every variable's value (ids stay) and re-arms every CALL_ONCE. */
 WICK_INTERNAL void wick_variables_clear(wick_interpreter *it);
 /* Frees the table. */

@@ -25,7 +25,10 @@
  * to do. DYNAMIC_UPDATE_SLICE (WICK_OP_UPDATES_INPUT0) writes over its operand (input 0
  * only, same rule as elementwise): its kernel skips the copy of the operand
  * and writes only the update's box — an LLM's KV cache update then costs the
- * new rows, not the whole cache. WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns
+ * new rows, not the whole cache. And when such a group starts at a
+ * READ_VARIABLE and is assigned back to the same variable (bindable_group),
+ * it lives in the variable's own storage instead of the arena: the read and
+ * the write-back copy nothing. WICK_NO_IN_PLACE=1 turns it off, and so does anything that turns
  * fusion off (WICK_NO_FUSION=1, forced reference kernels).
  */
 #include <stdlib.h>
@@ -102,6 +105,65 @@ static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, u
   }
 }
 
+/* The variable id a resource-handle input holds when it is known at prepare (a folded
+ * VAR_HANDLE), else -1. */
+static int32_t known_handle(const wick_graph *g, int32_t t) {
+  if (t < 0 || !g->tensors[t].known || g->tensors[t].data == NULL) return -1;
+  int32_t id;
+  memcpy(&id, g->tensors[t].data, sizeof id);
+  return id;
+}
+
+/* A cache update in place in its variable. The group rooted at the output x of
+ * READ_VARIABLE node r (h) may live in the variable's own storage, so that
+ * neither the read nor the write-back copies it, when the copy semantics
+ * cannot tell: every other member is written by an update-in-place op
+ * (DYNAMIC_UPDATE_SLICE) or is an alias; exactly one ASSIGN_VARIABLE(h, m)
+ * with m in the group comes after every such writer; nothing else in the
+ * graph reads or writes h, runs control flow or CALL_ONCE after r; no member
+ * is a graph input or output. The read and the assignment then find their
+ * data already in place (resource_variables.c, variables.c). */
+static void *bindable_group(wick_graph *g, uint32_t r, const uint32_t *group) {
+  const wick_node *rn = &g->nodes[r];
+  const int32_t x = wick_node_output_index(rn, 0);
+  const int32_t id = known_handle(g, wick_node_input_index(rn, 0));
+  if (x < 0 || id < 0 || group[x] != (uint32_t)x) return NULL;
+  int32_t last_writer = (int32_t)r, assign = -1;
+  for (uint32_t oi = 0; oi < g->info->num_operators; oi++) {
+    const wick_node *n = &g->nodes[oi];
+    const int32_t b = n->op->builtin;
+    if (oi == r || n->folded) continue;
+    if (b == WICK_BUILTIN_READ_VARIABLE || b == WICK_BUILTIN_ASSIGN_VARIABLE) {
+      if (known_handle(g, wick_node_input_index(n, 0)) != id) {
+        if (known_handle(g, wick_node_input_index(n, 0)) < 0) return NULL; /* unknown: any */
+        continue;
+      }
+      if (b == WICK_BUILTIN_READ_VARIABLE || assign >= 0 || oi < r) return NULL;
+      const int32_t value = wick_node_input_index(n, 1);
+      if (value < 0 || group[value] != (uint32_t)x) return NULL;
+      assign = (int32_t)oi;
+      continue;
+    }
+    if (oi > r && (b == WICK_BUILTIN_CALL_ONCE || b == WICK_BUILTIN_WHILE ||
+                   b == WICK_BUILTIN_IF))
+      return NULL;
+    for (uint32_t k = 0; k < n->op->num_outputs; k++) {
+      const int32_t t = wick_node_output_index(n, k);
+      if (t < 0 || group[t] != (uint32_t)x) continue;
+      if (n->fused || !(wick_op_has(n->def, WICK_OP_UPDATES_INPUT0) ||
+                        wick_op_has(n->def, WICK_OP_ALIAS)))
+        return NULL;
+      if (wick_op_has(n->def, WICK_OP_UPDATES_INPUT0)) last_writer = (int32_t)oi;
+    }
+  }
+  if (assign < last_writer) return NULL;
+  for (uint32_t i = 0; i < g->num_inputs; i++)
+    if (group[g->inputs[i]] == (uint32_t)x) return NULL;
+  for (uint32_t i = 0; i < g->num_outputs; i++)
+    if (group[g->outputs[i]] == (uint32_t)x) return NULL;
+  return wick_variable_bind(g, id, &g->tensors[x]);
+}
+
 wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
   wick_mem *mem = &g->interp->mem;
   uint32_t nt = g->info->num_tensors, no = g->info->num_operators;
@@ -111,8 +173,9 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
   /* placed[0, num_placed) and, after it, scratch room for the conflict list */
   span **placed = wick_mem_alloc(mem, (2 * (size_t)nt + 1) * sizeof(span *));
   uint32_t *group = wick_mem_alloc(mem, (nt ? nt : 1) * sizeof(uint32_t));
+  void **bound = wick_mem_calloc(mem, nt ? nt : 1, sizeof(void *)); /* root -> variable data */
   wick_status st = WICK_OK;
-  if (!first || !last || !spans || !placed || !group) {
+  if (!first || !last || !spans || !placed || !group || !bound) {
     st = WICK_ERR_OUT_OF_MEMORY;
     goto done;
   }
@@ -149,12 +212,21 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
   for (uint32_t i = 0; i < g->num_inputs; i++) last[g->inputs[i]] = (int32_t)no;
 
   for (uint32_t i = 0; i < nt; i++) group[i] = i;
-  if (!g->interp->no_in_place) share_in_place(g, first, last, group);
+  if (!g->interp->no_in_place) {
+    share_in_place(g, first, last, group);
+    for (uint32_t oi = 0; oi < no; oi++) {
+      const wick_node *n = &g->nodes[oi];
+      if (n->op->builtin != WICK_BUILTIN_READ_VARIABLE || n->folded || n->dynamic) continue;
+      const int32_t x = wick_node_output_index(n, 0);
+      if (x >= 0 && planned(g, first, (uint32_t)x)) bound[x] = bindable_group(g, oi, group);
+    }
+  }
 
   uint32_t n = 0;
   for (uint32_t i = 0; i < nt; i++) {
-    /* never written (unused), not in the arena, or stored in its group's root */
-    if (!planned(g, first, i) || group[i] != i) continue;
+    /* never written (unused), not in the arena, stored in its group's root, or in a
+     * variable */
+    if (!planned(g, first, i) || group[i] != i || bound[i] != NULL) continue;
     const wick_tensor *t = &g->tensors[i];
     spans[n].tensor = i;
     spans[n].first = first[i];
@@ -206,7 +278,7 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
     if (!planned(g, first, i)) continue;
     wick_tensor *t = &g->tensors[i];
     const wick_tensor *root = &g->tensors[group[i]];
-    t->data = root->data;
+    t->data = bound[group[i]] != NULL ? bound[group[i]] : root->data;
     t->arena_offset = root->arena_offset;
     t->alloc = WICK_ALLOC_ARENA;
   }
@@ -220,5 +292,6 @@ done:
   wick_mem_free(mem, spans);
   wick_mem_free(mem, placed);
   wick_mem_free(mem, group);
+  wick_mem_free(mem, bound);
   return st;
 }

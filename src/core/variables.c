@@ -107,9 +107,34 @@ wick_variable *wick_variable_at(const wick_op_ctx *ctx, int32_t id) {
   return id >= 0 && (uint32_t)id < t->count ? &t->items[id] : NULL;
 }
 
+void *wick_variable_bind(wick_graph *g, int32_t id, const wick_tensor *like) {
+  wick_interpreter *it = state_of(g->interp);
+  wick_variables *t = &it->variables;
+  if (id < 0 || (uint32_t)id >= t->count) return NULL;
+  wick_variable *v = &t->items[id];
+  if (v->data == NULL) {
+    v->data = wick_mem_alloc(&it->mem, like->bytes ? like->bytes : 1);
+    if (v->data == NULL) return NULL;
+    v->bytes = like->bytes;
+    v->type = like->type;
+    v->rank = like->rank;
+    memcpy(v->dims, like->dims, sizeof v->dims);
+    v->assigned = false;
+  } else if (v->bytes != like->bytes || v->type != like->type) {
+    return NULL;
+  }
+  v->bound = true;
+  return v->data;
+}
+
 wick_status wick_variable_assign(const wick_op_ctx *ctx, wick_variable *v,
                                  const wick_tensor *value) {
   wick_mem *mem = &state_of(ctx->graph->interp)->mem;
+  if (v->bound && v->bytes != value->bytes)
+    return wick_op_fail(ctx, WICK_ERR_INVALID_INPUT,
+                        "variable \"%s\" is updated in place by the model's readers: it keeps "
+                        "its %zu bytes, not %zu",
+                        v->shared_name, v->bytes, value->bytes);
   if (v->data == NULL || v->bytes != value->bytes) {
     /* The new block first: on failure the old value stays. */
     void *p = wick_mem_alloc(mem, value->bytes ? value->bytes : 1);
@@ -120,7 +145,8 @@ wick_status wick_variable_assign(const wick_op_ctx *ctx, wick_variable *v,
     wick_mem_free(mem, v->data);
     v->data = p;
   }
-  if (value->bytes) memcpy(v->data, value->data, value->bytes);
+  /* (value already in place: a bound variable's storage group assigned back) */
+  if (value->bytes && value->data != v->data) memcpy(v->data, value->data, value->bytes);
   v->bytes = value->bytes;
   v->type = value->type;
   v->rank = value->rank;
@@ -129,22 +155,29 @@ wick_status wick_variable_assign(const wick_op_ctx *ctx, wick_variable *v,
   return WICK_OK;
 }
 
-void wick_variables_clear(wick_interpreter *it) {
-  it = state_of(it);
+/* Every value dropped; bound variables keep their block (plans point at it) unless `all`. */
+static void clear_values(wick_interpreter *it, bool all) {
   wick_variables *t = &it->variables;
   for (uint32_t id = 0; id < t->count; id++) {
     wick_variable *v = &t->items[id];
+    v->assigned = false;
+    if (v->bound && !all) continue;
     wick_mem_free(&it->mem, v->data);
     v->data = NULL;
     v->bytes = 0;
-    v->assigned = false;
+    v->bound = false;
   }
+}
+
+void wick_variables_clear(wick_interpreter *it) {
+  it = state_of(it);
+  clear_values(it, false);
   if (it->init_done) memset(it->init_done, 0, it->model->num_subgraphs);
 }
 
 void wick_variables_destroy(wick_interpreter *it) {
   if (it->state_owner != NULL) return; /* the owner's, freed with it */
-  wick_variables_clear(it);
+  clear_values(it, true);
   wick_variables *t = &it->variables;
   wick_mem_free(&it->mem, t->items);
   wick_mem_free(&it->mem, t->slots);

@@ -165,7 +165,8 @@ static wick_status read_invoke(wick_op_ctx *ctx) {
                         "variable \"%s\" holds shape %s, but the file declares the output %s",
                         v->shared_name, held, declared);
   }
-  if (v->bytes) memcpy(out->data, v->data, v->bytes);
+  /* (the output may live in the variable itself: plan.c's in-place cache update) */
+  if (v->bytes && out->data != v->data) memcpy(out->data, v->data, v->bytes);
   return WICK_OK;
 }
 

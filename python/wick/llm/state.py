@@ -21,10 +21,11 @@ interpreters of one model share them with ``wick_interpreter_options.share_varia
 (``wick.load(..., shared_variables=True)``). Resetting the variables re-arms CALL_ONCE, so the
 next invoke starts from an empty (zero) cache.
 
-Cost of this first version per invoke, per cache: READ_VARIABLE copies the variable out,
-DYNAMIC_UPDATE_SLICE writes the new rows (in place on wick, whose planner lets it write over its
-dead operand) and ASSIGN_VARIABLE copies the result back — two copies of
-the whole cache per step, O(max_seq_len), next to the attention's own O(max_seq_len) reads.
+Cost per invoke, per cache: as written, READ_VARIABLE copies the variable out and
+ASSIGN_VARIABLE copies the updated cache back (LiteRT does: two copies of the whole cache per
+step). wick's planner recognizes the pattern (src/core/plan.c, bindable_group) and keeps the
+read value, its in-place update and the aliases of it in the variable's own storage: nothing is
+copied, DYNAMIC_UPDATE_SLICE writes the new rows only.
 
 Next: conversion.py (drives this), cache.py (the update op).
 """
