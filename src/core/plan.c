@@ -144,14 +144,13 @@ static void *bindable_group(wick_graph *g, uint32_t r, const uint32_t *group) {
       assign = (int32_t)oi;
       continue;
     }
-    if (oi > r && (b == WICK_BUILTIN_CALL_ONCE || b == WICK_BUILTIN_WHILE ||
-                   b == WICK_BUILTIN_IF))
+    if (oi > r && (b == WICK_BUILTIN_CALL_ONCE || b == WICK_BUILTIN_WHILE || b == WICK_BUILTIN_IF))
       return NULL;
     for (uint32_t k = 0; k < n->op->num_outputs; k++) {
       const int32_t t = wick_node_output_index(n, k);
       if (t < 0 || group[t] != (uint32_t)x) continue;
-      if (n->fused || !(wick_op_has(n->def, WICK_OP_UPDATES_INPUT0) ||
-                        wick_op_has(n->def, WICK_OP_ALIAS)))
+      if (n->fused ||
+          !(wick_op_has(n->def, WICK_OP_UPDATES_INPUT0) || wick_op_has(n->def, WICK_OP_ALIAS)))
         return NULL;
       if (wick_op_has(n->def, WICK_OP_UPDATES_INPUT0)) last_writer = (int32_t)oi;
     }
