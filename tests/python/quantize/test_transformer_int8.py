@@ -97,13 +97,20 @@ def _float_ops(model) -> list[str]:
     return out
 
 
-def _bit_exact_with_litert(model, args):
+def _bit_exact_with_litert(model, args, float_tail: bool = False):
+    """wick == LiteRT's reference kernels.  ``float_tail``: the outputs come from float ops
+    after the last DEQUANTIZE (MiniLM's mean pooling and L2 normalisation: SUM, DIV, SQRT),
+    whose sums may round in another order (1e-7 relative); one LSB of difference in any
+    integer tensor before them would move the outputs by >= 1e-5 relative."""
     feeds = [a.numpy() for a in args]
     ours = model.run(*feeds)
     ref, why = run_oracle(model.tflite_bytes, feeds, "serving_default", reference=True)
     assert ref is not None, f"LiteRT's reference kernels could not run the file: {why}"
     for a, b in zip(ours, ref, strict=True):
-        np.testing.assert_array_equal(a, b)
+        if float_tail:
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7 * np.abs(b).max())
+        else:
+            np.testing.assert_array_equal(a, b)
 
 
 @needs_runtime
@@ -203,4 +210,4 @@ def test_minilm_int8_keeps_float_accuracy(minilm):
 @needs_runtime
 def test_minilm_int8_bit_exact_with_litert(minilm):
     ma, ref, model = minilm
-    _bit_exact_with_litert(model, ref.queries[0])
+    _bit_exact_with_litert(model, ref.queries[0], float_tail=True)
