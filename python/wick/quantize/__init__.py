@@ -11,7 +11,11 @@ Schemes:
   batch -> ``convert_pt2e`` -> ``wick.convert``.  The file takes float inputs, quantizes them
   once, runs int8 kernels and dequantizes the outputs.  Ops that stay float inside the int8
   region (``skip=`` asks for some) are listed in ``Model.float_islands``, with a warning
-  naming each op and its source line unless the user asked for them.
+  naming each op and its source line unless the user asked for them.  ``target=`` (cosine to
+  the float model on the calibration data, default 0.99) runs a per-layer sensitivity pass
+  (sensitivity.py) that keeps the layers int8 or raises them to 16x8 (int16 activations, int8
+  weights; specs.py) or float, the cheapest mix meeting the target; ``report=True`` prints it
+  per layer (scheme, error against float, cost); ``target=None`` is int8 everywhere.
 * ``"dynamic_int8"`` — dynamic-range quantization as TFLite's converter does it: weights of
   FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D (>= 1024 elements) stored int8 symmetric per
   output channel, activations float; TFLite's hybrid kernels quantize the activations at run
@@ -147,6 +151,8 @@ def quantize(
     debug_dir=None,
     progress: bool | None = None,
     verify: bool = True,
+    target: float | None = 0.99,
+    report: bool = False,
 ):
     """Quantize ``module`` and convert it; returns a ``wick.Model`` to call and ``export()``.
 
@@ -156,7 +162,10 @@ def quantize(
     ``"histogram"``.  ``progress``: as for ``wick.convert``.  The returned model's
     ``reference`` is the PT2E reference module (``convert_pt2e``'s output, float ops between
     quantize/dequantize) for ``"int8"``.  ``verify``: as for ``wick.convert`` (the int8 file is
-    compared with that reference module).
+    compared with that reference module).  ``target``: the cosine to the float model the
+    ``"int8"`` plan must keep on the calibration data (None: int8 everywhere, no search);
+    ``report``: print the plan.  The plan is ``Model.quantization_plan`` (None without a
+    target).
 
     Needs PyTorch, and torchao for ``"int8"`` (``pip install "wick[convert]"``); without them
     this raises ``ModuleNotFoundError`` saying so."""
@@ -190,7 +199,10 @@ def quantize(
     require("torchao", "static int8 quantization (wick.quantize scheme 'int8')")
     from .quantizer import WickQuantizer  # imports torchao
 
-    quantizer = WickQuantizer(observer=observer, skip=skip)
+    def factory(precision):
+        return WickQuantizer(observer=observer, skip=skip, precision=precision)
+
+    plan = None
     was_training = isinstance(module, torch.nn.Module) and module.training
     if was_training:
         try:
@@ -198,7 +210,13 @@ def quantize(
         except NotImplementedError:  # exported GraphModules have their mode baked in
             was_training = False
     try:
-        reference = _calibrate(module, sample_args, dynamic_shapes, quantizer, batches)
+        if target is None:
+            gm = export_for_quantization(module, sample_args, dynamic_shapes)
+            reference = _calibrate(gm, factory(None), batches)
+        else:
+            reference, plan = _plan_and_calibrate(
+                module, sample_args, dynamic_shapes, factory, batches, float(target), report
+            )
     finally:
         if was_training:
             module.train()
@@ -222,38 +240,87 @@ def quantize(
         )
     model.reference = reference
     model.scheme = "int8"
-    if model.float_islands and not skip:
-        lines = "\n".join(f"  {op}  ({src or 'no source line'})" for op, src in model.float_islands)
+    model.quantization_plan = plan
+    if report and plan is not None:
+        print(plan.format())
+    chosen = [c.name for c in plan.layers if c.precision == "float"] if plan else []
+    # RSQRT in a 16x8 layer is float by design (specs.FLOAT_AT_INT16): no warning for those
+    by_design = {"RSQRT"} if plan and any(c.precision == "int16" for c in plan.layers) else set()
+    unexpected = [(op, src) for op, src in model.float_islands if op not in by_design]
+    if unexpected and not skip:
+        lines = "\n".join(f"  {op}  ({src or 'no source line'})" for op, src in unexpected)
+        why = (
+            f" (target={target} keeps {len(chosen)} layer(s) float: {', '.join(chosen)}; "
+            "report=True shows why)"
+            if chosen
+            else ""
+        )
         warnings.warn(
-            f"wick.quantize: {len(model.float_islands)} op(s) stay float inside the int8 "
-            f"model:\n{lines}",
+            f"wick.quantize: {len(unexpected)} op(s) stay float inside the int8 "
+            f"model{why}:\n{lines}",
             stacklevel=2,
         )
     return model
 
 
-def _calibrate(module, sample_args, dynamic_shapes, quantizer, batches):
-    """torch.export -> prepare_pt2e -> one forward per batch -> convert_pt2e."""
+def export_for_quantization(module, sample_args, dynamic_shapes=None):
+    """``torch.export.export(module, sample_args, strict=False).module()``, or a
+    ConversionError that says so."""
     import torch
-    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torchao/torch.export deprecation chatter
         try:
-            gm = torch.export.export(
+            return torch.export.export(
                 module, sample_args, dynamic_shapes=dynamic_shapes, strict=False
             ).module()
         except Exception as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             raise ConversionError(
-                f"torch.export failed: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}",
+                f"torch.export failed: {type(e).__name__}: {first}",
                 hint="the model must be exportable with torch.export.export(model, args, "
                 "strict=False)",
             ) from e
+
+
+def _calibrate(gm, quantizer, batches):
+    """prepare_pt2e -> one forward per batch -> convert_pt2e, on an exported module."""
+    import torch
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torchao deprecation chatter
         prepared = prepare_pt2e(gm, quantizer)
         with torch.no_grad():
             for b in batches:
                 prepared(*b)
         return convert_pt2e(prepared)
+
+
+def _plan_and_calibrate(module, sample_args, dynamic_shapes, factory, batches, target, report):
+    """The sensitivity search (sensitivity.py), then the PT2E reference module of its plan."""
+    import copy
+
+    import torch
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e
+
+    from .sensitivity import Simulation, layer_of, min_cosine, search
+
+    sim = Simulation(module, sample_args, batches, factory, dynamic_shapes)
+    plan = search(sim, target, explain=report)
+    assign = plan.assignment()
+    if all(p == "int8" for p in assign.values()):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reference = convert_pt2e(sim.calibrated)
+    else:
+        quantizer = factory(lambda n: assign.get(layer_of(n), "int8"))
+        reference = _calibrate(copy.deepcopy(sim.exported), quantizer, batches)
+    with torch.no_grad():
+        plan.final_cosine = min(
+            min_cosine(reference(*b), ref) for b, ref in zip(batches, sim.reference, strict=True)
+        )
+    return reference, plan
 
 
 class _CallableModule(types.ModuleType):

@@ -19,8 +19,14 @@ dequantize/quantize pairs which the converter (passes/quantize.py) turns into th
   unobserved and the activation carries the output parameters: the file gets the fused
   activation, as TFLite's converter writes it.
 
-Ops not listed (or excluded with ``skip``) get no annotation and stay float; their consumers
-quantize their inputs again.  ``wick.quantize`` reports such float islands after conversion.
+* attention masks — ``where(mask, scores, -inf)`` (rewrite.py's boolean-mask attention): the
+  output and the filler share the scores' parameters (an int8/int16 SELECT_V2).
+
+Every annotation is at an activation precision (specs.py): ``precision(node)`` picks int8
+(default), int16 (16x8) or float per op; an input produced at another precision gets its own
+observer (the file requantizes with a QUANTIZE).  Ops not listed (or excluded with ``skip``) get
+no annotation and stay float; their consumers quantize their inputs again.  ``wick.quantize``
+reports such float islands after conversion.
 """
 
 from __future__ import annotations
@@ -30,13 +36,7 @@ from collections.abc import Callable, Iterable
 
 import torch
 from torch.fx import GraphModule, Node
-from torchao.quantization.pt2e.observer import (
-    HistogramObserver,
-    MinMaxObserver,
-    PerChannelMinMaxObserver,
-)
 from torchao.quantization.pt2e.quantizer import (
-    FixedQParamsQuantizationSpec,
     QuantizationAnnotation,
     QuantizationSpec,
     Quantizer,
@@ -44,10 +44,11 @@ from torchao.quantization.pt2e.quantizer import (
 )
 
 from .rewrite import decompose_for_int8
+from .specs import PRECISIONS, activation_spec, effective_precision, fixed_spec, weight_spec
 
 aten = torch.ops.aten
 _KEY = "quantization_annotation"
-_EPS = 2**-12
+_PRECISION = "wick_precision"  # node.meta: the activation precision the node was annotated at
 
 _WEIGHTED = {
     aten.conv1d.default: 0,
@@ -79,12 +80,12 @@ _ARITH = {
     aten.leaky_relu_.default,
 }
 _FIXED = {
-    aten.sigmoid.default: (1 / 256, -128),
-    aten.sigmoid_.default: (1 / 256, -128),
-    aten.softmax.int: (1 / 256, -128),
-    aten._softmax.default: (1 / 256, -128),
-    aten.tanh.default: (1 / 128, 0),
-    aten.tanh_.default: (1 / 128, 0),
+    aten.sigmoid.default: "sigmoid",
+    aten.sigmoid_.default: "sigmoid",
+    aten.softmax.int: "softmax",
+    aten._softmax.default: "softmax",
+    aten.tanh.default: "tanh",
+    aten.tanh_.default: "tanh",
 }
 _SHARED = {
     aten.max_pool2d.default,
@@ -177,46 +178,38 @@ def _module_filter(skip: Iterable) -> Callable[[Node], bool]:
 
 
 class WickQuantizer(Quantizer):
-    """Static int8 (``observer``: ``"minmax"`` as TFLite's calibrator, or ``"histogram"``)."""
+    """Static int8 (``observer``: ``"minmax"`` as TFLite's calibrator, or ``"histogram"``), with
+    a per-op activation precision: ``precision(node)`` -> ``"int8"`` (the default), ``"int16"``
+    (TFLite's 16x8 mode, where the op has an int16 kernel) or ``"float"`` (not annotated)."""
 
-    def __init__(self, observer: str = "minmax", skip: Iterable = ()):
+    def __init__(
+        self,
+        observer: str = "minmax",
+        skip: Iterable = (),
+        precision: Callable[[Node], str | None] | None = None,
+    ):
         super().__init__()
-        if observer not in ("minmax", "histogram"):
-            raise ValueError(f"observer must be 'minmax' or 'histogram', not {observer!r}")
-        ctr = MinMaxObserver if observer == "minmax" else HistogramObserver
-        self.act = QuantizationSpec(
-            dtype=torch.int8,
-            quant_min=-128,
-            quant_max=127,
-            qscheme=torch.per_tensor_affine,
-            observer_or_fake_quant_ctr=ctr.with_args(eps=_EPS),
-        )
+        self.observer = observer
+        self.acts = {p: activation_spec(p, observer) for p in ("int8", "int16")}
+        self.act = self.acts["int8"]
         self.skipped = _module_filter(skip)
+        self.precision = precision
 
     def weight_spec(self, axis: int) -> QuantizationSpec:
-        return QuantizationSpec(
-            dtype=torch.int8,
-            quant_min=-127,
-            quant_max=127,
-            qscheme=torch.per_channel_symmetric,
-            ch_axis=axis,
-            observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=_EPS),
-        )
+        return weight_spec(axis)
 
-    @staticmethod
-    def fixed_spec(scale: float, zero_point: int) -> FixedQParamsQuantizationSpec:
-        return FixedQParamsQuantizationSpec(
-            dtype=torch.int8,
-            scale=scale,
-            zero_point=zero_point,
-            quant_min=-128,
-            quant_max=127,
-            qscheme=torch.per_tensor_affine,
-        )
+    def precision_of(self, n: Node) -> str:
+        """The activation precision ``n`` gets: "int8", "int16" or "float"."""
+        if self.skipped(n):
+            return "float"
+        p = (self.precision(n) if self.precision is not None else None) or "int8"
+        if p not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {p!r}")
+        return effective_precision(n.target, p)
 
     # ---- Quantizer interface ---------------------------------------------------------------
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
-        return decompose_for_int8(model)
+        return decompose_for_int8(model, int16=lambda n: self.precision_of(n) == "int16")
 
     def validate(self, model: GraphModule) -> None:
         pass
@@ -229,18 +222,25 @@ class WickQuantizer(Quantizer):
             if not _is_float_tensor(n) and n.target not in _SPLIT:
                 continue
             t = n.target
-            if t in _WEIGHTED:
-                self._weighted(n, fused_act)
-            elif t in _ARITH or _is_relu6(n):
-                self._arith(n, fused_act)
-            elif t in _FIXED:
-                self._annotate(n, self._float_inputs(n)[:1], self.fixed_spec(*_FIXED[t]))
-            elif t in _SHARED:
+            if t in _SHARED:
                 self._shared(n)
             elif t in _CAT:
                 self._cat(n)
             elif t in _SPLIT:
                 self._split(n)
+            elif t == aten.where.self:
+                self._where(n)
+            elif t in _WEIGHTED or t in _ARITH or t in _FIXED or _is_relu6(n):
+                p = self.precision_of(n)
+                if p == "float":
+                    continue
+                n.meta[_PRECISION] = p
+                if t in _WEIGHTED:
+                    self._weighted(n, p, fused_act)
+                elif t in _ARITH or _is_relu6(n):
+                    self._arith(n, p, fused_act)
+                elif t in _FIXED:
+                    self._annotate(n, self._float_inputs(n)[:1], fixed_spec(_FIXED[t], p), p)
         return model
 
     # ---- annotators ------------------------------------------------------------------------
@@ -252,74 +252,118 @@ class WickQuantizer(Quantizer):
                 seen.append(a)
         return seen
 
-    def _annotate(self, n: Node, inputs, output, specs=None) -> None:
-        qmap = {a: (specs or {}).get(a, self._input_spec(a)) for a in inputs}
+    def _annotate(self, n: Node, inputs, output, precision: str, specs=None) -> None:
+        qmap = {a: (specs or {}).get(a, self._input_spec(a, precision)) for a in inputs}
         n.meta[_KEY] = QuantizationAnnotation(
             input_qspec_map=qmap, output_qspec=output, _annotated=True
         )
 
-    def _input_spec(self, a: Node):
-        """An input already quantized by its producer reads the producer's parameters (a
-        fixed-parameter sigmoid output feeding a mul stays at 1/256, no requantize);
-        otherwise it gets its own observer."""
+    def _input_spec(self, a: Node, precision: str):
+        """An input already quantized by its producer at this precision reads the producer's
+        parameters (a fixed-parameter sigmoid output feeding a mul stays at 1/256, no
+        requantize); otherwise it gets its own observer at this precision (after a producer of
+        another precision: a requantizing QUANTIZE)."""
         ann = a.meta.get(_KEY)
-        if ann is not None and ann.output_qspec is not None:
+        if ann is not None and ann.output_qspec is not None and _out_precision(a) == precision:
             return SharedQuantizationSpec(a)
-        return self.act
+        return self.acts[precision]
 
-    def _fused_activation(self, n: Node, fused_act: set[Node]) -> Node | None:
+    def _fused_activation(self, n: Node, precision: str) -> Node | None:
         """The relu/relu6 that will be fused into ``n`` (its only user), else None."""
         if n.target not in _FUSE_INTO or len(n.users) != 1:
             return None
         (u,) = n.users
         if u.op != "call_function" or not _is_relu6(u):
             return None
-        if self.skipped(u) or u.args[0] is not n:
+        if u.args[0] is not n or self.precision_of(u) != precision:
             return None
         return u
 
-    def _output_or_fuse(self, n: Node, fused_act: set[Node]):
-        act = self._fused_activation(n, fused_act)
+    def _output_or_fuse(self, n: Node, precision: str, fused_act: set[Node]):
+        act = self._fused_activation(n, precision)
         if act is None:
-            return self.act
+            return self.acts[precision]
         fused_act.add(act)
-        act.meta[_KEY] = QuantizationAnnotation(output_qspec=self.act, _annotated=True)
+        act.meta[_PRECISION] = precision
+        act.meta[_KEY] = QuantizationAnnotation(output_qspec=self.acts[precision], _annotated=True)
         return None
 
-    def _weighted(self, n: Node, fused_act: set[Node]) -> None:
+    def _weighted(self, n: Node, precision: str, fused_act: set[Node]) -> None:
         x, w = n.args[0], n.args[1]
         if not (_is_float_tensor(x) and isinstance(w, Node) and w.op == "get_attr"):
             # a weight computed at run time: a matrix product of two activations
-            self._arith(n, fused_act)
+            self._arith(n, precision, fused_act)
             return
-        specs = {x: self.act, w: self.weight_spec(_WEIGHTED[n.target])}
-        self._annotate(n, [x, w], self._output_or_fuse(n, fused_act), specs)
+        specs = {x: self.acts[precision], w: self.weight_spec(_WEIGHTED[n.target])}
+        out = self._output_or_fuse(n, precision, fused_act)
+        self._annotate(n, [x, w], out, precision, specs)
 
-    def _arith(self, n: Node, fused_act: set[Node]) -> None:
-        self._annotate(n, self._float_inputs(n), self._output_or_fuse(n, fused_act))
+    def _arith(self, n: Node, precision: str, fused_act: set[Node]) -> None:
+        out = self._output_or_fuse(n, precision, fused_act)
+        self._annotate(n, self._float_inputs(n), out, precision)
+
+    def _source_precision(self, x: Node) -> str | None:
+        """The precision ``x`` is quantized at by its producer, or None (a float producer)."""
+        return _out_precision(x) if x.meta.get(_KEY) is not None else None
 
     def _shared(self, n: Node) -> None:
+        """Data movement: the output shares the input's parameters (the producer's precision;
+        after a float producer, the precision ``n`` itself is given)."""
         x = n.args[0]
         if not _is_float_tensor(x):
             return
-        self._annotate(n, [x], SharedQuantizationSpec((x, n)))
+        p = self._source_precision(x) or self.precision_of(n)
+        if p == "float":
+            return
+        n.meta[_PRECISION] = p
+        self._annotate(n, [x], SharedQuantizationSpec((x, n)), p)
+
+    def _where(self, n: Node) -> None:
+        """where(cond, x, fill) (an attention mask; fill usually -inf): SELECT_V2 on the
+        integer values, the output and the filler sharing x's parameters (a -inf filler
+        becomes the lowest level of x's range)."""
+        cond, x, y = n.args[:3]
+        if not (_is_float_tensor(x) and isinstance(y, Node) and _is_float_tensor(y)):
+            return
+        if isinstance(cond, Node) and _is_float_tensor(cond):
+            return
+        p = self._source_precision(x) or self.precision_of(n)
+        if p == "float":
+            return
+        n.meta[_PRECISION] = p
+        share = SharedQuantizationSpec((x, n))
+        specs = {x: self._input_spec(x, p), y: share}
+        self._annotate(n, [x, y], share, p, specs)
 
     def _cat(self, n: Node) -> None:
         inputs = [a for a in n.args[0] if _is_float_tensor(a)]
         if not inputs:
             return
         first = inputs[0]
+        p = self._source_precision(first) or self.precision_of(n)
+        if p == "float":
+            return
+        n.meta[_PRECISION] = p
         share = SharedQuantizationSpec((first, n))
         specs = {a: share for a in inputs[1:]}
-        specs[first] = self.act
-        self._annotate(n, list(dict.fromkeys(inputs)), share, specs)
+        specs[first] = self.acts[p]
+        self._annotate(n, list(dict.fromkeys(inputs)), share, p, specs)
 
     def _split(self, n: Node) -> None:
         x = n.args[0]
         if not _is_float_tensor(x):
             return
-        self._annotate(n, [x], None)
+        p = self._source_precision(x) or self.precision_of(n)
+        if p == "float":
+            return
+        n.meta[_PRECISION] = p
+        self._annotate(n, [x], None, p)
         share = SharedQuantizationSpec((x, n))
         for u in n.users:
             if u.op == "call_function" and u.target is operator.getitem and _is_float_tensor(u):
+                u.meta[_PRECISION] = p
                 u.meta[_KEY] = QuantizationAnnotation(output_qspec=share, _annotated=True)
+
+
+def _out_precision(a: Node) -> str:
+    return a.meta.get(_PRECISION, "int8")

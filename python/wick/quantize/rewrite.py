@@ -7,10 +7,16 @@ out in those pieces, so each piece gets its own quantization parameters:
 
     silu(x)                    -> x * sigmoid(x)                     (LOGISTIC, MUL)
     hardsigmoid(x)             -> relu6(x + 3) * (1/6)               (ADD, RELU6, MUL)
-    layer_norm(x, w, b)        -> d = x - mean(x); d * rsqrt(mean(d*d) + eps) * w + b
+    layer_norm(x, w, b)        -> d = x - mean(x); d * rsqrt(d^T d + C eps) * (w sqrt(C)) + b
+                                  (over one axis of C elements; d^T d a BATCH_MATMUL per row;
+                                  over several axes: d * rsqrt(mean(d*d) + eps) * w + b)
     scaled_dot_product_attention(q, k, v, mask)
                                -> softmax(q @ k^T * scale + mask) @ v
+                                  (a boolean mask: softmax(where(mask, q @ k^T * scale, -inf)) @ v;
+                                  a row with every key masked then gets uniform weights where
+                                  torch's kernel gives zeros — only an all-padding sequence)
     x / c (c a number)         -> x * (1/c)
+    gelu(x) (int16 precision)  -> x * sigmoid(x * (a + b x^2))         (tanh form; MUL, LOGISTIC)
 
 and every number operand of add/sub/mul becomes a 0-d tensor constant (a ``get_attr``), so the
 quantizer can give it int8 parameters like any other operand (TFLite's int8 ADD/MUL read two
@@ -115,13 +121,52 @@ def _layer_norm(b: _Builder, n: Node) -> Node:
     axes = list(range(rank - len(shape), rank))
     mean = b(aten.mean.dim, x, axes, True)
     d = b(aten.sub.Tensor, x, mean)
-    var = b(aten.mean.dim, b(aten.mul.Tensor, d, d), axes, True)
-    y = b(aten.mul.Tensor, d, b(aten.rsqrt.default, b(aten.add.Tensor, var, eps)))
+    if len(axes) == 1:
+        # the sum of squares as a matrix product d^T d per row: the integer kernel multiplies
+        # and accumulates exactly and rounds once, where quantizing d * d first loses every
+        # small square next to an outlier channel's (BERT's residual stream has some ~200x
+        # the typical value).  rsqrt(sum + C eps) * sqrt(C) = rsqrt(mean + eps); sqrt(C)
+        # goes into the weight.
+        c = shape[0]
+        ss = b(
+            aten.matmul.default, b(aten.unsqueeze.default, d, -2), b(aten.unsqueeze.default, d, -1)
+        )
+        ss = b(aten.squeeze.dim, ss, -1)
+        y = b(aten.mul.Tensor, d, b(aten.rsqrt.default, b(aten.add.Tensor, ss, c * eps)))
+        w = _scaled_parameter(b, w, math.sqrt(c))
+        if w is None:
+            y = b(aten.mul.Tensor, y, math.sqrt(c))
+    else:
+        var = b(aten.mean.dim, b(aten.mul.Tensor, d, d), axes, True)
+        y = b(aten.mul.Tensor, d, b(aten.rsqrt.default, b(aten.add.Tensor, var, eps)))
     if w is not None:
         y = b(aten.mul.Tensor, y, w)
     if bias is not None:
         y = b(aten.add.Tensor, y, bias)
     return y
+
+
+def _scaled_parameter(b: _Builder, w, factor: float):
+    """A new constant ``w * factor`` for a constant (get_attr) ``w``; a MUL node for others;
+    None for None."""
+    if w is None:
+        return None
+    if isinstance(w, Node) and w.op == "get_attr":
+        value = _get_attr(b.gm, w.target).detach() * factor
+        name = _fresh_attr(b.gm, "_wick_scaled_")
+        b.gm.register_buffer(name, value)
+        with b.gm.graph.inserting_before(b.anchor):
+            node = b.gm.graph.get_attr(name)
+        node.meta["val"] = b.mode.from_tensor(value, static_shapes=True) if b.mode else value
+        return node
+    return b(aten.mul.Tensor, w, factor)
+
+
+def _get_attr(gm: GraphModule, target: str):
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 def _sdpa(b: _Builder, n: Node) -> Node | None:
@@ -131,16 +176,30 @@ def _sdpa(b: _Builder, n: Node) -> Node | None:
         return None  # keep it whole (and float)
     if _arg(n, 7, "enable_gqa", False):
         return None
-    if mask is not None and _val(mask).dtype == torch.bool:
-        return None
     scale = _arg(n, 6, "scale")
     if scale is None:
         scale = 1.0 / math.sqrt(_val(q).shape[-1])
     s = b(aten.matmul.default, q, b(aten.transpose.int, k, -2, -1))
     s = b(aten.mul.Tensor, s, float(scale))
-    if mask is not None:
+    if mask is not None and _val(mask).dtype == torch.bool:
+        # a boolean mask (HuggingFace's sdpa path): masked scores become -inf, which the int8
+        # SELECT_V2 writes as the lowest level of the scores' range
+        s = b(aten.where.self, mask, s, b.const(-math.inf))
+    elif mask is not None:
         s = b(aten.add.Tensor, s, mask)
     return b(aten.matmul.default, b(aten.softmax.int, s, -1), v)
+
+
+_GELU_A = 2.0 * math.sqrt(2.0 / math.pi)  # 0.5 (1 + tanh(u)) = sigmoid(2u)
+_GELU_B = _GELU_A * 0.044715
+
+
+def _gelu_16(b: _Builder, n: Node) -> Node:
+    """GELU for int16 activations (LiteRT has no int16 GELU kernel): the tanh form
+    x * sigmoid(x (a + b x^2)) (MUL, ADD, LOGISTIC), within 5e-4 of the erf form."""
+    x = n.args[0]
+    inner = b(aten.add.Tensor, b(aten.mul.Tensor, b(aten.mul.Tensor, x, x), _GELU_B), _GELU_A)
+    return b(aten.mul.Tensor, x, b(aten.sigmoid.default, b(aten.mul.Tensor, x, inner)))
 
 
 def _div(b: _Builder, n: Node) -> Node | None:
@@ -171,12 +230,15 @@ _SCALAR_OPERANDS = {
 }
 
 
-def decompose_for_int8(gm: GraphModule) -> GraphModule:
-    """Apply the rewrites in the module docstring in place; returns ``gm``."""
+def decompose_for_int8(gm: GraphModule, int16=None) -> GraphModule:
+    """Apply the rewrites in the module docstring in place; returns ``gm``.  ``int16(node)``:
+    True for the ops that will compute with int16 activations (GELU is then spelled out)."""
     for n in list(gm.graph.nodes):
         if n.op != "call_function":
             continue
         rule = _DECOMPOSE.get(n.target)
+        if n.target == aten.gelu.default and int16 is not None and int16(n):
+            rule = _gelu_16
         if rule is None:
             continue
         new = rule(_Builder(gm, n), n)

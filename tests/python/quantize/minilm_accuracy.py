@@ -157,6 +157,9 @@ def main() -> None:
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--save", help="write the quantized .tflite here")
     a = ap.parse_args()
+    import torch
+
+    torch.set_num_threads(1)  # PyTorch's threads contend on small batches (and shared machines)
     module, tok = load()
     ref = Reference(module, tok)
     kw = dict(scheme=a.scheme, progress=False)

@@ -49,15 +49,30 @@ def _simplify(g: TGraph, to_reshape: bool) -> bool:
     return changed
 
 
+def _quant_key(t):
+    """A tensor's quantization parameters as a hashable value (None when not quantized)."""
+    q = t.quant
+    if not q:
+        return None
+    return tuple(
+        (k, tuple(np.asarray(v).reshape(-1).tolist()) if not np.isscalar(v) else v)
+        for k, v in sorted(q.items())
+    )
+
+
 def _key(op):
+    """Ops with equal keys compute the same tensor: same op, options, inputs (small constants
+    by value and quantization: two int8 constants with equal bytes but different scales are
+    different numbers) and output quantization (QUANTIZE to two scales is two tensors)."""
     parts = [op.op, tuple(sorted((k, repr(v)) for k, v in op.options.items()))]
     for t in op.inputs:
         if t is None:
             parts.append(None)
         elif t.is_const and t.numel <= 64:
-            parts.append(("c", t.dtype, tuple(t.shape), t.data.tobytes()))
+            parts.append(("c", t.dtype, tuple(t.shape), t.data.tobytes(), _quant_key(t)))
         else:
             parts.append(t.id)
+    parts.append(tuple(_quant_key(t) for t in op.outputs))
     return tuple(parts)
 
 

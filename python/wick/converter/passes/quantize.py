@@ -13,6 +13,11 @@ establishes:
     DEQUANTIZE -> QUANTIZE pairs left over vanish (same parameters) or become one int8->int8
     QUANTIZE (requantize).
 
+int16 activations (TFLite's 16x8 mode: symmetric int16 activations, int8 weights, int64 bias)
+follow the same rules where LiteRT has a 16x8 kernel (``_INT16``): every data input and the output
+of one op share one integer type; DEQUANTIZE -> QUANTIZE between int8 and int16 becomes a
+requantizing QUANTIZE.  int16 ADD/SUB get ``pot_scale_int16 = false`` (general scales).
+
 Numerics: an int8 kernel computes the same integer sums as the reference and rounds once at
 its output, so results agree with the PT2E reference within about one output step per layer
 (docs/format.md: LiteRT's default kernels may differ from its reference kernels by 1 LSB as well).
@@ -63,9 +68,45 @@ _SAME = {
     "MINIMUM",
     "RESIZE_BILINEAR",
     "RESIZE_NEAREST_NEIGHBOR",
+    "SELECT_V2",
 }
-# int8 kernels with fixed output parameters
+# kernels with fixed output parameters, per integer type
 _FIXED = {"LOGISTIC": (1 / 256, -128), "SOFTMAX": (1 / 256, -128), "TANH": (1 / 128, 0)}
+_FIXED16 = {"LOGISTIC": (2**-15, 0), "SOFTMAX": (2**-15, 0), "TANH": (2**-15, 0)}
+# int16 (16x8) kernels: every other op stays int8-only here (RSQRT too: LiteRT's int16 RSQRT
+# table is too coarse for the inputs wick's quantizer gives it, which asks for it in float)
+_INT16 = {
+    "CONV_2D",
+    "DEPTHWISE_CONV_2D",
+    "FULLY_CONNECTED",
+    "TRANSPOSE_CONV",
+    "ADD",
+    "SUB",
+    "MUL",
+    "MEAN",
+    "SUM",
+    "RELU",
+    "RELU6",
+    "BATCH_MATMUL",
+    "LOGISTIC",
+    "SOFTMAX",
+    "TANH",
+    "MAX_POOL_2D",
+    "AVERAGE_POOL_2D",
+    "RESHAPE",
+    "TRANSPOSE",
+    "SLICE",
+    "STRIDED_SLICE",
+    "PAD",
+    "PADV2",
+    "SQUEEZE",
+    "GATHER",
+    "CONCATENATION",
+    "MAXIMUM",
+    "MINIMUM",
+    "SELECT_V2",
+}
+_QTYPES = ("int8", "int16")
 _DATA_INPUTS = {
     "PAD": 1,
     "PADV2": 1,
@@ -79,6 +120,9 @@ _DATA_INPUTS = {
     "RESIZE_BILINEAR": 1,
     "RESIZE_NEAREST_NEIGHBOR": 1,
 }
+# ops whose data inputs do not start at input 0: (first, end); the others are constant
+# parameters, except SELECT_V2's condition (a bool tensor, input 0)
+_DATA_RANGE = {"SELECT_V2": (1, 3)}
 
 
 def _per_tensor(q) -> tuple[float, int] | None:
@@ -88,26 +132,41 @@ def _per_tensor(q) -> tuple[float, int] | None:
 
 
 def _dq_source(g: TGraph, t: TTensor | None):
-    """The int8 per-tensor tensor that DEQUANTIZE turned into ``t``, else None."""
+    """The int8 / int16 per-tensor tensor that DEQUANTIZE turned into ``t``, else None."""
     if t is None or t.producer is None or t.producer.op != "DEQUANTIZE":
         return None
     src = t.producer.inputs[0]
-    if src.dtype != "int8" or _per_tensor(src.quant) is None:
+    if src.dtype not in _QTYPES or _per_tensor(src.quant) is None:
         return None
     return src
 
 
 def _q_consumer(g: TGraph, y: TTensor):
-    """(int8 output, QUANTIZE ops) when every user of ``y`` is a QUANTIZE with one parameter
-    set and ``y`` is not a graph output; else None."""
+    """(int8 / int16 output, QUANTIZE ops) when every user of ``y`` is a QUANTIZE with one
+    parameter set and type, and ``y`` is not a graph output; else None."""
     users = g.users_of(y)
     if not users or g.is_output(y) or any(u.op != "QUANTIZE" for u in users):
         return None
     outs = [u.outputs[0] for u in users]
     params = {_per_tensor(o.quant) for o in outs}
-    if len(params) != 1 or None in params or any(o.dtype != "int8" for o in outs):
+    if len(params) != 1 or None in params or len({o.dtype for o in outs}) != 1:
+        return None
+    if outs[0].dtype not in _QTYPES:
         return None
     return outs[0], users
+
+
+def _int_types_ok(op: TOp, srcs: list[TTensor], out: TTensor) -> bool:
+    """Data inputs and output share one integer type, int16 only where the op has a 16x8
+    kernel, and int16 tensors are symmetric (zero point 0, as LiteRT's int16 kernels need)."""
+    if any(s.dtype != out.dtype for s in srcs):
+        return False
+    if out.dtype == "int16":
+        if op.op not in _INT16:
+            return False
+        if any(_per_tensor(t.quant)[1] != 0 for t in [*srcs, out]):
+            return False
+    return True
 
 
 def _close(a, b) -> bool:
@@ -150,6 +209,8 @@ def _weighted(g: TGraph, op: TOp) -> bool:
     if q is None:
         return False
     out, quants = q
+    if not _int_types_ok(op, [x], out):
+        return False
     s_in = _per_tensor(x.quant)[0]
     s_w = np.asarray(scales if len(scales) > 1 else scales * n_out, np.float64)
     b_t = op.inputs[bi] if len(op.inputs) > bi else None
@@ -158,11 +219,11 @@ def _weighted(g: TGraph, op: TOp) -> bool:
     bias = b_t.data.astype(np.float64) if b_t is not None else np.zeros(n_out)
     bscale = s_in * s_w
     bq = np.round(bias / bscale)
-    if np.abs(bq).max(initial=0) >= 2**31:
+    wide = x.dtype == "int16"  # 16x8 kernels take an int64 bias
+    if not wide and np.abs(bq).max(initial=0) >= 2**31:
         return False
-    bt = g.const(
-        (b_t.name if b_t is not None else op.outputs[0].name) + "/int32", bq.astype(np.int32)
-    )
+    bname = (b_t.name if b_t is not None else op.outputs[0].name) + ("/int64" if wide else "/int32")
+    bt = g.const(bname, bq.astype(np.int64 if wide else np.int32))
     bt.quant = dict(scale=[float(v) for v in bscale], zero_point=[0] * n_out, quantized_dimension=0)
     g.set_input(op, xi, x)
     g.set_input(op, wi, w)
@@ -176,17 +237,24 @@ def _weighted(g: TGraph, op: TOp) -> bool:
 
 
 def _elementwise(g: TGraph, op: TOp) -> bool:
-    n_data = _DATA_INPUTS.get(op.op, len(op.inputs))
-    data = op.inputs[:n_data]
+    first, end = _DATA_RANGE.get(op.op, (0, _DATA_INPUTS.get(op.op, len(op.inputs))))
+    data = op.inputs[first:end]
     srcs = [_dq_source(g, t) for t in data]
     if any(s is None for s in srcs) or len(op.outputs) != 1:
         return False
-    if any(t is not None and not t.is_const for t in op.inputs[n_data:]):
+    rest = [t for i, t in enumerate(op.inputs) if not first <= i < end]
+    if op.op == "SELECT_V2":
+        if op.inputs[0] is None or op.inputs[0].dtype != "bool":
+            return False
+        rest = rest[1:]
+    if any(t is not None and not t.is_const for t in rest):
         return False
     q = _q_consumer(g, op.outputs[0])
     if q is None:
         return False
     out, quants = q
+    if not _int_types_ok(op, srcs, out):
+        return False
     oq = _per_tensor(out.quant)
     if op.op in _SAME and not all(_close(oq, _per_tensor(s.quant)) for s in srcs):
         if op.op != "CONCATENATION":
@@ -195,11 +263,14 @@ def _elementwise(g: TGraph, op: TOp) -> bool:
         # rounding the reference does when it quantizes the concatenated floats
         srcs = [s if _close(oq, _per_tensor(s.quant)) else _requantize(g, s, out, op) for s in srcs]
     for i, s in enumerate(srcs):
-        g.set_input(op, i, s)
-    if op.op in _FIXED and not _close(oq, _FIXED[op.op]):
-        # the int8 kernel has fixed output parameters: produce those, then requantize
-        fs, fz = _FIXED[op.op]
-        fixed = g.tensor(out.name + "/fixed", out.shape, "int8")
+        g.set_input(op, first + i, s)
+    if op.op in ("ADD", "SUB") and out.dtype == "int16":
+        op.options["pot_scale_int16"] = False  # general scales (LiteRT's ADD v3 / SUB v5)
+    fixed_params = (_FIXED16 if out.dtype == "int16" else _FIXED).get(op.op)
+    if fixed_params is not None and not _close(oq, fixed_params):
+        # the integer kernel has fixed output parameters: produce those, then requantize
+        fs, fz = fixed_params
+        fixed = g.tensor(out.name + "/fixed", out.shape, out.dtype)
         fixed.quant = dict(scale=[fs], zero_point=[fz])
         _retarget(g, op, out, quants)
         op.outputs[0] = fixed
@@ -212,7 +283,7 @@ def _elementwise(g: TGraph, op: TOp) -> bool:
 
 
 def _requantize(g: TGraph, src: TTensor, like: TTensor, op: TOp) -> TTensor:
-    t = g.tensor(src.name + "/rq", src.shape, "int8", like=like)
+    t = g.tensor(src.name + "/rq", src.shape, like.dtype, like=like)
     g.add("QUANTIZE", [src], [t], origin=op.origin)
     return t
 
@@ -227,10 +298,12 @@ def _sink_dequantize(g: TGraph, op: TOp) -> bool:
     src = _dq_source(g, op.inputs[0])
     if src is None or any(t is not None and not t.is_const for t in op.inputs[1:]):
         return False
+    if src.dtype == "int16" and op.op not in _INT16:
+        return False
     if op.op == "PADV2" and not _padv2_value_to_int8(g, op, src):
         return False
     y = op.outputs[0]
-    yq = g.tensor(y.name + "/int8", y.shape, "int8", like=src)
+    yq = g.tensor(y.name + "/" + src.dtype, y.shape, src.dtype, like=src)
     g.set_input(op, 0, src)
     op.outputs[0] = yq
     yq.producer = op
@@ -272,10 +345,11 @@ def _padv2_value_to_int8(g: TGraph, op: TOp, src: TTensor) -> bool:
         return False
     s, z = _per_tensor(src.quant)
     f = float(v.data.reshape(-1)[0])
-    q = -128 if f == -np.inf else int(np.clip(np.round(f / s) + z, -128, 127))
+    info = np.iinfo(src.dtype)
+    q = int(info.min) if f == -np.inf else int(np.clip(np.round(f / s) + z, info.min, info.max))
     if f != -np.inf and not np.isclose((q - z) * s, f, atol=s * 1e-3):
-        return False  # the value is not on src's grid: the int8 pad would change results
-    c = g.const(v.name + "/int8", np.asarray(q, np.int8).reshape(v.shape))
+        return False  # the value is not on src's grid: the integer pad would change results
+    c = g.const(v.name + "/" + src.dtype, np.asarray(q, src.dtype).reshape(v.shape))
     c.quant = dict(src.quant)
     g.set_input(op, 2, c)
     return True
@@ -320,7 +394,7 @@ def _pairs(g: TGraph) -> int:
         if src is None:
             continue
         out = qop.outputs[0]
-        if out.dtype == "int8" and _close(_per_tensor(out.quant), _per_tensor(src.quant)):
+        if out.dtype == src.dtype and _close(_per_tensor(out.quant), _per_tensor(src.quant)):
             g.replace_uses(out, src)
             g.remove(qop)
         else:
