@@ -16,7 +16,9 @@
  *   LOGISTIC,   int8/uint8: a 256-entry table of the float function
  *   TANH        evaluated at every input value (LOGISTIC's output scale must
  *               be 1/256).
- *   HARD_SWISH  int8/uint8: LiteRT's 16-bit fixed-point formulation.
+ *   HARD_SWISH  int8/uint8: LiteRT's 16-bit fixed-point formulation; outside
+ *               forced reference kernels it runs as the table of its 256
+ *               answers (so does 8-bit LEAKY_RELU): bit-exact by construction.
  *   RELU...     requantize by s_in / s_out (computed in float), clamp to the
  *               quantized bounds. RELU and RELU6 also take int16.
  *   LEAKY_RELU  two multipliers, s_in / s_out and s_in * alpha / s_out (float),
@@ -48,6 +50,7 @@ typedef struct qact_data {
   int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
   int16_t *rsqrt_lut;           /* int16 RSQRT */
   uint8_t lut[256];
+  bool tabulated; /* 8-bit HARD_SWISH / LEAKY_RELU: `lut` holds the reference's 256 answers */
   uint16_t sigmoid16[256]; /* int16 LOGISTIC / TANH */
   int32_t sigmoid16_mult, sigmoid16_shift;
   wick_qhard_swish_params hard_swish;
@@ -258,13 +261,38 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                           wick_dtype_name(t));
   }
   wick_op_set_data(ctx, d);
+  /* An 8-bit input has 256 values: HARD_SWISH and LEAKY_RELU become a table of the reference
+   * kernel's own answers (bit-exact by construction), read by the table kernels. The forced
+   * reference keeps the arithmetic, the specification. */
+  if (!int16 && !wick_op_force_reference(ctx) &&
+      (builtin == WICK_BUILTIN_HARD_SWISH || builtin == WICK_BUILTIN_LEAKY_RELU)) {
+    uint8_t every[256];
+    for (int i = 0; i < 256; i++) every[i] = (uint8_t)i;
+    if (builtin == WICK_BUILTIN_HARD_SWISH)
+      wick_q_hard_swish__reference(t, 256, &d->hard_swish, every, d->lut);
+    else
+      wick_q_leaky_relu__reference(t, 256, &d->leaky, every, d->lut);
+    d->tabulated = true;
+  }
   const bool lut8 = !int16 && (builtin == WICK_BUILTIN_LOGISTIC || builtin == WICK_BUILTIN_TANH ||
-                               builtin == WICK_BUILTIN_GELU);
+                               builtin == WICK_BUILTIN_GELU || d->tabulated);
   if (lut8 && wick_q8_lut8_select(wick_op_force_reference(ctx)) != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 table");
+  else if (d->tabulated)
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "table");
   else /* scalar: a table per element, or the fixed-point arithmetic */
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(t));
   return wick_op_set_output(ctx, 0, out->type, in->rank, in->dims);
+}
+
+/* out[i] = lut[in[i]] over n bytes, on the vector table kernel when the CPU has one. */
+static void run_table(const wick_op_ctx *ctx, const qact_data *d, int64_t n, const void *in,
+                      void *out) {
+  const wick_q8_lut8_fn lut = wick_q8_lut8_select(wick_op_force_reference(ctx));
+  if (lut)
+    lut((size_t)n, d->lut, in, out);
+  else
+    wick_q_lut8__reference(n, d->lut, in, out);
 }
 
 wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
@@ -313,18 +341,20 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
                                          in->data, out->data);
         break;
       }
-      const wick_q8_lut8_fn lut = wick_q8_lut8_select(wick_op_force_reference(ctx));
-      if (lut)
-        lut((size_t)n, d->lut, in->data, out->data);
-      else
-        wick_q_lut8__reference(n, d->lut, in->data, out->data);
+      run_table(ctx, d, n, in->data, out->data);
       break;
     }
     case WICK_BUILTIN_LEAKY_RELU:
-      wick_q_leaky_relu__reference(in->type, n, &d->leaky, in->data, out->data);
+      if (d->tabulated)
+        run_table(ctx, d, n, in->data, out->data);
+      else
+        wick_q_leaky_relu__reference(in->type, n, &d->leaky, in->data, out->data);
       break;
     case WICK_BUILTIN_HARD_SWISH:
-      wick_q_hard_swish__reference(in->type, n, &d->hard_swish, in->data, out->data);
+      if (d->tabulated)
+        run_table(ctx, d, n, in->data, out->data);
+      else
+        wick_q_hard_swish__reference(in->type, n, &d->hard_swish, in->data, out->data);
       break;
     default:
       wick_q_requantize__reference(in->type, out->type, n, d->in_zp, d->out_zp, d->multiplier,
