@@ -18,9 +18,13 @@
  * Optimized int8 kernels (src/kernels/q8.h): int8 activations with constant
  * int8 weights whose zero point is 0 run the packed GEMM with the same
  * double requantization, bit-exact with the reference, its row tiles split
- * over the interpreter's threads; everything else runs the reference kernel.
+ * over the interpreter's threads. int16 activations with constant symmetric
+ * int8 weights (the 16x8 scheme) run src/kernels/q16.h on the weights widened
+ * to int16 once, rows split over the threads, bit-exact with the reference.
+ * Everything else runs the reference kernel.
  */
 #include "format/schema.h"
+#include "kernels/q16.h"
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/parallel.h"
@@ -33,12 +37,27 @@ typedef struct qfc_data {
   const wick_q8_kernels *kern; /* NULL: the reference kernel */
   void *packed;
   wick_q8_output out;
+  int16_t *w16; /* 16x8: the weights widened to int16 [n, k], or NULL */
 } qfc_data;
 
 /* Packs the weights for the optimized kernels when they apply. */
 static wick_status choose_kernels(wick_op_ctx *ctx, qfc_data *d, const wick_tensor *in,
                                   const wick_tensor *w, const wick_tensor *bias) {
   d->kern = NULL;
+  d->w16 = NULL;
+  if (in->type == WICK_DTYPE_INT16 && d->params.filter_offset == 0 && d->params.input_offset == 0 &&
+      !wick_op_force_reference(ctx) && wick_input_known(ctx, 1) &&
+      (bias == NULL || wick_input_known(ctx, 2))) {
+    size_t count, bytes;
+    if (!wick_mul_size((size_t)d->n, (size_t)d->k, &count) ||
+        !wick_mul_size(count, sizeof(int16_t), &bytes))
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "widened weights size overflows");
+    if ((d->w16 = wick_op_alloc(ctx, bytes ? bytes : 1)) == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory widening the weights");
+    const int8_t *w8 = w->data;
+    for (size_t i = 0; i < count; i++) d->w16[i] = w8[i];
+    return WICK_OK;
+  }
   if (in->type != WICK_DTYPE_INT8 || d->acc64 || d->params.filter_offset != 0) return WICK_OK;
   const wick_q8_kernels *kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
   if (kern == NULL || !wick_input_known(ctx, 1) || d->m == 0 || d->n == 0) return WICK_OK;
@@ -170,14 +189,36 @@ wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(choose_kernels(ctx, d, in, w, bias));
   if (d->kern != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 gemm");
+  else if (d->w16 != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "16x8 rows");
   else
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(in->type));
   return wick_op_set_output(ctx, 0, t, rank, dims);
 }
 
+/* 16x8 rows [begin, end), on the thread that runs the range. */
+typedef struct q16_job {
+  const qfc_data *d;
+  const int16_t *in;
+  const void *bias;
+  int16_t *out;
+} q16_job;
+
+static void q16_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const q16_job *j = arg;
+  const qfc_data *d = j->d;
+  wick_q16_fully_connected_rows((int64_t)begin, (int64_t)end, d->n, d->k, &d->params, j->in, d->w16,
+                                j->bias, d->acc64, j->out);
+}
+
 wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {
   const qfc_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
+  if (d->w16 != NULL) {
+    q16_job j = {d, in->data, bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
+    return wick_parallel_range(ctx, (size_t)d->m, (uint64_t)d->n * (uint64_t)d->k, q16_rows, &j);
+  }
   if (d->kern != NULL) {
     return wick_parallel_q8_gemm(ctx, d->kern, (size_t)d->m, (size_t)d->n, (size_t)d->k, in->data,
                                  -d->params.input_offset, wick_op_scratch(ctx), d->packed,

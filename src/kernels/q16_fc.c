@@ -1,0 +1,45 @@
+/*
+ * q16_fc.c — the 16x8 FULLY_CONNECTED rows of q16.h: dot products in blocks
+ * of 256 int16 x int16 products (exact in int32), then the reference's
+ * double requantization.
+ */
+#include <math.h>
+
+#include "kernels/q16.h"
+
+#define BLOCK 256 /* 256 products of at most 2^22 stay below 2^31 */
+
+void wick_q16_fully_connected_rows(int64_t r0, int64_t r1, int64_t n, int64_t k,
+                                   const wick_qfc_params *p, const int16_t *input,
+                                   const int16_t *w16, const void *bias, bool acc64,
+                                   int16_t *output) {
+  for (int64_t r = r0; r < r1; r++) {
+    const int16_t *x = input + r * k;
+    for (int64_t c = 0; c < n; c++) {
+      const int16_t *w = w16 + c * k;
+      int64_t total = 0;
+      for (int64_t b = 0; b < k; b += BLOCK) {
+        const int64_t e = k - b < BLOCK ? k : b + BLOCK;
+        int32_t part = 0;
+        for (int64_t i = b; i < e; i++) part += (int32_t)x[i] * (int32_t)w[i];
+        total += part;
+      }
+      double acc;
+      if (acc64) {
+        if (bias) total += ((const int64_t *)bias)[c];
+        acc = (double)total;
+      } else { /* the reference's wrapping int32 accumulator */
+        uint32_t acc32 = (uint32_t)(uint64_t)total;
+        if (bias) acc32 += (uint32_t)((const int32_t *)bias)[c];
+        acc = (double)(int32_t)acc32;
+      }
+      const double scaled = round(acc * p->scale[c]);
+      int32_t v = scaled <= -2147483648.0  ? INT32_MIN
+                  : scaled >= 2147483647.0 ? INT32_MAX
+                                           : (int32_t)scaled;
+      v = (int32_t)((uint32_t)v + (uint32_t)p->output_offset);
+      v = v < p->act_min ? p->act_min : (v > p->act_max ? p->act_max : v);
+      output[r * n + c] = (int16_t)v;
+    }
+  }
+}
