@@ -36,8 +36,8 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
   const size_t c_step = w_kn ? 1 : k, i_step = w_kn ? n : 1;
   if (!cached) {
     const int8_t *rows = w;
-    if (w_kn) { /* the packing reads [n, k]: a transposed copy (once per model: packed
-                 * weights are shared by the model's interpreters) */
+    if (w_kn) { /* the packing reads [n, k]: a transposed copy, made only when the packing
+                 * is not already in the weight cache; it lives with the prepared data */
       int8_t *t = wick_op_alloc(ctx, k * n > 0 ? k * n : 1); /* (fits: packed_size) */
       if (t == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
       for (size_t c = 0; c < n; c++)
