@@ -73,6 +73,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/q16.h"
 #include "kernels/reference/reference.h"
 #include "kernels/split.h"
 
@@ -165,6 +166,7 @@ typedef struct wick_q8_kernels {
   wick_q8_mul_fn mul;
   wick_q8_conv_amx_fn conv_amx; /* AMX-INT8 (avx512amx table only) */
   wick_q8_dots_fn dots;         /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
+  wick_q16_fc_fn fc16;          /* 16x8 FULLY_CONNECTED (q16.h; NULL: the portable rows) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their

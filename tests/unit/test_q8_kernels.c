@@ -644,6 +644,98 @@ static void test_gemm_raw(const wick_q8_kernels *kern) {
   printf("%s raw gemm (hybrid): %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ 16x8 FULLY_CONNECTED */
+
+/* One 16x8 case: int16 rows against int8 weights, int64 bias (or int32: wrapping sums), the
+ * reference's double scale per column, an int16 clamp; the kernel over two row ranges and two
+ * column ranges (a thread split) against the reference. `extreme`: every input -32768 and every
+ * weight -128 (sums beyond int32 at k > 512: the 64-bit blocks), `huge_bias`: biases past 2^51
+ * (the scalar output path). The portable rows (wick_q16_fully_connected_rows) run it too. */
+static void test_fc16_shape(const wick_q8_kernels *kern, size_t m, size_t n, size_t k, bool acc64,
+                            bool with_bias, bool extreme, bool huge_bias) {
+  int16_t *a = malloc((m * k + 1) * sizeof(int16_t));
+  int8_t *w = malloc(n * k + 1);
+  for (size_t i = 0; i < m * k; i++)
+    a[i] = extreme ? INT16_MIN
+                   : (int16_t)(i % 23 == 5 ? (next() & 1 ? 32767 : -32768) : irand(-32768, 32767));
+  for (size_t i = 0; i < n * k; i++) w[i] = extreme ? (int8_t)-128 : (int8_t)irand(-128, 127);
+  const size_t padded = (n + WICK_Q16_NR - 1) / WICK_Q16_NR * WICK_Q16_NR;
+  int64_t *b64 = calloc(padded, sizeof(int64_t));
+  int32_t *b32 = calloc(padded, sizeof(int32_t));
+  double *scale = calloc(padded, sizeof(double));
+  for (size_t c = 0; c < n; c++) {
+    if (with_bias) {
+      b64[c] = huge_bias && c % 3 == 1 ? (next() & 1 ? 1 : -1) * ((int64_t)1 << 52)
+                                       : irand(-(1 << 24), 1 << 24);
+      b32[c] = c % 9 == 4 ? INT32_MAX - irand(0, 1 << 20) : irand(-(1 << 24), 1 << 24);
+    }
+    /* scales that put typical sums around the int16 range, some tiny, some saturating */
+    scale[c] = ldexp(1.0 + (double)(next() % 1000) / 1000.0,
+                     -(int)(log2((double)k) / 2) - 14 + irand(-2, 2));
+    if (c % 7 == 3) scale[c] = 0.5; /* ties of the rounding */
+  }
+  const int32_t lo = irand(0, 3) == 0 ? -1000 : -32768, hi = irand(0, 3) == 0 ? 2000 : 32767;
+  const wick_qfc_params fc = {0, 0, 0, scale, lo, hi};
+  const void *bias = with_bias ? (acc64 ? (const void *)b64 : (const void *)b32) : NULL;
+  int16_t *ref = malloc((m * n + 1) * sizeof(int16_t)),
+          *got = malloc((m * n + 2) * sizeof(int16_t));
+  wick_q_fully_connected__reference(WICK_DTYPE_INT16, (int64_t)m, (int64_t)n, (int64_t)k, &fc, a, w,
+                                    bias, acc64, ref);
+  char what[160];
+  snprintf(what, sizeof what, "%s fc16 m=%zu n=%zu k=%zu acc64=%d bias=%d extreme=%d huge=%d",
+           kern ? kern->isa : "portable", m, n, k, acc64, with_bias, extreme, huge_bias);
+  for (size_t i = 0; i < m * n + 2; i++) got[i] = 0x5555;
+  if (kern != NULL) {
+    size_t elems;
+    if (!wick_q16_fc_packed_size(n, k, &elems)) abort();
+    int16_t *packed = aligned(elems * sizeof(int16_t));
+    wick_q16_fc_pack(n, k, w, packed);
+    const wick_q16_fc_args args = {acc64, b64, b32, scale, 0, lo, hi};
+    const size_t ms = m / 2, ns = n / WICK_Q16_NR / 2 * WICK_Q16_NR;
+    const size_t rows[3] = {0, ms, m}, cols[3] = {0, ns, n};
+    for (size_t r = 0; r < 2; r++)
+      for (size_t c = 0; c < 2; c++)
+        if (rows[r] < rows[r + 1] && cols[c] < cols[c + 1])
+          kern->fc16(rows[r + 1] - rows[r], cols[c], cols[c + 1], n, k, a + rows[r] * k, packed,
+                     &args, got + 1 + rows[r] * n);
+    free(packed);
+  } else {
+    int16_t *w16 = malloc((n * k + 1) * sizeof(int16_t));
+    for (size_t i = 0; i < n * k; i++) w16[i] = w[i];
+    wick_q16_fully_connected_rows(0, (int64_t)m, (int64_t)n, (int64_t)k, &fc, a, w16, bias, acc64,
+                                  got + 1);
+    free(w16);
+  }
+  checks++;
+  for (size_t i = 0; i < m * n; i++)
+    if (got[i + 1] != ref[i]) {
+      fail("%s: [%zu, %zu] got %d want %d", what, i / n, i % n, got[i + 1], ref[i]);
+      break;
+    }
+  check_guards(what, got[0] == 0x5555 && got[m * n + 1] == 0x5555);
+  free(a), free(w), free(b64), free(b32), free(scale), free(ref), free(got);
+}
+
+/* kern NULL: the portable rows. */
+static void test_fc16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t ms[] = {1, 3, 4, 5, 9};
+  static const size_t ns[] = {1, 15, 16, 17, 40};
+  static const size_t ks[] = {1, 2, 3, 31, 510, 511, 512, 1023};
+  int v = 0;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
+      for (size_t l = 0; l < sizeof ks / sizeof ks[0]; l++, v++)
+        test_fc16_shape(kern, ms[i], ns[j], ks[l], v % 4 != 1, v % 5 != 2, v % 11 == 6,
+                        v % 13 == 3);
+  static const size_t models[][3] = {{128, 1536, 384}, {128, 384, 1536}, {7, 33, 2000}};
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+    for (int extreme = 0; extreme <= 1; extreme++)
+      test_fc16_shape(kern, models[i][0], models[i][1], models[i][2], true, true, extreme, false);
+  test_fc16_shape(kern, 6, 20, 1536, false, true, true, false); /* int32 sums that wrap */
+  printf("%s 16x8 fc: %s\n", kern ? kern->isa : "portable", verdict(before));
+}
+
 /* ------------------------------------------------------------------ pools (portable) */
 
 static void test_pool(void) {
@@ -716,6 +808,7 @@ int main(void) {
     fail("forcing the reference kernels still selected optimized ones");
   test_pool();
   test_lut8();
+  test_fc16(NULL);
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
 #if defined(__aarch64__) && defined(__linux__)
@@ -744,6 +837,7 @@ int main(void) {
     if (kern->mul) test_mul(kern);
     if (kern->dots) test_dots(kern);
     test_gemm_raw(kern);
+    if (kern->fc16) test_fc16(kern);
   }
   return finish();
 }
