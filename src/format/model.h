@@ -17,6 +17,15 @@ typedef struct wick_quant {
   float *scale;
   int64_t *zero_point;
   int32_t quantized_dimension;
+  /* TFLite's BlockwiseQuantization (quantization.details; then count is 0): the values in
+   * blocks of block_size along the last dimension, block b of row r scaled by element
+   * [r, b] of tensor `block_scales` of the same subgraph. block_size 0: not blockwise.
+   * Verified at load: block_size > 0 divides the last dim; block_scales is a float16 or
+   * float32 constant of shape [leading dims..., last dim / block_size]; block_zero_points
+   * is -1 (absent: symmetric) or a tensor index in range (ops decide what they accept). */
+  int32_t block_size;
+  int32_t block_scales;
+  int32_t block_zero_points;
 } wick_quant;
 
 /* Sparse storage of a constant (the schema's SparsityParameters), verified

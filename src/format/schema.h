@@ -37,6 +37,13 @@ enum {
 };
 enum { QUANT_MIN = 0, QUANT_MAX = 1, QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DETAILS_TYPE = 4,
        QUANT_DETAILS = 5, QUANT_QUANTIZED_DIMENSION = 6 };
+/* QuantizationDetails union: BlockwiseQuantization (scales and zero_points are tensor
+ * indices in the same subgraph) */
+enum { QUANT_DETAILS_BLOCKWISE = 2 };
+enum { BLOCKWISE_SCALES = 0, BLOCKWISE_ZERO_POINTS = 1, BLOCKWISE_BLOCK_SIZE = 2 };
+/* TensorType values wick reads without a wick_dtype: INT4 (two values a byte, the
+ * first in the low nibble) */
+enum { SCHEMA_TYPE_INT4 = 17 };
 enum { SIGNATURE_INPUTS = 0, SIGNATURE_OUTPUTS = 1, SIGNATURE_KEY = 2, SIGNATURE_SUBGRAPH_INDEX = 4 };
 enum { TENSORMAP_NAME = 0, TENSORMAP_TENSOR_INDEX = 1 };
 /* SparsityParameters, DimensionMetadata (format is a byte DimensionType; each

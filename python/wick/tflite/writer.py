@@ -211,7 +211,9 @@ class SubGraphWriter:
         dimension: the stored shape uses 1 there and ``shape_signature`` gets -1.
 
         ``quant`` keys: ``scale``, ``zero_point``, ``quantized_dimension`` (and optionally
-        ``min``, ``max``); scalars are accepted for per-tensor parameters."""
+        ``min``, ``max``); scalars are accepted for per-tensor parameters. Blockwise
+        quantization (TFLite's BlockwiseQuantization details, symmetric): ``block_scales``
+        (the index of the scales tensor in this subgraph) and ``block_size``."""
         dims = [(-1 if d is None else int(d)) for d in shape]
         if shape_signature is None and any(d < 0 for d in dims):
             shape_signature = dims
@@ -223,7 +225,15 @@ class SubGraphWriter:
         q = None
         if quant is not None:
             q = {k: quant[k] for k in quant}
-            unknown = set(q) - {"scale", "zero_point", "quantized_dimension", "min", "max"}
+            unknown = set(q) - {
+                "scale",
+                "zero_point",
+                "quantized_dimension",
+                "min",
+                "max",
+                "block_scales",
+                "block_size",
+            }
             if unknown:
                 raise ValueError(f"tensor {name}: unknown quantization keys {sorted(unknown)}")
             for k in ("scale", "zero_point", "min", "max"):
@@ -255,6 +265,18 @@ class SubGraphWriter:
         data = np.asarray(arr, order="C").astype(arr.dtype.newbyteorder("<"), copy=False)
         buf = self._model._add_buffer(memoryview(data.reshape(-1)).cast("B"))
         return self.add_tensor(name, list(arr.shape), dt, quant, buffer=buf)
+
+    def add_packed_constant(
+        self, name: str, shape: Sequence[int], dtype: str, data, quant: Mapping | None = None
+    ) -> int:
+        """Add a constant whose buffer is the bytes of ``data`` (a uint8 array or bytes) as
+        given (int4: two values a byte, the first in the low nibble) with the logical
+        ``shape``."""
+        raw = np.ascontiguousarray(
+            np.frombuffer(data, np.uint8) if isinstance(data, bytes) else data
+        )
+        buf = self._model._add_buffer(memoryview(raw.reshape(-1)).cast("B"))
+        return self.add_tensor(name, list(shape), dtype, quant, buffer=buf)
 
     def add_sparse_constant(
         self,
@@ -672,7 +694,17 @@ def _build_tensor(b: flatbuffers.Builder, t: _Tensor) -> int:
                 parts[fid] = _int_vector(b, q[k], dt)
         if "zero_point" in q:
             parts[3] = _int_vector(b, q["zero_point"], np.int64)
+        details = None
+        if "block_scales" in q:  # BlockwiseQuantization: scales, zero_points (-1: none), size
+            b.StartObject(3)
+            b.PrependInt32Slot(2, int(q["block_size"]), None)
+            b.PrependInt32Slot(1, -1, None)
+            b.PrependInt32Slot(0, int(q["block_scales"]), None)
+            details = b.EndObject()
         b.StartObject(7)
+        if details is not None:
+            b.PrependUOffsetTRelativeSlot(5, details, 0)
+            b.PrependUint8Slot(4, 2, None)  # QuantizationDetails.BlockwiseQuantization
         b.PrependInt32Slot(6, int(q.get("quantized_dimension", 0)), None)
         for fid in sorted(parts, reverse=True):
             b.PrependUOffsetTRelativeSlot(fid, parts[fid], 0)

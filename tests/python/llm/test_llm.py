@@ -263,3 +263,73 @@ def test_load_and_generate_need_no_torch(converted):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == llm.generate(PROMPTS[0], 8)
+
+
+@pytest.fixture(scope="module")
+def converted_int4(converted, tmp_path_factory):
+    model = converted[0]
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=PREFILL, quantize="int4")
+    path = tmp_path_factory.mktemp("llm4") / "llama_int4.tflite"
+    llm.export(path)
+    return llm, path
+
+
+def test_int4_file_is_blockwise_and_runs_as_on_litert(converted, converted_int4):
+    """quantize="int4": every fully connected weight is int4 with TFLite's blockwise details
+    (block 32, float16 scales), the file is under half the float one, and wick's greedy tokens
+    equal stock LiteRT's (its XNNPACK blockwise kernel, which wick's follows bit for bit)."""
+    llm, path = converted_int4
+    f = read_tflite(path.read_bytes(), stats=False)
+    weights = [
+        sg.tensors[op.inputs[1]]
+        for sg in f.subgraphs
+        for op in sg.operators
+        if op.op == "FULLY_CONNECTED"
+    ]
+    assert weights and all(t.dtype.lower() == "int4" for t in weights), {t.dtype for t in weights}
+    assert llm.size < 0.5 * converted[1].size, (llm.size, converted[1].size)
+    prompt = PROMPTS[0]
+    assert llm.generate(prompt, STEPS) == _litert_tokens(path, prompt, STEPS)
+
+
+def _blockwise_fields(data: bytes):
+    """Byte positions of (scales, block_size) of every BlockwiseQuantization table."""
+    from ai_edge_litert import schema_py_generated as schema
+
+    m = schema.Model.GetRootAs(data, 0)
+    spots = []
+    for s in range(m.SubgraphsLength()):
+        sg = m.Subgraphs(s)
+        for t in range(sg.TensorsLength()):
+            q = sg.Tensors(t).Quantization()
+            if q is None or q.DetailsType() != schema.QuantizationDetails.BlockwiseQuantization:
+                continue
+            tab = q.Details()
+            spots.append((tab.Pos + tab.Offset(4), tab.Pos + tab.Offset(8)))
+    return spots
+
+
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        ("block_size", 0, "block_size 0 is not positive"),
+        ("block_size", 48, "does not divide"),
+        ("block_size", -32, "not positive"),
+        ("scales", 100000, "out of range"),
+        ("scales", -3, "out of range"),
+        ("scales", 0, "float16 or float32 constant"),
+    ],
+)
+def test_hostile_blockwise_details_are_refused(converted_int4, field, value, message):
+    """Untrusted blockwise details (block size, scales tensor index) are refused at load with a
+    message naming the tensor, never read out of bounds."""
+    pytest.importorskip("ai_edge_litert", reason="the schema module of ai-edge-litert")
+    data = bytearray(converted_int4[1].read_bytes())
+    spots = _blockwise_fields(bytes(data))
+    assert spots
+    scales_at, size_at = spots[0]
+    import struct
+
+    struct.pack_into("<i", data, scales_at if field == "scales" else size_at, value)
+    with pytest.raises(wick.WickError, match=message):
+        wick.load(bytes(data), signature="decode")
