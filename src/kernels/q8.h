@@ -199,6 +199,17 @@ WICK_Q8_API bool wick_q8_gemm_packed_size(const wick_q8_kernels *k, size_t n, si
 WICK_Q8_API void wick_q8_gemm_pack(const wick_q8_kernels *k, size_t n, size_t taps, size_t kc,
                                    const int8_t *w, const int32_t *bias, int32_t input_zero_point,
                                    const int32_t *multiplier, const int32_t *shift, void *packed);
+/* Packs the rhs of one int8 BATCH_MATMUL (an activation: packed at invoke) as GEMM weights
+ * of n columns and k inputs in the layout of `k`: column j's input p is
+ * rhs[j * stride_j + p * stride_p] (adj_y: stride_j = k, stride_p = 1; else 1 and n), no bias,
+ * the requantization `multiplier` / `shift` per column (the op's one repeated). The i16 layout
+ * (AVX2) holds rhs - rhs_zero_point, exact in int16; the int8 layouts need rhs_zero_point 0
+ * and correct the bias for the lhs's zero point as wick_q8_gemm_pack does. Same size as
+ * wick_q8_gemm_packed_size(kern, n, 1, k). */
+WICK_Q8_API void wick_q8_bmm_pack(const wick_q8_kernels *kern, size_t n, size_t k,
+                                  const int8_t *rhs, size_t stride_j, size_t stride_p,
+                                  int32_t rhs_zero_point, int32_t lhs_zero_point,
+                                  const int32_t *multiplier, const int32_t *shift, void *packed);
 /* Bytes per input element after wick_q8_prepare_input (1 or 2). */
 static inline size_t wick_q8_input_bytes(const wick_q8_kernels *k) { return k->i16 ? 2 : 1; }
 /* Converts n input bytes for the GEMM kernels of `k`: x + 128 as u8 (VNNI),
