@@ -357,7 +357,15 @@ WICK_Q8_API size_t wick_q8_conv_amx_group(const wick_conv_shape *s);
 /* Bytes of one thread's work buffer (a multiple of 64; 64-aligned use). */
 WICK_Q8_API size_t wick_q8_conv_amx_work_bytes(const wick_conv_shape *s);
 
-/* ---- portable kernels (q8_pool.c) ---- */
+/* ---- portable kernels (q8_pool.c, q8_softmax.c) ---- */
+
+/* 8-bit SOFTMAX rows (int8 / uint8 in; int8, uint8 or int16 out, as the reference's pairs)
+ * through the op's tables (wick_q_softmax_tables of p), bit-exact with
+ * wick_q_softmax__reference. */
+WICK_Q8_API void wick_q8_softmax_rows(const int32_t exps[256], const int32_t sums[256],
+                                      const wick_qsoftmax_params *p, wick_dtype in_type,
+                                      wick_dtype out_type, size_t rows, size_t cols, const void *in,
+                                      void *out);
 
 /* int8 AVERAGE_POOL_2D / MAX_POOL_2D (arithmetic as the reference kernels),
  * clamp [lo, hi]; `acc` holds s->channels int32. */

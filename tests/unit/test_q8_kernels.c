@@ -736,6 +736,59 @@ static void test_fc16(const wick_q8_kernels *kern) {
   printf("%s 16x8 fc: %s\n", kern ? kern->isa : "portable", verdict(before));
 }
 
+/* ------------------------------------------------------------------ 8-bit SOFTMAX (portable) */
+
+/* The op's parameters for input scale * beta = `real_scale` (as activations_quantized.c:
+ * LiteRT's PreprocessSoftmaxScaling with 5 integer bits). */
+static wick_qsoftmax_params softmax_params(double real_scale) {
+  double real = real_scale * (double)(1 << 26);
+  if (real > 2147483647.0) real = 2147483647.0;
+  int e;
+  const double f = frexp(real, &e);
+  int64_t fixed = (int64_t)round(f * 2147483648.0);
+  if (fixed == ((int64_t)1 << 31)) fixed /= 2, e++;
+  wick_qsoftmax_params p = {(int32_t)fixed, e, 0};
+  p.diff_min = -(int32_t)floor(31.0 * (double)((int64_t)1 << 26) / (double)((int64_t)1 << e));
+  return p;
+}
+
+static void test_softmax(void) {
+  const int before = failures;
+  static const double scales[] = {0.02, 0.1, 0.004, 1.5, 0.0625};
+  static const size_t shapes[][2] = {{1, 1}, {3, 3}, {48, 32}, {5, 37}, {2, 1000}, {2, 5000}};
+  static const wick_dtype pairs[][2] = {{WICK_DTYPE_INT8, WICK_DTYPE_INT8},
+                                        {WICK_DTYPE_INT8, WICK_DTYPE_INT16},
+                                        {WICK_DTYPE_UINT8, WICK_DTYPE_UINT8},
+                                        {WICK_DTYPE_UINT8, WICK_DTYPE_INT16}};
+  int32_t exps[256], sums[256];
+  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++) {
+    const wick_qsoftmax_params p = softmax_params(scales[si]);
+    wick_q_softmax_tables(&p, exps, sums);
+    for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+      for (size_t t = 0; t < 4; t++) {
+        const size_t rows = shapes[h][0], cols = shapes[h][1], n = rows * cols;
+        const size_t os = pairs[t][1] == WICK_DTYPE_INT16 ? 2 : 1;
+        /* random bytes; rows of 5000 nearly constant (their sums wrap in int32: the reference
+         * fallback), every third buffer in a narrow band */
+        int8_t *in = rand_i8(n, false);
+        for (size_t i = 0; i < n; i++)
+          if (cols == 5000 || (si + h) % 3 == 0) in[i] = (int8_t)(in[i] & 3);
+        uint8_t *ref = malloc(n * os + 1), *got = malloc(n * os + 2);
+        got[0] = got[n * os + 1] = 99;
+        wick_q_softmax__reference(pairs[t][0], pairs[t][1], (int64_t)rows, (int64_t)cols, &p, in,
+                                  ref);
+        wick_q8_softmax_rows(exps, sums, &p, pairs[t][0], pairs[t][1], rows, cols, in, got + 1);
+        char what[120];
+        snprintf(what, sizeof what, "softmax %s -> %s %zux%zu scale %g",
+                 wick_dtype_name(pairs[t][0]), wick_dtype_name(pairs[t][1]), rows, cols,
+                 scales[si]);
+        compare_guarded(what, (const int8_t *)got, (const int8_t *)ref, n * os);
+        free(in), free(ref), free(got);
+      }
+  }
+  printf("portable 8-bit softmax: %s\n", verdict(before));
+}
+
 /* ------------------------------------------------------------------ pools (portable) */
 
 static void test_pool(void) {
@@ -809,6 +862,7 @@ int main(void) {
   test_pool();
   test_lut8();
   test_fc16(NULL);
+  test_softmax();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
 #if defined(__aarch64__) && defined(__linux__)

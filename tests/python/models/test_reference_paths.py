@@ -40,7 +40,6 @@ ALLOWED = {
     "HARD_SWISH (int8)",  # MobileNetV3 int8: the reference fixed-point arithmetic
     "RESIZE_BILINEAR (rows)",  # float32 bilinear rows (mediapipe decoders, upsampling)
     # rare or small:
-    "SOFTMAX (int8)",  # the classifier's last op: one row of 1000
     "STRIDED_SLICE",  # strided copies (mediapipe hand_recrop: two tiny slices)
 }
 
