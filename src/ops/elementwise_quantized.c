@@ -23,10 +23,17 @@
  * dimension or a scalar (Keras' rescaling/normalization, squeeze-excite's
  * channel scale; the row is tiled so each kernel call covers hundreds of
  * elements), run the optimized kernels of src/kernels/q8.h when the CPU has
- * them (bit-exact with the reference), split over the threads.
+ * them (bit-exact with the reference), split over the threads. Other int8
+ * broadcasts that collapse to at most three loops (elementwise_driver.c's
+ * plan: [M, C] op [M, 1] per row, as layer norm's mean and scale,
+ * [N, HW, C] op [N, 1, C], ...) whose innermost run is at least
+ * QBIN_MIN_INNER long call the same kernels once per inner run, a
+ * broadcast scalar splatted into a per-thread row; the runs split over the
+ * threads.
  * Next: src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/parallel.h"
@@ -46,10 +53,16 @@ typedef struct qbin_data {
                                 * other's last dimension, or a scalar: 1); 0: equal shapes */
   bool row_is_a;               /* input 0 is the broadcast row */
   size_t tile;                 /* the row repeated to this many elements (a multiple of row) */
+  bool planned;                /* other broadcasts: kernel calls over `plan`'s inner runs */
+  wick_f32_binary_plan plan;   /* (element strides; the float plan is type-agnostic) */
+  size_t splat_bytes;          /* per thread: a broadcast scalar repeated over an inner run */
 } qbin_data;
 
 /* Elements per kernel call against a tiled broadcast row (plus one row for the phase). */
 #define QBIN_TILE 512
+/* The shortest inner run the planned broadcasts call a kernel for (shorter ones: the
+ * reference, whose per-element loop is then no slower than a call per few elements). */
+#define QBIN_MIN_INNER 16
 
 static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
   if (a->rank != b->rank) return false;
@@ -86,7 +99,21 @@ static bool kernel_shapes(const wick_tensor *a, const wick_tensor *b, int64_t *r
 static wick_status use_kernels(wick_op_ctx *ctx, qbin_data *d, const wick_tensor *a,
                                const wick_tensor *b, bool have) {
   const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
-  if (k == NULL || !have || !kernel_shapes(a, b, &d->row, &d->row_is_a)) return WICK_OK;
+  if (k == NULL || !have) return WICK_OK;
+  if (!kernel_shapes(a, b, &d->row, &d->row_is_a)) {
+    if (!wick_f32_binary_plan_make(&d->bc, &d->plan) || d->plan.dims[2] < QBIN_MIN_INNER)
+      return WICK_OK;
+    if (d->plan.form != WICK_F32_VV) {
+      d->splat_bytes = (d->plan.dims[2] + 63) & ~(size_t)63;
+      size_t bytes;
+      if (!wick_mul_size(d->splat_bytes, wick_op_num_threads(ctx), &bytes))
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "broadcast row too long");
+      wick_op_request_scratch(ctx, bytes);
+    }
+    d->planned = true;
+    d->kern = k;
+    return WICK_OK;
+  }
   if (d->row > 0) {
     const size_t row = (size_t)d->row;
     d->tile = row >= QBIN_TILE ? row : QBIN_TILE / row * row;
@@ -237,7 +264,8 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
     }
   }
   if (d->kern != NULL)
-    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, d->row > 0 ? "q8 broadcast row" : "q8");
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
+                       d->planned ? "q8 broadcast runs" : (d->row > 0 ? "q8 broadcast row" : "q8"));
   else /* why: int16 or uint8, or a broadcast the kernels do not take */
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
                        t == WICK_DTYPE_INT8 ? "broadcast" : wick_dtype_name(t));
@@ -277,8 +305,39 @@ static void qbin_elements(void *arg, size_t e0, size_t e1) {
   }
 }
 
+/* Inner runs [begin, end) of a planned broadcast (run u: outer indices u / dims[1], u % dims[1]);
+ * a broadcast scalar is splatted into this thread's row of the scratch. */
+static void qbin_runs(void *arg, size_t begin, size_t end, size_t thread) {
+  const qbin_job *j = arg;
+  const qbin_data *d = j->d;
+  const wick_f32_binary_plan *p = &d->plan;
+  const size_t inner = p->dims[2];
+  int8_t *splat = (int8_t *)j->tile + thread * d->splat_bytes;
+  for (size_t u = begin; u < end; u++) {
+    const size_t i = u / p->dims[1], k = u % p->dims[1];
+    const int8_t *pa = j->a + i * p->a_strides[0] + k * p->a_strides[1];
+    const int8_t *pb = j->b + i * p->b_strides[0] + k * p->b_strides[1];
+    if (p->form == WICK_F32_VS) {
+      memset(splat, *pb, inner);
+      pb = splat;
+    } else if (p->form == WICK_F32_SV) {
+      memset(splat, *pa, inner);
+      pa = splat;
+    }
+    if (d->kind == QB_MUL)
+      d->kern->mul(inner, pa, pb, j->out + u * inner, &d->mul);
+    else
+      d->kern->add(inner, pa, pb, j->out + u * inner, &d->add, d->subtract);
+  }
+}
+
 static wick_status run_kernels(const wick_op_ctx *ctx, const qbin_data *d, const int8_t *a,
                                const int8_t *b, int8_t *out, size_t total) {
+  if (d->planned) {
+    qbin_job j = {d, a, b, d->splat_bytes ? wick_op_scratch(ctx) : NULL, out};
+    return wick_parallel_range(ctx, d->plan.dims[0] * d->plan.dims[1], d->plan.dims[2] * 16,
+                               qbin_runs, &j);
+  }
   int8_t *tile = NULL;
   if (d->row > 0) {
     const int8_t *row = d->row_is_a ? a : b;

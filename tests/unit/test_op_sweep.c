@@ -701,6 +701,10 @@ static const shape_pair binary_shapes[] = {
     {"scalar first [1]+[3,41]", {1}, {3, 41}, 1, 2},
     {"general [2,1,7]+[2,5,1]", {2, 1, 7}, {2, 5, 1}, 3, 3},
     {"inner [4,6,1]+[4,6,9]", {4, 6, 1}, {4, 6, 9}, 3, 3},
+    /* inner runs long enough for the int8 kernels' planned broadcasts */
+    {"per row [3,7,40]+[3,7,1]", {3, 7, 40}, {3, 7, 1}, 3, 3},
+    {"per row first [5,1]+[5,33]", {5, 1}, {5, 33}, 2, 2},
+    {"outer [3,1,40]+[3,5,40]", {3, 1, 40}, {3, 5, 40}, 3, 3},
 };
 #define NUM_BINARY_SHAPES (sizeof binary_shapes / sizeof binary_shapes[0])
 
