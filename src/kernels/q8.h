@@ -122,6 +122,12 @@ typedef void (*wick_q8_dwconv_fn)(const wick_conv_shape *s, int32_t zp, const in
 typedef void (*wick_q8_add_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qadd_params *p, bool subtract);
 
+/* The same for int16 elements (the 16x8 scheme's ADD / SUB / MUL). */
+typedef void (*wick_q16_add_fn)(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                                const wick_qadd_params *p, bool subtract);
+typedef void (*wick_q16_mul_fn)(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                                const wick_qmul_params *p);
+
 /* out[i] = lut[in[i]] (n bytes), as wick_q_lut8__reference. */
 typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
 
@@ -167,6 +173,8 @@ typedef struct wick_q8_kernels {
   wick_q8_conv_amx_fn conv_amx; /* AMX-INT8 (avx512amx table only) */
   wick_q8_dots_fn dots;         /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
   wick_q16_fc_fn fc16;          /* 16x8 FULLY_CONNECTED (q16.h; NULL: the portable rows) */
+  wick_q16_add_fn add16;        /* int16 ADD / SUB (NULL: the reference) */
+  wick_q16_mul_fn mul16;        /* int16 MUL (NULL: the reference) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
@@ -435,6 +443,10 @@ WICK_Q8_API void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, si
                                                         const int8_t *const *a, const void *w,
                                                         int8_t *c, size_t c_stride,
                                                         const wick_q8_output *o);
+WICK_Q8_API void wick_q16_add_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b,
+                                            int16_t *out, const wick_qadd_params *p, bool subtract);
+WICK_Q8_API void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b,
+                                            int16_t *out, const wick_qmul_params *p);
 /* Depthwise blocks of 8 channels (dw_cr 8), ADD / SUB and MUL on 8 int32 lanes. */
 WICK_Q8_API void wick_q8_dwconv_ukernel__avx2(const wick_conv_shape *s, int32_t zp,
                                               const int8_t *input, const void *w, int8_t *output,

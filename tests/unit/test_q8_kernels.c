@@ -567,6 +567,60 @@ static void test_mul(const wick_q8_kernels *kern) {
   printf("%s mul: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ int16 ADD / SUB / MUL */
+
+/* kern->add16 / mul16 against the reference on int16 runs (zero points 0 as the 16x8 scheme,
+ * left shift 15; extremes in every third buffer), with clamps inside int16. */
+static void test_elementwise16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t sizes[] = {1, 7, 8, 15, 16, 17, 33, 384, 1000};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int kind = 0; kind < 3; kind++) {
+      const size_t n = sizes[i];
+      int16_t *a = malloc(n * 2), *b = malloc(n * 2), *ref = malloc(n * 2);
+      int16_t *got = malloc(n * 2 + 4);
+      for (size_t e = 0; e < n; e++) {
+        a[e] = i % 3 == 2 ? (int16_t)(next() & 1 ? 32767 : -32768) : (int16_t)irand(-32768, 32767);
+        b[e] = (int16_t)irand(-32768, 32767);
+      }
+      got[0] = got[n + 1] = 0x5555;
+      const int32_t lo = i % 2 ? -32768 : irand(-32768, 0), hi = i % 4 ? 32767 : irand(0, 32767);
+      wick_broadcast bc;
+      const int32_t dims = (int32_t)n;
+      make_broadcast(&bc, 1, &dims, 1, &dims);
+      if (kind < 2) {
+        wick_qadd_params p = {0};
+        p.left_shift = 15;
+        p.input1_multiplier = rand_multiplier();
+        p.input2_multiplier = rand_multiplier();
+        p.input1_shift = i % 2 ? 0 : -irand(0, 4);
+        p.input2_shift = i % 2 ? -irand(0, 4) : 0;
+        p.output_multiplier = rand_multiplier();
+        p.output_shift = i == 2 ? 1 : -irand(12, 16);
+        p.act_min = lo, p.act_max = hi;
+        wick_q_add__reference(WICK_DTYPE_INT16, kind == 1, &bc, &p, a, b, ref);
+        kern->add16(n, a, b, got + 1, &p, kind == 1);
+      } else {
+        wick_qmul_params p = {0};
+        p.output_multiplier = rand_multiplier();
+        p.output_shift = i == 1 ? 1 : -irand(12, 18);
+        p.act_min = lo, p.act_max = hi;
+        wick_q_mul__reference(WICK_DTYPE_INT16, &bc, &p, a, b, ref);
+        kern->mul16(n, a, b, got + 1, &p);
+      }
+      checks++;
+      for (size_t e = 0; e < n; e++)
+        if (got[e + 1] != ref[e]) {
+          fail("%s int16 %s n=%zu: [%zu] got %d want %d", kern->isa,
+               kind == 0 ? "add" : (kind == 1 ? "sub" : "mul"), n, e, got[e + 1], ref[e]);
+          break;
+        }
+      check_guards("int16 elementwise", got[0] == 0x5555 && got[n + 1] == 0x5555);
+      free(a), free(b), free(ref), free(got);
+    }
+  printf("%s int16 add / sub / mul: %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ hybrid dot products */
 
 /* kern->dots against the portable loop: every m (4-row blocks and the rest), k around the
@@ -892,6 +946,7 @@ int main(void) {
     if (kern->dots) test_dots(kern);
     test_gemm_raw(kern);
     if (kern->fc16) test_fc16(kern);
+    if (kern->add16 && kern->mul16) test_elementwise16(kern);
   }
   return finish();
 }
