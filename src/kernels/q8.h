@@ -128,6 +128,14 @@ typedef void (*wick_q16_add_fn)(size_t n, const int16_t *a, const int16_t *b, in
 typedef void (*wick_q16_mul_fn)(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
                                 const wick_qmul_params *p);
 
+/* QUANTIZE between integer types (wick_q_requantize__reference's parameters). */
+typedef struct wick_q_requant_params {
+  int32_t in_zp, out_zp, multiplier, shift, lo, hi;
+} wick_q_requant_params;
+/* n int16 elements requantized to int8 (out16 false) or int16. */
+typedef void (*wick_q16_requant_fn)(size_t n, const int16_t *in, void *out, bool out16,
+                                    const wick_q_requant_params *p);
+
 /* out[i] = lut[in[i]] (n bytes), as wick_q_lut8__reference. */
 typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
 
@@ -170,11 +178,12 @@ typedef struct wick_q8_kernels {
   wick_q8_dwconv_fn dwconv;
   wick_q8_add_fn add;
   wick_q8_mul_fn mul;
-  wick_q8_conv_amx_fn conv_amx; /* AMX-INT8 (avx512amx table only) */
-  wick_q8_dots_fn dots;         /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
-  wick_q16_fc_fn fc16;          /* 16x8 FULLY_CONNECTED (q16.h; NULL: the portable rows) */
-  wick_q16_add_fn add16;        /* int16 ADD / SUB (NULL: the reference) */
-  wick_q16_mul_fn mul16;        /* int16 MUL (NULL: the reference) */
+  wick_q8_conv_amx_fn conv_amx;  /* AMX-INT8 (avx512amx table only) */
+  wick_q8_dots_fn dots;          /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
+  wick_q16_fc_fn fc16;           /* 16x8 FULLY_CONNECTED (q16.h; NULL: the portable rows) */
+  wick_q16_add_fn add16;         /* int16 ADD / SUB (NULL: the reference) */
+  wick_q16_mul_fn mul16;         /* int16 MUL (NULL: the reference) */
+  wick_q16_requant_fn requant16; /* QUANTIZE int16 -> int8 / int16 (NULL: the reference) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
@@ -447,6 +456,8 @@ WICK_Q8_API void wick_q16_add_ukernel__avx2(size_t n, const int16_t *a, const in
                                             int16_t *out, const wick_qadd_params *p, bool subtract);
 WICK_Q8_API void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b,
                                             int16_t *out, const wick_qmul_params *p);
+WICK_Q8_API void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, void *out, bool out16,
+                                                const wick_q_requant_params *p);
 /* Depthwise blocks of 8 channels (dw_cr 8), ADD / SUB and MUL on 8 int32 lanes. */
 WICK_Q8_API void wick_q8_dwconv_ukernel__avx2(const wick_conv_shape *s, int32_t zp,
                                               const int8_t *input, const void *w, int8_t *output,

@@ -1821,7 +1821,11 @@ static void sweep_quantize(void) {
                  {"uint8->int8", WICK_DTYPE_UINT8, WICK_DTYPE_INT8, {0.05f, 128}, {0.05f, 0}},
                  {"int8->uint8", WICK_DTYPE_INT8, WICK_DTYPE_UINT8, {0.05f, 3}, {0.07f, 120}},
                  {"int16->int8", WICK_DTYPE_INT16, WICK_DTYPE_INT8, {0.001f, 0}, {0.2f, 2}},
-                 {"int16->int16", WICK_DTYPE_INT16, WICK_DTYPE_INT16, {0.001f, 0}, {0.0015f, 0}}};
+                 {"int16->int16", WICK_DTYPE_INT16, WICK_DTYPE_INT16, {0.001f, 0}, {0.0015f, 0}},
+                 {"int8->int16", WICK_DTYPE_INT8, WICK_DTYPE_INT16, {0.05f, 3}, {0.0004f, 0}},
+                 {"uint8->uint8", WICK_DTYPE_UINT8, WICK_DTYPE_UINT8, {0.05f, 128}, {0.06f, 120}},
+                 {"int16->int8 fine", WICK_DTYPE_INT16, WICK_DTYPE_INT8, {0.001f, 0}, {0.27f, -5}},
+                 {"int16->int32", WICK_DTYPE_INT16, WICK_DTYPE_INT32, {0.001f, 0}, {0.0005f, 0}}};
   for (size_t r = 0; r < sizeof requant / sizeof requant[0]; r++) {
     sweep_case c;
     case_begin(&c, "QUANTIZE", EXACT, "%s [3,37]", requant[r].name);

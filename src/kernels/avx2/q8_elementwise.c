@@ -1,7 +1,8 @@
 /*
  * avx2/q8_elementwise.c — int8 and int16 ADD / SUB and MUL of two equally
- * shaped runs of elements (the op splits channel broadcasts into rows) for
- * AVX2, 8 elements per vector: the reference's arithmetic (quantized.c, qadd_one
+ * shaped runs of elements (the op splits channel broadcasts into rows), and
+ * the requantization of int16 elements (QUANTIZE) for AVX2, 8 elements per
+ * vector: the reference's arithmetic (quantized.c, qadd_one
  * and qmul_body) lane by lane — offsets, the left shift, each input's
  * multiplier, the sum or product, the output multiplier, zero point and
  * clamp — with template/q8_requant.h's fixed-point stage (q8_mbqm, the
@@ -181,5 +182,38 @@ void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b, in
     const __m256i v1 = mul8(load8_16(ta + 8), load8_16(tb + 8), off1, off2, &mo);
     _mm256_storeu_si256((__m256i *)(void *)to, narrow16_16(v0, v1));
     memcpy(out + i, to, (n - i) * 2);
+  }
+}
+
+/* QUANTIZE from int16: clamp(mbqm(x - in_zp) + out_zp) to int8 (out16 false) or int16. */
+void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, void *out, bool out16,
+                                    const wick_q_requant_params *p) {
+  const q8_rq q = q8_rq_set(p->multiplier, p->shift, p->out_zp, p->lo, p->hi);
+  const __m256i zp = _mm256_set1_epi32(p->in_zp);
+  int8_t *o8 = out;
+  int16_t *o16 = out;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i v0 = q8_requant_i32(_mm256_sub_epi32(load8_16(in + i), zp), &q);
+    const __m256i v1 = q8_requant_i32(_mm256_sub_epi32(load8_16(in + i + 8), zp), &q);
+    if (out16)
+      _mm256_storeu_si256((__m256i *)(void *)(o16 + i), narrow16_16(v0, v1));
+    else
+      _mm_storeu_si128((__m128i *)(void *)(o8 + i), narrow16(v0, v1));
+  }
+  if (i < n) {
+    int16_t t[16] = {0};
+    memcpy(t, in + i, (n - i) * 2);
+    const __m256i v0 = q8_requant_i32(_mm256_sub_epi32(load8_16(t), zp), &q);
+    const __m256i v1 = q8_requant_i32(_mm256_sub_epi32(load8_16(t + 8), zp), &q);
+    if (out16) {
+      int16_t r[16];
+      _mm256_storeu_si256((__m256i *)(void *)r, narrow16_16(v0, v1));
+      memcpy(o16 + i, r, (n - i) * 2);
+    } else {
+      int8_t r[16];
+      _mm_storeu_si128((__m128i *)(void *)r, narrow16(v0, v1));
+      memcpy(o8 + i, r, n - i);
+    }
   }
 }
