@@ -26,7 +26,8 @@
   .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,               \
   .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni, \
   .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,             \
-  .fc16 = wick_q16_fc__avx2
+  .fc16 = wick_q16_fc__avx2, .add16 = wick_q16_add_ukernel__avx2,                       \
+  .mul16 = wick_q16_mul_ukernel__avx2, .requant16 = wick_q16_requant_ukernel__avx2
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
@@ -39,7 +40,7 @@ static const wick_q8_kernels avx512amx_kernels = {.isa = "avx512amx",
 
 /* AVX2: GEMM-shaped ops (int16 input, VPMADDWD), depthwise convs (8
  * channels per vector, VPMADDWD per tap), ADD / SUB and MUL, 16x8
- * FULLY_CONNECTED (also the AVX-512 tables' 16x8 kernel). */
+ * FULLY_CONNECTED, int16 ADD / SUB / MUL and QUANTIZE (also the AVX-512 tables' 16-bit kernels). */
 static const wick_q8_kernels avx2_kernels = {
     .isa = "avx2",
     .mr = 4,
@@ -54,6 +55,9 @@ static const wick_q8_kernels avx2_kernels = {
     .mul = wick_q8_mul_ukernel__avx2,
     .dots = wick_q8_dots__avx2,
     .fc16 = wick_q16_fc__avx2,
+    .add16 = wick_q16_add_ukernel__avx2,
+    .mul16 = wick_q16_mul_ukernel__avx2,
+    .requant16 = wick_q16_requant_ukernel__avx2,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX512BW |

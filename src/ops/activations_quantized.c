@@ -45,7 +45,9 @@
 typedef struct qact_data {
   int32_t builtin;
   wick_qsoftmax_params softmax;
-  float *softmax_table; /* SOFTMAX in its float-table form, else NULL */
+  float *softmax_table;  /* SOFTMAX in its float-table form, else NULL */
+  int32_t *softmax_exps; /* 8-bit fixed-point SOFTMAX: the reference's exps[256], sums[256]
+                          * (wick_q_softmax_tables) for wick_q8_softmax_rows, or NULL */
   float softmax_out_scale;
   int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
   int16_t *rsqrt_lut;           /* int16 RSQRT */
@@ -117,6 +119,11 @@ static wick_status softmax_prepare(wick_op_ctx *ctx, qact_data *d, const wick_te
   double radius =
       31.0 * (double)((int64_t)1 << 26) / (double)((int64_t)1 << d->softmax.input_left_shift);
   d->softmax.diff_min = -(int32_t)floor(radius);
+  if (!wick_op_force_reference(ctx)) { /* the reference's 256 exps, for the table kernel */
+    if ((d->softmax_exps = wick_op_alloc(ctx, 512 * sizeof(int32_t))) == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    wick_q_softmax_tables(&d->softmax, d->softmax_exps, d->softmax_exps + 256);
+  }
   return WICK_OK;
 }
 
@@ -278,6 +285,8 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                                builtin == WICK_BUILTIN_GELU || d->tabulated);
   if (lut8 && wick_q8_lut8_select(wick_op_force_reference(ctx)) != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 table");
+  else if (d->softmax_exps != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "exp table rows");
   else if (d->tabulated)
     wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "table");
   else /* scalar: a table per element, or the fixed-point arithmetic */
@@ -295,6 +304,24 @@ static void run_table(const wick_op_ctx *ctx, const qact_data *d, int64_t n, con
     wick_q_lut8__reference(n, d->lut, in, out);
 }
 
+/* Rows [begin, end) of an 8-bit SOFTMAX on the table kernel. */
+typedef struct softmax_job {
+  const qact_data *d;
+  wick_dtype in_type, out_type;
+  size_t cols;
+  const void *in;
+  void *out;
+} softmax_job;
+
+static void softmax_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const softmax_job *j = arg;
+  const size_t osize = j->out_type == WICK_DTYPE_INT16 ? 2 : 1;
+  wick_q8_softmax_rows(j->d->softmax_exps, j->d->softmax_exps + 256, &j->d->softmax, j->in_type,
+                       j->out_type, end - begin, j->cols, (const uint8_t *)j->in + begin * j->cols,
+                       (uint8_t *)j->out + begin * j->cols * osize);
+}
+
 wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
   const qact_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
@@ -307,7 +334,10 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
         wick_q_softmax_i16__reference(rows, cols, d->softmax.input_multiplier,
                                       d->softmax.input_left_shift, d->exp_lut, d->recip_lut,
                                       in->data, out->data);
-      else if (d->softmax_table != NULL)
+      else if (d->softmax_exps != NULL) {
+        softmax_job j = {d, in->type, out->type, (size_t)cols, in->data, out->data};
+        return wick_parallel_range(ctx, (size_t)rows, (uint64_t)cols * 8, softmax_rows, &j);
+      } else if (d->softmax_table != NULL)
         wick_q_softmax_table__reference(in->type, out->type, rows, cols, d->softmax_table,
                                         d->softmax_out_scale, d->out_zp, in->data, out->data);
       else

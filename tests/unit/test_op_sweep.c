@@ -701,6 +701,10 @@ static const shape_pair binary_shapes[] = {
     {"scalar first [1]+[3,41]", {1}, {3, 41}, 1, 2},
     {"general [2,1,7]+[2,5,1]", {2, 1, 7}, {2, 5, 1}, 3, 3},
     {"inner [4,6,1]+[4,6,9]", {4, 6, 1}, {4, 6, 9}, 3, 3},
+    /* inner runs long enough for the int8 kernels' planned broadcasts */
+    {"per row [3,7,40]+[3,7,1]", {3, 7, 40}, {3, 7, 1}, 3, 3},
+    {"per row first [5,1]+[5,33]", {5, 1}, {5, 33}, 2, 2},
+    {"outer [3,1,40]+[3,5,40]", {3, 1, 40}, {3, 5, 40}, 3, 3},
 };
 #define NUM_BINARY_SHAPES (sizeof binary_shapes / sizeof binary_shapes[0])
 
@@ -1342,6 +1346,15 @@ static void sweep_bmm(void) {
       {"[2,9,19]x[19,37] constant rhs", {2, 9, 19}, {19, 37}, 3, 2, false, false, true},
       {"[1,1,33]x[33,40] constant rhs", {1, 1, 33}, {33, 40}, 3, 2, false, false, true},
       {"large [4,64,64]x[4,64,64]", {4, 64, 64}, {4, 64, 64}, 3, 3, false, false, false},
+      {"attention [12,32,32]x[12,32,32] adj_y",
+       {12, 32, 32},
+       {12, 32, 32},
+       3,
+       3,
+       false,
+       true,
+       false},
+      {"[2,33,5]x[2,33,17] adj_x adj_y", {2, 33, 5}, {2, 17, 33}, 3, 3, true, true, false},
   };
   for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
     const bmm_spec *sp = &specs[i];
@@ -1380,17 +1393,20 @@ static void sweep_bmm(void) {
            opt_bmm(&c, sp->adj_x, sp->adj_y, form == 2));
         run_case(&c);
       }
-    if (i < 4) /* integer: int8 x int8 and int16 x int8 */
-      for (int t = 0; t < 2; t++) {
-        const wick_dtype type = t ? WICK_DTYPE_INT16 : WICK_DTYPE_INT8;
-        const float s_a = t ? 0.0005f : 0.02f;
-        const double q_a = t ? 32768 : 128;
+    if (i < 4 || i >= 6) /* integer: int8 x int8 (rhs zero point 0, and not) and int16 x int8 */
+      for (int t = 0; t < 3; t++) {
+        const wick_dtype type = t == 1 ? WICK_DTYPE_INT16 : WICK_DTYPE_INT8;
+        const float s_a = t == 1 ? 0.0005f : 0.02f;
+        const double q_a = t == 1 ? 32768 : 128;
+        const int32_t rhs_zp = t == 2 ? -37 : 0;
         sweep_case c;
-        case_begin(&c, "BATCH_MATMUL", EXACT, "%s %s", wick_dtype_name(type), sp->name);
+        case_begin(&c, "BATCH_MATMUL", EXACT, "%s%s %s", wick_dtype_name(type),
+                   rhs_zp ? " rhs zp" : "", sp->name);
         int32_t ins[2];
-        ins[0] = input(&c, type, sp->a, sp->ra, q(&c, s_a, t ? 0 : 3), FULL, 0);
-        ins[1] = input(&c, WICK_DTYPE_INT8, sp->b, sp->rb, q(&c, 0.01f, 0), -127, 127);
-        output(&c, type, q(&c, dot_scale(k, s_a, q_a, 0.01f, 127, q_a), t ? 0 : -4));
+        ins[0] = input(&c, type, sp->a, sp->ra, q(&c, s_a, t == 1 ? 0 : 3), FULL, 0);
+        ins[1] = input(&c, WICK_DTYPE_INT8, sp->b, sp->rb, q(&c, 0.01f, rhs_zp),
+                       t == 1 ? -127 : -128, 127);
+        output(&c, type, q(&c, dot_scale(k, s_a, q_a, 0.01f, 127, q_a), t == 1 ? 0 : -4));
         op(&c, WICK_BUILTIN_BATCH_MATMUL, ins, 2, OPT_BATCH_MATMUL,
            opt_bmm(&c, sp->adj_x, sp->adj_y, false));
         run_case(&c);
@@ -1805,7 +1821,11 @@ static void sweep_quantize(void) {
                  {"uint8->int8", WICK_DTYPE_UINT8, WICK_DTYPE_INT8, {0.05f, 128}, {0.05f, 0}},
                  {"int8->uint8", WICK_DTYPE_INT8, WICK_DTYPE_UINT8, {0.05f, 3}, {0.07f, 120}},
                  {"int16->int8", WICK_DTYPE_INT16, WICK_DTYPE_INT8, {0.001f, 0}, {0.2f, 2}},
-                 {"int16->int16", WICK_DTYPE_INT16, WICK_DTYPE_INT16, {0.001f, 0}, {0.0015f, 0}}};
+                 {"int16->int16", WICK_DTYPE_INT16, WICK_DTYPE_INT16, {0.001f, 0}, {0.0015f, 0}},
+                 {"int8->int16", WICK_DTYPE_INT8, WICK_DTYPE_INT16, {0.05f, 3}, {0.0004f, 0}},
+                 {"uint8->uint8", WICK_DTYPE_UINT8, WICK_DTYPE_UINT8, {0.05f, 128}, {0.06f, 120}},
+                 {"int16->int8 fine", WICK_DTYPE_INT16, WICK_DTYPE_INT8, {0.001f, 0}, {0.27f, -5}},
+                 {"int16->int32", WICK_DTYPE_INT16, WICK_DTYPE_INT32, {0.001f, 0}, {0.0005f, 0}}};
   for (size_t r = 0; r < sizeof requant / sizeof requant[0]; r++) {
     sweep_case c;
     case_begin(&c, "QUANTIZE", EXACT, "%s [3,37]", requant[r].name);

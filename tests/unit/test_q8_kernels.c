@@ -567,6 +567,60 @@ static void test_mul(const wick_q8_kernels *kern) {
   printf("%s mul: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ int16 ADD / SUB / MUL */
+
+/* kern->add16 / mul16 against the reference on int16 runs (zero points 0 as the 16x8 scheme,
+ * left shift 15; extremes in every third buffer), with clamps inside int16. */
+static void test_elementwise16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t sizes[] = {1, 7, 8, 15, 16, 17, 33, 384, 1000};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int kind = 0; kind < 3; kind++) {
+      const size_t n = sizes[i];
+      int16_t *a = malloc(n * 2), *b = malloc(n * 2), *ref = malloc(n * 2);
+      int16_t *got = malloc(n * 2 + 4);
+      for (size_t e = 0; e < n; e++) {
+        a[e] = i % 3 == 2 ? (int16_t)(next() & 1 ? 32767 : -32768) : (int16_t)irand(-32768, 32767);
+        b[e] = (int16_t)irand(-32768, 32767);
+      }
+      got[0] = got[n + 1] = 0x5555;
+      const int32_t lo = i % 2 ? -32768 : irand(-32768, 0), hi = i % 4 ? 32767 : irand(0, 32767);
+      wick_broadcast bc;
+      const int32_t dims = (int32_t)n;
+      make_broadcast(&bc, 1, &dims, 1, &dims);
+      if (kind < 2) {
+        wick_qadd_params p = {0};
+        p.left_shift = 15;
+        p.input1_multiplier = rand_multiplier();
+        p.input2_multiplier = rand_multiplier();
+        p.input1_shift = i % 2 ? 0 : -irand(0, 4);
+        p.input2_shift = i % 2 ? -irand(0, 4) : 0;
+        p.output_multiplier = rand_multiplier();
+        p.output_shift = i == 2 ? 1 : -irand(12, 16);
+        p.act_min = lo, p.act_max = hi;
+        wick_q_add__reference(WICK_DTYPE_INT16, kind == 1, &bc, &p, a, b, ref);
+        kern->add16(n, a, b, got + 1, &p, kind == 1);
+      } else {
+        wick_qmul_params p = {0};
+        p.output_multiplier = rand_multiplier();
+        p.output_shift = i == 1 ? 1 : -irand(12, 18);
+        p.act_min = lo, p.act_max = hi;
+        wick_q_mul__reference(WICK_DTYPE_INT16, &bc, &p, a, b, ref);
+        kern->mul16(n, a, b, got + 1, &p);
+      }
+      checks++;
+      for (size_t e = 0; e < n; e++)
+        if (got[e + 1] != ref[e]) {
+          fail("%s int16 %s n=%zu: [%zu] got %d want %d", kern->isa,
+               kind == 0 ? "add" : (kind == 1 ? "sub" : "mul"), n, e, got[e + 1], ref[e]);
+          break;
+        }
+      check_guards("int16 elementwise", got[0] == 0x5555 && got[n + 1] == 0x5555);
+      free(a), free(b), free(ref), free(got);
+    }
+  printf("%s int16 add / sub / mul: %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ hybrid dot products */
 
 /* kern->dots against the portable loop: every m (4-row blocks and the rest), k around the
@@ -736,6 +790,59 @@ static void test_fc16(const wick_q8_kernels *kern) {
   printf("%s 16x8 fc: %s\n", kern ? kern->isa : "portable", verdict(before));
 }
 
+/* ------------------------------------------------------------------ 8-bit SOFTMAX (portable) */
+
+/* The op's parameters for input scale * beta = `real_scale` (as activations_quantized.c:
+ * LiteRT's PreprocessSoftmaxScaling with 5 integer bits). */
+static wick_qsoftmax_params softmax_params(double real_scale) {
+  double real = real_scale * (double)(1 << 26);
+  if (real > 2147483647.0) real = 2147483647.0;
+  int e;
+  const double f = frexp(real, &e);
+  int64_t fixed = (int64_t)round(f * 2147483648.0);
+  if (fixed == ((int64_t)1 << 31)) fixed /= 2, e++;
+  wick_qsoftmax_params p = {(int32_t)fixed, e, 0};
+  p.diff_min = -(int32_t)floor(31.0 * (double)((int64_t)1 << 26) / (double)((int64_t)1 << e));
+  return p;
+}
+
+static void test_softmax(void) {
+  const int before = failures;
+  static const double scales[] = {0.02, 0.1, 0.004, 1.5, 0.0625};
+  static const size_t shapes[][2] = {{1, 1}, {3, 3}, {48, 32}, {5, 37}, {2, 1000}, {2, 5000}};
+  static const wick_dtype pairs[][2] = {{WICK_DTYPE_INT8, WICK_DTYPE_INT8},
+                                        {WICK_DTYPE_INT8, WICK_DTYPE_INT16},
+                                        {WICK_DTYPE_UINT8, WICK_DTYPE_UINT8},
+                                        {WICK_DTYPE_UINT8, WICK_DTYPE_INT16}};
+  int32_t exps[256], sums[256];
+  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++) {
+    const wick_qsoftmax_params p = softmax_params(scales[si]);
+    wick_q_softmax_tables(&p, exps, sums);
+    for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+      for (size_t t = 0; t < 4; t++) {
+        const size_t rows = shapes[h][0], cols = shapes[h][1], n = rows * cols;
+        const size_t os = pairs[t][1] == WICK_DTYPE_INT16 ? 2 : 1;
+        /* random bytes; rows of 5000 nearly constant (their sums wrap in int32: the reference
+         * fallback), every third buffer in a narrow band */
+        int8_t *in = rand_i8(n, false);
+        for (size_t i = 0; i < n; i++)
+          if (cols == 5000 || (si + h) % 3 == 0) in[i] = (int8_t)(in[i] & 3);
+        uint8_t *ref = malloc(n * os + 1), *got = malloc(n * os + 2);
+        got[0] = got[n * os + 1] = 99;
+        wick_q_softmax__reference(pairs[t][0], pairs[t][1], (int64_t)rows, (int64_t)cols, &p, in,
+                                  ref);
+        wick_q8_softmax_rows(exps, sums, &p, pairs[t][0], pairs[t][1], rows, cols, in, got + 1);
+        char what[120];
+        snprintf(what, sizeof what, "softmax %s -> %s %zux%zu scale %g",
+                 wick_dtype_name(pairs[t][0]), wick_dtype_name(pairs[t][1]), rows, cols,
+                 scales[si]);
+        compare_guarded(what, (const int8_t *)got, (const int8_t *)ref, n * os);
+        free(in), free(ref), free(got);
+      }
+  }
+  printf("portable 8-bit softmax: %s\n", verdict(before));
+}
+
 /* ------------------------------------------------------------------ pools (portable) */
 
 static void test_pool(void) {
@@ -809,6 +916,7 @@ int main(void) {
   test_pool();
   test_lut8();
   test_fc16(NULL);
+  test_softmax();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
 #if defined(__aarch64__) && defined(__linux__)
@@ -838,6 +946,7 @@ int main(void) {
     if (kern->dots) test_dots(kern);
     test_gemm_raw(kern);
     if (kern->fc16) test_fc16(kern);
+    if (kern->add16 && kern->mul16) test_elementwise16(kern);
   }
   return finish();
 }

@@ -520,6 +520,14 @@ typedef struct wick_qsoftmax_params {
 } wick_qsoftmax_params;
 void wick_q_softmax__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows, int64_t cols,
                                const wick_qsoftmax_params *p, const void *in, void *out);
+/* Its pieces, for the faster kernels (src/kernels/q8.h): 8-bit inputs differ from their row's
+ * maximum by d in [0, 255], so every exp the reference computes is exps[d] (Q0.31; 0 where
+ * -d < diff_min, which the reference skips: the outputs and sums then come out the same), and
+ * its term of the row's Q12.19 sum is sums[d]. */
+void wick_q_softmax_tables(const wick_qsoftmax_params *p, int32_t exps[256], int32_t sums[256]);
+/* The row's reciprocal from its sum (the wrapping int32 total of its sums[d]): the output of
+ * an element is clamp(rdivpot(srdhm(*scale, exp), *exponent) + out_min, out_min, out_max). */
+void wick_q_softmax_row_scale(int32_t sum, int32_t out_bits, int32_t *scale, int32_t *exponent);
 
 /* SOFTMAX through a float table of exp (LiteRT's default int8/uint8 kernel), for the
  * input scales the fixed-point form cannot take (beta * input scale * 2^26 <= 1, where

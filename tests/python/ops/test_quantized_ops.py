@@ -476,6 +476,9 @@ BMM_VARIANTS = [
     ("int8", "int8", (2, 3, 8), (2, 8, 5), False, False, False),
     ("int8", "int8", (3, 1, 4, 6), (2, 5, 6), False, True, True),
     ("int8", "int8", (2, 7, 3), (7, 4), True, False, True),
+    # large enough for the int8 GEMM microkernels (attention's QK^T shape; adj_x, broadcast rhs)
+    ("int8", "int8", (2, 16, 24), (2, 20, 24), False, True, False),
+    ("int8", "int8", (3, 24, 9), (24, 17), True, False, True),
     ("int16", "int8", (4, 16), (16, 8), False, False, True),
     ("int16", "int8", (2, 3, 9), (2, 5, 9), False, True, False),
     ("int16", "int16", (2, 6, 4), (4, 3), False, False, False),
