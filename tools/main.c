@@ -1,9 +1,11 @@
 /*
- * main.c — the `wick` command-line tool: inspect, run and bench .tflite files.
+ * main.c — the `wick` command-line tool: inspect, run and bench .tflite files,
+ * and generate with LLM files (generate.c).
  *
  *   wick inspect m.tflite                    signatures, I/O, op histogram, memory, MACs
  *   wick run m.tflite [--input NAME=x.npy]… [--output-dir DIR]
  *   wick bench m.tflite [--threads N] [--runs N] [--warmup N] [--profile]
+ *   wick generate llm.tflite --tokens 1,2,3 [--max-new N] [--temperature T] ...
  *
  * --memory-limit BYTES (every command) caps both the load
  * (wick_model_options.memory_limit_bytes) and the interpreter.
@@ -25,6 +27,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "generate.h"
 #include "npy.h"
 #include "wick/wick.h"
 
@@ -655,6 +658,7 @@ static void usage(FILE *f) {
           "  inspect MODEL.tflite   signatures, inputs/outputs, ops, memory, MACs\n"
           "  run MODEL.tflite       run once on .npy or seeded random inputs\n"
           "  bench MODEL.tflite     latency, cold start and memory\n"
+          "  generate LLM.tflite    token generation with a wick.llm file\n"
           "  version                print the version\n\n"
           "`wick COMMAND --help` describes each command.\n");
 }
@@ -676,6 +680,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "inspect") == 0) return cmd_inspect(argc, argv);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv);
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc, argv);
+  if (strcmp(cmd, "generate") == 0) return wick_cmd_generate(argc, argv);
   fprintf(stderr, "wick: unknown command %s\n", cmd);
   usage(stderr);
   return EXIT_USAGE;

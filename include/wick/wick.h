@@ -491,6 +491,14 @@ WICK_API int wick_tensor_quantization(const wick_tensor *tensor, float *scale_ou
 WICK_API wick_status wick_tensor_copy_from(wick_tensor *tensor, const void *data, size_t size);
 WICK_API wick_status wick_tensor_copy_to(const wick_tensor *tensor, void *data, size_t size);
 
+/* The bytes of the model's metadata entry `name` (Model.metadata: e.g. "wick_llm", written
+ * by wick.llm.convert, or TensorFlow's "min_runtime_version"), or NULL when the model has no
+ * entry of that name or its buffer is empty (the first entry of that name counts). *size_out
+ * (may be NULL) gets the byte count, 0 with NULL. The bytes are the file's, unverified
+ * (parse them as untrusted input), and live as long as the model. */
+WICK_API const void *wick_model_metadata(const wick_model *model, const char *name,
+                                         size_t *size_out);
+
 /* Element size of a dtype in bytes, 0 for variable-size types. */
 WICK_API size_t wick_dtype_size(wick_dtype dtype);
 /* "float32", "int8", ... Static storage, never NULL. */

@@ -117,6 +117,14 @@ typedef struct wick_signature_info {
   int32_t *output_tensors;
 } wick_signature_info;
 
+/* One Model.metadata entry (name -> a buffer's bytes). Entries whose buffer
+ * index is out of range are left out (wick reads no metadata it needs). */
+typedef struct wick_metadata_info {
+  const char *name;    /* "" when the entry has none */
+  const uint8_t *data; /* in the file; NULL when the buffer is empty */
+  size_t size;
+} wick_metadata_info;
+
 struct wick_model {
   wick_mem mem;
   wick_bump bump;
@@ -131,6 +139,8 @@ struct wick_model {
   uint32_t num_subgraphs, num_signatures;
   wick_subgraph_info *subgraphs;
   wick_signature_info *signatures;
+  uint32_t num_metadata;
+  wick_metadata_info *metadata;
 };
 
 /* Parses and verifies `bytes`, filling `model` (whose mem/bump are ready).

@@ -121,6 +121,34 @@ static wick_status read_buffers(reader *r, const wick_fb_table *root) {
   return WICK_OK;
 }
 
+/* Model.metadata: name and bytes of each entry whose buffer exists. */
+static wick_status read_metadata(reader *r, const wick_fb_table *root) {
+  wick_fb_vector v;
+  int rc = wick_fb_vector_field(root, MODEL_METADATA, 4, &v);
+  if (rc < 0) return fail(r, "Model.metadata: vector is out of bounds");
+  uint32_t n = rc > 0 ? v.len : 0;
+  wick_model *m = r->model;
+  ALLOC(r, m->metadata, n);
+  m->num_metadata = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    wick_fb_table t;
+    uint32_t buffer;
+    if (wick_fb_vec_table(&v, i, &t) < 0 || !wick_fb_u32(&t, METADATA_BUFFER, 0, &buffer))
+      return fail(r, "Model.metadata[%u]: malformed table", i);
+    wick_status st = WICK_OK;
+    char what[48];
+    wick_format_message(what, sizeof what, "Model.metadata[%u].name", i);
+    const char *name = opt_string(r, &t, METADATA_NAME, what, &st);
+    if (st != WICK_OK) return st;
+    if (buffer >= r->num_buffers) continue;
+    wick_metadata_info *e = &m->metadata[m->num_metadata++];
+    e->name = name ? name : "";
+    e->data = r->buffer_data[buffer];
+    e->size = e->data ? r->buffer_size[buffer] : 0;
+  }
+  return WICK_OK;
+}
+
 static wick_status read_opcodes(reader *r, const wick_fb_table *root) {
   wick_fb_vector v;
   int rc = wick_fb_vector_field(root, MODEL_OPERATOR_CODES, 4, &v);
@@ -911,6 +939,7 @@ wick_status wick_format_read_model(wick_model *model, char *error, size_t error_
   model->description = opt_string(&r, &root, MODEL_DESCRIPTION, "Model.description", &st);
   if (st) return st;
   if ((st = read_buffers(&r, &root))) return st;
+  if ((st = read_metadata(&r, &root))) return st;
   if ((st = read_opcodes(&r, &root))) return st;
 
   wick_fb_vector sv;

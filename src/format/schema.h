@@ -44,6 +44,7 @@ enum { BLOCKWISE_SCALES = 0, BLOCKWISE_ZERO_POINTS = 1, BLOCKWISE_BLOCK_SIZE = 2
 /* TensorType values wick reads without a wick_dtype: INT4 (two values a byte, the
  * first in the low nibble) */
 enum { SCHEMA_TYPE_INT4 = 17 };
+enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
 enum { SIGNATURE_INPUTS = 0, SIGNATURE_OUTPUTS = 1, SIGNATURE_KEY = 2, SIGNATURE_SUBGRAPH_INDEX = 4 };
 enum { TENSORMAP_NAME = 0, TENSORMAP_TENSOR_INDEX = 1 };
 /* SparsityParameters, DimensionMetadata (format is a byte DimensionType; each
