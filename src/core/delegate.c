@@ -515,8 +515,8 @@ static void fall_back(wick_graph *g, wick_partition *p, const char *what, const 
   wick_format_message(p->why, sizeof p->why, "%s: %s failed: %s", p->delegate->name, what,
                       why[0] ? why : "no reason given");
   p->active = false;
-  wick_interp_log(g->interp, WICK_LOG_WARNING, "partition %zu (%zu nodes) runs on the CPU: %s",
-                  p->desc.id, p->desc.num_nodes, p->why);
+  wick_interp_log(g->interp, WICK_LOG_WARNING, "partition %zu (%zu node%s) runs on the CPU: %s",
+                  p->desc.id, p->desc.num_nodes, p->desc.num_nodes == 1 ? "" : "s", p->why);
 }
 
 void wick_graph_prepare_partitions(wick_graph *g) {
