@@ -155,7 +155,8 @@ static bool each_pred(const partitioner *P, uint32_t v, pred_fn fn, void *arg) {
   const wick_node *n = &P->g->nodes[v];
   for (uint32_t k = 0; k < n->op->num_inputs; k++) {
     int32_t t = n->op->inputs[k];
-    /* (a tensor written only later in the file is no dependency: file order runs v first) */
+    /* (the reader verified that tensors are written once, before they are read; only a
+     * variable tensor is read before its writer, and both nodes are ordered nodes) */
     if (t >= 0 && P->producer[t] >= 0 && (uint32_t)P->producer[t] < v &&
         !fn(P, (uint32_t)P->producer[t], arg))
       return false;

@@ -13,9 +13,14 @@
  *      arithmetic, weight dequantization). A node whose output shape depends
  *      on run-time data is marked dynamic: it is prepared again at invoke,
  *      and so is everything downstream of it;
- *   3. plan.c packs the remaining tensors into one arena by lifetime.
+ *   3. with delegates, delegate.c offers the nodes to them and forms the
+ *      partitions and the execution order (every node stays prepared for the
+ *      CPU: the fallback); fuse.c fuses what runs on the CPU;
+ *   4. plan.c packs the remaining tensors into one arena by lifetime, and
+ *      each delegate prepares its partitions.
  *
- * Invoke then only runs kernels, checking the cancel flag between nodes.
+ * Invoke then only runs kernels (and delegate partitions, rerun on the CPU when
+ * they fail), checking the cancel flag between nodes.
  * What an op calls on the core (inputs, outputs, memory, errors) is in
  * op_ctx.c.
  */

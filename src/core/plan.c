@@ -2,7 +2,9 @@
  * plan.c — the activation memory planner.
  *
  * Every tensor that needs storage for this prepare (not a constant, not
- * folded, not a variable, not dynamic) gets an offset in one arena. A
+ * folded, not a variable, not dynamic) gets an offset in one arena. Times are
+ * positions in the graph's execution order (wick_graph_node_at: the file's,
+ * unless delegate partitions reordered it, src/core/delegate.c). A
  * tensor's lifetime runs from the node that writes it (graph inputs: before
  * the first node) to the last node that reads it (graph outputs, and graph
  * inputs too: to the end, so that inputs keep their values across invokes

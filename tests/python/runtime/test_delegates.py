@@ -1,7 +1,7 @@
 """Delegates through the Python binding (docs/delegates.md): ``wick.load(..., delegate=)`` and
 ``rt.delegation``, with the built-in test delegate "reference" (wick's reference kernels on
 private buffers) on the team's shared models, a few real files of the corpus when it is built,
-and a model written here.
+and a model written here; and the CLI's ``--delegate``.
 
 Bars, each with its reason:
 * when every prepare or every invoke fails (through the options or the environment), outputs
@@ -19,6 +19,9 @@ Bars, each with its reason:
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -218,3 +221,25 @@ def test_errors_name_the_problem():
         wick.load(data, delegate="reference:fail_everything=1")
     with pytest.raises(TypeError):
         wick.load(data, delegate=[3])
+
+
+def test_cli_prints_the_partition_plan(tmp_path):
+    path = tmp_path / "m.tflite"
+    path.write_bytes(_written_model())
+
+    def wick_cli(*args):
+        cmd = [sys.executable, "-m", "wick.cli", *map(str, args)]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+    p = wick_cli("inspect", path, "--delegate", "reference")
+    assert p.returncode == 0, p.stderr
+    assert "delegation   5 of 6 operators on delegates, 1 partition" in p.stdout, p.stdout
+    assert "partition 0: 5 operators on reference" in p.stdout, p.stdout
+    assert re.search(r"MEAN\s+cpu\s+reference: op MEAN is not implemented", p.stdout), p.stdout
+    p = wick_cli("inspect", path, "--delegate", "reference:fail_prepare=1")
+    assert p.returncode == 0 and "prepare failed: injected failure" in p.stdout, p.stdout
+    assert "runs on the CPU" in p.stderr, p.stderr  # the fallback's log line
+    p = wick_cli("run", path, "--delegate", "reference:fail_invoke=1")
+    assert p.returncode == 0 and "invoke failed: injected failure" in p.stderr, p.stderr
+    p = wick_cli("inspect", path, "--delegate", "nnapi")
+    assert p.returncode == 2 and 'no delegate called "nnapi"' in p.stderr, p.stderr
