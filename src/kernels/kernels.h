@@ -174,6 +174,11 @@ typedef void (*wick_hybrid_rescale_fn)(size_t n, const int32_t *acc, const uint3
                                        bool conv_order, const float *bias, float lo, float hi,
                                        float *out);
 
+/* RESIZE_BILINEAR (float32) output rows [row_begin, row_end) of the batch x out_h rows,
+ * bit-identical to wick_f32_resize_bilinear_rows__reference (template/resize.h). */
+typedef void (*wick_f32_resize_bilinear_fn)(const wick_resize_shape *s, const float *in, float *out,
+                                            int64_t row_begin, int64_t row_end);
+
 /* One GEMM tile shape: its microkernels share MR, NR and the packing. */
 typedef struct wick_f32_gemm_kernel {
   size_t mr, nr;
@@ -201,8 +206,9 @@ typedef struct wick_f32_kernels {
   wick_f32_dequantize8_fn dequantize8;
   wick_f32_row_range_fn row_range;
   wick_f32_hybrid_quantize_fn hybrid_quantize;
-  wick_hybrid_dwconv_fn hybrid_dwconv;   /* NULL: the portable rows */
-  wick_hybrid_rescale_fn hybrid_rescale; /* NULL: the ops' scalar loops */
+  wick_hybrid_dwconv_fn hybrid_dwconv;         /* NULL: the portable rows */
+  wick_hybrid_rescale_fn hybrid_rescale;       /* NULL: the ops' scalar loops */
+  wick_f32_resize_bilinear_fn resize_bilinear; /* NULL: the reference rows */
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -519,7 +525,9 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
                                                    bool);                                         \
   WICK_KERNEL_API void wick_f32_row_range__##ISA(size_t, const float *, float *, float *);        \
   WICK_KERNEL_API void wick_f32_hybrid_quantize__##ISA(size_t, const float *, int8_t *, float,    \
-                                                       float, float);
+                                                       float, float);                             \
+  WICK_KERNEL_API void wick_f32_resize_bilinear__##ISA(const wick_resize_shape *, const float *,  \
+                                                       float *, int64_t, int64_t);
 #define WICK_DECLARE_BINARY(OP, ISA)                                                            \
   WICK_KERNEL_API void wick_f32_##OP##_vv__##ISA(size_t, const float *, const float *, float *, \
                                                  float, float);                                 \

@@ -1229,6 +1229,41 @@ static void test_hybrid_rescale(const wick_f32_kernels *kern) {
   failures += bad;
 }
 
+/* RESIZE_BILINEAR against the reference rows, bit for bit: up- and downscaling, both
+ * coordinate conventions and neither, channel counts around the vector width, more columns
+ * than one block of taps (template/resize.h), row ranges that start mid-image. */
+static void test_resize_bilinear(const wick_f32_kernels *kern) {
+  if (kern->resize_bilinear == NULL) return;
+  static const int32_t sizes[][6] = {/* batch, in_h, in_w, channels, out_h, out_w */
+                                     {1, 4, 5, 1, 8, 10},     {2, 7, 3, 9, 14, 301},
+                                     {1, 16, 16, 16, 9, 7},   {1, 1, 1, 3, 5, 5},
+                                     {1, 32, 32, 24, 64, 64}, {1, 5, 130, 17, 3, 129}};
+  int bad = 0;
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+    for (int mode = 0; mode < 3; mode++) {
+      const int32_t *z = sizes[si];
+      const wick_resize_shape s = {z[0], z[1], z[2], z[3], z[4], z[5], mode == 1, mode == 2};
+      const size_t in_n = (size_t)z[0] * z[1] * z[2] * z[3];
+      const size_t out_n = (size_t)z[0] * z[4] * z[5] * z[3];
+      float *in = rand_buf(in_n), *got = malloc(out_n * sizeof(float)),
+            *ref = malloc(out_n * sizeof(float));
+      for (size_t i = 0; i < out_n; i++) got[i] = ref[i] = 42.0f;
+      const int64_t rows = (int64_t)z[0] * z[4], r0 = rows > 2 ? 1 : 0;
+      kern->resize_bilinear(&s, in, got, r0, rows);
+      wick_f32_resize_bilinear_rows__reference(&s, in, ref, r0, rows);
+      checks++;
+      for (size_t i = 0; i < out_n; i++)
+        if (!same_bits_or_nan(got[i], ref[i])) {
+          if (bad++ < 5)
+            fprintf(stderr, "FAIL: %s resize_bilinear size %zu mode %d: output %zu %.9g / %.9g\n",
+                    kern->isa, si, mode, i, (double)got[i], (double)ref[i]);
+          break;
+        }
+      free(in), free(got), free(ref);
+    }
+  failures += bad;
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -1275,6 +1310,7 @@ int main(void) {
     test_hybrid_rows(kern);
     test_hybrid_dwconv(kern);
     test_hybrid_rescale(kern);
+    test_resize_bilinear(kern);
   }
   return finish();
 }
