@@ -614,6 +614,14 @@ static int cmd_bench(int argc, char **argv) {
   double load_ms = 0, prepare_ms = 0;
   int rc = open_model(&c, &model, &it, &load_ms, &prepare_ms);
   if (rc) return rc;
+  if (num_delegates > 0) {
+    size_t nops = wick_interpreter_op_count(it), on = 0;
+    for (size_t i = 0; i < nops; i++) on += wick_interpreter_op_delegate(it, i) != NULL;
+    printf(
+        "delegation   %zu of %zu operators on delegates, %zu partitions (see wick inspect "
+        "--delegate)\n",
+        on, nops, wick_interpreter_partition_count(it));
+  }
   uint64_t state = 0x9E3779B97F4A7C16ull;
   for (size_t i = 0; i < wick_interpreter_input_count(it); i++)
     fill_random(wick_interpreter_input(it, i), &state);

@@ -444,7 +444,8 @@ WICK_API size_t wick_interpreter_op_count(const wick_interpreter *interpreter);
 /* Name of operator i ("CONV_2D"), or NULL if out of range. Static storage. */
 WICK_API const char *wick_interpreter_op_name(const wick_interpreter *interpreter, size_t i);
 /* 1 enables per-operator timing in invoke; then op_time_ns(i) is the time
- * operator i took in the last invoke. */
+ * operator i took in the last invoke (a delegate's partition: the whole
+ * partition's time on its first operator, 0 on the others). */
 WICK_API void wick_interpreter_set_profiling(wick_interpreter *interpreter, int enabled);
 WICK_API uint64_t wick_interpreter_op_time_ns(const wick_interpreter *interpreter, size_t i);
 /* How operator i used the threads in the last profiled invoke: parallel jobs
@@ -465,11 +466,13 @@ WICK_API uint64_t wick_interpreter_op_macs(const wick_interpreter *interpreter, 
  * (vectorized or blocked for this CPU), "generic" (portable C, not a kernel
  * written for the ISA), "reference" (the scalar reference kernels: correct,
  * slow), "folded" (computed once at prepare; does not run), "fused" (another
- * operator does its work), or "unmarked" (the operator does not say). NULL if
- * out of range. Static storage. */
+ * operator does its work), "delegated" (a delegate runs it: see
+ * wick_interpreter_op_delegate), or "unmarked" (the operator does not say).
+ * NULL if out of range. Static storage. */
 WICK_API const char *wick_interpreter_op_kernel(const wick_interpreter *interpreter, size_t i);
 /* A short name of that kernel or path ("igemm", "winograd", "dwconv3x3",
- * "grouped", ...), "" when there is none; NULL if out of range. Static storage. */
+ * "grouped", ... ; the delegate's name for "delegated"), "" when there is none;
+ * NULL if out of range. Static storage (the delegate's name: owned by it). */
 WICK_API const char *wick_interpreter_op_kernel_name(const wick_interpreter *interpreter, size_t i);
 /* The first output tensor of operator i, or NULL. */
 WICK_API const wick_tensor *wick_interpreter_op_output(const wick_interpreter *interpreter,

@@ -494,8 +494,9 @@ class SignatureRunner:
     def op_kernels(self) -> list[tuple[str, str]]:
         """(kind, name) of the kernel each operator runs, chosen when it was prepared: kind is
         "optimized", "generic" (portable C, no ISA kernel), "reference" (the scalar reference
-        kernels), "folded" (computed once at load), "fused" (another operator does its work)
-        or "unmarked"; name a short name of the path ("igemm", "grouped", ...) or "".
+        kernels), "folded" (computed once at load), "fused" (another operator does its work),
+        "delegated" (a delegate runs it; name is the delegate's) or "unmarked"; name a short
+        name of the path ("igemm", "grouped", ...) or "".
         An operator whose shapes depend on input values is prepared at every call: call this
         after one."""
         lib = self._lib

@@ -6,12 +6,14 @@
  * docs/delegates.md).
  *
  * Partitioning (wick_graph_partition), after every node was prepared for the
- * CPU. Nodes are visited in file order, which is topological. Each delegate,
- * in priority order, makes one pass over the nodes no earlier delegate took:
- * an offered node it accepts joins one of its partitions when that keeps the
+ * CPU. One sweep visits the nodes in file order, which is topological, and
+ * gives each offered node to the first delegate, in priority order, that
+ * accepts it: it joins one of that delegate's partitions when that keeps the
  * graph of "units" (each partition contracted to one node, every other node
- * on its own) acyclic, else it opens a new partition. The test is on bit
- * sets (at most WICK_MAX_PARTITIONS = 64 partitions per graph):
+ * on its own) acyclic, else it opens a new partition. All partitions, of all
+ * delegates, grow in that one sweep, so every join is checked against what
+ * every partition depends on. The test is on bit sets (at most
+ * WICK_MAX_PARTITIONS = 64 partitions per graph):
  *
  *   dep[v]   the partitions node v depends on (through any path), excluding its own;
  *   pdep[p]  the partitions partition p depends on as a unit, kept transitively closed.
@@ -25,8 +27,11 @@
  * it (Kahn's algorithm, smallest file index first) with each partition's
  * nodes in file order is the execution order: every partition's nodes are
  * consecutive, every node still runs after what it reads. A partition below
- * its delegate's minimum size is dissolved (its nodes may go to a later
- * delegate); removing nodes never creates a cycle.
+ * its delegate's minimum size is dissolved and its nodes banned from that
+ * delegate; the sweep then runs again from scratch, so a later delegate may
+ * take them (at most 8 sweeps; after that small partitions just go to the
+ * CPU: removing nodes never creates a cycle). Each delegate is asked about a
+ * node once.
  *
  * Predecessors are the producers of a node's inputs, plus, for a node that
  * keeps state across invokes (resource variables, CALL_ONCE, variable
@@ -40,13 +45,16 @@
  * CPU form of a partition is exactly its nodes.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "format/schema.h"
 
-#define DELEGATE_FIRST_SIZE sizeof(wick_delegate)
+/* sizeof(wick_delegate) in its first version (through destroy). Fields appended later must be
+ * read only when a delegate's struct_size covers them. */
+#define DELEGATE_FIRST_SIZE (offsetof(wick_delegate, destroy) + sizeof(void (*)(wick_delegate *)))
 
 void wick_interp_log(wick_interpreter *it, wick_log_level level, const char *fmt, ...) {
   if (it->options.log == NULL) return;
@@ -129,6 +137,8 @@ typedef struct partitioner {
   int32_t *prev_ordered; /* per node: the previous ordered node when it is ordered, else -1 */
   uint64_t *dep;         /* per node */
   int32_t *part;         /* per node: partition slot, -1 */
+  uint8_t *asked, *accepted, *banned; /* per node: bit di for delegate di */
+  bool *capped;                       /* per node: accepted, but no partition slot was left */
   uint64_t pdep[WICK_MAX_PARTITIONS];
   uint32_t size[WICK_MAX_PARTITIONS];
   uint32_t delegate[WICK_MAX_PARTITIONS];
@@ -170,18 +180,32 @@ static bool add_dep(const partitioner *P, uint32_t u, void *arg) {
   return true;
 }
 
-typedef struct join_test {
-  int32_t q;
-  bool has_pred; /* a predecessor is in q */
-} join_test;
+/* What v's predecessors see, for the join test: the partitions each group of them sees
+ * through contraction (their own included), grouped by the partition they are in. */
+typedef struct pred_view {
+  uint64_t outside;                      /* seen by predecessors in no partition */
+  uint64_t by_part[WICK_MAX_PARTITIONS]; /* seen by the predecessors in partition r */
+  uint64_t feeds;                        /* partitions holding a predecessor */
+} pred_view;
 
-static bool may_join(const partitioner *P, uint32_t u, void *arg) {
-  join_test *j = arg;
-  if (P->part[u] == j->q) {
-    j->has_pred = true;
-    return true;
+static bool view_pred(const partitioner *P, uint32_t u, void *arg) {
+  pred_view *w = arg;
+  uint64_t seen = seen_from(P, u);
+  if (P->part[u] < 0) {
+    w->outside |= seen;
+  } else {
+    w->by_part[P->part[u]] |= seen;
+    w->feeds |= 1ull << P->part[u];
   }
-  return (seen_from(P, u) & (1ull << j->q)) == 0;
+  return true;
+}
+
+/* v may join q when no predecessor outside q sees q (a path q -> ... -> u -> v). */
+static bool may_join(const pred_view *w, uint32_t q) {
+  uint64_t bit = 1ull << q, seen = w->outside;
+  for (uint32_t r = 0; r < WICK_MAX_PARTITIONS; r++)
+    if (r != q && (w->feeds >> r & 1)) seen |= w->by_part[r];
+  return (seen & bit) == 0;
 }
 
 /* Records a reason on node v (appended to any earlier one, "; " between). */
@@ -200,67 +224,105 @@ static void note(wick_graph *g, wick_node *n, const char *fmt, ...) {
   n->delegation_why = s;
 }
 
-/* One delegate's pass over the nodes (see the top). */
-static void partition_pass(partitioner *P, uint32_t di) {
+/* Whether delegate di takes node v: asked once, the reason kept when it declines. */
+static bool accepts(partitioner *P, uint32_t v, uint32_t di) {
+  uint8_t bit = (uint8_t)(1u << di);
+  if (!(P->asked[v] & bit)) {
+    wick_graph *g = P->g;
+    wick_delegate *d = g->interp->delegates[di];
+    char why[192] = "";
+    P->asked[v] |= bit;
+    if (d->supports_node(d, (const wick_delegate_graph *)g, v, why, sizeof why)) {
+      P->accepted[v] |= bit;
+    } else {
+      why[sizeof why - 1] = 0;
+      note(g, &g->nodes[v], "%s: %s", d->name, why[0] ? why : "declined");
+    }
+  }
+  return (P->accepted[v] & bit) != 0;
+}
+
+/* Puts v into a partition of delegate di (see the top); false when none may take it and no
+ * slot is left for a new one. */
+static bool join(partitioner *P, uint32_t v, uint32_t di, uint64_t deps) {
+  pred_view w;
+  w.outside = w.feeds = 0;
+  for (uint32_t r = 0; r < P->slots; r++) w.by_part[r] = 0;
+  each_pred(P, v, view_pred, &w);
+  int32_t best = -1;
+  bool best_has_pred = false;
+  for (uint32_t q = 0; q < P->slots; q++) {
+    if (!P->alive[q] || P->delegate[q] != di || !may_join(&w, q)) continue;
+    /* prefer a partition that feeds v, then the most recent one */
+    bool has_pred = (w.feeds >> q & 1) != 0;
+    if (best < 0 || has_pred || !best_has_pred) {
+      best = (int32_t)q;
+      best_has_pred = has_pred;
+    }
+  }
+  if (best < 0) {
+    if (P->slots == WICK_MAX_PARTITIONS) return false;
+    best = (int32_t)P->slots++;
+    P->pdep[best] = 0;
+    P->size[best] = 0;
+    P->delegate[best] = di;
+    P->alive[best] = true;
+  }
+  /* v joins: best now depends on what v's outside predecessors see, and so does every
+   * partition that depends on best. */
+  P->part[v] = best;
+  P->size[best]++;
+  uint64_t bit = 1ull << best, add = closure(P, deps & ~bit) & ~bit;
+  P->pdep[best] |= add;
+  for (uint32_t r = 0; r < P->slots; r++)
+    if (P->pdep[r] & bit) P->pdep[r] |= P->pdep[best];
+  return true;
+}
+
+/* One sweep over the nodes in file order: each offered node goes to the first delegate, in
+ * priority order, that accepts it (and is not banned from it) and has a partition for it.
+ * All partitions grow in this one topological sweep, so every join is checked against every
+ * partition's final dependencies. */
+static void sweep(partitioner *P) {
   wick_graph *g = P->g;
-  wick_delegate *d = g->interp->delegates[di];
-  uint32_t first_slot = P->slots;
+  P->slots = 0;
   for (uint32_t v = 0; v < P->n; v++) {
-    wick_node *n = &g->nodes[v];
+    P->part[v] = -1;
+    P->capped[v] = false;
+  }
+  for (uint32_t v = 0; v < P->n; v++) {
     uint64_t deps = 0;
     each_pred(P, v, add_dep, &deps);
     P->dep[v] = deps;
-    if (P->part[v] >= 0 || not_offered(g, n) != NULL) continue;
-    char why[192] = "";
-    if (!d->supports_node(d, (const wick_delegate_graph *)g, v, why, sizeof why)) {
-      why[sizeof why - 1] = 0;
-      note(g, n, "%s: %s", d->name, why[0] ? why : "declined");
-      continue;
+    if (not_offered(g, &g->nodes[v]) != NULL) continue;
+    for (uint32_t di = 0; di < g->interp->num_delegates && P->part[v] < 0; di++) {
+      if ((P->banned[v] >> di & 1) || !accepts(P, v, di)) continue;
+      if (!join(P, v, di, deps)) P->capped[v] = true;
     }
-    int32_t best = -1;
-    bool best_has_pred = false;
-    for (uint32_t q = first_slot; q < P->slots; q++) {
-      if (!P->alive[q]) continue;
-      join_test j = {(int32_t)q, false};
-      if (!each_pred(P, v, may_join, &j)) continue;
-      /* prefer a partition that feeds v, then the most recent one */
-      if (best < 0 || j.has_pred || !best_has_pred) {
-        best = (int32_t)q;
-        best_has_pred = j.has_pred;
-      }
-    }
-    if (best < 0) {
-      if (P->slots == WICK_MAX_PARTITIONS) {
-        note(g, n, "%s: accepted, but the graph already has %d partitions", d->name,
-             WICK_MAX_PARTITIONS);
-        continue;
-      }
-      best = (int32_t)P->slots++;
-      P->pdep[best] = 0;
-      P->size[best] = 0;
-      P->delegate[best] = di;
-      P->alive[best] = true;
-    }
-    /* v joins: best now depends on what v's outside predecessors see. */
-    P->part[v] = best;
-    P->size[best]++;
-    uint64_t bit = 1ull << best, add = deps & ~bit;
-    add = closure(P, add) & ~bit;
-    P->pdep[best] |= add;
-    for (uint32_t r = 0; r < P->slots; r++)
-      if (P->pdep[r] & bit) P->pdep[r] |= P->pdep[best];
   }
-  size_t min = d->min_partition_nodes;
-  for (uint32_t q = first_slot; q < P->slots; q++) {
+}
+
+/* Dissolves the partitions below their delegate's minimum: their nodes are banned from that
+ * delegate (with the reason), so that the next sweep may give them to a later one. Returns
+ * whether any was dissolved. */
+static bool dissolve_small(partitioner *P) {
+  wick_graph *g = P->g;
+  bool any = false;
+  for (uint32_t q = 0; q < P->slots; q++) {
+    wick_delegate *d = g->interp->delegates[P->delegate[q]];
+    size_t min = d->min_partition_nodes;
     if (!P->alive[q] || P->size[q] >= min) continue;
     P->alive[q] = false;
+    any = true;
     for (uint32_t v = 0; v < P->n; v++)
       if (P->part[v] == (int32_t)q) {
         P->part[v] = -1;
+        P->banned[v] |= (uint8_t)(1u << P->delegate[q]);
         note(g, &g->nodes[v], "%s: partition of %u node%s, below its minimum of %zu", d->name,
              P->size[q], P->size[q] == 1 ? "" : "s", min);
       }
   }
+  return any;
 }
 
 /* A binary min-heap of unit keys (smallest file index first). */
@@ -384,6 +446,13 @@ static void undo_partitions(wick_graph *g) {
   g->order = g->position = NULL;
 }
 
+/* Everything on the CPU, every node with the reason, and a log line. */
+static void give_up(wick_graph *g, const char *why) {
+  undo_partitions(g);
+  for (uint32_t v = 0; v < g->info->num_operators; v++) g->nodes[v].delegation_why = why;
+  wick_interp_log(g->interp, WICK_LOG_WARNING, "delegates: %s; everything runs on the CPU", why);
+}
+
 void wick_graph_partition(wick_graph *g) {
   wick_interpreter *it = g->interp;
   if (it->num_delegates == 0) return;
@@ -401,9 +470,13 @@ void wick_graph_partition(wick_graph *g) {
   P.prev_ordered = wick_graph_alloc(g, n * sizeof(int32_t), false);
   P.dep = wick_graph_alloc(g, n * sizeof(uint64_t), true);
   P.part = wick_graph_alloc(g, n * sizeof(int32_t), false);
-  if (!P.producer || !P.prev_ordered || !P.dep || !P.part) {
-    wick_interp_log(it, WICK_LOG_WARNING,
-                    "delegates: out of memory partitioning the graph; everything runs on the CPU");
+  P.asked = wick_graph_alloc(g, n, true);
+  P.accepted = wick_graph_alloc(g, n, true);
+  P.banned = wick_graph_alloc(g, n, true);
+  P.capped = wick_graph_alloc(g, n * sizeof(bool), true);
+  if (!P.producer || !P.prev_ordered || !P.dep || !P.part || !P.asked || !P.accepted || !P.banned ||
+      !P.capped) {
+    give_up(g, "out of memory partitioning the graph");
     return;
   }
   for (uint32_t t = 0; t < nt; t++) P.producer[t] = -1;
@@ -421,7 +494,18 @@ void wick_graph_partition(wick_graph *g) {
     const char *why = not_offered(g, node);
     g->nodes[v].delegation_why = why;
   }
-  for (uint32_t di = 0; di < it->num_delegates; di++) partition_pass(&P, di);
+  /* Sweep until no partition is below its minimum: a dissolved partition's nodes are banned
+   * from its delegate and a new sweep may give them to a later one (every sweep starts from
+   * scratch, so each stays one checked topological pass). Each round bans at least one node
+   * from a delegate; after MAX_ROUNDS the small partitions just go to the CPU (removing
+   * nodes from a partition never creates a cycle). */
+  enum { MAX_ROUNDS = 8 };
+  sweep(&P);
+  for (int round = 1; dissolve_small(&P) && round < MAX_ROUNDS; round++) sweep(&P);
+  for (uint32_t v = 0; v < n; v++)
+    if (P.capped[v] && P.part[v] < 0)
+      note(g, &g->nodes[v], "accepted, but the graph already has %d partitions",
+           WICK_MAX_PARTITIONS);
 
   /* Number the surviving partitions by their first node. */
   int32_t slot_to_id[WICK_MAX_PARTITIONS];
@@ -432,9 +516,7 @@ void wick_graph_partition(wick_graph *g) {
   if (count == 0) return;
   g->partitions = wick_graph_alloc(g, count * sizeof(wick_partition), true);
   if (g->partitions == NULL) {
-    undo_partitions(g);
-    wick_interp_log(it, WICK_LOG_WARNING,
-                    "delegates: out of memory partitioning the graph; everything runs on the CPU");
+    give_up(g, "out of memory partitioning the graph");
     return;
   }
   g->num_partitions = count;
@@ -448,13 +530,8 @@ void wick_graph_partition(wick_graph *g) {
     g->nodes[v].partition = P.part[v] >= 0 ? slot_to_id[P.part[v]] : -1;
     if (g->nodes[v].partition >= 0) g->nodes[v].delegation_why = NULL;
   }
-  if (!make_order(&P, slot_to_id, count)) {
-    undo_partitions(g);
-    wick_interp_log(it, WICK_LOG_WARNING,
-                    "delegates: could not order the partitions (out of memory); everything runs "
-                    "on the CPU");
-    return;
-  }
+  if (!make_order(&P, slot_to_id, count)) /* out of memory (a cycle would be a bug) */
+    give_up(g, "could not order the partitions (out of memory)");
 }
 
 /* ---------------------------------------------------------------- prepare and invoke */

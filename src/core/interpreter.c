@@ -1008,6 +1008,7 @@ const char *wick_interpreter_op_kernel(const wick_interpreter *it, size_t i) {
   const wick_node *n = &it->main->nodes[i];
   if (n->folded) return "folded";
   if (n->fused) return "fused";
+  if (wick_interpreter_op_delegate(it, i) != NULL) return "delegated";
   if (wick_node_runs_fused(n)) return "optimized"; /* src/ops/fused.c: the vectorized kernels */
   switch ((wick_kernel_kind)n->kernel_kind) {
     case WICK_KERNEL_OPTIMIZED: return "optimized";
@@ -1021,6 +1022,8 @@ const char *wick_interpreter_op_kernel_name(const wick_interpreter *it, size_t i
   if (it == NULL || i >= it->main->info->num_operators) return NULL;
   const wick_node *n = &it->main->nodes[i];
   if (n->folded || n->fused) return "";
+  const char *delegate = wick_interpreter_op_delegate(it, i);
+  if (delegate != NULL) return delegate;
   if (n->fusion.norm.form != WICK_NORM_NONE) return "layer norm";
   if (n->fusion.unary != 0) return "fused unary";
   return n->kernel_name != NULL ? n->kernel_name : "";

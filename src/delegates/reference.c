@@ -23,6 +23,7 @@
  */
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,7 +362,9 @@ wick_status wick_reference_delegate_create(const wick_reference_delegate_options
   *delegate_out = NULL;
   wick_reference_delegate_options o = wick_reference_delegate_options_default();
   if (options != NULL) {
-    if (options->struct_size < sizeof(size_t) * 2 + sizeof(int) * 2) {
+    /* the first version runs through min_partition_nodes; later fields keep defaults */
+    if (options->struct_size <
+        offsetof(wick_reference_delegate_options, min_partition_nodes) + sizeof(size_t)) {
       if (error)
         snprintf(error->message, sizeof error->message,
                  "wick_reference_delegate_options.struct_size is %zu: take the options from "

@@ -3,9 +3,10 @@
  * built-in test delegate "reference" (src/delegates/reference.c) and a "spy"
  * delegate written here that wraps it to count calls and fail on demand:
  *
- *   - partitioning on random DAGs of ADD/SUB (accepted) and MUL (declined):
- *     outputs bit-identical to a direct evaluation with and without injected
- *     prepare/invoke failures and minimum partition sizes; every partition's
+ *   - partitioning on random DAGs of ADD/SUB (accepted) and MUL (declined), by
+ *     one delegate or two in priority order: outputs bit-identical to a direct
+ *     evaluation with and without injected prepare/invoke failures and minimum
+ *     partition sizes; every partition's
  *     nodes are consecutive in the execution order and every node runs after
  *     the nodes it reads (so no partition has a path out through the CPU and
  *     back in), and the report says why each node is where it is;
@@ -20,9 +21,11 @@
  *     WICK_ERR_OUT_OF_MEMORY or runs with CPU-identical outputs, and some cap
  *     makes a delegate's prepare fail for memory while the CPU still runs;
  *   - cancellation from inside a partition, and before invoke;
+ *   - one delegate (with injected invoke failures) shared by interpreters on two threads;
  *   - option checking (bad delegate structs), the name registry.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,17 +256,29 @@ static void run_dag_case(int which) {
     free(bytes);
     return;
   }
-  char config[96];
-  int fail_prepare = (int)(next_u32() % 4 == 0), fail_invoke = (int)(next_u32() % 3);
-  int min = (int)(next_u32() % 4);
-  snprintf(config, sizeof config,
-           "ops=ADD,SUB;fail_prepare=%d;fail_invoke=%d;min_partition_nodes=%d", fail_prepare,
-           fail_invoke, min);
-  wick_delegate *ref;
-  CHECK(wick_delegate_create("reference", config, &err, &ref) == WICK_OK, "create: %s",
-        err.message);
+  /* one delegate for ADD and SUB, or (every other case) two: ADD first, then SUB and, when
+   * ADD's partitions are too small, ADD again through the second */
+  bool two = which % 2 == 1;
+  char config[2][128];
+  wick_delegate *dels[2] = {NULL, NULL};
+  for (int k = 0; k < (two ? 2 : 1); k++) {
+    int fail_prepare = (int)(next_u32() % 4 == 0), fail_invoke = (int)(next_u32() % 3);
+    int min = (int)(next_u32() % 4);
+    snprintf(config[k], sizeof config[k],
+             "ops=%s;fail_prepare=%d;fail_invoke=%d;min_partition_nodes=%d",
+             !two     ? "ADD,SUB"
+             : k == 0 ? "ADD"
+                      : "SUB,ADD",
+             fail_prepare, fail_invoke, min);
+    CHECK(wick_delegate_create("reference", config[k], &err, &dels[k]) == WICK_OK, "create: %s",
+          err.message);
+  }
+  const char *cfg = config[0];
   wick_interpreter *it;
-  wick_status st = make(model, ref, 0, &it, &err);
+  wick_interpreter_options opts = wick_interpreter_options_default();
+  opts.delegates = dels;
+  opts.num_delegates = two ? 2 : 1;
+  wick_status st = wick_interpreter_create(model, NULL, &opts, &err, &it);
   CHECK(st == WICK_OK, "dag %d: create: %s", which, err.message);
   if (st == WICK_OK) {
     check_order(it, &d, "dag");
@@ -289,11 +304,13 @@ static void run_dag_case(int which) {
       for (int o = 0; o < d.nout && st == WICK_OK; o++)
         CHECK(same_floats(wick_tensor_data(wick_interpreter_output(it, (size_t)o)), vals[d.outs[o]],
                           N),
-              "dag %d (%d ops, %s) invoke %d: output %d differs", which, d.nops, config, rep, o);
+              "dag %d (%d ops, %s%s) invoke %d: output %d differs", which, d.nops, cfg,
+              two ? " + a second delegate" : "", rep, o);
     }
     wick_interpreter_destroy(it);
   }
-  wick_delegate_destroy(ref);
+  wick_delegate_destroy(dels[0]);
+  wick_delegate_destroy(dels[1]);
   wick_model_destroy(model);
   free(bytes);
 }
@@ -655,6 +672,64 @@ static void test_options(void) {
   free(bytes);
 }
 
+typedef struct shared_run {
+  const wick_model *model;
+  wick_delegate *delegate;
+  const float *want;
+  size_t n;
+  int bad;
+} shared_run;
+
+static void *run_shared(void *arg) {
+  shared_run *r = arg;
+  wick_error_info err;
+  wick_interpreter *it;
+  if (make(r->model, r->delegate, 0, &it, &err) != WICK_OK) {
+    r->bad = 1000;
+    return NULL;
+  }
+  float got[256];
+  for (int k = 0; k < 30; k++) {
+    fill_input(it);
+    if (wick_interpreter_invoke(it) != WICK_OK) r->bad++;
+    output_floats(it, got);
+    for (size_t i = 0; i < r->n; i++)
+      if (fabsf(got[i] - r->want[i]) > 1e-5f * fmaxf(1.0f, fabsf(r->want[i]))) {
+        r->bad++;
+        break;
+      }
+  }
+  wick_interpreter_destroy(it);
+  return NULL;
+}
+
+static void test_shared_across_threads(void) {
+  size_t size;
+  uint8_t *bytes = tm_demo_chain(&size);
+  wick_error_info err;
+  wick_model *model;
+  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &model) == WICK_OK, "%s", err.message);
+  float cpu[256];
+  wick_interpreter *it;
+  CHECK(make(model, NULL, 0, &it, &err) == WICK_OK, "%s", err.message);
+  fill_input(it);
+  wick_interpreter_invoke(it);
+  size_t n = output_floats(it, cpu);
+  wick_interpreter_destroy(it);
+  wick_delegate *d;
+  CHECK(wick_delegate_create("reference", "fail_invoke=1;fail_prepare=1", &err, &d) == WICK_OK,
+        "%s", err.message);
+  shared_run runs[2] = {{model, d, cpu, n, 0}, {model, d, cpu, n, 0}};
+  pthread_t threads[2];
+  for (int t = 0; t < 2; t++) pthread_create(&threads[t], NULL, run_shared, &runs[t]);
+  for (int t = 0; t < 2; t++) pthread_join(threads[t], NULL);
+  CHECK(runs[0].bad == 0 && runs[1].bad == 0, "shared delegate: %d and %d bad invokes", runs[0].bad,
+        runs[1].bad);
+  wick_delegate_destroy(d);
+  wick_model_destroy(model);
+  free(bytes);
+}
+
 int main(void) {
   for (int i = 0; i < 400; i++) run_dag_case(i);
   test_partition_rules();
@@ -662,6 +737,7 @@ int main(void) {
   test_memory_cap();
   test_cancel();
   test_options();
+  test_shared_across_threads();
   printf("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
 }

@@ -154,9 +154,9 @@ def test_fallback_and_delegation_match_the_cpu(model):
         if config == "fail_invoke=1000":
             assert all(r.delegate is None for r in rt.delegation)
 
-    rt, outs = _run(source, delegate="reference")
-    assert rt is not None, outs
-    records = rt.delegation
+    drt, outs = _run(source, delegate="reference")
+    assert drt is not None, outs
+    records = drt.delegation
     assert [r.index for r in records] == list(range(len(records)))
     for r in records:
         if r.delegate is not None:
@@ -177,6 +177,14 @@ def test_fallback_and_delegation_match_the_cpu(model):
         assert len({r.partition for r in records if r.delegate}) == 1, records
         mean = next(r for r in records if r.op == "MEAN")
         assert "MEAN is not implemented" in mean.reason, mean
+        kinds = drt.signature(None).op_kernels()
+        assert [k for k, r in zip(kinds, records, strict=True) if r.delegate] == [
+            ("delegated", "reference")
+        ] * 5, kinds
+        assert kinds[records.index(mean)][0] != "delegated"
+        times = drt.signature(None).profile()
+        on = [t for (_, t), r in zip(times, records, strict=True) if r.delegate]
+        assert on[0] > 0 and on[1:] == [0] * 4, times  # the partition's time is on its first
 
 
 def test_environment_fault_injection(monkeypatch):
