@@ -174,6 +174,9 @@ typedef void (*wick_hybrid_rescale_fn)(size_t n, const int32_t *acc, const uint3
                                        bool conv_order, const float *bias, float lo, float hi,
                                        float *out);
 
+/* PRELU over n elements, one alpha each: out = x >= 0 ? x : x * alpha (in place allowed),
+ * bit-identical to wick_f32_prelu_channels. */
+typedef void (*wick_f32_prelu_fn)(size_t n, const float *x, const float *alpha, float *out);
 /* RESIZE_BILINEAR (float32) output rows [row_begin, row_end) of the batch x out_h rows,
  * bit-identical to wick_f32_resize_bilinear_rows__reference (template/resize.h). */
 typedef void (*wick_f32_resize_bilinear_fn)(const wick_resize_shape *s, const float *in, float *out,
@@ -209,6 +212,7 @@ typedef struct wick_f32_kernels {
   wick_hybrid_dwconv_fn hybrid_dwconv;         /* NULL: the portable rows */
   wick_hybrid_rescale_fn hybrid_rescale;       /* NULL: the ops' scalar loops */
   wick_f32_resize_bilinear_fn resize_bilinear; /* NULL: the reference rows */
+  wick_f32_prelu_fn prelu;                     /* NULL: wick_f32_prelu_channels */
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -323,12 +327,17 @@ WICK_KERNEL_API void wick_select_rows(size_t esize, const wick_select_shape *s, 
 
 /* What runs on each finished output tile after the clamp (graph-level
  * fusion, src/core/fuse.c): act in place, then + residual (laid out like the
- * output, same row stride) clamped to [lo, hi]. NULL members: skipped. */
+ * output, same row stride) clamped to [lo, hi], then PRELU with alpha[c] for
+ * an element of channel c (its index in the output modulo channels). NULL
+ * members: skipped. */
 typedef struct wick_f32_epilogue {
   wick_f32_unary_fn act;
   const float *residual;
   wick_f32_binary_fn add; /* the VV add kernel, when residual is set */
   float lo, hi;
+  const float *alpha; /* PRELU's, `channels` values */
+  size_t channels;
+  wick_f32_prelu_fn prelu; /* its vector kernel (NULL: portable code) */
 } wick_f32_epilogue;
 /* Runs `ep` on rows x cols at c (row stride `stride`); the residual is read
  * at the same position relative to its base as c is to the output's
@@ -526,6 +535,7 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
   WICK_KERNEL_API void wick_f32_row_range__##ISA(size_t, const float *, float *, float *);        \
   WICK_KERNEL_API void wick_f32_hybrid_quantize__##ISA(size_t, const float *, int8_t *, float,    \
                                                        float, float);                             \
+  WICK_KERNEL_API void wick_f32_prelu__##ISA(size_t, const float *, const float *, float *);      \
   WICK_KERNEL_API void wick_f32_resize_bilinear__##ISA(const wick_resize_shape *, const float *,  \
                                                        float *, int64_t, int64_t);
 #define WICK_DECLARE_BINARY(OP, ISA)                                                            \

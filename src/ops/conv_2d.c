@@ -692,9 +692,15 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
           for (size_t k = 0; k < m; k++) e[(p * c + i) * m + k] = in[p * c + i];
       x = e;
     }
-    /* an activation runs per output row inside the kernel; a residual add after all rows */
-    j.dw = (wick_f32_dwconv_args){
-        &d->dw_shape, x, d->packed, out, d->lo, d->hi, ep && !ep->residual ? ep->act : NULL};
+    /* a lone activation runs per output row inside the kernel; with a residual add or a PRELU
+     * the whole epilogue runs after all rows */
+    j.dw = (wick_f32_dwconv_args){&d->dw_shape,
+                                  x,
+                                  d->packed,
+                                  out,
+                                  d->lo,
+                                  d->hi,
+                                  ep && !ep->residual && !ep->alpha ? ep->act : NULL};
   }
   int64_t per_pixel = (int64_t)s->out_c * s->k_h * s->k_w;
   per_pixel *=
@@ -703,7 +709,7 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
       wick_parallel_rows(ctx, s->batch, s->out_h, (uint64_t)per_pixel * (uint64_t)s->out_w,
                          wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
                          conv_rows, &j);
-  if (st == WICK_OK && ep && (d->path == CONV_REFERENCE || ep->residual))
+  if (st == WICK_OK && ep && (d->path == CONV_REFERENCE || ep->residual || ep->alpha))
     st = wick_op_run_fused_epilogue(ctx);
   return st;
 }

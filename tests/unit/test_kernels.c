@@ -1264,6 +1264,35 @@ static void test_resize_bilinear(const wick_f32_kernels *kern) {
   failures += bad;
 }
 
+/* PRELU against wick_f32_prelu_channels, bit for bit: random signs, -0, +-inf, NaN, every
+ * tail length, in place and not. */
+static void test_prelu(const wick_f32_kernels *kern) {
+  if (kern->prelu == NULL) return;
+  int bad = 0;
+  for (size_t n = 0; n <= 41; n++)
+    for (int in_place = 0; in_place < 2; in_place++) {
+      float *x = rand_buf(n + 1), *alpha = rand_buf(n + 1), *got = malloc((n + 1) * sizeof(float));
+      float *ref = malloc((n + 1) * sizeof(float));
+      if (n > 3) x[1] = -0.0f, x[2] = NAN, x[3] = -INFINITY, alpha[0] = -2.5f;
+      wick_f32_prelu_channels(1, (int64_t)n, x, alpha, ref);
+      got[n] = 42.0f;
+      if (in_place) {
+        memcpy(got, x, n * sizeof(float));
+        kern->prelu(n, got, alpha, got);
+      } else {
+        kern->prelu(n, x, alpha, got);
+      }
+      checks++;
+      for (size_t i = 0; i <= n; i++)
+        if (i == n ? got[n] != 42.0f : !same_bits_or_nan(got[i], ref[i])) {
+          if (bad++ < 5) fprintf(stderr, "FAIL: %s prelu n %zu: element %zu\n", kern->isa, n, i);
+          break;
+        }
+      free(x), free(alpha), free(got), free(ref);
+    }
+  failures += bad;
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -1311,6 +1340,7 @@ int main(void) {
     test_hybrid_dwconv(kern);
     test_hybrid_rescale(kern);
     test_resize_bilinear(kern);
+    test_prelu(kern);
   }
   return finish();
 }
