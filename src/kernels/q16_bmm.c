@@ -4,7 +4,7 @@
  * with wick_q_batch_matmul_rows__reference: each output is the exact int64
  * sum of its k products (int16 x int8 in blocks of 256 exact int32 partial
  * sums, int16 x int16 in int64), requantized by the reference's own
- * wick_q_requantize64, + zero point, clamped. The lhs row (adj_x) and the
+ * wick_q_multiply_by_quantized_multiplier_i64, + zero point, clamped. The lhs row (adj_x) and the
  * batch's rhs as [n, k] rows (unless adj_y already has them) are gathered
  * into the caller's work buffer, the rhs once per batch.
  */
@@ -69,7 +69,7 @@ void wick_q16_batch_matmul_rows(wick_dtype rhs_type, const wick_batch_matmul_sha
     int16_t *o = out + row * n;
     for (int64_t j = 0; j < n; j++) {
       const int64_t acc = wide ? dot16(x, w + j * k, k) : dot8(x, w + j * k, k);
-      int32_t v = wick_q_requantize64(acc, p->multiplier, p->shift);
+      int32_t v = wick_q_multiply_by_quantized_multiplier_i64(acc, p->multiplier, p->shift);
       v = (int32_t)((uint32_t)v + (uint32_t)p->output_offset);
       v = v < p->act_min ? p->act_min : (v > p->act_max ? p->act_max : v);
       o[j] = (int16_t)v;

@@ -289,10 +289,6 @@ INLINE void qbmm_body(wick_dtype lt, wick_dtype rt, const wick_batch_matmul_shap
   }
 }
 
-int32_t wick_q_requantize64(int64_t acc, int32_t multiplier, int32_t shift) {
-  return mbqm64(acc, multiplier, shift);
-}
-
 void wick_q_batch_matmul_rows__reference(wick_dtype lhs_type, wick_dtype rhs_type,
                                          const wick_batch_matmul_shape *s,
                                          const wick_qbmm_params *p, bool acc64, const void *lhs,

@@ -468,10 +468,6 @@ typedef struct wick_qbmm_params {
   int32_t multiplier, shift;
   int32_t act_min, act_max;
 } wick_qbmm_params;
-/* The requantization of a 64-bit accumulator (int16 activations) the reference kernels use:
- * multiplier reduced to 16 bits, rounding shift by 15 - shift (shift in [-31, 14]), wrapped
- * to int32 (before the output offset and the clamp). */
-int32_t wick_q_requantize64(int64_t acc, int32_t multiplier, int32_t shift);
 /* Output rows [row_begin, row_end) of the batches * m rows. */
 void wick_q_batch_matmul_rows__reference(wick_dtype lhs_type, wick_dtype rhs_type,
                                          const wick_batch_matmul_shape *s,
