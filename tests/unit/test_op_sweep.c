@@ -1907,6 +1907,27 @@ static void sweep_compare_logical(void) {
       op(&c, v2 ? WICK_BUILTIN_SELECT_V2 : WICK_BUILTIN_SELECT, ins, 3, OPT_NONE, NULL);
       run_case(&c);
     }
+  /* the row walk's other forms: strided x (broadcast over the last dim), int16 elements */
+  for (int t = 0; t < 2; t++) {
+    const wick_dtype type = t ? WICK_DTYPE_INT16 : WICK_DTYPE_INT8;
+    case_begin(&c, "SELECT_V2", EXACT, "%s cond [2,5,37] x [2,5,1] y [2,5,37]",
+               wick_dtype_name(type));
+    int32_t ins[3];
+    ins[0] = input(&c, WICK_DTYPE_BOOL, S(2, 5, 37), NULL, 0, 1);
+    ins[1] = input(&c, type, S(2, 5, 1), quant_for(&c, type), lo_for(type), 2);
+    ins[2] = input(&c, type, S(2, 5, 37), quant_for(&c, type), lo_for(type), 2);
+    output(&c, type, quant_for(&c, type));
+    op(&c, WICK_BUILTIN_SELECT_V2, ins, 3, OPT_NONE, NULL);
+    run_case(&c);
+    case_begin(&c, "SELECT_V2", EXACT, "%s cond [2,1,37] x [2,5,37] y [2,5,37]",
+               wick_dtype_name(type));
+    ins[0] = input(&c, WICK_DTYPE_BOOL, S(2, 1, 37), NULL, 0, 1);
+    ins[1] = input(&c, type, S(2, 5, 37), quant_for(&c, type), lo_for(type), 2);
+    ins[2] = input(&c, type, S(2, 5, 37), quant_for(&c, type), lo_for(type), 2);
+    output(&c, type, quant_for(&c, type));
+    op(&c, WICK_BUILTIN_SELECT_V2, ins, 3, OPT_NONE, NULL);
+    run_case(&c);
+  }
 }
 
 static void sweep_binary_more(void) {
