@@ -21,9 +21,10 @@
  * gathered) are prepared as for FULLY_CONNECTED, and the GEMM's fixed-point
  * output stage is the reference's mbqm: bit-exact. Tasks are runs of
  * (batch, row part) units over the threads, each thread packing into its
- * own scratch (a broadcast rhs is packed once per run). An int16 lhs runs
- * src/kernels/q16_bmm.c's exact rows (portable C the compiler vectorizes;
- * a rhs of more than 2^22 elements per batch stays on the reference).
+ * own scratch (a broadcast rhs is packed once per run). An int16 lhs, and
+ * int8 shapes the GEMM path leaves, run src/kernels/q16_bmm.c's exact rows
+ * (portable C the compiler vectorizes; a rhs of more than 2^22 elements per
+ * batch stays on the reference).
  * Everything else (forced reference, NEON with a nonzero rhs zero point)
  * runs the reference kernel over output rows split across the
  * interpreter's threads (which also lets a cancelled invoke stop between
@@ -173,7 +174,7 @@ wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx) {
   wick_op_set_data(ctx, d);
   WICK_TRY(choose_q8(ctx, d, a));
   d->work16 = 0;
-  if (d->acc64 && !wick_op_force_reference(ctx) && s->n * s->k <= ((int64_t)1 << 22)) {
+  if (d->kern == NULL && !wick_op_force_reference(ctx) && s->n * s->k <= ((int64_t)1 << 22)) {
     size_t total;
     d->work16 = (wick_q16_batch_matmul_work(s) + 63) & ~(size_t)63;
     if (wick_mul_size(d->work16, wick_op_num_threads(ctx), &total))
@@ -184,7 +185,7 @@ wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx) {
   if (d->kern != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 gemm");
   else if (d->work16 != 0)
-    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "16-bit rows");
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "exact rows");
   else
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "rows"); /* split over rows, scalar */
   return WICK_OK;
@@ -256,8 +257,8 @@ typedef struct qbmm_job {
 static void q16_rows(void *arg, size_t begin, size_t end, size_t thread) {
   const qbmm_job *j = arg;
   uint8_t *work = (uint8_t *)wick_op_scratch(j->ctx) + thread * j->d->work16;
-  wick_q16_batch_matmul_rows(j->rhs->type, &j->d->shape, &j->d->params, j->lhs->data, j->rhs->data,
-                             j->out, (int64_t)begin, (int64_t)end, work);
+  wick_q16_batch_matmul_rows(j->lhs->type, j->rhs->type, &j->d->shape, &j->d->params, j->lhs->data,
+                             j->rhs->data, j->out, (int64_t)begin, (int64_t)end, work);
 }
 
 static void qbmm_rows(void *arg, size_t begin, size_t end, size_t thread) {
