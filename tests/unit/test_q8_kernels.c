@@ -621,6 +621,39 @@ static void test_elementwise16(const wick_q8_kernels *kern) {
   printf("%s int16 add / sub / mul: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ int16 LOGISTIC / TANH */
+
+/* kern->sigmoid16 against the reference on every int16 input, for power-of-two input scales
+ * (the kernel's shift-0 case), ordinary ones and extremes of the rescale's range. */
+static void test_sigmoid16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const double scales[] = {1.0 / 4096, 1.0 / 8192, 0.001, 0.0003, 3.1e-5, 0.01, 0.7, 2e-9};
+  uint16_t table16[256];
+  int32_t table[256];
+  wick_q16_sigmoid_table(table16);
+  for (int i = 0; i < 256; i++) table[i] = table16[i];
+  int16_t *in = malloc(65536 * 2), *ref = malloc(65536 * 2), *got = malloc(65536 * 2);
+  for (int i = 0; i < 65536; i++) in[i] = (int16_t)(i - 32768);
+  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++)
+    for (int tanh = 0; tanh <= 1; tanh++) {
+      int32_t m, sh;
+      if (!wick_q16_sigmoid_rescale(scales[si], tanh, &m, &sh)) continue;
+      (tanh ? wick_q16_tanh__reference : wick_q16_logistic__reference)(65536, table16, m, sh, in,
+                                                                       ref);
+      kern->sigmoid16(65536 - 3, table, m, sh, tanh, in, got); /* a tail too */
+      kern->sigmoid16(3, table, m, sh, tanh, in + 65533, got + 65533);
+      checks++;
+      for (int i = 0; i < 65536; i++)
+        if (got[i] != ref[i]) {
+          fail("%s int16 %s scale %g: input %d got %d want %d", kern->isa,
+               tanh ? "tanh" : "logistic", scales[si], in[i], got[i], ref[i]);
+          break;
+        }
+    }
+  free(in), free(ref), free(got);
+  printf("%s int16 logistic / tanh: %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ hybrid dot products */
 
 /* kern->dots against the portable loop: every m (4-row blocks and the rest), k around the
@@ -947,6 +980,7 @@ int main(void) {
     test_gemm_raw(kern);
     if (kern->fc16) test_fc16(kern);
     if (kern->add16 && kern->mul16) test_elementwise16(kern);
+    if (kern->sigmoid16) test_sigmoid16(kern);
   }
   return finish();
 }
