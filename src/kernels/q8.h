@@ -196,7 +196,7 @@ typedef struct wick_q8_kernels {
  * callers allocate the prepared input that much larger). */
 #define WICK_Q8_ROW_PAD 4
 
-/* The best 8-bit table lookup for this CPU (AVX-512 VBMI), or NULL. */
+/* The best 8-bit table lookup for this CPU (AVX-512 VBMI, else AVX2), or NULL. */
 WICK_Q8_API wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference);
 
 /* The best int8 kernels for this CPU, or NULL (forced reference, or no
@@ -464,6 +464,8 @@ WICK_Q8_API void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const in
                                             int16_t *out, const wick_qmul_params *p);
 WICK_Q8_API void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, void *out, bool out16,
                                                 const wick_q_requant_params *p);
+WICK_Q8_API void wick_q8_lut8__avx2(size_t n, const uint8_t lut[256], const uint8_t *in,
+                                    uint8_t *out);
 WICK_Q8_API void wick_q16_sigmoid__avx2(size_t n, const int32_t table[256], int32_t multiplier,
                                         int32_t shift, bool tanh, const int16_t *in, int16_t *out);
 /* Depthwise blocks of 8 channels (dw_cr 8), ADD / SUB and MUL on 8 int32 lanes. */

@@ -147,6 +147,7 @@ wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference) {
 #ifdef WICK_HAVE_X86_KERNELS
   const uint32_t needs = WICK_CPU_AVX512F | WICK_CPU_AVX512BW | WICK_CPU_AVX512VBMI;
   if (!force_reference && (wick_cpu_features() & needs) == needs) return wick_q8_lut8__avx512vbmi;
+  if (!force_reference && (wick_cpu_features() & WICK_CPU_AVX2)) return wick_q8_lut8__avx2;
 #else
   (void)force_reference;
 #endif
