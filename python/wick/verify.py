@@ -14,7 +14,7 @@ same inputs:
 
 Bars, relative to max(1, max|ref|) of each float output: ``float32`` 1e-3 (ten times the test
 suite's fp32 bar, so that legitimate reassociation never warns), ``float16`` weights 3e-2,
-``int8`` weights or int8 graphs 0.1; a module with float16/bfloat16 inputs is held to at least
+``int8`` weights or int8 graphs 0.1, ``int4`` (blockwise) weights 0.3; a module with float16/bfloat16 inputs is held to at least
 the float16 bar. Integer and bool outputs must be equal.
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from .converter.errors import ConversionError
 
-BARS = {"float32": 1e-3, "float16": 3e-2, "int8": 0.1}
+BARS = {"float32": 1e-3, "float16": 3e-2, "int8": 0.1, "int4": 0.3}
 
 
 class VerificationWarning(UserWarning):

@@ -79,7 +79,11 @@ typedef struct fuse_ctx {
   bool *graph_output; /* per tensor */
 } fuse_ctx;
 
-static bool live(const wick_node *n) { return !n->folded && !n->dynamic && !n->fused; }
+/* A node fusion may touch: it runs at invoke on the CPU (a delegate's node keeps its own
+ * form, which its CPU fallback runs). */
+static bool live(const wick_node *n) {
+  return !n->folded && !n->dynamic && !n->fused && n->partition < 0;
+}
 
 static bool plain_f32(const wick_tensor *t) {
   return t->type == WICK_DTYPE_FLOAT32 && (t->info == NULL || t->info->quant.count == 0) &&
@@ -196,8 +200,11 @@ static void fuse_producer(fuse_ctx *f, uint32_t pi) {
     if (!plain_f32(rt) || !same_shape(rt, tt) || !plain_f32(&f->g->tensors[o]) ||
         !same_shape(&f->g->tensors[o], tt))
       return;
-    /* r must exist when P runs: an input, a constant, or written earlier */
-    if (f->producer[r] >= (int32_t)pi) return;
+    /* r must exist when P runs: an input, a constant, or written earlier (in the
+     * execution order, which delegate partitions may change) */
+    if (f->producer[r] >= 0 &&
+        wick_graph_position(f->g, (uint32_t)f->producer[r]) >= wick_graph_position(f->g, pi))
+      return;
     p->fusion.residual = 1 + r;
     p->fusion.lo = act_bound(a, false);
     p->fusion.hi = act_bound(a, true);

@@ -236,6 +236,19 @@ const char *wick_model_description(const wick_model *model) {
   return model ? model->description : "";
 }
 
+const void *wick_model_metadata(const wick_model *model, const char *name, size_t *size_out) {
+  if (size_out != NULL) *size_out = 0;
+  if (model == NULL || name == NULL) return NULL;
+  for (uint32_t i = 0; i < model->num_metadata; i++) {
+    const wick_metadata_info *e = &model->metadata[i];
+    if (e->data != NULL && strcmp(e->name, name) == 0) {
+      if (size_out != NULL) *size_out = e->size;
+      return e->data;
+    }
+  }
+  return NULL;
+}
+
 size_t wick_model_subgraph_count(const wick_model *model) {
   return model ? model->num_subgraphs : 0;
 }

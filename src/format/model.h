@@ -17,6 +17,15 @@ typedef struct wick_quant {
   float *scale;
   int64_t *zero_point;
   int32_t quantized_dimension;
+  /* TFLite's BlockwiseQuantization (quantization.details; then count is 0): the values in
+   * blocks of block_size along the last dimension, block b of row r scaled by element
+   * [r, b] of tensor `block_scales` of the same subgraph. block_size 0: not blockwise.
+   * Verified at load: block_size > 0 divides the last dim; block_scales is a float16 or
+   * float32 constant of shape [leading dims..., last dim / block_size]; block_zero_points
+   * is -1 (absent: symmetric) or a tensor index in range (ops decide what they accept). */
+  int32_t block_size;
+  int32_t block_scales;
+  int32_t block_zero_points;
 } wick_quant;
 
 /* Sparse storage of a constant (the schema's SparsityParameters), verified
@@ -108,6 +117,14 @@ typedef struct wick_signature_info {
   int32_t *output_tensors;
 } wick_signature_info;
 
+/* One Model.metadata entry (name -> a buffer's bytes). Entries whose buffer
+ * index is out of range are left out (wick reads no metadata it needs). */
+typedef struct wick_metadata_info {
+  const char *name;    /* "" when the entry has none */
+  const uint8_t *data; /* in the file; NULL when the buffer is empty */
+  size_t size;
+} wick_metadata_info;
+
 struct wick_model {
   wick_mem mem;
   wick_bump bump;
@@ -122,6 +139,8 @@ struct wick_model {
   uint32_t num_subgraphs, num_signatures;
   wick_subgraph_info *subgraphs;
   wick_signature_info *signatures;
+  uint32_t num_metadata;
+  wick_metadata_info *metadata;
 };
 
 /* Parses and verifies `bytes`, filling `model` (whose mem/bump are ready).

@@ -121,6 +121,34 @@ static wick_status read_buffers(reader *r, const wick_fb_table *root) {
   return WICK_OK;
 }
 
+/* Model.metadata: name and bytes of each entry whose buffer exists. */
+static wick_status read_metadata(reader *r, const wick_fb_table *root) {
+  wick_fb_vector v;
+  int rc = wick_fb_vector_field(root, MODEL_METADATA, 4, &v);
+  if (rc < 0) return fail(r, "Model.metadata: vector is out of bounds");
+  uint32_t n = rc > 0 ? v.len : 0;
+  wick_model *m = r->model;
+  ALLOC(r, m->metadata, n);
+  m->num_metadata = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    wick_fb_table t;
+    uint32_t buffer;
+    if (wick_fb_vec_table(&v, i, &t) < 0 || !wick_fb_u32(&t, METADATA_BUFFER, 0, &buffer))
+      return fail(r, "Model.metadata[%u]: malformed table", i);
+    wick_status st = WICK_OK;
+    char what[48];
+    wick_format_message(what, sizeof what, "Model.metadata[%u].name", i);
+    const char *name = opt_string(r, &t, METADATA_NAME, what, &st);
+    if (st != WICK_OK) return st;
+    if (buffer >= r->num_buffers) continue;
+    wick_metadata_info *e = &m->metadata[m->num_metadata++];
+    e->name = name ? name : "";
+    e->data = r->buffer_data[buffer];
+    e->size = e->data ? r->buffer_size[buffer] : 0;
+  }
+  return WICK_OK;
+}
+
 static wick_status read_opcodes(reader *r, const wick_fb_table *root) {
   wick_fb_vector v;
   int rc = wick_fb_vector_field(root, MODEL_OPERATOR_CODES, 4, &v);
@@ -170,6 +198,34 @@ static wick_status read_quantization(reader *r, const wick_fb_table *q, wick_ten
     return fail(r, "subgraphs[%u].tensors[%u].quantization: malformed field", sg, ti);
   uint32_t n = rs > 0 ? scale.len : 0;
   uint32_t nz = rz > 0 ? zp.len : 0;
+  uint8_t details_type;
+  if (!wick_fb_u8(q, QUANT_DETAILS_TYPE, 0, &details_type))
+    return fail(r, "subgraphs[%u].tensors[%u].quantization.details_type: malformed", sg, ti);
+  t->quant.block_zero_points = -1;
+  if (details_type == QUANT_DETAILS_BLOCKWISE) {
+    /* Checked against the subgraph's tensors once all are read (check_blockwise). */
+    wick_fb_table bq;
+    int rb = wick_fb_table_field(q, QUANT_DETAILS, &bq);
+    int32_t scales, zero_points, block_size;
+    /* (absent fields take the schema's default, 0: tensor 0) */
+    if (rb <= 0 || !wick_fb_i32(&bq, BLOCKWISE_SCALES, 0, &scales) ||
+        !wick_fb_i32(&bq, BLOCKWISE_ZERO_POINTS, 0, &zero_points) ||
+        !wick_fb_i32(&bq, BLOCKWISE_BLOCK_SIZE, 0, &block_size))
+      return fail(r, "subgraphs[%u].tensors[%u].quantization.details: malformed blockwise table",
+                  sg, ti);
+    if (block_size <= 0)
+      return fail(r,
+                  "subgraphs[%u].tensors[%u].quantization: blockwise block_size %d is not "
+                  "positive",
+                  sg, ti, block_size);
+    if (n != 0)
+      return fail(r, "subgraphs[%u].tensors[%u].quantization: both scales and blockwise details",
+                  sg, ti);
+    t->quant.block_size = block_size;
+    t->quant.block_scales = scales;
+    t->quant.block_zero_points = zero_points;
+    return WICK_OK;
+  }
   if (n == 0) return WICK_OK; /* min/max only, or custom details: not quantized for us */
   if (nz != 0 && nz != n)
     return fail(r, "subgraphs[%u].tensors[%u].quantization: %u scales but %u zero points", sg, ti,
@@ -472,6 +528,14 @@ static wick_status read_tensor(reader *r, const wick_fb_table *tt, wick_tensor_i
     t->data = r->buffer_data[buffer];
     t->data_size = r->buffer_size[buffer];
     size_t esize = dtype_size_or_zero(type);
+    /* int4: two values a byte (ops read (elements + 1) / 2 bytes); never sparse for us */
+    if (type == SCHEMA_TYPE_INT4 &&
+        (t->sparsity != NULL || (uint64_t)(elements + 1) / 2 != t->data_size))
+      return fail(r,
+                  "subgraphs[%u].tensors[%u] (%s): int4 constant buffer %u holds %zu bytes but "
+                  "the shape needs %" PRId64 " (two values a byte%s)",
+                  sg, ti, t->name, buffer, t->data_size, (elements + 1) / 2,
+                  t->sparsity != NULL ? "; sparse int4 is not read" : "");
     if (esize != 0 && t->sparsity != NULL) {
       int64_t expect, stored = t->sparsity->num_values;
       if (!wick_mul_i64(stored, (int64_t)esize, &expect) || (uint64_t)expect != t->data_size)
@@ -579,6 +643,8 @@ static wick_status read_operator(reader *r, const wick_fb_table *ot, wick_subgra
 
 /* ---------------------------------------------------------------- subgraphs */
 
+static wick_status check_blockwise(reader *r, const wick_subgraph_info *g, uint32_t sg);
+
 static wick_status read_subgraph(reader *r, const wick_fb_table *st_, wick_subgraph_info *g,
                                  uint32_t sg) {
   wick_status st = WICK_OK;
@@ -601,6 +667,7 @@ static wick_status read_subgraph(reader *r, const wick_fb_table *st_, wick_subgr
       return fail(r, "subgraphs[%u].tensors[%u]: bad table offset", sg, i);
     if ((st = read_tensor(r, &tt, &g->tensors[i], sg, i))) return st;
   }
+  if ((st = check_blockwise(r, g, sg))) return st;
 
   wick_format_message(what, sizeof what, "subgraphs[%u].inputs", sg);
   if ((st = read_i32_vector(r, st_, SUBGRAPH_INPUTS, what, &g->inputs, &g->num_inputs))) return st;
@@ -626,6 +693,42 @@ static wick_status read_subgraph(reader *r, const wick_fb_table *st_, wick_subgr
     if (wick_fb_vec_table(&ov, i, &ot) < 0)
       return fail(r, "subgraphs[%u].operators[%u]: bad table offset", sg, i);
     if ((st = read_operator(r, &ot, g, sg, i))) return st;
+  }
+  return WICK_OK;
+}
+
+/* Blockwise quantization details (read_quantization) against the subgraph's
+ * tensors: the scales tensor is a float16 or float32 constant holding one
+ * scale per block, [leading dims..., last dim / block_size]; the zero points
+ * index is -1 or in range. */
+static wick_status check_blockwise(reader *r, const wick_subgraph_info *g, uint32_t sg) {
+  for (uint32_t i = 0; i < g->num_tensors; i++) {
+    const wick_tensor_info *t = &g->tensors[i];
+    const wick_quant *q = &t->quant;
+    if (q->block_size == 0) continue;
+    if (t->rank < 1 || t->dims[t->rank - 1] % q->block_size != 0)
+      return fail(r,
+                  "subgraphs[%u].tensors[%u] (%s): blockwise block_size %d does not divide the "
+                  "last dimension (rank %d)",
+                  sg, i, t->name, q->block_size, t->rank);
+    if (q->block_scales < 0 || q->block_scales >= (int32_t)g->num_tensors)
+      return fail(r, "subgraphs[%u].tensors[%u] (%s): blockwise scales tensor %d is out of range",
+                  sg, i, t->name, q->block_scales);
+    if (q->block_zero_points < -1 || q->block_zero_points >= (int32_t)g->num_tensors)
+      return fail(r,
+                  "subgraphs[%u].tensors[%u] (%s): blockwise zero points tensor %d is out of "
+                  "range",
+                  sg, i, t->name, q->block_zero_points);
+    const wick_tensor_info *s = &g->tensors[q->block_scales];
+    bool shape_ok = s->rank == t->rank;
+    for (int32_t d = 0; shape_ok && d < t->rank; d++)
+      shape_ok = s->dims[d] == (d + 1 < t->rank ? t->dims[d] : t->dims[d] / q->block_size);
+    if ((s->type != WICK_DTYPE_FLOAT16 && s->type != WICK_DTYPE_FLOAT32) || s->data == NULL ||
+        s->sparsity != NULL || !shape_ok)
+      return fail(r,
+                  "subgraphs[%u].tensors[%u] (%s): blockwise scales tensor %d (%s) must be a "
+                  "dense float16 or float32 constant with one scale per block of %d",
+                  sg, i, t->name, q->block_scales, s->name, q->block_size);
   }
   return WICK_OK;
 }
@@ -836,6 +939,7 @@ wick_status wick_format_read_model(wick_model *model, char *error, size_t error_
   model->description = opt_string(&r, &root, MODEL_DESCRIPTION, "Model.description", &st);
   if (st) return st;
   if ((st = read_buffers(&r, &root))) return st;
+  if ((st = read_metadata(&r, &root))) return st;
   if ((st = read_opcodes(&r, &root))) return st;
 
   wick_fb_vector sv;

@@ -37,6 +37,14 @@ enum {
 };
 enum { QUANT_MIN = 0, QUANT_MAX = 1, QUANT_SCALE = 2, QUANT_ZERO_POINT = 3, QUANT_DETAILS_TYPE = 4,
        QUANT_DETAILS = 5, QUANT_QUANTIZED_DIMENSION = 6 };
+/* QuantizationDetails union: BlockwiseQuantization (scales and zero_points are tensor
+ * indices in the same subgraph) */
+enum { QUANT_DETAILS_BLOCKWISE = 2 };
+enum { BLOCKWISE_SCALES = 0, BLOCKWISE_ZERO_POINTS = 1, BLOCKWISE_BLOCK_SIZE = 2 };
+/* TensorType values wick reads without a wick_dtype: INT4 (two values a byte, the
+ * first in the low nibble) */
+enum { SCHEMA_TYPE_INT4 = 17 };
+enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
 enum { SIGNATURE_INPUTS = 0, SIGNATURE_OUTPUTS = 1, SIGNATURE_KEY = 2, SIGNATURE_SUBGRAPH_INDEX = 4 };
 enum { TENSORMAP_NAME = 0, TENSORMAP_TENSOR_INDEX = 1 };
 /* SparsityParameters, DimensionMetadata (format is a byte DimensionType; each
@@ -102,7 +110,8 @@ enum { INDEX_VECTOR_INT32 = 1, INDEX_VECTOR_UINT16 = 2, INDEX_VECTOR_UINT8 = 3 }
   X(STABLEHLO_DOT_GENERAL, 197) X(STABLEHLO_REDUCE_WINDOW, 198) X(STABLEHLO_SORT, 199)        \
   X(STABLEHLO_WHILE, 200) X(STABLEHLO_GATHER, 201) X(STABLEHLO_TRANSPOSE, 202)                \
   X(DILATE, 203) X(STABLEHLO_RNG_BIT_GENERATOR, 204) X(REDUCE_WINDOW, 205)                    \
-  X(STABLEHLO_COMPOSITE, 206) X(COMPLEX, 207)
+  X(STABLEHLO_COMPOSITE, 206) X(STABLEHLO_SHIFT_LEFT, 207) X(STABLEHLO_CBRT, 208)             \
+  X(STABLEHLO_CASE, 209)
 
 #define WICK_X_ENUM(name, code) WICK_BUILTIN_##name = code,
 enum wick_builtin_op { WICK_BUILTIN_OPERATORS(WICK_X_ENUM) WICK_BUILTIN_COUNT };

@@ -55,15 +55,24 @@ static void pack_i16(size_t n, size_t taps, size_t kc, size_t nr, const int8_t *
     const size_t cols = n - j0 < nr ? n - j0 : nr;
     pack_header(j0, cols, nr, bias, zero, 0, multiplier, shift, (int32_t *)(void *)out);
     out += 4 * WICK_Q8_HEADER * nr;
+    /* pair g of the columns side by side: column j's weights p, p + 1 at o16[2 * j], [2 * j + 1]
+     * of the pair's row of nr pairs; columns past `cols` and the odd k's last partner are 0 */
     int16_t *o16 = (int16_t *)(void *)out;
-    for (size_t t = 0; t < taps; t++)
-      for (size_t g = 0; g < k2; g += 2)
-        for (size_t j = 0; j < nr; j++)
-          for (size_t b = 0; b < 2; b++, o16++) {
-            const size_t p = g + b;
-            *o16 = j < cols && p < kc ? w[(j0 + j) * k + t * kc + p] : 0;
-          }
-    out = (int8_t *)o16;
+    const size_t tap_stride = k2 * nr;
+    memset(o16, 0, taps * tap_stride * sizeof(int16_t));
+    for (size_t t = 0; t < taps; t++) {
+      const int8_t *src = w + j0 * k + t * kc;
+      int16_t *dst = o16 + t * tap_stride;
+      size_t p = 0;
+      for (; p + 1 < kc; p += 2, dst += 2 * nr)
+        for (size_t j = 0; j < cols; j++) {
+          dst[2 * j] = src[j * k + p];
+          dst[2 * j + 1] = src[j * k + p + 1];
+        }
+      if (p < kc)
+        for (size_t j = 0; j < cols; j++) dst[2 * j] = src[j * k + p];
+    }
+    out = (int8_t *)(o16 + taps * tap_stride);
   }
 }
 

@@ -14,6 +14,17 @@
  * (the int8 GEMM microkernels, then the float rescale per block), else the
  * reference kernel.
  *
+ * Blockwise int4 form (TFLite's BlockwiseQuantization): float32 input and
+ * output, constant int4 weights [N, K] in blocks of block_size along K, one
+ * float16/float32 scale per block in a tensor the quantization details name,
+ * float32 bias. There is no reference kernel in LiteRT (its reference
+ * resolver outputs zeros); its CPU path is XNNPACK's qd8 x qb4w, and wick
+ * computes what that computes: each input row quantized at run time to int8
+ * with a zero point (kernels/q4.h), the block scales rounded to bfloat16,
+ * per output the exact int32 sum of each block, then in float
+ * acc += sum_b * scale_b over the blocks in order, y = acc * row scale +
+ * bias. The weights are read where they lie in the file (no packed copy).
+ *
  * Kernels: when the weights (and bias) are known at prepare and the CPU has
  * an optimized GEMM (src/kernels/select.c), prepare packs them once and
  * invoke runs the GEMM; otherwise (or with force_reference) the reference
@@ -28,6 +39,7 @@
 #include "ops/hybrid.h"
 #include "ops/parallel.h"
 #include "ops/quantization.h"
+#include "kernels/q4.h"
 
 typedef struct fc_data {
   int64_t m, n, k;
@@ -41,7 +53,114 @@ typedef struct fc_data {
    * ops/hybrid.h; otherwise the reference kernel */
   bool hybrid_gemm;
   wick_hybrid_gemm h;
+  /* blockwise int4 weights (q4 != NULL) */
+  wick_q4_block_sums_fn q4;
+  size_t block_size, num_blocks; /* per output row */
+  const uint8_t *w4;             /* [n, k / 2] in the file */
+  const float *block_scales;     /* n x num_blocks, rounded to bfloat16 */
+  float *q4_row_scales;          /* m */
+  size_t q4_sums_offset;         /* scratch: m x k int16 rows, then per-thread block sums */
 } fc_data;
+
+/* Rows of block sums one kernel call computes (the AVX2 kernel's row count). */
+#define Q4_ROWS 4
+
+/* The blockwise int4 form: checks the weights' quantization and scales, converts the scales
+ * once (shared by the interpreters of one model), sizes the scratch. */
+static wick_status blockwise_prepare(wick_op_ctx *ctx, fc_data *d, const wick_tensor *w) {
+  const wick_quant *q = &w->info->quant;
+  WICK_CHECK_SUPPORTED(ctx, w->info->type == SCHEMA_TYPE_INT4,
+                       "blockwise quantized weights of type %s: wick runs int4 only",
+                       wick_dtype_name(w->type));
+  WICK_CHECK_SUPPORTED(ctx, q->block_zero_points < 0,
+                       "blockwise int4 weights with zero points (tensor %d): wick runs symmetric "
+                       "blocks only",
+                       q->block_zero_points);
+  WICK_CHECK_SUPPORTED(ctx, wick_input_known(ctx, 1), "blockwise int4 weights must be constant");
+  WICK_CHECK(ctx, d->k % 2 == 0 && q->block_size % 2 == 0,
+             "int4 weights need an even K (%lld) and block size (%d)", (long long)d->k,
+             q->block_size);
+  const wick_tensor *st = wick_op_graph_tensor(ctx, q->block_scales);
+  /* (shape, type and constness verified by the reader) */
+  WICK_CHECK(ctx, st != NULL && st->data != NULL, "blockwise scales tensor %d has no data",
+             q->block_scales);
+  d->block_size = (size_t)q->block_size;
+  d->num_blocks = (size_t)d->k / d->block_size;
+  d->w4 = w->data;
+  const size_t count = (size_t)d->n * d->num_blocks;
+  bool cached;
+  const void *sources[1] = {st->data};
+  const int64_t shape[3] = {d->n, (int64_t)d->num_blocks, st->type};
+  float *scales = wick_op_packed_shared(ctx, sources, 1, shape, 3, 1, 0x62663136u /* "bf16" */,
+                                        count * sizeof(float), &cached);
+  if (scales == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!cached)
+    for (size_t i = 0; i < count; i++) {
+      const float v = st->type == WICK_DTYPE_FLOAT16
+                          ? wick_f16_to_f32(((const uint16_t *)st->data)[i])
+                          : ((const float *)st->data)[i];
+      scales[i] = wick_q4_bf16_round(v);
+    }
+  for (size_t i = 0; i < count; i++)
+    WICK_CHECK(ctx, isfinite(scales[i]), "block scale %zu is not finite", i);
+  d->block_scales = scales;
+  d->q4_row_scales = wick_op_alloc(ctx, (size_t)(d->m > 0 ? d->m : 1) * sizeof(float));
+  if (d->q4_row_scales == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  size_t rows, sums, scratch;
+  if (!wick_mul_size((size_t)d->m, (size_t)d->k * sizeof(int16_t), &rows) ||
+      !wick_mul_size(wick_op_num_threads(ctx), Q4_ROWS * d->num_blocks * sizeof(int32_t), &sums) ||
+      !wick_add_size(rows, 63, &rows) || !wick_add_size(rows & ~(size_t)63, sums, &scratch))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
+  d->q4_sums_offset = rows & ~(size_t)63;
+  wick_op_request_scratch(ctx, scratch);
+  const char *isa;
+  d->q4 = wick_q4_block_sums_select(wick_op_force_reference(ctx), &isa);
+  return WICK_OK;
+}
+
+typedef struct blockwise_job {
+  const fc_data *d;
+  const int16_t *rows; /* m x k: x_q - zero point */
+  const float *bias;
+  float *out;
+  uint8_t *scratch;
+} blockwise_job;
+
+/* Outputs [c0, c1) of every row: the block sums of Q4_ROWS rows at a time, then the float
+ * sum over the blocks in order. */
+static void blockwise_columns(void *arg, size_t c0, size_t c1, size_t thread) {
+  const blockwise_job *j = arg;
+  const fc_data *d = j->d;
+  const size_t m = (size_t)d->m, n = (size_t)d->n, k = (size_t)d->k, nb = d->num_blocks;
+  int32_t *sums = (int32_t *)(void *)(j->scratch + d->q4_sums_offset) + thread * Q4_ROWS * nb;
+  for (size_t c = c0; c < c1; c++) {
+    const float *scale = d->block_scales + c * nb;
+    const float bias = j->bias ? j->bias[c] : 0.0f;
+    for (size_t r0 = 0; r0 < m; r0 += Q4_ROWS) {
+      const size_t rows = m - r0 < Q4_ROWS ? m - r0 : Q4_ROWS;
+      d->q4(rows, k, d->block_size, j->rows + r0 * k, d->w4 + c * (k / 2), sums);
+      for (size_t r = 0; r < rows; r++) {
+        float acc = 0.0f;
+        for (size_t b = 0; b < nb; b++) acc += (float)sums[r * nb + b] * scale[b];
+        float y = acc * d->q4_row_scales[r0 + r] + bias;
+        j->out[(r0 + r) * n + c] = y < d->lo ? d->lo : (y > d->hi ? d->hi : y);
+      }
+    }
+  }
+}
+
+static wick_status blockwise_run(wick_op_ctx *ctx, const fc_data *d) {
+  const float *in = wick_op_input(ctx, 0)->data;
+  uint8_t *scratch = wick_op_scratch(ctx);
+  int16_t *rows = (int16_t *)(void *)scratch;
+  for (size_t r = 0; r < (size_t)d->m; r++)
+    d->q4_row_scales[r] =
+        wick_q4_quantize_row((size_t)d->k, in + r * (size_t)d->k, rows + r * (size_t)d->k);
+  wick_tensor *b = wick_op_input(ctx, 2);
+  blockwise_job j = {d, rows, b ? b->data : NULL, wick_op_output(ctx, 0)->data, scratch};
+  return wick_parallel_range(ctx, (size_t)d->n, (uint64_t)d->m * (uint64_t)d->k, blockwise_columns,
+                             &j);
+}
 
 /* The int8 weights of the hybrid form: symmetric, one scale or one per row. */
 static wick_status hybrid_prepare(wick_op_ctx *ctx, fc_data *d, const wick_tensor *w) {
@@ -87,6 +206,12 @@ static void hybrid_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_
         d->per_channel ? h->row_scales[r] : h->row_scales[r] * d->weight_scales[0];
     const int32_t *acc = j->acc + r * n;
     float *out = j->out + r * n;
+    if (h->f32 != NULL && h->f32->hybrid_rescale != NULL) {
+      h->f32->hybrid_rescale(n1 - n0, acc + n0, h->weight_sums + n0, offset,
+                             d->per_channel ? d->weight_scales + n0 : NULL, row_scale, false,
+                             j->bias ? j->bias + n0 : NULL, d->lo, d->hi, out + n0);
+      continue;
+    }
     for (size_t c = n0; c < n1; c++) {
       const uint32_t dot = (uint32_t)acc[c] - h->weight_sums[c] * offset;
       const float s = d->per_channel ? row_scale * d->weight_scales[c] : row_scale;
@@ -144,10 +269,11 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_require_input(ctx, 1, &w));
   wick_tensor *bias = wick_op_input(ctx, 2);
   const wick_fully_connected_params *p = &ctx->params->fc;
-  const bool hybrid = in->type == WICK_DTYPE_FLOAT32 && w->type == WICK_DTYPE_INT8;
+  const bool blockwise = w->info != NULL && w->info->quant.block_size > 0;
+  const bool hybrid = in->type == WICK_DTYPE_FLOAT32 && w->type == WICK_DTYPE_INT8 && !blockwise;
   WICK_CHECK_SUPPORTED(ctx,
                        in->type == WICK_DTYPE_FLOAT32 &&
-                           (w->type == WICK_DTYPE_FLOAT32 || hybrid) &&
+                           (w->type == WICK_DTYPE_FLOAT32 || hybrid || blockwise) &&
                            (!bias || bias->type == WICK_DTYPE_FLOAT32),
                        "input %s / weights %s: wick runs this op on float32 only so far",
                        wick_dtype_name(in->type), wick_dtype_name(w->type));
@@ -187,6 +313,14 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   wick_op_set_macs(ctx, (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k);
   wick_op_set_data(ctx, d);
   WICK_TRY(wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, rank, dims));
+  if (blockwise) {
+    WICK_TRY(blockwise_prepare(ctx, d, w));
+    wick_op_set_kernel(ctx,
+                       d->q4 == wick_q4_block_sums__reference ? WICK_KERNEL_GENERIC
+                                                              : WICK_KERNEL_OPTIMIZED,
+                       "blockwise int4");
+    return WICK_OK;
+  }
   if (hybrid) {
     WICK_TRY(hybrid_prepare(ctx, d, w));
     if (d->hybrid_gemm)
@@ -230,6 +364,10 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
     return st;
   }
   const fc_data *d = wick_op_data(ctx);
+  if (d->q4 != NULL) {
+    wick_status st = blockwise_run(ctx, d);
+    return st == WICK_OK ? wick_op_run_fused_epilogue(ctx) : st;
+  }
   if (d->hybrid && d->hybrid_gemm) {
     wick_status st = hybrid_run(ctx, d);
     return st == WICK_OK ? wick_op_run_fused_epilogue(ctx) : st;

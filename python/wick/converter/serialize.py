@@ -93,11 +93,16 @@ def _write_graph(g: TGraph, sg, gindex: dict) -> None:
         i = index.get(id(t))
         if i is not None:
             return i
+        quant = t.quant
+        if quant and "block_scales" in quant:  # blockwise: the scales tensor's index
+            quant = dict(quant, block_scales=idx(quant["block_scales"]))
         name = _unique(t.name, used)
-        if t.is_const:
-            i = sg.add_constant(name, t.data, quant=t.quant)
+        if t.is_const and t.dtype == "int4":  # data: the packed bytes
+            i = sg.add_packed_constant(name, t.shape, "int4", t.data, quant)
+        elif t.is_const:
+            i = sg.add_constant(name, t.data, quant=quant)
         else:
-            i = sg.add_tensor(name, [None if d < 0 else d for d in t.shape], t.dtype, quant=t.quant)
+            i = sg.add_tensor(name, [None if d < 0 else d for d in t.shape], t.dtype, quant=quant)
         index[id(t)] = i
         return i
 

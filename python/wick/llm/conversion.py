@@ -24,7 +24,7 @@ from .model import LLM, METADATA_NAME
 from .state import cache_names, caches_to_variables, init_graph, rename_inputs
 from .step import CausalLMStep, cache_shapes, describe, example_inputs, wick_attention
 
-QUANTIZE_MODES = {None: "float32", "int8": "int8"}
+QUANTIZE_MODES = {None: "float32", "int8": "int8", "int4": "int4"}
 
 
 def _check_lengths(max_seq_len, prefill_lengths) -> tuple[int, tuple[int, ...]]:
@@ -53,17 +53,17 @@ def convert(
     ``prefill_<n>`` signatures (one per ``prefill_lengths``), a ``decode`` signature and the KV
     cache (``max_seq_len`` positions) in resource variables shared by all of them.
 
-    ``quantize``: None (float32 weights) or ``"int8"`` (fully connected weights int8 per output
-    channel, TFLite's dynamic-range hybrid kernels). ``tokenizer``: a HuggingFace tokenizer kept
+    ``quantize``: None (float32 weights), ``"int8"`` (fully connected weights int8 per output
+    channel, TFLite's dynamic-range hybrid kernels) or ``"int4"`` (fully connected weights int4
+    in blocks of 32 with float16 scales, TFLite's blockwise quantization; the embedding table
+    stays float32 in both). ``tokenizer``: a HuggingFace tokenizer kept
     with the result (not in the file yet) so that ``generate`` takes and returns text.
     ``progress``: stage lines on stderr as for ``wick.convert``."""
     from ..convert import _convert_graph, _Progress, _return_freed_memory, _Stages
     from ..converter.serialize import serialize
 
     if quantize not in QUANTIZE_MODES:
-        raise ValueError(
-            f"quantize must be None or 'int8', not {quantize!r} (int4 blockwise is planned)"
-        )
+        raise ValueError(f"quantize must be None, 'int8' or 'int4', not {quantize!r}")
     info = describe(model)
     max_seq_len, lengths = _check_lengths(max_seq_len, prefill_lengths)
     limit = getattr(model.config, "max_position_embeddings", None)

@@ -1,4 +1,4 @@
-"""A converted LLM: the file, its facts, and greedy generation on wick's runtime.
+"""A converted LLM: the file, its facts, and generation (greedy or sampled) on wick's runtime.
 
     llm = wick.llm.convert(hf_model, max_seq_len=512, prefill_lengths=(8, 32))
     ids = llm.generate([1, 2, 3], max_new_tokens=16)       # token ids in, new ids out
@@ -61,10 +61,12 @@ def greedy(
     prefill_lengths: Sequence[int],
     max_seq_len: int,
     stop_ids: Sequence[int] = (),
+    sampler: Callable[[np.ndarray], int] | None = None,
 ) -> list[int]:
-    """Greedy decoding over any runtime: ``step(n, tokens int32 [1, n], position) -> logits
-    [1, V]`` runs signature prefill_<n> (decode for n = 1) from an empty cache onwards. Returns
-    the new tokens (stopping after one in ``stop_ids``)."""
+    """Greedy decoding (or ``sampler(logits) -> token``, e.g. a :class:`Sampler`) over any
+    runtime: ``step(n, tokens int32 [1, n], position) -> logits [1, V]`` runs signature
+    prefill_<n> (decode for n = 1) from an empty cache onwards. Returns the new tokens
+    (stopping after one in ``stop_ids``)."""
     prompt = [int(t) for t in prompt]
     if not prompt:
         raise ValueError("the prompt is empty: give at least one token")
@@ -79,7 +81,7 @@ def greedy(
     pos = len(prompt)
     out: list[int] = []
     for _ in range(max_new_tokens):
-        token = int(np.argmax(logits[0]))
+        token = int(np.argmax(logits[0])) if sampler is None else int(sampler(logits[0]))
         out.append(token)
         if token in stop_ids or len(out) == max_new_tokens:
             break
@@ -202,9 +204,25 @@ class LLM:
         tokens = np.asarray(tokens, np.int32).reshape(1, num_tokens)
         return runner(tokens=tokens, input_pos=np.asarray([position], np.int32))[0]
 
-    def generate(self, prompt, max_new_tokens: int = 32, *, stop_at_eos: bool = True):
-        """Greedy continuation of ``prompt`` from an empty cache. Token ids in (a sequence of
-        ints): the new token ids out. Text in (needs ``tokenizer``): the new text out."""
+    def generate(
+        self,
+        prompt,
+        max_new_tokens: int = 32,
+        *,
+        stop_at_eos: bool = True,
+        temperature: float = 0.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        seed: int = 0,
+    ):
+        """Continuation of ``prompt`` from an empty cache: greedy, or sampled with
+        ``temperature`` > 0, ``top_k``, ``top_p`` and ``seed`` (sampling.py: the same tokens
+        as the C runtime's wick_sampler and ``wick generate`` for the same options). Token ids
+        in (a sequence of ints): the new token ids out. Text in (needs ``tokenizer``): the new
+        text out."""
+        from .sampling import Sampler
+
+        sampler = Sampler(temperature, top_k, top_p, seed)
         text = isinstance(prompt, str)
         if text:
             if self.tokenizer is None:
@@ -220,6 +238,7 @@ class LLM:
             prefill_lengths=self.prefill_lengths,
             max_seq_len=self.max_seq_len,
             stop_ids=self.eos_token_ids if stop_at_eos else (),
+            sampler=None if sampler.greedy else sampler,
         )
         self.reset()
         if text:

@@ -25,13 +25,15 @@ Invariants of every file written here
   names are checked against ``schema.OPTIONS_TABLES``; unknown names raise ``ValueError``.
   Enum-valued options take the member name (``"SAME"``, ``"RELU6"``, ``"float32"``) or number.
 * Each OperatorCode carries ``deprecated_builtin_code = min(code, 127)`` and ``builtin_code``.
-  ``version=None`` picks the lowest version that covers the features used (rules and their
-  table: ``versions.py``); LiteRT refuses versions it does not know, so never newer.
+  ``version=None`` picks the lowest version that covers the features used (``ops.min_version``:
+  each op's rule in ``ops.py``, the rules in ``versions.py``); LiteRT refuses versions it does
+  not know, so never newer.
 * When the constant data exceeds ``external_data_threshold`` bytes (default just under 2 GiB,
   the flatbuffer limit), *all* constant data goes after the flatbuffer, each buffer
   16-byte aligned, referenced by ``Buffer.offset`` (from the start of the file) and ``size``.
 
-Where to look next: ``schema.py`` (the facts), ``versions.py`` (op versions), docs/format.md.
+Where to look next: ``ops.py`` (one record per operator), ``schema.py`` (the other facts),
+``versions.py`` (op version rules), docs/format.md.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ import flatbuffers
 import numpy as np
 
 from . import schema
-from .versions import OpSig, TensorSig, min_version
+from .ops import BY_NAME, min_version, name_of
+from .versions import OpSig, TensorSig
 
 __all__ = ["ModelWriter", "SubGraphWriter", "tflite_type", "numpy_dtype"]
 
@@ -208,7 +211,9 @@ class SubGraphWriter:
         dimension: the stored shape uses 1 there and ``shape_signature`` gets -1.
 
         ``quant`` keys: ``scale``, ``zero_point``, ``quantized_dimension`` (and optionally
-        ``min``, ``max``); scalars are accepted for per-tensor parameters."""
+        ``min``, ``max``); scalars are accepted for per-tensor parameters. Blockwise
+        quantization (TFLite's BlockwiseQuantization details, symmetric): ``block_scales``
+        (the index of the scales tensor in this subgraph) and ``block_size``."""
         dims = [(-1 if d is None else int(d)) for d in shape]
         if shape_signature is None and any(d < 0 for d in dims):
             shape_signature = dims
@@ -220,7 +225,15 @@ class SubGraphWriter:
         q = None
         if quant is not None:
             q = {k: quant[k] for k in quant}
-            unknown = set(q) - {"scale", "zero_point", "quantized_dimension", "min", "max"}
+            unknown = set(q) - {
+                "scale",
+                "zero_point",
+                "quantized_dimension",
+                "min",
+                "max",
+                "block_scales",
+                "block_size",
+            }
             if unknown:
                 raise ValueError(f"tensor {name}: unknown quantization keys {sorted(unknown)}")
             for k in ("scale", "zero_point", "min", "max"):
@@ -252,6 +265,18 @@ class SubGraphWriter:
         data = np.asarray(arr, order="C").astype(arr.dtype.newbyteorder("<"), copy=False)
         buf = self._model._add_buffer(memoryview(data.reshape(-1)).cast("B"))
         return self.add_tensor(name, list(arr.shape), dt, quant, buffer=buf)
+
+    def add_packed_constant(
+        self, name: str, shape: Sequence[int], dtype: str, data, quant: Mapping | None = None
+    ) -> int:
+        """Add a constant whose buffer is the bytes of ``data`` (a uint8 array or bytes) as
+        given (int4: two values a byte, the first in the low nibble) with the logical
+        ``shape``."""
+        raw = np.ascontiguousarray(
+            np.frombuffer(data, np.uint8) if isinstance(data, bytes) else data
+        )
+        buf = self._model._add_buffer(memoryview(raw.reshape(-1)).cast("B"))
+        return self.add_tensor(name, list(shape), dtype, quant, buffer=buf)
 
     def add_sparse_constant(
         self,
@@ -340,7 +365,7 @@ class SubGraphWriter:
             opts = None
             ver = 1 if version is None else int(version)
         else:
-            if op not in schema.BUILTIN_OPERATORS:
+            if op not in BY_NAME:
                 raise ValueError(f"unknown builtin operator {op!r}")
             opts = _normalize_options(op, options)
             if version is None:
@@ -430,7 +455,7 @@ class ModelWriter:
         return len(self._buffers) - 1
 
     def _opcode(self, op: str, custom_code: str | None, version: int) -> int:
-        key = (schema.BUILTIN_OPERATORS[op], custom_code, version)
+        key = (BY_NAME[op].code, custom_code, version)
         idx = self._opcode_index.get(key)
         if idx is None:
             idx = len(self._opcodes)
@@ -441,10 +466,7 @@ class ModelWriter:
     @property
     def operator_codes(self) -> list[tuple[str, int]]:
         """(operator name or custom code, version) for every OperatorCode, in file order."""
-        return [
-            (cc if cc else schema.BUILTIN_OPERATOR_NAMES[code], ver)
-            for code, cc, ver in self._opcodes
-        ]
+        return [(cc if cc else name_of(code), ver) for code, cc, ver in self._opcodes]
 
     # ---- serialization -------------------------------------------------------------------
     def finish(self, *, release: bool = False) -> bytes:
@@ -672,7 +694,17 @@ def _build_tensor(b: flatbuffers.Builder, t: _Tensor) -> int:
                 parts[fid] = _int_vector(b, q[k], dt)
         if "zero_point" in q:
             parts[3] = _int_vector(b, q["zero_point"], np.int64)
+        details = None
+        if "block_scales" in q:  # BlockwiseQuantization: scales, zero_points (-1: none), size
+            b.StartObject(3)
+            b.PrependInt32Slot(2, int(q["block_size"]), None)
+            b.PrependInt32Slot(1, -1, None)
+            b.PrependInt32Slot(0, int(q["block_scales"]), None)
+            details = b.EndObject()
         b.StartObject(7)
+        if details is not None:
+            b.PrependUOffsetTRelativeSlot(5, details, 0)
+            b.PrependUint8Slot(4, 2, None)  # QuantizationDetails.BlockwiseQuantization
         b.PrependInt32Slot(6, int(q.get("quantized_dimension", 0)), None)
         for fid in sorted(parts, reverse=True):
             b.PrependUOffsetTRelativeSlot(fid, parts[fid], 0)

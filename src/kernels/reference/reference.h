@@ -318,6 +318,12 @@ void wick_f32_resize_bilinear__reference(const wick_resize_shape *s, const float
 /* Output rows [row_begin, row_end) of the batch x out_h rows (the same values as one call). */
 void wick_f32_resize_bilinear_rows__reference(const wick_resize_shape *s, const float *in,
                                               float *out, int64_t row_begin, int64_t row_end);
+/* The pieces of the bilinear formulas that optimized kernels share: an axis' scale, and the
+ * taps lo, hi of output coordinate v with the weight `frac` of hi (the reference's values:
+ * row o = p(lo) * (1 - frac) ... as wick_f32_resize_bilinear_rows__reference sums them). */
+float wick_resize_axis_scale(int32_t in, int32_t out, bool align_corners);
+void wick_resize_bilinear_taps(int32_t v, float scale, bool half_pixel, int32_t in, int32_t *lo,
+                               int32_t *hi, float *frac);
 /* Copies whole pixels of `elem_size`-byte elements. */
 void wick_resize_nearest__reference(const wick_resize_shape *s, size_t elem_size, const void *in,
                                     void *out);

@@ -263,3 +263,157 @@ def test_load_and_generate_need_no_torch(converted):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == llm.generate(PROMPTS[0], 8)
+
+
+@pytest.fixture(scope="module")
+def converted_int4(converted, tmp_path_factory):
+    model = converted[0]
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=PREFILL, quantize="int4")
+    path = tmp_path_factory.mktemp("llm4") / "llama_int4.tflite"
+    llm.export(path)
+    return llm, path
+
+
+def test_int4_file_is_blockwise_and_runs_as_on_litert(converted, converted_int4):
+    """quantize="int4": every fully connected weight is int4 with TFLite's blockwise details
+    (block 32, float16 scales), the file is under half the float one, and wick's greedy tokens
+    equal stock LiteRT's (its XNNPACK blockwise kernel, which wick's follows bit for bit)."""
+    llm, path = converted_int4
+    f = read_tflite(path.read_bytes(), stats=False)
+    weights = [
+        sg.tensors[op.inputs[1]]
+        for sg in f.subgraphs
+        for op in sg.operators
+        if op.op == "FULLY_CONNECTED"
+    ]
+    assert weights and all(t.dtype.lower() == "int4" for t in weights), {t.dtype for t in weights}
+    assert llm.size < 0.5 * converted[1].size, (llm.size, converted[1].size)
+    prompt = PROMPTS[0]
+    assert llm.generate(prompt, STEPS) == _litert_tokens(path, prompt, STEPS)
+
+
+def _blockwise_fields(data: bytes):
+    """Byte positions of (scales, block_size) of every BlockwiseQuantization table."""
+    from ai_edge_litert import schema_py_generated as schema
+
+    m = schema.Model.GetRootAs(data, 0)
+    spots = []
+    for s in range(m.SubgraphsLength()):
+        sg = m.Subgraphs(s)
+        for t in range(sg.TensorsLength()):
+            q = sg.Tensors(t).Quantization()
+            if q is None or q.DetailsType() != schema.QuantizationDetails.BlockwiseQuantization:
+                continue
+            tab = q.Details()
+            spots.append((tab.Pos + tab.Offset(4), tab.Pos + tab.Offset(8)))
+    return spots
+
+
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        ("block_size", 0, "block_size 0 is not positive"),
+        ("block_size", 48, "does not divide"),
+        ("block_size", -32, "not positive"),
+        ("scales", 100000, "out of range"),
+        ("scales", -3, "out of range"),
+        ("scales", 0, "float16 or float32 constant"),
+    ],
+)
+def test_hostile_blockwise_details_are_refused(converted_int4, field, value, message):
+    """Untrusted blockwise details (block size, scales tensor index) are refused at load with a
+    message naming the tensor, never read out of bounds."""
+    pytest.importorskip("ai_edge_litert", reason="the schema module of ai-edge-litert")
+    data = bytearray(converted_int4[1].read_bytes())
+    spots = _blockwise_fields(bytes(data))
+    assert spots
+    scales_at, size_at = spots[0]
+    import struct
+
+    struct.pack_into("<i", data, scales_at if field == "scales" else size_at, value)
+    with pytest.raises(wick.WickError, match=message):
+        wick.load(bytes(data), signature="decode")
+
+
+def _cli_generate(path, prompt, max_new, *options) -> list[int]:
+    """`wick generate` (the C tool next to the loaded library): its new token ids."""
+    from wick.cli import _c_tool
+
+    proc = subprocess.run(
+        [str(_c_tool()), "generate", str(path), "--tokens", ",".join(map(str, prompt))]
+        + ["--max-new", str(max_new), *map(str, options)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("tokens: ") and any(ln.startswith("decode: ") for ln in lines)
+    return [int(t) for t in lines[0][len("tokens: ") :].split(",")]
+
+
+@pytest.mark.parametrize("prompt", PROMPTS[:2] + PROMPTS[3:], ids=["11", "4", "3"])
+def test_cli_generate_greedy_equals_transformers(converted, prompt):
+    """The C generation API through `wick generate`: greedy tokens identical to transformers'
+    generate (prefill chunks, the overlapping chunk and decode-only prompts)."""
+    model, _, path = converted
+    assert _cli_generate(path, prompt, STEPS) == _hf_greedy(model, prompt, STEPS)
+
+
+SAMPLING = [
+    dict(temperature=0.8, top_k=20, top_p=0.9, seed=7),
+    dict(temperature=1.0, seed=3),
+    dict(temperature=0.7, top_p=0.5, seed=11),
+    dict(temperature=1.5, top_k=5, seed=2**63 + 5),
+]
+
+
+@pytest.mark.parametrize("options", SAMPLING, ids=["k+p", "t", "p", "k"])
+def test_sampling_is_the_same_in_c_and_python(converted, options):
+    """Seeded sampling picks the same tokens in `wick generate` (C, wick_sampler) as in
+    LLM.generate (Python, wick.llm.Sampler); the same seed gives the same tokens again."""
+    _, llm, path = converted
+    flags = [x for k, v in options.items() for x in (f"--{k.replace('_', '-')}", v)]
+    ours = llm.generate(PROMPTS[1], STEPS, **options)
+    assert _cli_generate(path, PROMPTS[1], STEPS, *flags) == ours
+    assert llm.generate(PROMPTS[1], STEPS, **options) == ours
+    if options.get("top_k") != 1:
+        other = dict(options, seed=options["seed"] + 1)
+        assert llm.generate(PROMPTS[1], STEPS, **other) != ours
+
+
+def test_sampler_definition():
+    """The sampler's limits: temperature 0 and top_k 1 are greedy; top-k keeps to the k most
+    likely; a tiny top_p keeps only the most likely; NaN reads as -inf."""
+    logits = np.array([0.5, 3.0, 2.9, -1.0, np.nan, 3.0], np.float32)
+    assert wick.llm.Sampler()(logits) == 1
+    assert all(wick.llm.Sampler(1.0, top_k=1, seed=s)(logits) == 1 for s in range(20))
+    assert all(wick.llm.Sampler(5.0, top_p=1e-6, seed=s)(logits) == 1 for s in range(20))
+    picks = {wick.llm.Sampler(2.0, top_k=3, seed=s)(logits) for s in range(200)}
+    assert picks == {1, 2, 5}
+    assert 4 not in {wick.llm.Sampler(100.0, seed=s)(logits) for s in range(200)}
+    with pytest.raises(ValueError):
+        wick.llm.Sampler(top_k=-1)
+
+
+def test_cli_generate_refuses_bad_requests(converted, tmp_path):
+    from wick.cli import _c_tool
+
+    _, _, path = converted
+
+    def run(*args):
+        return subprocess.run(
+            [str(_c_tool()), "generate", *map(str, args)], capture_output=True, text=True
+        )
+
+    long_prompt = ",".join(["1"] * (MAX_SEQ_LEN + 1))
+    p = run(path, "--tokens", long_prompt)
+    assert p.returncode == 2 and "do not fit" in p.stderr, p.stderr
+    p = run(path, "--tokens", "1,2,99999")
+    assert p.returncode == 2 and "outside the vocabulary" in p.stderr, p.stderr
+    p = run(path, "--tokens", "1,x")
+    assert p.returncode == 2 and "comma-separated" in p.stderr, p.stderr
+    plain = tmp_path / "plain.tflite"
+    plain.write_bytes(wick.convert(torch.nn.Linear(4, 2).eval(), (torch.zeros(1, 4),)).tflite_bytes)
+    p = run(plain, "--tokens", "1")
+    assert p.returncode == 1 and "wick_llm" in p.stderr, p.stderr

@@ -37,7 +37,6 @@ ALLOWED = {
     "LOGISTIC (int8)",  # the int8 table lookup: vectorized on AVX2 and AVX-512, not NEON yet
     "GELU (int8)",  # ditto
     "HARD_SWISH (int8)",  # MobileNetV3 int8: the reference fixed-point arithmetic
-    "RESIZE_BILINEAR (rows)",  # float32 bilinear rows (mediapipe decoders, upsampling)
     # rare or small:
     "STRIDED_SLICE",  # strided copies (mediapipe hand_recrop: two tiny slices)
 }

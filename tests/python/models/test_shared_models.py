@@ -13,6 +13,9 @@ Oracle adjustments, both derived from the file rather than listed per model:
   biases); the oracle gets a copy with those fields set to 0, wick the original bytes.
 * A graph input that is TRANSPOSE_CONV's output_shape operand is fed the declared output shape
   (random integers are not a valid shape).
+* A file with blockwise-quantized tensors (TFLite's BlockwiseQuantization: int4 FULLY_CONNECTED
+  weights) runs on LiteRT's default interpreter: its reference resolver has no blockwise kernel
+  and outputs zeros; the default one runs XNNPACK's qd8 x qb4w kernel, which wick follows.
 
 LiteRT runs in a child process: some of these files crash it (abort, segfault).
 
@@ -52,9 +55,6 @@ if not MODELS.is_dir():
 # strict (the day wick runs one, the test fails until it leaves this list) and counted as an
 # xfail in the closing line.
 KNOWN_GAPS = {
-    "qwen_fc_blockwise_quantized.tflite": "FULLY_CONNECTED with TFLite's blockwise int4 weights "
-    "(fp16 block scales, block 32): LiteRT runs it on XNNPACK's qd8 x qb4w kernel only; wick "
-    "has no blockwise int4 FC yet",
     "static_w8_a16_quantized_q_einsum.tflite": "int16 x per-channel int8 BATCH_MATMUL: LiteRT "
     "runs it but outputs zeros (it has no per-channel integer BATCH_MATMUL); wick refuses it "
     "rather than agree with zeros",
@@ -67,6 +67,23 @@ FILES = [
 ]
 FLOAT_REL = 1e-4
 SEED = 0
+
+
+def has_blockwise_quantization(data: bytes) -> bool:
+    """Whether any tensor carries BlockwiseQuantization details (LiteRT's reference kernels
+    ignore them: the oracle is then its default interpreter)."""
+    schema = _schema()
+    m = schema.Model.GetRootAs(data, 0)
+    for s in range(m.SubgraphsLength()):
+        sg = m.Subgraphs(s)
+        for t in range(sg.TensorsLength()):
+            q = sg.Tensors(t).Quantization()
+            if (
+                q is not None
+                and q.DetailsType() == schema.QuantizationDetails.BlockwiseQuantization
+            ):
+                return True
+    return False
 
 
 def compare(name: str, got, ref) -> None:
@@ -98,9 +115,10 @@ def test_shared_model_matches_litert_reference(file):
     else:
         wick_error = None
     fixed, _ = oracle_bytes(data)
+    reference = not has_blockwise_quantization(data)
     for sig, runner in zip(sigs, runners or [None] * len(sigs), strict=True):
         inputs = model_inputs(fixed, sig, SEED)
-        ref, why = run_oracle(fixed, inputs, sig)
+        ref, why = run_oracle(fixed, inputs, sig, reference=reference)
         if ref is None:
             pytest.skip(
                 f"LiteRT cannot run {file} (the oracle): {why}; wick "

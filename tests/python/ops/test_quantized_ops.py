@@ -8,12 +8,13 @@ specification wick's quantized kernels follow (docs/format.md, "int8 quantizatio
 
 Operands: ``Q(value, scale, zp)`` is a quantized graph input, ``QC(...)`` a quantized constant
 (weights, bias: per-channel when ``scale`` is a list, along ``axis``), a bare array a plain
-constant (axes, shapes). Outputs are ``(dtype, scale, zero_point)``.
+constant (axes, shapes). Outputs are ``(dtype, scale, zero_point)``. Building, running LiteRT
+(in the harness's child process) and comparing are the single-op harness's
+(tests/python/ops/_harness.py).
 """
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 
@@ -21,100 +22,40 @@ import numpy as np
 import pytest
 
 import wick
-from tests.python.oracles.litert import run_litert
+from tests.python.ops import _harness as H
+from tests.python.ops._harness import QC, Q, compare
 from wick.tflite.writer import ModelWriter
 
 RNG_SEED = 1234
 
 
-class Q:
-    """A quantized operand: a graph input unless ``const``."""
-
-    def __init__(self, value, scale, zp=0, axis=0, const=False):
-        self.value = np.asarray(value)
-        self.scale = scale
-        self.zp = zp
-        self.axis = axis
-        self.const = const
-
-    def quant(self):
-        if isinstance(self.scale, (list, tuple, np.ndarray)):
-            zps = (
-                self.zp
-                if isinstance(self.zp, (list, tuple, np.ndarray))
-                else [self.zp] * len(self.scale)
-            )
-            return dict(
-                scale=[float(s) for s in self.scale],
-                zero_point=[int(z) for z in zps],
-                quantized_dimension=self.axis,
-            )
-        return dict(scale=float(self.scale), zero_point=int(self.zp))
-
-
-def QC(value, scale, zp=0, axis=0):
-    return Q(value, scale, zp, axis, const=True)
+# The single-op harness (tests/python/ops/_harness.py) with this file's argument order: outputs
+# (dtype, scale, zero_point) come before the options, and comparisons are bit-exact.
 
 
 def build(op, operands, outs, options=None, version=None):
-    w = ModelWriter()
-    sg = w.add_subgraph()
-    ins, graph_inputs, feeds = [], [], []
-    for k, x in enumerate(operands):
-        if x is None:
-            ins.append(-1)
-        elif isinstance(x, Q) and not x.const:
-            t = sg.add_tensor(f"in{k}", list(x.value.shape), x.value.dtype, quant=x.quant())
-            graph_inputs.append(t)
-            feeds.append(x.value)
-            ins.append(t)
-        elif isinstance(x, Q):
-            ins.append(sg.add_constant(f"c{k}", x.value, quant=x.quant()))
-        else:
-            ins.append(sg.add_constant(f"c{k}", np.asarray(x)))
-    if isinstance(outs, tuple):
-        outs = [outs]
-    out_ts = [
-        sg.add_tensor(f"out{j}", [1], dt, quant=dict(scale=float(s), zero_point=int(z)))
-        for j, (dt, s, z) in enumerate(outs)
-    ]
-    sg.add_operator(op, ins, out_ts, options=options, version=version)
-    sg.set_inputs(graph_inputs)
-    sg.set_outputs(out_ts)
-    return w.finish(), feeds
+    return H.build(op, operands, options, outs=outs, version=version)
 
 
 def exact(got, ref, what):
-    assert len(got) == len(ref)
-    for g, r in zip(got, ref, strict=True):
-        r = np.asarray(r)
-        assert g.dtype == r.dtype and g.shape == r.shape, (
-            f"{what}: {g.dtype}{g.shape} vs {r.dtype}{r.shape}"
-        )
-        if g.tobytes() != r.tobytes():
-            d = g.astype(np.int64) - r.astype(np.int64)
-            raise AssertionError(
-                f"{what}: {int((d != 0).sum())} of {d.size} values differ (max {int(np.abs(d).max())})"
-                f"\nwick   {g.ravel()[:12]}\nLiteRT {r.ravel()[:12]}"
-            )
+    compare(got, ref, what, exact=True)
+
+
+def litert(data, feeds, which="reference"):
+    """LiteRT's outputs from one peer (in the harness's child process); a skip naming the reason
+    when that peer cannot run the file."""
+    return H.run_peers(data, feeds, (which,))[which]
 
 
 def check(op, operands, outs, options=None, version=None):
-    """wick (default and reference kernels) == LiteRT reference kernels, bit for bit."""
+    """wick (default and reference kernels) == LiteRT's reference kernels, bit for bit (its
+    default interpreter may round one step differently)."""
     data, feeds = build(op, operands, outs, options, version)
-    ref = run_litert(data, feeds, reference=True)
-    exact(wick.load(data)(*feeds), ref, "wick")
-    exact(wick.load(data, reference=True)(*feeds), ref, "wick reference kernels")
-    return ref
+    return H.check_file(data, feeds, peers=("reference",), exact=True)
 
 
 def fails(op, operands, outs, match, options=None, status=None):
-    data, feeds = build(op, operands, outs, options)
-    with pytest.raises(wick.WickError) as e:
-        wick.load(data)(*feeds)
-    assert re.search(match, str(e.value)), str(e.value)
-    if status:
-        assert e.value.status == status, str(e.value)
+    return H.fails(op, operands, options, match=match, status=status, outs=outs)
 
 
 def rnd(rng, shape, dtype, lo=None, hi=None):
@@ -288,7 +229,7 @@ OPT_INT8_CASES = [
 
 
 def within_one_step_of_litert_default(data, feeds, got):
-    default = run_litert(data, feeds)
+    default = litert(data, feeds, "default")
     for g, r in zip(got, default, strict=True):
         d = np.abs(g.astype(np.int64) - np.asarray(r).astype(np.int64))
         assert d.max() <= 1, f"{int((d > 1).sum())} values differ from LiteRT default by > 1"
@@ -304,7 +245,7 @@ def test_optimized_int8_conv_shapes(case):
         rng, kind, "int8", shape, out_c, k, stride, pad, dil, activation, out_scale=0.5
     )
     data, feeds = build(kind, ops, out, opts)
-    ref = run_litert(data, feeds, reference=True)
+    ref = litert(data, feeds)
     got = wick.load(data)(*feeds)
     exact(got, ref, "wick")
     assert len(np.unique(got[0])) > 10, "a saturated output would prove nothing"
@@ -321,7 +262,7 @@ def test_optimized_int8_fully_connected(shape, n):
     b = QC(rnd(rng, (n,), np.int32, -4000, 4000), bsc)
     x = Q(rnd(rng, shape, np.int8), 0.031, -9)
     data, feeds = build("FULLY_CONNECTED", [x, w, b], ("int8", 0.02 * np.sqrt(k), 6), act("NONE"))
-    ref = run_litert(data, feeds, reference=True)
+    ref = litert(data, feeds)
     got = wick.load(data)(*feeds)
     exact(got, ref, "wick")
     within_one_step_of_litert_default(data, feeds, got)
@@ -335,7 +276,7 @@ def test_optimized_int8_mul(sa, sb):
     a = Q(rnd(rng, sa, np.int8), 0.05, 4)
     b = Q(rnd(rng, sb, np.int8), 0.0039, -128)
     data, feeds = build("MUL", [a, b], ("int8", 0.02, -3), act("NONE"))
-    ref = run_litert(data, feeds, reference=True)
+    ref = litert(data, feeds)
     got = wick.load(data)(*feeds)
     exact(got, ref, "wick")
     within_one_step_of_litert_default(data, feeds, got)
@@ -347,7 +288,7 @@ def test_optimized_int8_add(n):
     a = Q(rnd(rng, (n,), np.int8), 0.047, -3)
     b = Q(rnd(rng, (n,), np.int8), 0.021, 11)
     data, feeds = build("ADD", [a, b], ("int8", 0.06, -5), act("RELU"))
-    ref = run_litert(data, feeds, reference=True)
+    ref = litert(data, feeds)
     got = wick.load(data)(*feeds)
     exact(got, ref, "wick")
     within_one_step_of_litert_default(data, feeds, got)
@@ -413,7 +354,7 @@ def test_transpose_conv_split_over_threads():
     one = wick.load(data, num_threads=1)(*feeds)
     for threads in (2, 3):
         assert wick.load(data, num_threads=threads)(*feeds)[0].tobytes() == one[0].tobytes()
-    exact(one, run_litert(data, feeds, reference=True), "wick")
+    exact(one, litert(data, feeds), "wick")
 
 
 # ---------------------------------------------------------------------------- fully connected
@@ -514,7 +455,7 @@ def test_batch_matmul_split_over_threads(lt, adj_x):
     one = wick.load(data, num_threads=1)(*feeds)
     for threads in (2, 3):
         assert wick.load(data, num_threads=threads)(*feeds)[0].tobytes() == one[0].tobytes()
-    exact(one, run_litert(data, feeds, reference=True), "wick")
+    exact(one, litert(data, feeds), "wick")
 
 
 def test_batch_matmul_per_channel_rhs_is_refused():
@@ -590,7 +531,7 @@ def test_int8_broadcast_row_on_the_kernels(op, sa, sb):
     a = Q(rnd(rng, sa, np.int8), 0.03, -5)
     b = QC(rnd(rng, sb, np.int8), 0.02, 7)
     data, feeds = build(op, [a, b], ("int8", 0.05, 3), act("NONE"))
-    ref = run_litert(data, feeds, reference=True)
+    ref = litert(data, feeds)
     for threads in (1, 2):
         exact(wick.load(data, num_threads=threads)(*feeds), ref, f"wick, {threads} threads")
 
@@ -798,7 +739,7 @@ def test_fully_connected_hybrid(per_channel, bias, activation, asymmetric):
     w = QC(rnd(rng, (n, k), np.int8, -127, 127), ws, 0)
     b = rng.standard_normal(n).astype(np.float32) if bias else None
     data = _float_fc(x, w, b, activation, asymmetric)
-    ref = run_litert(data, [x], reference=True)[0]
+    ref = litert(data, [x])[0]
     for reference in (False, True):
         got = wick.load(data, reference=reference)(x)[0]
         np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
@@ -839,14 +780,14 @@ def test_batch_matmul_hybrid(per_channel, asymmetric, lhs_shape, rhs_shape, adj_
     out = sg.add_tensor("y", [1], np.float32)
     sg.add_operator(
         "BATCH_MATMUL",
-        [xin, sg.add_constant("w", w.value, quant=w.quant())],
+        [xin, sg.add_constant("w", w.value, quant=w.quant)],
         [out],
         options=dict(adj_x=adj_x, adj_y=adj_y, asymmetric_quantize_inputs=asymmetric),
     )
     sg.set_inputs([xin])
     sg.set_outputs([out])
     data = mw.finish()
-    ref = run_litert(data, [x], reference=True)[0]
+    ref = litert(data, [x])[0]
     np.testing.assert_array_equal(wick.load(data, reference=True)(x)[0], ref)
     for threads in (1, 3):
         got = wick.load(data, num_threads=threads)(x)[0]
@@ -861,7 +802,7 @@ def test_batch_matmul_hybrid_rejects_misplaced_scales():
     sg = mw.add_subgraph()
     xin = sg.add_tensor("x", [2, 4], np.float32)
     out = sg.add_tensor("y", [1], np.float32)
-    sg.add_operator("BATCH_MATMUL", [xin, sg.add_constant("w", w.value, quant=w.quant())], [out])
+    sg.add_operator("BATCH_MATMUL", [xin, sg.add_constant("w", w.value, quant=w.quant)], [out])
     sg.set_inputs([xin])
     sg.set_outputs([out])
     with pytest.raises(wick.WickError, match="scales on dimension 0"):
@@ -872,7 +813,7 @@ def _float_fc(x, w, b, activation, asymmetric=False):
     mw = ModelWriter()
     sg = mw.add_subgraph()
     xin = sg.add_tensor("x", list(x.shape), np.float32)
-    wt = sg.add_constant("w", w.value, quant=w.quant())
+    wt = sg.add_constant("w", w.value, quant=w.quant)
     bt = sg.add_constant("b", b) if b is not None else -1
     out = sg.add_tensor("y", [1], np.float32)
     options = dict(act(activation), asymmetric_quantize_inputs=asymmetric)
@@ -917,14 +858,14 @@ def test_conv_hybrid(depthwise, padding, stride, dilation):
         opts["depth_multiplier"] = 2
     sg.add_operator(
         "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D",
-        [xin, sg.add_constant("w", w.value, quant=w.quant()), sg.add_constant("b", b)],
+        [xin, sg.add_constant("w", w.value, quant=w.quant), sg.add_constant("b", b)],
         [out],
         options=opts,
     )
     sg.set_inputs([xin])
     sg.set_outputs([out])
     data = mw.finish()
-    ref = run_litert(data, [x], reference=True)[0]
+    ref = litert(data, [x])[0]
     for reference in (False, True):
         got = wick.load(data, reference=reference)(x)[0]
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
@@ -961,7 +902,7 @@ def test_conv_hybrid_blocked_matches_the_reference_kernel(depthwise, padding, st
         dilation_h_factor=dilation,
         fused_activation_function="RELU",
     )
-    wt = sg.add_constant("w", w.value, quant=w.quant())
+    wt = sg.add_constant("w", w.value, quant=w.quant)
     op = "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D"
     if depthwise:
         opts["depth_multiplier"] = 1
@@ -973,7 +914,7 @@ def test_conv_hybrid_blocked_matches_the_reference_kernel(depthwise, padding, st
     for threads in (1, 3):
         got = wick.load(data, num_threads=threads)(x)[0]
         assert got.tobytes() == want.tobytes(), f"{threads} threads"
-    ref = run_litert(data, [x], reference=True)[0]
+    ref = litert(data, [x])[0]
     np.testing.assert_allclose(want, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
 
 
@@ -1002,7 +943,7 @@ def test_conv_hybrid_grouped(cin, cout, kernel, padding):
     xin = sg.add_tensor("x", list(x.shape), np.float32)
     out = sg.add_tensor("y", [1], np.float32)
     opts = dict(padding=padding, stride_w=1, stride_h=1, fused_activation_function="NONE")
-    wt = sg.add_constant("w", w.value, quant=w.quant())
+    wt = sg.add_constant("w", w.value, quant=w.quant)
     sg.add_operator("CONV_2D", [xin, wt, sg.add_constant("b", b)], [out], options=opts)
     sg.set_inputs([xin])
     sg.set_outputs([out])
@@ -1012,7 +953,7 @@ def test_conv_hybrid_grouped(cin, cout, kernel, padding):
         got = wick.load(data, num_threads=threads)(x)[0]
         assert got.tobytes() == want.tobytes(), f"{threads} threads"
     for reference in (True, False):
-        ref = run_litert(data, [x], reference=reference)[0]
+        ref = litert(data, [x], "reference" if reference else "default")[0]
         np.testing.assert_allclose(want, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
 
 
@@ -1264,7 +1205,7 @@ def test_int16_nonzero_zero_point_is_refused():
     ops, out, opts = conv_case(
         rng, "CONV_2D", "int16", (1, 5, 5, 2), 2, 3, 1, "SAME", 1, "NONE", bias_dtype="int64"
     )
-    ops[0].zp = 5
+    ops[0].quant["zero_point"] = 5
     fails("CONV_2D", ops, out, r"int16 activations must have zero points 0", opts, UNSUPPORTED)
 
 
@@ -1297,7 +1238,7 @@ def test_asymmetric_int8_weights_are_refused():
     ops, out, opts = conv_case(
         rng, "CONV_2D", "int8", (1, 5, 5, 2), 2, 3, 1, "SAME", 1, "NONE", per_channel=False
     )
-    ops[1].zp = 4
+    ops[1].quant["zero_point"] = 4
     fails("CONV_2D", ops, out, r"int8 weights must be symmetric", opts, UNSUPPORTED)
 
 
@@ -1697,6 +1638,6 @@ def test_softmax_tiny_input_scale_runs_as_litert_default(it, ot, shape, scale, b
         "int16": ("int16", 1 / 65536, -32768),
     }[ot]
     data, feeds = build("SOFTMAX", [x], out, dict(beta=beta))
-    ref = run_litert(data, feeds, reference=False)
+    ref = litert(data, feeds, "default")
     exact(wick.load(data)(*feeds), ref, "wick")
     exact(wick.load(data, reference=True)(*feeds), ref, "wick reference kernels")

@@ -11,20 +11,29 @@ the int32 sums in float.  Weights smaller than ``MIN_ELEMENTS`` (TFLite's conver
 threshold: 1024) or with one output channel stay float.  BATCH_MATMUL keeps float weights
 (wick's runtime has no hybrid BATCH_MATMUL yet).
 
+``"int4"`` — the constant float32 weights [N, K] of FULLY_CONNECTED become int4 in blocks of
+``BLOCK_SIZE`` (32) along K, symmetric, one float16 scale per block (TFLite's
+BlockwiseQuantization details, as LiteRT's own LLM converter writes them; LiteRT runs them
+on XNNPACK, wick on its blockwise kernel): scale = max|w_block| / 7 rounded to a bfloat16
+value (LiteRT's CPU kernel keeps block scales in bfloat16, so it and wick use exactly the
+stored scale), values round(w / scale) in [-8, 7]. Fully connected weights whose K is not a
+multiple of the block and the convolutions get the int8 treatment above.
+
 ``"float16"`` — every float32 constant with more than one element is stored as float16 and
 read through a DEQUANTIZE (float16 -> float32) op, as TFLite's float16 quantization writes it.
 
 Invariant: the graph computes the same function up to the weight rounding (at most half a
-step of each channel's int8 grid, or float16's relative 2^-11).
+step of each channel's int8 grid or each block's int4 grid, or float16's relative 2^-11).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..lower.tfl import TGraph
+from ..lower.tfl import TGraph, TTensor
 
-WEIGHT_MODES = ("float32", "int8", "float16")
+WEIGHT_MODES = ("float32", "int8", "int4", "float16")
+BLOCK_SIZE = 32
 MIN_ELEMENTS = 1024
 _HYBRID = {"FULLY_CONNECTED": 0, "CONV_2D": 0, "DEPTHWISE_CONV_2D": 3}  # op -> channel dim
 
@@ -66,6 +75,58 @@ def _int8_weights(g: TGraph) -> int:
     return n
 
 
+def _bfloat16_values(x: np.ndarray) -> np.ndarray:
+    """float32 values rounded to the nearest bfloat16 (ties to even), as float32."""
+    u = np.ascontiguousarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return u.astype(np.uint32).view(np.float32)
+
+
+def blockwise_int4(w: np.ndarray, block: int = BLOCK_SIZE) -> tuple[np.ndarray, np.ndarray]:
+    """``w`` [N, K] float (K a multiple of ``block``) -> (int4 values [N, K] as int8 in
+    [-8, 7], float16 scales [N, K / block]); see the module docstring."""
+    n, k = w.shape
+    blocks = np.asarray(w, np.float32).reshape(n, k // block, block)
+    amax = np.abs(blocks).max(axis=2)
+    scale16 = _bfloat16_values(np.where(amax > 0, amax / 7.0, 1.0).astype(np.float32))
+    scale16 = scale16.astype(np.float16)
+    used = _bfloat16_values(scale16.astype(np.float32)).astype(np.float64)  # what kernels use
+    safe = np.where(used > 0, used, 1.0)[:, :, None]
+    q = np.where(used[:, :, None] > 0, np.rint(blocks / safe), 0)
+    return np.clip(q, -8, 7).astype(np.int8).reshape(n, k), scale16
+
+
+def pack_int4(q: np.ndarray) -> np.ndarray:
+    """int4 values (int8 in [-8, 7], an even count) -> bytes, element 2i in the low nibble."""
+    u = (np.asarray(q, np.int8).reshape(-1, 2).astype(np.uint8)) & 0x0F
+    return (u[:, 0] | (u[:, 1] << 4)).astype(np.uint8)
+
+
+def _int4_weights(g: TGraph) -> int:
+    n = 0
+    done: dict[int, object] = {}
+    for op in g.ops:
+        if op.op != "FULLY_CONNECTED" or len(op.inputs) < 2 or op.inputs[0] is None:
+            continue
+        w = op.inputs[1]
+        if op.inputs[0].dtype != "float32" or op.outputs[0].dtype != "float32":
+            continue
+        if w is None or not w.is_const or w.dtype != "float32" or w.numel < MIN_ELEMENTS:
+            continue
+        if w.rank != 2 or w.shape[1] % BLOCK_SIZE:
+            continue
+        q = done.get(id(w))
+        if q is None:
+            values, scales = blockwise_int4(np.asarray(w.data, np.float32))
+            st = g.const(w.name + "/int4_scales", scales)
+            q = TTensor(w.name + "/int4", list(w.shape), "int4", data=pack_int4(values))
+            q.quant = dict(block_scales=st, block_size=BLOCK_SIZE)
+            done[id(w)] = q
+        g.set_input(op, 1, q)
+        n += 1
+    return n
+
+
 def _float16_weights(g: TGraph) -> int:
     n = 0
     done: dict[int, object] = {}
@@ -91,6 +152,9 @@ def compress_weights(g: TGraph, mode: str) -> int:
     rewritten."""
     if mode == "float32":
         return 0
-    n = _int8_weights(g) if mode == "int8" else _float16_weights(g)
+    if mode == "int4":
+        n = _int4_weights(g) + _int8_weights(g)
+    else:
+        n = _int8_weights(g) if mode == "int8" else _float16_weights(g)
     g.dce()
     return n

@@ -1,0 +1,76 @@
+/*
+ * q4.c — the portable parts of the blockwise int4 FULLY_CONNECTED kernels
+ * (q4.h): the dynamic row quantization, bfloat16 rounding of block scales,
+ * the reference block sums and the choice of kernel.
+ */
+#include "kernels/q4.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "kernels/cpu.h"
+
+float wick_q4_quantize_row(size_t k, const float *x, int16_t *out) {
+  float lo = 0.0f, hi = 0.0f; /* the range always holds 0 */
+  for (size_t i = 0; i < k; i++) {
+    lo = fminf(lo, x[i]); /* fminf/fmaxf skip NaN */
+    hi = fmaxf(hi, x[i]);
+  }
+  const float qmin = -128.0f, qmax = 127.0f;
+  const float inverse = lo == hi ? 1.0f : (qmax - qmin) / (hi - lo);
+  const float lo_scaled = lo * inverse, hi_scaled = hi * inverse;
+  /* the zero point from the end whose rounding error is smaller */
+  float zero_point =
+      (qmin + lo_scaled) + (qmax + hi_scaled) > 0.0f ? qmin - lo_scaled : qmax - hi_scaled;
+  zero_point = fminf(fmaxf(zero_point, qmin), qmax); /* NaN (an infinite range) -> qmin */
+  const float zp = rintf(zero_point);
+  const float below = qmin - zp, above = qmax - zp;
+  for (size_t i = 0; i < k; i++) {
+    float v = x[i] * inverse;
+    if (v != v) v = 0.0f;
+    v = v < below ? below : (v > above ? above : v);
+    out[i] = (int16_t)rintf(v); /* x_q - zero point, in [-255, 255] */
+  }
+  return 1.0f / inverse;
+}
+
+float wick_q4_bf16_round(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  if ((u & 0x7f800000u) == 0x7f800000u) return x; /* inf, NaN: kept */
+  u += 0x7fffu + ((u >> 16) & 1u);
+  u &= 0xffff0000u;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+static inline int32_t low_nibble(uint8_t b) { return (int32_t)(b & 15u) - ((b & 8u) ? 16 : 0); }
+static inline int32_t high_nibble(uint8_t b) { return (int32_t)(b >> 4) - ((b & 128u) ? 16 : 0); }
+
+void wick_q4_block_sums__reference(size_t m, size_t k, size_t bs, const int16_t *x,
+                                   const uint8_t *w4, int32_t *sums) {
+  const size_t nb = k / bs;
+  for (size_t i = 0; i < m; i++) {
+    const int16_t *xi = x + i * k;
+    for (size_t b = 0; b < nb; b++) {
+      int32_t s = 0;
+      for (size_t p = b * bs; p < (b + 1) * bs; p += 2) {
+        const uint8_t byte = w4[p / 2];
+        s += (int32_t)xi[p] * low_nibble(byte) + (int32_t)xi[p + 1] * high_nibble(byte);
+      }
+      sums[i * nb + b] = s;
+    }
+  }
+}
+
+wick_q4_block_sums_fn wick_q4_block_sums_select(bool force_reference, const char **isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+  if (!force_reference && (wick_cpu_features() & WICK_CPU_AVX2)) {
+    if (isa != NULL) *isa = "avx2";
+    return wick_q4_block_sums__avx2;
+  }
+#endif
+  (void)force_reference;
+  if (isa != NULL) *isa = "reference";
+  return wick_q4_block_sums__reference;
+}
