@@ -654,6 +654,42 @@ static void test_sigmoid16(const wick_q8_kernels *kern) {
   printf("%s int16 logistic / tanh: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ BATCH_MATMUL rhs packing */
+
+/* wick_q8_bmm_pack (a run-time rhs, adj_y or not) equals wick_q8_gemm_pack of the same matrix
+ * gathered as [n, k] rows, byte for byte, for every table of the inventory: packing is portable
+ * C, so the layouts of ISAs this CPU lacks (VNNI, AMX, NEON) are checked here too (rhs zero
+ * point 0; the AVX2 layout's nonzero one is the op sweep's). */
+static void test_bmm_pack(void) {
+  const int before = failures;
+  static const size_t shapes[][2] = {{1, 1}, {5, 3}, {16, 32}, {17, 33}, {40, 7}, {64, 64}};
+  for (size_t t = 0; t < wick_q8_kernels_count(); t++) {
+    const wick_q8_kernels *kern = wick_q8_kernels_at(t, NULL);
+    for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+      for (int adj_y = 0; adj_y <= 1; adj_y++) {
+        const size_t n = shapes[h][0], k = shapes[h][1];
+        int8_t *rhs = rand_i8(n * k, h % 3 == 2), *gathered = malloc(n * k);
+        for (size_t j = 0; j < n; j++)
+          for (size_t q = 0; q < k; q++) gathered[j * k + q] = rhs[adj_y ? j * k + q : q * n + j];
+        int32_t *mult = malloc(n * sizeof(int32_t)), *shift = malloc(n * sizeof(int32_t));
+        const int32_t m = rand_multiplier(), sh = -irand(0, 20), zp = irand(-128, 127);
+        for (size_t j = 0; j < n; j++) mult[j] = m, shift[j] = sh;
+        size_t bytes;
+        if (!wick_q8_gemm_packed_size(kern, n, 1, k, &bytes)) abort();
+        uint8_t *want = aligned(bytes), *got = aligned(bytes);
+        memset(want, 0xA5, bytes), memset(got, 0x5A, bytes);
+        wick_q8_gemm_pack(kern, n, 1, k, gathered, NULL, zp, mult, shift, want);
+        wick_q8_bmm_pack(kern, n, k, rhs, adj_y ? k : 1, adj_y ? 1 : n, 0, zp, mult, shift, got);
+        checks++;
+        if (memcmp(want, got, bytes) != 0)
+          fail("%s bmm pack n=%zu k=%zu adj_y=%d differs from the GEMM packing", kern->isa, n, k,
+               adj_y);
+        free(rhs), free(gathered), free(mult), free(shift), free(want), free(got);
+      }
+  }
+  printf("bmm rhs packing (every table): %s\n", verdict(before));
+}
+
 /* ------------------------------------------------------------------ hybrid dot products */
 
 /* kern->dots against the portable loop: every m (4-row blocks and the rest), k around the
@@ -962,6 +998,7 @@ int main(void) {
   test_lut8();
   test_fc16(NULL);
   test_softmax();
+  test_bmm_pack();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
 #if defined(__aarch64__) && defined(__linux__)
