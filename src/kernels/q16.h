@@ -41,6 +41,17 @@ WICK_Q16_API void wick_q16_fully_connected_rows(int64_t r0, int64_t r1, int64_t 
                                                 const int16_t *w16, const void *bias, bool acc64,
                                                 int16_t *output);
 
+/* Quantized BATCH_MATMUL rows (q16_bmm.c): output rows [row_begin, row_end) of the batches * m
+ * rows as wick_q_batch_matmul_rows__reference for an int16 lhs with an int8 or int16 rhs (zero
+ * points 0), or int8 x int8 (any zero points), using `work` (wick_q16_batch_matmul_work bytes,
+ * per thread). */
+WICK_Q16_API size_t wick_q16_batch_matmul_work(const wick_batch_matmul_shape *s);
+WICK_Q16_API void wick_q16_batch_matmul_rows(wick_dtype lhs_type, wick_dtype rhs_type,
+                                             const wick_batch_matmul_shape *s,
+                                             const wick_qbmm_params *p, const void *lhs,
+                                             const void *rhs, void *out, int64_t row_begin,
+                                             int64_t row_end, void *work);
+
 /* The output stage of a packed 16x8 FULLY_CONNECTED: per column (n rounded up to WICK_Q16_NR
  * readable entries, zeros past n) the bias and FULLY_CONNECTED's double scale; then the zero
  * point and the clamp, as the reference. */

@@ -136,6 +136,11 @@ typedef struct wick_q_requant_params {
 typedef void (*wick_q16_requant_fn)(size_t n, const int16_t *in, void *out, bool out16,
                                     const wick_q_requant_params *p);
 
+/* int16 LOGISTIC (tanh false) / TANH of n elements as wick_q16_logistic__reference /
+ * wick_q16_tanh__reference, the sigmoid table widened to int32. */
+typedef void (*wick_q16_sigmoid_fn)(size_t n, const int32_t table[256], int32_t multiplier,
+                                    int32_t shift, bool tanh, const int16_t *in, int16_t *out);
+
 /* out[i] = lut[in[i]] (n bytes), as wick_q_lut8__reference. */
 typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
 
@@ -184,13 +189,14 @@ typedef struct wick_q8_kernels {
   wick_q16_add_fn add16;         /* int16 ADD / SUB (NULL: the reference) */
   wick_q16_mul_fn mul16;         /* int16 MUL (NULL: the reference) */
   wick_q16_requant_fn requant16; /* QUANTIZE int16 -> int8 / int16 (NULL: the reference) */
+  wick_q16_sigmoid_fn sigmoid16; /* int16 LOGISTIC / TANH (NULL: the reference) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
  * callers allocate the prepared input that much larger). */
 #define WICK_Q8_ROW_PAD 4
 
-/* The best 8-bit table lookup for this CPU (AVX-512 VBMI), or NULL. */
+/* The best 8-bit table lookup for this CPU (AVX-512 VBMI, else AVX2), or NULL. */
 WICK_Q8_API wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference);
 
 /* The best int8 kernels for this CPU, or NULL (forced reference, or no
@@ -458,6 +464,10 @@ WICK_Q8_API void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const in
                                             int16_t *out, const wick_qmul_params *p);
 WICK_Q8_API void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, void *out, bool out16,
                                                 const wick_q_requant_params *p);
+WICK_Q8_API void wick_q8_lut8__avx2(size_t n, const uint8_t lut[256], const uint8_t *in,
+                                    uint8_t *out);
+WICK_Q8_API void wick_q16_sigmoid__avx2(size_t n, const int32_t table[256], int32_t multiplier,
+                                        int32_t shift, bool tanh, const int16_t *in, int16_t *out);
 /* Depthwise blocks of 8 channels (dw_cr 8), ADD / SUB and MUL on 8 int32 lanes. */
 WICK_Q8_API void wick_q8_dwconv_ukernel__avx2(const wick_conv_shape *s, int32_t zp,
                                               const int8_t *input, const void *w, int8_t *output,

@@ -27,7 +27,8 @@
   .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni, \
   .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,             \
   .fc16 = wick_q16_fc__avx2, .add16 = wick_q16_add_ukernel__avx2,                       \
-  .mul16 = wick_q16_mul_ukernel__avx2, .requant16 = wick_q16_requant_ukernel__avx2
+  .mul16 = wick_q16_mul_ukernel__avx2, .requant16 = wick_q16_requant_ukernel__avx2,     \
+  .sigmoid16 = wick_q16_sigmoid__avx2
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
@@ -40,7 +41,8 @@ static const wick_q8_kernels avx512amx_kernels = {.isa = "avx512amx",
 
 /* AVX2: GEMM-shaped ops (int16 input, VPMADDWD), depthwise convs (8
  * channels per vector, VPMADDWD per tap), ADD / SUB and MUL, 16x8
- * FULLY_CONNECTED, int16 ADD / SUB / MUL and QUANTIZE (also the AVX-512 tables' 16-bit kernels). */
+ * FULLY_CONNECTED, int16 ADD / SUB / MUL, QUANTIZE, LOGISTIC and TANH (also the AVX-512 tables'
+ * 16-bit kernels). */
 static const wick_q8_kernels avx2_kernels = {
     .isa = "avx2",
     .mr = 4,
@@ -58,6 +60,7 @@ static const wick_q8_kernels avx2_kernels = {
     .add16 = wick_q16_add_ukernel__avx2,
     .mul16 = wick_q16_mul_ukernel__avx2,
     .requant16 = wick_q16_requant_ukernel__avx2,
+    .sigmoid16 = wick_q16_sigmoid__avx2,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX512BW |
@@ -144,6 +147,7 @@ wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference) {
 #ifdef WICK_HAVE_X86_KERNELS
   const uint32_t needs = WICK_CPU_AVX512F | WICK_CPU_AVX512BW | WICK_CPU_AVX512VBMI;
   if (!force_reference && (wick_cpu_features() & needs) == needs) return wick_q8_lut8__avx512vbmi;
+  if (!force_reference && (wick_cpu_features() & WICK_CPU_AVX2)) return wick_q8_lut8__avx2;
 #else
   (void)force_reference;
 #endif

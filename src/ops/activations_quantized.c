@@ -40,6 +40,7 @@
 #include "format/schema.h"
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct qact_data {
@@ -55,6 +56,8 @@ typedef struct qact_data {
   bool tabulated; /* 8-bit HARD_SWISH / LEAKY_RELU: `lut` holds the reference's 256 answers */
   uint16_t sigmoid16[256]; /* int16 LOGISTIC / TANH */
   int32_t sigmoid16_mult, sigmoid16_shift;
+  int32_t sigmoid32[256];         /* ... the table widened for the kernel */
+  wick_q16_sigmoid_fn sigmoid_fn; /* the kernel, or NULL: the reference */
   wick_qhard_swish_params hard_swish;
   int32_t in_zp, out_zp, multiplier, shift, lo, hi; /* RELU family */
   wick_qleaky_params leaky;
@@ -210,6 +213,11 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                              "rescale overflows)",
                              logistic ? "LOGISTIC" : "TANH", (double)qi.scale);
         wick_q16_sigmoid_table(d->sigmoid16);
+        const wick_q8_kernels *kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
+        if (kern != NULL && kern->sigmoid16 != NULL) {
+          for (int i = 0; i < 256; i++) d->sigmoid32[i] = d->sigmoid16[i];
+          d->sigmoid_fn = kern->sigmoid16;
+        }
         break;
       }
       if (logistic)
@@ -285,6 +293,8 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                                builtin == WICK_BUILTIN_GELU || d->tabulated);
   if (lut8 && wick_q8_lut8_select(wick_op_force_reference(ctx)) != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 table");
+  else if (d->sigmoid_fn != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q16 table interpolation");
   else if (d->softmax_exps != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "exp table rows");
   else if (d->tabulated)
@@ -320,6 +330,21 @@ static void softmax_rows(void *arg, size_t begin, size_t end, size_t thread) {
   wick_q8_softmax_rows(j->d->softmax_exps, j->d->softmax_exps + 256, &j->d->softmax, j->in_type,
                        j->out_type, end - begin, j->cols, (const uint8_t *)j->in + begin * j->cols,
                        (uint8_t *)j->out + begin * j->cols * osize);
+}
+
+/* Elements [e0, e1) of an int16 LOGISTIC / TANH on the kernel. */
+typedef struct sigmoid_job {
+  const qact_data *d;
+  bool tanh;
+  const int16_t *in;
+  int16_t *out;
+} sigmoid_job;
+
+static void sigmoid_elements(void *arg, size_t e0, size_t e1) {
+  const sigmoid_job *j = arg;
+  const qact_data *d = j->d;
+  d->sigmoid_fn(e1 - e0, d->sigmoid32, d->sigmoid16_mult, d->sigmoid16_shift, j->tanh, j->in + e0,
+                j->out + e0);
 }
 
 wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
@@ -364,6 +389,10 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
     case WICK_BUILTIN_LOGISTIC:
     case WICK_BUILTIN_TANH:
     case WICK_BUILTIN_GELU: {
+      if (in->type == WICK_DTYPE_INT16 && d->sigmoid_fn != NULL) {
+        sigmoid_job j = {d, d->builtin == WICK_BUILTIN_TANH, in->data, out->data};
+        return wick_parallel_elements(ctx, (size_t)n, sigmoid_elements, &j);
+      }
       if (in->type == WICK_DTYPE_INT16) { /* LOGISTIC, TANH */
         (d->builtin == WICK_BUILTIN_LOGISTIC
              ? wick_q16_logistic__reference

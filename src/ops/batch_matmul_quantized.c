@@ -21,10 +21,14 @@
  * gathered) are prepared as for FULLY_CONNECTED, and the GEMM's fixed-point
  * output stage is the reference's mbqm: bit-exact. Tasks are runs of
  * (batch, row part) units over the threads, each thread packing into its
- * own scratch (a broadcast rhs is packed once per run). Everything else
- * (int16, forced reference, NEON with a nonzero rhs zero point) runs the
- * reference kernel over output rows split across the interpreter's threads
- * (which also lets a cancelled invoke stop between them).
+ * own scratch (a broadcast rhs is packed once per run). An int16 lhs, and
+ * int8 shapes the GEMM path leaves, run src/kernels/q16_bmm.c's exact rows
+ * (portable C the compiler vectorizes; a rhs of more than 2^22 elements per
+ * batch stays on the reference).
+ * Everything else (forced reference, NEON with a nonzero rhs zero point)
+ * runs the reference kernel over output rows split across the
+ * interpreter's threads (which also lets a cancelled invoke stop between
+ * them).
  */
 #include "format/schema.h"
 #include "kernels/q8.h"
@@ -42,6 +46,7 @@ typedef struct qbmm_data {
   int32_t *mult, *shift; /* the op's multiplier and shift for each of the n columns */
   wick_q8_output out;    /* zero point and range */
   size_t packed_bytes, prepared_bytes, gathered_bytes, thread_bytes; /* scratch per thread */
+  size_t work16; /* int16 lhs on wick_q16_batch_matmul_rows: its work bytes per thread; 0: no */
 } qbmm_data;
 
 static size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
@@ -168,8 +173,19 @@ wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx) {
   wick_op_set_macs(ctx, (uint64_t)wick_shape_elements(rank, dims) * (uint64_t)ka);
   wick_op_set_data(ctx, d);
   WICK_TRY(choose_q8(ctx, d, a));
+  d->work16 = 0;
+  if (d->kern == NULL && !wick_op_force_reference(ctx) && s->n * s->k <= ((int64_t)1 << 22)) {
+    size_t total;
+    d->work16 = (wick_q16_batch_matmul_work(s) + 63) & ~(size_t)63;
+    if (wick_mul_size(d->work16, wick_op_num_threads(ctx), &total))
+      wick_op_request_scratch(ctx, total);
+    else
+      d->work16 = 0;
+  }
   if (d->kern != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 gemm");
+  else if (d->work16 != 0)
+    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "exact rows");
   else
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "rows"); /* split over rows, scalar */
   return WICK_OK;
@@ -232,10 +248,18 @@ static void q8_units(void *arg, size_t begin, size_t end, size_t thread) {
 }
 
 typedef struct qbmm_job {
+  const wick_op_ctx *ctx;
   const qbmm_data *d;
   const wick_tensor *lhs, *rhs;
   void *out;
 } qbmm_job;
+
+static void q16_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  const qbmm_job *j = arg;
+  uint8_t *work = (uint8_t *)wick_op_scratch(j->ctx) + thread * j->d->work16;
+  wick_q16_batch_matmul_rows(j->lhs->type, j->rhs->type, &j->d->shape, &j->d->params, j->lhs->data,
+                             j->rhs->data, j->out, (int64_t)begin, (int64_t)end, work);
+}
 
 static void qbmm_rows(void *arg, size_t begin, size_t end, size_t thread) {
   (void)thread;
@@ -257,8 +281,9 @@ wick_status wick_bmm_invoke_quantized(wick_op_ctx *ctx) {
                                (uint64_t)s->m * (uint64_t)s->n * (uint64_t)s->k / d->parts,
                                q8_units, &q);
   }
-  qbmm_job j = {d, wick_op_input(ctx, 0), wick_op_input(ctx, 1), wick_op_output(ctx, 0)->data};
+  qbmm_job j = {ctx, d, wick_op_input(ctx, 0), wick_op_input(ctx, 1), wick_op_output(ctx, 0)->data};
   uint64_t rows = (uint64_t)s->m;
   for (int32_t i = 0; i < s->batch_rank; i++) rows *= (uint64_t)s->batch_dims[i];
-  return wick_parallel_range(ctx, (size_t)rows, (uint64_t)s->n * (uint64_t)s->k, qbmm_rows, &j);
+  return wick_parallel_range(ctx, (size_t)rows, (uint64_t)s->n * (uint64_t)s->k,
+                             d->work16 ? q16_rows : qbmm_rows, &j);
 }

@@ -1394,19 +1394,22 @@ static void sweep_bmm(void) {
         run_case(&c);
       }
     if (i < 4 || i >= 6) /* integer: int8 x int8 (rhs zero point 0, and not) and int16 x int8 */
-      for (int t = 0; t < 3; t++) {
-        const wick_dtype type = t == 1 ? WICK_DTYPE_INT16 : WICK_DTYPE_INT8;
-        const float s_a = t == 1 ? 0.0005f : 0.02f;
-        const double q_a = t == 1 ? 32768 : 128;
+      for (int t = 0; t < 4; t++) { /* int8, int16 x int8, int8 rhs zp, int16 x int16 */
+        const bool wide = t == 1 || t == 3;
+        const wick_dtype type = wide ? WICK_DTYPE_INT16 : WICK_DTYPE_INT8;
+        const wick_dtype rtype = t == 3 ? WICK_DTYPE_INT16 : WICK_DTYPE_INT8;
+        const float s_a = wide ? 0.0005f : 0.02f, s_b = t == 3 ? 0.0005f : 0.01f;
+        const double q_a = wide ? 32768 : 128, q_b = t == 3 ? 32768 : 127;
         const int32_t rhs_zp = t == 2 ? -37 : 0;
         sweep_case c;
-        case_begin(&c, "BATCH_MATMUL", EXACT, "%s%s %s", wick_dtype_name(type),
-                   rhs_zp ? " rhs zp" : "", sp->name);
+        case_begin(&c, "BATCH_MATMUL", EXACT, "%s%s%s %s", wick_dtype_name(type),
+                   t == 3 ? " x int16" : "", rhs_zp ? " rhs zp" : "", sp->name);
         int32_t ins[2];
-        ins[0] = input(&c, type, sp->a, sp->ra, q(&c, s_a, t == 1 ? 0 : 3), FULL, 0);
-        ins[1] = input(&c, WICK_DTYPE_INT8, sp->b, sp->rb, q(&c, 0.01f, rhs_zp),
-                       t == 1 ? -127 : -128, 127);
-        output(&c, type, q(&c, dot_scale(k, s_a, q_a, 0.01f, 127, q_a), t == 1 ? 0 : -4));
+        ins[0] = input(&c, type, sp->a, sp->ra, q(&c, s_a, wide ? 0 : 3), FULL, 0);
+        ins[1] =
+            t == 3 ? input(&c, rtype, sp->b, sp->rb, q(&c, s_b, 0), FULL, 0)
+                   : input(&c, rtype, sp->b, sp->rb, q(&c, s_b, rhs_zp), t == 1 ? -127 : -128, 127);
+        output(&c, type, q(&c, dot_scale(k, s_a, q_a, s_b, q_b, q_a), wide ? 0 : -4));
         op(&c, WICK_BUILTIN_BATCH_MATMUL, ins, 2, OPT_BATCH_MATMUL,
            opt_bmm(&c, sp->adj_x, sp->adj_y, false));
         run_case(&c);
@@ -1904,6 +1907,27 @@ static void sweep_compare_logical(void) {
       op(&c, v2 ? WICK_BUILTIN_SELECT_V2 : WICK_BUILTIN_SELECT, ins, 3, OPT_NONE, NULL);
       run_case(&c);
     }
+  /* the row walk's other forms: strided x (broadcast over the last dim), int16 elements */
+  for (int t = 0; t < 2; t++) {
+    const wick_dtype type = t ? WICK_DTYPE_INT16 : WICK_DTYPE_INT8;
+    case_begin(&c, "SELECT_V2", EXACT, "%s cond [2,5,37] x [2,5,1] y [2,5,37]",
+               wick_dtype_name(type));
+    int32_t ins[3];
+    ins[0] = input(&c, WICK_DTYPE_BOOL, S(2, 5, 37), NULL, 0, 1);
+    ins[1] = input(&c, type, S(2, 5, 1), quant_for(&c, type), lo_for(type), 2);
+    ins[2] = input(&c, type, S(2, 5, 37), quant_for(&c, type), lo_for(type), 2);
+    output(&c, type, quant_for(&c, type));
+    op(&c, WICK_BUILTIN_SELECT_V2, ins, 3, OPT_NONE, NULL);
+    run_case(&c);
+    case_begin(&c, "SELECT_V2", EXACT, "%s cond [2,1,37] x [2,5,37] y [2,5,37]",
+               wick_dtype_name(type));
+    ins[0] = input(&c, WICK_DTYPE_BOOL, S(2, 1, 37), NULL, 0, 1);
+    ins[1] = input(&c, type, S(2, 5, 37), quant_for(&c, type), lo_for(type), 2);
+    ins[2] = input(&c, type, S(2, 5, 37), quant_for(&c, type), lo_for(type), 2);
+    output(&c, type, quant_for(&c, type));
+    op(&c, WICK_BUILTIN_SELECT_V2, ins, 3, OPT_NONE, NULL);
+    run_case(&c);
+  }
 }
 
 static void sweep_binary_more(void) {

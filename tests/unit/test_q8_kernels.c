@@ -621,6 +621,75 @@ static void test_elementwise16(const wick_q8_kernels *kern) {
   printf("%s int16 add / sub / mul: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ int16 LOGISTIC / TANH */
+
+/* kern->sigmoid16 against the reference on every int16 input, for power-of-two input scales
+ * (the kernel's shift-0 case), ordinary ones and extremes of the rescale's range. */
+static void test_sigmoid16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const double scales[] = {1.0 / 4096, 1.0 / 8192, 0.001, 0.0003, 3.1e-5, 0.01, 0.7, 2e-9};
+  uint16_t table16[256];
+  int32_t table[256];
+  wick_q16_sigmoid_table(table16);
+  for (int i = 0; i < 256; i++) table[i] = table16[i];
+  int16_t *in = malloc(65536 * 2), *ref = malloc(65536 * 2), *got = malloc(65536 * 2);
+  for (int i = 0; i < 65536; i++) in[i] = (int16_t)(i - 32768);
+  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++)
+    for (int tanh = 0; tanh <= 1; tanh++) {
+      int32_t m, sh;
+      if (!wick_q16_sigmoid_rescale(scales[si], tanh, &m, &sh)) continue;
+      (tanh ? wick_q16_tanh__reference : wick_q16_logistic__reference)(65536, table16, m, sh, in,
+                                                                       ref);
+      kern->sigmoid16(65536 - 3, table, m, sh, tanh, in, got); /* a tail too */
+      kern->sigmoid16(3, table, m, sh, tanh, in + 65533, got + 65533);
+      checks++;
+      for (int i = 0; i < 65536; i++)
+        if (got[i] != ref[i]) {
+          fail("%s int16 %s scale %g: input %d got %d want %d", kern->isa,
+               tanh ? "tanh" : "logistic", scales[si], in[i], got[i], ref[i]);
+          break;
+        }
+    }
+  free(in), free(ref), free(got);
+  printf("%s int16 logistic / tanh: %s\n", kern->isa, verdict(before));
+}
+
+/* ------------------------------------------------------------------ BATCH_MATMUL rhs packing */
+
+/* wick_q8_bmm_pack (a run-time rhs, adj_y or not) equals wick_q8_gemm_pack of the same matrix
+ * gathered as [n, k] rows, byte for byte, for every table of the inventory: packing is portable
+ * C, so the layouts of ISAs this CPU lacks (VNNI, AMX, NEON) are checked here too (rhs zero
+ * point 0; the AVX2 layout's nonzero one is the op sweep's). */
+static void test_bmm_pack(void) {
+  const int before = failures;
+  static const size_t shapes[][2] = {{1, 1}, {5, 3}, {16, 32}, {17, 33}, {40, 7}, {64, 64}};
+  for (size_t t = 0; t < wick_q8_kernels_count(); t++) {
+    const wick_q8_kernels *kern = wick_q8_kernels_at(t, NULL);
+    for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+      for (int adj_y = 0; adj_y <= 1; adj_y++) {
+        const size_t n = shapes[h][0], k = shapes[h][1];
+        int8_t *rhs = rand_i8(n * k, h % 3 == 2), *gathered = malloc(n * k);
+        for (size_t j = 0; j < n; j++)
+          for (size_t q = 0; q < k; q++) gathered[j * k + q] = rhs[adj_y ? j * k + q : q * n + j];
+        int32_t *mult = malloc(n * sizeof(int32_t)), *shift = malloc(n * sizeof(int32_t));
+        const int32_t m = rand_multiplier(), sh = -irand(0, 20), zp = irand(-128, 127);
+        for (size_t j = 0; j < n; j++) mult[j] = m, shift[j] = sh;
+        size_t bytes;
+        if (!wick_q8_gemm_packed_size(kern, n, 1, k, &bytes)) abort();
+        uint8_t *want = aligned(bytes), *got = aligned(bytes);
+        memset(want, 0xA5, bytes), memset(got, 0x5A, bytes);
+        wick_q8_gemm_pack(kern, n, 1, k, gathered, NULL, zp, mult, shift, want);
+        wick_q8_bmm_pack(kern, n, k, rhs, adj_y ? k : 1, adj_y ? 1 : n, 0, zp, mult, shift, got);
+        checks++;
+        if (memcmp(want, got, bytes) != 0)
+          fail("%s bmm pack n=%zu k=%zu adj_y=%d differs from the GEMM packing", kern->isa, n, k,
+               adj_y);
+        free(rhs), free(gathered), free(mult), free(shift), free(want), free(got);
+      }
+  }
+  printf("bmm rhs packing (every table): %s\n", verdict(before));
+}
+
 /* ------------------------------------------------------------------ hybrid dot products */
 
 /* kern->dots against the portable loop: every m (4-row blocks and the rest), k around the
@@ -883,28 +952,40 @@ static void test_pool(void) {
 
 /* ------------------------------------------------------------------ 8-bit tables */
 
-static void test_lut8(void) {
-  const wick_q8_lut8_fn fn = wick_q8_lut8_select(false);
-  if (fn == NULL) {
-    printf("lut8: skipped (no AVX-512 VBMI)\n");
-    return;
-  }
+static void test_lut8_fn(const char *isa, wick_q8_lut8_fn fn) {
   const int before = failures;
   uint8_t lut[256];
   for (int i = 0; i < 256; i++) lut[i] = (uint8_t)next();
-  static const size_t sizes[] = {1, 63, 64, 65, 200, 4099};
+  static const size_t sizes[] = {1, 31, 32, 33, 63, 64, 65, 200, 4099};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     const size_t n = sizes[i];
     uint8_t *in = (uint8_t *)rand_i8(n, false), *ref = malloc(n);
+    if (n == 4099)
+      for (size_t e = 0; e < 256; e++) in[e] = (uint8_t)e; /* every byte */
     int8_t *got = guarded_output(n);
     wick_q_lut8__reference((int64_t)n, lut, in, ref);
     fn(n, lut, in, (uint8_t *)(got + 1));
     char what[64];
-    snprintf(what, sizeof what, "lut8 n=%zu", n);
+    snprintf(what, sizeof what, "lut8 (%s) n=%zu", isa, n);
     compare_guarded(what, got, (int8_t *)ref, n);
-    free(in), free(got), free(ref);
+    free(in), free(ref), free(got);
   }
-  printf("lut8 (avx512vbmi): %s\n", verdict(before));
+  printf("lut8 (%s): %s\n", isa, verdict(before));
+}
+
+/* Every 8-bit table lookup this CPU runs (the selection's best, and AVX2 under it). */
+static void test_lut8(void) {
+  const wick_q8_lut8_fn best = wick_q8_lut8_select(false);
+  if (best == NULL) {
+    printf("lut8: skipped (no AVX2 or AVX-512 VBMI)\n");
+    return;
+  }
+#if defined(__x86_64__) || defined(_M_X64)
+  if (best != wick_q8_lut8__avx2) test_lut8_fn("avx512vbmi", best);
+  test_lut8_fn("avx2", wick_q8_lut8__avx2); /* selected whenever AVX2 is there */
+#else
+  test_lut8_fn("best", best);
+#endif
 }
 
 /* ------------------------------------------------------------------ main */
@@ -917,6 +998,7 @@ int main(void) {
   test_lut8();
   test_fc16(NULL);
   test_softmax();
+  test_bmm_pack();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
 #if defined(__aarch64__) && defined(__linux__)
@@ -947,6 +1029,7 @@ int main(void) {
     test_gemm_raw(kern);
     if (kern->fc16) test_fc16(kern);
     if (kern->add16 && kern->mul16) test_elementwise16(kern);
+    if (kern->sigmoid16) test_sigmoid16(kern);
   }
   return finish();
 }

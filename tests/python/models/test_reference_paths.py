@@ -34,7 +34,7 @@ ALLOWED = {
     "SQUARED_DIFFERENCE (int8)",  # TensorFlow's layer norm, int8 (ConvNeXt int8)
     "RSQRT (int8)",  # ditto
     "NEG",  # float32 NEG (no vector kernel; ConvNeXt int8's float layer-norm fragment)
-    "LOGISTIC (int8)",  # the int8 table lookup: vectorized on AVX-512 VBMI only
+    "LOGISTIC (int8)",  # the int8 table lookup: vectorized on AVX2 and AVX-512, not NEON yet
     "GELU (int8)",  # ditto
     "HARD_SWISH (int8)",  # MobileNetV3 int8: the reference fixed-point arithmetic
     # rare or small:
