@@ -1847,6 +1847,22 @@ static void sweep_compare_logical(void) {
         op(&c, ops[o].code, ins, 2, OPT_NONE, NULL);
         run_case(&c);
       }
+  /* quantized int8 / uint8: both inputs rescaled by their own scales before the comparison
+   * (LiteRT's scaled comparison); values near each other so that ties happen */
+  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+    for (int t = 0; t < 2; t++)
+      for (size_t s = 0; s < 2; s++) {
+        const wick_dtype type = t == 0 ? WICK_DTYPE_INT8 : WICK_DTYPE_UINT8;
+        const int32_t zp = t == 0 ? -3 : 125;
+        const shape_pair *sp = &binary_shapes[s];
+        sweep_case c;
+        case_begin(&c, ops[o].name, EXACT, "%s quantized %s", wick_dtype_name(type), sp->name);
+        int32_t ins[2] = {input(&c, type, sp->a, sp->ra, q(&c, 0.05f, zp), zp - 8, zp + 8),
+                          input(&c, type, sp->b, sp->rb, q(&c, 0.1f, zp + 2), zp - 2, zp + 6)};
+        output(&c, WICK_DTYPE_BOOL, NULL);
+        op(&c, ops[o].code, ins, 2, OPT_NONE, NULL);
+        run_case(&c);
+      }
   static const struct {
     const char *name;
     int32_t code;
@@ -2243,6 +2259,11 @@ static void sweep_misc(void) {
     case_begin(&c, "L2_NORMALIZATION", TOL_FLOAT, "float32 [3,5,37]");
     int32_t in = input(&c, WICK_DTYPE_FLOAT32, S(3, 5, 37), NULL, -2, 2);
     output(&c, WICK_DTYPE_FLOAT32, NULL);
+    op(&c, WICK_BUILTIN_L2_NORMALIZATION, &in, 1, OPT_L2_NORM, opt_i8(&c, 0));
+    run_case(&c);
+    case_begin(&c, "L2_NORMALIZATION", EXACT, "int8 [3,5,37] (output 1/128)");
+    in = input(&c, WICK_DTYPE_INT8, S(3, 5, 37), q(&c, 0.05f, -3), FULL, 0);
+    output(&c, WICK_DTYPE_INT8, q(&c, 1.0f / 128.0f, 0));
     op(&c, WICK_BUILTIN_L2_NORMALIZATION, &in, 1, OPT_L2_NORM, opt_i8(&c, 0));
     run_case(&c);
   }
