@@ -37,8 +37,7 @@ KNOWN_VERSION_GAPS = {
     "DEQUANTIZE": (8, 5, "v6-v8 dequantize int4, int2, uint4, which wick does not run"),
     "QUANTIZE": (5, 3, "v4-v5 quantize to int4/uint4, which wick does not run"),
     "FULLY_CONNECTED": (14, 12, "v13-v14 are int4 weights with int16 activations and int2"),
-    "EQUAL": (5, 4, "v5 is int16 EQUAL in the writer's rule; wick registers up to v4"),
-    "NOT_EQUAL": (4, 3, "v4 is int16 NOT_EQUAL in the writer's rule; wick registers up to v3"),
+    "NOT_EQUAL": (4, 3, "v4 is int16 NOT_EQUAL, where LiteRT 2.3.0 does not compare raw values"),
     "SVDF": (1, 4, "the writer has no rule for hybrid/int8 SVDF: pass version= explicitly"),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": (
         1,

@@ -3,7 +3,8 @@
  * and table-driven ops, bit-exact with LiteRT's reference kernels: SOFTMAX
  * (gemmlowp fixed point, the float exp table, int16 tables), 8-bit lookup
  * tables (built per op at prepare from the op's float function), int16
- * LOGISTIC / TANH, RSQRT's table, HARD_SWISH. Arithmetic as quantized.c.
+ * LOGISTIC / TANH, RSQRT's table, HARD_SWISH, int8 L2_NORMALIZATION. Arithmetic as
+ * quantized.c.
  */
 #include "kernels/reference/quantized_common.h"
 
@@ -424,6 +425,23 @@ static void inv_sqrt_multiplier_exp(int32_t x, int32_t *multiplier, int32_t *shi
   }
   *multiplier = r;
   *shift = -s;
+}
+
+void wick_q_l2_normalize_i8__reference(int64_t rows, int64_t cols, int32_t zero_point,
+                                       const int8_t *in, int8_t *out) {
+  for (int64_t r = 0; r < rows; r++) {
+    const int8_t *x = in + r * cols;
+    int8_t *y = out + r * cols;
+    int32_t acc = 0;
+    for (int64_t c = 0; c < cols; c++) {
+      const int32_t v = x[c] - zero_point;
+      acc = add32(acc, v * v);
+    }
+    int32_t m, sh;
+    inv_sqrt_multiplier_exp(acc, &m, &sh);
+    for (int64_t c = 0; c < cols; c++)
+      y[c] = (int8_t)clamp32(mbqm(x[c] - zero_point, m, sh + 7), INT8_MIN, INT8_MAX);
+  }
 }
 
 void wick_q_rsqrt_lut8_populate(int32_t in_zp, int32_t out_multiplier, int32_t out_shift,

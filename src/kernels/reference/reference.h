@@ -503,6 +503,18 @@ void wick_q_squared_difference_i8__reference(const wick_broadcast *bc, const wic
 void wick_q_add_pot_i16__reference(bool subtract, const wick_broadcast *bc, int32_t shift1,
                                    int32_t shift2, int32_t act_min, int32_t act_max,
                                    const int16_t *a, const int16_t *b, int16_t *out);
+/* EQUAL ... GREATER_EQUAL on int8 / uint8 (LiteRT's comparison with scaling): each input is
+ * offset, shifted left by left_shift (8) and multiplied by its own scale's Q31 multiplier
+ * (shift <= 0: the scales are below 1); the scaled values are compared. `op` is not a logical
+ * op. */
+typedef struct wick_qcompare_params {
+  int32_t input1_offset, input2_offset; /* -zero points */
+  int32_t left_shift;
+  int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift;
+} wick_qcompare_params;
+void wick_q_compare__reference(wick_compare_op op, wick_dtype type, const wick_broadcast *bc,
+                               const wick_qcompare_params *p, const void *a, const void *b,
+                               bool *out);
 /* MUL: out = clamp(output_offset + mbqm((a + o1) * (b + o2), multiplier, shift)). */
 typedef struct wick_qmul_params {
   int32_t input1_offset, input2_offset, output_offset;
@@ -586,6 +598,12 @@ void wick_q16_tanh__reference(int64_t n, const uint16_t table[256], int32_t mult
 /* int8 RSQRT as LiteRT's RsqrtEvalQuantized: lut[(uint8)q] for q - in_zp > 0
  * (fixed-point inverse square root, then the output multiplier 1 / (sqrt(s_in)
  * s_out)); q == in_zp gives 127. Inputs below in_zp are the caller's error. */
+/* int8 L2_NORMALIZATION over rows (LiteRT's integer kernel): per row, the sum of squares of
+ * x - zero_point (32 bits, wrapping) gives 1/sqrt as a multiplier and shift (LiteRT's
+ * GetInvSqrtQuantizedMultiplierExp); each element is mbqm(x - zero_point, multiplier,
+ * shift + 7), clamped to int8: the output scale is 1/128, zero point 0. */
+void wick_q_l2_normalize_i8__reference(int64_t rows, int64_t cols, int32_t zero_point,
+                                       const int8_t *in, int8_t *out);
 void wick_q_rsqrt_lut8_populate(int32_t in_zp, int32_t out_multiplier, int32_t out_shift,
                                 int32_t out_zp, uint8_t lut[256]);
 

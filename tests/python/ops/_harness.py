@@ -4,8 +4,11 @@ A case builds a one-operator .tflite file with the writer (:func:`build`), runs 
 (its default kernel selection, and with the reference kernels forced) and on the *peers* —
 LiteRT's default interpreter (``"default"``: optimized kernels, XNNPACK) and LiteRT's reference
 resolver (``"reference"``: ``OpResolverType.BUILTIN_REF``, the bit-exact specification of the
-integer kernels) — and compares (:func:`check`): float32 within ``1e-5 * max(1, max|ref|)``
-(single fp32 ops summing in another order), everything else bit-exact (same dtype, shape, bytes).
+integer kernels); a third, ``"builtin"`` (LiteRT's builtin kernels without XNNPACK,
+``BUILTIN_WITHOUT_DEFAULT_DELEGATES``), is for ops XNNPACK runs differently and the reference
+resolver lacks (test_shape_ops.py) — and compares (:func:`check`): float32 within
+``1e-5 * max(1, max|ref|)`` (single fp32 ops summing in another order), everything else
+bit-exact (same dtype, shape, bytes).
 
 The peers run in a child process (:class:`LiteRTWorker`, started once and restarted after a
 crash): LiteRT aborts the process on some files (a CHECK in a kernel's prepare). A peer that
@@ -48,7 +51,7 @@ FLOAT_REL = 1e-5  # fp32 single-op bar (summation order differs from LiteRT's ke
 INVALID_INPUT = "invalid input value"
 MALFORMED = "malformed model"
 UNSUPPORTED = "unsupported operator"
-PEERS = ("default", "reference")
+PEERS = ("default", "reference")  # the two peers check() uses unless told otherwise
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -113,11 +116,23 @@ def rand(rng, shape, dtype="float32", lo=-1000, hi=1000):
 # ---------------------------------------------------------------------------------- build
 
 
-def build(op, operands, options=None, *, outs=None, n_out=1, out_dtypes=None, version=None):
+def build(
+    op,
+    operands,
+    options=None,
+    *,
+    outs=None,
+    n_out=1,
+    out_dtypes=None,
+    out_shapes=None,
+    version=None,
+):
     """A one-op model. Returns (bytes, run-time feeds in graph-input order).
 
     ``outs``: one entry per output, a dtype or ``(dtype, scale, zero_point)``; without it,
-    ``out_dtypes`` (dtypes) or ``n_out`` outputs of the first operand's dtype."""
+    ``out_dtypes`` (dtypes) or ``n_out`` outputs of the first operand's dtype. Output shapes are
+    declared [1] unless ``out_shapes`` gives them (both runtimes compute them; LiteRT's SLICE
+    checks them)."""
     w = ModelWriter()
     sg = w.add_subgraph()
     ins, graph_inputs, feeds = [], [], []
@@ -141,13 +156,14 @@ def build(op, operands, options=None, *, outs=None, n_out=1, out_dtypes=None, ve
         outs = list(out_dtypes) if out_dtypes is not None else [first_dtype] * n_out
     elif isinstance(outs, tuple) and len(outs) == 3 and isinstance(outs[1], (float, int)):
         outs = [outs]  # one (dtype, scale, zero_point)
+    shapes = [[1]] * len(outs) if out_shapes is None else [list(sh) for sh in out_shapes]
     out_ts = []
-    for j, o in enumerate(outs):
+    for j, (o, shape) in enumerate(zip(outs, shapes, strict=True)):
         if isinstance(o, tuple):
             dt, s, z = o
-            out_ts.append(sg.add_tensor(f"out{j}", [1], dt, quant=quant(s, z)))
+            out_ts.append(sg.add_tensor(f"out{j}", shape, dt, quant=quant(s, z)))
         else:
-            out_ts.append(sg.add_tensor(f"out{j}", [1], o))
+            out_ts.append(sg.add_tensor(f"out{j}", shape, o))
     sg.add_operator(op, ins, out_ts, options=options, version=version)
     sg.set_inputs(graph_inputs)
     sg.set_outputs(out_ts)
@@ -163,6 +179,27 @@ sys.path.insert(0, sys.argv[1])
 out = os.fdopen(os.dup(1), "wb")
 os.dup2(2, 1)  # anything LiteRT prints goes to stderr, not into the replies
 from tests.python.oracles.litert import run_litert
+
+
+def run_builtin(model, feeds):
+    # LiteRT's builtin kernels without the XNNPACK delegate; 0-d feeds stay 0-d and empty
+    # outputs come back as zeros (get_tensor refuses them)
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    it = Interpreter(model_content=model, num_threads=1,
+                     experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    details = it.get_input_details()
+    for d, a in zip(details, feeds):
+        if tuple(d["shape"]) != a.shape:
+            it.resize_tensor_input(d["index"], list(a.shape))
+    it.allocate_tensors()
+    for d, a in zip(details, feeds):
+        it.set_tensor(d["index"], a)
+    it.invoke()
+    return [np.zeros(d["shape"], d["dtype"]) if 0 in d["shape"] else
+            np.array(it.get_tensor(d["index"])) for d in it.get_output_details()]
+
+
 inp = sys.stdin.buffer
 while True:
     head = inp.read(8)
@@ -170,8 +207,12 @@ while True:
         break
     req = np.load(io.BytesIO(inp.read(struct.unpack("<Q", head)[0])), allow_pickle=True)
     try:
-        outs = run_litert(req["model"].tobytes(), [req[f"in{i}"] for i in range(int(req["n"]))],
-                          reference=bool(req["ref"]))
+        feeds = [req[f"in{i}"] for i in range(int(req["n"]))]
+        which = str(req["peer"])
+        if which == "builtin":
+            outs = run_builtin(req["model"].tobytes(), feeds)
+        else:
+            outs = run_litert(req["model"].tobytes(), feeds, reference=which == "reference")
         reply = dict(ok=1, n=len(outs), **{f"out{i}": o for i, o in enumerate(outs)})
     except Exception as e:
         reply = dict(ok=0, why=f"{type(e).__name__}: {e}"[:400])
@@ -222,15 +263,13 @@ class LiteRTWorker:
             return f"crashed with signal {-code}" + (f" ({lines[-1][:200]})" if lines else "")
         return (lines[-1] if lines else f"exited with status {code}")[:400]
 
-    def run(self, data: bytes, feeds, reference: bool):
-        """LiteRT's outputs, or a string saying why it cannot run the file."""
+    def run(self, data: bytes, feeds, which: str):
+        """Peer ``which``'s outputs, or a string saying why it cannot run the file."""
         if self._proc is None:
             self._start()
         buf = io.BytesIO()
         arrays = {f"in{i}": np.asarray(a) for i, a in enumerate(feeds)}
-        np.savez(
-            buf, model=np.frombuffer(data, np.uint8), n=len(feeds), ref=int(reference), **arrays
-        )
+        np.savez(buf, model=np.frombuffer(data, np.uint8), n=len(feeds), peer=which, **arrays)
         try:
             self._proc.stdin.write(struct.pack("<Q", len(buf.getvalue())) + buf.getvalue())
             self._proc.stdin.flush()
@@ -251,11 +290,11 @@ _worker = LiteRTWorker()
 
 
 def peer(data: bytes, feeds, which: str):
-    """Run the file on one peer (``"default"`` or ``"reference"``): its outputs, or a string
-    saying why the peer cannot run it."""
-    if which not in PEERS:
-        raise ValueError(f"unknown peer {which!r}, expected one of {PEERS}")
-    return _worker.run(data, feeds, reference=which == "reference")
+    """Run the file on one peer (``"default"``, ``"reference"`` or ``"builtin"``): its outputs,
+    or a string saying why the peer cannot run it."""
+    if which not in (*PEERS, "builtin"):
+        raise ValueError(f"unknown peer {which!r}, expected one of {PEERS} or 'builtin'")
+    return _worker.run(data, feeds, which)
 
 
 def run_peers(data: bytes, feeds, peers=PEERS) -> dict[str, list]:

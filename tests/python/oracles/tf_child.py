@@ -1,7 +1,7 @@
 """TensorFlow's converter in a child process, for tests that need a file TensorFlow wrote.
 
 TensorFlow and PyTorch loaded into one process crash it: after a test imported TensorFlow, a later
-``torch.export`` segfaults importing triton (``pytest tests/python/ops/test_variables.py
+``torch.export`` segfaults importing triton (``pytest tests/python/ops/test_resource_variables.py
 tests/python/runtime/test_layer_norm_fusion.py`` crashed every time). So a test hands a script to
 :func:`tf_convert`, which runs it in a fresh interpreter and returns the bytes it wrote.
 
