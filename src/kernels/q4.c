@@ -61,7 +61,7 @@ static void prepare_reference(size_t k, size_t bs, const int16_t *xd, int32_t zp
 static void sums_reference(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride,
                            size_t cols, const uint8_t *w4, int32_t *sums) {
   const size_t nb = k / bs;
-  for (size_t c = 0; c < cols; c++, w4 += k / 2, sums += m * nb)
+  for (size_t c = 0; c < cols; c++, w4 += k / 2)
     for (size_t i = 0; i < m; i++) {
       const int16_t *xi = (const int16_t *)(const void *)((const uint8_t *)rows + i * row_stride);
       for (size_t b = 0; b < nb; b++) {
@@ -70,7 +70,7 @@ static void sums_reference(size_t m, size_t k, size_t bs, const void *rows, size
           const uint8_t byte = w4[p / 2];
           s += (int32_t)xi[p] * low_nibble(byte) + (int32_t)xi[p + 1] * high_nibble(byte);
         }
-        sums[i * nb + b] = s;
+        sums[(i * nb + b) * cols + c] = s;
       }
     }
 }

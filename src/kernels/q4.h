@@ -39,8 +39,8 @@ typedef struct wick_q4_kernel {
   /* lays out a quantized row: xd = x_q - zero point (k values), zp the zero point */
   void (*prepare)(size_t k, size_t bs, const int16_t *xd, int32_t zp, void *row);
   /* For prepared rows i < m (row i at rows + i * row_stride bytes) and weight rows c < cols
-   * (k / 2 bytes each, row c at w4 + c * k / 2): sums[(c * m + i) * (k / bs) + b] = sum over
-   * p in block b of xd[i][p] * w_c[p]. */
+   * (k / 2 bytes each, row c at w4 + c * k / 2): sums[(i * (k / bs) + b) * cols + c] = sum
+   * over p in block b of xd[i][p] * w_c[p]. */
   void (*sums)(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride, size_t cols,
                const uint8_t *w4, int32_t *sums);
 } wick_q4_kernel;

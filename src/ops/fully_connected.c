@@ -57,8 +57,10 @@ typedef struct fc_data {
   const wick_q4_kernel *q4;
   size_t block_size, num_blocks; /* per output row */
   const uint8_t *w4;             /* [n, k / 2] in the file */
-  const float *block_scales;     /* n x num_blocks, rounded to bfloat16 */
-  float *q4_row_scales;          /* m */
+  /* rounded to bfloat16, in groups of Q4_COLS outputs: output g * Q4_COLS + t, block b at
+   * [(g * num_blocks + b) * Q4_COLS + t] (0 past n) */
+  const float *block_scales;
+  float *q4_row_scales; /* m */
   /* scratch: k int16 (a row being quantized), m prepared rows of q4_row_stride bytes, then
    * per-thread block sums */
   size_t q4_row_stride, q4_rows_offset, q4_sums_offset;
@@ -91,20 +93,26 @@ static wick_status blockwise_prepare(wick_op_ctx *ctx, fc_data *d, const wick_te
   d->block_size = (size_t)q->block_size;
   d->num_blocks = (size_t)d->k / d->block_size;
   d->w4 = w->data;
-  const size_t count = (size_t)d->n * d->num_blocks;
+  const size_t groups = ((size_t)d->n + Q4_COLS - 1) / Q4_COLS, nb = d->num_blocks;
+  size_t count;
+  if (!wick_mul_size(groups * Q4_COLS, nb, &count) || count > SIZE_MAX / sizeof(float))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "block scales size overflows");
   bool cached;
   const void *sources[1] = {st->data};
   const int64_t shape[3] = {d->n, (int64_t)d->num_blocks, st->type};
-  float *scales = wick_op_packed_shared(ctx, sources, 1, shape, 3, 1, 0x62663136u /* "bf16" */,
+  float *scales = wick_op_packed_shared(ctx, sources, 1, shape, 3, 1, 0x62663138u /* "bf18" */,
                                         count * sizeof(float), &cached);
   if (scales == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   if (!cached)
-    for (size_t i = 0; i < count; i++) {
-      const float v = st->type == WICK_DTYPE_FLOAT16
-                          ? wick_f16_to_f32(((const uint16_t *)st->data)[i])
-                          : ((const float *)st->data)[i];
-      scales[i] = wick_q4_bf16_round(v);
-    }
+    for (size_t c = 0; c < groups * Q4_COLS; c++)
+      for (size_t b = 0; b < nb; b++) {
+        const size_t i = c * nb + b; /* in the file: [n, nb] */
+        float v = 0.0f;
+        if (c < (size_t)d->n)
+          v = st->type == WICK_DTYPE_FLOAT16 ? wick_f16_to_f32(((const uint16_t *)st->data)[i])
+                                             : ((const float *)st->data)[i];
+        scales[((c / Q4_COLS) * nb + b) * Q4_COLS + c % Q4_COLS] = wick_q4_bf16_round(v);
+      }
   for (size_t i = 0; i < count; i++)
     WICK_CHECK(ctx, isfinite(scales[i]), "block scale %zu is not finite", i);
   d->block_scales = scales;
@@ -133,27 +141,34 @@ typedef struct blockwise_job {
   uint8_t *scratch;
 } blockwise_job;
 
-/* Outputs [c0, c1) of every row: the block sums of up to Q4_ROWS rows x Q4_COLS outputs at a
- * time, then each output's float sum over its blocks in order (acc += sum_b * scale_b), the
- * outputs' sums interleaved. */
+/* Outputs [c0, c1) of every row (c0 a multiple of Q4_COLS): the block sums of up to Q4_ROWS
+ * rows x Q4_COLS outputs at a time, then each output's float sum over its blocks in order
+ * (acc += sum_b * scale_b), the outputs of a group side by side. */
 static void blockwise_columns(void *arg, size_t c0, size_t c1, size_t thread) {
   const blockwise_job *j = arg;
   const fc_data *d = j->d;
   const size_t m = (size_t)d->m, n = (size_t)d->n, k = (size_t)d->k, nb = d->num_blocks;
   int32_t *sums =
       (int32_t *)(void *)(j->scratch + d->q4_sums_offset) + thread * Q4_ROWS * Q4_COLS * nb;
+  c0 *= Q4_COLS, c1 = c1 * Q4_COLS < n ? c1 * Q4_COLS : n; /* (units are groups) */
   for (size_t c = c0; c < c1; c += Q4_COLS) {
     const size_t cols = c1 - c < Q4_COLS ? c1 - c : Q4_COLS;
-    const float *scale = d->block_scales + c * nb;
+    const float *scale = d->block_scales + (c / Q4_COLS) * nb * Q4_COLS;
     for (size_t r0 = 0; r0 < m; r0 += Q4_ROWS) {
       const size_t rows = m - r0 < Q4_ROWS ? m - r0 : Q4_ROWS;
       d->q4->sums(rows, k, d->block_size, j->rows + r0 * d->q4_row_stride, d->q4_row_stride, cols,
                   d->w4 + c * (k / 2), sums);
       for (size_t r = 0; r < rows; r++) {
         float acc[Q4_COLS] = {0};
-        for (size_t b = 0; b < nb; b++)
-          for (size_t t = 0; t < cols; t++)
-            acc[t] += (float)sums[(t * rows + r) * nb + b] * scale[t * nb + b];
+        const int32_t *row = sums + r * nb * cols;
+        if (cols == Q4_COLS) /* (a fixed count: the compiler vectorizes it) */
+          for (size_t b = 0; b < nb; b++)
+            for (size_t t = 0; t < Q4_COLS; t++)
+              acc[t] += (float)row[b * Q4_COLS + t] * scale[b * Q4_COLS + t];
+        else
+          for (size_t b = 0; b < nb; b++)
+            for (size_t t = 0; t < cols; t++)
+              acc[t] += (float)row[b * cols + t] * scale[b * Q4_COLS + t];
         for (size_t t = 0; t < cols; t++) {
           float y = acc[t] * d->q4_row_scales[r0 + r] + (j->bias ? j->bias[c + t] : 0.0f);
           j->out[(r0 + r) * n + c + t] = y < d->lo ? d->lo : (y > d->hi ? d->hi : y);

@@ -13,7 +13,8 @@
  * widens to int32. So a block's lanes sum to sum u * (x_q - zp), and
  *     sum (x_q - zp) * w = sum u * (x_q - zp) - 8 * sum (x_q - zp),
  * the second term being the row's per-block correction. Eight blocks' lane
- * vectors are reduced together (VPHADDD) into one vector of eight sums.
+ * vectors are reduced together (VPHADDD) into one vector of eight sums;
+ * four rows share each unpacked weight chunk (prefill).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -66,33 +67,96 @@ static inline __m256i block(const int8_t *x, const uint8_t *w, size_t bs, __m256
   return acc;
 }
 
+/* Four rows at once, two blocks at a time: each weight chunk is unpacked once for the four
+ * rows; the eight lane vectors (row r, block b + t at 2r + t) are reduced together. Writes
+ * out[(r * nb + b) * cols]. */
+static void four_rows(size_t k, size_t bs, const int8_t *x0, size_t row_stride, const uint8_t *w4,
+                      int32_t *out, size_t cols) {
+  const size_t nb = k / bs;
+  const __m256i shift = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
+  const __m256i mask = _mm256_set1_epi8(15), eight = _mm256_set1_epi8(8);
+  const __m256i ones = _mm256_set1_epi16(1);
+  const int8_t *x[4] = {x0, x0 + row_stride, x0 + 2 * row_stride, x0 + 3 * row_stride};
+  const int32_t *corr[4];
+  __m256i zpv[4];
+  for (int r = 0; r < 4; r++) {
+    corr[r] = (const int32_t *)(const void *)(x[r] + k);
+    zpv[r] = _mm256_set1_epi8((int8_t)corr[r][nb]);
+  }
+  size_t b = 0;
+  for (; b + 2 <= nb; b += 2) {
+    __m256i a[8];
+    for (int i = 0; i < 8; i++) a[i] = _mm256_setzero_si256();
+    for (int t = 0; t < 2; t++)
+      for (size_t p = (b + t) * bs; p < (b + t + 1) * bs; p += 32) {
+        const __m256i bytes = _mm256_broadcastsi128_si256(
+            _mm_loadu_si128((const __m128i *)(const void *)(w4 + p / 2)));
+        const __m256i u =
+            _mm256_xor_si256(_mm256_and_si256(_mm256_srlv_epi32(bytes, shift), mask), eight);
+        for (int r = 0; r < 4; r++) {
+          const __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(x[r] + p));
+          const __m256i d =
+              _mm256_sub_epi16(_mm256_maddubs_epi16(u, xv), _mm256_maddubs_epi16(u, zpv[r]));
+          a[2 * r + t] = _mm256_add_epi32(a[2 * r + t], _mm256_madd_epi16(d, ones));
+        }
+      }
+    const __m256i h0 =
+        _mm256_hadd_epi32(_mm256_hadd_epi32(a[0], a[1]), _mm256_hadd_epi32(a[2], a[3]));
+    const __m256i h1 =
+        _mm256_hadd_epi32(_mm256_hadd_epi32(a[4], a[5]), _mm256_hadd_epi32(a[6], a[7]));
+    int32_t total[8];
+    _mm256_storeu_si256((__m256i *)(void *)total,
+                        _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20),
+                                         _mm256_permute2x128_si256(h0, h1, 0x31)));
+    for (int r = 0; r < 4; r++) {
+      out[(r * nb + b) * cols] = total[2 * r] + corr[r][b];
+      out[(r * nb + b + 1) * cols] = total[2 * r + 1] + corr[r][b + 1];
+    }
+  }
+  for (; b < nb; b++)
+    for (int r = 0; r < 4; r++)
+      out[(r * nb + b) * cols] =
+          hsum(block(x[r] + b * bs, w4 + b * bs / 2, bs, zpv[r])) + corr[r][b];
+}
+
+/* One row: eight blocks at a time, reduced together. Writes out[b * cols]. */
+static void one_row(size_t k, size_t bs, const int8_t *x, const uint8_t *w4, int32_t *out,
+                    size_t cols) {
+  const size_t nb = k / bs;
+  const int32_t *corr = (const int32_t *)(const void *)(x + k);
+  const __m256i zpv = _mm256_set1_epi8((int8_t)corr[nb]);
+  size_t b = 0;
+  for (; b + 8 <= nb; b += 8) {
+    const int8_t *xb = x + b * bs;
+    const uint8_t *wb = w4 + b * bs / 2;
+    const __m256i a0 = block(xb, wb, bs, zpv), a1 = block(xb + bs, wb + bs / 2, bs, zpv);
+    const __m256i a2 = block(xb + 2 * bs, wb + bs, bs, zpv);
+    const __m256i a3 = block(xb + 3 * bs, wb + 3 * bs / 2, bs, zpv);
+    const __m256i a4 = block(xb + 4 * bs, wb + 2 * bs, bs, zpv);
+    const __m256i a5 = block(xb + 5 * bs, wb + 5 * bs / 2, bs, zpv);
+    const __m256i a6 = block(xb + 6 * bs, wb + 3 * bs, bs, zpv);
+    const __m256i a7 = block(xb + 7 * bs, wb + 7 * bs / 2, bs, zpv);
+    const __m256i h0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+    const __m256i h1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
+    const __m256i total = _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20),
+                                           _mm256_permute2x128_si256(h0, h1, 0x31));
+    int32_t v[8];
+    _mm256_storeu_si256((__m256i *)(void *)v,
+                        _mm256_add_epi32(total, _mm256_loadu_si256(
+                                                    (const __m256i *)(const void *)(corr + b))));
+    for (int t = 0; t < 8; t++) out[(b + t) * cols] = v[t];
+  }
+  for (; b < nb; b++) out[b * cols] = hsum(block(x + b * bs, w4 + b * bs / 2, bs, zpv)) + corr[b];
+}
+
 void wick_q4_sums__avx2(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride,
                         size_t cols, const uint8_t *w4, int32_t *sums) {
   const size_t nb = k / bs;
-  for (size_t col = 0; col < cols; col++, w4 += k / 2, sums += m * nb)
-    for (size_t i = 0; i < m; i++) {
-      const int8_t *x = (const int8_t *)rows + i * row_stride;
-      const int32_t *corr = (const int32_t *)(const void *)(x + k);
-      const __m256i zpv = _mm256_set1_epi8((int8_t)corr[nb]);
-      int32_t *out = sums + i * nb;
-      size_t b = 0;
-      for (; b + 8 <= nb; b += 8) {
-        const int8_t *xb = x + b * bs;
-        const uint8_t *wb = w4 + b * bs / 2;
-        const __m256i a0 = block(xb, wb, bs, zpv), a1 = block(xb + bs, wb + bs / 2, bs, zpv);
-        const __m256i a2 = block(xb + 2 * bs, wb + bs, bs, zpv);
-        const __m256i a3 = block(xb + 3 * bs, wb + 3 * bs / 2, bs, zpv);
-        const __m256i a4 = block(xb + 4 * bs, wb + 2 * bs, bs, zpv);
-        const __m256i a5 = block(xb + 5 * bs, wb + 5 * bs / 2, bs, zpv);
-        const __m256i a6 = block(xb + 6 * bs, wb + 3 * bs, bs, zpv);
-        const __m256i a7 = block(xb + 7 * bs, wb + 7 * bs / 2, bs, zpv);
-        const __m256i h0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
-        const __m256i h1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
-        const __m256i total = _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20),
-                                               _mm256_permute2x128_si256(h0, h1, 0x31));
-        const __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(corr + b));
-        _mm256_storeu_si256((__m256i *)(void *)(out + b), _mm256_add_epi32(total, c));
-      }
-      for (; b < nb; b++) out[b] = hsum(block(x + b * bs, w4 + b * bs / 2, bs, zpv)) + corr[b];
-    }
+  const int8_t *x = rows;
+  for (size_t col = 0; col < cols; col++, w4 += k / 2) {
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4)
+      four_rows(k, bs, x + i * row_stride, row_stride, w4, sums + i * nb * cols + col, cols);
+    for (; i < m; i++) one_row(k, bs, x + i * row_stride, w4, sums + i * nb * cols + col, cols);
+  }
 }
