@@ -125,7 +125,11 @@ def main() -> None:
     prefill = tuple(int(x) for x in args.prefill.split(","))
     llm, w, c = timed(
         lambda: wick.llm.convert(
-            lm, max_seq_len=args.max_seq_len, prefill_lengths=prefill, quantize=args.quantize
+            lm,
+            max_seq_len=args.max_seq_len,
+            prefill_lengths=prefill,
+            quantize=args.quantize,
+            tokenizer=tok,
         )
     )
     print(

@@ -126,6 +126,44 @@ WICK_API wick_status wick_llm_generate(wick_llm *llm, const int32_t *prompt, siz
                                        size_t num_stop, wick_llm_token_fn on_token, void *user,
                                        int32_t *out, size_t *num_out);
 
+/* ---------------------------------------------------------------- the tokenizer in the file
+ *
+ * wick.llm.convert(..., tokenizer=) packs a byte-level BPE tokenizer (GPT-2 style: SmolLM2,
+ * Llama 3, Qwen2) into the "wick_tokenizer" metadata (python/wick/llm/tokenizer.py has the
+ * layout). Encoding: the added tokens (<|im_start|>, ...) are matched literally first; the
+ * text between them is split as GPT-2's pre-tokenizer splits it (contractions, an optional
+ * space + letters, + digits, + other symbols, whitespace runs; digits one by one when the
+ * tokenizer says so), each piece's UTF-8 bytes become byte-level symbols and BPE merges
+ * them, lowest merge rank first (leftmost on ties). The split is exact for ASCII text; beyond
+ * ASCII the letter / digit / punctuation / space classes come from a small table (Latin-1,
+ * general and CJK punctuation, symbol blocks, Unicode spaces; every other code point is a
+ * letter), so rare characters may split differently from HuggingFace's tokenizer. The chat
+ * template is the caller's to render (as text with the added tokens in it). */
+typedef struct wick_tokenizer wick_tokenizer;
+
+/* The tokenizer of a model written with one (the model must outlive it). Errors:
+ * WICK_ERR_INVALID_ARGUMENT (NULL arguments; no "wick_tokenizer" metadata: the message says
+ * so), WICK_ERR_MALFORMED_MODEL (the entry does not parse: counts, lengths or ids out of
+ * range), WICK_ERR_OUT_OF_MEMORY. */
+WICK_API wick_status wick_tokenizer_create(const wick_model *model, wick_error_info *error,
+                                           wick_tokenizer **tokenizer_out);
+WICK_API void wick_tokenizer_destroy(wick_tokenizer *tokenizer);
+WICK_API size_t wick_tokenizer_vocab_size(const wick_tokenizer *tokenizer);
+/* Encodes `size` bytes of UTF-8 text (invalid bytes are encoded as their byte-level symbols).
+ * Writes up to `capacity` ids and the number the text needs to *count (call with capacity 0
+ * to size the buffer). Errors: WICK_ERR_INVALID_ARGUMENT (NULL arguments), WICK_ERR_OUT_OF_MEMORY.
+ * No error when the ids do not fit: compare *count with capacity. */
+WICK_API wick_status wick_tokenizer_encode(const wick_tokenizer *tokenizer, const char *text,
+                                           size_t size, int32_t *ids, size_t capacity,
+                                           size_t *count);
+/* The bytes token `id` stands for (an added token's text, or a vocabulary token's bytes; a
+ * token may end inside a UTF-8 character that the next completes): writes up to `capacity`
+ * bytes (not terminated) and returns the number of bytes; 0 for an id out of range. */
+WICK_API size_t wick_tokenizer_decode(const wick_tokenizer *tokenizer, int32_t id, char *bytes,
+                                      size_t capacity);
+/* Whether `id` is an added token (<|im_end|>, ...): generation output usually hides them. */
+WICK_API int wick_tokenizer_is_added(const wick_tokenizer *tokenizer, int32_t id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -219,6 +219,16 @@ def _library():
         "wick_interpreter_op_delegation_reason": ([P, S], ctypes.c_char_p),
         "wick_interpreter_partition_count": ([P], S),
         "wick_tensor_copy_to": ([P, P, S], INT),
+        # the tokenizer in an LLM file (include/wick/llm.h; wick.llm.tokenizer)
+        "wick_tokenizer_create": ([P, ctypes.POINTER(_ErrorInfo), ctypes.POINTER(P)], INT),
+        "wick_tokenizer_destroy": ([P], None),
+        "wick_tokenizer_vocab_size": ([P], S),
+        "wick_tokenizer_encode": (
+            [P, ctypes.c_char_p, S, ctypes.POINTER(ctypes.c_int32), S, ctypes.POINTER(S)],
+            INT,
+        ),
+        "wick_tokenizer_decode": ([P, ctypes.c_int32, ctypes.c_char_p, S], S),
+        "wick_tokenizer_is_added": ([P, ctypes.c_int32], INT),
     }
     for name, (args, res) in sigs.items():
         fn = getattr(lib, name)

@@ -1,7 +1,7 @@
 /*
  * q4.c — the portable parts of the blockwise int4 FULLY_CONNECTED kernels
  * (q4.h): the dynamic row quantization, bfloat16 rounding of block scales,
- * the reference block sums and the choice of kernel.
+ * the reference kernel and the choice of kernel.
  */
 #include "kernels/q4.h"
 
@@ -10,7 +10,7 @@
 
 #include "kernels/cpu.h"
 
-float wick_q4_quantize_row(size_t k, const float *x, int16_t *out) {
+float wick_q4_quantize_row(size_t k, const float *x, int16_t *out, int32_t *zero_point_out) {
   float lo = 0.0f, hi = 0.0f; /* the range always holds 0 */
   for (size_t i = 0; i < k; i++) {
     lo = fminf(lo, x[i]); /* fminf/fmaxf skip NaN */
@@ -31,6 +31,7 @@ float wick_q4_quantize_row(size_t k, const float *x, int16_t *out) {
     v = v < below ? below : (v > above ? above : v);
     out[i] = (int16_t)rintf(v); /* x_q - zero point, in [-255, 255] */
   }
+  *zero_point_out = (int32_t)zp;
   return 1.0f / inverse;
 }
 
@@ -47,30 +48,52 @@ float wick_q4_bf16_round(float x) {
 static inline int32_t low_nibble(uint8_t b) { return (int32_t)(b & 15u) - ((b & 8u) ? 16 : 0); }
 static inline int32_t high_nibble(uint8_t b) { return (int32_t)(b >> 4) - ((b & 128u) ? 16 : 0); }
 
-void wick_q4_block_sums__reference(size_t m, size_t k, size_t bs, const int16_t *x,
-                                   const uint8_t *w4, int32_t *sums) {
-  const size_t nb = k / bs;
-  for (size_t i = 0; i < m; i++) {
-    const int16_t *xi = x + i * k;
-    for (size_t b = 0; b < nb; b++) {
-      int32_t s = 0;
-      for (size_t p = b * bs; p < (b + 1) * bs; p += 2) {
-        const uint8_t byte = w4[p / 2];
-        s += (int32_t)xi[p] * low_nibble(byte) + (int32_t)xi[p + 1] * high_nibble(byte);
-      }
-      sums[i * nb + b] = s;
-    }
-  }
+static size_t row_bytes_reference(size_t k, size_t bs) {
+  (void)bs;
+  return (k * sizeof(int16_t) + 63) / 64 * 64;
 }
 
-wick_q4_block_sums_fn wick_q4_block_sums_select(bool force_reference, const char **isa) {
+static void prepare_reference(size_t k, size_t bs, const int16_t *xd, int32_t zp, void *row) {
+  (void)bs, (void)zp;
+  memcpy(row, xd, k * sizeof *xd);
+}
+
+static void sums_reference(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride,
+                           size_t cols, const uint8_t *w4, int32_t *sums) {
+  const size_t nb = k / bs;
+  for (size_t c = 0; c < cols; c++, w4 += k / 2)
+    for (size_t i = 0; i < m; i++) {
+      const int16_t *xi = (const int16_t *)(const void *)((const uint8_t *)rows + i * row_stride);
+      for (size_t b = 0; b < nb; b++) {
+        int32_t s = 0;
+        for (size_t p = b * bs; p < (b + 1) * bs; p += 2) {
+          const uint8_t byte = w4[p / 2];
+          s += (int32_t)xi[p] * low_nibble(byte) + (int32_t)xi[p + 1] * high_nibble(byte);
+        }
+        sums[(i * nb + b) * cols + c] = s;
+      }
+    }
+}
+
+static const wick_q4_kernel reference_kernel = {"reference", row_bytes_reference, prepare_reference,
+                                                sums_reference};
+
+const wick_q4_kernel *wick_q4_kernel_reference(void) { return &reference_kernel; }
+
 #if defined(__x86_64__) || defined(_M_X64)
-  if (!force_reference && (wick_cpu_features() & WICK_CPU_AVX2)) {
-    if (isa != NULL) *isa = "avx2";
-    return wick_q4_block_sums__avx2;
-  }
+static const wick_q4_kernel avx2_kernel = {"avx2", wick_q4_row_bytes__avx2, wick_q4_prepare__avx2,
+                                           wick_q4_sums__avx2};
 #endif
-  (void)force_reference;
-  if (isa != NULL) *isa = "reference";
-  return wick_q4_block_sums__reference;
+
+const wick_q4_kernel *wick_q4_kernel_avx2(void) {
+#if defined(__x86_64__) || defined(_M_X64)
+  if (wick_cpu_features() & WICK_CPU_AVX2) return &avx2_kernel;
+#endif
+  return NULL;
+}
+
+const wick_q4_kernel *wick_q4_kernel_select(bool force_reference, size_t bs) {
+  const wick_q4_kernel *avx2 = wick_q4_kernel_avx2();
+  if (!force_reference && avx2 != NULL && bs % 32 == 0) return avx2;
+  return &reference_kernel;
 }

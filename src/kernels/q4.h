@@ -2,9 +2,10 @@
  * q4.h — kernels of FULLY_CONNECTED with blockwise int4 weights (TFLite's
  * BlockwiseQuantization, as LiteRT runs it on CPU: XNNPACK's "qd8 x qb4w"):
  * each float input row quantized at run time to int8 with its own scale and
- * zero point (wick_q4_quantize_row), then per output and block the exact
- * int32 sum of (x - zero point) * w over the block (the block-sum kernels
- * below); the op scales each block's sum by the block's scale in float.
+ * zero point (wick_q4_quantize_row), laid out for the kernel once per row
+ * (prepare), then per output and block the exact int32 sum of
+ * (x - zero point) * w over the block (sums); the op scales each block's sum
+ * by the block's scale in float.
  *
  * Weights: [n, k] int4, two a byte, element 2j in the low nibble, row c at
  * byte c * k / 2 (k even). Block sums are exact: |x - zp| <= 255, |w| <= 8.
@@ -22,26 +23,42 @@
 /* Quantizes a row of k floats as XNNPACK's dynamic (qd8) quantization does: the range
  * [min(0, min x), max(0, max x)] over int8 [-128, 127], the zero point nudged to an integer,
  * values round-to-nearest-even(x / scale) + zero point, clamped. Writes x_q - zero point as
- * int16 to `out` and returns the scale (1 for an all-zero row). NaN inputs read as 0. */
-WICK_Q4_API float wick_q4_quantize_row(size_t k, const float *x, int16_t *out);
+ * int16 to `out`, the zero point to *zero_point, and returns the scale (1 for an all-zero
+ * row). NaN inputs read as 0. */
+WICK_Q4_API float wick_q4_quantize_row(size_t k, const float *x, int16_t *out, int32_t *zero_point);
 
 /* Rounds a float scale to bfloat16 (nearest, ties to even): LiteRT's CPU kernel keeps block
  * scales in bfloat16. */
 WICK_Q4_API float wick_q4_bf16_round(float x);
 
-/* For rows i < m of x (int16, row stride k) and one weight row w4 (k / 2 bytes), the block
- * sums sums[i * (k / bs) + b] = sum over p in block b (bs values) of x[i][p] * w[p].
- * bs is even and divides k. */
-typedef void (*wick_q4_block_sums_fn)(size_t m, size_t k, size_t bs, const int16_t *x,
-                                      const uint8_t *w4, int32_t *sums);
+/* A block-sum kernel and the row layout it reads. */
+typedef struct wick_q4_kernel {
+  const char *isa; /* "avx2", "reference" */
+  /* bytes of one prepared row of k values in blocks of bs (a multiple of 64) */
+  size_t (*row_bytes)(size_t k, size_t bs);
+  /* lays out a quantized row: xd = x_q - zero point (k values), zp the zero point */
+  void (*prepare)(size_t k, size_t bs, const int16_t *xd, int32_t zp, void *row);
+  /* For prepared rows i < m (row i at rows + i * row_stride bytes) and weight rows c < cols
+   * (k / 2 bytes each, row c at w4 + c * k / 2): sums[(i * (k / bs) + b) * cols + c] = sum
+   * over p in block b of xd[i][p] * w_c[p]. */
+  void (*sums)(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride, size_t cols,
+               const uint8_t *w4, int32_t *sums);
+} wick_q4_kernel;
 
-WICK_Q4_API void wick_q4_block_sums__reference(size_t m, size_t k, size_t bs, const int16_t *x,
-                                               const uint8_t *w4, int32_t *sums);
-WICK_Q4_API void wick_q4_block_sums__avx2(size_t m, size_t k, size_t bs, const int16_t *x,
-                                          const uint8_t *w4, int32_t *sums);
+/* The best kernel for blocks of bs values on this CPU (bs even, > 0); the reference when
+ * forced or when no other takes bs. */
+WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_select(bool force_reference, size_t bs);
+/* The reference kernel (rows: xd as int16). */
+WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_reference(void);
+/* The AVX2 kernel (blocks of a multiple of 32 values), NULL on other CPUs or architectures. */
+WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_avx2(void);
 
-/* The best block-sum kernel for this CPU (the reference when forced or none is better), and
- * its name ("avx2", "reference"). */
-WICK_Q4_API wick_q4_block_sums_fn wick_q4_block_sums_select(bool force_reference, const char **isa);
+/* (defined in avx2/q4_blocks.c) */
+WICK_Q4_API size_t wick_q4_row_bytes__avx2(size_t k, size_t bs);
+WICK_Q4_API void wick_q4_prepare__avx2(size_t k, size_t bs, const int16_t *xd, int32_t zp,
+                                       void *row);
+WICK_Q4_API void wick_q4_sums__avx2(size_t m, size_t k, size_t bs, const void *rows,
+                                    size_t row_stride, size_t cols, const uint8_t *w4,
+                                    int32_t *sums);
 
 #endif /* WICK_KERNELS_Q4_H */

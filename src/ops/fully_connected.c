@@ -54,16 +54,22 @@ typedef struct fc_data {
   bool hybrid_gemm;
   wick_hybrid_gemm h;
   /* blockwise int4 weights (q4 != NULL) */
-  wick_q4_block_sums_fn q4;
+  const wick_q4_kernel *q4;
   size_t block_size, num_blocks; /* per output row */
   const uint8_t *w4;             /* [n, k / 2] in the file */
-  const float *block_scales;     /* n x num_blocks, rounded to bfloat16 */
-  float *q4_row_scales;          /* m */
-  size_t q4_sums_offset;         /* scratch: m x k int16 rows, then per-thread block sums */
+  /* rounded to bfloat16, in groups of Q4_COLS outputs: output g * Q4_COLS + t, block b at
+   * [(g * num_blocks + b) * Q4_COLS + t] (0 past n) */
+  const float *block_scales;
+  float *q4_row_scales; /* m */
+  /* scratch: k int16 (a row being quantized), m prepared rows of q4_row_stride bytes, then
+   * per-thread block sums */
+  size_t q4_row_stride, q4_rows_offset, q4_sums_offset;
 } fc_data;
 
-/* Rows of block sums one kernel call computes (the AVX2 kernel's row count). */
+/* Rows and outputs of block sums one kernel call computes: the float sums of Q4_COLS outputs
+ * then run side by side (independent chains; each output's sum in block order). */
 #define Q4_ROWS 4
+#define Q4_COLS 8
 
 /* The blockwise int4 form: checks the weights' quantization and scales, converts the scales
  * once (shared by the interpreters of one model), sizes the scratch. */
@@ -87,63 +93,86 @@ static wick_status blockwise_prepare(wick_op_ctx *ctx, fc_data *d, const wick_te
   d->block_size = (size_t)q->block_size;
   d->num_blocks = (size_t)d->k / d->block_size;
   d->w4 = w->data;
-  const size_t count = (size_t)d->n * d->num_blocks;
+  const size_t groups = ((size_t)d->n + Q4_COLS - 1) / Q4_COLS, nb = d->num_blocks;
+  size_t count;
+  if (!wick_mul_size(groups * Q4_COLS, nb, &count) || count > SIZE_MAX / sizeof(float))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "block scales size overflows");
   bool cached;
   const void *sources[1] = {st->data};
   const int64_t shape[3] = {d->n, (int64_t)d->num_blocks, st->type};
-  float *scales = wick_op_packed_shared(ctx, sources, 1, shape, 3, 1, 0x62663136u /* "bf16" */,
+  float *scales = wick_op_packed_shared(ctx, sources, 1, shape, 3, 1, 0x62663138u /* "bf18" */,
                                         count * sizeof(float), &cached);
   if (scales == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   if (!cached)
-    for (size_t i = 0; i < count; i++) {
-      const float v = st->type == WICK_DTYPE_FLOAT16
-                          ? wick_f16_to_f32(((const uint16_t *)st->data)[i])
-                          : ((const float *)st->data)[i];
-      scales[i] = wick_q4_bf16_round(v);
-    }
+    for (size_t c = 0; c < groups * Q4_COLS; c++)
+      for (size_t b = 0; b < nb; b++) {
+        const size_t i = c * nb + b; /* in the file: [n, nb] */
+        float v = 0.0f;
+        if (c < (size_t)d->n)
+          v = st->type == WICK_DTYPE_FLOAT16 ? wick_f16_to_f32(((const uint16_t *)st->data)[i])
+                                             : ((const float *)st->data)[i];
+        scales[((c / Q4_COLS) * nb + b) * Q4_COLS + c % Q4_COLS] = wick_q4_bf16_round(v);
+      }
   for (size_t i = 0; i < count; i++)
     WICK_CHECK(ctx, isfinite(scales[i]), "block scale %zu is not finite", i);
   d->block_scales = scales;
   d->q4_row_scales = wick_op_alloc(ctx, (size_t)(d->m > 0 ? d->m : 1) * sizeof(float));
   if (d->q4_row_scales == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  size_t rows, sums, scratch;
-  if (!wick_mul_size((size_t)d->m, (size_t)d->k * sizeof(int16_t), &rows) ||
-      !wick_mul_size(wick_op_num_threads(ctx), Q4_ROWS * d->num_blocks * sizeof(int32_t), &sums) ||
-      !wick_add_size(rows, 63, &rows) || !wick_add_size(rows & ~(size_t)63, sums, &scratch))
+  d->q4 = wick_q4_kernel_select(wick_op_force_reference(ctx), d->block_size);
+  size_t temp, rows, sums, scratch;
+  d->q4_row_stride = d->q4->row_bytes((size_t)d->k, d->block_size);
+  if (!wick_mul_size((size_t)d->k, sizeof(int16_t), &temp) || !wick_add_size(temp, 63, &temp) ||
+      !wick_mul_size((size_t)d->m, d->q4_row_stride, &rows) ||
+      !wick_mul_size(wick_op_num_threads(ctx), Q4_ROWS * Q4_COLS * d->num_blocks * sizeof(int32_t),
+                     &sums) ||
+      !wick_add_size(temp & ~(size_t)63, rows, &rows) || !wick_add_size(rows, sums, &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
-  d->q4_sums_offset = rows & ~(size_t)63;
+  d->q4_rows_offset = temp & ~(size_t)63;
+  d->q4_sums_offset = rows;
   wick_op_request_scratch(ctx, scratch);
-  const char *isa;
-  d->q4 = wick_q4_block_sums_select(wick_op_force_reference(ctx), &isa);
   return WICK_OK;
 }
 
 typedef struct blockwise_job {
   const fc_data *d;
-  const int16_t *rows; /* m x k: x_q - zero point */
+  const uint8_t *rows; /* m prepared rows */
   const float *bias;
   float *out;
   uint8_t *scratch;
 } blockwise_job;
 
-/* Outputs [c0, c1) of every row: the block sums of Q4_ROWS rows at a time, then the float
- * sum over the blocks in order. */
+/* Outputs [c0, c1) of every row (c0 a multiple of Q4_COLS): the block sums of up to Q4_ROWS
+ * rows x Q4_COLS outputs at a time, then each output's float sum over its blocks in order
+ * (acc += sum_b * scale_b), the outputs of a group side by side. */
 static void blockwise_columns(void *arg, size_t c0, size_t c1, size_t thread) {
   const blockwise_job *j = arg;
   const fc_data *d = j->d;
   const size_t m = (size_t)d->m, n = (size_t)d->n, k = (size_t)d->k, nb = d->num_blocks;
-  int32_t *sums = (int32_t *)(void *)(j->scratch + d->q4_sums_offset) + thread * Q4_ROWS * nb;
-  for (size_t c = c0; c < c1; c++) {
-    const float *scale = d->block_scales + c * nb;
-    const float bias = j->bias ? j->bias[c] : 0.0f;
+  int32_t *sums =
+      (int32_t *)(void *)(j->scratch + d->q4_sums_offset) + thread * Q4_ROWS * Q4_COLS * nb;
+  c0 *= Q4_COLS, c1 = c1 * Q4_COLS < n ? c1 * Q4_COLS : n; /* (units are groups) */
+  for (size_t c = c0; c < c1; c += Q4_COLS) {
+    const size_t cols = c1 - c < Q4_COLS ? c1 - c : Q4_COLS;
+    const float *scale = d->block_scales + (c / Q4_COLS) * nb * Q4_COLS;
     for (size_t r0 = 0; r0 < m; r0 += Q4_ROWS) {
       const size_t rows = m - r0 < Q4_ROWS ? m - r0 : Q4_ROWS;
-      d->q4(rows, k, d->block_size, j->rows + r0 * k, d->w4 + c * (k / 2), sums);
+      d->q4->sums(rows, k, d->block_size, j->rows + r0 * d->q4_row_stride, d->q4_row_stride, cols,
+                  d->w4 + c * (k / 2), sums);
       for (size_t r = 0; r < rows; r++) {
-        float acc = 0.0f;
-        for (size_t b = 0; b < nb; b++) acc += (float)sums[r * nb + b] * scale[b];
-        float y = acc * d->q4_row_scales[r0 + r] + bias;
-        j->out[(r0 + r) * n + c] = y < d->lo ? d->lo : (y > d->hi ? d->hi : y);
+        float acc[Q4_COLS] = {0};
+        const int32_t *row = sums + r * nb * cols;
+        if (cols == Q4_COLS) /* (a fixed count: the compiler vectorizes it) */
+          for (size_t b = 0; b < nb; b++)
+            for (size_t t = 0; t < Q4_COLS; t++)
+              acc[t] += (float)row[b * Q4_COLS + t] * scale[b * Q4_COLS + t];
+        else
+          for (size_t b = 0; b < nb; b++)
+            for (size_t t = 0; t < cols; t++)
+              acc[t] += (float)row[b * cols + t] * scale[b * Q4_COLS + t];
+        for (size_t t = 0; t < cols; t++) {
+          float y = acc[t] * d->q4_row_scales[r0 + r] + (j->bias ? j->bias[c + t] : 0.0f);
+          j->out[(r0 + r) * n + c + t] = y < d->lo ? d->lo : (y > d->hi ? d->hi : y);
+        }
       }
     }
   }
@@ -152,10 +181,14 @@ static void blockwise_columns(void *arg, size_t c0, size_t c1, size_t thread) {
 static wick_status blockwise_run(wick_op_ctx *ctx, const fc_data *d) {
   const float *in = wick_op_input(ctx, 0)->data;
   uint8_t *scratch = wick_op_scratch(ctx);
-  int16_t *rows = (int16_t *)(void *)scratch;
-  for (size_t r = 0; r < (size_t)d->m; r++)
-    d->q4_row_scales[r] =
-        wick_q4_quantize_row((size_t)d->k, in + r * (size_t)d->k, rows + r * (size_t)d->k);
+  int16_t *temp = (int16_t *)(void *)scratch;
+  uint8_t *rows = scratch + d->q4_rows_offset;
+  const size_t k = (size_t)d->k;
+  for (size_t r = 0; r < (size_t)d->m; r++) {
+    int32_t zp;
+    d->q4_row_scales[r] = wick_q4_quantize_row(k, in + r * k, temp, &zp);
+    d->q4->prepare(k, d->block_size, temp, zp, rows + r * d->q4_row_stride);
+  }
   wick_tensor *b = wick_op_input(ctx, 2);
   blockwise_job j = {d, rows, b ? b->data : NULL, wick_op_output(ctx, 0)->data, scratch};
   return wick_parallel_range(ctx, (size_t)d->n, (uint64_t)d->m * (uint64_t)d->k, blockwise_columns,
@@ -316,8 +349,8 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   if (blockwise) {
     WICK_TRY(blockwise_prepare(ctx, d, w));
     wick_op_set_kernel(ctx,
-                       d->q4 == wick_q4_block_sums__reference ? WICK_KERNEL_GENERIC
-                                                              : WICK_KERNEL_OPTIMIZED,
+                       d->q4 == wick_q4_kernel_reference() ? WICK_KERNEL_GENERIC
+                                                           : WICK_KERNEL_OPTIMIZED,
                        "blockwise int4");
     return WICK_OK;
   }

@@ -1,10 +1,10 @@
 /*
  * test_q4_kernels.c — the blockwise int4 FULLY_CONNECTED kernels
- * (src/kernels/q4.h): every block-sum kernel this CPU runs against the
- * reference loop (exact int32 equality) on edge shapes — one to nine rows
- * (past the AVX2 kernel's four), blocks of 2 to 256 values (odd multiples of
- * 32 and sizes the vector kernel leaves to the loop), extreme weights (-8, 7)
- * and inputs (+-255); and the dynamic row quantization on rows that are all
+ * (src/kernels/q4.h): every kernel this CPU runs (its row layout and block
+ * sums) against the reference loop (exact int32 equality) on edge shapes —
+ * one to nine rows, 1 to 19 blocks (the AVX2 kernel reduces eight at a time),
+ * blocks of 2 to 256 values, extreme weights (-8, 7), inputs (-128, 127) and
+ * zero points; and the dynamic row quantization on rows that are all
  * zero, all positive, all negative, and hold NaN and infinities (no undefined
  * conversion, values in range), and bfloat16 rounding (ties to even).
  *
@@ -24,28 +24,56 @@ static int32_t irand(int32_t lo, int32_t hi) {
   return lo + (int32_t)((uint32_t)(rng_step() >> 33) % (uint32_t)(hi - lo + 1));
 }
 
-static void check_block_sums(wick_q4_block_sums_fn fn, const char *isa, size_t m, size_t k,
-                             size_t bs, bool extreme) {
-  int16_t *x = malloc(m * k * sizeof *x);
-  uint8_t *w = malloc(k / 2);
-  int32_t *want = malloc(m * (k / bs) * sizeof *want), *got = malloc(m * (k / bs) * sizeof *got);
-  for (size_t i = 0; i < m * k; i++)
-    x[i] = (int16_t)(extreme ? (i % 3 ? 255 : -255) : irand(-255, 255));
-  for (size_t i = 0; i < k / 2; i++)
+/* Block sums of `kern` on rows prepared from x_q - zp (xd) and zp, against the reference. */
+static void check_block_sums(const wick_q4_kernel *kern, size_t m, size_t k, size_t bs,
+                             bool extreme) {
+  int16_t *xd = malloc(m * k * sizeof *xd);
+  int32_t *zp = malloc(m * sizeof *zp);
+  const size_t cols = 3; /* weight rows per call */
+  uint8_t *w = malloc(cols * k / 2);
+  const size_t nb = k / bs, count = cols * m * nb;
+  int32_t *want = malloc(count * sizeof *want), *got = malloc(count * sizeof *got);
+  for (size_t i = 0; i < m; i++) {
+    zp[i] = extreme ? (i % 2 ? 127 : -128) : irand(-128, 127);
+    for (size_t p = 0; p < k; p++) {
+      /* x_q in [-128, 127]: xd = x_q - zp; extreme rows hit both ends */
+      int32_t xq = extreme ? (p % 3 ? 127 : -128) : irand(-128, 127);
+      xd[i * k + p] = (int16_t)(xq - zp[i]);
+    }
+  }
+  for (size_t i = 0; i < cols * k / 2; i++)
     w[i] = extreme ? (i % 2 ? 0x88 : 0x77) : (uint8_t)irand(0, 255);
-  wick_q4_block_sums__reference(m, k, bs, x, w, want);
-  memset(got, 0x5a, m * (k / bs) * sizeof *got);
-  fn(m, k, bs, x, w, got);
+  const wick_q4_kernel *ref = wick_q4_kernel_reference();
+  const size_t rs = ref->row_bytes(k, bs), ks = kern->row_bytes(k, bs);
+  uint8_t *ref_rows = calloc(m, rs), *rows = calloc(m, ks);
+  for (size_t i = 0; i < m; i++) {
+    ref->prepare(k, bs, xd + i * k, zp[i], ref_rows + i * rs);
+    kern->prepare(k, bs, xd + i * k, zp[i], rows + i * ks);
+  }
+  ref->sums(m, k, bs, ref_rows, rs, cols, w, want);
+  /* the reference's sums are the definition: check one by hand */
+  int32_t direct = 0;
+  for (size_t p = 0; p < bs; p++) {
+    int32_t nib = (w[p / 2] >> (p % 2 ? 4 : 0)) & 15;
+    direct += xd[p] * (nib >= 8 ? nib - 16 : nib);
+  }
   checks++;
-  if (memcmp(want, got, m * (k / bs) * sizeof *got) != 0)
-    fail("%s block sums m=%zu k=%zu bs=%zu%s differ from the reference", isa, m, k, bs,
+  if (direct != want[0]) fail("reference block sum %d, by hand %d", want[0], direct);
+  memset(got, 0x5a, count * sizeof *got);
+  kern->sums(m, k, bs, rows, ks, cols, w, got);
+  checks++;
+  if (memcmp(want, got, count * sizeof *got) != 0)
+    fail("%s block sums m=%zu k=%zu bs=%zu%s differ from the reference", kern->isa, m, k, bs,
          extreme ? " (extreme)" : "");
-  free(x), free(w), free(want), free(got);
+  free(xd), free(zp), free(w), free(want), free(got), free(ref_rows), free(rows);
 }
 
 static void check_quantize(const char *what, const float *x, size_t k) {
   int16_t q[64];
-  float scale = wick_q4_quantize_row(k, x, q);
+  int32_t zp;
+  float scale = wick_q4_quantize_row(k, x, q, &zp);
+  checks++;
+  if (zp < -128 || zp > 127) fail("quantize %s: zero point %d", what, zp);
   checks++;
   if (!(scale > 0.0f) && !isinf(scale)) fail("quantize %s: scale %g", what, (double)scale);
   for (size_t i = 0; i < k; i++) {
@@ -59,21 +87,30 @@ static void check_quantize(const char *what, const float *x, size_t k) {
 }
 
 int main(void) {
-  const char *isa;
-  wick_q4_block_sums_fn best = wick_q4_block_sums_select(false, &isa);
-  wick_q4_block_sums_fn ref = wick_q4_block_sums_select(true, NULL);
+  const wick_q4_kernel *kernels[2] = {wick_q4_kernel_reference(), wick_q4_kernel_avx2()};
   static const size_t blocks[] = {2, 16, 32, 64, 96, 128, 256};
-  int before = failures;
-  for (size_t m = 1; m <= 9; m++)
-    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
-      for (size_t nb = 1; nb <= 3; nb++) {
-        check_block_sums(best, isa, m, blocks[b] * nb, blocks[b], false);
-        check_block_sums(best, isa, m, blocks[b] * nb, blocks[b], m == 5);
+  for (size_t t = 0; t < 2; t++) {
+    const wick_q4_kernel *kern = kernels[t];
+    if (kern == NULL) {
+      printf("block sums (avx2): skipped, this CPU has no AVX2\n");
+      continue;
+    }
+    int before = failures;
+    for (size_t m = 1; m <= 9; m++)
+      for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        if (kern != kernels[0] && blocks[b] % 32 != 0) continue; /* (select never picks it) */
+        for (size_t nb = 1; nb <= 19; nb += (nb < 9 ? 1 : 5)) {  /* past 8: the grouped path */
+          check_block_sums(kern, m, blocks[b] * nb, blocks[b], false);
+          check_block_sums(kern, m, blocks[b] * nb, blocks[b], m == 5);
+        }
       }
-  check_block_sums(ref, "reference", 3, 64, 32, true);
-  printf("block sums (%s): %s\n", isa, verdict(before));
+    printf("block sums (%s): %s\n", kern->isa, verdict(before));
+  }
+  checks++;
+  if (wick_q4_kernel_select(false, 48) != wick_q4_kernel_reference())
+    fail("blocks of 48 must take the reference kernel");
 
-  before = failures;
+  int before = failures;
   float zeros[8] = {0}, pos[8], neg[8], mixed[64];
   for (int i = 0; i < 8; i++) pos[i] = 0.5f + (float)i, neg[i] = -0.25f * (float)(i + 1);
   for (int i = 0; i < 64; i++) mixed[i] = (float)irand(-1000, 3000) / 977.0f;
@@ -83,7 +120,8 @@ int main(void) {
   check_quantize("mixed", mixed, 64);
   float odd[6] = {1.0f, NAN, -2.0f, INFINITY, 3.0f, -INFINITY};
   check_quantize("nan and inf", odd, 6);
-  float zs = wick_q4_quantize_row(8, zeros, (int16_t[8]){0});
+  int32_t zzp;
+  float zs = wick_q4_quantize_row(8, zeros, (int16_t[8]){0}, &zzp);
   checks++;
   if (zs != 1.0f) fail("an all-zero row has scale %g, not 1", (double)zs);
   /* bfloat16: 1 + 2^-8 ties to 1 (even), 1 + 3 * 2^-8 ties up to 1 + 2^-6 */

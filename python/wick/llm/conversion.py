@@ -57,7 +57,9 @@ def convert(
     channel, TFLite's dynamic-range hybrid kernels) or ``"int4"`` (fully connected weights int4
     in blocks of 32 with float16 scales, TFLite's blockwise quantization; the embedding table
     stays float32 in both). ``tokenizer``: a HuggingFace tokenizer kept
-    with the result (not in the file yet) so that ``generate`` takes and returns text.
+    with the result so that ``generate`` takes and returns text; a byte-level BPE one (SmolLM2,
+    Llama 3, Qwen2) is also packed into the file (tokenizer.py) for the C runtime's
+    ``wick_tokenizer`` and ``wick generate --prompt``.
     ``progress``: stage lines on stderr as for ``wick.convert``."""
     from ..convert import _convert_graph, _Progress, _return_freed_memory, _Stages
     from ..converter.serialize import serialize
@@ -111,13 +113,20 @@ def convert(
             quantize=quantize,
             cache=dict(names=names, keys_shape=keys_shape, values_shape=values_shape),
         )
+        metadata = {}
+        if tokenizer is not None:
+            from .tokenizer import METADATA_NAME as TOKENIZER
+            from .tokenizer import pack
+
+            packed, why = pack(tokenizer)
+            meta["tokenizer"] = "byte_level_bpe" if packed else None
+            if packed:
+                metadata[TOKENIZER] = packed
+            else:
+                say(f"the tokenizer is not stored in the file: {why}")
+        metadata[METADATA_NAME] = json.dumps(meta).encode()
         say(f"writing {len(graphs)} signatures")
-        data = serialize(
-            graphs,
-            "wick.llm",
-            consume=True,
-            metadata={METADATA_NAME: json.dumps(meta).encode()},
-        )
+        data = serialize(graphs, "wick.llm", consume=True, metadata=metadata)
         del graphs
         _return_freed_memory()
         say(f"done: {len(data) / 2**20:.1f} MB")

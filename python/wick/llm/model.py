@@ -128,6 +128,7 @@ class LLM:
         self.meta = dict(meta)
         self.tokenizer = tokenizer
         self._runtime = None
+        self._file_tokenizer = None
         self._num_threads = 1
 
     # ---- facts -------------------------------------------------------------------------------
@@ -175,6 +176,7 @@ class LLM:
         if n != self._num_threads:
             self._num_threads = int(n)
             self._runtime = None
+            self._file_tokenizer = None
 
     def runtime(self):
         """The wick runtime over the file: one interpreter per signature, one shared cache."""
@@ -225,9 +227,11 @@ class LLM:
         sampler = Sampler(temperature, top_k, top_p, seed)
         text = isinstance(prompt, str)
         if text:
-            if self.tokenizer is None:
-                raise ValueError("a text prompt needs a tokenizer: wick.llm.load(path, tokenizer=)")
-            ids = self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+            tokenizer = self.text_tokenizer()
+            if tokenizer is self.tokenizer:
+                ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+            else:
+                ids = tokenizer.encode(prompt)
         else:
             ids = [int(t) for t in prompt]
         self.reset()
@@ -242,8 +246,24 @@ class LLM:
         )
         self.reset()
         if text:
-            return self.tokenizer.decode(out, skip_special_tokens=True)
+            return tokenizer.decode(out, skip_special_tokens=True)
         return out
+
+    def text_tokenizer(self):
+        """The tokenizer for text: the one given (HuggingFace), else the one in the file
+        (tokenizer.FileTokenizer, run by the C runtime)."""
+        if self.tokenizer is not None:
+            return self.tokenizer
+        if self.meta.get("tokenizer") == "byte_level_bpe":
+            if self._file_tokenizer is None:
+                from .tokenizer import FileTokenizer
+
+                self._file_tokenizer = FileTokenizer(self.runtime())
+            return self._file_tokenizer
+        raise ValueError(
+            "a text prompt needs a tokenizer: the file has none (convert with tokenizer=) — "
+            "pass one: wick.llm.load(path, tokenizer=)"
+        )
 
     def __repr__(self) -> str:
         return (

@@ -1,14 +1,46 @@
 /*
- * avx2/q4_blocks.c — block sums of blockwise int4 FULLY_CONNECTED (q4.h) on
- * AVX2: 16 weight bytes (32 int4) are split into nibbles, interleaved back
- * into element order, sign-extended to int16 and multiplied with the int16
- * input pairwise into int32 (VPMADDWD, exact: |x| <= 255, |w| <= 8); up to
- * four input rows share each unpacked weight chunk. Blocks that are not a
- * multiple of 32 values go to the reference loop.
+ * avx2/q4_blocks.c — the AVX2 kernel of blockwise int4 FULLY_CONNECTED
+ * (q4.h), for blocks of a multiple of 32 values.
+ *
+ * A prepared row holds x_q (int8, the quantized input with its zero point
+ * zp) with each 32 values reordered as [x0 x2 .. x30 | x1 x3 .. x31], then
+ * one int32 per block, -8 * sum over the block of (x_q - zp), then zp. 16
+ * weight bytes broadcast to both halves of a register, the high half shifted
+ * by 4, masked to nibbles and XORed with 8 give u = w + 8 in [0, 15] in that
+ * same order: low nibbles (even elements), then high nibbles (odd ones).
+ * VPMADDUBSW multiplies u (unsigned) by x_q and by zp; their difference is
+ * pairs of u * (x_q - zp), |.| <= 2 * 15 * 255 (exact in int16); VPMADDWD
+ * widens to int32. So a block's lanes sum to sum u * (x_q - zp), and
+ *     sum (x_q - zp) * w = sum u * (x_q - zp) - 8 * sum (x_q - zp),
+ * the second term being the row's per-block correction. Eight blocks' lane
+ * vectors are reduced together (VPHADDD) into one vector of eight sums;
+ * four rows share each unpacked weight chunk (prefill).
  */
 #include <immintrin.h>
+#include <string.h>
 
 #include "kernels/q4.h"
+
+size_t wick_q4_row_bytes__avx2(size_t k, size_t bs) {
+  return (k + 4 * (k / bs) + 4 + 63) / 64 * 64;
+}
+
+void wick_q4_prepare__avx2(size_t k, size_t bs, const int16_t *xd, int32_t zp, void *row) {
+  int8_t *x = row;
+  for (size_t c = 0; c < k; c += 32)
+    for (size_t j = 0; j < 16; j++) {
+      x[c + j] = (int8_t)(xd[c + 2 * j] + zp);
+      x[c + 16 + j] = (int8_t)(xd[c + 2 * j + 1] + zp);
+    }
+  const size_t nb = k / bs;
+  int32_t *corr = (int32_t *)(void *)(x + k); /* (k is a multiple of 32: aligned) */
+  for (size_t b = 0; b < nb; b++) {
+    int32_t s = 0;
+    for (size_t p = b * bs; p < (b + 1) * bs; p++) s += xd[p];
+    corr[b] = -8 * s;
+  }
+  corr[nb] = zp;
+}
 
 static inline int32_t hsum(__m256i v) {
   __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -17,63 +49,114 @@ static inline int32_t hsum(__m256i v) {
   return _mm_cvtsi128_si32(s);
 }
 
-/* 32 weights from 16 bytes as two vectors of 16 int16, in element order. */
-static inline void unpack32(const uint8_t *w, __m256i *w0, __m256i *w1) {
-  const __m128i bytes = _mm_loadu_si128((const __m128i *)(const void *)w);
-  const __m128i mask = _mm_set1_epi8(15), eight = _mm_set1_epi8(8);
-  __m128i lo = _mm_and_si128(bytes, mask);
-  __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), mask);
-  lo = _mm_sub_epi8(_mm_xor_si128(lo, eight), eight); /* sign-extend the nibble */
-  hi = _mm_sub_epi8(_mm_xor_si128(hi, eight), eight);
-  *w0 = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(lo, hi)); /* elements 0..15 */
-  *w1 = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(lo, hi)); /* elements 16..31 */
-}
-
-static inline __m256i load16(const int16_t *p) {
-  return _mm256_loadu_si256((const __m256i *)(const void *)p);
-}
-
-void wick_q4_block_sums__avx2(size_t m, size_t k, size_t bs, const int16_t *x, const uint8_t *w4,
-                              int32_t *sums) {
-  if (bs % 32 != 0) {
-    wick_q4_block_sums__reference(m, k, bs, x, w4, sums);
-    return;
+/* The lanes of one block: sum u * (x_q - zp) over it, spread over 8 int32 lanes. */
+static inline __m256i block(const int8_t *x, const uint8_t *w, size_t bs, __m256i zpv) {
+  const __m256i shift = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
+  const __m256i mask = _mm256_set1_epi8(15), eight = _mm256_set1_epi8(8);
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i acc = _mm256_setzero_si256();
+  for (size_t p = 0; p < bs; p += 32) {
+    const __m256i bytes =
+        _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(w + p / 2)));
+    const __m256i u =
+        _mm256_xor_si256(_mm256_and_si256(_mm256_srlv_epi32(bytes, shift), mask), eight);
+    const __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(x + p));
+    const __m256i d = _mm256_sub_epi16(_mm256_maddubs_epi16(u, xv), _mm256_maddubs_epi16(u, zpv));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(d, ones));
   }
+  return acc;
+}
+
+/* Four rows at once, two blocks at a time: each weight chunk is unpacked once for the four
+ * rows; the eight lane vectors (row r, block b + t at 2r + t) are reduced together. Writes
+ * out[(r * nb + b) * cols]. */
+static void four_rows(size_t k, size_t bs, const int8_t *x0, size_t row_stride, const uint8_t *w4,
+                      int32_t *out, size_t cols) {
   const size_t nb = k / bs;
-  size_t i = 0;
-  for (; i + 4 <= m; i += 4) {
-    const int16_t *x0 = x + i * k, *x1 = x0 + k, *x2 = x1 + k, *x3 = x2 + k;
-    for (size_t b = 0; b < nb; b++) {
-      __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
-      for (size_t p = b * bs; p < (b + 1) * bs; p += 32) {
-        __m256i w0, w1;
-        unpack32(w4 + p / 2, &w0, &w1);
-        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(load16(x0 + p), w0));
-        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(load16(x0 + p + 16), w1));
-        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(load16(x1 + p), w0));
-        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(load16(x1 + p + 16), w1));
-        s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(load16(x2 + p), w0));
-        s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(load16(x2 + p + 16), w1));
-        s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(load16(x3 + p), w0));
-        s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(load16(x3 + p + 16), w1));
+  const __m256i shift = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
+  const __m256i mask = _mm256_set1_epi8(15), eight = _mm256_set1_epi8(8);
+  const __m256i ones = _mm256_set1_epi16(1);
+  const int8_t *x[4] = {x0, x0 + row_stride, x0 + 2 * row_stride, x0 + 3 * row_stride};
+  const int32_t *corr[4];
+  __m256i zpv[4];
+  for (int r = 0; r < 4; r++) {
+    corr[r] = (const int32_t *)(const void *)(x[r] + k);
+    zpv[r] = _mm256_set1_epi8((int8_t)corr[r][nb]);
+  }
+  size_t b = 0;
+  for (; b + 2 <= nb; b += 2) {
+    __m256i a[8];
+    for (int i = 0; i < 8; i++) a[i] = _mm256_setzero_si256();
+    for (int t = 0; t < 2; t++)
+      for (size_t p = (b + t) * bs; p < (b + t + 1) * bs; p += 32) {
+        const __m256i bytes = _mm256_broadcastsi128_si256(
+            _mm_loadu_si128((const __m128i *)(const void *)(w4 + p / 2)));
+        const __m256i u =
+            _mm256_xor_si256(_mm256_and_si256(_mm256_srlv_epi32(bytes, shift), mask), eight);
+        for (int r = 0; r < 4; r++) {
+          const __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(x[r] + p));
+          const __m256i d =
+              _mm256_sub_epi16(_mm256_maddubs_epi16(u, xv), _mm256_maddubs_epi16(u, zpv[r]));
+          a[2 * r + t] = _mm256_add_epi32(a[2 * r + t], _mm256_madd_epi16(d, ones));
+        }
       }
-      sums[i * nb + b] = hsum(s0);
-      sums[(i + 1) * nb + b] = hsum(s1);
-      sums[(i + 2) * nb + b] = hsum(s2);
-      sums[(i + 3) * nb + b] = hsum(s3);
+    const __m256i h0 =
+        _mm256_hadd_epi32(_mm256_hadd_epi32(a[0], a[1]), _mm256_hadd_epi32(a[2], a[3]));
+    const __m256i h1 =
+        _mm256_hadd_epi32(_mm256_hadd_epi32(a[4], a[5]), _mm256_hadd_epi32(a[6], a[7]));
+    int32_t total[8];
+    _mm256_storeu_si256((__m256i *)(void *)total,
+                        _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20),
+                                         _mm256_permute2x128_si256(h0, h1, 0x31)));
+    for (int r = 0; r < 4; r++) {
+      out[(r * nb + b) * cols] = total[2 * r] + corr[r][b];
+      out[(r * nb + b + 1) * cols] = total[2 * r + 1] + corr[r][b + 1];
     }
   }
-  for (; i < m; i++) {
-    const int16_t *xi = x + i * k;
-    for (size_t b = 0; b < nb; b++) {
-      __m256i s = _mm256_setzero_si256(), t = s;
-      for (size_t p = b * bs; p < (b + 1) * bs; p += 32) {
-        __m256i w0, w1;
-        unpack32(w4 + p / 2, &w0, &w1);
-        s = _mm256_add_epi32(s, _mm256_madd_epi16(load16(xi + p), w0));
-        t = _mm256_add_epi32(t, _mm256_madd_epi16(load16(xi + p + 16), w1));
-      }
-      sums[i * nb + b] = hsum(_mm256_add_epi32(s, t));
-    }
+  for (; b < nb; b++)
+    for (int r = 0; r < 4; r++)
+      out[(r * nb + b) * cols] =
+          hsum(block(x[r] + b * bs, w4 + b * bs / 2, bs, zpv[r])) + corr[r][b];
+}
+
+/* One row: eight blocks at a time, reduced together. Writes out[b * cols]. */
+static void one_row(size_t k, size_t bs, const int8_t *x, const uint8_t *w4, int32_t *out,
+                    size_t cols) {
+  const size_t nb = k / bs;
+  const int32_t *corr = (const int32_t *)(const void *)(x + k);
+  const __m256i zpv = _mm256_set1_epi8((int8_t)corr[nb]);
+  size_t b = 0;
+  for (; b + 8 <= nb; b += 8) {
+    const int8_t *xb = x + b * bs;
+    const uint8_t *wb = w4 + b * bs / 2;
+    const __m256i a0 = block(xb, wb, bs, zpv), a1 = block(xb + bs, wb + bs / 2, bs, zpv);
+    const __m256i a2 = block(xb + 2 * bs, wb + bs, bs, zpv);
+    const __m256i a3 = block(xb + 3 * bs, wb + 3 * bs / 2, bs, zpv);
+    const __m256i a4 = block(xb + 4 * bs, wb + 2 * bs, bs, zpv);
+    const __m256i a5 = block(xb + 5 * bs, wb + 5 * bs / 2, bs, zpv);
+    const __m256i a6 = block(xb + 6 * bs, wb + 3 * bs, bs, zpv);
+    const __m256i a7 = block(xb + 7 * bs, wb + 7 * bs / 2, bs, zpv);
+    const __m256i h0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+    const __m256i h1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
+    const __m256i total = _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20),
+                                           _mm256_permute2x128_si256(h0, h1, 0x31));
+    int32_t v[8];
+    _mm256_storeu_si256((__m256i *)(void *)v,
+                        _mm256_add_epi32(total, _mm256_loadu_si256(
+                                                    (const __m256i *)(const void *)(corr + b))));
+    for (int t = 0; t < 8; t++) out[(b + t) * cols] = v[t];
+  }
+  for (; b < nb; b++) out[b * cols] = hsum(block(x + b * bs, w4 + b * bs / 2, bs, zpv)) + corr[b];
+}
+
+void wick_q4_sums__avx2(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride,
+                        size_t cols, const uint8_t *w4, int32_t *sums) {
+  const size_t nb = k / bs;
+  const int8_t *x = rows;
+  for (size_t col = 0; col < cols; col++, w4 += k / 2) {
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4)
+      four_rows(k, bs, x + i * row_stride, row_stride, w4, sums + i * nb * cols + col, cols);
+    for (; i < m; i++) one_row(k, bs, x + i * row_stride, w4, sums + i * nb * cols + col, cols);
   }
 }

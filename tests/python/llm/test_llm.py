@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -328,8 +329,6 @@ def test_hostile_blockwise_details_are_refused(converted_int4, field, value, mes
     spots = _blockwise_fields(bytes(data))
     assert spots
     scales_at, size_at = spots[0]
-    import struct
-
     struct.pack_into("<i", data, scales_at if field == "scales" else size_at, value)
     with pytest.raises(wick.WickError, match=message):
         wick.load(bytes(data), signature="decode")
@@ -417,3 +416,117 @@ def test_cli_generate_refuses_bad_requests(converted, tmp_path):
     plain.write_bytes(wick.convert(torch.nn.Linear(4, 2).eval(), (torch.zeros(1, 4),)).tflite_bytes)
     p = run(plain, "--tokens", "1")
     assert p.returncode == 1 and "wick_llm" in p.stderr, p.stderr
+
+
+def _byte_level_bpe(vocab_size: int, digits: bool = False):
+    """A small GPT-2-style byte-level BPE tokenizer trained here (HuggingFace tokenizers),
+    with ChatML's added tokens; optionally splitting digits one by one (SmolLM2's own)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    tok = tokenizers.Tokenizer(models.BPE())
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.pre_tokenizer = (
+        pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
+        if digits
+        else byte_level
+    )
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+        show_progress=False,
+    )
+    corpus = [
+        "The quick brown fox jumps over the lazy dog. What is the capital of France? Paris.",
+        "I'm sure you've heard it's 12345 dollars; they'll say we'd done it.  Tabs\tand\n\n",
+        "café naïve résumé — “quotes” … 日本語 😀",
+    ] * 20
+    tok.train_from_iterator(corpus, trainer)
+    return transformers.PreTrainedTokenizerFast(tokenizer_object=tok)
+
+
+TEXTS = [
+    "What is the capital of France?",
+    "<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n",
+    "I'm sure you've heard they'll say it's 12345 dollars!! ABC'S don'T",
+    "  leading  spaces   and\ttabs\n\n\nnewlines  ",
+    "café naïve résumé — “quotes” … 日本語のテキスト 😀 ½ ²\u00a0nbsp\u2003emsp",
+    "def f(x):\n    return x**2  # 3.14159 and 1,000,000\n",
+    "",
+    " ",
+    "a\n\tb",
+]
+
+
+@pytest.fixture(scope="module")
+def converted_with_tokenizer(converted, tmp_path_factory):
+    """The tiny Llama with a byte-level BPE tokenizer of its vocabulary size in the file."""
+    model = converted[0]
+    tok = _byte_level_bpe(model.config.vocab_size)
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=PREFILL, tokenizer=tok)
+    path = tmp_path_factory.mktemp("llmtok") / "llama_tok.tflite"
+    llm.export(path)
+    return tok, path
+
+
+@pytest.mark.parametrize("digits", [False, True], ids=["gpt2", "digits-one-by-one"])
+def test_tokenizer_in_the_file_matches_huggingface(converted, tmp_path, digits):
+    """The tokenizer packed in the file, run by the C runtime, gives HuggingFace's ids for
+    ASCII, Unicode, whitespace runs, contractions, digits and added tokens, and decodes them
+    back to the text."""
+    tok = _byte_level_bpe(converted[0].config.vocab_size, digits)
+    llm = wick.llm.convert(converted[0], max_seq_len=16, prefill_lengths=(4,), tokenizer=tok)
+    llm.export(tmp_path / "t.tflite")
+    loaded = wick.llm.load(tmp_path / "t.tflite")
+    assert loaded.meta["tokenizer"] == "byte_level_bpe"
+    ours = loaded.text_tokenizer()
+    for text in TEXTS:
+        ids = tok(text, add_special_tokens=False)["input_ids"]
+        assert ours.encode(text) == ids, text
+        assert ours.decode(ids, skip_special_tokens=False) == text
+
+
+def test_cli_generate_prompt_text(converted, converted_with_tokenizer):
+    """`wick generate --prompt TEXT`: the file's tokenizer encodes the prompt as HuggingFace
+    does, the new tokens are transformers' greedy ones, and the streamed text is their text."""
+    model, _, _ = converted
+    tok, path = converted_with_tokenizer
+    text = "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n"
+    ids = tok(text, add_special_tokens=False)["input_ids"]
+    from wick.cli import _c_tool
+
+    proc = subprocess.run(
+        [str(_c_tool()), "generate", str(path), "--prompt", text, "--max-new", str(STEPS)],
+        capture_output=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split(b"\n")
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(b"prompt: "))
+    assert lines[at] == f"prompt: {len(ids)} tokens".encode()
+    new = [int(t) for t in lines[at + 1][len(b"tokens: ") :].split(b",")]
+    assert new == _hf_greedy(model, ids, STEPS)
+    streamed = b"\n".join(lines[:at])
+    assert streamed.decode(errors="replace") == tok.decode(new, skip_special_tokens=True)
+    # and the Python side takes text with the file's tokenizer alone
+    assert wick.llm.load(path).generate(text, STEPS) == tok.decode(new, skip_special_tokens=True)
+
+
+def test_hostile_tokenizer_entries_are_refused(converted_with_tokenizer):
+    """A damaged wick_tokenizer entry (counts, lengths, ids out of range) is refused with a
+    message, never read out of bounds."""
+    _, path = converted_with_tokenizer
+    from wick.llm.tokenizer import FileTokenizer
+
+    data = path.read_bytes()
+    at = data.find(b"WTOK")
+    assert at > 0
+    # the version (after the magic), the vocabulary size, the first token's length
+    for offset, value in [(4, 0), (4, 7), (12, 2**31), (16, 2**30)]:
+        bad = bytearray(data)
+        struct.pack_into("<I", bad, at + offset, value)
+        runtime = wick.load(bytes(bad), signature="decode")
+        with pytest.raises(wick.WickError, match="wick_tokenizer"):
+            FileTokenizer(runtime)
