@@ -59,7 +59,9 @@ def test_quantize_cli_writes_a_file_that_matches_litert(tmp_path):
         "--input", "1x3x16x16", "--calibration", "4", "--report", "-q", "-o", str(out),
     )  # fmt: skip
     assert out.exists() and "wrote" in r.stdout, r.stdout + r.stderr
-    assert "CONV" in r.stdout.upper(), r.stdout  # the per-layer plan lists the convolutions
+    # the per-layer plan names the model's layers and the whole model's cosine
+    assert all(f"\n  {layer} " in r.stdout for layer in ("stem", "dw", "head")), r.stdout
+    assert "whole model: cosine" in r.stdout, r.stdout
     x = np.random.default_rng(1).standard_normal((1, 3, 16, 16)).astype(np.float32)
     runner = wick.load(str(out)).signature(None)
     feeds = [x] if runner.inputs[0].dtype == np.float32 else None
