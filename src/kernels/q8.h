@@ -141,6 +141,12 @@ typedef void (*wick_q16_requant_fn)(size_t n, const int16_t *in, void *out, bool
 typedef void (*wick_q16_sigmoid_fn)(size_t n, const int32_t table[256], int32_t multiplier,
                                     int32_t shift, bool tanh, const int16_t *in, int16_t *out);
 
+/* 8-bit SOFTMAX rows, as wick_q8_softmax_rows (q8_softmax.c). */
+typedef void (*wick_q8_softmax_fn)(const int32_t exps[256], const int32_t sums[256],
+                                   const wick_qsoftmax_params *p, wick_dtype in_type,
+                                   wick_dtype out_type, size_t rows, size_t cols, const void *in,
+                                   void *out);
+
 /* out[i] = lut[in[i]] (n bytes), as wick_q_lut8__reference. */
 typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
 
@@ -190,6 +196,7 @@ typedef struct wick_q8_kernels {
   wick_q16_mul_fn mul16;         /* int16 MUL (NULL: the reference) */
   wick_q16_requant_fn requant16; /* QUANTIZE int16 -> int8 / int16 (NULL: the reference) */
   wick_q16_sigmoid_fn sigmoid16; /* int16 LOGISTIC / TANH (NULL: the reference) */
+  wick_q8_softmax_fn softmax8;   /* 8-bit SOFTMAX rows (NULL: the portable ones) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
@@ -464,6 +471,10 @@ WICK_Q8_API void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const in
                                             int16_t *out, const wick_qmul_params *p);
 WICK_Q8_API void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, void *out, bool out16,
                                                 const wick_q_requant_params *p);
+WICK_Q8_API void wick_q8_softmax_rows__avx2(const int32_t exps[256], const int32_t sums[256],
+                                            const wick_qsoftmax_params *p, wick_dtype in_type,
+                                            wick_dtype out_type, size_t rows, size_t cols,
+                                            const void *in, void *out);
 WICK_Q8_API void wick_q8_lut8__avx2(size_t n, const uint8_t lut[256], const uint8_t *in,
                                     uint8_t *out);
 WICK_Q8_API void wick_q16_sigmoid__avx2(size_t n, const int32_t table[256], int32_t multiplier,

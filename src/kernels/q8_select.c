@@ -28,7 +28,7 @@
   .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,             \
   .fc16 = wick_q16_fc__avx2, .add16 = wick_q16_add_ukernel__avx2,                       \
   .mul16 = wick_q16_mul_ukernel__avx2, .requant16 = wick_q16_requant_ukernel__avx2,     \
-  .sigmoid16 = wick_q16_sigmoid__avx2
+  .sigmoid16 = wick_q16_sigmoid__avx2, .softmax8 = wick_q8_softmax_rows__avx2
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
@@ -41,8 +41,8 @@ static const wick_q8_kernels avx512amx_kernels = {.isa = "avx512amx",
 
 /* AVX2: GEMM-shaped ops (int16 input, VPMADDWD), depthwise convs (8
  * channels per vector, VPMADDWD per tap), ADD / SUB and MUL, 16x8
- * FULLY_CONNECTED, int16 ADD / SUB / MUL, QUANTIZE, LOGISTIC and TANH (also the AVX-512 tables'
- * 16-bit kernels). */
+ * FULLY_CONNECTED, int16 ADD / SUB / MUL, QUANTIZE, LOGISTIC and TANH, 8-bit SOFTMAX (also the
+ * AVX-512 tables' 16-bit kernels). */
 static const wick_q8_kernels avx2_kernels = {
     .isa = "avx2",
     .mr = 4,
@@ -61,6 +61,7 @@ static const wick_q8_kernels avx2_kernels = {
     .mul16 = wick_q16_mul_ukernel__avx2,
     .requant16 = wick_q16_requant_ukernel__avx2,
     .sigmoid16 = wick_q16_sigmoid__avx2,
+    .softmax8 = wick_q8_softmax_rows__avx2,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX512BW |

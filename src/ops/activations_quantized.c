@@ -46,9 +46,10 @@
 typedef struct qact_data {
   int32_t builtin;
   wick_qsoftmax_params softmax;
-  float *softmax_table;  /* SOFTMAX in its float-table form, else NULL */
-  int32_t *softmax_exps; /* 8-bit fixed-point SOFTMAX: the reference's exps[256], sums[256]
-                          * (wick_q_softmax_tables) for wick_q8_softmax_rows, or NULL */
+  float *softmax_table;          /* SOFTMAX in its float-table form, else NULL */
+  int32_t *softmax_exps;         /* 8-bit fixed-point SOFTMAX: the reference's exps[256], sums[256]
+                                  * (wick_q_softmax_tables) for softmax_fn, or NULL */
+  wick_q8_softmax_fn softmax_fn; /* the int8 table's kernel, else wick_q8_softmax_rows */
   float softmax_out_scale;
   int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
   int16_t *rsqrt_lut;           /* int16 RSQRT */
@@ -126,6 +127,8 @@ static wick_status softmax_prepare(wick_op_ctx *ctx, qact_data *d, const wick_te
     if ((d->softmax_exps = wick_op_alloc(ctx, 512 * sizeof(int32_t))) == NULL)
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
     wick_q_softmax_tables(&d->softmax, d->softmax_exps, d->softmax_exps + 256);
+    const wick_q8_kernels *kern = wick_q8_kernels_select(false);
+    d->softmax_fn = kern != NULL && kern->softmax8 != NULL ? kern->softmax8 : wick_q8_softmax_rows;
   }
   return WICK_OK;
 }
@@ -296,7 +299,10 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
   else if (d->sigmoid_fn != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q16 table interpolation");
   else if (d->softmax_exps != NULL)
-    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "exp table rows");
+    wick_op_set_kernel(ctx,
+                       d->softmax_fn == wick_q8_softmax_rows ? WICK_KERNEL_GENERIC
+                                                             : WICK_KERNEL_OPTIMIZED,
+                       "exp table rows");
   else if (d->tabulated)
     wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "table");
   else /* scalar: a table per element, or the fixed-point arithmetic */
@@ -327,9 +333,9 @@ static void softmax_rows(void *arg, size_t begin, size_t end, size_t thread) {
   (void)thread;
   const softmax_job *j = arg;
   const size_t osize = j->out_type == WICK_DTYPE_INT16 ? 2 : 1;
-  wick_q8_softmax_rows(j->d->softmax_exps, j->d->softmax_exps + 256, &j->d->softmax, j->in_type,
-                       j->out_type, end - begin, j->cols, (const uint8_t *)j->in + begin * j->cols,
-                       (uint8_t *)j->out + begin * j->cols * osize);
+  j->d->softmax_fn(j->d->softmax_exps, j->d->softmax_exps + 256, &j->d->softmax, j->in_type,
+                   j->out_type, end - begin, j->cols, (const uint8_t *)j->in + begin * j->cols,
+                   (uint8_t *)j->out + begin * j->cols * osize);
 }
 
 /* Elements [e0, e1) of an int16 LOGISTIC / TANH on the kernel. */

@@ -875,7 +875,7 @@ static wick_qsoftmax_params softmax_params(double real_scale) {
   return p;
 }
 
-static void test_softmax(void) {
+static void test_softmax(const char *name, wick_q8_softmax_fn fn) {
   const int before = failures;
   static const double scales[] = {0.02, 0.1, 0.004, 1.5, 0.0625};
   static const size_t shapes[][2] = {{1, 1}, {3, 3}, {48, 32}, {5, 37}, {2, 1000}, {2, 5000}};
@@ -900,16 +900,16 @@ static void test_softmax(void) {
         got[0] = got[n * os + 1] = 99;
         wick_q_softmax__reference(pairs[t][0], pairs[t][1], (int64_t)rows, (int64_t)cols, &p, in,
                                   ref);
-        wick_q8_softmax_rows(exps, sums, &p, pairs[t][0], pairs[t][1], rows, cols, in, got + 1);
+        fn(exps, sums, &p, pairs[t][0], pairs[t][1], rows, cols, in, got + 1);
         char what[120];
-        snprintf(what, sizeof what, "softmax %s -> %s %zux%zu scale %g",
+        snprintf(what, sizeof what, "%s softmax %s -> %s %zux%zu scale %g", name,
                  wick_dtype_name(pairs[t][0]), wick_dtype_name(pairs[t][1]), rows, cols,
                  scales[si]);
         compare_guarded(what, (const int8_t *)got, (const int8_t *)ref, n * os);
         free(in), free(ref), free(got);
       }
   }
-  printf("portable 8-bit softmax: %s\n", verdict(before));
+  printf("%s 8-bit softmax: %s\n", name, verdict(before));
 }
 
 /* ------------------------------------------------------------------ pools (portable) */
@@ -997,7 +997,7 @@ int main(void) {
   test_pool();
   test_lut8();
   test_fc16(NULL);
-  test_softmax();
+  test_softmax("portable", wick_q8_softmax_rows);
   test_bmm_pack();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
@@ -1030,6 +1030,7 @@ int main(void) {
     if (kern->fc16) test_fc16(kern);
     if (kern->add16 && kern->mul16) test_elementwise16(kern);
     if (kern->sigmoid16) test_sigmoid16(kern);
+    if (kern->softmax8) test_softmax(kern->isa, kern->softmax8);
   }
   return finish();
 }
