@@ -18,7 +18,8 @@
  *               be 1/256).
  *   HARD_SWISH  int8/uint8: LiteRT's 16-bit fixed-point formulation; outside
  *               forced reference kernels it runs as the table of its 256
- *               answers (so does 8-bit LEAKY_RELU): bit-exact by construction.
+ *               answers (so do 8-bit LEAKY_RELU and the RELU family):
+ *               bit-exact by construction.
  *   RELU...     requantize by s_in / s_out (computed in float), clamp to the
  *               quantized bounds. RELU and RELU6 also take int16.
  *   LEAKY_RELU  two multipliers, s_in / s_out and s_in * alpha / s_out (float),
@@ -279,17 +280,23 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                           wick_dtype_name(t));
   }
   wick_op_set_data(ctx, d);
-  /* An 8-bit input has 256 values: HARD_SWISH and LEAKY_RELU become a table of the reference
-   * kernel's own answers (bit-exact by construction), read by the table kernels. The forced
-   * reference keeps the arithmetic, the specification. */
+  /* An 8-bit input has 256 values: HARD_SWISH, LEAKY_RELU and the RELU family become a table
+   * of the reference kernel's own answers (bit-exact by construction), read by the table
+   * kernels. The forced reference keeps the arithmetic, the specification. */
+  const bool relu_family = builtin == WICK_BUILTIN_RELU || builtin == WICK_BUILTIN_RELU6 ||
+                           builtin == WICK_BUILTIN_RELU_N1_TO_1 ||
+                           builtin == WICK_BUILTIN_RELU_0_TO_1;
   if (!int16 && !wick_op_force_reference(ctx) &&
-      (builtin == WICK_BUILTIN_HARD_SWISH || builtin == WICK_BUILTIN_LEAKY_RELU)) {
+      (builtin == WICK_BUILTIN_HARD_SWISH || builtin == WICK_BUILTIN_LEAKY_RELU || relu_family)) {
     uint8_t every[256];
     for (int i = 0; i < 256; i++) every[i] = (uint8_t)i;
     if (builtin == WICK_BUILTIN_HARD_SWISH)
       wick_q_hard_swish__reference(t, 256, &d->hard_swish, every, d->lut);
-    else
+    else if (builtin == WICK_BUILTIN_LEAKY_RELU)
       wick_q_leaky_relu__reference(t, 256, &d->leaky, every, d->lut);
+    else
+      wick_q_requantize__reference(t, t, 256, d->in_zp, d->out_zp, d->multiplier, d->shift, d->lo,
+                                   d->hi, every, d->lut);
     d->tabulated = true;
   }
   const bool lut8 = !int16 && (builtin == WICK_BUILTIN_LOGISTIC || builtin == WICK_BUILTIN_TANH ||
@@ -422,8 +429,11 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
         wick_q_hard_swish__reference(in->type, n, &d->hard_swish, in->data, out->data);
       break;
     default:
-      wick_q_requantize__reference(in->type, out->type, n, d->in_zp, d->out_zp, d->multiplier,
-                                   d->shift, d->lo, d->hi, in->data, out->data);
+      if (d->tabulated)
+        run_table(ctx, d, n, in->data, out->data);
+      else
+        wick_q_requantize__reference(in->type, out->type, n, d->in_zp, d->out_zp, d->multiplier,
+                                     d->shift, d->lo, d->hi, in->data, out->data);
       break;
   }
   return WICK_OK;
