@@ -18,7 +18,8 @@
  *               be 1/256).
  *   HARD_SWISH  int8/uint8: LiteRT's 16-bit fixed-point formulation; outside
  *               forced reference kernels it runs as the table of its 256
- *               answers (so does 8-bit LEAKY_RELU): bit-exact by construction.
+ *               answers (so do 8-bit LEAKY_RELU and the RELU family):
+ *               bit-exact by construction.
  *   RELU...     requantize by s_in / s_out (computed in float), clamp to the
  *               quantized bounds. RELU and RELU6 also take int16; 8-bit ones
  *               run as the table of their 256 answers (not when forced).
