@@ -9,6 +9,9 @@ The runtime's layers, lowest first (docs/architecture.md):
     core     models, interpreters, graphs, planning, fusion, threads       src/core
     ops      the operators, each through the op interface only             src/ops
     llm      text generation over the public API (include/wick/llm.h)      src/llm
+    delegates  built-in delegates: the graph only through the public        src/delegates
+             delegate API of wick.h, compute through the kernels; the core
+             never includes them (they are reached through wick_delegate)
 
 A file may include its own layer and those listed for it below, plus the public header
 (wick/...) and system headers. An op includes exactly one core header, core/op_api.h.
@@ -30,6 +33,7 @@ ALLOWED = {
     "core": {"base", "format", "kernels", "core"},
     "ops": {"base", "format", "kernels", "ops"},
     "llm": {"llm"},
+    "delegates": {"kernels", "delegates"},
 }
 # Single headers a layer may include from a layer it otherwise may not.
 ALLOWED_FILES = {"ops": {"core/op_api.h"}}

@@ -11,6 +11,11 @@
  * (wick_model_options.memory_limit_bytes) and the interpreter.
  * --weight-cache PATH (run, bench) keeps the packed weights in a file
  * (wick_interpreter_options.weight_cache_path) so later prepares skip packing.
+ * --delegate NAME[:CONFIG] (every command, repeatable: priority order) hands
+ * the operators a built-in delegate takes to it (wick_delegate_create; CONFIG
+ * is its key=value;... settings); `inspect` then prints the partition plan
+ * and, for each operator, where it runs and why. Delegate fallbacks are
+ * logged to stderr.
  *
  * Exit status: 0 success, 1 model or runtime error, 2 usage error. Messages
  * go to stderr; results to stdout. (`wick convert` and `wick graph` are
@@ -60,7 +65,47 @@ typedef struct common_args {
   int reference;
   size_t memory_limit;      /* --memory-limit BYTES: caps the load and the interpreter (0: none) */
   const char *weight_cache; /* --weight-cache PATH: the packed-weight cache file (NULL: none) */
+  const char *delegate_specs[WICK_MAX_DELEGATES]; /* --delegate NAME[:CONFIG], in order */
+  size_t num_delegates;
 } common_args;
+
+/* The delegates of the running command: made by make_delegates, destroyed by main. */
+static wick_delegate *delegates[WICK_MAX_DELEGATES];
+static size_t num_delegates;
+
+/* Delegate log lines worth a user's attention (fallbacks) go to stderr. */
+static void log_to_stderr(void *user, wick_log_level level, const char *message) {
+  (void)user;
+  if (level >= WICK_LOG_WARNING) fprintf(stderr, "wick: %s\n", message);
+}
+
+/* Creates the delegates that --delegate named; prints the problem and returns nonzero. */
+static int make_delegates(const common_args *c) {
+  for (size_t i = 0; i < c->num_delegates; i++) {
+    char name[64];
+    const char *spec = c->delegate_specs[i], *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (len >= sizeof name) len = sizeof name - 1;
+    memcpy(name, spec, len);
+    name[len] = 0;
+    wick_error_info err;
+    wick_status st =
+        wick_delegate_create(name, colon ? colon + 1 : NULL, &err, &delegates[num_delegates]);
+    if (st != WICK_OK) {
+      fprintf(stderr, "wick: --delegate %s: %s\n", spec, err.message);
+      return EXIT_USAGE;
+    }
+    num_delegates++;
+  }
+  return 0;
+}
+
+/* Sets the interpreter options' delegate list from make_delegates. */
+static void use_delegates(wick_interpreter_options *o) {
+  o->delegates = delegates;
+  o->num_delegates = num_delegates;
+  if (num_delegates > 0) o->log = log_to_stderr;
+}
 
 /* Parses flags shared by all commands; returns 1 if argv[*i] was consumed. */
 static int parse_common(int argc, char **argv, int *i, common_args *c) {
@@ -84,6 +129,14 @@ static int parse_common(int argc, char **argv, int *i, common_args *c) {
     c->weight_cache = argv[++*i];
     return 1;
   }
+  if (strcmp(argv[*i], "--delegate") == 0 && *i + 1 < argc) {
+    if (c->num_delegates == WICK_MAX_DELEGATES) {
+      fprintf(stderr, "wick: at most %d --delegate flags\n", WICK_MAX_DELEGATES);
+      exit(EXIT_USAGE);
+    }
+    c->delegate_specs[c->num_delegates++] = argv[++*i];
+    return 1;
+  }
   if (argv[*i][0] != '-' && c->model == NULL) {
     c->model = argv[*i];
     return 1;
@@ -95,6 +148,7 @@ static int open_model(const common_args *c, wick_model **model, wick_interpreter
                       double *load_ms, double *prepare_ms) {
   wick_error_info err;
   double t0 = now_ms();
+  if (make_delegates(c)) return EXIT_USAGE;
   wick_model_options mo = wick_model_options_default();
   mo.memory_limit_bytes = c->memory_limit;
   wick_status st = wick_model_load_file(c->model, &mo, &err, model);
@@ -108,6 +162,7 @@ static int open_model(const common_args *c, wick_model **model, wick_interpreter
   o.force_reference_kernels = c->reference;
   o.memory_limit_bytes = c->memory_limit;
   o.weight_cache_path = c->weight_cache;
+  use_delegates(&o);
   st = wick_interpreter_create(*model, c->signature, &o, &err, interp);
   double t2 = now_ms();
   if (st != WICK_OK) {
@@ -177,15 +232,56 @@ static void print_model_ops(const wick_model *model) {
   }
 }
 
+/* The partition plan: each partition's operators, then every operator's place and reason. */
+static void print_delegation(const wick_interpreter *it) {
+  size_t nops = wick_interpreter_op_count(it), parts = wick_interpreter_partition_count(it);
+  size_t delegated = 0;
+  for (size_t i = 0; i < nops; i++) delegated += wick_interpreter_op_delegate(it, i) != NULL;
+  printf("delegation   %zu of %zu operators on delegates, %zu partition%s\n", delegated, nops,
+         parts, parts == 1 ? "" : "s");
+  for (size_t p = 0; p < parts; p++) {
+    const char *on = NULL, *why = "";
+    size_t count = 0;
+    for (size_t i = 0; i < nops; i++)
+      if (wick_interpreter_op_partition(it, i) == (int)p) {
+        if (count++ == 0) {
+          on = wick_interpreter_op_delegate(it, i);
+          why = wick_interpreter_op_delegation_reason(it, i);
+        }
+      }
+    printf("  partition %zu: %zu operator%s on %s%s%s\n   ", p, count, count == 1 ? "" : "s",
+           on ? on : "the CPU", on ? "" : " — ", on ? "" : why);
+    for (size_t i = 0; i < nops; i++)
+      if (wick_interpreter_op_partition(it, i) == (int)p)
+        printf(" %zu:%s", i, wick_interpreter_op_name(it, i));
+    printf("\n");
+  }
+  printf("placement\n");
+  for (size_t i = 0; i < nops; i++) {
+    const char *on = wick_interpreter_op_delegate(it, i);
+    char where[96];
+    if (on)
+      snprintf(where, sizeof where, "%s #%d", on, wick_interpreter_op_partition(it, i));
+    else
+      snprintf(where, sizeof where, "cpu");
+    printf("  %4zu  %-24s %-16s %s\n", i, wick_interpreter_op_name(it, i), where,
+           wick_interpreter_op_delegation_reason(it, i));
+  }
+}
+
 static int cmd_inspect(int argc, char **argv) {
   common_args c = {0};
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf(
-          "usage: wick inspect MODEL.tflite [--signature KEY] [--memory-limit BYTES]\n\n"
+          "usage: wick inspect MODEL.tflite [--signature KEY] [--memory-limit BYTES]\n"
+          "                    [--delegate NAME[:KEY=VALUE;...]]...\n\n"
           "Prints the model's signatures, inputs and outputs, an operator histogram,\n"
           "memory (file, arena, persistent) and the multiply-accumulate count.\n"
-          "--memory-limit caps what loading and the interpreter may each allocate.\n");
+          "--memory-limit caps what loading and the interpreter may each allocate.\n"
+          "--delegate (repeatable, highest priority first) offers the operators to a\n"
+          "built-in delegate and prints the partition plan: where each operator runs,\n"
+          "and why not on a delegate.\n");
       return 0;
     }
     if (!parse_common(argc, argv, &i, &c)) {
@@ -197,6 +293,7 @@ static int cmd_inspect(int argc, char **argv) {
     fprintf(stderr, "wick inspect: missing MODEL.tflite (see --help)\n");
     return EXIT_USAGE;
   }
+  if (make_delegates(&c)) return EXIT_USAGE;
   wick_model *model;
   wick_error_info err;
   wick_model_options mo = wick_model_options_default();
@@ -219,6 +316,7 @@ static int cmd_inspect(int argc, char **argv) {
   printf("%s\n", ns ? ")" : "");
   wick_interpreter_options o = wick_interpreter_options_default();
   o.memory_limit_bytes = c.memory_limit;
+  use_delegates(&o);
   wick_interpreter *it;
   status = wick_interpreter_create(model, c.signature, &o, &err, &it);
   if (status != WICK_OK) {
@@ -268,6 +366,7 @@ static int cmd_inspect(int argc, char **argv) {
   printf("arena        %zu bytes\n", wick_interpreter_arena_bytes(it));
   printf("persistent   %zu bytes\n", wick_interpreter_persistent_bytes(it));
   printf("MACs         %llu (%.1f M)\n", (unsigned long long)macs, (double)macs / 1e6);
+  if (num_delegates > 0) print_delegation(it);
   wick_interpreter_destroy(it);
   wick_model_destroy(model);
   return 0;
@@ -354,13 +453,16 @@ static int cmd_run(int argc, char **argv) {
       printf(
           "usage: wick run MODEL.tflite [--input NAME=x.npy]... [--output-dir DIR]\n"
           "                [--signature KEY] [--threads N] [--seed N] [--reference]\n"
-          "                [--memory-limit BYTES] [--weight-cache PATH]\n\n"
+          "                [--memory-limit BYTES] [--weight-cache PATH]\n"
+          "                [--delegate NAME[:KEY=VALUE;...]]...\n\n"
           "Runs the model once. Inputs not given are filled with seeded random values\n"
           "(floats uniform in [-1, 1)). Outputs are written to DIR/<name>.npy when\n"
           "--output-dir is given; a summary of each output is printed.\n"
           "--weight-cache keeps the packed weights in PATH: written by the first run,\n"
           "read by later ones instead of packing (checked; rewritten if it does not\n"
-          "match).\n");
+          "match).\n"
+          "--delegate hands what a built-in delegate takes to it (see `wick inspect\n"
+          "--help`); fallbacks to the CPU are logged to stderr.\n");
       return 0;
     }
     if (strcmp(argv[i], "--input") == 0 && i + 1 < argc) {
@@ -478,7 +580,8 @@ static int cmd_bench(int argc, char **argv) {
       printf(
           "usage: wick bench MODEL.tflite [--threads N] [--runs N] [--warmup N]\n"
           "                  [--signature KEY] [--reference] [--profile] [--trace FILE.json]\n"
-          "                  [--memory-limit BYTES] [--weight-cache PATH]\n\n"
+          "                  [--memory-limit BYTES] [--weight-cache PATH]\n"
+          "                  [--delegate NAME[:KEY=VALUE;...]]...\n\n"
           "Times load, prepare and the first run, then `runs` invokes after `warmup`:\n"
           "min, median and p90 latency, and peak resident memory. --profile adds a\n"
           "per-operator table (each operator's fastest of --runs profiled runs, and the\n"
@@ -511,6 +614,14 @@ static int cmd_bench(int argc, char **argv) {
   double load_ms = 0, prepare_ms = 0;
   int rc = open_model(&c, &model, &it, &load_ms, &prepare_ms);
   if (rc) return rc;
+  if (num_delegates > 0) {
+    size_t nops = wick_interpreter_op_count(it), on = 0;
+    for (size_t i = 0; i < nops; i++) on += wick_interpreter_op_delegate(it, i) != NULL;
+    printf(
+        "delegation   %zu of %zu operators on delegates, %zu partitions (see wick inspect "
+        "--delegate)\n",
+        on, nops, wick_interpreter_partition_count(it));
+  }
   uint64_t state = 0x9E3779B97F4A7C16ull;
   for (size_t i = 0; i < wick_interpreter_input_count(it); i++)
     fill_random(wick_interpreter_input(it, i), &state);
@@ -677,10 +788,13 @@ int main(int argc, char **argv) {
     printf("wick %s\n", wick_version());
     return 0;
   }
-  if (strcmp(cmd, "inspect") == 0) return cmd_inspect(argc, argv);
-  if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv);
-  if (strcmp(cmd, "bench") == 0) return cmd_bench(argc, argv);
-  if (strcmp(cmd, "generate") == 0) return wick_cmd_generate(argc, argv);
+  int rc = -1;
+  if (strcmp(cmd, "inspect") == 0) rc = cmd_inspect(argc, argv);
+  if (strcmp(cmd, "run") == 0) rc = cmd_run(argc, argv);
+  if (strcmp(cmd, "bench") == 0) rc = cmd_bench(argc, argv);
+  if (strcmp(cmd, "generate") == 0) rc = wick_cmd_generate(argc, argv);
+  for (size_t i = 0; i < num_delegates; i++) wick_delegate_destroy(delegates[i]);
+  if (rc >= 0) return rc;
   fprintf(stderr, "wick: unknown command %s\n", cmd);
   usage(stderr);
   return EXIT_USAGE;

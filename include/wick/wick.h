@@ -16,6 +16,10 @@
  *               again.
  *   3. invoke   wick_interpreter_invoke runs the graph on the input tensors.
  *
+ * Delegates (accelerators such as Android's NNAPI) take parts of the graph
+ * at prepare; whatever they decline or fail at runs on the CPU kernels, never
+ * as an error. See "delegates" below and docs/delegates.md.
+ *
  * Threading: a wick_model is safe to use from many threads at once. A
  * wick_interpreter is used by one thread at a time, except for
  * wick_interpreter_cancel, which any thread may call at any time.
@@ -116,6 +120,7 @@ typedef enum wick_log_level {
 typedef struct wick_model wick_model;
 typedef struct wick_interpreter wick_interpreter;
 typedef struct wick_tensor wick_tensor;
+typedef struct wick_delegate wick_delegate; /* see "delegates" below */
 
 /* A message for calls that have no object yet to hold one. Caller-owned. */
 typedef struct wick_error_info {
@@ -242,7 +247,9 @@ typedef struct wick_interpreter_options {
                                   WICK_NO_WINOGRAD=1 only the Winograd 3x3 convolution */
   wick_allocator allocator;    /* all fields NULL: malloc/free */
   wick_log_fn log;             /* NULL: silent. Called on the creating thread during create
-                                  and resize (the weight cache's outcome) */
+                                  and resize (the weight cache's outcome, each delegate's
+                                  partition plan and fallbacks), and on the invoking thread
+                                  when a delegate's partition fails and reruns on the CPU */
   void *log_user;
   /* NULL (default): no cache. Otherwise a file for the packed weights (the
    * constant weights re-laid out for this CPU's kernels at prepare, most of
@@ -278,6 +285,15 @@ typedef struct wick_interpreter_options {
    * variable tensors). Errors: WICK_ERR_INVALID_ARGUMENT for an interpreter of
    * another model or one that itself shares another's state. */
   wick_interpreter *share_variables_with;
+  /* NULL / 0 (default): everything runs on the CPU. Otherwise `num_delegates`
+   * delegates (see "delegates" below), highest priority first: at prepare
+   * each, in this order, is offered the operators no earlier one took. The
+   * array is borrowed for the call (copied); every delegate must outlive the
+   * interpreter. Errors: WICK_ERR_INVALID_ARGUMENT for a NULL array with a
+   * nonzero count, a NULL entry, more than WICK_MAX_DELEGATES, or a delegate
+   * struct this library cannot read (struct_size, a NULL name or callback). */
+  wick_delegate *const *delegates;
+  size_t num_delegates;
 } wick_interpreter_options;
 
 WICK_API wick_interpreter_options wick_interpreter_options_default(void);
@@ -428,7 +444,8 @@ WICK_API size_t wick_interpreter_op_count(const wick_interpreter *interpreter);
 /* Name of operator i ("CONV_2D"), or NULL if out of range. Static storage. */
 WICK_API const char *wick_interpreter_op_name(const wick_interpreter *interpreter, size_t i);
 /* 1 enables per-operator timing in invoke; then op_time_ns(i) is the time
- * operator i took in the last invoke. */
+ * operator i took in the last invoke (a delegate's partition: the whole
+ * partition's time on its first operator, 0 on the others). */
 WICK_API void wick_interpreter_set_profiling(wick_interpreter *interpreter, int enabled);
 WICK_API uint64_t wick_interpreter_op_time_ns(const wick_interpreter *interpreter, size_t i);
 /* How operator i used the threads in the last profiled invoke: parallel jobs
@@ -449,11 +466,13 @@ WICK_API uint64_t wick_interpreter_op_macs(const wick_interpreter *interpreter, 
  * (vectorized or blocked for this CPU), "generic" (portable C, not a kernel
  * written for the ISA), "reference" (the scalar reference kernels: correct,
  * slow), "folded" (computed once at prepare; does not run), "fused" (another
- * operator does its work), or "unmarked" (the operator does not say). NULL if
- * out of range. Static storage. */
+ * operator does its work), "delegated" (a delegate runs it: see
+ * wick_interpreter_op_delegate), or "unmarked" (the operator does not say).
+ * NULL if out of range. Static storage. */
 WICK_API const char *wick_interpreter_op_kernel(const wick_interpreter *interpreter, size_t i);
 /* A short name of that kernel or path ("igemm", "winograd", "dwconv3x3",
- * "grouped", ...), "" when there is none; NULL if out of range. Static storage. */
+ * "grouped", ... ; the delegate's name for "delegated"), "" when there is none;
+ * NULL if out of range. Static storage (the delegate's name: owned by it). */
 WICK_API const char *wick_interpreter_op_kernel_name(const wick_interpreter *interpreter, size_t i);
 /* The first output tensor of operator i, or NULL. */
 WICK_API const wick_tensor *wick_interpreter_op_output(const wick_interpreter *interpreter,
@@ -484,6 +503,16 @@ WICK_API void *wick_tensor_mutable_data(wick_tensor *tensor);
  * quantized per tensor. */
 WICK_API int wick_tensor_quantization(const wick_tensor *tensor, float *scale_out,
                                       int64_t *zero_point_out);
+/* All of a tensor's quantization: the number of (scale, zero point) pairs (0: not
+ * quantized, 1: per tensor, else one per slice along wick_tensor_quantization_axis),
+ * and pair i (returns 0, leaving the outputs alone, when i is out of range). */
+WICK_API size_t wick_tensor_quantization_count(const wick_tensor *tensor);
+WICK_API int32_t wick_tensor_quantization_axis(const wick_tensor *tensor);
+WICK_API int wick_tensor_quantization_at(const wick_tensor *tensor, size_t i, float *scale_out,
+                                         int64_t *zero_point_out);
+/* 1 when the tensor's values are fixed at prepare (the file's constants, and
+ * tensors wick computed from them at prepare), else 0. */
+WICK_API int wick_tensor_is_constant(const wick_tensor *tensor);
 /* Copies `size` bytes into / out of the tensor; size must equal
  * wick_tensor_byte_size(). WICK_ERR_INVALID_ARGUMENT (and nothing copied)
  * for a NULL tensor, NULL data with a nonzero size, another size, a tensor
@@ -503,6 +532,230 @@ WICK_API const void *wick_model_metadata(const wick_model *model, const char *na
 WICK_API size_t wick_dtype_size(wick_dtype dtype);
 /* "float32", "int8", ... Static storage, never NULL. */
 WICK_API const char *wick_dtype_name(wick_dtype dtype);
+
+/* ------------------------------------------------------------- delegates */
+
+/* A delegate runs parts of a graph somewhere else than wick's CPU kernels (an
+ * NPU or GPU through NNAPI, Vulkan, a vendor library). It is a plain struct of
+ * callbacks, filled by whoever implements it (wick's built-in delegates come
+ * from wick_delegate_create); an interpreter takes a list of them in
+ * wick_interpreter_options.delegates.
+ *
+ * At prepare (create, resize) the interpreter first prepares every operator
+ * for the CPU, as without delegates, then:
+ *   1. offers each operator that runs at invoke (not computed at prepare, no
+ *      shape that depends on input values, no state kept across invokes) to
+ *      the delegates in priority order; supports_node says yes, or no with
+ *      a reason;
+ *   2. groups each delegate's accepted operators into the largest partitions
+ *      that keep a valid execution order: a partition runs as one step, so no
+ *      path may leave it through an operator outside it and come back in. At
+ *      most WICK_MAX_PARTITIONS per graph; a partition with fewer operators
+ *      than the delegate's min_partition_nodes runs on the CPU (a later
+ *      delegate may take those operators);
+ *   3. calls prepare_partition for each partition.
+ * At invoke a prepared partition runs through invoke_partition; everything
+ * else runs on the CPU kernels. Fallback is automatic and never an error: an
+ * operator no delegate takes, a partition whose prepare fails and a partition
+ * whose invoke fails run on the CPU (after an invoke failure, in the same
+ * invoke and in every later one until the next prepare), each with a log line
+ * (options.log). The CPU kernels of every operator are prepared either way,
+ * so a model wick's CPU cannot run fails at create even when a delegate would
+ * take the operator. wick_interpreter_op_delegate and its neighbours report
+ * where each operator runs and why.
+ *
+ * Only the graph of the interpreter's signature is offered; the subgraphs of
+ * control-flow operators (IF, WHILE) run on the CPU.
+ *
+ * Threads and memory: callbacks run on the thread that called create, resize
+ * or invoke. A delegate used by several interpreters must allow calls from
+ * their threads at once (keep per-interpreter state in the partition state).
+ * Memory a delegate allocates itself is not counted against the interpreter's
+ * memory_limit_bytes; wick_delegate_graph_alloc is. A delegate may poll
+ * wick_delegate_graph_cancelled during a long invoke and return
+ * WICK_ERR_CANCELLED, which the invoke returns (the only delegate status that
+ * is not a fallback). */
+
+/* The graph as a delegate sees it during its callbacks: the operators and
+ * tensors of the interpreter's bound subgraph, by index. Borrowed: valid
+ * from prepare_partition until free_partition of any partition of it. */
+typedef struct wick_delegate_graph wick_delegate_graph;
+
+#define WICK_MAX_DELEGATES 8
+#define WICK_MAX_PARTITIONS 64
+
+/* One partition, as prepare_partition receives it. Owned by the interpreter,
+ * valid until free_partition is called for this partition. */
+typedef struct wick_delegate_partition {
+  size_t struct_size; /* sizeof(wick_delegate_partition) of the library */
+  size_t id;          /* its number in the interpreter's report (0, 1, ...) */
+  /* The operator indices, in the order they run on the CPU (ascending). */
+  const size_t *nodes;
+  size_t num_nodes;
+  /* Tensors the partition reads but does not compute, and that are not
+   * constants (wick_tensor_is_constant): graph inputs and other operators'
+   * outputs. Read them at every invoke. */
+  const int32_t *inputs;
+  size_t num_inputs;
+  /* Tensors the partition computes that something else reads (an operator
+   * outside it, or the caller: graph outputs). invoke_partition must write
+   * every one of them; tensors only the partition reads need not exist. */
+  const int32_t *outputs;
+  size_t num_outputs;
+} wick_delegate_partition;
+
+struct wick_delegate {
+  size_t struct_size; /* sizeof(wick_delegate) as its implementer compiled it */
+  /* Shown in logs and the report ("nnapi"). Must outlive the delegate. */
+  const char *name;
+  void *user; /* the implementer's own data */
+  /* Partitions with fewer operators run on the CPU; 0 and 1: any size. */
+  size_t min_partition_nodes;
+  /* 1 when the delegate can run operator `node` of `graph` as it stands
+   * (types and shapes are prepared; constant data is readable). Otherwise 0
+   * and a short reason in `why` (why_size > 0; "op", "version", "type",
+   * "shape", a feature level: it is shown to users as is). */
+  int (*supports_node)(wick_delegate *self, const wick_delegate_graph *graph, size_t node,
+                       char *why, size_t why_size);
+  /* Builds what the delegate needs to run `partition` and returns it in
+   * *state_out. Anything but WICK_OK (with a reason in `why`) puts the
+   * partition on the CPU. */
+  wick_status (*prepare_partition)(wick_delegate *self, const wick_delegate_graph *graph,
+                                   const wick_delegate_partition *partition, void **state_out,
+                                   char *why, size_t why_size);
+  /* Runs the partition: reads its inputs and writes its outputs through
+   * wick_delegate_graph_tensor (data pointers are stable from
+   * prepare_partition to free_partition). WICK_OK, WICK_ERR_CANCELLED, or
+   * another status with a reason in `why`: then the partition's operators
+   * rerun on the CPU, and do from then on until the next prepare. */
+  wick_status (*invoke_partition)(wick_delegate *self, const wick_delegate_graph *graph,
+                                  void *state, char *why, size_t why_size);
+  /* Frees a state prepare_partition returned (at the next prepare and at
+   * wick_interpreter_destroy). */
+  void (*free_partition)(wick_delegate *self, void *state);
+  /* Frees the delegate itself (wick_delegate_destroy). NULL: nothing to free. */
+  void (*destroy)(wick_delegate *self);
+};
+
+/* What a delegate may read of the graph. Out-of-range indices give 0, -1 or
+ * NULL as stated. Node indices are those of the file (wick_interpreter_op_*). */
+WICK_API size_t wick_delegate_graph_node_count(const wick_delegate_graph *graph);
+/* The operator's builtin code (the TFLite schema's BuiltinOperator number;
+ * 32 = CUSTOM), or -1. */
+WICK_API int32_t wick_delegate_graph_node_builtin(const wick_delegate_graph *graph, size_t node);
+/* "CONV_2D", or a custom operator's code; NULL when out of range. Owned by the model. */
+WICK_API const char *wick_delegate_graph_node_name(const wick_delegate_graph *graph, size_t node);
+WICK_API int wick_delegate_graph_node_version(const wick_delegate_graph *graph, size_t node);
+WICK_API size_t wick_delegate_graph_node_input_count(const wick_delegate_graph *graph, size_t node);
+/* The tensor index of input i, -1 for an absent optional input (or out of range). */
+WICK_API int32_t wick_delegate_graph_node_input(const wick_delegate_graph *graph, size_t node,
+                                                size_t i);
+WICK_API size_t wick_delegate_graph_node_output_count(const wick_delegate_graph *graph,
+                                                      size_t node);
+WICK_API int32_t wick_delegate_graph_node_output(const wick_delegate_graph *graph, size_t node,
+                                                 size_t i);
+/* Tensor `index` of the graph, or NULL. Read its type, shape, quantization,
+ * constness and (constant) data with the wick_tensor_* calls; at invoke write
+ * an output with wick_tensor_mutable_data. Owned by the interpreter. */
+WICK_API wick_tensor *wick_delegate_graph_tensor(const wick_delegate_graph *graph, int32_t index);
+WICK_API size_t wick_delegate_graph_tensor_count(const wick_delegate_graph *graph);
+
+/* An operator's options, by name. Numbers are explicit and append-only. */
+typedef enum wick_op_option {
+  WICK_OPTION_FUSED_ACTIVATION =
+      0,                   /* 0 none, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6, 4 TANH, 5 SIGN_BIT */
+  WICK_OPTION_PADDING = 1, /* 0 SAME, 1 VALID */
+  WICK_OPTION_STRIDE_W = 2,
+  WICK_OPTION_STRIDE_H = 3,
+  WICK_OPTION_DILATION_W = 4,
+  WICK_OPTION_DILATION_H = 5,
+  WICK_OPTION_DEPTH_MULTIPLIER = 6,
+  WICK_OPTION_FILTER_W = 7, /* pools */
+  WICK_OPTION_FILTER_H = 8,
+  WICK_OPTION_AXIS = 9,           /* CONCATENATION GATHER PACK UNPACK */
+  WICK_OPTION_KEEP_DIMS = 10,     /* reductions; FULLY_CONNECTED keep_num_dims */
+  WICK_OPTION_BETA = 11,          /* SOFTMAX */
+  WICK_OPTION_ALPHA = 12,         /* LEAKY_RELU */
+  WICK_OPTION_ALIGN_CORNERS = 13, /* RESIZE_* */
+  WICK_OPTION_HALF_PIXEL_CENTERS = 14,
+  WICK_OPTION_WEIGHTS_FORMAT = 15, /* FULLY_CONNECTED: 0 default */
+  WICK_OPTION_ADJ_X = 16,          /* BATCH_MATMUL */
+  WICK_OPTION_ADJ_Y = 17,
+  WICK_OPTION_NUM_SPLITS = 18, /* SPLIT SPLIT_V; PACK values_count; UNPACK num */
+  WICK_OPTION_BLOCK_SIZE = 19, /* SPACE_TO_DEPTH DEPTH_TO_SPACE */
+  WICK_OPTION_APPROXIMATE = 20 /* GELU */
+} wick_op_option;
+
+/* 1 and the value in *value_out (integers and booleans exactly) when operator
+ * `node` has `option`; 0 when it does not (or out of range). */
+WICK_API int wick_delegate_graph_node_option(const wick_delegate_graph *graph, size_t node,
+                                             wick_op_option option, double *value_out);
+/* Zeroed memory, 64-byte aligned, counted against the interpreter's
+ * memory_limit_bytes, freed at the next prepare or destroy (after
+ * free_partition); NULL when out of memory or over the cap. For
+ * prepare_partition only. */
+WICK_API void *wick_delegate_graph_alloc(const wick_delegate_graph *graph, size_t size);
+/* 1 once wick_interpreter_cancel asked the running invoke to stop. */
+WICK_API int wick_delegate_graph_cancelled(const wick_delegate_graph *graph);
+
+/* Creates a built-in delegate by name ("reference"; "nnapi" once built),
+ * configured by `config` (NULL or "": defaults; else "key=value" pairs
+ * separated by ';', documented per delegate in docs/delegates.md). Destroy it
+ * with wick_delegate_destroy after every interpreter using it. Errors:
+ * WICK_ERR_INVALID_ARGUMENT (NULL delegate_out or name, a name this build
+ * does not have, a bad config: the message lists what is known),
+ * WICK_ERR_OUT_OF_MEMORY. */
+WICK_API wick_status wick_delegate_create(const char *name, const char *config,
+                                          wick_error_info *error, wick_delegate **delegate_out);
+/* Calls delegate->destroy. NULL is a no-op. */
+WICK_API void wick_delegate_destroy(wick_delegate *delegate);
+/* Names of the built-in delegates: i-th name, NULL past the end. Static storage. */
+WICK_API const char *wick_delegate_builtin_name(size_t i);
+
+/* The test delegate "reference" (src/delegates/reference.c) runs float32
+ * ADD SUB MUL DIV MAXIMUM MINIMUM, RELU RELU6 RELU_N1_TO_1 LOGISTIC TANH,
+ * FULLY_CONNECTED, SOFTMAX and the reshapes with wick's own reference kernels
+ * on private buffers, to test the delegate machinery. Its options: */
+typedef struct wick_reference_delegate_options {
+  size_t struct_size;
+  /* Comma-separated operator names it accepts ("ADD,RELU"); NULL: every
+   * operator it implements. */
+  const char *ops;
+  /* Fault injection: the first N prepare_partition / invoke_partition calls
+   * fail (counted over the delegate's life, over all its interpreters).
+   * The environment variables WICK_REFERENCE_FAIL_PREPARE=N and
+   * WICK_REFERENCE_FAIL_INVOKE=N, read at creation, set them too. */
+  int fail_prepare;
+  int fail_invoke;
+  size_t min_partition_nodes; /* as wick_delegate.min_partition_nodes */
+} wick_reference_delegate_options;
+
+WICK_API wick_reference_delegate_options wick_reference_delegate_options_default(void);
+/* options: borrowed for the call, may be NULL. Errors: WICK_ERR_INVALID_ARGUMENT
+ * (NULL delegate_out, unreadable options, an op name it does not implement),
+ * WICK_ERR_OUT_OF_MEMORY. */
+WICK_API wick_status wick_reference_delegate_create(const wick_reference_delegate_options *options,
+                                                    wick_error_info *error,
+                                                    wick_delegate **delegate_out);
+
+/* Where operator i of the bound subgraph runs, as prepared: the name of the
+ * delegate that runs it (owned by the delegate), or NULL for the CPU (also
+ * when i is out of range). */
+WICK_API const char *wick_interpreter_op_delegate(const wick_interpreter *interpreter, size_t i);
+/* The partition it belongs to (see wick_delegate_partition.id), or -1. A
+ * partition whose prepare or invoke failed keeps its number; its operators
+ * then run on the CPU and wick_interpreter_op_delegate is NULL. */
+WICK_API int wick_interpreter_op_partition(const wick_interpreter *interpreter, size_t i);
+/* Why operator i does not run on a delegate ("" when it does, or when the
+ * interpreter has no delegates): "computed at prepare", "dynamic shape",
+ * "<delegate>: <its reason>" for a decline, "partition of 1 node, below
+ * <delegate>'s minimum of 2", "<delegate>: prepare failed: ...",
+ * "<delegate>: invoke failed: ...", ... Owned by the interpreter, valid
+ * until its next prepare; NULL when i is out of range. */
+WICK_API const char *wick_interpreter_op_delegation_reason(const wick_interpreter *interpreter,
+                                                           size_t i);
+/* Partitions made at the last prepare (those that fell back included). */
+WICK_API size_t wick_interpreter_partition_count(const wick_interpreter *interpreter);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from .runtime import Runtime, WickError, load  # noqa: E402,F401  (no torch import)
+from .runtime import DelegationRecord, Runtime, WickError, load  # noqa: E402,F401  (no torch)
 
 
 def __getattr__(name):

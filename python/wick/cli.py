@@ -2,13 +2,15 @@
 
     wick demo                               convert a built-in PyTorch model, run it, compare
     wick convert PKG.MOD:FACTORY --input 1x3x224x224 [-o m.tflite] [--dynamic ...] [-q]
+    wick quantize PKG.MOD:FACTORY --input 1x3x224x224 [--scheme int8] [--target 0.99]
+                  [--calibration N | --calibration-npz F.npz] [--report] [-o m.tflite]
     wick inspect | run | bench | generate M.tflite ... (the C tool; see `wick inspect --help`)
     wick graph M.tflite [-o M.html] [--profile TRACE.json]   offline HTML view of the graph
 
 ``inspect``, ``run``, ``bench`` and ``generate`` are served by the C command-line tool that
 is built with the library (``wick/_lib/wick`` in an installed package,
 ``build/wick`` in a checkout: the one next to the library the binding loads),
-so they behave identically from C-only installs. ``convert`` and ``demo`` need
+so they behave identically from C-only installs. ``convert``, ``quantize`` and ``demo`` need
 PyTorch (``pip install "wick[convert]"``); the other commands do not. Exit
 status: 0 success, 1 model/runtime/conversion error or a missing optional
 package, 2 usage error.
@@ -131,6 +133,116 @@ def cmd_convert(argv: list[str]) -> int:
     return 0
 
 
+def _calibration_batches(args, shapes, torch):
+    """The calibration inputs: the arrays of an .npz file (one per model input, in order, each
+    [N, *shape]), or N batches of seeded standard-normal values."""
+    if args.calibration_npz:
+        import numpy as np
+
+        with np.load(args.calibration_npz) as z:
+            arrays = [z[k] for k in z.files]
+        if len(arrays) != len(shapes):
+            raise SystemExit(
+                f"wick quantize: {args.calibration_npz} holds {len(arrays)} arrays for "
+                f"{len(shapes)} inputs (one array per input, [N, *shape] each)"
+            )
+        n = len(arrays[0])
+        for a, shape in zip(arrays, shapes, strict=True):
+            if len(a) != n or tuple(a.shape[1:]) != tuple(shape):
+                raise SystemExit(
+                    f"wick quantize: calibration array of shape {a.shape} does not stack "
+                    f"{n} inputs of shape {tuple(shape)}"
+                )
+        return [tuple(torch.from_numpy(a[i]).float() for a in arrays) for i in range(n)]
+    g = torch.Generator().manual_seed(0)
+    return [tuple(torch.randn(*s, generator=g) for s in shapes) for _ in range(args.calibration)]
+
+
+def cmd_quantize(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="wick quantize",
+        description="Quantize a PyTorch model that a factory builds and convert it into a "
+        ".tflite file (wick.quantize).",
+    )
+    p.add_argument("factory", help="PACKAGE.MODULE:FACTORY, e.g. torchvision.models:mobilenet_v2")
+    p.add_argument(
+        "--input",
+        action="append",
+        type=_parse_shape,
+        required=True,
+        help="shape of one float32 input, e.g. 1x3x224x224 (repeat for more inputs)",
+    )
+    p.add_argument(
+        "--scheme",
+        default="int8",
+        help="int8 (static, calibrated: default), dynamic_int8 (int8 weights) or fp16",
+    )
+    p.add_argument(
+        "--target",
+        default="0.99",
+        help="int8: the cosine to the float model the plan must keep on the calibration data "
+        "(default 0.99; 'none': int8 everywhere, no search)",
+    )
+    p.add_argument(
+        "--calibration",
+        type=int,
+        default=8,
+        help="int8: this many batches of seeded standard-normal inputs (default 8)",
+    )
+    p.add_argument(
+        "--calibration-npz",
+        default=None,
+        help="int8: calibration inputs instead: one array per model input, [N, *shape] each",
+    )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="print the plan: per layer the scheme, its error against float and its cost",
+    )
+    p.add_argument("-o", "--output", default=None, help="output path (default: FACTORY.tflite)")
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no stage progress on stderr (shown by default)"
+    )
+    args = p.parse_args(argv)
+    if args.target.lower() == "none":
+        target = None
+    else:
+        try:
+            target = float(args.target)
+        except ValueError:
+            p.error(f"--target takes a cosine such as 0.99, or none; not {args.target!r}")
+
+    torch = require("torch", "wick quantize")
+    from . import ConversionError
+    from .quantize import SCHEMES, quantize
+
+    if args.scheme not in SCHEMES:
+        p.error(f"--scheme must be one of {', '.join(SCHEMES)}, not {args.scheme!r}")
+    model = _load_factory(args.factory)()
+    if isinstance(model, torch.nn.Module):
+        model.eval()
+    sample = tuple(torch.randn(*s) for s in args.input)
+    extra = {}
+    if args.scheme == "int8":
+        extra = {
+            "calibration": _calibration_batches(args, args.input, torch),
+            "target": target,
+            "report": args.report,
+        }
+    out = args.output or (args.factory.split(":")[1] + ".tflite")
+    t0 = time.perf_counter()
+    try:
+        m = quantize(model, sample, scheme=args.scheme, progress=not args.quiet, **extra)
+    except ConversionError as e:
+        print(f"wick quantize: {e}", file=sys.stderr)
+        return 1
+    if args.report and args.scheme != "int8":
+        print(f"(scheme {args.scheme}: every weight tensor alike; no per-layer plan to report)")
+    m.export(out)
+    print(f"wrote {out} ({os.path.getsize(out)} bytes) in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
 def cmd_demo(argv: list[str]) -> int:
     from .demo import main as demo_main
 
@@ -149,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if cmd == "convert":
             return cmd_convert(rest)
+        if cmd == "quantize":
+            return cmd_quantize(rest)
         if cmd == "graph":
             from .graph.cli import main as graph_main
 

@@ -10,6 +10,8 @@
     d = wick.load("model.tflite", signature="decode")   # calling d runs "decode"
     m.reset_variables()                     # state (tf.Variable, LSTM) as at load
     s = wick.load("llm.tflite", shared_variables=True)  # one state for all signatures
+    r = wick.load("model.tflite", delegate="reference")  # a delegate takes what it can
+    r.delegation                            # where each operator runs, and why
 
 Errors from the C library become :class:`WickError` carrying the C message and
 status name.
@@ -40,7 +42,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["load", "Runtime", "SignatureRunner", "WickError", "TensorDetail", "library_path"]
+__all__ = [
+    "load",
+    "Runtime",
+    "SignatureRunner",
+    "WickError",
+    "TensorDetail",
+    "DelegationRecord",
+    "library_path",
+]
 
 _DTYPES = {
     0: np.float32,
@@ -107,6 +117,8 @@ class _InterpreterOptions(ctypes.Structure):
         ("log_user", ctypes.c_void_p),
         ("weight_cache_path", ctypes.c_char_p),
         ("share_variables_with", ctypes.c_void_p),
+        ("delegates", ctypes.c_void_p),
+        ("num_delegates", ctypes.c_size_t),
     ]
 
 
@@ -197,6 +209,15 @@ def _library():
             INT,
         ),
         "wick_tensor_copy_from": ([P, P, S], INT),
+        "wick_delegate_create": (
+            [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_ErrorInfo), ctypes.POINTER(P)],
+            INT,
+        ),
+        "wick_delegate_destroy": ([P], None),
+        "wick_interpreter_op_delegate": ([P, S], ctypes.c_char_p),
+        "wick_interpreter_op_partition": ([P, S], INT),
+        "wick_interpreter_op_delegation_reason": ([P, S], ctypes.c_char_p),
+        "wick_interpreter_partition_count": ([P], S),
         "wick_tensor_copy_to": ([P, P, S], INT),
         # the tokenizer in an LLM file (include/wick/llm.h; wick.llm.tokenizer)
         "wick_tokenizer_create": ([P, ctypes.POINTER(_ErrorInfo), ctypes.POINTER(P)], INT),
@@ -235,6 +256,33 @@ class TensorDetail:
     quantization: tuple[float, int] | None
 
 
+@dataclass(frozen=True)
+class DelegationRecord:
+    """Where operator ``index`` runs: ``delegate`` (its name) and ``partition`` (its number),
+    or None and -1 on the CPU (a partition whose delegate failed keeps its number); ``reason``
+    says why it is not on a delegate ("" when it is)."""
+
+    index: int
+    op: str
+    delegate: str | None
+    partition: int
+    reason: str
+
+
+def _delegate_specs(delegate) -> list[tuple[str, str]]:
+    """``"name"``, ``"name:key=value;..."`` or a list of them -> [(name, config)]."""
+    if delegate is None:
+        return []
+    items = [delegate] if isinstance(delegate, str) else list(delegate)
+    specs = []
+    for item in items:
+        if not isinstance(item, str) or not item:
+            raise TypeError(f"a delegate is named by a string, got {item!r}")
+        name, _, config = item.partition(":")
+        specs.append((name, config))
+    return specs
+
+
 def _detail(lib, t) -> TensorDetail:
     code = lib.wick_tensor_dtype(t)
     shape = tuple(lib.wick_tensor_dim(t, i) for i in range(lib.wick_tensor_rank(t)))
@@ -261,6 +309,7 @@ class SignatureRunner:
         share_with: SignatureRunner | None = None,
     ):
         lib = _library()
+        delegates = runtime._owner.delegates
         self._lib = lib
         self._owner = runtime._owner  # the C model outlives this interpreter
         self._state_owner = share_with  # whose variables this one uses: kept alive by us
@@ -272,6 +321,10 @@ class SignatureRunner:
             opts.weight_cache_path = os.fsencode(weight_cache)  # copied by the call
         if share_with is not None:
             opts.share_variables_with = share_with._it
+        if delegates:
+            array = (ctypes.c_void_p * len(delegates))(*delegates)  # copied by the call
+            opts.delegates = ctypes.cast(array, ctypes.c_void_p)
+            opts.num_delegates = len(delegates)
         err = _ErrorInfo()
         handle = ctypes.c_void_p()
         st = lib.wick_interpreter_create(
@@ -324,6 +377,25 @@ class SignatureRunner:
             int(lib.wick_interpreter_weight_cache_hits(self._it)),
             lib.wick_interpreter_weight_cache_message(self._it).decode(errors="replace"),
         )
+
+    @property
+    def delegation(self) -> list[DelegationRecord]:
+        """The delegation report: one record per operator (see :class:`DelegationRecord`),
+        as of the last prepare (a partition whose invoke failed shows on the CPU since)."""
+        lib, it = self._lib, self._it
+        out = []
+        for i in range(lib.wick_interpreter_op_count(it)):
+            on = lib.wick_interpreter_op_delegate(it, i)
+            out.append(
+                DelegationRecord(
+                    i,
+                    lib.wick_interpreter_op_name(it, i).decode(),
+                    on.decode() if on else None,
+                    int(lib.wick_interpreter_op_partition(it, i)),
+                    lib.wick_interpreter_op_delegation_reason(it, i).decode(errors="replace"),
+                )
+            )
+        return out
 
     def _input_array(self, i: int, value) -> np.ndarray:
         """`value` as a C-contiguous array of input i's dtype."""
@@ -432,8 +504,9 @@ class SignatureRunner:
     def op_kernels(self) -> list[tuple[str, str]]:
         """(kind, name) of the kernel each operator runs, chosen when it was prepared: kind is
         "optimized", "generic" (portable C, no ISA kernel), "reference" (the scalar reference
-        kernels), "folded" (computed once at load), "fused" (another operator does its work)
-        or "unmarked"; name a short name of the path ("igemm", "grouped", ...) or "".
+        kernels), "folded" (computed once at load), "fused" (another operator does its work),
+        "delegated" (a delegate runs it; name is the delegate's) or "unmarked"; name a short
+        name of the path ("igemm", "grouped", ...) or "".
         An operator whose shapes depend on input values is prepared at every call: call this
         after one."""
         lib = self._lib
@@ -452,10 +525,11 @@ class _ModelOwner:
     by a traceback, say), so the owner counts live interpreters: the model is destroyed by
     whichever comes last, the owner's finalizer or the last interpreter's release."""
 
-    def __init__(self, lib, handle, data: bytes | None):
+    def __init__(self, lib, handle, data: bytes | None, delegates: list | None = None):
         self._lib = lib
         self.handle = handle
         self._bytes = data
+        self.delegates = delegates or []  # C delegates: must outlive every interpreter too
         self._live = 0
         self._closed = False
 
@@ -470,6 +544,9 @@ class _ModelOwner:
         if self._closed and self._live == 0 and self.handle:
             self._lib.wick_model_destroy(self.handle)
             self.handle = None
+            for d in self.delegates:
+                self._lib.wick_delegate_destroy(d)
+            self.delegates = []
 
     def __del__(self):
         self._closed = True
@@ -490,11 +567,21 @@ class Runtime:
         signature: str | None = None,
         weight_cache: str | os.PathLike | None = None,
         shared_variables: bool = False,
+        delegate: str | list[str] | None = None,
     ):
         lib = _library()
         self._lib = lib
         err = _ErrorInfo()
         handle = ctypes.c_void_p()
+        delegates = []
+        for name, config in _delegate_specs(delegate):
+            d = ctypes.c_void_p()
+            st = lib.wick_delegate_create(name.encode(), config.encode(), err, ctypes.byref(d))
+            if st:
+                for made in delegates:
+                    lib.wick_delegate_destroy(made)
+                raise WickError(st, err.message.decode(errors="replace"))
+            delegates.append(d.value)
         # zeroed: malloc/free, silent, borrow the bytes
         opts = _ModelOptions(struct_size=ctypes.sizeof(_ModelOptions))
         opts.memory_limit_bytes = memory_limit
@@ -509,8 +596,10 @@ class Runtime:
                 os.fsencode(model), ctypes.byref(opts), err, ctypes.byref(handle)
             )
         if st:
+            for made in delegates:
+                lib.wick_delegate_destroy(made)
             raise WickError(st, err.message.decode(errors="replace"))
-        self._owner = _ModelOwner(lib, handle, getattr(self, "_bytes", None))
+        self._owner = _ModelOwner(lib, handle, getattr(self, "_bytes", None), delegates)
         self._model = handle
         self._threads = num_threads
         self._reference = reference
@@ -568,6 +657,11 @@ class Runtime:
         """The default signature's weight cache report (see SignatureRunner.weight_cache)."""
         return self._default.weight_cache
 
+    @property
+    def delegation(self) -> list[DelegationRecord]:
+        """The default signature's delegation report (see SignatureRunner.delegation)."""
+        return self._default.delegation
+
     def __call__(self, *args, **kwargs) -> list[np.ndarray]:
         return self._default(*args, **kwargs)
 
@@ -588,6 +682,7 @@ def load(
     signature: str | None = None,
     weight_cache: str | os.PathLike | None = None,
     shared_variables: bool = False,
+    delegate: str | list[str] | None = None,
 ) -> Runtime:
     """Loads a .tflite file (path or bytes) into the wick runtime.
 
@@ -613,6 +708,12 @@ def load(
     one interpreter do, so the signatures of a stateful model (an LLM's ``prefill_N`` and
     ``decode`` over a KV cache held in variables) see one state. Default: each runner has its
     own (wick_interpreter_options.share_variables_with in wick.h).
+
+    ``delegate``: a built-in delegate's name, ``"name:key=value;..."`` with its settings, or a
+    list of them in priority order (``"reference"``, the test delegate, for now; see
+    docs/delegates.md). Every signature runner offers its operators to them; what they decline
+    or fail at runs on the CPU, never as an error. ``m.delegation`` reports where each
+    operator runs and why.
     """
     return Runtime(
         model,
@@ -622,4 +723,5 @@ def load(
         signature=signature,
         weight_cache=weight_cache,
         shared_variables=shared_variables,
+        delegate=delegate,
     )

@@ -12,6 +12,10 @@
  *        | RELU_0_TO_1                     one activation
  *   P -> ADD(t, r), r the same shape       residual add (+ ADD's clamp), when
  *                                          r is computed before P runs
+ *   any of these (or P alone) -> PRELU(x, alpha), alpha a constant with one
+ *        value per channel (the last dimension) or one value for a single
+ *        channel: last in the epilogue, x >= 0 ? x : x * alpha, as the PRELU
+ *        kernel computes it (bit-identical)
  *
  * A pattern applies only when every intermediate tensor (t, s) has no other
  * reader, is not a graph output and not a variable, every node involved is
@@ -79,7 +83,11 @@ typedef struct fuse_ctx {
   bool *graph_output; /* per tensor */
 } fuse_ctx;
 
-static bool live(const wick_node *n) { return !n->folded && !n->dynamic && !n->fused; }
+/* A node fusion may touch: it runs at invoke on the CPU (a delegate's node keeps its own
+ * form, which its CPU fallback runs). */
+static bool live(const wick_node *n) {
+  return !n->folded && !n->dynamic && !n->fused && n->partition < 0;
+}
 
 static bool plain_f32(const wick_tensor *t) {
   return t->type == WICK_DTYPE_FLOAT32 && (t->info == NULL || t->info->quant.count == 0) &&
@@ -154,12 +162,40 @@ static void redirect(wick_node *p, int32_t output) {
   p->fusion.output = output;
 }
 
+/* After P's epilogue so far (its output now x): x's sole reader a PRELU whose alpha is a
+ * constant row of x's channels (the last dimension) joins the epilogue. */
+static void fuse_prelu(fuse_ctx *f, wick_node *p, int32_t x) {
+  if (!private_tensor(f, x, 1)) return;
+  wick_node *a = reader_of(f, x, (uint32_t)(p - f->g->nodes), NULL);
+  if (a == NULL || !live(a) || a->op->builtin != WICK_BUILTIN_PRELU || a->op->num_inputs != 2 ||
+      a->op->num_outputs != 1 || a->op->inputs[0] != x)
+    return;
+  const int32_t al = a->op->inputs[1], o = a->op->outputs[0];
+  const wick_tensor *xt = &f->g->tensors[x];
+  if (al < 0 || al == x || xt->rank < 1) return;
+  const wick_tensor *at = &f->g->tensors[al], *ot = &f->g->tensors[o];
+  if (!plain_f32(at) || !at->known || at->data == NULL || !plain_f32(ot) || !same_shape(ot, xt))
+    return;
+  /* alpha [1, ..., 1, C] with C the channels of x (rank at most x's) */
+  const int32_t channels = xt->dims[xt->rank - 1];
+  if (at->rank < 1 || at->rank > xt->rank || at->dims[at->rank - 1] != channels) return;
+  for (int32_t i = 0; i + 1 < at->rank; i++)
+    if (at->dims[i] != 1) return;
+  p->fusion.prelu = 1 + al;
+  redirect(p, o);
+  a->fused = true;
+}
+
 static void fuse_producer(fuse_ctx *f, uint32_t pi) {
   wick_node *p = &f->g->nodes[pi];
   int32_t t = p->op->outputs[0];
   if (!private_tensor(f, t, f->readers[t]) || f->readers[t] == 0 || f->readers[t] > 2) return;
   wick_node *a = reader_of(f, t, pi, NULL);
   if (a == NULL || !live(a)) return;
+  if (a->op->builtin == WICK_BUILTIN_PRELU) {
+    fuse_prelu(f, p, t);
+    return;
+  }
   if (f->readers[t] == 2) {
     /* SiLU: LOGISTIC(t) = s and MUL(t, s) */
     wick_node *b = reader_of(f, t, (uint32_t)(a - f->g->nodes), NULL);
@@ -176,6 +212,7 @@ static void fuse_producer(fuse_ctx *f, uint32_t pi) {
     p->fusion.activation = 1 + WICK_F32_SILU;
     redirect(p, o);
     a->fused = b->fused = true;
+    fuse_prelu(f, p, o);
     return;
   }
   int kind = activation_kind(a);
@@ -185,6 +222,7 @@ static void fuse_producer(fuse_ctx *f, uint32_t pi) {
     p->fusion.activation = 1 + kind;
     redirect(p, o);
     a->fused = true;
+    fuse_prelu(f, p, o);
     return;
   }
   if (a->op->builtin == WICK_BUILTIN_ADD && a->op->num_inputs == 2 && plain_activation(a)) {
@@ -196,13 +234,17 @@ static void fuse_producer(fuse_ctx *f, uint32_t pi) {
     if (!plain_f32(rt) || !same_shape(rt, tt) || !plain_f32(&f->g->tensors[o]) ||
         !same_shape(&f->g->tensors[o], tt))
       return;
-    /* r must exist when P runs: an input, a constant, or written earlier */
-    if (f->producer[r] >= (int32_t)pi) return;
+    /* r must exist when P runs: an input, a constant, or written earlier (in the
+     * execution order, which delegate partitions may change) */
+    if (f->producer[r] >= 0 &&
+        wick_graph_position(f->g, (uint32_t)f->producer[r]) >= wick_graph_position(f->g, pi))
+      return;
     p->fusion.residual = 1 + r;
     p->fusion.lo = act_bound(a, false);
     p->fusion.hi = act_bound(a, true);
     redirect(p, o);
     a->fused = true;
+    fuse_prelu(f, p, o);
   }
 }
 

@@ -50,8 +50,20 @@ struct wick_node {
   bool fused;                   /* another node's epilogue does its work; skipped at invoke */
   bool stateful; /* reads or writes interpreter state (wick_op_mark_stateful): never folded */
   wick_node_fusion fusion;
-  wick_graph *child[2]; /* subgraphs this node runs (composite, control flow) */
+  wick_graph *child[2];       /* subgraphs this node runs (composite, control flow) */
+  int32_t partition;          /* index into the graph's partitions, -1: none (delegate.c) */
+  const char *delegation_why; /* why it is not on a delegate (graph memory), NULL: "" */
 };
+
+/* A group of nodes one delegate runs as a step (src/core/delegate.c). */
+typedef struct wick_partition {
+  wick_delegate *delegate;
+  wick_delegate_partition desc; /* nodes, inputs, outputs: graph memory */
+  void *state;                  /* the delegate's, from prepare_partition */
+  uint32_t start, end;          /* positions [start, end) of its nodes in the graph's order */
+  bool active;                  /* prepared by the delegate and not failed: it runs there */
+  char why[192];                /* why it runs on the CPU after all ("" while active) */
+} wick_partition;
 
 struct wick_graph {
   wick_interpreter *interp;
@@ -75,7 +87,20 @@ struct wick_graph {
   uint32_t num_inputs, num_outputs;
   int32_t *inputs, *outputs; /* tensor indices */
   bool prepared;
+  /* With delegate partitions: the execution order (position -> node index) and its
+   * inverse, in which every partition's nodes are consecutive; NULL: file order. */
+  uint32_t *order, *position;
+  wick_partition *partitions;
+  uint32_t num_partitions;
 };
+
+/* The node that runs at position `pos` of g's execution order, and the position of node i. */
+static inline uint32_t wick_graph_node_at(const wick_graph *g, uint32_t pos) {
+  return g->order ? g->order[pos] : pos;
+}
+static inline uint32_t wick_graph_position(const wick_graph *g, uint32_t node) {
+  return g->position ? g->position[node] : node;
+}
 
 /* ---------------------------------------------------------------- threads (thread_pool.c) */
 
@@ -180,8 +205,32 @@ struct wick_interpreter {
    * memory), rebuilt at every prepare of the main graph. */
   struct wick_shared_pack *shared_packs;
   uint32_t num_shared_packs, cap_shared_packs;
+  wick_delegate **delegates; /* options.delegates, copied; num_delegates of them */
+  size_t num_delegates;
   char error[512];
 };
+
+/* ---------------------------------------------------------------- delegates (delegate.c) */
+
+/* Checks options.delegates and copies the list into it; INVALID_ARGUMENT with the reason
+ * in it->error. */
+WICK_INTERNAL wick_status wick_delegates_adopt(wick_interpreter *it,
+                                               const wick_interpreter_options *o);
+/* After the nodes are prepared for the CPU (before fusion and planning): offers nodes to
+ * the delegates, forms partitions and the execution order. Never fails: when out of memory
+ * everything stays on the CPU (with a log line). */
+WICK_INTERNAL void wick_graph_partition(wick_graph *g);
+/* After planning: each delegate prepares its partitions (failures fall back, logged). */
+WICK_INTERNAL void wick_graph_prepare_partitions(wick_graph *g);
+/* Frees the delegates' partition states (before the graph's memory goes). */
+WICK_INTERNAL void wick_graph_free_partitions(wick_graph *g);
+/* Runs partition p at invoke. true: it ran on its delegate; false: its nodes must run on
+ * the CPU (a failure was logged, and the partition is off until the next prepare).
+ * *status is WICK_ERR_CANCELLED when the delegate stopped on a cancel. */
+WICK_INTERNAL bool wick_partition_invoke(wick_graph *g, wick_partition *p, wick_status *status);
+/* Sends a message to options.log. */
+WICK_INTERNAL void wick_interp_log(wick_interpreter *it, wick_log_level level, const char *fmt, ...)
+    WICK_PRINTF(3, 4);
 
 /* The tensor of output i that node n writes (fusion may redirect 0). */
 WICK_INTERNAL int32_t wick_node_output_index(const wick_node *n, uint32_t i);

@@ -13,9 +13,14 @@
  *      arithmetic, weight dequantization). A node whose output shape depends
  *      on run-time data is marked dynamic: it is prepared again at invoke,
  *      and so is everything downstream of it;
- *   3. plan.c packs the remaining tensors into one arena by lifetime.
+ *   3. with delegates, delegate.c offers the nodes to them and forms the
+ *      partitions and the execution order (every node stays prepared for the
+ *      CPU: the fallback); fuse.c fuses what runs on the CPU;
+ *   4. plan.c packs the remaining tensors into one arena by lifetime, and
+ *      each delegate prepares its partitions.
  *
- * Invoke then only runs kernels, checking the cancel flag between nodes.
+ * Invoke then only runs kernels (and delegate partitions, rerun on the CPU when
+ * they fail), checking the cancel flag between nodes.
  * What an op calls on the core (inputs, outputs, memory, errors) is in
  * op_ctx.c.
  */
@@ -78,6 +83,7 @@ static void graph_destroy(wick_graph *g);
 
 static void graph_reset(wick_graph *g) {
   wick_mem *mem = &g->interp->mem;
+  wick_graph_free_partitions(g); /* the delegates' states first: they may point into g */
   for (uint32_t i = 0; i < g->info->num_operators; i++) {
     wick_node *n = &g->nodes[i];
     for (int c = 0; c < 2; c++) {
@@ -94,6 +100,8 @@ static void graph_reset(wick_graph *g) {
     n->fused = false;
     n->stateful = false;
     memset(&n->fusion, 0, sizeof n->fusion);
+    n->partition = -1;
+    n->delegation_why = NULL;
   }
   list_free_all(mem, &g->prepared_allocs);
   list_free_all(mem, &g->invoke_allocs);
@@ -155,6 +163,7 @@ static wick_graph *graph_new(wick_interpreter *it, uint32_t subgraph, int depth)
   for (uint32_t i = 0; i < info->num_operators; i++) {
     g->nodes[i].op = &info->operators[i];
     g->nodes[i].index = i;
+    g->nodes[i].partition = -1;
   }
   g->num_inputs = info->num_inputs;
   g->inputs = info->inputs;
@@ -389,7 +398,10 @@ static wick_status prepare_nodes(wick_graph *g) {
   dynamic_tensor = graph_alloc(g, nt ? nt : 1);
   if (dynamic_tensor == NULL)
     return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY, "out of memory");
-  wick_pad_folder *pads = g->interp->no_fusion ? NULL : wick_pad_folder_create(g);
+  /* (no PAD folding with delegates: a delegate must see the PAD and its consumer as the
+   * file has them) */
+  wick_pad_folder *pads =
+      g->interp->no_fusion || g->interp->num_delegates > 0 ? NULL : wick_pad_folder_create(g);
   wick_status st = WICK_OK;
   for (uint32_t i = 0; i < g->info->num_operators && st == WICK_OK; i++)
     st = prepare_node(g, &g->nodes[i], dynamic_tensor, pads);
@@ -430,11 +442,13 @@ static wick_status graph_prepare(wick_graph *g) {
   if ((st = prepare_tensors(g))) return st;
   if ((st = prepare_nodes(g))) return st;
   release_packed_tails(g);
+  wick_graph_partition(g); /* delegate.c: which nodes run on delegates, and the order */
   if (!g->interp->no_fusion) wick_graph_fuse(g);
   /* Scratch used while folding was sized by run_node; size again for invoke. */
   if ((st = size_scratch(g->interp, g))) return st;
   size_t arena_size = 0;
   if ((st = wick_plan_arena(g, &arena_size))) return st;
+  wick_graph_prepare_partitions(g);
   g->prepared = true;
   return WICK_OK;
 }
@@ -530,13 +544,34 @@ wick_status wick_graph_invoke(wick_graph *g) {
   wick_interpreter *it = g->interp;
   if (!g->prepared) return interp_fail(it, WICK_ERR_INVALID_ARGUMENT, "the graph is not prepared");
   list_free_all(&it->mem, &g->invoke_allocs);
-  for (uint32_t i = 0; i < g->info->num_operators; i++) {
+  for (uint32_t pos = 0; pos < g->info->num_operators; pos++) {
+    uint32_t i = wick_graph_node_at(g, pos);
     wick_node *n = &g->nodes[i];
+    wick_status st;
+    if (n->partition >= 0 && g->partitions[n->partition].active &&
+        pos == g->partitions[n->partition].start) {
+      /* A delegate's partition runs as one step; when it fails, its nodes run on the CPU
+       * below, from this position on (delegate.c). */
+      wick_partition *p = &g->partitions[n->partition];
+      if (atomic_load_explicit(&it->cancelled, memory_order_relaxed))
+        return interp_fail(it, WICK_ERR_CANCELLED, "invoke was cancelled before operator %u", i);
+      uint64_t t0 = it->profiling ? now_ns() : 0;
+      if (wick_partition_invoke(g, p, &st)) {
+        if (it->profiling) {
+          for (uint32_t k = p->start; k < p->end; k++) g->nodes[g->order[k]].time_ns = 0;
+          n->time_ns = now_ns() - t0;
+        }
+        pos = p->end - 1;
+        continue;
+      }
+      if (st != WICK_OK)
+        return interp_fail(it, st, "invoke was cancelled in partition %zu (%s)", p->desc.id,
+                           p->delegate->name);
+    }
     if (n->folded || n->fused) continue;
     if (atomic_load_explicit(&it->cancelled, memory_order_relaxed))
       return interp_fail(it, WICK_ERR_CANCELLED, "invoke was cancelled before operator %u", i);
     wick_op_ctx ctx = {g, n, &n->op->params};
-    wick_status st;
     if (n->dynamic) {
       g->in_invoke = true;
       n->kernel_kind = default_kernel_kind(n);
@@ -633,6 +668,13 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
   it->state_owner = owner;
   it->options.share_variables_with = NULL; /* borrowed; state_owner holds it */
   if (owner != NULL) owner->sharers++;
+  wick_status dst = wick_delegates_adopt(it, &o);
+  it->options.delegates = it->delegates; /* the caller's array is borrowed */
+  if (dst != WICK_OK) {
+    if (error) wick_format_message(error->message, sizeof error->message, "%s", it->error);
+    wick_interpreter_destroy(it);
+    return dst;
+  }
   const char *env = getenv("WICK_FORCE_REFERENCE");
   it->force_reference = o.force_reference_kernels || (env && env[0] == '1');
   env = getenv("WICK_NO_FUSION");
@@ -686,6 +728,7 @@ void wick_interpreter_destroy(wick_interpreter *it) {
   wick_variables_destroy(it);
   if (it->state_owner != NULL) it->state_owner->sharers--;
   wick_mem_free(&it->mem, it->shared_packs);
+  wick_mem_free(&it->mem, it->delegates);
   wick_weight_cache_close(it); /* the graphs pointed into its mapping */
   wick_mem_free(&it->mem, it->scratch);
   wick_mem mem = it->mem;
@@ -965,6 +1008,7 @@ const char *wick_interpreter_op_kernel(const wick_interpreter *it, size_t i) {
   const wick_node *n = &it->main->nodes[i];
   if (n->folded) return "folded";
   if (n->fused) return "fused";
+  if (wick_interpreter_op_delegate(it, i) != NULL) return "delegated";
   if (wick_node_runs_fused(n)) return "optimized"; /* src/ops/fused.c: the vectorized kernels */
   switch ((wick_kernel_kind)n->kernel_kind) {
     case WICK_KERNEL_OPTIMIZED: return "optimized";
@@ -978,6 +1022,8 @@ const char *wick_interpreter_op_kernel_name(const wick_interpreter *it, size_t i
   if (it == NULL || i >= it->main->info->num_operators) return NULL;
   const wick_node *n = &it->main->nodes[i];
   if (n->folded || n->fused) return "";
+  const char *delegate = wick_interpreter_op_delegate(it, i);
+  if (delegate != NULL) return delegate;
   if (n->fusion.norm.form != WICK_NORM_NONE) return "layer norm";
   if (n->fusion.unary != 0) return "fused unary";
   return n->kernel_name != NULL ? n->kernel_name : "";
@@ -1011,6 +1057,25 @@ int wick_tensor_quantization(const wick_tensor *t, float *scale_out, int64_t *ze
   if (zero_point_out) *zero_point_out = t->info->quant.zero_point[0];
   return 1;
 }
+
+size_t wick_tensor_quantization_count(const wick_tensor *t) {
+  return t != NULL && t->info != NULL ? t->info->quant.count : 0;
+}
+
+int32_t wick_tensor_quantization_axis(const wick_tensor *t) {
+  return t != NULL && t->info != NULL ? t->info->quant.quantized_dimension : 0;
+}
+
+int wick_tensor_quantization_at(const wick_tensor *t, size_t i, float *scale_out,
+                                int64_t *zero_point_out) {
+  if (t == NULL || t->info == NULL || i >= t->info->quant.count) return 0;
+  if (scale_out) *scale_out = t->info->quant.scale[i];
+  if (zero_point_out)
+    *zero_point_out = t->info->quant.zero_point ? t->info->quant.zero_point[i] : 0;
+  return 1;
+}
+
+int wick_tensor_is_constant(const wick_tensor *t) { return t != NULL && t->known ? 1 : 0; }
 
 wick_status wick_tensor_copy_from(wick_tensor *t, const void *data, size_t size) {
   if (t == NULL || (data == NULL && size != 0)) return WICK_ERR_INVALID_ARGUMENT;

@@ -74,6 +74,7 @@ typedef struct wick_node_fusion {
   int32_t activation;
   int32_t residual;
   float lo, hi;
+  int32_t prelu; /* != 0: then PRELU with the constant alpha tensor `prelu - 1` (one per channel) */
   int32_t input;
   int32_t pad[4];
   wick_norm_fusion norm; /* form != NONE: the node runs it instead of its own op */

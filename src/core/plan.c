@@ -2,7 +2,9 @@
  * plan.c — the activation memory planner.
  *
  * Every tensor that needs storage for this prepare (not a constant, not
- * folded, not a variable, not dynamic) gets an offset in one arena. A
+ * folded, not a variable, not dynamic) gets an offset in one arena. Times are
+ * positions in the graph's execution order (wick_graph_node_at: the file's,
+ * unless delegate partitions reordered it, src/core/delegate.c). A
  * tensor's lifetime runs from the node that writes it (graph inputs: before
  * the first node) to the last node that reads it (graph outputs, and graph
  * inputs too: to the end, so that inputs keep their values across invokes
@@ -64,7 +66,7 @@ WICK_INTERNAL wick_status wick_plan_arena(wick_graph *g, size_t *arena_size);
 static bool planned(const wick_graph *g, const int32_t *first, uint32_t t) {
   const wick_tensor *x = &g->tensors[t];
   if (x->alloc != WICK_ALLOC_NONE || x->known || first[t] == INT32_MAX) return false;
-  return first[t] < 0 || !g->nodes[first[t]].dynamic;
+  return first[t] < 0 || !g->nodes[wick_graph_node_at(g, (uint32_t)first[t])].dynamic;
 }
 
 static bool same_layout(const wick_tensor *a, const wick_tensor *b) {
@@ -78,11 +80,13 @@ static bool same_layout(const wick_tensor *a, const wick_tensor *b) {
  * always the root, since a new member joins its input's root; the root's
  * lifetime grows to cover each member's. */
 static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, uint32_t *group) {
-  for (uint32_t oi = 0; oi < g->info->num_operators; oi++) {
-    const wick_node *n = &g->nodes[oi];
+  for (uint32_t oi = 0; oi < g->info->num_operators; oi++) { /* oi: a position */
+    const wick_node *n = &g->nodes[wick_graph_node_at(g, oi)];
     const wick_node_fusion *f = &n->fusion;
+    /* (a delegate's node: its delegate writes its outputs, perhaps before reading all of
+     * its inputs) */
     if (n->fused || n->folded || n->dynamic || f->redirected || f->activation || f->residual ||
-        wick_node_runs_fused(n) || n->op->num_outputs != 1)
+        wick_node_runs_fused(n) || n->op->num_outputs != 1 || n->partition >= 0)
       continue;
     const bool alias = wick_op_has(n->def, WICK_OP_ALIAS);
     const bool update = wick_op_has(n->def, WICK_OP_UPDATES_INPUT0);
@@ -124,13 +128,13 @@ static int32_t known_handle(const wick_graph *g, int32_t t) {
  * is a graph input or output. The read and the assignment then find their
  * data already in place (resource_variables.c, variables.c). */
 static void *bindable_group(wick_graph *g, uint32_t r, const uint32_t *group) {
-  const wick_node *rn = &g->nodes[r];
+  const wick_node *rn = &g->nodes[wick_graph_node_at(g, r)]; /* r, oi: positions */
   const int32_t x = wick_node_output_index(rn, 0);
   const int32_t id = known_handle(g, wick_node_input_index(rn, 0));
   if (x < 0 || id < 0 || group[x] != (uint32_t)x) return NULL;
   int32_t last_writer = (int32_t)r, assign = -1;
   for (uint32_t oi = 0; oi < g->info->num_operators; oi++) {
-    const wick_node *n = &g->nodes[oi];
+    const wick_node *n = &g->nodes[wick_graph_node_at(g, oi)];
     const int32_t b = n->op->builtin;
     if (oi == r || n->folded) continue;
     if (b == WICK_BUILTIN_READ_VARIABLE || b == WICK_BUILTIN_ASSIGN_VARIABLE) {
@@ -149,7 +153,7 @@ static void *bindable_group(wick_graph *g, uint32_t r, const uint32_t *group) {
     for (uint32_t k = 0; k < n->op->num_outputs; k++) {
       const int32_t t = wick_node_output_index(n, k);
       if (t < 0 || group[t] != (uint32_t)x) continue;
-      if (n->fused ||
+      if (n->fused || n->partition >= 0 ||
           !(wick_op_has(n->def, WICK_OP_UPDATES_INPUT0) || wick_op_has(n->def, WICK_OP_ALIAS)))
         return NULL;
       if (wick_op_has(n->def, WICK_OP_UPDATES_INPUT0)) last_writer = (int32_t)oi;
@@ -186,8 +190,10 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
     first[g->inputs[i]] = -1;
     last[g->inputs[i]] = -1;
   }
+  /* Times are positions in the execution order (the file's, unless delegate partitions
+   * changed it). */
   for (uint32_t oi = 0; oi < no; oi++) {
-    const wick_node *node = &g->nodes[oi];
+    const wick_node *node = &g->nodes[wick_graph_node_at(g, oi)];
     const wick_operator_info *op = node->op;
     /* A fused node writes nothing (its producer writes the redirected
      * output, or a folded PAD's output is never materialized); its reads
@@ -214,7 +220,7 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
   if (!g->interp->no_in_place) {
     share_in_place(g, first, last, group);
     for (uint32_t oi = 0; oi < no; oi++) {
-      const wick_node *n = &g->nodes[oi];
+      const wick_node *n = &g->nodes[wick_graph_node_at(g, oi)];
       if (n->op->builtin != WICK_BUILTIN_READ_VARIABLE || n->folded || n->dynamic) continue;
       const int32_t x = wick_node_output_index(n, 0);
       if (x >= 0 && planned(g, first, (uint32_t)x)) bound[x] = bindable_group(g, oi, group);

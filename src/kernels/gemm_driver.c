@@ -29,6 +29,8 @@
  * inputs want the pointers of one row tile built at invoke into scratch
  * (cheap next to the tile's K x N FMAs unless cin and N are tiny).
  */
+#include <string.h>
+
 #include "kernels/kernels.h"
 
 /* Bytes of packed weights a column block may hold (L2 is 1 MiB per core on
@@ -47,12 +49,42 @@ static size_t column_block(size_t n, size_t k, size_t nr) {
   return (per + nr - 1) / nr * nr;
 }
 
+/* PRELU over n elements in place, the first of channel ch: the PRELU kernel's
+ * x >= 0 ? x : x * alpha (wick_f32_prelu_channels), wrapping around the channels. */
+static void prelu_in_place(wick_f32_prelu_fn prelu, float *x, size_t n, const float *alpha,
+                           size_t channels, size_t ch) {
+  while (n > 0) {
+    const size_t run = channels - ch < n ? channels - ch : n;
+    const float *a = alpha + ch;
+    if (prelu != NULL) {
+      prelu(run, x, a, x);
+      x += run, n -= run, ch = 0;
+      continue;
+    }
+    for (size_t i = 0; i < run; i++) { /* a bit select: a branch on random signs mispredicts */
+      const float v = x[i], scaled = v * a[i];
+      uint32_t vb, sb;
+      memcpy(&vb, &v, sizeof vb);
+      memcpy(&sb, &scaled, sizeof sb);
+      const uint32_t keep = 0u - (uint32_t)(v >= 0.0f), bits = (vb & keep) | (sb & ~keep);
+      memcpy(&x[i], &bits, sizeof bits);
+    }
+    x += run, n -= run, ch = 0;
+  }
+}
+
 void wick_f32_epilogue_run(const wick_f32_epilogue *ep, size_t rows, size_t cols, float *c,
                            size_t stride, size_t offset) {
+  /* the channel of each row's first element, stepped without dividing per row */
+  const size_t channels = ep->alpha ? ep->channels : 1, step = stride % channels;
+  size_t ch = offset % channels;
   for (size_t r = 0; r < rows; r++) {
     float *row = c + r * stride;
     if (ep->act) ep->act(cols, row, row);
     if (ep->residual) ep->add(cols, row, ep->residual + offset + r * stride, row, ep->lo, ep->hi);
+    if (ep->alpha) prelu_in_place(ep->prelu, row, cols, ep->alpha, channels, ch);
+    ch += step;
+    if (ch >= channels) ch -= channels;
   }
 }
 

@@ -153,6 +153,34 @@ typedef void (*wick_f32_dequantize8_fn)(size_t n, const void *in, float *out, fl
 typedef void (*wick_f32_row_range_fn)(size_t n, const float *in, float *lo, float *hi);
 typedef void (*wick_f32_hybrid_quantize_fn)(size_t n, const float *in, int8_t *out, float inverse,
                                             float offset, float qmin);
+/* Output rows [y0, y1) of one image of a hybrid DEPTHWISE_CONV_2D with multiplier 1 (int8
+ * image with zero point input_offset and scale input_scale, int8 filter [kh * kw, c] with a
+ * scale per channel), bit-identical to wick_hybrid_depthwise_rows (reference/hybrid.c, which
+ * says what conv_rescale means); the sums live in registers, so no scratch. */
+typedef void (*wick_hybrid_dwconv_fn)(const wick_conv_shape *s, const int8_t *input,
+                                      int32_t input_offset, float input_scale, const int8_t *filter,
+                                      const float *filter_scales, bool conv_rescale,
+                                      const float *bias, float *output, float lo, float hi,
+                                      int32_t y0, int32_t y1);
+/* One row of a hybrid GEMM's float rescale: for c < n, dot = acc[c] - weight_sums[c] * offset
+ * (wrapping in 32 bits; weight_sums NULL: no term), then
+ *   conv_order (CONV_2D):        y = (float)dot * weight_scales[c] * row_scale, + bias[c];
+ *   else (FULLY_CONNECTED, BMM): y = (bias ? bias[c] : 0.0f) + (float)dot * s, with
+ *                                s = row_scale * weight_scales[c], or row_scale when
+ *                                weight_scales is NULL (one scale, folded in by the caller);
+ * out[c] = y < lo ? lo : (y > hi ? hi : y). Bit-identical to that scalar code. */
+typedef void (*wick_hybrid_rescale_fn)(size_t n, const int32_t *acc, const uint32_t *weight_sums,
+                                       uint32_t offset, const float *weight_scales, float row_scale,
+                                       bool conv_order, const float *bias, float lo, float hi,
+                                       float *out);
+
+/* PRELU over n elements, one alpha each: out = x >= 0 ? x : x * alpha (in place allowed),
+ * bit-identical to wick_f32_prelu_channels. */
+typedef void (*wick_f32_prelu_fn)(size_t n, const float *x, const float *alpha, float *out);
+/* RESIZE_BILINEAR (float32) output rows [row_begin, row_end) of the batch x out_h rows,
+ * bit-identical to wick_f32_resize_bilinear_rows__reference (template/resize.h). */
+typedef void (*wick_f32_resize_bilinear_fn)(const wick_resize_shape *s, const float *in, float *out,
+                                            int64_t row_begin, int64_t row_end);
 
 /* One GEMM tile shape: its microkernels share MR, NR and the packing. */
 typedef struct wick_f32_gemm_kernel {
@@ -181,6 +209,10 @@ typedef struct wick_f32_kernels {
   wick_f32_dequantize8_fn dequantize8;
   wick_f32_row_range_fn row_range;
   wick_f32_hybrid_quantize_fn hybrid_quantize;
+  wick_hybrid_dwconv_fn hybrid_dwconv;         /* NULL: the portable rows */
+  wick_hybrid_rescale_fn hybrid_rescale;       /* NULL: the ops' scalar loops */
+  wick_f32_resize_bilinear_fn resize_bilinear; /* NULL: the reference rows */
+  wick_f32_prelu_fn prelu;                     /* NULL: wick_f32_prelu_channels */
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -295,12 +327,17 @@ WICK_KERNEL_API void wick_select_rows(size_t esize, const wick_select_shape *s, 
 
 /* What runs on each finished output tile after the clamp (graph-level
  * fusion, src/core/fuse.c): act in place, then + residual (laid out like the
- * output, same row stride) clamped to [lo, hi]. NULL members: skipped. */
+ * output, same row stride) clamped to [lo, hi], then PRELU with alpha[c] for
+ * an element of channel c (its index in the output modulo channels). NULL
+ * members: skipped. */
 typedef struct wick_f32_epilogue {
   wick_f32_unary_fn act;
   const float *residual;
   wick_f32_binary_fn add; /* the VV add kernel, when residual is set */
   float lo, hi;
+  const float *alpha; /* PRELU's, `channels` values */
+  size_t channels;
+  wick_f32_prelu_fn prelu; /* its vector kernel (NULL: portable code) */
 } wick_f32_epilogue;
 /* Runs `ep` on rows x cols at c (row stride `stride`); the residual is read
  * at the same position relative to its base as c is to the output's
@@ -497,7 +534,10 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
                                                    bool);                                         \
   WICK_KERNEL_API void wick_f32_row_range__##ISA(size_t, const float *, float *, float *);        \
   WICK_KERNEL_API void wick_f32_hybrid_quantize__##ISA(size_t, const float *, int8_t *, float,    \
-                                                       float, float);
+                                                       float, float);                             \
+  WICK_KERNEL_API void wick_f32_prelu__##ISA(size_t, const float *, const float *, float *);      \
+  WICK_KERNEL_API void wick_f32_resize_bilinear__##ISA(const wick_resize_shape *, const float *,  \
+                                                       float *, int64_t, int64_t);
 #define WICK_DECLARE_BINARY(OP, ISA)                                                            \
   WICK_KERNEL_API void wick_f32_##OP##_vv__##ISA(size_t, const float *, const float *, float *, \
                                                  float, float);                                 \
@@ -508,6 +548,17 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
 
 WICK_DECLARE_TEMPLATE_KERNELS(avx512)
 WICK_DECLARE_TEMPLATE_KERNELS(avx2)
+/* avx2/hybrid.c (the AVX-512 table uses them too) */
+WICK_KERNEL_API void wick_hybrid_dwconv__avx2(const wick_conv_shape *s, const int8_t *input,
+                                              int32_t input_offset, float input_scale,
+                                              const int8_t *filter, const float *filter_scales,
+                                              bool conv_rescale, const float *bias, float *output,
+                                              float lo, float hi, int32_t y0, int32_t y1);
+WICK_KERNEL_API void wick_hybrid_rescale__avx2(size_t n, const int32_t *acc,
+                                               const uint32_t *weight_sums, uint32_t offset,
+                                               const float *weight_scales, float row_scale,
+                                               bool conv_order, const float *bias, float lo,
+                                               float hi, float *out);
 
 WICK_KERNEL_API void wick_f32_gemm_ukernel_8x8__neon(size_t mr, size_t nc, size_t kc,
                                                      const float *a, size_t a_stride,

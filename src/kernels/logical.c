@@ -64,6 +64,29 @@ void wick_bool_reduce_mid(bool is_any, size_t outer, size_t mid, size_t inner, c
     }
 }
 
+/* One row of n elements of a fixed size: dst[e] = c[e * cs] ? x[e * xs] : y[e * ys] (strides
+ * in elements; a typed load and store per element instead of a memcpy call). The unit-stride
+ * forms (the attention mask's condition and scores with a scalar filler) get loops of their
+ * own that the compiler vectorizes. */
+#define SELECT_RUN(NAME, T)                                                                \
+  static void NAME(int64_t n, const uint8_t *c, int64_t cs, const uint8_t *xv, int64_t xs, \
+                   const uint8_t *yv, int64_t ys, uint8_t *dv) {                           \
+    const T *xp = (const T *)(const void *)xv, *yp = (const T *)(const void *)yv;          \
+    T *d = (T *)(void *)dv;                                                                \
+    if (cs == 1 && xs == 1 && ys == 0) {                                                   \
+      const T fill = yp[0];                                                                \
+      for (int64_t e = 0; e < n; e++) d[e] = c[e] ? xp[e] : fill;                          \
+    } else if (cs == 1 && xs == 1 && ys == 1) {                                            \
+      for (int64_t e = 0; e < n; e++) d[e] = c[e] ? xp[e] : yp[e];                         \
+    } else {                                                                               \
+      for (int64_t e = 0; e < n; e++) d[e] = c[e * cs] ? xp[e * xs] : yp[e * ys];          \
+    }                                                                                      \
+  }
+SELECT_RUN(select_run_u8, uint8_t)
+SELECT_RUN(select_run_u16, uint16_t)
+SELECT_RUN(select_run_u32, uint32_t)
+#undef SELECT_RUN
+
 void wick_select_rows(size_t esize, const wick_select_shape *s, const bool *cond, const void *x,
                       const void *y, void *out) {
   const int32_t r = s->rank;
@@ -91,6 +114,12 @@ void wick_select_rows(size_t esize, const wick_select_shape *s, const bool *cond
         memcpy(dst, src, (size_t)(n * es));
       else
         for (int64_t e = 0; e < n; e++) memcpy(dst + e * es, src + e * ss * es, esize);
+    } else if (esize == 1) {
+      select_run_u8(n, cb + ci, cs, xb + xi, xs, yb + yi, ys, dst);
+    } else if (esize == 2) {
+      select_run_u16(n, cb + ci, cs, xb + xi * 2, xs, yb + yi * 2, ys, dst);
+    } else if (esize == 4) {
+      select_run_u32(n, cb + ci, cs, xb + xi * 4, xs, yb + yi * 4, ys, dst);
     } else {
       for (int64_t e = 0; e < n; e++)
         memcpy(dst + e * es, cb[ci + e * cs] ? xb + (xi + e * xs) * es : yb + (yi + e * ys) * es,

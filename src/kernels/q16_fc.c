@@ -1,7 +1,8 @@
 /*
- * q16_fc.c — the 16x8 FULLY_CONNECTED rows of q16.h: dot products in blocks
- * of 256 int16 x int16 products (exact in int32), then the reference's
- * double requantization.
+ * q16_fc.c — the portable parts of q16.h's 16x8 FULLY_CONNECTED: the rows
+ * on widened weights (dot products in blocks of 256 int16 x int16 products,
+ * exact in int32, then the reference's double requantization) and the
+ * weight packing of the per-ISA kernels.
  */
 #include <math.h>
 
@@ -42,4 +43,24 @@ void wick_q16_fully_connected_rows(int64_t r0, int64_t r1, int64_t n, int64_t k,
       output[r * n + c] = (int16_t)v;
     }
   }
+}
+
+bool wick_q16_fc_packed_size(size_t n, size_t k, size_t *elems_out) {
+  const size_t panels = n / WICK_Q16_NR + (n % WICK_Q16_NR != 0);
+  const size_t pairs = k / 2 + (k % 2);
+  if (pairs > SIZE_MAX / 2 / WICK_Q16_NR || panels > SIZE_MAX / (2 * WICK_Q16_NR * pairs))
+    return false;
+  *elems_out = panels * WICK_Q16_NR * 2 * pairs;
+  return true;
+}
+
+void wick_q16_fc_pack(size_t n, size_t k, const int8_t *w, int16_t *packed) {
+  const size_t pairs = k / 2 + (k % 2);
+  for (size_t c0 = 0; c0 < n; c0 += WICK_Q16_NR)
+    for (size_t g = 0; g < pairs; g++)
+      for (size_t j = 0; j < WICK_Q16_NR; j++)
+        for (size_t h = 0; h < 2; h++) {
+          const size_t c = c0 + j, i = 2 * g + h;
+          *packed++ = c < n && i < k ? w[c * k + i] : 0;
+        }
 }

@@ -73,6 +73,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/q16.h"
 #include "kernels/reference/reference.h"
 #include "kernels/split.h"
 
@@ -121,6 +122,31 @@ typedef void (*wick_q8_dwconv_fn)(const wick_conv_shape *s, int32_t zp, const in
 typedef void (*wick_q8_add_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qadd_params *p, bool subtract);
 
+/* The same for int16 elements (the 16x8 scheme's ADD / SUB / MUL). */
+typedef void (*wick_q16_add_fn)(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                                const wick_qadd_params *p, bool subtract);
+typedef void (*wick_q16_mul_fn)(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                                const wick_qmul_params *p);
+
+/* QUANTIZE between integer types (wick_q_requantize__reference's parameters). */
+typedef struct wick_q_requant_params {
+  int32_t in_zp, out_zp, multiplier, shift, lo, hi;
+} wick_q_requant_params;
+/* n int16 elements requantized to int8 (out16 false) or int16. */
+typedef void (*wick_q16_requant_fn)(size_t n, const int16_t *in, void *out, bool out16,
+                                    const wick_q_requant_params *p);
+
+/* int16 LOGISTIC (tanh false) / TANH of n elements as wick_q16_logistic__reference /
+ * wick_q16_tanh__reference, the sigmoid table widened to int32. */
+typedef void (*wick_q16_sigmoid_fn)(size_t n, const int32_t table[256], int32_t multiplier,
+                                    int32_t shift, bool tanh, const int16_t *in, int16_t *out);
+
+/* 8-bit SOFTMAX rows, as wick_q8_softmax_rows (q8_softmax.c). */
+typedef void (*wick_q8_softmax_fn)(const int32_t exps[256], const int32_t sums[256],
+                                   const wick_qsoftmax_params *p, wick_dtype in_type,
+                                   wick_dtype out_type, size_t rows, size_t cols, const void *in,
+                                   void *out);
+
 /* out[i] = lut[in[i]] (n bytes), as wick_q_lut8__reference. */
 typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
 
@@ -163,15 +189,21 @@ typedef struct wick_q8_kernels {
   wick_q8_dwconv_fn dwconv;
   wick_q8_add_fn add;
   wick_q8_mul_fn mul;
-  wick_q8_conv_amx_fn conv_amx; /* AMX-INT8 (avx512amx table only) */
-  wick_q8_dots_fn dots;         /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
+  wick_q8_conv_amx_fn conv_amx;  /* AMX-INT8 (avx512amx table only) */
+  wick_q8_dots_fn dots;          /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
+  wick_q16_fc_fn fc16;           /* 16x8 FULLY_CONNECTED (q16.h; NULL: the portable rows) */
+  wick_q16_add_fn add16;         /* int16 ADD / SUB (NULL: the reference) */
+  wick_q16_mul_fn mul16;         /* int16 MUL (NULL: the reference) */
+  wick_q16_requant_fn requant16; /* QUANTIZE int16 -> int8 / int16 (NULL: the reference) */
+  wick_q16_sigmoid_fn sigmoid16; /* int16 LOGISTIC / TANH (NULL: the reference) */
+  wick_q8_softmax_fn softmax8;   /* 8-bit SOFTMAX rows (NULL: the portable ones) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
  * callers allocate the prepared input that much larger). */
 #define WICK_Q8_ROW_PAD 4
 
-/* The best 8-bit table lookup for this CPU (AVX-512 VBMI), or NULL. */
+/* The best 8-bit table lookup for this CPU (AVX-512 VBMI, else AVX2), or NULL. */
 WICK_Q8_API wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference);
 
 /* The best int8 kernels for this CPU, or NULL (forced reference, or no
@@ -197,6 +229,17 @@ WICK_Q8_API bool wick_q8_gemm_packed_size(const wick_q8_kernels *k, size_t n, si
 WICK_Q8_API void wick_q8_gemm_pack(const wick_q8_kernels *k, size_t n, size_t taps, size_t kc,
                                    const int8_t *w, const int32_t *bias, int32_t input_zero_point,
                                    const int32_t *multiplier, const int32_t *shift, void *packed);
+/* Packs the rhs of one int8 BATCH_MATMUL (an activation: packed at invoke) as GEMM weights
+ * of n columns and k inputs in the layout of `k`: column j's input p is
+ * rhs[j * stride_j + p * stride_p] (adj_y: stride_j = k, stride_p = 1; else 1 and n), no bias,
+ * the requantization `multiplier` / `shift` per column (the op's one repeated). The i16 layout
+ * (AVX2) holds rhs - rhs_zero_point, exact in int16; the int8 layouts need rhs_zero_point 0
+ * and correct the bias for the lhs's zero point as wick_q8_gemm_pack does. Same size as
+ * wick_q8_gemm_packed_size(kern, n, 1, k). */
+WICK_Q8_API void wick_q8_bmm_pack(const wick_q8_kernels *kern, size_t n, size_t k,
+                                  const int8_t *rhs, size_t stride_j, size_t stride_p,
+                                  int32_t rhs_zero_point, int32_t lhs_zero_point,
+                                  const int32_t *multiplier, const int32_t *shift, void *packed);
 /* Bytes per input element after wick_q8_prepare_input (1 or 2). */
 static inline size_t wick_q8_input_bytes(const wick_q8_kernels *k) { return k->i16 ? 2 : 1; }
 /* Converts n input bytes for the GEMM kernels of `k`: x + 128 as u8 (VNNI),
@@ -344,7 +387,15 @@ WICK_Q8_API size_t wick_q8_conv_amx_group(const wick_conv_shape *s);
 /* Bytes of one thread's work buffer (a multiple of 64; 64-aligned use). */
 WICK_Q8_API size_t wick_q8_conv_amx_work_bytes(const wick_conv_shape *s);
 
-/* ---- portable kernels (q8_pool.c) ---- */
+/* ---- portable kernels (q8_pool.c, q8_softmax.c) ---- */
+
+/* 8-bit SOFTMAX rows (int8 / uint8 in; int8, uint8 or int16 out, as the reference's pairs)
+ * through the op's tables (wick_q_softmax_tables of p), bit-exact with
+ * wick_q_softmax__reference. */
+WICK_Q8_API void wick_q8_softmax_rows(const int32_t exps[256], const int32_t sums[256],
+                                      const wick_qsoftmax_params *p, wick_dtype in_type,
+                                      wick_dtype out_type, size_t rows, size_t cols, const void *in,
+                                      void *out);
 
 /* int8 AVERAGE_POOL_2D / MAX_POOL_2D (arithmetic as the reference kernels),
  * clamp [lo, hi]; `acc` holds s->channels int32. */
@@ -414,6 +465,20 @@ WICK_Q8_API void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, si
                                                         const int8_t *const *a, const void *w,
                                                         int8_t *c, size_t c_stride,
                                                         const wick_q8_output *o);
+WICK_Q8_API void wick_q16_add_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b,
+                                            int16_t *out, const wick_qadd_params *p, bool subtract);
+WICK_Q8_API void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b,
+                                            int16_t *out, const wick_qmul_params *p);
+WICK_Q8_API void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, void *out, bool out16,
+                                                const wick_q_requant_params *p);
+WICK_Q8_API void wick_q8_softmax_rows__avx2(const int32_t exps[256], const int32_t sums[256],
+                                            const wick_qsoftmax_params *p, wick_dtype in_type,
+                                            wick_dtype out_type, size_t rows, size_t cols,
+                                            const void *in, void *out);
+WICK_Q8_API void wick_q8_lut8__avx2(size_t n, const uint8_t lut[256], const uint8_t *in,
+                                    uint8_t *out);
+WICK_Q8_API void wick_q16_sigmoid__avx2(size_t n, const int32_t table[256], int32_t multiplier,
+                                        int32_t shift, bool tanh, const int16_t *in, int16_t *out);
 /* Depthwise blocks of 8 channels (dw_cr 8), ADD / SUB and MUL on 8 int32 lanes. */
 WICK_Q8_API void wick_q8_dwconv_ukernel__avx2(const wick_conv_shape *s, int32_t zp,
                                               const int8_t *input, const void *w, int8_t *output,

@@ -55,15 +55,24 @@ static void pack_i16(size_t n, size_t taps, size_t kc, size_t nr, const int8_t *
     const size_t cols = n - j0 < nr ? n - j0 : nr;
     pack_header(j0, cols, nr, bias, zero, 0, multiplier, shift, (int32_t *)(void *)out);
     out += 4 * WICK_Q8_HEADER * nr;
+    /* pair g of the columns side by side: column j's weights p, p + 1 at o16[2 * j], [2 * j + 1]
+     * of the pair's row of nr pairs; columns past `cols` and the odd k's last partner are 0 */
     int16_t *o16 = (int16_t *)(void *)out;
-    for (size_t t = 0; t < taps; t++)
-      for (size_t g = 0; g < k2; g += 2)
-        for (size_t j = 0; j < nr; j++)
-          for (size_t b = 0; b < 2; b++, o16++) {
-            const size_t p = g + b;
-            *o16 = j < cols && p < kc ? w[(j0 + j) * k + t * kc + p] : 0;
-          }
-    out = (int8_t *)o16;
+    const size_t tap_stride = k2 * nr;
+    memset(o16, 0, taps * tap_stride * sizeof(int16_t));
+    for (size_t t = 0; t < taps; t++) {
+      const int8_t *src = w + j0 * k + t * kc;
+      int16_t *dst = o16 + t * tap_stride;
+      size_t p = 0;
+      for (; p + 1 < kc; p += 2, dst += 2 * nr)
+        for (size_t j = 0; j < cols; j++) {
+          dst[2 * j] = src[j * k + p];
+          dst[2 * j + 1] = src[j * k + p + 1];
+        }
+      if (p < kc)
+        for (size_t j = 0; j < cols; j++) dst[2 * j] = src[j * k + p];
+    }
+    out = (int8_t *)(o16 + taps * tap_stride);
   }
 }
 
@@ -166,4 +175,56 @@ void wick_q8_rq64_prepare(size_t n, const int32_t *shift, int64_t *out) {
       out[16 + lane] = e > 0 ? (int64_t)1 << 31 : 0;
       out[32 + lane] = 31 + e;
     }
+}
+
+void wick_q8_bmm_pack(const wick_q8_kernels *kern, size_t n, size_t k, const int8_t *rhs,
+                      size_t stride_j, size_t stride_p, int32_t rhs_zero_point,
+                      int32_t lhs_zero_point, const int32_t *multiplier, const int32_t *shift,
+                      void *packed) {
+  const size_t nr = kern->nr;
+  int8_t *out = packed;
+  if (kern->i16) { /* int16 pairs of rhs - zp; the lhs is prepared as x - zp: no correction */
+    uint32_t zero[64] = {0};
+    const size_t k2 = (k + 1) & ~(size_t)1;
+    for (size_t j0 = 0; j0 < n; j0 += nr) {
+      const size_t cols = n - j0 < nr ? n - j0 : nr;
+      pack_header(j0, cols, nr, NULL, zero, 0, multiplier, shift, (int32_t *)(void *)out);
+      out += 4 * WICK_Q8_HEADER * nr;
+      int16_t *o16 = (int16_t *)(void *)out;
+      for (size_t g = 0; g < k2; g += 2)
+        for (size_t j = 0; j < nr; j++)
+          for (size_t b = 0; b < 2; b++, o16++) {
+            const size_t p = g + b;
+            *o16 = j < cols && p < k
+                       ? (int16_t)(rhs[(j0 + j) * stride_j + p * stride_p] - rhs_zero_point)
+                       : 0;
+          }
+      out = (int8_t *)o16;
+    }
+    return;
+  }
+  /* int8 groups of 4 (VNNI, NEON): the rhs as it is (its zero point is 0), the bias corrected
+   * for the lhs as wick_q8_gemm_pack does */
+  const size_t k4 = round_up4(k);
+  uint32_t wsum[64];
+  for (size_t j0 = 0; j0 < n; j0 += nr) {
+    const size_t cols = n - j0 < nr ? n - j0 : nr;
+    for (size_t j = 0; j < nr; j++) {
+      uint32_t s = 0;
+      if (j < cols)
+        for (size_t p = 0; p < k; p++)
+          s += (uint32_t)(int32_t)rhs[(j0 + j) * stride_j + p * stride_p];
+      wsum[j] = s;
+    }
+    pack_header(j0, cols, nr, NULL, wsum, (kern->s8 ? 0 : 128) + lhs_zero_point, multiplier, shift,
+                (int32_t *)(void *)out);
+    out += 4 * WICK_Q8_HEADER * nr;
+    for (size_t g = 0; g < k4; g += 4)
+      for (size_t j = 0; j < nr; j++)
+        for (size_t b = 0; b < 4; b++, out++) {
+          const size_t p = g + b;
+          *out = j < cols && p < k ? rhs[(j0 + j) * stride_j + p * stride_p] : 0;
+        }
+  }
+  if (kern->conv_amx) memset(out, 0, WICK_Q8_AMX_SLACK);
 }

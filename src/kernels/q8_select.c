@@ -25,7 +25,10 @@
   .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,                              \
   .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,               \
   .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni, \
-  .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni
+  .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,             \
+  .fc16 = wick_q16_fc__avx2, .add16 = wick_q16_add_ukernel__avx2,                       \
+  .mul16 = wick_q16_mul_ukernel__avx2, .requant16 = wick_q16_requant_ukernel__avx2,     \
+  .sigmoid16 = wick_q16_sigmoid__avx2, .softmax8 = wick_q8_softmax_rows__avx2
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
@@ -37,7 +40,9 @@ static const wick_q8_kernels avx512amx_kernels = {.isa = "avx512amx",
 #endif
 
 /* AVX2: GEMM-shaped ops (int16 input, VPMADDWD), depthwise convs (8
- * channels per vector, VPMADDWD per tap), ADD / SUB and MUL. */
+ * channels per vector, VPMADDWD per tap), ADD / SUB and MUL, 16x8
+ * FULLY_CONNECTED, int16 ADD / SUB / MUL, QUANTIZE, LOGISTIC and TANH, 8-bit SOFTMAX (also the
+ * AVX-512 tables' 16-bit kernels). */
 static const wick_q8_kernels avx2_kernels = {
     .isa = "avx2",
     .mr = 4,
@@ -51,6 +56,12 @@ static const wick_q8_kernels avx2_kernels = {
     .add = wick_q8_add_ukernel__avx2,
     .mul = wick_q8_mul_ukernel__avx2,
     .dots = wick_q8_dots__avx2,
+    .fc16 = wick_q16_fc__avx2,
+    .add16 = wick_q16_add_ukernel__avx2,
+    .mul16 = wick_q16_mul_ukernel__avx2,
+    .requant16 = wick_q16_requant_ukernel__avx2,
+    .sigmoid16 = wick_q16_sigmoid__avx2,
+    .softmax8 = wick_q8_softmax_rows__avx2,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX512BW |
@@ -137,6 +148,7 @@ wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference) {
 #ifdef WICK_HAVE_X86_KERNELS
   const uint32_t needs = WICK_CPU_AVX512F | WICK_CPU_AVX512BW | WICK_CPU_AVX512VBMI;
   if (!force_reference && (wick_cpu_features() & needs) == needs) return wick_q8_lut8__avx512vbmi;
+  if (!force_reference && (wick_cpu_features() & WICK_CPU_AVX2)) return wick_q8_lut8__avx2;
 #else
   (void)force_reference;
 #endif

@@ -94,6 +94,7 @@ const wick_op_def wick_op_gelu = {"GELU",       WICK_BUILTIN_GELU, 2,
 typedef struct prelu_data {
   wick_broadcast bc;
   int64_t rows, channels;
+  wick_f32_prelu_fn rows_kernel; /* the vector kernel for the rows (NULL: portable) */
 } prelu_data;
 
 static wick_status prelu_prepare(wick_op_ctx *ctx) {
@@ -130,8 +131,11 @@ static wick_status prelu_prepare(wick_op_ctx *ctx) {
     }
   }
   wick_op_set_data(ctx, d);
-  if (d->channels > 0) /* a scalar row loop over the channels, split over the threads */
-    wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "channel rows");
+  const wick_f32_kernels *k = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  d->rows_kernel = d->channels > 0 && k != NULL ? k->prelu : NULL;
+  if (d->channels > 0) /* a row loop over the channels, split over the threads */
+    wick_op_set_kernel(ctx, d->rows_kernel ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_GENERIC,
+                       "channel rows");
   else
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "broadcast");
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
@@ -147,6 +151,11 @@ static void prelu_rows(void *arg, size_t begin, size_t end, size_t thread) {
   (void)thread;
   const prelu_job *j = arg;
   const int64_t c = j->d->channels, off = (int64_t)begin * c;
+  if (j->d->rows_kernel != NULL) {
+    for (size_t r = begin; r < end; r++)
+      j->d->rows_kernel((size_t)c, j->in + (int64_t)r * c, j->alpha_row, j->out + (int64_t)r * c);
+    return;
+  }
   wick_f32_prelu_channels((int64_t)(end - begin), c, j->in + off, j->alpha_row, j->out + off);
 }
 

@@ -40,12 +40,16 @@
 #include "format/schema.h"
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
+#include "ops/parallel.h"
 #include "ops/quantization.h"
 
 typedef struct qact_data {
   int32_t builtin;
   wick_qsoftmax_params softmax;
-  float *softmax_table; /* SOFTMAX in its float-table form, else NULL */
+  float *softmax_table;          /* SOFTMAX in its float-table form, else NULL */
+  int32_t *softmax_exps;         /* 8-bit fixed-point SOFTMAX: the reference's exps[256], sums[256]
+                                  * (wick_q_softmax_tables) for softmax_fn, or NULL */
+  wick_q8_softmax_fn softmax_fn; /* the int8 table's kernel, else wick_q8_softmax_rows */
   float softmax_out_scale;
   int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
   int16_t *rsqrt_lut;           /* int16 RSQRT */
@@ -53,6 +57,8 @@ typedef struct qact_data {
   bool tabulated; /* 8-bit HARD_SWISH / LEAKY_RELU: `lut` holds the reference's 256 answers */
   uint16_t sigmoid16[256]; /* int16 LOGISTIC / TANH */
   int32_t sigmoid16_mult, sigmoid16_shift;
+  int32_t sigmoid32[256];         /* ... the table widened for the kernel */
+  wick_q16_sigmoid_fn sigmoid_fn; /* the kernel, or NULL: the reference */
   wick_qhard_swish_params hard_swish;
   int32_t in_zp, out_zp, multiplier, shift, lo, hi; /* RELU family */
   wick_qleaky_params leaky;
@@ -117,6 +123,13 @@ static wick_status softmax_prepare(wick_op_ctx *ctx, qact_data *d, const wick_te
   double radius =
       31.0 * (double)((int64_t)1 << 26) / (double)((int64_t)1 << d->softmax.input_left_shift);
   d->softmax.diff_min = -(int32_t)floor(radius);
+  if (!wick_op_force_reference(ctx)) { /* the reference's 256 exps, for the table kernel */
+    if ((d->softmax_exps = wick_op_alloc(ctx, 512 * sizeof(int32_t))) == NULL)
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+    wick_q_softmax_tables(&d->softmax, d->softmax_exps, d->softmax_exps + 256);
+    const wick_q8_kernels *kern = wick_q8_kernels_select(false);
+    d->softmax_fn = kern != NULL && kern->softmax8 != NULL ? kern->softmax8 : wick_q8_softmax_rows;
+  }
   return WICK_OK;
 }
 
@@ -203,6 +216,11 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                              "rescale overflows)",
                              logistic ? "LOGISTIC" : "TANH", (double)qi.scale);
         wick_q16_sigmoid_table(d->sigmoid16);
+        const wick_q8_kernels *kern = wick_q8_kernels_select(wick_op_force_reference(ctx));
+        if (kern != NULL && kern->sigmoid16 != NULL) {
+          for (int i = 0; i < 256; i++) d->sigmoid32[i] = d->sigmoid16[i];
+          d->sigmoid_fn = kern->sigmoid16;
+        }
         break;
       }
       if (logistic)
@@ -278,6 +296,13 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                                builtin == WICK_BUILTIN_GELU || d->tabulated);
   if (lut8 && wick_q8_lut8_select(wick_op_force_reference(ctx)) != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 table");
+  else if (d->sigmoid_fn != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q16 table interpolation");
+  else if (d->softmax_exps != NULL)
+    wick_op_set_kernel(ctx,
+                       d->softmax_fn == wick_q8_softmax_rows ? WICK_KERNEL_GENERIC
+                                                             : WICK_KERNEL_OPTIMIZED,
+                       "exp table rows");
   else if (d->tabulated)
     wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "table");
   else /* scalar: a table per element, or the fixed-point arithmetic */
@@ -295,6 +320,39 @@ static void run_table(const wick_op_ctx *ctx, const qact_data *d, int64_t n, con
     wick_q_lut8__reference(n, d->lut, in, out);
 }
 
+/* Rows [begin, end) of an 8-bit SOFTMAX on the table kernel. */
+typedef struct softmax_job {
+  const qact_data *d;
+  wick_dtype in_type, out_type;
+  size_t cols;
+  const void *in;
+  void *out;
+} softmax_job;
+
+static void softmax_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const softmax_job *j = arg;
+  const size_t osize = j->out_type == WICK_DTYPE_INT16 ? 2 : 1;
+  j->d->softmax_fn(j->d->softmax_exps, j->d->softmax_exps + 256, &j->d->softmax, j->in_type,
+                   j->out_type, end - begin, j->cols, (const uint8_t *)j->in + begin * j->cols,
+                   (uint8_t *)j->out + begin * j->cols * osize);
+}
+
+/* Elements [e0, e1) of an int16 LOGISTIC / TANH on the kernel. */
+typedef struct sigmoid_job {
+  const qact_data *d;
+  bool tanh;
+  const int16_t *in;
+  int16_t *out;
+} sigmoid_job;
+
+static void sigmoid_elements(void *arg, size_t e0, size_t e1) {
+  const sigmoid_job *j = arg;
+  const qact_data *d = j->d;
+  d->sigmoid_fn(e1 - e0, d->sigmoid32, d->sigmoid16_mult, d->sigmoid16_shift, j->tanh, j->in + e0,
+                j->out + e0);
+}
+
 wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
   const qact_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
@@ -307,7 +365,10 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
         wick_q_softmax_i16__reference(rows, cols, d->softmax.input_multiplier,
                                       d->softmax.input_left_shift, d->exp_lut, d->recip_lut,
                                       in->data, out->data);
-      else if (d->softmax_table != NULL)
+      else if (d->softmax_exps != NULL) {
+        softmax_job j = {d, in->type, out->type, (size_t)cols, in->data, out->data};
+        return wick_parallel_range(ctx, (size_t)rows, (uint64_t)cols * 8, softmax_rows, &j);
+      } else if (d->softmax_table != NULL)
         wick_q_softmax_table__reference(in->type, out->type, rows, cols, d->softmax_table,
                                         d->softmax_out_scale, d->out_zp, in->data, out->data);
       else
@@ -334,6 +395,10 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
     case WICK_BUILTIN_LOGISTIC:
     case WICK_BUILTIN_TANH:
     case WICK_BUILTIN_GELU: {
+      if (in->type == WICK_DTYPE_INT16 && d->sigmoid_fn != NULL) {
+        sigmoid_job j = {d, d->builtin == WICK_BUILTIN_TANH, in->data, out->data};
+        return wick_parallel_elements(ctx, (size_t)n, sigmoid_elements, &j);
+      }
       if (in->type == WICK_DTYPE_INT16) { /* LOGISTIC, TANH */
         (d->builtin == WICK_BUILTIN_LOGISTIC
              ? wick_q16_logistic__reference

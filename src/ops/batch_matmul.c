@@ -278,6 +278,14 @@ static void hybrid_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_
   for (size_t r = m0; r < m1; r++) {
     const int32_t *acc = j->acc + r * h->n;
     float *out = j->out + r * h->n;
+    if (!j->asymmetric && h->f32 != NULL && h->f32->hybrid_rescale != NULL) {
+      /* 0 + total * (row scale * rhs scale): the FULLY_CONNECTED order without a bias */
+      const float row_scale =
+          d->per_channel ? h->row_scales[r] : h->row_scales[r] * d->rhs_scales[0];
+      h->f32->hybrid_rescale(n1 - n0, acc + n0, NULL, 0, d->per_channel ? d->rhs_scales + n0 : NULL,
+                             row_scale, false, NULL, -INFINITY, INFINITY, out + n0);
+      continue;
+    }
     for (size_t c = n0; c < n1; c++) {
       int32_t total = acc[c];
       if (j->asymmetric)

@@ -90,9 +90,10 @@ typedef struct conv_data {
   /* hybrid, run as depthwise rows: the filter in [1, kh, kw, out_c] (the input's filter for
    * DEPTHWISE_CONV_2D, a transposed copy for a CONV_2D with one channel per group) */
   const int8_t *dw_filter;
-  wick_f32_dwconv_fn dwconv;        /* CONV_DWCONV */
-  wick_conv_shape dw_shape;         /* the multiplier-1 shape the depthwise kernel runs */
-  wick_f32_winograd_tasks winograd; /* CONV_WINOGRAD: the split (pointers set per invoke) */
+  wick_hybrid_dwconv_fn hybrid_dwconv; /* multiplier 1 on a vector ISA; NULL: portable rows */
+  wick_f32_dwconv_fn dwconv;           /* CONV_DWCONV */
+  wick_conv_shape dw_shape;            /* the multiplier-1 shape the depthwise kernel runs */
+  wick_f32_winograd_tasks winograd;    /* CONV_WINOGRAD: the split (pointers set per invoke) */
 } conv_data;
 
 static const float *bias_data(const wick_op_ctx *ctx);
@@ -158,6 +159,13 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
         for (size_t i = 0; i < taps; i++) t[i * c + o] = f[o * taps + i];
       d->dw_filter = t;
       d->dw_shape.multiplier = 1;
+    }
+    if (d->dw_shape.multiplier == 1 && d->quantize_f32 != NULL) {
+      d->hybrid_dwconv = d->quantize_f32->hybrid_dwconv;
+      if (d->hybrid_dwconv != NULL) { /* sums in registers: no scratch */
+        d->hybrid_blocked = true;
+        return WICK_OK;
+      }
     }
     size_t scratch;
     if (!wick_mul_size((size_t)s->out_c * sizeof(uint32_t), wick_op_num_threads(ctx), &scratch))
@@ -260,6 +268,12 @@ static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
 static void hdw_rows(void *arg, size_t begin, size_t end, size_t thread) {
   const hybrid_job *j = arg;
   const conv_data *d = j->d;
+  if (d->hybrid_dwconv != NULL) {
+    d->hybrid_dwconv(&d->dw_shape, d->qin, j->offset, j->scale, d->dw_filter, d->filter_scales,
+                     d->dw_filter != j->filter, j->bias, j->out, d->lo, d->hi, (int32_t)begin,
+                     (int32_t)end);
+    return;
+  }
   wick_hybrid_depthwise_rows(&d->dw_shape, d->qin, j->offset, j->scale, d->dw_filter,
                              d->filter_scales, d->dw_filter != j->filter, j->bias, j->out, d->lo,
                              d->hi, (int32_t)begin, (int32_t)end,
@@ -293,6 +307,11 @@ static void hconv_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_t
     const float scale = h->row_scales[r];
     const int32_t *acc = j->acc + r * h->n;
     float *o = j->out + r * h->n;
+    if (h->f32 != NULL && h->f32->hybrid_rescale != NULL) {
+      h->f32->hybrid_rescale(n1 - n0, acc + n0, h->weight_sums + n0, offset, d->filter_scales + n0,
+                             scale, true, j->bias ? j->bias + n0 : NULL, d->lo, d->hi, o + n0);
+      continue;
+    }
     for (size_t c = n0; c < n1; c++) {
       const uint32_t sum = (uint32_t)acc[c] - h->weight_sums[c] * offset;
       /* the reference's association: (acc * s_filter) * s_input, then the bias */
@@ -393,6 +412,8 @@ static void mark_kernel(const wick_op_ctx *ctx, const conv_data *d, bool depthwi
       wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "hybrid gemm");
     else if (!d->hybrid_blocked)
       wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, grouped ? "hybrid grouped" : "hybrid");
+    else if (d->hybrid_dwconv != NULL) /* vector rows, split over the threads */
+      wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "hybrid dwconv");
     else if (d->dw_filter != NULL) /* portable rows, split over the threads */
       wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "hybrid depthwise rows");
     else
@@ -671,9 +692,15 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
           for (size_t k = 0; k < m; k++) e[(p * c + i) * m + k] = in[p * c + i];
       x = e;
     }
-    /* an activation runs per output row inside the kernel; a residual add after all rows */
-    j.dw = (wick_f32_dwconv_args){
-        &d->dw_shape, x, d->packed, out, d->lo, d->hi, ep && !ep->residual ? ep->act : NULL};
+    /* a lone activation runs per output row inside the kernel; with a residual add or a PRELU
+     * the whole epilogue runs after all rows */
+    j.dw = (wick_f32_dwconv_args){&d->dw_shape,
+                                  x,
+                                  d->packed,
+                                  out,
+                                  d->lo,
+                                  d->hi,
+                                  ep && !ep->residual && !ep->alpha ? ep->act : NULL};
   }
   int64_t per_pixel = (int64_t)s->out_c * s->k_h * s->k_w;
   per_pixel *=
@@ -682,7 +709,7 @@ static wick_status conv_run(const wick_op_ctx *ctx, bool depthwise) {
       wick_parallel_rows(ctx, s->batch, s->out_h, (uint64_t)per_pixel * (uint64_t)s->out_w,
                          wick_rows_splittable(s->in_h, s->out_h, s->stride_h, s->pad_top),
                          conv_rows, &j);
-  if (st == WICK_OK && ep && (d->path == CONV_REFERENCE || ep->residual))
+  if (st == WICK_OK && ep && (d->path == CONV_REFERENCE || ep->residual || ep->alpha))
     st = wick_op_run_fused_epilogue(ctx);
   return st;
 }

@@ -7,7 +7,12 @@
  * Types: float32, int32 and int64 for arithmetic (int64 only without a fused
  * activation), and complex64 for MUL (no activation; LiteRT runs it, TF's
  * converter emits it for complex products such as a spectrum times a phase); comparisons also take
- * int8/uint8/int16/bool. Integer division by zero is a run-time input error (checked at invoke),
+ * int8/uint8/int16/bool. Quantized int8/uint8 comparisons compare the inputs rescaled by their
+ * own scales as LiteRT does (wick_q_compare__reference: scales below 1; an int8 tensor without
+ * parameters compares raw values, where LiteRT aborts). int16 compares raw values without
+ * quantization (LiteRT rescales quantized int16 in EQUAL/NOT_EQUAL only: refused). EQUAL runs
+ * version 5 (int16 in the current converter's rule; verified raw against LiteRT). Integer
+ * division by zero is a run-time input error (checked at invoke),
  * never UB. BITWISE_XOR: int8, uint8, int16, int32 (LiteRT's uint16/uint32 are not wick types).
  * ATAN2: float32, float64. Quantized ADD/SUB/MUL (int8, uint8, int16) are in
  * elementwise_quantized.c.
@@ -28,6 +33,8 @@ typedef struct binary_data {
   wick_broadcast bc;
   const wick_f32_binary_fn *fast; /* the op's three kernel forms, or NULL: reference */
   bool compare_rows;              /* comparisons: run wick_f32_compare_plan on `plan` */
+  bool compare_quantized;         /* int8/uint8 comparisons of rescaled values: `q` */
+  wick_qcompare_params q;
   wick_f32_binary_plan plan;
 } binary_data;
 
@@ -199,6 +206,25 @@ static wick_compare_op compare_op(int32_t builtin) {
   }
 }
 
+/* LiteRT's scaled comparison: each input scale as a Q31 multiplier with shift <= 0 (LiteRT's
+ * integer rescale is defined only there), the inputs shifted left 8 bits. */
+static wick_status compare_quantized_prepare(wick_op_ctx *ctx, binary_data *d) {
+  wick_qparams q1, q2;
+  WICK_TRY(wick_quant_params(ctx, wick_op_input(ctx, 0), "input 0", false, &q1));
+  WICK_TRY(wick_quant_params(ctx, wick_op_input(ctx, 1), "input 1", false, &q2));
+  d->q.left_shift = 8;
+  d->q.input1_offset = -q1.zero_point;
+  d->q.input2_offset = -q2.zero_point;
+  WICK_TRY(wick_quant_multiplier(ctx, (double)q1.scale, 0, "input 0's scale",
+                                 &d->q.input1_multiplier, &d->q.input1_shift));
+  WICK_TRY(wick_quant_multiplier(ctx, (double)q2.scale, 0, "input 1's scale",
+                                 &d->q.input2_multiplier, &d->q.input2_shift));
+  d->compare_quantized = true;
+  d->compare_rows = false;
+  wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "quantized");
+  return WICK_OK;
+}
+
 static wick_status compare_prepare(wick_op_ctx *ctx) {
   wick_tensor *a = wick_op_input(ctx, 0);
   WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
@@ -211,14 +237,18 @@ static wick_status compare_prepare(wick_op_ctx *ctx) {
     WICK_CHECK_SUPPORTED(ctx,
                          t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT32 ||
                              t == WICK_DTYPE_INT64 || t == WICK_DTYPE_BOOL ||
-                             ((t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 ||
-                               t == WICK_DTYPE_INT16) &&
-                              a->info->quant.count == 0),
-                         "input type %s is not supported", wick_dtype_name(t));
+                             t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 ||
+                             (t == WICK_DTYPE_INT16 && a->info->quant.count == 0),
+                         "input type %s%s is not supported", wick_dtype_name(t),
+                         t == WICK_DTYPE_INT16 ? " with quantization" : "");
   }
   WICK_TRY(prepare_broadcast(ctx, WICK_DTYPE_BOOL, true));
   binary_data *d = wick_op_data(ctx);
   d->fast = NULL;
+  d->compare_quantized = false;
+  if (!logical && (t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8) &&
+      (a->info->quant.count > 0 || wick_op_input(ctx, 1)->info->quant.count > 0))
+    return compare_quantized_prepare(ctx, d);
   /* float comparisons walk rows of the collapsed broadcast (src/kernels/logical.c) */
   d->compare_rows = t == WICK_DTYPE_FLOAT32 && !logical && !wick_op_force_reference(ctx) &&
                     wick_f32_binary_plan_make(&d->bc, &d->plan);
@@ -232,6 +262,11 @@ static wick_status compare_prepare(wick_op_ctx *ctx) {
 static wick_status compare_invoke(wick_op_ctx *ctx) {
   const binary_data *d = wick_op_data(ctx);
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
+  if (d->compare_quantized) {
+    wick_q_compare__reference(compare_op(wick_op_builtin(ctx)), a->type, &d->bc, &d->q, a->data,
+                              b->data, o->data);
+    return WICK_OK;
+  }
   if (d->compare_rows &&
       wick_f32_compare_plan(compare_op(wick_op_builtin(ctx)), &d->plan, a->data, b->data, o->data))
     return WICK_OK;
@@ -243,11 +278,11 @@ static wick_status compare_invoke(wick_op_ctx *ctx) {
 #define COMPARE_OP(sym, NAME, maxv) \
   const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, compare_prepare, compare_invoke, 0};
 
-COMPARE_OP(wick_op_equal, EQUAL, 4)
+COMPARE_OP(wick_op_equal, EQUAL, 5)
 COMPARE_OP(wick_op_not_equal, NOT_EQUAL, 3)
 COMPARE_OP(wick_op_less, LESS, 3)
-COMPARE_OP(wick_op_less_equal, LESS_EQUAL, 3)
-COMPARE_OP(wick_op_greater, GREATER, 3)
+COMPARE_OP(wick_op_less_equal, LESS_EQUAL, 2)
+COMPARE_OP(wick_op_greater, GREATER, 2)
 COMPARE_OP(wick_op_greater_equal, GREATER_EQUAL, 3)
 COMPARE_OP(wick_op_logical_and, LOGICAL_AND, 1)
 COMPARE_OP(wick_op_logical_or, LOGICAL_OR, 1)

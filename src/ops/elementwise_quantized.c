@@ -19,14 +19,19 @@
  *            squared in 32 bits and requantized by (2 max(s1, s2))^2 /
  *            (2^14 s_out); every multiplier must be below 1 (LiteRT aborts
  *            otherwise, wick refuses at prepare). No fused activation.
- * int8 ADD/SUB/MUL of equal shapes, or of a full tensor by a row of its last
- * dimension or a scalar (Keras' rescaling/normalization, squeeze-excite's
- * channel scale; the row is tiled so each kernel call covers hundreds of
- * elements), run the optimized kernels of src/kernels/q8.h when the CPU has
- * them (bit-exact with the reference), split over the threads.
+ * int8 and int16 (not the power-of-two form) ADD/SUB/MUL of equal shapes, or of a full tensor by a
+ * row of its last dimension or a scalar (Keras' rescaling/normalization, squeeze-excite's channel
+ * scale; the row is tiled so each kernel call covers hundreds of elements), run the optimized
+ * kernels of src/kernels/q8.h when the CPU has them (bit-exact with the reference), split over the
+ * threads. Other int8 broadcasts that collapse to at most three loops (elementwise_driver.c's plan:
+ * [M, C] op [M, 1] per row, as layer norm's mean and scale, [N, HW, C] op [N, 1, C], ...) whose
+ * innermost run is at least QBIN_MIN_INNER long call the same kernels once per inner run, a
+ * broadcast scalar splatted into a per-thread row; the runs split over the
+ * threads.
  * Next: src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/parallel.h"
@@ -46,10 +51,17 @@ typedef struct qbin_data {
                                 * other's last dimension, or a scalar: 1); 0: equal shapes */
   bool row_is_a;               /* input 0 is the broadcast row */
   size_t tile;                 /* the row repeated to this many elements (a multiple of row) */
+  bool planned;                /* other broadcasts: kernel calls over `plan`'s inner runs */
+  wick_f32_binary_plan plan;   /* (element strides; the float plan is type-agnostic) */
+  size_t splat_bytes;          /* per thread: a broadcast scalar repeated over an inner run */
+  size_t esize;                /* bytes per element: 1 (int8) or 2 (int16) */
 } qbin_data;
 
 /* Elements per kernel call against a tiled broadcast row (plus one row for the phase). */
 #define QBIN_TILE 512
+/* The shortest inner run the planned broadcasts call a kernel for (shorter ones: the
+ * reference, whose per-element loop is then no slower than a call per few elements). */
+#define QBIN_MIN_INNER 16
 
 static bool same_shape(const wick_tensor *a, const wick_tensor *b) {
   if (a->rank != b->rank) return false;
@@ -86,12 +98,26 @@ static bool kernel_shapes(const wick_tensor *a, const wick_tensor *b, int64_t *r
 static wick_status use_kernels(wick_op_ctx *ctx, qbin_data *d, const wick_tensor *a,
                                const wick_tensor *b, bool have) {
   const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
-  if (k == NULL || !have || !kernel_shapes(a, b, &d->row, &d->row_is_a)) return WICK_OK;
+  if (k == NULL || !have) return WICK_OK;
+  if (!kernel_shapes(a, b, &d->row, &d->row_is_a)) {
+    if (!wick_f32_binary_plan_make(&d->bc, &d->plan) || d->plan.dims[2] < QBIN_MIN_INNER)
+      return WICK_OK;
+    if (d->plan.form != WICK_F32_VV) {
+      d->splat_bytes = (d->plan.dims[2] * d->esize + 63) & ~(size_t)63;
+      size_t bytes;
+      if (!wick_mul_size(d->splat_bytes, wick_op_num_threads(ctx), &bytes))
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "broadcast row too long");
+      wick_op_request_scratch(ctx, bytes);
+    }
+    d->planned = true;
+    d->kern = k;
+    return WICK_OK;
+  }
   if (d->row > 0) {
     const size_t row = (size_t)d->row;
     d->tile = row >= QBIN_TILE ? row : QBIN_TILE / row * row;
     size_t bytes;
-    if (!wick_add_size(d->tile, row, &bytes))
+    if (!wick_add_size(d->tile, row, &bytes) || !wick_mul_size(bytes, d->esize, &bytes))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "broadcast row too long");
     wick_op_request_scratch(ctx, bytes);
   }
@@ -143,6 +169,7 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
                        wick_dtype_name(out->type), wick_dtype_name(t));
   qbin_data *d = wick_op_alloc(ctx, sizeof *d);
   if (d == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  d->esize = t == WICK_DTYPE_INT16 ? 2 : 1;
   WICK_TRY(wick_broadcast_shapes(ctx, a, b, &d->bc.rank, d->bc.dims));
   wick_broadcast_strides(a, d->bc.rank, d->bc.dims, d->bc.a_strides);
   wick_broadcast_strides(b, d->bc.rank, d->bc.dims, d->bc.b_strides);
@@ -188,10 +215,11 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
     m->output_offset = qo.zero_point;
     m->act_min = lo;
     m->act_max = hi;
-    if (t == WICK_DTYPE_INT8) {
-      const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
-      WICK_TRY(use_kernels(ctx, d, a, b, k != NULL && k->mul != NULL));
-    }
+    const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
+    if (t == WICK_DTYPE_INT8 || t == WICK_DTYPE_INT16)
+      WICK_TRY(
+          use_kernels(ctx, d, a, b,
+                      k != NULL && (t == WICK_DTYPE_INT8 ? k->mul != NULL : k->mul16 != NULL)));
   } else {
     int32_t l1, l2, lout;
     bool pot = t == WICK_DTYPE_INT16 && ctx->params->pot_scale_int16 &&
@@ -230,14 +258,20 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
       p->output_offset = qo.zero_point;
       p->act_min = lo;
       p->act_max = hi;
-      if (t == WICK_DTYPE_INT8) {
-        const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
-        WICK_TRY(use_kernels(ctx, d, a, b, k != NULL && k->add != NULL));
-      }
+      const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
+      if (t == WICK_DTYPE_INT8 || t == WICK_DTYPE_INT16)
+        WICK_TRY(
+            use_kernels(ctx, d, a, b,
+                        k != NULL && (t == WICK_DTYPE_INT8 ? k->add != NULL : k->add16 != NULL)));
     }
   }
-  if (d->kern != NULL)
-    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, d->row > 0 ? "q8 broadcast row" : "q8");
+  if (d->kern != NULL && d->esize == 2)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
+                       d->planned ? "q16 broadcast runs"
+                                  : (d->row > 0 ? "q16 broadcast row" : "q16"));
+  else if (d->kern != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
+                       d->planned ? "q8 broadcast runs" : (d->row > 0 ? "q8 broadcast row" : "q8"));
   else /* why: int16 or uint8, or a broadcast the kernels do not take */
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
                        t == WICK_DTYPE_INT8 ? "broadcast" : wick_dtype_name(t));
@@ -245,45 +279,96 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
   return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
 }
 
-/* int8 ADD / SUB / MUL by the fast kernels, split over the threads in
+/* int8 / int16 ADD / SUB / MUL by the fast kernels, split over the threads in
  * 64-aligned chunks (integer math: every element comes out the same in any
  * chunk). A broadcast row is read from the tile (the row repeated, plus one
- * more row), starting at the chunk's phase in the row. */
+ * more row), starting at the chunk's phase in the row. Pointers are bytes;
+ * elements d->esize bytes. */
 typedef struct qbin_job {
   const qbin_data *d;
-  const int8_t *a, *b, *tile;
-  int8_t *out;
+  const uint8_t *a, *b;
+  uint8_t *tile, *out;
 } qbin_job;
+
+/* out[0, n) = a op b on the kernel of the op's type. */
+static void call_kernel(const qbin_data *d, size_t n, const void *a, const void *b, void *out) {
+  if (d->esize == 2) {
+    if (d->kind == QB_MUL)
+      d->kern->mul16(n, a, b, out, &d->mul);
+    else
+      d->kern->add16(n, a, b, out, &d->add, d->subtract);
+  } else {
+    if (d->kind == QB_MUL)
+      d->kern->mul(n, a, b, out, &d->mul);
+    else
+      d->kern->add(n, a, b, out, &d->add, d->subtract);
+  }
+}
 
 static void qbin_elements(void *arg, size_t e0, size_t e1) {
   const qbin_job *j = arg;
   const qbin_data *d = j->d;
+  const size_t es = d->esize;
   for (size_t e = e0; e < e1;) {
     size_t n = e1 - e;
-    const int8_t *pa = j->a + e, *pb = j->b + e;
+    const uint8_t *pa = j->a + e * es, *pb = j->b + e * es;
     if (d->row > 0) {
       if (n > d->tile) n = d->tile;
-      const int8_t *t = j->tile + e % (size_t)d->row;
+      const uint8_t *t = j->tile + e % (size_t)d->row * es;
       if (d->row_is_a)
         pa = t;
       else
         pb = t;
     }
-    if (d->kind == QB_MUL)
-      d->kern->mul(n, pa, pb, j->out + e, &d->mul);
-    else
-      d->kern->add(n, pa, pb, j->out + e, &d->add, d->subtract);
+    call_kernel(d, n, pa, pb, j->out + e * es);
     e += n;
   }
 }
 
-static wick_status run_kernels(const wick_op_ctx *ctx, const qbin_data *d, const int8_t *a,
-                               const int8_t *b, int8_t *out, size_t total) {
-  int8_t *tile = NULL;
+/* Inner runs [begin, end) of a planned broadcast (run u: outer indices u / dims[1], u % dims[1]);
+ * a broadcast scalar is splatted into this thread's row of the scratch. */
+static void qbin_runs(void *arg, size_t begin, size_t end, size_t thread) {
+  const qbin_job *j = arg;
+  const qbin_data *d = j->d;
+  const wick_f32_binary_plan *p = &d->plan;
+  const size_t inner = p->dims[2], es = d->esize;
+  uint8_t *splat = j->tile + thread * d->splat_bytes;
+  for (size_t u = begin; u < end; u++) {
+    const size_t i = u / p->dims[1], k = u % p->dims[1];
+    const uint8_t *pa = j->a + (i * p->a_strides[0] + k * p->a_strides[1]) * es;
+    const uint8_t *pb = j->b + (i * p->b_strides[0] + k * p->b_strides[1]) * es;
+    if (p->form != WICK_F32_VV) { /* splat the broadcast operand's scalar over the run */
+      const uint8_t *scalar = p->form == WICK_F32_VS ? pb : pa;
+      if (es == 1) {
+        memset(splat, *scalar, inner);
+      } else {
+        int16_t v, *row = (int16_t *)(void *)splat;
+        memcpy(&v, scalar, sizeof v);
+        for (size_t c = 0; c < inner; c++) row[c] = v;
+      }
+      if (p->form == WICK_F32_VS)
+        pb = splat;
+      else
+        pa = splat;
+    }
+    call_kernel(d, inner, pa, pb, j->out + u * inner * es);
+  }
+}
+
+static wick_status run_kernels(const wick_op_ctx *ctx, const qbin_data *d, const void *a,
+                               const void *b, void *out, size_t total) {
+  if (d->planned) {
+    qbin_job j = {d, a, b, d->splat_bytes ? wick_op_scratch(ctx) : NULL, out};
+    return wick_parallel_range(ctx, d->plan.dims[0] * d->plan.dims[1], d->plan.dims[2] * 16,
+                               qbin_runs, &j);
+  }
+  uint8_t *tile = NULL;
   if (d->row > 0) {
-    const int8_t *row = d->row_is_a ? a : b;
+    const uint8_t *row = d->row_is_a ? a : b;
+    const size_t es = d->esize;
     tile = wick_op_scratch(ctx);
-    for (size_t i = 0; i < d->tile + (size_t)d->row; i++) tile[i] = row[i % (size_t)d->row];
+    for (size_t i = 0; i < d->tile + (size_t)d->row; i++)
+      memcpy(tile + i * es, row + i % (size_t)d->row * es, es);
   }
   qbin_job j = {d, a, b, tile, out};
   return wick_parallel_elements(ctx, total, qbin_elements, &j);

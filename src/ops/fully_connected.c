@@ -239,6 +239,12 @@ static void hybrid_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_
         d->per_channel ? h->row_scales[r] : h->row_scales[r] * d->weight_scales[0];
     const int32_t *acc = j->acc + r * n;
     float *out = j->out + r * n;
+    if (h->f32 != NULL && h->f32->hybrid_rescale != NULL) {
+      h->f32->hybrid_rescale(n1 - n0, acc + n0, h->weight_sums + n0, offset,
+                             d->per_channel ? d->weight_scales + n0 : NULL, row_scale, false,
+                             j->bias ? j->bias + n0 : NULL, d->lo, d->hi, out + n0);
+      continue;
+    }
     for (size_t c = n0; c < n1; c++) {
       const uint32_t dot = (uint32_t)acc[c] - h->weight_sums[c] * offset;
       const float s = d->per_channel ? row_scale * d->weight_scales[c] : row_scale;

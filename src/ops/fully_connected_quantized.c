@@ -19,8 +19,11 @@
  * int8 weights whose zero point is 0 run the packed GEMM with the same
  * double requantization, bit-exact with the reference, its row tiles split
  * over the interpreter's threads. int16 activations with constant symmetric
- * int8 weights (the 16x8 scheme) run src/kernels/q16.h on the weights widened
- * to int16 once, rows split over the threads, bit-exact with the reference.
+ * int8 weights (the 16x8 scheme) run the int8 table's fc16 kernel
+ * (src/kernels/q16.h: weights packed as int16 pairs, VPMADDWD on AVX2) in
+ * tiles split over the threads as the int8 GEMM's, or without one the
+ * portable rows on the weights widened to int16 once; both bit-exact with
+ * the reference.
  * Everything else runs the reference kernel.
  */
 #include "format/schema.h"
@@ -37,17 +40,54 @@ typedef struct qfc_data {
   const wick_q8_kernels *kern; /* NULL: the reference kernel */
   void *packed;
   wick_q8_output out;
-  int16_t *w16; /* 16x8: the weights widened to int16 [n, k], or NULL */
+  int16_t *w16;        /* 16x8 portable: the weights widened to int16 [n, k], or NULL */
+  wick_q16_fc_fn fc16; /* 16x8 on packed weights (q16.h), or NULL */
+  const int16_t *packed16;
+  wick_q16_fc_args args16;
 } qfc_data;
+
+/* The 16x8 kernel's packed weights and padded bias / scale; false when out of memory. */
+static wick_status choose_fc16(wick_op_ctx *ctx, qfc_data *d, const wick_q8_kernels *kern,
+                               const wick_tensor *w, const wick_tensor *bias) {
+  const size_t n = (size_t)d->n, padded = (n + WICK_Q16_NR - 1) / WICK_Q16_NR * WICK_Q16_NR;
+  size_t elems;
+  if (!wick_q16_fc_packed_size(n, (size_t)d->k, &elems) || elems > SIZE_MAX / sizeof(int16_t))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed weights size overflows");
+  bool cached;
+  int16_t *packed = wick_op_packed(ctx, 1, WICK_Q16_NR, elems * sizeof(int16_t), &cached);
+  double *scale = wick_op_alloc(ctx, padded * sizeof(double));
+  int64_t *bias64 = d->acc64 ? wick_op_alloc(ctx, padded * sizeof(int64_t)) : NULL;
+  int32_t *bias32 = d->acc64 ? NULL : wick_op_alloc(ctx, padded * sizeof(int32_t));
+  if (packed == NULL || scale == NULL || (bias64 == NULL && bias32 == NULL))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
+  if (!cached) wick_q16_fc_pack(n, (size_t)d->k, w->data, packed);
+  for (size_t c = 0; c < padded; c++) {
+    scale[c] = c < n ? d->params.scale[c] : 0.0;
+    if (d->acc64)
+      bias64[c] = bias && c < n ? ((const int64_t *)bias->data)[c] : 0;
+    else
+      bias32[c] = bias && c < n ? ((const int32_t *)bias->data)[c] : 0;
+  }
+  d->packed16 = packed;
+  d->args16 = (wick_q16_fc_args){
+      d->acc64,          bias64,           bias32, scale, d->params.output_offset,
+      d->params.act_min, d->params.act_max};
+  d->fc16 = kern->fc16;
+  return WICK_OK;
+}
 
 /* Packs the weights for the optimized kernels when they apply. */
 static wick_status choose_kernels(wick_op_ctx *ctx, qfc_data *d, const wick_tensor *in,
                                   const wick_tensor *w, const wick_tensor *bias) {
   d->kern = NULL;
   d->w16 = NULL;
+  d->fc16 = NULL;
   if (in->type == WICK_DTYPE_INT16 && d->params.filter_offset == 0 && d->params.input_offset == 0 &&
       !wick_op_force_reference(ctx) && wick_input_known(ctx, 1) &&
       (bias == NULL || wick_input_known(ctx, 2))) {
+    const wick_q8_kernels *kern = wick_q8_kernels_select(false);
+    if (kern != NULL && kern->fc16 != NULL && d->m > 0 && d->n > 0)
+      return choose_fc16(ctx, d, kern, w, bias);
     size_t count, bytes;
     if (!wick_mul_size((size_t)d->n, (size_t)d->k, &count) ||
         !wick_mul_size(count, sizeof(int16_t), &bytes))
@@ -189,6 +229,8 @@ wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(choose_kernels(ctx, d, in, w, bias));
   if (d->kern != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 gemm");
+  else if (d->fc16 != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "16x8 gemm");
   else if (d->w16 != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "16x8 rows");
   else
@@ -212,9 +254,34 @@ static void q16_rows(void *arg, size_t begin, size_t end, size_t thread) {
                                 j->bias, d->acc64, j->out);
 }
 
+/* A task of the 16x8 kernel: a block of rows and columns (wick_q8_gemm_split). */
+typedef struct fc16_job {
+  const qfc_data *d;
+  wick_q8_gemm_split split;
+  const int16_t *in;
+  int16_t *out;
+} fc16_job;
+
+static void fc16_task(void *arg, size_t t, size_t thread) {
+  (void)thread;
+  const fc16_job *j = arg;
+  const qfc_data *d = j->d;
+  size_t m0, m1, n0, n1;
+  wick_q8_gemm_split_task(&j->split, t, &m0, &m1, &n0, &n1);
+  d->fc16(m1 - m0, n0, n1, (size_t)d->n, (size_t)d->k, j->in + m0 * (size_t)d->k, d->packed16,
+          &d->args16, j->out + m0 * (size_t)d->n);
+}
+
 wick_status wick_fc_invoke_quantized(wick_op_ctx *ctx) {
   const qfc_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *bias = wick_op_input(ctx, 2);
+  if (d->fc16 != NULL) {
+    static const wick_q8_kernels tile = {.mr = WICK_Q16_MR, .nr = WICK_Q16_NR};
+    fc16_job j = {.d = d, .in = in->data, .out = wick_op_output(ctx, 0)->data};
+    const size_t tasks = wick_q8_gemm_split_init(&j.split, &tile, (size_t)d->m, (size_t)d->n,
+                                                 (size_t)d->k, WICK_TASK_GRAIN);
+    return wick_parallel_for(ctx, tasks, fc16_task, &j);
+  }
   if (d->w16 != NULL) {
     q16_job j = {d, in->data, bias ? bias->data : NULL, wick_op_output(ctx, 0)->data};
     return wick_parallel_range(ctx, (size_t)d->m, (uint64_t)d->n * (uint64_t)d->k, q16_rows, &j);

@@ -32,8 +32,6 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
   if (packed == NULL || h->weight_sums == NULL || h->qrows == NULL || h->row_scales == NULL ||
       h->row_offsets == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
-  /* element (c, i) of the weights: w[c * k + i], or w[i * n + c] for [k, n] */
-  const size_t c_step = w_kn ? 1 : k, i_step = w_kn ? n : 1;
   if (!cached) {
     const int8_t *rows = w;
     if (w_kn) { /* the packing reads [n, k]: a transposed copy, made only when the packing
@@ -46,10 +44,17 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
     }
     wick_q8_gemm_pack(q8, n, 1, k, rows, NULL, 0, NULL, NULL, packed);
   }
-  for (size_t c = 0; c < n; c++) {
-    uint32_t sum = 0;
-    for (size_t i = 0; i < k; i++) sum += (uint32_t)(int32_t)w[c * c_step + i * i_step];
-    h->weight_sums[c] = sum;
+  /* the sums in the order memory holds the weights (wrapping: the order does not matter) */
+  if (w_kn) {
+    memset(h->weight_sums, 0, n * sizeof(uint32_t));
+    for (size_t i = 0; i < k; i++)
+      for (size_t c = 0; c < n; c++) h->weight_sums[c] += (uint32_t)(int32_t)w[i * n + c];
+  } else {
+    for (size_t c = 0; c < n; c++) {
+      uint32_t sum = 0;
+      for (size_t i = 0; i < k; i++) sum += (uint32_t)(int32_t)w[c * k + i];
+      h->weight_sums[c] = sum;
+    }
   }
   h->m = m, h->n = n, h->k = k;
   h->q8 = q8;

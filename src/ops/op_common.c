@@ -307,7 +307,7 @@ wick_status wick_activation_range_f32(const wick_op_ctx *ctx, wick_activation ac
 bool wick_op_fused_epilogue(const wick_op_ctx *ctx, wick_f32_epilogue *ep) {
   memset(ep, 0, sizeof *ep);
   const wick_node_fusion *fu = wick_op_fusion(ctx);
-  if (fu->activation == 0 && fu->residual == 0) return false;
+  if (fu->activation == 0 && fu->residual == 0 && fu->prelu == 0) return false;
   /* fusion runs only when optimized kernels exist (interpreter.c) */
   const wick_f32_kernels *k = wick_f32_kernels_select(false);
   if (k == NULL) return false;
@@ -317,6 +317,12 @@ bool wick_op_fused_epilogue(const wick_op_ctx *ctx, wick_f32_epilogue *ep) {
     ep->add = k->binary[WICK_F32_ADD][WICK_F32_VV];
     ep->lo = fu->lo;
     ep->hi = fu->hi;
+  }
+  if (fu->prelu > 0) {
+    const wick_tensor *alpha = wick_op_graph_tensor(ctx, fu->prelu - 1);
+    ep->alpha = alpha->data;
+    ep->channels = (size_t)alpha->dims[alpha->rank - 1];
+    ep->prelu = k->prelu;
   }
   return true;
 }

@@ -9,9 +9,11 @@
  * subtracted, and the result is requantized by s_in / s_out; for MEAN the
  * 1/count is folded into that multiplier (multiplier * 2^k / count with
  * k = floor(log2 count), at most 32, the shift lowered by k).
- * int8 MEAN/SUM over one contiguous block of axes (a global average pool's
- * H, W) takes a blocked loop (outer x reduced x inner, the inner run summed
- * as a vector) with the same int32 sums and requantization.
+ * int8 / uint8 / int16 MEAN/SUM over one contiguous block of axes (a global
+ * average pool's H, W; a layer norm's last axis) takes a blocked loop (outer
+ * x reduced x inner, the inner run summed as a vector, or each output's
+ * contiguous run when the last axis is reduced) with the same int32 sums
+ * and requantization.
  * Next: src/kernels/reference/quantized.c (wick_q_reduce_sum__reference).
  */
 #include "format/schema.h"
@@ -22,6 +24,11 @@ typedef struct qreduce_data {
   bool reduced[WICK_MAX_RANK];
   wick_qreduce_params params;
 } qreduce_data;
+
+/* The types the blocked sums take. */
+static bool blocked_type(wick_dtype t) {
+  return t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 || t == WICK_DTYPE_INT16;
+}
 
 wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
@@ -94,12 +101,12 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   /* reduce_blocked's test, on the shape: int8 over one contiguous block of axes */
   int32_t blocks = 0;
   for (int32_t i = 0; i < in->rank; i++) blocks += d->reduced[i] && (i == 0 || !d->reduced[i - 1]);
-  if (in->type == WICK_DTYPE_INT8 && blocks == 1 && !wick_op_force_reference(ctx) && count > 0 &&
+  if (blocked_type(in->type) && blocks == 1 && !wick_op_force_reference(ctx) && count > 0 &&
       outputs > 0)
     wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "blocked sums");
   else
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
-                       in->type == WICK_DTYPE_INT8 ? "axes" : wick_dtype_name(in->type));
+                       blocks == 1 ? wick_dtype_name(in->type) : "axes");
   return wick_op_set_output(ctx, 0, in->type, rank, dims);
 }
 
@@ -110,47 +117,82 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
 
 typedef struct blocked_job {
   const wick_qreduce_params *p;
-  const int8_t *x;
-  int8_t *out;
+  wick_dtype type;
+  const void *x;
+  void *out;
   int32_t *sums; /* one per output; tasks own disjoint outputs */
   int64_t count, inner, chunks;
 } blocked_job;
 
-/* Units [u0, u1): unit u is columns [c * REDUCE_COLUMNS, ...) of outer o,
- * with u = o * chunks + c. */
-static void reduce_blocked_units(void *arg, size_t u0, size_t u1, size_t thread) {
-  (void)thread;
-  const blocked_job *b = arg;
+/* Element i of x as int32 (int8, uint8 or int16: a constant per instance below). */
+static inline int32_t load_q(wick_dtype t, const void *x, int64_t i) {
+  return t == WICK_DTYPE_INT16   ? ((const int16_t *)x)[i]
+         : t == WICK_DTYPE_UINT8 ? ((const uint8_t *)x)[i]
+                                 : ((const int8_t *)x)[i];
+}
+
+/* The reference's requantization of one output's sum, stored with its type's clamp. */
+static inline void finish_q(wick_dtype t, const wick_qreduce_params *p, int64_t count, int32_t sum,
+                            void *out, int64_t o) {
+  const int32_t shifted = (int32_t)(uint32_t)((uint64_t)(int64_t)sum -
+                                              (uint64_t)((int64_t)p->input_zero_point * count));
+  int32_t v = wick_q_multiply_by_quantized_multiplier(shifted, p->multiplier, p->shift);
+  v = (int32_t)((uint32_t)v + (uint32_t)p->output_zero_point);
+  if (t == WICK_DTYPE_INT16)
+    ((int16_t *)out)[o] = (int16_t)(v < INT16_MIN ? INT16_MIN : (v > INT16_MAX ? INT16_MAX : v));
+  else if (t == WICK_DTYPE_UINT8)
+    ((uint8_t *)out)[o] = (uint8_t)(v < 0 ? 0 : (v > UINT8_MAX ? UINT8_MAX : v));
+  else
+    ((int8_t *)out)[o] = (int8_t)(v < INT8_MIN ? INT8_MIN : (v > INT8_MAX ? INT8_MAX : v));
+}
+
+/* Units [u0, u1) of one element type. inner > 1: unit u is columns [c * REDUCE_COLUMNS, ...)
+ * of outer o, u = o * chunks + c, summed row by row; inner == 1 (the last axis reduced): unit
+ * u is output u, its count contiguous elements summed as one vector reduction. */
+static inline void blocked_units(const blocked_job *b, wick_dtype t, size_t u0, size_t u1) {
   const wick_qreduce_params *p = b->p;
+  if (b->inner == 1) {
+    for (size_t u = u0; u < u1; u++) {
+      uint32_t sum = 0;
+      const int64_t base = (int64_t)u * b->count;
+      for (int64_t r = 0; r < b->count; r++) sum += (uint32_t)load_q(t, b->x, base + r);
+      finish_q(t, p, b->count, (int32_t)sum, b->out, (int64_t)u);
+    }
+    return;
+  }
   for (size_t u = u0; u < u1; u++) {
     const int64_t o = (int64_t)u / b->chunks, j0 = (int64_t)u % b->chunks * REDUCE_COLUMNS;
     const int64_t j1 = b->inner - j0 < REDUCE_COLUMNS ? b->inner : j0 + REDUCE_COLUMNS;
     int32_t *sums = b->sums + o * b->inner; /* scratch holds one per output */
     for (int64_t j = j0; j < j1; j++) sums[j] = 0;
     for (int64_t r = 0; r < b->count; r++) {
-      const int8_t *row = b->x + (o * b->count + r) * b->inner;
+      const int64_t row = (o * b->count + r) * b->inner;
       for (int64_t j = j0; j < j1; j++)
-        sums[j] = (int32_t)((uint32_t)sums[j] + (uint32_t)(int32_t)row[j]);
+        sums[j] = (int32_t)((uint32_t)sums[j] + (uint32_t)load_q(t, b->x, row + j));
     }
-    for (int64_t j = j0; j < j1; j++) {
-      const int32_t shifted =
-          (int32_t)(uint32_t)((uint64_t)(int64_t)sums[j] -
-                              (uint64_t)((int64_t)p->input_zero_point * b->count));
-      int32_t v = wick_q_multiply_by_quantized_multiplier(shifted, p->multiplier, p->shift);
-      v = (int32_t)((uint32_t)v + (uint32_t)p->output_zero_point);
-      b->out[o * b->inner + j] = (int8_t)(v < INT8_MIN ? INT8_MIN : (v > INT8_MAX ? INT8_MAX : v));
-    }
+    for (int64_t j = j0; j < j1; j++) finish_q(t, p, b->count, sums[j], b->out, o * b->inner + j);
   }
 }
 
+static void reduce_blocked_units(void *arg, size_t u0, size_t u1, size_t thread) {
+  (void)thread;
+  const blocked_job *b = arg;
+  if (b->type == WICK_DTYPE_INT16)
+    blocked_units(b, WICK_DTYPE_INT16, u0, u1);
+  else if (b->type == WICK_DTYPE_UINT8)
+    blocked_units(b, WICK_DTYPE_UINT8, u0, u1);
+  else
+    blocked_units(b, WICK_DTYPE_INT8, u0, u1);
+}
+
 /* The blocked sum when the reduced axes are one contiguous run [r0, r1) of
- * an int8 tensor, split over the threads by outer index and runs of
- * REDUCE_COLUMNS inner columns; false otherwise. Same arithmetic as the
- * reference: int32 sums (wrapping; order does not matter), minus zp * count,
- * requantized. */
+ * an int8, uint8 or int16 tensor, split over the threads by outer index and
+ * runs of REDUCE_COLUMNS inner columns (or by output, the last axis
+ * reduced); false otherwise. Same arithmetic as the reference: int32 sums
+ * (wrapping; order does not matter), minus zp * count, requantized. */
 static bool reduce_blocked(const wick_op_ctx *ctx, const wick_tensor *in, const qreduce_data *d,
-                           int8_t *out, int32_t *sums, wick_status *st) {
-  if (in->type != WICK_DTYPE_INT8 || in->rank < 1) return false;
+                           void *out, int32_t *sums, wick_status *st) {
+  if (!blocked_type(in->type) || in->rank < 1) return false;
   int32_t r0 = -1, r1 = -1;
   for (int32_t i = 0; i < in->rank; i++) {
     if (!d->reduced[i]) continue;
@@ -166,16 +208,17 @@ static bool reduce_blocked(const wick_op_ctx *ctx, const wick_tensor *in, const 
   for (int32_t i = r0; i < r1; i++) count *= in->dims[i];
   for (int32_t i = r1; i < in->rank; i++) inner *= in->dims[i];
   if (outer * inner == 0 || count == 0) return false;
-  blocked_job b = {&d->params,
-                   in->data,
-                   out,
-                   sums,
-                   count,
-                   inner,
-                   inner / REDUCE_COLUMNS + (inner % REDUCE_COLUMNS != 0)};
-  *st = wick_parallel_range(ctx, (size_t)(outer * b.chunks),
-                            (uint64_t)count * REDUCE_COLUMNS * REDUCE_WORK_PER_ELEMENT,
-                            reduce_blocked_units, &b);
+  blocked_job b = {&d->params, in->type,
+                   in->data,   out,
+                   sums,       count,
+                   inner,      inner / REDUCE_COLUMNS + (inner % REDUCE_COLUMNS != 0)};
+  if (inner == 1)
+    *st = wick_parallel_range(ctx, (size_t)outer, (uint64_t)count * REDUCE_WORK_PER_ELEMENT,
+                              reduce_blocked_units, &b);
+  else
+    *st = wick_parallel_range(ctx, (size_t)(outer * b.chunks),
+                              (uint64_t)count * REDUCE_COLUMNS * REDUCE_WORK_PER_ELEMENT,
+                              reduce_blocked_units, &b);
   return true;
 }
 

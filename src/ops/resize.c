@@ -13,9 +13,16 @@
  * Next: src/kernels/reference/resize.c (the coordinate formulas).
  */
 #include "format/schema.h"
+#include "kernels/kernels.h"
 #include "kernels/reference/reference.h"
 #include "ops/op_common.h"
 #include "ops/quantization.h"
+
+/* The shape, and the vector bilinear rows (NULL: the reference's). */
+typedef struct resize_data {
+  wick_resize_shape shape;
+  wick_f32_resize_bilinear_fn bilinear;
+} resize_data;
 
 static wick_status resize_prepare(wick_op_ctx *ctx) {
   if (wick_op_builtin(ctx) == WICK_BUILTIN_RESIZE_BILINEAR && wick_quant_routed(ctx, 0))
@@ -49,8 +56,9 @@ static wick_status resize_prepare(wick_op_ctx *ctx) {
   wick_status bad = size->known ? WICK_ERR_MALFORMED_MODEL : WICK_ERR_INVALID_INPUT;
   if (hw[0] <= 0 || hw[1] <= 0)
     return wick_op_fail(ctx, bad, "size %dx%d must be positive", hw[0], hw[1]);
-  wick_resize_shape *s = wick_op_alloc(ctx, sizeof *s);
-  if (s == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  resize_data *r = wick_op_alloc(ctx, sizeof *r);
+  if (r == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  wick_resize_shape *s = &r->shape;
   s->batch = in->dims[0];
   s->in_h = in->dims[1];
   s->in_w = in->dims[2];
@@ -64,14 +72,19 @@ static wick_status resize_prepare(wick_op_ctx *ctx) {
                s->in_h, s->in_w, s->out_h, s->out_w);
   int32_t dims[4] = {s->batch, s->out_h, s->out_w, s->channels};
   WICK_TRY(wick_op_set_output(ctx, 0, t, 4, dims));
-  wick_op_set_data(ctx, s);
-  /* the reference kernels: bilinear split over output rows, nearest a copy per pixel */
-  wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, bilinear ? "rows" : NULL);
+  wick_op_set_data(ctx, r);
+  /* bilinear split over output rows (vector rows where the CPU has them), nearest a copy per
+   * pixel */
+  const wick_f32_kernels *k =
+      bilinear ? wick_f32_kernels_select(wick_op_force_reference(ctx)) : NULL;
+  r->bilinear = k != NULL ? k->resize_bilinear : NULL;
+  wick_op_set_kernel(ctx, r->bilinear != NULL ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_REFERENCE,
+                     bilinear ? "rows" : NULL);
   return WICK_OK;
 }
 
 typedef struct bilinear_job {
-  const wick_resize_shape *s;
+  const resize_data *r;
   const float *in;
   float *out;
 } bilinear_job;
@@ -79,14 +92,19 @@ typedef struct bilinear_job {
 static void bilinear_rows(void *arg, size_t begin, size_t end, size_t thread) {
   (void)thread;
   const bilinear_job *j = arg;
-  wick_f32_resize_bilinear_rows__reference(j->s, j->in, j->out, (int64_t)begin, (int64_t)end);
+  if (j->r->bilinear != NULL)
+    j->r->bilinear(&j->r->shape, j->in, j->out, (int64_t)begin, (int64_t)end);
+  else
+    wick_f32_resize_bilinear_rows__reference(&j->r->shape, j->in, j->out, (int64_t)begin,
+                                             (int64_t)end);
 }
 
 /* Float: output rows split over the threads (each row's values do not depend on the split). */
 static wick_status bilinear_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_resize_invoke_quantized(ctx);
-  const wick_resize_shape *s = wick_op_data(ctx);
-  bilinear_job j = {s, wick_op_input(ctx, 0)->data, wick_op_output(ctx, 0)->data};
+  const resize_data *r = wick_op_data(ctx);
+  const wick_resize_shape *s = &r->shape;
+  bilinear_job j = {r, wick_op_input(ctx, 0)->data, wick_op_output(ctx, 0)->data};
   const uint64_t work_per_row = (uint64_t)s->out_w * (uint64_t)s->channels * 4;
   return wick_parallel_range(ctx, (size_t)s->batch * (size_t)s->out_h, work_per_row, bilinear_rows,
                              &j);
@@ -94,7 +112,8 @@ static wick_status bilinear_invoke(wick_op_ctx *ctx) {
 
 static wick_status nearest_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0);
-  wick_resize_nearest__reference(wick_op_data(ctx), wick_dtype_size(in->type), in->data,
+  const resize_data *r = wick_op_data(ctx);
+  wick_resize_nearest__reference(&r->shape, wick_dtype_size(in->type), in->data,
                                  wick_op_output(ctx, 0)->data);
   return WICK_OK;
 }

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from wick.tflite import schema
-from wick.tflite.versions import OpSig, TensorSig, min_version
+from wick.tflite.ops import min_version
+from wick.tflite.versions import OpSig, TensorSig
 from wick.tflite.writer import ModelWriter
 
 Interpreter = pytest.importorskip("ai_edge_litert.interpreter").Interpreter

@@ -1120,6 +1120,179 @@ static void test_hybrid_rows(const wick_f32_kernels *kern) {
   failures += bad;
 }
 
+/* The hybrid depthwise rows (multiplier 1) against wick_hybrid_depthwise_rows, bit for bit:
+ * channel counts around the kernel's 16- and 8-wide blocks, 3x3 / 5x5 / 1x2 filters with
+ * strides, dilations and padding, the image's zero point at both ends of the int8 range (the
+ * largest products), -128 filter values, both rescale orders, with and without a bias,
+ * clamped and not; outputs past the rows asked for stay untouched. */
+static void test_hybrid_dwconv(const wick_f32_kernels *kern) {
+  if (kern->hybrid_dwconv == NULL) return;
+  static const int32_t channels[] = {1, 7, 8, 9, 16, 17, 24, 33, 144};
+  static const int32_t filters[][6] = {/* k_h, k_w, stride, dilation, pad_top, pad_left */
+                                       {3, 3, 1, 1, 1, 1}, {3, 3, 2, 1, 0, 1}, {5, 5, 1, 1, 2, 2},
+                                       {5, 5, 2, 1, 1, 2}, {3, 3, 1, 2, 2, 2}, {1, 2, 3, 1, 0, 0}};
+  static const int32_t offsets[] = {0, -128, 127, 5};
+  int bad = 0;
+  for (size_t ci = 0; ci < sizeof channels / sizeof channels[0]; ci++)
+    for (size_t fi = 0; fi < sizeof filters / sizeof filters[0]; fi++)
+      for (size_t oi = 0; oi < sizeof offsets / sizeof offsets[0]; oi++) {
+        const int32_t *f = filters[fi], c = channels[ci];
+        wick_conv_shape s = {1,    9,    11,   c,    0,    0,    c, f[0], f[1],
+                             f[2], f[2], f[3], f[3], f[4], f[5], 1, 1};
+        s.out_h = (s.in_h + 2 * f[4] - ((f[0] - 1) * f[3] + 1)) / f[2] + 1;
+        s.out_w = (s.in_w + 2 * f[5] - ((f[1] - 1) * f[3] + 1)) / f[2] + 1;
+        const size_t image = (size_t)s.in_h * (size_t)s.in_w * (size_t)c;
+        const size_t taps = (size_t)f[0] * (size_t)f[1], out_n = (size_t)s.out_h * s.out_w * c;
+        int8_t *in = malloc(image), *w = malloc(taps * (size_t)c);
+        float *scales = malloc((size_t)c * sizeof(float)), *bias = rand_buf((size_t)c);
+        float *got = malloc(out_n * sizeof(float)), *ref = malloc(out_n * sizeof(float));
+        uint32_t *acc = malloc((size_t)c * sizeof(uint32_t));
+        for (size_t i = 0; i < image; i++)
+          in[i] = (int8_t)(oi == 1 ? (i % 3 ? 127 : -128) : (int32_t)(rng_step() >> 56) - 128);
+        for (size_t i = 0; i < taps * (size_t)c; i++)
+          w[i] = (int8_t)(oi == 1 && i % 2 ? -128 : (int32_t)(rng_step() >> 56) - 128);
+        for (int32_t i = 0; i < c; i++) scales[i] = (frand() + 1.5f) * 1e-3f;
+        for (int variant = 0; variant < 4; variant++) {
+          const bool conv_rescale = variant & 1, with_bias = variant & 2;
+          const float lo = variant == 3 ? -0.25f : -INFINITY, hi = variant == 3 ? 2.0f : INFINITY;
+          const float in_scale = 0.0123f * (float)(variant + 1);
+          for (size_t i = 0; i < out_n; i++) got[i] = ref[i] = 42.0f;
+          const int32_t y0 = variant == 2 ? 1 : 0, y1 = s.out_h - (variant == 2 && s.out_h > 2);
+          kern->hybrid_dwconv(&s, in, offsets[oi], in_scale, w, scales, conv_rescale,
+                              with_bias ? bias : NULL, got, lo, hi, y0, y1);
+          wick_hybrid_depthwise_rows(&s, in, offsets[oi], in_scale, w, scales, conv_rescale,
+                                     with_bias ? bias : NULL, ref, lo, hi, y0, y1, acc);
+          checks++;
+          for (size_t i = 0; i < out_n; i++)
+            if (!same_bits_or_nan(got[i], ref[i])) {
+              if (bad++ < 5)
+                fprintf(stderr,
+                        "FAIL: %s hybrid dwconv c %d filter %zu offset %d variant %d: "
+                        "output %zu is %.9g, reference %.9g\n",
+                        kern->isa, c, fi, offsets[oi], variant, i, (double)got[i], (double)ref[i]);
+              break;
+            }
+        }
+        free(in), free(w), free(scales), free(bias), free(got), free(ref), free(acc);
+      }
+  failures += bad;
+}
+
+/* The hybrid GEMM rescale against the ops' scalar loops (the expressions kernels.h gives),
+ * both orders, with and without zero-point sums, per-channel scales and a bias, clamped and
+ * not, sums near the int32 limits (the zero-point term wraps), every tail length. */
+static void test_hybrid_rescale(const wick_f32_kernels *kern) {
+  if (kern->hybrid_rescale == NULL) return;
+  int bad = 0;
+  for (size_t n = 0; n <= 37; n++)
+    for (int variant = 0; variant < 16; variant++) {
+      const bool conv_order = variant & 1, with_sums = variant & 2, with_bias = variant & 4,
+                 clamped = variant & 8, per_channel = conv_order || n % 2;
+      int32_t *acc = malloc((n + 1) * sizeof(int32_t));
+      uint32_t *sums = malloc((n + 1) * sizeof(uint32_t));
+      float *scales = malloc((n + 1) * sizeof(float)), *bias = rand_buf(n + 1);
+      float *got = malloc((n + 1) * sizeof(float)), *ref = malloc((n + 1) * sizeof(float));
+      for (size_t c = 0; c < n; c++) {
+        acc[c] = c % 5 == 0 ? INT32_MAX - (int32_t)c : (int32_t)(rng_step() >> 40) - (1 << 23);
+        sums[c] = (uint32_t)(rng_step() >> 32);
+        scales[c] = (frand() + 1.5f) * 1e-4f;
+      }
+      const uint32_t offset = with_sums ? (uint32_t)-77 : 0;
+      const float row_scale = 0.0371f, lo = clamped ? -3.0f : -INFINITY,
+                  hi = clamped ? 5.0f : INFINITY;
+      for (size_t c = 0; c < n; c++) {
+        const uint32_t u = (uint32_t)acc[c] - (with_sums ? sums[c] * offset : 0u);
+        const float d = (float)(int32_t)u;
+        float y;
+        if (conv_order) {
+          y = d * scales[c] * row_scale;
+          if (with_bias) y += bias[c];
+        } else {
+          y = with_bias ? bias[c] : 0.0f;
+          y += d * (per_channel ? row_scale * scales[c] : row_scale);
+        }
+        ref[c] = y < lo ? lo : (y > hi ? hi : y);
+      }
+      got[n] = 42.0f;
+      kern->hybrid_rescale(n, acc, with_sums ? sums : NULL, offset, per_channel ? scales : NULL,
+                           row_scale, conv_order, with_bias ? bias : NULL, lo, hi, got);
+      checks++;
+      for (size_t c = 0; c <= n; c++)
+        if (c == n ? got[n] != 42.0f : !same_bits_or_nan(got[c], ref[c])) {
+          if (bad++ < 5)
+            fprintf(stderr, "FAIL: %s hybrid rescale n %zu variant %d: output %zu differs\n",
+                    kern->isa, n, variant, c);
+          break;
+        }
+      free(acc), free(sums), free(scales), free(bias), free(got), free(ref);
+    }
+  failures += bad;
+}
+
+/* RESIZE_BILINEAR against the reference rows, bit for bit: up- and downscaling, both
+ * coordinate conventions and neither, channel counts around the vector width, more columns
+ * than one block of taps (template/resize.h), row ranges that start mid-image. */
+static void test_resize_bilinear(const wick_f32_kernels *kern) {
+  if (kern->resize_bilinear == NULL) return;
+  static const int32_t sizes[][6] = {/* batch, in_h, in_w, channels, out_h, out_w */
+                                     {1, 4, 5, 1, 8, 10},     {2, 7, 3, 9, 14, 301},
+                                     {1, 16, 16, 16, 9, 7},   {1, 1, 1, 3, 5, 5},
+                                     {1, 32, 32, 24, 64, 64}, {1, 5, 130, 17, 3, 129}};
+  int bad = 0;
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+    for (int mode = 0; mode < 3; mode++) {
+      const int32_t *z = sizes[si];
+      const wick_resize_shape s = {z[0], z[1], z[2], z[3], z[4], z[5], mode == 1, mode == 2};
+      const size_t in_n = (size_t)z[0] * z[1] * z[2] * z[3];
+      const size_t out_n = (size_t)z[0] * z[4] * z[5] * z[3];
+      float *in = rand_buf(in_n), *got = malloc(out_n * sizeof(float)),
+            *ref = malloc(out_n * sizeof(float));
+      for (size_t i = 0; i < out_n; i++) got[i] = ref[i] = 42.0f;
+      const int64_t rows = (int64_t)z[0] * z[4], r0 = rows > 2 ? 1 : 0;
+      kern->resize_bilinear(&s, in, got, r0, rows);
+      wick_f32_resize_bilinear_rows__reference(&s, in, ref, r0, rows);
+      checks++;
+      for (size_t i = 0; i < out_n; i++)
+        if (!same_bits_or_nan(got[i], ref[i])) {
+          if (bad++ < 5)
+            fprintf(stderr, "FAIL: %s resize_bilinear size %zu mode %d: output %zu %.9g / %.9g\n",
+                    kern->isa, si, mode, i, (double)got[i], (double)ref[i]);
+          break;
+        }
+      free(in), free(got), free(ref);
+    }
+  failures += bad;
+}
+
+/* PRELU against wick_f32_prelu_channels, bit for bit: random signs, -0, +-inf, NaN, every
+ * tail length, in place and not. */
+static void test_prelu(const wick_f32_kernels *kern) {
+  if (kern->prelu == NULL) return;
+  int bad = 0;
+  for (size_t n = 0; n <= 41; n++)
+    for (int in_place = 0; in_place < 2; in_place++) {
+      float *x = rand_buf(n + 1), *alpha = rand_buf(n + 1), *got = malloc((n + 1) * sizeof(float));
+      float *ref = malloc((n + 1) * sizeof(float));
+      if (n > 3) x[1] = -0.0f, x[2] = NAN, x[3] = -INFINITY, alpha[0] = -2.5f;
+      wick_f32_prelu_channels(1, (int64_t)n, x, alpha, ref);
+      got[n] = 42.0f;
+      if (in_place) {
+        memcpy(got, x, n * sizeof(float));
+        kern->prelu(n, got, alpha, got);
+      } else {
+        kern->prelu(n, x, alpha, got);
+      }
+      checks++;
+      for (size_t i = 0; i <= n; i++)
+        if (i == n ? got[n] != 42.0f : !same_bits_or_nan(got[i], ref[i])) {
+          if (bad++ < 5) fprintf(stderr, "FAIL: %s prelu n %zu: element %zu\n", kern->isa, n, i);
+          break;
+        }
+      free(x), free(alpha), free(got), free(ref);
+    }
+  failures += bad;
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -1164,6 +1337,10 @@ int main(void) {
     test_pools(kern);
     test_quantize8(kern);
     test_hybrid_rows(kern);
+    test_hybrid_dwconv(kern);
+    test_hybrid_rescale(kern);
+    test_resize_bilinear(kern);
+    test_prelu(kern);
   }
   return finish();
 }

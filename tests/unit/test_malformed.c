@@ -23,6 +23,10 @@
  *     per-axis quantization), plus the regression inputs of
  *     tests/fuzz/regressions/ (every file there must load/run cleanly).
  *
+ * Every other case runs with the test delegate "reference" (src/delegates/reference.c; in
+ * every third of those its first partition invoke fails), so partitioning and the CPU
+ * fallback see the hostile files too.
+ *
  * Run under ASan+UBSan (-DWICK_SANITIZE=address,undefined) for the real
  * value: any crash prints the case being run, and the mutated bytes are
  * written to /tmp/wick-malformed-crash.tflite for replay (add it to
@@ -163,6 +167,17 @@ static int run_promise(const uint8_t *data, size_t size) {
   phase = 1;
   wick_interpreter_options opt = wick_interpreter_options_default();
   opt.memory_limit_bytes = (size_t)256 << 20;
+  static wick_delegate *delegate; /* made once, kept for the process */
+  if (delegate == NULL && wick_delegate_create("reference", NULL, NULL, &delegate) != WICK_OK)
+    abort();
+  if (g_cases % 2 == 0) {
+    if (g_cases % 6 == 0) { /* the first partition invoke fails and reruns on the CPU */
+      wick_delegate_destroy(delegate);
+      if (wick_delegate_create("reference", "fail_invoke=1", NULL, &delegate) != WICK_OK) abort();
+    }
+    opt.delegates = &delegate;
+    opt.num_delegates = 1;
+  }
   wick_interpreter *it = NULL;
   memset(&err, 0x7F, sizeof err);
   err.message[sizeof err.message - 1] = 0;

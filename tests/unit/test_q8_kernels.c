@@ -567,6 +567,129 @@ static void test_mul(const wick_q8_kernels *kern) {
   printf("%s mul: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ int16 ADD / SUB / MUL */
+
+/* kern->add16 / mul16 against the reference on int16 runs (zero points 0 as the 16x8 scheme,
+ * left shift 15; extremes in every third buffer), with clamps inside int16. */
+static void test_elementwise16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t sizes[] = {1, 7, 8, 15, 16, 17, 33, 384, 1000};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int kind = 0; kind < 3; kind++) {
+      const size_t n = sizes[i];
+      int16_t *a = malloc(n * 2), *b = malloc(n * 2), *ref = malloc(n * 2);
+      int16_t *got = malloc(n * 2 + 4);
+      for (size_t e = 0; e < n; e++) {
+        a[e] = i % 3 == 2 ? (int16_t)(next() & 1 ? 32767 : -32768) : (int16_t)irand(-32768, 32767);
+        b[e] = (int16_t)irand(-32768, 32767);
+      }
+      got[0] = got[n + 1] = 0x5555;
+      const int32_t lo = i % 2 ? -32768 : irand(-32768, 0), hi = i % 4 ? 32767 : irand(0, 32767);
+      wick_broadcast bc;
+      const int32_t dims = (int32_t)n;
+      make_broadcast(&bc, 1, &dims, 1, &dims);
+      if (kind < 2) {
+        wick_qadd_params p = {0};
+        p.left_shift = 15;
+        p.input1_multiplier = rand_multiplier();
+        p.input2_multiplier = rand_multiplier();
+        p.input1_shift = i % 2 ? 0 : -irand(0, 4);
+        p.input2_shift = i % 2 ? -irand(0, 4) : 0;
+        p.output_multiplier = rand_multiplier();
+        p.output_shift = i == 2 ? 1 : -irand(12, 16);
+        p.act_min = lo, p.act_max = hi;
+        wick_q_add__reference(WICK_DTYPE_INT16, kind == 1, &bc, &p, a, b, ref);
+        kern->add16(n, a, b, got + 1, &p, kind == 1);
+      } else {
+        wick_qmul_params p = {0};
+        p.output_multiplier = rand_multiplier();
+        p.output_shift = i == 1 ? 1 : -irand(12, 18);
+        p.act_min = lo, p.act_max = hi;
+        wick_q_mul__reference(WICK_DTYPE_INT16, &bc, &p, a, b, ref);
+        kern->mul16(n, a, b, got + 1, &p);
+      }
+      checks++;
+      for (size_t e = 0; e < n; e++)
+        if (got[e + 1] != ref[e]) {
+          fail("%s int16 %s n=%zu: [%zu] got %d want %d", kern->isa,
+               kind == 0 ? "add" : (kind == 1 ? "sub" : "mul"), n, e, got[e + 1], ref[e]);
+          break;
+        }
+      check_guards("int16 elementwise", got[0] == 0x5555 && got[n + 1] == 0x5555);
+      free(a), free(b), free(ref), free(got);
+    }
+  printf("%s int16 add / sub / mul: %s\n", kern->isa, verdict(before));
+}
+
+/* ------------------------------------------------------------------ int16 LOGISTIC / TANH */
+
+/* kern->sigmoid16 against the reference on every int16 input, for power-of-two input scales
+ * (the kernel's shift-0 case), ordinary ones and extremes of the rescale's range. */
+static void test_sigmoid16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const double scales[] = {1.0 / 4096, 1.0 / 8192, 0.001, 0.0003, 3.1e-5, 0.01, 0.7, 2e-9};
+  uint16_t table16[256];
+  int32_t table[256];
+  wick_q16_sigmoid_table(table16);
+  for (int i = 0; i < 256; i++) table[i] = table16[i];
+  int16_t *in = malloc(65536 * 2), *ref = malloc(65536 * 2), *got = malloc(65536 * 2);
+  for (int i = 0; i < 65536; i++) in[i] = (int16_t)(i - 32768);
+  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++)
+    for (int tanh = 0; tanh <= 1; tanh++) {
+      int32_t m, sh;
+      if (!wick_q16_sigmoid_rescale(scales[si], tanh, &m, &sh)) continue;
+      (tanh ? wick_q16_tanh__reference : wick_q16_logistic__reference)(65536, table16, m, sh, in,
+                                                                       ref);
+      kern->sigmoid16(65536 - 3, table, m, sh, tanh, in, got); /* a tail too */
+      kern->sigmoid16(3, table, m, sh, tanh, in + 65533, got + 65533);
+      checks++;
+      for (int i = 0; i < 65536; i++)
+        if (got[i] != ref[i]) {
+          fail("%s int16 %s scale %g: input %d got %d want %d", kern->isa,
+               tanh ? "tanh" : "logistic", scales[si], in[i], got[i], ref[i]);
+          break;
+        }
+    }
+  free(in), free(ref), free(got);
+  printf("%s int16 logistic / tanh: %s\n", kern->isa, verdict(before));
+}
+
+/* ------------------------------------------------------------------ BATCH_MATMUL rhs packing */
+
+/* wick_q8_bmm_pack (a run-time rhs, adj_y or not) equals wick_q8_gemm_pack of the same matrix
+ * gathered as [n, k] rows, byte for byte, for every table of the inventory: packing is portable
+ * C, so the layouts of ISAs this CPU lacks (VNNI, AMX, NEON) are checked here too (rhs zero
+ * point 0; the AVX2 layout's nonzero one is the op sweep's). */
+static void test_bmm_pack(void) {
+  const int before = failures;
+  static const size_t shapes[][2] = {{1, 1}, {5, 3}, {16, 32}, {17, 33}, {40, 7}, {64, 64}};
+  for (size_t t = 0; t < wick_q8_kernels_count(); t++) {
+    const wick_q8_kernels *kern = wick_q8_kernels_at(t, NULL);
+    for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+      for (int adj_y = 0; adj_y <= 1; adj_y++) {
+        const size_t n = shapes[h][0], k = shapes[h][1];
+        int8_t *rhs = rand_i8(n * k, h % 3 == 2), *gathered = malloc(n * k);
+        for (size_t j = 0; j < n; j++)
+          for (size_t q = 0; q < k; q++) gathered[j * k + q] = rhs[adj_y ? j * k + q : q * n + j];
+        int32_t *mult = malloc(n * sizeof(int32_t)), *shift = malloc(n * sizeof(int32_t));
+        const int32_t m = rand_multiplier(), sh = -irand(0, 20), zp = irand(-128, 127);
+        for (size_t j = 0; j < n; j++) mult[j] = m, shift[j] = sh;
+        size_t bytes;
+        if (!wick_q8_gemm_packed_size(kern, n, 1, k, &bytes)) abort();
+        uint8_t *want = aligned(bytes), *got = aligned(bytes);
+        memset(want, 0xA5, bytes), memset(got, 0x5A, bytes);
+        wick_q8_gemm_pack(kern, n, 1, k, gathered, NULL, zp, mult, shift, want);
+        wick_q8_bmm_pack(kern, n, k, rhs, adj_y ? k : 1, adj_y ? 1 : n, 0, zp, mult, shift, got);
+        checks++;
+        if (memcmp(want, got, bytes) != 0)
+          fail("%s bmm pack n=%zu k=%zu adj_y=%d differs from the GEMM packing", kern->isa, n, k,
+               adj_y);
+        free(rhs), free(gathered), free(mult), free(shift), free(want), free(got);
+      }
+  }
+  printf("bmm rhs packing (every table): %s\n", verdict(before));
+}
+
 /* ------------------------------------------------------------------ hybrid dot products */
 
 /* kern->dots against the portable loop: every m (4-row blocks and the rest), k around the
@@ -644,6 +767,151 @@ static void test_gemm_raw(const wick_q8_kernels *kern) {
   printf("%s raw gemm (hybrid): %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ 16x8 FULLY_CONNECTED */
+
+/* One 16x8 case: int16 rows against int8 weights, int64 bias (or int32: wrapping sums), the
+ * reference's double scale per column, an int16 clamp; the kernel over two row ranges and two
+ * column ranges (a thread split) against the reference. `extreme`: every input -32768 and every
+ * weight -128 (sums beyond int32 at k > 512: the 64-bit blocks), `huge_bias`: biases past 2^51
+ * (the scalar output path). The portable rows (wick_q16_fully_connected_rows) run it too. */
+static void test_fc16_shape(const wick_q8_kernels *kern, size_t m, size_t n, size_t k, bool acc64,
+                            bool with_bias, bool extreme, bool huge_bias) {
+  int16_t *a = malloc((m * k + 1) * sizeof(int16_t));
+  int8_t *w = malloc(n * k + 1);
+  for (size_t i = 0; i < m * k; i++)
+    a[i] = extreme ? INT16_MIN
+                   : (int16_t)(i % 23 == 5 ? (next() & 1 ? 32767 : -32768) : irand(-32768, 32767));
+  for (size_t i = 0; i < n * k; i++) w[i] = extreme ? (int8_t)-128 : (int8_t)irand(-128, 127);
+  const size_t padded = (n + WICK_Q16_NR - 1) / WICK_Q16_NR * WICK_Q16_NR;
+  int64_t *b64 = calloc(padded, sizeof(int64_t));
+  int32_t *b32 = calloc(padded, sizeof(int32_t));
+  double *scale = calloc(padded, sizeof(double));
+  for (size_t c = 0; c < n; c++) {
+    if (with_bias) {
+      b64[c] = huge_bias && c % 3 == 1 ? (next() & 1 ? 1 : -1) * ((int64_t)1 << 52)
+                                       : irand(-(1 << 24), 1 << 24);
+      b32[c] = c % 9 == 4 ? INT32_MAX - irand(0, 1 << 20) : irand(-(1 << 24), 1 << 24);
+    }
+    /* scales that put typical sums around the int16 range, some tiny, some saturating */
+    scale[c] = ldexp(1.0 + (double)(next() % 1000) / 1000.0,
+                     -(int)(log2((double)k) / 2) - 14 + irand(-2, 2));
+    if (c % 7 == 3) scale[c] = 0.5; /* ties of the rounding */
+  }
+  const int32_t lo = irand(0, 3) == 0 ? -1000 : -32768, hi = irand(0, 3) == 0 ? 2000 : 32767;
+  const wick_qfc_params fc = {0, 0, 0, scale, lo, hi};
+  const void *bias = with_bias ? (acc64 ? (const void *)b64 : (const void *)b32) : NULL;
+  int16_t *ref = malloc((m * n + 1) * sizeof(int16_t)),
+          *got = malloc((m * n + 2) * sizeof(int16_t));
+  wick_q_fully_connected__reference(WICK_DTYPE_INT16, (int64_t)m, (int64_t)n, (int64_t)k, &fc, a, w,
+                                    bias, acc64, ref);
+  char what[160];
+  snprintf(what, sizeof what, "%s fc16 m=%zu n=%zu k=%zu acc64=%d bias=%d extreme=%d huge=%d",
+           kern ? kern->isa : "portable", m, n, k, acc64, with_bias, extreme, huge_bias);
+  for (size_t i = 0; i < m * n + 2; i++) got[i] = 0x5555;
+  if (kern != NULL) {
+    size_t elems;
+    if (!wick_q16_fc_packed_size(n, k, &elems)) abort();
+    int16_t *packed = aligned(elems * sizeof(int16_t));
+    wick_q16_fc_pack(n, k, w, packed);
+    const wick_q16_fc_args args = {acc64, b64, b32, scale, 0, lo, hi};
+    const size_t ms = m / 2, ns = n / WICK_Q16_NR / 2 * WICK_Q16_NR;
+    const size_t rows[3] = {0, ms, m}, cols[3] = {0, ns, n};
+    for (size_t r = 0; r < 2; r++)
+      for (size_t c = 0; c < 2; c++)
+        if (rows[r] < rows[r + 1] && cols[c] < cols[c + 1])
+          kern->fc16(rows[r + 1] - rows[r], cols[c], cols[c + 1], n, k, a + rows[r] * k, packed,
+                     &args, got + 1 + rows[r] * n);
+    free(packed);
+  } else {
+    int16_t *w16 = malloc((n * k + 1) * sizeof(int16_t));
+    for (size_t i = 0; i < n * k; i++) w16[i] = w[i];
+    wick_q16_fully_connected_rows(0, (int64_t)m, (int64_t)n, (int64_t)k, &fc, a, w16, bias, acc64,
+                                  got + 1);
+    free(w16);
+  }
+  checks++;
+  for (size_t i = 0; i < m * n; i++)
+    if (got[i + 1] != ref[i]) {
+      fail("%s: [%zu, %zu] got %d want %d", what, i / n, i % n, got[i + 1], ref[i]);
+      break;
+    }
+  check_guards(what, got[0] == 0x5555 && got[m * n + 1] == 0x5555);
+  free(a), free(w), free(b64), free(b32), free(scale), free(ref), free(got);
+}
+
+/* kern NULL: the portable rows. */
+static void test_fc16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t ms[] = {1, 3, 4, 5, 9};
+  static const size_t ns[] = {1, 15, 16, 17, 40};
+  static const size_t ks[] = {1, 2, 3, 31, 510, 511, 512, 1023};
+  int v = 0;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
+      for (size_t l = 0; l < sizeof ks / sizeof ks[0]; l++, v++)
+        test_fc16_shape(kern, ms[i], ns[j], ks[l], v % 4 != 1, v % 5 != 2, v % 11 == 6,
+                        v % 13 == 3);
+  static const size_t models[][3] = {{128, 1536, 384}, {128, 384, 1536}, {7, 33, 2000}};
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+    for (int extreme = 0; extreme <= 1; extreme++)
+      test_fc16_shape(kern, models[i][0], models[i][1], models[i][2], true, true, extreme, false);
+  test_fc16_shape(kern, 6, 20, 1536, false, true, true, false); /* int32 sums that wrap */
+  printf("%s 16x8 fc: %s\n", kern ? kern->isa : "portable", verdict(before));
+}
+
+/* ------------------------------------------------------------------ 8-bit SOFTMAX (portable) */
+
+/* The op's parameters for input scale * beta = `real_scale` (as activations_quantized.c:
+ * LiteRT's PreprocessSoftmaxScaling with 5 integer bits). */
+static wick_qsoftmax_params softmax_params(double real_scale) {
+  double real = real_scale * (double)(1 << 26);
+  if (real > 2147483647.0) real = 2147483647.0;
+  int e;
+  const double f = frexp(real, &e);
+  int64_t fixed = (int64_t)round(f * 2147483648.0);
+  if (fixed == ((int64_t)1 << 31)) fixed /= 2, e++;
+  wick_qsoftmax_params p = {(int32_t)fixed, e, 0};
+  p.diff_min = -(int32_t)floor(31.0 * (double)((int64_t)1 << 26) / (double)((int64_t)1 << e));
+  return p;
+}
+
+static void test_softmax(const char *name, wick_q8_softmax_fn fn) {
+  const int before = failures;
+  static const double scales[] = {0.02, 0.1, 0.004, 1.5, 0.0625};
+  static const size_t shapes[][2] = {{1, 1}, {3, 3}, {48, 32}, {5, 37}, {2, 1000}, {2, 5000}};
+  static const wick_dtype pairs[][2] = {{WICK_DTYPE_INT8, WICK_DTYPE_INT8},
+                                        {WICK_DTYPE_INT8, WICK_DTYPE_INT16},
+                                        {WICK_DTYPE_UINT8, WICK_DTYPE_UINT8},
+                                        {WICK_DTYPE_UINT8, WICK_DTYPE_INT16}};
+  int32_t exps[256], sums[256];
+  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++) {
+    const wick_qsoftmax_params p = softmax_params(scales[si]);
+    wick_q_softmax_tables(&p, exps, sums);
+    for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+      for (size_t t = 0; t < 4; t++) {
+        const size_t rows = shapes[h][0], cols = shapes[h][1], n = rows * cols;
+        const size_t os = pairs[t][1] == WICK_DTYPE_INT16 ? 2 : 1;
+        /* random bytes; rows of 5000 nearly constant (their sums wrap in int32: the reference
+         * fallback), every third buffer in a narrow band */
+        int8_t *in = rand_i8(n, false);
+        for (size_t i = 0; i < n; i++)
+          if (cols == 5000 || (si + h) % 3 == 0) in[i] = (int8_t)(in[i] & 3);
+        uint8_t *ref = malloc(n * os + 1), *got = malloc(n * os + 2);
+        got[0] = got[n * os + 1] = 99;
+        wick_q_softmax__reference(pairs[t][0], pairs[t][1], (int64_t)rows, (int64_t)cols, &p, in,
+                                  ref);
+        fn(exps, sums, &p, pairs[t][0], pairs[t][1], rows, cols, in, got + 1);
+        char what[120];
+        snprintf(what, sizeof what, "%s softmax %s -> %s %zux%zu scale %g", name,
+                 wick_dtype_name(pairs[t][0]), wick_dtype_name(pairs[t][1]), rows, cols,
+                 scales[si]);
+        compare_guarded(what, (const int8_t *)got, (const int8_t *)ref, n * os);
+        free(in), free(ref), free(got);
+      }
+  }
+  printf("%s 8-bit softmax: %s\n", name, verdict(before));
+}
+
 /* ------------------------------------------------------------------ pools (portable) */
 
 static void test_pool(void) {
@@ -684,28 +952,40 @@ static void test_pool(void) {
 
 /* ------------------------------------------------------------------ 8-bit tables */
 
-static void test_lut8(void) {
-  const wick_q8_lut8_fn fn = wick_q8_lut8_select(false);
-  if (fn == NULL) {
-    printf("lut8: skipped (no AVX-512 VBMI)\n");
-    return;
-  }
+static void test_lut8_fn(const char *isa, wick_q8_lut8_fn fn) {
   const int before = failures;
   uint8_t lut[256];
   for (int i = 0; i < 256; i++) lut[i] = (uint8_t)next();
-  static const size_t sizes[] = {1, 63, 64, 65, 200, 4099};
+  static const size_t sizes[] = {1, 31, 32, 33, 63, 64, 65, 200, 4099};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     const size_t n = sizes[i];
     uint8_t *in = (uint8_t *)rand_i8(n, false), *ref = malloc(n);
+    if (n == 4099)
+      for (size_t e = 0; e < 256; e++) in[e] = (uint8_t)e; /* every byte */
     int8_t *got = guarded_output(n);
     wick_q_lut8__reference((int64_t)n, lut, in, ref);
     fn(n, lut, in, (uint8_t *)(got + 1));
     char what[64];
-    snprintf(what, sizeof what, "lut8 n=%zu", n);
+    snprintf(what, sizeof what, "lut8 (%s) n=%zu", isa, n);
     compare_guarded(what, got, (int8_t *)ref, n);
-    free(in), free(got), free(ref);
+    free(in), free(ref), free(got);
   }
-  printf("lut8 (avx512vbmi): %s\n", verdict(before));
+  printf("lut8 (%s): %s\n", isa, verdict(before));
+}
+
+/* Every 8-bit table lookup this CPU runs (the selection's best, and AVX2 under it). */
+static void test_lut8(void) {
+  const wick_q8_lut8_fn best = wick_q8_lut8_select(false);
+  if (best == NULL) {
+    printf("lut8: skipped (no AVX2 or AVX-512 VBMI)\n");
+    return;
+  }
+#if defined(__x86_64__) || defined(_M_X64)
+  if (best != wick_q8_lut8__avx2) test_lut8_fn("avx512vbmi", best);
+  test_lut8_fn("avx2", wick_q8_lut8__avx2); /* selected whenever AVX2 is there */
+#else
+  test_lut8_fn("best", best);
+#endif
 }
 
 /* ------------------------------------------------------------------ main */
@@ -716,6 +996,9 @@ int main(void) {
     fail("forcing the reference kernels still selected optimized ones");
   test_pool();
   test_lut8();
+  test_fc16(NULL);
+  test_softmax("portable", wick_q8_softmax_rows);
+  test_bmm_pack();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
 #if defined(__aarch64__) && defined(__linux__)
@@ -744,6 +1027,10 @@ int main(void) {
     if (kern->mul) test_mul(kern);
     if (kern->dots) test_dots(kern);
     test_gemm_raw(kern);
+    if (kern->fc16) test_fc16(kern);
+    if (kern->add16 && kern->mul16) test_elementwise16(kern);
+    if (kern->sigmoid16) test_sigmoid16(kern);
+    if (kern->softmax8) test_softmax(kern->isa, kern->softmax8);
   }
   return finish();
 }

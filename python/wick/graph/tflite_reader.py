@@ -30,6 +30,7 @@ from flatbuffers import number_types as N
 from flatbuffers.table import Table
 
 from ..tflite import schema as S
+from ..tflite.ops import name_of
 from .stats import array_stats, dequantize
 
 __all__ = [
@@ -332,7 +333,7 @@ def _read(data: bytes, stats: bool) -> TFLiteFile:
             oc.scalar(FC["deprecated_builtin_code"], "int8"), oc.scalar(FC["builtin_code"], "int32")
         )
         version_ = oc.scalar(FC["version"], "int32", 1)
-        name = S.BUILTIN_OPERATOR_NAMES.get(code, f"BUILTIN_{code}")
+        name = name_of(code)
         if name == "CUSTOM":
             opcodes.append((oc.string(FC["custom_code"]) or "CUSTOM", version_, True))
         else:

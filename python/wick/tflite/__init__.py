@@ -1,4 +1,5 @@
-"""TFLite file facts (``schema``), operator versions (``versions``) and the writer (``writer``)."""
+"""TFLite file facts (``schema``), one record per operator (``ops``: code, options table,
+versions; rules in ``versions``) and the writer (``writer``)."""
 
 from .writer import ModelWriter, SubGraphWriter
 

@@ -108,7 +108,11 @@ EMBEDDING_LOOKUP           4 int4 / pc; 1
 everything else            1
 =========================  =====  =========================================================
 
-Where to look next: ``writer.py`` calls :func:`min_version` for ``add_operator(version=None)``.
+The rules are the functions below; ``ops.py`` names each op's rule and the newest version it
+declares (one record per op), and ``ops.min_version`` applies them.
+
+Where to look next: ``ops.py`` (the table), ``writer.py`` (calls ``ops.min_version`` for
+``add_operator(version=None)``).
 """
 
 from __future__ import annotations
@@ -168,7 +172,7 @@ class OpSig:
         return self.inputs[0].shape != self.inputs[1].shape and max(t.rank for t in self.inputs) > 4
 
 
-def _conv_2d(s: OpSig) -> int:
+def conv_2d(s: OpSig) -> int:
     if s.all3("int16", "int8", "int16") and s.opt("quantized_bias_type"):
         return 8
     if len(s.inputs) > 1 and s.inputs[0].rank == 4 and s.inputs[1].rank == 4:
@@ -185,7 +189,7 @@ def _conv_2d(s: OpSig) -> int:
     return 1
 
 
-def _depthwise(s: OpSig) -> int:
+def depthwise_conv_2d(s: OpSig) -> int:
     if s.i(0) == "int16" and s.i(1) == "int16":
         return 5
     if s.hybrid():
@@ -199,7 +203,7 @@ def _depthwise(s: OpSig) -> int:
     return 1
 
 
-def _fully_connected(s: OpSig) -> int:
+def fully_connected(s: OpSig) -> int:
     if s.i(1) == "int2":
         return 14
     if s.all3("int16", "int4", "int16"):
@@ -225,7 +229,7 @@ def _fully_connected(s: OpSig) -> int:
     return 1
 
 
-def _mul(s: OpSig) -> int:
+def mul(s: OpSig) -> int:
     t = s.i(0)
     q = s.inputs[0].quantized if s.inputs else False
     if t == "float16":
@@ -248,7 +252,7 @@ def _mul(s: OpSig) -> int:
     return 1
 
 
-def _add(s: OpSig) -> int:
+def add(s: OpSig) -> int:
     t = s.i(0)
     q = s.inputs[0].quantized if s.inputs else False
     if t == "float16":
@@ -262,7 +266,7 @@ def _add(s: OpSig) -> int:
     return 2 if t == "int8" else 1
 
 
-def _sub(s: OpSig) -> int:
+def sub(s: OpSig) -> int:
     t = s.i(0)
     if t == "int16" and s.o(0) == "int16" and not s.opt("pot_scale_int16", True):
         return 5
@@ -273,7 +277,7 @@ def _sub(s: OpSig) -> int:
     return 2 if t == "int8" else 1
 
 
-def _transpose(s: OpSig) -> int:
+def transpose(s: OpSig) -> int:
     t, r = s.i(0), s.inputs[0].rank
     if r > 6 or t == "bfloat16":
         return 8
@@ -288,7 +292,7 @@ def _transpose(s: OpSig) -> int:
     return {"bool": 3, "int8": 2}.get(t, 1)
 
 
-def _transpose_conv(s: OpSig) -> int:
+def transpose_conv(s: OpSig) -> int:
     # inputs: (output_shape, weights, input, bias)
     if s.i(0) == "int16" and s.i(1) == "int8" and s.o(0) == "int16":
         if s.opt("quantized_bias_type"):
@@ -300,7 +304,7 @@ def _transpose_conv(s: OpSig) -> int:
     return 2 if s.i(1) == "int8" else 1
 
 
-def _gather(s: OpSig) -> int:
+def gather(s: OpSig) -> int:
     if s.i(0) == "int4":
         return 7
     if s.i(1) == "int16":
@@ -310,7 +314,7 @@ def _gather(s: OpSig) -> int:
     return {"int16": 4, "bool": 3, "int8": 2}.get(s.i(0), 1)
 
 
-def _slice(s: OpSig) -> int:
+def slice_op(s: OpSig) -> int:
     t = s.i(0)
     if t == "int4":
         return 7
@@ -321,7 +325,7 @@ def _slice(s: OpSig) -> int:
     return {"int16": 4, "string": 3, "int8": 2}.get(t, 1)
 
 
-def _strided_slice(s: OpSig) -> int:
+def strided_slice(s: OpSig) -> int:
     t = s.i(0)
     if s.opt("offset"):
         return 8
@@ -336,7 +340,7 @@ def _strided_slice(s: OpSig) -> int:
     return {"bool": 3, "int8": 2}.get(t, 1)
 
 
-def _pad(s: OpSig) -> int:
+def pad(s: OpSig) -> int:
     t = s.i(0)
     if t == "bool":
         return 5
@@ -345,7 +349,7 @@ def _pad(s: OpSig) -> int:
     return {"int16": 3, "int8": 2}.get(t, 1)
 
 
-def _resize_bilinear(s: OpSig) -> int:
+def resize_bilinear(s: OpSig) -> int:
     if s.i(0) == "int16":
         return 4
     if s.opt("half_pixel_centers"):
@@ -353,7 +357,7 @@ def _resize_bilinear(s: OpSig) -> int:
     return 2 if s.i(0) == "int8" else 1
 
 
-def _resize_nearest(s: OpSig) -> int:
+def resize_nearest_neighbor(s: OpSig) -> int:
     if s.i(0) == "int16":
         return 4
     if s.opt("half_pixel_centers") or s.opt("align_corners"):
@@ -361,7 +365,7 @@ def _resize_nearest(s: OpSig) -> int:
     return 2 if s.i(0) == "int8" else 1
 
 
-def _maxmin(s: OpSig) -> int:
+def maximum_minimum(s: OpSig) -> int:
     if s.i(0) == "int16" and s.o(0) == "int16":
         return 4
     if s.bcast5():
@@ -369,7 +373,7 @@ def _maxmin(s: OpSig) -> int:
     return 2 if s.i(0) == "int8" else 1
 
 
-def _select(s: OpSig) -> int:
+def select(s: OpSig) -> int:
     if s.i(0) == "uint32":
         return 4
     if any(t.rank == 5 for t in s.inputs[:3]):
@@ -377,7 +381,7 @@ def _select(s: OpSig) -> int:
     return 2 if s.i(0) == "int8" else 1
 
 
-def _abs(s: OpSig) -> int:
+def abs_op(s: OpSig) -> int:
     t = s.i(0)
     if t == "int32":
         return 5
@@ -386,7 +390,7 @@ def _abs(s: OpSig) -> int:
     return 2 if t in ("int8", "uint8") else 1
 
 
-def _s2b(s: OpSig) -> int:
+def space_batch_nd(s: OpSig) -> int:
     if s.i(0) == "int16":
         return 4
     if s.inputs[0].rank != 4:
@@ -394,7 +398,7 @@ def _s2b(s: OpSig) -> int:
     return 2 if s.i(0) == "int8" else 1
 
 
-def _fill(s: OpSig) -> int:
+def fill(s: OpSig) -> int:
     t = s.i(1)
     if t == "float16":
         return 4
@@ -405,7 +409,7 @@ def _fill(s: OpSig) -> int:
     return 1
 
 
-def _cast(s: OpSig) -> int:
+def cast(s: OpSig) -> int:
     a, b = s.i(0), s.o(0)
 
     def either(*ts):
@@ -428,7 +432,7 @@ def _cast(s: OpSig) -> int:
     return 1
 
 
-def _batch_matmul(s: OpSig) -> int:
+def batch_matmul(s: OpSig) -> int:
     if s.i(0) == "int16":
         return 3
     if s.i(0) == "int8":
@@ -438,7 +442,7 @@ def _batch_matmul(s: OpSig) -> int:
     return 1
 
 
-def _dequantize(s: OpSig) -> int:
+def dequantize(s: OpSig) -> int:
     t = s.i(0)
     if t == "uint4":
         return 8
@@ -453,7 +457,7 @@ def _dequantize(s: OpSig) -> int:
     return 1
 
 
-def _quantize(s: OpSig) -> int:
+def quantize(s: OpSig) -> int:
     if "uint4" in (s.i(0), s.o(0)):
         return 5
     if "int4" in (s.i(0), s.o(0)):
@@ -463,7 +467,7 @@ def _quantize(s: OpSig) -> int:
     return 2 if s.o(0) == "int16" else 1
 
 
-def _dus(s: OpSig) -> int:
+def dynamic_update_slice(s: OpSig) -> int:
     t = s.i(0)
     table = {"bfloat16": 6, "int4": 5, "int16": 4, "float16": 3}
     if t in table:
@@ -471,107 +475,63 @@ def _dus(s: OpSig) -> int:
     return 2 if s.i(2) == "int64" else 1
 
 
-def _by_in0(table: dict[str, int], k: int = 0):
-    return lambda s: table.get(s.i(k), 1)
+def div(s: OpSig) -> int:
+    return 2 if s.bcast5() else 1
 
 
-_I8_16_3 = _by_in0({"int16": 3, "int8": 2})
-_I8_2 = _by_in0({"int8": 2})
-_I8_I16_2 = _by_in0({"int8": 2, "int16": 2})
-
-_RULES = {
-    "CONV_2D": _conv_2d,
-    "DEPTHWISE_CONV_2D": _depthwise,
-    "FULLY_CONNECTED": _fully_connected,
-    "MUL": _mul,
-    "ADD": _add,
-    "SUB": _sub,
-    "DIV": lambda s: 2 if s.bcast5() else 1,
-    "MAXIMUM": _maxmin,
-    "MINIMUM": _maxmin,
-    "MAX_POOL_2D": _I8_16_3,
-    "AVERAGE_POOL_2D": _I8_16_3,
-    "TRANSPOSE": _transpose,
-    "TRANSPOSE_CONV": _transpose_conv,
-    "GATHER": _gather,
-    "SPLIT": _by_in0({"int16": 4, "int32": 3, "int8": 2}, k=1),
-    "SLICE": _slice,
-    "STRIDED_SLICE": _strided_slice,
-    "PAD": _pad,
-    "PADV2": _pad,
-    "CONCATENATION": _by_in0({"int4": 5, "uint32": 4, "int16": 3, "int8": 2}),
-    "SOFTMAX": _I8_16_3,
-    "MEAN": _I8_16_3,
-    "MIRROR_PAD": _I8_16_3,
-    "REDUCE_MAX": _I8_16_3,
-    "REDUCE_MIN": _I8_16_3,
-    "RELU6": _I8_16_3,
-    "RSQRT": _I8_16_3,
-    "RELU": _by_in0({"int16": 3, "int8": 2, "uint8": 2}),
-    "ABS": _abs,
-    "TANH": _I8_16_3,
-    "LOGISTIC": _I8_16_3,
-    "EXP": _I8_I16_2,
-    "LOG": _I8_I16_2,
-    "SQRT": _I8_I16_2,
-    "REDUCE_PROD": _I8_I16_2,
-    "SUM": _I8_2,
-    "LOG_SOFTMAX": _I8_2,
-    "GREATER": _I8_2,
-    "LESS_EQUAL": _I8_2,
-    "SPACE_TO_DEPTH": _I8_2,
-    "DEPTH_TO_SPACE": _I8_2,
-    "SPLIT_V": _I8_2,
-    "SQUARED_DIFFERENCE": _I8_2,
-    "LESS": _I8_16_3,
-    "GREATER_EQUAL": _I8_16_3,
-    "EQUAL": _by_in0({"int16": 5, "string": 3, "int8": 2}),
-    "NOT_EQUAL": _by_in0({"int16": 4, "string": 3, "int8": 2}),
-    "ARG_MAX": _by_in0({"bool": 3, "int8": 2}),
-    "ARG_MIN": _by_in0({"bool": 3, "int8": 2}),
-    "SELECT": _select,
-    "SELECT_V2": _by_in0({"uint32": 2}),
-    "RESIZE_BILINEAR": _resize_bilinear,
-    "RESIZE_NEAREST_NEIGHBOR": _resize_nearest,
-    "PACK": _by_in0({"int8": 2, "int16": 3, "uint32": 4}),
-    "UNPACK": _by_in0({"int8": 2, "uint8": 2, "bool": 3, "int16": 4, "float16": 5, "bfloat16": 5}),
-    "TILE": _by_in0({"int8": 3, "string": 2}),
-    "SQUEEZE": _by_in0({"string": 2}),
-    "SPACE_TO_BATCH_ND": _s2b,
-    "BATCH_TO_SPACE_ND": _s2b,
-    "GATHER_ND": lambda s: (
-        5
-        if s.i(0) == "bool"
-        else 4
-        if s.i(1) == "int16"
-        else {"int16": 3, "string": 2}.get(s.i(0), 1)
-    ),
-    "BATCH_MATMUL": _batch_matmul,
-    "FILL": _fill,
-    "LEAKY_RELU": _by_in0({"int16": 2}),
-    "RANGE": _by_in0({"int64": 2}),
-    "FLOOR_DIV": _by_in0({"int16": 3, "int8": 3, "float32": 2}),
-    "FLOOR_MOD": _by_in0({"int16": 2, "int8": 2}),
-    "BROADCAST_TO": lambda s: 3 if s.i(0) in ("int8", "int16") else 2,
-    "CAST": _cast,
-    "WHERE": lambda s: 1 if s.i(0) == "bool" else 2,
-    "GELU": _by_in0({"int8": 2, "uint8": 2}),
-    "DYNAMIC_UPDATE_SLICE": _dus,
-    "DEQUANTIZE": _dequantize,
-    "QUANTIZE": _quantize,
-    "TOPK_V2": lambda s: 3 if "int16" in (s.i(0), s.i(1), s.o(1)) else 2 if s.i(0) == "int8" else 1,
-    "REVERSE_V2": _by_in0({"int8": 3, "bool": 2}),
-    "SIGN": _by_in0({"int32": 2}),
-    "L2_NORMALIZATION": lambda s: 2 if s.o(0) == "int8" else 1,
-    "FAKE_QUANT": lambda s: 2 if s.opt("narrow_range") else 1,
-    "SPARSE_TO_DENSE": _by_in0({"int8": 3, "uint8": 3, "int64": 2}, k=2),
-    "EMBEDDING_LOOKUP": lambda s: (
-        4 if s.i(1) == "int4" or (len(s.inputs) > 1 and s.inputs[1].per_channel) else 1
-    ),
-}
+def gather_nd(s: OpSig) -> int:
+    if s.i(0) == "bool":
+        return 5
+    if s.i(1) == "int16":
+        return 4
+    return {"int16": 3, "string": 2}.get(s.i(0), 1)
 
 
-def min_version(sig: OpSig) -> int:
-    """The lowest version of ``sig.op`` that covers the features in ``sig`` (1 when no rule)."""
-    rule = _RULES.get(sig.op)
-    return rule(sig) if rule is not None else 1
+def broadcast_to(s: OpSig) -> int:
+    return 3 if s.i(0) in ("int8", "int16") else 2
+
+
+def where(s: OpSig) -> int:
+    return 1 if s.i(0) == "bool" else 2
+
+
+def topk_v2(s: OpSig) -> int:
+    if "int16" in (s.i(0), s.i(1), s.o(1)):
+        return 3
+    return 2 if s.i(0) == "int8" else 1
+
+
+def l2_normalization(s: OpSig) -> int:
+    return 2 if s.o(0) == "int8" else 1
+
+
+def fake_quant(s: OpSig) -> int:
+    return 2 if s.opt("narrow_range") else 1
+
+
+def embedding_lookup(s: OpSig) -> int:
+    if s.i(1) == "int4" or (len(s.inputs) > 1 and s.inputs[1].per_channel):
+        return 4
+    return 1
+
+
+class ByInput:
+    """The common rule: the version depends only on input ``k``'s dtype (``table``; 1 else)."""
+
+    def __init__(self, table: dict[str, int], k: int = 0):
+        self.table, self.k = dict(table), k
+
+    def __call__(self, s: OpSig) -> int:
+        return self.table.get(s.i(self.k), 1)
+
+    @property
+    def newest(self) -> int:
+        return max([1, *self.table.values()])
+
+    def __repr__(self) -> str:
+        return f"ByInput({self.table}, k={self.k})"
+
+
+I8_I16 = ByInput({"int16": 3, "int8": 2})  # 3 int16; 2 int8; 1
+I8 = ByInput({"int8": 2})  # 2 int8; 1
+I8_OR_I16 = ByInput({"int8": 2, "int16": 2})  # 2 int8/int16; 1

@@ -25,13 +25,15 @@ Invariants of every file written here
   names are checked against ``schema.OPTIONS_TABLES``; unknown names raise ``ValueError``.
   Enum-valued options take the member name (``"SAME"``, ``"RELU6"``, ``"float32"``) or number.
 * Each OperatorCode carries ``deprecated_builtin_code = min(code, 127)`` and ``builtin_code``.
-  ``version=None`` picks the lowest version that covers the features used (rules and their
-  table: ``versions.py``); LiteRT refuses versions it does not know, so never newer.
+  ``version=None`` picks the lowest version that covers the features used (``ops.min_version``:
+  each op's rule in ``ops.py``, the rules in ``versions.py``); LiteRT refuses versions it does
+  not know, so never newer.
 * When the constant data exceeds ``external_data_threshold`` bytes (default just under 2 GiB,
   the flatbuffer limit), *all* constant data goes after the flatbuffer, each buffer
   16-byte aligned, referenced by ``Buffer.offset`` (from the start of the file) and ``size``.
 
-Where to look next: ``schema.py`` (the facts), ``versions.py`` (op versions), docs/format.md.
+Where to look next: ``ops.py`` (one record per operator), ``schema.py`` (the other facts),
+``versions.py`` (op version rules), docs/format.md.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ import flatbuffers
 import numpy as np
 
 from . import schema
-from .versions import OpSig, TensorSig, min_version
+from .ops import BY_NAME, min_version, name_of
+from .versions import OpSig, TensorSig
 
 __all__ = ["ModelWriter", "SubGraphWriter", "tflite_type", "numpy_dtype"]
 
@@ -362,7 +365,7 @@ class SubGraphWriter:
             opts = None
             ver = 1 if version is None else int(version)
         else:
-            if op not in schema.BUILTIN_OPERATORS:
+            if op not in BY_NAME:
                 raise ValueError(f"unknown builtin operator {op!r}")
             opts = _normalize_options(op, options)
             if version is None:
@@ -452,7 +455,7 @@ class ModelWriter:
         return len(self._buffers) - 1
 
     def _opcode(self, op: str, custom_code: str | None, version: int) -> int:
-        key = (schema.BUILTIN_OPERATORS[op], custom_code, version)
+        key = (BY_NAME[op].code, custom_code, version)
         idx = self._opcode_index.get(key)
         if idx is None:
             idx = len(self._opcodes)
@@ -463,10 +466,7 @@ class ModelWriter:
     @property
     def operator_codes(self) -> list[tuple[str, int]]:
         """(operator name or custom code, version) for every OperatorCode, in file order."""
-        return [
-            (cc if cc else schema.BUILTIN_OPERATOR_NAMES[code], ver)
-            for code, cc, ver in self._opcodes
-        ]
+        return [(cc if cc else name_of(code), ver) for code, cc, ver in self._opcodes]
 
     # ---- serialization -------------------------------------------------------------------
     def finish(self, *, release: bool = False) -> bytes:

@@ -8,3 +8,4 @@
 
 #include "kernels/template/elementwise.h"
 #include "kernels/template/quantize.h"
+#include "kernels/template/resize.h"

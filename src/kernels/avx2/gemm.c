@@ -12,6 +12,7 @@
  */
 #include <immintrin.h>
 
+#include "kernels/avx2/simd.h"
 #include "kernels/kernels.h"
 
 #define NR 16
@@ -57,9 +58,6 @@
     }                                                                                              \
   } while (0)
 
-/* mask_table + 8 - n: the first n lanes set. */
-static const int32_t mask_table[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-
 ALWAYS_INLINE __m256 clamp(__m256 x, __m256 vlo, __m256 vhi) {
   return _mm256_min_ps(vhi, _mm256_max_ps(vlo, x));
 }
@@ -71,13 +69,11 @@ ALWAYS_INLINE void store_tile(size_t MR, __m256 acc[][2], float *const *cp, size
       _mm256_storeu_ps(cp[i], clamp(acc[i][0], vlo, vhi));
       _mm256_storeu_ps(cp[i] + 8, clamp(acc[i][1], vlo, vhi));
     }
-  } else {
-    const __m256i m0 = _mm256_loadu_si256((const __m256i *)(mask_table + 8 - (nc >= 8 ? 8 : nc)));
-    const __m256i m1 =
-        _mm256_loadu_si256((const __m256i *)(mask_table + 8 - (nc > 8 ? nc - 8 : 0)));
+  } else { /* plain partial stores (avx2/simd.h: masked stores are slow on AMD) */
+    const size_t n0 = nc >= 8 ? 8 : nc, n1 = nc > 8 ? nc - 8 : 0;
     for (size_t i = MR; i-- > 0;) {
-      _mm256_maskstore_ps(cp[i], m0, clamp(acc[i][0], vlo, vhi));
-      _mm256_maskstore_ps(cp[i] + 8, m1, clamp(acc[i][1], vlo, vhi));
+      wick_avx2_store_first(cp[i], clamp(acc[i][0], vlo, vhi), n0);
+      wick_avx2_store_first(cp[i] + 8, clamp(acc[i][1], vlo, vhi), n1);
     }
   }
 }
@@ -92,17 +88,20 @@ ALWAYS_INLINE void store_half(size_t MR, __m256 acc[][2], float *const *cp, size
     for (size_t i = 0; i < MR; i++)
       _mm256_storeu_ps(cp[MR - 1 - i], clamp(acc[MR - 1 - i][0], vlo, vhi));
   } else {
-    const __m256i m0 = _mm256_loadu_si256((const __m256i *)(mask_table + 8 - nc));
 #pragma GCC unroll 8
     for (size_t i = 0; i < MR; i++)
-      _mm256_maskstore_ps(cp[MR - 1 - i], m0, clamp(acc[MR - 1 - i][0], vlo, vhi));
+      wick_avx2_store_first(cp[MR - 1 - i], clamp(acc[MR - 1 - i][0], vlo, vhi), nc);
   }
 }
 
-/* The last panel (nc <= 8 live columns) of a 6-row GEMM tile. */
+/* The last panel (nc <= 8 live columns) of a 6-row GEMM tile. The bounds come as floats, not
+ * vectors: a function with 256-bit arguments returns without VZEROUPPER, and its caller's tail
+ * call to it then left the upper halves dirty for the SSE code after the kernel (measured: the
+ * stall made a 16384 x 16 x 4 GEMM several times slower on an AMD EPYC). */
 __attribute__((noinline)) static void half_gemm_6(size_t mr, size_t nc, size_t kc, const float *a,
                                                   size_t a_stride, const float *w, float *c,
-                                                  size_t c_stride, __m256 vlo, __m256 vhi) {
+                                                  size_t c_stride, float lo, float hi) {
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   const float *ap[6];
   float *cp[6];
   ap[0] = a;
@@ -125,8 +124,8 @@ __attribute__((noinline)) static void half_gemm_6(size_t mr, size_t nc, size_t k
 /* The same for the indirect GEMM. */
 __attribute__((noinline)) static void half_igemm_6(size_t mr, size_t nc, size_t kc, size_t ks,
                                                    const float *const *ind, const float *w,
-                                                   float *c, size_t c_stride, __m256 vlo,
-                                                   __m256 vhi) {
+                                                   float *c, size_t c_stride, float lo, float hi) {
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   float *cp[6];
   cp[0] = c;
   for (size_t i = 1; i < 6; i++) cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
@@ -161,7 +160,7 @@ ALWAYS_INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const f
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   for (;;) {
     if (MR == 6 && nc <= NR / 2) {
-      half_gemm_6(mr, nc, kc, a, a_stride, w, cp[0], c_stride, vlo, vhi);
+      half_gemm_6(mr, nc, kc, a, a_stride, w, cp[0], c_stride, lo, hi);
       break;
     }
     __m256 acc[8][2];
@@ -188,7 +187,7 @@ ALWAYS_INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   for (;;) {
     if (MR == 6 && nc <= NR / 2) {
-      half_igemm_6(mr, nc, kc, ks, a, w, cp[0], c_stride, vlo, vhi);
+      half_igemm_6(mr, nc, kc, ks, a, w, cp[0], c_stride, lo, hi);
       break;
     }
     __m256 acc[8][2];

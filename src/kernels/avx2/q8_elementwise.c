@@ -1,7 +1,8 @@
 /*
- * avx2/q8_elementwise.c — int8 ADD / SUB and MUL of two equally shaped runs
- * of elements (the op splits channel broadcasts into rows) for AVX2, 8
- * elements per vector: the reference's arithmetic (quantized.c, qadd_one
+ * avx2/q8_elementwise.c — int8 and int16 ADD / SUB and MUL of two equally
+ * shaped runs of elements (the op splits channel broadcasts into rows), and
+ * the requantization of int16 elements (QUANTIZE) for AVX2, 8 elements per
+ * vector: the reference's arithmetic (quantized.c, qadd_one
  * and qmul_body) lane by lane — offsets, the left shift, each input's
  * multiplier, the sum or product, the output multiplier, zero point and
  * clamp — with template/q8_requant.h's fixed-point stage (q8_mbqm, the
@@ -13,6 +14,16 @@
 #include "kernels/avx2/simd.h"
 #include "kernels/q8.h"
 #include "kernels/template/q8_requant.h"
+
+/* 8 int16 sign-extended to int32 lanes. */
+SIMD_INLINE __m256i load8_16(const int16_t *p) {
+  return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+
+/* Two vectors of 8 clamped results (inside int16) as 16 int16 in order. */
+SIMD_INLINE __m256i narrow16_16(__m256i v0, __m256i v1) {
+  return _mm256_permute4x64_epi64(_mm256_packs_epi32(v0, v1), 0xD8);
+}
 
 /* 8 bytes sign-extended to int32 lanes. */
 SIMD_INLINE __m256i load8(const int8_t *p) {
@@ -107,5 +118,102 @@ void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_
     const __m256i v1 = mul8(load8(ta + 8), load8(tb + 8), off1, off2, &mo);
     _mm_storeu_si128((__m128i *)(void *)to, narrow16(v0, v1));
     memcpy(out + i, to, n - i);
+  }
+}
+
+/* ---- int16 (zero points 0 in the 16x8 scheme, but any offsets work) ---- */
+
+/* The first n < 16 elements of a and b, zero-filled, into ta and tb. */
+SIMD_INLINE void copy_tail16(size_t n, const int16_t *a, const int16_t *b, int16_t ta[16],
+                             int16_t tb[16]) {
+  memset(ta, 0, 32), memset(tb, 0, 32);
+  memcpy(ta, a, n * 2), memcpy(tb, b, n * 2);
+}
+
+SIMD_INLINE void add_run16(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                           const add_consts *k, bool subtract) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i v0 = add8(load8_16(a + i), load8_16(b + i), k, subtract);
+    const __m256i v1 = add8(load8_16(a + i + 8), load8_16(b + i + 8), k, subtract);
+    _mm256_storeu_si256((__m256i *)(void *)(out + i), narrow16_16(v0, v1));
+  }
+  if (i < n) {
+    int16_t ta[16], tb[16], to[16];
+    copy_tail16(n - i, a + i, b + i, ta, tb);
+    const __m256i v0 = add8(load8_16(ta), load8_16(tb), k, subtract);
+    const __m256i v1 = add8(load8_16(ta + 8), load8_16(tb + 8), k, subtract);
+    _mm256_storeu_si256((__m256i *)(void *)to, narrow16_16(v0, v1));
+    memcpy(out + i, to, (n - i) * 2);
+  }
+}
+
+void wick_q16_add_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                                const wick_qadd_params *p, bool subtract) {
+  add_consts k;
+  k.m1 = q8_rq_set(p->input1_multiplier, p->input1_shift, 0, INT32_MIN, INT32_MAX);
+  k.m2 = q8_rq_set(p->input2_multiplier, p->input2_shift, 0, INT32_MIN, INT32_MAX);
+  k.mo = q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
+  k.off1 = _mm256_set1_epi32(p->input1_offset);
+  k.off2 = _mm256_set1_epi32(p->input2_offset);
+  k.ls = _mm_cvtsi32_si128(p->left_shift);
+  if (subtract)
+    add_run16(n, a, b, out, &k, true);
+  else
+    add_run16(n, a, b, out, &k, false);
+}
+
+void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                                const wick_qmul_params *p) {
+  const q8_rq mo =
+      q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
+  const __m256i off1 = _mm256_set1_epi32(p->input1_offset);
+  const __m256i off2 = _mm256_set1_epi32(p->input2_offset);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i v0 = mul8(load8_16(a + i), load8_16(b + i), off1, off2, &mo);
+    const __m256i v1 = mul8(load8_16(a + i + 8), load8_16(b + i + 8), off1, off2, &mo);
+    _mm256_storeu_si256((__m256i *)(void *)(out + i), narrow16_16(v0, v1));
+  }
+  if (i < n) {
+    int16_t ta[16], tb[16], to[16];
+    copy_tail16(n - i, a + i, b + i, ta, tb);
+    const __m256i v0 = mul8(load8_16(ta), load8_16(tb), off1, off2, &mo);
+    const __m256i v1 = mul8(load8_16(ta + 8), load8_16(tb + 8), off1, off2, &mo);
+    _mm256_storeu_si256((__m256i *)(void *)to, narrow16_16(v0, v1));
+    memcpy(out + i, to, (n - i) * 2);
+  }
+}
+
+/* QUANTIZE from int16: clamp(mbqm(x - in_zp) + out_zp) to int8 (out16 false) or int16. */
+void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, void *out, bool out16,
+                                    const wick_q_requant_params *p) {
+  const q8_rq q = q8_rq_set(p->multiplier, p->shift, p->out_zp, p->lo, p->hi);
+  const __m256i zp = _mm256_set1_epi32(p->in_zp);
+  int8_t *o8 = out;
+  int16_t *o16 = out;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i v0 = q8_requant_i32(_mm256_sub_epi32(load8_16(in + i), zp), &q);
+    const __m256i v1 = q8_requant_i32(_mm256_sub_epi32(load8_16(in + i + 8), zp), &q);
+    if (out16)
+      _mm256_storeu_si256((__m256i *)(void *)(o16 + i), narrow16_16(v0, v1));
+    else
+      _mm_storeu_si128((__m128i *)(void *)(o8 + i), narrow16(v0, v1));
+  }
+  if (i < n) {
+    int16_t t[16] = {0};
+    memcpy(t, in + i, (n - i) * 2);
+    const __m256i v0 = q8_requant_i32(_mm256_sub_epi32(load8_16(t), zp), &q);
+    const __m256i v1 = q8_requant_i32(_mm256_sub_epi32(load8_16(t + 8), zp), &q);
+    if (out16) {
+      int16_t r[16];
+      _mm256_storeu_si256((__m256i *)(void *)r, narrow16_16(v0, v1));
+      memcpy(o16 + i, r, (n - i) * 2);
+    } else {
+      int8_t r[16];
+      _mm_storeu_si128((__m128i *)(void *)r, narrow16(v0, v1));
+      memcpy(o8 + i, r, n - i);
+    }
   }
 }

@@ -32,7 +32,31 @@ SIMD_INLINE vmask vmask_all(void) { return _mm256_set1_epi32(-1); }
 SIMD_INLINE vf vload(const float *p) { return _mm256_loadu_ps(p); }
 SIMD_INLINE vf vloadm(const float *p, vmask m) { return _mm256_maskload_ps(p, m); }
 SIMD_INLINE void vstore(float *p, vf v) { _mm256_storeu_ps(p, v); }
-SIMD_INLINE void vstorem(float *p, vmask m, vf v) { _mm256_maskstore_ps(p, m, v); }
+/* The first n <= 8 lanes of v to p, by plain 16/8/4-byte stores: VMASKMOVPS stores are slow
+ * on AMD's cores (and make the loads after them wait), and every mask here is a prefix. */
+SIMD_INLINE void wick_avx2_store_first(float *p, __m256 v, size_t n) {
+  if (n >= 8) {
+    _mm256_storeu_ps(p, v);
+    return;
+  }
+  __m128 h = _mm256_castps256_ps128(v);
+  if (n >= 4) {
+    _mm_storeu_ps(p, h);
+    h = _mm256_extractf128_ps(v, 1);
+    p += 4, n -= 4;
+  }
+  if (n >= 2) {
+    _mm_storel_pi((__m64 *)(void *)p, h);
+    h = _mm_movehl_ps(h, h);
+    p += 2, n -= 2;
+  }
+  if (n) _mm_store_ss(p, h);
+}
+SIMD_INLINE void vstorem(float *p, vmask m, vf v) {
+  wick_avx2_store_first(p, v,
+                        (size_t)__builtin_popcount(
+                            (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m))));
+}
 SIMD_INLINE vf vset1(float x) { return _mm256_set1_ps(x); }
 SIMD_INLINE vf vzero(void) { return _mm256_setzero_ps(); }
 SIMD_INLINE vf vadd(vf a, vf b) { return _mm256_add_ps(a, b); }

@@ -375,6 +375,39 @@ void wick_q_squared_difference_i8__reference(const wick_broadcast *bc, const wic
 #undef SQDIFF_BODY
 }
 
+/* Comparisons of int8 / uint8: each input, offset and shifted left 8 bits, is scaled by its own
+ * scale (a multiplier below 1: shift <= 0), and the two scaled values are compared. */
+INLINE bool qcompare_one(wick_compare_op op, const wick_qcompare_params *p, int32_t a, int32_t b) {
+  const int32_t x = mbqm((int32_t)((uint32_t)add32(a, p->input1_offset) << p->left_shift),
+                         p->input1_multiplier, p->input1_shift);
+  const int32_t y = mbqm((int32_t)((uint32_t)add32(b, p->input2_offset) << p->left_shift),
+                         p->input2_multiplier, p->input2_shift);
+  switch (op) {
+    case WICK_COMPARE_EQUAL: return x == y;
+    case WICK_COMPARE_NOT_EQUAL: return x != y;
+    case WICK_COMPARE_LESS: return x < y;
+    case WICK_COMPARE_LESS_EQUAL: return x <= y;
+    case WICK_COMPARE_GREATER: return x > y;
+    default: return x >= y;
+  }
+}
+
+INLINE void qcompare_body(wick_dtype t, wick_compare_op op, const wick_broadcast *bc,
+                          const wick_qcompare_params *p, const void *a, const void *b, bool *out) {
+#define QCMP_BODY(ia, ib, io) out[io] = qcompare_one(op, p, ld(t, a, ia), ld(t, b, ib))
+  QBROADCAST_LOOP(bc, QCMP_BODY);
+#undef QCMP_BODY
+}
+
+void wick_q_compare__reference(wick_compare_op op, wick_dtype type, const wick_broadcast *bc,
+                               const wick_qcompare_params *p, const void *a, const void *b,
+                               bool *out) {
+  if (type == WICK_DTYPE_INT8)
+    qcompare_body(WICK_DTYPE_INT8, op, bc, p, a, b, out);
+  else if (type == WICK_DTYPE_UINT8)
+    qcompare_body(WICK_DTYPE_UINT8, op, bc, p, a, b, out);
+}
+
 /* int16 power-of-two scales (LSTM style): ADD rescales the input whose shift
  * is negative by a rounding right shift and adds with int16 saturation; SUB
  * shifts both and subtracts in 32 bits. Then the activation clamp. */

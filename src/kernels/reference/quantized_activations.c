@@ -3,7 +3,8 @@
  * and table-driven ops, bit-exact with LiteRT's reference kernels: SOFTMAX
  * (gemmlowp fixed point, the float exp table, int16 tables), 8-bit lookup
  * tables (built per op at prepare from the op's float function), int16
- * LOGISTIC / TANH, RSQRT's table, HARD_SWISH. Arithmetic as quantized.c.
+ * LOGISTIC / TANH, RSQRT's table, HARD_SWISH, int8 L2_NORMALIZATION. Arithmetic as
+ * quantized.c.
  */
 #include "kernels/reference/quantized_common.h"
 
@@ -69,6 +70,28 @@ static int32_t one_over_one_plus_x(int32_t a) {
   return sat_shl(x, 1);
 }
 
+void wick_q_softmax_row_scale(int32_t sum, int32_t out_bits, int32_t *scale, int32_t *exponent) {
+  const int32_t headroom_plus_one = sum == 0 ? 32 : __builtin_clz((uint32_t)sum);
+  const int32_t bits_over_unit = 12 - headroom_plus_one;
+  const int32_t shifted_sum_minus_one =
+      (int32_t)(((uint64_t)(uint32_t)sum << headroom_plus_one) - ((uint64_t)1 << 31));
+  *scale = one_over_one_plus_x(shifted_sum_minus_one);
+  const int32_t e = bits_over_unit + 31 - out_bits;
+  *exponent = e < 0 ? 0 : (e > 31 ? 31 : e);
+}
+
+void wick_q_softmax_tables(const wick_qsoftmax_params *p, int32_t exps[256], int32_t sums[256]) {
+  for (int32_t d = 0; d < 256; d++) {
+    exps[d] = sums[d] = 0;
+    if (-d >= p->diff_min) {
+      const int32_t scaled =
+          srdhm((int32_t)((uint32_t)-d << p->input_left_shift), p->input_multiplier);
+      exps[d] = exp_on_negative_values(scaled, 5);
+      sums[d] = rdivpot(exps[d], 12);
+    }
+  }
+}
+
 /* Softmax of one row: exps of rescaled differences from the row maximum,
  * their sum in Q12.19, its reciprocal, and each output rounded to the
  * output type's 1/2^bits scale (offset by the type's minimum). */
@@ -94,13 +117,8 @@ INLINE void softmax_body(wick_dtype in_t, wick_dtype out_t, int64_t rows, int64_
         sum = add32(sum, rdivpot(exp_on_negative_values(scaled, 5), 12));
       }
     }
-    const int32_t headroom_plus_one = sum == 0 ? 32 : __builtin_clz((uint32_t)sum);
-    const int32_t bits_over_unit = 12 - headroom_plus_one;
-    const int32_t shifted_sum_minus_one =
-        (int32_t)(((uint64_t)(uint32_t)sum << headroom_plus_one) - ((uint64_t)1 << 31));
-    const int32_t shifted_scale = one_over_one_plus_x(shifted_sum_minus_one);
-    int32_t exponent = bits_over_unit + 31 - out_bits;
-    exponent = exponent < 0 ? 0 : (exponent > 31 ? 31 : exponent);
+    int32_t shifted_scale, exponent;
+    wick_q_softmax_row_scale(sum, out_bits, &shifted_scale, &exponent);
     for (int64_t c = 0; c < cols; c++) {
       const int32_t diff = ld(in_t, in, base + c) - max_in_row;
       int32_t v = omin;
@@ -407,6 +425,23 @@ static void inv_sqrt_multiplier_exp(int32_t x, int32_t *multiplier, int32_t *shi
   }
   *multiplier = r;
   *shift = -s;
+}
+
+void wick_q_l2_normalize_i8__reference(int64_t rows, int64_t cols, int32_t zero_point,
+                                       const int8_t *in, int8_t *out) {
+  for (int64_t r = 0; r < rows; r++) {
+    const int8_t *x = in + r * cols;
+    int8_t *y = out + r * cols;
+    int32_t acc = 0;
+    for (int64_t c = 0; c < cols; c++) {
+      const int32_t v = x[c] - zero_point;
+      acc = add32(acc, v * v);
+    }
+    int32_t m, sh;
+    inv_sqrt_multiplier_exp(acc, &m, &sh);
+    for (int64_t c = 0; c < cols; c++)
+      y[c] = (int8_t)clamp32(mbqm(x[c] - zero_point, m, sh + 7), INT8_MIN, INT8_MAX);
+  }
 }
 
 void wick_q_rsqrt_lut8_populate(int32_t in_zp, int32_t out_multiplier, int32_t out_shift,

@@ -318,6 +318,12 @@ void wick_f32_resize_bilinear__reference(const wick_resize_shape *s, const float
 /* Output rows [row_begin, row_end) of the batch x out_h rows (the same values as one call). */
 void wick_f32_resize_bilinear_rows__reference(const wick_resize_shape *s, const float *in,
                                               float *out, int64_t row_begin, int64_t row_end);
+/* The pieces of the bilinear formulas that optimized kernels share: an axis' scale, and the
+ * taps lo, hi of output coordinate v with the weight `frac` of hi (the reference's values:
+ * row o = p(lo) * (1 - frac) ... as wick_f32_resize_bilinear_rows__reference sums them). */
+float wick_resize_axis_scale(int32_t in, int32_t out, bool align_corners);
+void wick_resize_bilinear_taps(int32_t v, float scale, bool half_pixel, int32_t in, int32_t *lo,
+                               int32_t *hi, float *frac);
 /* Copies whole pixels of `elem_size`-byte elements. */
 void wick_resize_nearest__reference(const wick_resize_shape *s, size_t elem_size, const void *in,
                                     void *out);
@@ -497,6 +503,18 @@ void wick_q_squared_difference_i8__reference(const wick_broadcast *bc, const wic
 void wick_q_add_pot_i16__reference(bool subtract, const wick_broadcast *bc, int32_t shift1,
                                    int32_t shift2, int32_t act_min, int32_t act_max,
                                    const int16_t *a, const int16_t *b, int16_t *out);
+/* EQUAL ... GREATER_EQUAL on int8 / uint8 (LiteRT's comparison with scaling): each input is
+ * offset, shifted left by left_shift (8) and multiplied by its own scale's Q31 multiplier
+ * (shift <= 0: the scales are below 1); the scaled values are compared. `op` is not a logical
+ * op. */
+typedef struct wick_qcompare_params {
+  int32_t input1_offset, input2_offset; /* -zero points */
+  int32_t left_shift;
+  int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift;
+} wick_qcompare_params;
+void wick_q_compare__reference(wick_compare_op op, wick_dtype type, const wick_broadcast *bc,
+                               const wick_qcompare_params *p, const void *a, const void *b,
+                               bool *out);
 /* MUL: out = clamp(output_offset + mbqm((a + o1) * (b + o2), multiplier, shift)). */
 typedef struct wick_qmul_params {
   int32_t input1_offset, input2_offset, output_offset;
@@ -520,6 +538,14 @@ typedef struct wick_qsoftmax_params {
 } wick_qsoftmax_params;
 void wick_q_softmax__reference(wick_dtype in_type, wick_dtype out_type, int64_t rows, int64_t cols,
                                const wick_qsoftmax_params *p, const void *in, void *out);
+/* Its pieces, for the faster kernels (src/kernels/q8.h): 8-bit inputs differ from their row's
+ * maximum by d in [0, 255], so every exp the reference computes is exps[d] (Q0.31; 0 where
+ * -d < diff_min, which the reference skips: the outputs and sums then come out the same), and
+ * its term of the row's Q12.19 sum is sums[d]. */
+void wick_q_softmax_tables(const wick_qsoftmax_params *p, int32_t exps[256], int32_t sums[256]);
+/* The row's reciprocal from its sum (the wrapping int32 total of its sums[d]): the output of
+ * an element is clamp(rdivpot(srdhm(*scale, exp), *exponent) + out_min, out_min, out_max). */
+void wick_q_softmax_row_scale(int32_t sum, int32_t out_bits, int32_t *scale, int32_t *exponent);
 
 /* SOFTMAX through a float table of exp (LiteRT's default int8/uint8 kernel), for the
  * input scales the fixed-point form cannot take (beta * input scale * 2^26 <= 1, where
@@ -572,6 +598,12 @@ void wick_q16_tanh__reference(int64_t n, const uint16_t table[256], int32_t mult
 /* int8 RSQRT as LiteRT's RsqrtEvalQuantized: lut[(uint8)q] for q - in_zp > 0
  * (fixed-point inverse square root, then the output multiplier 1 / (sqrt(s_in)
  * s_out)); q == in_zp gives 127. Inputs below in_zp are the caller's error. */
+/* int8 L2_NORMALIZATION over rows (LiteRT's integer kernel): per row, the sum of squares of
+ * x - zero_point (32 bits, wrapping) gives 1/sqrt as a multiplier and shift (LiteRT's
+ * GetInvSqrtQuantizedMultiplierExp); each element is mbqm(x - zero_point, multiplier,
+ * shift + 7), clamped to int8: the output scale is 1/128, zero point 0. */
+void wick_q_l2_normalize_i8__reference(int64_t rows, int64_t cols, int32_t zero_point,
+                                       const int8_t *in, int8_t *out);
 void wick_q_rsqrt_lut8_populate(int32_t in_zp, int32_t out_multiplier, int32_t out_shift,
                                 int32_t out_zp, uint8_t lut[256]);
 

@@ -20,10 +20,11 @@
 
 #include "kernels/reference/reference.h"
 
-static float axis_scale(int32_t in, int32_t out, bool align_corners) {
+float wick_resize_axis_scale(int32_t in, int32_t out, bool align_corners) {
   if (align_corners && out > 1) return (float)(in - 1) / (float)(out - 1);
   return (float)in / (float)out;
 }
+#define axis_scale wick_resize_axis_scale
 
 /* Bilinear source position of output coordinate `v`. */
 static void bilinear_source(int32_t v, float scale, bool half_pixel, int32_t in, float *pos,
@@ -64,6 +65,13 @@ void wick_f32_resize_bilinear_rows__reference(const wick_resize_shape *s, const 
                p11[c] * dy * dx;
     }
   }
+}
+
+void wick_resize_bilinear_taps(int32_t v, float scale, bool half_pixel, int32_t in, int32_t *lo,
+                               int32_t *hi, float *frac) {
+  float p;
+  bilinear_source(v, scale, half_pixel, in, &p, lo, hi);
+  *frac = p - (float)*lo;
 }
 
 void wick_f32_resize_bilinear__reference(const wick_resize_shape *s, const float *in, float *out) {

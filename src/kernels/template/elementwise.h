@@ -407,3 +407,19 @@ void ISA_SUFFIX(wick_f32_average_pool)(const wick_pool_shape *s, const float *in
                                        float lo, float hi) {
   pool(false, s, in, out, lo, hi);
 }
+
+/* PRELU over n elements with one alpha each: out = x >= 0 ? x : x * alpha (in place allowed),
+ * bit-identical to wick_f32_prelu_channels (the same multiply; NaN fails the test and takes
+ * x * alpha, -0 passes it). */
+void ISA_SUFFIX(wick_f32_prelu)(size_t n, const float *x, const float *alpha, float *out) {
+  size_t i = 0;
+  for (; i + VL <= n; i += VL) {
+    const vf v = vload(x + i);
+    vstore(out + i, vselect(vge(v, vzero()), v, vmul(v, vload(alpha + i))));
+  }
+  if (i < n) {
+    const vmask m = vmask_tail(n - i);
+    const vf v = vloadm(x + i, m);
+    vstorem(out + i, m, vselect(vge(v, vzero()), v, vmul(v, vloadm(alpha + i, m))));
+  }
+}

@@ -62,6 +62,27 @@ class SharedIntermediate(torch.nn.Module):
         return torch.nn.functional.silu(t), t * 2.0
 
 
+class ResidualThenPrelu(torch.nn.Module):
+    """MediaPipe's blocks: PRELU(conv(x) + x) -- the PRELU joins after the residual ADD."""
+
+    def __init__(self, channels=16):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(channels, channels, 1)
+        self.dw = torch.nn.Conv2d(channels, channels, 3, padding=1, groups=channels)
+        self.fc = torch.nn.Linear(channels, channels)
+        self.prelu1 = torch.nn.PReLU(channels)
+        self.prelu2 = torch.nn.PReLU(channels)
+        self.prelu3 = torch.nn.PReLU()  # one alpha for every channel: not fused
+        with torch.no_grad():
+            for m in (self.prelu1, self.prelu2):
+                m.weight.copy_(torch.linspace(-0.5, 0.75, channels))
+
+    def forward(self, x):
+        y = self.prelu1(self.conv(x) + x)
+        y = self.prelu2(self.dw(y))
+        return self.prelu3(self.fc(y.permute(0, 2, 3, 1)))
+
+
 def _run_three_ways(module, x, scheme=None):
     if scheme is None:
         model = wick.convert(module.eval(), (x,))
@@ -118,6 +139,15 @@ def test_hybrid_fully_connected_runs_its_fused_gelu_and_residual():
     x = torch.randn(1, 32, 384) * 3.0
     prof, _ = _run_three_ways(Mlp("none", 384, 1536), x, scheme="dynamic_int8")
     assert "GELU" in _skipped(prof) and "ADD" in _skipped(prof), prof
+
+
+def test_prelu_with_a_channel_alpha_joins_the_epilogue():
+    prof, ref_prof = _run_three_ways(ResidualThenPrelu(), torch.randn(1, 16, 9, 7))
+    names = [name for name, _ in prof]
+    # the two per-channel PRELUs (after the residual ADD, after the depthwise conv) are fused;
+    # the PRELU of one shared alpha stays an operator of its own
+    assert _skipped(prof).count("PRELU") == 2 and names.count("PRELU") == 3, prof
+    assert _skipped(ref_prof) == [], ref_prof
 
 
 def test_intermediate_with_another_reader_is_not_fused():

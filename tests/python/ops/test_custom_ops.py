@@ -27,13 +27,13 @@ import numpy as np
 import pytest
 
 import wick
+from tests.corpus import sources
 from tests.python.ops._harness import MALFORMED, UNSUPPORTED, compare
 from tests.python.oracles.litert import run_litert, tolerance_check
 from wick.tflite.writer import ModelWriter
 
 RNG = np.random.default_rng(2024)
 ROOT = Path(__file__).resolve().parents[3]
-MEDIAPIPE = Path("/work/cache/mp/mediapipe/modules")
 
 
 def _custom_model(code, operands, outputs, options):
@@ -163,12 +163,16 @@ def test_convolution2d_transpose_bias_arity():
 # Seeds whose blocky image gives a non-trivial mask (max 0.30 and 0.08; most images give < 0.01).
 @pytest.mark.parametrize(
     "name,seed",
-    [("selfie_segmentation.tflite", 0), ("selfie_segmentation_landscape.tflite", 2)],
+    [("selfie_segmentation", 0), ("selfie_segmentation_landscape", 2)],
 )
 def test_selfie_segmentation(name, seed):
-    path = MEDIAPIPE / "selfie_segmentation" / name
-    if not path.exists():
-        pytest.skip(f"{path} is absent (the unpacked mediapipe wheel in /work/cache)")
+    entry = next(e for e in sources.ENTRIES if e.source == "mediapipe" and e.name == name)
+    path = entry.path(sources.corpus_dir())
+    if not sources.cached(entry):
+        pytest.skip(
+            f"{path} is not in the corpus cache ($WICK_CORPUS_DIR; `python -m tests.corpus` "
+            "fetches the pinned mediapipe wheel's files)"
+        )
     data = path.read_bytes()
     # A blocky image in [0, 1] (the model's input range); pixel noise yields near-zero masks
     # that would make the comparison vacuous.

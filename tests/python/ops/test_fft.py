@@ -28,6 +28,7 @@ from tests.python.ops._harness import (
     litert_refuses,
 )
 from tests.python.oracles.litert import op_histogram, run_litert, tolerance_check
+from tests.python.oracles.tf_child import tf_convert
 
 RNG = np.random.default_rng(4242)
 FFT_REL = 1e-4
@@ -235,17 +236,42 @@ def test_complex_part_bad_types(op):
 # ============================================================================ TF-converted files
 
 
-def _tf():
-    try:
-        import tensorflow as tf
-    except ImportError:
-        pytest.skip("tensorflow is not installed: cannot make TF-converted files")
-    return tf
+# TensorFlow runs in a child process (tests/python/oracles/tf_child.py says why): one script, a
+# tf.function per name.
+_TF_FUNCTIONS = r"""
+import sys
+import numpy as np
+import tensorflow as tf
 
 
-def _convert(tf, fn, specs):
-    concrete = tf.function(fn, input_signature=specs).get_concrete_function()
-    return tf.lite.TFLiteConverter.from_concrete_functions([concrete], fn).convert()
+def log_spectrogram(audio):
+    spec = tf.signal.stft(audio, 400, 160, 512, window_fn=tf.signal.hann_window)
+    return tf.math.log(tf.abs(spec) + 1e-6)
+
+
+def rfft_parts(x):
+    f = tf.signal.rfft(x)
+    return tf.math.real(f), tf.math.imag(f), tf.abs(f) ** 2
+
+
+PHASE = np.exp(1j * np.linspace(0, 3, 65)).astype(np.complex64)
+
+
+def complex_product(x):
+    f = tf.signal.rfft(x)
+    return tf.abs(f * f * tf.constant(PHASE))
+
+
+fn, shape = {
+    "log_spectrogram": (log_spectrogram, [1, 16000]),
+    "rfft_parts": (rfft_parts, [4, 256]),
+    "complex_product": (complex_product, [3, 128]),
+}[sys.argv[1]]
+concrete = tf.function(fn, input_signature=[tf.TensorSpec(shape, tf.float32)])
+concrete = concrete.get_concrete_function()
+data = tf.lite.TFLiteConverter.from_concrete_functions([concrete], fn).convert()
+open(sys.argv[2], "wb").write(data)
+"""
 
 
 def _compare_converted(data, feeds, rel):
@@ -262,31 +288,22 @@ def _compare_converted(data, feeds, rel):
 def test_tf_log_spectrogram():
     """tf.signal.stft (400-sample Hann frames, hop 160, 512-point FFT) + abs + log on one second
     of 16 kHz audio: RESHAPE GATHER RESHAPE MUL PAD RESHAPE RFFT2D RESHAPE COMPLEX_ABS ADD LOG."""
-    tf = _tf()
-
-    def front_end(audio):
-        spec = tf.signal.stft(audio, 400, 160, 512, window_fn=tf.signal.hann_window)
-        return tf.math.log(tf.abs(spec) + 1e-6)
-
-    data = _convert(tf, front_end, [tf.TensorSpec([1, 16000], tf.float32)])
+    data = tf_convert(_TF_FUNCTIONS, "log_spectrogram")
     assert {"RFFT2D", "COMPLEX_ABS"} <= set(op_histogram(data)), op_histogram(data)
     audio = (0.3 * np.sin(np.arange(16000) * 0.07) + 0.05 * signal(16000)).astype(np.float32)
     got = _compare_converted(data, [audio[None]], FFT_REL)
     assert got[0].shape == (1, 98, 257)
-    want = np.log(np.abs(tf.signal.stft(audio[None], 400, 160, 512).numpy()) + 1e-6)
-    t = tolerance_check(got[0], want, rel=FFT_REL, name="vs TensorFlow")
+    # the same spectrogram in numpy: 98 frames, periodic Hann window, 512-point real FFT
+    frames = np.stack([audio[i * 160 : i * 160 + 400] for i in range(98)]).astype(np.float64)
+    hann = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(400) / 400)
+    want = np.log(np.abs(np.fft.rfft(frames * hann, 512)) + 1e-6)[None].astype(np.float32)
+    t = tolerance_check(got[0], want, rel=FFT_REL, name="vs numpy")
     assert t, t.message
 
 
 def test_tf_rfft_real_imag_power():
     """tf.signal.rfft then real, imag and |X|^2: RFFT2D RESHAPE REAL IMAG COMPLEX_ABS MUL."""
-    tf = _tf()
-
-    def fn(x):
-        f = tf.signal.rfft(x)
-        return tf.math.real(f), tf.math.imag(f), tf.abs(f) ** 2
-
-    data = _convert(tf, fn, [tf.TensorSpec([4, 256], tf.float32)])
+    data = tf_convert(_TF_FUNCTIONS, "rfft_parts")
     got = _compare_converted(data, [signal((4, 256))], FFT_REL)
     assert [g.shape for g in got] == [(4, 129)] * 3
 
@@ -318,13 +335,6 @@ def test_mul_complex64_activation_refused():
 def test_tf_complex_product():
     """A spectrum times itself and times a constant complex phase, then abs: RFFT2D RESHAPE MUL
     MUL COMPLEX_ABS."""
-    tf = _tf()
-    phase = np.exp(1j * np.linspace(0, 3, 65)).astype(C64)
-
-    def fn(x):
-        f = tf.signal.rfft(x)
-        return tf.abs(f * f * tf.constant(phase))
-
-    data = _convert(tf, fn, [tf.TensorSpec([3, 128], tf.float32)])
+    data = tf_convert(_TF_FUNCTIONS, "complex_product")
     assert op_histogram(data).get("MUL", 0) >= 1, op_histogram(data)
     _compare_converted(data, [signal((3, 128))], FFT_REL)

@@ -21,6 +21,8 @@ import numpy as np
 import pytest
 
 import wick
+from tests.python.ops import _harness as H
+from tests.python.ops._harness import INVALID_INPUT, MALFORMED, C, In, build
 from wick.tflite.writer import ModelWriter
 
 RNG = np.random.default_rng(0)
@@ -29,66 +31,9 @@ RNG = np.random.default_rng(0)
 ALL_TYPES = ["float32", "int32", "int64", "bool", "int8", "uint8", "int16", "float16"]
 
 
-class In:
-    """An operand fed at run time (a graph input)."""
-
-    def __init__(self, value, dtype=None):
-        self.value = np.asarray(value, dtype=dtype)
-
-
-class C:
-    """A constant operand stored in the file."""
-
-    def __init__(self, value, dtype=None):
-        self.value = np.asarray(value, dtype=dtype)
-
-
 def rand(shape, dtype="float32"):
     """Random values of any supported dtype (distinct enough to catch misplaced elements)."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return RNG.integers(0, 2, size=shape).astype(bool)
-    if dtype.kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    info = np.iinfo(dtype)
-    lo, hi = max(info.min, -1000), min(info.max, 1000)
-    return RNG.integers(lo, hi, size=shape, endpoint=True).astype(dtype)
-
-
-def build(op, operands, options=None, *, n_out=1, out_dtypes=None, out_shapes=None, version=None):
-    """A one-op model. Returns (bytes, run-time feeds in graph-input order). Output shapes are
-    declared as [1] unless given (both runtimes compute them; LiteRT's SLICE checks them)."""
-    w = ModelWriter()
-    sg = w.add_subgraph()
-    ins, graph_inputs, feeds = [], [], []
-    first_dtype = None
-    for k, x in enumerate(operands):
-        if x is None:
-            ins.append(-1)
-            continue
-        if not isinstance(x, (In, C)):
-            x = C(x)
-        if first_dtype is None:
-            first_dtype = x.value.dtype
-        if isinstance(x, In):
-            t = sg.add_tensor(f"in{k}", list(x.value.shape), x.value.dtype)
-            graph_inputs.append(t)
-            feeds.append(x.value)
-        else:
-            t = sg.add_constant(f"c{k}", x.value)
-        ins.append(t)
-    if out_dtypes is None:
-        out_dtypes = [first_dtype] * n_out
-    if out_shapes is None:
-        out_shapes = [[1]] * len(out_dtypes)
-    outs = [
-        sg.add_tensor(f"out{j}", list(sh), dt)
-        for j, (sh, dt) in enumerate(zip(out_shapes, out_dtypes, strict=True))
-    ]
-    sg.add_operator(op, ins, outs, options=options, version=version)
-    sg.set_inputs(graph_inputs)
-    sg.set_outputs(outs)
-    return w.finish(), feeds
+    return H.rand(RNG, shape, dtype)
 
 
 def invoke(runner, feeds):
@@ -118,31 +63,14 @@ def run_wick(data, feeds, memory_limit=0):
 
 
 def run_ref(data, feeds):
-    """LiteRT's outputs from its builtin kernels without the XNNPACK delegate
-    (BUILTIN_WITHOUT_DEFAULT_DELEGATES: TFLite's op semantics; XNNPACK differs, e.g. it ignores
+    """LiteRT's outputs from its builtin kernels without the XNNPACK delegate (the harness's
+    "builtin" peer, in its child process: TFLite's op semantics; XNNPACK differs, e.g. it ignores
     begin_mask in some STRIDED_SLICE cases, and BUILTIN_REF lacks newer op versions such as
-    RANGE 2). Like run_litert, minus its np.ascontiguousarray, which turns 0-d feeds into
-    shape (1,)."""
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
-
-    interp = Interpreter(
-        model_content=data,
-        experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
-    )
-    details = interp.get_input_details()
-    for d, a in zip(details, feeds, strict=True):
-        if tuple(d["shape"]) != a.shape:
-            interp.resize_tensor_input(d["index"], list(a.shape))
-    interp.allocate_tensors()
-    for d, a in zip(details, feeds, strict=True):
-        interp.set_tensor(d["index"], a)
-    interp.invoke()
-    outs = []
-    for d in interp.get_output_details():
-        if 0 in d["shape"]:  # LiteRT's get_tensor refuses empty tensors
-            outs.append(np.zeros(d["shape"], d["dtype"]))
-        else:
-            outs.append(np.array(interp.get_tensor(d["index"])))
+    RANGE 2). 0-d feeds stay 0-d. Raises RuntimeError with LiteRT's reason when it cannot run
+    the file."""
+    outs = H.peer(data, feeds, "builtin")
+    if isinstance(outs, str):
+        raise RuntimeError(outs)
     return outs
 
 
@@ -180,10 +108,6 @@ def fails(op, operands, options=None, match=None, status=None, **kw):
     if status:
         assert e.value.status == status, str(e.value)
     return e.value
-
-
-INVALID_INPUT = "invalid input value"
-MALFORMED = "malformed model"
 
 
 # ============================================================================ TRANSPOSE

@@ -7,7 +7,7 @@ Two sources of files:
   is a tf.Variable: an accumulator with a counter, and a streaming 1-D convolution whose state is
   the last K-1 input frames. The converter writes a CALL_ONCE that runs an init subgraph
   assigning the initial values, and VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE in the main
-  subgraph. Skipped (visibly) without tensorflow.
+  subgraph. TensorFlow runs in a child process; skipped (visibly) without tensorflow.
 * Files written here with ``wick.tflite.writer``: variables shared across subgraphs, two
   CALL_ONCE nodes on one init subgraph, assignments that change a variable's shape, and the
   malformed cases (subgraph indices, cycles, arity, types, reading a variable never assigned).
@@ -27,6 +27,7 @@ import pytest
 import wick
 from tests.python.ops._harness import INVALID_INPUT, MALFORMED, compare
 from tests.python.oracles.litert import make_interpreter
+from tests.python.oracles.tf_child import tf_convert
 from wick.tflite.writer import ModelWriter
 
 RNG = np.random.default_rng(7)
@@ -100,18 +101,60 @@ def check_stateful(data, feeds, signature=False, litert_reference=True):
 # ============================================================================ TensorFlow files
 
 
-@pytest.fixture(scope="module")
-def tf():
-    tf = pytest.importorskip(
-        "tensorflow", reason="tensorflow is needed to convert tf.Variable models"
-    )
-    return tf
+# TensorFlow runs in a child process (tests/python/oracles/tf_child.py says why).
+_TF_MODELS = r"""
+import sys
+import numpy as np
+import tensorflow as tf
 
 
-def convert(tf, module, fn):
-    conv = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()], module)
-    conv.experimental_enable_resource_variables = True
-    return conv.convert()
+class Acc(tf.Module):
+    # total += x; count += 1; steps = 3 steps + 1
+
+    def __init__(self):
+        self.total = tf.Variable(tf.constant([1.0, -2.0, 3.0, 0.5]), name="total")
+        self.count = tf.Variable(2.0, name="count")
+        self.steps = tf.Variable(tf.constant(7, tf.int32), name="steps")
+
+    @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+    def __call__(self, x):
+        self.total.assign_add(x)
+        self.count.assign_add(1.0)
+        self.steps.assign(self.steps * 3 + 1)
+        return {"mean": self.total / self.count, "count": self.count + 0.0,
+                "steps": self.steps + 0}
+
+
+K, C, T, F = 3, 4, 5, 6
+rng = np.random.default_rng(3)
+
+
+class Stream(tf.Module):
+    # the state is the last K-1 frames; each call convolves state ++ x
+
+    def __init__(self):
+        self.w = tf.constant(rng.standard_normal((K, C, F)).astype(np.float32))
+        self.state = tf.Variable(rng.standard_normal((1, K - 1, C)).astype(np.float32),
+                                 name="state")
+
+    @tf.function(input_signature=[tf.TensorSpec([1, T, C], tf.float32)])
+    def __call__(self, x):
+        buf = tf.concat([self.state, x], axis=1)
+        y = tf.nn.conv1d(buf, self.w, stride=1, padding="VALID")
+        self.state.assign(buf[:, -(K - 1):, :])
+        return {"y": tf.nn.relu(y)}
+
+
+m = {"acc": Acc, "stream": Stream}[sys.argv[1]]()
+conv = tf.lite.TFLiteConverter.from_concrete_functions([m.__call__.get_concrete_function()], m)
+conv.experimental_enable_resource_variables = True
+open(sys.argv[2], "wb").write(conv.convert())
+"""
+
+
+def tf_file(name: str) -> bytes:
+    """The TensorFlow-converted file ``name`` ("acc" or "stream"), made in a child process."""
+    return tf_convert(_TF_MODELS, name)
 
 
 def ops_of(data):
@@ -120,29 +163,10 @@ def ops_of(data):
     return op_histogram(data)
 
 
-def test_tf_accumulator_and_counter(tf):
+def test_tf_accumulator_and_counter():
     """total += x; count += 1; returns total / count and count. Non-zero initial values come
     from the CALL_ONCE init subgraph."""
-
-    class Acc(tf.Module):
-        def __init__(self):
-            self.total = tf.Variable(tf.constant([1.0, -2.0, 3.0, 0.5]), name="total")
-            self.count = tf.Variable(2.0, name="count")
-            self.steps = tf.Variable(tf.constant(7, tf.int32), name="steps")
-
-        @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
-        def __call__(self, x):
-            self.total.assign_add(x)
-            self.count.assign_add(1.0)
-            self.steps.assign(self.steps * 3 + 1)
-            return {
-                "mean": self.total / self.count,
-                "count": self.count + 0.0,
-                "steps": self.steps + 0,
-            }
-
-    m = Acc()
-    data = convert(tf, m, m.__call__)
+    data = tf_file("acc")
     hist = ops_of(data)
     for op in ("CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"):
         assert op in hist, hist
@@ -152,28 +176,11 @@ def test_tf_accumulator_and_counter(tf):
     assert ref[0]["steps"] == 22
 
 
-def test_tf_streaming_conv(tf):
+def test_tf_streaming_conv():
     """A streaming 1-D convolution: the state is the last K-1 frames (a tf.Variable with a
     non-zero initial value); each call convolves state ++ x and keeps the new tail."""
-    k, c, t, f = 3, 4, 5, 6
-    rng = np.random.default_rng(3)
-
-    class Stream(tf.Module):
-        def __init__(self):
-            self.w = tf.constant(rng.standard_normal((k, c, f)).astype(np.float32))
-            self.state = tf.Variable(
-                rng.standard_normal((1, k - 1, c)).astype(np.float32), name="state"
-            )
-
-        @tf.function(input_signature=[tf.TensorSpec([1, t, c], tf.float32)])
-        def __call__(self, x):
-            buf = tf.concat([self.state, x], axis=1)
-            y = tf.nn.conv1d(buf, self.w, stride=1, padding="VALID")
-            self.state.assign(buf[:, -(k - 1) :, :])
-            return {"y": tf.nn.relu(y)}
-
-    m = Stream()
-    data = convert(tf, m, m.__call__)
+    t, c = 5, 4
+    data = tf_file("stream")
     assert "CONV_2D" in ops_of(data)
     feeds = [{"x": RNG.standard_normal((1, t, c)).astype(np.float32)} for _ in range(STEPS)]
     check_stateful(data, feeds, signature=True)

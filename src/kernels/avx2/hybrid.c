@@ -1,0 +1,165 @@
+/*
+ * avx2/hybrid.c — the hybrid (dynamic-range) ops' vector kernels for AVX2,
+ * the kernel tables' `hybrid_dwconv` and `hybrid_rescale`. Compiled with
+ * -mavx2 -mfma; the AVX-512 table uses them too.
+ *
+ * hybrid_dwconv: the DEPTHWISE_CONV_2D rows (int8 filter, the float image
+ * quantized to int8 per image; multiplier 1), bit-identical to wick_hybrid_depthwise_rows
+ * (reference/hybrid.c): for each output pixel and each block of 16 channels, every in-bounds tap
+ * sign-extends 16 image bytes and 16 filter bytes to int16, subtracts the
+ * image's zero point (|x - o| <= 255) and multiplies in 16 bits (|w| <= 128,
+ * so |w * (x - o)| <= 32640 fits int16 exactly), then widens the products
+ * to two int32 accumulators held in registers. int32 additions wrap like
+ * the reference's uint32 sums, and a wrapping sum does not depend on the
+ * order. The float stage is the reference's expression, operation by
+ * operation (C11 mode keeps the compiler from fusing the multiply and the
+ * add): acc * s_w * s_in (conv_rescale) or acc * (s_w * s_in), plus the
+ * bias, then y > hi ? hi : y and y < lo ? lo : y, NaN kept as the
+ * reference keeps it. Channel remainders: one block of 8, then scalar code.
+ */
+#include <immintrin.h>
+
+#include "kernels/kernels.h"
+
+typedef struct hdw_finish {
+  const float *scales; /* per channel */
+  __m256 input_scale, lo, hi;
+  const float *bias; /* may be NULL */
+  bool conv_rescale;
+} hdw_finish;
+
+/* The float stage of 8 channels starting at channel c. */
+static inline void finish8(const hdw_finish *f, __m256i acc, int64_t c, float *out) {
+  const __m256 s = _mm256_loadu_ps(f->scales + c);
+  __m256 y = _mm256_cvtepi32_ps(acc);
+  y = f->conv_rescale ? _mm256_mul_ps(_mm256_mul_ps(y, s), f->input_scale)
+                      : _mm256_mul_ps(y, _mm256_mul_ps(s, f->input_scale));
+  if (f->bias != NULL) y = _mm256_add_ps(y, _mm256_loadu_ps(f->bias + c));
+  /* min(hi, y) = hi < y ? hi : y and max(lo, t) = lo > t ? lo : t: NaN passes through */
+  _mm256_storeu_ps(out + c, _mm256_max_ps(f->lo, _mm256_min_ps(f->hi, y)));
+}
+
+void wick_hybrid_dwconv__avx2(const wick_conv_shape *s, const int8_t *input, int32_t input_offset,
+                              float input_scale, const int8_t *filter, const float *filter_scales,
+                              bool conv_rescale, const float *bias, float *output, float lo,
+                              float hi, int32_t y0, int32_t y1) {
+  const int64_t c = s->out_c;
+  const hdw_finish f = {
+      filter_scales, _mm256_set1_ps(input_scale), _mm256_set1_ps(lo), _mm256_set1_ps(hi), bias,
+      conv_rescale};
+  const __m256i offset16 = _mm256_set1_epi16((int16_t)input_offset);
+  const __m128i offset8 = _mm_set1_epi16((int16_t)input_offset);
+  for (int32_t oy = y0; oy < y1; oy++)
+    for (int32_t ox = 0; ox < s->out_w; ox++) {
+      float *out = output + ((int64_t)oy * s->out_w + ox) * c;
+      const int64_t iy0 = (int64_t)oy * s->stride_h - s->pad_top;
+      const int64_t ix0 = (int64_t)ox * s->stride_w - s->pad_left;
+      int64_t ch = 0;
+      for (; ch + 16 <= c; ch += 16) {
+        __m256i acc_lo = _mm256_setzero_si256(), acc_hi = _mm256_setzero_si256();
+        for (int32_t ky = 0; ky < s->k_h; ky++) {
+          const int64_t iy = iy0 + (int64_t)ky * s->dilation_h;
+          if (iy < 0 || iy >= s->in_h) continue;
+          for (int32_t kx = 0; kx < s->k_w; kx++) {
+            const int64_t ix = ix0 + (int64_t)kx * s->dilation_w;
+            if (ix < 0 || ix >= s->in_w) continue;
+            const int8_t *px = input + (iy * s->in_w + ix) * c + ch;
+            const int8_t *w = filter + ((int64_t)ky * s->k_w + kx) * c + ch;
+            const __m256i x = _mm256_sub_epi16(
+                _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)px)), offset16);
+            const __m256i p = _mm256_mullo_epi16(
+                _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w)), x);
+            acc_lo = _mm256_add_epi32(acc_lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(p)));
+            acc_hi =
+                _mm256_add_epi32(acc_hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(p, 1)));
+          }
+        }
+        finish8(&f, acc_lo, ch, out);
+        finish8(&f, acc_hi, ch + 8, out);
+      }
+      if (ch + 8 <= c) {
+        __m256i acc = _mm256_setzero_si256();
+        for (int32_t ky = 0; ky < s->k_h; ky++) {
+          const int64_t iy = iy0 + (int64_t)ky * s->dilation_h;
+          if (iy < 0 || iy >= s->in_h) continue;
+          for (int32_t kx = 0; kx < s->k_w; kx++) {
+            const int64_t ix = ix0 + (int64_t)kx * s->dilation_w;
+            if (ix < 0 || ix >= s->in_w) continue;
+            const int8_t *px = input + (iy * s->in_w + ix) * c + ch;
+            const int8_t *w = filter + ((int64_t)ky * s->k_w + kx) * c + ch;
+            const __m128i x =
+                _mm_sub_epi16(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)px)),
+                              offset8);
+            const __m128i p = _mm_mullo_epi16(
+                _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)w)), x);
+            acc = _mm256_add_epi32(acc, _mm256_cvtepi16_epi32(p));
+          }
+        }
+        finish8(&f, acc, ch, out);
+        ch += 8;
+      }
+      for (; ch < c; ch++) { /* the reference's scalar code */
+        uint32_t acc = 0;
+        for (int32_t ky = 0; ky < s->k_h; ky++) {
+          const int64_t iy = iy0 + (int64_t)ky * s->dilation_h;
+          if (iy < 0 || iy >= s->in_h) continue;
+          for (int32_t kx = 0; kx < s->k_w; kx++) {
+            const int64_t ix = ix0 + (int64_t)kx * s->dilation_w;
+            if (ix < 0 || ix >= s->in_w) continue;
+            const int32_t w = filter[((int64_t)ky * s->k_w + kx) * c + ch];
+            acc += (uint32_t)(w * ((int32_t)input[(iy * s->in_w + ix) * c + ch] - input_offset));
+          }
+        }
+        float y = conv_rescale ? (float)(int32_t)acc * filter_scales[ch] * input_scale
+                               : (float)(int32_t)acc * (filter_scales[ch] * input_scale);
+        if (bias) y += bias[ch];
+        out[ch] = y < lo ? lo : (y > hi ? hi : y);
+      }
+    }
+}
+
+/* hybrid_rescale: the float rescale of one row of a hybrid GEMM's int32 sums, bit-identical to
+ * the ops' scalar loops (kernels.h gives both orders). The sums' zero-point term wraps in 32
+ * bits as the scalar code's uint32 arithmetic does; the float operations are the scalar
+ * expression's, one by one. */
+void wick_hybrid_rescale__avx2(size_t n, const int32_t *acc, const uint32_t *weight_sums,
+                               uint32_t offset, const float *weight_scales, float row_scale,
+                               bool conv_order, const float *bias, float lo, float hi, float *out) {
+  const __m256 vrow = _mm256_set1_ps(row_scale), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  const __m256i voff = _mm256_set1_epi32((int32_t)offset);
+  size_t c = 0;
+  for (; c + 8 <= n; c += 8) {
+    __m256i dot = _mm256_loadu_si256((const __m256i *)(const void *)(acc + c));
+    if (weight_sums != NULL)
+      dot =
+          _mm256_sub_epi32(dot,
+                           _mm256_mullo_epi32(_mm256_loadu_si256(
+                                                  (const __m256i *)(const void *)(weight_sums + c)),
+                                              voff));
+    const __m256 d = _mm256_cvtepi32_ps(dot);
+    __m256 y;
+    if (conv_order) {
+      y = _mm256_mul_ps(_mm256_mul_ps(d, _mm256_loadu_ps(weight_scales + c)), vrow);
+      if (bias != NULL) y = _mm256_add_ps(y, _mm256_loadu_ps(bias + c));
+    } else {
+      const __m256 s =
+          weight_scales != NULL ? _mm256_mul_ps(vrow, _mm256_loadu_ps(weight_scales + c)) : vrow;
+      y = _mm256_add_ps(bias != NULL ? _mm256_loadu_ps(bias + c) : _mm256_setzero_ps(),
+                        _mm256_mul_ps(d, s));
+    }
+    _mm256_storeu_ps(out + c, _mm256_max_ps(vlo, _mm256_min_ps(vhi, y)));
+  }
+  for (; c < n; c++) {
+    const uint32_t u = (uint32_t)acc[c] - (weight_sums != NULL ? weight_sums[c] * offset : 0u);
+    const float d = (float)(int32_t)u;
+    float y;
+    if (conv_order) {
+      y = d * weight_scales[c] * row_scale;
+      if (bias != NULL) y += bias[c];
+    } else {
+      y = bias != NULL ? bias[c] : 0.0f;
+      y += d * (weight_scales != NULL ? row_scale * weight_scales[c] : row_scale);
+    }
+    out[c] = y < lo ? lo : (y > hi ? hi : y);
+  }
+}

@@ -1,0 +1,83 @@
+"""Differential tests of PAD and PADV2 (src/ops/pad.c) against LiteRT, through the single-op
+harness (tests/python/ops/_harness.py).
+
+Float32 outputs must be within 1e-5 * max(1, max|ref|) of LiteRT (its default interpreter,
+XNNPACK where it applies: a different summation order, and its reference resolver, where each
+runs the file); integer and bool outputs must be identical. Malformed-parameter cases assert a
+WickError whose message names the problem; values only known at run time must fail at invoke
+with "invalid input value".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.python.ops._harness import (
+    INVALID_INPUT,
+    MALFORMED,
+    In,
+    check,
+    fails,
+    rand,
+)
+
+RNG = np.random.default_rng(4321)
+
+
+def r(shape, dtype="float32", **kw):
+    return rand(RNG, shape, dtype, **kw)
+
+
+# ============================================================================ PAD / PADV2
+
+
+@pytest.mark.parametrize(
+    "x_shape, pads",
+    [
+        ((2, 3), [[1, 2], [0, 3]]),
+        ((4,), [[3, 0]]),
+        ((1, 2, 3, 2), [[0, 0], [1, 1], [2, 0], [0, 1]]),
+        ((2, 1, 2, 1, 2), [[1, 0], [0, 1], [0, 0], [2, 2], [1, 1]]),
+        ((2, 3), [[0, 0], [0, 0]]),
+        ((2, 4, 5, 3), [[0, 0], [1, 1], [1, 2], [0, 0]]),  # NHWC image: W x C runs
+        ((2, 3, 4, 2), [[0, 0], [2, 0], [0, 0], [0, 0]]),  # H only: H x W x C runs
+    ],
+)
+@pytest.mark.parametrize("pad_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_pad(x_shape, pads, pad_dtype, dtype):
+    p = np.array(pads, pad_dtype)
+    x = r(x_shape, dtype)
+    check("PAD", [In(x), p])
+    value = np.array(7, dtype) if dtype == "int32" else np.array(-2.5, np.float32)
+    check("PADV2", [In(x), p, value])
+
+
+def test_pad_runtime_paddings():
+    x = r((2, 3))
+    check("PAD", [In(x), In(np.array([[1, 0], [2, 1]], np.int32))])
+    check("PADV2", [In(x), In(np.array([[0, 2], [1, 1]], np.int32)), In(np.float32(3.5))])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "bool"])
+def test_pad_other_types(dtype):
+    check("PAD", [In(r((2, 2), dtype)), np.array([[1, 1], [0, 2]], np.int32)])
+
+
+def test_pad_malformed():
+    x = r((2, 3))
+    fails("PAD", [In(x), np.array([[1, -1], [0, 0]], np.int32)], status=MALFORMED, match="negative")
+    fails(
+        "PAD",
+        [In(x), In(np.array([[1, 0], [-2, 0]], np.int32))],
+        status=INVALID_INPUT,
+        match="negative",
+    )
+    fails("PAD", [In(x), np.array([[1, 1]], np.int32)], status=MALFORMED, match=r"\[2, 2\]")
+    fails(
+        "PADV2",
+        [In(x), np.array([[1, 1], [1, 1]], np.int32), np.array([1, 2], np.float32)],
+        status=MALFORMED,
+        match="scalar",
+    )
