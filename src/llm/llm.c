@@ -275,9 +275,8 @@ static wick_status run(wick_llm *llm, runner *r, const int32_t *tokens, size_t p
   return WICK_OK;
 }
 
-wick_status wick_llm_append(wick_llm *llm, const int32_t *tokens, size_t count) {
-  if (llm == NULL) return WICK_ERR_INVALID_ARGUMENT;
-  atomic_store(&llm->cancel, false);
+/* wick_llm_append without clearing a pending cancel (generate clears it once, at its start). */
+static wick_status append(wick_llm *llm, const int32_t *tokens, size_t count) {
   if (tokens == NULL || count == 0)
     return failf(llm, NULL, WICK_ERR_INVALID_ARGUMENT, "append needs at least one token");
   if (count > llm->max_seq_len - llm->position)
@@ -318,6 +317,12 @@ wick_status wick_llm_append(wick_llm *llm, const int32_t *tokens, size_t count) 
   return WICK_OK;
 }
 
+wick_status wick_llm_append(wick_llm *llm, const int32_t *tokens, size_t count) {
+  if (llm == NULL) return WICK_ERR_INVALID_ARGUMENT;
+  atomic_store(&llm->cancel, false);
+  return append(llm, tokens, count);
+}
+
 wick_status wick_llm_generate(wick_llm *llm, const int32_t *prompt, size_t prompt_len,
                               size_t max_new, wick_sampler *sampler, const int32_t *stop,
                               size_t num_stop, wick_llm_token_fn on_token, void *user, int32_t *out,
@@ -337,10 +342,11 @@ wick_status wick_llm_generate(wick_llm *llm, const int32_t *prompt, size_t promp
                  "%zu prompt tokens + %zu new tokens at position %zu do not fit the "
                  "%zu-position cache",
                  prompt_len, max_new, llm->position, llm->max_seq_len);
-  wick_status st = wick_llm_append(llm, prompt, prompt_len);
+  atomic_store(&llm->cancel, false);
+  wick_status st = append(llm, prompt, prompt_len);
   if (st != WICK_OK) return st;
   for (size_t i = 0; i < max_new; i++) {
-    if (i > 0 && (st = wick_llm_append(llm, &out[i - 1], 1)) != WICK_OK) return st;
+    if (i > 0 && (st = append(llm, &out[i - 1], 1)) != WICK_OK) return st;
     const int32_t token = wick_sampler_sample(sampler, llm->logits);
     out[i] = token;
     *num_out = i + 1;

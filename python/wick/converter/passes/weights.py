@@ -14,9 +14,14 @@ threshold: 1024) or with one output channel stay float.  BATCH_MATMUL keeps floa
 ``"int4"`` — the constant float32 weights [N, K] of FULLY_CONNECTED become int4 in blocks of
 ``BLOCK_SIZE`` (32) along K, symmetric, one float16 scale per block (TFLite's
 BlockwiseQuantization details, as LiteRT's own LLM converter writes them; LiteRT runs them
-on XNNPACK, wick on its blockwise kernel): scale = max|w_block| / 7 rounded to a bfloat16
-value (LiteRT's CPU kernel keeps block scales in bfloat16, so it and wick use exactly the
-stored scale), values round(w / scale) in [-8, 7]. Fully connected weights whose K is not a
+on XNNPACK, wick on its blockwise kernel): the block's value of largest magnitude lands on -8
+when it is negative (scale = |w| / 8) and on +7 when positive (scale = w / 7), so that negative
+extremes use the 16th level; the scale is rounded to a bfloat16 value (LiteRT's CPU kernel keeps
+block scales in bfloat16, so it and wick use exactly the stored scale) and stays positive
+(LiteRT's XNNPACK refuses negative scales, which would let every block use -8 as llama.cpp's
+Q4_0 does); values round(w / scale) in [-8, 7]. SmolLM2-135M, weights only (fake-quantized in
+PyTorch): perplexity 41.0 float -> 54.1, against 60.0 with max|w| / 7 (and 47.3 with Q4_0's
+negative scales). Fully connected weights whose K is not a
 multiple of the block and the convolutions get the int8 treatment above.
 
 ``"float16"`` — every float32 constant with more than one element is stored as float16 and
@@ -87,11 +92,15 @@ def blockwise_int4(w: np.ndarray, block: int = BLOCK_SIZE) -> tuple[np.ndarray, 
     [-8, 7], float16 scales [N, K / block]); see the module docstring."""
     n, k = w.shape
     blocks = np.asarray(w, np.float32).reshape(n, k // block, block)
-    amax = np.abs(blocks).max(axis=2)
-    scale16 = _bfloat16_values(np.where(amax > 0, amax / 7.0, 1.0).astype(np.float32))
+    at = np.abs(blocks).argmax(axis=2)
+    extreme = np.take_along_axis(blocks, at[:, :, None], axis=2)[:, :, 0]  # signed
+    # the extreme onto -8 when it is negative, +7 when positive: scales stay positive (LiteRT's
+    # XNNPACK refuses negative ones)
+    scale = np.where(extreme < 0, -extreme / 8.0, extreme / 7.0)
+    scale16 = _bfloat16_values(np.where(scale > 0, scale, 1.0).astype(np.float32))
     scale16 = scale16.astype(np.float16)
     used = _bfloat16_values(scale16.astype(np.float32)).astype(np.float64)  # what kernels use
-    safe = np.where(used > 0, used, 1.0)[:, :, None]
+    safe = np.where(used > 0, used, 1.0)[:, :, None]  # (a scale fp16 flushes to 0: zeros)
     q = np.where(used[:, :, None] > 0, np.rint(blocks / safe), 0)
     return np.clip(q, -8, 7).astype(np.int8).reshape(n, k), scale16
 
