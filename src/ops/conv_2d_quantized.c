@@ -250,6 +250,30 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qconv_data *d, const wick_te
                           d->packed);
     d->path = QCONV_DW;
   } else {
+    /* one input and one output channel per group (ConvNeXt's 7x7 as TensorFlow writes it): a
+     * depthwise convolution once the filter [C, kh, kw, 1] is transposed to [kh, kw, C]; the
+     * sums and the per-channel requantization are the grouped reference's */
+    const bool channelwise = s->groups > 1 && s->groups == s->in_c && s->out_c == s->groups;
+    if (channelwise && kern->dwconv != NULL) {
+      if (!wick_q8_dwconv_packed_size(c, taps, kern->dw_cr, &bytes))
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "packed filter size overflows");
+      bool cached;
+      if ((d->packed = wick_op_packed(ctx, 0, (uint32_t)kern->dw_cr, bytes, &cached)) == NULL)
+        return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the filter");
+      if (!cached) {
+        size_t n;
+        int8_t *t;
+        if (!wick_mul_size(taps, c, &n) || (t = wick_op_alloc(ctx, n)) == NULL)
+          return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+        for (size_t o = 0; o < c; o++)
+          for (size_t i = 0; i < taps; i++) t[i * c + o] = w[o * taps + i];
+        wick_q8_dwconv_pack(c, taps, kern->dw_cr, t, b, zp, d->params.multiplier, d->params.shift,
+                            d->packed);
+      }
+      d->shape.multiplier = 1;
+      d->path = QCONV_DW;
+      return prepare_output(ctx, d, kern);
+    }
     if (s->groups != 1) return WICK_OK;
     if (wick_q8_conv_amx_supported(kern, s)) return choose_amx(ctx, d, kern, w, b);
     const size_t kc = (size_t)s->in_c;

@@ -30,7 +30,6 @@ from tests.corpus import sources
 # hits a subset of these.
 ALLOWED = {
     # issue 16 item 2 — common in real files, to be optimized:
-    "CONV_2D (grouped)",  # int8 grouped convolution (ConvNeXt int8's 7x7)
     "SQUARED_DIFFERENCE (int8)",  # TensorFlow's layer norm, int8 (ConvNeXt int8)
     "RSQRT (int8)",  # ditto
     "NEG",  # float32 NEG (no vector kernel; ConvNeXt int8's float layer-norm fragment)
