@@ -77,6 +77,10 @@ class CorpusFiles:
                 dt, shape = np.dtype(d["dtype"]), tuple(d["shape"])
                 if dt.kind == "f":
                     feeds.append(rng.uniform(-1.0, 1.0, shape).astype(dt))
+                elif dt.kind in "iu" and d["quantization"][0] == 0.0:
+                    # plain integers (token ids, indices, masks): small, so every index is
+                    # valid (the oracles' rule, tests/python/oracles/litert.py random_inputs)
+                    feeds.append(rng.integers(0, 16, shape).astype(dt))
                 elif dt.kind in "iu":
                     info = np.iinfo(dt)
                     lo, hi = max(info.min, -128), min(info.max, 255)
