@@ -3,8 +3,8 @@
  * Neural Networks API (NNAPI) C interface that wick's NNAPI delegate and the
  * test implementation in tests/nnapi/ use, written for wick.
  *
- * Every number and layout here follows the NDK's reference for
- * NeuralNetworks.h (the frozen, append-only public header of
+ * Every number and layout here follows the NDK reference of the
+ * NeuralNetworks header (the frozen, append-only public header of
  * libneuralnetworks.so: "do not modify enums, constants, signatures or struct
  * layouts"). Only what wick uses is declared; names keep the NDK's spelling so
  * they can be checked against the reference one by one. Feature levels: 27 is
