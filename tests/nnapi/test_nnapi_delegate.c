@@ -143,7 +143,7 @@ static int compare(const outputs *ref, const outputs *got, bool tolerant, char *
     const float *a = ref->data[i], *b = got->data[i];
     for (size_t k = 0; k < ref->size[i] / 4; k++) {
       double tol = 1e-5 * fmax(1.0, fabs((double)a[k]));
-      if (!(fabs((double)a[k] - (double)b[k]) <= tol))
+      if (!(fabs((double)a[k] - (double)b[k]) <= tol) && !(isnan(a[k]) && isnan(b[k])))
         return snprintf(why, n, "output %zu[%zu]: %.9g vs CPU %.9g (tolerance %.3g)", i, k,
                         (double)b[k], (double)a[k], tol),
                1;

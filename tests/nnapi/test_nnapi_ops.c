@@ -1156,6 +1156,194 @@ static int quantize_op(nn_ctx *c) {
   return ANEURALNETWORKS_NO_ERROR;
 }
 
+/* ---------------------------------------------------------------- more data movement, math */
+
+/* ABS EXP LOG NEG RSQRT SIN SQRT: float32, element by element. */
+static int float_unary(nn_ctx *c) {
+  const nn_operand *x = IN(c, 0), *y = OUT(c, 0);
+  if (c->phase == NN_CHECK_TYPES) {
+    if (c->op->nin != 1) BAD("operation %d with %u inputs", (int)c->op->type, c->op->nin);
+    if (x->type != ANEURALNETWORKS_TENSOR_FLOAT32)
+      BAD("operation %d takes float32 here", (int)c->op->type);
+    return same_type_as(c, x, y, false);
+  }
+  TRY(expect_dims(c, y, x->dims, x->rank));
+  if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
+  const float *in = in_data(c, 0);
+  float *out = out_data(c, 0);
+  for (size_t i = 0, n = count_of(x); i < n; i++) {
+    float v = in[i];
+    switch (c->op->type) {
+      case ANEURALNETWORKS_ABS: out[i] = fabsf(v); break;
+      case ANEURALNETWORKS_EXP: out[i] = expf(v); break;
+      case ANEURALNETWORKS_LOG: out[i] = logf(v); break;
+      case ANEURALNETWORKS_NEG: out[i] = -v; break;
+      case ANEURALNETWORKS_RSQRT: out[i] = 1.0f / sqrtf(v); break;
+      case ANEURALNETWORKS_SIN: out[i] = sinf(v); break;
+      default: out[i] = sqrtf(v); break;
+    }
+  }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+static int minmax(nn_ctx *c) {
+  const bool maximum = c->op->type == ANEURALNETWORKS_MAXIMUM;
+  const nn_operand *a = IN(c, 0), *b = IN(c, 1), *y = OUT(c, 0);
+  if (c->phase == NN_CHECK_TYPES) {
+    if (c->op->nin != 2) BAD("MAXIMUM/MINIMUM with %u inputs", c->op->nin);
+    TRY(value_type(c, a, "input", 29));
+    TRY(same_type_as(c, a, b, false));
+    return same_type_as(c, a, y, false);
+  }
+  uint32_t dims[4], rank;
+  TRY(broadcast_dims(c, a, b, dims, &rank));
+  TRY(expect_dims(c, y, dims, rank));
+  if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
+  uint32_t idx[4] = {0, 0, 0, 0};
+  for (size_t e = 0, n = count_of(y); e < n; e++) {
+    size_t ia = bc_offset(a, idx, rank), ib = bc_offset(b, idx, rank);
+    if (a->type == ANEURALNETWORKS_TENSOR_FLOAT32) {
+      float va = ((const float *)in_data(c, 0))[ia], vb = ((const float *)in_data(c, 1))[ib];
+      ((float *)out_data(c, 0))[e] = maximum ? (va > vb ? va : vb) : (va < vb ? va : vb);
+    } else { /* the real values compared, requantized to the output */
+      float va = a->scale * (float)(ldq(a, in_data(c, 0), ia) - a->zp);
+      float vb = b->scale * (float)(ldq(b, in_data(c, 1), ib) - b->zp);
+      float r = maximum ? (va > vb ? va : vb) : (va < vb ? va : vb);
+      int32_t lo, hi;
+      qrange(y, &lo, &hi);
+      stq(y, out_data(c, 0), e, clampi((int32_t)roundf(r / y->scale) + y->zp, lo, hi));
+    }
+    for (int k = (int)rank - 1; k >= 0; k--) {
+      if (++idx[k] < dims[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+/* Constant int32 vector input i of `n` values. */
+static int const_vector(nn_ctx *c, uint32_t i, uint32_t n, const int32_t **v) {
+  const nn_operand *o = IN(c, i);
+  if (o->type != ANEURALNETWORKS_TENSOR_INT32 || o->rank != 1 || o->dims[0] != n)
+    BAD("operation %d: input %u must be a [%u] TENSOR_INT32", (int)c->op->type, i, n);
+  if (o->kind != NN_CONST) FAIL(ANEURALNETWORKS_OP_FAILED, "run-time parameters: not implemented");
+  *v = o->value;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+static void strides_of(const uint32_t *dims, uint32_t rank, size_t *st) {
+  size_t s = 1;
+  for (int d = (int)rank - 1; d >= 0; d--) {
+    st[d] = s;
+    s *= dims[d];
+  }
+}
+
+static int transpose(nn_ctx *c) {
+  const nn_operand *x = IN(c, 0), *y = OUT(c, 0);
+  if (c->phase == NN_CHECK_TYPES) {
+    if (c->op->nin != 2)
+      BAD("TRANSPOSE with %u inputs (the test runtime needs the permutation)", c->op->nin);
+    TRY(value_type(c, x, "input", 28));
+    return same_type_as(c, x, y, true);
+  }
+  const int32_t *perm;
+  TRY(const_vector(c, 1, x->rank, &perm));
+  uint32_t dims[4];
+  bool seen[4] = {false, false, false, false};
+  for (uint32_t d = 0; d < x->rank; d++) {
+    if (perm[d] < 0 || perm[d] >= (int32_t)x->rank || seen[perm[d]]) BAD("TRANSPOSE permutation");
+    seen[perm[d]] = true;
+    dims[d] = x->dims[perm[d]];
+  }
+  TRY(expect_dims(c, y, dims, x->rank));
+  if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
+  size_t xs[4], es = nn_element_size(x->type);
+  strides_of(x->dims, x->rank, xs);
+  uint32_t idx[4] = {0, 0, 0, 0};
+  for (size_t e = 0, n = count_of(y); e < n; e++) {
+    size_t src = 0;
+    for (uint32_t d = 0; d < x->rank; d++) src += idx[d] * xs[perm[d]];
+    memcpy((char *)out_data(c, 0) + e * es, (const char *)in_data(c, 0) + src * es, es);
+    for (int d = (int)x->rank - 1; d >= 0; d--) {
+      if (++idx[d] < dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+static int slice(nn_ctx *c) {
+  const nn_operand *x = IN(c, 0), *y = OUT(c, 0);
+  if (c->phase == NN_CHECK_TYPES) {
+    if (c->op->nin != 3) BAD("SLICE with %u inputs", c->op->nin);
+    TRY(value_type(c, x, "input", 29));
+    return same_type_as(c, x, y, true);
+  }
+  const int32_t *begin, *size;
+  TRY(const_vector(c, 1, x->rank, &begin));
+  TRY(const_vector(c, 2, x->rank, &size));
+  uint32_t dims[4];
+  for (uint32_t d = 0; d < x->rank; d++) {
+    int64_t sz = size[d] == -1 ? (int64_t)x->dims[d] - begin[d] : size[d];
+    if (begin[d] < 0 || sz < 1 || begin[d] + sz > x->dims[d]) BAD("SLICE out of range");
+    dims[d] = (uint32_t)sz;
+  }
+  TRY(expect_dims(c, y, dims, x->rank));
+  if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
+  size_t xs[4], es = nn_element_size(x->type);
+  strides_of(x->dims, x->rank, xs);
+  uint32_t idx[4] = {0, 0, 0, 0};
+  for (size_t e = 0, n = count_of(y); e < n; e++) {
+    size_t src = 0;
+    for (uint32_t d = 0; d < x->rank; d++) src += (idx[d] + (size_t)begin[d]) * xs[d];
+    memcpy((char *)out_data(c, 0) + e * es, (const char *)in_data(c, 0) + src * es, es);
+    for (int d = (int)x->rank - 1; d >= 0; d--) {
+      if (++idx[d] < dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+static int space_depth(nn_ctx *c) {
+  const bool to_depth = c->op->type == ANEURALNETWORKS_SPACE_TO_DEPTH;
+  const nn_operand *x = IN(c, 0), *y = OUT(c, 0);
+  if (c->phase == NN_CHECK_TYPES) {
+    if (c->op->nin != 2 && !(c->op->nin == 3 && c->level >= 29))
+      BAD("SPACE_TO_DEPTH/DEPTH_TO_SPACE with %u inputs", c->op->nin);
+    TRY(value_type(c, x, "input", 27));
+    if (x->rank != 4) BAD("SPACE_TO_DEPTH/DEPTH_TO_SPACE on rank %u", x->rank);
+    TRY(scalar_type(c, 1, ANEURALNETWORKS_INT32));
+    return same_type_as(c, x, y, true);
+  }
+  int32_t b;
+  TRY(get_i32(c, 1, &b));
+  uint32_t N = x->dims[0], H = x->dims[1], W = x->dims[2], C = x->dims[3], B = (uint32_t)b;
+  if (b < 1 || (to_depth ? (H % B || W % B) : C % (B * B))) BAD("block size %d", (int)b);
+  uint32_t dims[4] = {N, to_depth ? H / B : H * B, to_depth ? W / B : W * B,
+                      to_depth ? C * B * B : C / (B * B)};
+  TRY(expect_dims(c, y, dims, 4));
+  if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
+  size_t es = nn_element_size(x->type);
+  /* walk the space side: (n, h, w, c) of the tall tensor <-> its depth position */
+  const nn_operand *tall = to_depth ? x : y;
+  uint32_t TH = tall->dims[1], TW = tall->dims[2], TC = tall->dims[3];
+  for (uint32_t n = 0; n < N; n++)
+    for (uint32_t h = 0; h < TH; h++)
+      for (uint32_t w = 0; w < TW; w++)
+        for (uint32_t ch = 0; ch < TC; ch++) {
+          size_t ti = (((size_t)n * TH + h) * TW + w) * TC + ch;
+          uint32_t dh = h / B, dw = w / B, dc = ((h % B) * B + (w % B)) * TC + ch;
+          size_t di = (((size_t)n * (TH / B) + dh) * (TW / B) + dw) * (TC * B * B) + dc;
+          if (to_depth)
+            memcpy((char *)out_data(c, 0) + di * es, (const char *)in_data(c, 0) + ti * es, es);
+          else
+            memcpy((char *)out_data(c, 0) + ti * es, (const char *)in_data(c, 0) + di * es, es);
+        }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 int64_t nn_operation_level(int32_t type) {
@@ -1176,7 +1364,20 @@ int64_t nn_operation_level(int32_t type) {
     case ANEURALNETWORKS_RESHAPE:
     case ANEURALNETWORKS_RESIZE_BILINEAR:
     case ANEURALNETWORKS_SOFTMAX:
-    case ANEURALNETWORKS_TANH: return 27;
+    case ANEURALNETWORKS_TANH:
+    case ANEURALNETWORKS_SPACE_TO_DEPTH:
+    case ANEURALNETWORKS_DEPTH_TO_SPACE: return 27;
+    case ANEURALNETWORKS_TRANSPOSE: return 28;
+    case ANEURALNETWORKS_ABS:
+    case ANEURALNETWORKS_EXP:
+    case ANEURALNETWORKS_LOG:
+    case ANEURALNETWORKS_NEG:
+    case ANEURALNETWORKS_RSQRT:
+    case ANEURALNETWORKS_SIN:
+    case ANEURALNETWORKS_SQRT:
+    case ANEURALNETWORKS_MAXIMUM:
+    case ANEURALNETWORKS_MINIMUM:
+    case ANEURALNETWORKS_SLICE: return 29;
     case ANEURALNETWORKS_MEAN:
     case ANEURALNETWORKS_PAD:
     case ANEURALNETWORKS_SUB: return 28;
@@ -1219,6 +1420,19 @@ int nn_operation_phase(nn_ctx *c) {
     case ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR: return resize(c);
     case ANEURALNETWORKS_QUANTIZE:
     case ANEURALNETWORKS_DEQUANTIZE: return quantize_op(c);
+    case ANEURALNETWORKS_ABS:
+    case ANEURALNETWORKS_EXP:
+    case ANEURALNETWORKS_LOG:
+    case ANEURALNETWORKS_NEG:
+    case ANEURALNETWORKS_RSQRT:
+    case ANEURALNETWORKS_SIN:
+    case ANEURALNETWORKS_SQRT: return float_unary(c);
+    case ANEURALNETWORKS_MAXIMUM:
+    case ANEURALNETWORKS_MINIMUM: return minmax(c);
+    case ANEURALNETWORKS_TRANSPOSE: return transpose(c);
+    case ANEURALNETWORKS_SLICE: return slice(c);
+    case ANEURALNETWORKS_SPACE_TO_DEPTH:
+    case ANEURALNETWORKS_DEPTH_TO_SPACE: return space_depth(c);
     default: BAD("operation %d is not implemented by the test runtime", (int)c->op->type);
   }
 }

@@ -41,6 +41,20 @@
 enum {
   TFL_ADD = 0,
   TFL_AVERAGE_POOL_2D = 1,
+  TFL_DEPTH_TO_SPACE = 5,
+  TFL_SPACE_TO_DEPTH = 26,
+  TFL_TRANSPOSE = 39,
+  TFL_EXP = 47,
+  TFL_MAXIMUM = 55,
+  TFL_MINIMUM = 57,
+  TFL_NEG = 59,
+  TFL_SLICE = 65,
+  TFL_SIN = 66,
+  TFL_LOG = 73,
+  TFL_SQRT = 75,
+  TFL_RSQRT = 76,
+  TFL_SQUARED_DIFFERENCE = 99,
+  TFL_ABS = 101,
   TFL_CONCATENATION = 2,
   TFL_CONV_2D = 3,
   TFL_DEPTHWISE_CONV_2D = 4,
@@ -74,7 +88,8 @@ typedef struct map_ctx {
   char *why;
   size_t why_size;
   int64_t level;
-  const char *op; /* the TFLite name, for messages */
+  const char *op;    /* the TFLite name, for messages */
+  bool allow_scalar; /* rank-0 tensors pass as [1] (elementwise operators, reshapes) */
 } map_ctx;
 
 #define DECLINE(...)                            \
@@ -121,7 +136,7 @@ static bool value_type(map_ctx *c, int32_t index, const char *what, bool allow_i
   const wick_tensor *t = tensor(c, index);
   if (t == NULL) DECLINE("%s %s is absent", c->op, what);
   size_t r = rank_of(t);
-  if (r < 1 || r > 4)
+  if ((r < 1 && !c->allow_scalar) || r > 4)
     DECLINE("%s %s has rank %zu (NNAPI tensors here: rank 1 to 4)", c->op, what, r);
   for (size_t d = 0; d < r; d++)
     if (dim(t, d) <= 0) DECLINE("%s %s has an empty dimension", c->op, what);
@@ -261,12 +276,16 @@ static int32_t graph_operand_as(map_ctx *c, int32_t t, const nn_type *as) {
   if (b->operand_of[t] >= 0) return b->operand_of[t];
   const wick_tensor *x = tensor(c, t);
   size_t r = rank_of(x), qn = wick_tensor_quantization_count(x);
-  uint32_t *dims = wick_nnapi_keep(b, r * sizeof(uint32_t) + 1);
+  uint32_t *dims = wick_nnapi_keep(b, (r ? r : 1) * sizeof(uint32_t));
   if (dims == NULL) {
     snprintf(c->why, c->why_size, "out of memory building %s", c->op);
     return -1;
   }
   for (size_t d = 0; d < r; d++) dims[d] = (uint32_t)dim(x, d);
+  if (r == 0) { /* a scalar is the one-element tensor [1]: same bytes, same broadcasting */
+    dims[0] = 1;
+    r = 1;
+  }
   ANeuralNetworksOperandType type = {0, (uint32_t)r, dims, 0.0f, 0};
   float scale = 0;
   int64_t zp = 0;
@@ -339,7 +358,7 @@ static int32_t graph_operand_as(map_ctx *c, int32_t t, const nn_type *as) {
 static int32_t graph_operand(map_ctx *c, int32_t t) { return graph_operand_as(c, t, NULL); }
 
 int32_t wick_nnapi_tensor_operand(nnapi_builder *b, int32_t t) {
-  map_ctx ctx = {b->lib, b->graph, 0, b, b->why, b->why_size, b->lib->level, "a partition"};
+  map_ctx ctx = {b->lib, b->graph, 0, b, b->why, b->why_size, b->lib->level, "a partition", false};
   return graph_operand(&ctx, t);
 }
 
@@ -541,8 +560,13 @@ static bool map_fully_connected(map_ctx *c) {
   int64_t elements = 1;
   for (size_t d = 0; d < rank_of(x); d++) elements *= dim(x, d);
   if (size <= 0 || elements % size != 0) DECLINE("%s input size does not divide", c->op);
-  if (rank_of(y) != 2 || dim(y, 0) != elements / size || dim(y, 1) != units)
-    DECLINE("%s keeps the input's dimensions (NNAPI's output is [batch, units])", c->op);
+  /* NNAPI's output is [batch, units]; TFLite's keep_num_dims form (the input's
+   * leading dimensions kept) is that, reshaped */
+  bool flat = rank_of(y) == 2 && dim(y, 0) == elements / size && dim(y, 1) == units;
+  bool kept =
+      rank_of(y) == rank_of(x) && dim(y, rank_of(y) - 1) == units && dim(x, rank_of(x) - 1) == size;
+  for (size_t d = 0; kept && d + 1 < rank_of(y); d++) kept = dim(y, d) == dim(x, d);
+  if (!flat && !kept) DECLINE("%s output shape is neither [batch, units] nor kept", c->op);
   wick_dtype wdt = wick_tensor_dtype(w);
   size_t wq = wick_tensor_quantization_count(w);
   if (in.code == ANEURALNETWORKS_TENSOR_FLOAT32) {
@@ -600,13 +624,22 @@ static bool map_fully_connected(map_ctx *c) {
   }
   ops[3] = scalar_i32(c, fuse);
   int32_t o = graph_operand(c, oi);
-  return operation(c, ANEURALNETWORKS_FULLY_CONNECTED, ops, 4, &o, 1);
+  if (flat) return operation(c, ANEURALNETWORKS_FULLY_CONNECTED, ops, 4, &o, 1);
+  uint32_t fd[2] = {(uint32_t)(elements / size), (uint32_t)units};
+  int32_t rows = temp_operand(c, out, fd, 2);
+  if (!operation(c, ANEURALNETWORKS_FULLY_CONNECTED, ops, 4, &rows, 1)) return false;
+  int32_t shape[4];
+  uint32_t r = (uint32_t)rank_of(y);
+  for (uint32_t d = 0; d < r; d++) shape[d] = dim(y, d);
+  int32_t rs[2] = {rows, const_i32_vector(c, shape, r)};
+  return operation(c, ANEURALNETWORKS_RESHAPE, rs, 2, &o, 1);
 }
 
 /* ------------------------------------------------------------ elementwise */
 
 static bool map_binary(map_ctx *c, int32_t code) {
   nn_type a, b, out;
+  c->allow_scalar = true;
   if (!value_type(c, in_index(c, 0), "first input", false, &a) ||
       !value_type(c, in_index(c, 1), "second input", false, &b) ||
       !value_type(c, out_index(c, 0), "output", false, &out))
@@ -643,6 +676,7 @@ static bool map_binary(map_ctx *c, int32_t code) {
 /* RELU, RELU1, RELU6, LOGISTIC, TANH, HARD_SWISH: one input, same shape. */
 static bool map_unary(map_ctx *c, int32_t code) {
   nn_type in, out;
+  c->allow_scalar = true;
   if (!value_type(c, in_index(c, 0), "input", false, &in) ||
       !value_type(c, out_index(c, 0), "output", false, &out))
     return false;
@@ -704,6 +738,7 @@ static bool map_pool(map_ctx *c, int32_t code) {
 
 static bool map_reshape(map_ctx *c) {
   nn_type in, out;
+  c->allow_scalar = true;
   int32_t ii = in_index(c, 0), oi = out_index(c, 0);
   if (!value_type(c, ii, "input", true, &in) || !value_type(c, oi, "output", true, &out))
     return false;
@@ -712,12 +747,70 @@ static bool map_reshape(map_ctx *c) {
     DECLINE("%s of int32 (NNAPI: float and 8-bit)", c->op);
   if (c->b == NULL) return true;
   const wick_tensor *y = tensor(c, oi);
-  int32_t shape[4];
+  int32_t shape[4] = {1, 1, 1, 1};
   uint32_t r = (uint32_t)rank_of(y);
   for (uint32_t d = 0; d < r; d++) shape[d] = dim(y, d);
-  int32_t ops[2] = {graph_operand(c, ii), const_i32_vector(c, shape, r)};
+  int32_t ops[2] = {graph_operand(c, ii), const_i32_vector(c, shape, r ? r : 1)};
   int32_t o = graph_operand(c, oi);
   return operation(c, ANEURALNETWORKS_RESHAPE, ops, 2, &o, 1);
+}
+
+/* ABS EXP LOG NEG RSQRT SIN SQRT: float32 from level 29. */
+static bool map_float_unary(map_ctx *c, int32_t code) {
+  nn_type in, out;
+  c->allow_scalar = true;
+  if (!value_type(c, in_index(c, 0), "input", false, &in) ||
+      !value_type(c, out_index(c, 0), "output", false, &out))
+    return false;
+  if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32 || out.code != in.code)
+    DECLINE("quantized %s (NNAPI: float only)", c->op);
+  NEED_LEVEL(29, c->op);
+  if (c->b == NULL) return true;
+  int32_t i = graph_operand(c, in_index(c, 0)), o = graph_operand(c, out_index(c, 0));
+  return operation(c, code, &i, 1, &o, 1);
+}
+
+/* MAXIMUM, MINIMUM (29): float, or 8-bit with every operand quantized alike (TFLite
+ * compares the raw values then). */
+static bool map_minmax(map_ctx *c, int32_t code) {
+  nn_type a, b, out;
+  c->allow_scalar = true;
+  if (!value_type(c, in_index(c, 0), "first input", false, &a) ||
+      !value_type(c, in_index(c, 1), "second input", false, &b) ||
+      !value_type(c, out_index(c, 0), "output", false, &out))
+    return false;
+  if (!same_quant(&a, &b) || !same_quant(&a, &out))
+    DECLINE("%s with operands quantized differently", c->op);
+  NEED_LEVEL(29, c->op);
+  if (c->b == NULL) return true;
+  int32_t ops[2] = {graph_operand(c, in_index(c, 0)), graph_operand(c, in_index(c, 1))};
+  int32_t o = graph_operand(c, out_index(c, 0));
+  return operation(c, code, ops, 2, &o, 1);
+}
+
+/* SQUARED_DIFFERENCE (float): SUB, then MUL of the difference by itself: the
+ * same two roundings as TFLite's (a - b) * (a - b). */
+static bool map_squared_difference(map_ctx *c) {
+  nn_type a, b, out;
+  c->allow_scalar = true;
+  if (!value_type(c, in_index(c, 0), "first input", false, &a) ||
+      !value_type(c, in_index(c, 1), "second input", false, &b) ||
+      !value_type(c, out_index(c, 0), "output", false, &out))
+    return false;
+  if (a.code != ANEURALNETWORKS_TENSOR_FLOAT32 || b.code != a.code || out.code != a.code)
+    DECLINE("quantized SQUARED_DIFFERENCE (no NNAPI form)");
+  NEED_LEVEL(28, "SQUARED_DIFFERENCE (as SUB and MUL)");
+  if (c->b == NULL) return true;
+  const wick_tensor *y = tensor(c, out_index(c, 0));
+  uint32_t dims[4] = {1, 1, 1, 1}, r = (uint32_t)rank_of(y);
+  for (uint32_t d = 0; d < r; d++) dims[d] = (uint32_t)dim(y, d);
+  int32_t diff = temp_operand(c, out, dims, r ? r : 1);
+  int32_t sub[3] = {graph_operand(c, in_index(c, 0)), graph_operand(c, in_index(c, 1)),
+                    scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
+  if (!operation(c, ANEURALNETWORKS_SUB, sub, 3, &diff, 1)) return false;
+  int32_t mul[3] = {diff, diff, scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
+  int32_t o = graph_operand(c, out_index(c, 0));
+  return operation(c, ANEURALNETWORKS_MUL, mul, 3, &o, 1);
 }
 
 static bool map_softmax(map_ctx *c) {
@@ -886,6 +979,66 @@ static bool map_pad(map_ctx *c) {
   return operation(c, ANEURALNETWORKS_PAD, ops, 2, &o, 1);
 }
 
+static bool map_transpose(map_ctx *c) {
+  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  nn_type in, out;
+  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
+    return false;
+  if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  NEED_LEVEL(28, "TRANSPOSE");
+  size_t n;
+  const int32_t *perm = const_ints(c, 1, &n);
+  if (perm == NULL) return false;
+  if (n != rank_of(tensor(c, ii))) DECLINE("%s permutation of the wrong length", c->op);
+  if (c->b == NULL) return true;
+  int32_t ops[2] = {graph_operand(c, ii), const_i32_vector(c, perm, (uint32_t)n)};
+  int32_t o = graph_operand(c, oi);
+  return operation(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, &o, 1);
+}
+
+/* SLICE (29): begin from the file, the size as the prepared output's shape
+ * (TFLite's -1 "to the end" resolved). */
+static bool map_slice(map_ctx *c) {
+  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  nn_type in, out;
+  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
+    return false;
+  if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  NEED_LEVEL(29, "SLICE");
+  size_t n;
+  const int32_t *begin = const_ints(c, 1, &n);
+  if (begin == NULL) return false;
+  const wick_tensor *x = tensor(c, ii), *y = tensor(c, oi);
+  if (n != rank_of(x) || rank_of(y) != n) DECLINE("%s begin of the wrong length", c->op);
+  int32_t size[4];
+  for (size_t d = 0; d < n; d++) {
+    size[d] = dim(y, d);
+    if (begin[d] < 0 || begin[d] + size[d] > dim(x, d)) DECLINE("%s outside its input", c->op);
+  }
+  if (c->b == NULL) return true;
+  int32_t ops[3] = {graph_operand(c, ii), const_i32_vector(c, begin, (uint32_t)n),
+                    const_i32_vector(c, size, (uint32_t)n)};
+  int32_t o = graph_operand(c, oi);
+  return operation(c, ANEURALNETWORKS_SLICE, ops, 3, &o, 1);
+}
+
+/* SPACE_TO_DEPTH, DEPTH_TO_SPACE (27): NHWC, the same block order as TFLite's. */
+static bool map_space_depth(map_ctx *c, int32_t code) {
+  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  nn_type in, out;
+  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
+    return false;
+  if (rank_of(tensor(c, ii)) != 4)
+    DECLINE("%s on rank %zu (NNAPI: 4)", c->op, rank_of(tensor(c, ii)));
+  if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  int block = option_int(c, WICK_OPTION_BLOCK_SIZE, 0);
+  if (block < 1) DECLINE("%s block size %d", c->op, block);
+  if (c->b == NULL) return true;
+  int32_t ops[2] = {graph_operand(c, ii), scalar_i32(c, block)};
+  int32_t o = graph_operand(c, oi);
+  return operation(c, code, ops, 2, &o, 1);
+}
+
 static bool map_resize(map_ctx *c, bool nearest) {
   int32_t ii = in_index(c, 0), oi = out_index(c, 0);
   nn_type in, out;
@@ -939,8 +1092,9 @@ static bool map_quantize(map_ctx *c, bool quantize) {
 
 bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *graph, size_t node,
                          nnapi_builder *b, char *why, size_t why_size) {
-  map_ctx ctx = {lib, graph,    node,       b,
-                 why, why_size, lib->level, wick_delegate_graph_node_name(graph, node)};
+  map_ctx ctx = {lib,  graph,    node,       b,
+                 why,  why_size, lib->level, wick_delegate_graph_node_name(graph, node),
+                 false};
   map_ctx *c = &ctx;
   if (c->op == NULL) c->op = "?";
   if (wick_delegate_graph_node_output_count(graph, node) != 1)
@@ -969,6 +1123,20 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
     case TFL_PAD: return map_pad(c);
     case TFL_RESIZE_BILINEAR: return map_resize(c, false);
     case TFL_RESIZE_NEAREST_NEIGHBOR: return map_resize(c, true);
+    case TFL_ABS: return map_float_unary(c, ANEURALNETWORKS_ABS);
+    case TFL_EXP: return map_float_unary(c, ANEURALNETWORKS_EXP);
+    case TFL_LOG: return map_float_unary(c, ANEURALNETWORKS_LOG);
+    case TFL_NEG: return map_float_unary(c, ANEURALNETWORKS_NEG);
+    case TFL_RSQRT: return map_float_unary(c, ANEURALNETWORKS_RSQRT);
+    case TFL_SIN: return map_float_unary(c, ANEURALNETWORKS_SIN);
+    case TFL_SQRT: return map_float_unary(c, ANEURALNETWORKS_SQRT);
+    case TFL_MAXIMUM: return map_minmax(c, ANEURALNETWORKS_MAXIMUM);
+    case TFL_MINIMUM: return map_minmax(c, ANEURALNETWORKS_MINIMUM);
+    case TFL_SQUARED_DIFFERENCE: return map_squared_difference(c);
+    case TFL_TRANSPOSE: return map_transpose(c);
+    case TFL_SLICE: return map_slice(c);
+    case TFL_SPACE_TO_DEPTH: return map_space_depth(c, ANEURALNETWORKS_SPACE_TO_DEPTH);
+    case TFL_DEPTH_TO_SPACE: return map_space_depth(c, ANEURALNETWORKS_DEPTH_TO_SPACE);
     case TFL_QUANTIZE: return map_quantize(c, true);
     case TFL_DEQUANTIZE: return map_quantize(c, false);
     default: DECLINE("%s has no NNAPI mapping in wick yet", c->op);

@@ -60,6 +60,7 @@ enum {
   ANEURALNETWORKS_CONCATENATION = 2,            /* 27 */
   ANEURALNETWORKS_CONV_2D = 3,                  /* 27 */
   ANEURALNETWORKS_DEPTHWISE_CONV_2D = 4,        /* 27 */
+  ANEURALNETWORKS_DEPTH_TO_SPACE = 5,           /* 27 */
   ANEURALNETWORKS_DEQUANTIZE = 6,               /* 27 */
   ANEURALNETWORKS_FULLY_CONNECTED = 9,          /* 27 */
   ANEURALNETWORKS_LOGISTIC = 14,                /* 27 */
@@ -71,11 +72,23 @@ enum {
   ANEURALNETWORKS_RESHAPE = 22,                 /* 27 */
   ANEURALNETWORKS_RESIZE_BILINEAR = 23,         /* 27 */
   ANEURALNETWORKS_SOFTMAX = 25,                 /* 27 */
+  ANEURALNETWORKS_SPACE_TO_DEPTH = 26,          /* 27 */
   ANEURALNETWORKS_TANH = 28,                    /* 27 */
   ANEURALNETWORKS_MEAN = 31,                    /* 28 */
   ANEURALNETWORKS_PAD = 32,                     /* 28 */
   ANEURALNETWORKS_SUB = 36,                     /* 28 */
+  ANEURALNETWORKS_TRANSPOSE = 37,               /* 28 */
+  ANEURALNETWORKS_ABS = 38,                     /* 29 */
+  ANEURALNETWORKS_EXP = 49,                     /* 29 */
+  ANEURALNETWORKS_LOG = 60,                     /* 29 */
+  ANEURALNETWORKS_MAXIMUM = 65,                 /* 29 */
+  ANEURALNETWORKS_MINIMUM = 66,                 /* 29 */
+  ANEURALNETWORKS_NEG = 67,                     /* 29 */
   ANEURALNETWORKS_QUANTIZE = 72,                /* 29 */
+  ANEURALNETWORKS_RSQRT = 83,                   /* 29 */
+  ANEURALNETWORKS_SIN = 85,                     /* 29 */
+  ANEURALNETWORKS_SLICE = 86,                   /* 29 */
+  ANEURALNETWORKS_SQRT = 88,                    /* 29 */
   ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR = 94, /* 29 */
   ANEURALNETWORKS_HARD_SWISH = 99               /* 30 */
 };
