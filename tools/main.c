@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ typedef struct common_args {
   const char *weight_cache; /* --weight-cache PATH: the packed-weight cache file (NULL: none) */
   const char *delegate_specs[WICK_MAX_DELEGATES]; /* --delegate NAME[:CONFIG], in order */
   size_t num_delegates;
+  const char *nnapi_level; /* --nnapi-feature-level N: feature_level=N for --delegate nnapi */
 } common_args;
 
 /* The delegates of the running command: made by make_delegates, destroyed by main. */
@@ -88,14 +90,38 @@ static int make_delegates(const common_args *c) {
     if (len >= sizeof name) len = sizeof name - 1;
     memcpy(name, spec, len);
     name[len] = 0;
+    char config[512];
+    snprintf(config, sizeof config, "%s", colon ? colon + 1 : "");
+    if (c->nnapi_level != NULL && strcmp(name, "nnapi") == 0) {
+      size_t at = strlen(config);
+      snprintf(config + at, sizeof config - at, "%sfeature_level=%s", at ? ";" : "",
+               c->nnapi_level);
+    }
     wick_error_info err;
-    wick_status st =
-        wick_delegate_create(name, colon ? colon + 1 : NULL, &err, &delegates[num_delegates]);
+    wick_status st = wick_delegate_create(name, config, &err, &delegates[num_delegates]);
     if (st != WICK_OK) {
       fprintf(stderr, "wick: --delegate %s: %s\n", spec, err.message);
       return EXIT_USAGE;
     }
+    if (strcmp(name, "nnapi") == 0) {
+      const char *why = wick_nnapi_delegate_unavailable_reason(delegates[num_delegates]);
+      if (*why)
+        fprintf(stderr, "wick: nnapi: %s (everything runs on the CPU)\n", why);
+      else
+        fprintf(stderr, "wick: nnapi: feature level %lld\n",
+                (long long)wick_nnapi_delegate_feature_level(delegates[num_delegates]));
+    }
     num_delegates++;
+  }
+  if (c->nnapi_level != NULL) {
+    bool named = false;
+    for (size_t i = 0; i < c->num_delegates; i++)
+      named |= strncmp(c->delegate_specs[i], "nnapi", 5) == 0 &&
+               (c->delegate_specs[i][5] == 0 || c->delegate_specs[i][5] == ':');
+    if (!named) {
+      fprintf(stderr, "wick: --nnapi-feature-level needs --delegate nnapi\n");
+      return EXIT_USAGE;
+    }
   }
   return 0;
 }
@@ -135,6 +161,10 @@ static int parse_common(int argc, char **argv, int *i, common_args *c) {
       exit(EXIT_USAGE);
     }
     c->delegate_specs[c->num_delegates++] = argv[++*i];
+    return 1;
+  }
+  if (strcmp(argv[*i], "--nnapi-feature-level") == 0 && *i + 1 < argc) {
+    c->nnapi_level = argv[++*i];
     return 1;
   }
   if (argv[*i][0] != '-' && c->model == NULL) {
@@ -275,13 +305,17 @@ static int cmd_inspect(int argc, char **argv) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf(
           "usage: wick inspect MODEL.tflite [--signature KEY] [--memory-limit BYTES]\n"
-          "                    [--delegate NAME[:KEY=VALUE;...]]...\n\n"
+          "                    [--delegate NAME[:KEY=VALUE;...]]... [--nnapi-feature-level N]\n\n"
           "Prints the model's signatures, inputs and outputs, an operator histogram,\n"
           "memory (file, arena, persistent) and the multiply-accumulate count.\n"
           "--memory-limit caps what loading and the interpreter may each allocate.\n"
           "--delegate (repeatable, highest priority first) offers the operators to a\n"
           "built-in delegate and prints the partition plan: where each operator runs,\n"
-          "and why not on a delegate.\n");
+          "and why not on a delegate. Delegates: reference (a test delegate) and nnapi\n"
+          "(Android's Neural Networks API, opened at run time; settings feature_level=N,\n"
+          "library=PATH, relaxed_fp16=0|1, preference=low_power|fast_single_answer|\n"
+          "sustained_speed, device=NAME, ops=NAME,...). --nnapi-feature-level N uses only\n"
+          "what NNAPI level N (27 = Android 8.1 ... 31, 1000006 ...) has.\n");
       return 0;
     }
     if (!parse_common(argc, argv, &i, &c)) {
@@ -454,7 +488,7 @@ static int cmd_run(int argc, char **argv) {
           "usage: wick run MODEL.tflite [--input NAME=x.npy]... [--output-dir DIR]\n"
           "                [--signature KEY] [--threads N] [--seed N] [--reference]\n"
           "                [--memory-limit BYTES] [--weight-cache PATH]\n"
-          "                [--delegate NAME[:KEY=VALUE;...]]...\n\n"
+          "                [--delegate NAME[:KEY=VALUE;...]]... [--nnapi-feature-level N]\n\n"
           "Runs the model once. Inputs not given are filled with seeded random values\n"
           "(floats uniform in [-1, 1)). Outputs are written to DIR/<name>.npy when\n"
           "--output-dir is given; a summary of each output is printed.\n"
@@ -581,7 +615,7 @@ static int cmd_bench(int argc, char **argv) {
           "usage: wick bench MODEL.tflite [--threads N] [--runs N] [--warmup N]\n"
           "                  [--signature KEY] [--reference] [--profile] [--trace FILE.json]\n"
           "                  [--memory-limit BYTES] [--weight-cache PATH]\n"
-          "                  [--delegate NAME[:KEY=VALUE;...]]...\n\n"
+          "                  [--delegate NAME[:KEY=VALUE;...]]... [--nnapi-feature-level N]\n\n"
           "Times load, prepare and the first run, then `runs` invokes after `warmup`:\n"
           "min, median and p90 latency, and peak resident memory. --profile adds a\n"
           "per-operator table (each operator's fastest of --runs profiled runs, and the\n"

@@ -698,7 +698,7 @@ WICK_API void *wick_delegate_graph_alloc(const wick_delegate_graph *graph, size_
 /* 1 once wick_interpreter_cancel asked the running invoke to stop. */
 WICK_API int wick_delegate_graph_cancelled(const wick_delegate_graph *graph);
 
-/* Creates a built-in delegate by name ("reference"; "nnapi" once built),
+/* Creates a built-in delegate by name ("reference", "nnapi"),
  * configured by `config` (NULL or "": defaults; else "key=value" pairs
  * separated by ';', documented per delegate in docs/delegates.md). Destroy it
  * with wick_delegate_destroy after every interpreter using it. Errors:
@@ -737,6 +737,51 @@ WICK_API wick_reference_delegate_options wick_reference_delegate_options_default
 WICK_API wick_status wick_reference_delegate_create(const wick_reference_delegate_options *options,
                                                     wick_error_info *error,
                                                     wick_delegate **delegate_out);
+
+/* The NNAPI delegate "nnapi" (src/delegates/nnapi/, docs/nnapi.md) runs
+ * partitions through Android's Neural Networks API, which it opens at run time
+ * (dlopen; wick links nothing of it). Without a usable NNAPI runtime it is
+ * still created and declines every operator with the reason, so the model runs
+ * on the CPU. An operator is taken only where NNAPI at the runtime's feature
+ * level expresses it exactly; the delegation report gives the reason for each
+ * one it declines. Its options: */
+typedef struct wick_nnapi_delegate_options {
+  size_t struct_size;
+  /* The library to open: NULL uses $WICK_NNAPI_LIBRARY, else
+   * "libneuralnetworks.so". Borrowed for the call. */
+  const char *library;
+  /* Cap on the feature level used (27 = Android 8.1, 28, 29, 30, 31, then
+   * 1000006...): only what that level has is used. 0: the runtime's level.
+   * Never above the runtime's. */
+  int64_t feature_level;
+  /* 1: let NNAPI compute float32 in float16 precision (level 28+; results
+   * then differ from the CPU's). */
+  int relaxed_fp16;
+  /* Execution preference: -1 NNAPI's default, 0 low power, 1 fast single
+   * answer, 2 sustained speed. */
+  int preference;
+  /* Level 29+: compile for the device of this name only (NULL: NNAPI
+   * chooses). A name the runtime lacks makes the delegate decline everything,
+   * with the names it has in the reason. Borrowed for the call. */
+  const char *device;
+  size_t min_partition_nodes; /* as wick_delegate.min_partition_nodes */
+  /* Comma-separated operator names to offer NNAPI ("CONV_2D,ADD"); NULL: all
+   * it maps. For narrowing down a driver problem. Borrowed for the call. */
+  const char *ops;
+} wick_nnapi_delegate_options;
+
+WICK_API wick_nnapi_delegate_options wick_nnapi_delegate_options_default(void);
+/* options: borrowed for the call, may be NULL. Errors: WICK_ERR_INVALID_ARGUMENT
+ * (NULL delegate_out, unreadable options, a level below 27, a bad preference),
+ * WICK_ERR_OUT_OF_MEMORY. A missing NNAPI runtime is not an error. */
+WICK_API wick_status wick_nnapi_delegate_create(const wick_nnapi_delegate_options *options,
+                                                wick_error_info *error,
+                                                wick_delegate **delegate_out);
+/* The feature level an NNAPI delegate uses (after the cap), or 0 when NNAPI is
+ * not usable (or `delegate` is not an NNAPI delegate). */
+WICK_API int64_t wick_nnapi_delegate_feature_level(const wick_delegate *delegate);
+/* Why NNAPI is not usable ("" when it is). Owned by the delegate. */
+WICK_API const char *wick_nnapi_delegate_unavailable_reason(const wick_delegate *delegate);
 
 /* Where operator i of the bound subgraph runs, as prepared: the name of the
  * delegate that runs it (owned by the delegate), or NULL for the CPU (also

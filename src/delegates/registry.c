@@ -79,6 +79,44 @@ static wick_status reference_from_config(const wick_delegate_setting *s, size_t 
   return wick_reference_delegate_create(&o, error, out); /* copies what it keeps of ops */
 }
 
+static wick_status nnapi_from_config(const wick_delegate_setting *s, size_t n,
+                                     wick_error_info *error, wick_delegate **out) {
+  wick_nnapi_delegate_options o = wick_nnapi_delegate_options_default();
+  for (size_t i = 0; i < n; i++) {
+    long v = 0;
+    bool number = parse_count(s[i].value, &v);
+    if (strcmp(s[i].key, "library") == 0) {
+      o.library = s[i].value;
+    } else if (strcmp(s[i].key, "device") == 0) {
+      o.device = s[i].value;
+    } else if (strcmp(s[i].key, "ops") == 0) {
+      o.ops = s[i].value;
+    } else if (strcmp(s[i].key, "preference") == 0 && strcmp(s[i].value, "low_power") == 0) {
+      o.preference = 0;
+    } else if (strcmp(s[i].key, "preference") == 0 &&
+               strcmp(s[i].value, "fast_single_answer") == 0) {
+      o.preference = 1;
+    } else if (strcmp(s[i].key, "preference") == 0 && strcmp(s[i].value, "sustained_speed") == 0) {
+      o.preference = 2;
+    } else if (number && strcmp(s[i].key, "feature_level") == 0) {
+      o.feature_level = v;
+    } else if (number && strcmp(s[i].key, "relaxed_fp16") == 0 && v <= 1) {
+      o.relaxed_fp16 = (int)v;
+    } else if (number && strcmp(s[i].key, "min_partition_nodes") == 0) {
+      o.min_partition_nodes = (size_t)v;
+    } else {
+      if (error)
+        snprintf(error->message, sizeof error->message,
+                 "the nnapi delegate has no setting %s=%s (it takes feature_level=N, "
+                 "library=PATH, relaxed_fp16=0|1, preference=low_power|fast_single_answer|"
+                 "sustained_speed, device=NAME, ops=NAME,NAME..., min_partition_nodes=N)",
+                 s[i].key, s[i].value);
+      return WICK_ERR_INVALID_ARGUMENT;
+    }
+  }
+  return wick_nnapi_delegate_create(&o, error, out); /* copies what it keeps */
+}
+
 typedef wick_status (*from_config_fn)(const wick_delegate_setting *settings, size_t n,
                                       wick_error_info *error, wick_delegate **out);
 
@@ -87,6 +125,7 @@ static const struct {
   from_config_fn create;
 } builtins[] = {
     {"reference", reference_from_config},
+    {"nnapi", nnapi_from_config},
 };
 #define NUM_BUILTINS (sizeof builtins / sizeof builtins[0])
 

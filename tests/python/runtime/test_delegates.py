@@ -223,8 +223,8 @@ def test_accept_set_minimum_and_priority():
 
 def test_errors_name_the_problem():
     data = _written_model()
-    with pytest.raises(wick.WickError, match='no delegate called "nnapi"'):
-        wick.load(data, delegate="nnapi")
+    with pytest.raises(wick.WickError, match='no delegate called "vulkan"'):
+        wick.load(data, delegate="vulkan")
     with pytest.raises(wick.WickError, match="no setting fail_everything"):
         wick.load(data, delegate="reference:fail_everything=1")
     with pytest.raises(TypeError):
@@ -249,5 +249,5 @@ def test_cli_prints_the_partition_plan(tmp_path):
     assert "runs on the CPU" in p.stderr, p.stderr  # the fallback's log line
     p = wick_cli("run", path, "--delegate", "reference:fail_invoke=1")
     assert p.returncode == 0 and "invoke failed: injected failure" in p.stderr, p.stderr
-    p = wick_cli("inspect", path, "--delegate", "nnapi")
-    assert p.returncode == 2 and 'no delegate called "nnapi"' in p.stderr, p.stderr
+    p = wick_cli("inspect", path, "--delegate", "vulkan")
+    assert p.returncode == 2 and 'no delegate called "vulkan"' in p.stderr, p.stderr

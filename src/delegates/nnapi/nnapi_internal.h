@@ -1,0 +1,81 @@
+/*
+ * nnapi_internal.h — what the files of the NNAPI delegate share:
+ *
+ *   nnapi_library.c   opens libneuralnetworks.so (dlopen), resolves the NNAPI
+ *                     functions (dlsym), reads the feature level and devices;
+ *   nnapi_ops.c       the TFLite -> NNAPI operation mapping: one function per
+ *                     operator family that both decides (with a reason) and,
+ *                     given a model builder, emits the NNAPI operands and
+ *                     operation, so what is accepted and what is built can
+ *                     never disagree;
+ *   nnapi_delegate.c  the wick_delegate callbacks: supports_node,
+ *                     prepare_partition (model, compilation), invoke_partition
+ *                     (execution), and the constructors.
+ *
+ * The delegate sees wick's graph only through the public delegate API of
+ * wick.h. All constants come from nnapi_types.h (the NDK reference).
+ */
+#ifndef WICK_DELEGATES_NNAPI_NNAPI_INTERNAL_H
+#define WICK_DELEGATES_NNAPI_NNAPI_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delegates/delegates.h"
+#include "delegates/nnapi/nnapi_types.h"
+
+/* The resolved NNAPI functions; NULL where the library lacks one. */
+typedef struct nnapi_functions {
+#define WICK_NNAPI_POINTER(name, ret, params, level) ret(*name) params;
+  WICK_NNAPI_FUNCTIONS(WICK_NNAPI_POINTER)
+#undef WICK_NNAPI_POINTER
+} nnapi_functions;
+
+/* An opened NNAPI runtime (or the reason there is none). Immutable once made. */
+typedef struct nnapi_library {
+  void *handle;                        /* dlopen handle, NULL when unavailable */
+  nnapi_functions fn;                  /* resolved functions */
+  int64_t runtime_level;               /* what the runtime reports (or implies) */
+  int64_t level;                       /* the level the delegate targets: min(runtime, cap) */
+  const ANeuralNetworksDevice *device; /* the device asked for by name (29+), or NULL */
+  char unavailable[200];               /* "" when usable, else why not */
+} nnapi_library;
+
+/* Opens `path` (NULL: $WICK_NNAPI_LIBRARY, else "libneuralnetworks.so"), caps
+ * the level at `cap` (0: none) and looks up `device` (NULL: none). Never fails:
+ * an unusable runtime leaves the reason in lib->unavailable. */
+void wick_nnapi_library_open(nnapi_library *lib, const char *path, int64_t cap, const char *device);
+void wick_nnapi_library_close(nnapi_library *lib);
+/* "27 (Android 8.1)" ... for messages. */
+const char *wick_nnapi_level_name(int64_t level);
+
+/* A model under construction for one partition. Memory the model references
+ * (values over 128 bytes, per-channel scales, made-up constants) is owned by
+ * the partition state through `keep`. */
+typedef struct nnapi_builder {
+  const nnapi_library *lib;
+  const wick_delegate_graph *graph;
+  ANeuralNetworksModel *model;
+  int32_t *operand_of; /* graph tensor -> NNAPI operand, -1 if none yet */
+  size_t num_tensors;
+  uint32_t next_operand;
+  void **kept; /* allocations to free with the partition */
+  size_t num_kept, cap_kept;
+  char *why;
+  size_t why_size;
+  int failed_call; /* an NNAPI call failed: the reason is in why */
+} nnapi_builder;
+
+/* Decides whether operator `node` maps exactly to NNAPI at the library's level
+ * (b == NULL: only decide; else also emit it into b->model). Returns true, or
+ * false with the reason in why. */
+bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *graph, size_t node,
+                         nnapi_builder *b, char *why, size_t why_size);
+/* The operand of graph tensor `t` in the model being built (adding it, and its
+ * value when constant, on first use); -1 with the reason on failure. */
+int32_t wick_nnapi_tensor_operand(nnapi_builder *b, int32_t t);
+/* Memory owned by the partition (freed with it); NULL when out of memory. */
+void *wick_nnapi_keep(nnapi_builder *b, size_t size);
+
+#endif /* WICK_DELEGATES_NNAPI_NNAPI_INTERNAL_H */

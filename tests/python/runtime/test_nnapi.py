@@ -1,0 +1,833 @@
+"""The NNAPI delegate (docs/nnapi.md) against the test NNAPI implementation
+(tests/nnapi/, libwick_test_nnapi.so, built with the C tests next to libwick.so).
+
+One written model per operator form, run at feature levels 27, 28, 29, 30, 31 and 1000008
+(the test runtime's level: $WICK_TEST_NNAPI_FEATURE_LEVEL), through the Python binding:
+
+* the operator runs on NNAPI exactly from the level whose NDK reference has its form (the
+  types, parameters and quantization rules), and below that it stays on the CPU with a reason
+  naming the level (or the rule);
+* outputs equal the CPU-only run's within 1e-5 * max(1, |ref|) for float (the test runtime
+  sums in its own order) and bit for bit for 8-bit (its integer arithmetic is TFLite's);
+* the test runtime rejected nothing the delegate built and saw no call of a function its
+  level lacks (its counters, read through ctypes).
+
+Also: no library (every operator declined with the reason, outputs bit-identical), injected
+failures through $WICK_TEST_NNAPI_FAIL (bit-identical to CPU-only), the level cap, and the
+CLI (--delegate nnapi, --nnapi-feature-level). Whole models (the shared set and the corpus's
+MobileNetV2) are the C test tests/nnapi/test_nnapi_delegate.c.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import wick
+from wick.runtime import library_path
+from wick.tflite.writer import ModelWriter
+
+LEVELS = [27, 28, 29, 30, 31, 1000008]
+
+
+def _test_library() -> Path | None:
+    env = os.environ.get("WICK_TEST_NNAPI_LIBRARY")
+    if env:
+        return Path(env)
+    p = library_path().parent / "tests" / "nnapi" / "libwick_test_nnapi.so"
+    return p if p.exists() else None
+
+
+LIB = _test_library()
+pytestmark = pytest.mark.skipif(
+    LIB is None,
+    reason="no libwick_test_nnapi.so next to libwick.so (build the C tests: cmake --build build)",
+)
+
+
+@pytest.fixture
+def runtime_counters():
+    """The test runtime's counters (rejected calls, calls its level lacks), reset."""
+    lib = ctypes.CDLL(str(LIB))
+    lib.wick_test_nnapi_rejections.restype = ctypes.c_long
+    lib.wick_test_nnapi_misuses.restype = ctypes.c_long
+    lib.wick_test_nnapi_last_error.restype = ctypes.c_char_p
+    lib.wick_test_nnapi_reset_counters()
+    return lib
+
+
+# ---------------------------------------------------------------- written models
+
+
+def _q(scale, zp):
+    return dict(scale=[scale], zero_point=[zp])
+
+
+class Case:
+    """A one- or two-operator model, its inputs, and the first level NNAPI takes it at
+    (None: never), with a substring of the reason below it."""
+
+    def __init__(self, name, build, since, why=None):
+        self.name, self.build, self.since, self.why = name, build, since, why
+
+
+def _conv(
+    dtype,
+    *,
+    depthwise=False,
+    padding="SAME",
+    stride=1,
+    dilation=1,
+    act="RELU6",
+    per_channel=False,
+    bias=True,
+):
+    def build():
+        rng = np.random.default_rng(7)
+        w = ModelWriter()
+        sg = w.add_subgraph(name="main")
+        cin, cout = 4, 8 if not depthwise else 8
+        k = 3
+        if dtype == "float32":
+            qi = qo = qf = None
+        elif dtype == "uint8":
+            qi, qo, qf = _q(0.05, 120), _q(0.2, 110), _q(0.01, 130)
+        else:
+            qi, qo = _q(0.05, -3), _q(0.2, 5)
+            if per_channel:
+                qf = dict(
+                    scale=list(rng.uniform(0.005, 0.02, cout)),
+                    zero_point=[0] * cout,
+                    quantized_dimension=3 if depthwise else 0,
+                )
+            else:
+                qf = _q(0.01, 0)
+        x = sg.add_tensor("x", [1, 9, 9, cin], dtype, quant=qi)
+        fshape = (1, k, k, cout) if depthwise else (cout, k, k, cin)
+        if dtype == "float32":
+            f = sg.add_constant("f", rng.standard_normal(fshape).astype(np.float32) * 0.3)
+            b = sg.add_constant("b", rng.standard_normal(cout).astype(np.float32))
+        else:
+            info = np.iinfo(np.dtype(dtype))
+            fv = rng.integers(info.min, info.max, fshape).astype(dtype)
+            f = sg.add_constant("f", fv, quant=qf)
+            fs = np.asarray(qf["scale"], dtype=np.float32)
+            bs = (np.float32(qi["scale"][0]) * fs).astype(np.float32)
+            bq = dict(
+                scale=[float(s) for s in bs] if per_channel else [float(bs[0])],
+                zero_point=[0] * (cout if per_channel else 1),
+            )
+            b = sg.add_constant("b", rng.integers(-500, 500, cout).astype(np.int32), quant=bq)
+        eff = (k - 1) * dilation + 1
+        o = -(-9 // stride) if padding == "SAME" else (9 - eff) // stride + 1
+        y = sg.add_tensor("y", [1, o, o, cout], dtype, quant=qo)
+        opts = dict(
+            padding=padding,
+            stride_w=stride,
+            stride_h=stride,
+            fused_activation_function=act,
+            dilation_w_factor=dilation,
+            dilation_h_factor=dilation,
+        )
+        if depthwise:
+            opts["depth_multiplier"] = cout // cin
+        sg.add_operator(
+            "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D",
+            [x, f, b if bias else None],
+            [y],
+            options=opts,
+        )
+        sg.set_inputs([x])
+        sg.set_outputs([y])
+        return w.finish()
+
+    return build
+
+
+def _single(op, in_specs, out_spec, options=None, consts=()):
+    """One operator on inputs [(shape, dtype, quant)] (and constant arrays after them)."""
+
+    def build():
+        w = ModelWriter()
+        sg = w.add_subgraph(name="main")
+        ins = [sg.add_tensor(f"x{i}", s, d, quant=q) for i, (s, d, q) in enumerate(in_specs)]
+        cs = [sg.add_constant(f"c{i}", np.asarray(c)) for i, c in enumerate(consts)]
+        shape, dtype, quant = out_spec
+        y = sg.add_tensor("y", shape, dtype, quant=quant)
+        sg.add_operator(op, ins + cs, [y], options=options)
+        sg.set_inputs(ins)
+        sg.set_outputs([y])
+        return w.finish()
+
+    return build
+
+
+F = "float32"
+U8q, I8q = _q(0.05, 128), _q(0.05, 0)
+CASES = [
+    Case("conv_f32_same", _conv(F), 27),
+    Case("conv_f32_valid_stride2", _conv(F, padding="VALID", stride=2, act="NONE"), 27),
+    Case("conv_f32_dilated", _conv(F, dilation=2, padding="VALID"), 29, "level 29"),
+    Case("conv_f32_no_bias", _conv(F, bias=False, act="RELU"), 27),
+    Case("conv_f32_tanh_fused", _conv(F, act="TANH"), None, "fused TANH"),
+    Case("dwconv_f32_mult2", _conv(F, depthwise=True), 27),
+    Case("conv_uint8", _conv("uint8"), 27),
+    Case("dwconv_uint8_stride2", _conv("uint8", depthwise=True, stride=2), 27),
+    Case("conv_int8_per_tensor", _conv("int8"), 30, "level 30"),
+    Case("conv_int8_per_channel", _conv("int8", per_channel=True), 30, "level 30"),
+    Case("dwconv_int8_per_channel", _conv("int8", depthwise=True, per_channel=True), 30),
+    Case(
+        "add_f32_broadcast",
+        _single(
+            "ADD",
+            [([2, 3, 4], F, None), ([4], F, None)],
+            ([2, 3, 4], F, None),
+            dict(fused_activation_function="RELU"),
+        ),
+        27,
+    ),
+    Case(
+        "mul_f32",
+        _single(
+            "MUL",
+            [([2, 4], F, None), ([2, 4], F, None)],
+            ([2, 4], F, None),
+            dict(fused_activation_function="NONE"),
+        ),
+        27,
+    ),
+    Case(
+        "sub_f32",
+        _single(
+            "SUB",
+            [([2, 4], F, None), ([1, 4], F, None)],
+            ([2, 4], F, None),
+            dict(fused_activation_function="NONE"),
+        ),
+        28,
+        "level 28",
+    ),
+    Case(
+        "add_uint8",
+        _single(
+            "ADD",
+            [([2, 8], "uint8", _q(0.05, 128)), ([2, 8], "uint8", _q(0.03, 100))],
+            ([2, 8], "uint8", _q(0.07, 120)),
+            dict(fused_activation_function="RELU6"),
+        ),
+        27,
+    ),
+    Case(
+        "add_int8",
+        _single(
+            "ADD",
+            [([2, 8], "int8", _q(0.05, 3)), ([8], "int8", _q(0.03, -7))],
+            ([2, 8], "int8", _q(0.07, 1)),
+            dict(fused_activation_function="NONE"),
+        ),
+        30,
+        "level 30",
+    ),
+    Case(
+        "mul_uint8",
+        _single(
+            "MUL",
+            [([2, 8], "uint8", _q(0.05, 128)), ([2, 8], "uint8", _q(0.03, 100))],
+            ([2, 8], "uint8", _q(0.01, 120)),
+            dict(fused_activation_function="NONE"),
+        ),
+        27,
+    ),
+    Case(
+        "sub_uint8",
+        _single(
+            "SUB",
+            [([2, 8], "uint8", _q(0.05, 128)), ([2, 8], "uint8", _q(0.03, 100))],
+            ([2, 8], "uint8", _q(0.07, 120)),
+            dict(fused_activation_function="NONE"),
+        ),
+        29,
+        "level 29",
+    ),
+    Case(
+        "avgpool_f32_same",
+        _single(
+            "AVERAGE_POOL_2D",
+            [([1, 7, 7, 3], F, None)],
+            ([1, 4, 4, 3], F, None),
+            dict(
+                padding="SAME",
+                stride_w=2,
+                stride_h=2,
+                filter_width=3,
+                filter_height=3,
+                fused_activation_function="NONE",
+            ),
+        ),
+        27,
+    ),
+    Case(
+        "maxpool_f32_valid",
+        _single(
+            "MAX_POOL_2D",
+            [([1, 7, 7, 3], F, None)],
+            ([1, 3, 3, 3], F, None),
+            dict(
+                padding="VALID",
+                stride_w=2,
+                stride_h=2,
+                filter_width=2,
+                filter_height=2,
+                fused_activation_function="RELU",
+            ),
+        ),
+        27,
+    ),
+    Case(
+        "avgpool_uint8_same",
+        _single(
+            "AVERAGE_POOL_2D",
+            [([1, 7, 7, 3], "uint8", U8q)],
+            ([1, 4, 4, 3], "uint8", U8q),
+            dict(
+                padding="SAME",
+                stride_w=2,
+                stride_h=2,
+                filter_width=3,
+                filter_height=3,
+                fused_activation_function="NONE",
+            ),
+        ),
+        27,
+    ),
+    Case(
+        "avgpool_int8_same",
+        _single(
+            "AVERAGE_POOL_2D",
+            [([1, 7, 7, 3], "int8", I8q)],
+            ([1, 4, 4, 3], "int8", I8q),
+            dict(
+                padding="SAME",
+                stride_w=2,
+                stride_h=2,
+                filter_width=3,
+                filter_height=3,
+                fused_activation_function="NONE",
+            ),
+        ),
+        30,
+    ),
+    Case(
+        "fc_f32",
+        _single(
+            "FULLY_CONNECTED",
+            [([3, 6], F, None)],
+            ([3, 5], F, None),
+            dict(fused_activation_function="RELU"),
+            consts=[
+                np.linspace(-1, 1, 30, dtype=np.float32).reshape(5, 6),
+                np.arange(5, dtype=np.float32),
+            ],
+        ),
+        27,
+    ),
+    Case(
+        "reshape_f32",
+        _single(
+            "RESHAPE",
+            [([2, 3, 4], F, None)],
+            ([6, 4], F, None),
+            consts=[np.array([6, 4], np.int32)],
+        ),
+        27,
+    ),
+    Case(
+        "squeeze_uint8",
+        _single("SQUEEZE", [([1, 3, 1, 4], "uint8", U8q)], ([3, 4], "uint8", U8q)),
+        27,
+    ),
+    Case(
+        "softmax_f32",
+        _single("SOFTMAX", [([3, 10], F, None)], ([3, 10], F, None), dict(beta=0.7)),
+        27,
+    ),
+    Case(
+        "softmax_f32_rank3",
+        _single("SOFTMAX", [([2, 3, 10], F, None)], ([2, 3, 10], F, None), dict(beta=1.0)),
+        29,
+        "level 29",
+    ),
+    Case(
+        "softmax_uint8",
+        _single(
+            "SOFTMAX",
+            [([2, 100], "uint8", _q(0.1, 128))],
+            ([2, 100], "uint8", _q(1 / 256, 0)),
+            dict(beta=1.0),
+        ),
+        27,
+    ),
+    Case(
+        "softmax_uint8_long_rows",
+        _single(
+            "SOFTMAX",
+            [([1, 1000], "uint8", _q(0.002, 128))],
+            ([1, 1000], "uint8", _q(1 / 256, 0)),
+            dict(beta=1.0),
+        ),
+        None,
+        "more than 511",
+    ),
+    Case(
+        "concat_f32",
+        _single(
+            "CONCATENATION",
+            [([2, 3], F, None), ([2, 5], F, None)],
+            ([2, 8], F, None),
+            dict(axis=-1, fused_activation_function="NONE"),
+        ),
+        27,
+    ),
+    Case(
+        "concat_uint8_rescaled",
+        _single(
+            "CONCATENATION",
+            [([2, 3], "uint8", _q(0.05, 128)), ([2, 5], "uint8", _q(0.1, 100))],
+            ([2, 8], "uint8", _q(0.1, 110)),
+            dict(axis=1, fused_activation_function="NONE"),
+        ),
+        29,
+        "level 29",
+    ),
+    Case("relu6_f32", _single("RELU6", [([4, 5], F, None)], ([4, 5], F, None)), 27),
+    Case("relu_uint8", _single("RELU", [([4, 5], "uint8", U8q)], ([4, 5], "uint8", U8q)), 27),
+    Case("logistic_f32", _single("LOGISTIC", [([4, 5], F, None)], ([4, 5], F, None)), 27),
+    Case(
+        "logistic_uint8",
+        _single("LOGISTIC", [([4, 5], "uint8", U8q)], ([4, 5], "uint8", _q(1 / 256, 0))),
+        27,
+    ),
+    Case(
+        "tanh_uint8",
+        _single("TANH", [([4, 5], "uint8", U8q)], ([4, 5], "uint8", _q(1 / 128, 128))),
+        29,
+        "level 29",
+    ),
+    Case(
+        "hard_swish_f32",
+        _single("HARD_SWISH", [([4, 5], F, None)], ([4, 5], F, None)),
+        30,
+        "level 30",
+    ),
+    Case(
+        "mean_f32_hw",
+        _single(
+            "MEAN",
+            [([1, 5, 6, 3], F, None)],
+            ([1, 3], F, None),
+            dict(keep_dims=False),
+            consts=[np.array([1, 2], np.int32)],
+        ),
+        27,
+    ),
+    Case(
+        "mean_f32_hw_keep",
+        _single(
+            "MEAN",
+            [([1, 5, 6, 3], F, None)],
+            ([1, 1, 1, 3], F, None),
+            dict(keep_dims=True),
+            consts=[np.array([1, 2], np.int32)],
+        ),
+        27,
+    ),
+    Case(
+        "mean_f32_last",
+        _single(
+            "MEAN",
+            [([2, 5, 6], F, None)],
+            ([2, 5], F, None),
+            dict(keep_dims=False),
+            consts=[np.array([-1], np.int32)],
+        ),
+        28,
+        "level 28",
+    ),
+    Case(
+        "mean_uint8",
+        _single(
+            "MEAN",
+            [([1, 4, 4, 8], "uint8", U8q)],
+            ([1, 8], "uint8", U8q),
+            dict(keep_dims=False),
+            consts=[np.array([1, 2], np.int32)],
+        ),
+        28,
+        "level 28",
+    ),
+    Case(
+        "pad_f32",
+        _single(
+            "PAD",
+            [([1, 3, 3, 2], F, None)],
+            ([1, 4, 6, 2], F, None),
+            consts=[np.array([[0, 0], [1, 0], [1, 2], [0, 0]], np.int32)],
+        ),
+        28,
+        "level 28",
+    ),
+    Case(
+        "pad_uint8",
+        _single(
+            "PAD",
+            [([1, 3, 3, 2], "uint8", U8q)],
+            ([1, 4, 6, 2], "uint8", U8q),
+            consts=[np.array([[0, 0], [1, 0], [1, 2], [0, 0]], np.int32)],
+        ),
+        29,
+        "level 29",
+    ),
+    Case(
+        "resize_bilinear_f32",
+        _single(
+            "RESIZE_BILINEAR",
+            [([1, 3, 4, 2], F, None)],
+            ([1, 6, 7, 2], F, None),
+            dict(),
+            consts=[np.array([6, 7], np.int32)],
+        ),
+        27,
+    ),
+    Case(
+        "resize_bilinear_f32_half_pixel",
+        _single(
+            "RESIZE_BILINEAR",
+            [([1, 3, 4, 2], F, None)],
+            ([1, 6, 8, 2], F, None),
+            dict(half_pixel_centers=True),
+            consts=[np.array([6, 8], np.int32)],
+        ),
+        30,
+        "level 30",
+    ),
+    Case(
+        "resize_nearest_f32",
+        _single(
+            "RESIZE_NEAREST_NEIGHBOR",
+            [([1, 3, 4, 2], F, None)],
+            ([1, 6, 8, 2], F, None),
+            dict(),
+            consts=[np.array([6, 8], np.int32)],
+        ),
+        29,
+        "level 29",
+    ),
+    Case(
+        "quantize_f32_uint8",
+        _single("QUANTIZE", [([4, 5], F, None)], ([4, 5], "uint8", _q(0.01, 128))),
+        29,
+        "level 29",
+    ),
+    Case(
+        "dequantize_uint8", _single("DEQUANTIZE", [([4, 5], "uint8", U8q)], ([4, 5], F, None)), 27
+    ),
+    Case(
+        "dequantize_int8",
+        _single("DEQUANTIZE", [([4, 5], "int8", I8q)], ([4, 5], F, None)),
+        30,
+        "level 30",
+    ),
+    Case(
+        "fc_f32_keep_num_dims",
+        _single(
+            "FULLY_CONNECTED",
+            [([2, 3, 6], F, None)],
+            ([2, 3, 5], F, None),
+            dict(fused_activation_function="NONE", keep_num_dims=True),
+            consts=[np.linspace(-1, 1, 30, dtype=np.float32).reshape(5, 6)],
+        ),
+        27,
+    ),
+    Case(
+        "add_f32_scalar_constant",
+        _single(
+            "ADD",
+            [([2, 4], F, None)],
+            ([2, 4], F, None),
+            dict(fused_activation_function="NONE"),
+            consts=[np.array(0.5, np.float32)],
+        ),
+        27,
+    ),
+    Case(
+        "transpose_uint8",
+        _single(
+            "TRANSPOSE",
+            [([2, 3, 4], "uint8", U8q)],
+            ([4, 2, 3], "uint8", U8q),
+            consts=[np.array([2, 0, 1], np.int32)],
+        ),
+        28,
+    ),
+    Case(
+        "slice_f32",
+        _single(
+            "SLICE",
+            [([3, 5, 4], F, None)],
+            ([2, 3, 4], F, None),
+            consts=[np.array([1, 1, 0], np.int32), np.array([2, 3, -1], np.int32)],
+        ),
+        29,
+    ),
+    Case("exp_f32", _single("EXP", [([3, 4], F, None)], ([3, 4], F, None)), 29),
+    Case("rsqrt_f32", _single("RSQRT", [([3, 4], F, None)], ([3, 4], F, None)), 29),
+    Case("abs_f32", _single("ABS", [([3, 4], F, None)], ([3, 4], F, None)), 29),
+    Case(
+        "maximum_f32",
+        _single("MAXIMUM", [([3, 4], F, None), ([4], F, None)], ([3, 4], F, None)),
+        29,
+    ),
+    Case(
+        "minimum_uint8",
+        _single(
+            "MINIMUM",
+            [([3, 4], "uint8", U8q), ([3, 4], "uint8", U8q)],
+            ([3, 4], "uint8", U8q),
+        ),
+        29,
+    ),
+    Case(
+        "squared_difference_f32",
+        _single("SQUARED_DIFFERENCE", [([3, 4], F, None), ([3, 4], F, None)], ([3, 4], F, None)),
+        28,
+    ),
+    Case(
+        "space_to_depth_f32",
+        _single(
+            "SPACE_TO_DEPTH",
+            [([1, 4, 6, 3], F, None)],
+            ([1, 2, 3, 12], F, None),
+            dict(block_size=2),
+        ),
+        27,
+    ),
+    Case(
+        "depth_to_space_uint8",
+        _single(
+            "DEPTH_TO_SPACE",
+            [([1, 2, 3, 12], "uint8", U8q)],
+            ([1, 4, 6, 3], "uint8", U8q),
+            dict(block_size=2),
+        ),
+        27,
+    ),
+]
+
+
+def _inputs(rt, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in rt.inputs:
+        if d.dtype.kind == "f":
+            out.append(rng.uniform(-4, 4, d.shape).astype(d.dtype))
+        else:
+            info = np.iinfo(d.dtype)
+            out.append(rng.integers(info.min, info.max, d.shape, endpoint=True).astype(d.dtype))
+    return out
+
+
+def _outputs(rt, xs):
+    y = rt(*xs)
+    return [np.asarray(v) for v in (y if isinstance(y, list | tuple) else [y])]
+
+
+def _assert_match(got, ref, what):
+    for g, r in zip(got, ref, strict=True):
+        assert g.dtype == r.dtype and g.shape == r.shape, what
+        if r.dtype.kind == "f":
+            # the test runtime sums in its own order: last-bit differences only
+            tol = 1e-5 * np.maximum(1.0, np.abs(r.astype(np.float64)))
+            close = np.abs(g.astype(np.float64) - r) <= tol
+            both_nan = np.isnan(g) & np.isnan(r)  # RSQRT, LOG of negatives
+            assert np.all(close | both_nan), f"{what}: {g} vs {r}"
+        else:
+            assert np.array_equal(g, r), f"{what}: {int((g != r).sum())} of {g.size} differ"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_operator_at_every_level(case, monkeypatch, runtime_counters):
+    data = case.build()
+    cpu = wick.load(data)
+    xs = _inputs(cpu)
+    ref = _outputs(cpu, xs)
+    for level in LEVELS:
+        monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", str(level))
+        runtime_counters.wick_test_nnapi_reset_counters()
+        rt = wick.load(data, delegate=f"nnapi:library={LIB}")
+        got = _outputs(rt, xs)
+        records = rt.delegation
+        on = [r for r in records if r.delegate == "nnapi"]
+        want_on = case.since is not None and level >= case.since
+        what = f"{case.name} at level {level}"
+        if want_on:
+            assert len(on) == len(records), f"{what}: {records}"
+        else:
+            assert not on, f"{what}: on NNAPI below its level: {records}"
+            # below its level the reason names the level; never: the rule it breaks
+            why = "needs NNAPI feature level" if case.since is not None else case.why
+            assert any(why in r.reason for r in records), f"{what}: {records}"
+        for r in records:
+            assert "failed" not in r.reason, f"{what}: {r}"
+        assert runtime_counters.wick_test_nnapi_rejections() == 0, (
+            what,
+            runtime_counters.wick_test_nnapi_last_error(),
+        )
+        assert runtime_counters.wick_test_nnapi_misuses() == 0, (
+            what,
+            runtime_counters.wick_test_nnapi_last_error(),
+        )
+        _assert_match(got, ref, what)
+
+
+# ---------------------------------------------------------------- fallback, options, CLI
+
+
+def _mixed_model():
+    """CONV_2D -> MEAN -> FULLY_CONNECTED -> SOFTMAX, float: a small classifier."""
+    rng = np.random.default_rng(5)
+    w = ModelWriter()
+    sg = w.add_subgraph(name="main")
+    x = sg.add_tensor("x", [1, 8, 8, 3], F)
+    f = sg.add_constant("f", rng.standard_normal((6, 3, 3, 3)).astype(np.float32))
+    b = sg.add_constant("b", rng.standard_normal(6).astype(np.float32))
+    c = sg.add_tensor("c", [1, 8, 8, 6], F)
+    sg.add_operator(
+        "CONV_2D",
+        [x, f, b],
+        [c],
+        options=dict(padding="SAME", stride_w=1, stride_h=1, fused_activation_function="RELU6"),
+    )
+    m = sg.add_tensor("m", [1, 6], F)
+    sg.add_operator(
+        "MEAN",
+        [c, sg.add_constant("ax", np.array([1, 2], np.int32))],
+        [m],
+        options=dict(keep_dims=False),
+    )
+    wt = sg.add_constant("w", rng.standard_normal((4, 6)).astype(np.float32))
+    fc = sg.add_tensor("fc", [1, 4], F)
+    sg.add_operator(
+        "FULLY_CONNECTED", [m, wt, None], [fc], options=dict(fused_activation_function="NONE")
+    )
+    y = sg.add_tensor("y", [1, 4], F)
+    sg.add_operator("SOFTMAX", [fc], [y], options=dict(beta=1.0))
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish()
+
+
+def test_no_library_declines_everything_with_the_reason():
+    data = _mixed_model()
+    cpu = wick.load(data)
+    xs = _inputs(cpu)
+    rt = wick.load(data, delegate="nnapi:library=/nonexistent/libneuralnetworks.so")
+    assert all(r.delegate is None for r in rt.delegation)
+    assert all("NNAPI is not available" in r.reason for r in rt.delegation), rt.delegation
+    for g, r in zip(_outputs(rt, xs), _outputs(cpu, xs), strict=True):
+        assert np.array_equal(g, r)
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        "ANeuralNetworksModel_create",
+        "ANeuralNetworksModel_addOperation",
+        "ANeuralNetworksModel_finish",
+        "ANeuralNetworksCompilation_finish",
+        "ANeuralNetworksExecution_create",
+        "ANeuralNetworksExecution_setInput",
+        "ANeuralNetworksExecution_compute",
+        "ANeuralNetworksExecution_startCompute",
+    ],
+)
+def test_injected_failures_fall_back_bit_identically(function, monkeypatch):
+    data = _mixed_model()
+    cpu = wick.load(data)
+    xs = _inputs(cpu)
+    ref = _outputs(cpu, xs)
+    level = "27" if function == "ANeuralNetworksExecution_startCompute" else "30"
+    monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", level)
+    monkeypatch.setenv("WICK_TEST_NNAPI_FAIL", f"{function}:*")
+    rt = wick.load(data, delegate=f"nnapi:library={LIB}")
+    for _ in range(2):
+        for g, r in zip(_outputs(rt, xs), ref, strict=True):
+            assert np.array_equal(g, r), function
+    assert all(r.delegate is None for r in rt.delegation), rt.delegation
+    assert any(function in r.reason for r in rt.delegation), rt.delegation
+
+
+def test_level_cap_and_settings(monkeypatch, runtime_counters):
+    data = _mixed_model()
+    monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", "1000008")
+    rt = wick.load(data, delegate=f"nnapi:library={LIB};feature_level=27")
+    # level 27: MEAN over H, W is an AVERAGE_POOL_2D, so the whole classifier is one partition
+    assert all(r.delegate == "nnapi" and r.partition == 0 for r in rt.delegation)
+    rt = wick.load(data, delegate=f"nnapi:library={LIB};ops=CONV_2D,SOFTMAX")
+    on = [r.op for r in rt.delegation if r.delegate]
+    assert on == ["CONV_2D", "SOFTMAX"], rt.delegation
+    assert "not in the ops= list" in rt.delegation[1].reason
+    for config in ("preference=sustained_speed", "relaxed_fp16=1", "device=wick-test-npu"):
+        rt = wick.load(data, delegate=f"nnapi:library={LIB};{config}")
+        assert all(r.delegate == "nnapi" for r in rt.delegation), (config, rt.delegation)
+    rt = wick.load(data, delegate=f"nnapi:library={LIB};device=no-such-device")
+    assert "wick-test-cpu" in rt.delegation[0].reason, rt.delegation[0]
+    with pytest.raises(wick.WickError, match="the first is 27"):
+        wick.load(data, delegate="nnapi:feature_level=12")
+    with pytest.raises(wick.WickError, match="no setting"):
+        wick.load(data, delegate="nnapi:speed=11")
+    assert runtime_counters.wick_test_nnapi_misuses() == 0
+
+
+def test_cli_inspect_and_run(tmp_path):
+    model = tmp_path / "m.tflite"
+    model.write_bytes(_mixed_model())
+    cli = [sys.executable, "-m", "wick.cli"]
+    env = dict(os.environ, WICK_TEST_NNAPI_FEATURE_LEVEL="1000008")
+    r = subprocess.run(
+        [
+            *cli,
+            "inspect",
+            str(model),
+            "--delegate",
+            f"nnapi:library={LIB}",
+            "--nnapi-feature-level",
+            "28",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert "feature level 28" in r.stderr, r.stderr
+    assert "4 of 4 operators on delegates, 1 partition" in r.stdout, r.stdout
+    r = subprocess.run(
+        [*cli, "run", str(model), "--delegate", "nnapi:library=/nonexistent.so"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert "NNAPI is not available" in r.stderr, r.stderr
+    r = subprocess.run(
+        [*cli, "run", str(model), "--nnapi-feature-level", "27"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert r.returncode != 0 and "needs --delegate nnapi" in r.stderr
