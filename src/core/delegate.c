@@ -408,8 +408,10 @@ static bool make_order(partitioner *P, const int32_t *slot_to_id, uint32_t num_p
     total += e.count[u];
     e.count[u] = 0;
   }
+  /* (edges come from node inputs, so they fit 32 bits and, on 32-bit hosts, size_t) */
+  if (total > UINT32_MAX || total > SIZE_MAX / sizeof(uint32_t)) return false;
   e.start[units] = (uint32_t)total;
-  e.targets = wick_graph_alloc(g, (total ? total : 1) * sizeof(uint32_t), false);
+  e.targets = wick_graph_alloc(g, (size_t)(total ? total : 1) * sizeof(uint32_t), false);
   if (e.targets == NULL) return false;
   e.fill = true;
   for (e.v = 0; e.v < n; e.v++) each_pred(P, e.v, count_edge, &e);

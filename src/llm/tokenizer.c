@@ -79,7 +79,7 @@ static size_t table_size(size_t n) {
 }
 
 static int32_t find_id(const wick_tokenizer *t, const uint8_t *p, size_t n) {
-  for (size_t i = hash_bytes(p, n) & t->ids_mask;; i = (i + 1) & t->ids_mask) {
+  for (size_t i = (size_t)(hash_bytes(p, n) & t->ids_mask);; i = (i + 1) & t->ids_mask) {
     const uint32_t e = t->ids[i];
     if (e == 0) return -1;
     const span *s = &t->tokens[e - 1];
@@ -89,7 +89,7 @@ static int32_t find_id(const wick_tokenizer *t, const uint8_t *p, size_t n) {
 
 static const merge *find_merge(const wick_tokenizer *t, int32_t a, int32_t b) {
   const uint64_t key = (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
-  for (size_t i = hash_key(key) & t->merges_mask;; i = (i + 1) & t->merges_mask) {
+  for (size_t i = (size_t)(hash_key(key) & t->merges_mask);; i = (i + 1) & t->merges_mask) {
     const merge *m = &t->merges[i];
     if (m->rank == UINT32_MAX) return NULL;
     if (m->key == key) return m;
@@ -184,7 +184,7 @@ wick_status wick_tokenizer_create(const wick_model *model, wick_error_info *erro
     t->tokens[i] = (span){b.p, len};
     b.p += len;
     if (len == 0) continue; /* a hole in the ids */
-    size_t h = hash_bytes(t->tokens[i].p, len) & t->ids_mask;
+    size_t h = (size_t)(hash_bytes(t->tokens[i].p, len) & t->ids_mask);
     while (t->ids[h] != 0) {
       const span *o = &t->tokens[t->ids[h] - 1];
       if (o->n == len && memcmp(o->p, t->tokens[i].p, len) == 0) break; /* first id wins */
@@ -213,7 +213,7 @@ wick_status wick_tokenizer_create(const wick_model *model, wick_error_info *erro
       goto fail;
     }
     const uint64_t key = (uint64_t)a << 32 | c;
-    size_t h = hash_key(key) & t->merges_mask;
+    size_t h = (size_t)(hash_key(key) & t->merges_mask);
     while (t->merges[h].rank != UINT32_MAX && t->merges[h].key != key) h = (h + 1) & t->merges_mask;
     if (t->merges[h].rank == UINT32_MAX) t->merges[h] = (merge){key, r, merged};
   }
