@@ -15,6 +15,8 @@
  * out negative runs the reference kernel). Portable C; `q8.h`'s softmax
  * entry is the vectorized form of the same.
  */
+#include <string.h>
+
 #include "kernels/q8.h"
 
 /* Rows [0, rows) of one (input, output) type pair. */
@@ -52,9 +54,10 @@ static void rows_body(const int32_t *exps, const int32_t *sums, const wick_qsoft
       const uint64_t x = (uint64_t)(uint32_t)exps[max - (u8 ? ru[c] : rs[c])];
       int32_t v = (int32_t)((s * x + k) >> sh) + omin;
       v = v > omax ? omax : v;
-      if (out_t == WICK_DTYPE_INT16)
-        ((int16_t *)ro)[c] = (int16_t)v;
-      else if (out_t == WICK_DTYPE_UINT8)
+      if (out_t == WICK_DTYPE_INT16) { /* (any alignment: a byte copy the compiler folds) */
+        const int16_t h = (int16_t)v;
+        memcpy((uint8_t *)ro + 2 * c, &h, sizeof h);
+      } else if (out_t == WICK_DTYPE_UINT8)
         ((uint8_t *)ro)[c] = (uint8_t)v;
       else
         ((int8_t *)ro)[c] = (int8_t)v;
