@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 
@@ -59,7 +60,11 @@ def main(argv: list[str]) -> int:
             doc, f = load_tflite(data, args.title or model.name)
             if args.profile:
                 apply_profile(doc, f, args.profile)
-        write_html(doc, out)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            write_html(doc, out)
+        for w in caught:
+            print(f"wick graph: {w.message}", file=sys.stderr)
     except OSError as e:
         where = e.filename or model
         print(f"wick: {model}: i/o error: cannot open {where}: {e.strerror or e}", file=sys.stderr)

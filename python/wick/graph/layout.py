@@ -14,7 +14,9 @@ agree. Edge labels take part in the layout (dot leaves room for them) until a gr
 than ``LABEL_EDGE_LIMIT`` edges; then the page places them at the middle of the curve.
 
 ``dot`` is found on PATH or through ``$WICK_DOT``; when it is not installed, the built-in
-layered layout (layered.py) draws the page instead. A ``$WICK_DOT`` that names no executable
+layered layout (layered.py) draws the page instead. It also draws any graph that dot does not
+lay out within ``$WICK_DOT_TIMEOUT`` seconds (default 60; Graphviz 2.43 spends hours on some
+600-node graphs, e.g. a DenseNet with fp16 weights) or on which dot crashes, with a warning. A ``$WICK_DOT`` that names no executable
 raises ``GraphvizNotFound``, which says how to install Graphviz.
 """
 
@@ -24,6 +26,7 @@ import json
 import os
 import shutil
 import subprocess
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 from .document import Document, Graph, Node
@@ -136,22 +139,32 @@ def _floats(text: str) -> list[float]:
     return [float(v) for v in text.replace(",", " ").split()]
 
 
+class _DotGaveUp(Exception):
+    """dot timed out or crashed on a valid graph: the built-in layout draws it instead."""
+
+
 def _run_dot(dot: str, source: str, title: str) -> dict:
+    timeout = float(os.environ.get("WICK_DOT_TIMEOUT", "60"))
     try:
         p = subprocess.run(
-            [dot, "-Tjson0"],
-            input=source.encode(),
-            capture_output=True,
-            timeout=float(os.environ.get("WICK_DOT_TIMEOUT", "900")),
+            [dot, "-Tjson0"], input=source.encode(), capture_output=True, timeout=timeout
         )
     except subprocess.TimeoutExpired:
-        raise LayoutError(f"dot took too long to lay out {title!r}") from None
+        raise _DotGaveUp(f"dot did not lay out {title!r} within {timeout:g} s") from None
     except OSError as e:
         raise GraphvizNotFound(f"cannot run {dot}: {e}. " + INSTALL_HINT) from None
+    if p.returncode < 0:
+        raise _DotGaveUp(f"dot crashed (signal {-p.returncode}) on {title!r}")
     if p.returncode != 0:
         msg = p.stderr.decode(errors="replace").strip().splitlines()
         raise LayoutError(f"dot failed on {title!r}: {' '.join(msg[-3:])}")
     return json.loads(p.stdout)
+
+
+def _layered(g: Graph) -> dict:
+    from .layered import layout_graph
+
+    return layout_graph(g, {n.id: node_size(n) for n in g.nodes})
 
 
 def _layout_graph(dot: str, g: Graph) -> dict:
@@ -159,7 +172,11 @@ def _layout_graph(dot: str, g: Graph) -> dict:
     if not g.nodes:
         return {"w": 100.0, "h": 40.0, "nodes": {}, "edges": [], "labels": True}
     edge_labels = len(g.edges) <= LABEL_EDGE_LIMIT
-    out = _run_dot(dot, to_dot(g, sizes, edge_labels), g.title)
+    try:
+        out = _run_dot(dot, to_dot(g, sizes, edge_labels), g.title)
+    except _DotGaveUp as e:
+        warnings.warn(f"{e}; drawn with the built-in layered layout instead", stacklevel=2)
+        return _layered(g)
     bb = _floats(out["bb"])
     height = bb[3]
     nodes = {}
@@ -206,9 +223,7 @@ def layout_document(doc: Document, jobs: int | None = None) -> dict[str, dict]:
     with the built-in layered layout."""
     dot = dot_or_none()
     if dot is None:
-        from .layered import layout_graph
-
-        return {g.id: layout_graph(g, {n.id: node_size(n) for n in g.nodes}) for g in doc.graphs}
+        return {g.id: _layered(g) for g in doc.graphs}
     jobs = jobs or min(4, os.cpu_count() or 1)
     graphs = sorted(doc.graphs, key=lambda g: -len(g.nodes))  # big ones first
     if len(graphs) <= 1 or jobs <= 1:

@@ -254,6 +254,29 @@ def test_missing_dot_says_how_to_install(tmp_path):
     assert not (tmp_path / "w.html").exists()
 
 
+@pytest.mark.parametrize("misbehaviour", ["sleep 30", "kill -SEGV $$"])
+def test_dot_that_hangs_or_crashes_falls_back_to_the_built_in_layout(misbehaviour, tmp_path):
+    # Graphviz 2.43 spends hours on some valid 600-node graphs and crashes with some options:
+    # the page is still written, with the built-in layout and a line on stderr saying so.
+    fake = tmp_path / "dot"
+    fake.write_text(f"#!/bin/sh\n{misbehaviour}\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, WICK_DOT=str(fake), WICK_DOT_TIMEOUT="1")
+    model = tmp_path / "w.tflite"
+    model.write_bytes(models.while_model())
+    out = tmp_path / "w.html"
+    p = subprocess.run(
+        [*WICK, "graph", str(model), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "drawn with the built-in layered layout instead" in p.stderr
+    assert out.exists() and "wrote" in p.stdout
+
+
 def test_usage_errors_exit_two(tmp_path):
     assert run("graph").returncode == 2
     assert run("graph", "m.tflite", "--bogus").returncode == 2
