@@ -77,7 +77,14 @@ void wick_q_softmax_row_scale(int32_t sum, int32_t out_bits, int32_t *scale, int
       (int32_t)(((uint64_t)(uint32_t)sum << headroom_plus_one) - ((uint64_t)1 << 31));
   *scale = one_over_one_plus_x(shifted_sum_minus_one);
   const int32_t e = bits_over_unit + 31 - out_bits;
-  *exponent = e < 0 ? 0 : (e > 31 ? 31 : e);
+  *exponent = e < 0 ? 0 : e;
+  if (e > 31) {
+    /* A row whose exps sum to 512 or more (long rows of close values) with an 8-bit output:
+     * every output is (scale * exp, below 2^31) rounded-divided by 2^32 or more, which is 0.
+     * LiteRT's reference kernel aborts on such a row and its default kernel outputs 0. */
+    *scale = 0;
+    *exponent = 0;
+  }
 }
 
 void wick_q_softmax_tables(const wick_qsoftmax_params *p, int32_t exps[256], int32_t sums[256]) {

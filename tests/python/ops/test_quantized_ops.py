@@ -1643,6 +1643,37 @@ def test_softmax_tiny_input_scale_runs_as_litert_default(it, ot, shape, scale, b
     exact(wick.load(data, reference=True)(*feeds), ref, "wick reference kernels")
 
 
+@pytest.mark.parametrize(
+    "it,ot,shape,scale",
+    [
+        ("int8", "int8", (2, 1000), 0.00241),  # an ImageNet head over close logits
+        ("uint8", "uint8", (1, 2048), 0.001),
+        ("int8", "int8", (3, 600), 0.004),  # sums near 512: some rows round to 1
+        ("int8", "int16", (2, 1000), 0.00241),  # 16-bit outputs keep their resolution
+    ],
+)
+def test_softmax_long_rows_of_close_values_match_litert_default(it, ot, shape, scale):
+    # When a row's exps sum to 512 or more, every 8-bit output (p * 256 < 0.5) is the type's
+    # minimum. LiteRT's reference kernel aborts on these rows (its final shift passes 31 bits);
+    # its default kernel outputs the minimum. wick clamped the shift to 31 and gave 1 instead of
+    # 0 for about half the values.
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, shape, np.dtype(it)), scale, {"int8": 3, "uint8": 128}[it])
+    out = {
+        "int8": ("int8", 1 / 256, -128),
+        "uint8": ("uint8", 1 / 256, 0),
+        "int16": ("int16", 1 / 65536, -32768),
+    }[ot]
+    data, feeds = build("SOFTMAX", [x], out, dict(beta=1.0))
+    ref = litert(data, feeds, "default")
+    exact(wick.load(data)(*feeds), ref, "wick")
+    exact(wick.load(data, reference=True)(*feeds), ref, "wick reference kernels")
+    real = np.exp(scale * (feeds[0].astype(np.float64) - feeds[0].max(-1, keepdims=True)))
+    real /= real.sum(-1, keepdims=True)
+    expected = np.round(real / out[1]) + out[2]
+    assert np.abs(np.asarray(ref, np.float64) - expected).max() <= 1
+
+
 # ------------------------------------------------------------------------------- comparisons
 
 COMPARISONS = ["EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"]
