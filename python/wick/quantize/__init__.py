@@ -19,7 +19,7 @@ Schemes:
 * ``"dynamic_int8"`` — dynamic-range quantization as TFLite's converter does it: weights of
   FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D (>= 1024 elements) stored int8 symmetric per
   output channel, activations float; TFLite's hybrid kernels quantize the activations at run
-  time.  No calibration.
+  time (fully connected rows with a zero point, as TensorFlow writes them).  No calibration.
 * ``"fp16"`` — float16 weight constants, each followed by a DEQUANTIZE to float32 (as TFLite's
   converter writes float16 quantization).  No calibration.
 
