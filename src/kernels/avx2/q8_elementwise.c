@@ -44,35 +44,62 @@ SIMD_INLINE void copy_tail(size_t n, const int8_t *a, const int8_t *b, int8_t ta
   memcpy(ta, a, n), memcpy(tb, b, n);
 }
 
-typedef struct add_consts {
+/* ADD, SUB or MUL: a constant at every call, so the always-inline runs below fold to one. */
+typedef enum binary_op { OP_ADD, OP_SUB, OP_MUL } binary_op;
+
+/* The op's constants (MUL uses only mo, off1 and off2). */
+typedef struct binary_consts {
   q8_rq m1, m2, mo;
   __m256i off1, off2;
   __m128i ls;
-} add_consts;
+} binary_consts;
 
-/* 8 results of ADD / SUB, clamped (int32 lanes). */
-SIMD_INLINE __m256i add8(__m256i a, __m256i b, const add_consts *k, bool subtract) {
+SIMD_INLINE void add_consts_set(binary_consts *k, const wick_qadd_params *p) {
+  k->m1 = q8_rq_set(p->input1_multiplier, p->input1_shift, 0, INT32_MIN, INT32_MAX);
+  k->m2 = q8_rq_set(p->input2_multiplier, p->input2_shift, 0, INT32_MIN, INT32_MAX);
+  k->mo =
+      q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
+  k->off1 = _mm256_set1_epi32(p->input1_offset);
+  k->off2 = _mm256_set1_epi32(p->input2_offset);
+  k->ls = _mm_cvtsi32_si128(p->left_shift);
+}
+
+/* MUL's constants; the others stay unset (MUL does not read them). */
+SIMD_INLINE void mul_consts_set(binary_consts *k, const wick_qmul_params *p) {
+  k->mo =
+      q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
+  k->off1 = _mm256_set1_epi32(p->input1_offset);
+  k->off2 = _mm256_set1_epi32(p->input2_offset);
+}
+
+/* 8 results of ADD / SUB / MUL, clamped (int32 lanes; MUL's product wraps like the
+ * reference's). */
+SIMD_INLINE __m256i binary8(__m256i a, __m256i b, const binary_consts *k, binary_op op) {
+  if (op == OP_MUL) {
+    const __m256i x = _mm256_add_epi32(a, k->off1), y = _mm256_add_epi32(b, k->off2);
+    return q8_requant_i32(_mm256_mullo_epi32(x, y), &k->mo);
+  }
   const __m256i x = _mm256_sll_epi32(_mm256_add_epi32(a, k->off1), k->ls);
   const __m256i y = _mm256_sll_epi32(_mm256_add_epi32(b, k->off2), k->ls);
   const __m256i sx = q8_mbqm(x, &k->m1), sy = q8_mbqm(y, &k->m2);
-  return q8_requant_i32(subtract ? _mm256_sub_epi32(sx, sy) : _mm256_add_epi32(sx, sy), &k->mo);
+  return q8_requant_i32(op == OP_SUB ? _mm256_sub_epi32(sx, sy) : _mm256_add_epi32(sx, sy), &k->mo);
 }
 
 /* 16 elements per step (two vectors narrowed together), the tail through
  * small copies. */
-SIMD_INLINE void add_run(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
-                         const add_consts *k, bool subtract) {
+SIMD_INLINE void binary_run(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                            const binary_consts *k, binary_op op) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m256i v0 = add8(load8(a + i), load8(b + i), k, subtract);
-    const __m256i v1 = add8(load8(a + i + 8), load8(b + i + 8), k, subtract);
+    const __m256i v0 = binary8(load8(a + i), load8(b + i), k, op);
+    const __m256i v1 = binary8(load8(a + i + 8), load8(b + i + 8), k, op);
     _mm_storeu_si128((__m128i *)(void *)(out + i), narrow16(v0, v1));
   }
   if (i < n) {
     int8_t ta[16], tb[16], to[16];
     copy_tail(n - i, a + i, b + i, ta, tb);
-    const __m256i v0 = add8(load8(ta), load8(tb), k, subtract);
-    const __m256i v1 = add8(load8(ta + 8), load8(tb + 8), k, subtract);
+    const __m256i v0 = binary8(load8(ta), load8(tb), k, op);
+    const __m256i v1 = binary8(load8(ta + 8), load8(tb + 8), k, op);
     _mm_storeu_si128((__m128i *)(void *)to, narrow16(v0, v1));
     memcpy(out + i, to, n - i);
   }
@@ -80,45 +107,19 @@ SIMD_INLINE void add_run(size_t n, const int8_t *a, const int8_t *b, int8_t *out
 
 void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qadd_params *p, bool subtract) {
-  add_consts k;
-  k.m1 = q8_rq_set(p->input1_multiplier, p->input1_shift, 0, INT32_MIN, INT32_MAX);
-  k.m2 = q8_rq_set(p->input2_multiplier, p->input2_shift, 0, INT32_MIN, INT32_MAX);
-  k.mo = q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
-  k.off1 = _mm256_set1_epi32(p->input1_offset);
-  k.off2 = _mm256_set1_epi32(p->input2_offset);
-  k.ls = _mm_cvtsi32_si128(p->left_shift);
+  binary_consts k;
+  add_consts_set(&k, p);
   if (subtract)
-    add_run(n, a, b, out, &k, true);
+    binary_run(n, a, b, out, &k, OP_SUB);
   else
-    add_run(n, a, b, out, &k, false);
-}
-
-/* 8 results of MUL, clamped (the product wraps like the reference's). */
-SIMD_INLINE __m256i mul8(__m256i a, __m256i b, __m256i off1, __m256i off2, const q8_rq *mo) {
-  const __m256i x = _mm256_add_epi32(a, off1), y = _mm256_add_epi32(b, off2);
-  return q8_requant_i32(_mm256_mullo_epi32(x, y), mo);
+    binary_run(n, a, b, out, &k, OP_ADD);
 }
 
 void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qmul_params *p) {
-  const q8_rq mo =
-      q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
-  const __m256i off1 = _mm256_set1_epi32(p->input1_offset);
-  const __m256i off2 = _mm256_set1_epi32(p->input2_offset);
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256i v0 = mul8(load8(a + i), load8(b + i), off1, off2, &mo);
-    const __m256i v1 = mul8(load8(a + i + 8), load8(b + i + 8), off1, off2, &mo);
-    _mm_storeu_si128((__m128i *)(void *)(out + i), narrow16(v0, v1));
-  }
-  if (i < n) {
-    int8_t ta[16], tb[16], to[16];
-    copy_tail(n - i, a + i, b + i, ta, tb);
-    const __m256i v0 = mul8(load8(ta), load8(tb), off1, off2, &mo);
-    const __m256i v1 = mul8(load8(ta + 8), load8(tb + 8), off1, off2, &mo);
-    _mm_storeu_si128((__m128i *)(void *)to, narrow16(v0, v1));
-    memcpy(out + i, to, n - i);
-  }
+  binary_consts k;
+  mul_consts_set(&k, p);
+  binary_run(n, a, b, out, &k, OP_MUL);
 }
 
 /* ---- int16 (zero points 0 in the 16x8 scheme, but any offsets work) ---- */
@@ -130,19 +131,19 @@ SIMD_INLINE void copy_tail16(size_t n, const int16_t *a, const int16_t *b, int16
   memcpy(ta, a, n * 2), memcpy(tb, b, n * 2);
 }
 
-SIMD_INLINE void add_run16(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
-                           const add_consts *k, bool subtract) {
+SIMD_INLINE void binary_run16(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                              const binary_consts *k, binary_op op) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m256i v0 = add8(load8_16(a + i), load8_16(b + i), k, subtract);
-    const __m256i v1 = add8(load8_16(a + i + 8), load8_16(b + i + 8), k, subtract);
+    const __m256i v0 = binary8(load8_16(a + i), load8_16(b + i), k, op);
+    const __m256i v1 = binary8(load8_16(a + i + 8), load8_16(b + i + 8), k, op);
     _mm256_storeu_si256((__m256i *)(void *)(out + i), narrow16_16(v0, v1));
   }
   if (i < n) {
     int16_t ta[16], tb[16], to[16];
     copy_tail16(n - i, a + i, b + i, ta, tb);
-    const __m256i v0 = add8(load8_16(ta), load8_16(tb), k, subtract);
-    const __m256i v1 = add8(load8_16(ta + 8), load8_16(tb + 8), k, subtract);
+    const __m256i v0 = binary8(load8_16(ta), load8_16(tb), k, op);
+    const __m256i v1 = binary8(load8_16(ta + 8), load8_16(tb + 8), k, op);
     _mm256_storeu_si256((__m256i *)(void *)to, narrow16_16(v0, v1));
     memcpy(out + i, to, (n - i) * 2);
   }
@@ -150,39 +151,19 @@ SIMD_INLINE void add_run16(size_t n, const int16_t *a, const int16_t *b, int16_t
 
 void wick_q16_add_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
                                 const wick_qadd_params *p, bool subtract) {
-  add_consts k;
-  k.m1 = q8_rq_set(p->input1_multiplier, p->input1_shift, 0, INT32_MIN, INT32_MAX);
-  k.m2 = q8_rq_set(p->input2_multiplier, p->input2_shift, 0, INT32_MIN, INT32_MAX);
-  k.mo = q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
-  k.off1 = _mm256_set1_epi32(p->input1_offset);
-  k.off2 = _mm256_set1_epi32(p->input2_offset);
-  k.ls = _mm_cvtsi32_si128(p->left_shift);
+  binary_consts k;
+  add_consts_set(&k, p);
   if (subtract)
-    add_run16(n, a, b, out, &k, true);
+    binary_run16(n, a, b, out, &k, OP_SUB);
   else
-    add_run16(n, a, b, out, &k, false);
+    binary_run16(n, a, b, out, &k, OP_ADD);
 }
 
 void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
                                 const wick_qmul_params *p) {
-  const q8_rq mo =
-      q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
-  const __m256i off1 = _mm256_set1_epi32(p->input1_offset);
-  const __m256i off2 = _mm256_set1_epi32(p->input2_offset);
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256i v0 = mul8(load8_16(a + i), load8_16(b + i), off1, off2, &mo);
-    const __m256i v1 = mul8(load8_16(a + i + 8), load8_16(b + i + 8), off1, off2, &mo);
-    _mm256_storeu_si256((__m256i *)(void *)(out + i), narrow16_16(v0, v1));
-  }
-  if (i < n) {
-    int16_t ta[16], tb[16], to[16];
-    copy_tail16(n - i, a + i, b + i, ta, tb);
-    const __m256i v0 = mul8(load8_16(ta), load8_16(tb), off1, off2, &mo);
-    const __m256i v1 = mul8(load8_16(ta + 8), load8_16(tb + 8), off1, off2, &mo);
-    _mm256_storeu_si256((__m256i *)(void *)to, narrow16_16(v0, v1));
-    memcpy(out + i, to, (n - i) * 2);
-  }
+  binary_consts k;
+  mul_consts_set(&k, p);
+  binary_run16(n, a, b, out, &k, OP_MUL);
 }
 
 /* QUANTIZE from int16: clamp(mbqm(x - in_zp) + out_zp) to int8 (out16 false) or int16. */
