@@ -29,7 +29,6 @@
  * inputs want the pointers of one row tile built at invoke into scratch
  * (cheap next to the tile's K x N FMAs unless cin and N are tiny).
  */
-#include <string.h>
 
 #include "kernels/kernels.h"
 
@@ -50,7 +49,7 @@ static size_t column_block(size_t n, size_t k, size_t nr) {
 }
 
 /* PRELU over n elements in place, the first of channel ch: the PRELU kernel's
- * x >= 0 ? x : x * alpha (wick_f32_prelu_channels), wrapping around the channels. */
+ * x >= 0 ? x : x * alpha (wick_f32_prelu_select), wrapping around the channels. */
 static void prelu_in_place(wick_f32_prelu_fn prelu, float *x, size_t n, const float *alpha,
                            size_t channels, size_t ch) {
   while (n > 0) {
@@ -61,14 +60,7 @@ static void prelu_in_place(wick_f32_prelu_fn prelu, float *x, size_t n, const fl
       x += run, n -= run, ch = 0;
       continue;
     }
-    for (size_t i = 0; i < run; i++) { /* a bit select: a branch on random signs mispredicts */
-      const float v = x[i], scaled = v * a[i];
-      uint32_t vb, sb;
-      memcpy(&vb, &v, sizeof vb);
-      memcpy(&sb, &scaled, sizeof sb);
-      const uint32_t keep = 0u - (uint32_t)(v >= 0.0f), bits = (vb & keep) | (sb & ~keep);
-      memcpy(&x[i], &bits, sizeof bits);
-    }
+    for (size_t i = 0; i < run; i++) x[i] = wick_f32_prelu_select(x[i], a[i]);
     x += run, n -= run, ch = 0;
   }
 }

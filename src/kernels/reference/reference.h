@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "wick/wick.h"
 
@@ -371,13 +372,25 @@ void wick_f32_leaky_relu__reference(int64_t n, float alpha, const float *in, flo
 /* exact: x/2 * erfc(-x/sqrt2); approximate: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
  * Both evaluated in double and rounded once. */
 void wick_f32_gelu__reference(int64_t n, bool approximate, const float *in, float *out);
-/* out = x >= 0 ? x : x * alpha, alpha broadcast into the output (= input)
- * shape: operand a of `bc` is the input, b is alpha. */
+/* PRELU's select, x >= 0 ? x : x * alpha, as a bit select: the compiler branched on the sign,
+ * and random signs mispredict half the time; a loop of it vectorizes. */
+static inline float wick_f32_prelu_select(float x, float alpha) {
+  const float scaled = x * alpha;
+  uint32_t xb, sb;
+  memcpy(&xb, &x, sizeof xb);
+  memcpy(&sb, &scaled, sizeof sb);
+  const uint32_t keep = 0u - (uint32_t)(x >= 0.0f), bits = (xb & keep) | (sb & ~keep);
+  float y;
+  memcpy(&y, &bits, sizeof y);
+  return y;
+}
 /* PRELU whose alpha varies along the last dimension only (`channels` values; 1: a scalar):
  * rows x channels, the same select as the reference (x >= 0 ? x : x * alpha), in a loop the
- * compiler vectorizes. */
+ * compiler vectorizes (wick_f32_prelu_select). */
 void wick_f32_prelu_channels(int64_t rows, int64_t channels, const float *restrict in,
                              const float *restrict alpha, float *restrict out);
+/* out = x >= 0 ? x : x * alpha, alpha broadcast into the output (= input)
+ * shape: operand a of `bc` is the input, b is alpha. */
 void wick_f32_prelu__reference(const wick_broadcast *bc, const float *in, const float *alpha,
                                float *out);
 

@@ -13,7 +13,6 @@
  * Next: src/ops/elementwise_unary.c and src/ops/activations.c (types, shapes).
  */
 #include <math.h>
-#include <string.h>
 
 #include "kernels/reference/reference.h"
 
@@ -137,17 +136,7 @@ void wick_f32_prelu_channels(int64_t rows, int64_t channels, const float *restri
   for (int64_t r = 0; r < rows; r++) {
     const float *x = in + r * channels;
     float *y = out + r * channels;
-    for (int64_t c = 0; c < channels; c++) {
-      /* x >= 0 ? x : x * alpha as a bit select (the compiler branched on the sign, and random
-       * signs mispredict half the time; this loop vectorizes) */
-      const float v = x[c], scaled = v * alpha[c];
-      uint32_t vb, sb;
-      memcpy(&vb, &v, sizeof vb);
-      memcpy(&sb, &scaled, sizeof sb);
-      const uint32_t keep = 0u - (uint32_t)(v >= 0.0f);
-      const uint32_t bits = (vb & keep) | (sb & ~keep);
-      memcpy(&y[c], &bits, sizeof bits);
-    }
+    for (int64_t c = 0; c < channels; c++) y[c] = wick_f32_prelu_select(x[c], alpha[c]);
   }
 }
 
