@@ -56,6 +56,48 @@ static inline int32_t axis_taps(const axis_walk *w, int32_t *first_k, int64_t *f
   return (int32_t)(by_k < by_i ? by_k : by_i);
 }
 
+/* What every output pixel of one gather call shares. */
+typedef struct gather_ctx {
+  const wick_conv_shape *s;
+  const float *cols, *bias;
+  size_t pixel_floats;
+  int32_t col_row0;
+  float lo, hi;
+} gather_ctx;
+
+/* One output pixel of c channels: the sum of its ny x nx taps' contributions (taps from (ky0,
+ * kx0), inputs from (iy0, ix0) down), taps in (ky, kx) order, 0 with none, plus the bias,
+ * clamped. Always inlined: the call with c = 1 (segmentation masks) drops the channel loops. */
+static inline __attribute__((always_inline)) void gather_pixel(const gather_ctx *g, int32_t ky0,
+                                                               int64_t iy0, int32_t ny, int32_t kx0,
+                                                               int64_t ix0, int32_t nx, size_t c,
+                                                               float *restrict out) {
+  const wick_conv_shape *s = g->s;
+  bool first = true;
+  for (int32_t a = 0; a < ny && nx; a++) {
+    const size_t ky = (size_t)ky0 + (size_t)a * (size_t)s->stride_h;
+    const size_t row = (size_t)(iy0 - a - g->col_row0) * (size_t)s->in_w;
+    for (int32_t b = 0; b < nx; b++) {
+      const size_t kx = (size_t)kx0 + (size_t)b * (size_t)s->stride_w;
+      const float *restrict src =
+          g->cols + (row + (size_t)(ix0 - b)) * g->pixel_floats + (ky * (size_t)s->k_w + kx) * c;
+      if (first)
+        for (size_t o = 0; o < c; o++) out[o] = src[o];
+      else
+        for (size_t o = 0; o < c; o++) out[o] += src[o];
+      first = false;
+    }
+  }
+  if (first)
+    for (size_t o = 0; o < c; o++) out[o] = 0.0f;
+  if (g->bias)
+    for (size_t o = 0; o < c; o++) out[o] += g->bias[o];
+  for (size_t o = 0; o < c; o++) {
+    float v = out[o];
+    out[o] = v < g->lo ? g->lo : (v > g->hi ? g->hi : v);
+  }
+}
+
 void wick_f32_tconv_gather(const wick_conv_shape *s, const float *cols, int32_t col_row0,
                            const float *bias, int32_t y0, int32_t y1, float *output, float lo,
                            float hi) {
@@ -65,6 +107,7 @@ void wick_f32_tconv_gather(const wick_conv_shape *s, const float *cols, int32_t 
    * (the 2x2 stride-2 upsampling of segmentation decoders) */
   const bool tiled_columns = s->k_w == s->stride_w && s->pad_left == 0 &&
                              (int64_t)s->out_w == (int64_t)s->in_w * s->stride_w;
+  const gather_ctx g = {s, cols, bias, pixel_floats, col_row0, lo, hi};
   axis_walk wy = axis_start(y0, s->pad_top, s->stride_h, s->k_h, s->in_h);
   for (int32_t y = y0; y < y1; y++, axis_step(&wy)) {
     int32_t ky0 = 0;
@@ -89,47 +132,10 @@ void wick_f32_tconv_gather(const wick_conv_shape *s, const float *cols, int32_t 
       int32_t kx0 = 0;
       int64_t ix0 = 0;
       const int32_t nx = ny ? axis_taps(&wx, &kx0, &ix0) : 0;
-      if (c == 1) { /* one channel (segmentation masks): a scalar sum */
-        float v = 0.0f;
-        bool first = true;
-        for (int32_t a = 0; a < ny && nx; a++) {
-          const size_t ky = (size_t)ky0 + (size_t)a * (size_t)s->stride_h;
-          const size_t row = (size_t)(iy0 - a - col_row0) * (size_t)s->in_w;
-          for (int32_t b = 0; b < nx; b++) {
-            const size_t kx = (size_t)kx0 + (size_t)b * (size_t)s->stride_w;
-            const float t =
-                cols[(row + (size_t)(ix0 - b)) * pixel_floats + ky * (size_t)s->k_w + kx];
-            v = first ? t : v + t;
-            first = false;
-          }
-        }
-        if (bias) v += bias[0];
-        out[0] = v < lo ? lo : (v > hi ? hi : v);
-        continue;
-      }
-      bool first = true;
-      for (int32_t a = 0; a < ny && nx; a++) {
-        const size_t ky = (size_t)ky0 + (size_t)a * (size_t)s->stride_h;
-        const size_t row = (size_t)(iy0 - a - col_row0) * (size_t)s->in_w;
-        for (int32_t b = 0; b < nx; b++) {
-          const size_t kx = (size_t)kx0 + (size_t)b * (size_t)s->stride_w;
-          const float *restrict src =
-              cols + (row + (size_t)(ix0 - b)) * pixel_floats + (ky * (size_t)s->k_w + kx) * c;
-          if (first)
-            for (size_t o = 0; o < c; o++) out[o] = src[o];
-          else
-            for (size_t o = 0; o < c; o++) out[o] += src[o];
-          first = false;
-        }
-      }
-      if (first)
-        for (size_t o = 0; o < c; o++) out[o] = 0.0f;
-      if (bias)
-        for (size_t o = 0; o < c; o++) out[o] += bias[o];
-      for (size_t o = 0; o < c; o++) {
-        float v = out[o];
-        out[o] = v < lo ? lo : (v > hi ? hi : v);
-      }
+      if (c == 1) /* one channel (segmentation masks) */
+        gather_pixel(&g, ky0, iy0, ny, kx0, ix0, nx, 1, out);
+      else
+        gather_pixel(&g, ky0, iy0, ny, kx0, ix0, nx, c, out);
     }
   }
 }
