@@ -380,6 +380,21 @@ static bool operation(map_ctx *c, int32_t code, const int32_t *ins, size_t nin, 
                  "ANeuralNetworksModel_addOperation");
 }
 
+/* Adds operation `code` of inputs ins[0..nin) whose one output is graph tensor oi (its operand
+ * added after the inputs'). */
+static bool operation_to(map_ctx *c, int32_t code, const int32_t *ins, size_t nin, int32_t oi) {
+  int32_t o = graph_operand(c, oi);
+  return operation(c, code, ins, nin, &o, 1);
+}
+
+/* The node's first input and its output: their indices and NNAPI types (value_type). */
+static bool in_out_types(map_ctx *c, bool allow_int32, int32_t *ii, int32_t *oi, nn_type *in,
+                         nn_type *out) {
+  *ii = in_index(c, 0), *oi = out_index(c, 0);
+  return value_type(c, *ii, "input", allow_int32, in) &&
+         value_type(c, *oi, "output", allow_int32, out);
+}
+
 /* ------------------------------------------------------------ convolution */
 
 /* Explicit padding for one spatial axis from TFLite's rule, checked against the
@@ -515,15 +530,8 @@ static bool map_conv(map_ctx *c, bool depthwise) {
   } else { /* NNAPI needs a bias: zeros of the bias type */
     void *zeros = calloc((size_t)out_c, 4);
     if (zeros == NULL) DECLINE("out of memory building %s", c->op);
-    nn_type bt = {ANEURALNETWORKS_TENSOR_FLOAT32, 0, 0};
-    if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32) {
-      float fs = 0;
-      int64_t fzp;
-      wick_tensor_quantization_at(f, 0, &fs, &fzp);
-      bt = (nn_type){ANEURALNETWORKS_TENSOR_INT32, per_channel ? 0.0f : in.scale * fs, 0};
-    }
     uint32_t bd = (uint32_t)out_c;
-    ops[n++] = const_tensor(c, bt, &bd, 1, zeros, (size_t)out_c * 4);
+    ops[n++] = const_tensor(c, bias_type, &bd, 1, zeros, (size_t)out_c * 4);
     free(zeros);
   }
   ops[n++] = scalar_i32(c, pl);
@@ -539,9 +547,8 @@ static bool map_conv(map_ctx *c, bool depthwise) {
     ops[n++] = scalar_i32(c, dw);
     ops[n++] = scalar_i32(c, dh);
   }
-  int32_t o = graph_operand(c, oi);
-  return operation(c, depthwise ? ANEURALNETWORKS_DEPTHWISE_CONV_2D : ANEURALNETWORKS_CONV_2D, ops,
-                   n, &o, 1);
+  return operation_to(c, depthwise ? ANEURALNETWORKS_DEPTHWISE_CONV_2D : ANEURALNETWORKS_CONV_2D,
+                      ops, n, oi);
 }
 
 static bool map_fully_connected(map_ctx *c) {
@@ -611,15 +618,8 @@ static bool map_fully_connected(map_ctx *c) {
   } else {
     void *zeros = calloc((size_t)units, 4);
     if (zeros == NULL) DECLINE("out of memory building %s", c->op);
-    nn_type bt = {ANEURALNETWORKS_TENSOR_FLOAT32, 0, 0};
-    if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32) {
-      float ws;
-      int64_t wzp;
-      wick_tensor_quantization_at(w, 0, &ws, &wzp);
-      bt = (nn_type){ANEURALNETWORKS_TENSOR_INT32, in.scale * ws, 0};
-    }
     uint32_t bd = (uint32_t)units;
-    ops[2] = const_tensor(c, bt, &bd, 1, zeros, (size_t)units * 4);
+    ops[2] = const_tensor(c, bias_type, &bd, 1, zeros, (size_t)units * 4);
     free(zeros);
   }
   ops[3] = scalar_i32(c, fuse);
@@ -669,17 +669,15 @@ static bool map_binary(map_ctx *c, int32_t code) {
   if (c->b == NULL) return true;
   int32_t ops[3] = {graph_operand(c, in_index(c, 0)), graph_operand(c, in_index(c, 1)),
                     scalar_i32(c, fuse)};
-  int32_t o = graph_operand(c, out_index(c, 0));
-  return operation(c, code, ops, 3, &o, 1);
+  return operation_to(c, code, ops, 3, out_index(c, 0));
 }
 
 /* RELU, RELU1, RELU6, LOGISTIC, TANH, HARD_SWISH: one input, same shape. */
 static bool map_unary(map_ctx *c, int32_t code) {
+  int32_t ii, oi;
   nn_type in, out;
   c->allow_scalar = true;
-  if (!value_type(c, in_index(c, 0), "input", false, &in) ||
-      !value_type(c, out_index(c, 0), "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (in.code != out.code) DECLINE("%s input and output types differ", c->op);
   if (is_quant8(in.code)) {
     bool u8 = in.code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
@@ -702,17 +700,16 @@ static bool map_unary(map_ctx *c, int32_t code) {
   }
   if (code == ANEURALNETWORKS_HARD_SWISH) NEED_LEVEL(30, "HARD_SWISH");
   if (c->b == NULL) return true;
-  int32_t i = graph_operand(c, in_index(c, 0)), o = graph_operand(c, out_index(c, 0));
-  return operation(c, code, &i, 1, &o, 1);
+  int32_t i = graph_operand(c, ii);
+  return operation_to(c, code, &i, 1, oi);
 }
 
 /* ------------------------------------------------------------ pooling */
 
 static bool map_pool(map_ctx *c, int32_t code) {
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  int32_t ii, oi;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   const wick_tensor *x = tensor(c, ii), *y = tensor(c, oi);
   if (rank_of(x) != 4 || rank_of(y) != 4) DECLINE("%s on rank %zu (NNAPI: 4)", c->op, rank_of(x));
   if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
@@ -730,18 +727,16 @@ static bool map_pool(map_ctx *c, int32_t code) {
   int32_t ops[10] = {graph_operand(c, ii), scalar_i32(c, pl),  scalar_i32(c, pr), scalar_i32(c, pt),
                      scalar_i32(c, pb),    scalar_i32(c, sw),  scalar_i32(c, sh), scalar_i32(c, fw),
                      scalar_i32(c, fh),    scalar_i32(c, fuse)};
-  int32_t o = graph_operand(c, oi);
-  return operation(c, code, ops, 10, &o, 1);
+  return operation_to(c, code, ops, 10, oi);
 }
 
 /* ------------------------------------------------------------ shapes */
 
 static bool map_reshape(map_ctx *c) {
+  int32_t ii, oi;
   nn_type in, out;
   c->allow_scalar = true;
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
-  if (!value_type(c, ii, "input", true, &in) || !value_type(c, oi, "output", true, &out))
-    return false;
+  if (!in_out_types(c, true, &ii, &oi, &in, &out)) return false;
   if (!same_quant(&in, &out)) DECLINE("%s changes the type or quantization", c->op);
   if (in.code == ANEURALNETWORKS_TENSOR_INT32)
     DECLINE("%s of int32 (NNAPI: float and 8-bit)", c->op);
@@ -751,23 +746,21 @@ static bool map_reshape(map_ctx *c) {
   uint32_t r = (uint32_t)rank_of(y);
   for (uint32_t d = 0; d < r; d++) shape[d] = dim(y, d);
   int32_t ops[2] = {graph_operand(c, ii), const_i32_vector(c, shape, r ? r : 1)};
-  int32_t o = graph_operand(c, oi);
-  return operation(c, ANEURALNETWORKS_RESHAPE, ops, 2, &o, 1);
+  return operation_to(c, ANEURALNETWORKS_RESHAPE, ops, 2, oi);
 }
 
 /* ABS EXP LOG NEG RSQRT SIN SQRT: float32 from level 29. */
 static bool map_float_unary(map_ctx *c, int32_t code) {
+  int32_t ii, oi;
   nn_type in, out;
   c->allow_scalar = true;
-  if (!value_type(c, in_index(c, 0), "input", false, &in) ||
-      !value_type(c, out_index(c, 0), "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32 || out.code != in.code)
     DECLINE("quantized %s (NNAPI: float only)", c->op);
   NEED_LEVEL(29, c->op);
   if (c->b == NULL) return true;
-  int32_t i = graph_operand(c, in_index(c, 0)), o = graph_operand(c, out_index(c, 0));
-  return operation(c, code, &i, 1, &o, 1);
+  int32_t i = graph_operand(c, ii);
+  return operation_to(c, code, &i, 1, oi);
 }
 
 /* MAXIMUM, MINIMUM (29): float, or 8-bit with every operand quantized alike (TFLite
@@ -784,8 +777,7 @@ static bool map_minmax(map_ctx *c, int32_t code) {
   NEED_LEVEL(29, c->op);
   if (c->b == NULL) return true;
   int32_t ops[2] = {graph_operand(c, in_index(c, 0)), graph_operand(c, in_index(c, 1))};
-  int32_t o = graph_operand(c, out_index(c, 0));
-  return operation(c, code, ops, 2, &o, 1);
+  return operation_to(c, code, ops, 2, out_index(c, 0));
 }
 
 /* SQUARED_DIFFERENCE (float): SUB, then MUL of the difference by itself: the
@@ -809,15 +801,13 @@ static bool map_squared_difference(map_ctx *c) {
                     scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
   if (!operation(c, ANEURALNETWORKS_SUB, sub, 3, &diff, 1)) return false;
   int32_t mul[3] = {diff, diff, scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
-  int32_t o = graph_operand(c, out_index(c, 0));
-  return operation(c, ANEURALNETWORKS_MUL, mul, 3, &o, 1);
+  return operation_to(c, ANEURALNETWORKS_MUL, mul, 3, out_index(c, 0));
 }
 
 static bool map_softmax(map_ctx *c) {
+  int32_t ii, oi;
   nn_type in, out;
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (in.code != out.code) DECLINE("%s input and output types differ", c->op);
   size_t r = rank_of(tensor(c, ii));
   if (r != 2 && r != 4) NEED_LEVEL(29, "SOFTMAX on a tensor of rank other than 2 and 4");
@@ -844,8 +834,7 @@ static bool map_softmax(map_ctx *c) {
   }
   if (c->b == NULL) return true;
   int32_t ops[2] = {graph_operand(c, ii), scalar_f32(c, (float)beta)};
-  int32_t o = graph_operand(c, oi);
-  return operation(c, ANEURALNETWORKS_SOFTMAX, ops, 2, &o, 1);
+  return operation_to(c, ANEURALNETWORKS_SOFTMAX, ops, 2, oi);
 }
 
 static bool map_concatenation(map_ctx *c) {
@@ -874,8 +863,7 @@ static bool map_concatenation(map_ctx *c) {
   int32_t ops[16];
   for (size_t i = 0; i < n; i++) ops[i] = graph_operand(c, in_index(c, i));
   ops[n] = scalar_i32(c, axis);
-  int32_t o = graph_operand(c, oi);
-  return operation(c, ANEURALNETWORKS_CONCATENATION, ops, n + 1, &o, 1);
+  return operation_to(c, ANEURALNETWORKS_CONCATENATION, ops, n + 1, oi);
 }
 
 /* The constant int32 values of input i (axes, paddings), or NULL with a reason. */
@@ -892,10 +880,9 @@ static const int32_t *const_ints(map_ctx *c, size_t i, size_t *count) {
 }
 
 static bool map_mean(map_ctx *c) {
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  int32_t ii, oi;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (in.code != out.code) DECLINE("%s input and output types differ", c->op);
   size_t n;
   const int32_t *axes = const_ints(c, 1, &n);
@@ -954,10 +941,9 @@ static bool map_mean(map_ctx *c) {
 }
 
 static bool map_pad(map_ctx *c) {
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  int32_t ii, oi;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   NEED_LEVEL(28, "PAD");
   if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
   if (is_quant8(in.code)) NEED_LEVEL(29, "quantized PAD (its pad value is undefined before 29)");
@@ -975,15 +961,13 @@ static bool map_pad(map_ctx *c) {
   int32_t ops[2] = {graph_operand(c, ii),
                     const_tensor(c, (nn_type){ANEURALNETWORKS_TENSOR_INT32, 0, 0}, pd, 2, pads,
                                  n * sizeof(int32_t))};
-  int32_t o = graph_operand(c, oi);
-  return operation(c, ANEURALNETWORKS_PAD, ops, 2, &o, 1);
+  return operation_to(c, ANEURALNETWORKS_PAD, ops, 2, oi);
 }
 
 static bool map_transpose(map_ctx *c) {
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  int32_t ii, oi;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
   NEED_LEVEL(28, "TRANSPOSE");
   size_t n;
@@ -992,17 +976,15 @@ static bool map_transpose(map_ctx *c) {
   if (n != rank_of(tensor(c, ii))) DECLINE("%s permutation of the wrong length", c->op);
   if (c->b == NULL) return true;
   int32_t ops[2] = {graph_operand(c, ii), const_i32_vector(c, perm, (uint32_t)n)};
-  int32_t o = graph_operand(c, oi);
-  return operation(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, &o, 1);
+  return operation_to(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, oi);
 }
 
 /* SLICE (29): begin from the file, the size as the prepared output's shape
  * (TFLite's -1 "to the end" resolved). */
 static bool map_slice(map_ctx *c) {
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  int32_t ii, oi;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
   NEED_LEVEL(29, "SLICE");
   size_t n;
@@ -1018,16 +1000,14 @@ static bool map_slice(map_ctx *c) {
   if (c->b == NULL) return true;
   int32_t ops[3] = {graph_operand(c, ii), const_i32_vector(c, begin, (uint32_t)n),
                     const_i32_vector(c, size, (uint32_t)n)};
-  int32_t o = graph_operand(c, oi);
-  return operation(c, ANEURALNETWORKS_SLICE, ops, 3, &o, 1);
+  return operation_to(c, ANEURALNETWORKS_SLICE, ops, 3, oi);
 }
 
 /* SPACE_TO_DEPTH, DEPTH_TO_SPACE (27): NHWC, the same block order as TFLite's. */
 static bool map_space_depth(map_ctx *c, int32_t code) {
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  int32_t ii, oi;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (rank_of(tensor(c, ii)) != 4)
     DECLINE("%s on rank %zu (NNAPI: 4)", c->op, rank_of(tensor(c, ii)));
   if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
@@ -1035,15 +1015,13 @@ static bool map_space_depth(map_ctx *c, int32_t code) {
   if (block < 1) DECLINE("%s block size %d", c->op, block);
   if (c->b == NULL) return true;
   int32_t ops[2] = {graph_operand(c, ii), scalar_i32(c, block)};
-  int32_t o = graph_operand(c, oi);
-  return operation(c, code, ops, 2, &o, 1);
+  return operation_to(c, code, ops, 2, oi);
 }
 
 static bool map_resize(map_ctx *c, bool nearest) {
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  int32_t ii, oi;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   const wick_tensor *x = tensor(c, ii), *y = tensor(c, oi);
   if (rank_of(x) != 4 || rank_of(y) != 4) DECLINE("%s on rank %zu (NNAPI: 4)", c->op, rank_of(x));
   if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
@@ -1064,18 +1042,16 @@ static bool map_resize(map_ctx *c, bool nearest) {
     ops[n++] = scalar_bool(c, align != 0);
     ops[n++] = scalar_bool(c, half != 0);
   }
-  int32_t o = graph_operand(c, oi);
-  return operation(c,
-                   nearest ? ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR
-                           : ANEURALNETWORKS_RESIZE_BILINEAR,
-                   ops, n, &o, 1);
+  return operation_to(c,
+                      nearest ? ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR
+                              : ANEURALNETWORKS_RESIZE_BILINEAR,
+                      ops, n, oi);
 }
 
 static bool map_quantize(map_ctx *c, bool quantize) {
-  int32_t ii = in_index(c, 0), oi = out_index(c, 0);
+  int32_t ii, oi;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
-    return false;
+  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (quantize) {
     NEED_LEVEL(29, "QUANTIZE");
     if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32 || !is_quant8(out.code))
@@ -1085,9 +1061,9 @@ static bool map_quantize(map_ctx *c, bool quantize) {
             in.code == ANEURALNETWORKS_TENSOR_FLOAT32 ? "float" : "this type");
   }
   if (c->b == NULL) return true;
-  int32_t i = graph_operand(c, ii), o = graph_operand(c, oi);
-  return operation(c, quantize ? ANEURALNETWORKS_QUANTIZE : ANEURALNETWORKS_DEQUANTIZE, &i, 1, &o,
-                   1);
+  int32_t i = graph_operand(c, ii);
+  return operation_to(c, quantize ? ANEURALNETWORKS_QUANTIZE : ANEURALNETWORKS_DEQUANTIZE, &i, 1,
+                      oi);
 }
 
 bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *graph, size_t node,
