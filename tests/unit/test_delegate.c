@@ -48,7 +48,6 @@ static int failures = 0, checks = 0;
   } while (0)
 
 enum { N = 16 }; /* elements per activation */
-enum { OP_ADD = 0, OP_MUL = 18, OP_SUB = 41 };
 
 /* ---------------------------------------------------------------- the spy delegate */
 
@@ -134,12 +133,6 @@ static void spy_init(spy *s, const char *ops) {
 
 /* ---------------------------------------------------------------- DAG models */
 
-typedef struct dag {
-  int nops;
-  int op[28], a[28], b[28]; /* operand indices: 0 = x, i + 1 = result of op i */
-  int nout, outs[4];
-} dag;
-
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t next_u32(void) {
   rng ^= rng << 13;
@@ -148,47 +141,10 @@ static uint32_t next_u32(void) {
   return (uint32_t)(rng >> 16);
 }
 
-static int32_t dag_elements = N; /* per activation in built models (evaluate() needs N) */
+static int32_t dag_elements = N; /* per activation in built models (evaluated ones: N) */
 
-static uint8_t *build_dag(const dag *d, size_t *size) {
-  tm_builder *b = tm_new();
-  tm_graph g;
-  tm_graph_init(&g, b);
-  int32_t shape[1] = {dag_elements};
-  int32_t t[29];
-  t[0] = tm_g_tensor(&g, "x", TM_F32, shape, 1);
-  for (int i = 0; i < d->nops; i++) {
-    char name[16];
-    snprintf(name, sizeof name, "t%d", i);
-    t[i + 1] = tm_g_tensor(&g, name, TM_F32, shape, 1);
-  }
-  for (int i = 0; i < d->nops; i++) {
-    tm_node *o = tm_table(b);
-    tm_i8(o, 0, 0);
-    int32_t in[2] = {t[d->a[i]], t[d->b[i]]}, out[1] = {t[i + 1]};
-    uint8_t opt_type = d->op[i] == OP_ADD ? 11 : d->op[i] == OP_MUL ? 21 : 28;
-    tm_g_op(&g, d->op[i], in, 2, out, 1, opt_type, o);
-  }
-  int32_t gin[1] = {t[0]}, gout[4];
-  for (int i = 0; i < d->nout; i++) gout[i] = t[d->outs[i]];
-  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 1, gout, (size_t)d->nout, g.ops, g.nops);
-  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
-  uint8_t *bytes = tm_finish(b, model, "TFL3", size);
-  tm_free(b);
-  return bytes;
-}
-
-static void evaluate(const dag *d, const float *x, float vals[29][N]) {
-  memcpy(vals[0], x, sizeof vals[0]);
-  for (int i = 0; i < d->nops; i++)
-    for (int k = 0; k < N; k++) {
-      float p = vals[d->a[i]][k], q = vals[d->b[i]][k];
-      vals[i + 1][k] = d->op[i] == OP_ADD ? p + q : d->op[i] == OP_MUL ? p * q : p - q;
-    }
-}
-
-static void random_dag(dag *d) {
-  static const int ops[3] = {OP_ADD, OP_MUL, OP_SUB};
+static void random_dag(tm_dag *d) {
+  static const int ops[3] = {TM_OP_ADD, TM_OP_MUL, TM_OP_SUB};
   d->nops = 3 + (int)(next_u32() % 26);
   for (int i = 0; i < d->nops; i++) {
     d->op[i] = ops[next_u32() % 3];
@@ -203,7 +159,7 @@ static void random_dag(dag *d) {
 
 /* The execution order keeps each partition's nodes together and every node after the nodes
  * whose results it reads. */
-static void check_order(const wick_interpreter *it, const dag *d, const char *what) {
+static void check_order(const wick_interpreter *it, const tm_dag *d, const char *what) {
   const wick_graph *g = it->main;
   uint32_t n = g->info->num_operators;
   for (uint32_t p = 0; p < g->num_partitions; p++) {
@@ -245,10 +201,10 @@ static wick_status make(const wick_model *model, wick_delegate *delegate, size_t
 }
 
 static void run_dag_case(int which) {
-  dag d;
+  tm_dag d;
   random_dag(&d);
   size_t size;
-  uint8_t *bytes = build_dag(&d, &size);
+  uint8_t *bytes = tm_dag_model(&d, dag_elements, &size);
   wick_error_info err;
   wick_model *model;
   if (wick_model_load_buffer(bytes, size, NULL, &err, &model) != WICK_OK) {
@@ -285,7 +241,7 @@ static void run_dag_case(int which) {
     for (int i = 0; i < d.nops; i++) {
       const char *why = wick_interpreter_op_delegation_reason(it, (size_t)i);
       int part = wick_interpreter_op_partition(it, (size_t)i);
-      if (d.op[i] == OP_MUL) {
+      if (d.op[i] == TM_OP_MUL) {
         CHECK(part < 0 && strstr(why, "not in the accept set") != NULL,
               "dag %d: MUL node %d: partition %d, reason \"%s\"", which, i, part, why);
       } else if (part < 0) {
@@ -294,9 +250,9 @@ static void run_dag_case(int which) {
       }
     }
     float x[N];
-    static float vals[29][N];
+    static float vals[TM_DAG_MAX_OPS + 1][N];
     for (int k = 0; k < N; k++) x[k] = 1.0f + (float)((int)(next_u32() % 200) - 100) / 1000.0f;
-    evaluate(&d, x, vals);
+    tm_dag_evaluate(&d, x, N, vals[0]);
     wick_tensor_copy_from(wick_interpreter_input(it, 0), x, sizeof x);
     for (int rep = 0; rep < 2; rep++) {
       st = wick_interpreter_invoke(it);
@@ -316,9 +272,9 @@ static void run_dag_case(int which) {
 }
 
 /* One hand-built DAG with the reference delegate on ADD and SUB: the partitions of its nodes. */
-static void partitions_of(const dag *d, int *parts, const char *what) {
+static void partitions_of(const tm_dag *d, int *parts, const char *what) {
   size_t size;
-  uint8_t *bytes = build_dag(d, &size);
+  uint8_t *bytes = tm_dag_model(d, dag_elements, &size);
   wick_error_info err;
   wick_model *model;
   wick_delegate *ref;
@@ -331,9 +287,9 @@ static void partitions_of(const dag *d, int *parts, const char *what) {
     check_order(it, d, what);
     for (int i = 0; i < d->nops; i++) parts[i] = wick_interpreter_op_partition(it, (size_t)i);
     float x[N];
-    static float vals[29][N];
+    static float vals[TM_DAG_MAX_OPS + 1][N];
     for (int k = 0; k < N; k++) x[k] = (float)k / 8.0f - 1.0f;
-    evaluate(d, x, vals);
+    tm_dag_evaluate(d, x, N, vals[0]);
     wick_tensor_copy_from(wick_interpreter_input(it, 0), x, sizeof x);
     CHECK(wick_interpreter_invoke(it) == WICK_OK, "%s: invoke", what);
     for (int o = 0; o < d->nout; o++)
@@ -350,24 +306,28 @@ static void partitions_of(const dag *d, int *parts, const char *what) {
 static void test_partition_rules(void) {
   int p[28];
   /* A -> cpu -> C and A -> C: one partition would need the CPU node inside it. */
-  dag cycle = {3, {OP_ADD, OP_MUL, OP_ADD}, {0, 1, 2}, {0, 1, 1}, 1, {3}};
+  tm_dag cycle = {3, {TM_OP_ADD, TM_OP_MUL, TM_OP_ADD}, {0, 1, 2}, {0, 1, 1}, 1, {3}};
   partitions_of(&cycle, p, "cycle");
   CHECK(p[0] >= 0 && p[2] >= 0 && p[0] != p[2] && p[1] < 0,
         "cycle: partitions %d %d %d, want two and the CPU between", p[0], p[1], p[2]);
   /* A -> cpu, A -> C (the CPU node reads A only): A and C share a partition; the CPU node
    * runs after it. */
-  dag moved = {3, {OP_ADD, OP_MUL, OP_SUB}, {0, 1, 1}, {0, 0, 0}, 2, {2, 3}};
+  tm_dag moved = {3, {TM_OP_ADD, TM_OP_MUL, TM_OP_SUB}, {0, 1, 1}, {0, 0, 0}, 2, {2, 3}};
   partitions_of(&moved, p, "moved");
   CHECK(p[0] >= 0 && p[0] == p[2] && p[1] < 0, "moved: partitions %d %d %d, want one", p[0], p[1],
         p[2]);
   /* two independent branches, joined on the CPU */
-  dag branches = {3, {OP_ADD, OP_SUB, OP_MUL}, {0, 0, 1}, {0, 0, 2}, 1, {3}};
+  tm_dag branches = {3, {TM_OP_ADD, TM_OP_SUB, TM_OP_MUL}, {0, 0, 1}, {0, 0, 2}, 1, {3}};
   partitions_of(&branches, p, "branches");
   CHECK(p[0] >= 0 && p[0] == p[1] && p[2] < 0, "branches: partitions %d %d %d, want one", p[0],
         p[1], p[2]);
   /* a chain through the CPU twice: three partitions */
-  dag zigzag = {5,  {OP_ADD, OP_MUL, OP_ADD, OP_MUL, OP_SUB}, {0, 1, 2, 3, 4}, {0, 1, 2, 3, 1}, 1,
-                {5}};
+  tm_dag zigzag = {5,
+                   {TM_OP_ADD, TM_OP_MUL, TM_OP_ADD, TM_OP_MUL, TM_OP_SUB},
+                   {0, 1, 2, 3, 4},
+                   {0, 1, 2, 3, 1},
+                   1,
+                   {5}};
   partitions_of(&zigzag, p, "zigzag");
   CHECK(p[0] >= 0 && p[2] >= 0 && p[4] >= 0 && p[0] != p[2] && p[2] != p[4] && p[0] != p[4],
         "zigzag: partitions %d %d %d", p[0], p[2], p[4]);
@@ -404,12 +364,20 @@ static void fill_input(wick_interpreter *it) {
   wick_tensor_copy_from(wick_interpreter_input(it, 0), x, sizeof x);
 }
 
-static void test_fallback(void) {
+/* tm_demo_chain's model, its bytes in *bytes (free them after the model). */
+static wick_model *load_demo_chain(uint8_t **bytes) {
   size_t size;
-  uint8_t *bytes = tm_demo_chain(&size);
   wick_error_info err;
-  wick_model *model;
-  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &model) == WICK_OK, "%s", err.message);
+  wick_model *model = NULL;
+  *bytes = tm_demo_chain(&size);
+  CHECK(wick_model_load_buffer(*bytes, size, NULL, &err, &model) == WICK_OK, "%s", err.message);
+  return model;
+}
+
+static void test_fallback(void) {
+  uint8_t *bytes;
+  wick_model *model = load_demo_chain(&bytes);
+  wick_error_info err;
   float cpu[256], cpu_ref[256], got[256];
   wick_interpreter *it;
   CHECK(make(model, NULL, 0, &it, &err) == WICK_OK, "%s", err.message);
@@ -513,14 +481,14 @@ static void test_fallback(void) {
 static void test_memory_cap(void) {
   /* A chain of ADDs on 16 KiB activations: the delegate's private buffers (one per tensor of
    * the partition) need far more than the CPU's arena (two ping-pong buffers). */
-  dag d = {0};
+  tm_dag d = {0};
   d.nops = 12;
-  for (int i = 0; i < d.nops; i++) d.op[i] = OP_ADD, d.a[i] = i, d.b[i] = 0;
+  for (int i = 0; i < d.nops; i++) d.op[i] = TM_OP_ADD, d.a[i] = i, d.b[i] = 0;
   d.nout = 1;
   d.outs[0] = d.nops;
   dag_elements = 4096;
   size_t size;
-  uint8_t *bytes = build_dag(&d, &size);
+  uint8_t *bytes = tm_dag_model(&d, dag_elements, &size);
   dag_elements = N;
   wick_error_info err;
   wick_model *model;
@@ -566,11 +534,9 @@ static void test_memory_cap(void) {
 }
 
 static void test_cancel(void) {
-  size_t size;
-  uint8_t *bytes = tm_demo_chain(&size);
+  uint8_t *bytes;
+  wick_model *model = load_demo_chain(&bytes);
   wick_error_info err;
-  wick_model *model;
-  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &model) == WICK_OK, "%s", err.message);
   spy s;
   spy_init(&s, NULL);
   wick_interpreter *it;
@@ -594,11 +560,9 @@ static void test_cancel(void) {
 }
 
 static void test_options(void) {
-  size_t size;
-  uint8_t *bytes = tm_demo_chain(&size);
+  uint8_t *bytes;
+  wick_model *model = load_demo_chain(&bytes);
   wick_error_info err;
-  wick_model *model;
-  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &model) == WICK_OK, "%s", err.message);
   spy s;
   spy_init(&s, NULL);
   wick_interpreter *it;
@@ -706,11 +670,9 @@ static void *run_shared(void *arg) {
 }
 
 static void test_shared_across_threads(void) {
-  size_t size;
-  uint8_t *bytes = tm_demo_chain(&size);
+  uint8_t *bytes;
+  wick_model *model = load_demo_chain(&bytes);
   wick_error_info err;
-  wick_model *model;
-  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &model) == WICK_OK, "%s", err.message);
   float cpu[256];
   wick_interpreter *it;
   CHECK(make(model, NULL, 0, &it, &err) == WICK_OK, "%s", err.message);

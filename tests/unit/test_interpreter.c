@@ -52,13 +52,6 @@ static int failures = 0, checks = 0;
   } while (0)
 
 enum { N = 64 }; /* elements per activation */
-enum { OP_ADD = 0, OP_MUL = 18, OP_SUB = 41 };
-
-typedef struct dag {
-  int nops;
-  int op[28], a[28], b[28]; /* operand indices: 0 = x, i + 1 = result of op i */
-  int nout, outs[4];
-} dag;
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint32_t next_u32(void) {
@@ -68,46 +61,8 @@ static uint32_t next_u32(void) {
   return (uint32_t)(rng >> 16);
 }
 
-/* Builds the model: tensor 0 = x, tensor i + 1 = result of op i. */
-static uint8_t *build_dag(const dag *d, size_t *size) {
-  tm_builder *b = tm_new();
-  tm_graph g;
-  tm_graph_init(&g, b);
-  int32_t shape[1] = {N};
-  int32_t t[29];
-  t[0] = tm_g_tensor(&g, "x", TM_F32, shape, 1);
-  for (int i = 0; i < d->nops; i++) {
-    char name[16];
-    snprintf(name, sizeof name, "t%d", i);
-    t[i + 1] = tm_g_tensor(&g, name, TM_F32, shape, 1);
-  }
-  for (int i = 0; i < d->nops; i++) {
-    tm_node *o = tm_table(b);
-    tm_i8(o, 0, 0); /* fused activation NONE */
-    int32_t in[2] = {t[d->a[i]], t[d->b[i]]}, out[1] = {t[i + 1]};
-    uint8_t opt_type = d->op[i] == OP_ADD ? 11 : d->op[i] == OP_MUL ? 21 : 28;
-    tm_g_op(&g, d->op[i], in, 2, out, 1, opt_type, o);
-  }
-  int32_t gin[1] = {t[0]}, gout[4];
-  for (int i = 0; i < d->nout; i++) gout[i] = t[d->outs[i]];
-  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 1, gout, (size_t)d->nout, g.ops, g.nops);
-  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
-  uint8_t *bytes = tm_finish(b, model, "TFL3", size);
-  tm_free(b);
-  return bytes;
-}
-
-static void evaluate(const dag *d, const float *x, float vals[29][N]) {
-  memcpy(vals[0], x, sizeof vals[0]);
-  for (int i = 0; i < d->nops; i++)
-    for (int k = 0; k < N; k++) {
-      float p = vals[d->a[i]][k], q = vals[d->b[i]][k];
-      vals[i + 1][k] = d->op[i] == OP_ADD ? p + q : d->op[i] == OP_MUL ? p * q : p - q;
-    }
-}
-
-static void random_dag(dag *d) {
-  static const int ops[3] = {OP_ADD, OP_MUL, OP_SUB};
+static void random_dag(tm_dag *d) {
+  static const int ops[3] = {TM_OP_ADD, TM_OP_MUL, TM_OP_SUB};
   d->nops = 4 + (int)(next_u32() % 24);
   for (int i = 0; i < d->nops; i++) {
     d->op[i] = ops[next_u32() % 3];
@@ -123,10 +78,10 @@ static void random_dag(dag *d) {
 }
 
 static void run_dag_case(int which) {
-  dag d;
+  tm_dag d;
   random_dag(&d);
   size_t size;
-  uint8_t *bytes = build_dag(&d, &size);
+  uint8_t *bytes = tm_dag_model(&d, N, &size);
   wick_error_info err;
   wick_model *model;
   wick_interpreter *it;
@@ -142,8 +97,8 @@ static void run_dag_case(int which) {
     float x[N];
     /* Values near 1 keep products finite over long chains. */
     for (int k = 0; k < N; k++) x[k] = 1.0f + (float)((int)(next_u32() % 200) - 100) / 1000.0f;
-    static float vals[29][N];
-    evaluate(&d, x, vals);
+    static float vals[TM_DAG_MAX_OPS + 1][N];
+    tm_dag_evaluate(&d, x, N, vals[0]);
     CHECK(wick_tensor_copy_from(wick_interpreter_input(it, 0), x, sizeof x) == WICK_OK,
           "dag %d: copy input", which);
     st = wick_interpreter_invoke(it);
@@ -164,17 +119,17 @@ static void run_dag_case(int which) {
 }
 
 static void test_chain_reuses_memory(void) {
-  dag d = {0};
+  tm_dag d = {0};
   d.nops = 24;
   for (int i = 0; i < d.nops; i++) {
-    d.op[i] = OP_ADD;
+    d.op[i] = TM_OP_ADD;
     d.a[i] = i; /* previous result */
     d.b[i] = i;
   }
   d.nout = 1;
   d.outs[0] = d.nops;
   size_t size;
-  uint8_t *bytes = build_dag(&d, &size);
+  uint8_t *bytes = tm_dag_model(&d, N, &size);
   wick_error_info err;
   wick_model *model;
   wick_interpreter *it;
@@ -254,13 +209,13 @@ static void test_chain_reuses_memory(void) {
  * succeed (monotonic), the copy made by copy_buffer counts, and the file
  * path honours the cap too. */
 static void test_model_load_cap(void) {
-  dag d = {0};
+  tm_dag d = {0};
   d.nops = 24;
-  for (int i = 0; i < d.nops; i++) d.op[i] = OP_ADD, d.a[i] = i, d.b[i] = i;
+  for (int i = 0; i < d.nops; i++) d.op[i] = TM_OP_ADD, d.a[i] = i, d.b[i] = i;
   d.nout = 1;
   d.outs[0] = d.nops;
   size_t size;
-  uint8_t *bytes = build_dag(&d, &size);
+  uint8_t *bytes = tm_dag_model(&d, N, &size);
   wick_error_info err;
   wick_model *model = NULL;
   wick_model_options mo = wick_model_options_default();
@@ -381,7 +336,7 @@ static uint8_t *build_dynamic_add(size_t *size) {
   tm_node *o = tm_table(b);
   tm_i8(o, 0, 0);
   int32_t in[2] = {x, y}, outs[1] = {out};
-  tm_g_op(&g, OP_ADD, in, 2, outs, 1, 11, o);
+  tm_g_op(&g, TM_OP_ADD, in, 2, outs, 1, 11, o);
   tm_node *sg = tm_subgraph(b, g.tensors, g.nt, in, 2, outs, 1, g.ops, g.nops);
   tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
   uint8_t *bytes = tm_finish(b, model, "TFL3", size);
@@ -477,12 +432,12 @@ static void record_log(void *user, wick_log_level level, const char *message) {
 }
 
 static void test_option_struct_size(void) {
-  dag d = {0};
+  tm_dag d = {0};
   d.nops = 1;
   d.nout = 1;
   d.outs[0] = 1;
   size_t size;
-  uint8_t *bytes = build_dag(&d, &size);
+  uint8_t *bytes = tm_dag_model(&d, N, &size);
   wick_error_info err;
   wick_model *model = NULL;
 

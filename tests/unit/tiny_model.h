@@ -22,7 +22,9 @@
  *
  * The TFLite helpers at the bottom (tm_tensor, tm_operator, tm_model ...)
  * know the schema's field ids; they are deliberately independent of
- * src/format/schema.h so a mistake there cannot hide in both.
+ * src/format/schema.h so a mistake there cannot hide in both. The DAG models
+ * at the very bottom (tm_dag_model, tm_dag_evaluate) are the random graphs of
+ * ADD / MUL / SUB that test_interpreter.c and test_delegate.c build.
  *
  * Memory: every node belongs to its tm_builder; tm_free() releases all.
  * Errors (out of memory) abort: this is test code.
@@ -762,6 +764,61 @@ static inline uint8_t *tm_demo_while(size_t *size_out) {
   uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
   tm_free(b);
   return bytes;
+}
+
+/* ---------------------------------------------------------------- DAG models of ADD / MUL / SUB */
+
+enum { TM_OP_ADD = 0, TM_OP_MUL = 18, TM_OP_SUB = 41 }; /* their builtin codes */
+enum { TM_DAG_MAX_OPS = 28 };
+
+typedef struct tm_dag {
+  int nops;
+  /* op i's builtin code and operand indices (0 = x, j + 1 = the result of op j) */
+  int op[TM_DAG_MAX_OPS], a[TM_DAG_MAX_OPS], b[TM_DAG_MAX_OPS];
+  int nout, outs[4];
+} tm_dag;
+
+/* The model of d: tensor 0 = x, tensor i + 1 = result of op i, each float32[elements]; the
+ * subgraph's outputs are d's outs. */
+static inline uint8_t *tm_dag_model(const tm_dag *d, int32_t elements, size_t *size) {
+  tm_builder *b = tm_new();
+  tm_graph g;
+  tm_graph_init(&g, b);
+  int32_t shape[1] = {elements};
+  int32_t t[TM_DAG_MAX_OPS + 1];
+  t[0] = tm_g_tensor(&g, "x", TM_F32, shape, 1);
+  for (int i = 0; i < d->nops; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "t%d", i);
+    t[i + 1] = tm_g_tensor(&g, name, TM_F32, shape, 1);
+  }
+  for (int i = 0; i < d->nops; i++) {
+    tm_node *o = tm_table(b);
+    tm_i8(o, 0, 0); /* fused activation NONE */
+    int32_t in[2] = {t[d->a[i]], t[d->b[i]]}, out[1] = {t[i + 1]};
+    uint8_t opt_type = d->op[i] == TM_OP_ADD ? 11 : d->op[i] == TM_OP_MUL ? 21 : 28;
+    tm_g_op(&g, d->op[i], in, 2, out, 1, opt_type, o);
+  }
+  int32_t gin[1] = {t[0]}, gout[4];
+  for (int i = 0; i < d->nout; i++) gout[i] = t[d->outs[i]];
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, gin, 1, gout, (size_t)d->nout, g.ops, g.nops);
+  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size);
+  tm_free(b);
+  return bytes;
+}
+
+/* d evaluated directly in float32 from x (`elements` values): vals holds nops + 1 rows of
+ * `elements`, row i being tensor i. */
+static inline void tm_dag_evaluate(const tm_dag *d, const float *x, size_t elements, float *vals) {
+  memcpy(vals, x, elements * sizeof *vals);
+  for (int i = 0; i < d->nops; i++)
+    for (size_t k = 0; k < elements; k++) {
+      float p = vals[(size_t)d->a[i] * elements + k], q = vals[(size_t)d->b[i] * elements + k];
+      vals[(size_t)(i + 1) * elements + k] = d->op[i] == TM_OP_ADD   ? p + q
+                                             : d->op[i] == TM_OP_MUL ? p * q
+                                                                     : p - q;
+    }
 }
 
 #endif /* WICK_TESTS_TINY_MODEL_H */
