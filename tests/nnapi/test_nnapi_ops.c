@@ -1239,6 +1239,23 @@ static void strides_of(const uint32_t *dims, uint32_t rank, size_t *st) {
   }
 }
 
+/* The output (dims, x's rank, row-major) from elements of input x: output index (i_0, i_1, ...)
+ * takes input element first + sum of i_d * step[d]. TRANSPOSE and SLICE. */
+static void copy_elements(nn_ctx *c, const nn_operand *x, const uint32_t *dims, size_t first,
+                          const size_t *step) {
+  const size_t es = nn_element_size(x->type);
+  uint32_t idx[4] = {0, 0, 0, 0};
+  for (size_t e = 0, n = count_of(OUT(c, 0)); e < n; e++) {
+    size_t src = first;
+    for (uint32_t d = 0; d < x->rank; d++) src += idx[d] * step[d];
+    memcpy((char *)out_data(c, 0) + e * es, (const char *)in_data(c, 0) + src * es, es);
+    for (int d = (int)x->rank - 1; d >= 0; d--) {
+      if (++idx[d] < dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 static int transpose(nn_ctx *c) {
   const nn_operand *x = IN(c, 0), *y = OUT(c, 0);
   if (c->phase == NN_CHECK_TYPES) {
@@ -1258,18 +1275,10 @@ static int transpose(nn_ctx *c) {
   }
   TRY(expect_dims(c, y, dims, x->rank));
   if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
-  size_t xs[4], es = nn_element_size(x->type);
+  size_t xs[4] = {0, 0, 0, 0}, step[4];
   strides_of(x->dims, x->rank, xs);
-  uint32_t idx[4] = {0, 0, 0, 0};
-  for (size_t e = 0, n = count_of(y); e < n; e++) {
-    size_t src = 0;
-    for (uint32_t d = 0; d < x->rank; d++) src += idx[d] * xs[perm[d]];
-    memcpy((char *)out_data(c, 0) + e * es, (const char *)in_data(c, 0) + src * es, es);
-    for (int d = (int)x->rank - 1; d >= 0; d--) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
-    }
-  }
+  for (uint32_t d = 0; d < x->rank; d++) step[d] = xs[perm[d]];
+  copy_elements(c, x, dims, 0, step);
   return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -1291,18 +1300,10 @@ static int slice(nn_ctx *c) {
   }
   TRY(expect_dims(c, y, dims, x->rank));
   if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
-  size_t xs[4], es = nn_element_size(x->type);
+  size_t xs[4] = {0, 0, 0, 0}, first = 0;
   strides_of(x->dims, x->rank, xs);
-  uint32_t idx[4] = {0, 0, 0, 0};
-  for (size_t e = 0, n = count_of(y); e < n; e++) {
-    size_t src = 0;
-    for (uint32_t d = 0; d < x->rank; d++) src += (idx[d] + (size_t)begin[d]) * xs[d];
-    memcpy((char *)out_data(c, 0) + e * es, (const char *)in_data(c, 0) + src * es, es);
-    for (int d = (int)x->rank - 1; d >= 0; d--) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
-    }
-  }
+  for (uint32_t d = 0; d < x->rank; d++) first += (size_t)begin[d] * xs[d];
+  copy_elements(c, x, dims, first, xs);
   return ANEURALNETWORKS_NO_ERROR;
 }
 
