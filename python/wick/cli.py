@@ -68,11 +68,8 @@ def _load_factory(spec: str):
     return factory
 
 
-def cmd_convert(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(
-        prog="wick convert",
-        description="Convert a PyTorch model that a factory builds into a .tflite file.",
-    )
+def _add_factory_arguments(p: argparse.ArgumentParser) -> None:
+    """The model arguments of convert and quantize: the factory and its input shapes."""
     p.add_argument("factory", help="PACKAGE.MODULE:FACTORY, e.g. torchvision.models:mobilenet_v2")
     p.add_argument(
         "--input",
@@ -81,6 +78,36 @@ def cmd_convert(argv: list[str]) -> int:
         required=True,
         help="shape of one float32 input, e.g. 1x3x224x224 (repeat for more inputs)",
     )
+
+
+def _add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """The last arguments of convert and quantize: the output path and --quiet."""
+    p.add_argument("-o", "--output", default=None, help="output path (default: FACTORY.tflite)")
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no stage progress on stderr (shown by default)"
+    )
+
+
+def _factory_model(args, torch):
+    """The factory's model (a module in eval mode) and one random sample of its input shapes."""
+    model = _load_factory(args.factory)()
+    if isinstance(model, torch.nn.Module):
+        model.eval()  # factories build modules in training mode; deployment wants eval
+    return model, tuple(torch.randn(*s) for s in args.input)
+
+
+def _export(m, out: str, t0: float) -> None:
+    """Writes the converted model to out and says so, with the time since t0."""
+    m.export(out)
+    print(f"wrote {out} ({os.path.getsize(out)} bytes) in {time.perf_counter() - t0:.1f} s")
+
+
+def cmd_convert(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="wick convert",
+        description="Convert a PyTorch model that a factory builds into a .tflite file.",
+    )
+    _add_factory_arguments(p)
     p.add_argument(
         "--dynamic",
         action="append",
@@ -92,19 +119,13 @@ def cmd_convert(argv: list[str]) -> int:
         action="store_true",
         help="take and return NHWC tensors (no transposes at the boundary)",
     )
-    p.add_argument("-o", "--output", default=None, help="output path (default: FACTORY.tflite)")
-    p.add_argument(
-        "-q", "--quiet", action="store_true", help="no stage progress on stderr (shown by default)"
-    )
+    _add_output_arguments(p)
     args = p.parse_args(argv)
 
     torch = require("torch", "wick convert")
     from . import ConversionError, convert
 
-    model = _load_factory(args.factory)()
-    if isinstance(model, torch.nn.Module):
-        model.eval()  # factories build modules in training mode; deployment wants eval
-    sample = tuple(torch.randn(*s) for s in args.input)
+    model, sample = _factory_model(args, torch)
     dynamic = None
     if args.dynamic:
         dynamic = [dict() for _ in sample]
@@ -128,8 +149,7 @@ def cmd_convert(argv: list[str]) -> int:
     except ConversionError as e:
         print(f"wick convert: {e}", file=sys.stderr)
         return 1
-    m.export(out)
-    print(f"wrote {out} ({os.path.getsize(out)} bytes) in {time.perf_counter() - t0:.1f} s")
+    _export(m, out, t0)
     return 0
 
 
@@ -164,14 +184,7 @@ def cmd_quantize(argv: list[str]) -> int:
         description="Quantize a PyTorch model that a factory builds and convert it into a "
         ".tflite file (wick.quantize).",
     )
-    p.add_argument("factory", help="PACKAGE.MODULE:FACTORY, e.g. torchvision.models:mobilenet_v2")
-    p.add_argument(
-        "--input",
-        action="append",
-        type=_parse_shape,
-        required=True,
-        help="shape of one float32 input, e.g. 1x3x224x224 (repeat for more inputs)",
-    )
+    _add_factory_arguments(p)
     p.add_argument(
         "--scheme",
         default="int8",
@@ -199,10 +212,7 @@ def cmd_quantize(argv: list[str]) -> int:
         action="store_true",
         help="print the plan: per layer the scheme, its error against float and its cost",
     )
-    p.add_argument("-o", "--output", default=None, help="output path (default: FACTORY.tflite)")
-    p.add_argument(
-        "-q", "--quiet", action="store_true", help="no stage progress on stderr (shown by default)"
-    )
+    _add_output_arguments(p)
     args = p.parse_args(argv)
     if args.target.lower() == "none":
         target = None
@@ -218,10 +228,7 @@ def cmd_quantize(argv: list[str]) -> int:
 
     if args.scheme not in SCHEMES:
         p.error(f"--scheme must be one of {', '.join(SCHEMES)}, not {args.scheme!r}")
-    model = _load_factory(args.factory)()
-    if isinstance(model, torch.nn.Module):
-        model.eval()
-    sample = tuple(torch.randn(*s) for s in args.input)
+    model, sample = _factory_model(args, torch)
     extra = {}
     if args.scheme == "int8":
         extra = {
@@ -238,8 +245,7 @@ def cmd_quantize(argv: list[str]) -> int:
         return 1
     if args.report and args.scheme != "int8":
         print(f"(scheme {args.scheme}: every weight tensor alike; no per-layer plan to report)")
-    m.export(out)
-    print(f"wrote {out} ({os.path.getsize(out)} bytes) in {time.perf_counter() - t0:.1f} s")
+    _export(m, out, t0)
     return 0
 
 
