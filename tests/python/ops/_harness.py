@@ -23,6 +23,13 @@ when ``scale`` is a list). An axis/shape/size operand given as ``In`` exercises 
 path: prepare returns WICK_STATUS_DEFER and the op is prepared again at invoke, where a bad value
 must fail with "invalid input value". Outputs are dtypes, or ``(dtype, scale, zero_point)``.
 
+The op tests (tests/python/ops/test_<op>.py) hold their cases to these rules: float32 outputs
+within 1e-5 * max(1, max|ref|) of LiteRT (its default interpreter, XNNPACK where it applies: a
+different summation order, and its reference resolver, where each runs the file); integer and
+bool outputs identical. Malformed-parameter cases assert a WickError whose message names the
+problem (:func:`fails`); values only known at run time must fail at invoke with "invalid input
+value". Each test file draws its random operands from its own seeded stream (:func:`rand_from`).
+
 Used by the op tests (tests/python/ops/) and the runtime tests that build single ops.
 """
 
@@ -111,6 +118,20 @@ def rand(rng, shape, dtype="float32", lo=-1000, hi=1000):
     return rng.integers(max(info.min, lo), min(info.max, hi), size=shape, endpoint=True).astype(
         dtype
     )
+
+
+def rand_from(rng):
+    """``r(shape, dtype="float32", **kw)``: :func:`rand` drawing from ``rng``."""
+
+    def r(shape, dtype="float32", **kw):
+        return rand(rng, shape, dtype, **kw)
+
+    return r
+
+
+def i32(*v):
+    """An int32 vector of the values (shapes, axes, sizes)."""
+    return np.array(v, np.int32)
 
 
 # ---------------------------------------------------------------------------------- build

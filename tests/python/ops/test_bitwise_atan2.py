@@ -13,14 +13,13 @@ import numpy as np
 import pytest
 
 import wick
-from tests.python.ops._harness import MALFORMED, UNSUPPORTED, C, In, build, check, fails, rand
+from tests.python.ops._harness import MALFORMED, UNSUPPORTED, C, In, build, check, fails, rand_from
 from tests.python.oracles.litert import run_litert
 
 RNG = np.random.default_rng(2718)
 
 
-def r(shape, dtype="float32", **kw):
-    return rand(RNG, shape, dtype, **kw)
+r = rand_from(RNG)
 
 
 def full_range(shape, dtype):

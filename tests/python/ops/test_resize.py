@@ -1,11 +1,7 @@
 """Differential tests of RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR (src/ops/resize.c) against
 LiteRT, through the single-op harness (tests/python/ops/_harness.py).
 
-Float32 outputs must be within 1e-5 * max(1, max|ref|) of LiteRT (its default interpreter,
-XNNPACK where it applies: a different summation order, and its reference resolver, where each
-runs the file); integer and bool outputs must be identical. Malformed-parameter cases assert a
-WickError whose message names the problem; values only known at run time must fail at invoke
-with "invalid input value".
+Outputs and failures are held to the harness's rules for op tests (its docstring).
 
 The pixel-picking of the resize ops must be identical, and the bilinear resize is also checked
 bit-exact against LiteRT's reference kernels: wick evaluates the same float formula in the same
@@ -25,20 +21,13 @@ from tests.python.ops._harness import (
     build,
     check,
     fails,
+    i32,
     litert_refuses,
-    rand,
+    rand_from,
 )
 from tests.python.oracles.litert import run_litert
 
-RNG = np.random.default_rng(1234)
-
-
-def r(shape, dtype="float32", **kw):
-    return rand(RNG, shape, dtype, **kw)
-
-
-def i32(*v):
-    return np.array(v, np.int32)
+r = rand_from(np.random.default_rng(1234))
 
 
 # ============================================================================ RESIZE

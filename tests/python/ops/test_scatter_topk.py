@@ -25,19 +25,15 @@ from tests.python.ops._harness import (
     build,
     check,
     fails,
-    rand,
+    i32,
+    rand_from,
 )
 from tests.python.oracles.litert import run_litert
 
 RNG = np.random.default_rng(31337)
 
 
-def r(shape, dtype="float32", **kw):
-    return rand(RNG, shape, dtype, **kw)
-
-
-def i32(*v):
-    return np.array(v, np.int32)
+r = rand_from(RNG)
 
 
 # ============================================================================ SCATTER_ND
