@@ -395,6 +395,14 @@ static bool in_out_types(map_ctx *c, bool allow_int32, int32_t *ii, int32_t *oi,
          value_type(c, *oi, "output", allow_int32, out);
 }
 
+/* The types of an elementwise operator's two inputs and output (rank-0 operands pass as [1]). */
+static bool binary_types(map_ctx *c, nn_type *a, nn_type *b, nn_type *out) {
+  c->allow_scalar = true;
+  return value_type(c, in_index(c, 0), "first input", false, a) &&
+         value_type(c, in_index(c, 1), "second input", false, b) &&
+         value_type(c, out_index(c, 0), "output", false, out);
+}
+
 /* ------------------------------------------------------------ convolution */
 
 /* Explicit padding for one spatial axis from TFLite's rule, checked against the
@@ -639,11 +647,7 @@ static bool map_fully_connected(map_ctx *c) {
 
 static bool map_binary(map_ctx *c, int32_t code) {
   nn_type a, b, out;
-  c->allow_scalar = true;
-  if (!value_type(c, in_index(c, 0), "first input", false, &a) ||
-      !value_type(c, in_index(c, 1), "second input", false, &b) ||
-      !value_type(c, out_index(c, 0), "output", false, &out))
-    return false;
+  if (!binary_types(c, &a, &b, &out)) return false;
   if (a.code != b.code || a.code != out.code) DECLINE("%s operand types differ", c->op);
   if (code == ANEURALNETWORKS_SUB) {
     NEED_LEVEL(28, "SUB");
@@ -767,11 +771,7 @@ static bool map_float_unary(map_ctx *c, int32_t code) {
  * compares the raw values then). */
 static bool map_minmax(map_ctx *c, int32_t code) {
   nn_type a, b, out;
-  c->allow_scalar = true;
-  if (!value_type(c, in_index(c, 0), "first input", false, &a) ||
-      !value_type(c, in_index(c, 1), "second input", false, &b) ||
-      !value_type(c, out_index(c, 0), "output", false, &out))
-    return false;
+  if (!binary_types(c, &a, &b, &out)) return false;
   if (!same_quant(&a, &b) || !same_quant(&a, &out))
     DECLINE("%s with operands quantized differently", c->op);
   NEED_LEVEL(29, c->op);
@@ -784,11 +784,7 @@ static bool map_minmax(map_ctx *c, int32_t code) {
  * same two roundings as TFLite's (a - b) * (a - b). */
 static bool map_squared_difference(map_ctx *c) {
   nn_type a, b, out;
-  c->allow_scalar = true;
-  if (!value_type(c, in_index(c, 0), "first input", false, &a) ||
-      !value_type(c, in_index(c, 1), "second input", false, &b) ||
-      !value_type(c, out_index(c, 0), "output", false, &out))
-    return false;
+  if (!binary_types(c, &a, &b, &out)) return false;
   if (a.code != ANEURALNETWORKS_TENSOR_FLOAT32 || b.code != a.code || out.code != a.code)
     DECLINE("quantized SQUARED_DIFFERENCE (no NNAPI form)");
   NEED_LEVEL(28, "SQUARED_DIFFERENCE (as SUB and MUL)");
