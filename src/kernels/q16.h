@@ -32,6 +32,19 @@
 /* Pairs of products one int32 lane sums exactly: 255 * 2 * 2^22 < 2^31. */
 #define WICK_Q16_BLOCK_PAIRS 255
 
+/* The exact sum of x[i] * w[i] for i < k, |x[i] w[i]| <= 2^22 (int16 by int8-range values): partial
+ * sums of 256 products are exact in 32 bits and add up in 64. A loop the compiler vectorizes. */
+static inline int64_t wick_q16_dot_exact(const int16_t *x, const int16_t *w, int64_t k) {
+  int64_t total = 0;
+  for (int64_t b = 0; b < k; b += 256) {
+    const int64_t e = k - b < 256 ? k : b + 256;
+    int32_t part = 0;
+    for (int64_t i = b; i < e; i++) part += (int32_t)x[i] * (int32_t)w[i];
+    total += part;
+  }
+  return total;
+}
+
 /* Rows [r0, r1) of a 16x8 FULLY_CONNECTED: out[r][c] as wick_q_fully_connected__reference with
  * input and filter offsets 0, the int8 weights widened to int16 (w16 [n, k]). Partial sums of
  * 256 products (|x w| <= 2^22) are exact in 32 bits and add up in 64; without acc64 the

@@ -13,8 +13,6 @@
  */
 #include "kernels/q16.h"
 
-#define BLOCK 256 /* int16 x int8 products (|p| <= 2^22): 256 of them stay below 2^31 */
-
 /* dst[i] = src[i * stride] + offset for i < count, src int8 or int16 (wide); the unit-stride
  * forms vectorize. */
 static void widen(int16_t *dst, const void *src, bool wide, int64_t count, int64_t stride,
@@ -32,17 +30,6 @@ static void widen(int16_t *dst, const void *src, bool wide, int64_t count, int64
     else
       for (int64_t i = 0; i < count; i++) dst[i] = (int16_t)(s[i * stride] + offset);
   }
-}
-
-static int64_t dot8(const int16_t *x, const int16_t *w, int64_t k) {
-  int64_t total = 0;
-  for (int64_t b = 0; b < k; b += BLOCK) {
-    const int64_t e = k - b < BLOCK ? k : b + BLOCK;
-    int32_t part = 0;
-    for (int64_t i = b; i < e; i++) part += (int32_t)x[i] * (int32_t)w[i];
-    total += part;
-  }
-  return total;
 }
 
 static int64_t dot16(const int16_t *x, const int16_t *w, int64_t k) {
@@ -98,7 +85,7 @@ void wick_q16_batch_matmul_rows(wick_dtype lhs_type, wick_dtype rhs_type,
                                                     p->shift);
       else
         v = wick_q_multiply_by_quantized_multiplier_i64(wide ? dot16(x, w + j * k, k)
-                                                             : dot8(x, w + j * k, k),
+                                                             : wick_q16_dot_exact(x, w + j * k, k),
                                                         p->multiplier, p->shift);
       v = (int32_t)((uint32_t)v + (uint32_t)p->output_offset);
       v = v < p->act_min ? p->act_min : (v > p->act_max ? p->act_max : v);

@@ -8,8 +8,6 @@
 
 #include "kernels/q16.h"
 
-#define BLOCK 256 /* 256 products of at most 2^22 stay below 2^31 */
-
 void wick_q16_fully_connected_rows(int64_t r0, int64_t r1, int64_t n, int64_t k,
                                    const wick_qfc_params *p, const int16_t *input,
                                    const int16_t *w16, const void *bias, bool acc64,
@@ -18,13 +16,7 @@ void wick_q16_fully_connected_rows(int64_t r0, int64_t r1, int64_t n, int64_t k,
     const int16_t *x = input + r * k;
     for (int64_t c = 0; c < n; c++) {
       const int16_t *w = w16 + c * k;
-      int64_t total = 0;
-      for (int64_t b = 0; b < k; b += BLOCK) {
-        const int64_t e = k - b < BLOCK ? k : b + BLOCK;
-        int32_t part = 0;
-        for (int64_t i = b; i < e; i++) part += (int32_t)x[i] * (int32_t)w[i];
-        total += part;
-      }
+      int64_t total = wick_q16_dot_exact(x, w, k);
       double acc;
       if (acc64) {
         if (bias) total += ((const int64_t *)bias)[c];
