@@ -24,7 +24,7 @@ from .model import LLM, METADATA_NAME
 from .state import cache_names, caches_to_variables, init_graph, rename_inputs
 from .step import CausalLMStep, cache_shapes, describe, example_inputs, wick_attention
 
-QUANTIZE_MODES = {None: "float32", "int8": "int8", "int4": "int4"}
+QUANTIZE_MODES = {None: "float32", "int8": "int8", "int4": "int4_llm"}
 
 
 def _check_lengths(max_seq_len, prefill_lengths) -> tuple[int, tuple[int, ...]]:
@@ -55,8 +55,9 @@ def convert(
 
     ``quantize``: None (float32 weights), ``"int8"`` (fully connected weights int8 per output
     channel, TFLite's dynamic-range hybrid kernels) or ``"int4"`` (fully connected weights int4
-    in blocks of 32 with float16 scales, TFLite's blockwise quantization; the embedding table
-    stays float32 in both). ``tokenizer``: a HuggingFace tokenizer kept
+    in blocks of 32 with float16 scales, TFLite's blockwise quantization, except the LM head,
+    the feed-forward down projections and the first two and last decoder layers, which are
+    int8 as above: converter/passes/weights.py; the embedding table stays float32 in both). ``tokenizer``: a HuggingFace tokenizer kept
     with the result so that ``generate`` takes and returns text; a byte-level BPE one (SmolLM2,
     Llama 3, Qwen2) is also packed into the file (tokenizer.py) for the C runtime's
     ``wick_tokenizer`` and ``wick generate --prompt``.
