@@ -24,6 +24,10 @@
  * that as well as a second does: with 1000 the corpus inputs that loop until
  * cancelled took ~60 % of a campaign's CPU (perf, fuzz_model corpus replay),
  * and their mutants mostly loop too.
+ * When $WICK_NNAPI_LIBRARY names a library (run.sh builds the test NNAPI
+ * implementation of tests/nnapi/ for it), every other input also runs with the
+ * NNAPI delegate, so its operator mapping, its model building and that runtime
+ * see the hostile files (wick_fuzz_nnapi).
  * The helpers are static inline, so a target that uses only some of them (as
  * fuzz_input_values.c does) compiles without unused-function warnings.
  */
@@ -59,6 +63,19 @@ static inline wick_status wick_fuzz_invoke(wick_interpreter *it) {
   return wick_invoke_watched(it, ms, NULL);
 }
 
+/* The NNAPI delegate over $WICK_NNAPI_LIBRARY, made once; NULL when unset. */
+static inline wick_delegate *wick_fuzz_nnapi(void) {
+  static int made;
+  static wick_delegate *delegate;
+  if (!made) {
+    made = 1;
+    const char *lib = getenv("WICK_NNAPI_LIBRARY");
+    if (lib != NULL && *lib && wick_delegate_create("nnapi", NULL, NULL, &delegate) != WICK_OK)
+      abort();
+  }
+  return delegate;
+}
+
 /* Returns the phase reached: 0 load failed, 1 create failed, 2 invoke failed, 3 ran. */
 static inline int wick_fuzz_run(const uint8_t *data, size_t size) {
   static size_t cap = 0;
@@ -84,6 +101,12 @@ static inline int wick_fuzz_run(const uint8_t *data, size_t size) {
   }
   wick_interpreter_options opt = wick_interpreter_options_default();
   opt.memory_limit_bytes = cap;
+  static unsigned runs;
+  wick_delegate *nnapi = wick_fuzz_nnapi();
+  if (nnapi != NULL && (runs++ & 1)) {
+    opt.delegates = &nnapi;
+    opt.num_delegates = 1;
+  }
   wick_interpreter *it = NULL;
   err.message[0] = 0;
   st = wick_interpreter_create(model, NULL, &opt, &err, &it);

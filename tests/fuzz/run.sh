@@ -15,6 +15,9 @@
 #   WICK_FUZZ_FUZZ_ONLY   1: skip steps 1-3 and fuzz the targets built by an earlier run
 #                         (tests/fuzz/campaign.sh runs chunk after chunk this way)
 #   WICK_FUZZ_BUILD_JOBS  compilers run at once (default 2)
+#   WICK_NNAPI_LIBRARY    the NNAPI library every other input also runs with, through the NNAPI
+#                         delegate (default: the test NNAPI implementation of tests/nnapi/,
+#                         built here; empty: no NNAPI runs)
 #   WICK_FUZZ_SEED_MAX    largest seed model copied from shared/models (default 65536 bytes:
 #                         big models run for seconds each under ASan and starve the fuzzer;
 #                         test_malformed mutates them systematically instead)
@@ -56,6 +59,9 @@ REG="$ROOT/tests/fuzz/regressions"
 VREG="$ROOT/tests/fuzz/value-regressions"
 CREG="$ROOT/tests/fuzz/cache-regressions"
 status=0
+# The test NNAPI implementation (tests/nnapi/, built in step 2): with it every other input also
+# runs through the NNAPI delegate (fuzz_common.h). WICK_NNAPI_LIBRARY= (empty) turns that off.
+export WICK_NNAPI_LIBRARY="${WICK_NNAPI_LIBRARY-$OUT/libwick_test_nnapi.so}"
 if [ "${WICK_FUZZ_FUZZ_ONLY:-0}" != 1 ]; then
 SAN="address,undefined"
 CFLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer -fno-sanitize-recover=all"
@@ -118,8 +124,11 @@ if ! xargs -r -P "$JOBS" -L 1 sh -c 'src=$1 obj=$2; shift 2
 fi
 for t in $TARGETS; do
   # shellcheck disable=SC2086
-  $CC $CFLAGS -fsanitize=fuzzer,$SAN $INC -I"$OUT/gen" "$ROOT/tests/fuzz/$t.c" $OBJS -lm -lpthread -o "$OUT/$t"
+  $CC $CFLAGS -fsanitize=fuzzer,$SAN $INC -I"$OUT/gen" "$ROOT/tests/fuzz/$t.c" $OBJS -lm -lpthread -ldl -o "$OUT/$t"
 done
+# shellcheck disable=SC2086
+$CC $CFLAGS -fsanitize=$SAN -shared -fPIC -I"$ROOT/src" "$ROOT/tests/nnapi/test_nnapi.c" \
+  "$ROOT/tests/nnapi/test_nnapi_ops.c" -lm -lpthread -o "$OUT/libwick_test_nnapi.so"
 
 [ "${WICK_FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 

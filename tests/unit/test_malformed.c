@@ -25,7 +25,10 @@
  *
  * Every other case runs with the test delegate "reference" (src/delegates/reference.c; in
  * every third of those its first partition invoke fails), so partitioning and the CPU
- * fallback see the hostile files too.
+ * fallback see the hostile files too, and one case in four with the NNAPI delegate against
+ * the library $WICK_NNAPI_LIBRARY names (ctest: the test NNAPI implementation of
+ * tests/nnapi/; without it the delegate declines everything), so its mapping, its model
+ * building and that runtime see them as well.
  *
  * Run under ASan+UBSan (-DWICK_SANITIZE=address,undefined) for the real
  * value: any crash prints the case being run, and the mutated bytes are
@@ -170,6 +173,12 @@ static int run_promise(const uint8_t *data, size_t size) {
   static wick_delegate *delegate; /* made once, kept for the process */
   if (delegate == NULL && wick_delegate_create("reference", NULL, NULL, &delegate) != WICK_OK)
     abort();
+  static wick_delegate *nnapi; /* likewise */
+  if (nnapi == NULL && wick_delegate_create("nnapi", NULL, NULL, &nnapi) != WICK_OK) abort();
+  if (g_cases % 4 == 1) {
+    opt.delegates = &nnapi;
+    opt.num_delegates = 1;
+  }
   if (g_cases % 2 == 0) {
     if (g_cases % 6 == 0) { /* the first partition invoke fails and reruns on the CPU */
       wick_delegate_destroy(delegate);

@@ -831,3 +831,106 @@ def test_cli_inspect_and_run(tmp_path):
         env=env,
     )
     assert r.returncode != 0 and "needs --delegate nnapi" in r.stderr
+
+
+def _uint8_mobilenet_block():
+    """A MobileNet-style uint8 network as TensorFlow's legacy quantized files are built:
+    CONV_2D (stride 2, RELU6) -> DEPTHWISE_CONV_2D (RELU6) -> CONV_2D 1x1 -> ADD (residual)
+    -> AVERAGE_POOL_2D over the plane -> RESHAPE -> FULLY_CONNECTED -> SOFTMAX."""
+    rng = np.random.default_rng(11)
+    w = ModelWriter()
+    sg = w.add_subgraph(name="main")
+    u8 = "uint8"
+
+    def weights(name, shape, scale, zp):
+        return sg.add_constant(
+            name, rng.integers(0, 256, shape).astype(np.uint8), quant=_q(scale, zp)
+        )
+
+    def bias(name, n, scale):
+        return sg.add_constant(
+            name, rng.integers(-300, 300, n).astype(np.int32), quant=_q(scale, 0)
+        )
+
+    x = sg.add_tensor("x", [1, 16, 16, 3], u8, quant=_q(0.02, 128))
+    c1 = sg.add_tensor("c1", [1, 8, 8, 8], u8, quant=_q(0.05, 0))
+    conv = dict(padding="SAME", stride_w=2, stride_h=2, fused_activation_function="RELU6")
+    sg.add_operator(
+        "CONV_2D",
+        [
+            x,
+            weights("w1", (8, 3, 3, 3), 0.01, 120),
+            bias("b1", 8, np.float32(0.02) * np.float32(0.01)),
+        ],
+        [c1],
+        options=conv,
+    )
+    d = sg.add_tensor("d", [1, 8, 8, 8], u8, quant=_q(0.04, 0))
+    sg.add_operator(
+        "DEPTHWISE_CONV_2D",
+        [
+            c1,
+            weights("w2", (1, 3, 3, 8), 0.02, 128),
+            bias("b2", 8, np.float32(0.05) * np.float32(0.02)),
+        ],
+        [d],
+        options=dict(conv, stride_w=1, stride_h=1, depth_multiplier=1),
+    )
+    p = sg.add_tensor("p", [1, 8, 8, 8], u8, quant=_q(0.06, 125))
+    sg.add_operator(
+        "CONV_2D",
+        [
+            d,
+            weights("w3", (8, 1, 1, 8), 0.015, 127),
+            bias("b3", 8, np.float32(0.04) * np.float32(0.015)),
+        ],
+        [p],
+        options=dict(conv, stride_w=1, stride_h=1, fused_activation_function="NONE"),
+    )
+    a = sg.add_tensor("a", [1, 8, 8, 8], u8, quant=_q(0.08, 120))
+    sg.add_operator("ADD", [p, c1], [a], options=dict(fused_activation_function="NONE"))
+    g = sg.add_tensor("g", [1, 1, 1, 8], u8, quant=_q(0.08, 120))
+    sg.add_operator(
+        "AVERAGE_POOL_2D",
+        [a],
+        [g],
+        options=dict(
+            padding="VALID",
+            stride_w=1,
+            stride_h=1,
+            filter_width=8,
+            filter_height=8,
+            fused_activation_function="NONE",
+        ),
+    )
+    r = sg.add_tensor("r", [1, 8], u8, quant=_q(0.08, 120))
+    sg.add_operator("RESHAPE", [g, sg.add_constant("shape", np.array([1, 8], np.int32))], [r])
+    f = sg.add_tensor("f", [1, 5], u8, quant=_q(0.1, 128))
+    sg.add_operator(
+        "FULLY_CONNECTED",
+        [r, weights("w4", (5, 8), 0.01, 128), bias("b4", 5, np.float32(0.08) * np.float32(0.01))],
+        [f],
+        options=dict(fused_activation_function="NONE"),
+    )
+    y = sg.add_tensor("y", [1, 5], u8, quant=_q(1 / 256, 0))
+    sg.add_operator("SOFTMAX", [f], [y], options=dict(beta=1.0))
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    return w.finish()
+
+
+def test_uint8_mobilenet_block_is_one_partition_from_27(monkeypatch, runtime_counters):
+    data = _uint8_mobilenet_block()
+    cpu = wick.load(data)
+    for seed in range(3):
+        xs = _inputs(cpu, seed)
+        ref = _outputs(cpu, xs)
+        for level in LEVELS:
+            monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", str(level))
+            rt = wick.load(data, delegate=f"nnapi:library={LIB}")
+            assert all(r.delegate == "nnapi" and r.partition == 0 for r in rt.delegation), (
+                level,
+                rt.delegation,
+            )
+            _assert_match(_outputs(rt, xs), ref, f"uint8 block at level {level}, seed {seed}")
+    assert runtime_counters.wick_test_nnapi_rejections() == 0
