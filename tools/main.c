@@ -314,8 +314,9 @@ static int cmd_inspect(int argc, char **argv) {
           "and why not on a delegate. Delegates: reference (a test delegate) and nnapi\n"
           "(Android's Neural Networks API, opened at run time; settings feature_level=N,\n"
           "library=PATH, relaxed_fp16=0|1, preference=low_power|fast_single_answer|\n"
-          "sustained_speed, device=NAME, ops=NAME,...). --nnapi-feature-level N uses only\n"
-          "what NNAPI level N (27 = Android 8.1 ... 31, 1000006 ...) has.\n");
+          "sustained_speed, device=NAME, ops=NAME,..., cache_dir=PATH).\n"
+          "--nnapi-feature-level N uses only what NNAPI level N (27 = Android 8.1 ... 31,\n"
+          "1000006 ...) has.\n");
       return 0;
     }
     if (!parse_common(argc, argv, &i, &c)) {

@@ -768,6 +768,11 @@ typedef struct wick_nnapi_delegate_options {
   /* Comma-separated operator names to offer NNAPI ("CONV_2D,ADD"); NULL: all
    * it maps. For narrowing down a driver problem. Borrowed for the call. */
   const char *ops;
+  /* Level 29+: a directory (the application's own, e.g. its code cache) where
+   * NNAPI may keep compiled partitions between runs; each partition's token
+   * is a fingerprint of the NNAPI model built for it. NULL: no caching.
+   * Borrowed for the call. */
+  const char *cache_dir;
 } wick_nnapi_delegate_options;
 
 WICK_API wick_nnapi_delegate_options wick_nnapi_delegate_options_default(void);

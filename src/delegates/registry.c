@@ -91,6 +91,8 @@ static wick_status nnapi_from_config(const wick_delegate_setting *s, size_t n,
       o.device = s[i].value;
     } else if (strcmp(s[i].key, "ops") == 0) {
       o.ops = s[i].value;
+    } else if (strcmp(s[i].key, "cache_dir") == 0) {
+      o.cache_dir = s[i].value;
     } else if (strcmp(s[i].key, "preference") == 0 && strcmp(s[i].value, "low_power") == 0) {
       o.preference = 0;
     } else if (strcmp(s[i].key, "preference") == 0 &&
@@ -109,7 +111,8 @@ static wick_status nnapi_from_config(const wick_delegate_setting *s, size_t n,
         snprintf(error->message, sizeof error->message,
                  "the nnapi delegate has no setting %s=%s (it takes feature_level=N, "
                  "library=PATH, relaxed_fp16=0|1, preference=low_power|fast_single_answer|"
-                 "sustained_speed, device=NAME, ops=NAME,NAME..., min_partition_nodes=N)",
+                 "sustained_speed, device=NAME, ops=NAME,NAME..., cache_dir=PATH, "
+                 "min_partition_nodes=N)",
                  s[i].key, s[i].value);
       return WICK_ERR_INVALID_ARGUMENT;
     }

@@ -47,7 +47,8 @@ WICK_NNAPI_FUNCTIONS(WICK_NNAPI_DECLARE)
 /* ---------------------------------------------------------------- state for tests */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static long rejections, misuses, executions;
+static long rejections, misuses, executions, cache_calls;
+static uint8_t cache_token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN];
 static char last_error[512];
 
 EXPORT long wick_test_nnapi_rejections(void);
@@ -55,14 +56,20 @@ EXPORT long wick_test_nnapi_misuses(void);
 EXPORT long wick_test_nnapi_executions(void);
 EXPORT const char *wick_test_nnapi_last_error(void);
 EXPORT void wick_test_nnapi_reset_counters(void);
+EXPORT long wick_test_nnapi_cache_calls(void);
+EXPORT void wick_test_nnapi_last_cache_token(uint8_t *out);
 
 long wick_test_nnapi_rejections(void) { return rejections; }
 long wick_test_nnapi_misuses(void) { return misuses; }
 long wick_test_nnapi_executions(void) { return executions; }
 const char *wick_test_nnapi_last_error(void) { return last_error; }
+long wick_test_nnapi_cache_calls(void) { return cache_calls; }
+void wick_test_nnapi_last_cache_token(uint8_t *out) {
+  memcpy(out, cache_token, sizeof cache_token);
+}
 void wick_test_nnapi_reset_counters(void) {
   pthread_mutex_lock(&lock);
-  rejections = misuses = executions = 0;
+  rejections = misuses = executions = cache_calls = 0;
   last_error[0] = 0;
   pthread_mutex_unlock(&lock);
 }
@@ -717,7 +724,11 @@ EXPORT int ANeuralNetworksCompilation_setCaching(ANeuralNetworksCompilation *com
   if (compilation == NULL || cacheDir == NULL || token == NULL)
     REJECT(ANEURALNETWORKS_UNEXPECTED_NULL, "NULL argument");
   if (compilation->finished) REJECT(ANEURALNETWORKS_BAD_STATE, "the compilation is finished");
-  return ANEURALNETWORKS_NO_ERROR; /* the test runtime caches nothing */
+  pthread_mutex_lock(&lock); /* the test runtime caches nothing; tests read the token */
+  cache_calls++;
+  memcpy(cache_token, token, sizeof cache_token);
+  pthread_mutex_unlock(&lock);
+  return ANEURALNETWORKS_NO_ERROR;
 }
 
 EXPORT int ANeuralNetworksCompilation_finish(ANeuralNetworksCompilation *compilation) {

@@ -33,8 +33,9 @@ typedef struct nnapi_delegate {
   wick_delegate base; /* first: the callbacks get &base */
   nnapi_library lib;
   int relaxed_fp16;
-  int preference; /* -1: NNAPI's default */
-  char *ops;      /* ",NAME,NAME," to offer, or NULL for all */
+  int preference;  /* -1: NNAPI's default */
+  char *ops;       /* ",NAME,NAME," to offer, or NULL for all */
+  char *cache_dir; /* compilation caching (29+), or NULL */
 } nnapi_delegate;
 
 typedef struct nnapi_partition {
@@ -47,6 +48,28 @@ typedef struct nnapi_partition {
 } nnapi_partition;
 
 static nnapi_delegate *self_of(wick_delegate *d) { return (nnapi_delegate *)(void *)d; }
+
+/* Four FNV-1a lanes from different starting points: a fingerprint of the model
+ * as built, for NNAPI's compilation cache token (not cryptographic: the cache
+ * directory is the application's own, as NNAPI requires). */
+void wick_nnapi_hash(nnapi_builder *b, const void *data, size_t size) {
+  if (!b->hashing || data == NULL) return;
+  const uint8_t *p = data;
+  for (size_t i = 0; i < size; i++)
+    for (int k = 0; k < 4; k++) b->hash[k] = (b->hash[k] ^ p[i]) * 0x100000001b3ULL;
+}
+
+/* The 32-byte token: each lane mixed (splitmix64's finalizer), little-endian. */
+static void cache_token(const nnapi_builder *b,
+                        uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN]) {
+  for (int k = 0; k < 4; k++) {
+    uint64_t z = b->hash[k] + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    for (int j = 0; j < 8; j++) token[8 * k + j] = (uint8_t)(z >> (8 * j));
+  }
+}
 
 void *wick_nnapi_keep(nnapi_builder *b, size_t size) {
   if (b->num_kept == b->cap_kept) {
@@ -115,6 +138,13 @@ static wick_status prepare_partition(wick_delegate *self, const wick_delegate_gr
   b.why = why;
   b.why_size = why_size;
   b.num_tensors = wick_delegate_graph_tensor_count(graph);
+  bool caching = d->cache_dir != NULL && d->lib.level >= 29 &&
+                 fn->ANeuralNetworksCompilation_setCaching != NULL;
+  if (caching) {
+    b.hashing = true;
+    for (int k = 0; k < 4; k++)
+      b.hash[k] = 0xcbf29ce484222325ULL ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(k + 1));
+  }
   nnapi_partition *p = calloc(1, sizeof *p);
   b.operand_of = malloc((b.num_tensors ? b.num_tensors : 1) * sizeof *b.operand_of);
   uint32_t *model_in = malloc((partition->num_inputs + 1) * sizeof *model_in);
@@ -148,6 +178,12 @@ static wick_status prepare_partition(wick_delegate *self, const wick_delegate_gr
     p->outputs[i] = t;
   }
   p->num_outputs = partition->num_outputs;
+  wick_nnapi_hash(&b, model_in, p->num_inputs * sizeof *model_in);
+  wick_nnapi_hash(&b, model_out, p->num_outputs * sizeof *model_out);
+  wick_nnapi_hash(&b, &d->relaxed_fp16, sizeof d->relaxed_fp16);
+  wick_nnapi_hash(&b, &d->preference, sizeof d->preference);
+  wick_nnapi_hash(&b, &d->lib.level, sizeof d->lib.level);
+  if (d->lib.device != NULL) wick_nnapi_hash(&b, &d->lib.device, sizeof d->lib.device);
   status =
       fn->ANeuralNetworksModel_identifyInputsAndOutputs(b.model, (uint32_t)p->num_inputs, model_in,
                                                         (uint32_t)p->num_outputs, model_out);
@@ -177,6 +213,13 @@ static wick_status prepare_partition(wick_delegate *self, const wick_delegate_gr
     status = fn->ANeuralNetworksCompilation_setPreference(p->compilation, d->preference);
     if (status != ANEURALNETWORKS_NO_ERROR)
       FAIL("ANeuralNetworksCompilation_setPreference failed (NNAPI result %d)", status);
+  }
+  if (caching) {
+    uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN];
+    cache_token(&b, token);
+    status = fn->ANeuralNetworksCompilation_setCaching(p->compilation, d->cache_dir, token);
+    if (status != ANEURALNETWORKS_NO_ERROR)
+      FAIL("ANeuralNetworksCompilation_setCaching failed (NNAPI result %d)", status);
   }
   status = fn->ANeuralNetworksCompilation_finish(p->compilation);
   if (status != ANEURALNETWORKS_NO_ERROR)
@@ -273,6 +316,7 @@ static void destroy(wick_delegate *self) {
   nnapi_delegate *d = self_of(self);
   wick_nnapi_library_close(&d->lib);
   free(d->ops);
+  free(d->cache_dir);
   free(d);
 }
 
@@ -291,7 +335,7 @@ wick_status wick_nnapi_delegate_create(const wick_nnapi_delegate_options *option
   *delegate_out = NULL;
   wick_nnapi_delegate_options o = wick_nnapi_delegate_options_default();
   if (options != NULL) {
-    if (options->struct_size < offsetof(wick_nnapi_delegate_options, ops) + sizeof(char *) ||
+    if (options->struct_size < offsetof(wick_nnapi_delegate_options, cache_dir) + sizeof(char *) ||
         options->struct_size > sizeof o) {
       if (error)
         snprintf(error->message, sizeof error->message,
@@ -335,6 +379,16 @@ wick_status wick_nnapi_delegate_create(const wick_nnapi_delegate_options *option
       return WICK_ERR_OUT_OF_MEMORY;
     }
     snprintf(d->ops, len + 3, ",%s,", o.ops);
+  }
+  if (o.cache_dir != NULL && *o.cache_dir) {
+    size_t len = strlen(o.cache_dir);
+    d->cache_dir = malloc(len + 1);
+    if (d->cache_dir == NULL) {
+      free(d->ops);
+      free(d);
+      return WICK_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(d->cache_dir, o.cache_dir, len + 1);
   }
   d->relaxed_fp16 = o.relaxed_fp16;
   d->preference = o.preference;

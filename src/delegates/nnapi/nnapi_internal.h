@@ -64,7 +64,9 @@ typedef struct nnapi_builder {
   size_t num_kept, cap_kept;
   char *why;
   size_t why_size;
-  int failed_call; /* an NNAPI call failed: the reason is in why */
+  int failed_call;  /* an NNAPI call failed: the reason is in why */
+  bool hashing;     /* compilation caching: every call's arguments go into `hash` */
+  uint64_t hash[4]; /* the model's fingerprint, the cache token (wick_nnapi_hash) */
 } nnapi_builder;
 
 /* Decides whether operator `node` maps exactly to NNAPI at the library's level
@@ -75,6 +77,8 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
 /* The operand of graph tensor `t` in the model being built (adding it, and its
  * value when constant, on first use); -1 with the reason on failure. */
 int32_t wick_nnapi_tensor_operand(nnapi_builder *b, int32_t t);
+/* Adds `size` bytes to the builder's model fingerprint (when hashing). */
+void wick_nnapi_hash(nnapi_builder *b, const void *data, size_t size);
 /* Memory owned by the partition (freed with it); NULL when out of memory. */
 void *wick_nnapi_keep(nnapi_builder *b, size_t size);
 

@@ -201,6 +201,12 @@ static bool call_ok(map_ctx *c, int status, const char *call) {
 
 static int32_t add_operand(map_ctx *c, const ANeuralNetworksOperandType *type) {
   nnapi_builder *b = c->b;
+  wick_nnapi_hash(b, &type->type, sizeof type->type);
+  wick_nnapi_hash(b, &type->dimensionCount, sizeof type->dimensionCount);
+  if (type->dimensionCount)
+    wick_nnapi_hash(b, type->dimensions, type->dimensionCount * sizeof(uint32_t));
+  wick_nnapi_hash(b, &type->scale, sizeof type->scale);
+  wick_nnapi_hash(b, &type->zeroPoint, sizeof type->zeroPoint);
   if (!call_ok(c, b->lib->fn.ANeuralNetworksModel_addOperand(b->model, type),
                "ANeuralNetworksModel_addOperand"))
     return -1;
@@ -211,6 +217,7 @@ static int32_t scalar(map_ctx *c, int32_t code, const void *value, size_t size) 
   ANeuralNetworksOperandType t = {code, 0, NULL, 0.0f, 0};
   int32_t id = add_operand(c, &t);
   if (id < 0) return -1;
+  wick_nnapi_hash(c->b, value, size);
   if (!call_ok(c, c->b->lib->fn.ANeuralNetworksModel_setOperandValue(c->b->model, id, value, size),
                "ANeuralNetworksModel_setOperandValue"))
     return -1;
@@ -241,6 +248,7 @@ static int32_t const_tensor(map_ctx *c, nn_type type, const uint32_t *dims, uint
   ANeuralNetworksOperandType t = {type.code, rank, kept_dims, type.scale, type.zp};
   int32_t id = add_operand(c, &t);
   if (id < 0) return -1;
+  wick_nnapi_hash(c->b, kept, size);
   if (!call_ok(c, c->b->lib->fn.ANeuralNetworksModel_setOperandValue(c->b->model, id, kept, size),
                "ANeuralNetworksModel_setOperandValue"))
     return -1;
@@ -325,6 +333,7 @@ static int32_t graph_operand_as(map_ctx *c, int32_t t, const nn_type *as) {
       return -1;
     }
     for (size_t k = 0; k < qn; k++) wick_tensor_quantization_at(x, k, &scales[k], &zp);
+    wick_nnapi_hash(b, scales, qn * sizeof(float));
     ANeuralNetworksSymmPerChannelQuantParams pc = {(uint32_t)wick_tensor_quantization_axis(x),
                                                    (uint32_t)qn, scales};
     if (b->lib->fn.ANeuralNetworksModel_setOperandSymmPerChannelQuantParams == NULL) {
@@ -345,6 +354,7 @@ static int32_t graph_operand_as(map_ctx *c, int32_t t, const nn_type *as) {
     }
     /* the graph's constants stay valid until free_partition, as NNAPI needs for
      * values over 128 bytes, which it references instead of copying */
+    wick_nnapi_hash(b, data, wick_tensor_byte_size(x));
     if (!call_ok(c,
                  b->lib->fn.ANeuralNetworksModel_setOperandValue(b->model, id, data,
                                                                  wick_tensor_byte_size(x)),
@@ -374,6 +384,9 @@ static bool operation(map_ctx *c, int32_t code, const int32_t *ins, size_t nin, 
     if (outs[i] < 0) return false;
     out_u[i] = (uint32_t)outs[i];
   }
+  wick_nnapi_hash(c->b, &code, sizeof code);
+  wick_nnapi_hash(c->b, in_u, nin * sizeof(uint32_t));
+  wick_nnapi_hash(c->b, out_u, nout * sizeof(uint32_t));
   return call_ok(c,
                  c->b->lib->fn.ANeuralNetworksModel_addOperation(c->b->model, code, (uint32_t)nin,
                                                                  in_u, (uint32_t)nout, out_u),

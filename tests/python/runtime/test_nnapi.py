@@ -934,3 +934,28 @@ def test_uint8_mobilenet_block_is_one_partition_from_27(monkeypatch, runtime_cou
             )
             _assert_match(_outputs(rt, xs), ref, f"uint8 block at level {level}, seed {seed}")
     assert runtime_counters.wick_test_nnapi_rejections() == 0
+
+
+def test_compilation_cache_token(monkeypatch, tmp_path, runtime_counters):
+    """cache_dir: from level 29 every partition's compilation gets the directory and a token
+    that fingerprints the NNAPI model (the same model, the same token; another, another);
+    below 29 the function is never called (a runtime there does not have it)."""
+    runtime_counters.wick_test_nnapi_cache_calls.restype = ctypes.c_long
+    token = (ctypes.c_uint8 * 32)()
+
+    def load(data, level):
+        monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", str(level))
+        runtime_counters.wick_test_nnapi_reset_counters()
+        rt = wick.load(data, delegate=f"nnapi:library={LIB};cache_dir={tmp_path}")
+        assert all(r.delegate == "nnapi" for r in rt.delegation), rt.delegation
+        runtime_counters.wick_test_nnapi_last_cache_token(token)
+        return runtime_counters.wick_test_nnapi_cache_calls(), bytes(token)
+
+    data = _mixed_model()
+    calls, first = load(data, 29)
+    assert calls == 1 and any(first)
+    assert load(data, 30) != (1, first)  # the level is part of the fingerprint
+    assert load(data, 29) == (1, first)
+    other = _uint8_mobilenet_block()
+    assert load(other, 29)[1] != first
+    assert load(data, 28)[0] == 0 and runtime_counters.wick_test_nnapi_misuses() == 0
