@@ -183,7 +183,8 @@ static wick_status prepare_partition(wick_delegate *self, const wick_delegate_gr
   wick_nnapi_hash(&b, &d->relaxed_fp16, sizeof d->relaxed_fp16);
   wick_nnapi_hash(&b, &d->preference, sizeof d->preference);
   wick_nnapi_hash(&b, &d->lib.level, sizeof d->lib.level);
-  if (d->lib.device != NULL) wick_nnapi_hash(&b, &d->lib.device, sizeof d->lib.device);
+  /* the device by name, not by pointer: a token must stay the same from run to run */
+  wick_nnapi_hash(&b, d->lib.device_name, strlen(d->lib.device_name));
   status =
       fn->ANeuralNetworksModel_identifyInputsAndOutputs(b.model, (uint32_t)p->num_inputs, model_in,
                                                         (uint32_t)p->num_outputs, model_out);

@@ -39,6 +39,7 @@ typedef struct nnapi_library {
   int64_t runtime_level;               /* what the runtime reports (or implies) */
   int64_t level;                       /* the level the delegate targets: min(runtime, cap) */
   const ANeuralNetworksDevice *device; /* the device asked for by name (29+), or NULL */
+  char device_name[64];                /* its name ("" without one) */
   char unavailable[200];               /* "" when usable, else why not */
 } nnapi_library;
 

@@ -85,6 +85,7 @@ static void find_device(nnapi_library *lib, const char *name) {
       continue;
     if (strcmp(dev_name, name) == 0) {
       lib->device = dev;
+      snprintf(lib->device_name, sizeof lib->device_name, "%s", dev_name);
       return;
     }
     if (at < sizeof names) {
