@@ -76,6 +76,13 @@ static void qrange(const nn_operand *o, int32_t *lo, int32_t *hi) {
 }
 static int32_t clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+/* A float (already rounded) to an integer in [lo, hi] with no undefined
+ * conversion: NaN (extreme scales of hostile files) gives `nan_value`. */
+static int32_t float_to_int(float r, int32_t lo, int32_t hi, int32_t nan_value) {
+  if (r != r) return nan_value;
+  return r <= (float)lo ? lo : r >= (float)hi ? hi : (int32_t)r;
+}
+
 /* ---------------------------------------------------------------- fixed point */
 
 static void quantize_multiplier(double m, int32_t *q, int32_t *shift) {
@@ -268,13 +275,16 @@ static void quant_range(const nn_operand *o, int32_t fuse, int32_t *lo, int32_t 
   int32_t zero = o->zp;
   if (fuse == 1 || fuse == 3) *lo = zero > *lo ? zero : *lo;
   if (fuse == 2) {
-    int32_t l = o->zp + (int32_t)roundf(-1.0f / o->scale),
-            h = o->zp + (int32_t)roundf(1.0f / o->scale);
+    int32_t l = float_to_int(roundf(-1.0f / o->scale) + (float)o->zp, INT32_MIN / 2, INT32_MAX / 2,
+                             o->zp),
+            h = float_to_int(roundf(1.0f / o->scale) + (float)o->zp, INT32_MIN / 2, INT32_MAX / 2,
+                             o->zp);
     *lo = l > *lo ? l : *lo;
     *hi = h < *hi ? h : *hi;
   }
   if (fuse == 3) {
-    int32_t h = o->zp + (int32_t)roundf(6.0f / o->scale);
+    int32_t h =
+        float_to_int(roundf(6.0f / o->scale) + (float)o->zp, INT32_MIN / 2, INT32_MAX / 2, o->zp);
     *hi = h < *hi ? h : *hi;
   }
 }
@@ -668,7 +678,7 @@ static int unary(nn_ctx *c) {
       int32_t lo, hi;
       qrange(y, &lo, &hi);
       float q = roundf(r * (1.0f / y->scale)) + (float)y->zp;
-      stq(y, yd, i, q <= (float)lo ? lo : q >= (float)hi ? hi : (int32_t)q);
+      stq(y, yd, i, float_to_int(q, lo, hi, y->zp));
     }
   }
   return ANEURALNETWORKS_NO_ERROR;
@@ -712,12 +722,13 @@ static int pool(nn_ctx *c) {
         for (uint32_t ch = 0; ch < C; ch++) {
           float fsum = 0, fmax = -INFINITY;
           int32_t qsum = 0, qmax = INT32_MIN, count = 0;
-          for (uint32_t ky = 0; ky < kh; ky++) {
-            int64_t iy = (int64_t)oy * p.sh - p.pt + ky;
-            if (iy < 0 || iy >= H) continue;
-            for (uint32_t kx = 0; kx < kw; kx++) {
-              int64_t ix = (int64_t)ox * p.sw - p.pl + kx;
-              if (ix < 0 || ix >= W) continue;
+          /* the window clamped to the input: a huge filter over a small input
+           * costs its valid taps only */
+          int64_t y0 = (int64_t)oy * p.sh - p.pt, x0 = (int64_t)ox * p.sw - p.pl;
+          int64_t iy0 = y0 < 0 ? 0 : y0, iy1 = y0 + kh < (int64_t)H ? y0 + kh : (int64_t)H;
+          int64_t ix0 = x0 < 0 ? 0 : x0, ix1 = x0 + kw < (int64_t)W ? x0 + kw : (int64_t)W;
+          for (int64_t iy = iy0; iy < iy1; iy++) {
+            for (int64_t ix = ix0; ix < ix1; ix++) {
               size_t xi = (((size_t)b * H + (size_t)iy) * W + (size_t)ix) * C + ch;
               count++;
               if (!quant) {
@@ -915,8 +926,8 @@ static int concatenation(nn_ctx *c) {
       int32_t lo, hi;
       qrange(y, &lo, &hi);
       for (size_t k = 0; k < chunk; k++) {
-        int32_t v = (int32_t)roundf((float)ldq(x, xd, o * chunk + k) * scale + bias) + y->zp;
-        stq(y, out_data(c, 0), dst + k, clampi(v, lo, hi));
+        float r = roundf((float)ldq(x, xd, o * chunk + k) * scale + bias) + (float)y->zp;
+        stq(y, out_data(c, 0), dst + k, float_to_int(r, lo, hi, y->zp));
       }
     }
     at += chunk;
@@ -1146,12 +1157,8 @@ static int quantize_op(nn_ctx *c) {
       continue;
     }
     qrange(y, &lo, &hi);
-    float r = roundf(((const float *)xd)[i] / y->scale);
-    int64_t v = (r >= 2147483647.0f    ? INT32_MAX
-                 : r <= -2147483648.0f ? INT32_MIN
-                                       : (int64_t)r) +
-                y->zp;
-    stq(y, yd, i, v < lo ? lo : v > hi ? hi : (int32_t)v);
+    float r = roundf(((const float *)xd)[i] / y->scale) + (float)y->zp;
+    stq(y, yd, i, float_to_int(r, lo, hi, y->zp));
   }
   return ANEURALNETWORKS_NO_ERROR;
 }
@@ -1211,7 +1218,7 @@ static int minmax(nn_ctx *c) {
       float r = maximum ? (va > vb ? va : vb) : (va < vb ? va : vb);
       int32_t lo, hi;
       qrange(y, &lo, &hi);
-      stq(y, out_data(c, 0), e, clampi((int32_t)roundf(r / y->scale) + y->zp, lo, hi));
+      stq(y, out_data(c, 0), e, float_to_int(roundf(r / y->scale) + (float)y->zp, lo, hi, y->zp));
     }
     for (int k = (int)rank - 1; k >= 0; k--) {
       if (++idx[k] < dims[k]) break;
