@@ -1,11 +1,18 @@
 """``python -m tests.corpus``: build the corpus (cached), check every file, print the table;
-``--write`` regenerates docs/conformance.md. See tests/corpus/__init__.py."""
+``--write`` regenerates docs/conformance.md. See tests/corpus/__init__.py.
+
+Each file's result is also appended to ``conformance-<rev>.jsonl`` in the corpus cache as soon as
+it is known; a later run at the same commit (with a clean tree) takes the results it finds there
+instead of checking those files again, so an interrupted run (the whole corpus takes hours on a
+small machine) resumes where it stopped. ``--fresh`` ignores that log."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import importlib.metadata as md
+import json
 import subprocess
 import sys
 import time
@@ -24,10 +31,36 @@ def _version(dist: str) -> str:
         return "absent"
 
 
-def render(results, subset: str, seconds: float) -> str:
-    rev = subprocess.run(
+def _rev() -> str:
+    return subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
+
+
+def _clean_tree() -> bool:
+    status = subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+    )
+    return status.returncode == 0 and not status.stdout.strip()
+
+
+def _earlier_results(log: Path) -> dict[str, check.Result]:
+    """Results logged by an earlier run at this commit, by file name."""
+    found = {}
+    if log.is_file():
+        for line in log.read_text().splitlines():
+            try:
+                r = check.Result(**json.loads(line))
+            except (ValueError, TypeError):
+                continue  # a line cut short by an interrupted run
+            found[r.name] = r
+    return found
+
+
+def render(results, subset: str, seconds: float, reused: int = 0) -> str:
+    rev = _rev()
     totals = Counter(r.status for r in results)
     lines = [
         "# Conformance on real files",
@@ -41,7 +74,8 @@ def render(results, subset: str, seconds: float) -> str:
         f"* date: {datetime.date.today().isoformat()}; wick {rev}; ai-edge-litert "
         f"{_version('ai-edge-litert')}, tensorflow {_version('tensorflow-cpu')}, "
         f"torch {_version('torch')}, {sources.MEDIAPIPE}, {sources.MINILM}",
-        f"* files: {len(results)} ({subset} subset); run time {seconds:.0f} s",
+        f"* files: {len(results)} ({subset} subset); run time {seconds:.0f} s"
+        + (f" (and {reused} results from an earlier run at this commit)" if reused else ""),
         f"* **pass {totals['pass']}, fail {totals['fail']}, peer cannot run "
         f"{totals['peer cannot run']}**"
         + (f"; not built in this run: {totals['not built']}" if totals["not built"] else ""),
@@ -64,6 +98,9 @@ def main(argv=None) -> int:
         action="store_true",
         help="check only the entries already in the cache; the table lists the others as not built",
     )
+    ap.add_argument(
+        "--fresh", action="store_true", help="check every file again (ignore this commit's log)"
+    )
     ap.add_argument("names", nargs="*", help="only entries whose name contains one of these")
     a = ap.parse_args(argv)
     subset = "all" if a.all else "ci"
@@ -74,15 +111,24 @@ def main(argv=None) -> int:
         ready = [e for e in entries if sources.cached(e, root)]
     else:
         ready = sources.build(entries, root, say=lambda m: print(m, file=sys.stderr))
-    results = []
+    log = root / f"conformance-{_rev()}.jsonl"
+    resumable = _clean_tree()  # results of a modified tree are not this commit's
+    earlier = _earlier_results(log) if resumable and not a.fresh else {}
+    results, reused = [], 0
     for e in entries:
         if e not in ready:
             results.append(check.Result(e.name, e.source, status="not built"))
             continue
-        r = check.check_file(e.path(root), e.name, e.source)
+        r = earlier.get(e.name)
+        reused += r is not None
+        if r is None:
+            r = check.check_file(e.path(root), e.name, e.source)
+            if resumable:
+                with log.open("a") as f:
+                    f.write(json.dumps(dataclasses.asdict(r)) + "\n")
         print(f"{r.status:16s} {e.name}  {r.detail}", file=sys.stderr, flush=True)
         results.append(r)
-    text = render(results, subset, time.time() - t0)
+    text = render(results, subset, time.time() - t0, reused)
     if a.write:
         (REPO / "docs" / "conformance.md").write_text(text)
     else:
