@@ -7,7 +7,8 @@
  *                     operator family that both decides (with a reason) and,
  *                     given a model builder, emits the NNAPI operands and
  *                     operation, so what is accepted and what is built can
- *                     never disagree;
+ *                     never disagree; nnapi_operands.c (nnapi_map.h) holds
+ *                     the helpers those functions share (types, operands);
  *   nnapi_delegate.c  the wick_delegate callbacks: supports_node,
  *                     prepare_partition (model, compilation), invoke_partition
  *                     (execution), and the constructors.

@@ -29,13 +29,16 @@
  * an AVERAGE_POOL_2D over the whole plane (plus a RESHAPE when keep_dims is
  * false), so level 27 takes global average pooling; SQUEEZE and EXPAND_DIMS
  * are RESHAPEs.
+ *
+ * The helpers every mapping uses (reading types and options, emitting operands
+ * and operations) are in nnapi_operands.c, declared in nnapi_map.h.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "delegates/nnapi/nnapi_internal.h"
+#include "delegates/nnapi/nnapi_map.h"
 
 /* TFLite builtin operator codes (the schema's BuiltinOperator). */
 enum {
@@ -80,342 +83,6 @@ enum {
   TFL_HARD_SWISH = 117
 };
 
-typedef struct map_ctx {
-  const nnapi_library *lib;
-  const wick_delegate_graph *g;
-  size_t node;
-  nnapi_builder *b; /* NULL: only decide */
-  char *why;
-  size_t why_size;
-  int64_t level;
-  const char *op;    /* the TFLite name, for messages */
-  bool allow_scalar; /* rank-0 tensors pass as [1] (elementwise operators, reshapes) */
-} map_ctx;
-
-#define DECLINE(...)                            \
-  do {                                          \
-    snprintf(c->why, c->why_size, __VA_ARGS__); \
-    return false;                               \
-  } while (0)
-
-#define NEED_LEVEL(lv, what)                                                              \
-  do {                                                                                    \
-    if (c->level < (lv))                                                                  \
-      DECLINE("%s needs NNAPI feature level %d (the runtime offers %s)", what, (int)(lv), \
-              wick_nnapi_level_name(c->level));                                           \
-  } while (0)
-
-/* An NNAPI operand type as this mapping chose it. */
-typedef struct nn_type {
-  int32_t code;
-  float scale;
-  int32_t zp;
-} nn_type;
-
-static const wick_tensor *tensor(const map_ctx *c, int32_t t) {
-  return t < 0 ? NULL : wick_delegate_graph_tensor(c->g, t);
-}
-static int32_t in_index(const map_ctx *c, size_t i) {
-  return wick_delegate_graph_node_input(c->g, c->node, i);
-}
-static int32_t out_index(const map_ctx *c, size_t i) {
-  return wick_delegate_graph_node_output(c->g, c->node, i);
-}
-static size_t rank_of(const wick_tensor *t) { return wick_tensor_rank(t); }
-static int32_t dim(const wick_tensor *t, size_t i) { return wick_tensor_dim(t, i); }
-
-static bool is_quant8(int32_t code) {
-  return code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM ||
-         code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED;
-}
-
-/* The NNAPI type of an activation-like tensor (float32, uint8 or int8 per
- * tensor; int32 when allow_int32), rank 1..4 with every dimension > 0. */
-static bool value_type(map_ctx *c, int32_t index, const char *what, bool allow_int32,
-                       nn_type *out) {
-  const wick_tensor *t = tensor(c, index);
-  if (t == NULL) DECLINE("%s %s is absent", c->op, what);
-  size_t r = rank_of(t);
-  if ((r < 1 && !c->allow_scalar) || r > 4)
-    DECLINE("%s %s has rank %zu (NNAPI tensors here: rank 1 to 4)", c->op, what, r);
-  for (size_t d = 0; d < r; d++)
-    if (dim(t, d) <= 0) DECLINE("%s %s has an empty dimension", c->op, what);
-  wick_dtype dt = wick_tensor_dtype(t);
-  size_t qn = wick_tensor_quantization_count(t);
-  float scale = 0;
-  int64_t zp = 0;
-  if (qn == 1) wick_tensor_quantization_at(t, 0, &scale, &zp);
-  out->scale = 0;
-  out->zp = 0;
-  if (dt == WICK_DTYPE_FLOAT32 && qn == 0) {
-    out->code = ANEURALNETWORKS_TENSOR_FLOAT32;
-  } else if (dt == WICK_DTYPE_UINT8 && qn == 1) {
-    if (!(scale > 0) || zp < 0 || zp > 255)
-      DECLINE("%s %s: uint8 scale %g / zero point %lld outside NNAPI's range", c->op, what,
-              (double)scale, (long long)zp);
-    *out = (nn_type){ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, scale, (int32_t)zp};
-  } else if (dt == WICK_DTYPE_INT8 && qn == 1) {
-    NEED_LEVEL(30, "a signed int8 tensor");
-    if (!(scale > 0) || zp < -128 || zp > 127)
-      DECLINE("%s %s: int8 scale %g / zero point %lld outside NNAPI's range", c->op, what,
-              (double)scale, (long long)zp);
-    *out = (nn_type){ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, scale, (int32_t)zp};
-  } else if (dt == WICK_DTYPE_INT32 && qn == 0 && allow_int32) {
-    out->code = ANEURALNETWORKS_TENSOR_INT32;
-  } else {
-    DECLINE("%s %s is %s%s (NNAPI takes float32, uint8 and, from level 30, int8 here)", c->op, what,
-            qn > 1 ? "per-channel " : "", wick_dtype_name(dt));
-  }
-  return true;
-}
-
-static bool same_quant(const nn_type *a, const nn_type *b) {
-  return a->code == b->code && a->scale == b->scale && a->zp == b->zp;
-}
-
-/* TFLite fused activation -> FuseCode. */
-static bool fuse_code(map_ctx *c, int32_t *code) {
-  double v = 0;
-  *code = ANEURALNETWORKS_FUSED_NONE;
-  if (!wick_delegate_graph_node_option(c->g, c->node, WICK_OPTION_FUSED_ACTIVATION, &v))
-    return true;
-  if (v < 0 || v > 3)
-    DECLINE("%s with a fused %s (NNAPI fuses only RELU, RELU1, RELU6)", c->op,
-            v == 4 ? "TANH" : "SIGN_BIT");
-  *code = (int32_t)v;
-  return true;
-}
-
-static int option_int(const map_ctx *c, wick_op_option o, int dflt) {
-  double v;
-  return wick_delegate_graph_node_option(c->g, c->node, o, &v) ? (int)v : dflt;
-}
-
-/* ------------------------------------------------------------ emitting */
-
-static bool call_ok(map_ctx *c, int status, const char *call) {
-  if (status == ANEURALNETWORKS_NO_ERROR) return true;
-  c->b->failed_call = 1;
-  DECLINE("%s failed (NNAPI result %d) building %s", call, status, c->op);
-}
-
-static int32_t add_operand(map_ctx *c, const ANeuralNetworksOperandType *type) {
-  nnapi_builder *b = c->b;
-  wick_nnapi_hash(b, &type->type, sizeof type->type);
-  wick_nnapi_hash(b, &type->dimensionCount, sizeof type->dimensionCount);
-  if (type->dimensionCount)
-    wick_nnapi_hash(b, type->dimensions, type->dimensionCount * sizeof(uint32_t));
-  wick_nnapi_hash(b, &type->scale, sizeof type->scale);
-  wick_nnapi_hash(b, &type->zeroPoint, sizeof type->zeroPoint);
-  if (!call_ok(c, b->lib->fn.ANeuralNetworksModel_addOperand(b->model, type),
-               "ANeuralNetworksModel_addOperand"))
-    return -1;
-  return (int32_t)b->next_operand++;
-}
-
-static int32_t scalar(map_ctx *c, int32_t code, const void *value, size_t size) {
-  ANeuralNetworksOperandType t = {code, 0, NULL, 0.0f, 0};
-  int32_t id = add_operand(c, &t);
-  if (id < 0) return -1;
-  wick_nnapi_hash(c->b, value, size);
-  if (!call_ok(c, c->b->lib->fn.ANeuralNetworksModel_setOperandValue(c->b->model, id, value, size),
-               "ANeuralNetworksModel_setOperandValue"))
-    return -1;
-  return id;
-}
-static int32_t scalar_i32(map_ctx *c, int32_t v) {
-  return scalar(c, ANEURALNETWORKS_INT32, &v, sizeof v);
-}
-static int32_t scalar_f32(map_ctx *c, float v) {
-  return scalar(c, ANEURALNETWORKS_FLOAT32, &v, sizeof v);
-}
-static int32_t scalar_bool(map_ctx *c, bool v) {
-  uint8_t byte = v ? 1 : 0;
-  return scalar(c, ANEURALNETWORKS_BOOL, &byte, 1);
-}
-
-/* A constant tensor the mapping makes up (shapes, axes, paddings, zero biases). */
-static int32_t const_tensor(map_ctx *c, nn_type type, const uint32_t *dims, uint32_t rank,
-                            const void *data, size_t size) {
-  uint32_t *kept_dims = wick_nnapi_keep(c->b, rank * sizeof(uint32_t) + 1);
-  void *kept = wick_nnapi_keep(c->b, size + 1);
-  if (kept_dims == NULL || kept == NULL) {
-    snprintf(c->why, c->why_size, "out of memory building %s", c->op);
-    return -1;
-  }
-  memcpy(kept_dims, dims, rank * sizeof(uint32_t));
-  memcpy(kept, data, size);
-  ANeuralNetworksOperandType t = {type.code, rank, kept_dims, type.scale, type.zp};
-  int32_t id = add_operand(c, &t);
-  if (id < 0) return -1;
-  wick_nnapi_hash(c->b, kept, size);
-  if (!call_ok(c, c->b->lib->fn.ANeuralNetworksModel_setOperandValue(c->b->model, id, kept, size),
-               "ANeuralNetworksModel_setOperandValue"))
-    return -1;
-  return id;
-}
-
-static int32_t const_i32_vector(map_ctx *c, const int32_t *v, uint32_t n) {
-  return const_tensor(c, (nn_type){ANEURALNETWORKS_TENSOR_INT32, 0, 0}, &n, 1, v,
-                      n * sizeof(int32_t));
-}
-
-/* An operand with no graph tensor behind it (between two NNAPI operations). */
-static int32_t temp_operand(map_ctx *c, nn_type type, const uint32_t *dims, uint32_t rank) {
-  uint32_t *kept_dims = wick_nnapi_keep(c->b, rank * sizeof(uint32_t) + 1);
-  if (kept_dims == NULL) {
-    snprintf(c->why, c->why_size, "out of memory building %s", c->op);
-    return -1;
-  }
-  memcpy(kept_dims, dims, rank * sizeof(uint32_t));
-  ANeuralNetworksOperandType t = {type.code, rank, kept_dims, type.scale, type.zp};
-  return add_operand(c, &t);
-}
-
-/* The operand of graph tensor t, added on first use with the type the rules of
- * value_type give (per-channel int8 filters and int32 biases as described at
- * the top), or `as` when given (a bias: the scale NNAPI requires). */
-static int32_t graph_operand_as(map_ctx *c, int32_t t, const nn_type *as) {
-  nnapi_builder *b = c->b;
-  if (t < 0 || (size_t)t >= b->num_tensors) {
-    snprintf(c->why, c->why_size, "%s refers to tensor %d, outside the graph", c->op, (int)t);
-    return -1;
-  }
-  if (b->operand_of[t] >= 0) return b->operand_of[t];
-  const wick_tensor *x = tensor(c, t);
-  size_t r = rank_of(x), qn = wick_tensor_quantization_count(x);
-  uint32_t *dims = wick_nnapi_keep(b, (r ? r : 1) * sizeof(uint32_t));
-  if (dims == NULL) {
-    snprintf(c->why, c->why_size, "out of memory building %s", c->op);
-    return -1;
-  }
-  for (size_t d = 0; d < r; d++) dims[d] = (uint32_t)dim(x, d);
-  if (r == 0) { /* a scalar is the one-element tensor [1]: same bytes, same broadcasting */
-    dims[0] = 1;
-    r = 1;
-  }
-  ANeuralNetworksOperandType type = {0, (uint32_t)r, dims, 0.0f, 0};
-  float scale = 0;
-  int64_t zp = 0;
-  if (qn >= 1) wick_tensor_quantization_at(x, 0, &scale, &zp);
-  bool per_channel = false;
-  switch (wick_tensor_dtype(x)) {
-    case WICK_DTYPE_FLOAT32: type.type = ANEURALNETWORKS_TENSOR_FLOAT32; break;
-    case WICK_DTYPE_UINT8:
-      type = (ANeuralNetworksOperandType){ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, (uint32_t)r, dims,
-                                          scale, (int32_t)zp};
-      break;
-    case WICK_DTYPE_INT8:
-      per_channel = qn > 1;
-      type =
-          (ANeuralNetworksOperandType){per_channel ? ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL
-                                                   : ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED,
-                                       (uint32_t)r, dims, per_channel ? 0.0f : scale,
-                                       per_channel ? 0 : (int32_t)zp};
-      break;
-    case WICK_DTYPE_INT32: type.type = ANEURALNETWORKS_TENSOR_INT32; break;
-    default:
-      snprintf(c->why, c->why_size, "%s: tensor type %s has no NNAPI operand here", c->op,
-               wick_dtype_name(wick_tensor_dtype(x)));
-      return -1;
-  }
-  if (as != NULL) {
-    type.type = as->code;
-    type.scale = as->scale;
-    type.zeroPoint = as->zp;
-  }
-  int32_t id = add_operand(c, &type);
-  if (id < 0) return -1;
-  if (per_channel) {
-    float *scales = wick_nnapi_keep(b, qn * sizeof(float));
-    if (scales == NULL) {
-      snprintf(c->why, c->why_size, "out of memory building %s", c->op);
-      return -1;
-    }
-    for (size_t k = 0; k < qn; k++) wick_tensor_quantization_at(x, k, &scales[k], &zp);
-    wick_nnapi_hash(b, scales, qn * sizeof(float));
-    ANeuralNetworksSymmPerChannelQuantParams pc = {(uint32_t)wick_tensor_quantization_axis(x),
-                                                   (uint32_t)qn, scales};
-    if (b->lib->fn.ANeuralNetworksModel_setOperandSymmPerChannelQuantParams == NULL) {
-      snprintf(c->why, c->why_size, "the NNAPI library lacks setOperandSymmPerChannelQuantParams");
-      return -1;
-    }
-    if (!call_ok(c,
-                 b->lib->fn.ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(b->model, id,
-                                                                                     &pc),
-                 "ANeuralNetworksModel_setOperandSymmPerChannelQuantParams"))
-      return -1;
-  }
-  if (wick_tensor_is_constant(x)) {
-    const void *data = wick_tensor_data(x);
-    if (data == NULL) {
-      snprintf(c->why, c->why_size, "%s: a constant without data", c->op);
-      return -1;
-    }
-    /* the graph's constants stay valid until free_partition, as NNAPI needs for
-     * values over 128 bytes, which it references instead of copying */
-    wick_nnapi_hash(b, data, wick_tensor_byte_size(x));
-    if (!call_ok(c,
-                 b->lib->fn.ANeuralNetworksModel_setOperandValue(b->model, id, data,
-                                                                 wick_tensor_byte_size(x)),
-                 "ANeuralNetworksModel_setOperandValue"))
-      return -1;
-  }
-  b->operand_of[t] = id;
-  return id;
-}
-
-static int32_t graph_operand(map_ctx *c, int32_t t) { return graph_operand_as(c, t, NULL); }
-
-int32_t wick_nnapi_tensor_operand(nnapi_builder *b, int32_t t) {
-  map_ctx ctx = {b->lib, b->graph, 0, b, b->why, b->why_size, b->lib->level, "a partition", false};
-  return graph_operand(&ctx, t);
-}
-
-static bool operation(map_ctx *c, int32_t code, const int32_t *ins, size_t nin, const int32_t *outs,
-                      size_t nout) {
-  uint32_t in_u[16], out_u[4];
-  if (nin > 16 || nout > 4) DECLINE("%s: too many operands", c->op);
-  for (size_t i = 0; i < nin; i++) {
-    if (ins[i] < 0) return false;
-    in_u[i] = (uint32_t)ins[i];
-  }
-  for (size_t i = 0; i < nout; i++) {
-    if (outs[i] < 0) return false;
-    out_u[i] = (uint32_t)outs[i];
-  }
-  wick_nnapi_hash(c->b, &code, sizeof code);
-  wick_nnapi_hash(c->b, in_u, nin * sizeof(uint32_t));
-  wick_nnapi_hash(c->b, out_u, nout * sizeof(uint32_t));
-  return call_ok(c,
-                 c->b->lib->fn.ANeuralNetworksModel_addOperation(c->b->model, code, (uint32_t)nin,
-                                                                 in_u, (uint32_t)nout, out_u),
-                 "ANeuralNetworksModel_addOperation");
-}
-
-/* Adds operation `code` of inputs ins[0..nin) whose one output is graph tensor oi (its operand
- * added after the inputs'). */
-static bool operation_to(map_ctx *c, int32_t code, const int32_t *ins, size_t nin, int32_t oi) {
-  int32_t o = graph_operand(c, oi);
-  return operation(c, code, ins, nin, &o, 1);
-}
-
-/* The node's first input and its output: their indices and NNAPI types (value_type). */
-static bool in_out_types(map_ctx *c, bool allow_int32, int32_t *ii, int32_t *oi, nn_type *in,
-                         nn_type *out) {
-  *ii = in_index(c, 0), *oi = out_index(c, 0);
-  return value_type(c, *ii, "input", allow_int32, in) &&
-         value_type(c, *oi, "output", allow_int32, out);
-}
-
-/* The types of an elementwise operator's two inputs and output (rank-0 operands pass as [1]). */
-static bool binary_types(map_ctx *c, nn_type *a, nn_type *b, nn_type *out) {
-  c->allow_scalar = true;
-  return value_type(c, in_index(c, 0), "first input", false, a) &&
-         value_type(c, in_index(c, 1), "second input", false, b) &&
-         value_type(c, out_index(c, 0), "output", false, out);
-}
-
 /* ------------------------------------------------------------ convolution */
 
 /* Explicit padding for one spatial axis from TFLite's rule, checked against the
@@ -448,22 +115,22 @@ static bool bias_scale_ok(map_ctx *c, const wick_tensor *bias, size_t i, double 
 }
 
 static bool map_conv(map_ctx *c, bool depthwise) {
-  int32_t ii = in_index(c, 0), fi = in_index(c, 1), oi = out_index(c, 0);
-  int32_t bi = wick_delegate_graph_node_input_count(c->g, c->node) > 2 ? in_index(c, 2) : -1;
+  int32_t ii = nn_in_index(c, 0), fi = nn_in_index(c, 1), oi = nn_out_index(c, 0);
+  int32_t bi = wick_delegate_graph_node_input_count(c->g, c->node) > 2 ? nn_in_index(c, 2) : -1;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
+  if (!nn_value_type(c, ii, "input", false, &in) || !nn_value_type(c, oi, "output", false, &out))
     return false;
-  const wick_tensor *x = tensor(c, ii), *f = tensor(c, fi), *y = tensor(c, oi);
-  const wick_tensor *bias = tensor(c, bi);
+  const wick_tensor *x = nn_tensor(c, ii), *f = nn_tensor(c, fi), *y = nn_tensor(c, oi);
+  const wick_tensor *bias = nn_tensor(c, bi);
   if (f == NULL) DECLINE("%s filter is absent", c->op);
-  if (rank_of(x) != 4 || rank_of(f) != 4 || rank_of(y) != 4)
-    DECLINE("%s on rank %zu (NNAPI: rank 4)", c->op, rank_of(x));
+  if (nn_rank(x) != 4 || nn_rank(f) != 4 || nn_rank(y) != 4)
+    DECLINE("%s on rank %zu (NNAPI: rank 4)", c->op, nn_rank(x));
   if (in.code != out.code) DECLINE("%s input and output types differ", c->op);
-  int in_c = dim(x, 3), out_c = dim(y, 3);
+  int in_c = nn_dim(x, 3), out_c = nn_dim(y, 3);
   if (depthwise) {
-    if (dim(f, 0) != 1 || dim(f, 3) != out_c || out_c % in_c != 0)
+    if (nn_dim(f, 0) != 1 || nn_dim(f, 3) != out_c || out_c % in_c != 0)
       DECLINE("%s filter shape does not match its input/output channels", c->op);
-  } else if (dim(f, 3) != in_c || dim(f, 0) != out_c) {
+  } else if (nn_dim(f, 3) != in_c || nn_dim(f, 0) != out_c) {
     DECLINE("%s is a grouped convolution (NNAPI's CONV_2D is not)", c->op);
   }
   /* the filter and bias types */
@@ -475,7 +142,7 @@ static bool map_conv(map_ctx *c, bool depthwise) {
     if (fdt != WICK_DTYPE_FLOAT32 || fq != 0)
       DECLINE("%s with a %s filter on float input (hybrid: not an NNAPI form)", c->op,
               wick_dtype_name(fdt));
-    if (bias && (wick_tensor_dtype(bias) != WICK_DTYPE_FLOAT32 || rank_of(bias) != 1))
+    if (bias && (wick_tensor_dtype(bias) != WICK_DTYPE_FLOAT32 || nn_rank(bias) != 1))
       DECLINE("%s bias is not float32", c->op);
   } else {
     wick_dtype want =
@@ -499,7 +166,7 @@ static bool map_conv(map_ctx *c, bool depthwise) {
               wick_dtype_name(fdt), wick_dtype_name(want));
     }
     if (bias != NULL) {
-      if (wick_tensor_dtype(bias) != WICK_DTYPE_INT32 || rank_of(bias) != 1)
+      if (wick_tensor_dtype(bias) != WICK_DTYPE_INT32 || nn_rank(bias) != 1)
         DECLINE("%s bias is %s (NNAPI: int32)", c->op, wick_dtype_name(wick_tensor_dtype(bias)));
       for (size_t k = 0; k < (per_channel ? fq : 1); k++) {
         float fs;
@@ -518,27 +185,29 @@ static bool map_conv(map_ctx *c, bool depthwise) {
         DECLINE("%s: levels 27 and 28 need output scale > input scale x filter scale", c->op);
     }
   }
-  if (bias != NULL && dim(bias, 0) != out_c)
+  if (bias != NULL && nn_dim(bias, 0) != out_c)
     DECLINE("%s bias size differs from the channels", c->op);
   int32_t fuse;
-  if (!fuse_code(c, &fuse)) return false;
-  int same = option_int(c, WICK_OPTION_PADDING, 1) == 0;
-  int sw = option_int(c, WICK_OPTION_STRIDE_W, 1), sh = option_int(c, WICK_OPTION_STRIDE_H, 1);
-  int dw = option_int(c, WICK_OPTION_DILATION_W, 1), dh = option_int(c, WICK_OPTION_DILATION_H, 1);
+  if (!nn_fuse_code(c, &fuse)) return false;
+  int same = nn_option_int(c, WICK_OPTION_PADDING, 1) == 0;
+  int sw = nn_option_int(c, WICK_OPTION_STRIDE_W, 1),
+      sh = nn_option_int(c, WICK_OPTION_STRIDE_H, 1);
+  int dw = nn_option_int(c, WICK_OPTION_DILATION_W, 1),
+      dh = nn_option_int(c, WICK_OPTION_DILATION_H, 1);
   if (sw < 1 || sh < 1 || dw < 1 || dh < 1) DECLINE("%s stride or dilation below 1", c->op);
   bool dilated = dw != 1 || dh != 1;
   if (dilated) NEED_LEVEL(29, "a dilated convolution");
   int32_t pl, pr, pt, pb;
-  if (!explicit_padding(c, same, dim(x, 2), dim(f, 2), sw, dw, dim(y, 2), &pl, &pr) ||
-      !explicit_padding(c, same, dim(x, 1), dim(f, 1), sh, dh, dim(y, 1), &pt, &pb))
+  if (!explicit_padding(c, same, nn_dim(x, 2), nn_dim(f, 2), sw, dw, nn_dim(y, 2), &pl, &pr) ||
+      !explicit_padding(c, same, nn_dim(x, 1), nn_dim(f, 1), sh, dh, nn_dim(y, 1), &pt, &pb))
     return false;
-  if (dim(y, 0) != dim(x, 0)) DECLINE("%s batch changes", c->op);
+  if (nn_dim(y, 0) != nn_dim(x, 0)) DECLINE("%s batch changes", c->op);
   if (c->b == NULL) return true;
 
   int32_t ops[14];
   size_t n = 0;
-  ops[n++] = graph_operand(c, ii);
-  ops[n++] = graph_operand(c, fi);
+  ops[n++] = nn_graph_operand(c, ii);
+  ops[n++] = nn_graph_operand(c, fi);
   nn_type bias_type = {ANEURALNETWORKS_TENSOR_FLOAT32, 0, 0};
   if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32) {
     float fs = 0;
@@ -547,53 +216,54 @@ static bool map_conv(map_ctx *c, bool depthwise) {
     bias_type = (nn_type){ANEURALNETWORKS_TENSOR_INT32, per_channel ? 0.0f : in.scale * fs, 0};
   }
   if (bias != NULL) {
-    ops[n++] = graph_operand_as(c, bi, &bias_type);
+    ops[n++] = nn_graph_operand_as(c, bi, &bias_type);
   } else { /* NNAPI needs a bias: zeros of the bias type */
     void *zeros = calloc((size_t)out_c, 4);
     if (zeros == NULL) DECLINE("out of memory building %s", c->op);
     uint32_t bd = (uint32_t)out_c;
-    ops[n++] = const_tensor(c, bias_type, &bd, 1, zeros, (size_t)out_c * 4);
+    ops[n++] = nn_const_tensor(c, bias_type, &bd, 1, zeros, (size_t)out_c * 4);
     free(zeros);
   }
-  ops[n++] = scalar_i32(c, pl);
-  ops[n++] = scalar_i32(c, pr);
-  ops[n++] = scalar_i32(c, pt);
-  ops[n++] = scalar_i32(c, pb);
-  ops[n++] = scalar_i32(c, sw);
-  ops[n++] = scalar_i32(c, sh);
-  if (depthwise) ops[n++] = scalar_i32(c, out_c / in_c);
-  ops[n++] = scalar_i32(c, fuse);
+  ops[n++] = nn_scalar_i32(c, pl);
+  ops[n++] = nn_scalar_i32(c, pr);
+  ops[n++] = nn_scalar_i32(c, pt);
+  ops[n++] = nn_scalar_i32(c, pb);
+  ops[n++] = nn_scalar_i32(c, sw);
+  ops[n++] = nn_scalar_i32(c, sh);
+  if (depthwise) ops[n++] = nn_scalar_i32(c, out_c / in_c);
+  ops[n++] = nn_scalar_i32(c, fuse);
   if (dilated) {
-    ops[n++] = scalar_bool(c, false); /* NHWC */
-    ops[n++] = scalar_i32(c, dw);
-    ops[n++] = scalar_i32(c, dh);
+    ops[n++] = nn_scalar_bool(c, false); /* NHWC */
+    ops[n++] = nn_scalar_i32(c, dw);
+    ops[n++] = nn_scalar_i32(c, dh);
   }
-  return operation_to(c, depthwise ? ANEURALNETWORKS_DEPTHWISE_CONV_2D : ANEURALNETWORKS_CONV_2D,
-                      ops, n, oi);
+  return nn_operation_to(c, depthwise ? ANEURALNETWORKS_DEPTHWISE_CONV_2D : ANEURALNETWORKS_CONV_2D,
+                         ops, n, oi);
 }
 
 static bool map_fully_connected(map_ctx *c) {
-  int32_t ii = in_index(c, 0), wi = in_index(c, 1), oi = out_index(c, 0);
-  int32_t bi = wick_delegate_graph_node_input_count(c->g, c->node) > 2 ? in_index(c, 2) : -1;
+  int32_t ii = nn_in_index(c, 0), wi = nn_in_index(c, 1), oi = nn_out_index(c, 0);
+  int32_t bi = wick_delegate_graph_node_input_count(c->g, c->node) > 2 ? nn_in_index(c, 2) : -1;
   nn_type in, out;
-  if (!value_type(c, ii, "input", false, &in) || !value_type(c, oi, "output", false, &out))
+  if (!nn_value_type(c, ii, "input", false, &in) || !nn_value_type(c, oi, "output", false, &out))
     return false;
-  const wick_tensor *x = tensor(c, ii), *w = tensor(c, wi), *y = tensor(c, oi),
-                    *bias = tensor(c, bi);
-  if (w == NULL || rank_of(w) != 2) DECLINE("%s weights are not 2-D", c->op);
-  if (option_int(c, WICK_OPTION_WEIGHTS_FORMAT, 0) != 0) DECLINE("%s with shuffled weights", c->op);
+  const wick_tensor *x = nn_tensor(c, ii), *w = nn_tensor(c, wi), *y = nn_tensor(c, oi),
+                    *bias = nn_tensor(c, bi);
+  if (w == NULL || nn_rank(w) != 2) DECLINE("%s weights are not 2-D", c->op);
+  if (nn_option_int(c, WICK_OPTION_WEIGHTS_FORMAT, 0) != 0)
+    DECLINE("%s with shuffled weights", c->op);
   if (in.code != out.code) DECLINE("%s input and output types differ", c->op);
-  if (rank_of(x) < 2) DECLINE("%s input of rank 1 (NNAPI: at least 2)", c->op);
-  int units = dim(w, 0), size = dim(w, 1);
+  if (nn_rank(x) < 2) DECLINE("%s input of rank 1 (NNAPI: at least 2)", c->op);
+  int units = nn_dim(w, 0), size = nn_dim(w, 1);
   int64_t elements = 1;
-  for (size_t d = 0; d < rank_of(x); d++) elements *= dim(x, d);
+  for (size_t d = 0; d < nn_rank(x); d++) elements *= nn_dim(x, d);
   if (size <= 0 || elements % size != 0) DECLINE("%s input size does not divide", c->op);
   /* NNAPI's output is [batch, units]; TFLite's keep_num_dims form (the input's
    * leading dimensions kept) is that, reshaped */
-  bool flat = rank_of(y) == 2 && dim(y, 0) == elements / size && dim(y, 1) == units;
-  bool kept =
-      rank_of(y) == rank_of(x) && dim(y, rank_of(y) - 1) == units && dim(x, rank_of(x) - 1) == size;
-  for (size_t d = 0; kept && d + 1 < rank_of(y); d++) kept = dim(y, d) == dim(x, d);
+  bool flat = nn_rank(y) == 2 && nn_dim(y, 0) == elements / size && nn_dim(y, 1) == units;
+  bool kept = nn_rank(y) == nn_rank(x) && nn_dim(y, nn_rank(y) - 1) == units &&
+              nn_dim(x, nn_rank(x) - 1) == size;
+  for (size_t d = 0; kept && d + 1 < nn_rank(y); d++) kept = nn_dim(y, d) == nn_dim(x, d);
   if (!flat && !kept) DECLINE("%s output shape is neither [batch, units] nor kept", c->op);
   wick_dtype wdt = wick_tensor_dtype(w);
   size_t wq = wick_tensor_quantization_count(w);
@@ -620,13 +290,13 @@ static bool map_fully_connected(map_ctx *c) {
     if (c->level < 29 && !((double)out.scale > product))
       DECLINE("%s: levels 27 and 28 need output scale > input scale x weights scale", c->op);
   }
-  if (bias && (rank_of(bias) != 1 || dim(bias, 0) != units)) DECLINE("%s bias shape", c->op);
+  if (bias && (nn_rank(bias) != 1 || nn_dim(bias, 0) != units)) DECLINE("%s bias shape", c->op);
   int32_t fuse;
-  if (!fuse_code(c, &fuse)) return false;
+  if (!nn_fuse_code(c, &fuse)) return false;
   if (c->b == NULL) return true;
   int32_t ops[4];
-  ops[0] = graph_operand(c, ii);
-  ops[1] = graph_operand(c, wi);
+  ops[0] = nn_graph_operand(c, ii);
+  ops[1] = nn_graph_operand(c, wi);
   nn_type bias_type = {ANEURALNETWORKS_TENSOR_FLOAT32, 0, 0};
   if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32) {
     float ws;
@@ -635,58 +305,58 @@ static bool map_fully_connected(map_ctx *c) {
     bias_type = (nn_type){ANEURALNETWORKS_TENSOR_INT32, in.scale * ws, 0};
   }
   if (bias) {
-    ops[2] = graph_operand_as(c, bi, &bias_type);
+    ops[2] = nn_graph_operand_as(c, bi, &bias_type);
   } else {
     void *zeros = calloc((size_t)units, 4);
     if (zeros == NULL) DECLINE("out of memory building %s", c->op);
     uint32_t bd = (uint32_t)units;
-    ops[2] = const_tensor(c, bias_type, &bd, 1, zeros, (size_t)units * 4);
+    ops[2] = nn_const_tensor(c, bias_type, &bd, 1, zeros, (size_t)units * 4);
     free(zeros);
   }
-  ops[3] = scalar_i32(c, fuse);
-  int32_t o = graph_operand(c, oi);
-  if (flat) return operation(c, ANEURALNETWORKS_FULLY_CONNECTED, ops, 4, &o, 1);
+  ops[3] = nn_scalar_i32(c, fuse);
+  int32_t o = nn_graph_operand(c, oi);
+  if (flat) return nn_operation(c, ANEURALNETWORKS_FULLY_CONNECTED, ops, 4, &o, 1);
   uint32_t fd[2] = {(uint32_t)(elements / size), (uint32_t)units};
-  int32_t rows = temp_operand(c, out, fd, 2);
-  if (!operation(c, ANEURALNETWORKS_FULLY_CONNECTED, ops, 4, &rows, 1)) return false;
+  int32_t rows = nn_temp_operand(c, out, fd, 2);
+  if (!nn_operation(c, ANEURALNETWORKS_FULLY_CONNECTED, ops, 4, &rows, 1)) return false;
   int32_t shape[4];
-  uint32_t r = (uint32_t)rank_of(y);
-  for (uint32_t d = 0; d < r; d++) shape[d] = dim(y, d);
-  int32_t rs[2] = {rows, const_i32_vector(c, shape, r)};
-  return operation(c, ANEURALNETWORKS_RESHAPE, rs, 2, &o, 1);
+  uint32_t r = (uint32_t)nn_rank(y);
+  for (uint32_t d = 0; d < r; d++) shape[d] = nn_dim(y, d);
+  int32_t rs[2] = {rows, nn_const_i32_vector(c, shape, r)};
+  return nn_operation(c, ANEURALNETWORKS_RESHAPE, rs, 2, &o, 1);
 }
 
 /* ------------------------------------------------------------ elementwise */
 
 static bool map_binary(map_ctx *c, int32_t code) {
   nn_type a, b, out;
-  if (!binary_types(c, &a, &b, &out)) return false;
+  if (!nn_binary_types(c, &a, &b, &out)) return false;
   if (a.code != b.code || a.code != out.code) DECLINE("%s operand types differ", c->op);
   if (code == ANEURALNETWORKS_SUB) {
     NEED_LEVEL(28, "SUB");
     if (a.code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) NEED_LEVEL(29, "quantized SUB");
   }
-  if (code == ANEURALNETWORKS_MUL && is_quant8(a.code) &&
+  if (code == ANEURALNETWORKS_MUL && nn_is_quant8(a.code) &&
       !((double)out.scale > (double)a.scale * (double)b.scale))
     DECLINE("quantized MUL needs output scale > product of the input scales");
   /* broadcasting: NNAPI's rule is numpy's, as TFLite's (ranks up to 4) */
-  const wick_tensor *ta = tensor(c, in_index(c, 0)), *tb = tensor(c, in_index(c, 1));
-  const wick_tensor *to = tensor(c, out_index(c, 0));
-  size_t ra = rank_of(ta), rb = rank_of(tb), ro = rank_of(to);
+  const wick_tensor *ta = nn_tensor(c, nn_in_index(c, 0)), *tb = nn_tensor(c, nn_in_index(c, 1));
+  const wick_tensor *to = nn_tensor(c, nn_out_index(c, 0));
+  size_t ra = nn_rank(ta), rb = nn_rank(tb), ro = nn_rank(to);
   for (size_t k = 0; k < ro; k++) {
-    int da = k < ro - ra ? 1 : dim(ta, k - (ro - ra)),
-        db = k < ro - rb ? 1 : dim(tb, k - (ro - rb));
+    int da = k < ro - ra ? 1 : nn_dim(ta, k - (ro - ra)),
+        db = k < ro - rb ? 1 : nn_dim(tb, k - (ro - rb));
     int want = da > db ? da : db;
-    if ((da != db && da != 1 && db != 1) || dim(to, k) != want)
+    if ((da != db && da != 1 && db != 1) || nn_dim(to, k) != want)
       DECLINE("%s shapes do not broadcast as NNAPI does", c->op);
   }
   if (ra > ro || rb > ro) DECLINE("%s output rank below an input's", c->op);
   int32_t fuse;
-  if (!fuse_code(c, &fuse)) return false;
+  if (!nn_fuse_code(c, &fuse)) return false;
   if (c->b == NULL) return true;
-  int32_t ops[3] = {graph_operand(c, in_index(c, 0)), graph_operand(c, in_index(c, 1)),
-                    scalar_i32(c, fuse)};
-  return operation_to(c, code, ops, 3, out_index(c, 0));
+  int32_t ops[3] = {nn_graph_operand(c, nn_in_index(c, 0)), nn_graph_operand(c, nn_in_index(c, 1)),
+                    nn_scalar_i32(c, fuse)};
+  return nn_operation_to(c, code, ops, 3, nn_out_index(c, 0));
 }
 
 /* RELU, RELU1, RELU6, LOGISTIC, TANH, HARD_SWISH: one input, same shape. */
@@ -694,9 +364,9 @@ static bool map_unary(map_ctx *c, int32_t code) {
   int32_t ii, oi;
   nn_type in, out;
   c->allow_scalar = true;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (in.code != out.code) DECLINE("%s input and output types differ", c->op);
-  if (is_quant8(in.code)) {
+  if (nn_is_quant8(in.code)) {
     bool u8 = in.code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
     switch (code) {
       case ANEURALNETWORKS_LOGISTIC:
@@ -711,14 +381,14 @@ static bool map_unary(map_ctx *c, int32_t code) {
       case ANEURALNETWORKS_HARD_SWISH:
         DECLINE("quantized HARD_SWISH (NNAPI's integer rounding is not pinned to TFLite's)");
       default:
-        if (!same_quant(&in, &out))
+        if (!nn_same_quant(&in, &out))
           DECLINE("quantized %s with different input and output scales (NNAPI: the same)", c->op);
     }
   }
   if (code == ANEURALNETWORKS_HARD_SWISH) NEED_LEVEL(30, "HARD_SWISH");
   if (c->b == NULL) return true;
-  int32_t i = graph_operand(c, ii);
-  return operation_to(c, code, &i, 1, oi);
+  int32_t i = nn_graph_operand(c, ii);
+  return nn_operation_to(c, code, &i, 1, oi);
 }
 
 /* ------------------------------------------------------------ pooling */
@@ -726,25 +396,28 @@ static bool map_unary(map_ctx *c, int32_t code) {
 static bool map_pool(map_ctx *c, int32_t code) {
   int32_t ii, oi;
   nn_type in, out;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
-  const wick_tensor *x = tensor(c, ii), *y = tensor(c, oi);
-  if (rank_of(x) != 4 || rank_of(y) != 4) DECLINE("%s on rank %zu (NNAPI: 4)", c->op, rank_of(x));
-  if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  const wick_tensor *x = nn_tensor(c, ii), *y = nn_tensor(c, oi);
+  if (nn_rank(x) != 4 || nn_rank(y) != 4) DECLINE("%s on rank %zu (NNAPI: 4)", c->op, nn_rank(x));
+  if (!nn_same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
   int32_t fuse;
-  if (!fuse_code(c, &fuse)) return false;
-  int same = option_int(c, WICK_OPTION_PADDING, 1) == 0;
-  int sw = option_int(c, WICK_OPTION_STRIDE_W, 1), sh = option_int(c, WICK_OPTION_STRIDE_H, 1);
-  int fw = option_int(c, WICK_OPTION_FILTER_W, 1), fh = option_int(c, WICK_OPTION_FILTER_H, 1);
+  if (!nn_fuse_code(c, &fuse)) return false;
+  int same = nn_option_int(c, WICK_OPTION_PADDING, 1) == 0;
+  int sw = nn_option_int(c, WICK_OPTION_STRIDE_W, 1),
+      sh = nn_option_int(c, WICK_OPTION_STRIDE_H, 1);
+  int fw = nn_option_int(c, WICK_OPTION_FILTER_W, 1),
+      fh = nn_option_int(c, WICK_OPTION_FILTER_H, 1);
   if (sw < 1 || sh < 1 || fw < 1 || fh < 1) DECLINE("%s stride or filter below 1", c->op);
   int32_t pl, pr, pt, pb;
-  if (!explicit_padding(c, same, dim(x, 2), fw, sw, 1, dim(y, 2), &pl, &pr) ||
-      !explicit_padding(c, same, dim(x, 1), fh, sh, 1, dim(y, 1), &pt, &pb))
+  if (!explicit_padding(c, same, nn_dim(x, 2), fw, sw, 1, nn_dim(y, 2), &pl, &pr) ||
+      !explicit_padding(c, same, nn_dim(x, 1), fh, sh, 1, nn_dim(y, 1), &pt, &pb))
     return false;
   if (c->b == NULL) return true;
-  int32_t ops[10] = {graph_operand(c, ii), scalar_i32(c, pl),  scalar_i32(c, pr), scalar_i32(c, pt),
-                     scalar_i32(c, pb),    scalar_i32(c, sw),  scalar_i32(c, sh), scalar_i32(c, fw),
-                     scalar_i32(c, fh),    scalar_i32(c, fuse)};
-  return operation_to(c, code, ops, 10, oi);
+  int32_t ops[10] = {nn_graph_operand(c, ii), nn_scalar_i32(c, pl), nn_scalar_i32(c, pr),
+                     nn_scalar_i32(c, pt),    nn_scalar_i32(c, pb), nn_scalar_i32(c, sw),
+                     nn_scalar_i32(c, sh),    nn_scalar_i32(c, fw), nn_scalar_i32(c, fh),
+                     nn_scalar_i32(c, fuse)};
+  return nn_operation_to(c, code, ops, 10, oi);
 }
 
 /* ------------------------------------------------------------ shapes */
@@ -753,17 +426,17 @@ static bool map_reshape(map_ctx *c) {
   int32_t ii, oi;
   nn_type in, out;
   c->allow_scalar = true;
-  if (!in_out_types(c, true, &ii, &oi, &in, &out)) return false;
-  if (!same_quant(&in, &out)) DECLINE("%s changes the type or quantization", c->op);
+  if (!nn_in_out_types(c, true, &ii, &oi, &in, &out)) return false;
+  if (!nn_same_quant(&in, &out)) DECLINE("%s changes the type or quantization", c->op);
   if (in.code == ANEURALNETWORKS_TENSOR_INT32)
     DECLINE("%s of int32 (NNAPI: float and 8-bit)", c->op);
   if (c->b == NULL) return true;
-  const wick_tensor *y = tensor(c, oi);
+  const wick_tensor *y = nn_tensor(c, oi);
   int32_t shape[4] = {1, 1, 1, 1};
-  uint32_t r = (uint32_t)rank_of(y);
-  for (uint32_t d = 0; d < r; d++) shape[d] = dim(y, d);
-  int32_t ops[2] = {graph_operand(c, ii), const_i32_vector(c, shape, r ? r : 1)};
-  return operation_to(c, ANEURALNETWORKS_RESHAPE, ops, 2, oi);
+  uint32_t r = (uint32_t)nn_rank(y);
+  for (uint32_t d = 0; d < r; d++) shape[d] = nn_dim(y, d);
+  int32_t ops[2] = {nn_graph_operand(c, ii), nn_const_i32_vector(c, shape, r ? r : 1)};
+  return nn_operation_to(c, ANEURALNETWORKS_RESHAPE, ops, 2, oi);
 }
 
 /* ABS EXP LOG NEG RSQRT SIN SQRT: float32 from level 29. */
@@ -771,59 +444,59 @@ static bool map_float_unary(map_ctx *c, int32_t code) {
   int32_t ii, oi;
   nn_type in, out;
   c->allow_scalar = true;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32 || out.code != in.code)
     DECLINE("quantized %s (NNAPI: float only)", c->op);
   NEED_LEVEL(29, c->op);
   if (c->b == NULL) return true;
-  int32_t i = graph_operand(c, ii);
-  return operation_to(c, code, &i, 1, oi);
+  int32_t i = nn_graph_operand(c, ii);
+  return nn_operation_to(c, code, &i, 1, oi);
 }
 
 /* MAXIMUM, MINIMUM (29): float, or 8-bit with every operand quantized alike (TFLite
  * compares the raw values then). */
 static bool map_minmax(map_ctx *c, int32_t code) {
   nn_type a, b, out;
-  if (!binary_types(c, &a, &b, &out)) return false;
-  if (!same_quant(&a, &b) || !same_quant(&a, &out))
+  if (!nn_binary_types(c, &a, &b, &out)) return false;
+  if (!nn_same_quant(&a, &b) || !nn_same_quant(&a, &out))
     DECLINE("%s with operands quantized differently", c->op);
   NEED_LEVEL(29, c->op);
   if (c->b == NULL) return true;
-  int32_t ops[2] = {graph_operand(c, in_index(c, 0)), graph_operand(c, in_index(c, 1))};
-  return operation_to(c, code, ops, 2, out_index(c, 0));
+  int32_t ops[2] = {nn_graph_operand(c, nn_in_index(c, 0)), nn_graph_operand(c, nn_in_index(c, 1))};
+  return nn_operation_to(c, code, ops, 2, nn_out_index(c, 0));
 }
 
 /* SQUARED_DIFFERENCE (float): SUB, then MUL of the difference by itself: the
  * same two roundings as TFLite's (a - b) * (a - b). */
 static bool map_squared_difference(map_ctx *c) {
   nn_type a, b, out;
-  if (!binary_types(c, &a, &b, &out)) return false;
+  if (!nn_binary_types(c, &a, &b, &out)) return false;
   if (a.code != ANEURALNETWORKS_TENSOR_FLOAT32 || b.code != a.code || out.code != a.code)
     DECLINE("quantized SQUARED_DIFFERENCE (no NNAPI form)");
   NEED_LEVEL(28, "SQUARED_DIFFERENCE (as SUB and MUL)");
   if (c->b == NULL) return true;
-  const wick_tensor *y = tensor(c, out_index(c, 0));
-  uint32_t dims[4] = {1, 1, 1, 1}, r = (uint32_t)rank_of(y);
-  for (uint32_t d = 0; d < r; d++) dims[d] = (uint32_t)dim(y, d);
-  int32_t diff = temp_operand(c, out, dims, r ? r : 1);
-  int32_t sub[3] = {graph_operand(c, in_index(c, 0)), graph_operand(c, in_index(c, 1)),
-                    scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
-  if (!operation(c, ANEURALNETWORKS_SUB, sub, 3, &diff, 1)) return false;
-  int32_t mul[3] = {diff, diff, scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
-  return operation_to(c, ANEURALNETWORKS_MUL, mul, 3, out_index(c, 0));
+  const wick_tensor *y = nn_tensor(c, nn_out_index(c, 0));
+  uint32_t dims[4] = {1, 1, 1, 1}, r = (uint32_t)nn_rank(y);
+  for (uint32_t d = 0; d < r; d++) dims[d] = (uint32_t)nn_dim(y, d);
+  int32_t diff = nn_temp_operand(c, out, dims, r ? r : 1);
+  int32_t sub[3] = {nn_graph_operand(c, nn_in_index(c, 0)), nn_graph_operand(c, nn_in_index(c, 1)),
+                    nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
+  if (!nn_operation(c, ANEURALNETWORKS_SUB, sub, 3, &diff, 1)) return false;
+  int32_t mul[3] = {diff, diff, nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
+  return nn_operation_to(c, ANEURALNETWORKS_MUL, mul, 3, nn_out_index(c, 0));
 }
 
 static bool map_softmax(map_ctx *c) {
   int32_t ii, oi;
   nn_type in, out;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (in.code != out.code) DECLINE("%s input and output types differ", c->op);
-  size_t r = rank_of(tensor(c, ii));
+  size_t r = nn_rank(nn_tensor(c, ii));
   if (r != 2 && r != 4) NEED_LEVEL(29, "SOFTMAX on a tensor of rank other than 2 and 4");
   double beta = 1;
   wick_delegate_graph_node_option(c->g, c->node, WICK_OPTION_BETA, &beta);
   if (!(beta > 0)) DECLINE("%s beta %g (NNAPI: positive)", c->op, beta);
-  if (is_quant8(in.code)) {
+  if (nn_is_quant8(in.code)) {
     bool u8 = in.code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
     if (out.scale != 1.0f / 256 || out.zp != (u8 ? 0 : -128))
       DECLINE("quantized SOFTMAX needs output scale 1/256, zero point %d", u8 ? 0 : -128);
@@ -834,50 +507,50 @@ static bool map_softmax(map_ctx *c) {
     /* Past 511 values a row's sum of exps (Q12.19) can need a final shift
      * beyond 31 bits, where TFLite's reference is undefined and wick's CPU
      * clamps: the results may differ there. */
-    const wick_tensor *x = tensor(c, ii);
-    if (dim(x, rank_of(x) - 1) > 511)
+    const wick_tensor *x = nn_tensor(c, ii);
+    if (nn_dim(x, nn_rank(x) - 1) > 511)
       DECLINE(
           "quantized SOFTMAX over rows of %d values (more than 511: TFLite's fixed-point "
           "rounding is undefined there)",
-          (int)dim(x, rank_of(x) - 1));
+          (int)nn_dim(x, nn_rank(x) - 1));
   }
   if (c->b == NULL) return true;
-  int32_t ops[2] = {graph_operand(c, ii), scalar_f32(c, (float)beta)};
-  return operation_to(c, ANEURALNETWORKS_SOFTMAX, ops, 2, oi);
+  int32_t ops[2] = {nn_graph_operand(c, ii), nn_scalar_f32(c, (float)beta)};
+  return nn_operation_to(c, ANEURALNETWORKS_SOFTMAX, ops, 2, oi);
 }
 
 static bool map_concatenation(map_ctx *c) {
   size_t n = wick_delegate_graph_node_input_count(c->g, c->node);
-  int32_t oi = out_index(c, 0);
+  int32_t oi = nn_out_index(c, 0);
   nn_type out;
-  if (!value_type(c, oi, "output", false, &out)) return false;
+  if (!nn_value_type(c, oi, "output", false, &out)) return false;
   if (n < 1 || n > 15) DECLINE("%s of %zu inputs", c->op, n);
   bool differ = false;
   for (size_t i = 0; i < n; i++) {
     nn_type in;
-    if (!value_type(c, in_index(c, i), "input", false, &in)) return false;
+    if (!nn_value_type(c, nn_in_index(c, i), "input", false, &in)) return false;
     if (in.code != out.code) DECLINE("%s input types differ", c->op);
-    if (!same_quant(&in, &out)) differ = true;
+    if (!nn_same_quant(&in, &out)) differ = true;
   }
   if (differ && out.code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM)
     NEED_LEVEL(29, "uint8 CONCATENATION with inputs quantized unlike the output");
   int32_t fuse;
-  if (!fuse_code(c, &fuse)) return false;
+  if (!nn_fuse_code(c, &fuse)) return false;
   if (fuse != ANEURALNETWORKS_FUSED_NONE) DECLINE("%s with a fused activation", c->op);
-  int axis = option_int(c, WICK_OPTION_AXIS, 0);
-  int r = (int)rank_of(tensor(c, oi));
+  int axis = nn_option_int(c, WICK_OPTION_AXIS, 0);
+  int r = (int)nn_rank(nn_tensor(c, oi));
   if (axis < 0) axis += r;
   if (axis < 0 || axis >= r) DECLINE("%s axis out of range", c->op);
   if (c->b == NULL) return true;
   int32_t ops[16];
-  for (size_t i = 0; i < n; i++) ops[i] = graph_operand(c, in_index(c, i));
-  ops[n] = scalar_i32(c, axis);
-  return operation_to(c, ANEURALNETWORKS_CONCATENATION, ops, n + 1, oi);
+  for (size_t i = 0; i < n; i++) ops[i] = nn_graph_operand(c, nn_in_index(c, i));
+  ops[n] = nn_scalar_i32(c, axis);
+  return nn_operation_to(c, ANEURALNETWORKS_CONCATENATION, ops, n + 1, oi);
 }
 
 /* The constant int32 values of input i (axes, paddings), or NULL with a reason. */
 static const int32_t *const_ints(map_ctx *c, size_t i, size_t *count) {
-  const wick_tensor *t = tensor(c, in_index(c, i));
+  const wick_tensor *t = nn_tensor(c, nn_in_index(c, i));
   if (t == NULL || !wick_tensor_is_constant(t) || wick_tensor_dtype(t) != WICK_DTYPE_INT32 ||
       wick_tensor_data(t) == NULL) {
     snprintf(c->why, c->why_size, "%s with %s axes or paddings (NNAPI here: constant int32)", c->op,
@@ -891,13 +564,13 @@ static const int32_t *const_ints(map_ctx *c, size_t i, size_t *count) {
 static bool map_mean(map_ctx *c) {
   int32_t ii, oi;
   nn_type in, out;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (in.code != out.code) DECLINE("%s input and output types differ", c->op);
   size_t n;
   const int32_t *axes = const_ints(c, 1, &n);
   if (axes == NULL) return false;
-  const wick_tensor *x = tensor(c, ii);
-  int r = (int)rank_of(x);
+  const wick_tensor *x = nn_tensor(c, ii);
+  int r = (int)nn_rank(x);
   bool reduced[4] = {false, false, false, false};
   int32_t norm[4];
   size_t count = 0;
@@ -908,11 +581,11 @@ static bool map_mean(map_ctx *c) {
     reduced[a] = true;
   }
   if (count == 0) DECLINE("%s over no axes", c->op);
-  int keep = option_int(c, WICK_OPTION_KEEP_DIMS, 0) != 0;
+  int keep = nn_option_int(c, WICK_OPTION_KEEP_DIMS, 0) != 0;
   bool plane = r == 4 && count == 2 && reduced[1] && reduced[2];
-  if (is_quant8(in.code)) {
+  if (nn_is_quant8(in.code)) {
     /* NNAPI's quantized MEAN keeps the input's scale and zero point */
-    if (!same_quant(&in, &out))
+    if (!nn_same_quant(&in, &out))
       DECLINE("quantized MEAN whose output is quantized unlike its input (NNAPI: the same)");
   }
   bool pool = c->level < 28;
@@ -921,71 +594,71 @@ static bool map_mean(map_ctx *c) {
       NEED_LEVEL(28, "MEAN (other than a float mean over H and W)");
   }
   if (c->b == NULL) return true;
-  int32_t o = graph_operand(c, oi);
+  int32_t o = nn_graph_operand(c, oi);
   if (!pool) {
-    int32_t ops[3] = {graph_operand(c, ii), const_i32_vector(c, norm, (uint32_t)count),
-                      scalar_i32(c, keep)};
-    return operation(c, ANEURALNETWORKS_MEAN, ops, 3, &o, 1);
+    int32_t ops[3] = {nn_graph_operand(c, ii), nn_const_i32_vector(c, norm, (uint32_t)count),
+                      nn_scalar_i32(c, keep)};
+    return nn_operation(c, ANEURALNETWORKS_MEAN, ops, 3, &o, 1);
   }
   /* level 27: AVERAGE_POOL_2D over the whole plane, then RESHAPE unless keep_dims */
-  int h = dim(x, 1), w = dim(x, 2);
+  int h = nn_dim(x, 1), w = nn_dim(x, 2);
   int32_t pooled = o;
   if (!keep) {
-    uint32_t pd[4] = {(uint32_t)dim(x, 0), 1, 1, (uint32_t)dim(x, 3)};
-    pooled = temp_operand(c, in, pd, 4);
+    uint32_t pd[4] = {(uint32_t)nn_dim(x, 0), 1, 1, (uint32_t)nn_dim(x, 3)};
+    pooled = nn_temp_operand(c, in, pd, 4);
   }
-  int32_t ops[10] = {graph_operand(c, ii), scalar_i32(c, 0),
-                     scalar_i32(c, 0),     scalar_i32(c, 0),
-                     scalar_i32(c, 0),     scalar_i32(c, 1),
-                     scalar_i32(c, 1),     scalar_i32(c, w),
-                     scalar_i32(c, h),     scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
-  if (!operation(c, ANEURALNETWORKS_AVERAGE_POOL_2D, ops, 10, &pooled, 1)) return false;
+  int32_t ops[10] = {nn_graph_operand(c, ii), nn_scalar_i32(c, 0),
+                     nn_scalar_i32(c, 0),     nn_scalar_i32(c, 0),
+                     nn_scalar_i32(c, 0),     nn_scalar_i32(c, 1),
+                     nn_scalar_i32(c, 1),     nn_scalar_i32(c, w),
+                     nn_scalar_i32(c, h),     nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
+  if (!nn_operation(c, ANEURALNETWORKS_AVERAGE_POOL_2D, ops, 10, &pooled, 1)) return false;
   if (keep) return true;
-  const wick_tensor *y = tensor(c, oi);
+  const wick_tensor *y = nn_tensor(c, oi);
   int32_t shape[4];
-  uint32_t yr = (uint32_t)rank_of(y);
-  for (uint32_t d = 0; d < yr; d++) shape[d] = dim(y, d);
-  int32_t rs[2] = {pooled, const_i32_vector(c, shape, yr)};
-  return operation(c, ANEURALNETWORKS_RESHAPE, rs, 2, &o, 1);
+  uint32_t yr = (uint32_t)nn_rank(y);
+  for (uint32_t d = 0; d < yr; d++) shape[d] = nn_dim(y, d);
+  int32_t rs[2] = {pooled, nn_const_i32_vector(c, shape, yr)};
+  return nn_operation(c, ANEURALNETWORKS_RESHAPE, rs, 2, &o, 1);
 }
 
 static bool map_pad(map_ctx *c) {
   int32_t ii, oi;
   nn_type in, out;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   NEED_LEVEL(28, "PAD");
-  if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
-  if (is_quant8(in.code)) NEED_LEVEL(29, "quantized PAD (its pad value is undefined before 29)");
-  if (wick_delegate_graph_node_input_count(c->g, c->node) > 2 && in_index(c, 2) >= 0)
+  if (!nn_same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  if (nn_is_quant8(in.code)) NEED_LEVEL(29, "quantized PAD (its pad value is undefined before 29)");
+  if (wick_delegate_graph_node_input_count(c->g, c->node) > 2 && nn_in_index(c, 2) >= 0)
     DECLINE("%s with a constant value (PADV2)", c->op);
   size_t n;
   const int32_t *pads = const_ints(c, 1, &n);
   if (pads == NULL) return false;
-  size_t r = rank_of(tensor(c, ii));
+  size_t r = nn_rank(nn_tensor(c, ii));
   if (n != 2 * r) DECLINE("%s paddings are not [rank, 2]", c->op);
   for (size_t k = 0; k < n; k++)
     if (pads[k] < 0) DECLINE("%s with negative padding", c->op);
   if (c->b == NULL) return true;
   uint32_t pd[2] = {(uint32_t)r, 2};
-  int32_t ops[2] = {graph_operand(c, ii),
-                    const_tensor(c, (nn_type){ANEURALNETWORKS_TENSOR_INT32, 0, 0}, pd, 2, pads,
-                                 n * sizeof(int32_t))};
-  return operation_to(c, ANEURALNETWORKS_PAD, ops, 2, oi);
+  int32_t ops[2] = {nn_graph_operand(c, ii),
+                    nn_const_tensor(c, (nn_type){ANEURALNETWORKS_TENSOR_INT32, 0, 0}, pd, 2, pads,
+                                    n * sizeof(int32_t))};
+  return nn_operation_to(c, ANEURALNETWORKS_PAD, ops, 2, oi);
 }
 
 static bool map_transpose(map_ctx *c) {
   int32_t ii, oi;
   nn_type in, out;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
-  if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (!nn_same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
   NEED_LEVEL(28, "TRANSPOSE");
   size_t n;
   const int32_t *perm = const_ints(c, 1, &n);
   if (perm == NULL) return false;
-  if (n != rank_of(tensor(c, ii))) DECLINE("%s permutation of the wrong length", c->op);
+  if (n != nn_rank(nn_tensor(c, ii))) DECLINE("%s permutation of the wrong length", c->op);
   if (c->b == NULL) return true;
-  int32_t ops[2] = {graph_operand(c, ii), const_i32_vector(c, perm, (uint32_t)n)};
-  return operation_to(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, oi);
+  int32_t ops[2] = {nn_graph_operand(c, ii), nn_const_i32_vector(c, perm, (uint32_t)n)};
+  return nn_operation_to(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, oi);
 }
 
 /* SLICE (29): begin from the file, the size as the prepared output's shape
@@ -993,86 +666,86 @@ static bool map_transpose(map_ctx *c) {
 static bool map_slice(map_ctx *c) {
   int32_t ii, oi;
   nn_type in, out;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
-  if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (!nn_same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
   NEED_LEVEL(29, "SLICE");
   size_t n;
   const int32_t *begin = const_ints(c, 1, &n);
   if (begin == NULL) return false;
-  const wick_tensor *x = tensor(c, ii), *y = tensor(c, oi);
-  if (n != rank_of(x) || rank_of(y) != n) DECLINE("%s begin of the wrong length", c->op);
+  const wick_tensor *x = nn_tensor(c, ii), *y = nn_tensor(c, oi);
+  if (n != nn_rank(x) || nn_rank(y) != n) DECLINE("%s begin of the wrong length", c->op);
   int32_t size[4];
   for (size_t d = 0; d < n; d++) {
-    size[d] = dim(y, d);
-    if (begin[d] < 0 || begin[d] + size[d] > dim(x, d)) DECLINE("%s outside its input", c->op);
+    size[d] = nn_dim(y, d);
+    if (begin[d] < 0 || begin[d] + size[d] > nn_dim(x, d)) DECLINE("%s outside its input", c->op);
   }
   if (c->b == NULL) return true;
-  int32_t ops[3] = {graph_operand(c, ii), const_i32_vector(c, begin, (uint32_t)n),
-                    const_i32_vector(c, size, (uint32_t)n)};
-  return operation_to(c, ANEURALNETWORKS_SLICE, ops, 3, oi);
+  int32_t ops[3] = {nn_graph_operand(c, ii), nn_const_i32_vector(c, begin, (uint32_t)n),
+                    nn_const_i32_vector(c, size, (uint32_t)n)};
+  return nn_operation_to(c, ANEURALNETWORKS_SLICE, ops, 3, oi);
 }
 
 /* SPACE_TO_DEPTH, DEPTH_TO_SPACE (27): NHWC, the same block order as TFLite's. */
 static bool map_space_depth(map_ctx *c, int32_t code) {
   int32_t ii, oi;
   nn_type in, out;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
-  if (rank_of(tensor(c, ii)) != 4)
-    DECLINE("%s on rank %zu (NNAPI: 4)", c->op, rank_of(tensor(c, ii)));
-  if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
-  int block = option_int(c, WICK_OPTION_BLOCK_SIZE, 0);
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (nn_rank(nn_tensor(c, ii)) != 4)
+    DECLINE("%s on rank %zu (NNAPI: 4)", c->op, nn_rank(nn_tensor(c, ii)));
+  if (!nn_same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  int block = nn_option_int(c, WICK_OPTION_BLOCK_SIZE, 0);
   if (block < 1) DECLINE("%s block size %d", c->op, block);
   if (c->b == NULL) return true;
-  int32_t ops[2] = {graph_operand(c, ii), scalar_i32(c, block)};
-  return operation_to(c, code, ops, 2, oi);
+  int32_t ops[2] = {nn_graph_operand(c, ii), nn_scalar_i32(c, block)};
+  return nn_operation_to(c, code, ops, 2, oi);
 }
 
 static bool map_resize(map_ctx *c, bool nearest) {
   int32_t ii, oi;
   nn_type in, out;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
-  const wick_tensor *x = tensor(c, ii), *y = tensor(c, oi);
-  if (rank_of(x) != 4 || rank_of(y) != 4) DECLINE("%s on rank %zu (NNAPI: 4)", c->op, rank_of(x));
-  if (!same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  const wick_tensor *x = nn_tensor(c, ii), *y = nn_tensor(c, oi);
+  if (nn_rank(x) != 4 || nn_rank(y) != 4) DECLINE("%s on rank %zu (NNAPI: 4)", c->op, nn_rank(x));
+  if (!nn_same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
   if (nearest) NEED_LEVEL(29, "RESIZE_NEAREST_NEIGHBOR");
-  if (!nearest && is_quant8(in.code))
+  if (!nearest && nn_is_quant8(in.code))
     DECLINE("quantized RESIZE_BILINEAR (NNAPI's integer rounding is not pinned to TFLite's)");
-  int align = option_int(c, WICK_OPTION_ALIGN_CORNERS, 0);
-  int half = option_int(c, WICK_OPTION_HALF_PIXEL_CENTERS, 0);
+  int align = nn_option_int(c, WICK_OPTION_ALIGN_CORNERS, 0);
+  int half = nn_option_int(c, WICK_OPTION_HALF_PIXEL_CENTERS, 0);
   if (align || half) NEED_LEVEL(30, "align_corners or half_pixel_centers");
   if (c->b == NULL) return true;
   int32_t ops[6];
   size_t n = 0;
-  ops[n++] = graph_operand(c, ii);
-  ops[n++] = scalar_i32(c, dim(y, 2));
-  ops[n++] = scalar_i32(c, dim(y, 1));
-  if (nearest || align || half) ops[n++] = scalar_bool(c, false); /* NHWC */
+  ops[n++] = nn_graph_operand(c, ii);
+  ops[n++] = nn_scalar_i32(c, nn_dim(y, 2));
+  ops[n++] = nn_scalar_i32(c, nn_dim(y, 1));
+  if (nearest || align || half) ops[n++] = nn_scalar_bool(c, false); /* NHWC */
   if (align || half) {
-    ops[n++] = scalar_bool(c, align != 0);
-    ops[n++] = scalar_bool(c, half != 0);
+    ops[n++] = nn_scalar_bool(c, align != 0);
+    ops[n++] = nn_scalar_bool(c, half != 0);
   }
-  return operation_to(c,
-                      nearest ? ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR
-                              : ANEURALNETWORKS_RESIZE_BILINEAR,
-                      ops, n, oi);
+  return nn_operation_to(c,
+                         nearest ? ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR
+                                 : ANEURALNETWORKS_RESIZE_BILINEAR,
+                         ops, n, oi);
 }
 
 static bool map_quantize(map_ctx *c, bool quantize) {
   int32_t ii, oi;
   nn_type in, out;
-  if (!in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (quantize) {
     NEED_LEVEL(29, "QUANTIZE");
-    if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32 || !is_quant8(out.code))
+    if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32 || !nn_is_quant8(out.code))
       DECLINE("QUANTIZE between integer types (NNAPI: float to 8-bit only)");
-  } else if (!is_quant8(in.code) || out.code != ANEURALNETWORKS_TENSOR_FLOAT32) {
+  } else if (!nn_is_quant8(in.code) || out.code != ANEURALNETWORKS_TENSOR_FLOAT32) {
     DECLINE("DEQUANTIZE from %s (NNAPI here: 8-bit to float32)",
             in.code == ANEURALNETWORKS_TENSOR_FLOAT32 ? "float" : "this type");
   }
   if (c->b == NULL) return true;
-  int32_t i = graph_operand(c, ii);
-  return operation_to(c, quantize ? ANEURALNETWORKS_QUANTIZE : ANEURALNETWORKS_DEQUANTIZE, &i, 1,
-                      oi);
+  int32_t i = nn_graph_operand(c, ii);
+  return nn_operation_to(c, quantize ? ANEURALNETWORKS_QUANTIZE : ANEURALNETWORKS_DEQUANTIZE, &i, 1,
+                         oi);
 }
 
 bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *graph, size_t node,
