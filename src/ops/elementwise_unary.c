@@ -1,8 +1,8 @@
 /*
  * elementwise_unary.c — one-input, one-output elementwise ops without
- * options: RELU RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH HARD_SWISH ELU
- * EXP LOG SQRT RSQRT SQUARE ABS NEG SIN COS FLOOR CEIL ROUND SIGN,
- * LOGICAL_NOT and ZEROS_LIKE.
+ * options: the unary math ops of src/kernels/reference/unary_ops.inc (RELU
+ * ... SIGN: their records here are derived from its lines), LOGICAL_NOT and
+ * ZEROS_LIKE.
  *
  * One prepare and one invoke serve them all, driven by the table below: the
  * kernel op, the element types the op accepts (those LiteRT accepts for the
@@ -46,28 +46,17 @@ typedef struct unary_entry {
   const char *type_list; /* for messages */
 } unary_entry;
 
+/* unary_ops.inc's TYPES: the accepted element types and how messages list them. */
+#define TYPES_F32 T_F32, "float32"
+#define TYPES_F32_I16_I32 T_F32 | T_I16 | T_I32, "float32, int16, int32"
+#define TYPES_F32_I32 T_F32 | T_I32, "float32, int32"
+#define TYPES_F32_I32_I64 T_F32 | T_I32 | T_I64, "float32, int32, int64"
+
 static const unary_entry table[] = {
-    {WICK_BUILTIN_RELU, K_MATH, WICK_UNARY_RELU, T_F32, "float32"},
-    {WICK_BUILTIN_RELU6, K_MATH, WICK_UNARY_RELU6, T_F32, "float32"},
-    {WICK_BUILTIN_RELU_N1_TO_1, K_MATH, WICK_UNARY_RELU_N1_TO_1, T_F32, "float32"},
-    {WICK_BUILTIN_RELU_0_TO_1, K_MATH, WICK_UNARY_RELU_0_TO_1, T_F32, "float32"},
-    {WICK_BUILTIN_LOGISTIC, K_MATH, WICK_UNARY_LOGISTIC, T_F32, "float32"},
-    {WICK_BUILTIN_TANH, K_MATH, WICK_UNARY_TANH, T_F32, "float32"},
-    {WICK_BUILTIN_HARD_SWISH, K_MATH, WICK_UNARY_HARD_SWISH, T_F32, "float32"},
-    {WICK_BUILTIN_ELU, K_MATH, WICK_UNARY_ELU, T_F32, "float32"},
-    {WICK_BUILTIN_EXP, K_MATH, WICK_UNARY_EXP, T_F32, "float32"},
-    {WICK_BUILTIN_LOG, K_MATH, WICK_UNARY_LOG, T_F32, "float32"},
-    {WICK_BUILTIN_SQRT, K_MATH, WICK_UNARY_SQRT, T_F32, "float32"},
-    {WICK_BUILTIN_RSQRT, K_MATH, WICK_UNARY_RSQRT, T_F32, "float32"},
-    {WICK_BUILTIN_SQUARE, K_MATH, WICK_UNARY_SQUARE, T_F32, "float32"},
-    {WICK_BUILTIN_ABS, K_MATH, WICK_UNARY_ABS, T_F32 | T_I16 | T_I32, "float32, int16, int32"},
-    {WICK_BUILTIN_NEG, K_MATH, WICK_UNARY_NEG, T_F32 | T_I32 | T_I64, "float32, int32, int64"},
-    {WICK_BUILTIN_SIN, K_MATH, WICK_UNARY_SIN, T_F32, "float32"},
-    {WICK_BUILTIN_COS, K_MATH, WICK_UNARY_COS, T_F32, "float32"},
-    {WICK_BUILTIN_FLOOR, K_MATH, WICK_UNARY_FLOOR, T_F32, "float32"},
-    {WICK_BUILTIN_CEIL, K_MATH, WICK_UNARY_CEIL, T_F32, "float32"},
-    {WICK_BUILTIN_ROUND, K_MATH, WICK_UNARY_ROUND, T_F32, "float32"},
-    {WICK_BUILTIN_SIGN, K_MATH, WICK_UNARY_SIGN, T_F32 | T_I32, "float32, int32"},
+#define WICK_UNARY_F32(NAME, name, KERNEL, VERSION, FLAGS, TYPES, ...) \
+  {WICK_BUILTIN_##NAME, K_MATH, WICK_UNARY_##NAME, TYPES_##TYPES},
+#include "kernels/reference/unary_ops.inc"
+#undef WICK_UNARY_F32
     {WICK_BUILTIN_LOGICAL_NOT, K_NOT, WICK_UNARY_NEG, T_BOOL, "bool"},
     {WICK_BUILTIN_ZEROS_LIKE, K_ZEROS, WICK_UNARY_NEG, T_F32 | T_I32 | T_I64,
      "float32, int32, int64"},
@@ -171,26 +160,9 @@ static wick_status unary_invoke(wick_op_ctx *ctx) {
 #define UNARY_OP(sym, NAME, maxv, flags) \
   const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, unary_prepare, unary_invoke, flags};
 
-UNARY_OP(wick_op_relu, RELU, 3, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_relu6, RELU6, 3, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_relu_n1_to_1, RELU_N1_TO_1, 1, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_relu_0_to_1, RELU_0_TO_1, 1, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_logistic, LOGISTIC, 3, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_tanh, TANH, 3, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_hard_swish, HARD_SWISH, 1, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_elu, ELU, 1, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_exp, EXP, 2, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_log, LOG, 2, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_sqrt, SQRT, 2, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_rsqrt, RSQRT, 3, 0)
-UNARY_OP(wick_op_square, SQUARE, 1, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_abs, ABS, 5, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_neg, NEG, 1, WICK_OP_ELEMENTWISE)
-UNARY_OP(wick_op_sin, SIN, 1, 0)
-UNARY_OP(wick_op_cos, COS, 1, 0)
-UNARY_OP(wick_op_floor, FLOOR, 1, 0)
-UNARY_OP(wick_op_ceil, CEIL, 1, 0)
-UNARY_OP(wick_op_round, ROUND, 1, 0)
-UNARY_OP(wick_op_sign, SIGN, 2, 0)
+#define WICK_UNARY_F32(NAME, name, KERNEL, VERSION, FLAGS, ...) \
+  UNARY_OP(wick_op_##name, NAME, VERSION, FLAGS)
+#include "kernels/reference/unary_ops.inc"
+#undef WICK_UNARY_F32
 UNARY_OP(wick_op_logical_not, LOGICAL_NOT, 1, 0)
 UNARY_OP(wick_op_zeros_like, ZEROS_LIKE, 1, 0)

@@ -333,29 +333,12 @@ void wick_resize_nearest__reference(const wick_resize_shape *s, size_t elem_size
  * Float semantics follow LiteRT's reference kernels and IEEE-754 (no flush
  * of denormals): NaN propagates through every op except SIGN's integer types;
  * -0 keeps its sign where the formula keeps it (RELU(-0) = -0, NEG(0) = -0).
- * LOG(x<0) = NaN, LOG(±0) = -inf, SQRT(x<0) = NaN, RSQRT(±0) = ±inf. */
+ * LOG(x<0) = NaN, LOG(±0) = -inf, SQRT(x<0) = NaN, RSQRT(±0) = ±inf.
+ * Each op's formula is its KERNEL in unary_ops.inc. */
 typedef enum wick_unary_op {
-  WICK_UNARY_RELU,         /* x < 0 ? 0 : x */
-  WICK_UNARY_RELU6,        /* x > 6 ? 6 : (x < 0 ? 0 : x) */
-  WICK_UNARY_RELU_N1_TO_1, /* clamp to [-1, 1], NaN passes */
-  WICK_UNARY_RELU_0_TO_1,  /* clamp to [0, 1], NaN passes */
-  WICK_UNARY_LOGISTIC,     /* 1/(1+exp(-x)); 1 above 16.619..., exp(x) below -9 */
-  WICK_UNARY_TANH,
-  WICK_UNARY_HARD_SWISH, /* (x * min(6, max(0, x + 3))) / 6 */
-  WICK_UNARY_ELU,        /* x < 0 ? expm1(x) : x */
-  WICK_UNARY_EXP,
-  WICK_UNARY_LOG,
-  WICK_UNARY_SQRT,
-  WICK_UNARY_RSQRT,  /* 1 / sqrt(x) */
-  WICK_UNARY_SQUARE, /* x * x */
-  WICK_UNARY_ABS,
-  WICK_UNARY_NEG,
-  WICK_UNARY_SIN,
-  WICK_UNARY_COS,
-  WICK_UNARY_FLOOR,
-  WICK_UNARY_CEIL,
-  WICK_UNARY_ROUND, /* to nearest, ties to even; -0.4 -> -0 */
-  WICK_UNARY_SIGN   /* -1, 0 or 1 (±0 -> +0); NaN -> NaN */
+#define WICK_UNARY_F32(NAME, ...) WICK_UNARY_##NAME,
+#include "kernels/reference/unary_ops.inc" /* the ops and their formulas, one line each */
+#undef WICK_UNARY_F32
 } wick_unary_op;
 
 /* out[i] = op(in[i]) for i < n. `out` may equal `in`. */

@@ -7,7 +7,8 @@
  * element, with no flush of denormals (LiteRT's default XNNPACK kernels flush
  * them and may differ in the last bits of transcendental functions; see
  * tests/python/ops/test_unary.py). The exact formula of each op, including
- * how it treats NaN and -0, is stated next to its enum value in reference.h.
+ * how it treats NaN and -0, is its KERNEL in unary_ops.inc (the record each
+ * unary math op is derived from); reference.h states the common rules.
  * Every kernel reads in[i] before writing out[i], so in-place use is safe.
  *
  * Next: src/ops/elementwise_unary.c and src/ops/activations.c (types, shapes).
@@ -58,27 +59,12 @@ static float sign_f32(float x) {
 
 void wick_f32_unary__reference(wick_unary_op op, int64_t n, const float *in, float *out) {
   switch (op) {
-    case WICK_UNARY_RELU: F32_LOOP(x < 0.0f ? 0.0f : x); return;
-    case WICK_UNARY_RELU6: F32_LOOP(x > 6.0f ? 6.0f : (x < 0.0f ? 0.0f : x)); return;
-    case WICK_UNARY_RELU_N1_TO_1: F32_LOOP(x > 1.0f ? 1.0f : (x < -1.0f ? -1.0f : x)); return;
-    case WICK_UNARY_RELU_0_TO_1: F32_LOOP(x > 1.0f ? 1.0f : (x < 0.0f ? 0.0f : x)); return;
-    case WICK_UNARY_LOGISTIC: F32_LOOP(logistic(x)); return;
-    case WICK_UNARY_TANH: F32_LOOP(tanhf(x)); return;
-    case WICK_UNARY_HARD_SWISH: F32_LOOP(hard_swish(x)); return;
-    case WICK_UNARY_ELU: F32_LOOP(x < 0.0f ? expm1f(x) : x); return;
-    case WICK_UNARY_EXP: F32_LOOP(expf(x)); return;
-    case WICK_UNARY_LOG: F32_LOOP(logf(x)); return;
-    case WICK_UNARY_SQRT: F32_LOOP(sqrtf(x)); return;
-    case WICK_UNARY_RSQRT: F32_LOOP(1.0f / sqrtf(x)); return;
-    case WICK_UNARY_SQUARE: F32_LOOP(x * x); return;
-    case WICK_UNARY_ABS: F32_LOOP(fabsf(x)); return;
-    case WICK_UNARY_NEG: F32_LOOP(-x); return;
-    case WICK_UNARY_SIN: F32_LOOP(sinf(x)); return;
-    case WICK_UNARY_COS: F32_LOOP(cosf(x)); return;
-    case WICK_UNARY_FLOOR: F32_LOOP(floorf(x)); return;
-    case WICK_UNARY_CEIL: F32_LOOP(ceilf(x)); return;
-    case WICK_UNARY_ROUND: F32_LOOP(round_half_even(x)); return;
-    case WICK_UNARY_SIGN: F32_LOOP(sign_f32(x)); return;
+#define WICK_UNARY_F32(NAME, name, KERNEL, ...) \
+  case WICK_UNARY_##NAME:                       \
+    F32_LOOP(KERNEL);                           \
+    return;
+#include "kernels/reference/unary_ops.inc"
+#undef WICK_UNARY_F32
   }
   F32_LOOP(x); /* not reached: every op is handled above */
 }
