@@ -10,7 +10,10 @@ A drift on either side fails here:
   known differences are listed with their reasons, so a new one, or a fixed one, fails;
 * the newest version the writer declares against the versions LiteRT's resolvers register
   (LiteRT refuses a file with an (op, version) pair it lacks);
-* rules made of one dtype table (versions.ByInput) declare exactly their largest value.
+* rules made of one dtype table (versions.ByInput) declare exactly their largest value;
+* the float unary ops' records (src/kernels/reference/unary_ops.inc, read by
+  wick.tflite.unary_ops) name registered ops, their oracles agree with LiteRT's reference
+  resolver, the converter's rules come from them, and the reader refuses malformed lines.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from wick.tflite import ops, versions
+from wick.tflite import ops, unary_ops, versions
 from wick.tflite.options import OPTIONS_TABLES, options_table
 from wick.tflite.writer import ModelWriter
 
@@ -213,3 +216,92 @@ def test_writer_newest_versions_exist_in_litert(reference):
     # default resolver must have every version the writer declares
     expected = REFERENCE_RESOLVER_LACKS if reference else []
     assert missing == expected, f"the writer declares versions LiteRT does not register: {missing}"
+
+
+# ---- the float unary ops' records (src/kernels/reference/unary_ops.inc) -------------------------
+
+
+def test_unary_records_are_the_registered_ops():
+    """Each record names an op of the table whose op_table.inc line holds wick_op_<symbol>, and
+    the newest version the record gives the runtime is the one the writer may declare."""
+    registered = dict(
+        re.findall(r"^WICK_OP\((\w+), (\w+)\)", (ROOT / "src/ops/op_table.inc").read_text(), re.M)
+    )
+    records = unary_ops.unary_ops()
+    assert records, "no record read"
+    for r in records:
+        assert registered.get(r.name) == f"wick_op_{r.symbol}", r.name
+        assert r.name in ops.BY_NAME, r.name
+        assert r.version >= ops.BY_NAME[r.name].newest, (r.name, r.version)
+
+
+def test_unary_record_oracles_match_litert_reference_resolver():
+    """ORACLE says LITERT_REF exactly when LiteRT's reference resolver registers the op."""
+    interp = pytest.importorskip(
+        "ai_edge_litert.interpreter", reason="LiteRT (ai_edge_litert) is not installed"
+    )
+    registered = {}
+    for r in unary_ops.unary_ops():
+        try:
+            interp.Interpreter(
+                model_content=_probe_model([(r.name, 1)]),
+                experimental_op_resolver_type=interp.OpResolverType.BUILTIN_REF,
+            )
+            registered[r.name] = True
+        except (RuntimeError, ValueError):
+            registered[r.name] = False
+    assert registered == {r.name: r.litert_reference for r in unary_ops.unary_ops()}
+
+
+def test_unary_converter_rules_come_from_the_records():
+    pytest.importorskip("torch", reason="the converter needs torch")
+    from wick.converter.lower import elementwise
+    from wick.converter.passes import layout
+
+    for r in unary_ops.unary_ops():
+        assert r.name in layout.UNARY, r.name
+        if r.aten is not None:
+            assert f"{r.aten}.default" in elementwise.RULES, r.aten
+
+
+RECORD = (
+    'WICK_UNARY_F32(CEIL, ceil, ceilf(x), 1, 0, F32, -9, 9.5, EXACT, HALVES, ceil, "np.ceil(x)")'
+)
+
+
+def test_unary_record_parser_reads_fields():
+    text = (
+        "/* a comment, with commas, WICK_UNARY_F32(X) */\n"
+        "/* clang-format off */\n"
+        f"{RECORD}\n"
+        "WICK_UNARY_F32(MAXZ, maxz, fmaxf(x, 0.0f), 2, WICK_OP_ELEMENTWISE, F32_I32, 0.01, 10,"
+        ' APPROX, POSITIVE, NO_ATEN, "np.where(x < 0, 0, x)") /* trailing, comment */\n'
+        "WICK_UNARY_F32(NEGZ, negz, -x, 1, 0, F32, -4, 4, EXACT, REAL, neg, LITERT_REF)\n"
+    )
+    ceil, maxz, negz = unary_ops.parse(text)
+    assert ceil == unary_ops.UnaryOp(
+        "CEIL", "ceil", "ceilf(x)", 1, "0", "F32", -9.0, 9.5, "EXACT", "HALVES", "ceil",
+        "np.ceil(x)",
+    )  # fmt: skip
+    assert not ceil.litert_reference and negz.litert_reference
+    assert maxz.kernel == "fmaxf(x, 0.0f)" and maxz.numpy == "np.where(x < 0, 0, x)"
+    assert maxz.aten is None and maxz.flags == "WICK_OP_ELEMENTWISE" and maxz.types == "F32_I32"
+    assert negz.aten == "neg" and negz.numpy is None
+
+
+@pytest.mark.parametrize(
+    "line,match",
+    [
+        ("CEIL(1)", r"t.inc:2: not a WICK_UNARY_F32"),
+        (RECORD.replace(", -9,", ","), r"t.inc:2: 11 fields, a record has 12"),
+        (RECORD.replace("HALVES", "ODD"), r"domain 'ODD' unknown"),
+        (RECORD.replace("EXACT", "CLOSE"), r"result 'CLOSE' unknown"),
+        (RECORD.replace("ceil, ceilf", "Ceil, ceilf"), r"symbol 'Ceil'"),
+        (RECORD.replace('"np.ceil(x)"', "np.ceil"), r"oracle 'np.ceil': LITERT_REF or a string"),
+        (RECORD + "\n" + RECORD, r"an op has two records"),
+    ],
+    ids=["not-a-record", "fields", "domain", "result", "symbol", "oracle", "twice"],
+)
+def test_unary_record_parser_refuses_malformed_lines(line, match):
+    with pytest.raises(ValueError, match=match):
+        unary_ops.parse("/* header */\n" + line, "t.inc")

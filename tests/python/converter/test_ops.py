@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import wick
+from wick.tflite.unary_ops import unary_ops
 
 from .util import check, run_litert, to_numpy
 
@@ -102,21 +103,14 @@ case("where_scalar", lambda x: torch.where(x > 0, x, 0.0), r(3, 4))
 case("masked_fill", lambda x: x.masked_fill(x < 0, -1e4), r(3, 4))
 
 # ---- unary math ------------------------------------------------------------------------------------
+# the plain ones (relu, sigmoid, ..., ceil, round): one per record of the runtime's
+# src/kernels/reference/unary_ops.inc that names an ATen op, drawn from its DOMAIN
+for _op in unary_ops():
+    if _op.aten is not None:
+        _f, _mk = getattr(torch, _op.aten), pos if _op.domain == "POSITIVE" else r
+        case(_op.aten, lambda x, f=_f: f(x), _mk(3, 5))
+# the composite ones
 for _n, _f, _mk in [
-    ("relu", torch.relu, r),
-    ("sigmoid", torch.sigmoid, r),
-    ("tanh", torch.tanh, r),
-    ("exp", torch.exp, r),
-    ("log", torch.log, pos),
-    ("sqrt", torch.sqrt, pos),
-    ("rsqrt", torch.rsqrt, pos),
-    ("abs", torch.abs, r),
-    ("neg", torch.neg, r),
-    ("sin", torch.sin, r),
-    ("cos", torch.cos, r),
-    ("floor", torch.floor, r),
-    ("ceil", torch.ceil, r),
-    ("round", torch.round, r),
     ("trunc", torch.trunc, r),
     ("sign", torch.sign, r),
     ("reciprocal", torch.reciprocal, pos),

@@ -11,7 +11,8 @@ Oracles and tolerances
   what wick implements.
 * ELU, CEIL and ROUND have no reference registration in LiteRT: they are compared with the
   default kernels on normal values and with numpy's IEEE formulas on special values (denormals
-  are where XNNPACK differs: it flushes them).
+  are where XNNPACK differs: it flushes them). Which op is which, the numpy formula and the
+  values each op draws are its record in src/kernels/reference/unary_ops.inc.
 * float32: ``|wick - ref| <= 1e-5 * max(1, max|ref|)`` on finite values (transcendental
   functions may differ in the last bits between libm versions and Eigen); NaN positions,
   infinities and the sign of zeros must be identical. On this machine the reference kernels and
@@ -35,6 +36,7 @@ import pytest
 
 import wick
 from tests.python.ops import _harness as H
+from wick.tflite.unary_ops import unary_ops
 from wick.tflite.writer import ModelWriter
 
 FLOAT_REL = 1e-5
@@ -177,40 +179,26 @@ def wick_fails(data, feeds, match):
 # float unary math and parameterless activations
 # ------------------------------------------------------------------------------------------
 
-FLOAT_OPS = [
-    "RELU",
-    "RELU6",
-    "RELU_N1_TO_1",
-    "RELU_0_TO_1",
-    "LOGISTIC",
-    "TANH",
-    "HARD_SWISH",
-    "ELU",
-    "EXP",
-    "LOG",
-    "SQRT",
-    "RSQRT",
-    "SQUARE",
-    "ABS",
-    "NEG",
-    "SIN",
-    "COS",
-    "FLOOR",
-    "CEIL",
-    "ROUND",
-    "SIGN",
-]
-NO_REF = {"ELU", "CEIL", "ROUND"}  # LiteRT's BUILTIN_REF resolver lacks them
-POSITIVE = {"LOG", "SQRT", "RSQRT"}
+# Every float unary math op, from its record in src/kernels/reference/unary_ops.inc (the order of
+# the runtime's enum): the values it draws (DOMAIN) and its oracle (LiteRT's reference resolver,
+# or a numpy expression where that resolver lacks the op).
+UNARY_OPS = unary_ops()
+FLOAT_OPS = [op.name for op in UNARY_OPS]
+NO_REF = {op.name for op in UNARY_OPS if not op.litert_reference}  # e.g. ELU, CEIL, ROUND
+POSITIVE = {op.name for op in UNARY_OPS if op.domain == "POSITIVE"}
+HALVES = {op.name for op in UNARY_OPS if op.domain == "HALVES"}
 # Ops whose zero results LiteRT's default kernels sign differently per CPU (see below).
 LITERT_ZERO_SIGN = {"ELU"}
 
+
+def _numpy_oracle(expression):
+    """A record's numpy statement of the IEEE formula (an expression of x), as a function."""
+    code = compile(expression, "unary_ops.inc", "eval")
+    return lambda x: eval(code, {"np": np}, {"x": x})
+
+
 # numpy statements of the IEEE formulas, for special values of the NO_REF ops.
-NUMPY_F32 = {
-    "ELU": lambda x: np.where(x < 0, np.expm1(x), x),
-    "CEIL": np.ceil,
-    "ROUND": np.round,  # ties to even
-}
+NUMPY_F32 = {op.name: _numpy_oracle(op.numpy) for op in UNARY_OPS if op.numpy is not None}
 
 SHAPES = [(), (1,), (7,), (2, 3), (1, 4, 5, 3), (2, 1, 3, 1, 2)]
 
@@ -220,7 +208,7 @@ def _float_input(op, shape, seed):
     x = (rng.standard_normal(shape) * 4).astype(np.float32)
     if op in POSITIVE:
         x = np.abs(x) + np.float32(0.01)
-    if op in ("ROUND", "FLOOR", "CEIL"):
+    if op in HALVES:
         x = np.round(x * 2).astype(np.float32) / 2 if x.size else x  # many exact .5 ties
     return x
 

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import torch
 
+from ...tflite.unary_ops import unary_ops
 from ..ir import Node, Value
 from .context import Ctx, torch_to_tfl
 
@@ -587,20 +588,6 @@ RULES = {
     "bitwise_xor.Scalar": _bitwise("NOT_EQUAL"),
     "bitwise_not.default": lower_bitwise_not,
     "where.self": lower_where,
-    "relu.default": _unary("RELU"),
-    "sigmoid.default": _unary("LOGISTIC"),
-    "tanh.default": _unary("TANH"),
-    "exp.default": _unary("EXP"),
-    "log.default": _unary("LOG"),
-    "sqrt.default": _unary("SQRT"),
-    "rsqrt.default": _unary("RSQRT"),
-    "abs.default": _unary("ABS"),
-    "neg.default": _unary("NEG"),
-    "sin.default": _unary("SIN"),
-    "cos.default": _unary("COS"),
-    "floor.default": _unary("FLOOR"),
-    "ceil.default": _unary("CEIL"),
-    "round.default": _unary("ROUND"),
     "trunc.default": lower_trunc,
     "sign.default": lower_sign,
     "erf.default": _composite(erf),
@@ -646,3 +633,10 @@ def _rsub(ctx: Ctx, node: Node):
 
 RULES["rsub.Scalar"] = _rsub
 RULES["rsub.Tensor"] = _rsub
+
+# The plain unary math ops (relu, sigmoid, exp, ceil, ...): one per record of the runtime's
+# src/kernels/reference/unary_ops.inc that names an ATen op.
+for _op in unary_ops():
+    if _op.aten is not None:
+        assert f"{_op.aten}.default" not in RULES, f"{_op.aten}: a rule of its own and a record"
+        RULES[f"{_op.aten}.default"] = _unary(_op.name)

@@ -31,34 +31,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...tflite.unary_ops import unary_ops
 from ..lower.tfl import TGraph, TOp, TTensor
 
-UNARY = {
-    "RELU",
-    "RELU6",
-    "RELU_N1_TO_1",
-    "RELU_0_TO_1",
-    "LOGISTIC",
-    "TANH",
-    "EXP",
-    "LOG",
-    "ABS",
-    "NEG",
-    "SQRT",
-    "RSQRT",
-    "SQUARE",
-    "FLOOR",
-    "CEIL",
-    "ROUND",
-    "SIN",
-    "COS",
-    "HARD_SWISH",
+# One input, one output, element i from element i: the unary math ops of the runtime's
+# src/kernels/reference/unary_ops.inc (RELU ... SIGN) and these.
+UNARY = {op.name for op in unary_ops()} | {
     "GELU",
-    "ELU",
     "LEAKY_RELU",
     "CAST",
     "LOGICAL_NOT",
-    "SIGN",
     "DEQUANTIZE",
     "QUANTIZE",
     "ZEROS_LIKE",
