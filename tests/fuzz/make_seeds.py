@@ -34,6 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
+from wick.tflite.unary_ops import unary_ops  # noqa: E402
 from wick.tflite.writer import ModelWriter  # noqa: E402
 
 
@@ -369,32 +370,8 @@ def fx(*shape):
     return ("in", shape, "float32")
 
 
-UNARY = [
-    "ABS",
-    "CEIL",
-    "COS",
-    "ELU",
-    "EXP",
-    "FLOOR",
-    "GELU",
-    "HARD_SWISH",
-    "LOG",
-    "LOGISTIC",
-    "NEG",
-    "RELU",
-    "RELU6",
-    "RELU_0_TO_1",
-    "RELU_N1_TO_1",
-    "ROUND",
-    "RSQRT",
-    "SIGN",
-    "SIN",
-    "SQRT",
-    "SQUARE",
-    "TANH",
-    "ZEROS_LIKE",
-    "LOG_SOFTMAX",
-]
+# the unary math ops of the runtime's src/kernels/reference/unary_ops.inc, and these
+UNARY = [op.name for op in unary_ops()] + ["GELU", "ZEROS_LIKE", "LOG_SOFTMAX"]
 
 I32 = np.int32
 EXTRA = {
