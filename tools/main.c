@@ -108,8 +108,11 @@ static int make_delegates(const common_args *c) {
       if (*why)
         fprintf(stderr, "wick: nnapi: %s (everything runs on the CPU)\n", why);
       else
-        fprintf(stderr, "wick: nnapi: feature level %lld\n",
-                (long long)wick_nnapi_delegate_feature_level(delegates[num_delegates]));
+        fprintf(stderr, "wick: nnapi: feature level %lld%s\n",
+                (long long)wick_nnapi_delegate_feature_level(delegates[num_delegates]),
+                delegates[num_delegates]->plans_only
+                    ? " (planning only: no NNAPI library, everything runs on the CPU)"
+                    : "");
     }
     num_delegates++;
   }

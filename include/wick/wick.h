@@ -635,6 +635,13 @@ struct wick_delegate {
   void (*free_partition)(wick_delegate *self, void *state);
   /* Frees the delegate itself (wick_delegate_destroy). NULL: nothing to free. */
   void (*destroy)(wick_delegate *self);
+  /* Appended (read when struct_size covers it). 1: the delegate only plans —
+   * it answers supports_node as usual but declines every partition at
+   * prepare_partition, giving in `why` what the partition would run as
+   * ("would run on NNAPI at feature level 27"). The partition runs on the
+   * CPU; the report says "<name>: planned only: <why>" (not "prepare
+   * failed"), and the log line is INFO, not WARNING. 0: a working delegate. */
+  int plans_only;
 };
 
 /* What a delegate may read of the graph. Out-of-range indices give 0, -1 or
@@ -773,6 +780,15 @@ typedef struct wick_nnapi_delegate_options {
    * is a fingerprint of the NNAPI model built for it. NULL: no caching.
    * Borrowed for the call. */
   const char *cache_dir;
+  /* Appended. Planning: > 0 opens no library (no dlopen at all) and decides
+   * which operators to take as a runtime of this feature level with one
+   * device would (capped by feature_level when that is set), then declines
+   * every partition at prepare (wick_delegate.plans_only): everything runs on
+   * the CPU and the delegation report shows what the level would take —
+   * "planned only: would run on NNAPI ..." — and why it declines the rest.
+   * For converting a model for a device one does not have (wick.convert's
+   * target="nnapi:27"). 0: use the runtime. */
+  int64_t plan_level;
 } wick_nnapi_delegate_options;
 
 WICK_API wick_nnapi_delegate_options wick_nnapi_delegate_options_default(void);

@@ -56,6 +56,12 @@
  * read only when a delegate's struct_size covers them. */
 #define DELEGATE_FIRST_SIZE (offsetof(wick_delegate, destroy) + sizeof(void (*)(wick_delegate *)))
 
+/* 1 for a delegate that only plans (wick_delegate.plans_only, appended after destroy). */
+static bool plans_only(const wick_delegate *d) {
+  return d->struct_size >= offsetof(wick_delegate, plans_only) + sizeof d->plans_only &&
+         d->plans_only != 0;
+}
+
 void wick_interp_log(wick_interpreter *it, wick_log_level level, const char *fmt, ...) {
   if (it->options.log == NULL) return;
   char message[512];
@@ -591,12 +597,20 @@ static bool describe(wick_graph *g, uint32_t id, uint32_t *mark, const int32_t *
   return true;
 }
 
-static void fall_back(wick_graph *g, wick_partition *p, const char *what, const char *why) {
-  wick_format_message(p->why, sizeof p->why, "%s: %s failed: %s", p->delegate->name, what,
-                      why[0] ? why : "no reason given");
+/* `planned`: a planning delegate declined the partition at prepare, by design: no failure, no
+ * warning. */
+static void fall_back(wick_graph *g, wick_partition *p, const char *what, const char *why,
+                      bool planned) {
+  if (planned)
+    wick_format_message(p->why, sizeof p->why, "%s: planned only: %s", p->delegate->name,
+                        why[0] ? why : "no reason given");
+  else
+    wick_format_message(p->why, sizeof p->why, "%s: %s failed: %s", p->delegate->name, what,
+                        why[0] ? why : "no reason given");
   p->active = false;
-  wick_interp_log(g->interp, WICK_LOG_WARNING, "partition %zu (%zu node%s) runs on the CPU: %s",
-                  p->desc.id, p->desc.num_nodes, p->desc.num_nodes == 1 ? "" : "s", p->why);
+  wick_interp_log(g->interp, planned ? WICK_LOG_INFO : WICK_LOG_WARNING,
+                  "partition %zu (%zu node%s) runs on the CPU: %s", p->desc.id, p->desc.num_nodes,
+                  p->desc.num_nodes == 1 ? "" : "s", p->why);
 }
 
 void wick_graph_prepare_partitions(wick_graph *g) {
@@ -618,7 +632,7 @@ void wick_graph_prepare_partitions(wick_graph *g) {
     wick_partition *p = &g->partitions[id];
     p->desc.id = id;
     if (!ok || !describe(g, id, mark, producer_part)) {
-      fall_back(g, p, "prepare", "out of memory describing the partition");
+      fall_back(g, p, "prepare", "out of memory describing the partition", false);
       ok = false;
       continue;
     }
@@ -629,7 +643,7 @@ void wick_graph_prepare_partitions(wick_graph *g) {
     why[sizeof why - 1] = 0;
     if (st != WICK_OK) {
       if (state != NULL) p->delegate->free_partition(p->delegate, state);
-      fall_back(g, p, "prepare", why);
+      fall_back(g, p, "prepare", why, plans_only(p->delegate));
       continue;
     }
     p->state = state;
@@ -666,7 +680,7 @@ bool wick_partition_invoke(wick_graph *g, wick_partition *p, wick_status *status
     *status = WICK_ERR_CANCELLED;
     return false;
   }
-  fall_back(g, p, "invoke", why);
+  fall_back(g, p, "invoke", why, false);
   return false;
 }
 

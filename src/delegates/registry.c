@@ -51,6 +51,15 @@ static bool parse_count(const char *v, long *out) {
   return true;
 }
 
+/* A feature level: 27 ... 31, then 1000006 ... (beyond parse_count's range). */
+static bool parse_level(const char *v, long long *out) {
+  char *end;
+  long long n = strtoll(v, &end, 10);
+  if (end == v || *end != 0 || n < 0 || n > 2147483647LL) return false;
+  *out = n;
+  return true;
+}
+
 static wick_status reference_from_config(const wick_delegate_setting *s, size_t n,
                                          wick_error_info *error, wick_delegate **out) {
   wick_reference_delegate_options o = wick_reference_delegate_options_default();
@@ -84,6 +93,7 @@ static wick_status nnapi_from_config(const wick_delegate_setting *s, size_t n,
   wick_nnapi_delegate_options o = wick_nnapi_delegate_options_default();
   for (size_t i = 0; i < n; i++) {
     long v = 0;
+    long long level = 0;
     bool number = parse_count(s[i].value, &v);
     if (strcmp(s[i].key, "library") == 0) {
       o.library = s[i].value;
@@ -100,8 +110,10 @@ static wick_status nnapi_from_config(const wick_delegate_setting *s, size_t n,
       o.preference = 1;
     } else if (strcmp(s[i].key, "preference") == 0 && strcmp(s[i].value, "sustained_speed") == 0) {
       o.preference = 2;
-    } else if (number && strcmp(s[i].key, "feature_level") == 0) {
-      o.feature_level = v;
+    } else if (strcmp(s[i].key, "feature_level") == 0 && parse_level(s[i].value, &level)) {
+      o.feature_level = level;
+    } else if (strcmp(s[i].key, "plan_level") == 0 && parse_level(s[i].value, &level)) {
+      o.plan_level = level;
     } else if (number && strcmp(s[i].key, "relaxed_fp16") == 0 && v <= 1) {
       o.relaxed_fp16 = (int)v;
     } else if (number && strcmp(s[i].key, "min_partition_nodes") == 0) {
@@ -109,7 +121,7 @@ static wick_status nnapi_from_config(const wick_delegate_setting *s, size_t n,
     } else {
       if (error)
         snprintf(error->message, sizeof error->message,
-                 "the nnapi delegate has no setting %s=%s (it takes feature_level=N, "
+                 "the nnapi delegate has no setting %s=%s (it takes feature_level=N, plan_level=N, "
                  "library=PATH, relaxed_fp16=0|1, preference=low_power|fast_single_answer|"
                  "sustained_speed, device=NAME, ops=NAME,NAME..., cache_dir=PATH, "
                  "min_partition_nodes=N)",

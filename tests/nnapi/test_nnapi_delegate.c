@@ -16,6 +16,10 @@
  *   - Keras MobileNetV2 fp32 runs as one partition at every level (27: its
  *     MEAN as AVERAGE_POOL_2D), the uint8 MobileNetV2 of the shared models
  *     as one partition from 27.
+ * Planning: plan_level=N with a library path that does not exist takes
+ * exactly the operators, in the same partitions, that the delegate took from
+ * the level-N test runtime; everything runs on the CPU (bit-identical), and the
+ * report says "planned only: would run on NNAPI ..." for them.
  * Fallback: with no NNAPI library, and with each NNAPI function failing on
  * every call (WICK_TEST_NNAPI_FAIL), outputs are bit-identical to CPU-only
  * and nothing runs on the delegate; with each failing once, the first
@@ -164,6 +168,58 @@ static wick_delegate *make_nnapi(const char *library, const char *extra) {
   return d;
 }
 
+/* Planning at `level` (plan_level, library path that does not exist: nothing is
+ * opened) must take exactly what the delegate took against the test runtime of
+ * that level (interpreter `real`), in the same partitions, with everything
+ * running on the CPU: outputs bit-identical to CPU-only (`ref`). */
+static void check_plan(const wick_model *model, const wick_interpreter *real, const char *level,
+                       const char *name, const outputs *ref) {
+  char extra[64];
+  snprintf(extra, sizeof extra, "plan_level=%s", level);
+  wick_delegate *d = make_nnapi("/nonexistent/libneuralnetworks.so", extra);
+  if (d == NULL) return;
+  CHECK(d->plans_only == 1, "a planning delegate says plans_only");
+  CHECK(wick_nnapi_delegate_feature_level(d) == atol(level) &&
+            !*wick_nnapi_delegate_unavailable_reason(d),
+        "plan at %s: level %lld, unavailable \"%s\"", level,
+        (long long)wick_nnapi_delegate_feature_level(d), wick_nnapi_delegate_unavailable_reason(d));
+  outputs got;
+  wick_interpreter *it = NULL;
+  char why[512];
+  if (run(model, d, &got, &it, why, sizeof why) != WICK_OK) {
+    CHECK(0, "%s planned at %s: %s", name, level, why);
+    wick_delegate_destroy(d);
+    return;
+  }
+  CHECK(!compare(ref, &got, false, why, sizeof why), "%s planned at %s: %s", name, level, why);
+  CHECK(wick_interpreter_partition_count(it) == wick_interpreter_partition_count(real),
+        "%s planned at %s: %zu partitions, the runtime made %zu", name, level,
+        wick_interpreter_partition_count(it), wick_interpreter_partition_count(real));
+  size_t planned = 0;
+  for (size_t i = 0; i < wick_interpreter_op_count(it); i++) {
+    const char *reason = wick_interpreter_op_delegation_reason(it, i);
+    bool taken = wick_interpreter_op_delegate(real, i) != NULL;
+    CHECK(wick_interpreter_op_delegate(it, i) == NULL, "%s planned: operator %zu ran on NNAPI",
+          name, i);
+    CHECK(wick_interpreter_op_partition(it, i) == wick_interpreter_op_partition(real, i),
+          "%s planned at %s: operator %zu (%s) in partition %d, the runtime's %d", name, level, i,
+          wick_interpreter_op_name(it, i), wick_interpreter_op_partition(it, i),
+          wick_interpreter_op_partition(real, i));
+    if (taken) {
+      planned++;
+      CHECK(strncmp(reason, "nnapi: planned only: would run on NNAPI at feature level ", 57) == 0,
+            "%s planned at %s: operator %zu: \"%s\"", name, level, i, reason);
+    } else {
+      CHECK(*reason && !strstr(reason, "failed") && !strstr(reason, "planned only"),
+            "%s planned at %s: declined operator %zu: \"%s\"", name, level, i, reason);
+    }
+  }
+  printf("%-44s level %-7s planned: %zu operators would run on nnapi\n", name, level, planned);
+  wick_interpreter_destroy(it);
+  wick_delegate_destroy(d);
+  free_outputs(&got);
+}
+
 static const char *base_name(const char *path) {
   const char *s = strrchr(path, '/');
   return s ? s + 1 : path;
@@ -229,6 +285,7 @@ static void test_model(const char *path) {
             level, on, ops, parts);
     if (strcmp(name, "mobilenet_v2_quantized_1x3x224x224.tflite") == 0 && on > 0)
       CHECK(parts == 1, "uint8 MobileNetV2 at level %s: %zu partitions", level, parts);
+    check_plan(model, it, level, name, &ref);
     wick_interpreter_destroy(it);
     wick_delegate_destroy(d);
     free_outputs(&got);

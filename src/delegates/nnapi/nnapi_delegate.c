@@ -19,6 +19,11 @@
  * Every NNAPI failure is a prepare or invoke failure with the call and its
  * result code, which wick turns into a CPU fallback (docs/delegates.md).
  *
+ * Planning (plan_level=N): no library is opened; supports_node decides as a
+ * level-N runtime would, and prepare_partition declines every partition with
+ * what it would run as (wick_delegate.plans_only), so the model runs on the
+ * CPU and the report is the plan.
+ *
  * State: the delegate holds the opened library and options (read-only after
  * create); each partition's model and compilation live in its state, so one
  * delegate serves interpreters on several threads.
@@ -130,6 +135,13 @@ static wick_status prepare_partition(wick_delegate *self, const wick_delegate_gr
   *state_out = NULL;
   if (d->lib.unavailable[0]) {
     snprintf(why, why_size, "%s", d->lib.unavailable);
+    return WICK_ERR_UNSUPPORTED_OP;
+  }
+  if (d->lib.planning) { /* plans_only: the report shows the partition; the CPU runs it */
+    snprintf(why, why_size,
+             "would run on NNAPI at feature level %s (a partition of %zu operator%s)",
+             wick_nnapi_level_name(d->lib.level), partition->num_nodes,
+             partition->num_nodes == 1 ? "" : "s");
     return WICK_ERR_UNSUPPORTED_OP;
   }
   nnapi_builder b = {0};
@@ -353,6 +365,13 @@ wick_status wick_nnapi_delegate_create(const wick_nnapi_delegate_options *option
                (long long)o.feature_level);
     return WICK_ERR_INVALID_ARGUMENT;
   }
+  if (o.plan_level < 0 || (o.plan_level != 0 && o.plan_level < 27)) {
+    if (error)
+      snprintf(error->message, sizeof error->message,
+               "NNAPI plan level %lld: the first feature level is 27 (Android 8.1)",
+               (long long)o.plan_level);
+    return WICK_ERR_INVALID_ARGUMENT;
+  }
   if (o.preference < -1 || o.preference > ANEURALNETWORKS_PREFER_SUSTAINED_SPEED) {
     if (error)
       snprintf(error->message, sizeof error->message,
@@ -393,7 +412,14 @@ wick_status wick_nnapi_delegate_create(const wick_nnapi_delegate_options *option
   }
   d->relaxed_fp16 = o.relaxed_fp16;
   d->preference = o.preference;
-  wick_nnapi_library_open(&d->lib, o.library, o.feature_level, o.device);
+  if (o.plan_level > 0) {
+    int64_t level =
+        o.feature_level > 0 && o.feature_level < o.plan_level ? o.feature_level : o.plan_level;
+    wick_nnapi_library_plan(&d->lib, level, o.device);
+    d->base.plans_only = 1;
+  } else {
+    wick_nnapi_library_open(&d->lib, o.library, o.feature_level, o.device);
+  }
   *delegate_out = &d->base;
   return WICK_OK;
 }

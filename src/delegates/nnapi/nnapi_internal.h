@@ -42,12 +42,17 @@ typedef struct nnapi_library {
   const ANeuralNetworksDevice *device; /* the device asked for by name (29+), or NULL */
   char device_name[64];                /* its name ("" without one) */
   char unavailable[200];               /* "" when usable, else why not */
+  bool planning; /* no library: decisions as a runtime of `level` would make (plan_level) */
 } nnapi_library;
 
 /* Opens `path` (NULL: $WICK_NNAPI_LIBRARY, else "libneuralnetworks.so"), caps
  * the level at `cap` (0: none) and looks up `device` (NULL: none). Never fails:
  * an unusable runtime leaves the reason in lib->unavailable. */
 void wick_nnapi_library_open(nnapi_library *lib, const char *path, int64_t cap, const char *device);
+/* Planning: opens nothing (no dlopen); the library is a runtime of `level`
+ * with one device (named `device` when given, from level 29) for the
+ * decisions of nnapi_ops.c, and has no functions: nothing may be built. */
+void wick_nnapi_library_plan(nnapi_library *lib, int64_t level, const char *device);
 void wick_nnapi_library_close(nnapi_library *lib);
 /* "27 (Android 8.1)" ... for messages. */
 const char *wick_nnapi_level_name(int64_t level);

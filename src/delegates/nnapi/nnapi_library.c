@@ -14,6 +14,9 @@
  * 29, relaxComputationFloat32toFloat16 28, else 27. The options may cap it
  * (to test what an older device would take, or to stay away from newer
  * drivers); the level never rises above the runtime's.
+ *
+ * Planning (plan_level): no library is opened at all; the "runtime" is one of
+ * the planned level with one device, for decisions only.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -118,6 +121,20 @@ void wick_nnapi_library_open(nnapi_library *lib, const char *path, int64_t cap,
   }
   lib->level = cap > 0 && cap < lib->runtime_level ? cap : lib->runtime_level;
   if (device != NULL && *device) find_device(lib, device);
+}
+
+void wick_nnapi_library_plan(nnapi_library *lib, int64_t level, const char *device) {
+  memset(lib, 0, sizeof *lib);
+  lib->planning = true;
+  lib->runtime_level = level;
+  lib->level = level;
+  if (device == NULL || *device == 0) return;
+  if (level < 29)
+    snprintf(lib->unavailable, sizeof lib->unavailable,
+             "choosing a device (\"%s\") needs feature level 29, the plan is for %s", device,
+             wick_nnapi_level_name(level));
+  else
+    snprintf(lib->device_name, sizeof lib->device_name, "%s", device);
 }
 
 void wick_nnapi_library_close(nnapi_library *lib) {

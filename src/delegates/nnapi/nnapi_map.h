@@ -36,11 +36,12 @@ typedef struct map_ctx {
     return false;                               \
   } while (0)
 
-#define NEED_LEVEL(lv, what)                                                              \
-  do {                                                                                    \
-    if (c->level < (lv))                                                                  \
-      DECLINE("%s needs NNAPI feature level %d (the runtime offers %s)", what, (int)(lv), \
-              wick_nnapi_level_name(c->level));                                           \
+#define NEED_LEVEL(lv, what)                                               \
+  do {                                                                     \
+    if (c->level < (lv))                                                   \
+      DECLINE("%s needs NNAPI feature level %d (%s %s)", what, (int)(lv),  \
+              c->lib->planning ? "the plan is for" : "the runtime offers", \
+              wick_nnapi_level_name(c->level));                            \
   } while (0)
 
 /* An NNAPI operand type as this mapping chose it. */
