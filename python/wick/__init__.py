@@ -21,6 +21,11 @@ def __getattr__(name):
 
         globals()[name] = VerificationWarning
         return VerificationWarning
+    if name == "TargetWarning":  # wick.convert(..., target="nnapi:27"): not all would run
+        from .target import TargetWarning
+
+        globals()[name] = TargetWarning
+        return TargetWarning
     if name == "quantize":  # wick.quantize: PT2E int8 / dynamic-range / fp16 (lazy: torch)
         import importlib
 

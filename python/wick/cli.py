@@ -1,7 +1,8 @@
 """The ``wick`` command.
 
     wick demo                               convert a built-in PyTorch model, run it, compare
-    wick convert PKG.MOD:FACTORY --input 1x3x224x224 [-o m.tflite] [--dynamic ...] [-q]
+    wick convert PKG.MOD:FACTORY --input 1x3x224x224 [-o m.tflite] [--dynamic ...]
+                 [--target nnapi:27] [-q]
     wick quantize PKG.MOD:FACTORY --input 1x3x224x224 [--scheme int8] [--target 0.99]
                   [--calibration N | --calibration-npz F.npz] [--report] [-o m.tflite]
     wick inspect | run | bench | generate M.tflite ... (the C tool; see `wick inspect --help`)
@@ -119,8 +120,22 @@ def cmd_convert(argv: list[str]) -> int:
         action="store_true",
         help="take and return NHWC tensors (no transposes at the boundary)",
     )
+    p.add_argument(
+        "--target",
+        default=None,
+        help='convert for a device: "nnapi:N" (NNAPI feature level N, e.g. nnapi:27 for '
+        'Android 8.1; "nnapi" is 27): lowerings the level supports, and a report of what it '
+        "would not run and why",
+    )
     _add_output_arguments(p)
     args = p.parse_args(argv)
+    if args.target is not None:
+        from .target import parse_target
+
+        try:
+            parse_target(args.target)
+        except ValueError as e:
+            p.error(str(e))
 
     torch = require("torch", "wick convert")
     from . import ConversionError, convert
@@ -145,6 +160,7 @@ def cmd_convert(argv: list[str]) -> int:
             dynamic_shapes=dynamic,
             channels_last_io=args.channels_last_io,
             progress=not args.quiet,
+            target=args.target,
         )
     except ConversionError as e:
         print(f"wick convert: {e}", file=sys.stderr)

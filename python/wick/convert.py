@@ -137,6 +137,10 @@ class Model:
         }
         self._runtime = None
         self._num_threads = 1
+        # wick.convert(..., target=): the wick.target.TargetReport (a dict by key for several
+        # signatures), else None
+        self.target_report = None
+        self._target_lowerings: dict = {}
 
     @property
     def num_threads(self) -> int:
@@ -446,10 +450,22 @@ def _is_module(obj) -> bool:
 
 
 def _convert_graph(
-    module, args, kwargs, dynamic_shapes, channels_last_io, stages, label, say, weights="float32"
+    module,
+    args,
+    kwargs,
+    dynamic_shapes,
+    channels_last_io,
+    stages,
+    label,
+    say,
+    weights="float32",
+    target_level=None,
+    lowered=None,
 ):
     """One signature through stages 1-5: export, import, ATen passes, lowering, TFLite passes.
-    Returns the TFLite-level graph (lower/tfl.py) and the module's output structure."""
+    Returns the TFLite-level graph (lower/tfl.py) and the module's output structure.
+    ``target_level``: an NNAPI feature level to lower for (passes/target.py), counting what it
+    rewrote in the Counter ``lowered``."""
     from .converter.frontend import export_module, import_program
     from .converter.lower import lower_graph
     from .converter.passes.batchnorm import fold_batchnorm
@@ -520,6 +536,16 @@ def _convert_graph(
         quantize_ops(sub)
         cleanup(sub)
     stages.add(label + "after fusion, int8 and cleanup", tg)
+    if target_level is not None:
+        from .converter.passes.target import lower_for_nnapi
+
+        for sub in tg.all_graphs():
+            done = lower_for_nnapi(sub, target_level)
+            if done:
+                cleanup(sub)
+            if lowered is not None:
+                lowered.update(done)
+        stages.add(label + f"lowered for NNAPI feature level {target_level}", tg)
     if weights != "float32":
         for sub in tg.all_graphs():
             compress_weights(sub, weights)
@@ -539,6 +565,7 @@ def convert(
     progress: bool | None = None,
     weights: str = "float32",
     verify: bool = True,
+    target: str | None = None,
 ) -> Model:
     """Convert a PyTorch module to a standard .tflite model.
 
@@ -561,6 +588,16 @@ def convert(
     as ``"int8"``); ``"float16"`` stores float constants as float16 + DEQUANTIZE
     (``wick.quantize`` exposes int8 and float16 as schemes).
 
+    ``target``: ``"nnapi:N"`` (or ``"nnapi"``, level 27) converts for Android's NNAPI at
+    feature level N: where the level lacks an operator and an equivalent exists in operators it
+    has, the converter emits that (HARD_SWISH below 30, PAD below 28, an NCHW input's
+    TRANSPOSE below 28, division by a constant; docs/nnapi.md), and after converting it asks
+    the NNAPI delegate, in its planning mode (no NNAPI library needed), what the level would
+    run: the report (operators taken, partitions, each operator not taken and why) is printed
+    on stderr (unless ``progress=False``), kept as ``model.target_report``
+    (wick.target.TargetReport; a dict by signature key for several signatures), and a model
+    that would not run whole warns (``wick.target.TargetWarning``).
+
     ``verify`` (default on): the written file is run on wick's runtime on the sample inputs and
     compared with the module's outputs (wick.verify): a file the runtime refuses raises
     ConversionError, outputs beyond the bar warn (``wick.VerificationWarning``) naming the
@@ -568,6 +605,9 @@ def convert(
 
     Needs PyTorch (``pip install "wick[convert]"``); without it this raises
     ``ModuleNotFoundError`` saying so."""
+    from .target import parse_target
+
+    target_name, target_level = parse_target(target) if target is not None else (None, None)
     require("torch", "wick.convert")
     from .converter.passes.weights import WEIGHT_MODES
 
@@ -577,7 +617,9 @@ def convert(
     several = len(specs) > 1
     say = _Progress(progress)
     try:
-        model = _convert(specs, several, channels_last_io, description, debug_dir, say, weights)
+        model = _convert(
+            specs, several, channels_last_io, description, debug_dir, say, weights, target_level
+        )
     finally:
         say.close()
     if verify:
@@ -589,20 +631,61 @@ def convert(
             channels_last_io=channels_last_io,
             scheme=weights,
         )
+    if target is not None:
+        _report_target(model, target, target_level, progress)
     return model
 
 
-def _convert(specs, several, channels_last_io, description, debug_dir, say, weights) -> Model:
+def _report_target(model: Model, target: str, level: int, progress) -> None:
+    """Plans the converted file at NNAPI feature level ``level`` (wick.target.plan) for every
+    signature, keeps the report(s) on the model, prints and warns (see convert's ``target``)."""
+    from .target import TargetWarning, plan
+
+    reports = {}
+    for key in model.signatures:
+        r = plan(model.tflite_bytes, level, signature=key, target=target)
+        r.lowerings = dict(model._target_lowerings.get(key, {}))
+        reports[key] = r
+    model.target_report = next(iter(reports.values())) if len(reports) == 1 else reports
+    for key, r in reports.items():
+        label = f"{key}: " if len(reports) > 1 else ""
+        if progress is not False:
+            print(f"wick.convert: {label}{r}", file=sys.stderr)
+        if not r.runs_whole:
+            warnings.warn(
+                f"{label}{target}: NNAPI feature level {level} would not run "
+                f"{r.total - r.taken} of {r.total} operators ({len(r.partitions)} partitions); "
+                "model.target_report says which and why",
+                TargetWarning,
+                stacklevel=3,
+            )
+
+
+def _convert(
+    specs, several, channels_last_io, description, debug_dir, say, weights, target_level=None
+) -> Model:
     from .converter.passes.quantize import float_islands
     from .converter.serialize import serialize
 
     stages = _Stages(debug_dir)
     graphs = []
     structures = {}
+    lowerings = {}
     for key, m, a, kw, ds in specs:
         label = f"{key}: " if several else ""
+        lowerings[key] = Counter()
         tg, structures[key] = _convert_graph(
-            m, a, kw, ds, channels_last_io, stages, label, say, weights
+            m,
+            a,
+            kw,
+            ds,
+            channels_last_io,
+            stages,
+            label,
+            say,
+            weights,
+            target_level=target_level,
+            lowered=lowerings[key],
         )
         graphs.append((key, tg))
 
@@ -633,6 +716,7 @@ def _convert(specs, several, channels_last_io, description, debug_dir, say, weig
     model = Model(
         data, sigs, channels_last_io=channels_last_io, op_counts=counts, float_islands=islands
     )
+    model._target_lowerings = lowerings
     if weights != "float32":
         model.scheme = {"int8": "dynamic_int8", "int4": "blockwise_int4", "float16": "fp16"}[
             weights

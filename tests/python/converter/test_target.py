@@ -1,0 +1,224 @@
+"""wick.convert(..., target="nnapi:N") (python/wick/target.py, converter/passes/target.py):
+
+* the report is the NNAPI delegate's own plan (plan_level=N): for a model with a level-29 and
+  a level-30 operator it lists exactly what levels 27, 29 and 30 decline, with the delegate's
+  reasons, and it equals what the delegate takes from the test NNAPI runtime of that level;
+* planning never opens a library ($WICK_NNAPI_LIBRARY pointing nowhere: the plan still works);
+* the lowerings for level 27 (HARD_SWISH, DIV by a constant, PAD/PADV2, the NCHW input's
+  TRANSPOSE) leave no such operator and keep the outputs (PyTorch within the converter's bar);
+* torchvision's MobileNetV2 and MobileNetV3-Small with target="nnapi:27" run as one partition
+  on the level-27 test runtime, outputs equal to the CPU's within 1e-5 relative and to PyTorch
+  within the whole-model bar (1e-4);
+* bad target strings raise ValueError naming the accepted forms (the CLI: a usage error).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import wick
+from wick.runtime import library_path
+from wick.target import TargetWarning, parse_target, plan
+
+
+def _test_library() -> Path | None:
+    env = os.environ.get("WICK_TEST_NNAPI_LIBRARY")
+    if env:
+        return Path(env)
+    p = library_path().parent / "tests" / "nnapi" / "libwick_test_nnapi.so"
+    return p if p.exists() else None
+
+
+LIB = _test_library()
+needs_test_nnapi = pytest.mark.skipif(
+    LIB is None,
+    reason="no libwick_test_nnapi.so next to libwick.so (build the C tests: cmake --build build)",
+)
+
+
+class Levels(torch.nn.Module):
+    """CONV_2D (27), ABS (29), RESIZE_BILINEAR with half-pixel centers (30)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.abs(self.conv(x))
+        return torch.nn.functional.interpolate(y, scale_factor=2, mode="bilinear")
+
+
+def _convert(module, x, **kw):
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TargetWarning)
+        return wick.convert(module.eval(), (x,), progress=False, **kw)
+
+
+def _delegated(data: bytes, level: int, monkeypatch):
+    """What the NNAPI delegate really takes from the level-`level` test runtime."""
+    monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", str(level))
+    rt = wick.load(data, delegate=f"nnapi:library={LIB}")
+    return rt, [r.delegate is not None for r in rt.delegation]
+
+
+def test_parse_target():
+    assert parse_target("nnapi") == ("nnapi", 27)
+    assert parse_target("nnapi:29") == ("nnapi", 29)
+    assert parse_target("NNAPI:1000008") == ("nnapi", 1000008)
+    for bad in ("gpu", "nnapi:12", "nnapi:", "nnapi:x", "nnapi:26", "", "vulkan:1"):
+        with pytest.raises(ValueError, match=r'"nnapi:N"'):
+            parse_target(bad)
+
+
+def test_bad_target_raises_before_converting():
+    with pytest.raises(ValueError, match=r"unknown target 'nnapi:7'.*27 \(Android 8\.1\)"):
+        wick.convert(Levels(), (torch.randn(1, 3, 8, 8),), target="nnapi:7")
+
+
+@pytest.mark.parametrize(
+    "level, declined",
+    [
+        (
+            27,
+            {
+                ("ABS", "ABS needs NNAPI feature level 29 (the plan is for 27 (Android 8.1))"),
+                (
+                    "RESIZE_BILINEAR",
+                    "align_corners or half_pixel_centers needs NNAPI feature level 30 "
+                    "(the plan is for 27 (Android 8.1))",
+                ),
+            },
+        ),
+        (
+            29,
+            {
+                (
+                    "RESIZE_BILINEAR",
+                    "align_corners or half_pixel_centers needs NNAPI feature level 30 "
+                    "(the plan is for 29 (Android 10))",
+                )
+            },
+        ),
+        (30, set()),
+    ],
+)
+def test_report_lists_what_the_level_declines(level, declined, monkeypatch):
+    model = _convert(
+        Levels(), torch.randn(1, 3, 8, 8), channels_last_io=True, target=f"nnapi:{level}"
+    )
+    r = model.target_report
+    assert r.level == level and r.target == f"nnapi:{level}"
+    assert {(d.op, d.reason) for d in r.declined} == declined
+    assert r.total == sum(model.op_counts.values())
+    assert r.taken == r.total - len(declined)
+    assert r.runs_whole == (not declined)
+    text = str(r)
+    assert f"would run {r.taken} of {r.total} operators" in text
+    for op, reason in declined:
+        assert f"1 x {op}" in text and reason in text
+    if LIB is not None:  # the plan is what the delegate takes from a level-N runtime
+        rt, on = _delegated(model.tflite_bytes, level, monkeypatch)
+        planned = [any(i in p for p in r.partitions) for i in range(r.total)]
+        assert on == planned
+        assert {
+            (x.op, x.reason.replace("the runtime offers", "the plan is for")[len("nnapi: ") :])
+            for x in rt.delegation
+            if x.delegate is None
+        } == declined
+
+
+def test_warning_and_printed_report(capsys):
+    torch.manual_seed(0)
+    with pytest.warns(TargetWarning, match="would not run 2 of"):
+        model = wick.convert(
+            Levels().eval(), (torch.randn(1, 3, 8, 8),), channels_last_io=True, target="nnapi"
+        )
+    err = capsys.readouterr().err
+    assert "nnapi: NNAPI feature level 27 (Android 8.1) would run" in err
+    assert "ABS needs NNAPI feature level 29" in err
+    assert model.target_report.level == 27
+
+
+def test_planning_opens_no_library(monkeypatch):
+    monkeypatch.setenv("WICK_NNAPI_LIBRARY", "/nonexistent/libneuralnetworks.so")
+    model = _convert(Levels(), torch.randn(1, 3, 8, 8), channels_last_io=True, target="nnapi:30")
+    assert model.target_report.runs_whole
+    r = plan(model.tflite_bytes, 29)
+    assert r.taken == r.total - 1 and r.declined[0].op == "RESIZE_BILINEAR"
+    # the same delegate without planning finds no library
+    rt = wick.load(model.tflite_bytes, delegate="nnapi")
+    assert all("NNAPI is not available" in x.reason for x in rt.delegation)
+
+
+class Lowered(torch.nn.Module):
+    """Every level-27 lowering: the NCHW input's TRANSPOSE, PAD (stride-2 conv), PADV2 (max
+    pool padding), hardswish, hardsigmoid (its / 6)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.pool = torch.nn.MaxPool2d(3, stride=2, padding=1)
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = torch.nn.functional.hardswish(self.conv(x))
+        y = self.pool(y)
+        y = y * torch.nn.functional.hardsigmoid(y)
+        return self.fc(y.mean((2, 3)))
+
+
+def test_lowerings_for_level_27(monkeypatch):
+    torch.manual_seed(0)
+    module = Lowered().eval()
+    x = torch.randn(1, 3, 16, 16) * 4
+    plain = _convert(module, x)
+    assert {"PAD", "HARD_SWISH", "TRANSPOSE"} <= set(plain.op_counts), plain.op_counts
+    model = _convert(module, x, target="nnapi:27")
+    for op in ("PAD", "PADV2", "HARD_SWISH", "DIV", "TRANSPOSE"):
+        assert op not in model.op_counts, model.op_counts
+    assert model.target_report.runs_whole, str(model.target_report)
+    assert model.target_report.lowerings.get("HARD_SWISH") == 1
+    with torch.no_grad():
+        ref = module(x).numpy()
+    got = model.run(x.numpy())[0]
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-5 * max(1.0, np.abs(ref).max()))
+    # at 30 HARD_SWISH stays (NNAPI has it), and so does the PAD (28)
+    model30 = _convert(module, x, target="nnapi:30")
+    assert "HARD_SWISH" in model30.op_counts and "PAD" in model30.op_counts
+
+
+@needs_test_nnapi
+@pytest.mark.parametrize("name", ["mobilenet_v2", "mobilenet_v3_small"])
+def test_torchvision_mobilenet_runs_whole_at_27(name, monkeypatch):
+    torchvision = pytest.importorskip("torchvision")
+    torch.manual_seed(0)
+    module = getattr(torchvision.models, name)(weights=None).eval()
+    x = torch.randn(1, 3, 224, 224)
+    model = _convert(module, x, target="nnapi:27")
+    report = model.target_report
+    assert report.runs_whole and report.taken == report.total, str(report)
+    assert report.lowerings.get("PAD") == 5 and report.lowerings.get("TRANSPOSE") == 1
+    rt, on = _delegated(model.tflite_bytes, 27, monkeypatch)
+    assert all(on) and {r.partition for r in rt.delegation} == {0}
+    got = rt(x.numpy())[0]
+    cpu = wick.load(model.tflite_bytes)(x.numpy())[0]
+    np.testing.assert_allclose(got, cpu, rtol=0, atol=1e-5 * max(1.0, np.abs(cpu).max()))
+    with torch.no_grad():
+        ref = module(x).numpy()
+    np.testing.assert_allclose(cpu, ref, rtol=0, atol=1e-4 * max(1.0, np.abs(ref).max()))
+
+
+def test_cli_bad_target(capsys):
+    from wick.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["convert", "torch.nn:Identity", "--input", "1x3", "--target", "gpu"])
+    assert e.value.code == 2
+    assert "unknown target 'gpu'" in capsys.readouterr().err
