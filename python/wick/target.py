@@ -95,7 +95,8 @@ class TargetReport:
         for k, nodes in enumerate(self.partitions):
             counts = Counter(self.ops[i] for i in nodes)
             what = ", ".join(f"{n} {op}" for op, n in counts.most_common())
-            lines.append(f"  partition {k}: {len(nodes)} operators ({what})")
+            many = "" if len(nodes) == 1 else "s"
+            lines.append(f"  partition {k}: {len(nodes)} operator{many} ({what})")
         # one line per distinct (op, reason), with the operator indices
         groups: dict[tuple[str, str], list[int]] = {}
         for d in self.declined:
