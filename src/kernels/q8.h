@@ -122,6 +122,11 @@ typedef void (*wick_q8_dwconv_fn)(const wick_conv_shape *s, int32_t zp, const in
 typedef void (*wick_q8_add_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qadd_params *p, bool subtract);
 
+/* out[i] = int8 SQUARED_DIFFERENCE of a[i], b[i] (n elements, equal shapes), arithmetic and
+ * parameters as wick_q_squared_difference_i8__reference. */
+typedef void (*wick_q8_squared_difference_fn)(size_t n, const int8_t *a, const int8_t *b,
+                                              int8_t *out, const wick_qadd_params *p);
+
 /* The same for int16 elements (the 16x8 scheme's ADD / SUB / MUL). */
 typedef void (*wick_q16_add_fn)(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
                                 const wick_qadd_params *p, bool subtract);
@@ -189,7 +194,8 @@ typedef struct wick_q8_kernels {
   wick_q8_dwconv_fn dwconv;
   wick_q8_add_fn add;
   wick_q8_mul_fn mul;
-  wick_q8_conv_amx_fn conv_amx;  /* AMX-INT8 (avx512amx table only) */
+  wick_q8_squared_difference_fn squared_difference; /* int8 (NULL: the reference) */
+  wick_q8_conv_amx_fn conv_amx;                     /* AMX-INT8 (avx512amx table only) */
   wick_q8_dots_fn dots;          /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
   wick_q16_fc_fn fc16;           /* 16x8 FULLY_CONNECTED (q16.h; NULL: the portable rows) */
   wick_q16_add_fn add16;         /* int16 ADD / SUB (NULL: the reference) */
@@ -479,7 +485,8 @@ WICK_Q8_API void wick_q8_lut8__avx2(size_t n, const uint8_t lut[256], const uint
                                     uint8_t *out);
 WICK_Q8_API void wick_q16_sigmoid__avx2(size_t n, const int32_t table[256], int32_t multiplier,
                                         int32_t shift, bool tanh, const int16_t *in, int16_t *out);
-/* Depthwise blocks of 8 channels (dw_cr 8), ADD / SUB and MUL on 8 int32 lanes. */
+/* Depthwise blocks of 8 channels (dw_cr 8), ADD / SUB, MUL and SQUARED_DIFFERENCE on 8 int32
+ * lanes. */
 WICK_Q8_API void wick_q8_dwconv_ukernel__avx2(const wick_conv_shape *s, int32_t zp,
                                               const int8_t *input, const void *w, int8_t *output,
                                               const wick_q8_output *o, int32_t y0, int32_t y1);
@@ -487,6 +494,9 @@ WICK_Q8_API void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8
                                            const wick_qadd_params *p, bool subtract);
 WICK_Q8_API void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                            const wick_qmul_params *p);
+WICK_Q8_API void wick_q8_squared_difference_ukernel__avx2(size_t n, const int8_t *a,
+                                                          const int8_t *b, int8_t *out,
+                                                          const wick_qadd_params *p);
 
 WICK_Q8_API void wick_q8_dots__avx512vnni(size_t m, size_t n, size_t k, const int8_t *a,
                                           const int8_t *b, int32_t *c, size_t ldc);

@@ -15,20 +15,21 @@
 #define WICK_HAVE_X86_KERNELS 1
 
 /* The AVX-512 VNNI kernels (the amx table adds its convolutions to them). */
-#define AVX512VNNI_ENTRIES                                                              \
-  .mr = 7, .nr = 32, .gemm = wick_q8_gemm_ukernel_7x32c4__avx512vnni,                   \
-  .gemm_1 = wick_q8_gemm_ukernel_1x32c4__avx512vnni,                                    \
-  .gemm_u8 = wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni,                                \
-  .gemm_u8_1 = wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni,                              \
-  .gemm_u8_4 = wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni,                              \
-  .igemm = wick_q8_igemm_ukernel_7x32c4__avx512vnni,                                    \
-  .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,                              \
-  .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,               \
-  .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni, \
-  .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,             \
-  .fc16 = wick_q16_fc__avx2, .add16 = wick_q16_add_ukernel__avx2,                       \
-  .mul16 = wick_q16_mul_ukernel__avx2, .requant16 = wick_q16_requant_ukernel__avx2,     \
-  .sigmoid16 = wick_q16_sigmoid__avx2, .softmax8 = wick_q8_softmax_rows__avx2
+#define AVX512VNNI_ENTRIES                                                                   \
+  .mr = 7, .nr = 32, .gemm = wick_q8_gemm_ukernel_7x32c4__avx512vnni,                        \
+  .gemm_1 = wick_q8_gemm_ukernel_1x32c4__avx512vnni,                                         \
+  .gemm_u8 = wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni,                                     \
+  .gemm_u8_1 = wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni,                                   \
+  .gemm_u8_4 = wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni,                                   \
+  .igemm = wick_q8_igemm_ukernel_7x32c4__avx512vnni,                                         \
+  .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,                                   \
+  .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,                    \
+  .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni,      \
+  .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,                  \
+  .squared_difference = wick_q8_squared_difference_ukernel__avx2, .fc16 = wick_q16_fc__avx2, \
+  .add16 = wick_q16_add_ukernel__avx2, .mul16 = wick_q16_mul_ukernel__avx2,                  \
+  .requant16 = wick_q16_requant_ukernel__avx2, .sigmoid16 = wick_q16_sigmoid__avx2,          \
+  .softmax8 = wick_q8_softmax_rows__avx2
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
@@ -40,9 +41,9 @@ static const wick_q8_kernels avx512amx_kernels = {.isa = "avx512amx",
 #endif
 
 /* AVX2: GEMM-shaped ops (int16 input, VPMADDWD), depthwise convs (8
- * channels per vector, VPMADDWD per tap), ADD / SUB and MUL, 16x8
+ * channels per vector, VPMADDWD per tap), ADD / SUB, MUL and SQUARED_DIFFERENCE, 16x8
  * FULLY_CONNECTED, int16 ADD / SUB / MUL, QUANTIZE, LOGISTIC and TANH, 8-bit SOFTMAX (also the
- * AVX-512 tables' 16-bit kernels). */
+ * AVX-512 tables' 16-bit kernels and SQUARED_DIFFERENCE). */
 static const wick_q8_kernels avx2_kernels = {
     .isa = "avx2",
     .mr = 4,
@@ -55,6 +56,7 @@ static const wick_q8_kernels avx2_kernels = {
     .dwconv = wick_q8_dwconv_ukernel__avx2,
     .add = wick_q8_add_ukernel__avx2,
     .mul = wick_q8_mul_ukernel__avx2,
+    .squared_difference = wick_q8_squared_difference_ukernel__avx2,
     .dots = wick_q8_dots__avx2,
     .fc16 = wick_q16_fc__avx2,
     .add16 = wick_q16_add_ukernel__avx2,

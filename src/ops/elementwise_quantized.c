@@ -19,15 +19,15 @@
  *            squared in 32 bits and requantized by (2 max(s1, s2))^2 /
  *            (2^14 s_out); every multiplier must be below 1 (LiteRT aborts
  *            otherwise, wick refuses at prepare). No fused activation.
- * int8 and int16 (not the power-of-two form) ADD/SUB/MUL of equal shapes, or of a full tensor by a
- * row of its last dimension or a scalar (Keras' rescaling/normalization, squeeze-excite's channel
- * scale; the row is tiled so each kernel call covers hundreds of elements), run the optimized
- * kernels of src/kernels/q8.h when the CPU has them (bit-exact with the reference), split over the
- * threads. Other int8 broadcasts that collapse to at most three loops (elementwise_driver.c's plan:
- * [M, C] op [M, 1] per row, as layer norm's mean and scale, [N, HW, C] op [N, 1, C], ...) whose
+ * int8 and int16 (not the power-of-two form) ADD/SUB/MUL and int8 SQUARED_DIFFERENCE of equal
+ * shapes, or of a full tensor by a row of its last dimension or a scalar (Keras'
+ * rescaling/normalization, squeeze-excite's channel scale; the row is tiled so each kernel call
+ * covers hundreds of elements), run the optimized kernels of src/kernels/q8.h when the CPU has them
+ * (bit-exact with the reference), split over the threads. Other int8 broadcasts that collapse to
+ * at most three loops (elementwise_driver.c's plan: [M, C] op [M, 1] per row, as layer norm's mean
+ * and variance — ConvNeXt's [1, H, W, C] minus [1, H, W, 1] —, [N, HW, C] op [N, 1, C], ...) whose
  * innermost run is at least QBIN_MIN_INNER long call the same kernels once per inner run, a
- * broadcast scalar splatted into a per-thread row; the runs split over the
- * threads.
+ * broadcast scalar splatted into a per-thread row; the runs split over the threads.
  * Next: src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
@@ -192,18 +192,16 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
     wick_op_set_data(ctx, d);
     return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
   }
+  int32_t lo = 0, hi = 0; /* (SQUARED_DIFFERENCE has no fused activation) */
+  if (!sqdiff) WICK_TRY(wick_quant_activation_range(ctx, ctx->params->activation, t, qo, &lo, &hi));
+  d->subtract = builtin == WICK_BUILTIN_SUB;
+
   if (sqdiff) {
     WICK_TRY(squared_difference_params(ctx, q1, q2, qo, &d->add));
     d->kind = QB_SQUARED_DIFFERENCE;
-    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, wick_dtype_name(t));
-    wick_op_set_data(ctx, d);
-    return wick_op_set_output(ctx, 0, t, d->bc.rank, d->bc.dims);
-  }
-  int32_t lo, hi;
-  WICK_TRY(wick_quant_activation_range(ctx, ctx->params->activation, t, qo, &lo, &hi));
-  d->subtract = builtin == WICK_BUILTIN_SUB;
-
-  if (builtin == WICK_BUILTIN_MUL) {
+    const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
+    WICK_TRY(use_kernels(ctx, d, a, b, k != NULL && k->squared_difference != NULL));
+  } else if (builtin == WICK_BUILTIN_MUL) {
     d->kind = QB_MUL;
     wick_qmul_params *m = &d->mul;
     /* float arithmetic, as LiteRT */
@@ -272,7 +270,11 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
   else if (d->kern != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
                        d->planned ? "q8 broadcast runs" : (d->row > 0 ? "q8 broadcast row" : "q8"));
-  else /* why: int16 or uint8, or a broadcast the kernels do not take */
+  else if (sqdiff) { /* why: no kernel on this CPU ("int8"), or a broadcast it does not take */
+    const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
+    wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
+                       k != NULL && k->squared_difference != NULL ? "broadcast" : "int8");
+  } else /* why: int16 or uint8, or a broadcast the kernels do not take */
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
                        t == WICK_DTYPE_INT8 ? "broadcast" : wick_dtype_name(t));
   wick_op_set_data(ctx, d);
@@ -292,7 +294,9 @@ typedef struct qbin_job {
 
 /* out[0, n) = a op b on the kernel of the op's type. */
 static void call_kernel(const qbin_data *d, size_t n, const void *a, const void *b, void *out) {
-  if (d->esize == 2) {
+  if (d->kind == QB_SQUARED_DIFFERENCE) {
+    d->kern->squared_difference(n, a, b, out, &d->add);
+  } else if (d->esize == 2) {
     if (d->kind == QB_MUL)
       d->kern->mul16(n, a, b, out, &d->mul);
     else
@@ -393,6 +397,8 @@ wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
                                         &d->bc, a->data, b->data, o->data);
       break;
     case QB_SQUARED_DIFFERENCE:
+      if (d->kern != NULL)
+        return run_kernels(ctx, d, a->data, b->data, o->data, (size_t)wick_tensor_elements(o));
       wick_q_squared_difference_i8__reference(&d->bc, &d->add, a->data, b->data, o->data);
       break;
     case QB_ADD_POT:

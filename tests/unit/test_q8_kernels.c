@@ -567,6 +567,66 @@ static void test_mul(const wick_q8_kernels *kern) {
   printf("%s mul: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ SQUARED_DIFFERENCE */
+
+/* kern->squared_difference against the reference over every pair of int8 inputs (a 65536-element
+ * run: a = i mod 256, b = i / 256) for several parameter sets — SQUARED_DIFFERENCE's own (left
+ * shift 7, input multipliers up to 1/2, output multipliers far below 1), a positive input shift
+ * whose differences square past int32 (the product wraps, as the reference's) and an output
+ * shift that saturates most results — then random runs of every tail length. */
+static void test_squared_difference(const wick_q8_kernels *kern) {
+  const int before = failures;
+  enum { PAIRS = 256 * 256 };
+  int8_t *a = malloc(PAIRS), *b = malloc(PAIRS), *got = guarded_output(PAIRS), *ref = malloc(PAIRS);
+  for (size_t i = 0; i < PAIRS; i++) a[i] = (int8_t)(i & 255), b[i] = (int8_t)(i >> 8);
+  /* input1 multiplier, shift, input2 multiplier, shift, output multiplier, shift */
+  static const int32_t sets[][6] = {
+      {1 << 30, 0, 1 << 30, 0, 1 << 30, -14},             /* equal scales, real out 2^-15 */
+      {1 << 30, 0, 1546188227, -1, 1288490189, -11},      /* input 2 finer */
+      {1932735283, -3, 1 << 30, 0, 2147483520, -20},      /* input 1 finer, out near 2^-20 */
+      {2147483647, 1, 1 << 30, 0, 1717986918, -23},       /* wraps: |diff| up to 81600 */
+      {1 << 30, 0, 1 << 30, 0, 2147483647, -1},           /* nearly every result clamps */
+      {1234567891, -2, 1987654321, -5, 1111111111, -31}}; /* the smallest output shift */
+  wick_broadcast bc;
+  const int32_t dims = PAIRS;
+  make_broadcast(&bc, 1, &dims, 1, &dims);
+  for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
+    wick_qadd_params p = {.left_shift = 7, .act_min = -128, .act_max = 127};
+    p.input1_multiplier = sets[s][0], p.input1_shift = sets[s][1];
+    p.input2_multiplier = sets[s][2], p.input2_shift = sets[s][3];
+    p.output_multiplier = sets[s][4], p.output_shift = sets[s][5];
+    p.input1_offset = s % 2 ? 0 : -irand(-128, 127);
+    p.input2_offset = -irand(-128, 127);
+    p.output_offset = s % 3 ? irand(-128, 127) : -128;
+    wick_q_squared_difference_i8__reference(&bc, &p, a, b, ref);
+    kern->squared_difference(PAIRS, a, b, got + 1, &p);
+    char what[100];
+    snprintf(what, sizeof what, "%s squared_difference all pairs, set %zu", kern->isa, s);
+    compare_guarded(what, got, ref, PAIRS);
+  }
+  free(a), free(b), free(got), free(ref);
+  for (size_t n = 1; n <= 40; n++) {
+    int8_t *x = rand_i8(n, n % 7 == 3), *y = rand_i8(n, false);
+    int8_t *out = guarded_output(n), *want = malloc(n);
+    wick_qadd_params p = {.left_shift = 7, .act_min = -128, .act_max = 127};
+    p.input1_multiplier = rand_multiplier(), p.input1_shift = -irand(0, 3);
+    p.input2_multiplier = rand_multiplier(), p.input2_shift = -irand(0, 3);
+    p.output_multiplier = rand_multiplier(), p.output_shift = -irand(8, 20);
+    p.input1_offset = -irand(-128, 127), p.input2_offset = -irand(-128, 127);
+    p.output_offset = irand(-128, 127);
+    wick_broadcast rbc;
+    const int32_t rd = (int32_t)n;
+    make_broadcast(&rbc, 1, &rd, 1, &rd);
+    wick_q_squared_difference_i8__reference(&rbc, &p, x, y, want);
+    kern->squared_difference(n, x, y, out + 1, &p);
+    char what[100];
+    snprintf(what, sizeof what, "%s squared_difference n=%zu", kern->isa, n);
+    compare_guarded(what, out, want, n);
+    free(x), free(y), free(out), free(want);
+  }
+  printf("%s squared_difference: %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ int16 ADD / SUB / MUL */
 
 /* kern->add16 / mul16 against the reference on int16 runs (zero points 0 as the 16x8 scheme,
@@ -1025,6 +1085,7 @@ int main(void) {
     if (kern->dwconv) test_dwconv(kern);
     if (kern->add) test_add(kern);
     if (kern->mul) test_mul(kern);
+    if (kern->squared_difference) test_squared_difference(kern);
     if (kern->dots) test_dots(kern);
     test_gemm_raw(kern);
     if (kern->fc16) test_fc16(kern);

@@ -1,12 +1,14 @@
 /*
- * avx2/q8_elementwise.c — int8 and int16 ADD / SUB and MUL of two equally
- * shaped runs of elements (the op splits channel broadcasts into rows), and
- * the requantization of int16 elements (QUANTIZE) for AVX2, 8 elements per
- * vector: the reference's arithmetic (quantized.c, qadd_one
- * and qmul_body) lane by lane — offsets, the left shift, each input's
- * multiplier, the sum or product, the output multiplier, zero point and
- * clamp — with template/q8_requant.h's fixed-point stage (q8_mbqm, the
- * AVX2 GEMM's), so the results are bit-exact. Compiled with -mavx2.
+ * avx2/q8_elementwise.c — int8 and int16 ADD / SUB and MUL, and int8
+ * SQUARED_DIFFERENCE, of two equally shaped runs of elements (the op splits
+ * broadcasts into runs), and the requantization of int16 elements (QUANTIZE)
+ * for AVX2, 8 elements per vector: the reference's arithmetic (quantized.c,
+ * qadd_one, qmul_body and wick_q_squared_difference_i8__reference) lane by
+ * lane — offsets, the left shift, each input's multiplier, the sum,
+ * difference, product or squared difference (int32 products wrap, as the
+ * reference's), the output multiplier, zero point and clamp — with
+ * template/q8_requant.h's fixed-point stage (q8_mbqm, the AVX2 GEMM's), so
+ * the results are bit-exact. Compiled with -mavx2.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -44,8 +46,9 @@ SIMD_INLINE void copy_tail(size_t n, const int8_t *a, const int8_t *b, int8_t ta
   memcpy(ta, a, n), memcpy(tb, b, n);
 }
 
-/* ADD, SUB or MUL: a constant at every call, so the always-inline runs below fold to one. */
-typedef enum binary_op { OP_ADD, OP_SUB, OP_MUL } binary_op;
+/* ADD, SUB, MUL or SQUARED_DIFFERENCE: a constant at every call, so the always-inline runs
+ * below fold to one. */
+typedef enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_SQUARED_DIFFERENCE } binary_op;
 
 /* The op's constants (MUL uses only mo, off1 and off2). */
 typedef struct binary_consts {
@@ -72,8 +75,8 @@ SIMD_INLINE void mul_consts_set(binary_consts *k, const wick_qmul_params *p) {
   k->off2 = _mm256_set1_epi32(p->input2_offset);
 }
 
-/* 8 results of ADD / SUB / MUL, clamped (int32 lanes; MUL's product wraps like the
- * reference's). */
+/* 8 results of ADD / SUB / MUL / SQUARED_DIFFERENCE, clamped (int32 lanes; MUL's product and
+ * the squared difference wrap like the reference's). */
 SIMD_INLINE __m256i binary8(__m256i a, __m256i b, const binary_consts *k, binary_op op) {
   if (op == OP_MUL) {
     const __m256i x = _mm256_add_epi32(a, k->off1), y = _mm256_add_epi32(b, k->off2);
@@ -82,6 +85,10 @@ SIMD_INLINE __m256i binary8(__m256i a, __m256i b, const binary_consts *k, binary
   const __m256i x = _mm256_sll_epi32(_mm256_add_epi32(a, k->off1), k->ls);
   const __m256i y = _mm256_sll_epi32(_mm256_add_epi32(b, k->off2), k->ls);
   const __m256i sx = q8_mbqm(x, &k->m1), sy = q8_mbqm(y, &k->m2);
+  if (op == OP_SQUARED_DIFFERENCE) {
+    const __m256i diff = _mm256_sub_epi32(sx, sy);
+    return q8_requant_i32(_mm256_mullo_epi32(diff, diff), &k->mo);
+  }
   return q8_requant_i32(op == OP_SUB ? _mm256_sub_epi32(sx, sy) : _mm256_add_epi32(sx, sy), &k->mo);
 }
 
@@ -120,6 +127,13 @@ void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_
   binary_consts k;
   mul_consts_set(&k, p);
   binary_run(n, a, b, out, &k, OP_MUL);
+}
+
+void wick_q8_squared_difference_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b,
+                                              int8_t *out, const wick_qadd_params *p) {
+  binary_consts k;
+  add_consts_set(&k, p);
+  binary_run(n, a, b, out, &k, OP_SQUARED_DIFFERENCE);
 }
 
 /* ---- int16 (zero points 0 in the 16x8 scheme, but any offsets work) ---- */
