@@ -29,8 +29,9 @@
  *   RSQRT       int16: LiteRT's interpolated 513-entry table of 1/sqrt (in
  *               float); int8: a 256-entry table built with LiteRT's fixed-point inverse
  *               square root and multiplier 1 / (sqrt(s_in) s_out) (float
- *               product, double reciprocal); inputs below the zero point
- *               (negative reals) fail at invoke, as LiteRT.
+ *               product, double reciprocal), read by the 8-bit table kernel
+ *               after one pass for the smallest input; inputs below the zero
+ *               point (negative reals) fail at invoke, as LiteRT.
  *   PRELU       int8/uint8 with a quantized alpha broadcast into the input:
  *               s_in / s_out for x >= 0, s_in * s_alpha / s_out otherwise.
  *   int16 SOFTMAX: LiteRT's interpolated 513-entry tables (exp over [-10, 0],
@@ -301,8 +302,9 @@ wick_status wick_activation_prepare_quantized(wick_op_ctx *ctx) {
                                    d->hi, every, d->lut);
     d->tabulated = true;
   }
-  const bool lut8 = !int16 && (builtin == WICK_BUILTIN_LOGISTIC || builtin == WICK_BUILTIN_TANH ||
-                               builtin == WICK_BUILTIN_GELU || d->tabulated);
+  const bool lut8 =
+      !int16 && (builtin == WICK_BUILTIN_LOGISTIC || builtin == WICK_BUILTIN_TANH ||
+                 builtin == WICK_BUILTIN_GELU || builtin == WICK_BUILTIN_RSQRT || d->tabulated);
   if (lut8 && wick_q8_lut8_select(wick_op_force_reference(ctx)) != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 table");
   else if (d->sigmoid_fn != NULL)
@@ -327,6 +329,18 @@ static void run_table(const wick_op_ctx *ctx, const qact_data *d, int64_t n, con
     lut((size_t)n, d->lut, in, out);
   else
     wick_q_lut8__reference(n, d->lut, in, out);
+}
+
+/* The smallest of n int8 values (127 when n is 0): biased to bytes so that the loop is an
+ * unsigned minimum the compiler vectorizes (PMINUB, SSE2). */
+static int32_t int8_min(int64_t n, const int8_t *in) {
+  const uint8_t *u = (const uint8_t *)in;
+  uint8_t lo = 255;
+  for (int64_t i = 0; i < n; i++) {
+    const uint8_t v = (uint8_t)(u[i] ^ 0x80u);
+    lo = v < lo ? v : lo;
+  }
+  return (int32_t)lo - 128;
 }
 
 /* Rows [begin, end) of an 8-bit SOFTMAX on the table kernel. */
@@ -387,6 +401,10 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
     }
     case WICK_BUILTIN_RSQRT: {
       const bool wide = in->type == WICK_DTYPE_INT16;
+      if (!wide && int8_min(n, in->data) >= d->in_zp) { /* the usual case: one vector pass */
+        run_table(ctx, d, n, in->data, out->data);
+        break;
+      }
       for (int64_t i = 0; i < n; i++) {
         const int32_t v = wide ? ((const int16_t *)in->data)[i] : ((const int8_t *)in->data)[i];
         if (v < d->in_zp)
@@ -395,10 +413,7 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
                               "below the zero point %d)",
                               (long long)i, (int)v, (int)d->in_zp);
       }
-      if (wide)
-        wick_q_lut16__reference(n, d->rsqrt_lut, in->data, out->data);
-      else
-        wick_q_lut8__reference(n, d->lut, in->data, out->data);
+      wick_q_lut16__reference(n, d->rsqrt_lut, in->data, out->data);
       break;
     }
     case WICK_BUILTIN_LOGISTIC:
