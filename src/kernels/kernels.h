@@ -107,6 +107,8 @@ typedef enum wick_f32_unary_kind {
   WICK_F32_HARD_SWISH,
   WICK_F32_GELU,      /* erf form */
   WICK_F32_GELU_TANH, /* tanh approximation */
+  WICK_F32_NEG,
+  WICK_F32_ABS,
   WICK_F32_UNARY_COUNT
 } wick_f32_unary_kind;
 
@@ -513,6 +515,8 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
   WICK_KERNEL_API void wick_f32_hard_swish__##ISA(size_t, const float *, float *);                \
   WICK_KERNEL_API void wick_f32_gelu__##ISA(size_t, const float *, float *);                      \
   WICK_KERNEL_API void wick_f32_gelu_tanh__##ISA(size_t, const float *, float *);                 \
+  WICK_KERNEL_API void wick_f32_neg__##ISA(size_t, const float *, float *);                       \
+  WICK_KERNEL_API void wick_f32_abs__##ISA(size_t, const float *, float *);                       \
   WICK_DECLARE_BINARY(add, ISA)                                                                   \
   WICK_DECLARE_BINARY(sub, ISA)                                                                   \
   WICK_DECLARE_BINARY(mul, ISA)                                                                   \

@@ -33,7 +33,9 @@
             [WICK_F32_EXP] = wick_f32_exp__##ISA,                                                 \
             [WICK_F32_HARD_SWISH] = wick_f32_hard_swish__##ISA,                                   \
             [WICK_F32_GELU] = wick_f32_gelu__##ISA,                                               \
-            [WICK_F32_GELU_TANH] = wick_f32_gelu_tanh__##ISA},                                    \
+            [WICK_F32_GELU_TANH] = wick_f32_gelu_tanh__##ISA,                                     \
+            [WICK_F32_NEG] = wick_f32_neg__##ISA,                                                 \
+            [WICK_F32_ABS] = wick_f32_abs__##ISA},                                                \
   .binary = {[WICK_F32_ADD] = BINARY_FORMS(add, ISA),                                             \
              [WICK_F32_SUB] = BINARY_FORMS(sub, ISA),                                             \
              [WICK_F32_MUL] = BINARY_FORMS(mul, ISA),                                             \

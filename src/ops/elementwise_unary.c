@@ -12,7 +12,7 @@
  * HARD_SWISH and RELU family, which activations_quantized.c implements.
  *
  * Float32 RELU RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH HARD_SWISH EXP
- * run the vectorized kernels chosen at prepare (error bounds of the
+ * NEG ABS run the vectorized kernels chosen at prepare (error bounds of the
  * transcendentals in src/kernels/template/elementwise.h; the others are
  * exact).
  *
@@ -79,6 +79,8 @@ static int vector_kind(wick_unary_op op) {
     case WICK_UNARY_TANH: return WICK_F32_TANH;
     case WICK_UNARY_HARD_SWISH: return WICK_F32_HARD_SWISH;
     case WICK_UNARY_EXP: return WICK_F32_EXP;
+    case WICK_UNARY_NEG: return WICK_F32_NEG;
+    case WICK_UNARY_ABS: return WICK_F32_ABS;
     default: return -1;
   }
 }

@@ -599,6 +599,8 @@ static void unary_reference(wick_f32_unary_kind kind, size_t n, const float *x, 
       return;
     case WICK_F32_GELU: wick_f32_gelu__reference((int64_t)n, false, x, y); return;
     case WICK_F32_GELU_TANH: wick_f32_gelu__reference((int64_t)n, true, x, y); return;
+    case WICK_F32_NEG: wick_f32_unary__reference(WICK_UNARY_NEG, (int64_t)n, x, y); return;
+    case WICK_F32_ABS: wick_f32_unary__reference(WICK_UNARY_ABS, (int64_t)n, x, y); return;
     case WICK_F32_UNARY_COUNT: break;
   }
 }
@@ -615,7 +617,9 @@ static void test_unary(const wick_f32_kernels *kern) {
                                      {WICK_F32_SILU, "silu", 5},
                                      {WICK_F32_TANH, "tanh", 4},
                                      {WICK_F32_GELU, "gelu", 16},
-                                     {WICK_F32_GELU_TANH, "gelu_tanh", 16}};
+                                     {WICK_F32_GELU_TANH, "gelu_tanh", 16},
+                                     {WICK_F32_NEG, "neg", 0},
+                                     {WICK_F32_ABS, "abs", 0}};
   size_t n;
   float *x = unary_inputs(&n);
   float *ref = malloc(n * sizeof(float)), *got = malloc((n + 2) * sizeof(float));

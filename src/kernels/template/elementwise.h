@@ -8,7 +8,7 @@
  * a thread pool splits them by element or row ranges.
  *
  * Exact ops (bit-identical to the reference kernels, NaN and -0 included):
- * RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, HARD_SWISH, ADD, SUB, MUL, DIV,
+ * RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, HARD_SWISH, NEG, ABS, ADD, SUB, MUL, DIV,
  * MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (and the clamp of a fused activation),
  * MAX_POOL_2D and AVERAGE_POOL_2D (same taps, same order, same division).
  *
@@ -191,6 +191,9 @@ UNARY_KERNEL(wick_f32_exp, v_exp(v))
 UNARY_KERNEL(wick_f32_hard_swish, v_hard_swish(v))
 UNARY_KERNEL(wick_f32_gelu, v_gelu(v))
 UNARY_KERNEL(wick_f32_gelu_tanh, v_gelu_tanh(v))
+/* NEG and ABS flip or clear the sign bit, as the reference's -x and fabsf (NaN included). */
+UNARY_KERNEL(wick_f32_neg, vneg(v))
+UNARY_KERNEL(wick_f32_abs, vabs(v))
 
 /* ---------------------------------------------------------------- binary */
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import wick
-from tests.python.ops._harness import C, In, build
+from tests.python.ops._harness import C, In, Q, build
 
 RNG = np.random.default_rng(11)
 NO_VECTOR_KERNELS = os.environ.get("WICK_MAX_ISA") == "none" or os.environ.get(
@@ -65,6 +65,23 @@ def test_prelu_paths():
     vector = platform.machine() in ("x86_64", "AMD64") and os.environ.get("WICK_MAX_ISA") != "none"
     assert kernels(prelu((1, 1, 6))) == [("optimized" if vector else "generic", "channel rows")]
     assert kernels(prelu((4, 1, 1))) == [("reference", "broadcast")]
+
+
+@pytest.mark.skipif(
+    NO_VECTOR_KERNELS or platform.machine() not in ("x86_64", "AMD64"),
+    reason="the int8 SQUARED_DIFFERENCE, 8-bit table and float NEG kernels are x86 vector kernels",
+)
+def test_layer_norm_paths():
+    # TensorFlow's int8 layer norm (Keras ConvNeXt): (x - mean)^2 over a [1, H, W, 1] mean, the
+    # RSQRT of the variance, and the float NEG of the mean
+    x = RNG.integers(-128, 128, (1, 4, 4, 32)).astype(np.int8)
+    m = RNG.integers(-128, 128, (1, 4, 4, 1)).astype(np.int8)
+    sqdiff = build("SQUARED_DIFFERENCE", [Q(x, 0.05, 3), Q(m, 0.05, 3)], outs=[("int8", 0.1, -128)])
+    assert kernels(sqdiff[0]) == [("optimized", "q8 broadcast runs")]
+    rsqrt = build("RSQRT", [Q(np.abs(m), 0.02, -128)], outs=[("int8", 0.05, -128)])
+    assert kernels(rsqrt[0]) == [("optimized", "q8 table")]
+    neg = build("NEG", [In(RNG.standard_normal((1, 4, 4, 1)).astype(np.float32))])
+    assert kernels(neg[0]) == [("optimized", "")]
 
 
 def test_folded_and_profile_columns():
