@@ -16,6 +16,7 @@ the test is skipped then.
 from __future__ import annotations
 
 import os
+import platform
 import sys
 from collections import Counter
 
@@ -30,15 +31,19 @@ from tests.corpus import sources
 # hits a subset of these.
 ALLOWED = {
     # issue 16 item 2 — common in real files, to be optimized:
-    "SQUARED_DIFFERENCE (int8)",  # TensorFlow's layer norm, int8 (ConvNeXt int8)
-    "RSQRT (int8)",  # ditto
-    "NEG",  # float32 NEG (no vector kernel; ConvNeXt int8's float layer-norm fragment)
     "LOGISTIC (int8)",  # the int8 table lookup: vectorized on AVX2 and AVX-512, not NEON yet
     "GELU (int8)",  # ditto
     "HARD_SWISH (int8)",  # MobileNetV3 int8: the reference fixed-point arithmetic
     # rare or small:
     "STRIDED_SLICE",  # strided copies (mediapipe hand_recrop: two tiny slices)
 }
+# Vectorized on x86 only (AVX2 and AVX-512 tables); AArch64 still runs them on the reference.
+if platform.machine() not in ("x86_64", "AMD64"):
+    ALLOWED |= {
+        "SQUARED_DIFFERENCE (int8)",  # TensorFlow's layer norm, int8 (ConvNeXt int8)
+        "RSQRT (int8)",  # ditto (the 8-bit table kernel)
+        "NEG",  # float32 NEG (ConvNeXt int8's float layer-norm fragment)
+    }
 
 ENTRIES = [e for e in sources.ENTRIES if e.source in ("mediapipe", "keras")]
 FORCED = os.environ.get("WICK_FORCE_REFERENCE") == "1" or os.environ.get("WICK_MAX_ISA") == "none"
