@@ -167,7 +167,8 @@ enum { RESULT_EXACT = 1, RESULT_APPROX = 0 };
 /* The ops with vector kernels: each also runs on a short tail ([1,5]). */
 static bool has_vector_kernel(const char *name) {
   static const char *const vector_ops[] = {"RELU",       "RELU6",    "RELU_N1_TO_1", "RELU_0_TO_1",
-                                           "HARD_SWISH", "LOGISTIC", "TANH",         "EXP"};
+                                           "HARD_SWISH", "LOGISTIC", "TANH",         "EXP",
+                                           "NEG",        "ABS"};
   for (size_t i = 0; i < sizeof vector_ops / sizeof vector_ops[0]; i++)
     if (strcmp(name, vector_ops[i]) == 0) return true;
   return false;
