@@ -42,3 +42,35 @@ def test_corpus_file_runs_on_wick_and_agrees_with_litert(entry, built):
     if r.status == "peer cannot run":
         pytest.skip(f"LiteRT cannot run {entry.name}: {r.detail}")
     assert r.status == "pass", f"{entry.name}: {r.detail} ({'; '.join(r.notes)})"
+
+
+def test_softmax_outputs_are_judged_by_their_logits():
+    """check._logits_file: a copy of the file whose output is the SOFTMAX's input (the logits),
+    with the subgraph's output list and the signature patched; None for other outputs."""
+    import numpy as np
+
+    import wick
+    from wick.tflite.writer import ModelWriter
+
+    w = ModelWriter()
+    sg = w.add_subgraph(name="main")
+    x = sg.add_tensor("x", [1, 4], "float32")
+    y = sg.add_tensor("y", [1, 4], "float32")
+    z = sg.add_tensor("z", [1, 4], "float32")
+    sg.add_operator("MUL", [x, x], [y], options=dict(fused_activation_function="NONE"))
+    sg.add_operator("SOFTMAX", [y], [z], options=dict(beta=1.0))
+    sg.set_inputs([x])
+    sg.set_outputs([z])
+    data = w.finish()
+    logits = check._logits_file(data, None, 0)
+    assert logits is not None and len(logits) == len(data)
+    a = np.array([[1.0, -2.0, 3.0, 0.5]], np.float32)
+    np.testing.assert_array_equal(np.asarray(wick.load(logits)(a)).reshape(1, 4), a * a)
+    plain = ModelWriter()
+    sg = plain.add_subgraph(name="main")
+    x = sg.add_tensor("x", [1, 4], "float32")
+    y = sg.add_tensor("y", [1, 4], "float32")
+    sg.add_operator("MUL", [x, x], [y], options=dict(fused_activation_function="NONE"))
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    assert check._logits_file(plain.finish(), None, 0) is None
