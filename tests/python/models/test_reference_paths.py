@@ -82,6 +82,9 @@ def test_corpus_files_missing_from_the_cache():
         )
 
 
+# slow: one run of each of ~160 real files (~3 minutes; far longer under the sanitizers, whose
+# run in CI skips slow tests; the CI subset of the corpus runs there in test_corpus.py)
+@pytest.mark.slow
 @pytest.mark.skipif(FORCED, reason="the reference kernels are forced: every op is on them")
 def test_reference_paths_are_within_the_allow_list():
     paths = _cached()
