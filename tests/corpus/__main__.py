@@ -76,8 +76,8 @@ def render(results, subset: str, seconds: float, reused: int = 0) -> str:
         f"torch {_version('torch')}, {sources.MEDIAPIPE}, {sources.MINILM}",
         f"* files: {len(results)} ({subset} subset); run time {seconds:.0f} s"
         + (f" (and {reused} results from an earlier run at this commit)" if reused else ""),
-        f"* **pass {totals['pass']}, fail {totals['fail']}, peer cannot run "
-        f"{totals['peer cannot run']}**"
+        f"* **pass {totals['pass']}, fail {totals['fail']}, no oracle {totals['no oracle']}, "
+        f"peer cannot run {totals['peer cannot run']}**"
         + (f"; not built in this run: {totals['not built']}" if totals["not built"] else ""),
         "",
         "| file | source | ops | result | detail |",
