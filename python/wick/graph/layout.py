@@ -15,9 +15,9 @@ than ``LABEL_EDGE_LIMIT`` edges; then the page places them at the middle of the 
 
 ``dot`` is found on PATH or through ``$WICK_DOT``; when it is not installed, the built-in
 layered layout (layered.py) draws the page instead. It also draws any graph that dot does not
-lay out within ``$WICK_DOT_TIMEOUT`` seconds (default 60; Graphviz 2.43 spends hours on some
-600-node graphs, e.g. a DenseNet with fp16 weights) or on which dot crashes, with a warning. A ``$WICK_DOT`` that names no executable
-raises ``GraphvizNotFound``, which says how to install Graphviz.
+lay out within ``$WICK_DOT_TIMEOUT`` seconds (default 60; Graphviz 2.43 spent over 15 minutes
+on a 622-node graph, DenseNet121 with fp16 weights) or on which dot crashes, with a warning.
+A ``$WICK_DOT`` that names no executable raises ``GraphvizNotFound``, which says how to install Graphviz.
 """
 
 from __future__ import annotations

@@ -14,28 +14,17 @@
 
 from __future__ import annotations
 
-import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 import wick
-from wick.runtime import library_path
 from wick.target import TargetWarning, parse_target, plan
 
+from ..runtime.test_nnapi import LIB  # the test NNAPI implementation, or None
 
-def _test_library() -> Path | None:
-    env = os.environ.get("WICK_TEST_NNAPI_LIBRARY")
-    if env:
-        return Path(env)
-    p = library_path().parent / "tests" / "nnapi" / "libwick_test_nnapi.so"
-    return p if p.exists() else None
-
-
-LIB = _test_library()
 needs_test_nnapi = pytest.mark.skipif(
     LIB is None,
     reason="no libwick_test_nnapi.so next to libwick.so (build the C tests: cmake --build build)",

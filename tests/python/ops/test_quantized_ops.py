@@ -1620,6 +1620,25 @@ def test_a_long_lstm_sequence_can_be_cancelled():
     assert "LSTM step" in str(errors[0]), str(errors[0])
 
 
+SOFTMAX_OUTPUTS = {
+    "int8": ("int8", 1 / 256, -128),
+    "uint8": ("uint8", 1 / 256, 0),
+    "int16": ("int16", 1 / 65536, -32768),
+}
+
+
+def _softmax_matches_litert_default(it, ot, shape, scale, beta):
+    """One SOFTMAX file whose rows LiteRT's reference kernel cannot take: wick (optimized and
+    reference kernels) bit for bit with LiteRT's default interpreter. Returns (feeds, ref)."""
+    rng = np.random.default_rng(RNG_SEED)
+    x = Q(rnd(rng, shape, np.dtype(it)), scale, {"int8": 3, "uint8": 128}[it])
+    data, feeds = build("SOFTMAX", [x], SOFTMAX_OUTPUTS[ot], dict(beta=beta))
+    ref = litert(data, feeds, "default")
+    exact(wick.load(data)(*feeds), ref, "wick")
+    exact(wick.load(data, reference=True)(*feeds), ref, "wick reference kernels")
+    return feeds, ref
+
+
 @pytest.mark.parametrize(
     "it,ot,shape,scale,beta",
     [
@@ -1634,17 +1653,7 @@ def test_softmax_tiny_input_scale_runs_as_litert_default(it, ot, shape, scale, b
     # beta * input scale * 2^26 <= 1: LiteRT's reference kernel aborts the process (a CHECK in
     # its multiplier) and its default kernel runs a float exp table; wick takes that table form
     # and must match LiteRT's default interpreter bit for bit (it refused such files before).
-    rng = np.random.default_rng(RNG_SEED)
-    x = Q(rnd(rng, shape, np.dtype(it)), scale, {"int8": 3, "uint8": 128}[it])
-    out = {
-        "int8": ("int8", 1 / 256, -128),
-        "uint8": ("uint8", 1 / 256, 0),
-        "int16": ("int16", 1 / 65536, -32768),
-    }[ot]
-    data, feeds = build("SOFTMAX", [x], out, dict(beta=beta))
-    ref = litert(data, feeds, "default")
-    exact(wick.load(data)(*feeds), ref, "wick")
-    exact(wick.load(data, reference=True)(*feeds), ref, "wick reference kernels")
+    _softmax_matches_litert_default(it, ot, shape, scale, beta)
 
 
 @pytest.mark.parametrize(
@@ -1661,17 +1670,8 @@ def test_softmax_long_rows_of_close_values_match_litert_default(it, ot, shape, s
     # minimum. LiteRT's reference kernel aborts on these rows (its final shift passes 31 bits);
     # its default kernel outputs the minimum. wick clamped the shift to 31 and gave 1 instead of
     # 0 for about half the values.
-    rng = np.random.default_rng(RNG_SEED)
-    x = Q(rnd(rng, shape, np.dtype(it)), scale, {"int8": 3, "uint8": 128}[it])
-    out = {
-        "int8": ("int8", 1 / 256, -128),
-        "uint8": ("uint8", 1 / 256, 0),
-        "int16": ("int16", 1 / 65536, -32768),
-    }[ot]
-    data, feeds = build("SOFTMAX", [x], out, dict(beta=1.0))
-    ref = litert(data, feeds, "default")
-    exact(wick.load(data)(*feeds), ref, "wick")
-    exact(wick.load(data, reference=True)(*feeds), ref, "wick reference kernels")
+    feeds, ref = _softmax_matches_litert_default(it, ot, shape, scale, 1.0)
+    out = SOFTMAX_OUTPUTS[ot]
     real = np.exp(scale * (feeds[0].astype(np.float64) - feeds[0].max(-1, keepdims=True)))
     real /= real.sum(-1, keepdims=True)
     expected = np.round(real / out[1]) + out[2]
