@@ -13,8 +13,9 @@ and range (``litert_child.model_inputs``):
   SOFTMAX computes and that misses its bar is judged by its logits instead (the SOFTMAX's input,
   made an output of a patched copy of the file, run the same way): a softmax of logits ~1000
   apart by a few units turns their float rounding into percent-level probability changes
-  (random-weight Keras EfficientNetV2B3: logits agree within LiteRT's own spread, the
-  probabilities do not), so the logits are what the runtimes compute. Integer outputs:
+  (as on random-weight Keras EfficientNetV2B3 while its BatchNorms kept random statistics:
+  logits agreed within LiteRT's own spread, the probabilities did not), so the logits are what
+  the runtimes compute. Integer outputs:
   bit-exact with the reference kernels (within one step of the default interpreter when only
   it runs).
 * Files with a PyTorch reference (``<name>.ref.npz``) are also compared with PyTorch:
@@ -24,8 +25,9 @@ and range (``litert_child.model_inputs``):
 
 ``wick graph`` must also draw the file (``wick.visualize``). A result is ``pass``, ``fail``
 (with the reason), ``no oracle`` (LiteRT's two kernel sets disagree by more than INCONCLUSIVE
-on an output, as on random-weight EfficientNetV2-M/L whose activations reach 1e5: no bar can
-be drawn from them, so the file neither passes nor fails; wick's run is still checked for
+on an output, as on random-weight EfficientNetV2-M/L while their BatchNorms kept random
+statistics and their activations reached 1e5 (sources.KERAS_BN_FROM_DATA): no bar can be drawn
+from them, so the file neither passes nor fails; wick's run is still checked for
 errors and 1-/2-thread identity), or ``peer cannot run`` (LiteRT runs neither
 way; wick's own outcome is still recorded).
 """
