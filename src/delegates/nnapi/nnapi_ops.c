@@ -354,8 +354,10 @@ static bool map_binary(map_ctx *c, int32_t code) {
   int32_t fuse;
   if (!nn_fuse_code(c, &fuse)) return false;
   if (c->b == NULL) return true;
-  int32_t ops[3] = {nn_graph_operand(c, nn_in_index(c, 0)), nn_graph_operand(c, nn_in_index(c, 1)),
-                    nn_scalar_i32(c, fuse)};
+  int32_t ops[3];
+  ops[0] = nn_graph_operand(c, nn_in_index(c, 0));
+  ops[1] = nn_graph_operand(c, nn_in_index(c, 1));
+  ops[2] = nn_scalar_i32(c, fuse);
   return nn_operation_to(c, code, ops, 3, nn_out_index(c, 0));
 }
 
@@ -413,11 +415,19 @@ static bool map_pool(map_ctx *c, int32_t code) {
       !explicit_padding(c, same, nn_dim(x, 1), fh, sh, 1, nn_dim(y, 1), &pt, &pb))
     return false;
   if (c->b == NULL) return true;
-  int32_t ops[10] = {nn_graph_operand(c, ii), nn_scalar_i32(c, pl), nn_scalar_i32(c, pr),
-                     nn_scalar_i32(c, pt),    nn_scalar_i32(c, pb), nn_scalar_i32(c, sw),
-                     nn_scalar_i32(c, sh),    nn_scalar_i32(c, fw), nn_scalar_i32(c, fh),
-                     nn_scalar_i32(c, fuse)};
-  return nn_operation_to(c, code, ops, 10, oi);
+  int32_t ops[10];
+  size_t n = 0;
+  ops[n++] = nn_graph_operand(c, ii);
+  ops[n++] = nn_scalar_i32(c, pl);
+  ops[n++] = nn_scalar_i32(c, pr);
+  ops[n++] = nn_scalar_i32(c, pt);
+  ops[n++] = nn_scalar_i32(c, pb);
+  ops[n++] = nn_scalar_i32(c, sw);
+  ops[n++] = nn_scalar_i32(c, sh);
+  ops[n++] = nn_scalar_i32(c, fw);
+  ops[n++] = nn_scalar_i32(c, fh);
+  ops[n++] = nn_scalar_i32(c, fuse);
+  return nn_operation_to(c, code, ops, n, oi);
 }
 
 /* ------------------------------------------------------------ shapes */
@@ -435,7 +445,9 @@ static bool map_reshape(map_ctx *c) {
   int32_t shape[4] = {1, 1, 1, 1};
   uint32_t r = (uint32_t)nn_rank(y);
   for (uint32_t d = 0; d < r; d++) shape[d] = nn_dim(y, d);
-  int32_t ops[2] = {nn_graph_operand(c, ii), nn_const_i32_vector(c, shape, r ? r : 1)};
+  int32_t ops[2];
+  ops[0] = nn_graph_operand(c, ii);
+  ops[1] = nn_const_i32_vector(c, shape, r ? r : 1);
   return nn_operation_to(c, ANEURALNETWORKS_RESHAPE, ops, 2, oi);
 }
 
@@ -462,7 +474,9 @@ static bool map_minmax(map_ctx *c, int32_t code) {
     DECLINE("%s with operands quantized differently", c->op);
   NEED_LEVEL(29, c->op);
   if (c->b == NULL) return true;
-  int32_t ops[2] = {nn_graph_operand(c, nn_in_index(c, 0)), nn_graph_operand(c, nn_in_index(c, 1))};
+  int32_t ops[2];
+  ops[0] = nn_graph_operand(c, nn_in_index(c, 0));
+  ops[1] = nn_graph_operand(c, nn_in_index(c, 1));
   return nn_operation_to(c, code, ops, 2, nn_out_index(c, 0));
 }
 
@@ -479,8 +493,10 @@ static bool map_squared_difference(map_ctx *c) {
   uint32_t dims[4] = {1, 1, 1, 1}, r = (uint32_t)nn_rank(y);
   for (uint32_t d = 0; d < r; d++) dims[d] = (uint32_t)nn_dim(y, d);
   int32_t diff = nn_temp_operand(c, out, dims, r ? r : 1);
-  int32_t sub[3] = {nn_graph_operand(c, nn_in_index(c, 0)), nn_graph_operand(c, nn_in_index(c, 1)),
-                    nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
+  int32_t sub[3];
+  sub[0] = nn_graph_operand(c, nn_in_index(c, 0));
+  sub[1] = nn_graph_operand(c, nn_in_index(c, 1));
+  sub[2] = nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE);
   if (!nn_operation(c, ANEURALNETWORKS_SUB, sub, 3, &diff, 1)) return false;
   int32_t mul[3] = {diff, diff, nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
   return nn_operation_to(c, ANEURALNETWORKS_MUL, mul, 3, nn_out_index(c, 0));
@@ -515,7 +531,9 @@ static bool map_softmax(map_ctx *c) {
           (int)nn_dim(x, nn_rank(x) - 1));
   }
   if (c->b == NULL) return true;
-  int32_t ops[2] = {nn_graph_operand(c, ii), nn_scalar_f32(c, (float)beta)};
+  int32_t ops[2];
+  ops[0] = nn_graph_operand(c, ii);
+  ops[1] = nn_scalar_f32(c, (float)beta);
   return nn_operation_to(c, ANEURALNETWORKS_SOFTMAX, ops, 2, oi);
 }
 
@@ -596,8 +614,10 @@ static bool map_mean(map_ctx *c) {
   if (c->b == NULL) return true;
   int32_t o = nn_graph_operand(c, oi);
   if (!pool) {
-    int32_t ops[3] = {nn_graph_operand(c, ii), nn_const_i32_vector(c, norm, (uint32_t)count),
-                      nn_scalar_i32(c, keep)};
+    int32_t ops[3];
+    ops[0] = nn_graph_operand(c, ii);
+    ops[1] = nn_const_i32_vector(c, norm, (uint32_t)count);
+    ops[2] = nn_scalar_i32(c, keep);
     return nn_operation(c, ANEURALNETWORKS_MEAN, ops, 3, &o, 1);
   }
   /* level 27: AVERAGE_POOL_2D over the whole plane, then RESHAPE unless keep_dims */
@@ -607,12 +627,16 @@ static bool map_mean(map_ctx *c) {
     uint32_t pd[4] = {(uint32_t)nn_dim(x, 0), 1, 1, (uint32_t)nn_dim(x, 3)};
     pooled = nn_temp_operand(c, in, pd, 4);
   }
-  int32_t ops[10] = {nn_graph_operand(c, ii), nn_scalar_i32(c, 0),
-                     nn_scalar_i32(c, 0),     nn_scalar_i32(c, 0),
-                     nn_scalar_i32(c, 0),     nn_scalar_i32(c, 1),
-                     nn_scalar_i32(c, 1),     nn_scalar_i32(c, w),
-                     nn_scalar_i32(c, h),     nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
-  if (!nn_operation(c, ANEURALNETWORKS_AVERAGE_POOL_2D, ops, 10, &pooled, 1)) return false;
+  int32_t ops[10];
+  size_t n_ops = 0;
+  ops[n_ops++] = nn_graph_operand(c, ii);
+  for (int k = 0; k < 4; k++) ops[n_ops++] = nn_scalar_i32(c, 0); /* no padding */
+  ops[n_ops++] = nn_scalar_i32(c, 1);                             /* strides */
+  ops[n_ops++] = nn_scalar_i32(c, 1);
+  ops[n_ops++] = nn_scalar_i32(c, w); /* the filter: the whole plane */
+  ops[n_ops++] = nn_scalar_i32(c, h);
+  ops[n_ops++] = nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE);
+  if (!nn_operation(c, ANEURALNETWORKS_AVERAGE_POOL_2D, ops, n_ops, &pooled, 1)) return false;
   if (keep) return true;
   const wick_tensor *y = nn_tensor(c, oi);
   int32_t shape[4];
@@ -640,9 +664,10 @@ static bool map_pad(map_ctx *c) {
     if (pads[k] < 0) DECLINE("%s with negative padding", c->op);
   if (c->b == NULL) return true;
   uint32_t pd[2] = {(uint32_t)r, 2};
-  int32_t ops[2] = {nn_graph_operand(c, ii),
-                    nn_const_tensor(c, (nn_type){ANEURALNETWORKS_TENSOR_INT32, 0, 0}, pd, 2, pads,
-                                    n * sizeof(int32_t))};
+  int32_t ops[2];
+  ops[0] = nn_graph_operand(c, ii);
+  ops[1] = nn_const_tensor(c, (nn_type){ANEURALNETWORKS_TENSOR_INT32, 0, 0}, pd, 2, pads,
+                           n * sizeof(int32_t));
   return nn_operation_to(c, ANEURALNETWORKS_PAD, ops, 2, oi);
 }
 
@@ -657,7 +682,9 @@ static bool map_transpose(map_ctx *c) {
   if (perm == NULL) return false;
   if (n != nn_rank(nn_tensor(c, ii))) DECLINE("%s permutation of the wrong length", c->op);
   if (c->b == NULL) return true;
-  int32_t ops[2] = {nn_graph_operand(c, ii), nn_const_i32_vector(c, perm, (uint32_t)n)};
+  int32_t ops[2];
+  ops[0] = nn_graph_operand(c, ii);
+  ops[1] = nn_const_i32_vector(c, perm, (uint32_t)n);
   return nn_operation_to(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, oi);
 }
 
@@ -680,8 +707,10 @@ static bool map_slice(map_ctx *c) {
     if (begin[d] < 0 || begin[d] + size[d] > nn_dim(x, d)) DECLINE("%s outside its input", c->op);
   }
   if (c->b == NULL) return true;
-  int32_t ops[3] = {nn_graph_operand(c, ii), nn_const_i32_vector(c, begin, (uint32_t)n),
-                    nn_const_i32_vector(c, size, (uint32_t)n)};
+  int32_t ops[3];
+  ops[0] = nn_graph_operand(c, ii);
+  ops[1] = nn_const_i32_vector(c, begin, (uint32_t)n);
+  ops[2] = nn_const_i32_vector(c, size, (uint32_t)n);
   return nn_operation_to(c, ANEURALNETWORKS_SLICE, ops, 3, oi);
 }
 
@@ -696,7 +725,9 @@ static bool map_space_depth(map_ctx *c, int32_t code) {
   int block = nn_option_int(c, WICK_OPTION_BLOCK_SIZE, 0);
   if (block < 1) DECLINE("%s block size %d", c->op, block);
   if (c->b == NULL) return true;
-  int32_t ops[2] = {nn_graph_operand(c, ii), nn_scalar_i32(c, block)};
+  int32_t ops[2];
+  ops[0] = nn_graph_operand(c, ii);
+  ops[1] = nn_scalar_i32(c, block);
   return nn_operation_to(c, code, ops, 2, oi);
 }
 
