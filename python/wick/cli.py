@@ -3,7 +3,7 @@
     wick demo                               convert a built-in PyTorch model, run it, compare
     wick convert PKG.MOD:FACTORY --input 1x3x224x224 [-o m.tflite] [--dynamic ...]
                  [--target nnapi:27] [-q]
-    wick quantize PKG.MOD:FACTORY --input 1x3x224x224 [--scheme int8] [--target 0.99]
+    wick quantize PKG.MOD:FACTORY --input 1x3x224x224 [--scheme int8] [--accuracy-target 0.99]
                   [--calibration N | --calibration-npz F.npz] [--report] [-o m.tflite]
     wick inspect | run | bench | generate M.tflite ... (the C tool; see `wick inspect --help`)
     wick graph M.tflite [-o M.html] [--profile TRACE.json]   offline HTML view of the graph
@@ -207,11 +207,13 @@ def cmd_quantize(argv: list[str]) -> int:
         help="int8 (static, calibrated: default), dynamic_int8 (int8 weights) or fp16",
     )
     p.add_argument(
-        "--target",
+        "--accuracy-target",
         default="0.99",
         help="int8: the cosine to the float model the plan must keep on the calibration data "
-        "(default 0.99; 'none': int8 everywhere, no search)",
+        "(default 0.99; 'none': int8 everywhere, no search) — wick.quantize's target=",
     )
+    # `wick convert --target` is the device (nnapi:N); quantize's cosine was --target once
+    p.add_argument("--target", dest="old_target", default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--calibration",
         type=int,
@@ -230,13 +232,21 @@ def cmd_quantize(argv: list[str]) -> int:
     )
     _add_output_arguments(p)
     args = p.parse_args(argv)
-    if args.target.lower() == "none":
+    if args.old_target is not None:
+        p.error(
+            "wick quantize's accuracy target is --accuracy-target (a cosine such as 0.99, or "
+            "none); --target names a device in wick convert (nnapi:N)"
+        )
+    if args.accuracy_target.lower() == "none":
         target = None
     else:
         try:
-            target = float(args.target)
+            target = float(args.accuracy_target)
         except ValueError:
-            p.error(f"--target takes a cosine such as 0.99, or none; not {args.target!r}")
+            p.error(
+                "--accuracy-target takes a cosine such as 0.99, or none; "
+                f"not {args.accuracy_target!r}"
+            )
 
     torch = require("torch", "wick quantize")
     from . import ConversionError

@@ -79,7 +79,10 @@ def test_quantize_cli_writes_a_file_that_matches_litert(tmp_path):
     "args,message",
     [
         (["--scheme", "int3"], "--scheme must be one of"),
-        (["--target", "high"], "--target takes a cosine"),
+        (["--accuracy-target", "high"], "--accuracy-target takes a cosine"),
+        # the old spelling (never in README/docs) is refused with the new name, not taken for
+        # wick convert's device --target
+        (["--target", "0.99"], "is --accuracy-target"),
     ],
 )
 def test_quantize_cli_refuses_bad_requests(args, message):
