@@ -567,7 +567,11 @@ static int binary(nn_ctx *c) {
   const nn_operand *a = IN(c, 0), *b = IN(c, 1), *y = OUT(c, 0);
   if (c->phase == NN_CHECK_TYPES) {
     if (c->op->nin != 3) BAD("binary operation with %u inputs", c->op->nin);
-    TRY(value_type(c, a, "input", type == ANEURALNETWORKS_SUB ? 29 : 27));
+    /* DIV: float32 here (int32 at 30 is not used); SUB's uint8 form is 29 */
+    TRY(value_type(c, a, "input",
+                   type == ANEURALNETWORKS_DIV   ? 0
+                   : type == ANEURALNETWORKS_SUB ? 29
+                                                 : 27));
     TRY(same_type_as(c, a, b, false));
     TRY(same_type_as(c, a, y, false));
     TRY(scalar_type(c, 2, ANEURALNETWORKS_INT32));
@@ -607,6 +611,7 @@ static int binary(nn_ctx *c) {
       float va = ((const float *)ad)[ia], vb = ((const float *)bd)[ib];
       float r = type == ANEURALNETWORKS_ADD   ? va + vb
                 : type == ANEURALNETWORKS_SUB ? va - vb
+                : type == ANEURALNETWORKS_DIV ? va / vb
                                               : va * vb;
       ((float *)yd)[e] = clampf(r, flo, fhi);
     } else {
@@ -1352,6 +1357,33 @@ static int space_depth(nn_ctx *c) {
   return ANEURALNETWORKS_NO_ERROR;
 }
 
+/* L2_NORMALIZATION: float32 of rank 4 over the depth at 27 (other ranks, the
+ * axis input and 8-bit forms are 29 and are not used here); the reference
+ * formula x / sqrt(sum(x^2)), no epsilon. */
+static int l2_normalization(nn_ctx *c) {
+  const nn_operand *x = IN(c, 0), *y = OUT(c, 0);
+  if (c->phase == NN_CHECK_TYPES) {
+    if (c->op->nin != 1) BAD("L2_NORMALIZATION with %u inputs (the axis input is 29)", c->op->nin);
+    if (x->type != ANEURALNETWORKS_TENSOR_FLOAT32)
+      BAD("L2_NORMALIZATION takes float32 here (8-bit: 29)");
+    if (x->rank != 4 && c->level < 29) BAD("L2_NORMALIZATION on rank %u before 29", x->rank);
+    return same_type_as(c, x, y, false);
+  }
+  TRY(expect_dims(c, y, x->dims, x->rank));
+  if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
+  const float *in = in_data(c, 0);
+  float *out = out_data(c, 0);
+  size_t depth = x->rank ? x->dims[x->rank - 1] : 1, rows = depth ? count_of(x) / depth : 0;
+  for (size_t r = 0; r < rows; r++) {
+    const float *v = in + r * depth;
+    float sum = 0;
+    for (size_t k = 0; k < depth; k++) sum += v[k] * v[k];
+    float norm = sqrtf(sum);
+    for (size_t k = 0; k < depth; k++) out[r * depth + k] = v[k] / norm;
+  }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 int64_t nn_operation_level(int32_t type) {
@@ -1363,6 +1395,7 @@ int64_t nn_operation_level(int32_t type) {
     case ANEURALNETWORKS_DEPTHWISE_CONV_2D:
     case ANEURALNETWORKS_DEQUANTIZE:
     case ANEURALNETWORKS_FULLY_CONNECTED:
+    case ANEURALNETWORKS_L2_NORMALIZATION:
     case ANEURALNETWORKS_LOGISTIC:
     case ANEURALNETWORKS_MAX_POOL_2D:
     case ANEURALNETWORKS_MUL:
@@ -1386,6 +1419,7 @@ int64_t nn_operation_level(int32_t type) {
     case ANEURALNETWORKS_MAXIMUM:
     case ANEURALNETWORKS_MINIMUM:
     case ANEURALNETWORKS_SLICE: return 29;
+    case ANEURALNETWORKS_DIV:
     case ANEURALNETWORKS_MEAN:
     case ANEURALNETWORKS_PAD:
     case ANEURALNETWORKS_SUB: return 28;
@@ -1410,7 +1444,9 @@ int nn_operation_phase(nn_ctx *c) {
     case ANEURALNETWORKS_FULLY_CONNECTED: return fully_connected(c);
     case ANEURALNETWORKS_ADD:
     case ANEURALNETWORKS_SUB:
+    case ANEURALNETWORKS_DIV:
     case ANEURALNETWORKS_MUL: return binary(c);
+    case ANEURALNETWORKS_L2_NORMALIZATION: return l2_normalization(c);
     case ANEURALNETWORKS_RELU:
     case ANEURALNETWORKS_RELU1:
     case ANEURALNETWORKS_RELU6:

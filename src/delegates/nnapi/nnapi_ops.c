@@ -25,10 +25,14 @@
  *   - the level-27/28 rule output scale > input scale x filter scale of
  *     quantized CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, and the MUL
  *     rule output scale > product of input scales, are checked.
- * Lowerings for older levels: a float MEAN over H and W of an NHWC tensor is
- * an AVERAGE_POOL_2D over the whole plane (plus a RESHAPE when keep_dims is
- * false), so level 27 takes global average pooling; SQUEEZE and EXPAND_DIMS
- * are RESHAPEs.
+ * Lowerings for older levels (each exact): a float MEAN over H and W of an
+ * NHWC tensor is an AVERAGE_POOL_2D over the whole plane (plus a RESHAPE when
+ * keep_dims is false), and a float MEAN over any other run of adjacent axes is
+ * RESHAPE to [1, outer, reduced, inner], AVERAGE_POOL_2D over the reduced
+ * width, RESHAPE — so level 27 takes global average pooling and a layer norm's
+ * means; a float SUB below 28 is ADD(a, MUL(b, -1)) (negation by -1 is exact,
+ * and a + (-b) is a - b in IEEE arithmetic), and SQUARED_DIFFERENCE uses it;
+ * SQUEEZE and EXPAND_DIMS are RESHAPEs.
  *
  * The helpers every mapping uses (reading types and options, emitting operands
  * and operations) are in nnapi_operands.c, declared in nnapi_map.h.
@@ -76,6 +80,8 @@ enum {
   TFL_PAD = 34,
   TFL_MEAN = 40,
   TFL_SUB = 41,
+  TFL_DIV = 42,
+  TFL_L2_NORMALIZATION = 11,
   TFL_SQUEEZE = 43,
   TFL_EXPAND_DIMS = 70,
   TFL_RESIZE_NEAREST_NEIGHBOR = 97,
@@ -328,13 +334,34 @@ static bool map_fully_connected(map_ctx *c) {
 
 /* ------------------------------------------------------------ elementwise */
 
+/* -t for float graph tensor t, as MUL(t, -1) into a temporary operand (level
+ * 27 has neither NEG nor SUB): exact, as negation is. */
+static int32_t nn_negated(map_ctx *c, int32_t t) {
+  const wick_tensor *x = nn_tensor(c, t);
+  uint32_t dims[4] = {1, 1, 1, 1}, r = (uint32_t)nn_rank(x);
+  for (uint32_t d = 0; d < r; d++) dims[d] = (uint32_t)nn_dim(x, d);
+  const nn_type f32 = {ANEURALNETWORKS_TENSOR_FLOAT32, 0, 0};
+  const float minus_one = -1.0f;
+  const uint32_t one = 1;
+  int32_t ops[3];
+  ops[0] = nn_graph_operand(c, t);
+  ops[1] = nn_const_tensor(c, f32, &one, 1, &minus_one, sizeof minus_one);
+  ops[2] = nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE);
+  int32_t out = nn_temp_operand(c, f32, dims, r ? r : 1);
+  return nn_operation(c, ANEURALNETWORKS_MUL, ops, 3, &out, 1) ? out : -1;
+}
+
 static bool map_binary(map_ctx *c, int32_t code) {
   nn_type a, b, out;
   if (!nn_binary_types(c, &a, &b, &out)) return false;
   if (a.code != b.code || a.code != out.code) DECLINE("%s operand types differ", c->op);
-  if (code == ANEURALNETWORKS_SUB) {
-    NEED_LEVEL(28, "SUB");
-    if (a.code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) NEED_LEVEL(29, "quantized SUB");
+  /* float SUB below 28: ADD(a, MUL(b, -1)) */
+  bool negate_b = code == ANEURALNETWORKS_SUB && c->level < 28;
+  if (code == ANEURALNETWORKS_SUB && a.code != ANEURALNETWORKS_TENSOR_FLOAT32)
+    NEED_LEVEL(a.code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM ? 29 : 30, "quantized SUB");
+  if (code == ANEURALNETWORKS_DIV) {
+    if (a.code != ANEURALNETWORKS_TENSOR_FLOAT32) DECLINE("quantized DIV (NNAPI: float)");
+    NEED_LEVEL(28, "DIV");
   }
   if (code == ANEURALNETWORKS_MUL && nn_is_quant8(a.code) &&
       !((double)out.scale > (double)a.scale * (double)b.scale))
@@ -356,9 +383,9 @@ static bool map_binary(map_ctx *c, int32_t code) {
   if (c->b == NULL) return true;
   int32_t ops[3];
   ops[0] = nn_graph_operand(c, nn_in_index(c, 0));
-  ops[1] = nn_graph_operand(c, nn_in_index(c, 1));
+  ops[1] = negate_b ? nn_negated(c, nn_in_index(c, 1)) : nn_graph_operand(c, nn_in_index(c, 1));
   ops[2] = nn_scalar_i32(c, fuse);
-  return nn_operation_to(c, code, ops, 3, nn_out_index(c, 0));
+  return nn_operation_to(c, negate_b ? ANEURALNETWORKS_ADD : code, ops, 3, nn_out_index(c, 0));
 }
 
 /* RELU, RELU1, RELU6, LOGISTIC, TANH, HARD_SWISH: one input, same shape. */
@@ -480,24 +507,25 @@ static bool map_minmax(map_ctx *c, int32_t code) {
   return nn_operation_to(c, code, ops, 2, nn_out_index(c, 0));
 }
 
-/* SQUARED_DIFFERENCE (float): SUB, then MUL of the difference by itself: the
- * same two roundings as TFLite's (a - b) * (a - b). */
+/* SQUARED_DIFFERENCE (float): SUB (below 28 ADD of the negated b), then MUL of
+ * the difference by itself: the same two roundings as TFLite's (a - b) * (a - b). */
 static bool map_squared_difference(map_ctx *c) {
   nn_type a, b, out;
   if (!nn_binary_types(c, &a, &b, &out)) return false;
   if (a.code != ANEURALNETWORKS_TENSOR_FLOAT32 || b.code != a.code || out.code != a.code)
     DECLINE("quantized SQUARED_DIFFERENCE (no NNAPI form)");
-  NEED_LEVEL(28, "SQUARED_DIFFERENCE (as SUB and MUL)");
   if (c->b == NULL) return true;
   const wick_tensor *y = nn_tensor(c, nn_out_index(c, 0));
   uint32_t dims[4] = {1, 1, 1, 1}, r = (uint32_t)nn_rank(y);
   for (uint32_t d = 0; d < r; d++) dims[d] = (uint32_t)nn_dim(y, d);
   int32_t diff = nn_temp_operand(c, out, dims, r ? r : 1);
+  bool negate_b = c->level < 28; /* SUB as ADD(a, MUL(b, -1)) */
   int32_t sub[3];
   sub[0] = nn_graph_operand(c, nn_in_index(c, 0));
-  sub[1] = nn_graph_operand(c, nn_in_index(c, 1));
+  sub[1] = negate_b ? nn_negated(c, nn_in_index(c, 1)) : nn_graph_operand(c, nn_in_index(c, 1));
   sub[2] = nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE);
-  if (!nn_operation(c, ANEURALNETWORKS_SUB, sub, 3, &diff, 1)) return false;
+  if (!nn_operation(c, negate_b ? ANEURALNETWORKS_ADD : ANEURALNETWORKS_SUB, sub, 3, &diff, 1))
+    return false;
   int32_t mul[3] = {diff, diff, nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE)};
   return nn_operation_to(c, ANEURALNETWORKS_MUL, mul, 3, nn_out_index(c, 0));
 }
@@ -579,6 +607,83 @@ static const int32_t *const_ints(map_ctx *c, size_t i, size_t *count) {
   return wick_tensor_data(t);
 }
 
+/* A float MEAN over the adjacent axes lo..hi as RESHAPE to [1, outer, reduced,
+ * inner], AVERAGE_POOL_2D of width `reduced` (no padding, stride 1: each output
+ * the sum of its row divided by the count, as MEAN), RESHAPE to the output. */
+static bool mean_as_pool(map_ctx *c, int32_t ii, int32_t oi, nn_type type, int lo, int hi) {
+  const wick_tensor *x = nn_tensor(c, ii), *y = nn_tensor(c, oi);
+  int64_t outer = 1, width = 1, inner = 1;
+  for (int a = 0; a < (int)nn_rank(x); a++)
+    *(a < lo ? &outer : a <= hi ? &width : &inner) *= nn_dim(x, a);
+  if (outer > INT32_MAX || width > INT32_MAX || inner > INT32_MAX)
+    DECLINE("%s of a tensor too large for NNAPI's dimensions", c->op);
+  int32_t view[4] = {1, (int32_t)outer, (int32_t)width, (int32_t)inner};
+  uint32_t view_dims[4] = {1, (uint32_t)outer, (uint32_t)width, (uint32_t)inner};
+  uint32_t pooled_dims[4] = {1, (uint32_t)outer, 1, (uint32_t)inner};
+  int32_t rs[2];
+  rs[0] = nn_graph_operand(c, ii);
+  rs[1] = nn_const_i32_vector(c, view, 4);
+  int32_t viewed = nn_temp_operand(c, type, view_dims, 4);
+  if (!nn_operation(c, ANEURALNETWORKS_RESHAPE, rs, 2, &viewed, 1)) return false;
+  int32_t ops[10];
+  size_t n = 0;
+  ops[n++] = viewed;
+  for (int k = 0; k < 4; k++) ops[n++] = nn_scalar_i32(c, 0); /* no padding */
+  ops[n++] = nn_scalar_i32(c, 1);                             /* strides */
+  ops[n++] = nn_scalar_i32(c, 1);
+  ops[n++] = nn_scalar_i32(c, (int32_t)width); /* the filter: the reduced axes */
+  ops[n++] = nn_scalar_i32(c, 1);
+  ops[n++] = nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE);
+  int32_t pooled = nn_temp_operand(c, type, pooled_dims, 4);
+  if (!nn_operation(c, ANEURALNETWORKS_AVERAGE_POOL_2D, ops, n, &pooled, 1)) return false;
+  int32_t shape[4] = {1, 1, 1, 1};
+  uint32_t yr = (uint32_t)nn_rank(y);
+  for (uint32_t d = 0; d < yr; d++) shape[d] = nn_dim(y, d);
+  rs[0] = pooled;
+  rs[1] = nn_const_i32_vector(c, shape, yr ? yr : 1);
+  return nn_operation_to(c, ANEURALNETWORKS_RESHAPE, rs, 2, oi);
+}
+
+/* L2_NORMALIZATION (float, over the last axis; NNAPI 27 takes rank 4 only, so
+ * other ranks are RESHAPEd to [1, 1, rows, depth] and back). NNAPI's formula is
+ * x / sqrt(sum(x^2)); TFLite divides by max(that root, 1e-6): the two agree
+ * unless a vector's norm is below 1e-6 (documented in docs/nnapi.md). */
+static bool map_l2_normalization(map_ctx *c) {
+  int32_t ii, oi;
+  nn_type in, out;
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (in.code != ANEURALNETWORKS_TENSOR_FLOAT32 || out.code != in.code)
+    DECLINE("quantized L2_NORMALIZATION (NNAPI's integer rounding is not pinned to TFLite's)");
+  int32_t fuse;
+  if (!nn_fuse_code(c, &fuse)) return false;
+  if (fuse != ANEURALNETWORKS_FUSED_NONE) DECLINE("%s with a fused activation", c->op);
+  const wick_tensor *x = nn_tensor(c, ii);
+  size_t r = nn_rank(x);
+  if (c->b == NULL) return true;
+  if (r == 4) {
+    int32_t i = nn_graph_operand(c, ii);
+    return nn_operation_to(c, ANEURALNETWORKS_L2_NORMALIZATION, &i, 1, oi);
+  }
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < r; d++) rows *= nn_dim(x, d);
+  int32_t depth = nn_dim(x, r - 1);
+  if (rows > INT32_MAX) DECLINE("%s of a tensor too large for NNAPI's dimensions", c->op);
+  int32_t view[4] = {1, 1, (int32_t)rows, depth};
+  uint32_t view_dims[4] = {1, 1, (uint32_t)rows, (uint32_t)depth};
+  int32_t rs[2];
+  rs[0] = nn_graph_operand(c, ii);
+  rs[1] = nn_const_i32_vector(c, view, 4);
+  int32_t viewed = nn_temp_operand(c, in, view_dims, 4);
+  if (!nn_operation(c, ANEURALNETWORKS_RESHAPE, rs, 2, &viewed, 1)) return false;
+  int32_t normed = nn_temp_operand(c, in, view_dims, 4);
+  if (!nn_operation(c, ANEURALNETWORKS_L2_NORMALIZATION, &viewed, 1, &normed, 1)) return false;
+  int32_t shape[4];
+  for (size_t d = 0; d < r; d++) shape[d] = nn_dim(x, d);
+  rs[0] = normed;
+  rs[1] = nn_const_i32_vector(c, shape, (uint32_t)r);
+  return nn_operation_to(c, ANEURALNETWORKS_RESHAPE, rs, 2, oi);
+}
+
 static bool map_mean(map_ctx *c) {
   int32_t ii, oi;
   nn_type in, out;
@@ -606,12 +711,22 @@ static bool map_mean(map_ctx *c) {
     if (!nn_same_quant(&in, &out))
       DECLINE("quantized MEAN whose output is quantized unlike its input (NNAPI: the same)");
   }
+  /* below 28: float means as AVERAGE_POOL_2D — over the plane of NHWC, or over
+   * a run of adjacent axes of a reshaped view */
+  int lo = r, hi = -1;
+  for (int a = 0; a < r; a++)
+    if (reduced[a]) {
+      lo = a < lo ? a : lo;
+      hi = a;
+    }
+  bool adjacent = hi - lo + 1 == (int)count;
   bool pool = c->level < 28;
   if (pool) {
-    if (!plane || in.code != ANEURALNETWORKS_TENSOR_FLOAT32)
-      NEED_LEVEL(28, "MEAN (other than a float mean over H and W)");
+    if ((!plane && !adjacent) || in.code != ANEURALNETWORKS_TENSOR_FLOAT32)
+      NEED_LEVEL(28, "MEAN (other than a float mean over adjacent axes)");
   }
   if (c->b == NULL) return true;
+  if (pool && !plane) return mean_as_pool(c, ii, oi, in, lo, hi);
   int32_t o = nn_graph_operand(c, oi);
   if (!pool) {
     int32_t ops[3];
@@ -795,6 +910,8 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
     case TFL_ADD: return map_binary(c, ANEURALNETWORKS_ADD);
     case TFL_MUL: return map_binary(c, ANEURALNETWORKS_MUL);
     case TFL_SUB: return map_binary(c, ANEURALNETWORKS_SUB);
+    case TFL_DIV: return map_binary(c, ANEURALNETWORKS_DIV);
+    case TFL_L2_NORMALIZATION: return map_l2_normalization(c);
     case TFL_RELU: return map_unary(c, ANEURALNETWORKS_RELU);
     case TFL_RELU_N1_TO_1: return map_unary(c, ANEURALNETWORKS_RELU1);
     case TFL_RELU6: return map_unary(c, ANEURALNETWORKS_RELU6);

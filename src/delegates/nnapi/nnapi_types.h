@@ -63,6 +63,7 @@ enum {
   ANEURALNETWORKS_DEPTH_TO_SPACE = 5,           /* 27 */
   ANEURALNETWORKS_DEQUANTIZE = 6,               /* 27 */
   ANEURALNETWORKS_FULLY_CONNECTED = 9,          /* 27 */
+  ANEURALNETWORKS_L2_NORMALIZATION = 11,        /* 27 */
   ANEURALNETWORKS_LOGISTIC = 14,                /* 27 */
   ANEURALNETWORKS_MAX_POOL_2D = 17,             /* 27 */
   ANEURALNETWORKS_MUL = 18,                     /* 27 */
@@ -74,6 +75,7 @@ enum {
   ANEURALNETWORKS_SOFTMAX = 25,                 /* 27 */
   ANEURALNETWORKS_SPACE_TO_DEPTH = 26,          /* 27 */
   ANEURALNETWORKS_TANH = 28,                    /* 27 */
+  ANEURALNETWORKS_DIV = 30,                     /* 28 */
   ANEURALNETWORKS_MEAN = 31,                    /* 28 */
   ANEURALNETWORKS_PAD = 32,                     /* 28 */
   ANEURALNETWORKS_SUB = 36,                     /* 28 */

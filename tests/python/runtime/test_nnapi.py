@@ -210,8 +210,39 @@ CASES = [
             ([2, 4], F, None),
             dict(fused_activation_function="NONE"),
         ),
+        27,  # below 28: ADD of the negated operand (MUL by -1), exact
+    ),
+    Case(
+        "sub_f32_scalar_relu",
+        _single(
+            "SUB",
+            [([2, 3, 4], F, None)],
+            ([2, 3, 4], F, None),
+            dict(fused_activation_function="RELU"),
+            consts=[np.float32(0.5)],
+        ),
+        27,
+    ),
+    Case(
+        "div_f32",
+        _single(
+            "DIV",
+            [([2, 4], F, None), ([1, 4], F, None)],
+            ([2, 4], F, None),
+            dict(fused_activation_function="NONE"),
+        ),
         28,
         "level 28",
+    ),
+    Case(
+        "l2_normalization_f32_rank4",
+        _single("L2_NORMALIZATION", [([1, 2, 3, 5], F, None)], ([1, 2, 3, 5], F, None)),
+        27,
+    ),
+    Case(
+        "l2_normalization_f32_rank2",
+        _single("L2_NORMALIZATION", [([6, 7], F, None)], ([6, 7], F, None)),
+        27,  # RESHAPEd to rank 4 and back
     ),
     Case(
         "add_uint8",
@@ -456,6 +487,28 @@ CASES = [
             dict(keep_dims=False),
             consts=[np.array([-1], np.int32)],
         ),
+        27,  # below 28: RESHAPE, AVERAGE_POOL_2D over the axis, RESHAPE
+    ),
+    Case(
+        "mean_f32_middle_keep",
+        _single(
+            "MEAN",
+            [([2, 3, 4, 5], F, None)],
+            ([2, 1, 1, 5], F, None),
+            dict(keep_dims=True),
+            consts=[np.array([2, 1], np.int32)],
+        ),
+        27,
+    ),
+    Case(
+        "mean_f32_apart",
+        _single(
+            "MEAN",
+            [([2, 3, 4, 5], F, None)],
+            ([3, 5], F, None),
+            dict(keep_dims=False),
+            consts=[np.array([0, 2], np.int32)],
+        ),
         28,
         "level 28",
     ),
@@ -605,7 +658,7 @@ CASES = [
     Case(
         "squared_difference_f32",
         _single("SQUARED_DIFFERENCE", [([3, 4], F, None), ([3, 4], F, None)], ([3, 4], F, None)),
-        28,
+        27,
     ),
     Case(
         "space_to_depth_f32",
