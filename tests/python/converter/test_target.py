@@ -211,3 +211,100 @@ def test_cli_bad_target(capsys):
         main(["convert", "torch.nn:Identity", "--input", "1x3", "--target", "gpu"])
     assert e.value.code == 2
     assert "unknown target 'gpu'" in capsys.readouterr().err
+
+
+class MatmulByConstant(torch.nn.Module):
+    """bmm of x by a constant expanded over the batch (as a Hugging Face attention output
+    projection converts): a BATCH_MATMUL with a constant right side."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(8, 6))
+
+    def forward(self, x):
+        return torch.relu(torch.bmm(x, self.w.expand(x.shape[0], 8, 6)))
+
+
+def _check_numerics(module, x, plain, lowered, *, bar=1e-5):
+    """The lowered file against PyTorch, against the unlowered file on wick's CPU, and against
+    LiteRT running the lowered file."""
+    from tests.python.oracles import litert as litert_oracle
+
+    with torch.no_grad():
+        ref = module(x).numpy()
+    got = lowered.run(x.numpy())[0]
+    scale = max(1.0, float(np.abs(ref).max()))
+    np.testing.assert_allclose(got, ref, rtol=0, atol=bar * scale)
+    np.testing.assert_allclose(got, plain.run(x.numpy())[0], rtol=0, atol=bar * scale)
+    lite = litert_oracle.run_litert(lowered.tflite_bytes, [x.numpy()])[0]
+    np.testing.assert_allclose(got, lite, rtol=0, atol=bar * scale)
+
+
+def test_batch_matmul_by_a_constant_is_fully_connected():
+    torch.manual_seed(0)
+    module = MatmulByConstant().eval()
+    x = torch.randn(3, 5, 8)
+    plain = _convert(module, x)
+    assert "BATCH_MATMUL" in plain.op_counts, plain.op_counts
+    model = _convert(module, x, target="nnapi:27")
+    assert "BATCH_MATMUL" not in model.op_counts, model.op_counts
+    assert model.target_report.lowerings.get("BATCH_MATMUL") == 1
+    assert model.target_report.runs_whole, str(model.target_report)
+    _check_numerics(module, x, plain, model)
+
+
+@needs_test_nnapi
+def test_transformer_block_at_27(monkeypatch):
+    """PyTorch's TransformerEncoderLayer(64, 4): the packed q/k/v projection's three SLICEs
+    become FULLY_CONNECTEDs of the picked weight rows, each layer norm's RSQRT an
+    L2_NORMALIZATION; what stays on the CPU is the attention core (its TRANSPOSEs, the two
+    BATCH_MATMULs of run-time operands, and PyTorch's guard for rows of -inf logits), each
+    with the delegate's reason.  Outputs: PyTorch, the unlowered file, LiteRT, and the
+    level-27 test runtime agree."""
+    torch.manual_seed(0)
+    module = torch.nn.TransformerEncoderLayer(64, 4, batch_first=True).eval()
+    x = torch.randn(1, 16, 64)
+    plain = _convert(module, x)
+    before = plan(plain.tflite_bytes, 27)
+    model = _convert(module, x, target="nnapi:27")
+    r = model.target_report
+    assert r.lowerings == {"SLICE": 3, "RSQRT": 2}, r.lowerings
+    for op in ("SLICE", "RSQRT"):
+        assert op not in model.op_counts, model.op_counts
+    assert len(r.declined) < len(before.declined) and len(r.partitions) < len(before.partitions)
+    declined = {d.op for d in r.declined}
+    assert declined <= {
+        "TRANSPOSE",
+        "BATCH_MATMUL",
+        "EQUAL",
+        "LOGICAL_NOT",
+        "REDUCE_ANY",
+        "SELECT_V2",
+    }, str(r)
+    assert all(d.reason for d in r.declined)
+    _check_numerics(module, x, plain, model)
+    rt, on = _delegated(model.tflite_bytes, 27, monkeypatch)
+    assert on == [any(i in p for p in r.partitions) for i in range(r.total)]
+    got = rt(x.numpy())[0]
+    cpu = wick.load(model.tflite_bytes)(x.numpy())[0]
+    np.testing.assert_allclose(got, cpu, rtol=0, atol=1e-5 * max(1.0, np.abs(cpu).max()))
+
+
+def test_layer_norm_lowering_keeps_eps_and_affine():
+    """A LayerNorm over 48 values (not a power of two: sqrt(n) rounds) with small-variance
+    rows, where eps matters, and its gamma/beta folded into the FULLY_CONNECTED."""
+    torch.manual_seed(0)
+    module = torch.nn.Sequential(torch.nn.LayerNorm(48, eps=1e-3)).eval()
+    with torch.no_grad():
+        module[0].weight.uniform_(0.5, 2.0)
+        module[0].bias.uniform_(-1.0, 1.0)
+    x = torch.randn(2, 5, 48)
+    x[0] *= 1e-2  # variance ~1e-4 < eps
+    plain = _convert(module, x)
+    model = _convert(module, x, target="nnapi:27")
+    assert model.target_report.lowerings == {"RSQRT": 1}, model.target_report.lowerings
+    assert model.target_report.runs_whole, str(model.target_report)
+    assert "L2_NORMALIZATION" in model.op_counts and "RSQRT" not in model.op_counts
+    _check_numerics(module, x, plain, model)
+    # at 29 RSQRT is NNAPI's own: no lowering
+    assert _convert(module, x, target="nnapi:29").target_report.lowerings == {}

@@ -16,6 +16,21 @@ that equivalent; everything else is unchanged.  The rewrites (each counted by TF
   [C, C, 1, 1] (kernel height C, VALID: output [N, 1, H*W, C]), RESHAPE to [N, H, W, C].
   Equal for finite inputs (each output is one input times 1.0 plus zeros; a -0.0 becomes
   +0.0); a NaN or infinity in one channel makes the pixel's other channels NaN.
+* BATCH_MATMUL by a constant right side that is the same matrix for every batch (the delegate
+  maps no BATCH_MATMUL: NNAPI has it from feature level 6 only): FULLY_CONNECTED with the
+  transposed constant as weights, keep_num_dims — the same dot products.
+* SLICE (NNAPI 29) below 29, of a FULLY_CONNECTED's output (directly or through a RESHAPE)
+  that keeps every row and picks the same columns from each (a packed query/key/value
+  projection split in three): FULLY_CONNECTED with only those weight rows and bias entries,
+  RESHAPE to the slice's shape — the same dot products, exact.
+* A layer norm's normalisation below 29 (RSQRT is 29): ``d * RSQRT(MEAN(d * d) + eps)`` over
+  the last axis of n values, with d = x - MEAN(x), becomes ``L2_NORMALIZATION`` (27) of d with
+  one more element sqrt(n * eps) appended (CONCATENATION), so the sum of squares is
+  n * (var + eps), then a FULLY_CONNECTED whose weights are sqrt(n) (times the layer norm's
+  gamma, when a constant MUL follows; its beta, when a constant ADD follows, is the bias) on
+  the diagonal and 0 for the appended element.  Within a few rounding steps (other rounding
+  order; the diagonal FC adds exact zeros for finite values); TFLite's 1e-6 floor of the
+  norm never applies (the appended element alone is sqrt(n * eps) >= 1e-6, checked).
 
 Quantized and dynamic-shape operators are left alone (the report names them).
 """
@@ -163,6 +178,196 @@ def _transpose_nchw_to_nhwc(g: TGraph, op: TOp) -> bool:
     return True
 
 
+def _fc(g: TGraph, x: TTensor, weights: np.ndarray, bias, y: TTensor, origin, act="NONE"):
+    """FULLY_CONNECTED(x, constant weights [units, size], bias or None) -> y (keep_num_dims
+    when y has rank > 2)."""
+    w = g.const(y.name + "/fc_weights", np.ascontiguousarray(weights, np.float32))
+    b = None if bias is None else g.const(y.name + "/fc_bias", np.asarray(bias, np.float32))
+    return g.add(
+        "FULLY_CONNECTED",
+        [x, w, b],
+        [y],
+        dict(
+            fused_activation_function=act,
+            weights_format="DEFAULT",
+            keep_num_dims=y.rank > 2,
+            asymmetric_quantize_inputs=False,
+        ),
+        origin,
+    )
+
+
+def _batch_matmul_const_rhs(g: TGraph, op: TOp) -> bool:
+    x, w, y = op.inputs[0], op.inputs[1], op.outputs[0]
+    if not _float_static(x, w, y) or not w.is_const or x.rank < 2 or w.rank < 2:
+        return False
+    if op.options.get("adj_x"):
+        return False
+    data = w.data.astype(np.float32)
+    mat = data.reshape(-1, *data.shape[-2:])
+    if not all(np.array_equal(mat[0], m) for m in mat[1:]):
+        return False  # a different matrix per batch
+    mat = mat[0] if op.options.get("adj_y") else mat[0].T  # [N, K]
+    if list(y.shape) != list(x.shape[:-1]) + [mat.shape[0]] or x.shape[-1] != mat.shape[1]:
+        return False  # the batch is broadcast over the constant's dims, not x's
+    g.remove(op)
+    _fc(g, x, mat, None, y, op.origin)
+    return True
+
+
+def _slice_begin_size(op: TOp):
+    begin, size = op.inputs[1], op.inputs[2]
+    if begin is None or size is None or not begin.is_const or not size.is_const:
+        return None
+    x, y = op.inputs[0], op.outputs[0]
+    b = [int(v) for v in begin.data.reshape(-1)]
+    n = [int(v) for v in size.data.reshape(-1)]
+    if len(b) != x.rank or len(n) != x.rank:
+        return None
+    n = [x.shape[k] - b[k] if n[k] == -1 else n[k] for k in range(x.rank)]
+    if n != list(y.shape):
+        return None
+    return tuple(slice(b[k], b[k] + n[k]) for k in range(x.rank))
+
+
+def _slice_of_fully_connected(g: TGraph, op: TOp) -> bool:
+    x, y = op.inputs[0], op.outputs[0]
+    where = _slice_begin_size(op)
+    if where is None or not _float_static(x, y):
+        return False
+    fc = x.producer
+    if fc is not None and fc.op == "RESHAPE":
+        fc = fc.inputs[0].producer
+    if fc is None or fc.op != "FULLY_CONNECTED" or len(fc.inputs) < 2:
+        return False
+    src, w, f = fc.inputs[0], fc.inputs[1], fc.outputs[0]
+    bias = fc.inputs[2] if len(fc.inputs) > 2 else None
+    if not _float_static(src, w, f) or not w.is_const or (bias is not None and not bias.is_const):
+        return False
+    if f.numel != x.numel or fc.options.get("weights_format", "DEFAULT") != "DEFAULT":
+        return False
+    units = w.shape[0]
+    rows = f.numel // units
+    # which element of the FC's output [rows, units] each element of the slice is
+    picked = np.arange(f.numel).reshape(x.shape)[where].reshape(-1)
+    if rows == 0 or picked.size % rows:
+        return False
+    picked = picked.reshape(rows, -1)
+    cols = picked[0] % units
+    if not np.array_equal(picked // units, np.broadcast_to(np.arange(rows)[:, None], picked.shape)):
+        return False  # not every row, in order
+    if not np.array_equal(picked % units, np.broadcast_to(cols, picked.shape)):
+        return False
+    g.remove(op)
+    out_shape = list(src.shape[:-1]) + [cols.size] if fc.options.get("keep_num_dims") else None
+    if out_shape is None or src.rank < 2:
+        out_shape = [rows, cols.size]
+    part = TTensor(y.name + "/columns", out_shape, "float32")
+    act = fc.options.get("fused_activation_function", "NONE")
+    _fc(g, src, w.data[cols], None if bias is None else bias.data[cols], part, op.origin, act)
+    g.add(
+        "RESHAPE",
+        [part, g.const(y.name + "/shape", np.asarray(y.shape, np.int32))],
+        [y],
+        {},
+        op.origin,
+    )
+    return True
+
+
+def _const_vector(t: TTensor | None, n: int):
+    """The n values of a float constant that broadcasts along the last axis only, or None."""
+    if t is None or not t.is_const or t.dtype != "float32" or t.numel not in (1, n):
+        return None
+    if t.numel == n and t.shape[-1:] != [n]:
+        return None
+    return np.broadcast_to(t.data.astype(np.float32).reshape(-1), (n,))
+
+
+def _last_axis_mean(op: TOp | None) -> TTensor | None:
+    """The input of a MEAN over the last axis with keep_dims, else None."""
+    if op is None or op.op != "MEAN" or not op.options.get("keep_dims"):
+        return None
+    x, axes = op.inputs[0], op.inputs[1]
+    if axes is None or not axes.is_const or axes.numel != 1:
+        return None
+    a = int(axes.data.reshape(-1)[0])
+    return x if a in (-1, x.rank - 1) else None
+
+
+def _layer_norm(g: TGraph, op: TOp) -> bool:
+    """op: the MUL(d, RSQRT(ADD(MEAN(MUL(d, d)), eps))) of a layer norm."""
+    if op.op != "MUL" or len(op.inputs) != 2:
+        return False
+    for d, r in (op.inputs, op.inputs[::-1]):  # noqa: B007 (d is used after the loop)
+        rs = r.producer if r is not None else None
+        if rs is not None and rs.op == "RSQRT":
+            break
+    else:
+        return False
+    y = op.outputs[0]
+    add = rs.inputs[0].producer
+    if add is None or add.op != "ADD" or add.options.get("fused_activation_function") != "NONE":
+        return False
+    var, eps_t = add.inputs
+    if eps_t is None or not eps_t.is_const:
+        var, eps_t = eps_t, var
+    if eps_t is None or not eps_t.is_const or eps_t.numel != 1 or var is None:
+        return False
+    sq_in = _last_axis_mean(var.producer)
+    sq = sq_in.producer if sq_in is not None else None
+    if sq is None or sq.op != "MUL" or sq.inputs[0] is not d or sq.inputs[1] is not d:
+        return False
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        return False
+    if sq.options.get("fused_activation_function", "NONE") != "NONE":
+        return False
+    if not _float_static(d, y) or d.rank < 1 or list(y.shape) != list(d.shape):
+        return False
+    n = d.shape[-1]
+    eps = float(eps_t.data.reshape(-1)[0])
+    if not (n * eps >= 1e-12) or not np.isfinite(eps):
+        return False  # TFLite's L2_NORMALIZATION floors the norm at 1e-6
+    # a constant gamma (MUL) and beta (ADD) that follow fold into the FULLY_CONNECTED
+    gamma = np.ones(n, np.float32)
+    beta = None
+    out, last = y, op
+    users = g.users_of(y)
+    if len(users) == 1 and users[0].op == "MUL" and not g.is_output(y):
+        m = users[0]
+        other = m.inputs[1] if m.inputs[0] is y else m.inputs[0]
+        v = _const_vector(other, n)
+        if v is not None and m.options.get("fused_activation_function", "NONE") == "NONE":
+            if list(m.outputs[0].shape) == list(y.shape):
+                gamma, out, last = v, m.outputs[0], m
+    users = g.users_of(out)
+    if last is not op and len(users) == 1 and users[0].op == "ADD" and not g.is_output(out):
+        a = users[0]
+        other = a.inputs[1] if a.inputs[0] is out else a.inputs[0]
+        v = _const_vector(other, n)
+        if v is not None and a.options.get("fused_activation_function", "NONE") == "NONE":
+            if list(a.outputs[0].shape) == list(y.shape):
+                beta, out, last = v, a.outputs[0], a
+    # the new FULLY_CONNECTED produces `out`: its old producer goes, and the rest of the old
+    # chain (RSQRT, the variance's MEAN, ...) is left dead for the cleanup that follows
+    g.remove(last)
+    extra = np.full(list(d.shape[:-1]) + [1], np.sqrt(np.float64(n) * eps), np.float32)
+    joined = TTensor(out.name + "/with_eps", list(d.shape[:-1]) + [n + 1], "float32")
+    g.add(
+        "CONCATENATION",
+        [d, g.const(out.name + "/eps_element", extra)],
+        [joined],
+        dict(axis=d.rank - 1, fused_activation_function="NONE"),
+        op.origin,
+    )
+    normed = TTensor(out.name + "/l2", joined.shape, "float32")
+    g.add("L2_NORMALIZATION", [joined], [normed], dict(fused_activation_function="NONE"))
+    weights = np.zeros((n, n + 1), np.float32)
+    weights[np.arange(n), np.arange(n)] = (gamma.astype(np.float64) * np.sqrt(n)).astype(np.float32)
+    _fc(g, normed, weights, beta, out, op.origin)
+    return True
+
+
 def lower_for_nnapi(g: TGraph, level: int) -> Counter:
     """Rewrites g for NNAPI feature level ``level`` (see the module doc); returns how many
     operators of each TFLite name were lowered differently."""
@@ -177,6 +382,13 @@ def lower_for_nnapi(g: TGraph, level: int) -> Counter:
             changed = _pad(g, op)
         elif name == "TRANSPOSE" and level < 28:
             changed = _transpose_nchw_to_nhwc(g, op)
+        elif name == "BATCH_MATMUL":
+            changed = _batch_matmul_const_rhs(g, op)
+        elif name == "SLICE" and level < 29:
+            changed = _slice_of_fully_connected(g, op)
+        elif name == "MUL" and level < 29 and op in g.ops:
+            changed = _layer_norm(g, op)
+            name = "RSQRT"  # a layer norm's
         else:
             changed = False
         if changed:
