@@ -146,7 +146,7 @@ static bool map_conv(map_ctx *c, bool depthwise) {
   double in_scale = in.scale;
   if (in.code == ANEURALNETWORKS_TENSOR_FLOAT32) {
     if (fdt != WICK_DTYPE_FLOAT32 || fq != 0)
-      DECLINE("%s with a %s filter on float input (hybrid: not an NNAPI form)", c->op,
+      DECLINE("%s: a filter of %s on float input (hybrid: not an NNAPI form)", c->op,
               wick_dtype_name(fdt));
     if (bias && (wick_tensor_dtype(bias) != WICK_DTYPE_FLOAT32 || nn_rank(bias) != 1))
       DECLINE("%s bias is not float32", c->op);

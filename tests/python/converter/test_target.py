@@ -308,3 +308,34 @@ def test_layer_norm_lowering_keeps_eps_and_affine():
     _check_numerics(module, x, plain, model)
     # at 29 RSQRT is NNAPI's own: no lowering
     assert _convert(module, x, target="nnapi:29").target_report.lowerings == {}
+
+
+def test_corpus_nnapi_plan_script(tmp_path, monkeypatch):
+    """tests/corpus/nnapi_plan.py on a corpus of two written files: one row per file and
+    level, the reasons without their level tail, the section replaced between its markers."""
+    from tests.corpus import nnapi_plan
+
+    (tmp_path / "keras").mkdir()
+    (tmp_path / "keras" / "levels.tflite").write_bytes(
+        _convert(Levels(), torch.randn(1, 3, 8, 8), channels_last_io=True).tflite_bytes
+    )
+    (tmp_path / "minilm").mkdir()
+    (tmp_path / "minilm" / "broken.tflite").write_bytes(b"not a model")
+    monkeypatch.setenv("WICK_CORPUS_DIR", str(tmp_path))
+    rows, reasons = nnapi_plan.plan_corpus(tmp_path)
+    assert [r[0] for r in rows] == ["keras/levels.tflite", "minilm/broken.tflite"]
+    name, total, per_level = rows[0]
+    assert per_level == {27: (total - 2, 1), 29: (total - 1, 1), 31: (total, 1)}
+    assert rows[1][2].startswith("not planned: ")
+    assert reasons[27]["ABS needs NNAPI feature level 29"] == 1
+    assert reasons[31] == {}
+    doc = tmp_path / "nnapi.md"
+    doc.write_text(f"# x\n\n{nnapi_plan.BEGIN}\nold\n{nnapi_plan.END}\n\ntail\n")
+    monkeypatch.setattr(nnapi_plan, "DOC", doc)
+    assert nnapi_plan.main(["--write"]) == 0
+    text = doc.read_text()
+    assert "old" not in text and text.endswith(f"{nnapi_plan.END}\n\ntail\n")
+    assert (
+        f"| keras/levels.tflite | {total} | {total - 2} (1) | {total - 1} (1) | {total} (1) |"
+        in (text)
+    )
