@@ -7,8 +7,8 @@ that equivalent; everything else is unchanged.  The rewrites (each counted by TF
 * HARD_SWISH (NNAPI 30) below 30: ``ADD(x, 3)`` with a fused RELU6, ``MUL(x, ·)``,
   ``MUL(·, 1/6)`` — TFLite computes ``(x * relu6(x + 3)) / 6``; the last step multiplies by
   the float nearest 1/6 instead of dividing (NNAPI's DIV is 28), within a rounding step.
-* DIV by a constant (wick's NNAPI delegate maps no DIV): MUL by the reciprocal constant
-  (exact for powers of two, else within a rounding step) — hardsigmoid's ``/ 6``.
+* DIV by a constant below 28 (NNAPI's DIV is 28): MUL by the reciprocal constant (exact for
+  powers of two, else within a rounding step) — hardsigmoid's ``/ 6``.
 * PAD and PADV2 (NNAPI PAD is 28; PADV2 is not mapped) below 28: CONCATENATION of constant
   slabs of the pad value before and after the input, one per padded axis — exact.
 * TRANSPOSE NCHW -> NHWC (perm 0,2,3,1; NNAPI TRANSPOSE is 28) below 28, for C <= 16
@@ -376,7 +376,7 @@ def lower_for_nnapi(g: TGraph, level: int) -> Counter:
         name = op.op
         if name == "HARD_SWISH" and level < 30:
             changed = _hard_swish(g, op)
-        elif name == "DIV":
+        elif name == "DIV" and level < 28:
             changed = _div_by_constant(g, op)
         elif name in ("PAD", "PADV2") and (level < 28 or name == "PADV2"):
             changed = _pad(g, op)
