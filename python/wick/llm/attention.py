@@ -14,7 +14,8 @@ either copy:
                                                                  transposed, [1, KV, d, S]
              + mask                  [1, 1, R*n, S]              (step.py builds it in this row
                                                                  order: 0 where visible, else
-                                                                 float32 min)
+                                                                 float32 min; per layer: full
+                                                                 or sliding window)
     out    = softmax(scores) @ values  [1, KV, R*n, d] -> [1, H, n, d] -> [1, n, H, d]
 
 Two BATCH_MATMULs over the cache in its stored layout, nothing copied. The key cache is kept
@@ -30,11 +31,16 @@ import torch
 NAME = "wick_llm"
 
 
-def grouped_attention(module, query, keys_t, values, attention_mask, scaling, dropout=0.0, **_):
+def grouped_attention(
+    module, query, keys_t, values, attention_mask, scaling=None, dropout=0.0, **_
+):
     b, heads, n, d = query.shape
     kv_heads = values.shape[1]
+    if scaling is None:  # (every HF attention passes its own; this is eager attention's default)
+        scaling = d**-0.5
     q = (query * scaling).reshape(b, kv_heads, (heads // kv_heads) * n, d)
-    scores = torch.matmul(q, keys_t) + attention_mask
+    scores = torch.matmul(q, keys_t)
+    scores = scores + attention_mask
     probs = torch.softmax(scores, dim=-1)
     out = torch.matmul(probs, values)
     return out.reshape(b, heads, n, d).transpose(1, 2), None

@@ -1,23 +1,31 @@
 """One signature of an LLM as a torch module: n tokens in, the last position's logits out.
 
-:class:`CausalLMStep` wraps an unmodified HuggingFace causal LM (LlamaForCausalLM and
-Qwen2ForCausalLM: ``model.model.embed_tokens / layers / norm / rotary_emb``, ``model.lm_head``)
-and runs *its own modules* — the embedding, the decoder layers with their projections, RoPE (from
-the config), MLP and norms, the LM head — for ``n`` tokens starting at a run-time position.
-Ours are only the loop over the layers (LlamaModel.forward would build a DynamicCache and a
-mask from the cache's contents, neither of which exports to a fixed-shape graph), the cache
-object the layers write to (cache.py) and the attention core they call (attention.py, selected
-through transformers' AttentionInterface while tracing: grouped-query attention over the cache
-without HF's per-head copies of it):
+:class:`CausalLMStep` wraps an unmodified HuggingFace causal LM and runs *its own modules* —
+the embedding (scaled, as Gemma's, or plus learned positions, as GPT-2's), the decoder layers
+with their projections (fused or not), norms, MLP or mixture of experts, RoPE from the config
+(per layer type, as Gemma 3's), the final norm and the LM head — for ``n`` tokens starting at a
+run-time position. Ours are only the loop over the layers (the HF model's forward would build a
+DynamicCache and masks from the cache's contents, neither of which exports to a fixed-shape
+graph), the masks, the cache object the layers write to (cache.py), the attention core they call
+(attention.py, selected through transformers' AttentionInterface while tracing: grouped-query
+attention over the cache without HF's per-head copies of it) and the final logit soft-capping
+that the HF ``...ForCausalLM.forward`` applies after its LM head (Gemma 2/3):
 
     forward(tokens int32 [1, n], input_pos int32 [1], k_0, v_0, k_1, v_1, ...)
         -> (logits float32 [1, vocab], k_0', v_0', ...)
 
 with the caches in cache.py's layout (keys transposed). Position ``input_pos + i`` of the
-batch is written into the caches and attends to every cache position up to itself (an additive
-mask over all ``max_seq_len`` positions: the attention always spans the whole cache, the mask
-hides what is not written yet or is stale). Logits are computed for the last position only.
-The decode signature is this module with n = 1.
+batch is written into the caches and attends, through an additive mask over all ``max_seq_len``
+positions, to every cache position up to itself — or, in a sliding-window layer of window w,
+to the positions p with ``input_pos + i - w < p <= input_pos + i`` (transformers' own
+definition): the attention always spans the whole cache, the mask hides what is not written
+yet, stale or outside the window. Logits are computed for the last position only. The decode
+signature is this module with n = 1.
+
+:data:`FAMILIES` lists the HF model types this reproduces (each checked against transformers'
+own generate by tests/python/llm/test_families.py); :func:`describe` refuses anything else, and
+the config fields of a listed family that change the computation in a way not reproduced here,
+with a message naming the field.
 
 Next: cache.py, attention.py, state.py.
 """
@@ -31,41 +39,117 @@ import torch
 from . import attention
 from .cache import SignatureCache
 
-# HF model_type values whose structure and attention this module reproduces and that the tests
-# check against transformers' own generate.
-SUPPORTED_MODEL_TYPES = ("llama", "qwen2")
+# HF model_type -> the family's name in messages and docs/llm.md
+FAMILIES = {
+    "llama": "Llama",
+    "qwen2": "Qwen2",
+    "qwen3": "Qwen3",
+}
+SUPPORTED_MODEL_TYPES = tuple(FAMILIES)
+
+
+def _refuse(message: str, hint: str | None = None):
+    from ..converter.errors import ConversionError
+
+    raise ConversionError(message, hint=hint)
+
+
+def _backbone(model):
+    """The decoder stack (LlamaModel, ...) of a ...ForCausalLM."""
+    base = getattr(model, "model", None)
+    if isinstance(base, torch.nn.Module):
+        return base
+    _refuse(f"{type(model).__name__} has no .model: not a causal LM")
+
+
+def _layers(base):
+    return base.layers
+
+
+def _final_norm(base):
+    return base.norm
+
+
+def layer_windows(config, num_layers: int) -> list[int | None]:
+    """Per decoder layer: its sliding window (the number of positions a token sees, itself
+    included) or None for full attention — as the HF models choose their masks: by
+    ``config.layer_types`` where the config has them (Qwen2/3, Gemma 2/3), else every layer
+    slides when ``config.sliding_window`` is set (Phi-3, Mixtral, Mistral)."""
+    window = getattr(config, "sliding_window", None)
+    types = getattr(config, "layer_types", None)
+    if types is not None:
+        types = list(types)[:num_layers]
+        out = []
+        for i, t in enumerate(types):
+            if t == "full_attention":
+                out.append(None)
+            elif t == "sliding_attention":
+                if not isinstance(window, int) or window < 1:
+                    _refuse(
+                        f"config.layer_types[{i}] is 'sliding_attention' but config."
+                        f"sliding_window is {window!r}, not a positive number of positions"
+                    )
+                out.append(int(window))
+            else:
+                _refuse(
+                    f"config.layer_types[{i}] is {t!r}: wick.llm converts 'full_attention' and "
+                    "'sliding_attention' layers"
+                )
+        return out
+    if window:
+        return [int(window)] * num_layers
+    return [None] * num_layers
+
+
+def _check_config(model_type: str, config) -> None:
+    """Refuse config fields that change the computation in ways this module does not
+    reproduce (each message names the field)."""
+    rope = getattr(config, "rope_parameters", None) or getattr(config, "rope_scaling", None)
+    ropes = []
+    if isinstance(rope, dict):
+        nested = [v for v in rope.values() if isinstance(v, dict)]
+        ropes = nested if nested else [rope]
+    for r in ropes:
+        # transformers' dynamic_rope_update recomputes these types' frequencies from the
+        # length of the sequence in every forward (a run-time branch and a buffer update)
+        kind = str(r.get("rope_type", r.get("type", "default")))
+        if "dynamic" in kind or kind == "longrope":
+            _refuse(
+                f"config.rope_parameters rope_type {kind!r} is not supported yet: its "
+                "frequencies change with the length of the sequence at run time",
+                hint="RoPE types with fixed frequencies (default, linear, llama3, yarn) convert",
+            )
+    if getattr(config, "use_bidirectional_attention", False):
+        _refuse("config.use_bidirectional_attention=True is not a causal LM: not supported")
 
 
 def describe(model) -> dict:
     """The facts about ``model`` that the file and the generator need."""
-    from ..converter.errors import ConversionError
-
     config = model.config
     model_type = getattr(config, "model_type", type(model).__name__)
-    if model_type not in SUPPORTED_MODEL_TYPES:
-        raise ConversionError(
-            f"wick.llm converts {', '.join(SUPPORTED_MODEL_TYPES)} models so far, not "
+    if model_type not in FAMILIES:
+        _refuse(
+            f"wick.llm converts {', '.join(SUPPORTED_MODEL_TYPES)} models, not "
             f"{model_type!r} ({type(model).__name__})",
-            hint="other HuggingFace families (Qwen, Gemma, Phi, GPT-2) are planned (issue 20)",
+            hint="docs/llm.md lists the families and what each needed",
         )
-    for attr in ("model", "lm_head"):
-        if not hasattr(model, attr):
-            raise ConversionError(f"{type(model).__name__} has no .{attr}: not a causal LM")
-    if "sliding_attention" in (getattr(config, "layer_types", None) or ()):
-        raise ConversionError(
-            f"{model_type!r} with sliding-window attention layers is not supported yet",
-            hint="configs with use_sliding_window=False (the default) convert",
-        )
+    base = _backbone(model)
+    if not hasattr(model, "lm_head"):
+        _refuse(f"{type(model).__name__} has no .lm_head: not a causal LM")
+    _check_config(model_type, config)
     heads = config.num_attention_heads
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
+    num_layers = len(_layers(base))
     eos = config.eos_token_id
+    windows = layer_windows(config, num_layers)
     return {
         "model_type": model_type,
-        "num_layers": int(config.num_hidden_layers),
+        "num_layers": int(num_layers),
         "num_heads": int(heads),
         "num_kv_heads": int(getattr(config, "num_key_value_heads", None) or heads),
         "head_dim": int(head_dim),
         "vocab_size": int(config.vocab_size),
+        "sliding_windows": windows,
         "eos_token_ids": [int(e) for e in (eos if isinstance(eos, (list, tuple)) else [eos])]
         if eos is not None
         else [],
@@ -86,42 +170,61 @@ def wick_attention(model):
         config._attn_implementation = before
 
 
+def _additive_mask(rows: torch.Tensor, seq: int, window: int | None) -> torch.Tensor:
+    """[1, 1, len(rows), seq]: 0 where cache position p is visible to the token at position
+    ``rows[r]`` (p <= rows[r], and p > rows[r] - window in a sliding layer), else float32
+    min."""
+    cols = torch.arange(seq, dtype=torch.int32).unsqueeze(0)
+    at = rows.unsqueeze(1)
+    visible = cols <= at
+    if window is not None:
+        visible = visible & (cols > at - window)
+    low = torch.finfo(torch.float32).min
+    return torch.where(visible, 0.0, low).to(torch.float32)[None, None]
+
+
 class CausalLMStep(torch.nn.Module):
     def __init__(self, model, num_tokens: int, max_seq_len: int):
         super().__init__()
         self.lm = model
         self.num_tokens = int(num_tokens)
         self.max_seq_len = int(max_seq_len)
+        config = model.config
+        self.base = _backbone(model)
+        self.layers = _layers(self.base)
+        self.windows = layer_windows(config, len(self.layers))
+        rotary = getattr(self.base, "rotary_emb", None)
+        self.rotary = rotary
 
     def forward(self, tokens, input_pos, *caches):
-        base = self.lm.model
+        base = self.base
         config = self.lm.config
         n, seq = self.num_tokens, self.max_seq_len
-        group = config.num_attention_heads // (config.num_key_value_heads or 1)
+        kv_heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
+        group = config.num_attention_heads // kv_heads
         positions = input_pos + torch.arange(n, dtype=torch.int32)  # [n]
         position_ids = positions.unsqueeze(0)  # [1, n]
-        # attention.py's score rows are (query head in its group, token): row r*n + i sees
-        # the cache positions up to input_pos + i
+        # attention.py's score rows are (query head in its group, token): row r*n + i is the
+        # token at input_pos + i
         rows = positions.repeat(group)  # [group * n]
-        visible = torch.arange(seq, dtype=torch.int32).unsqueeze(0) <= rows.unsqueeze(1)
-        low = torch.finfo(torch.float32).min
-        mask = torch.where(visible, 0.0, low).to(torch.float32)[None, None]  # [1,1,group*n,seq]
+        masks = {w: _additive_mask(rows, seq, w) for w in set(self.windows)}
         cache = SignatureCache(caches[0::2], caches[1::2], input_pos)
 
         hidden = base.embed_tokens(tokens)
-        position_embeddings = base.rotary_emb(hidden, position_ids)
-        for layer in base.layers:
-            hidden = layer(
-                hidden,
-                attention_mask=mask,
+        rope = self.rotary(hidden, position_ids) if self.rotary is not None else None
+        for i, layer in enumerate(self.layers):
+            kwargs = dict(
+                attention_mask=masks[self.windows[i]],
                 position_ids=position_ids,
                 past_key_values=cache,
                 use_cache=True,
-                position_embeddings=position_embeddings,
             )
+            if rope is not None:
+                kwargs["position_embeddings"] = rope
+            hidden = layer(hidden, **kwargs)
             if isinstance(hidden, tuple):  # (older transformers return (hidden, ...))
                 hidden = hidden[0]
-        last = base.norm(hidden[:, -1, :])  # [1, hidden]: logits for the last position only
+        last = _final_norm(base)(hidden[:, -1, :])  # [1, hidden]: the last position only
         logits = self.lm.lm_head(last)
         out = [logits]
         for k, v in zip(cache.keys, cache.values, strict=True):

