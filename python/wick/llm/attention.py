@@ -12,6 +12,7 @@ either copy:
                                                                  head g*R + r at token i)
     scores = query @ keys_t          [1, KV, R*n, S]             keys_t: the key cache stored
                                                                  transposed, [1, KV, d, S]
+             (softcap * tanh(scores / softcap) where the layer soft-caps: Gemma 2)
              + mask                  [1, 1, R*n, S]              (step.py builds it in this row
                                                                  order: 0 where visible, else
                                                                  float32 min; per layer: full
@@ -32,7 +33,7 @@ NAME = "wick_llm"
 
 
 def grouped_attention(
-    module, query, keys_t, values, attention_mask, scaling=None, dropout=0.0, **_
+    module, query, keys_t, values, attention_mask, scaling=None, dropout=0.0, softcap=None, **_
 ):
     b, heads, n, d = query.shape
     kv_heads = values.shape[1]
@@ -40,6 +41,8 @@ def grouped_attention(
         scaling = d**-0.5
     q = (query * scaling).reshape(b, kv_heads, (heads // kv_heads) * n, d)
     scores = torch.matmul(q, keys_t)
+    if softcap is not None:  # Gemma 2's attention logit soft-capping, before the mask
+        scores = torch.tanh(scores / softcap) * softcap
     scores = scores + attention_mask
     probs = torch.softmax(scores, dim=-1)
     out = torch.matmul(probs, values)

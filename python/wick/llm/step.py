@@ -33,6 +33,7 @@ Next: cache.py, attention.py, state.py.
 from __future__ import annotations
 
 import contextlib
+import inspect
 
 import torch
 
@@ -44,6 +45,8 @@ FAMILIES = {
     "llama": "Llama",
     "qwen2": "Qwen2",
     "qwen3": "Qwen3",
+    "gemma2": "Gemma 2",
+    "gemma3_text": "Gemma 3",
 }
 SUPPORTED_MODEL_TYPES = tuple(FAMILIES)
 
@@ -195,6 +198,12 @@ class CausalLMStep(torch.nn.Module):
         self.windows = layer_windows(config, len(self.layers))
         rotary = getattr(self.base, "rotary_emb", None)
         self.rotary = rotary
+        self.rotary_per_type = rotary is not None and (
+            "layer_type" in inspect.signature(rotary.forward).parameters
+        )
+        types = getattr(config, "layer_types", None)
+        self.layer_types = list(types) if types is not None else None
+        self.final_softcap = getattr(config, "final_logit_softcapping", None)
 
     def forward(self, tokens, input_pos, *caches):
         base = self.base
@@ -211,7 +220,13 @@ class CausalLMStep(torch.nn.Module):
         cache = SignatureCache(caches[0::2], caches[1::2], input_pos)
 
         hidden = base.embed_tokens(tokens)
-        rope = self.rotary(hidden, position_ids) if self.rotary is not None else None
+        rope = {}
+        if self.rotary is not None:
+            if self.rotary_per_type:
+                for t in sorted(set(self.layer_types)):
+                    rope[t] = self.rotary(hidden, position_ids, t)
+            else:
+                rope[None] = self.rotary(hidden, position_ids)
         for i, layer in enumerate(self.layers):
             kwargs = dict(
                 attention_mask=masks[self.windows[i]],
@@ -219,13 +234,17 @@ class CausalLMStep(torch.nn.Module):
                 past_key_values=cache,
                 use_cache=True,
             )
-            if rope is not None:
-                kwargs["position_embeddings"] = rope
+            if rope:
+                kwargs["position_embeddings"] = rope[
+                    self.layer_types[i] if self.rotary_per_type else None
+                ]
             hidden = layer(hidden, **kwargs)
             if isinstance(hidden, tuple):  # (older transformers return (hidden, ...))
                 hidden = hidden[0]
         last = _final_norm(base)(hidden[:, -1, :])  # [1, hidden]: the last position only
         logits = self.lm.lm_head(last)
+        if self.final_softcap is not None:  # as Gemma2ForCausalLM.forward after its LM head
+            logits = torch.tanh(logits / self.final_softcap) * self.final_softcap
         out = [logits]
         for k, v in zip(cache.keys, cache.values, strict=True):
             out += [k, v]

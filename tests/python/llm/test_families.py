@@ -55,8 +55,42 @@ def _qwen3():
     return transformers.Qwen3ForCausalLM(transformers.Qwen3Config(**COMMON, head_dim=32))
 
 
+def _gemma2():
+    # untied LM head: with Gemma's embedding scale (sqrt(hidden)) a random tied model only
+    # repeats the last prompt token
+    config = transformers.Gemma2Config(
+        **COMMON,
+        tie_word_embeddings=False,
+        head_dim=16,
+        sliding_window=WINDOW,
+        attn_logit_softcapping=5.0,
+        final_logit_softcapping=8.0,
+        query_pre_attn_scalar=24,
+    )
+    return transformers.Gemma2ForCausalLM(config)
+
+
+def _gemma3():
+    config = transformers.Gemma3TextConfig(
+        **COMMON,
+        tie_word_embeddings=False,
+        head_dim=16,
+        sliding_window=WINDOW,
+        sliding_window_pattern=2,
+        query_pre_attn_scalar=24,
+        final_logit_softcapping=8.0,
+        rope_parameters={
+            "full_attention": {"rope_type": "default", "rope_theta": 1000000.0},
+            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+        },
+    )
+    return transformers.Gemma3ForCausalLM(config)
+
+
 FAMILIES = {
     "qwen3": _qwen3,
+    "gemma2": _gemma2,
+    "gemma3": _gemma3,
 }
 
 
@@ -124,6 +158,17 @@ def test_int8_stays_close(family):
         f"{name} int8: relative logit error median {error:.4f} max {errors.max():.4f}, argmax agreement {agree:.3f}"
     )
     assert error < 0.1 and agree >= 0.8, (name, error, agree)
+
+
+def test_sliding_window_is_what_gemma2_needs():
+    """The window matters in the Gemma 2 test above: with every layer global instead, the
+    tokens differ (so equality there is not the full-attention answer by chance)."""
+    model = _build("gemma2")
+    ref = _hf_greedy(model, PROMPT, STEPS)
+    model.config.layer_types = ["full_attention"] * model.config.num_hidden_layers
+    for layer in model.model.layers:
+        layer.self_attn.sliding_window = None
+    assert _hf_greedy(model, PROMPT, STEPS) != ref
 
 
 def test_unsupported_config_fields_are_named():
