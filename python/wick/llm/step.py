@@ -47,6 +47,7 @@ FAMILIES = {
     "qwen3": "Qwen3",
     "gemma2": "Gemma 2",
     "gemma3_text": "Gemma 3",
+    "phi3": "Phi-3",
 }
 SUPPORTED_MODEL_TYPES = tuple(FAMILIES)
 

@@ -87,10 +87,25 @@ def _gemma3():
     return transformers.Gemma3ForCausalLM(config)
 
 
+def _phi3():
+    # Phi-3's configs slide every layer (Phi-3-mini: sliding_window 2047)
+    config = transformers.Phi3Config(
+        **COMMON,
+        sliding_window=WINDOW,
+        rope_parameters={
+            "rope_type": "default",
+            "rope_theta": 10000.0,
+            "partial_rotary_factor": 0.5,
+        },
+    )
+    return transformers.Phi3ForCausalLM(config)
+
+
 FAMILIES = {
     "qwen3": _qwen3,
     "gemma2": _gemma2,
     "gemma3": _gemma3,
+    "phi3": _phi3,
 }
 
 
