@@ -48,6 +48,7 @@ FAMILIES = {
     "gemma2": "Gemma 2",
     "gemma3_text": "Gemma 3",
     "phi3": "Phi-3",
+    "gpt2": "GPT-2",
 }
 SUPPORTED_MODEL_TYPES = tuple(FAMILIES)
 
@@ -59,19 +60,20 @@ def _refuse(message: str, hint: str | None = None):
 
 
 def _backbone(model):
-    """The decoder stack (LlamaModel, ...) of a ...ForCausalLM."""
-    base = getattr(model, "model", None)
-    if isinstance(base, torch.nn.Module):
-        return base
-    _refuse(f"{type(model).__name__} has no .model: not a causal LM")
+    """The decoder stack (LlamaModel, GPT2Model, ...) of a ...ForCausalLM."""
+    for attr in ("model", "transformer"):
+        base = getattr(model, attr, None)
+        if isinstance(base, torch.nn.Module):
+            return base
+    _refuse(f"{type(model).__name__} has no .model or .transformer: not a causal LM")
 
 
 def _layers(base):
-    return base.layers
+    return base.h if hasattr(base, "h") else base.layers
 
 
 def _final_norm(base):
-    return base.norm
+    return base.ln_f if hasattr(base, "ln_f") else base.norm
 
 
 def layer_windows(config, num_layers: int) -> list[int | None]:
@@ -125,6 +127,8 @@ def _check_config(model_type: str, config) -> None:
             )
     if getattr(config, "use_bidirectional_attention", False):
         _refuse("config.use_bidirectional_attention=True is not a causal LM: not supported")
+    if model_type == "gpt2" and getattr(config, "add_cross_attention", False):
+        _refuse("config.add_cross_attention=True (GPT-2 with cross-attention) is not supported")
 
 
 def describe(model) -> dict:
@@ -197,6 +201,7 @@ class CausalLMStep(torch.nn.Module):
         self.base = _backbone(model)
         self.layers = _layers(self.base)
         self.windows = layer_windows(config, len(self.layers))
+        self.learned_positions = getattr(self.base, "wpe", None)  # GPT-2
         rotary = getattr(self.base, "rotary_emb", None)
         self.rotary = rotary
         self.rotary_per_type = rotary is not None and (
@@ -220,7 +225,11 @@ class CausalLMStep(torch.nn.Module):
         masks = {w: _additive_mask(rows, seq, w) for w in set(self.windows)}
         cache = SignatureCache(caches[0::2], caches[1::2], input_pos)
 
-        hidden = base.embed_tokens(tokens)
+        if self.learned_positions is not None:  # GPT-2: token + learned position embeddings
+            hidden = base.wte(tokens) + self.learned_positions(position_ids)
+            hidden = base.drop(hidden)
+        else:
+            hidden = base.embed_tokens(tokens)
         rope = {}
         if self.rotary is not None:
             if self.rotary_per_type:

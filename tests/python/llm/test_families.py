@@ -101,11 +101,26 @@ def _phi3():
     return transformers.Phi3ForCausalLM(config)
 
 
+def _gpt2():
+    config = transformers.GPT2Config(
+        vocab_size=320,
+        n_embd=64,
+        n_layer=2,
+        n_head=4,
+        n_positions=128,
+        initializer_range=0.3,
+        bos_token_id=None,
+        eos_token_id=None,
+    )
+    return transformers.GPT2LMHeadModel(config)
+
+
 FAMILIES = {
     "qwen3": _qwen3,
     "gemma2": _gemma2,
     "gemma3": _gemma3,
     "phi3": _phi3,
+    "gpt2": _gpt2,
 }
 
 
@@ -187,7 +202,8 @@ def test_sliding_window_is_what_gemma2_needs():
 
 
 def test_unsupported_config_fields_are_named():
-    """A RoPE type whose frequencies move with the sequence length, an unknown layer type: each refused with a message naming the config field."""
+    """A RoPE type whose frequencies move with the sequence length, an unknown layer type,
+    GPT-2 with cross-attention: each refused with a message naming the config field."""
     config = transformers.LlamaConfig(
         **COMMON, rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0}
     )
@@ -197,3 +213,7 @@ def test_unsupported_config_fields_are_named():
     model.config.layer_types = ["full_attention", "chunked_attention"]
     with pytest.raises(ConversionError, match=r"config.layer_types\[1\] is 'chunked_attention'"):
         wick.llm.convert(model, max_seq_len=16)
+    gpt2 = _build("gpt2")
+    gpt2.config.add_cross_attention = True
+    with pytest.raises(ConversionError, match="add_cross_attention"):
+        wick.llm.convert(gpt2, max_seq_len=16)
