@@ -49,6 +49,8 @@ FAMILIES = {
     "gemma3_text": "Gemma 3",
     "phi3": "Phi-3",
     "gpt2": "GPT-2",
+    "qwen2_moe": "Qwen2-MoE",
+    "mixtral": "Mixtral",
 }
 SUPPORTED_MODEL_TYPES = tuple(FAMILIES)
 
@@ -166,16 +168,23 @@ def describe(model) -> dict:
 
 @contextlib.contextmanager
 def wick_attention(model):
-    """attention.py's attention while tracing (and in eager checks), the model's own choice
-    restored afterwards."""
+    """attention.py's attention while tracing (and in eager checks), and transformers' batched
+    experts (every token's chosen experts' weights gathered, one batched matmul: no
+    data-dependent loop over the experts hit) for mixture-of-experts models; the model's own
+    choices restored afterwards."""
     attention.register()
     config = model.config
     before = config._attn_implementation
+    experts_before = getattr(config, "_experts_implementation", None)
     config._attn_implementation = attention.NAME
+    if experts_before is not None:
+        config._experts_implementation = "batched_mm"
     try:
         yield
     finally:
         config._attn_implementation = before
+        if experts_before is not None:
+            config._experts_implementation = experts_before
 
 
 def _additive_mask(rows: torch.Tensor, seq: int, window: int | None) -> torch.Tensor:

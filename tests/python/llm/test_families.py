@@ -115,12 +115,30 @@ def _gpt2():
     return transformers.GPT2LMHeadModel(config)
 
 
+def _qwen2_moe():
+    config = transformers.Qwen2MoeConfig(
+        **COMMON,
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=32,
+        shared_expert_intermediate_size=48,
+    )
+    return transformers.Qwen2MoeForCausalLM(config)
+
+
+def _mixtral():
+    config = transformers.MixtralConfig(**COMMON, num_local_experts=4, num_experts_per_tok=2)
+    return transformers.MixtralForCausalLM(config)
+
+
 FAMILIES = {
     "qwen3": _qwen3,
     "gemma2": _gemma2,
     "gemma3": _gemma3,
     "phi3": _phi3,
     "gpt2": _gpt2,
+    "qwen2_moe": _qwen2_moe,
+    "mixtral": _mixtral,
 }
 
 
