@@ -19,10 +19,16 @@ from __future__ import annotations
 
 import json
 
-from ..converter.errors import ConversionError
 from .model import LLM, METADATA_NAME
 from .state import cache_names, caches_to_variables, init_graph, rename_inputs
-from .step import CausalLMStep, cache_shapes, describe, example_inputs, wick_attention
+from .step import (
+    CausalLMStep,
+    cache_shapes,
+    check_length,
+    describe,
+    example_inputs,
+    wick_attention,
+)
 
 QUANTIZE_MODES = {None: "float32", "int8": "int8", "int4": "int4_llm"}
 
@@ -49,7 +55,8 @@ def convert(
     tokenizer=None,
     progress: bool | None = None,
 ) -> LLM:
-    """Convert a HuggingFace causal LM (Llama or Qwen2 so far) to one .tflite file with
+    """Convert a HuggingFace causal LM (the families of step.FAMILIES: Llama, Qwen2/3, Gemma 2/3,
+    Phi-3, GPT-2, Qwen2-MoE, Mixtral) to one .tflite file with
     ``prefill_<n>`` signatures (one per ``prefill_lengths``), a ``decode`` signature and the KV
     cache (``max_seq_len`` positions) in resource variables shared by all of them.
 
@@ -69,11 +76,7 @@ def convert(
         raise ValueError(f"quantize must be None, 'int8' or 'int4', not {quantize!r}")
     info = describe(model)
     max_seq_len, lengths = _check_lengths(max_seq_len, prefill_lengths)
-    limit = getattr(model.config, "max_position_embeddings", None)
-    if limit is not None and max_seq_len > limit:
-        raise ConversionError(
-            f"max_seq_len {max_seq_len} is beyond the model's max_position_embeddings ({limit})"
-        )
+    check_length(model.config, max_seq_len)
     names = cache_names(info["num_layers"])
     keys_shape, values_shape = cache_shapes(info, max_seq_len)
     init = init_graph([(n, keys_shape if n[0] == "k" else values_shape) for n in names])

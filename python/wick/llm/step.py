@@ -9,7 +9,10 @@ DynamicCache and masks from the cache's contents, neither of which exports to a 
 graph), the masks, the cache object the layers write to (cache.py), the attention core they call
 (attention.py, selected through transformers' AttentionInterface while tracing: grouped-query
 attention over the cache without HF's per-head copies of it) and the final logit soft-capping
-that the HF ``...ForCausalLM.forward`` applies after its LM head (Gemma 2/3):
+that the HF ``...ForCausalLM.forward`` applies after its LM head (Gemma 2/3). RoPE types that
+transformers recomputes from the sequence length in every forward (NTK "dynamic", "longrope")
+run as the fixed frequencies they have below their limits, which :func:`check_length` holds the
+cache to:
 
     forward(tokens int32 [1, n], input_pos int32 [1], k_0, v_0, k_1, v_1, ...)
         -> (logits float32 [1, vocab], k_0', v_0', ...)
@@ -33,6 +36,7 @@ Next: cache.py, attention.py, state.py.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 
 import torch
@@ -109,6 +113,38 @@ def layer_windows(config, num_layers: int) -> list[int | None]:
     return [None] * num_layers
 
 
+def _length_dependent(rope_type: str) -> bool:
+    """RoPE types whose frequencies transformers' ``dynamic_rope_update`` recomputes from the
+    current sequence length in every forward (a run-time branch and a buffer update, which do
+    not export): NTK "dynamic" (the base grows beyond max_position_embeddings) and "longrope"
+    (Phi-3-128k, Phi-3.5: the long factors beyond original_max_position_embeddings). Below those
+    lengths both use the frequencies the rotary embedding was built with (original_inv_freq),
+    so :func:`check_length` keeps the cache below them and :class:`CausalLMStep` calls the
+    rotary embedding's forward without the update."""
+    return "dynamic" in rope_type or rope_type == "longrope"
+
+
+def check_length(config, max_seq_len: int) -> None:
+    """Refuse a cache longer than the model's positions (config.max_position_embeddings) or,
+    for longrope, longer than config.rope_parameters original_max_position_embeddings (beyond
+    it transformers switches to the long factors: see :func:`_length_dependent`)."""
+    limit = getattr(config, "max_position_embeddings", None)
+    if limit is not None and max_seq_len > limit:
+        _refuse(
+            f"max_seq_len {max_seq_len} is beyond the model's max_position_embeddings ({limit})"
+        )
+    rope = getattr(config, "rope_parameters", None)
+    if isinstance(rope, dict) and rope.get("rope_type") == "longrope":
+        original = rope.get("original_max_position_embeddings")
+        if original is not None and max_seq_len > original:
+            _refuse(
+                f"max_seq_len {max_seq_len} is beyond config.rope_parameters "
+                f"original_max_position_embeddings ({original}): longrope switches to its long "
+                "factors there at run time, which is not supported yet",
+                hint=f"max_seq_len up to {original} converts",
+            )
+
+
 def _check_config(model_type: str, config) -> None:
     """Refuse config fields that change the computation in ways this module does not
     reproduce (each message names the field)."""
@@ -117,16 +153,12 @@ def _check_config(model_type: str, config) -> None:
     if isinstance(rope, dict):
         nested = [v for v in rope.values() if isinstance(v, dict)]
         ropes = nested if nested else [rope]
-    for r in ropes:
-        # transformers' dynamic_rope_update recomputes these types' frequencies from the
-        # length of the sequence in every forward (a run-time branch and a buffer update)
-        kind = str(r.get("rope_type", r.get("type", "default")))
-        if "dynamic" in kind or kind == "longrope":
-            _refuse(
-                f"config.rope_parameters rope_type {kind!r} is not supported yet: its "
-                "frequencies change with the length of the sequence at run time",
-                hint="RoPE types with fixed frequencies (default, linear, llama3, yarn) convert",
-            )
+    kinds = [str(r.get("rope_type", r.get("type", "default"))) for r in ropes]
+    if len(ropes) > 1 and any(_length_dependent(k) for k in kinds):
+        _refuse(
+            f"config.rope_parameters per layer type with rope_type {kinds}: a rope_type whose "
+            "frequencies change with the sequence length is supported for one RoPE only"
+        )
     if getattr(config, "use_bidirectional_attention", False):
         _refuse("config.use_bidirectional_attention=True is not a causal LM: not supported")
     if model_type == "gpt2" and getattr(config, "add_cross_attention", False):
@@ -212,9 +244,16 @@ class CausalLMStep(torch.nn.Module):
         self.windows = layer_windows(config, len(self.layers))
         self.learned_positions = getattr(self.base, "wpe", None)  # GPT-2
         rotary = getattr(self.base, "rotary_emb", None)
-        self.rotary = rotary
+        rope = rotary  # (cos, sin) = rope(hidden, position_ids[, layer_type])
+        if rotary is not None and _length_dependent(str(getattr(rotary, "rope_type", ""))):
+            # the frequencies of sequences below the limits check_length enforces, as
+            # dynamic_rope_update sets them; its forward without that update
+            with torch.no_grad():
+                rotary.inv_freq.copy_(rotary.original_inv_freq)
+            rope = functools.partial(inspect.unwrap(type(rotary).forward), rotary)
+        self.rope = rope
         self.rotary_per_type = rotary is not None and (
-            "layer_type" in inspect.signature(rotary.forward).parameters
+            "layer_type" in inspect.signature(type(rotary).forward).parameters
         )
         types = getattr(config, "layer_types", None)
         self.layer_types = list(types) if types is not None else None
@@ -239,13 +278,13 @@ class CausalLMStep(torch.nn.Module):
             hidden = base.drop(hidden)
         else:
             hidden = base.embed_tokens(tokens)
-        rope = {}
-        if self.rotary is not None:
+        cos_sin = {}
+        if self.rope is not None:
             if self.rotary_per_type:
                 for t in sorted(set(self.layer_types)):
-                    rope[t] = self.rotary(hidden, position_ids, t)
+                    cos_sin[t] = self.rope(hidden, position_ids, t)
             else:
-                rope[None] = self.rotary(hidden, position_ids)
+                cos_sin[None] = self.rope(hidden, position_ids)
         for i, layer in enumerate(self.layers):
             kwargs = dict(
                 attention_mask=masks[self.windows[i]],
@@ -253,8 +292,8 @@ class CausalLMStep(torch.nn.Module):
                 past_key_values=cache,
                 use_cache=True,
             )
-            if rope:
-                kwargs["position_embeddings"] = rope[
+            if cos_sin:
+                kwargs["position_embeddings"] = cos_sin[
                     self.layer_types[i] if self.rotary_per_type else None
                 ]
             hidden = layer(hidden, **kwargs)

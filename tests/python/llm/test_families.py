@@ -8,7 +8,8 @@ Every config is tiny (hidden 64, 2 layers, vocabulary 320, max_seq_len 64) and e
 the family adds: Qwen3's q/k norms; Gemma's scaled embedding, GeGLU, pre/post feed-forward
 norms, attention and final logit soft-capping, sliding-window layers alternating with global
 ones (window 5: the 13-token prompt and the 32 new tokens run far past it), Gemma 3's per-layer-
-type RoPE; Phi-3's fused qkv and gate_up projections with partial rotary; GPT-2's learned
+type RoPE; Phi-3's fused qkv and gate_up projections with partial rotary and sliding layers,
+and its longrope variant (Phi-3-128k, Phi-3.5); GPT-2's learned
 positions, fused c_attn Conv1D, LayerNorm and GELU; the experts' routing. Weights are random
 with a large initializer range (greedy ties would make token equality a coin toss), and the
 one-dimensional parameters (norm weights, biases) are moved off their identity initialization
@@ -101,6 +102,22 @@ def _phi3():
     return transformers.Phi3ForCausalLM(config)
 
 
+def _phi3_longrope():
+    # Phi-3-128k / Phi-3.5's RoPE: short factors up to original_max_position_embeddings (the
+    # whole cache here), long ones beyond it; the attention factor from 256 / 64
+    config = transformers.Phi3Config(
+        **{**COMMON, "max_position_embeddings": 256},
+        original_max_position_embeddings=MAX_SEQ_LEN,  # (Phi3Config copies it into the RoPE's)
+        rope_parameters={
+            "rope_type": "longrope",
+            "rope_theta": 10000.0,
+            "short_factor": [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0],
+            "long_factor": [1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 24.0, 32.0],
+        },
+    )
+    return transformers.Phi3ForCausalLM(config)
+
+
 def _gpt2():
     config = transformers.GPT2Config(
         vocab_size=320,
@@ -136,6 +153,7 @@ FAMILIES = {
     "gemma2": _gemma2,
     "gemma3": _gemma3,
     "phi3": _phi3,
+    "phi3_longrope": _phi3_longrope,
     "gpt2": _gpt2,
     "qwen2_moe": _qwen2_moe,
     "mixtral": _mixtral,
@@ -219,14 +237,25 @@ def test_sliding_window_is_what_gemma2_needs():
     assert _hf_greedy(model, PROMPT, STEPS) != ref
 
 
-def test_unsupported_config_fields_are_named():
-    """A RoPE type whose frequencies move with the sequence length, an unknown layer type,
-    GPT-2 with cross-attention: each refused with a message naming the config field."""
+def test_dynamic_rope_within_max_position_embeddings():
+    """NTK "dynamic" RoPE: within max_position_embeddings (all a cache may hold) its
+    frequencies are the initial ones; a decode-only file gives transformers' tokens."""
+    torch.manual_seed(0)
     config = transformers.LlamaConfig(
-        **COMMON, rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0}
+        **{**COMMON, "max_position_embeddings": MAX_SEQ_LEN},
+        rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 4.0},
     )
-    with pytest.raises(ConversionError, match="rope_parameters rope_type 'dynamic'"):
-        wick.llm.convert(transformers.LlamaForCausalLM(config), max_seq_len=16)
+    model = transformers.LlamaForCausalLM(config).eval()
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=())
+    assert llm.generate(PROMPT, STEPS) == _hf_greedy(model, PROMPT, STEPS)
+
+
+def test_unsupported_config_fields_are_named():
+    """A longrope cache beyond original_max_position_embeddings, an unknown layer type, GPT-2
+    with cross-attention: each refused with a message naming the config field."""
+    model = _build("phi3_longrope")
+    with pytest.raises(ConversionError, match="original_max_position_embeddings"):
+        wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN + 1)
     model = _build("qwen3")
     model.config.layer_types = ["full_attention", "chunked_attention"]
     with pytest.raises(ConversionError, match=r"config.layer_types\[1\] is 'chunked_attention'"):
