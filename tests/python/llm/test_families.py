@@ -203,6 +203,7 @@ def _teacher_forced(llm, tokens) -> np.ndarray:
     return np.stack(out)
 
 
+@pytest.mark.slow  # a second conversion per family (~15 s each); the sanitizer run skips it
 def test_int8_stays_close(family):
     """quantize="int8" (a decode-only file): along the prompt and the greedy continuation,
     teacher-forced, the logits stay within a few percent of transformers' float logits and
