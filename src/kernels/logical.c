@@ -9,39 +9,43 @@
 
 #include "kernels/kernels.h"
 
-#define CMP_ROWS(EXPR)                                                \
-  for (size_t i = 0; i < p->dims[0]; i++)                             \
-    for (size_t j = 0; j < p->dims[1]; j++) {                         \
-      const float *x = a + i * p->a_strides[0] + j * p->a_strides[1]; \
-      const float *y = b + i * p->b_strides[0] + j * p->b_strides[1]; \
-      bool *o = out + (i * p->dims[1] + j) * n;                       \
-      if (p->form == WICK_F32_VV)                                     \
-        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[k], y[k]));     \
-      else if (p->form == WICK_F32_VS)                                \
-        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[k], y[0]));     \
-      else                                                            \
-        for (size_t k = 0; k < n; k++) o[k] = (EXPR(x[0], y[k]));     \
+/* Every element of the rows, each comparison's KERNEL (src/kernels/reference/binary_ops.inc) of
+ * x and y. */
+#define CMP_ROWS(KERNEL)                                               \
+  for (size_t i = 0; i < p->dims[0]; i++)                              \
+    for (size_t j = 0; j < p->dims[1]; j++) {                          \
+      const float *xs = a + i * p->a_strides[0] + j * p->a_strides[1]; \
+      const float *ys = b + i * p->b_strides[0] + j * p->b_strides[1]; \
+      bool *o = out + (i * p->dims[1] + j) * n;                        \
+      if (p->form == WICK_F32_VV)                                      \
+        for (size_t k = 0; k < n; k++) {                               \
+          const float x = xs[k], y = ys[k];                            \
+          o[k] = (KERNEL);                                             \
+        }                                                              \
+      else if (p->form == WICK_F32_VS)                                 \
+        for (size_t k = 0; k < n; k++) {                               \
+          const float x = xs[k], y = ys[0];                            \
+          o[k] = (KERNEL);                                             \
+        }                                                              \
+      else                                                             \
+        for (size_t k = 0; k < n; k++) {                               \
+          const float x = xs[0], y = ys[k];                            \
+          o[k] = (KERNEL);                                             \
+        }                                                              \
     }
 
-#define EQ(u, v) ((u) == (v))
-#define NE(u, v) ((u) != (v))
-#define LT(u, v) ((u) < (v))
-#define LE(u, v) ((u) <= (v))
-#define GT(u, v) ((u) > (v))
-#define GE(u, v) ((u) >= (v))
-
+/* The comparisons only: the logical ops take bools, never these float rows. */
 bool wick_f32_compare_plan(wick_compare_op op, const wick_f32_binary_plan *p, const float *a,
                            const float *b, bool *out) {
   const size_t n = p->dims[2];
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wfloat-equal"
   switch (op) {
-    case WICK_COMPARE_EQUAL: CMP_ROWS(EQ); return true;
-    case WICK_COMPARE_NOT_EQUAL: CMP_ROWS(NE); return true;
-    case WICK_COMPARE_LESS: CMP_ROWS(LT); return true;
-    case WICK_COMPARE_LESS_EQUAL: CMP_ROWS(LE); return true;
-    case WICK_COMPARE_GREATER: CMP_ROWS(GT); return true;
-    case WICK_COMPARE_GREATER_EQUAL: CMP_ROWS(GE); return true;
+#define WICK_COMPARE(NAME, name, KERNEL, ...) \
+  case WICK_COMPARE_##NAME:                   \
+    CMP_ROWS(KERNEL);                         \
+    return true;
+#include "kernels/reference/binary_ops.inc"
     default: return false;
   }
 #pragma GCC diagnostic pop

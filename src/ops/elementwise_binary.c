@@ -4,6 +4,11 @@
  * LOGICAL_AND / LOGICAL_OR, BITWISE_XOR: two inputs, numpy broadcasting, one
  * output. ATAN2 (same shapes only, as LiteRT) is at the end.
  *
+ * The arithmetic, comparison and logical ops are the records of
+ * src/kernels/reference/binary_ops.inc: their op records, accepted types,
+ * fused activation and kernel selectors here are derived from its lines; one
+ * prepare and one invoke serve each family.
+ *
  * Types: float32, int32 and int64 for arithmetic (int64 only without a fused
  * activation), and complex64 for MUL (no activation; LiteRT runs it, TF's
  * converter emits it for complex products such as a spectrum times a phase); comparisons also take
@@ -57,18 +62,48 @@ static wick_status prepare_broadcast(wick_op_ctx *ctx, wick_dtype out_type, bool
 
 /* ---------------------------------------------------------------- arithmetic */
 
-static wick_binary_op arith_op(int32_t builtin) {
-  switch (builtin) {
-    case WICK_BUILTIN_ADD: return WICK_BINARY_ADD;
-    case WICK_BUILTIN_SUB: return WICK_BINARY_SUB;
-    case WICK_BUILTIN_MUL: return WICK_BINARY_MUL;
-    case WICK_BUILTIN_DIV: return WICK_BINARY_DIV;
-    case WICK_BUILTIN_MAXIMUM: return WICK_BINARY_MAXIMUM;
-    case WICK_BUILTIN_MINIMUM: return WICK_BINARY_MINIMUM;
-    case WICK_BUILTIN_POW: return WICK_BINARY_POW;
-    case WICK_BUILTIN_SQUARED_DIFFERENCE: return WICK_BINARY_SQUARED_DIFFERENCE;
-    case WICK_BUILTIN_FLOOR_DIV: return WICK_BINARY_FLOOR_DIV;
-    default: return WICK_BINARY_FLOOR_MOD;
+enum {
+  T_F32 = 1 << 0,
+  T_I32 = 1 << 1,
+  T_I64 = 1 << 2,
+  T_C64 = 1 << 3 /* complex64 */
+};
+
+typedef struct arith_entry {
+  int32_t builtin;
+  wick_binary_op op;
+  unsigned types;
+  const char *type_list; /* for messages */
+  bool activation;       /* the options hold a fused activation */
+} arith_entry;
+
+/* binary_ops.inc's TYPES: the accepted element types and how messages list them. */
+#define TYPES_F32 T_F32, "float32"
+#define TYPES_F32_I32_I64 T_F32 | T_I32 | T_I64, "float32, int32, int64; complex64 for MUL"
+#define TYPES_F32_I32_I64_C64 T_F32 | T_I32 | T_I64 | T_C64, "float32, int32, int64, complex64"
+/* and OPTIONS */
+#define OPTIONS_ACTIVATION true
+#define OPTIONS_NONE false
+
+static const arith_entry arith_table[] = {
+#define WICK_BINARY_F32(NAME, name, KERNEL, VERSION, FLAGS, TYPES, OPTIONS, ...) \
+  {WICK_BUILTIN_##NAME, WICK_BINARY_##NAME, TYPES_##TYPES, OPTIONS_##OPTIONS},
+#include "kernels/reference/binary_ops.inc"
+};
+
+static const arith_entry *find_arith(int32_t builtin) {
+  for (size_t i = 0; i < sizeof arith_table / sizeof arith_table[0]; i++)
+    if (arith_table[i].builtin == builtin) return &arith_table[i];
+  return NULL;
+}
+
+static unsigned arith_type_bit(wick_dtype t) {
+  switch (t) {
+    case WICK_DTYPE_FLOAT32: return T_F32;
+    case WICK_DTYPE_INT32: return T_I32;
+    case WICK_DTYPE_INT64: return T_I64;
+    case WICK_DTYPE_COMPLEX64: return T_C64;
+    default: return 0;
   }
 }
 
@@ -86,23 +121,17 @@ static int vector_kind(int32_t builtin) {
   }
 }
 
-static bool has_activation(int32_t builtin) {
-  return builtin == WICK_BUILTIN_ADD || builtin == WICK_BUILTIN_SUB ||
-         builtin == WICK_BUILTIN_MUL || builtin == WICK_BUILTIN_DIV;
-}
-
 static wick_status arith_prepare(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_binary_prepare_quantized(ctx);
+  const arith_entry *e = find_arith(wick_op_builtin(ctx));
+  WICK_CHECK(ctx, e != NULL, "not an elementwise binary op");
   wick_tensor *a = wick_op_input(ctx, 0);
   WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
   wick_dtype t = a->type;
-  int32_t builtin = wick_op_builtin(ctx);
-  WICK_CHECK_SUPPORTED(ctx,
-                       t == WICK_DTYPE_FLOAT32 || t == WICK_DTYPE_INT32 || t == WICK_DTYPE_INT64 ||
-                           (t == WICK_DTYPE_COMPLEX64 && builtin == WICK_BUILTIN_MUL),
-                       "input type %s is not supported (float32, int32, int64; complex64 for MUL)",
-                       wick_dtype_name(t));
-  wick_activation act = has_activation(builtin) ? ctx->params->activation : WICK_ACT_NONE;
+  int32_t builtin = e->builtin;
+  WICK_CHECK_SUPPORTED(ctx, (arith_type_bit(t) & e->types) != 0,
+                       "input type %s is not supported (%s)", wick_dtype_name(t), e->type_list);
+  wick_activation act = e->activation ? ctx->params->activation : WICK_ACT_NONE;
   float lo, hi;
   WICK_TRY(wick_activation_range_f32(ctx, act, &lo, &hi));
   WICK_CHECK_SUPPORTED(ctx,
@@ -144,9 +173,9 @@ static wick_status arith_invoke(wick_op_ctx *ctx) {
   if (wick_quant_routed(ctx, 0)) return wick_binary_invoke_quantized(ctx);
   const binary_data *d = wick_op_data(ctx);
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
-  int32_t builtin = wick_op_builtin(ctx);
-  wick_binary_op op = arith_op(builtin);
-  wick_activation act = has_activation(builtin) ? ctx->params->activation : WICK_ACT_NONE;
+  const arith_entry *e = find_arith(wick_op_builtin(ctx));
+  wick_binary_op op = e->op;
+  wick_activation act = e->activation ? ctx->params->activation : WICK_ACT_NONE;
   float lo, hi;
   WICK_TRY(wick_activation_range_f32(ctx, act, &lo, &hi));
   bool divides =
@@ -175,35 +204,32 @@ static wick_status arith_invoke(wick_op_ctx *ctx) {
   }
 }
 
+/* WICK_OP_ELEMENTWISE (the record's FLAGS): every kernel of the op (float, integer, quantized;
+ * vectorized and reference) reads element i of each input only to compute element i. */
 #define ARITH_OP(sym, NAME, maxv, flags) \
   const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, arith_prepare, arith_invoke, flags};
-
-/* WICK_OP_ELEMENTWISE: every kernel of these (float, integer, quantized; vectorized and
- * reference) reads element i of each input only to compute element i. */
-ARITH_OP(wick_op_add, ADD, 5, WICK_OP_ELEMENTWISE)
-ARITH_OP(wick_op_sub, SUB, 5, WICK_OP_ELEMENTWISE)
-ARITH_OP(wick_op_mul, MUL, 7, WICK_OP_ELEMENTWISE)
-ARITH_OP(wick_op_div, DIV, 2, WICK_OP_ELEMENTWISE)
-ARITH_OP(wick_op_maximum, MAXIMUM, 4, WICK_OP_ELEMENTWISE)
-ARITH_OP(wick_op_minimum, MINIMUM, 4, WICK_OP_ELEMENTWISE)
-ARITH_OP(wick_op_pow, POW, 1, 0)
-ARITH_OP(wick_op_squared_difference, SQUARED_DIFFERENCE, 2, WICK_OP_ELEMENTWISE)
-ARITH_OP(wick_op_floor_div, FLOOR_DIV, 3, 0)
-ARITH_OP(wick_op_floor_mod, FLOOR_MOD, 2, 0)
+#define WICK_BINARY_F32(NAME, name, KERNEL, VERSION, FLAGS, ...) \
+  ARITH_OP(wick_op_##name, NAME, VERSION, FLAGS)
+#include "kernels/reference/binary_ops.inc"
 
 /* ---------------------------------------------------------------- comparisons */
 
-static wick_compare_op compare_op(int32_t builtin) {
-  switch (builtin) {
-    case WICK_BUILTIN_EQUAL: return WICK_COMPARE_EQUAL;
-    case WICK_BUILTIN_NOT_EQUAL: return WICK_COMPARE_NOT_EQUAL;
-    case WICK_BUILTIN_LESS: return WICK_COMPARE_LESS;
-    case WICK_BUILTIN_LESS_EQUAL: return WICK_COMPARE_LESS_EQUAL;
-    case WICK_BUILTIN_GREATER: return WICK_COMPARE_GREATER;
-    case WICK_BUILTIN_GREATER_EQUAL: return WICK_COMPARE_GREATER_EQUAL;
-    case WICK_BUILTIN_LOGICAL_AND: return WICK_COMPARE_LOGICAL_AND;
-    default: return WICK_COMPARE_LOGICAL_OR;
-  }
+typedef struct compare_entry {
+  int32_t builtin;
+  wick_compare_op op;
+  bool logical; /* bool inputs only */
+} compare_entry;
+
+static const compare_entry compare_table[] = {
+#define WICK_COMPARE(NAME, ...) {WICK_BUILTIN_##NAME, WICK_COMPARE_##NAME, false},
+#define WICK_LOGICAL(NAME, ...) {WICK_BUILTIN_##NAME, WICK_COMPARE_##NAME, true},
+#include "kernels/reference/binary_ops.inc"
+};
+
+static const compare_entry *find_compare(int32_t builtin) {
+  for (size_t i = 0; i < sizeof compare_table / sizeof compare_table[0]; i++)
+    if (compare_table[i].builtin == builtin) return &compare_table[i];
+  return NULL;
 }
 
 /* LiteRT's scaled comparison: each input scale as a Q31 multiplier with shift <= 0 (LiteRT's
@@ -226,10 +252,11 @@ static wick_status compare_quantized_prepare(wick_op_ctx *ctx, binary_data *d) {
 }
 
 static wick_status compare_prepare(wick_op_ctx *ctx) {
+  const compare_entry *e = find_compare(wick_op_builtin(ctx));
+  WICK_CHECK(ctx, e != NULL, "not a comparison or logical op");
   wick_tensor *a = wick_op_input(ctx, 0);
   WICK_CHECK(ctx, a != NULL, "input 0 is required but absent");
-  wick_compare_op op = compare_op(wick_op_builtin(ctx));
-  bool logical = op == WICK_COMPARE_LOGICAL_AND || op == WICK_COMPARE_LOGICAL_OR;
+  bool logical = e->logical;
   wick_dtype t = a->type;
   if (logical) {
     WICK_CHECK(ctx, t == WICK_DTYPE_BOOL, "inputs must be bool, not %s", wick_dtype_name(t));
@@ -262,30 +289,23 @@ static wick_status compare_prepare(wick_op_ctx *ctx) {
 static wick_status compare_invoke(wick_op_ctx *ctx) {
   const binary_data *d = wick_op_data(ctx);
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
+  const wick_compare_op op = find_compare(wick_op_builtin(ctx))->op;
   if (d->compare_quantized) {
-    wick_q_compare__reference(compare_op(wick_op_builtin(ctx)), a->type, &d->bc, &d->q, a->data,
-                              b->data, o->data);
+    wick_q_compare__reference(op, a->type, &d->bc, &d->q, a->data, b->data, o->data);
     return WICK_OK;
   }
-  if (d->compare_rows &&
-      wick_f32_compare_plan(compare_op(wick_op_builtin(ctx)), &d->plan, a->data, b->data, o->data))
+  if (d->compare_rows && wick_f32_compare_plan(op, &d->plan, a->data, b->data, o->data))
     return WICK_OK;
-  wick_compare__reference(compare_op(wick_op_builtin(ctx)), a->type, &d->bc, a->data, b->data,
-                          o->data);
+  wick_compare__reference(op, a->type, &d->bc, a->data, b->data, o->data);
   return WICK_OK;
 }
 
+/* The comparisons and logical ops of binary_ops.inc (FLAGS 0: their output is bool). */
 #define COMPARE_OP(sym, NAME, maxv) \
   const wick_op_def sym = {#NAME, WICK_BUILTIN_##NAME, maxv, compare_prepare, compare_invoke, 0};
-
-COMPARE_OP(wick_op_equal, EQUAL, 5)
-COMPARE_OP(wick_op_not_equal, NOT_EQUAL, 3)
-COMPARE_OP(wick_op_less, LESS, 3)
-COMPARE_OP(wick_op_less_equal, LESS_EQUAL, 2)
-COMPARE_OP(wick_op_greater, GREATER, 2)
-COMPARE_OP(wick_op_greater_equal, GREATER_EQUAL, 3)
-COMPARE_OP(wick_op_logical_and, LOGICAL_AND, 1)
-COMPARE_OP(wick_op_logical_or, LOGICAL_OR, 1)
+#define WICK_COMPARE(NAME, name, KERNEL, VERSION, ...) COMPARE_OP(wick_op_##name, NAME, VERSION)
+#define WICK_LOGICAL WICK_COMPARE
+#include "kernels/reference/binary_ops.inc"
 
 /* ---------------------------------------------------------------- BITWISE_XOR */
 

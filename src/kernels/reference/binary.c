@@ -3,10 +3,15 @@
  *
  * Iteration: the output is walked in row-major order with an index counter
  * over all but the innermost dimension; each operand's offset advances by its
- * stride (0 on a broadcast dimension). Semantics per op:
- *   FLOOR_DIV  floor(a / b)            FLOOR_MOD  a - floor(a / b) * b (sign of b)
- *   POW        powf / integer power    SQUARED_DIFFERENCE (a - b)^2
- *   BITWISE_XOR on the bit pattern      ATAN2      atan2(y, x), same shapes
+ * stride (0 on a broadcast dimension). The float32 formula of each arithmetic
+ * op and the formula of each comparison and logical op is its KERNEL in
+ * binary_ops.inc (the record each op is derived from). The integer
+ * arithmetic (INT_APPLY) is written here:
+ *   DIV, FLOOR_DIV  truncating / flooring; FLOOR_MOD  the sign of b
+ *   POW             repeated squaring, 0 for a negative exponent
+ *   overflow        wraps (two's complement)
+ * and so are BITWISE_XOR (on the bit pattern) and ATAN2 (atan2(y, x), same
+ * shapes).
  */
 #include <math.h>
 
@@ -43,22 +48,19 @@
 
 static inline float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
+/* FLOOR_MOD: the remainder with the sign of the divisor. */
+static float floor_mod(float x, float y) {
+  float m = fmodf(x, y);
+  if (m != 0.0f && ((m < 0.0f) != (y < 0.0f))) m += y;
+  return m;
+}
+
 static float f32_apply(wick_binary_op op, float x, float y) {
   switch (op) {
-    case WICK_BINARY_ADD: return x + y;
-    case WICK_BINARY_SUB: return x - y;
-    case WICK_BINARY_MUL: return x * y;
-    case WICK_BINARY_DIV: return x / y;
-    case WICK_BINARY_MAXIMUM: return (x != x || y != y) ? NAN : (x > y ? x : y);
-    case WICK_BINARY_MINIMUM: return (x != x || y != y) ? NAN : (x < y ? x : y);
-    case WICK_BINARY_POW: return powf(x, y);
-    case WICK_BINARY_SQUARED_DIFFERENCE: return (x - y) * (x - y);
-    case WICK_BINARY_FLOOR_DIV: return floorf(x / y);
-    case WICK_BINARY_FLOOR_MOD: {
-      float m = fmodf(x, y);
-      if (m != 0.0f && ((m < 0.0f) != (y < 0.0f))) m += y;
-      return m;
-    }
+#define WICK_BINARY_F32(NAME, name, KERNEL, ...) \
+  case WICK_BINARY_##NAME: return KERNEL;
+    /* one case per arithmetic record */
+#include "kernels/reference/binary_ops.inc"
   }
   return 0.0f;
 }
@@ -141,6 +143,7 @@ void wick_f32_binary__reference(wick_binary_op op, const wick_broadcast *bc, con
         if (m != 0 && ((m < 0) != (y < 0))) m += y;    \
         return m;                                      \
       }                                                \
+      default: break; /* float-only ops (TYPES F32) */ \
     }                                                  \
     return 0;                                          \
   }
@@ -177,38 +180,56 @@ void wick_c64_mul__reference(const wick_broadcast *bc, const float *a, const flo
 #undef C64_BODY
 }
 
-#define CMP(op, x, y)                                  \
-  ((op) == WICK_COMPARE_EQUAL           ? (x) == (y)   \
-   : (op) == WICK_COMPARE_NOT_EQUAL     ? (x) != (y)   \
-   : (op) == WICK_COMPARE_LESS          ? (x) < (y)    \
-   : (op) == WICK_COMPARE_LESS_EQUAL    ? (x) <= (y)   \
-   : (op) == WICK_COMPARE_GREATER       ? (x) > (y)    \
-   : (op) == WICK_COMPARE_GREATER_EQUAL ? (x) >= (y)   \
-   : (op) == WICK_COMPARE_LOGICAL_AND   ? ((x) && (y)) \
-                                        : ((x) || (y)))
+/* A comparison's or logical op's KERNEL (binary_ops.inc) on two values: floats as they are,
+ * every integer type and bool widened to int64 (exact). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wfloat-equal"
+static bool compare_f32(wick_compare_op op, float x, float y) {
+  switch (op) {
+#define WICK_COMPARE(NAME, name, KERNEL, ...) \
+  case WICK_COMPARE_##NAME:                   \
+    return KERNEL;
+#define WICK_LOGICAL WICK_COMPARE
+#include "kernels/reference/binary_ops.inc"
+  }
+  return false;
+}
+#pragma GCC diagnostic pop
 
-#define COMPARE_TYPED(T)                                                               \
-  do {                                                                                 \
-    const T *pa_ = (const T *)a, *pb_ = (const T *)b;                                  \
-    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wfloat-equal\"") \
-        BROADCAST_LOOP(bc, CMP_BODY);                                                  \
-    _Pragma("GCC diagnostic pop")                                                      \
+static bool compare_int(wick_compare_op op, int64_t x, int64_t y) {
+  switch (op) {
+#define WICK_COMPARE(NAME, name, KERNEL, ...) \
+  case WICK_COMPARE_##NAME:                   \
+    return KERNEL;
+#define WICK_LOGICAL WICK_COMPARE
+#include "kernels/reference/binary_ops.inc"
+  }
+  return false;
+}
+
+#define COMPARE_TYPED(T, BODY)                        \
+  do {                                                \
+    const T *pa_ = (const T *)a, *pb_ = (const T *)b; \
+    BROADCAST_LOOP(bc, BODY);                         \
   } while (0)
-#define CMP_BODY(ia, ib, io) out[io] = CMP(op, pa_[ia], pb_[ib])
+#define CMP_F32_BODY(ia, ib, io) out[io] = compare_f32(op, pa_[ia], pb_[ib])
+#define CMP_INT_BODY(ia, ib, io) out[io] = compare_int(op, pa_[ia], pb_[ib])
 
 void wick_compare__reference(wick_compare_op op, wick_dtype type, const wick_broadcast *bc,
                              const void *a, const void *b, bool *out) {
   switch (type) {
-    case WICK_DTYPE_FLOAT32: COMPARE_TYPED(float); break;
-    case WICK_DTYPE_INT32: COMPARE_TYPED(int32_t); break;
-    case WICK_DTYPE_INT64: COMPARE_TYPED(int64_t); break;
-    case WICK_DTYPE_INT8: COMPARE_TYPED(int8_t); break;
-    case WICK_DTYPE_UINT8: COMPARE_TYPED(uint8_t); break;
-    case WICK_DTYPE_INT16: COMPARE_TYPED(int16_t); break;
-    case WICK_DTYPE_BOOL: COMPARE_TYPED(bool); break;
+    case WICK_DTYPE_FLOAT32: COMPARE_TYPED(float, CMP_F32_BODY); break;
+    case WICK_DTYPE_INT32: COMPARE_TYPED(int32_t, CMP_INT_BODY); break;
+    case WICK_DTYPE_INT64: COMPARE_TYPED(int64_t, CMP_INT_BODY); break;
+    case WICK_DTYPE_INT8: COMPARE_TYPED(int8_t, CMP_INT_BODY); break;
+    case WICK_DTYPE_UINT8: COMPARE_TYPED(uint8_t, CMP_INT_BODY); break;
+    case WICK_DTYPE_INT16: COMPARE_TYPED(int16_t, CMP_INT_BODY); break;
+    case WICK_DTYPE_BOOL: COMPARE_TYPED(bool, CMP_INT_BODY); break;
     default: break;
   }
 }
+#undef CMP_F32_BODY
+#undef CMP_INT_BODY
 
 #define XOR_FN(NAME, T)                                                        \
   static void NAME(const wick_broadcast *bc, const T *a, const T *b, T *out) { \

@@ -382,13 +382,12 @@ INLINE bool qcompare_one(wick_compare_op op, const wick_qcompare_params *p, int3
                          p->input1_multiplier, p->input1_shift);
   const int32_t y = mbqm((int32_t)((uint32_t)add32(b, p->input2_offset) << p->left_shift),
                          p->input2_multiplier, p->input2_shift);
-  switch (op) {
-    case WICK_COMPARE_EQUAL: return x == y;
-    case WICK_COMPARE_NOT_EQUAL: return x != y;
-    case WICK_COMPARE_LESS: return x < y;
-    case WICK_COMPARE_LESS_EQUAL: return x <= y;
-    case WICK_COMPARE_GREATER: return x > y;
-    default: return x >= y;
+  switch (op) { /* each comparison's KERNEL in binary_ops.inc */
+#define WICK_COMPARE(NAME, name, KERNEL, ...) \
+  case WICK_COMPARE_##NAME: return KERNEL;
+    /* one case per comparison record */
+#include "kernels/reference/binary_ops.inc"
+    default: return false; /* (the logical ops take bools, never quantized values) */
   }
 }
 

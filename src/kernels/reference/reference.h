@@ -22,28 +22,17 @@
 
 /* ---- elementwise binary with broadcasting ---- */
 
+/* The arithmetic ops, then the comparisons and logical ops: one record each in
+ * binary_ops.inc, which states each op's formula (its KERNEL). */
 typedef enum wick_binary_op {
-  WICK_BINARY_ADD,
-  WICK_BINARY_SUB,
-  WICK_BINARY_MUL,
-  WICK_BINARY_DIV,
-  WICK_BINARY_MAXIMUM,
-  WICK_BINARY_MINIMUM,
-  WICK_BINARY_POW,
-  WICK_BINARY_SQUARED_DIFFERENCE,
-  WICK_BINARY_FLOOR_DIV,
-  WICK_BINARY_FLOOR_MOD
+#define WICK_BINARY_F32(NAME, ...) WICK_BINARY_##NAME,
+#include "kernels/reference/binary_ops.inc"
 } wick_binary_op;
 
 typedef enum wick_compare_op {
-  WICK_COMPARE_EQUAL,
-  WICK_COMPARE_NOT_EQUAL,
-  WICK_COMPARE_LESS,
-  WICK_COMPARE_LESS_EQUAL,
-  WICK_COMPARE_GREATER,
-  WICK_COMPARE_GREATER_EQUAL,
-  WICK_COMPARE_LOGICAL_AND, /* bool only */
-  WICK_COMPARE_LOGICAL_OR   /* bool only */
+#define WICK_COMPARE(NAME, ...) WICK_COMPARE_##NAME,
+#define WICK_LOGICAL(NAME, ...) WICK_COMPARE_##NAME, /* bool only */
+#include "kernels/reference/binary_ops.inc"
 } wick_compare_op;
 
 /* A broadcast iteration space: `dims` of the output and the element strides

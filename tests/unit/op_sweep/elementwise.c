@@ -46,29 +46,45 @@ static void binary_case(const binary_op *bo, const shape_pair *sp, int act, wick
   run_case(&c);
 }
 
+/* The records' RESULT (binary_ops.inc, unary_ops.inc): bit for bit, or within TOL_FLOAT;
+ * OPTIONS (binary_ops.inc): the options table. */
+enum { RESULT_EXACT = 1, RESULT_APPROX = 0 };
+#define OPTIONS_ACTIVATION(NAME) OPT_##NAME
+#define OPTIONS_NONE(NAME) OPT_NONE
+
+/* The float ops with vector kernels: each also runs on the broadcasts the vector drivers plan
+ * (all of binary_shapes; the others on its first three). */
+static bool has_binary_vector_kernel(int32_t code) {
+  return code == WICK_BUILTIN_ADD || code == WICK_BUILTIN_SUB || code == WICK_BUILTIN_MUL ||
+         code == WICK_BUILTIN_DIV || code == WICK_BUILTIN_MAXIMUM || code == WICK_BUILTIN_MINIMUM ||
+         code == WICK_BUILTIN_SQUARED_DIFFERENCE;
+}
+
 void sweep_binary_float(void) {
+  /* every float binary arithmetic op, as its record in binary_ops.inc draws it */
   static const binary_op ops[] = {
-      {"ADD", WICK_BUILTIN_ADD, OPT_ADD, true, -2, 2, -2, 2},
-      {"SUB", WICK_BUILTIN_SUB, OPT_SUB, true, -2, 2, -2, 2},
-      {"MUL", WICK_BUILTIN_MUL, OPT_MUL, true, -2, 2, -2, 2},
-      {"DIV", WICK_BUILTIN_DIV, OPT_DIV, true, 0.25, 2, -2, 2},
-      {"MAXIMUM", WICK_BUILTIN_MAXIMUM, OPT_NONE, true, -2, 2, -2, 2},
-      {"MINIMUM", WICK_BUILTIN_MINIMUM, OPT_NONE, true, -2, 2, -2, 2},
-      {"SQUARED_DIFFERENCE", WICK_BUILTIN_SQUARED_DIFFERENCE, OPT_NONE, true, -2, 2, -2, 2},
+#define WICK_BINARY_F32(NAME, name, KERNEL, VERSION, FLAGS, TYPES, OPTIONS, A_LO, A_HI, B_LO, \
+                        B_HI, RESULT, ...)                                                    \
+  {#NAME, WICK_BUILTIN_##NAME, OPTIONS_##OPTIONS(NAME), RESULT_##RESULT, B_LO, B_HI, A_LO, A_HI},
+#include "kernels/reference/binary_ops.inc"
   };
+  const binary_op *add = NULL, *mul = NULL;
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-    for (size_t s = 0; s < NUM_BINARY_SHAPES; s++)
+    const size_t shapes = has_binary_vector_kernel(ops[o].code) ? NUM_BINARY_SHAPES : 3;
+    for (size_t s = 0; s < shapes; s++)
       binary_case(&ops[o], &binary_shapes[s], ACT_NONE, WICK_DTYPE_FLOAT32);
     if (ops[o].opt != OPT_NONE) {
       binary_case(&ops[o], &binary_shapes[0], ACT_RELU6, WICK_DTYPE_FLOAT32);
       binary_case(&ops[o], &binary_shapes[1], ACT_RELU, WICK_DTYPE_FLOAT32);
       binary_case(&ops[o], &binary_shapes[2], ACT_RELU_N1_TO_1, WICK_DTYPE_FLOAT32);
     }
+    if (ops[o].code == WICK_BUILTIN_ADD) add = &ops[o];
+    if (ops[o].code == WICK_BUILTIN_MUL) mul = &ops[o];
   }
   /* large enough to be split over the threads */
   static const shape_pair large = {"large [4,256,300]", {4, 256, 300}, {4, 256, 300}, 3, 3};
-  binary_case(&ops[0], &large, ACT_NONE, WICK_DTYPE_FLOAT32);
-  binary_case(&ops[2], &large, ACT_RELU, WICK_DTYPE_FLOAT32);
+  binary_case(add, &large, ACT_NONE, WICK_DTYPE_FLOAT32);
+  binary_case(mul, &large, ACT_RELU, WICK_DTYPE_FLOAT32);
 }
 
 static void qbinary_case(const char *name, int32_t code, uint8_t opt, wick_dtype t,
@@ -160,9 +176,6 @@ static void unary_case(const unary_op *u, wick_dtype t, const int32_t *shape, si
   op(&c, u->code, &in, 1, OPT_NONE, NULL);
   run_case(&c);
 }
-
-/* unary_ops.inc's RESULT: bit for bit, or within TOL_FLOAT. */
-enum { RESULT_EXACT = 1, RESULT_APPROX = 0 };
 
 /* The ops with vector kernels: each also runs on a short tail ([1,5]). */
 static bool has_vector_kernel(const char *name) {
@@ -337,12 +350,19 @@ void sweep_prelu(void) {
  * the strided copies of the movement ops) is compared from its first day. */
 
 void sweep_compare_logical(void) {
-  static const struct {
+  typedef struct named_op {
     const char *name;
     int32_t code;
-  } ops[] = {{"EQUAL", WICK_BUILTIN_EQUAL},     {"NOT_EQUAL", WICK_BUILTIN_NOT_EQUAL},
-             {"LESS", WICK_BUILTIN_LESS},       {"LESS_EQUAL", WICK_BUILTIN_LESS_EQUAL},
-             {"GREATER", WICK_BUILTIN_GREATER}, {"GREATER_EQUAL", WICK_BUILTIN_GREATER_EQUAL}};
+  } named_op;
+  /* the comparisons and the logical ops of binary_ops.inc */
+  static const named_op ops[] = {
+#define WICK_COMPARE(NAME, ...) {#NAME, WICK_BUILTIN_##NAME},
+#include "kernels/reference/binary_ops.inc"
+  };
+  static const named_op logical[] = {
+#define WICK_LOGICAL(NAME, ...) {#NAME, WICK_BUILTIN_##NAME},
+#include "kernels/reference/binary_ops.inc"
+  };
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
     for (size_t s = 0; s < 3; s++)
       for (int t = 0; t < 3; t++) {
@@ -377,12 +397,7 @@ void sweep_compare_logical(void) {
         op(&c, ops[o].code, ins, 2, OPT_NONE, NULL);
         run_case(&c);
       }
-  static const struct {
-    const char *name;
-    int32_t code;
-  } logical[] = {{"LOGICAL_AND", WICK_BUILTIN_LOGICAL_AND},
-                 {"LOGICAL_OR", WICK_BUILTIN_LOGICAL_OR}};
-  for (size_t o = 0; o < 2; o++)
+  for (size_t o = 0; o < sizeof logical / sizeof logical[0]; o++)
     for (size_t s = 0; s < 3; s++) {
       const shape_pair *sp = &binary_shapes[s];
       sweep_case c;
@@ -438,14 +453,7 @@ void sweep_compare_logical(void) {
 }
 
 void sweep_binary_more(void) {
-  static const binary_op ops[] = {
-      {"FLOOR_DIV", WICK_BUILTIN_FLOOR_DIV, OPT_NONE, true, 0.25, 2, -4, 4},
-      {"FLOOR_MOD", WICK_BUILTIN_FLOOR_MOD, OPT_NONE, true, 0.25, 2, -4, 4},
-      {"POW", WICK_BUILTIN_POW, OPT_NONE, false, -2, 2, 0.1, 3},
-  };
-  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
-    for (size_t s = 0; s < 3; s++)
-      binary_case(&ops[o], &binary_shapes[s], ACT_NONE, WICK_DTYPE_FLOAT32);
+  /* (the float arithmetic ops are all in sweep_binary_float, from their records) */
   static const binary_op int_ops[] = {
       {"ADD", WICK_BUILTIN_ADD, OPT_ADD, true, -1000, 1000, -1000, 1000},
       {"SUB", WICK_BUILTIN_SUB, OPT_SUB, true, -1000, 1000, -1000, 1000},
