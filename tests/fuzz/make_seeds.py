@@ -34,6 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
+from wick.tflite import binary_ops  # noqa: E402
 from wick.tflite.unary_ops import unary_ops  # noqa: E402
 from wick.tflite.writer import ModelWriter  # noqa: E402
 
@@ -370,6 +371,15 @@ def fx(*shape):
     return ("in", shape, "float32")
 
 
+def binary_dtype(op) -> str:
+    return "bool" if getattr(op, "logical", False) else "float32"
+
+
+def binary_out(op) -> str | None:
+    """bool for the comparisons and logical ops, else the input's type."""
+    return "bool" if isinstance(op, binary_ops.CompareOp) else None
+
+
 # the unary math ops of the runtime's src/kernels/reference/unary_ops.inc, and these
 UNARY = [op.name for op in unary_ops()] + ["GELU", "ZEROS_LIKE", "LOG_SOFTMAX"]
 
@@ -682,6 +692,14 @@ RECIPES = {
     ),
     "composite": composite,
     **{f"unary_{op.lower()}": (lambda op=op: op_model(op, [fx(2, 3)], (2, 3))) for op in UNARY},
+    # each op of the runtime's src/kernels/reference/binary_ops.inc, float32 (bool for the
+    # logical ops) against a broadcast constant
+    **{
+        f"binary_{op.symbol}": (
+            lambda op=op: binary(op.name, dtype=binary_dtype(op), out_dtype=binary_out(op))
+        )
+        for op in binary_ops.records()
+    },
     **EXTRA,
 }
 

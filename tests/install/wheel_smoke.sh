@@ -47,9 +47,12 @@ fi
 
 cd "$tmp" # (not the checkout: `import wick` must find the installed package)
 "$venv/python" "$here/wheel_smoke.py" "$tmp/smoke.tflite"
-# The converter's unary lowering rules come from the runtime's records, installed in wick/_data.
+# The converter's unary and binary lowering rules come from the runtime's records, installed in
+# wick/_data.
 "$venv/python" -c 'from wick.tflite import unary_ops as u; assert "_data" in str(u.path()), u.path(); assert u.unary_ops()' ||
   fail "the wheel lacks wick/_data/unary_ops.inc"
+"$venv/python" -c 'from wick.tflite import binary_ops as b; assert "_data" in str(b.path()), b.path(); assert b.arithmetic_ops()' ||
+  fail "the wheel lacks wick/_data/binary_ops.inc"
 
 "$venv/wick" version | grep -q '^wick ' || fail "wick version"
 "$venv/wick" inspect smoke.tflite >inspect.txt || fail "wick inspect"

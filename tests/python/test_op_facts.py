@@ -13,7 +13,11 @@ A drift on either side fails here:
 * rules made of one dtype table (versions.ByInput) declare exactly their largest value;
 * the float unary ops' records (src/kernels/reference/unary_ops.inc, read by
   wick.tflite.unary_ops) name registered ops, their oracles agree with LiteRT's reference
-  resolver, the converter's rules come from them, and the reader refuses malformed lines.
+  resolver, the converter's rules come from them, and the reader refuses malformed lines;
+* the elementwise binary ops' records (src/kernels/reference/binary_ops.inc, read by
+  wick.tflite.binary_ops) likewise: registered ops at the runtime's newest version, the
+  converter's rules and the layout pass's list from them, malformed lines refused (their numpy
+  oracles are held to wick's outputs by tests/python/ops/test_elementwise_binary.py).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from wick.tflite import ops, unary_ops, versions
+from wick.tflite import binary_ops, ops, unary_ops, versions
 from wick.tflite.options import OPTIONS_TABLES, options_table
 from wick.tflite.writer import ModelWriter
 
@@ -305,3 +309,100 @@ def test_unary_record_parser_reads_fields():
 def test_unary_record_parser_refuses_malformed_lines(line, match):
     with pytest.raises(ValueError, match=match):
         unary_ops.parse("/* header */\n" + line, "t.inc")
+
+
+# ---- the elementwise binary ops' records (src/kernels/reference/binary_ops.inc) -----------------
+
+
+def test_binary_records_are_the_registered_ops():
+    """Each record names an op of the table whose op_table.inc line holds wick_op_<symbol>, at the
+    newest version the runtime runs (the writer's, but for the gaps listed above)."""
+    registered = dict(
+        re.findall(r"^WICK_OP\((\w+), (\w+)\)", (ROOT / "src/ops/op_table.inc").read_text(), re.M)
+    )
+    records = binary_ops.records()
+    assert records, "no record read"
+    for r in records:
+        assert registered.get(r.name) == f"wick_op_{r.symbol}", r.name
+        assert r.name in ops.BY_NAME, r.name
+        newest = KNOWN_VERSION_GAPS.get(r.name, (0, ops.BY_NAME[r.name].newest))[1]
+        assert r.version == newest, (r.name, r.version, newest)
+    kinds = [
+        type(r).__name__ + ("/logical" if getattr(r, "logical", False) else "") for r in records
+    ]
+    assert kinds == sorted(kinds, key=["BinaryOp", "CompareOp", "CompareOp/logical"].index), (
+        "the records go arithmetic, comparisons, logical (the order of the runtime's enums)"
+    )
+
+
+def test_binary_converter_rules_come_from_the_records():
+    pytest.importorskip("torch", reason="the converter needs torch")
+    from wick.converter.lower import elementwise
+    from wick.converter.passes import layout
+
+    for r in binary_ops.records():
+        assert r.name in layout.NARY, r.name
+        if r.aten is not None:
+            assert any(k.split(".")[0] == r.aten for k in elementwise.RULES), r.aten
+
+
+BINARY_RECORD = (
+    "WICK_BINARY_F32(HYPOT, hypot, hypotf(x, y), 1, 0, F32, NONE, -2, 2, -2.5, 2, APPROX, REAL,"
+    ' hypot, "np.hypot(x, y)")'
+)
+COMPARE_RECORD = 'WICK_COMPARE(EQUAL, equal, x == y, 5, eq, "np.equal(x, y)")'
+
+
+def test_binary_record_parser_reads_fields():
+    text = (
+        "/* a comment, with commas, WICK_COMPARE(X) */\n"
+        "#ifndef WICK_LOGICAL\n#define WICK_LOGICAL(...)\n#endif\n"
+        f"{BINARY_RECORD} /* trailing, comment */\n"
+        f"{COMPARE_RECORD}\n"
+        'WICK_LOGICAL(LOGICAL_OR, logical_or, x || y, 1, NO_ATEN, "np.logical_or(x, y)")\n'
+        "WICK_BINARY_F32(ADD, add, x + y, 5, WICK_OP_ELEMENTWISE, F32_I32_I64, ACTIVATION, -2, 2,"
+        ' 0.25, 2, EXACT, NONZERO, NO_ATEN, "x + y")\n'
+    )
+    hypot, equal, logical_or, add = binary_ops.parse(text)
+    assert hypot == binary_ops.BinaryOp(
+        "HYPOT", "hypot", "hypotf(x, y)", 1, "0", "F32", False, -2.0, 2.0, -2.5, 2.0, "APPROX",
+        "REAL", "hypot", "np.hypot(x, y)",
+    )  # fmt: skip
+    assert equal == binary_ops.CompareOp(
+        "EQUAL", "equal", "x == y", 5, "eq", "np.equal(x, y)", False
+    )
+    assert logical_or.logical and logical_or.aten is None and logical_or.kernel == "x || y"
+    assert add.activation and add.flags == "WICK_OP_ELEMENTWISE" and add.b_lo == 0.25
+    assert add.domain == "NONZERO" and add.aten is None and add.numpy == "x + y"
+
+
+@pytest.mark.parametrize(
+    "line,match",
+    [
+        ("EQUAL(1)", r"t.inc:2: not a WICK_BINARY_F32\(...\) or WICK_COMPARE"),
+        (BINARY_RECORD.replace(", -2.5,", ","), r"t.inc:2: 14 fields, a record has 15"),
+        (COMPARE_RECORD.replace(", eq,", ","), r"t.inc:2: 5 fields, a record has 6"),
+        (BINARY_RECORD.replace("REAL", "ODD"), r"domain 'ODD' unknown"),
+        (BINARY_RECORD.replace("APPROX", "CLOSE"), r"result 'CLOSE' unknown"),
+        (BINARY_RECORD.replace("NONE", "FUSED"), r"options 'FUSED' unknown"),
+        (BINARY_RECORD.replace(" F32,", " I8,"), r"types 'I8' unknown"),
+        (COMPARE_RECORD.replace("equal, x", "EQUAL, x"), r"symbol 'EQUAL'"),
+        (COMPARE_RECORD.replace('"np.equal(x, y)"', "np.equal"), r"oracle 'np.equal': a numpy"),
+        (COMPARE_RECORD + "\n" + COMPARE_RECORD, r"an op has two records"),
+    ],
+    ids=[
+        "not-a-record",
+        "fields",
+        "compare-fields",
+        "domain",
+        "result",
+        "options",
+        "types",
+        "symbol",
+        "oracle",
+        "twice",
+    ],
+)
+def test_binary_record_parser_refuses_malformed_lines(line, match):
+    with pytest.raises(ValueError, match=match):
+        binary_ops.parse("/* header */\n" + line, "t.inc")

@@ -10,7 +10,8 @@ lowering rules (``converter/lower/elementwise.py``), the layout pass's list of u
 Python edit. The field meanings are stated at the top of the .inc file.
 
 The file is looked up in the package (``wick/_data/unary_ops.inc``, where a wheel installs it:
-CMakeLists.txt) and then in the source tree the package sits in (a checkout, an editable install).
+CMakeLists.txt) and then in the source tree the package sits in (a checkout, an editable install):
+``wick.tflite.op_records`` reads it.
 """
 
 from __future__ import annotations
@@ -20,12 +21,10 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
+from . import op_records
+
 FILE_NAME = "unary_ops.inc"
-_HERE = Path(__file__).resolve().parent
-CANDIDATES = (
-    _HERE.parent / "_data" / FILE_NAME,
-    _HERE.parents[2] / "src" / "kernels" / "reference" / FILE_NAME,
-)
+CANDIDATES = op_records.candidates(FILE_NAME)
 
 DOMAINS = ("REAL", "POSITIVE", "HALVES")
 RESULTS = ("EXACT", "APPROX")
@@ -54,71 +53,16 @@ class UnaryOp(NamedTuple):
         return self.numpy is None
 
 
-def _strip_comments(text: str) -> str:
-    """The text without /* */ and // comments (string literals kept), newlines kept."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        if text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            out.append("\n" * text.count("\n", i, end))
-            i = end
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text[i] == '"':
-            end = i + 1
-            while end < n and text[end] != '"':
-                end += 2 if text[end] == "\\" else 1
-            out.append(text[i : end + 1])
-            i = end + 1
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
-
-
-def _split_args(args: str) -> list[str]:
-    """Macro arguments: split at the commas outside parentheses and string literals."""
-    fields, depth, start, i = [], 0, 0, 0
-    while i < len(args):
-        c = args[i]
-        if c == '"':
-            i = args.index('"', i + 1)
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "," and depth == 0:
-            fields.append(args[start:i].strip())
-            start = i + 1
-        i += 1
-    fields.append(args[start:].strip())
-    return fields
-
-
 def parse(text: str, source: str = FILE_NAME) -> tuple[UnaryOp, ...]:
     """The records of an unary_ops.inc text; ValueError naming the line of a malformed one."""
     records = []
-    for lineno, line in enumerate(_strip_comments(text).splitlines(), 1):
-        line = line.strip()
-        if not line:
-            continue
-        m = re.fullmatch(r"WICK_UNARY_F32\((.*)\)", line)
-        if m is None:
-            raise ValueError(f"{source}:{lineno}: not a WICK_UNARY_F32(...) record: {line}")
-        f = _split_args(m.group(1))
-        if len(f) != FIELDS:
-            raise ValueError(f"{source}:{lineno}: {len(f)} fields, a record has {FIELDS}")
+    for _, f, where in op_records.records(text, {"WICK_UNARY_F32": FIELDS}, source):
         name, symbol, kernel, version, flags, types, lo, hi, result, domain, aten, oracle = f
-        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name) or symbol != name.lower():
-            raise ValueError(f"{source}:{lineno}: name {name!r} / symbol {symbol!r}")
-        if result not in RESULTS:
-            raise ValueError(f"{source}:{lineno}: result {result!r} unknown (one of {RESULTS})")
-        if domain not in DOMAINS:
-            raise ValueError(f"{source}:{lineno}: domain {domain!r} unknown (one of {DOMAINS})")
+        op_records.check_name(name, symbol, where)
+        op_records.check_choice("result", result, RESULTS, where)
+        op_records.check_choice("domain", domain, DOMAINS, where)
         if oracle != "LITERT_REF" and not re.fullmatch(r'"[^"\\]*"', oracle):
-            raise ValueError(f"{source}:{lineno}: oracle {oracle!r}: LITERT_REF or a string")
+            raise ValueError(f"{where}: oracle {oracle!r}: LITERT_REF or a string")
         records.append(
             UnaryOp(
                 name=name,
@@ -135,21 +79,13 @@ def parse(text: str, source: str = FILE_NAME) -> tuple[UnaryOp, ...]:
                 numpy=None if oracle == "LITERT_REF" else oracle[1:-1],
             )
         )
-    names = [r.name for r in records]
-    if len(set(names)) != len(names):
-        raise ValueError(f"{source}: an op has two records")
+    op_records.check_unique([r.name for r in records], source)
     return tuple(records)
 
 
 def path() -> Path:
     """Where unary_ops.inc is (the package's copy first)."""
-    for p in CANDIDATES:
-        if p.is_file():
-            return p
-    raise FileNotFoundError(
-        f"{FILE_NAME} is neither in the wick package nor in its source tree; looked in "
-        + ", ".join(str(p) for p in CANDIDATES)
-    )
+    return op_records.path(FILE_NAME)
 
 
 @functools.cache

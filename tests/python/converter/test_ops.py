@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import wick
+from wick.tflite.binary_ops import arithmetic_ops, compare_ops
 from wick.tflite.unary_ops import unary_ops
 
 from .util import check, run_litert, to_numpy
@@ -75,26 +76,28 @@ case("pow3", lambda x: x**3, r(3, 4))
 case("pow_half", lambda x: x**0.5, pos(3, 4))
 case("pow_frac", lambda x: x**1.7, pos(3, 4))
 case("pow_tensor", lambda x, y: torch.pow(x, y), pos(3, 4), r(3, 4))
-case("maximum", lambda x, y: torch.maximum(x, y), r(3, 4), r(4))
-case("minimum", lambda x, y: torch.minimum(x, y), r(3, 4), r(3, 1))
+# the plain ones (maximum, minimum): one per arithmetic record of the runtime's
+# src/kernels/reference/binary_ops.inc that names an ATen op, drawn from its DOMAIN
+for _op in arithmetic_ops():
+    if _op.aten is not None:
+        _f, _mk = getattr(torch, _op.aten), pos if _op.domain == "POSITIVE" else r
+        case(_op.aten, lambda x, y, f=_f: f(x, y), _mk(3, 4), _mk(4))
 case(
     "int_add_mul", lambda x, y: x * 3 + y, ints(2, 5, dtype=torch.int32), ints(5, dtype=torch.int32)
 )
 case("int64_arith", lambda x: x * 2 - 7, ints(2, 5))
 
 # ---- comparisons and logic ---------------------------------------------------------------------
-for _n, _f in [
-    ("eq", torch.eq),
-    ("ne", torch.ne),
-    ("lt", torch.lt),
-    ("le", torch.le),
-    ("gt", torch.gt),
-    ("ge", torch.ge),
-]:
-    case(f"{_n}_tensor", lambda x, y, f=_f: f(x, y), r(3, 4).round(), r(4).round())
-    case(f"{_n}_scalar", lambda x, f=_f: f(x, 0.5), r(3, 4))
-case("logical_and", lambda x, y: torch.logical_and(x > 0, y > 0), r(3, 4), r(3, 4))
-case("logical_or", lambda x, y: torch.logical_or(x > 0, y > 0), r(3, 4), r(3, 4))
+# one per comparison and logical record of binary_ops.inc that names an ATen op
+for _op in compare_ops(logical=False):
+    if _op.aten is not None:
+        _f = getattr(torch, _op.aten)
+        case(f"{_op.aten}_tensor", lambda x, y, f=_f: f(x, y), r(3, 4).round(), r(4).round())
+        case(f"{_op.aten}_scalar", lambda x, f=_f: f(x, 0.5), r(3, 4))
+for _op in compare_ops(logical=True):
+    if _op.aten is not None:
+        _f = getattr(torch, _op.aten)
+        case(_op.aten, lambda x, y, f=_f: f(x > 0, y > 0), r(3, 4), r(3, 4))
 case("logical_xor", lambda x, y: torch.logical_xor(x > 0, y > 0), r(3, 4), r(3, 4))
 case("logical_not", lambda x: torch.logical_not(x > 0), r(3, 4))
 case("bitwise_not_bool", lambda x: ~(x > 0), r(3, 4))

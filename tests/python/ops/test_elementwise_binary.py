@@ -1,6 +1,11 @@
 """Differential tests of the binary ops of src/ops/elementwise_binary.c against LiteRT, through the
 single-op harness (tests/python/ops/_harness.py).
 
+The arithmetic, comparison and logical ops, the values each arithmetic op draws, which take a
+fused activation, and the numpy oracles are their records in
+src/kernels/reference/binary_ops.inc (read by wick.tflite.binary_ops): a plain op added there is
+tested here with no edit.
+
 Outputs and failures are held to the harness's rules for op tests (its docstring).
 """
 
@@ -22,26 +27,27 @@ from tests.python.ops._harness import (
     litert_refuses,
     rand_from,
 )
+from wick.tflite.binary_ops import arithmetic_ops, compare_ops, records
 
 r = rand_from(np.random.default_rng(4321))
 
 
 # ============================================================================ BINARY OPS
 
-ARITH = [
-    "ADD",
-    "SUB",
-    "MUL",
-    "DIV",
-    "MAXIMUM",
-    "MINIMUM",
-    "SQUARED_DIFFERENCE",
-    "FLOOR_DIV",
-    "FLOOR_MOD",
-    "POW",
-]
-COMPARE = ["EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"]
-ACT_OPS = {"ADD", "SUB", "MUL", "DIV"}
+RECORDS = {op.name: op for op in records()}
+ARITH = [op.name for op in arithmetic_ops()]
+COMPARE = [op.name for op in compare_ops(logical=False)]
+LOGICAL = [op.name for op in compare_ops(logical=True)]
+ACT_OPS = {op.name for op in arithmetic_ops() if op.activation}
+# the records' TYPES: which arithmetic ops run on int32 and int64
+INT_ARITH = [op.name for op in arithmetic_ops() if op.types != "F32"]
+
+
+def oracle(op: str, a, b):
+    """The record's numpy oracle on a and b."""
+    return eval(RECORDS[op].numpy, {"np": np, "x": a, "y": b})  # the record's text
+
+
 BCAST = [
     ((2, 3, 4), (2, 3, 4)),
     ((2, 3, 4), (4,)),
@@ -58,10 +64,11 @@ def _opts(op, act="NONE"):
 
 
 def _floats(op, shape):
+    """Values of the record's DOMAIN."""
     x = r(shape)
-    if op == "POW":
+    if RECORDS[op].domain == "POSITIVE":
         return np.abs(x) + 0.5
-    if op in ("DIV", "FLOOR_DIV", "FLOOR_MOD"):
+    if RECORDS[op].domain == "NONZERO":
         return np.where(np.abs(x) < 0.25, 0.75, x).astype(np.float32)
     return x
 
@@ -86,20 +93,7 @@ def test_binary_activations(op, act, dtype):
     check(op, [In(a), In(b)], _opts(op, act))
 
 
-@pytest.mark.parametrize(
-    "op",
-    [
-        "ADD",
-        "SUB",
-        "MUL",
-        "MAXIMUM",
-        "MINIMUM",
-        "SQUARED_DIFFERENCE",
-        "FLOOR_DIV",
-        "FLOOR_MOD",
-        "DIV",
-    ],
-)
+@pytest.mark.parametrize("op", [op for op in INT_ARITH if op != "POW"])  # POW: test_int_pow
 @pytest.mark.parametrize("shapes", BCAST[:6])
 def test_binary_int32(op, shapes):
     a = r(shapes[0], "int32", lo=-50, hi=50)
@@ -119,11 +113,10 @@ def test_binary_int64(op):
     if not litert_refuses(op, [In(a), In(b)], _opts(op)):
         check(op, [In(a), In(b)], _opts(op))
         return
-    # LiteRT 2.3 has no int64 FLOOR_DIV: numpy (same floor semantics) is the oracle
+    # LiteRT 2.3 has no int64 FLOOR_DIV: the record's numpy oracle (same floor semantics) is
     data, feeds = build(op, [In(a), In(b)], _opts(op))
     (got,) = wick.load(data)(*feeds)
-    fn = {"FLOOR_DIV": np.floor_divide, "FLOOR_MOD": np.mod}[op]
-    np.testing.assert_array_equal(got, fn(a, b))
+    np.testing.assert_array_equal(got, oracle(op, a, b))
 
 
 def test_floor_div_mod_negative_operands():
@@ -170,7 +163,7 @@ def test_maximum_minimum_nan(op):
     b = np.array([1, np.nan, np.nan, 2, -0.5], np.float32)
     data, feeds = build(op, [In(a), In(b)])
     (got,) = wick.load(data)(*feeds)
-    np.testing.assert_array_equal(got, (np.maximum if op == "MAXIMUM" else np.minimum)(a, b))
+    np.testing.assert_array_equal(got, oracle(op, a, b))
 
 
 @pytest.mark.parametrize("op", COMPARE)
@@ -183,15 +176,7 @@ def test_compare(op, dtype, shapes):
         # quantization parameters; ordered bool comparisons are unsupported): numpy is the oracle
         data, feeds = build(op, [In(a), In(b)], out_dtypes=["bool"])
         (got,) = wick.load(data)(*feeds)
-        fn = {
-            "EQUAL": np.equal,
-            "NOT_EQUAL": np.not_equal,
-            "LESS": np.less,
-            "LESS_EQUAL": np.less_equal,
-            "GREATER": np.greater,
-            "GREATER_EQUAL": np.greater_equal,
-        }[op]
-        want = fn(a, b)
+        want = oracle(op, a, b)
         assert got.dtype == np.bool_ and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
         return
@@ -205,10 +190,32 @@ def test_compare_float_specials(op):
     check(op, [In(a), In(b)], out_dtypes=["bool"])
 
 
-@pytest.mark.parametrize("op", ["LOGICAL_AND", "LOGICAL_OR"])
+@pytest.mark.parametrize("op", LOGICAL)
 @pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((2, 1, 3), (4, 1)), ((), (5,))])
 def test_logical(op, shapes):
     check(op, [In(r(shapes[0], "bool")), In(r(shapes[1], "bool"))])
+
+
+@pytest.mark.parametrize("op", ARITH + COMPARE + LOGICAL)
+def test_record_oracle_is_wick(op):
+    """Each record's numpy ORACLE computes what wick computes: float32 values of its DOMAIN
+    (comparisons: a few integers, so that ties happen; logical ops: bools), broadcast."""
+    if op in LOGICAL:
+        a, b = r((3, 4), "bool"), r((4,), "bool")
+    elif op in COMPARE:
+        a, b = r((3, 4), lo=-3, hi=3).round(), r((4,), lo=-3, hi=3).round()
+    else:
+        a, b = _floats(op, (3, 4)), _floats(op, (4,))
+    data, feeds = build(
+        op, [In(a), In(b)], _opts(op), out_dtypes=["bool"] if op not in ARITH else None
+    )
+    (got,) = wick.load(data)(*feeds)
+    want = oracle(op, a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if op in ARITH and RECORDS[op].result == "APPROX":
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    else:
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import torch
 
+from ...tflite.binary_ops import arithmetic_ops, compare_ops
 from ...tflite.unary_ops import unary_ops
 from ..ir import Node, Value
 from .context import Ctx, torch_to_tfl
@@ -142,7 +143,9 @@ def lower_pow(ctx: Ctx, node: Node):
     ctx.bind(out, ctx.binary("POW", A, B))
 
 
-def _minmax(op: str):
+def _plain_binary(op: str):
+    """Both operands in the output's dtype, one op (maximum, minimum, ...)."""
+
     def rule(ctx: Ctx, node: Node):
         dt = ctx.dtype(node.out)
         A, B = operand(ctx, node.args[0], dt), operand(ctx, node.args[1], dt)
@@ -562,22 +565,6 @@ RULES = {
     "pow.Tensor_Scalar": lower_pow,
     "pow.Tensor_Tensor": lower_pow,
     "pow.Scalar": lower_pow,
-    "maximum.default": _minmax("MAXIMUM"),
-    "minimum.default": _minmax("MINIMUM"),
-    "eq.Tensor": _compare("EQUAL"),
-    "eq.Scalar": _compare("EQUAL"),
-    "ne.Tensor": _compare("NOT_EQUAL"),
-    "ne.Scalar": _compare("NOT_EQUAL"),
-    "lt.Tensor": _compare("LESS"),
-    "lt.Scalar": _compare("LESS"),
-    "le.Tensor": _compare("LESS_EQUAL"),
-    "le.Scalar": _compare("LESS_EQUAL"),
-    "gt.Tensor": _compare("GREATER"),
-    "gt.Scalar": _compare("GREATER"),
-    "ge.Tensor": _compare("GREATER_EQUAL"),
-    "ge.Scalar": _compare("GREATER_EQUAL"),
-    "logical_and.default": _logical("LOGICAL_AND"),
-    "logical_or.default": _logical("LOGICAL_OR"),
     "logical_xor.default": _logical("NOT_EQUAL"),
     "logical_not.default": lower_logical_not,
     "bitwise_and.Tensor": _bitwise("LOGICAL_AND"),
@@ -640,3 +627,21 @@ for _op in unary_ops():
     if _op.aten is not None:
         assert f"{_op.aten}.default" not in RULES, f"{_op.aten}: a rule of its own and a record"
         RULES[f"{_op.aten}.default"] = _unary(_op.name)
+
+# The plain binary ops (maximum, eq, lt, logical_and, ...): one per record of the runtime's
+# src/kernels/reference/binary_ops.inc that names an ATen op: its .Tensor and .Scalar overloads
+# when torch has a .Tensor one (eq, lt, ...), else its .default (maximum, logical_and, ...).
+for _rule, _records in (
+    (_plain_binary, arithmetic_ops()),
+    (_compare, compare_ops(logical=False)),
+    (_logical, compare_ops(logical=True)),
+):
+    for _op in _records:
+        if _op.aten is None:
+            continue
+        _overloads = getattr(torch.ops.aten, _op.aten).overloads()
+        for _overload in ("Tensor", "Scalar") if "Tensor" in _overloads else ("default",):
+            assert _overload in _overloads, f"torch has no aten.{_op.aten}.{_overload}"
+            _key = f"{_op.aten}.{_overload}"
+            assert _key not in RULES, f"{_key}: a rule of its own and a record"
+            RULES[_key] = _rule(_op.name)

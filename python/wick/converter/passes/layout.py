@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...tflite import binary_ops
 from ...tflite.unary_ops import unary_ops
 from ..lower.tfl import TGraph, TOp, TTensor
 
@@ -45,25 +46,9 @@ UNARY = {op.name for op in unary_ops()} | {
     "QUANTIZE",
     "ZEROS_LIKE",
 }
-NARY = {
-    "ADD",
-    "SUB",
-    "MUL",
-    "DIV",
-    "MAXIMUM",
-    "MINIMUM",
-    "POW",
-    "SQUARED_DIFFERENCE",
-    "FLOOR_DIV",
-    "FLOOR_MOD",
-    "EQUAL",
-    "NOT_EQUAL",
-    "LESS",
-    "LESS_EQUAL",
-    "GREATER",
-    "GREATER_EQUAL",
-    "LOGICAL_AND",
-    "LOGICAL_OR",
+# Elementwise over broadcast inputs: the arithmetic, comparison and logical ops of the runtime's
+# src/kernels/reference/binary_ops.inc and these.
+NARY = {op.name for op in binary_ops.records()} | {
     "SELECT_V2",
     "ATAN2",
     "PRELU",
