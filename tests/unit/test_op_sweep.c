@@ -14,6 +14,14 @@
  *   ref-3t      the reference kernels on 3 threads, bit for bit against the baseline
  *   best-3t     the best level on 3 threads, bit for bit against that level on 1 thread
  *               (outputs are bit-identical for every thread count: wick.h)
+ *   del-ref     the built-in delegate "reference" (src/delegates/reference.c: wick's reference
+ *               kernels on the delegate's own buffers), bit for bit against the baseline
+ *   del-nnapi   the NNAPI delegate on the test NNAPI implementation (tests/nnapi/,
+ *               $WICK_NNAPI_LIBRARY or the one this build made) at its newest feature level:
+ *               integer outputs bit for bit, float outputs within the tolerance below (it sums
+ *               in its own order)
+ *   A delegate set takes partitions of one node and runs the rest on the reference kernels; a
+ *   case whose op the delegate declines reads "cpu" (nothing of the delegate to compare).
  *
  * Each cell compares the set's outputs with the baseline: integer (and bool) outputs bit for
  * bit; float outputs bit for bit where the optimized kernels are documented bit-identical to

@@ -7,7 +7,7 @@
 
 /* ---------------------------------------------------------------- kernel sets */
 
-#define MAX_SETS 12
+#define MAX_SETS 14
 typedef struct kernel_set {
   char name[16];
   uint32_t features;
@@ -16,6 +16,11 @@ typedef struct kernel_set {
   int baseline; /* the set this one is compared with (0: the reference) */
   bool exact;   /* compared bit for bit whatever the case's tolerance */
   bool available;
+  /* A delegate set: the model runs with this built-in delegate (its CPU nodes on the reference
+   * kernels); `float_tolerance`: its float outputs are held to TOL_FLOAT (it sums in its own
+   * order), its integer outputs bit for bit. */
+  const char *delegate;
+  bool float_tolerance;
 } kernel_set;
 
 static kernel_set sets[MAX_SETS];
@@ -31,6 +36,31 @@ static kernel_set *add_set(const char *name, uint32_t features, bool force_refer
   k->threads = threads;
   k->available = true;
   return k;
+}
+
+/* The test NNAPI library: $WICK_NNAPI_LIBRARY (ctest sets it), else the one this build made. */
+static const char *nnapi_library(void) {
+  const char *env = getenv("WICK_NNAPI_LIBRARY");
+  if (env != NULL && env[0] != 0) return env;
+#ifdef WICK_TEST_NNAPI_LIBRARY
+  return WICK_TEST_NNAPI_LIBRARY;
+#else
+  return NULL;
+#endif
+}
+
+/* A delegate set's delegate, taking partitions of one node (a case is mostly one op). */
+static bool make_delegate(const kernel_set *k, wick_delegate **out) {
+  wick_error_info err;
+  if (strcmp(k->delegate, "reference") == 0) {
+    wick_reference_delegate_options o = wick_reference_delegate_options_default();
+    o.min_partition_nodes = 1;
+    return wick_reference_delegate_create(&o, &err, out) == WICK_OK;
+  }
+  wick_nnapi_delegate_options o = wick_nnapi_delegate_options_default();
+  o.library = nnapi_library();
+  o.min_partition_nodes = 1;
+  return wick_nnapi_delegate_create(&o, &err, out) == WICK_OK;
 }
 
 static void make_sets(void) {
@@ -53,6 +83,18 @@ static void make_sets(void) {
   k = add_set("best-3t", sets[best].features, false, 3);
   k->baseline = best;
   k->exact = true;
+  /* the built-in delegates: "reference" (wick's reference kernels on its own buffers: bit for
+   * bit) and NNAPI through the test NNAPI implementation (tests/nnapi/), when it loads */
+  k = add_set("del-ref", 0, true, 1);
+  k->delegate = "reference";
+  k->exact = true;
+  k = add_set("del-nnapi", 0, true, 1);
+  k->delegate = "nnapi";
+  k->float_tolerance = true;
+  wick_delegate *d = NULL;
+  const char *why = make_delegate(k, &d) ? wick_nnapi_delegate_unavailable_reason(d) : "";
+  k->available = why != NULL && why[0] == 0; /* "": a usable NNAPI runtime */
+  wick_delegate_destroy(d);
 }
 
 static clock_t start_clock;
@@ -225,6 +267,7 @@ typedef struct run_result {
   char error[640];
   run_output out[MAX_OUTPUTS];
   size_t nout;
+  size_t delegated; /* operators a delegate ran */
 } run_result;
 
 static void run_free(run_result *r) {
@@ -247,9 +290,20 @@ static void run_set(const uint8_t *bytes, size_t size, const sweep_case *c, void
   wick_interpreter_options o = wick_interpreter_options_default();
   o.force_reference_kernels = k->force_reference;
   o.num_threads = k->threads;
+  wick_delegate *delegate = NULL;
+  if (k->delegate != NULL) {
+    if (!make_delegate(k, &delegate)) {
+      snprintf(r->error, sizeof r->error, "the %s delegate could not be created", k->delegate);
+      wick_model_destroy(model);
+      return;
+    }
+    o.delegates = &delegate;
+    o.num_delegates = 1;
+  }
   st = wick_interpreter_create(model, NULL, &o, &err, &it);
   if (st != WICK_OK) {
     snprintf(r->error, sizeof r->error, "create: %s", err.message);
+    wick_delegate_destroy(delegate);
     wick_model_destroy(model);
     return;
   }
@@ -277,9 +331,12 @@ static void run_set(const uint8_t *bytes, size_t size, const sweep_case *c, void
     out->data = tm_xalloc(out->bytes);
     if (out->bytes) memcpy(out->data, wick_tensor_data(t), out->bytes);
   }
+  for (size_t i = 0; i < wick_interpreter_op_count(it); i++)
+    if (wick_interpreter_op_delegate(it, i) != NULL) r->delegated++;
   r->ok = true;
 done:
   wick_interpreter_destroy(it);
+  wick_delegate_destroy(delegate);
   wick_model_destroy(model);
 }
 
@@ -377,7 +434,7 @@ static void compare(const run_result *got, const run_result *ref, double tol, ve
 #define MAX_COVERED 256
 static const char *covered[MAX_COVERED];
 static size_t num_covered;
-static int num_cases, num_diff, num_err, num_cells, num_close, num_absent, num_weak;
+static int num_cases, num_diff, num_err, num_cells, num_close, num_absent, num_weak, num_declined;
 static char *report; /* the DIFF / ERR details, printed after the table */
 static size_t report_len, report_cap;
 
@@ -484,8 +541,13 @@ void run_case(sweep_case *c) {
         continue;
       }
       run_set(bytes, size, c, in_data, &sets[k], &results[k]);
-      num_cells++;
       const run_result *base = &results[sets[k].baseline];
+      if (sets[k].delegate != NULL && results[k].ok && results[k].delegated == 0) {
+        printf(" %-11s", "cpu"); /* the delegate declined it: nothing of the delegate to compare */
+        num_declined++;
+        continue;
+      }
+      num_cells++;
       if (!results[k].ok) {
         snprintf(cell, sizeof cell, "ERR");
         note("%s %s [%s]: %s\n", c->op, c->variant, sets[k].name, results[k].error);
@@ -497,7 +559,11 @@ void run_case(sweep_case *c) {
         num_err++;
       } else {
         verdict v;
-        compare(&results[k], base, sets[k].exact ? EXACT : c->tol, &v);
+        compare(&results[k], base,
+                sets[k].float_tolerance ? TOL_FLOAT
+                : sets[k].exact         ? EXACT
+                                        : c->tol,
+                &v);
         if (v.kind == CELL_SAME) {
           snprintf(cell, sizeof cell, "ok");
         } else if (v.kind == CELL_CLOSE) {
@@ -622,7 +688,9 @@ bool sweep_begin(int argc, char **argv) {
   printf(
       "op sweep: each cell is that kernel set against the reference kernels (1 thread);\n"
       "ok = bit-identical, ~E = within the tolerance (E: largest relative error), "
-      "- = not on this host (%s) or not in this build\n\n",
+      "- = not on this host (%s) or not in this build;\n"
+      "del-ref, del-nnapi: the model on that delegate (del-nnapi: float outputs within the "
+      "tolerance), cpu = the delegate declined the op\n\n",
       host[0] ? host : "no optional ISA");
   print_header();
   return true;
@@ -633,10 +701,11 @@ int sweep_end(void) {
 
   printf(
       "\n%d cases (op x variant) x %d kernel sets: %d comparisons, %d bit-identical, "
-      "%d within tolerance, %d DIFF, %d ERR, %d weak cases, %d cells not run (level absent); "
-      "%.1f s CPU\n",
+      "%d within tolerance, %d DIFF, %d ERR, %d weak cases, %d cells not run (level absent), "
+      "%d declined by a delegate; %.1f s CPU\n",
       num_cases, num_sets - 1, num_cells, num_cells - num_close - num_diff - num_err, num_close,
-      num_diff, num_err, num_weak, num_absent, (double)(clock() - start_clock) / CLOCKS_PER_SEC);
+      num_diff, num_err, num_weak, num_absent, num_declined,
+      (double)(clock() - start_clock) / CLOCKS_PER_SEC);
   if (report_len) printf("\n%s", report);
   if (op_filter == NULL) {
     size_t total = 0, missing = 0;
