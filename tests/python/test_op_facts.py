@@ -222,21 +222,23 @@ def test_writer_newest_versions_exist_in_litert(reference):
     assert missing == expected, f"the writer declares versions LiteRT does not register: {missing}"
 
 
-# ---- the float unary ops' records (src/kernels/reference/unary_ops.inc) -------------------------
+# ---- the op records: the float unary ops (src/kernels/reference/unary_ops.inc), then binary ----
 
 
-def test_unary_records_are_the_registered_ops():
-    """Each record names an op of the table whose op_table.inc line holds wick_op_<symbol>, and
-    the newest version the record gives the runtime is the one the writer may declare."""
+@pytest.mark.parametrize("file", ["unary_ops.inc", "binary_ops.inc"])
+def test_records_are_the_registered_ops(file):
+    """Each record names an op of the table whose op_table.inc line holds wick_op_<symbol>, at the
+    newest version the runtime runs (the writer's, but for the gaps listed above)."""
     registered = dict(
         re.findall(r"^WICK_OP\((\w+), (\w+)\)", (ROOT / "src/ops/op_table.inc").read_text(), re.M)
     )
-    records = unary_ops.unary_ops()
+    records = unary_ops.unary_ops() if file == "unary_ops.inc" else binary_ops.records()
     assert records, "no record read"
     for r in records:
         assert registered.get(r.name) == f"wick_op_{r.symbol}", r.name
         assert r.name in ops.BY_NAME, r.name
-        assert r.version >= ops.BY_NAME[r.name].newest, (r.name, r.version)
+        newest = KNOWN_VERSION_GAPS.get(r.name, (0, ops.BY_NAME[r.name].newest))[1]
+        assert r.version == newest, (r.name, r.version, newest)
 
 
 def test_unary_record_oracles_match_litert_reference_resolver():
@@ -293,46 +295,16 @@ def test_unary_record_parser_reads_fields():
     assert negz.aten == "neg" and negz.numpy is None
 
 
-@pytest.mark.parametrize(
-    "line,match",
-    [
-        ("CEIL(1)", r"t.inc:2: not a WICK_UNARY_F32"),
-        (RECORD.replace(", -9,", ","), r"t.inc:2: 11 fields, a record has 12"),
-        (RECORD.replace("HALVES", "ODD"), r"domain 'ODD' unknown"),
-        (RECORD.replace("EXACT", "CLOSE"), r"result 'CLOSE' unknown"),
-        (RECORD.replace("ceil, ceilf", "Ceil, ceilf"), r"symbol 'Ceil'"),
-        (RECORD.replace('"np.ceil(x)"', "np.ceil"), r"oracle 'np.ceil': LITERT_REF or a string"),
-        (RECORD + "\n" + RECORD, r"an op has two records"),
-    ],
-    ids=["not-a-record", "fields", "domain", "result", "symbol", "oracle", "twice"],
-)
-def test_unary_record_parser_refuses_malformed_lines(line, match):
-    with pytest.raises(ValueError, match=match):
-        unary_ops.parse("/* header */\n" + line, "t.inc")
-
-
 # ---- the elementwise binary ops' records (src/kernels/reference/binary_ops.inc) -----------------
 
 
-def test_binary_records_are_the_registered_ops():
-    """Each record names an op of the table whose op_table.inc line holds wick_op_<symbol>, at the
-    newest version the runtime runs (the writer's, but for the gaps listed above)."""
-    registered = dict(
-        re.findall(r"^WICK_OP\((\w+), (\w+)\)", (ROOT / "src/ops/op_table.inc").read_text(), re.M)
-    )
-    records = binary_ops.records()
-    assert records, "no record read"
-    for r in records:
-        assert registered.get(r.name) == f"wick_op_{r.symbol}", r.name
-        assert r.name in ops.BY_NAME, r.name
-        newest = KNOWN_VERSION_GAPS.get(r.name, (0, ops.BY_NAME[r.name].newest))[1]
-        assert r.version == newest, (r.name, r.version, newest)
+def test_binary_records_go_in_the_order_of_the_enums():
+    """Arithmetic, then comparisons, then logical: the order of reference.h's enums."""
     kinds = [
-        type(r).__name__ + ("/logical" if getattr(r, "logical", False) else "") for r in records
+        "logical" if getattr(r, "logical", False) else type(r).__name__
+        for r in binary_ops.records()
     ]
-    assert kinds == sorted(kinds, key=["BinaryOp", "CompareOp", "CompareOp/logical"].index), (
-        "the records go arithmetic, comparisons, logical (the order of the runtime's enums)"
-    )
+    assert kinds == sorted(kinds, key=["BinaryOp", "CompareOp", "logical"].index)
 
 
 def test_binary_converter_rules_come_from_the_records():
@@ -376,33 +348,36 @@ def test_binary_record_parser_reads_fields():
     assert add.domain == "NONZERO" and add.aten is None and add.numpy == "x + y"
 
 
-@pytest.mark.parametrize(
-    "line,match",
-    [
-        ("EQUAL(1)", r"t.inc:2: not a WICK_BINARY_F32\(...\) or WICK_COMPARE"),
-        (BINARY_RECORD.replace(", -2.5,", ","), r"t.inc:2: 14 fields, a record has 15"),
-        (COMPARE_RECORD.replace(", eq,", ","), r"t.inc:2: 5 fields, a record has 6"),
-        (BINARY_RECORD.replace("REAL", "ODD"), r"domain 'ODD' unknown"),
-        (BINARY_RECORD.replace("APPROX", "CLOSE"), r"result 'CLOSE' unknown"),
-        (BINARY_RECORD.replace("NONE", "FUSED"), r"options 'FUSED' unknown"),
-        (BINARY_RECORD.replace(" F32,", " I8,"), r"types 'I8' unknown"),
-        (COMPARE_RECORD.replace("equal, x", "EQUAL, x"), r"symbol 'EQUAL'"),
-        (COMPARE_RECORD.replace('"np.equal(x, y)"', "np.equal"), r"oracle 'np.equal': a numpy"),
-        (COMPARE_RECORD + "\n" + COMPARE_RECORD, r"an op has two records"),
-    ],
-    ids=[
-        "not-a-record",
-        "fields",
-        "compare-fields",
-        "domain",
-        "result",
-        "options",
-        "types",
-        "symbol",
-        "oracle",
-        "twice",
-    ],
-)
-def test_binary_record_parser_refuses_malformed_lines(line, match):
+MALFORMED = {
+    "unary-not-a-record": ("CEIL(1)", r"t.inc:2: not a WICK_UNARY_F32"),
+    "unary-fields": (RECORD.replace(", -9,", ","), r"t.inc:2: 11 fields, a record has 12"),
+    "unary-domain": (RECORD.replace("HALVES", "ODD"), r"domain 'ODD' unknown"),
+    "unary-result": (RECORD.replace("EXACT", "CLOSE"), r"result 'CLOSE' unknown"),
+    "unary-symbol": (RECORD.replace("ceil, ceilf", "Ceil, ceilf"), r"symbol 'Ceil'"),
+    "unary-oracle": (RECORD.replace('"np.ceil(x)"', "np.ceil"), r"oracle 'np.ceil': LITERT_REF"),
+    "unary-twice": (RECORD + "\n" + RECORD, r"an op has two records"),
+    "binary-not-a-record": ("EQUAL(1)", r"t.inc:2: not a WICK_BINARY_F32\(...\) or WICK_COMPARE"),
+    "binary-fields": (
+        BINARY_RECORD.replace(", -2.5,", ","),
+        r"t.inc:2: 14 fields, a record has 15",
+    ),
+    "binary-compare-fields": (COMPARE_RECORD.replace(", eq,", ","), r"5 fields, a record has 6"),
+    "binary-domain": (BINARY_RECORD.replace("REAL", "ODD"), r"domain 'ODD' unknown"),
+    "binary-result": (BINARY_RECORD.replace("APPROX", "CLOSE"), r"result 'CLOSE' unknown"),
+    "binary-options": (BINARY_RECORD.replace("NONE", "FUSED"), r"options 'FUSED' unknown"),
+    "binary-types": (BINARY_RECORD.replace(" F32,", " I8,"), r"types 'I8' unknown"),
+    "binary-symbol": (COMPARE_RECORD.replace("equal, x", "EQUAL, x"), r"symbol 'EQUAL'"),
+    "binary-oracle": (
+        COMPARE_RECORD.replace('"np.equal(x, y)"', "np.equal"),
+        r"'np.equal': a numpy",
+    ),
+    "binary-twice": (COMPARE_RECORD + "\n" + COMPARE_RECORD, r"an op has two records"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_record_parsers_refuse_malformed_lines(case):
+    line, match = MALFORMED[case]
+    parse = unary_ops.parse if case.startswith("unary") else binary_ops.parse
     with pytest.raises(ValueError, match=match):
-        binary_ops.parse("/* header */\n" + line, "t.inc")
+        parse("/* header */\n" + line, "t.inc")

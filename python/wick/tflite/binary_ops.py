@@ -83,45 +83,22 @@ def parse(text: str, source: str = FILE_NAME) -> tuple[BinaryOp | CompareOp, ...
     }
     out: list[BinaryOp | CompareOp] = []
     for macro, f, where in op_records.records(text, macros, source):
-        op_records.check_name(f[0], f[1], where)
+        head = op_records.head(f, where)
         if macro != "WICK_BINARY_F32":
-            name, symbol, kernel, version, aten, oracle = f
-            out.append(
-                CompareOp(
-                    name=name,
-                    symbol=symbol,
-                    kernel=kernel,
-                    version=int(version),
-                    aten=_aten(aten),
-                    numpy=_oracle(oracle, where),
-                    logical=macro == "WICK_LOGICAL",
-                )
-            )
+            aten, oracle = f[4:]
+            logical = macro == "WICK_LOGICAL"
+            out.append(CompareOp(*head, _aten(aten), _oracle(oracle, where), logical))
             continue
-        name, symbol, kernel, version, flags, types, options = f[:7]
-        a_lo, a_hi, b_lo, b_hi, result, domain, aten, oracle = f[7:]
+        flags, types, options, a_lo, a_hi, b_lo, b_hi, result, domain, aten, oracle = f[4:]
         op_records.check_choice("types", types, TYPES, where)
         op_records.check_choice("options", options, OPTIONS, where)
         op_records.check_choice("result", result, RESULTS, where)
         op_records.check_choice("domain", domain, DOMAINS, where)
+        ranges = (float(a_lo), float(a_hi), float(b_lo), float(b_hi))
+        activation = options == "ACTIVATION"
+        numpy = _oracle(oracle, where)
         out.append(
-            BinaryOp(
-                name=name,
-                symbol=symbol,
-                kernel=kernel,
-                version=int(version),
-                flags=flags,
-                types=types,
-                activation=options == "ACTIVATION",
-                a_lo=float(a_lo),
-                a_hi=float(a_hi),
-                b_lo=float(b_lo),
-                b_hi=float(b_hi),
-                result=result,
-                domain=domain,
-                aten=_aten(aten),
-                numpy=_oracle(oracle, where),
-            )
+            BinaryOp(*head, flags, types, activation, *ranges, result, domain, _aten(aten), numpy)
         )
     op_records.check_unique([r.name for r in out], source)
     return tuple(out)

@@ -104,10 +104,13 @@ def records(text: str, macros: dict[str, int], source: str) -> Iterator[tuple[st
         yield m.group(1), fields, where
 
 
-def check_name(name: str, symbol: str, where: str) -> None:
-    """A record's NAME is a builtin's upper-case name and its symbol that name in lower case."""
+def head(fields: list[str], where: str) -> tuple[str, str, str, int]:
+    """The four fields every record opens with: NAME (a builtin's upper-case name), its symbol
+    (that name in lower case), KERNEL (a C expression) and VERSION (a number)."""
+    name, symbol, kernel, version = fields[:4]
     if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name) or symbol != name.lower():
         raise ValueError(f"{where}: name {name!r} / symbol {symbol!r}")
+    return name, symbol, kernel, int(version)
 
 
 def check_choice(field: str, value: str, choices: tuple[str, ...], where: str) -> None:

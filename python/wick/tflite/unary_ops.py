@@ -57,27 +57,16 @@ def parse(text: str, source: str = FILE_NAME) -> tuple[UnaryOp, ...]:
     """The records of an unary_ops.inc text; ValueError naming the line of a malformed one."""
     records = []
     for _, f, where in op_records.records(text, {"WICK_UNARY_F32": FIELDS}, source):
-        name, symbol, kernel, version, flags, types, lo, hi, result, domain, aten, oracle = f
-        op_records.check_name(name, symbol, where)
+        head = op_records.head(f, where)
+        flags, types, lo, hi, result, domain, aten, oracle = f[4:]
         op_records.check_choice("result", result, RESULTS, where)
         op_records.check_choice("domain", domain, DOMAINS, where)
         if oracle != "LITERT_REF" and not re.fullmatch(r'"[^"\\]*"', oracle):
             raise ValueError(f"{where}: oracle {oracle!r}: LITERT_REF or a string")
+        aten_op = None if aten == "NO_ATEN" else aten
+        numpy = None if oracle == "LITERT_REF" else oracle[1:-1]
         records.append(
-            UnaryOp(
-                name=name,
-                symbol=symbol,
-                kernel=kernel,
-                version=int(version),
-                flags=flags,
-                types=types,
-                sweep_lo=float(lo),
-                sweep_hi=float(hi),
-                result=result,
-                domain=domain,
-                aten=None if aten == "NO_ATEN" else aten,
-                numpy=None if oracle == "LITERT_REF" else oracle[1:-1],
-            )
+            UnaryOp(*head, flags, types, float(lo), float(hi), result, domain, aten_op, numpy)
         )
     op_records.check_unique([r.name for r in records], source)
     return tuple(records)
