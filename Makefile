@@ -43,8 +43,9 @@ test-c: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # Every op variant on every kernel set this host runs (reference, portable, each ISA level,
-# threads) against the reference kernels: one table (tests/unit/test_op_sweep.c, ~2 s; ctest
-# runs it too). OP=CONV limits it to the ops whose name contains CONV.
+# threads) and on the built-in delegates (the test delegate, NNAPI on the test NNAPI library)
+# against the reference kernels: one table (tests/unit/test_op_sweep.c, ~2 s; ctest runs it
+# too). OP=CONV limits it to the ops whose name contains CONV.
 op-sweep: build
 	$(BUILD)/tests/unit/test_op_sweep $(OP)
 
