@@ -11,7 +11,7 @@ BUILD := build
 JOBS ?= $(shell nproc)
 
 .PHONY: all build setup demo test test-c test-python test-wheel test-aarch64 asan lint format \
-  format-check format-c clean conformance op-sweep
+  format-check format-c clean conformance op-sweep bench-llm
 
 all: build
 
@@ -65,6 +65,15 @@ test-wheel:
 bench: setup
 	bash bench/peers/setup_executorch.sh || echo "ExecuTorch peer unavailable: see build/executorch-setup.log"
 	$(PY) -m bench.peers $(BENCH_ARGS)
+
+# SmolLM2-135M-Instruct (real weights) on wick against llama.cpp, LiteRT and PyTorch eager: prefill
+# 128 / 512 tokens and 128 decode steps at 1 and 2 threads, fp32 / int8 / int4 against F32 / Q8_0 /
+# Q4_0, interleaved in one run (bench/llm_peers.py; ~20 min, more the first time: conversions).
+# llama.cpp is built from source into its own venv (~/.cache/wick/llm/llamacpp, ~40 min once); if
+# that fails its rows say why. BENCH_LLM_ARGS=--quick for 2 rounds.
+bench-llm: setup
+	bash bench/setup_llamacpp.sh || echo "llama.cpp peer unavailable: bench/setup_llamacpp.sh failed"
+	$(PY) -m bench.llm_peers $(BENCH_LLM_ARGS)
 
 # The whole real-model corpus (tests/corpus: mediapipe, Keras applications in four forms,
 # MiniLM and SmolLM2 with real weights; built once into $$WICK_CORPUS_DIR: 6,947 s cold on 2 cores) checked
