@@ -293,6 +293,9 @@ void sweep_fc(void) {
       {"[9,45]x[16,45] no bias", {9, 45}, 2, 16, false, false, ACT_NONE},
       {"[4,200]x[7,200] relu6", {4, 200}, 2, 7, true, false, ACT_RELU6},
       {"large [64,256]x[128,256]", {64, 256}, 2, 128, true, false, ACT_NONE},
+      /* one row of an LLM's decode step: the hybrid form runs the dot kernel on the file's
+       * int8 weights (no packed copy), split over the threads by columns */
+      {"one row [1,288]x[256,288]", {1, 288}, 2, 256, true, false, ACT_NONE},
   };
   for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
     for (int sc = 0; sc < SCHEME_COUNT; sc++) fc_case(&specs[i], (scheme)sc);
