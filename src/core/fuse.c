@@ -20,11 +20,17 @@
  * A pattern applies only when every intermediate tensor (t, s) has no other
  * reader, is not a graph output and not a variable, every node involved is
  * float32 (no quantization), prepared statically (not dynamic, not folded)
- * and the whole chain has the producer's shape. The producer's output 0 is
- * redirected to the last fused node's output (wick_node.fusion), the fused
- * nodes are skipped at invoke, and plan.c gives the dead intermediates no
- * storage. The producer ops (src/ops/conv_2d.c, fully_connected.c) apply
- * the epilogue per output row or tile while it is in cache.
+ * and the whole chain has the producer's shape. Which ops play each part is read from their
+ * records (src/core/op_api.h): a producer is an op flagged WICK_OP_TAKES_EPILOGUE (CONV_2D,
+ * DEPTHWISE_CONV_2D, FULLY_CONNECTED), "one activation" an op whose record names the vectorized
+ * kernel it equals (WICK_OP_EPILOGUE: HARD_SWISH ... RELU_0_TO_1 in unary_ops.inc, GELU with
+ * its approximate form), the residual add WICK_OP_EPILOGUE_RESIDUAL (ADD), the last step
+ * WICK_OP_EPILOGUE_PRELU (PRELU); only the two-node SiLU pattern names its ops (LOGISTIC, MUL),
+ * as do the multi-node rewrites below (GELU pieces, layer norm, PAD folding). The producer's output
+ * 0 is redirected to the last fused node's output (wick_node.fusion), the fused nodes are skipped
+ * at invoke, and plan.c gives the dead intermediates no storage. The producer ops
+ * (src/ops/conv_2d.c, fully_connected.c) apply the epilogue per output row or tile while it is in
+ * cache.
  *
  * Decomposed tanh-form GELU (after the epilogues): 0.5 x (1 + tanh(sqrt(2/pi)
  * (x + 0.044715 x^3))) as MUL / POW / SQUARE / ADD / TANH nodes, the constant
@@ -118,18 +124,9 @@ static wick_node *reader_of(const fuse_ctx *f, int32_t t, uint32_t from, wick_no
   return NULL;
 }
 
+/* The epilogue activation node n computes, as its op record says (WICK_OP_EPILOGUE), or -1. */
 static int activation_kind(const wick_node *n) {
-  switch (n->op->builtin) {
-    case WICK_BUILTIN_LOGISTIC: return WICK_F32_LOGISTIC;
-    case WICK_BUILTIN_TANH: return WICK_F32_TANH;
-    case WICK_BUILTIN_HARD_SWISH: return WICK_F32_HARD_SWISH;
-    case WICK_BUILTIN_RELU: return WICK_F32_RELU;
-    case WICK_BUILTIN_RELU6: return WICK_F32_RELU6;
-    case WICK_BUILTIN_RELU_N1_TO_1: return WICK_F32_RELU_N1_TO_1;
-    case WICK_BUILTIN_RELU_0_TO_1: return WICK_F32_RELU_0_TO_1;
-    case WICK_BUILTIN_GELU: return n->op->params.approximate ? WICK_F32_GELU_TANH : WICK_F32_GELU;
-    default: return -1;
-  }
+  return wick_op_epilogue_kind(n->def, &n->op->params);
 }
 
 /* A one-input, one-output node reading t: its output, or -1. */
@@ -167,8 +164,8 @@ static void redirect(wick_node *p, int32_t output) {
 static void fuse_prelu(fuse_ctx *f, wick_node *p, int32_t x) {
   if (!private_tensor(f, x, 1)) return;
   wick_node *a = reader_of(f, x, (uint32_t)(p - f->g->nodes), NULL);
-  if (a == NULL || !live(a) || a->op->builtin != WICK_BUILTIN_PRELU || a->op->num_inputs != 2 ||
-      a->op->num_outputs != 1 || a->op->inputs[0] != x)
+  if (a == NULL || !live(a) || !wick_op_has(a->def, WICK_OP_EPILOGUE_PRELU) ||
+      a->op->num_inputs != 2 || a->op->num_outputs != 1 || a->op->inputs[0] != x)
     return;
   const int32_t al = a->op->inputs[1], o = a->op->outputs[0];
   const wick_tensor *xt = &f->g->tensors[x];
@@ -192,7 +189,7 @@ static void fuse_producer(fuse_ctx *f, uint32_t pi) {
   if (!private_tensor(f, t, f->readers[t]) || f->readers[t] == 0 || f->readers[t] > 2) return;
   wick_node *a = reader_of(f, t, pi, NULL);
   if (a == NULL || !live(a)) return;
-  if (a->op->builtin == WICK_BUILTIN_PRELU) {
+  if (wick_op_has(a->def, WICK_OP_EPILOGUE_PRELU)) {
     fuse_prelu(f, p, t);
     return;
   }
@@ -225,7 +222,8 @@ static void fuse_producer(fuse_ctx *f, uint32_t pi) {
     fuse_prelu(f, p, o);
     return;
   }
-  if (a->op->builtin == WICK_BUILTIN_ADD && a->op->num_inputs == 2 && plain_activation(a)) {
+  if (wick_op_has(a->def, WICK_OP_EPILOGUE_RESIDUAL) && a->op->num_inputs == 2 &&
+      plain_activation(a)) {
     const int32_t *in = a->op->inputs;
     int32_t r = in[0] == t ? in[1] : in[0];
     if (r < 0 || r == t || (in[0] != t && in[1] != t)) return;
@@ -567,16 +565,15 @@ static bool gelu_inner(const fuse_ctx *f, gelu_chain *c, int32_t t) {
   return p0 == 1 && near(c0, 1.0) && p1 == 3 && near(c1, GELU_CUBIC);
 }
 
-/* Can P (a conv / FC output producer) take an epilogue on its output? */
+/* Can t's producer take an epilogue on its output (its record: WICK_OP_TAKES_EPILOGUE)? */
 static bool epilogue_producer(const fuse_ctx *f, int32_t t) {
   if (t < 0 || f->producer[t] < 0 || f->graph_output[t]) return false;
   const wick_node *p = &f->g->nodes[f->producer[t]];
-  int32_t b = p->op->builtin, in = wick_node_input_index(p, 0);
+  int32_t in = wick_node_input_index(p, 0);
   return live(p) && p->child[0] == NULL && p->op->num_outputs == 1 && p->op->num_inputs >= 1 &&
-         (b == WICK_BUILTIN_CONV_2D || b == WICK_BUILTIN_DEPTHWISE_CONV_2D ||
-          b == WICK_BUILTIN_FULLY_CONNECTED) &&
-         in >= 0 && plain_f32(&f->g->tensors[in]) && p->op->outputs[0] == t &&
-         p->fusion.activation == 0 && p->fusion.residual == 0 && !p->fusion.redirected;
+         wick_op_has(p->def, WICK_OP_TAKES_EPILOGUE) && in >= 0 && plain_f32(&f->g->tensors[in]) &&
+         p->op->outputs[0] == t && p->fusion.activation == 0 && p->fusion.residual == 0 &&
+         !p->fusion.redirected;
 }
 
 /* A decomposed tanh-form GELU around TANH node th:
@@ -695,10 +692,8 @@ void wick_graph_fuse(wick_graph *g) {
   if (fuse_ctx_init(&f, g)) {
     for (uint32_t i = 0; i < no; i++) {
       wick_node *n = &g->nodes[i];
-      int32_t b = n->op->builtin;
       if (!live(n) || n->child[0] != NULL || n->op->num_outputs != 1 ||
-          (b != WICK_BUILTIN_CONV_2D && b != WICK_BUILTIN_DEPTHWISE_CONV_2D &&
-           b != WICK_BUILTIN_FULLY_CONNECTED))
+          !wick_op_has(n->def, WICK_OP_TAKES_EPILOGUE))
         continue;
       int32_t in = wick_node_input_index(n, 0);
       if (!plain_f32(&g->tensors[n->op->outputs[0]]) || n->op->num_inputs < 1 || in < 0 ||

@@ -168,8 +168,9 @@ typedef struct wick_op_ctx {
   const wick_op_params *params;
 } wick_op_ctx;
 
-/* What the core may assume about an op: the flags of its record (wick_op_def.flags). The core
- * knows no op by name; it reads these. */
+/* What the core may assume about an op: the flags of its record (wick_op_def.flags). The core's
+ * per-op decisions (in place, aliasing, folding, which nodes fold into an epilogue) read these;
+ * only its multi-node graph rewrites name ops (docs/architecture.md). */
 enum {
   /* Every kernel reads element i of inputs 0 and 1 only to compute output element i, and
    * before writing it: the output may overwrite an input of its shape and type (plan.c). */
@@ -185,7 +186,25 @@ enum {
   /* The op has only the scalar reference kernels: its nodes report WICK_KERNEL_REFERENCE
    * unless their prepare records another kind (wick_op_set_kernel). Informational. */
   WICK_OP_REFERENCE_KERNELS = 1u << 4,
+  /* The op's float32 kernels apply a fused epilogue to output 0 while it is in cache
+   * (wick_node.fusion: an activation, a residual add, a PRELU, each as its record below says):
+   * fuse.c may fold the single-input nodes that follow into it. */
+  WICK_OP_TAKES_EPILOGUE = 1u << 5,
+  /* out = in0 + in1 clamped by the node's fused activation: on float32 operands of one shape
+   * it may join a producer's epilogue as the residual add (fuse.c). */
+  WICK_OP_EPILOGUE_RESIDUAL = 1u << 6,
+  /* out = in0 >= 0 ? in0 : in0 * in1, as the epilogue's PRELU step computes it (bit for bit):
+   * with in1 a constant per channel it may join an epilogue, last (fuse.c). */
+  WICK_OP_EPILOGUE_PRELU = 1u << 7,
 };
+
+/* The flags of an op that computes on its one float32 input what the vectorized unary kernel
+ * `kind` (wick_f32_unary_kind, src/kernels/kernels.h) computes: it may join a producer's
+ * epilogue as that activation (fuse.c). Bits 8-15 of the flags hold 1 + kind. */
+#define WICK_OP_EPILOGUE(kind) ((uint32_t)(1 + (kind)) << 8)
+/* As WICK_OP_EPILOGUE, for the nodes of the op whose `approximate` option is set (GELU's tanh
+ * form); the op must then carry WICK_OP_EPILOGUE too. Bits 16-23. */
+#define WICK_OP_EPILOGUE_APPROXIMATE(kind) ((uint32_t)(1 + (kind)) << 16)
 
 /* One record per op: everything the core knows about it. */
 struct wick_op_def {
@@ -203,6 +222,15 @@ struct wick_op_def {
 
 static inline bool wick_op_has(const wick_op_def *def, uint32_t flag) {
   return def != NULL && (def->flags & flag) != 0;
+}
+
+/* The vectorized unary kernel (a wick_f32_unary_kind) that computes what a node of `def` with
+ * `params` computes, when it may join an epilogue (WICK_OP_EPILOGUE); -1 otherwise. */
+static inline int wick_op_epilogue_kind(const wick_op_def *def, const wick_op_params *params) {
+  if (def == NULL) return -1;
+  uint32_t approximate = (def->flags >> 16) & 0xffu;
+  if (approximate != 0 && params != NULL && params->approximate) return (int)approximate - 1;
+  return (int)((def->flags >> 8) & 0xffu) - 1;
 }
 
 /* Checks the op tables against the schema: each builtin entry's name and code agree with

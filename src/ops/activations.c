@@ -82,8 +82,13 @@ static wick_status gelu_prepare(wick_op_ctx *ctx) {
 }
 
 /* v2 adds int8/uint8 only. */
-const wick_op_def wick_op_gelu = {"GELU",       WICK_BUILTIN_GELU, 2,
-                                  gelu_prepare, gelu_invoke,       WICK_OP_ELEMENTWISE};
+const wick_op_def wick_op_gelu = {"GELU",
+                                  WICK_BUILTIN_GELU,
+                                  2,
+                                  gelu_prepare,
+                                  gelu_invoke,
+                                  WICK_OP_ELEMENTWISE | WICK_OP_EPILOGUE(WICK_F32_GELU) |
+                                      WICK_OP_EPILOGUE_APPROXIMATE(WICK_F32_GELU_TANH)};
 
 /* ---------------------------------------------------------------- PRELU */
 
@@ -179,4 +184,5 @@ static wick_status prelu_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_prelu = {"PRELU", WICK_BUILTIN_PRELU, 1, prelu_prepare, prelu_invoke, 0};
+const wick_op_def wick_op_prelu = {"PRELU",       WICK_BUILTIN_PRELU, 1,
+                                   prelu_prepare, prelu_invoke,       WICK_OP_EPILOGUE_PRELU};

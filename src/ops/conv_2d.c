@@ -734,6 +734,7 @@ static wick_status depthwise_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_conv_2d = {"CONV_2D",    WICK_BUILTIN_CONV_2D, 8,
-                                     conv_prepare, conv_invoke,          0};
+                                     conv_prepare, conv_invoke,          WICK_OP_TAKES_EPILOGUE};
 const wick_op_def wick_op_depthwise_conv_2d = {
-    "DEPTHWISE_CONV_2D", WICK_BUILTIN_DEPTHWISE_CONV_2D, 7, depthwise_prepare, depthwise_invoke, 0};
+    "DEPTHWISE_CONV_2D", WICK_BUILTIN_DEPTHWISE_CONV_2D, 7, depthwise_prepare,
+    depthwise_invoke,    WICK_OP_TAKES_EPILOGUE};

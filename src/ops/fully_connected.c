@@ -462,4 +462,5 @@ static wick_status fc_invoke(wick_op_ctx *ctx) {
 }
 
 const wick_op_def wick_op_fully_connected = {
-    "FULLY_CONNECTED", WICK_BUILTIN_FULLY_CONNECTED, 12, fc_prepare, fc_invoke, 0};
+    "FULLY_CONNECTED", WICK_BUILTIN_FULLY_CONNECTED, 12, fc_prepare,
+    fc_invoke,         WICK_OP_TAKES_EPILOGUE};

@@ -38,7 +38,7 @@ class UnaryOp(NamedTuple):
     symbol: str  # the lowercase name of its C record, wick_op_<symbol>
     kernel: str  # the float32 C expression of x
     version: int  # newest version the runtime implements
-    flags: str  # the C record's flags (WICK_OP_ELEMENTWISE or 0)
+    flags: str  # the C record's flags: a C expression of WICK_OP_* (src/core/op_api.h), or 0
     types: str  # the element types the runtime accepts (F32, F32_I16_I32, ...)
     sweep_lo: float  # the C op sweep's input range
     sweep_hi: float
