@@ -196,15 +196,25 @@ enum {
   /* out = in0 >= 0 ? in0 : in0 * in1, as the epilogue's PRELU step computes it (bit for bit):
    * with in1 a constant per channel it may join an epilogue, last (fuse.c). */
   WICK_OP_EPILOGUE_PRELU = 1u << 7,
+  /* Input 0 is a resource handle and output 0 the variable's value (READ_VARIABLE): the planner
+   * may give output 0's in-place group the variable's own storage (wick_variable_bind), and the
+   * kernel then finds the value already there (plan.c). */
+  WICK_OP_READS_VARIABLE = 1u << 8,
+  /* Input 0 is a resource handle and input 1 the value stored in it (ASSIGN_VARIABLE): when the
+   * value lives in the variable's storage the kernel skips the copy (plan.c). */
+  WICK_OP_ASSIGNS_VARIABLE = 1u << 9,
+  /* The op runs subgraphs of the model (IF, WHILE, CALL_ONCE, STABLEHLO_COMPOSITE), which may
+   * read or assign any variable: the planner binds no variable across it (plan.c). */
+  WICK_OP_RUNS_SUBGRAPHS = 1u << 10,
 };
 
 /* The flags of an op that computes on its one float32 input what the vectorized unary kernel
  * `kind` (wick_f32_unary_kind, src/kernels/kernels.h) computes: it may join a producer's
- * epilogue as that activation (fuse.c). Bits 8-15 of the flags hold 1 + kind. */
-#define WICK_OP_EPILOGUE(kind) ((uint32_t)(1 + (kind)) << 8)
+ * epilogue as that activation (fuse.c). Bits 16-23 of the flags hold 1 + kind. */
+#define WICK_OP_EPILOGUE(kind) ((uint32_t)(1 + (kind)) << 16)
 /* As WICK_OP_EPILOGUE, for the nodes of the op whose `approximate` option is set (GELU's tanh
- * form); the op must then carry WICK_OP_EPILOGUE too. Bits 16-23. */
-#define WICK_OP_EPILOGUE_APPROXIMATE(kind) ((uint32_t)(1 + (kind)) << 16)
+ * form); the op must then carry WICK_OP_EPILOGUE too. Bits 24-31. */
+#define WICK_OP_EPILOGUE_APPROXIMATE(kind) ((uint32_t)(1 + (kind)) << 24)
 
 /* One record per op: everything the core knows about it. */
 struct wick_op_def {
@@ -228,9 +238,9 @@ static inline bool wick_op_has(const wick_op_def *def, uint32_t flag) {
  * `params` computes, when it may join an epilogue (WICK_OP_EPILOGUE); -1 otherwise. */
 static inline int wick_op_epilogue_kind(const wick_op_def *def, const wick_op_params *params) {
   if (def == NULL) return -1;
-  uint32_t approximate = (def->flags >> 16) & 0xffu;
+  uint32_t approximate = (def->flags >> 24) & 0xffu;
   if (approximate != 0 && params != NULL && params->approximate) return (int)approximate - 1;
-  return (int)((def->flags >> 8) & 0xffu) - 1;
+  return (int)((def->flags >> 16) & 0xffu) - 1;
 }
 
 /* Checks the op tables against the schema: each builtin entry's name and code agree with

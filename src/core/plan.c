@@ -37,7 +37,6 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "format/schema.h"
 
 #define ARENA_ALIGN 64
 
@@ -124,9 +123,12 @@ static int32_t known_handle(const wick_graph *g, int32_t t) {
  * cannot tell: every other member is written by an update-in-place op
  * (DYNAMIC_UPDATE_SLICE) or is an alias; exactly one ASSIGN_VARIABLE(h, m)
  * with m in the group comes after every such writer; nothing else in the
- * graph reads or writes h, runs control flow or CALL_ONCE after r; no member
- * is a graph input or output. The read and the assignment then find their
- * data already in place (resource_variables.c, variables.c). */
+ * graph reads or writes h, runs subgraphs (control flow, CALL_ONCE, a
+ * composite) after r; no member is a graph input or output. The read and the
+ * assignment then find their data already in place (resource_variables.c,
+ * variables.c). The ops are known by their records' flags: WICK_OP_READS_VARIABLE,
+ * WICK_OP_ASSIGNS_VARIABLE, WICK_OP_RUNS_SUBGRAPHS, WICK_OP_UPDATES_INPUT0,
+ * WICK_OP_ALIAS. */
 static void *bindable_group(wick_graph *g, uint32_t r, const uint32_t *group) {
   const wick_node *rn = &g->nodes[wick_graph_node_at(g, r)]; /* r, oi: positions */
   const int32_t x = wick_node_output_index(rn, 0);
@@ -135,21 +137,20 @@ static void *bindable_group(wick_graph *g, uint32_t r, const uint32_t *group) {
   int32_t last_writer = (int32_t)r, assign = -1;
   for (uint32_t oi = 0; oi < g->info->num_operators; oi++) {
     const wick_node *n = &g->nodes[wick_graph_node_at(g, oi)];
-    const int32_t b = n->op->builtin;
+    const bool reads = wick_op_has(n->def, WICK_OP_READS_VARIABLE);
     if (oi == r || n->folded) continue;
-    if (b == WICK_BUILTIN_READ_VARIABLE || b == WICK_BUILTIN_ASSIGN_VARIABLE) {
+    if (reads || wick_op_has(n->def, WICK_OP_ASSIGNS_VARIABLE)) {
       if (known_handle(g, wick_node_input_index(n, 0)) != id) {
         if (known_handle(g, wick_node_input_index(n, 0)) < 0) return NULL; /* unknown: any */
         continue;
       }
-      if (b == WICK_BUILTIN_READ_VARIABLE || assign >= 0 || oi < r) return NULL;
+      if (reads || assign >= 0 || oi < r) return NULL;
       const int32_t value = wick_node_input_index(n, 1);
       if (value < 0 || group[value] != (uint32_t)x) return NULL;
       assign = (int32_t)oi;
       continue;
     }
-    if (oi > r && (b == WICK_BUILTIN_CALL_ONCE || b == WICK_BUILTIN_WHILE || b == WICK_BUILTIN_IF))
-      return NULL;
+    if (oi > r && wick_op_has(n->def, WICK_OP_RUNS_SUBGRAPHS)) return NULL;
     for (uint32_t k = 0; k < n->op->num_outputs; k++) {
       const int32_t t = wick_node_output_index(n, k);
       if (t < 0 || group[t] != (uint32_t)x) continue;
@@ -221,7 +222,7 @@ wick_status wick_plan_arena(wick_graph *g, size_t *arena_size) {
     share_in_place(g, first, last, group);
     for (uint32_t oi = 0; oi < no; oi++) {
       const wick_node *n = &g->nodes[wick_graph_node_at(g, oi)];
-      if (n->op->builtin != WICK_BUILTIN_READ_VARIABLE || n->folded || n->dynamic) continue;
+      if (!wick_op_has(n->def, WICK_OP_READS_VARIABLE) || n->folded || n->dynamic) continue;
       const int32_t x = wick_node_output_index(n, 0);
       if (x >= 0 && planned(g, first, (uint32_t)x)) bound[x] = bindable_group(g, oi, group);
     }

@@ -75,9 +75,6 @@ static wick_status composite_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_stablehlo_composite = {"STABLEHLO_COMPOSITE",
-                                                 WICK_BUILTIN_STABLEHLO_COMPOSITE,
-                                                 1,
-                                                 composite_prepare,
-                                                 composite_invoke,
-                                                 0};
+const wick_op_def wick_op_stablehlo_composite = {
+    "STABLEHLO_COMPOSITE", WICK_BUILTIN_STABLEHLO_COMPOSITE, 1, composite_prepare, composite_invoke,
+    WICK_OP_RUNS_SUBGRAPHS};

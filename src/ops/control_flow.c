@@ -286,7 +286,10 @@ static wick_status call_once_invoke(wick_op_ctx *ctx) {
   return WICK_OK;
 }
 
-const wick_op_def wick_op_call_once = {"CALL_ONCE",       WICK_BUILTIN_CALL_ONCE, 1,
-                                       call_once_prepare, call_once_invoke,       0};
-const wick_op_def wick_op_if = {"IF", WICK_BUILTIN_IF, 1, if_prepare, if_invoke, 0};
-const wick_op_def wick_op_while = {"WHILE", WICK_BUILTIN_WHILE, 1, while_prepare, while_invoke, 0};
+const wick_op_def wick_op_call_once = {
+    "CALL_ONCE",       WICK_BUILTIN_CALL_ONCE, 1,
+    call_once_prepare, call_once_invoke,       WICK_OP_RUNS_SUBGRAPHS};
+const wick_op_def wick_op_if = {"IF",       WICK_BUILTIN_IF, 1,
+                                if_prepare, if_invoke,       WICK_OP_RUNS_SUBGRAPHS};
+const wick_op_def wick_op_while = {"WHILE",       WICK_BUILTIN_WHILE, 1,
+                                   while_prepare, while_invoke,       WICK_OP_RUNS_SUBGRAPHS};

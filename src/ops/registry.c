@@ -117,9 +117,9 @@ static bool check_entry(const wick_op_def *d, char *why, size_t why_size) {
     wick_format_message(why, why_size, "op %s is marked both elementwise and alias", d->name);
     return false;
   }
-  const uint32_t kind = (d->flags >> 8) & 0xffu, approximate = (d->flags >> 16) & 0xffu;
+  const uint32_t kind = (d->flags >> 16) & 0xffu, approximate = (d->flags >> 24) & 0xffu;
   if (kind > WICK_F32_UNARY_COUNT || approximate > WICK_F32_UNARY_COUNT ||
-      (approximate != 0 && kind == 0) || (d->flags >> 24) != 0) {
+      (approximate != 0 && kind == 0)) {
     wick_format_message(why, why_size,
                         "op %s: epilogue kinds out of range, or an approximate one alone", d->name);
     return false;

@@ -173,6 +173,8 @@ static wick_status read_invoke(wick_op_ctx *ctx) {
 const wick_op_def wick_op_var_handle = {"VAR_HANDLE",       WICK_BUILTIN_VAR_HANDLE, 1,
                                         var_handle_prepare, var_handle_invoke,       0};
 const wick_op_def wick_op_assign_variable = {
-    "ASSIGN_VARIABLE", WICK_BUILTIN_ASSIGN_VARIABLE, 1, assign_prepare, assign_invoke, 0};
+    "ASSIGN_VARIABLE", WICK_BUILTIN_ASSIGN_VARIABLE, 1, assign_prepare,
+    assign_invoke,     WICK_OP_ASSIGNS_VARIABLE};
 const wick_op_def wick_op_read_variable = {
-    "READ_VARIABLE", WICK_BUILTIN_READ_VARIABLE, 1, read_prepare, read_invoke, 0};
+    "READ_VARIABLE", WICK_BUILTIN_READ_VARIABLE, 1, read_prepare,
+    read_invoke,     WICK_OP_READS_VARIABLE};
