@@ -169,8 +169,8 @@ typedef struct wick_op_ctx {
 } wick_op_ctx;
 
 /* What the core may assume about an op: the flags of its record (wick_op_def.flags). The core's
- * per-op decisions (in place, aliasing, folding, which nodes fold into an epilogue) read these;
- * only its multi-node graph rewrites name ops (docs/architecture.md). */
+ * per-op decisions (in place, aliasing, folding, epilogues, variable binding) read these; it names
+ * ops only in rules about the graph around several of them (docs/architecture.md lists where). */
 enum {
   /* Every kernel reads element i of inputs 0 and 1 only to compute output element i, and
    * before writing it: the output may overwrite an input of its shape and type (plan.c). */
