@@ -32,7 +32,7 @@ and of process CPU time (all threads; the steadier number on a loaded machine), 
 ratios wick / llama.cpp, peak RSS (VmHWM, and above the RSS after imports), the load average
 before and after, how many greedy tokens each runtime shares with wick, and the decode bound
 set by memory bandwidth: the weight bytes one decode step reads over the read bandwidth this
-script measures (numpy sums over 512 MB, 1 and 2 threads).
+script measures (numpy sums over 512 MB, by 1 and by 2 processes at once).
 
 llama.cpp lives in its own venv, built from source (llama-cpp-python's sdist with llama.cpp
 vendored; ~40 min at one job on 2 cores):
@@ -56,7 +56,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from importlib import metadata
 from pathlib import Path
@@ -311,21 +310,38 @@ def wick_decode_bytes(path: Path) -> int:
 # ------------------------------------------------------------------------- memory bandwidth
 
 
-def read_bandwidth(threads: int, mb: int = 512, reps: int = 5) -> float:
-    """Bytes/s of the best of ``reps`` sums of ``mb`` MB of float64 (numpy; with 2 threads each
-    sums half: numpy lets go of the GIL in the reduction)."""
+def _sum_times(mb: int, reps: int, barrier, out) -> None:
+    """One process's part of read_bandwidth: the best of ``reps`` sums of its own ``mb`` MB,
+    each started at the barrier with the other processes'."""
     a = np.ones(mb * 2**20 // 8)
-    parts = np.array_split(a, threads)
+    a.sum()
     best = float("inf")
     for _ in range(reps):
-        ts = [threading.Thread(target=np.sum, args=(p,)) for p in parts]
+        barrier.wait()
         t = time.perf_counter()
-        for th in ts:
-            th.start()
-        for th in ts:
-            th.join()
+        a.sum()
         best = min(best, time.perf_counter() - t)
-    return a.nbytes / best
+    out.put(best)
+
+
+def read_bandwidth(threads: int, mb: int = 512, reps: int = 5) -> float:
+    """Bytes/s of numpy sums over ``mb`` MB of float64 (the best of ``reps``); with 2 or more
+    threads, that many processes each sum their share at once (numpy's sums do not run in
+    parallel in threads of one process)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    barrier, out = ctx.Barrier(threads), ctx.Queue()
+    procs = [
+        ctx.Process(target=_sum_times, args=(mb // threads, reps, barrier, out))
+        for _ in range(threads)
+    ]
+    for p in procs:
+        p.start()
+    times = [out.get() for _ in procs]
+    for p in procs:
+        p.join()
+    return (mb // threads) * threads * 2**20 / max(times)
 
 
 # ---------------------------------------------------------------------------------- workers
