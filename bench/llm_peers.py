@@ -32,7 +32,8 @@ and of process CPU time (all threads; the steadier number on a loaded machine), 
 ratios wick / llama.cpp, peak RSS (VmHWM, and above the RSS after imports), the load average
 before and after, how many greedy tokens each runtime shares with wick, and the decode bound
 set by memory bandwidth: the weight bytes one decode step reads over the read bandwidth this
-script measures (numpy sums over 512 MB, by 1 and by 2 processes at once).
+script measures before and after the runs (numpy sums over 512 MB, by 1 and by 2 processes at
+once; the higher of the two).
 
 llama.cpp lives in its own venv, built from source (llama-cpp-python's sdist with llama.cpp
 vendored; ~40 min at one job on 2 cores):
@@ -655,11 +656,11 @@ def main() -> None:
         "groups": [],
     }
     print(f"machine: {results['machine']}")
-    bw = {str(t): read_bandwidth(t) for t in threads}
-    results["bandwidth"] = bw
-    print(
-        "read bandwidth: " + ", ".join(f"{t} thread(s) {b / 1e9:.1f} GB/s" for t, b in bw.items())
-    )
+    measure = not (args.prepare or args.profile)
+    # Measured before and after the runs (the host's bandwidth is shared and moves); the bound
+    # uses the higher of the two.
+    bw_before = {str(t): read_bandwidth(t) for t in threads} if measure else {}
+    results["bandwidth"] = bw_before
 
     for kind in kinds:
         wfile = wick_file(hf, kind) if "wick" in wanted or "litert" in wanted else None
@@ -699,9 +700,16 @@ def main() -> None:
                 g["llamacpp_bytes"] = lc["info"]["model_bytes"]
             results["groups"].append(g)
             Path(args.json).write_text(json.dumps(results, indent=1))
-    if args.prepare or args.profile:
+    if not measure:
         print(f"files in {CACHE}")
         return
+    bw_after = {str(t): read_bandwidth(t) for t in threads}
+    results["bandwidth_before"], results["bandwidth_after"] = bw_before, bw_after
+    results["bandwidth"] = {t: max(bw_before[t], bw_after[t]) for t in bw_before}
+    Path(args.json).write_text(json.dumps(results, indent=1))
+    for label, bw in (("before", bw_before), ("after", bw_after)):
+        rates = ", ".join(f"{t} thread(s) {b / 1e9:.1f} GB/s" for t, b in bw.items())
+        print(f"read bandwidth {label} the runs: {rates}")
     print()
     print(render(results))
     for g in results["groups"][:1]:
