@@ -29,6 +29,10 @@ from wick.converter.errors import ConversionError  # noqa: E402
 
 from .test_llm import _hf_greedy, _litert_tokens  # noqa: E402
 
+# Eight families, two conversions each (~2.5 min in all): slow, so the sanitizer run skips this
+# module; test_llm.py keeps the LLM runtime paths under ASan.
+pytestmark = pytest.mark.slow
+
 STEPS = 32
 MAX_SEQ_LEN = 64
 PREFILL = (8,)
@@ -203,7 +207,6 @@ def _teacher_forced(llm, tokens) -> np.ndarray:
     return np.stack(out)
 
 
-@pytest.mark.slow  # a second conversion per family (~15 s each); the sanitizer run skips it
 def test_int8_stays_close(family):
     """quantize="int8" (a decode-only file): along the prompt and the greedy continuation,
     teacher-forced, the logits stay within a few percent of transformers' float logits and
