@@ -106,7 +106,7 @@ KERAS_APPS = {
 KERAS_FORMS = ("fp32", "dynamic", "fp16", "int8")
 KERAS_CI = {"MobileNetV3Small", "EfficientNetV2B0"}
 # Apps whose random weights blow the activations far past a trained net's: the features before
-# the classifier reach 2e3 (EfficientNetV2B3) and 1e5 (-M, -L), where the eleven others measured
+# the classifier reach 2e3 (EfficientNetV2B3) and 1e5 (-M, -L), where the ten others measured
 # (EfficientNetV2B0-B2/S, EfficientNetB0/B7, ResNet152V2, DenseNet201, ConvNeXtSmall,
 # InceptionResNetV2) stay under 4, and LiteRT's own two kernel sets then disagree on the
 # output; every other app's files pass their check. Their BatchNorm
