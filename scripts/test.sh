@@ -7,6 +7,7 @@
 #                                ASan+UBSan build in build-asan/; the Python
 #                                tests load that library with libasan preloaded
 #   WICK_TEST_FAST=1             skip the tests marked slow (big models)
+#   WICK_TEST_PATHS="a b"        run only these pytest paths (default: tests/python)
 set -u
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -46,7 +47,8 @@ if [ "${WICK_SANITIZE:-0}" = 1 ]; then
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
-"$PY" -m pytest "${pytest_args[@]}" tests/python 2>&1 | tee "$log"
+# shellcheck disable=SC2086  # the paths are words
+"$PY" -m pytest "${pytest_args[@]}" ${WICK_TEST_PATHS:-tests/python} 2>&1 | tee "$log"
 unset LD_PRELOAD
 summary=$(grep -E '^=* ?[0-9]+ (passed|failed|skipped|error)' "$log" | tail -1)
 p_passed=$(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)
