@@ -29,10 +29,9 @@
  *
  * Most kernels beyond the GEMM microkernels are written once in
  * template/dwconv.h and template/elementwise.h over a small vector vocabulary
- * (<isa>/simd.h) and compiled per x86 ISA. Kernels that walk a tensor take a
+ * (<isa>/simd.h) and compiled per ISA. Kernels that walk a tensor take a
  * [begin, end) range of rows or elements so a thread pool can split them.
- * NULL entries in a table (NEON: no 5x5/generic depthwise or elementwise
- * kernels yet) mean the op runs its reference kernel.
+ * NULL entries in a table mean the op runs its reference kernel.
  *
  * Next: select.c (which ISA), gemm_driver.c (tiling), elementwise_driver.c
  * (broadcast shapes), template/, avx512/, avx2/, neon/.
@@ -576,18 +575,18 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_8x8__neon(size_t mr, size_t nc, size
                                                       const float *const *a, const float *w,
                                                       float *c, size_t c_stride, float lo,
                                                       float hi);
-WICK_KERNEL_API void wick_f32_dwconv3x3_ukernel__neon(const wick_f32_dwconv_args *a,
-                                                      size_t row_begin, size_t row_end);
-WICK_KERNEL_API void wick_f32_dwconv5x5_ukernel__neon(const wick_f32_dwconv_args *a,
-                                                      size_t row_begin, size_t row_end);
-WICK_KERNEL_API void wick_f32_quantize8__neon(size_t n, const float *in, void *out, float scale,
-                                              int32_t zero_point, bool is_unsigned);
-WICK_KERNEL_API void wick_f32_dequantize8__neon(size_t n, const void *in, float *out, float scale,
-                                                int32_t zero_point, bool is_unsigned);
-WICK_KERNEL_API void wick_f32_row_range__neon(size_t n, const float *in, float *lo, float *hi);
-WICK_KERNEL_API void wick_f32_hybrid_quantize__neon(size_t n, const float *in, int8_t *out,
-                                                    float inverse, float offset, float qmin);
-WICK_KERNEL_API void wick_f32_dwconv_ukernel__neon(const wick_f32_dwconv_args *a, size_t row_begin,
-                                                   size_t row_end);
+/* neon/dwconv.c, neon/winograd.c, neon/quantize.c, neon/elementwise.c (4-float vectors) */
+WICK_DECLARE_TEMPLATE_KERNELS(neon)
+/* neon/hybrid.c */
+WICK_KERNEL_API void wick_hybrid_dwconv__neon(const wick_conv_shape *s, const int8_t *input,
+                                              int32_t input_offset, float input_scale,
+                                              const int8_t *filter, const float *filter_scales,
+                                              bool conv_rescale, const float *bias, float *output,
+                                              float lo, float hi, int32_t y0, int32_t y1);
+WICK_KERNEL_API void wick_hybrid_rescale__neon(size_t n, const int32_t *acc,
+                                               const uint32_t *weight_sums, uint32_t offset,
+                                               const float *weight_scales, float row_scale,
+                                               bool conv_order, const float *bias, float lo,
+                                               float hi, float *out);
 
 #endif /* WICK_KERNELS_KERNELS_H */

@@ -16,41 +16,44 @@
 #include "kernels/cpu.h"
 #include "kernels/kernels.h"
 
+/* The kernels of template/elementwise.h, template/quantize.h and template/resize.h. */
+#define ELEMENTWISE_KERNELS(ISA)                                                              \
+  .unary = {[WICK_F32_RELU] = wick_f32_relu__##ISA,                                           \
+            [WICK_F32_RELU6] = wick_f32_relu6__##ISA,                                         \
+            [WICK_F32_RELU_N1_TO_1] = wick_f32_relu_n1_to_1__##ISA,                           \
+            [WICK_F32_RELU_0_TO_1] = wick_f32_relu_0_to_1__##ISA,                             \
+            [WICK_F32_LOGISTIC] = wick_f32_logistic__##ISA,                                   \
+            [WICK_F32_SILU] = wick_f32_silu__##ISA,                                           \
+            [WICK_F32_TANH] = wick_f32_tanh__##ISA,                                           \
+            [WICK_F32_EXP] = wick_f32_exp__##ISA,                                             \
+            [WICK_F32_HARD_SWISH] = wick_f32_hard_swish__##ISA,                               \
+            [WICK_F32_GELU] = wick_f32_gelu__##ISA,                                           \
+            [WICK_F32_GELU_TANH] = wick_f32_gelu_tanh__##ISA,                                 \
+            [WICK_F32_NEG] = wick_f32_neg__##ISA,                                             \
+            [WICK_F32_ABS] = wick_f32_abs__##ISA},                                            \
+  .binary = {[WICK_F32_ADD] = BINARY_FORMS(add, ISA),                                         \
+             [WICK_F32_SUB] = BINARY_FORMS(sub, ISA),                                         \
+             [WICK_F32_MUL] = BINARY_FORMS(mul, ISA),                                         \
+             [WICK_F32_DIV] = BINARY_FORMS(div, ISA),                                         \
+             [WICK_F32_MAXIMUM] = BINARY_FORMS(maximum, ISA),                                 \
+             [WICK_F32_MINIMUM] = BINARY_FORMS(minimum, ISA),                                 \
+             [WICK_F32_SQUARED_DIFFERENCE] = BINARY_FORMS(sqdiff, ISA)},                      \
+  .softmax = wick_f32_softmax__##ISA, .sum_mid = wick_f32_sum_mid__##ISA,                     \
+  .max_pool = wick_f32_max_pool__##ISA, .average_pool = wick_f32_average_pool__##ISA,         \
+  .quantize8 = wick_f32_quantize8__##ISA, .dequantize8 = wick_f32_dequantize8__##ISA,         \
+  .row_range = wick_f32_row_range__##ISA, .hybrid_quantize = wick_f32_hybrid_quantize__##ISA, \
+  .resize_bilinear = wick_f32_resize_bilinear__##ISA, .prelu = wick_f32_prelu__##ISA
+#define BINARY_FORMS(OP, ISA) \
+  { wick_f32_##OP##_vv__##ISA, wick_f32_##OP##_vs__##ISA, wick_f32_##OP##_sv__##ISA }
+
 #if defined(__x86_64__) || defined(_M_X64)
 #define WICK_HAVE_X86_KERNELS 1
 
 #define TEMPLATE_KERNELS(ISA)                                                                     \
   .dwconv3x3 = wick_f32_dwconv3x3_ukernel__##ISA, .dwconv5x5 = wick_f32_dwconv5x5_ukernel__##ISA, \
   .dwconv = wick_f32_dwconv_ukernel__##ISA, .winograd_input = wick_f32_winograd_input__##ISA,     \
-  .winograd_output = wick_f32_winograd_output__##ISA,                                             \
-  .unary = {[WICK_F32_RELU] = wick_f32_relu__##ISA,                                               \
-            [WICK_F32_RELU6] = wick_f32_relu6__##ISA,                                             \
-            [WICK_F32_RELU_N1_TO_1] = wick_f32_relu_n1_to_1__##ISA,                               \
-            [WICK_F32_RELU_0_TO_1] = wick_f32_relu_0_to_1__##ISA,                                 \
-            [WICK_F32_LOGISTIC] = wick_f32_logistic__##ISA,                                       \
-            [WICK_F32_SILU] = wick_f32_silu__##ISA,                                               \
-            [WICK_F32_TANH] = wick_f32_tanh__##ISA,                                               \
-            [WICK_F32_EXP] = wick_f32_exp__##ISA,                                                 \
-            [WICK_F32_HARD_SWISH] = wick_f32_hard_swish__##ISA,                                   \
-            [WICK_F32_GELU] = wick_f32_gelu__##ISA,                                               \
-            [WICK_F32_GELU_TANH] = wick_f32_gelu_tanh__##ISA,                                     \
-            [WICK_F32_NEG] = wick_f32_neg__##ISA,                                                 \
-            [WICK_F32_ABS] = wick_f32_abs__##ISA},                                                \
-  .binary = {[WICK_F32_ADD] = BINARY_FORMS(add, ISA),                                             \
-             [WICK_F32_SUB] = BINARY_FORMS(sub, ISA),                                             \
-             [WICK_F32_MUL] = BINARY_FORMS(mul, ISA),                                             \
-             [WICK_F32_DIV] = BINARY_FORMS(div, ISA),                                             \
-             [WICK_F32_MAXIMUM] = BINARY_FORMS(maximum, ISA),                                     \
-             [WICK_F32_MINIMUM] = BINARY_FORMS(minimum, ISA),                                     \
-             [WICK_F32_SQUARED_DIFFERENCE] = BINARY_FORMS(sqdiff, ISA)},                          \
-  .softmax = wick_f32_softmax__##ISA, .sum_mid = wick_f32_sum_mid__##ISA,                         \
-  .max_pool = wick_f32_max_pool__##ISA, .average_pool = wick_f32_average_pool__##ISA,             \
-  .quantize8 = wick_f32_quantize8__##ISA, .dequantize8 = wick_f32_dequantize8__##ISA,             \
-  .row_range = wick_f32_row_range__##ISA, .hybrid_quantize = wick_f32_hybrid_quantize__##ISA,     \
-  .hybrid_dwconv = wick_hybrid_dwconv__avx2, .hybrid_rescale = wick_hybrid_rescale__avx2,         \
-  .resize_bilinear = wick_f32_resize_bilinear__##ISA, .prelu = wick_f32_prelu__##ISA
-#define BINARY_FORMS(OP, ISA) \
-  { wick_f32_##OP##_vv__##ISA, wick_f32_##OP##_vs__##ISA, wick_f32_##OP##_sv__##ISA }
+  .winograd_output = wick_f32_winograd_output__##ISA, ELEMENTWISE_KERNELS(ISA),                   \
+  .hybrid_dwconv = wick_hybrid_dwconv__avx2, .hybrid_rescale = wick_hybrid_rescale__avx2
 
 static const wick_f32_kernels avx512_kernels = {
     .isa = "avx512",
@@ -90,10 +93,11 @@ static const wick_f32_kernels neon_kernels = {
     .dwconv3x3 = wick_f32_dwconv3x3_ukernel__neon,
     .dwconv5x5 = wick_f32_dwconv5x5_ukernel__neon,
     .dwconv = wick_f32_dwconv_ukernel__neon,
-    .quantize8 = wick_f32_quantize8__neon,
-    .dequantize8 = wick_f32_dequantize8__neon,
-    .row_range = wick_f32_row_range__neon,
-    .hybrid_quantize = wick_f32_hybrid_quantize__neon,
+    .winograd_input = wick_f32_winograd_input__neon,
+    .winograd_output = wick_f32_winograd_output__neon,
+    ELEMENTWISE_KERNELS(neon),
+    .hybrid_dwconv = wick_hybrid_dwconv__neon,
+    .hybrid_rescale = wick_hybrid_rescale__neon,
 };
 #endif
 

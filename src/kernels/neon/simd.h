@@ -1,15 +1,20 @@
 /*
  * neon/simd.h — the vector vocabulary of src/kernels/template/ for AArch64
- * NEON (4 floats), as far as template/dwconv.h and template/quantize.h need
- * it (the elementwise template is not built for NEON). Same names and semantics as
- * avx512/simd.h (read that first), with two differences:
+ * NEON (4 floats): template/dwconv.h, template/quantize.h, template/elementwise.h,
+ * template/resize.h and template/winograd.h are compiled with it. Same names and
+ * semantics as avx512/simd.h (read that first), with one difference:
  *
  *   vmask   NEON has no masked loads or stores: a vmask is the number of
  *           lanes of a partial block, and vloadm / vstorem go through a
  *           4-float staging copy (channel counts in real models are almost
  *           always multiples of 4; the path exists for correctness).
- *   vmax / vmin are FMAX / FMIN: a NaN in either operand propagates (the
- *           templates only rely on a NaN in the second one passing through).
+ *
+ * vmax / vmin keep the x86 instructions' semantics the templates are written
+ * for (vmax(a, b) = a > b ? a : b: a NaN in either operand returns b, and
+ * max(0, -0) is -0), a compare and a bit select: FMAX / FMIN would return NaN
+ * for a NaN in either operand and order -0 below +0, so RELU(-0), a max pool
+ * over NaN or a softmax row's NaN-skipping maximum would differ from the
+ * reference kernels.
  *
  * Included only by this folder's .c files (NEON is part of the AArch64 base
  * ISA: no flags needed).
@@ -51,8 +56,8 @@ SIMD_INLINE void vstorem(float *p, vmask m, vf v) {
 }
 SIMD_INLINE vf vset1(float x) { return vdupq_n_f32(x); }
 SIMD_INLINE vf vfma(vf a, vf b, vf c) { return vfmaq_f32(c, a, b); } /* a*b + c */
-SIMD_INLINE vf vmax(vf a, vf b) { return vmaxq_f32(a, b); }
-SIMD_INLINE vf vmin(vf a, vf b) { return vminq_f32(a, b); }
+SIMD_INLINE vf vmax(vf a, vf b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
+SIMD_INLINE vf vmin(vf a, vf b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
 
 /* ---- template/quantize.h ---- */
 
@@ -88,5 +93,42 @@ SIMD_INLINE vf vload_bytes(const void *p, size_t n, bool is_unsigned) {
       is_unsigned ? vreinterpretq_s16_u16(vmovl_u8(b)) : vmovl_s8(vreinterpret_s8_u8(b));
   return vcvtq_f32_s32(vmovl_s16(vget_low_s16(w)));
 }
+
+/* ---- template/elementwise.h, template/resize.h, template/winograd.h ---- */
+
+SIMD_INLINE vf vfnma(vf a, vf b, vf c) { return vfmsq_f32(c, a, b); } /* c - a*b */
+SIMD_INLINE vf vabs(vf a) { return vabsq_f32(a); }                    /* clears the sign bit */
+SIMD_INLINE vf vneg(vf a) { return vnegq_f32(a); }                    /* flips the sign bit */
+SIMD_INLINE vf vsqrt(vf a) { return vsqrtq_f32(a); }
+/* Round to nearest, ties to even. */
+SIMD_INLINE vf vround(vf a) { return vrndnq_f32(a); }
+/* v * 2^n for integral n, as two exact power-of-two factors 2^n1 * 2^n2 (avx2/simd.h's
+ * vscale2: n clamped to [-250, 250], n1 = floor(n/2), n2 = n - n1, each a normal float), so
+ * the result is rounded once whenever v * 2^n1 is normal: always for exp's |v| in [0.5, 2].
+ * NaN stays NaN. */
+SIMD_INLINE vf vscale2(vf v, vf n) {
+  n = vminq_f32(vdupq_n_f32(250.0f), vmaxq_f32(vdupq_n_f32(-250.0f), n));
+  const int32x4_t ni = vcvtnq_s32_f32(n);
+  const int32x4_t n1 = vshrq_n_s32(ni, 1);
+  const int32x4_t n2 = vsubq_s32(ni, n1);
+  const int32x4_t bias = vdupq_n_s32(127);
+  const vf s1 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n1, bias), 23));
+  const vf s2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, bias), 23));
+  return vmulq_f32(vmulq_f32(v, s1), s2);
+}
+/* Sign bit of `s` on the magnitude of `m`. */
+SIMD_INLINE vf vcopysign(vf m, vf s) { return vbslq_f32(vdupq_n_u32(0x80000000u), s, m); }
+SIMD_INLINE vbool vgt(vf a, vf b) { return vcgtq_f32(a, b); }
+SIMD_INLINE vbool vor(vbool a, vbool b) { return vorrq_u32(a, b); }
+SIMD_INLINE bool vany(vbool a) { return vmaxvq_u32(a) != 0; }
+/* 2^n for t = n + 1.5 * 2^23 (float) with integral n in [-126, 127]: t's
+ * low mantissa bits are 2^22 + n, and (bits + 127) << 23 keeps n + 127 as
+ * the exponent field. */
+SIMD_INLINE vf vpow2_magic(vf t) {
+  return vreinterpretq_f32_s32(
+      vshlq_n_s32(vaddq_s32(vreinterpretq_s32_f32(t), vdupq_n_s32(127)), 23));
+}
+SIMD_INLINE float vreduce_add(vf a) { return vaddvq_f32(a); }
+SIMD_INLINE float vreduce_max(vf a) { return vmaxvq_f32(a); }
 
 #endif /* WICK_KERNELS_NEON_SIMD_H */

@@ -1,7 +1,7 @@
 /*
  * template/elementwise.h — vectorized elementwise kernels written once in the
  * vocabulary of <isa>/simd.h and compiled per ISA (avx512/elementwise.c,
- * avx2/elementwise.c): unary activations and transcendentals, binary
+ * avx2/elementwise.c, neon/elementwise.c): unary activations and transcendentals, binary
  * arithmetic in three operand forms, softmax rows and mid-axis sums.
  *
  * Every kernel works on a contiguous range and can run in place (out == in):

@@ -2,7 +2,8 @@
  * template/quantize.h — QUANTIZE float32 -> int8 / uint8 and DEQUANTIZE
  * int8 / uint8 -> float32 with one scale and zero point, written in the
  * vocabulary of <isa>/simd.h and compiled per ISA (included by
- * avx512/elementwise.c and avx2/elementwise.c after template/elementwise.h).
+ * avx512/elementwise.c and avx2/elementwise.c after template/elementwise.h,
+ * and by neon/quantize.c).
  *
  * Bit-identical to src/kernels/reference/quantize.c when |zero_point| <=
  * WICK_QUANTIZE8_MAX_ZERO_POINT (kernels.h; callers check):

@@ -1,7 +1,7 @@
 /*
  * template/resize.h — RESIZE_BILINEAR (float32, NHWC) in the vocabulary of
- * <isa>/simd.h, compiled per ISA (included by avx512/elementwise.c and
- * avx2/elementwise.c): the kernel tables' `resize_bilinear`.
+ * <isa>/simd.h, compiled per ISA (included by avx512/elementwise.c,
+ * avx2/elementwise.c and neon/elementwise.c): the kernel tables' `resize_bilinear`.
  *
  * Bit-identical to wick_f32_resize_bilinear_rows__reference: the same taps
  * and weights (wick_resize_bilinear_taps), and per channel the reference's

@@ -1,7 +1,8 @@
 /*
  * template/winograd.h — the input and output transforms of the Winograd
  * F(4x4, 3x3) convolution, written once in the vector vocabulary of
- * <isa>/simd.h and compiled per ISA (avx512/winograd.c, avx2/winograd.c).
+ * <isa>/simd.h and compiled per ISA (avx512/winograd.c, avx2/winograd.c,
+ * neon/winograd.c).
  * The driver and the filter transform are in src/kernels/winograd.c; the
  * algorithm, its matrices and its error bound in docs/architecture.md.
  *
