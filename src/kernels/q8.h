@@ -209,7 +209,8 @@ typedef struct wick_q8_kernels {
  * callers allocate the prepared input that much larger). */
 #define WICK_Q8_ROW_PAD 4
 
-/* The best 8-bit table lookup for this CPU (AVX-512 VBMI, else AVX2), or NULL. */
+/* The best 8-bit table lookup for this CPU (AVX-512 VBMI, else AVX2; NEON on AArch64), or
+ * NULL. */
 WICK_Q8_API wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference);
 
 /* The best int8 kernels for this CPU, or NULL (forced reference, or no
@@ -534,6 +535,34 @@ WICK_Q8_API void wick_q8_igemm_ukernel_4x16c4__neon(size_t mr, size_t nc, size_t
 WICK_Q8_API void wick_q8_dwconv_ukernel__neon(const wick_conv_shape *s, int32_t zp,
                                               const int8_t *input, const void *w, int8_t *output,
                                               const wick_q8_output *o, int32_t y0, int32_t y1);
+
+/* neon/: q8_elementwise.c, q8_lut.c, q16_activations.c, q8_softmax.c (both AArch64 tables);
+ * neon/q8_dots.c, neondot/q8_dots.c */
+WICK_Q8_API void wick_q8_add_ukernel__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                                           const wick_qadd_params *p, bool subtract);
+WICK_Q8_API void wick_q8_mul_ukernel__neon(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                                           const wick_qmul_params *p);
+WICK_Q8_API void wick_q8_squared_difference_ukernel__neon(size_t n, const int8_t *a,
+                                                          const int8_t *b, int8_t *out,
+                                                          const wick_qadd_params *p);
+WICK_Q8_API void wick_q16_add_ukernel__neon(size_t n, const int16_t *a, const int16_t *b,
+                                            int16_t *out, const wick_qadd_params *p, bool subtract);
+WICK_Q8_API void wick_q16_mul_ukernel__neon(size_t n, const int16_t *a, const int16_t *b,
+                                            int16_t *out, const wick_qmul_params *p);
+WICK_Q8_API void wick_q16_requant_ukernel__neon(size_t n, const int16_t *in, void *out, bool out16,
+                                                const wick_q_requant_params *p);
+WICK_Q8_API void wick_q8_dots__neon(size_t m, size_t n, size_t k, const int8_t *a, const int8_t *b,
+                                    int32_t *c, size_t ldc);
+WICK_Q8_API void wick_q8_dots__neondot(size_t m, size_t n, size_t k, const int8_t *a,
+                                       const int8_t *b, int32_t *c, size_t ldc);
+WICK_Q8_API void wick_q16_sigmoid__neon(size_t n, const int32_t table[256], int32_t multiplier,
+                                        int32_t shift, bool tanh, const int16_t *in, int16_t *out);
+WICK_Q8_API void wick_q8_softmax_rows__neon(const int32_t exps[256], const int32_t sums[256],
+                                            const wick_qsoftmax_params *p, wick_dtype in_type,
+                                            wick_dtype out_type, size_t rows, size_t cols,
+                                            const void *in, void *out);
+WICK_Q8_API void wick_q8_lut8__neon(size_t n, const uint8_t lut[256], const uint8_t *in,
+                                    uint8_t *out);
 
 WICK_Q8_API void wick_q8_lut8__avx512vbmi(size_t n, const uint8_t lut[256], const uint8_t *in,
                                           uint8_t *out);

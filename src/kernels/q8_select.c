@@ -3,7 +3,8 @@
  * none: on x86-64 AMX-INT8 with AVX-512 VNNI (convolutions on tiles), else
  * AVX-512 VNNI (with F, VL, BW, DQ), else AVX2 (a NULL entry sends the op
  * to its reference kernel); on AArch64 NEON with the
- * dot-product extension (SDOT), else plain NEON; else NULL.
+ * dot-product extension (SDOT), else plain NEON (the two share everything but
+ * the GEMM kernels); else NULL.
  * WICK_MAX_ISA=avx512vnni|avx512|avx2|neon|reference hides the better ones (cpu.h).
  */
 #include <string.h>
@@ -73,7 +74,19 @@ static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | 
 #if defined(__aarch64__)
 #define WICK_HAVE_NEON_KERNELS 1
 
-/* GEMM-shaped ops (the input stays int8: s8, q8.h) and depthwise convs. */
+/* What both AArch64 tables share (plain Advanced SIMD): depthwise convs, ADD / SUB, MUL and
+ * SQUARED_DIFFERENCE, int16 ADD / SUB / MUL, QUANTIZE from int16, 16x8 FULLY_CONNECTED,
+ * int16 LOGISTIC and TANH, 8-bit SOFTMAX. */
+#define NEON_ENTRIES                                                        \
+  .dwconv = wick_q8_dwconv_ukernel__neon, .add = wick_q8_add_ukernel__neon, \
+  .mul = wick_q8_mul_ukernel__neon,                                         \
+  .squared_difference = wick_q8_squared_difference_ukernel__neon,           \
+  .add16 = wick_q16_add_ukernel__neon, .mul16 = wick_q16_mul_ukernel__neon, \
+  .requant16 = wick_q16_requant_ukernel__neon, .fc16 = wick_q16_fc__neon,   \
+  .sigmoid16 = wick_q16_sigmoid__neon, .softmax8 = wick_q8_softmax_rows__neon
+
+/* GEMM-shaped ops (the input stays int8: s8, q8.h) and the hybrid ops' dot products on
+ * SDOT, and NEON_ENTRIES. */
 static const wick_q8_kernels neondot_kernels = {
     .isa = "neondot",
     .mr = 4,
@@ -85,8 +98,9 @@ static const wick_q8_kernels neondot_kernels = {
     .gemm_u8_1 = wick_q8_gemm_ukernel_1x16c4__neondot,
     .igemm = wick_q8_igemm_ukernel_4x16c4__neondot,
     .igemm_u8 = wick_q8_igemm_ukernel_4x16c4__neondot,
+    .dots = wick_q8_dots__neondot,
     .dw_cr = 16,
-    .dwconv = wick_q8_dwconv_ukernel__neon,
+    NEON_ENTRIES,
 };
 
 /* The same kernels without SDOT (widening multiplies). */
@@ -101,8 +115,9 @@ static const wick_q8_kernels neon_kernels = {
     .gemm_u8_1 = wick_q8_gemm_ukernel_1x16c4__neon,
     .igemm = wick_q8_igemm_ukernel_4x16c4__neon,
     .igemm_u8 = wick_q8_igemm_ukernel_4x16c4__neon,
+    .dots = wick_q8_dots__neon,
     .dw_cr = 16,
-    .dwconv = wick_q8_dwconv_ukernel__neon,
+    NEON_ENTRIES,
 };
 #endif
 
@@ -151,6 +166,8 @@ wick_q8_lut8_fn wick_q8_lut8_select(bool force_reference) {
   const uint32_t needs = WICK_CPU_AVX512F | WICK_CPU_AVX512BW | WICK_CPU_AVX512VBMI;
   if (!force_reference && (wick_cpu_features() & needs) == needs) return wick_q8_lut8__avx512vbmi;
   if (!force_reference && (wick_cpu_features() & WICK_CPU_AVX2)) return wick_q8_lut8__avx2;
+#elif defined(WICK_HAVE_NEON_KERNELS)
+  if (!force_reference && (wick_cpu_features() & WICK_CPU_NEON)) return wick_q8_lut8__neon;
 #else
   (void)force_reference;
 #endif

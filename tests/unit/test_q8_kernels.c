@@ -681,6 +681,49 @@ static void test_elementwise16(const wick_q8_kernels *kern) {
   printf("%s int16 add / sub / mul: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ QUANTIZE from int16 */
+
+/* kern->requant16 against wick_q_requantize__reference on every int16 input (a 65536-element
+ * run cut into a body and a 5-element tail), to int8 and to int16, for multipliers below and
+ * above 1 (negative and positive shifts, one that shifts every product out), input and output
+ * zero points at both ends, and clamps inside the output type. */
+static void test_requant16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  enum { ALL = 65536 };
+  int16_t *in = malloc(ALL * 2), *ref = malloc(ALL * 2 + 4), *got = malloc(ALL * 2 + 4);
+  for (int i = 0; i < ALL; i++) in[i] = (int16_t)(i - 32768);
+  /* multiplier, shift, input zero point, output zero point */
+  static const int32_t sets[][4] = {{1 << 30, 0, 0, 0},           {1518500250, -7, 0, 0},
+                                    {2147483647, -16, -5, 3},     {1288490189, 1, 0, -128},
+                                    {1717986918, -1, 32767, 127}, {1073741824, -31, 0, 0},
+                                    {1987654321, 3, -32768, 100}, {1234567891, -40, 7, -7}};
+  for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++)
+    for (int out16 = 0; out16 <= 1; out16++) {
+      const int32_t *q = sets[si];
+      const int32_t lo = out16 ? (si % 2 ? -32768 : -1000) : (si % 2 ? -128 : -20);
+      const int32_t hi = out16 ? (si % 3 ? 32767 : 2000) : (si % 3 ? 127 : 90);
+      const int32_t zp = out16 ? q[3] * 200 : q[3];
+      const wick_q_requant_params p = {q[2], zp, q[0], q[1], lo, hi};
+      const wick_dtype out_type = out16 ? WICK_DTYPE_INT16 : WICK_DTYPE_INT8;
+      const size_t os = out16 ? 2 : 1;
+      memset(got, 0x55, ALL * 2 + 4);
+      memset(ref, 0x55, ALL * 2 + 4);
+      wick_q_requantize__reference(WICK_DTYPE_INT16, out_type, ALL, p.in_zp, p.out_zp, p.multiplier,
+                                   p.shift, lo, hi, in, (uint8_t *)ref + os);
+      kern->requant16(ALL - 5, in, (uint8_t *)got + os, out16 != 0, &p);
+      kern->requant16(5, in + ALL - 5, (uint8_t *)got + os + (ALL - 5) * os, out16 != 0, &p);
+      checks++;
+      if (memcmp(got, ref, (ALL + 2) * os) != 0) {
+        size_t i = 0;
+        while (((uint8_t *)got)[i] == ((uint8_t *)ref)[i]) i++;
+        fail("%s requant16 set %zu to %s: byte %zu differs (input %d)", kern->isa, si,
+             out16 ? "int16" : "int8", i, i >= os ? in[(i - os) / os] : 0);
+      }
+    }
+  free(in), free(ref), free(got);
+  printf("%s int16 quantize: %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ int16 LOGISTIC / TANH */
 
 /* kern->sigmoid16 against the reference on every int16 input, for power-of-two input scales
@@ -1037,7 +1080,7 @@ static void test_lut8_fn(const char *isa, wick_q8_lut8_fn fn) {
 static void test_lut8(void) {
   const wick_q8_lut8_fn best = wick_q8_lut8_select(false);
   if (best == NULL) {
-    printf("lut8: skipped (no AVX2 or AVX-512 VBMI)\n");
+    printf("lut8: skipped (no vector table lookup for this CPU)\n");
     return;
   }
 #if defined(__x86_64__) || defined(_M_X64)
@@ -1091,6 +1134,7 @@ int main(void) {
     if (kern->fc16) test_fc16(kern);
     if (kern->add16 && kern->mul16) test_elementwise16(kern);
     if (kern->sigmoid16) test_sigmoid16(kern);
+    if (kern->requant16) test_requant16(kern);
     if (kern->softmax8) test_softmax(kern->isa, kern->softmax8);
   }
   return finish();
