@@ -1,7 +1,8 @@
 /*
  * q4.c — the portable parts of the blockwise int4 FULLY_CONNECTED kernels
  * (q4.h): the dynamic row quantization, bfloat16 rounding of block scales,
- * the reference kernel and the choice of kernel.
+ * the reference kernel and the choice of kernel (AVX2 on x86-64; on AArch64 NEON with the
+ * dot-product extension, else plain NEON; blocks of a multiple of 32 values).
  */
 #include "kernels/q4.h"
 
@@ -92,8 +93,31 @@ const wick_q4_kernel *wick_q4_kernel_avx2(void) {
   return NULL;
 }
 
+#if defined(__aarch64__)
+static const wick_q4_kernel neon_kernel = {"neon", wick_q4_row_bytes__neon, wick_q4_prepare__neon,
+                                           wick_q4_sums__neon};
+static const wick_q4_kernel neondot_kernel = {"neondot", wick_q4_row_bytes__neondot,
+                                              wick_q4_prepare__neondot, wick_q4_sums__neondot};
+#endif
+
+const wick_q4_kernel *wick_q4_kernel_neon(void) {
+#if defined(__aarch64__)
+  if (wick_cpu_features() & WICK_CPU_NEON) return &neon_kernel;
+#endif
+  return NULL;
+}
+
+const wick_q4_kernel *wick_q4_kernel_neondot(void) {
+#if defined(__aarch64__)
+  if (wick_cpu_features() & WICK_CPU_NEON_DOT) return &neondot_kernel;
+#endif
+  return NULL;
+}
+
 const wick_q4_kernel *wick_q4_kernel_select(bool force_reference, size_t bs) {
-  const wick_q4_kernel *avx2 = wick_q4_kernel_avx2();
-  if (!force_reference && avx2 != NULL && bs % 32 == 0) return avx2;
-  return &reference_kernel;
+  if (force_reference || bs % 32 != 0) return &reference_kernel;
+  const wick_q4_kernel *best = wick_q4_kernel_avx2();
+  if (best == NULL) best = wick_q4_kernel_neondot();
+  if (best == NULL) best = wick_q4_kernel_neon();
+  return best != NULL ? best : &reference_kernel;
 }

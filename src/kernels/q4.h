@@ -33,7 +33,7 @@ WICK_Q4_API float wick_q4_bf16_round(float x);
 
 /* A block-sum kernel and the row layout it reads. */
 typedef struct wick_q4_kernel {
-  const char *isa; /* "avx2", "reference" */
+  const char *isa; /* "avx2", "neondot", "neon", "reference" */
   /* bytes of one prepared row of k values in blocks of bs (a multiple of 64) */
   size_t (*row_bytes)(size_t k, size_t bs);
   /* lays out a quantized row: xd = x_q - zero point (k values), zp the zero point */
@@ -52,6 +52,10 @@ WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_select(bool force_reference, si
 WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_reference(void);
 /* The AVX2 kernel (blocks of a multiple of 32 values), NULL on other CPUs or architectures. */
 WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_avx2(void);
+/* The AArch64 kernels (blocks of a multiple of 32 values; neondot with SDOT), NULL on other
+ * CPUs or architectures (or, for neondot, without the dot-product extension). */
+WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_neon(void);
+WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_neondot(void);
 
 /* (defined in avx2/q4_blocks.c) */
 WICK_Q4_API size_t wick_q4_row_bytes__avx2(size_t k, size_t bs);
@@ -60,5 +64,16 @@ WICK_Q4_API void wick_q4_prepare__avx2(size_t k, size_t bs, const int16_t *xd, i
 WICK_Q4_API void wick_q4_sums__avx2(size_t m, size_t k, size_t bs, const void *rows,
                                     size_t row_stride, size_t cols, const uint8_t *w4,
                                     int32_t *sums);
+
+/* (defined in neon/q4_blocks.c and neondot/q4_blocks.c: neon/q4_blocks.h) */
+#define WICK_DECLARE_Q4_NEON(ISA)                                                             \
+  WICK_Q4_API size_t wick_q4_row_bytes__##ISA(size_t k, size_t bs);                           \
+  WICK_Q4_API void wick_q4_prepare__##ISA(size_t k, size_t bs, const int16_t *xd, int32_t zp, \
+                                          void *row);                                         \
+  WICK_Q4_API void wick_q4_sums__##ISA(size_t m, size_t k, size_t bs, const void *rows,       \
+                                       size_t row_stride, size_t cols, const uint8_t *w4,     \
+                                       int32_t *sums);
+WICK_DECLARE_Q4_NEON(neon)
+WICK_DECLARE_Q4_NEON(neondot)
 
 #endif /* WICK_KERNELS_Q4_H */

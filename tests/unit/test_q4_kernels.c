@@ -2,7 +2,8 @@
  * test_q4_kernels.c — the blockwise int4 FULLY_CONNECTED kernels
  * (src/kernels/q4.h): every kernel this CPU runs (its row layout and block
  * sums) against the reference loop (exact int32 equality) on edge shapes —
- * one to nine rows, 1 to 19 blocks (the AVX2 kernel reduces eight at a time),
+ * one to nine rows, 1 to 19 blocks (the AVX2 kernel reduces eight at a time, the NEON ones
+ * four rows at a time),
  * blocks of 2 to 256 values, extreme weights (-8, 7), inputs (-128, 127) and
  * zero points; and the dynamic row quantization on rows that are all
  * zero, all positive, all negative, and hold NaN and infinities (no undefined
@@ -87,12 +88,14 @@ static void check_quantize(const char *what, const float *x, size_t k) {
 }
 
 int main(void) {
-  const wick_q4_kernel *kernels[2] = {wick_q4_kernel_reference(), wick_q4_kernel_avx2()};
+  const wick_q4_kernel *kernels[4] = {wick_q4_kernel_reference(), wick_q4_kernel_avx2(),
+                                      wick_q4_kernel_neondot(), wick_q4_kernel_neon()};
+  static const char *const names[4] = {"reference", "avx2", "neondot", "neon"};
   static const size_t blocks[] = {2, 16, 32, 64, 96, 128, 256};
-  for (size_t t = 0; t < 2; t++) {
+  for (size_t t = 0; t < 4; t++) {
     const wick_q4_kernel *kern = kernels[t];
     if (kern == NULL) {
-      printf("block sums (avx2): skipped, this CPU has no AVX2\n");
+      printf("block sums (%s): skipped, this CPU or architecture lacks it\n", names[t]);
       continue;
     }
     int before = failures;
