@@ -94,10 +94,15 @@ const wick_q4_kernel *wick_q4_kernel_avx2(void) {
 }
 
 #if defined(__aarch64__)
-static const wick_q4_kernel neon_kernel = {"neon", wick_q4_row_bytes__neon, wick_q4_prepare__neon,
-                                           wick_q4_sums__neon};
-static const wick_q4_kernel neondot_kernel = {"neondot", wick_q4_row_bytes__neondot,
-                                              wick_q4_prepare__neondot, wick_q4_sums__neondot};
+/* (designated: the sums kernels only; any other entry of the struct is NULL) */
+static const wick_q4_kernel neon_kernel = {.isa = "neon",
+                                           .row_bytes = wick_q4_row_bytes__neon,
+                                           .prepare = wick_q4_prepare__neon,
+                                           .sums = wick_q4_sums__neon};
+static const wick_q4_kernel neondot_kernel = {.isa = "neondot",
+                                              .row_bytes = wick_q4_row_bytes__neondot,
+                                              .prepare = wick_q4_prepare__neondot,
+                                              .sums = wick_q4_sums__neondot};
 #endif
 
 const wick_q4_kernel *wick_q4_kernel_neon(void) {
