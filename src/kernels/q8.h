@@ -159,6 +159,54 @@ typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t 
 typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qmul_params *p);
 
+/* ---- 8-bit ADD / SUB with each input's rescale in 32-bit arithmetic (q8_rescale.c) ----
+ *
+ * LiteRT's 8-bit ADD / SUB (wick_q_add__reference) rescales each input x = v + offset
+ * (|x| <= 255 for int8 and uint8) as mbqm(x << left_shift, m, s) with s <= 0: a 64-bit product
+ * per element, then adds the two and requantizes the sum (a third one). Both roundings of an
+ * input's rescale fold into one floor (as in avx2/q8_requant.h), and with k = 31 - left_shift
+ * - s, q = m >> k and rho = m mod 2^k that floor splits into
+ *
+ *     T(x) = x * q + ((x * rho + c - (x < 0 ? cneg : 0)) >> k)     (arithmetic shift)
+ *
+ * where c and cneg carry srdhm's nudge and rdivpot's half. Whenever nothing in it leaves int32
+ * this is two 32-bit multiplies instead of a 64-bit product with rounding: for left_shift 20
+ * always when the input's shift is -12 or more (its scale at least 2^-11 times the other
+ * input's: the common case), for some multipliers and zero points down to shift -19, never
+ * below. wick_q8_rescale8_make derives the constants and checks all 256 values an input
+ * can hold against the reference's mbqm (the oracle), so a kernel that uses them is exact by
+ * construction; otherwise it returns false and the op keeps its other kernels. The sum's
+ * requantization stays the full fixed-point one (its operand has up to 29 bits). */
+typedef struct wick_q8_rescale8 {
+  int32_t offset, q, rho, c, cneg, k;
+} wick_q8_rescale8;
+
+typedef struct wick_q8_add8_params {
+  wick_q8_rescale8 in[2]; /* the rescales of the kernel's first and second operand */
+  bool subtract;          /* SUB: the second term enters the sum negated */
+  bool u8;                /* uint8 elements (else int8) */
+  int32_t output_multiplier, output_shift; /* output_shift >= -31 */
+  int32_t output_offset, act_min, act_max;
+} wick_q8_add8_params;
+
+/* out[i] = clamp(output_offset + mbqm(T0(a[i]) +- T1(b[i]), output multiplier, shift)) for n
+ * elements: ADD / SUB of equal runs, bit-exact with wick_q_add__reference. */
+typedef void (*wick_q8_add8_fn)(size_t n, const uint8_t *a, const uint8_t *b, uint8_t *out,
+                                const wick_q8_add8_params *p);
+/* The same when one operand is already rescaled: the sum is T0(a[i]) + r[i * r_stride], or
+ * r[i * r_stride] - T0(a[i]) for SUB (r_stride 0: one value for the run, a broadcast scalar;
+ * 1: a row); in[1] is not read. */
+typedef void (*wick_q8_add8_rescaled_fn)(size_t n, const uint8_t *a, const int32_t *r,
+                                         size_t r_stride, uint8_t *out,
+                                         const wick_q8_add8_params *p);
+
+/* The rescale of an 8-bit input (u8: uint8 values, else int8) with zero point -offset as
+ * T above, or false when the 32-bit form is not exact for every value (see above). */
+WICK_Q8_API bool wick_q8_rescale8_make(int32_t offset, int32_t multiplier, int32_t shift,
+                                       int32_t left_shift, bool u8, wick_q8_rescale8 *r);
+/* T(v) of one value v (the kernels' arithmetic, scalar). */
+WICK_Q8_API int32_t wick_q8_rescale8_apply(const wick_q8_rescale8 *r, int32_t v);
+
 /* CONV_2D on AMX tiles (wick_q8_conv_amx below): output pixels [m0, m1) (m0
  * a multiple of WICK_Q8_AMX_MB) and channels [n0, n1) (n0 a multiple of nr,
  * n1 one too or out_c). `input` is the raw int8 input (read exactly: the
@@ -194,6 +242,10 @@ typedef struct wick_q8_kernels {
   wick_q8_dwconv_fn dwconv;
   wick_q8_add_fn add;
   wick_q8_mul_fn mul;
+  wick_q8_add8_fn add8;                   /* int8 / uint8 ADD / SUB, 32-bit input rescales */
+  wick_q8_add8_rescaled_fn add8_rescaled; /* the same against a rescaled operand (both or
+                                           * neither; NULL: int8 runs `add`, uint8 the
+                                           * reference) */
   wick_q8_squared_difference_fn squared_difference; /* int8 (NULL: the reference) */
   wick_q8_conv_amx_fn conv_amx;                     /* AMX-INT8 (avx512amx table only) */
   wick_q8_dots_fn dots;          /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
@@ -495,6 +547,11 @@ WICK_Q8_API void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8
                                            const wick_qadd_params *p, bool subtract);
 WICK_Q8_API void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                            const wick_qmul_params *p);
+WICK_Q8_API void wick_q8_add8_ukernel__avx2(size_t n, const uint8_t *a, const uint8_t *b,
+                                            uint8_t *out, const wick_q8_add8_params *p);
+WICK_Q8_API void wick_q8_add8_rescaled_ukernel__avx2(size_t n, const uint8_t *a, const int32_t *r,
+                                                     size_t r_stride, uint8_t *out,
+                                                     const wick_q8_add8_params *p);
 WICK_Q8_API void wick_q8_squared_difference_ukernel__avx2(size_t n, const int8_t *a,
                                                           const int8_t *b, int8_t *out,
                                                           const wick_qadd_params *p);

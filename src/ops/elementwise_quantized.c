@@ -28,6 +28,13 @@
  * and variance — ConvNeXt's [1, H, W, C] minus [1, H, W, 1] —, [N, HW, C] op [N, 1, C], ...) whose
  * innermost run is at least QBIN_MIN_INNER long call the same kernels once per inner run, a
  * broadcast scalar splatted into a per-thread row; the runs split over the threads.
+ * int8 and uint8 ADD / SUB (left shift 20) take the add8 kernels before all that when the table
+ * has them and each input's rescale has an exact 32-bit form (q8.h, wick_q8_rescale8_make,
+ * checked at prepare on all 256 values; it can fail when one input's scale is more than 2^11
+ * times finer than the other's, and the op then keeps the kernels above, or for uint8 the
+ * reference): the same shapes, the broadcast row or scalar rescaled once (a known row at
+ * prepare) instead of tiled as bytes. The add8 path is bit-exact with LiteRT's reference kernels
+ * like the rest; LiteRT's own optimized ADD rounds a few sums one step away from its reference.
  * Next: src/kernels/reference/quantized.c.
  */
 #include "format/schema.h"
@@ -55,6 +62,13 @@ typedef struct qbin_data {
   wick_f32_binary_plan plan;   /* (element strides; the float plan is type-agnostic) */
   size_t splat_bytes;          /* per thread: a broadcast scalar repeated over an inner run */
   size_t esize;                /* bytes per element: 1 (int8) or 2 (int16) */
+  /* int8 / uint8 ADD / SUB on kern->add8 (each input's rescale in 32-bit arithmetic, q8.h): */
+  bool add8;
+  wick_q8_add8_params a8;     /* both operands bytes: in[0] is input 0's rescale, in[1] input 1's */
+  wick_q8_add8_params a8r[2]; /* against a rescaled operand when the bytes are input i */
+  int32_t (*rescaled)[256];   /* [i][byte]: the reference's rescale of each value of input i,
+                               * input 1's negated for SUB (the rescaled rows and scalars) */
+  int32_t *row32;             /* a known broadcast row rescaled and tiled at prepare, or NULL */
 } qbin_data;
 
 /* Elements per kernel call against a tiled broadcast row (plus one row for the phase). */
@@ -122,6 +136,73 @@ static wick_status use_kernels(wick_op_ctx *ctx, qbin_data *d, const wick_tensor
     wick_op_request_scratch(ctx, bytes);
   }
   d->kern = k;
+  return WICK_OK;
+}
+
+/* int8 / uint8 ADD / SUB on the add8 kernels when both inputs' rescales have an exact 32-bit
+ * form (wick_q8_rescale8_make: input shifts down to about -11, so inputs whose scales are
+ * 2^11 or more apart keep the other kernels) and the output shift is at least -31. The shapes
+ * are use_kernels': equal shapes, a row of the last dimension or a scalar (the row rescaled
+ * once: at prepare when it is known, else at invoke into the scratch; a scalar at invoke),
+ * or the planned broadcasts (each inner run's broadcast scalar rescaled by table lookup). */
+static wick_status use_add8(wick_op_ctx *ctx, qbin_data *d, const wick_tensor *a,
+                            const wick_tensor *b, const wick_q8_kernels *k, wick_dtype t) {
+  const wick_qadd_params *p = &d->add;
+  const bool u8 = t == WICK_DTYPE_UINT8;
+  wick_q8_add8_params q;
+  memset(&q, 0, sizeof q);
+  if (k == NULL || k->add8 == NULL || k->add8_rescaled == NULL || p->output_shift < -31 ||
+      !wick_q8_rescale8_make(p->input1_offset, p->input1_multiplier, p->input1_shift, p->left_shift,
+                             u8, &q.in[0]) ||
+      !wick_q8_rescale8_make(p->input2_offset, p->input2_multiplier, p->input2_shift, p->left_shift,
+                             u8, &q.in[1]))
+    return WICK_OK;
+  q.u8 = u8;
+  q.output_multiplier = p->output_multiplier;
+  q.output_shift = p->output_shift;
+  q.output_offset = p->output_offset;
+  q.act_min = p->act_min;
+  q.act_max = p->act_max;
+  q.subtract = d->subtract;
+  d->a8 = q;
+  d->a8r[0] = q; /* bytes are input 0: T0(a) + (-)T1(b) */
+  d->a8r[0].subtract = false;
+  d->a8r[1] = q; /* bytes are input 1: T0(a) +- T1(b) with the kernel's operand input 1 */
+  d->a8r[1].in[0] = q.in[1];
+  if (!kernel_shapes(a, b, &d->row, &d->row_is_a) &&
+      (!wick_f32_binary_plan_make(&d->bc, &d->plan) || d->plan.dims[2] < QBIN_MIN_INNER))
+    return WICK_OK; /* the reference */
+  d->rescaled = wick_op_alloc(ctx, 2 * sizeof *d->rescaled);
+  if (d->rescaled == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  for (int32_t byte = 0; byte < 256; byte++) {
+    const int32_t v = u8 ? byte : (int32_t)(int8_t)byte;
+    const int32_t x1 = (int32_t)((uint32_t)(v + p->input1_offset) << p->left_shift);
+    const int32_t x2 = (int32_t)((uint32_t)(v + p->input2_offset) << p->left_shift);
+    d->rescaled[0][byte] =
+        wick_q_multiply_by_quantized_multiplier(x1, p->input1_multiplier, p->input1_shift);
+    const int32_t t2 =
+        wick_q_multiply_by_quantized_multiplier(x2, p->input2_multiplier, p->input2_shift);
+    d->rescaled[1][byte] = d->subtract ? (int32_t)(0u - (uint32_t)t2) : t2;
+  }
+  d->planned = d->row == 0 && !same_shape(a, b);
+  if (d->row > 1) {
+    const size_t row = (size_t)d->row;
+    d->tile = row >= QBIN_TILE ? row : QBIN_TILE / row * row;
+    size_t bytes;
+    if (!wick_add_size(d->tile, row, &bytes) || !wick_mul_size(bytes, sizeof(int32_t), &bytes))
+      return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "broadcast row too long");
+    const size_t side = d->row_is_a ? 0 : 1;
+    if (wick_input_known(ctx, side)) {
+      d->row32 = wick_op_alloc(ctx, bytes);
+      if (d->row32 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+      const uint8_t *r = wick_op_input(ctx, side)->data;
+      for (size_t i = 0; i < d->tile + row; i++) d->row32[i] = d->rescaled[side][r[i % row]];
+    } else {
+      wick_op_request_scratch(ctx, bytes);
+    }
+  }
+  d->kern = k;
+  d->add8 = true;
   return WICK_OK;
 }
 
@@ -257,13 +338,21 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
       p->act_min = lo;
       p->act_max = hi;
       const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
-      if (t == WICK_DTYPE_INT8 || t == WICK_DTYPE_INT16)
+      if (t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8) WICK_TRY(use_add8(ctx, d, a, b, k, t));
+      if (!d->add8 && (t == WICK_DTYPE_INT8 || t == WICK_DTYPE_INT16))
         WICK_TRY(
             use_kernels(ctx, d, a, b,
                         k != NULL && (t == WICK_DTYPE_INT8 ? k->add != NULL : k->add16 != NULL)));
     }
   }
-  if (d->kern != NULL && d->esize == 2)
+  if (d->add8)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
+                       t == WICK_DTYPE_UINT8
+                           ? (d->planned ? "u8 add8 broadcast runs"
+                                         : (d->row > 0 ? "u8 add8 broadcast row" : "u8 add8"))
+                           : (d->planned ? "q8 add8 broadcast runs"
+                                         : (d->row > 0 ? "q8 add8 broadcast row" : "q8 add8")));
+  else if (d->kern != NULL && d->esize == 2)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
                        d->planned ? "q16 broadcast runs"
                                   : (d->row > 0 ? "q16 broadcast row" : "q16"));
@@ -378,6 +467,86 @@ static wick_status run_kernels(const wick_op_ctx *ctx, const qbin_data *d, const
   return wick_parallel_elements(ctx, total, qbin_elements, &j);
 }
 
+/* ---- the add8 kernels: elements split over the threads as run_kernels' ---- */
+
+typedef struct add8_job {
+  const qbin_data *d;
+  const uint8_t *a, *b;
+  const int32_t *r; /* the rescaled row's tile (row > 1) or scalar (row 1) */
+  uint8_t *out;
+} add8_job;
+
+static void add8_elements(void *arg, size_t e0, size_t e1) {
+  const add8_job *j = arg;
+  const qbin_data *d = j->d;
+  if (d->row == 0) {
+    d->kern->add8(e1 - e0, j->a + e0, j->b + e0, j->out + e0, &d->a8);
+    return;
+  }
+  const uint8_t *full = d->row_is_a ? j->b : j->a;
+  const wick_q8_add8_params *p = &d->a8r[d->row_is_a ? 1 : 0];
+  if (d->row == 1) {
+    d->kern->add8_rescaled(e1 - e0, full + e0, j->r, 0, j->out + e0, p);
+    return;
+  }
+  for (size_t e = e0; e < e1;) {
+    const size_t n = e1 - e < d->tile ? e1 - e : d->tile;
+    d->kern->add8_rescaled(n, full + e, j->r + e % (size_t)d->row, 1, j->out + e, p);
+    e += n;
+  }
+}
+
+/* Inner runs [begin, end) of a planned broadcast, as qbin_runs; a broadcast scalar is looked up
+ * rescaled. */
+static void add8_runs(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const add8_job *j = arg;
+  const qbin_data *d = j->d;
+  const wick_f32_binary_plan *p = &d->plan;
+  const size_t inner = p->dims[2];
+  for (size_t u = begin; u < end; u++) {
+    const size_t i = u / p->dims[1], k = u % p->dims[1];
+    const uint8_t *pa = j->a + i * p->a_strides[0] + k * p->a_strides[1];
+    const uint8_t *pb = j->b + i * p->b_strides[0] + k * p->b_strides[1];
+    uint8_t *out = j->out + u * inner;
+    if (p->form == WICK_F32_VV) {
+      d->kern->add8(inner, pa, pb, out, &d->a8);
+    } else if (p->form == WICK_F32_VS) {
+      const int32_t r = d->rescaled[1][*pb];
+      d->kern->add8_rescaled(inner, pa, &r, 0, out, &d->a8r[0]);
+    } else {
+      const int32_t r = d->rescaled[0][*pa];
+      d->kern->add8_rescaled(inner, pb, &r, 0, out, &d->a8r[1]);
+    }
+  }
+}
+
+static wick_status run_add8(const wick_op_ctx *ctx, const qbin_data *d, const void *a,
+                            const void *b, void *out, size_t total) {
+  add8_job j = {d, a, b, NULL, out};
+  if (d->planned)
+    return wick_parallel_range(ctx, d->plan.dims[0] * d->plan.dims[1], d->plan.dims[2] * 16,
+                               add8_runs, &j);
+  int32_t scalar;
+  if (d->row == 1) {
+    const size_t side = d->row_is_a ? 0 : 1;
+    scalar = d->rescaled[side][*(const uint8_t *)(d->row_is_a ? a : b)];
+    j.r = &scalar;
+  } else if (d->row > 1) {
+    if (d->row32 != NULL) {
+      j.r = d->row32;
+    } else { /* a row computed at run time: rescaled and tiled into the scratch */
+      const size_t side = d->row_is_a ? 0 : 1, row = (size_t)d->row;
+      const uint8_t *r = d->row_is_a ? a : b;
+      int32_t *tile = wick_op_scratch(ctx);
+      for (size_t i = 0; i < row; i++) tile[i] = d->rescaled[side][r[i]];
+      for (size_t i = row; i < d->tile + row; i++) tile[i] = tile[i - row];
+      j.r = tile;
+    }
+  }
+  return wick_parallel_elements(ctx, total, add8_elements, &j);
+}
+
 wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
   const qbin_data *d = wick_op_data(ctx);
   wick_tensor *a = wick_op_input(ctx, 0), *b = wick_op_input(ctx, 1), *o = wick_op_output(ctx, 0);
@@ -388,6 +557,8 @@ wick_status wick_binary_invoke_quantized(wick_op_ctx *ctx) {
       wick_q_mul__reference(a->type, &d->bc, &d->mul, a->data, b->data, o->data);
       break;
     case QB_ADD:
+      if (d->add8)
+        return run_add8(ctx, d, a->data, b->data, o->data, (size_t)wick_tensor_elements(o));
       if (d->kern != NULL)
         return run_kernels(ctx, d, a->data, b->data, o->data, (size_t)wick_tensor_elements(o));
       wick_q_add__reference(a->type, d->subtract, &d->bc, &d->add, a->data, b->data, o->data);

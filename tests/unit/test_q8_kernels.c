@@ -537,6 +537,138 @@ static void test_add(const wick_q8_kernels *kern) {
   printf("%s add / sub: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ 8-bit ADD / SUB, 32-bit
+ * input rescales */
+
+/* The exact 32-bit form of an input's rescale exists for every multiplier, offset and type
+ * with input shifts 0 .. -12 (left shift 20, as ADD's), and each form the kernels get is
+ * checked by wick_q8_rescale8_make itself; here its claim is re-checked value by value. */
+static void test_rescale8_forms(void) {
+  const int before = failures;
+  for (int trial = 0; trial < 2000; trial++) {
+    const bool u8 = trial % 2;
+    const int32_t zp = u8 ? irand(0, 255) : irand(-128, 127);
+    const int32_t m = trial % 7 == 0 ? (int32_t)1 << 30 : rand_multiplier();
+    const int32_t shift = trial % 5 == 0 ? -12 : -irand(0, 12);
+    wick_q8_rescale8 r;
+    checks++;
+    if (!wick_q8_rescale8_make(-zp, m, shift, 20, u8, &r)) {
+      fail("rescale8: no exact form for m=%d shift=%d zp=%d", m, shift, zp);
+      continue;
+    }
+    for (int32_t v = u8 ? 0 : -128; v <= (u8 ? 255 : 127); v++) {
+      const int32_t want =
+          wick_q_multiply_by_quantized_multiplier((int32_t)((uint32_t)(v - zp) << 20), m, shift);
+      if (wick_q8_rescale8_apply(&r, v) != want) {
+        fail("rescale8: m=%d shift=%d zp=%d v=%d: %d, want %d", m, shift, zp, v,
+             wick_q8_rescale8_apply(&r, v), want);
+        break;
+      }
+    }
+  }
+  /* shifts far below the 32-bit range are refused, not approximated */
+  wick_q8_rescale8 r;
+  checks++;
+  if (wick_q8_rescale8_make(3, rand_multiplier(), -20, 20, false, &r))
+    fail("rescale8: shift -20 accepted");
+  printf("rescale8 forms: %s\n", verdict(before));
+}
+
+/* kern->add8 and kern->add8_rescaled against wick_q_add__reference on int8 and uint8 runs:
+ * ADD and SUB, every tail length, offsets over the whole type, output shifts from a left
+ * shift to -31, activation clamps; the rescaled forms with a row (stride 1) and a scalar
+ * (stride 0), the bytes as either input. */
+static void test_add8(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t sizes[] = {1, 5, 8, 15, 16, 17, 31, 33, 64, 100, 1000, 49152};
+  int cases = 0;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int variant = 0; variant < 8; variant++) {
+      const size_t n = sizes[i];
+      const bool u8 = variant & 1, sub = variant & 2, scalar = variant & 4;
+      const wick_dtype type = u8 ? WICK_DTYPE_UINT8 : WICK_DTYPE_INT8;
+      const int32_t lo = u8 ? 0 : -128, hi = u8 ? 255 : 127;
+      uint8_t *a = malloc(n), *b = malloc(n), *ref = malloc(n);
+      int8_t *got = guarded_output(n);
+      int32_t *r = malloc(n * sizeof *r);
+      const int32_t b0 = irand(lo, hi);
+      for (size_t e = 0; e < n; e++) {
+        a[e] = (uint8_t)irand(lo, hi);
+        b[e] = (uint8_t)(scalar ? b0 : irand(lo, hi));
+      }
+      if (i % 5 == 4) /* saturating runs */
+        for (size_t e = 0; e < n; e++) a[e] = (uint8_t)((e & 1) ? hi : lo);
+      wick_qadd_params p;
+      p.input1_offset = -irand(lo, hi);
+      p.input2_offset = -irand(lo, hi);
+      p.output_offset = irand(lo, hi);
+      p.left_shift = 20;
+      const bool first_larger = irand(0, 1);
+      p.input1_multiplier = first_larger ? (int32_t)1 << 30 : rand_multiplier();
+      p.input2_multiplier = first_larger ? rand_multiplier() : (int32_t)1 << 30;
+      p.input1_shift = first_larger ? 0 : -irand(0, 9);
+      p.input2_shift = first_larger ? -irand(0, 9) : 0;
+      p.output_multiplier = rand_multiplier();
+      p.output_shift = variant == 5 ? 2 : (variant == 6 ? -31 : -irand(10, 22));
+      p.act_min = variant == 3 ? p.output_offset : lo;
+      p.act_max = variant == 7 ? (p.output_offset + hi) / 2 : hi;
+      if (p.act_max < p.act_min) p.act_max = p.act_min;
+      wick_q8_add8_params k;
+      memset(&k, 0, sizeof k);
+      if (!wick_q8_rescale8_make(p.input1_offset, p.input1_multiplier, p.input1_shift, 20, u8,
+                                 &k.in[0]) ||
+          !wick_q8_rescale8_make(p.input2_offset, p.input2_multiplier, p.input2_shift, 20, u8,
+                                 &k.in[1])) {
+        fail("add8: no exact form (n=%zu variant %d)", n, variant);
+        goto next;
+      }
+      k.subtract = sub;
+      k.u8 = u8;
+      k.output_multiplier = p.output_multiplier;
+      k.output_shift = p.output_shift;
+      k.output_offset = p.output_offset;
+      k.act_min = p.act_min;
+      k.act_max = p.act_max;
+      wick_broadcast bc;
+      const int32_t dims = (int32_t)n;
+      make_broadcast(&bc, 1, &dims, 1, &dims);
+      wick_q_add__reference(type, sub, &bc, &p, a, b, ref);
+      char what[120];
+      snprintf(what, sizeof what, "%s add8 %s %s n=%zu variant %d", kern->isa,
+               u8 ? "uint8" : "int8", sub ? "sub" : "add", n, variant);
+      kern->add8(n, a, b, (uint8_t *)got + 1, &k);
+      compare_guarded(what, got, (const int8_t *)ref, n);
+      /* the bytes as input 0, input 1 rescaled (negated for SUB) */
+      for (size_t e = 0; e < n; e++) {
+        const int32_t t = wick_q8_rescale8_apply(&k.in[1], u8 ? b[e] : (int8_t)b[e]);
+        r[e] = sub ? (int32_t)(0u - (uint32_t)t) : t;
+      }
+      wick_q8_add8_params k0 = k;
+      k0.subtract = false;
+      memset(got, 99, n + 2);
+      kern->add8_rescaled(n, a, r, scalar ? 0 : 1, (uint8_t *)got + 1, &k0);
+      snprintf(what, sizeof what, "%s add8_rescaled %s %s n=%zu variant %d, bytes first", kern->isa,
+               u8 ? "uint8" : "int8", sub ? "sub" : "add", n, variant);
+      compare_guarded(what, got, (const int8_t *)ref, n);
+      /* the bytes as input 1, input 0 rescaled: the kernel's first operand is input 1 */
+      if (!scalar) {
+        for (size_t e = 0; e < n; e++)
+          r[e] = wick_q8_rescale8_apply(&k.in[0], u8 ? a[e] : (int8_t)a[e]);
+        wick_q8_add8_params k1 = k;
+        k1.in[0] = k.in[1];
+        memset(got, 99, n + 2);
+        kern->add8_rescaled(n, b, r, 1, (uint8_t *)got + 1, &k1);
+        snprintf(what, sizeof what, "%s add8_rescaled %s %s n=%zu variant %d, bytes second",
+                 kern->isa, u8 ? "uint8" : "int8", sub ? "sub" : "add", n, variant);
+        compare_guarded(what, got, (const int8_t *)ref, n);
+      }
+      cases++;
+    next:
+      free(a), free(b), free(ref), free(got), free(r);
+    }
+  printf("%s add8 / add8_rescaled (%d cases): %s\n", kern->isa, cases, verdict(before));
+}
+
 /* ------------------------------------------------------------------ MUL */
 
 static void test_mul(const wick_q8_kernels *kern) {
@@ -1102,6 +1234,7 @@ int main(void) {
   test_fc16(NULL);
   test_softmax("portable", wick_q8_softmax_rows);
   test_bmm_pack();
+  test_rescale8_forms();
   const wick_q8_kernels *best = wick_q8_kernels_select(false);
   printf("selected: %s\n", best ? best->isa : "reference");
 #if defined(__aarch64__) && defined(__linux__)
@@ -1127,6 +1260,7 @@ int main(void) {
     if (kern->conv_amx) test_conv_amx(kern);
     if (kern->dwconv) test_dwconv(kern);
     if (kern->add) test_add(kern);
+    if (kern->add8) test_add8(kern);
     if (kern->mul) test_mul(kern);
     if (kern->squared_difference) test_squared_difference(kern);
     if (kern->dots) test_dots(kern);

@@ -8,11 +8,15 @@
  * difference, product or squared difference (int32 products wrap, as the
  * reference's), the output multiplier, zero point and clamp — with
  * template/q8_requant.h's fixed-point stage (q8_mbqm, the AVX2 GEMM's), so
- * the results are bit-exact. Compiled with -mavx2.
+ * the results are bit-exact. The int8 / uint8 ADD / SUB of the add8 entries
+ * take each input's rescale in 32-bit arithmetic instead (q8.h,
+ * wick_q8_rescale8) and the sum's requantization fused (avx2/q8_requant.h).
+ * Compiled with -mavx2.
  */
 #include <immintrin.h>
 #include <string.h>
 
+#include "kernels/avx2/q8_requant.h"
 #include "kernels/avx2/simd.h"
 #include "kernels/q8.h"
 #include "kernels/template/q8_requant.h"
@@ -134,6 +138,167 @@ void wick_q8_squared_difference_ukernel__avx2(size_t n, const int8_t *a, const i
   binary_consts k;
   add_consts_set(&k, p);
   binary_run(n, a, b, out, &k, OP_SQUARED_DIFFERENCE);
+}
+
+/* ---- int8 / uint8 ADD / SUB with 32-bit input rescales (q8.h, wick_q8_rescale8) ----
+ * Each input's rescale is two 32-bit multiplies, a sign correction and a shift; the sum's
+ * requantization is avx2/q8_requant.h's fused one (one 64-bit floor per lane), bit-exact with
+ * the reference's double rounding. About 1.7x the speed of the kernels above on an AMD Zen 3
+ * (MiniLM's [4, 32, 384] residual ADD: 0.54 against 0.89 ns per element; 0.39 against a
+ * rescaled row or scalar). */
+
+typedef struct rescale8 {
+  __m256i offset, q, rho, c, cneg;
+  __m128i k;
+} rescale8;
+
+SIMD_INLINE rescale8 rescale8_set(const wick_q8_rescale8 *r) {
+  rescale8 t;
+  t.offset = _mm256_set1_epi32(r->offset);
+  t.q = _mm256_set1_epi32(r->q);
+  t.rho = _mm256_set1_epi32(r->rho);
+  t.c = _mm256_set1_epi32(r->c);
+  t.cneg = _mm256_set1_epi32(r->cneg);
+  t.k = _mm_cvtsi32_si128(r->k);
+  return t;
+}
+
+/* T(v) of 8 int32 lanes: x * q + ((x * rho + c - (x < 0 ? cneg : 0)) >> k), x = v + offset. */
+SIMD_INLINE __m256i rescale8_apply(__m256i v, const rescale8 *t) {
+  const __m256i x = _mm256_add_epi32(v, t->offset);
+  __m256i p = _mm256_add_epi32(_mm256_mullo_epi32(x, t->rho), t->c);
+  p = _mm256_sub_epi32(p, _mm256_and_si256(_mm256_srai_epi32(x, 31), t->cneg));
+  return _mm256_add_epi32(_mm256_mullo_epi32(x, t->q), _mm256_sra_epi32(p, t->k));
+}
+
+/* The sum's requantization: one multiplier and shift (>= -31) for every lane. */
+SIMD_INLINE q8_rq8 add8_output(const wick_q8_add8_params *p) {
+  int32_t h[5 * 8]; /* q8_rq8_load's header rows: bias (unused), multiplier, odd multiplier,
+                     * left shift, right shift */
+  for (int i = 0; i < 8; i++) {
+    h[i] = 0;
+    h[8 + i] = h[16 + i] = p->output_multiplier;
+    h[24 + i] = p->output_shift > 0 ? p->output_shift : 0;
+    h[32 + i] = p->output_shift > 0 ? 0 : -p->output_shift;
+  }
+  wick_q8_output o;
+  memset(&o, 0, sizeof o);
+  o.zero_point = p->output_offset;
+  o.lo = p->act_min;
+  o.hi = p->act_max;
+  return q8_rq8_load(h, 8, &o);
+}
+
+/* 8 elements (int8 or uint8) widened to int32 lanes. */
+SIMD_INLINE __m256i load8_u(const uint8_t *p, bool u8) {
+  const __m128i v = _mm_loadl_epi64((const __m128i *)(const void *)p);
+  return u8 ? _mm256_cvtepu8_epi32(v) : _mm256_cvtepi8_epi32(v);
+}
+
+/* 16 clamped results (inside the element type) stored as bytes. */
+SIMD_INLINE void store16_u(uint8_t *out, __m256i v0, __m256i v1, bool u8) {
+  if (!u8) {
+    _mm_storeu_si128((__m128i *)(void *)out, narrow16(v0, v1));
+    return;
+  }
+  const __m256i p = _mm256_packus_epi16(_mm256_packs_epi32(v0, v1), _mm256_setzero_si256());
+  _mm_storeu_si128((__m128i *)(void *)out,
+                   _mm256_castsi256_si128(
+                       _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))));
+}
+
+SIMD_INLINE __m256i add8_sum(__m256i a, __m256i b, bool subtract) {
+  return subtract ? _mm256_sub_epi32(a, b) : _mm256_add_epi32(a, b);
+}
+
+/* 16 elements, both operands bytes (rescaled here). */
+SIMD_INLINE void add8_step(const uint8_t *a, const uint8_t *b, uint8_t *out, const rescale8 *t0,
+                           const rescale8 *t1, const q8_rq8 *mo, bool u8, bool subtract) {
+  const __m256i s0 =
+      add8_sum(rescale8_apply(load8_u(a, u8), t0), rescale8_apply(load8_u(b, u8), t1), subtract);
+  const __m256i s1 = add8_sum(rescale8_apply(load8_u(a + 8, u8), t0),
+                              rescale8_apply(load8_u(b + 8, u8), t1), subtract);
+  store16_u(out, q8_rq8_apply(s0, mo), q8_rq8_apply(s1, mo), u8);
+}
+
+/* 16 elements per step, the tail through copies. */
+SIMD_INLINE void add8_run(size_t n, const uint8_t *a, const uint8_t *b, uint8_t *out,
+                          const wick_q8_add8_params *p, bool u8, bool subtract) {
+  const rescale8 t0 = rescale8_set(&p->in[0]), t1 = rescale8_set(&p->in[1]);
+  const q8_rq8 mo = add8_output(p);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) add8_step(a + i, b + i, out + i, &t0, &t1, &mo, u8, subtract);
+  if (i < n) {
+    uint8_t ta[16] = {0}, tb[16] = {0}, to[16];
+    memcpy(ta, a + i, n - i), memcpy(tb, b + i, n - i);
+    add8_step(ta, tb, to, &t0, &t1, &mo, u8, subtract);
+    memcpy(out + i, to, n - i);
+  }
+}
+
+void wick_q8_add8_ukernel__avx2(size_t n, const uint8_t *a, const uint8_t *b, uint8_t *out,
+                                const wick_q8_add8_params *p) {
+  if (p->u8 && p->subtract)
+    add8_run(n, a, b, out, p, true, true);
+  else if (p->u8)
+    add8_run(n, a, b, out, p, true, false);
+  else if (p->subtract)
+    add8_run(n, a, b, out, p, false, true);
+  else
+    add8_run(n, a, b, out, p, false, false);
+}
+
+/* T0(a) + r, or r - T0(a) for SUB (the bytes are then its second operand). */
+SIMD_INLINE __m256i add8_rescaled_sum(__m256i a, const rescale8 *t0, __m256i r, bool subtract) {
+  const __m256i t = rescale8_apply(a, t0);
+  return subtract ? _mm256_sub_epi32(r, t) : _mm256_add_epi32(t, r);
+}
+
+/* 16 elements, one operand bytes, the other rescaled int32 values (a row, or one value:
+ * stride 0). */
+SIMD_INLINE void add8_rescaled_step(const uint8_t *a, const int32_t *r, size_t r_stride,
+                                    uint8_t *out, const rescale8 *t0, const q8_rq8 *mo, bool u8,
+                                    bool subtract) {
+  const __m256i r0 =
+      r_stride ? _mm256_loadu_si256((const __m256i *)(const void *)r) : _mm256_set1_epi32(*r);
+  const __m256i r1 = r_stride ? _mm256_loadu_si256((const __m256i *)(const void *)(r + 8)) : r0;
+  const __m256i s0 = add8_rescaled_sum(load8_u(a, u8), t0, r0, subtract);
+  const __m256i s1 = add8_rescaled_sum(load8_u(a + 8, u8), t0, r1, subtract);
+  store16_u(out, q8_rq8_apply(s0, mo), q8_rq8_apply(s1, mo), u8);
+}
+
+SIMD_INLINE void add8_rescaled_run(size_t n, const uint8_t *a, const int32_t *r, size_t r_stride,
+                                   uint8_t *out, const wick_q8_add8_params *p, bool u8,
+                                   bool subtract) {
+  const rescale8 t0 = rescale8_set(&p->in[0]);
+  const q8_rq8 mo = add8_output(p);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    add8_rescaled_step(a + i, r + i * r_stride, r_stride, out + i, &t0, &mo, u8, subtract);
+  if (i < n) {
+    uint8_t ta[16] = {0}, to[16];
+    int32_t tr[16] = {0};
+    memcpy(ta, a + i, n - i);
+    if (r_stride)
+      memcpy(tr, r + i, (n - i) * sizeof *r);
+    else
+      tr[0] = r[0];
+    add8_rescaled_step(ta, tr, r_stride, to, &t0, &mo, u8, subtract);
+    memcpy(out + i, to, n - i);
+  }
+}
+
+void wick_q8_add8_rescaled_ukernel__avx2(size_t n, const uint8_t *a, const int32_t *r,
+                                         size_t r_stride, uint8_t *out,
+                                         const wick_q8_add8_params *p) {
+  if (p->u8 && p->subtract)
+    add8_rescaled_run(n, a, r, r_stride, out, p, true, true);
+  else if (p->u8)
+    add8_rescaled_run(n, a, r, r_stride, out, p, true, false);
+  else if (p->subtract)
+    add8_rescaled_run(n, a, r, r_stride, out, p, false, true);
+  else
+    add8_rescaled_run(n, a, r, r_stride, out, p, false, false);
 }
 
 /* ---- int16 (zero points 0 in the 16x8 scheme, but any offsets work) ---- */

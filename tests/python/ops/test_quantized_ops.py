@@ -228,11 +228,14 @@ OPT_INT8_CASES = [
 ]
 
 
-def within_one_step_of_litert_default(data, feeds, got):
-    default = litert(data, feeds, "default")
-    for g, r in zip(got, default, strict=True):
+def within_one_step_of_litert(data, feeds, got, which):
+    for g, r in zip(got, litert(data, feeds, which), strict=True):
         d = np.abs(g.astype(np.int64) - np.asarray(r).astype(np.int64))
-        assert d.max() <= 1, f"{int((d > 1).sum())} values differ from LiteRT default by > 1"
+        assert d.max() <= 1, f"{int((d > 1).sum())} values differ from LiteRT {which} by > 1"
+
+
+def within_one_step_of_litert_default(data, feeds, got):
+    within_one_step_of_litert(data, feeds, got, "default")
 
 
 @pytest.mark.parametrize(
@@ -534,6 +537,83 @@ def test_int8_broadcast_row_on_the_kernels(op, sa, sb):
     ref = litert(data, feeds)
     for threads in (1, 2):
         exact(wick.load(data, num_threads=threads)(*feeds), ref, f"wick, {threads} threads")
+
+
+# ADD / SUB of int8 and uint8 on the add8 kernels (src/kernels/q8.h): each input's rescale in
+# 32-bit arithmetic, exact for the 256 values an input holds only while the input's shift is
+# down to about -11 (left shift 20: its scale at most ~2^11 times finer than the other's), which
+# wick checks value by value at prepare; past that, int8 keeps the kernels that rescale in 64
+# bits and uint8 the reference. Every broadcast form: equal shapes, a row of the last dimension
+# or a scalar (known or run-time, on either side), the planned broadcasts (per-row scalars as
+# layer norm's, [N, HW, C] op [N, 1, C]), and the forms that stay on the reference (more than
+# three loops, inner runs under 16 elements). Bit-exact with LiteRT's reference kernels at 1 and
+# 2 threads; within one step of its builtin kernels (optimized, no XNNPACK) and its default
+# interpreter (XNNPACK), which round some sums one step differently from LiteRT's own reference
+# (int8 and uint8 ADD, and SUB with an input 2^22 finer than the other).
+ADD8_SHAPES = [
+    # shape a, shape b, constant operand b?, wick's path
+    ((3, 37, 41), (3, 37, 41), False, "add8"),
+    ((2, 33, 50), (50,), True, "add8 broadcast row"),
+    ((2, 33, 50), (50,), False, "add8 broadcast row"),
+    ((700,), (3, 700), False, "add8 broadcast row"),  # the row is input 0, longer than the tile
+    ((4, 37), (1,), True, "add8 broadcast row"),  # a scalar
+    ((4, 37), (), False, "add8 broadcast row"),
+    ((4, 32, 384), (4, 32, 1), False, "add8 broadcast runs"),  # layer norm's x - mean
+    ((4, 32, 1), (4, 32, 384), False, "add8 broadcast runs"),  # the scalar is input 0
+    ((4, 32, 384), (1, 32, 384), True, "add8 broadcast runs"),  # position embeddings
+    ((2, 5, 3, 40), (2, 1, 3, 40), False, "add8 broadcast runs"),
+    ((2, 3, 4, 5, 6), (2, 1, 4, 1, 6), False, None),  # four loops: the reference
+    ((6, 5, 3), (6, 1, 3), False, None),  # inner runs of 3: the reference
+]
+ADD8_SCALES = {
+    "add8": ((0.05, 0.021, 0.06), (0.0031, 0.04, 0.05)),  # both shift ranges of the form
+    "wide": ((0.5, 0.5 / 5e6, 0.7), (0.5 / 5e6, 0.5, 0.6)),  # 2^22 apart: no 32-bit form
+}
+
+
+def _add8_case(op, dtype, sa, sb, const_b, scales, zps, activation, seed):
+    rng = np.random.default_rng(seed)
+    a = Q(rnd(rng, sa, np.dtype(dtype)), scales[0], zps[0])
+    mk = QC if const_b else Q
+    vb = rnd(rng, sb, np.dtype(dtype))
+    if vb.size == 1:  # a scalar near zero, so that no activation clamps the whole output
+        vb = np.full(sb, zps[1] + 1, np.dtype(dtype))
+    b = mk(vb, scales[1], zps[1])
+    return build(op, [a, b], (dtype, scales[2], zps[2]), act(activation))
+
+
+@pytest.mark.parametrize("scales", ["add8", "wide"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("op", ["ADD", "SUB"])
+@pytest.mark.parametrize(
+    "case", ADD8_SHAPES, ids=lambda c: f"{'x'.join(map(str, c[0]))}-{'x'.join(map(str, c[1]))}"
+)
+def test_add_sub_8bit_kernels(case, op, dtype, scales):
+    sa, sb, const_b, path = case
+    i = ADD8_SHAPES.index(case)
+    acts = ["NONE", "RELU", "RELU6", "RELU_N1_TO_1"]
+    activation = acts[i % len(acts)]
+    zps = (-7, 20, 3) if dtype == "int8" else (121, 140, 125)
+    for k, sc in enumerate(ADD8_SCALES[scales]):
+        data, feeds = _add8_case(
+            op, dtype, sa, sb, const_b, sc, zps, activation, RNG_SEED + 2 * i + k
+        )
+        kind, name = wick.load(data).signature(None).op_kernels()[0]
+        if path is not None and scales == "add8":
+            want = ("u8 " if dtype == "uint8" else "q8 ") + path
+            assert (kind, name) == ("optimized", want), (kind, name)
+        else:
+            assert "add8" not in name, (kind, name)
+            if dtype == "uint8":
+                assert kind == "reference", (kind, name)
+        got = H.check_file(data, feeds, peers=("reference",), exact=True)
+        for which in ("builtin", "default"):
+            within_one_step_of_litert(data, feeds, got, which)
+        # (RELU_N1_TO_1 keeps two or three values; with "wide" scales the finer input hardly
+        # moves the output)
+        if activation != "RELU_N1_TO_1" and scales != "wide":
+            assert len(np.unique(got[0])) > 5, "a saturated output would prove little"
+        exact(wick.load(data, num_threads=2)(*feeds), got, "wick, 2 threads")
 
 
 def test_binary_constant_operand():
