@@ -603,11 +603,13 @@ static void test_add8(const wick_q8_kernels *kern) {
       p.input2_offset = -irand(lo, hi);
       p.output_offset = irand(lo, hi);
       p.left_shift = 20;
-      const bool first_larger = irand(0, 1);
-      p.input1_multiplier = first_larger ? (int32_t)1 << 30 : rand_multiplier();
-      p.input2_multiplier = first_larger ? rand_multiplier() : (int32_t)1 << 30;
-      p.input1_shift = first_larger ? 0 : -irand(0, 9);
-      p.input2_shift = first_larger ? -irand(0, 9) : 0;
+      /* the input with the larger scale has multiplier 2^30, shift 0 (a kernel's "simple"
+       * rescale); `larger` 2: neither (not from an op, but the kernels take it) */
+      const int larger = (int)(i + (size_t)variant) % 3;
+      p.input1_multiplier = larger == 0 ? (int32_t)1 << 30 : rand_multiplier();
+      p.input2_multiplier = larger == 1 ? (int32_t)1 << 30 : rand_multiplier();
+      p.input1_shift = larger == 0 ? 0 : -irand(0, 9);
+      p.input2_shift = larger == 1 ? 0 : -irand(0, 9);
       p.output_multiplier = rand_multiplier();
       p.output_shift = variant == 5 ? 2 : (variant == 6 ? -31 : -irand(10, 22));
       p.act_min = variant == 3 ? p.output_offset : lo;

@@ -163,12 +163,20 @@ SIMD_INLINE rescale8 rescale8_set(const wick_q8_rescale8 *r) {
   return t;
 }
 
-/* T(v) of 8 int32 lanes: x * q + ((x * rho + c - (x < 0 ? cneg : 0)) >> k), x = v + offset. */
-SIMD_INLINE __m256i rescale8_apply(__m256i v, const rescale8 *t) {
+/* T(v) of 8 int32 lanes: x * q + ((x * rho + c - (x < 0 ? cneg : 0)) >> k), x = v + offset;
+ * `simple` (rescale8_simple) drops the second term, which is then 0. */
+SIMD_INLINE __m256i rescale8_apply(__m256i v, const rescale8 *t, bool simple) {
   const __m256i x = _mm256_add_epi32(v, t->offset);
+  if (simple) return _mm256_mullo_epi32(x, t->q);
   __m256i p = _mm256_add_epi32(_mm256_mullo_epi32(x, t->rho), t->c);
   p = _mm256_sub_epi32(p, _mm256_and_si256(_mm256_srai_epi32(x, 31), t->cneg));
   return _mm256_add_epi32(_mm256_mullo_epi32(x, t->q), _mm256_sra_epi32(p, t->k));
+}
+
+/* T(x) = x * q exactly: rho 0, no sign correction and 0 <= c < 2^k. This is the input with the
+ * larger scale (multiplier 2^30, shift 0: T(x) = x * 2^19), so every ADD / SUB has one. */
+static bool rescale8_simple(const wick_q8_rescale8 *r) {
+  return r->rho == 0 && r->cneg == 0 && r->c >= 0 && r->k < 31 && r->c < ((int32_t)1 << r->k);
 }
 
 /* The sum's requantization: one multiplier and shift (>= -31) for every lane. */
@@ -213,44 +221,61 @@ SIMD_INLINE __m256i add8_sum(__m256i a, __m256i b, bool subtract) {
 
 /* 16 elements, both operands bytes (rescaled here). */
 SIMD_INLINE void add8_step(const uint8_t *a, const uint8_t *b, uint8_t *out, const rescale8 *t0,
-                           const rescale8 *t1, const q8_rq8 *mo, bool u8, bool subtract) {
-  const __m256i s0 =
-      add8_sum(rescale8_apply(load8_u(a, u8), t0), rescale8_apply(load8_u(b, u8), t1), subtract);
-  const __m256i s1 = add8_sum(rescale8_apply(load8_u(a + 8, u8), t0),
-                              rescale8_apply(load8_u(b + 8, u8), t1), subtract);
+                           const rescale8 *t1, const q8_rq8 *mo, bool u8, bool subtract,
+                           bool simple0, bool simple1) {
+  const __m256i s0 = add8_sum(rescale8_apply(load8_u(a, u8), t0, simple0),
+                              rescale8_apply(load8_u(b, u8), t1, simple1), subtract);
+  const __m256i s1 = add8_sum(rescale8_apply(load8_u(a + 8, u8), t0, simple0),
+                              rescale8_apply(load8_u(b + 8, u8), t1, simple1), subtract);
   store16_u(out, q8_rq8_apply(s0, mo), q8_rq8_apply(s1, mo), u8);
 }
 
 /* 16 elements per step, the tail through copies. */
 SIMD_INLINE void add8_run(size_t n, const uint8_t *a, const uint8_t *b, uint8_t *out,
-                          const wick_q8_add8_params *p, bool u8, bool subtract) {
+                          const wick_q8_add8_params *p, bool u8, bool subtract, bool simple0,
+                          bool simple1) {
   const rescale8 t0 = rescale8_set(&p->in[0]), t1 = rescale8_set(&p->in[1]);
   const q8_rq8 mo = add8_output(p);
   size_t i = 0;
-  for (; i + 16 <= n; i += 16) add8_step(a + i, b + i, out + i, &t0, &t1, &mo, u8, subtract);
+  for (; i + 16 <= n; i += 16)
+    add8_step(a + i, b + i, out + i, &t0, &t1, &mo, u8, subtract, simple0, simple1);
   if (i < n) {
     uint8_t ta[16] = {0}, tb[16] = {0}, to[16];
     memcpy(ta, a + i, n - i), memcpy(tb, b + i, n - i);
-    add8_step(ta, tb, to, &t0, &t1, &mo, u8, subtract);
+    add8_step(ta, tb, to, &t0, &t1, &mo, u8, subtract, simple0, simple1);
     memcpy(out + i, to, n - i);
   }
 }
 
+/* One instantiation per element type, op and simple input (both simple: the first). */
+#define ADD8_RUN(U8, SUB)                               \
+  do {                                                  \
+    if (simple0)                                        \
+      add8_run(n, a, b, out, p, U8, SUB, true, false);  \
+    else if (simple1)                                   \
+      add8_run(n, a, b, out, p, U8, SUB, false, true);  \
+    else                                                \
+      add8_run(n, a, b, out, p, U8, SUB, false, false); \
+  } while (0)
+
 void wick_q8_add8_ukernel__avx2(size_t n, const uint8_t *a, const uint8_t *b, uint8_t *out,
                                 const wick_q8_add8_params *p) {
+  const bool simple0 = rescale8_simple(&p->in[0]), simple1 = rescale8_simple(&p->in[1]);
   if (p->u8 && p->subtract)
-    add8_run(n, a, b, out, p, true, true);
+    ADD8_RUN(true, true);
   else if (p->u8)
-    add8_run(n, a, b, out, p, true, false);
+    ADD8_RUN(true, false);
   else if (p->subtract)
-    add8_run(n, a, b, out, p, false, true);
+    ADD8_RUN(false, true);
   else
-    add8_run(n, a, b, out, p, false, false);
+    ADD8_RUN(false, false);
 }
+#undef ADD8_RUN
 
 /* T0(a) + r, or r - T0(a) for SUB (the bytes are then its second operand). */
-SIMD_INLINE __m256i add8_rescaled_sum(__m256i a, const rescale8 *t0, __m256i r, bool subtract) {
-  const __m256i t = rescale8_apply(a, t0);
+SIMD_INLINE __m256i add8_rescaled_sum(__m256i a, const rescale8 *t0, __m256i r, bool subtract,
+                                      bool simple) {
+  const __m256i t = rescale8_apply(a, t0, simple);
   return subtract ? _mm256_sub_epi32(r, t) : _mm256_add_epi32(t, r);
 }
 
@@ -258,23 +283,23 @@ SIMD_INLINE __m256i add8_rescaled_sum(__m256i a, const rescale8 *t0, __m256i r, 
  * stride 0). */
 SIMD_INLINE void add8_rescaled_step(const uint8_t *a, const int32_t *r, size_t r_stride,
                                     uint8_t *out, const rescale8 *t0, const q8_rq8 *mo, bool u8,
-                                    bool subtract) {
+                                    bool subtract, bool simple) {
   const __m256i r0 =
       r_stride ? _mm256_loadu_si256((const __m256i *)(const void *)r) : _mm256_set1_epi32(*r);
   const __m256i r1 = r_stride ? _mm256_loadu_si256((const __m256i *)(const void *)(r + 8)) : r0;
-  const __m256i s0 = add8_rescaled_sum(load8_u(a, u8), t0, r0, subtract);
-  const __m256i s1 = add8_rescaled_sum(load8_u(a + 8, u8), t0, r1, subtract);
+  const __m256i s0 = add8_rescaled_sum(load8_u(a, u8), t0, r0, subtract, simple);
+  const __m256i s1 = add8_rescaled_sum(load8_u(a + 8, u8), t0, r1, subtract, simple);
   store16_u(out, q8_rq8_apply(s0, mo), q8_rq8_apply(s1, mo), u8);
 }
 
 SIMD_INLINE void add8_rescaled_run(size_t n, const uint8_t *a, const int32_t *r, size_t r_stride,
                                    uint8_t *out, const wick_q8_add8_params *p, bool u8,
-                                   bool subtract) {
+                                   bool subtract, bool simple) {
   const rescale8 t0 = rescale8_set(&p->in[0]);
   const q8_rq8 mo = add8_output(p);
   size_t i = 0;
   for (; i + 16 <= n; i += 16)
-    add8_rescaled_step(a + i, r + i * r_stride, r_stride, out + i, &t0, &mo, u8, subtract);
+    add8_rescaled_step(a + i, r + i * r_stride, r_stride, out + i, &t0, &mo, u8, subtract, simple);
   if (i < n) {
     uint8_t ta[16] = {0}, to[16];
     int32_t tr[16] = {0};
@@ -283,23 +308,33 @@ SIMD_INLINE void add8_rescaled_run(size_t n, const uint8_t *a, const int32_t *r,
       memcpy(tr, r + i, (n - i) * sizeof *r);
     else
       tr[0] = r[0];
-    add8_rescaled_step(ta, tr, r_stride, to, &t0, &mo, u8, subtract);
+    add8_rescaled_step(ta, tr, r_stride, to, &t0, &mo, u8, subtract, simple);
     memcpy(out + i, to, n - i);
   }
 }
 
+#define ADD8_RESCALED_RUN(U8, SUB)                                  \
+  do {                                                              \
+    if (simple)                                                     \
+      add8_rescaled_run(n, a, r, r_stride, out, p, U8, SUB, true);  \
+    else                                                            \
+      add8_rescaled_run(n, a, r, r_stride, out, p, U8, SUB, false); \
+  } while (0)
+
 void wick_q8_add8_rescaled_ukernel__avx2(size_t n, const uint8_t *a, const int32_t *r,
                                          size_t r_stride, uint8_t *out,
                                          const wick_q8_add8_params *p) {
+  const bool simple = rescale8_simple(&p->in[0]);
   if (p->u8 && p->subtract)
-    add8_rescaled_run(n, a, r, r_stride, out, p, true, true);
+    ADD8_RESCALED_RUN(true, true);
   else if (p->u8)
-    add8_rescaled_run(n, a, r, r_stride, out, p, true, false);
+    ADD8_RESCALED_RUN(true, false);
   else if (p->subtract)
-    add8_rescaled_run(n, a, r, r_stride, out, p, false, true);
+    ADD8_RESCALED_RUN(false, true);
   else
-    add8_rescaled_run(n, a, r, r_stride, out, p, false, false);
+    ADD8_RESCALED_RUN(false, false);
 }
+#undef ADD8_RESCALED_RUN
 
 /* ---- int16 (zero points 0 in the 16x8 scheme, but any offsets work) ---- */
 
