@@ -9,7 +9,9 @@
  *   test_nnapi_ops.c  each operation: its signature check per level (at
  *                     addOperation), its shape check (at finish) and its
  *                     computation, in plain C written from the NDK reference
- *                     (nothing of wick's kernels).
+ *                     (nothing of wick's kernels); test_nnapi_ops_logic.c
+ *                     the comparisons, logic, SELECT, TILE, reductions and
+ *                     BATCH_MATMUL, and test_nnapi_ops.h what both share.
  *
  * Feature level: $WICK_TEST_NNAPI_FEATURE_LEVEL (27, 28, 29, 30, 31, 1000006
  * ...; default 1000008), read at every call that depends on it.

@@ -30,58 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_nnapi.h"
-
-#define FAIL(code, ...)                         \
-  do {                                          \
-    snprintf(c->msg, c->msg_size, __VA_ARGS__); \
-    return code;                                \
-  } while (0)
-#define BAD(...) FAIL(ANEURALNETWORKS_BAD_DATA, __VA_ARGS__)
-#define TRY(x)                                               \
-  do {                                                       \
-    int status_ = (x);                                       \
-    if (status_ != ANEURALNETWORKS_NO_ERROR) return status_; \
-  } while (0)
-
-static const nn_operand *IN(const nn_ctx *c, uint32_t i) { return &c->m->operands[c->op->ins[i]]; }
-static const nn_operand *OUT(const nn_ctx *c, uint32_t i) {
-  return &c->m->operands[c->op->outs[i]];
-}
-static const void *in_data(const nn_ctx *c, uint32_t i) { return c->buf[c->op->ins[i]]; }
-static void *out_data(const nn_ctx *c, uint32_t i) { return c->buf[c->op->outs[i]]; }
-
-static bool q8(int32_t t) {
-  return t == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM ||
-         t == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED;
-}
-static size_t count_of(const nn_operand *o) {
-  size_t n = 1;
-  for (uint32_t d = 0; d < o->rank; d++) n *= o->dims[d];
-  return n;
-}
-static int32_t ldq(const nn_operand *o, const void *p, size_t i) {
-  return o->type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM ? ((const uint8_t *)p)[i]
-                                                        : ((const int8_t *)p)[i];
-}
-static void stq(const nn_operand *o, void *p, size_t i, int32_t v) {
-  if (o->type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM)
-    ((uint8_t *)p)[i] = (uint8_t)v;
-  else
-    ((int8_t *)p)[i] = (int8_t)v;
-}
-static void qrange(const nn_operand *o, int32_t *lo, int32_t *hi) {
-  *lo = o->type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM ? 0 : -128;
-  *hi = o->type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM ? 255 : 127;
-}
-static int32_t clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-/* A float (already rounded) to an integer in [lo, hi] with no undefined
- * conversion: NaN (extreme scales of hostile files) gives `nan_value`. */
-static int32_t float_to_int(float r, int32_t lo, int32_t hi, int32_t nan_value) {
-  if (r != r) return nan_value;
-  return r <= (float)lo ? lo : r >= (float)hi ? hi : (int32_t)r;
-}
+#include "test_nnapi_ops.h"
 
 /* ---------------------------------------------------------------- fixed point */
 
@@ -182,79 +131,6 @@ static int32_t one_over_one_plus(int32_t a) {
 }
 
 /* ---------------------------------------------------------------- helpers */
-
-/* A value tensor of a type the operation takes at this level. */
-static int value_type(nn_ctx *c, const nn_operand *o, const char *what, int64_t q8u_since) {
-  switch (o->type) {
-    case ANEURALNETWORKS_TENSOR_FLOAT32: return ANEURALNETWORKS_NO_ERROR;
-    case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM:
-      if (q8u_since && c->level >= q8u_since) return ANEURALNETWORKS_NO_ERROR;
-      break;
-    case ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED:
-      if (q8u_since && c->level >= 30) return ANEURALNETWORKS_NO_ERROR;
-      break;
-    default: break;
-  }
-  BAD("operation %d: %s of type %d is not supported at feature level %lld", (int)c->op->type, what,
-      (int)o->type, (long long)c->level);
-}
-
-static int scalar_type(nn_ctx *c, uint32_t i, int32_t type) {
-  if (IN(c, i)->type != type)
-    BAD("operation %d: input %u must be of type %d, not %d", (int)c->op->type, i, (int)type,
-        (int)IN(c, i)->type);
-  if (type == ANEURALNETWORKS_BOOL && c->level < 29)
-    BAD("operation %d: BOOL parameters need feature level 29", (int)c->op->type);
-  return ANEURALNETWORKS_NO_ERROR;
-}
-
-static int scalar_value(nn_ctx *c, uint32_t i, const void **value) {
-  const nn_operand *o = IN(c, i);
-  if (o->kind != NN_CONST || o->value == NULL)
-    BAD("operation %d: parameter %u must be a constant", (int)c->op->type, i);
-  *value = o->value;
-  return ANEURALNETWORKS_NO_ERROR;
-}
-static int get_i32(nn_ctx *c, uint32_t i, int32_t *v) {
-  const void *p;
-  TRY(scalar_value(c, i, &p));
-  memcpy(v, p, 4);
-  return ANEURALNETWORKS_NO_ERROR;
-}
-static int get_f32(nn_ctx *c, uint32_t i, float *v) {
-  const void *p;
-  TRY(scalar_value(c, i, &p));
-  memcpy(v, p, 4);
-  return ANEURALNETWORKS_NO_ERROR;
-}
-static int get_bool(nn_ctx *c, uint32_t i, bool *v) {
-  const void *p;
-  TRY(scalar_value(c, i, &p));
-  *v = *(const uint8_t *)p != 0;
-  return ANEURALNETWORKS_NO_ERROR;
-}
-
-static int same_type_as(nn_ctx *c, const nn_operand *a, const nn_operand *b, bool same_quant) {
-  if (a->type != b->type) BAD("operation %d: operand types differ", (int)c->op->type);
-  if (same_quant && q8(a->type) && (a->scale != b->scale || a->zp != b->zp))
-    BAD("operation %d: the output must keep the input's scale and zero point", (int)c->op->type);
-  return ANEURALNETWORKS_NO_ERROR;
-}
-
-static int expect_dims(nn_ctx *c, const nn_operand *o, const uint32_t *dims, uint32_t rank) {
-  bool ok = o->rank == rank;
-  for (uint32_t d = 0; ok && d < rank; d++) ok = o->dims[d] == dims[d];
-  if (!ok) {
-    char got[64] = "", want[64] = "";
-    for (uint32_t d = 0; d < o->rank; d++)
-      snprintf(got + strlen(got), sizeof got - strlen(got), "%u ", o->dims[d]);
-    for (uint32_t d = 0; d < rank; d++)
-      snprintf(want + strlen(want), sizeof want - strlen(want), "%u ", dims[d]);
-    BAD("operation %d: output shape [%s] but the operation gives [%s]", (int)c->op->type, got,
-        want);
-  }
-  return ANEURALNETWORKS_NO_ERROR;
-}
 
 static int fuse_ok(nn_ctx *c, uint32_t i, int32_t *fuse) {
   TRY(get_i32(c, i, fuse));
@@ -539,28 +415,6 @@ static int fully_connected(nn_ctx *c) {
 }
 
 /* ---------------------------------------------------------------- elementwise */
-
-static int broadcast_dims(nn_ctx *c, const nn_operand *a, const nn_operand *b, uint32_t *dims,
-                          uint32_t *rank) {
-  *rank = a->rank > b->rank ? a->rank : b->rank;
-  for (uint32_t k = 0; k < *rank; k++) {
-    uint32_t da = k + a->rank >= *rank ? a->dims[k + a->rank - *rank] : 1;
-    uint32_t db = k + b->rank >= *rank ? b->dims[k + b->rank - *rank] : 1;
-    if (da != db && da != 1 && db != 1) BAD("dimensions %u and %u do not broadcast", da, db);
-    dims[k] = da > db ? da : db;
-  }
-  return ANEURALNETWORKS_NO_ERROR;
-}
-
-/* Element offset in `o` of the output index `idx` (rank `rank`) under broadcasting. */
-static size_t bc_offset(const nn_operand *o, const uint32_t *idx, uint32_t rank) {
-  size_t off = 0;
-  for (uint32_t k = 0; k < o->rank; k++) {
-    uint32_t d = o->dims[k], i = idx[k + rank - o->rank];
-    off = off * d + (d == 1 ? 0 : i);
-  }
-  return off;
-}
 
 static int binary(nn_ctx *c) {
   const int32_t type = c->op->type;
@@ -1233,24 +1087,6 @@ static int minmax(nn_ctx *c) {
   return ANEURALNETWORKS_NO_ERROR;
 }
 
-/* Constant int32 vector input i of `n` values. */
-static int const_vector(nn_ctx *c, uint32_t i, uint32_t n, const int32_t **v) {
-  const nn_operand *o = IN(c, i);
-  if (o->type != ANEURALNETWORKS_TENSOR_INT32 || o->rank != 1 || o->dims[0] != n)
-    BAD("operation %d: input %u must be a [%u] TENSOR_INT32", (int)c->op->type, i, n);
-  if (o->kind != NN_CONST) FAIL(ANEURALNETWORKS_OP_FAILED, "run-time parameters: not implemented");
-  *v = o->value;
-  return ANEURALNETWORKS_NO_ERROR;
-}
-
-static void strides_of(const uint32_t *dims, uint32_t rank, size_t *st) {
-  size_t s = 1;
-  for (int d = (int)rank - 1; d >= 0; d--) {
-    st[d] = s;
-    s *= dims[d];
-  }
-}
-
 /* The output (dims, x's rank, row-major) from elements of input x: output index (i_0, i_1, ...)
  * takes input element first + sum of i_d * step[d]. TRANSPOSE and SLICE. */
 static void copy_elements(nn_ctx *c, const nn_operand *x, const uint32_t *dims, size_t first,
@@ -1426,7 +1262,7 @@ int64_t nn_operation_level(int32_t type) {
     case ANEURALNETWORKS_QUANTIZE:
     case ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR: return 29;
     case ANEURALNETWORKS_HARD_SWISH: return 30;
-    default: return 0;
+    default: return nn_logic_operation_level(type);
   }
 }
 
@@ -1477,6 +1313,6 @@ int nn_operation_phase(nn_ctx *c) {
     case ANEURALNETWORKS_SLICE: return slice(c);
     case ANEURALNETWORKS_SPACE_TO_DEPTH:
     case ANEURALNETWORKS_DEPTH_TO_SPACE: return space_depth(c);
-    default: BAD("operation %d is not implemented by the test runtime", (int)c->op->type);
+    default: return nn_logic_operation_phase(c);
   }
 }

@@ -7,8 +7,12 @@
  *                     operator family that both decides (with a reason) and,
  *                     given a model builder, emits the NNAPI operands and
  *                     operation, so what is accepted and what is built can
- *                     never disagree; nnapi_operands.c (nnapi_map.h) holds
- *                     the helpers those functions share (types, operands);
+ *                     never disagree; nnapi_ops_composite.c (BATCH_MATMUL,
+ *                     GELU: several NNAPI operations each) and
+ *                     nnapi_ops_logic.c (comparisons, logic, SELECT, boolean
+ *                     and sum reductions) hold more families, and
+ *                     nnapi_operands.c (nnapi_map.h) the helpers they all
+ *                     share (types, operands);
  *   nnapi_delegate.c  the wick_delegate callbacks: supports_node,
  *                     prepare_partition (model, compilation), invoke_partition
  *                     (execution), and the constructors.

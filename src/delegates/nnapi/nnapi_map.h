@@ -28,6 +28,7 @@ typedef struct map_ctx {
   int64_t level;
   const char *op;    /* the TFLite name, for messages */
   bool allow_scalar; /* rank-0 tensors pass as [1] (elementwise operators, reshapes) */
+  bool allow_bool;   /* bool tensors pass as TENSOR_BOOL8 (29: comparisons, logic, SELECT) */
 } map_ctx;
 
 #define DECLINE(...)                            \
@@ -62,7 +63,8 @@ int32_t nn_dim(const wick_tensor *t, size_t i);
 /* QUANT8_ASYMM or QUANT8_ASYMM_SIGNED. */
 bool nn_is_quant8(int32_t code);
 /* The NNAPI type of an activation-like tensor (float32, uint8 or int8 per
- * tensor; int32 when allow_int32), rank 1..4 with every dimension > 0. */
+ * tensor; int32 when allow_int32; bool from 29 when c->allow_bool), rank 1..4
+ * with every dimension > 0. */
 bool nn_value_type(map_ctx *c, int32_t index, const char *what, bool allow_int32, nn_type *out);
 bool nn_same_quant(const nn_type *a, const nn_type *b);
 /* TFLite fused activation -> FuseCode (TANH and SIGN_BIT declined). */
@@ -96,5 +98,35 @@ bool nn_operation(map_ctx *c, int32_t code, const int32_t *ins, size_t nin, cons
 /* Adds operation `code` whose one output is graph tensor oi (its operand added after the
  * inputs'). */
 bool nn_operation_to(map_ctx *c, int32_t code, const int32_t *ins, size_t nin, int32_t oi);
+/* The shape of graph tensor t as NNAPI operands carry it: its dims, rank-0 as [1]. */
+uint32_t nn_dims_of(const map_ctx *c, int32_t t, uint32_t dims[4]);
+/* Operand `in` RESHAPEd to dims (a temporary of `type`); -1 on failure. */
+int32_t nn_reshaped(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, uint32_t rank);
+/* Operand `in` of shape dims (rank r) TRANSPOSEd by perm (28+) into a temporary. */
+int32_t nn_transposed(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, uint32_t r,
+                      const int32_t *perm);
+/* A float32 constant [1] holding v (a broadcast operand of ADD / MUL / DIV / SUB). */
+int32_t nn_const_f32(map_ctx *c, float v);
+/* An elementwise operation of two operands into a new temporary of `type` and dims (ADD, MUL,
+ * SUB, DIV take a FuseCode NONE third input); -1 on failure. */
+int32_t nn_elementwise(map_ctx *c, int32_t code, int32_t a, int32_t b, nn_type type,
+                       const uint32_t *dims, uint32_t rank);
+
+/* ---- the operator families of nnapi_ops_composite.c and nnapi_ops_logic.c */
+
+/* BATCH_MATMUL: NNAPI's own from feature level 6; below it, exactly, as DEPTHWISE_CONV_2D
+ * with the second operand as the filter (27; TRANSPOSEs around it for several batches or an
+ * adjoint, 28). */
+bool nn_map_batch_matmul(map_ctx *c);
+/* GELU: the tanh form op by op (27), the erf form through erfc's rational bound (29). */
+bool nn_map_gelu(map_ctx *c);
+/* EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL (29). */
+bool nn_map_comparison(map_ctx *c, int32_t code);
+/* LOGICAL_AND LOGICAL_OR LOGICAL_NOT (29). */
+bool nn_map_logical(map_ctx *c, int32_t code);
+/* REDUCE_ANY REDUCE_ALL (bool) and SUM (float) (29). */
+bool nn_map_reduce(map_ctx *c, int32_t code);
+/* SELECT, SELECT_V2 (29): NNAPI's SELECT with each operand broadcast first. */
+bool nn_map_select(map_ctx *c, bool v2);
 
 #endif /* WICK_DELEGATES_NNAPI_NNAPI_MAP_H */

@@ -60,6 +60,9 @@ bool nn_value_type(map_ctx *c, int32_t index, const char *what, bool allow_int32
     *out = (nn_type){ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, scale, (int32_t)zp};
   } else if (dt == WICK_DTYPE_INT32 && qn == 0 && allow_int32) {
     out->code = ANEURALNETWORKS_TENSOR_INT32;
+  } else if (dt == WICK_DTYPE_BOOL && qn == 0 && c->allow_bool) {
+    NEED_LEVEL(29, "a bool tensor");
+    out->code = ANEURALNETWORKS_TENSOR_BOOL8;
   } else {
     DECLINE("%s %s is %s%s (NNAPI takes float32, uint8 and, from level 30, int8 here)", c->op, what,
             qn > 1 ? "per-channel " : "", wick_dtype_name(dt));
@@ -212,6 +215,7 @@ int32_t nn_graph_operand_as(map_ctx *c, int32_t t, const nn_type *as) {
                                        per_channel ? 0 : (int32_t)zp};
       break;
     case WICK_DTYPE_INT32: type.type = ANEURALNETWORKS_TENSOR_INT32; break;
+    case WICK_DTYPE_BOOL: type.type = ANEURALNETWORKS_TENSOR_BOOL8; break;
     default:
       snprintf(c->why, c->why_size, "%s: tensor type %s has no NNAPI operand here", c->op,
                wick_dtype_name(wick_tensor_dtype(x)));
@@ -266,7 +270,8 @@ int32_t nn_graph_operand_as(map_ctx *c, int32_t t, const nn_type *as) {
 int32_t nn_graph_operand(map_ctx *c, int32_t t) { return nn_graph_operand_as(c, t, NULL); }
 
 int32_t wick_nnapi_tensor_operand(nnapi_builder *b, int32_t t) {
-  map_ctx ctx = {b->lib, b->graph, 0, b, b->why, b->why_size, b->lib->level, "a partition", false};
+  map_ctx ctx = {b->lib,        b->graph,      0,     b,    b->why, b->why_size,
+                 b->lib->level, "a partition", false, false};
   return nn_graph_operand(&ctx, t);
 }
 
@@ -312,4 +317,50 @@ bool nn_binary_types(map_ctx *c, nn_type *a, nn_type *b, nn_type *out) {
   return nn_value_type(c, nn_in_index(c, 0), "first input", false, a) &&
          nn_value_type(c, nn_in_index(c, 1), "second input", false, b) &&
          nn_value_type(c, nn_out_index(c, 0), "output", false, out);
+}
+
+uint32_t nn_dims_of(const map_ctx *c, int32_t t, uint32_t dims[4]) {
+  const wick_tensor *x = nn_tensor(c, t);
+  uint32_t r = (uint32_t)nn_rank(x);
+  for (uint32_t d = 0; d < r && d < 4; d++) dims[d] = (uint32_t)nn_dim(x, d);
+  if (r == 0) dims[r++] = 1;
+  return r;
+}
+
+int32_t nn_reshaped(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, uint32_t rank) {
+  int32_t shape[4];
+  for (uint32_t d = 0; d < rank; d++) shape[d] = (int32_t)dims[d];
+  int32_t ops[2];
+  ops[0] = in;
+  ops[1] = nn_const_i32_vector(c, shape, rank);
+  int32_t out = nn_temp_operand(c, type, dims, rank);
+  return nn_operation(c, ANEURALNETWORKS_RESHAPE, ops, 2, &out, 1) ? out : -1;
+}
+
+int32_t nn_transposed(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, uint32_t r,
+                      const int32_t *perm) {
+  uint32_t out_dims[4];
+  for (uint32_t d = 0; d < r; d++) out_dims[d] = dims[perm[d]];
+  int32_t ops[2];
+  ops[0] = in;
+  ops[1] = nn_const_i32_vector(c, perm, r);
+  int32_t out = nn_temp_operand(c, type, out_dims, r);
+  return nn_operation(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, &out, 1) ? out : -1;
+}
+
+int32_t nn_const_f32(map_ctx *c, float v) {
+  const uint32_t one = 1;
+  return nn_const_tensor(c, (nn_type){ANEURALNETWORKS_TENSOR_FLOAT32, 0, 0}, &one, 1, &v, sizeof v);
+}
+
+int32_t nn_elementwise(map_ctx *c, int32_t code, int32_t a, int32_t b, nn_type type,
+                       const uint32_t *dims, uint32_t rank) {
+  bool fused = code == ANEURALNETWORKS_ADD || code == ANEURALNETWORKS_MUL ||
+               code == ANEURALNETWORKS_SUB || code == ANEURALNETWORKS_DIV;
+  int32_t ops[3];
+  ops[0] = a;
+  ops[1] = b;
+  if (fused) ops[2] = nn_scalar_i32(c, ANEURALNETWORKS_FUSED_NONE);
+  int32_t out = nn_temp_operand(c, type, dims, rank);
+  return nn_operation(c, code, ops, fused ? 3 : 2, &out, 1) ? out : -1;
 }

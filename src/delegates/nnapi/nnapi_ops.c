@@ -86,7 +86,23 @@ enum {
   TFL_EXPAND_DIMS = 70,
   TFL_RESIZE_NEAREST_NEIGHBOR = 97,
   TFL_QUANTIZE = 114,
-  TFL_HARD_SWISH = 117
+  TFL_HARD_SWISH = 117,
+  TFL_LESS = 58,
+  TFL_GREATER = 61,
+  TFL_GREATER_EQUAL = 62,
+  TFL_LESS_EQUAL = 63,
+  TFL_SELECT = 64,
+  TFL_EQUAL = 71,
+  TFL_NOT_EQUAL = 72,
+  TFL_SUM = 74,
+  TFL_LOGICAL_OR = 84,
+  TFL_LOGICAL_AND = 86,
+  TFL_LOGICAL_NOT = 87,
+  TFL_REDUCE_ANY = 91,
+  TFL_SELECT_V2 = 123,
+  TFL_BATCH_MATMUL = 126,
+  TFL_REDUCE_ALL = 140,
+  TFL_GELU = 150
 };
 
 /* ------------------------------------------------------------ convolution */
@@ -896,9 +912,9 @@ static bool map_quantize(map_ctx *c, bool quantize) {
 
 bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *graph, size_t node,
                          nnapi_builder *b, char *why, size_t why_size) {
-  map_ctx ctx = {lib,  graph,    node,       b,
-                 why,  why_size, lib->level, wick_delegate_graph_node_name(graph, node),
-                 false};
+  map_ctx ctx = {lib,   graph,    node,       b,
+                 why,   why_size, lib->level, wick_delegate_graph_node_name(graph, node),
+                 false, false};
   map_ctx *c = &ctx;
   if (c->op == NULL) c->op = "?";
   if (wick_delegate_graph_node_output_count(graph, node) != 1)
@@ -945,6 +961,22 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
     case TFL_DEPTH_TO_SPACE: return map_space_depth(c, ANEURALNETWORKS_DEPTH_TO_SPACE);
     case TFL_QUANTIZE: return map_quantize(c, true);
     case TFL_DEQUANTIZE: return map_quantize(c, false);
+    case TFL_BATCH_MATMUL: return nn_map_batch_matmul(c);
+    case TFL_GELU: return nn_map_gelu(c);
+    case TFL_EQUAL: return nn_map_comparison(c, ANEURALNETWORKS_EQUAL);
+    case TFL_NOT_EQUAL: return nn_map_comparison(c, ANEURALNETWORKS_NOT_EQUAL);
+    case TFL_LESS: return nn_map_comparison(c, ANEURALNETWORKS_LESS);
+    case TFL_LESS_EQUAL: return nn_map_comparison(c, ANEURALNETWORKS_LESS_EQUAL);
+    case TFL_GREATER: return nn_map_comparison(c, ANEURALNETWORKS_GREATER);
+    case TFL_GREATER_EQUAL: return nn_map_comparison(c, ANEURALNETWORKS_GREATER_EQUAL);
+    case TFL_LOGICAL_AND: return nn_map_logical(c, ANEURALNETWORKS_LOGICAL_AND);
+    case TFL_LOGICAL_OR: return nn_map_logical(c, ANEURALNETWORKS_LOGICAL_OR);
+    case TFL_LOGICAL_NOT: return nn_map_logical(c, ANEURALNETWORKS_LOGICAL_NOT);
+    case TFL_REDUCE_ANY: return nn_map_reduce(c, ANEURALNETWORKS_REDUCE_ANY);
+    case TFL_REDUCE_ALL: return nn_map_reduce(c, ANEURALNETWORKS_REDUCE_ALL);
+    case TFL_SUM: return nn_map_reduce(c, ANEURALNETWORKS_REDUCE_SUM);
+    case TFL_SELECT: return nn_map_select(c, false);
+    case TFL_SELECT_V2: return nn_map_select(c, true);
     default: DECLINE("%s has no NNAPI mapping in wick yet", c->op);
   }
 }

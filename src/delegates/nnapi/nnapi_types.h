@@ -92,7 +92,26 @@ enum {
   ANEURALNETWORKS_SLICE = 86,                   /* 29 */
   ANEURALNETWORKS_SQRT = 88,                    /* 29 */
   ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR = 94, /* 29 */
-  ANEURALNETWORKS_HARD_SWISH = 99               /* 30 */
+  ANEURALNETWORKS_HARD_SWISH = 99,              /* 30 */
+  ANEURALNETWORKS_CAST = 45,                    /* 29 */
+  ANEURALNETWORKS_EQUAL = 48,                   /* 29 */
+  ANEURALNETWORKS_GREATER = 53,                 /* 29 */
+  ANEURALNETWORKS_GREATER_EQUAL = 54,           /* 29 */
+  ANEURALNETWORKS_LESS = 58,                    /* 29 */
+  ANEURALNETWORKS_LESS_EQUAL = 59,              /* 29 */
+  ANEURALNETWORKS_LOGICAL_AND = 61,             /* 29 */
+  ANEURALNETWORKS_LOGICAL_NOT = 62,             /* 29 */
+  ANEURALNETWORKS_LOGICAL_OR = 63,              /* 29 */
+  ANEURALNETWORKS_NOT_EQUAL = 68,               /* 29 */
+  ANEURALNETWORKS_REDUCE_ALL = 75,              /* 29 */
+  ANEURALNETWORKS_REDUCE_ANY = 76,              /* 29 */
+  ANEURALNETWORKS_REDUCE_MAX = 77,              /* 29 */
+  ANEURALNETWORKS_REDUCE_MIN = 78,              /* 29 */
+  ANEURALNETWORKS_REDUCE_PROD = 79,             /* 29 */
+  ANEURALNETWORKS_REDUCE_SUM = 80,              /* 29 */
+  ANEURALNETWORKS_SELECT = 84,                  /* 29 */
+  ANEURALNETWORKS_TILE = 89,                    /* 29 */
+  ANEURALNETWORKS_BATCH_MATMUL = 102            /* 1000006 (feature level 6) */
 };
 
 /* FuseCode: the same numbers as TFLite's first four fused activations. */

@@ -680,6 +680,184 @@ CASES = [
         ),
         27,
     ),
+    # ---- the attention core: BATCH_MATMUL (feature level 6; below it DEPTHWISE_CONV_2D with
+    # the second operand as the filter, TRANSPOSEs (28) for several batches or an adjoint)
+    Case(
+        "bmm_f32_one_matrix",
+        _single("BATCH_MATMUL", [([2, 3, 4], F, None), ([4, 5], F, None)], ([2, 3, 5], F, None)),
+        27,
+    ),
+    Case(
+        "bmm_f32_batches",
+        _single("BATCH_MATMUL", [([3, 4, 5], F, None), ([3, 5, 2], F, None)], ([3, 4, 2], F, None)),
+        28,
+    ),
+    Case(
+        "bmm_f32_rank4_adj_y",  # q @ k^T of 2 heads
+        _single(
+            "BATCH_MATMUL",
+            [([1, 2, 3, 4], F, None), ([1, 2, 5, 4], F, None)],
+            ([1, 2, 3, 5], F, None),
+            dict(adj_y=True),
+        ),
+        28,
+    ),
+    Case(
+        "bmm_f32_adj_x",
+        _single(
+            "BATCH_MATMUL",
+            [([2, 4, 3], F, None), ([2, 4, 5], F, None)],
+            ([2, 3, 5], F, None),
+            dict(adj_x=True),
+        ),
+        28,
+    ),
+    Case(
+        "bmm_f32_constant_same_matrix_adj_y",
+        _single(
+            "BATCH_MATMUL",
+            [([2, 3, 4], F, None)],
+            ([2, 3, 5], F, None),
+            dict(adj_y=True),
+            consts=[np.stack([np.linspace(-1, 1, 20, dtype=np.float32).reshape(5, 4)] * 2)],
+        ),
+        27,  # one matrix for every batch: its filter written transposed, no TRANSPOSE
+    ),
+    Case(
+        "bmm_f32_constant_batches",
+        _single(
+            "BATCH_MATMUL",
+            [([2, 3, 4], F, None)],
+            ([2, 3, 5], F, None),
+            consts=[np.linspace(-1, 1, 40, dtype=np.float32).reshape(2, 4, 5)],
+        ),
+        28,
+    ),
+    Case(
+        "bmm_f32_broadcast_both_ways",
+        _single(
+            "BATCH_MATMUL",
+            [([2, 1, 3, 4], F, None), ([1, 2, 4, 5], F, None)],
+            ([2, 2, 3, 5], F, None),
+        ),
+        None,
+        "broadcast",
+    ),
+    # ---- GELU: the tanh form op by op (27), the erf form with erfc's rational bound (29)
+    Case(
+        "gelu_tanh_f32",
+        _single("GELU", [([3, 40], F, None)], ([3, 40], F, None), dict(approximate=True)),
+        27,
+    ),
+    Case(
+        "gelu_erf_f32",
+        _single("GELU", [([3, 40], F, None)], ([3, 40], F, None), dict(approximate=False)),
+        29,
+    ),
+    # ---- comparisons, logic, reductions and SELECT (29): an attention mask's operators
+    Case(
+        "equal_f32_scalar",
+        _single(
+            "EQUAL", [([2, 3, 4], F, None)], ([2, 3, 4], "bool", None), consts=[np.float32(1.0)]
+        ),
+        29,
+    ),
+    Case(
+        "less_int32_broadcast",
+        _single("LESS", [([2, 3], "int32", None), ([3], "int32", None)], ([2, 3], "bool", None)),
+        29,
+    ),
+    Case(
+        "greater_equal_uint8",
+        _single(
+            "GREATER_EQUAL",
+            [([3, 4], "uint8", U8q), ([3, 4], "uint8", U8q)],
+            ([3, 4], "bool", None),
+        ),
+        29,
+    ),
+    Case(
+        "greater_uint8_quantized_differently",
+        _single(
+            "GREATER",
+            [([3, 4], "uint8", U8q), ([3, 4], "uint8", _q(0.1, 128))],
+            ([3, 4], "bool", None),
+        ),
+        None,
+        "quantized differently",
+    ),
+    Case(
+        "not_equal_bool",
+        _single(
+            "NOT_EQUAL", [([3, 4], "bool", None), ([3, 4], "bool", None)], ([3, 4], "bool", None)
+        ),
+        29,
+    ),
+    Case(
+        "logical_and_broadcast",
+        _single(
+            "LOGICAL_AND",
+            [([1, 1, 4, 1], "bool", None), ([2, 1, 1, 4], "bool", None)],
+            ([2, 1, 4, 4], "bool", None),
+        ),
+        29,
+    ),
+    Case(
+        "logical_not",
+        _single("LOGICAL_NOT", [([2, 5], "bool", None)], ([2, 5], "bool", None)),
+        29,
+    ),
+    Case(
+        "reduce_any_keep_dims",
+        _single(
+            "REDUCE_ANY",
+            [([2, 3, 4], "bool", None)],
+            ([2, 3, 1], "bool", None),
+            dict(keep_dims=True),
+            consts=[np.array([-1], np.int32)],
+        ),
+        29,
+    ),
+    Case(
+        "sum_f32",
+        _single(
+            "SUM",
+            [([2, 3, 4], F, None)],
+            ([3], F, None),
+            dict(keep_dims=False),
+            consts=[np.array([0, 2], np.int32)],
+        ),
+        29,
+    ),
+    Case(
+        "select_v2_broadcast_condition",  # PyTorch's guard for rows of all -inf logits
+        _single(
+            "SELECT_V2",
+            [([1, 2, 3, 1], "bool", None), ([1, 2, 3, 4], F, None), ([1, 2, 3, 4], F, None)],
+            ([1, 2, 3, 4], F, None),
+        ),
+        29,
+    ),
+    Case(
+        "select_v2_scalar_values",  # an attention mask's 0 / -inf
+        _single(
+            "SELECT_V2",
+            [([2, 1, 3, 3], "bool", None)],
+            ([2, 1, 3, 3], F, None),
+            consts=[np.float32(0.0), np.float32(-np.inf)],
+        ),
+        29,
+    ),
+    Case(
+        "select_rows_uint8",  # declined: NNAPI reshapes no bool tensor to align the condition
+        _single(
+            "SELECT",
+            [([3], "bool", None), ([3, 4], "uint8", U8q), ([3, 4], "uint8", U8q)],
+            ([3, 4], "uint8", U8q),
+        ),
+        None,
+        "1-D condition of rows",
+    ),
 ]
 
 
@@ -689,6 +867,8 @@ def _inputs(rt, seed=0):
     for d in rt.inputs:
         if d.dtype.kind == "f":
             out.append(rng.uniform(-4, 4, d.shape).astype(d.dtype))
+        elif d.dtype.kind == "b":
+            out.append(rng.integers(0, 2, d.shape).astype(bool))
         else:
             info = np.iinfo(d.dtype)
             out.append(rng.integers(info.min, info.max, d.shape, endpoint=True).astype(d.dtype))
@@ -708,7 +888,7 @@ def _assert_match(got, ref, what):
             tol = 1e-5 * np.maximum(1.0, np.abs(r.astype(np.float64)))
             close = np.abs(g.astype(np.float64) - r) <= tol
             both_nan = np.isnan(g) & np.isnan(r)  # RSQRT, LOG of negatives
-            assert np.all(close | both_nan), f"{what}: {g} vs {r}"
+            assert np.all(close | both_nan | (g == r)), f"{what}: {g} vs {r}"
         else:
             assert np.array_equal(g, r), f"{what}: {int((g != r).sum())} of {g.size} differ"
 
@@ -746,6 +926,39 @@ def test_operator_at_every_level(case, monkeypatch, runtime_counters):
             runtime_counters.wick_test_nnapi_last_error(),
         )
         _assert_match(got, ref, what)
+
+
+@pytest.mark.parametrize("approximate, level", [(True, 27), (False, 29)])
+def test_gelu_over_the_whole_float_range(approximate, level, monkeypatch, runtime_counters):
+    """GELU built from NNAPI operations (NNAPI has none), on 20001 values over [-20, 20], powers
+    of ten to 1e30 of both signs and the special values: equal to the CPU within 1e-5 *
+    max(1, |ref|), the same infinities (+inf -> +inf; -inf -> NaN for the erf form, as TFLite's
+    0.5 x erfc(-x/sqrt2)), NaN -> NaN, -0 -> -0."""
+    values = np.concatenate(
+        [
+            np.linspace(-20, 20, 20001, dtype=np.float32),
+            np.float32([10.0**k for k in range(-30, 31, 3)]),
+            -np.float32([10.0**k for k in range(-30, 31, 3)]),
+            np.float32([0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -3e38]),
+        ]
+    ).astype(np.float32)
+    data = _single(
+        "GELU", [([values.size], F, None)], ([values.size], F, None), dict(approximate=approximate)
+    )()
+    ref = wick.load(data)(values)
+    monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", str(level))
+    rt = wick.load(data, delegate=f"nnapi:library={LIB}")
+    assert all(r.delegate == "nnapi" for r in rt.delegation), rt.delegation
+    got = np.asarray(rt(values))
+    assert runtime_counters.wick_test_nnapi_rejections() == 0, (
+        runtime_counters.wick_test_nnapi_last_error()
+    )
+    ref = np.asarray(ref)
+    same = (got == ref) | (np.isnan(got) & np.isnan(ref))
+    close = np.abs(got.astype(np.float64) - ref) <= 1e-5 * np.maximum(1.0, np.abs(ref))
+    bad = ~(same | close)
+    assert not bad.any(), list(zip(values[bad], got[bad], ref[bad], strict=True))[:10]
+    assert np.array_equal(np.signbit(got[ref == 0]), np.signbit(ref[ref == 0]))
 
 
 # ---------------------------------------------------------------- fallback, options, CLI
