@@ -128,5 +128,7 @@ bool nn_map_logical(map_ctx *c, int32_t code);
 bool nn_map_reduce(map_ctx *c, int32_t code);
 /* SELECT, SELECT_V2 (29): NNAPI's SELECT with each operand broadcast first. */
 bool nn_map_select(map_ctx *c, bool v2);
+/* BROADCAST_TO (29): TILE (LOGICAL_AND with a constant true for bool). */
+bool nn_map_broadcast_to(map_ctx *c);
 
 #endif /* WICK_DELEGATES_NNAPI_NNAPI_MAP_H */

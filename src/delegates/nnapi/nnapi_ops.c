@@ -101,6 +101,7 @@ enum {
   TFL_REDUCE_ANY = 91,
   TFL_SELECT_V2 = 123,
   TFL_BATCH_MATMUL = 126,
+  TFL_BROADCAST_TO = 130,
   TFL_REDUCE_ALL = 140,
   TFL_GELU = 150
 };
@@ -977,6 +978,7 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
     case TFL_SUM: return nn_map_reduce(c, ANEURALNETWORKS_REDUCE_SUM);
     case TFL_SELECT: return nn_map_select(c, false);
     case TFL_SELECT_V2: return nn_map_select(c, true);
+    case TFL_BROADCAST_TO: return nn_map_broadcast_to(c);
     default: DECLINE("%s has no NNAPI mapping in wick yet", c->op);
   }
 }

@@ -23,6 +23,8 @@
  *     dimensions from the right).
  *     8-bit values need x, y and the output quantized alike (TFLite copies
  *     the stored values; NNAPI would requantize otherwise).
+ *   BROADCAST_TO: the same broadcast into the output (TILE, or LOGICAL_AND
+ *     for bool).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +145,7 @@ static void aligned_dims(map_ctx *c, int32_t t, uint32_t ro, uint32_t *dims) {
  * dimensions it lacks (NNAPI reshapes no bool tensor; LOGICAL_AND broadcasts numpy's way), a
  * value by RESHAPE to rank ro and TILE. */
 static int32_t broadcast_operand(map_ctx *c, int32_t t, nn_type type, const uint32_t *od,
-                                 uint32_t ro) {
+                                 uint32_t ro, int32_t oi) {
   uint32_t ad[4], own[4];
   aligned_dims(c, t, ro, ad);
   uint32_t r = nn_dims_of(c, t, own);
@@ -153,7 +155,7 @@ static int32_t broadcast_operand(map_ctx *c, int32_t t, nn_type type, const uint
     if (ad[k] != od[k]) full = false;
   }
   int32_t id = nn_graph_operand(c, t);
-  if (same_shape) return id;
+  if (same_shape && oi < 0) return id;
   if (type.code == ANEURALNETWORKS_TENSOR_BOOL8) {
     uint32_t td[4];
     size_t count = 1;
@@ -169,16 +171,26 @@ static int32_t broadcast_operand(map_ctx *c, int32_t t, nn_type type, const uint
     memset(ones, 1, count);
     int32_t truth = nn_const_tensor(c, BOOL8, td, ro, ones, count);
     free(ones);
-    return nn_elementwise(c, ANEURALNETWORKS_LOGICAL_AND, id, truth, BOOL8, od, ro);
+    int32_t ops[2] = {id, truth};
+    int32_t out = oi >= 0 ? nn_graph_operand(c, oi) : nn_temp_operand(c, BOOL8, od, ro);
+    return nn_operation(c, ANEURALNETWORKS_LOGICAL_AND, ops, 2, &out, 1) ? out : -1;
   }
-  id = nn_reshaped(c, id, type, ad, ro);
-  if (full) return id;
+  if (full) {
+    if (oi < 0) return nn_reshaped(c, id, type, ad, ro);
+    int32_t shape[4];
+    for (uint32_t k = 0; k < ro; k++) shape[k] = (int32_t)ad[k];
+    int32_t rs[2];
+    rs[0] = id;
+    rs[1] = nn_const_i32_vector(c, shape, ro);
+    return nn_operation_to(c, ANEURALNETWORKS_RESHAPE, rs, 2, oi) ? oi : -1;
+  }
+  if (r != ro) id = nn_reshaped(c, id, type, ad, ro);
   int32_t mult[4];
   for (uint32_t k = 0; k < ro; k++) mult[k] = (int32_t)(od[k] / ad[k]);
   int32_t ops[2];
   ops[0] = id;
   ops[1] = nn_const_i32_vector(c, mult, ro);
-  int32_t out = nn_temp_operand(c, type, od, ro);
+  int32_t out = oi >= 0 ? nn_graph_operand(c, oi) : nn_temp_operand(c, type, od, ro);
   return nn_operation(c, ANEURALNETWORKS_TILE, ops, 2, &out, 1) ? out : -1;
 }
 
@@ -217,8 +229,32 @@ bool nn_map_select(map_ctx *c, bool v2) {
   }
   if (c->b == NULL) return true;
   int32_t ops[3];
-  ops[0] = broadcast_operand(c, ki, k, od, ro);
-  ops[1] = broadcast_operand(c, xi, x, od, ro);
-  ops[2] = broadcast_operand(c, yi, y, od, ro);
+  ops[0] = broadcast_operand(c, ki, k, od, ro, -1);
+  ops[1] = broadcast_operand(c, xi, x, od, ro, -1);
+  ops[2] = broadcast_operand(c, yi, y, od, ro, -1);
   return nn_operation_to(c, ANEURALNETWORKS_SELECT, ops, 3, oi);
+}
+
+bool nn_map_broadcast_to(map_ctx *c) {
+  NEED_LEVEL(29, "BROADCAST_TO (as TILE)");
+  c->allow_scalar = true;
+  c->allow_bool = true;
+  int32_t ii, oi;
+  nn_type in, out;
+  if (!nn_in_out_types(c, true, &ii, &oi, &in, &out)) return false;
+  if (!nn_same_quant(&in, &out)) DECLINE("%s changes the type or quantization", c->op);
+  uint32_t od[4], ad[4], own[4];
+  uint32_t ro = nn_dims_of(c, oi, od), r = nn_dims_of(c, ii, own);
+  if (nn_rank(nn_tensor(c, ii)) > ro) DECLINE("%s to a lower rank", c->op);
+  aligned_dims(c, ii, ro, ad);
+  bool full = true;
+  for (uint32_t d = 0; d < ro; d++) {
+    if (ad[d] != od[d] && ad[d] != 1) DECLINE("%s shapes do not broadcast", c->op);
+    if (ad[d] != od[d]) full = false;
+  }
+  /* a value of another rank, or one already of the output's shape, takes a RESHAPE */
+  if (in.code == ANEURALNETWORKS_TENSOR_INT32 && c->level < NNAPI_LEVEL_6 && (full || r != ro))
+    DECLINE("%s of int32 taking a RESHAPE (NNAPI reshapes int32 from feature level 6)", c->op);
+  if (c->b == NULL) return true;
+  return broadcast_operand(c, ii, in, od, ro, oi) >= 0;
 }

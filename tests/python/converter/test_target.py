@@ -9,6 +9,9 @@
 * torchvision's MobileNetV2 and MobileNetV3-Small with target="nnapi:27" run as one partition
   on the level-27 test runtime, outputs equal to the CPU's within 1e-5 relative and to PyTorch
   within the whole-model bar (1e-4);
+* PyTorch's TransformerEncoderLayer: with target="nnapi:27" only the attention core stays on
+  the CPU; converted plainly it runs whole on NNAPI from level 29 (the level-29 and level-6
+  test runtimes: outputs equal to the CPU's and LiteRT's);
 * bad target strings raise ValueError naming the accepted forms (the CLI: a usage error).
 """
 
@@ -288,6 +291,41 @@ def test_transformer_block_at_27(monkeypatch):
     got = rt(x.numpy())[0]
     cpu = wick.load(model.tflite_bytes)(x.numpy())[0]
     np.testing.assert_allclose(got, cpu, rtol=0, atol=1e-5 * max(1.0, np.abs(cpu).max()))
+
+
+@needs_test_nnapi
+def test_transformer_block_runs_whole_from_29(monkeypatch):
+    """The same block converted plainly: from level 29 NNAPI takes all of it in one partition —
+    the attention's BATCH_MATMULs (DEPTHWISE_CONV_2D with the second operand as the filter below
+    feature level 6, NNAPI's BATCH_MATMUL from it), its TRANSPOSEs and PyTorch's guard for rows
+    of -inf logits (EQUAL, LOGICAL_NOT, REDUCE_ANY, SELECT_V2); at 28 (with target="nnapi:28"
+    for the SLICEs and RSQRTs) only the guard's five operators stay on the CPU.  Delegated outputs equal the CPU's within 1e-5 and LiteRT's
+    within the converter's bar."""
+    from tests.python.oracles import litert as litert_oracle
+
+    torch.manual_seed(0)
+    module = torch.nn.TransformerEncoderLayer(64, 4, batch_first=True).eval()
+    x = torch.randn(1, 16, 64)
+    plain = _convert(module, x)
+    for level in (29, 30, 31, 1000006):
+        assert plan(plain.tflite_bytes, level).runs_whole, (
+            level,
+            str(plan(plain.tflite_bytes, 29)),
+        )
+    at28 = _convert(module, x, target="nnapi:28").target_report
+    assert sorted(d.op for d in at28.declined) == sorted(
+        ["EQUAL", "LOGICAL_NOT", "LOGICAL_NOT", "REDUCE_ANY", "SELECT_V2"]
+    ), str(at28)
+    cpu = wick.load(plain.tflite_bytes)(x.numpy())[0]
+    lite = litert_oracle.run_litert(plain.tflite_bytes, [x.numpy()])[0]
+    bar = max(1.0, float(np.abs(cpu).max()))
+    for level in (28, 29, 1000008):
+        rt, on = _delegated(plain.tflite_bytes, level, monkeypatch)
+        assert all(on) == (level >= 29), (level, rt.delegation)
+        assert all("failed" not in r.reason for r in rt.delegation), rt.delegation
+        got = rt(x.numpy())[0]
+        np.testing.assert_allclose(got, cpu, rtol=0, atol=1e-5 * bar)
+        np.testing.assert_allclose(got, lite, rtol=0, atol=1e-5 * bar)
 
 
 def test_layer_norm_lowering_keeps_eps_and_affine():

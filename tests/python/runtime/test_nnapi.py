@@ -849,6 +849,26 @@ CASES = [
         29,
     ),
     Case(
+        "broadcast_to_f32",  # a mean pooling's count, spread over the features
+        _single(
+            "BROADCAST_TO",
+            [([4, 1], F, None)],
+            ([2, 4, 6], F, None),
+            consts=[np.array([2, 4, 6], np.int32)],
+        ),
+        29,
+    ),
+    Case(
+        "broadcast_to_bool",
+        _single(
+            "BROADCAST_TO",
+            [([3, 1], "bool", None)],
+            ([3, 5], "bool", None),
+            consts=[np.array([3, 5], np.int32)],
+        ),
+        29,
+    ),
+    Case(
         "select_rows_uint8",  # declined: NNAPI reshapes no bool tensor to align the condition
         _single(
             "SELECT",
