@@ -459,7 +459,9 @@ typedef struct wick_op_thread_stats {
 } wick_op_thread_stats;
 WICK_API wick_op_thread_stats wick_interpreter_op_thread_stats(const wick_interpreter *interpreter,
                                                                size_t i);
-/* Multiply-accumulates operator i performs in one invoke (0 for ops without). */
+/* Multiply-accumulates operator i performs in one invoke (0 for ops without). An attention
+ * over a key/value cache that runs as one kernel (kernel name "attention") does work that
+ * depends on the cache positions its mask leaves visible: its count is the last invoke's. */
 WICK_API uint64_t wick_interpreter_op_macs(const wick_interpreter *interpreter, size_t i);
 /* The kind of kernel operator i runs, chosen when it was prepared (an operator
  * whose shapes depend on input values is prepared at every invoke): "optimized"

@@ -198,6 +198,7 @@ def _library():
         "wick_interpreter_op_time_ns": ([P, S], U64),
         "wick_interpreter_op_kernel": ([P, S], ctypes.c_char_p),
         "wick_interpreter_op_kernel_name": ([P, S], ctypes.c_char_p),
+        "wick_interpreter_op_macs": ([P, S], U64),
         "wick_tensor_name": ([P], ctypes.c_char_p),
         "wick_tensor_dtype": ([P], INT),
         "wick_tensor_rank": ([P], S),
@@ -500,6 +501,16 @@ class SignatureRunner:
             )
             out.append(row + (kinds[i],) if kinds is not None else row)
         return out
+
+    def op_macs(self) -> list[int]:
+        """Multiply-accumulates of each operator in one call: set when it was prepared, except
+        for an attention over a key/value cache run as one kernel (kernel name "attention"),
+        whose work depends on the positions its mask leaves visible: that of the last call."""
+        lib = self._lib
+        return [
+            lib.wick_interpreter_op_macs(self._it, i)
+            for i in range(lib.wick_interpreter_op_count(self._it))
+        ]
 
     def op_kernels(self) -> list[tuple[str, str]]:
         """(kind, name) of the kernel each operator runs, chosen when it was prepared: kind is

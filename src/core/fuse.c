@@ -52,6 +52,24 @@
  * The MEAN's output is redirected to the chain's result and it gets one
  * row of scratch per thread.
  *
+ * Attention over a key/value cache (after the epilogues; fuse_attention):
+ *
+ *   BATCH_MATMUL(q, kt) = s [-> MUL | DIV by a one-element constant, a vectorized unary
+ *   (TANH)]* (at most 4: Gemma 2's soft-capping) -> ADD(., mask) -> SOFTMAX -> BATCH_MATMUL(., v)
+ *
+ * with RESHAPE-like nodes that keep rows of S anywhere between the two BATCH_MATMULs and in
+ * front of v (wick.llm's attention core, python/wick/llm/attention.py, as wick's converter
+ * writes it: 3-d matmuls between 4-d views) runs as one kernel in the first
+ * BATCH_MATMUL (src/ops/attention.c) over the key positions the mask leaves visible: a decode
+ * step costs the filled part of the cache, not all of it, bit-identical to the unfused nodes
+ * (src/kernels/attention.c says why). Float32 throughout, every intermediate private, no
+ * adjoint operands, q and kt with the same batch dims, the second BATCH_MATMUL on the first's
+ * rows (batch count and M) without broadcast, the mask's dims 1 or those of the view the ADD
+ * sees (its last S), SOFTMAX's beta in [2^-100, 2^100], the values (through their RESHAPEs) and
+ * the mask written before the first BATCH_MATMUL runs, and no node between the two
+ * BATCH_MATMULs that assigns a variable or runs a subgraph. WICK_NO_ATTENTION_FUSION=1 (read when an interpreter
+ * is created) turns this one pattern off, for bit-exact comparisons with the unfused nodes.
+ *
  * PAD folding (before the convolution's prepare, wick_pad_folder_*):
  *
  *   x -> PAD | PADV2 = t -> CONV_2D | DEPTHWISE_CONV_2D | MAX_POOL_2D(t, ...)
@@ -654,6 +672,215 @@ static void fuse_gelu_tanh(fuse_ctx *f, wick_node *th) {
   redirect(first, y);
 }
 
+/* ---------------------------------------------------------------- attention */
+
+/* The scalar of step n of an attention chain on private tensor t: MUL(t, c) / MUL(c, t) or
+ * DIV(t, c) with c a one-element constant, or a one-input op equal to a vectorized unary
+ * kernel (TANH). Fills `step`; false when n is none of these. */
+static bool attention_step(const fuse_ctx *f, const wick_node *n, int32_t t,
+                           const wick_f32_kernels *kern, wick_attention_fusion *a) {
+  if (a->num_steps == WICK_ATTENTION_MAX_STEPS || n->op->num_outputs != 1 ||
+      n->op->params.activation != WICK_ACT_NONE || !out_like(f, n, t))
+    return false;
+  const int32_t i = a->num_steps;
+  const int kind = activation_kind(n);
+  if (kind >= 0 && n->op->num_inputs == 1 && n->op->inputs[0] == t) {
+    if (kern->unary[kind] == NULL) return false;
+    a->steps[i].kind = WICK_ATTENTION_UNARY;
+    a->steps[i].unary = kind;
+  } else if ((n->op->builtin == WICK_BUILTIN_MUL || n->op->builtin == WICK_BUILTIN_DIV) &&
+             n->op->num_inputs == 2) {
+    const bool first = n->op->inputs[1] == t && n->op->inputs[0] != t;
+    if (n->op->builtin == WICK_BUILTIN_DIV && first) return false; /* c / t */
+    double c;
+    if (!scalar_constant(f, n->op->inputs[first ? 0 : 1], &c)) return false;
+    a->steps[i].kind = n->op->builtin == WICK_BUILTIN_MUL ? WICK_ATTENTION_MUL : WICK_ATTENTION_DIV;
+    a->steps[i].scalar_first = first;
+    a->steps[i].value = (float)c;
+  } else {
+    return false;
+  }
+  a->num_steps++;
+  return true;
+}
+
+/* Tensor t exists before node `at` runs: an input, a constant, or written at an earlier
+ * position of the execution order. */
+static bool exists_before(const fuse_ctx *f, int32_t t, uint32_t at) {
+  return f->producer[t] < 0 ||
+         wick_graph_position(f->g, (uint32_t)f->producer[t]) < wick_graph_position(f->g, at);
+}
+
+/* Same batch dimensions (all but the last two) and rank. */
+static bool same_batch(const wick_tensor *a, const wick_tensor *b) {
+  if (a->rank != b->rank || a->rank < 2) return false;
+  for (int32_t i = 0; i + 2 < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+static size_t batch_count(const wick_tensor *t) {
+  size_t n = 1;
+  for (int32_t i = 0; i + 2 < t->rank; i++) n *= (size_t)t->dims[i];
+  return n;
+}
+
+/* The nodes of an attention being matched. */
+typedef struct attention_chain {
+  wick_node *nodes[24];
+  int count;
+  bool overflow;
+} attention_chain;
+
+static void chain_take(attention_chain *c, wick_node *n) {
+  if (c->count < (int)(sizeof c->nodes / sizeof c->nodes[0]))
+    c->nodes[c->count++] = n;
+  else
+    c->overflow = true;
+}
+
+/* The sole live reader of private tensor t, or NULL. */
+static wick_node *next_node(const fuse_ctx *f, int32_t t) {
+  if (!private_tensor(f, t, 1) || f->producer[t] < 0) return NULL;
+  wick_node *n = reader_of(f, t, (uint32_t)f->producer[t], NULL);
+  return n != NULL && live(n) ? n : NULL;
+}
+
+/* n is a RESHAPE-like node (WICK_OP_ALIAS: its output is its input's bytes) of t keeping rows
+ * of s values (last dimension s). */
+static bool row_alias(const fuse_ctx *f, const wick_node *n, int32_t t, int64_t s) {
+  if (!wick_op_has(n->def, WICK_OP_ALIAS) || n->op->num_outputs != 1 || n->op->num_inputs < 1 ||
+      n->op->inputs[0] != t)
+    return false;
+  const wick_tensor *in = &f->g->tensors[t], *out = &f->g->tensors[out0(n)];
+  return plain_f32(out) && out->rank >= 1 && out->dims[out->rank - 1] == s &&
+         wick_tensor_elements(out) == wick_tensor_elements(in);
+}
+
+/* Past the RESHAPE-like nodes from private tensor *t (taken into c): the next other node. */
+static wick_node *skip_aliases(const fuse_ctx *f, attention_chain *c, int32_t *t, int64_t s) {
+  for (;;) {
+    wick_node *n = next_node(f, *t);
+    if (n == NULL || !row_alias(f, n, *t, s)) return n;
+    chain_take(c, n);
+    *t = out0(n);
+  }
+}
+
+/* A scaled dot-product attention starting at BATCH_MATMUL node b1 (wick_attention_fusion):
+ * run by b1 over the visible key positions (src/ops/attention.c), the rest skipped. Every
+ * intermediate is private; RESHAPE-like nodes that keep rows of S values may sit anywhere
+ * between the two BATCH_MATMULs (wick's converter writes the attention over 3-d matmuls
+ * between 4-d views), and in front of the values; q and the keys share their batch dims; the
+ * second BATCH_MATMUL's operands have the first's rows (batch count and M) and no broadcast;
+ * the mask broadcasts to the scores' view the ADD sees, with S columns; the values and the
+ * mask exist before b1 runs (through their RESHAPEs, which then run fused), and nothing
+ * between the two BATCH_MATMULs assigns a variable or runs a subgraph (either could write the
+ * cache the values live in). */
+static void fuse_attention(fuse_ctx *f, wick_node *b1, const wick_f32_kernels *kern) {
+  wick_graph *g = f->g;
+  const wick_operator_info *op = b1->op;
+  if (op->num_inputs != 2 || op->num_outputs != 1 || op->params.adj_x || op->params.adj_y ||
+      op->inputs[0] < 0 || op->inputs[1] < 0)
+    return;
+  const wick_tensor *q = &g->tensors[op->inputs[0]], *kt = &g->tensors[op->inputs[1]];
+  const int32_t scores = out0(b1);
+  const wick_tensor *st = &g->tensors[scores];
+  if (!plain_f32(q) || !plain_f32(kt) || !plain_f32(st) || kt->known || !same_batch(q, kt) ||
+      !same_batch(q, st))
+    return;
+  const int32_t r = q->rank;
+  const int64_t m = q->dims[r - 2], d = q->dims[r - 1], s = kt->dims[r - 1];
+  if (m <= 0 || d <= 0 || s <= 0 || kt->dims[r - 2] != d) return;
+  wick_attention_fusion a = {.on = true};
+  attention_chain c = {.count = 0};
+  /* the steps (and RESHAPEs), up to the ADD of the mask */
+  int32_t t = scores;
+  wick_node *add;
+  for (;;) {
+    add = skip_aliases(f, &c, &t, s);
+    if (add == NULL) return;
+    if (add->op->builtin == WICK_BUILTIN_ADD) break;
+    if (!attention_step(f, add, t, kern, &a)) return;
+    chain_take(&c, add);
+    t = out0(add);
+  }
+  const wick_tensor *view = &g->tensors[t];
+  if (add->op->num_inputs != 2 || add->op->num_outputs != 1 ||
+      add->op->params.activation != WICK_ACT_NONE || !out_like(f, add, t))
+    return;
+  a.mask_first = add->op->inputs[1] == t;
+  a.mask = a.mask_first ? add->op->inputs[0] : add->op->inputs[1];
+  if (a.mask < 0 || a.mask == t || (!a.mask_first && add->op->inputs[0] != t)) return;
+  const wick_tensor *mt = &g->tensors[a.mask];
+  if (!plain_f32(mt) || mt->rank < 1 || mt->rank > view->rank || mt->dims[mt->rank - 1] != s ||
+      !exists_before(f, a.mask, b1->index))
+    return;
+  for (int32_t i = 0; i + 1 < mt->rank; i++) {
+    const int32_t dim = mt->dims[i], full = view->dims[view->rank - mt->rank + i];
+    if (dim != 1 && dim != full) return;
+  }
+  a.view = t;
+  chain_take(&c, add);
+  /* SOFTMAX, then the BATCH_MATMUL with the values */
+  t = out0(add);
+  wick_node *sm = skip_aliases(f, &c, &t, s);
+  if (sm == NULL || sm->op->builtin != WICK_BUILTIN_SOFTMAX || sm->op->num_inputs != 1 ||
+      sm->op->num_outputs != 1 || !out_like(f, sm, t))
+    return;
+  /* beta * (masked - max) must stay below exp's underflow (src/kernels/attention.c) */
+  const float beta = sm->op->params.beta;
+  if (!(beta >= 0x1p-100f && beta <= 0x1p100f)) return;
+  a.beta = beta;
+  chain_take(&c, sm);
+  t = out0(sm);
+  wick_node *b2 = skip_aliases(f, &c, &t, s);
+  if (b2 == NULL || b2->op->builtin != WICK_BUILTIN_BATCH_MATMUL || b2->op->num_inputs != 2 ||
+      b2->op->num_outputs != 1 || b2->op->inputs[0] != t || b2->op->params.adj_x ||
+      b2->op->params.adj_y || b2->op->inputs[1] < 0 || b2->op->inputs[1] == t)
+    return;
+  const wick_tensor *p = &g->tensors[t], *v = &g->tensors[b2->op->inputs[1]];
+  const wick_tensor *o = &g->tensors[out0(b2)];
+  const int32_t r2 = p->rank;
+  if (!plain_f32(v) || !plain_f32(o) || !same_batch(p, v) || !same_batch(p, o) ||
+      p->dims[r2 - 2] != m || batch_count(p) != batch_count(q) || v->dims[r2 - 2] != s ||
+      v->dims[r2 - 1] <= 0 || o->dims[r2 - 2] != m || o->dims[r2 - 1] != v->dims[r2 - 1])
+    return;
+  /* the values: through RESHAPEs written after b1 (which then run fused) to bytes written
+   * before it */
+  a.values = b2->op->inputs[1];
+  while (!exists_before(f, a.values, b1->index)) {
+    wick_node *n = &g->nodes[f->producer[a.values]];
+    const int32_t in = n->op->num_inputs >= 1 ? n->op->inputs[0] : -1;
+    if (!live(n) || !private_tensor(f, a.values, 1) || in < 0 ||
+        !wick_op_has(n->def, WICK_OP_ALIAS) || n->op->num_outputs != 1 ||
+        !plain_f32(&g->tensors[in]) ||
+        wick_tensor_elements(&g->tensors[in]) != wick_tensor_elements(v))
+      return;
+    chain_take(&c, n);
+    a.values = in;
+  }
+  chain_take(&c, b2);
+  if (c.overflow) return;
+  for (uint32_t pos = wick_graph_position(g, b1->index) + 1;
+       pos < wick_graph_position(g, b2->index); pos++) {
+    const wick_node *n = &g->nodes[wick_graph_node_at(g, pos)];
+    if (n->partition >= 0 || wick_op_has(n->def, WICK_OP_ASSIGNS_VARIABLE) ||
+        wick_op_has(n->def, WICK_OP_RUNS_SUBGRAPHS))
+      return;
+  }
+  a.batches = batch_count(q);
+  a.m = (size_t)m, a.d = (size_t)d, a.s = (size_t)s, a.dv = (size_t)v->dims[r2 - 1];
+  wick_f32_attention layout;
+  if (!wick_f32_attention_init(&layout, kern, a.batches, a.m, a.d, a.s, a.dv,
+                               wick_thread_pool_threads(g->interp->pool)))
+    return;
+  for (int i = 0; i < c.count; i++) c.nodes[i]->fused = true;
+  b1->fusion.attention = a;
+  redirect(b1, out0(b2));
+  if (b1->scratch_bytes < layout.bytes) b1->scratch_bytes = layout.bytes;
+}
+
 /* Readers, producers and graph outputs of every tensor, over the nodes not
  * folded; false when out of memory (then nothing fuses: still correct). */
 static bool fuse_ctx_init(fuse_ctx *f, wick_graph *g) {
@@ -706,6 +933,12 @@ void wick_graph_fuse(wick_graph *g) {
       if (live(n) && n->op->builtin == WICK_BUILTIN_TANH && n->op->num_inputs == 1 &&
           n->op->num_outputs == 1)
         fuse_gelu_tanh(&f, n);
+    }
+    for (uint32_t i = 0; i < no && !g->interp->no_attention_fusion; i++) {
+      wick_node *n = &g->nodes[i];
+      if (live(n) && n->child[0] == NULL && n->op->builtin == WICK_BUILTIN_BATCH_MATMUL &&
+          !n->fusion.redirected)
+        fuse_attention(&f, n, kern);
     }
     for (uint32_t i = 0; i < no; i++) {
       wick_node *n = &g->nodes[i];

@@ -193,6 +193,8 @@ struct wick_interpreter {
   bool no_fusion;   /* WICK_NO_FUSION=1 (or force_reference): every node runs on its own */
   bool no_in_place; /* WICK_NO_IN_PLACE=1 (or no_fusion): every output its own storage (plan.c) */
   bool no_winograd; /* WICK_NO_WINOGRAD=1: 3x3 convolutions stay on the indirect GEMM */
+  /* WICK_NO_ATTENTION_FUSION=1: attention over a cache runs as its nodes (fuse.c) */
+  bool no_attention_fusion;
   wick_weight_cache cache;
   wick_variables variables; /* resource variables (variables.c); unused when state_owner */
   uint8_t *init_done;       /* per subgraph: CALL_ONCE ran it (allocated on first use) */
@@ -251,11 +253,11 @@ WICK_INTERNAL wick_status wick_graph_ensure_dynamic(wick_graph *g, wick_tensor *
  * residual adds into the epilogue of the conv / depthwise / fully connected
  * node that produces their input. */
 WICK_INTERNAL void wick_graph_fuse(wick_graph *g);
-/* True when ctx->node runs a pattern fuse.c replaced (fusion.norm or
- * fusion.unary) instead of its own op; wick_fused_invoke runs it
- * (src/ops/fused.c). */
+/* True when ctx->node runs a pattern fuse.c replaced (fusion.norm,
+ * fusion.unary or fusion.attention) instead of its own op; wick_fused_invoke
+ * runs it (src/ops/fused.c). */
 static inline bool wick_node_runs_fused(const wick_node *n) {
-  return n->fusion.norm.form != WICK_NORM_NONE || n->fusion.unary != 0;
+  return n->fusion.norm.form != WICK_NORM_NONE || n->fusion.unary != 0 || n->fusion.attention.on;
 }
 
 /* PAD folding during prepare (src/core/fuse.c). create: before the first

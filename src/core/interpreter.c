@@ -683,6 +683,8 @@ wick_status wick_interpreter_create(const wick_model *model, const char *signatu
   it->no_in_place = it->no_fusion || (env && env[0] == '1');
   env = getenv("WICK_NO_WINOGRAD");
   it->no_winograd = env && env[0] == '1';
+  env = getenv("WICK_NO_ATTENTION_FUSION");
+  it->no_attention_fusion = env && env[0] == '1';
   atomic_init(&it->cancelled, 0);
 
   uint32_t subgraph = sig ? sig->subgraph : 0;

@@ -68,6 +68,42 @@ typedef struct wick_norm_fusion {
   size_t inner;
 } wick_norm_fusion;
 
+/* A scaled dot-product attention over a key/value cache (fuse.c, fuse_attention), run by its
+ * first BATCH_MATMUL node (src/ops/attention.c) over the key positions the mask leaves
+ * visible:
+ *   s = BATCH_MATMUL(q [B..., M, d], kt [B..., d, S])   (the node itself)
+ *   s = step(s) for each of `steps`                      (Gemma 2's soft-capping: DIV, TANH, MUL)
+ *   z = ADD(s, mask [..., M or 1, S])                    (either operand order)
+ *   p = SOFTMAX(z, beta)
+ *   o = BATCH_MATMUL(p, v [B..., S, dv])                 (the node's redirected output 0)
+ * with RESHAPE-like nodes that keep rows of S anywhere between the two BATCH_MATMULs and in
+ * front of v. Each step: kind UNARY applies vectorized unary `unary` (a wick_f32_unary_kind);
+ * MUL / DIV apply the binary kernel with the one-element constant `value` (MUL's operand order
+ * in `scalar_first`). */
+#define WICK_ATTENTION_MAX_STEPS 4
+typedef enum wick_attention_step_kind {
+  WICK_ATTENTION_UNARY,
+  WICK_ATTENTION_MUL,
+  WICK_ATTENTION_DIV
+} wick_attention_step_kind;
+typedef struct wick_attention_fusion {
+  bool on;
+  bool mask_first; /* ADD(mask, s) rather than ADD(s, mask) */
+  /* tensors: the mask; the scores as the ADD sees them (a view of [B..., M, S] rows: the mask
+   * broadcasts to it); the values' bytes, [B, S, dv] (the tensor the second BATCH_MATMUL's
+   * operand is a RESHAPE of, if it is) */
+  int32_t mask, view, values;
+  size_t batches, m, d, s, dv; /* B (the product of q's batch dims), M, d, S, dv */
+  float beta;                  /* SOFTMAX's */
+  int32_t num_steps;
+  struct {
+    wick_attention_step_kind kind;
+    int32_t unary;
+    bool scalar_first;
+    float value;
+  } steps[WICK_ATTENTION_MAX_STEPS];
+} wick_attention_fusion;
+
 typedef struct wick_node_fusion {
   bool redirected;
   int32_t output;
@@ -82,6 +118,7 @@ typedef struct wick_node_fusion {
    * on tensor `unary_input` instead of its own op (a decomposed GELU) */
   int32_t unary;
   int32_t unary_input;
+  wick_attention_fusion attention; /* on: the node runs it instead of its own op */
 } wick_node_fusion;
 
 /* One task of a parallel loop. `thread` in [0, threads) names the OS thread
@@ -364,8 +401,8 @@ WICK_INTERNAL uint32_t wick_graph_num_outputs(const wick_graph *g);
 WICK_INTERNAL wick_tensor *wick_graph_input(const wick_graph *g, size_t i);
 WICK_INTERNAL wick_tensor *wick_graph_output(const wick_graph *g, size_t i);
 
-/* Runs the pattern fuse.c put on this node (its fusion record's norm or unary) instead of
- * its own op (src/ops/fused.c). */
+/* Runs the pattern fuse.c put on this node (its fusion record's norm, unary or attention)
+ * instead of its own op (src/ops/fused.c). */
 WICK_INTERNAL wick_status wick_fused_invoke(const wick_op_ctx *ctx);
 
 /* Parallel loops for op invoke (src/core/thread_pool.c; docs/architecture.md,

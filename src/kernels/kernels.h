@@ -261,6 +261,9 @@ WICK_KERNEL_API void wick_f32_gemm_pack_grouped(size_t n, size_t k, size_t nr, c
  * with zero bias: the same layout as wick_f32_gemm_pack of its transpose. */
 WICK_KERNEL_API void wick_f32_gemm_pack_kn(size_t n, size_t k, size_t nr, const float *w,
                                            float *packed);
+/* The same for the first n columns of a matrix whose k rows are row_stride floats apart. */
+WICK_KERNEL_API void wick_f32_gemm_pack_kn_strided(size_t n, size_t k, size_t nr, const float *w,
+                                                   size_t row_stride, float *packed);
 /* Packs a depthwise filter [1, kh, kw, c] (taps = kh * kw) and bias [c]
  * (NULL: zeros) into ceil(c/cr) blocks of (taps + 1) * cr floats. */
 WICK_KERNEL_API void wick_f32_dwconv_pack(size_t c, size_t cr, size_t taps, const float *w,
@@ -403,6 +406,42 @@ WICK_KERNEL_API void wick_f32_conv_indirection_init(const wick_conv_shape *s, si
 WICK_KERNEL_API void wick_f32_conv_igemm(const wick_f32_gemm_kernel *kern, const wick_conv_shape *s,
                                          const float *const *ind, const float *packed,
                                          float *output, float lo, float hi);
+
+/* ---- fused attention over a key/value cache (attention.c) ---- */
+
+/* One scaled dot-product attention, softmax(f(q kt) + mask) v, per batch b < batches:
+ * q [m, d], kt [d, s] (the keys transposed), v [s, dv], run by src/ops/attention.c (the
+ * pattern: src/core/fuse.c) over the first e key positions of each tile of `rows` query rows,
+ * e covering every position the mask leaves visible to them. The products are the GEMM
+ * microkernels' that the two BATCH_MATMULs run on their own (`scores` = the kernel for s
+ * columns, `values` = the one for dv), so the visible positions get the same bits. Scratch
+ * (`bytes`, 64-byte aligned parts): per batch the extent of each tile then the largest
+ * (size_t), per batch the packed keys (s columns of d) and values (s rows of dv), and per
+ * thread one tile of scores (rows x s floats). */
+typedef struct wick_f32_attention {
+  const wick_f32_kernels *k;
+  const wick_f32_gemm_kernel *scores, *values;
+  size_t batches, m, d, s, dv;
+  size_t rows;                       /* query rows per tile: scores->mr */
+  size_t tiles;                      /* per batch: ceil(m / rows) */
+  size_t align;                      /* extents are multiples of it (or s): see attention.c */
+  size_t keys_floats, values_floats; /* packed, per batch */
+  size_t extents_at, keys_at, values_at, scores_at, bytes;
+} wick_f32_attention;
+/* Fills `a` for `threads` threads; false when a size overflows. */
+WICK_KERNEL_API bool wick_f32_attention_init(wick_f32_attention *a, const wick_f32_kernels *k,
+                                             size_t batches, size_t m, size_t d, size_t s,
+                                             size_t dv, size_t threads);
+/* The columns [0, e) of a mask row of s values that hold every position it leaves visible:
+ * e - 1 is the last column not masked (a value above -FLT_MAX, or NaN). s when the row cannot
+ * be cut: no column visible, or a visible value below -2^126 (see attention.c). */
+WICK_KERNEL_API size_t wick_f32_attention_row_extent(const float *mask, size_t s);
+/* An extent rounded up to a multiple of a->align, at most s. */
+WICK_KERNEL_API size_t wick_f32_attention_round(const wick_f32_attention *a, size_t e);
+/* Packs batch b's first e key columns (kt: d rows of s) and value rows (v: s rows of dv)
+ * into `keys` and `values` (the scratch parts of batch b). */
+WICK_KERNEL_API void wick_f32_attention_pack(const wick_f32_attention *a, const float *kt,
+                                             const float *v, size_t e, float *keys, float *values);
 
 /* ---- Winograd F(4x4, 3x3) convolution (winograd.c) ---- */
 

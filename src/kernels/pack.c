@@ -117,12 +117,17 @@ void wick_f32_dwconv_pack(size_t c, size_t cr, size_t taps, const float *w, cons
 }
 
 void wick_f32_gemm_pack_kn(size_t n, size_t k, size_t nr, const float *w, float *packed) {
+  wick_f32_gemm_pack_kn_strided(n, k, nr, w, n, packed);
+}
+
+void wick_f32_gemm_pack_kn_strided(size_t n, size_t k, size_t nr, const float *w, size_t row_stride,
+                                   float *packed) {
   for (size_t j0 = 0; j0 < n; j0 += nr) {
     size_t cols = n - j0 < nr ? n - j0 : nr;
     memset(packed, 0, nr * sizeof(float)); /* no bias */
     packed += nr;
     for (size_t p = 0; p < k; p++) {
-      memcpy(packed, w + p * n + j0, cols * sizeof(float));
+      memcpy(packed, w + p * row_stride + j0, cols * sizeof(float));
       for (size_t j = cols; j < nr; j++) packed[j] = 0.0f;
       packed += nr;
     }

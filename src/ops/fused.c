@@ -14,6 +14,9 @@
  * is eight to ten passes over the tensor and their intermediate tensors.
  * The row stays in L1 between the steps. One scratch row per thread holds the
  * squares, then the per-element scale.
+ *
+ * An attention over a key/value cache (wick_attention_fusion) runs in
+ * src/ops/attention.c.
  */
 #include <math.h>
 
@@ -85,6 +88,7 @@ static void norm_rows(void *arg, size_t begin, size_t end, size_t thread) {
 
 wick_status wick_fused_invoke(const wick_op_ctx *ctx) {
   const wick_node_fusion *fu = wick_op_fusion(ctx);
+  if (fu->attention.on) return wick_attention_invoke(ctx);
   if (fu->unary != 0) {
     const wick_tensor *in = wick_op_graph_tensor(ctx, fu->unary_input);
     const wick_tensor *out = wick_op_output(ctx, 0);

@@ -126,6 +126,9 @@ WICK_INTERNAL bool wick_op_fused_epilogue(const wick_op_ctx *ctx, wick_f32_epilo
  * 64-aligned chunks of elements: for the paths whose kernels do not take one
  * (reference, quantized-weight, a depthwise residual). No-op if none. */
 WICK_INTERNAL wick_status wick_op_run_fused_epilogue(const wick_op_ctx *ctx);
+/* Runs the attention fuse.c recognized on this node (wick_attention_fusion; src/ops/attention.c).
+ */
+WICK_INTERNAL wick_status wick_attention_invoke(const wick_op_ctx *ctx);
 
 /* A custom operator's FlexBuffers options as a map (wick_op_custom_options), or a
  * "malformed model" failure naming the problem. */

@@ -238,6 +238,55 @@ def test_logits_match_transformers_along_the_sequence(converted):
         assert np.abs(logits[0] - ref[i]).max() / scale < 1e-4, i
 
 
+def _teacher_forced(path, tokens, num_threads):
+    """Logits of every step of a teacher-forced run on wick: prefill_8 at 0, an overlapping
+    prefill_4, then decode steps."""
+    llm = wick.llm.load(path)
+    llm.num_threads = num_threads
+    out = [llm.step(8, tokens[:8], 0), llm.step(4, tokens[6:10], 6)]
+    out += [llm.step(1, tokens[i : i + 1], i) for i in range(10, len(tokens))]
+    return out
+
+
+def test_attention_fusion_is_bit_identical(converted, monkeypatch):
+    """The attention runs as one kernel over the filled cache positions (src/ops/attention.c):
+    every step's logits are the bytes the unfused nodes give (WICK_NO_ATTENTION_FUSION=1), at
+    1 and 2 threads."""
+    _, _, path = converted
+    tokens = PROMPTS[2] + list(range(40, 80))
+    with monkeypatch.context() as m:
+        m.setenv("WICK_NO_ATTENTION_FUSION", "1")
+        want = _teacher_forced(path, tokens, 1)
+    for threads in (1, 2):
+        got = _teacher_forced(path, tokens, threads)
+        for step, (g, w) in enumerate(zip(got, want, strict=True)):
+            assert g.tobytes() == w.tobytes(), (threads, step, np.abs(g - w).max())
+
+
+def test_decode_attention_work_follows_the_position(converted):
+    """Each decode step's attention covers the cache positions written so far (rounded up to a
+    GEMM panel: at most 32 more), not all max_seq_len: the multiply-accumulates the fused
+    attention nodes report (wick_interpreter_op_macs, the last call's) — a count, not a
+    timing."""
+    model, _, path = converted
+    loaded = wick.llm.load(path)
+    config = model.config
+    kv, heads = config.num_key_value_heads, config.num_attention_heads
+    head_dim = config.hidden_size // heads
+    per_position = kv * (heads // kv) * 2 * head_dim  # rows x (d + dv) per cache position
+    runner = loaded.runtime().signature("decode")
+    tokens = PROMPTS[0] + list(range(100, 150))
+    loaded.step(8, tokens[:8], 0)
+    for pos in range(8, len(tokens)):
+        loaded.step(1, tokens[pos : pos + 1], pos)
+        kernels, macs = runner.op_kernels(), runner.op_macs()
+        attention = [macs[i] for i, k in enumerate(kernels) if k == ("optimized", "attention")]
+        assert len(attention) == config.num_hidden_layers, kernels
+        for work in attention:
+            positions = work / per_position
+            assert pos + 1 <= positions <= min(MAX_SEQ_LEN, pos + 32), (pos, positions)
+
+
 _WITHOUT_TORCH = """
 import json, sys
 for name in ("torch", "torchao", "torchvision", "transformers"):
