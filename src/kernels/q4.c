@@ -76,14 +76,19 @@ static void sums_reference(size_t m, size_t k, size_t bs, const void *rows, size
     }
 }
 
-static const wick_q4_kernel reference_kernel = {"reference", row_bytes_reference, prepare_reference,
-                                                sums_reference};
+static const wick_q4_kernel reference_kernel = {
+    "reference", row_bytes_reference, prepare_reference, sums_reference, NULL, NULL, NULL};
 
 const wick_q4_kernel *wick_q4_kernel_reference(void) { return &reference_kernel; }
 
 #if defined(__x86_64__) || defined(_M_X64)
-static const wick_q4_kernel avx2_kernel = {"avx2", wick_q4_row_bytes__avx2, wick_q4_prepare__avx2,
-                                           wick_q4_sums__avx2};
+static const wick_q4_kernel avx2_kernel = {"avx2",
+                                           wick_q4_row_bytes__avx2,
+                                           wick_q4_prepare__avx2,
+                                           wick_q4_sums__avx2,
+                                           wick_q4_unpacked_bytes__avx2,
+                                           wick_q4_unpack__avx2,
+                                           wick_q4_gemm__avx2};
 #endif
 
 const wick_q4_kernel *wick_q4_kernel_avx2(void) {

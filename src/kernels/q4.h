@@ -43,7 +43,25 @@ typedef struct wick_q4_kernel {
    * over p in block b of xd[i][p] * w_c[p]. */
   void (*sums)(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride, size_t cols,
                const uint8_t *w4, int32_t *sums);
+  /* The GEMM form (several rows: prefill), NULL when the kernel has none. A group of
+   * WICK_Q4_GROUP consecutive weight rows (outputs) is unpacked once (`unpack`: into
+   * `unpacked_bytes(k, bs)` bytes), then `gemm` computes the finished outputs of rows i < m
+   * <= WICK_Q4_GEMM_ROWS for those outputs t < WICK_Q4_GROUP, as the op's float code does
+   * after the block sums (src/ops/fully_connected.c, blockwise_columns):
+   *   acc = 0; for each block b in order: acc += (float)sum_b * scales[b * WICK_Q4_GROUP + t];
+   *   y = acc * row_scales[i] + (bias ? bias[t] : 0.0f); out[i * out_stride + t] =
+   *   y < lo ? lo : (y > hi ? hi : y)
+   * with every product and sum rounded to float on its own (no FMA): bit-identical. */
+  size_t (*unpacked_bytes)(size_t k, size_t bs);
+  void (*unpack)(size_t k, size_t bs, const uint8_t *w4, void *unpacked);
+  void (*gemm)(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride,
+               const float *row_scales, const void *unpacked, const float *scales,
+               const float *bias, float lo, float hi, float *out, size_t out_stride);
 } wick_q4_kernel;
+
+/* Outputs of one unpacked group, and the most rows one gemm call takes. */
+#define WICK_Q4_GROUP 8
+#define WICK_Q4_GEMM_ROWS 4
 
 /* The best kernel for blocks of bs values on this CPU (bs even, > 0); the reference when
  * forced or when no other takes bs. */
@@ -64,6 +82,12 @@ WICK_Q4_API void wick_q4_prepare__avx2(size_t k, size_t bs, const int16_t *xd, i
 WICK_Q4_API void wick_q4_sums__avx2(size_t m, size_t k, size_t bs, const void *rows,
                                     size_t row_stride, size_t cols, const uint8_t *w4,
                                     int32_t *sums);
+WICK_Q4_API size_t wick_q4_unpacked_bytes__avx2(size_t k, size_t bs);
+WICK_Q4_API void wick_q4_unpack__avx2(size_t k, size_t bs, const uint8_t *w4, void *unpacked);
+WICK_Q4_API void wick_q4_gemm__avx2(size_t m, size_t k, size_t bs, const void *rows,
+                                    size_t row_stride, const float *row_scales,
+                                    const void *unpacked, const float *scales, const float *bias,
+                                    float lo, float hi, float *out, size_t out_stride);
 
 /* (defined in neon/q4_blocks.c and neondot/q4_blocks.c: neon/q4_blocks.h) */
 #define WICK_DECLARE_Q4_NEON(ISA)                                                             \

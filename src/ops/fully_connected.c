@@ -23,7 +23,9 @@
  * with a zero point (kernels/q4.h), the block scales rounded to bfloat16,
  * per output the exact int32 sum of each block, then in float
  * acc += sum_b * scale_b over the blocks in order, y = acc * row scale +
- * bias. The weights are read where they lie in the file (no packed copy).
+ * bias. The weights are read where they lie in the file (no packed copy);
+ * with several input rows (prefill) each group of eight outputs' weights is
+ * unpacked once into per-thread scratch for the kernel's GEMM form.
  *
  * Kernels: when the weights (and bias) are known at prepare and the CPU has
  * an optimized GEMM (src/kernels/select.c), prepare packs them once and
@@ -62,14 +64,17 @@ typedef struct fc_data {
   const float *block_scales;
   float *q4_row_scales; /* m */
   /* scratch: k int16 (a row being quantized), m prepared rows of q4_row_stride bytes, then
-   * per-thread block sums */
+   * per-thread block sums, then (the GEMM form) per thread one group's unpacked weights */
   size_t q4_row_stride, q4_rows_offset, q4_sums_offset;
+  bool q4_gemm; /* several rows and a kernel with the GEMM form */
+  size_t q4_unpacked_offset, q4_unpacked_stride;
 } fc_data;
 
 /* Rows and outputs of block sums one kernel call computes: the float sums of Q4_COLS outputs
- * then run side by side (independent chains; each output's sum in block order). */
+ * then run side by side (independent chains; each output's sum in block order). The GEMM form
+ * (q4.h) works on groups of the same Q4_COLS outputs. */
 #define Q4_ROWS 4
-#define Q4_COLS 8
+#define Q4_COLS WICK_Q4_GROUP
 
 /* The blockwise int4 form: checks the weights' quantization and scales, converts the scales
  * once (shared by the interpreters of one model), sizes the scratch. */
@@ -119,16 +124,23 @@ static wick_status blockwise_prepare(wick_op_ctx *ctx, fc_data *d, const wick_te
   d->q4_row_scales = wick_op_alloc(ctx, (size_t)(d->m > 0 ? d->m : 1) * sizeof(float));
   if (d->q4_row_scales == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   d->q4 = wick_q4_kernel_select(wick_op_force_reference(ctx), d->block_size);
-  size_t temp, rows, sums, scratch;
+  size_t temp, rows, sums, scratch, unpacked = 0;
   d->q4_row_stride = d->q4->row_bytes((size_t)d->k, d->block_size);
+  d->q4_gemm = d->m >= 2 && d->q4->gemm != NULL;
+  if (d->q4_gemm)
+    d->q4_unpacked_stride = (d->q4->unpacked_bytes((size_t)d->k, d->block_size) + 63) & ~(size_t)63;
   if (!wick_mul_size((size_t)d->k, sizeof(int16_t), &temp) || !wick_add_size(temp, 63, &temp) ||
       !wick_mul_size((size_t)d->m, d->q4_row_stride, &rows) ||
       !wick_mul_size(wick_op_num_threads(ctx), Q4_ROWS * Q4_COLS * d->num_blocks * sizeof(int32_t),
                      &sums) ||
-      !wick_add_size(temp & ~(size_t)63, rows, &rows) || !wick_add_size(rows, sums, &scratch))
+      (d->q4_gemm && !wick_mul_size(wick_op_num_threads(ctx), d->q4_unpacked_stride, &unpacked)) ||
+      !wick_add_size(temp & ~(size_t)63, rows, &rows) || !wick_add_size(rows, sums, &scratch) ||
+      !wick_add_size(scratch, 63, &scratch) ||
+      !wick_add_size(scratch & ~(size_t)63, unpacked, &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");
   d->q4_rows_offset = temp & ~(size_t)63;
   d->q4_sums_offset = rows;
+  d->q4_unpacked_offset = (rows + sums + 63) & ~(size_t)63;
   wick_op_request_scratch(ctx, scratch);
   return WICK_OK;
 }
@@ -143,7 +155,9 @@ typedef struct blockwise_job {
 
 /* Outputs [c0, c1) of every row (c0 a multiple of Q4_COLS): the block sums of up to Q4_ROWS
  * rows x Q4_COLS outputs at a time, then each output's float sum over its blocks in order
- * (acc += sum_b * scale_b), the outputs of a group side by side. */
+ * (acc += sum_b * scale_b), the outputs of a group side by side. With several rows and a
+ * kernel that has the GEMM form (q4.h), a whole group of Q4_COLS outputs is unpacked once and
+ * its outputs finished by the kernel, which computes the same values. */
 static void blockwise_columns(void *arg, size_t c0, size_t c1, size_t thread) {
   const blockwise_job *j = arg;
   const fc_data *d = j->d;
@@ -154,6 +168,17 @@ static void blockwise_columns(void *arg, size_t c0, size_t c1, size_t thread) {
   for (size_t c = c0; c < c1; c += Q4_COLS) {
     const size_t cols = c1 - c < Q4_COLS ? c1 - c : Q4_COLS;
     const float *scale = d->block_scales + (c / Q4_COLS) * nb * Q4_COLS;
+    if (d->q4_gemm && cols == Q4_COLS) { /* the GEMM form: the same values (q4.h) */
+      uint8_t *unpacked = j->scratch + d->q4_unpacked_offset + thread * d->q4_unpacked_stride;
+      d->q4->unpack(k, d->block_size, d->w4 + c * (k / 2), unpacked);
+      for (size_t r0 = 0; r0 < m; r0 += WICK_Q4_GEMM_ROWS) {
+        const size_t rows = m - r0 < WICK_Q4_GEMM_ROWS ? m - r0 : WICK_Q4_GEMM_ROWS;
+        d->q4->gemm(rows, k, d->block_size, j->rows + r0 * d->q4_row_stride, d->q4_row_stride,
+                    d->q4_row_scales + r0, unpacked, scale, j->bias ? j->bias + c : NULL, d->lo,
+                    d->hi, j->out + r0 * n + c, n);
+      }
+      continue;
+    }
     for (size_t r0 = 0; r0 < m; r0 += Q4_ROWS) {
       const size_t rows = m - r0 < Q4_ROWS ? m - r0 : Q4_ROWS;
       d->q4->sums(rows, k, d->block_size, j->rows + r0 * d->q4_row_stride, d->q4_row_stride, cols,
@@ -191,8 +216,9 @@ static wick_status blockwise_run(wick_op_ctx *ctx, const fc_data *d) {
   }
   wick_tensor *b = wick_op_input(ctx, 2);
   blockwise_job j = {d, rows, b ? b->data : NULL, wick_op_output(ctx, 0)->data, scratch};
-  return wick_parallel_range(ctx, (size_t)d->n, (uint64_t)d->m * (uint64_t)d->k, blockwise_columns,
-                             &j);
+  const size_t groups = ((size_t)d->n + Q4_COLS - 1) / Q4_COLS;
+  return wick_parallel_range(ctx, groups, (uint64_t)d->m * (uint64_t)d->k * Q4_COLS,
+                             blockwise_columns, &j);
 }
 
 /* The int8 weights of the hybrid form: symmetric, one scale or one per row. */

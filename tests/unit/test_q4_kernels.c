@@ -5,7 +5,10 @@
  * one to nine rows, 1 to 19 blocks (the AVX2 kernel reduces eight at a time, the NEON ones
  * four rows at a time),
  * blocks of 2 to 256 values, extreme weights (-8, 7), inputs (-128, 127) and
- * zero points; and the dynamic row quantization on rows that are all
+ * zero points; the GEMM form (a group of eight outputs unpacked once, the
+ * float steps included) against the reference sums followed by the op's
+ * float code (bit-identical floats) for one to nine rows, blocks of 32 to 256,
+ * with and without bias and clamp; and the dynamic row quantization on rows that are all
  * zero, all positive, all negative, and hold NaN and infinities (no undefined
  * conversion, values in range), and bfloat16 rounding (ties to even).
  *
@@ -69,6 +72,69 @@ static void check_block_sums(const wick_q4_kernel *kern, size_t m, size_t k, siz
   free(xd), free(zp), free(w), free(want), free(got), free(ref_rows), free(rows);
 }
 
+/* The float steps of src/ops/fully_connected.c (blockwise_columns) on reference sums. */
+static float finish_output(const int32_t *sums, size_t nb, size_t t, const float *scales,
+                           float row_scale, const float *bias, float lo, float hi) {
+  float acc = 0.0f;
+  for (size_t b = 0; b < nb; b++)
+    acc += (float)sums[b * WICK_Q4_GROUP + t] * scales[b * WICK_Q4_GROUP + t];
+  float y = acc * row_scale + (bias ? bias[t] : 0.0f);
+  return y < lo ? lo : (y > hi ? hi : y);
+}
+
+/* The GEMM form of `kern` for m rows x one group of outputs against the reference. */
+static void check_gemm(const wick_q4_kernel *kern, size_t m, size_t k, size_t bs, bool extreme,
+                       bool with_bias, bool clamp) {
+  const size_t nb = k / bs, g = WICK_Q4_GROUP;
+  int16_t *xd = malloc(m * k * sizeof *xd);
+  int32_t *zp = malloc(m * sizeof *zp);
+  uint8_t *w = malloc(g * k / 2);
+  float *scales = malloc(nb * g * sizeof *scales), *row_scales = malloc(m * sizeof(float));
+  float bias[WICK_Q4_GROUP];
+  for (size_t i = 0; i < m; i++) {
+    zp[i] = extreme ? (i % 2 ? 127 : -128) : irand(-128, 127);
+    row_scales[i] = (float)irand(1, 1000) / 3071.0f;
+    for (size_t p = 0; p < k; p++) {
+      int32_t xq = extreme ? (p % 3 ? 127 : -128) : irand(-128, 127);
+      xd[i * k + p] = (int16_t)(xq - zp[i]);
+    }
+  }
+  for (size_t i = 0; i < g * k / 2; i++)
+    w[i] = extreme ? (i % 2 ? 0x88 : 0x77) : (uint8_t)irand(0, 255);
+  for (size_t i = 0; i < nb * g; i++)
+    scales[i] = wick_q4_bf16_round((float)irand(-5000, 5000) / 65536.0f);
+  for (size_t t = 0; t < g; t++) bias[t] = (float)irand(-300, 300) / 7.0f;
+  const float lo = clamp ? 0.0f : -INFINITY, hi = clamp ? 6.0f : INFINITY;
+  const wick_q4_kernel *ref = wick_q4_kernel_reference();
+  const size_t rs = ref->row_bytes(k, bs), ks = kern->row_bytes(k, bs);
+  uint8_t *ref_rows = calloc(m, rs), *rows = calloc(m, ks);
+  for (size_t i = 0; i < m; i++) {
+    ref->prepare(k, bs, xd + i * k, zp[i], ref_rows + i * rs);
+    kern->prepare(k, bs, xd + i * k, zp[i], rows + i * ks);
+  }
+  int32_t *sums = malloc(m * nb * g * sizeof *sums);
+  ref->sums(m, k, bs, ref_rows, rs, g, w, sums);
+  float *want = malloc(m * g * sizeof *want), *got = malloc(m * g * sizeof *got);
+  for (size_t i = 0; i < m; i++)
+    for (size_t t = 0; t < g; t++)
+      want[i * g + t] = finish_output(sums + i * nb * g, nb, t, scales, row_scales[i],
+                                      with_bias ? bias : NULL, lo, hi);
+  void *unpacked = malloc(kern->unpacked_bytes(k, bs));
+  kern->unpack(k, bs, w, unpacked);
+  memset(got, 0x5a, m * g * sizeof *got);
+  for (size_t r0 = 0; r0 < m; r0 += WICK_Q4_GEMM_ROWS) {
+    const size_t rows_now = m - r0 < WICK_Q4_GEMM_ROWS ? m - r0 : WICK_Q4_GEMM_ROWS;
+    kern->gemm(rows_now, k, bs, rows + r0 * ks, ks, row_scales + r0, unpacked, scales,
+               with_bias ? bias : NULL, lo, hi, got + r0 * g, g);
+  }
+  checks++;
+  if (memcmp(want, got, m * g * sizeof *got) != 0)
+    fail("%s gemm m=%zu k=%zu bs=%zu%s%s%s differs from the reference", kern->isa, m, k, bs,
+         extreme ? " (extreme)" : "", with_bias ? " (bias)" : "", clamp ? " (clamp)" : "");
+  free(xd), free(zp), free(w), free(scales), free(row_scales), free(ref_rows), free(rows);
+  free(sums), free(want), free(got), free(unpacked);
+}
+
 static void check_quantize(const char *what, const float *x, size_t k) {
   int16_t q[64];
   int32_t zp;
@@ -108,6 +174,16 @@ int main(void) {
         }
       }
     printf("block sums (%s): %s\n", kern->isa, verdict(before));
+    if (kern->gemm == NULL) continue;
+    before = failures;
+    static const size_t gemm_blocks[] = {32, 64, 96, 128, 256};
+    for (size_t m = 1; m <= 9; m++)
+      for (size_t b = 0; b < sizeof gemm_blocks / sizeof gemm_blocks[0]; b++)
+        for (size_t nb = 1; nb <= 10; nb += (nb < 4 ? 1 : 3)) {
+          check_gemm(kern, m, gemm_blocks[b] * nb, gemm_blocks[b], false, m % 2 == 0, m == 3);
+          check_gemm(kern, m, gemm_blocks[b] * nb, gemm_blocks[b], true, m % 3 == 0, false);
+        }
+    printf("gemm (%s): %s\n", kern->isa, verdict(before));
   }
   checks++;
   if (wick_q4_kernel_select(false, 48) != wick_q4_kernel_reference())

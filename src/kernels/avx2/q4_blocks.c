@@ -160,3 +160,156 @@ void wick_q4_sums__avx2(size_t m, size_t k, size_t bs, const void *rows, size_t 
     for (; i < m; i++) one_row(k, bs, x + i * row_stride, w4, sums + i * nb * cols + col, cols);
   }
 }
+
+/* ---------------------------------------------------------------- the GEMM form (prefill)
+ *
+ * Outputs in lanes: lane j of every vector belongs to output j of a group of eight. A group's
+ * weights are unpacked once (wick_q4_unpack__avx2) into, per 32 values, four pairs of vectors:
+ * for each 8 values (dword g of each weight row's 16 bytes, the rows transposed into the eight
+ * lanes) u = w + 8 of the even elements (low nibbles) and of the odd ones (high nibbles), four
+ * bytes per lane; then per block the lanes' sums of u. A prepared row's 32 values hold the even
+ * elements' x_q in bytes 0-15 and the odd ones' in 16-31, so the four x_q that meet a lane's
+ * even bytes are one dword, broadcast to all lanes: VPMADDUBSW(u, x) sums u * x_q pairs into
+ * int16 (8 per lane over 32 values, each pair within 2 * 15 * 128: at most 30720), VPMADDWD
+ * widens. Per block and lane:
+ *     sum (x_q - zp) * w = sum u * x_q - zp * sum u - 8 * sum (x_q - zp)
+ * (the last term is the row's correction), exact in int32; then the float steps of the op
+ * (q4.h: acc += (float)sum * scale, then acc * row scale + bias, clamped) on the eight lanes.
+ */
+
+size_t wick_q4_unpacked_bytes__avx2(size_t k, size_t bs) {
+  return WICK_Q4_GROUP * k + WICK_Q4_GROUP * sizeof(int32_t) * (k / bs);
+}
+
+/* [a's 16 bytes | b's 16 bytes] */
+static inline __m256i load_pair(const uint8_t *a, const uint8_t *b) {
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(
+                                     _mm_loadu_si128((const __m128i *)(const void *)a)),
+                                 _mm_loadu_si128((const __m128i *)(const void *)b), 1);
+}
+
+void wick_q4_unpack__avx2(size_t k, size_t bs, const uint8_t *w4, void *unpacked) {
+  const size_t ks = k / 2;
+  uint8_t *u = unpacked;
+  int32_t *usum = (int32_t *)(void *)(u + WICK_Q4_GROUP * k);
+  const __m256i flip = _mm256_set1_epi8((char)0x88), low = _mm256_set1_epi8(15);
+  const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+  __m256i block_sum = _mm256_setzero_si256();
+  for (size_t c = 0; c < k; c += 32) {
+    const uint8_t *w = w4 + c / 2;
+    /* rows j and j + 4 in the two halves; then the 4 x 4 dword transpose in each half: v[g]
+     * holds dword g (values 8g .. 8g + 7) of row j in lane j */
+    const __m256i a0 = load_pair(w, w + 4 * ks), a1 = load_pair(w + ks, w + 5 * ks);
+    const __m256i a2 = load_pair(w + 2 * ks, w + 6 * ks), a3 = load_pair(w + 3 * ks, w + 7 * ks);
+    const __m256i t0 = _mm256_unpacklo_epi32(a0, a1), t1 = _mm256_unpackhi_epi32(a0, a1);
+    const __m256i t2 = _mm256_unpacklo_epi32(a2, a3), t3 = _mm256_unpackhi_epi32(a2, a3);
+    const __m256i v[4] = {_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2),
+                          _mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3)};
+    __m256i s = _mm256_setzero_si256(); /* u summed per byte over the 32 values: <= 120 */
+    for (int g = 0; g < 4; g++) {
+      const __m256i x = _mm256_xor_si256(v[g], flip);
+      const __m256i lo = _mm256_and_si256(x, low);
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), low);
+      _mm256_storeu_si256((__m256i *)(void *)(u + c / 32 * 256 + 64 * g), lo);
+      _mm256_storeu_si256((__m256i *)(void *)(u + c / 32 * 256 + 64 * g + 32), hi);
+      s = _mm256_add_epi8(s, _mm256_add_epi8(lo, hi));
+    }
+    block_sum =
+        _mm256_add_epi32(block_sum, _mm256_madd_epi16(_mm256_maddubs_epi16(s, ones8), ones16));
+    if ((c + 32) % bs == 0) {
+      _mm256_storeu_si256((__m256i *)(void *)(usum + (c + 32) / bs * WICK_Q4_GROUP - WICK_Q4_GROUP),
+                          block_sum);
+      block_sum = _mm256_setzero_si256();
+    }
+  }
+}
+
+static inline __m256i broadcast4(const int8_t *p) {
+  int32_t v;
+  memcpy(&v, p, sizeof v);
+  return _mm256_set1_epi32(v);
+}
+
+__attribute__((always_inline)) static inline void gemm_rows(size_t MR, size_t k, size_t bs,
+                                                            const int8_t *x0, size_t row_stride,
+                                                            const float *row_scales,
+                                                            const uint8_t *u, const float *scales,
+                                                            const float *bias, float lo, float hi,
+                                                            float *out, size_t out_stride) {
+  const size_t nb = k / bs;
+  const int32_t *usum = (const int32_t *)(const void *)(u + WICK_Q4_GROUP * k);
+  const __m256i ones16 = _mm256_set1_epi16(1);
+  const int8_t *x[WICK_Q4_GEMM_ROWS];
+  const int32_t *corr[WICK_Q4_GEMM_ROWS];
+  __m256i neg_zp[WICK_Q4_GEMM_ROWS];
+  __m256 acc[WICK_Q4_GEMM_ROWS];
+  for (size_t r = 0; r < MR; r++) {
+    x[r] = x0 + r * row_stride;
+    corr[r] = (const int32_t *)(const void *)(x[r] + k);
+    neg_zp[r] = _mm256_set1_epi32(-corr[r][nb]);
+    acc[r] = _mm256_setzero_ps();
+  }
+  size_t c = 0;
+  for (size_t b = 0; b < nb; b++) {
+    __m256i sum[WICK_Q4_GEMM_ROWS];
+    for (size_t r = 0; r < MR; r++) sum[r] = _mm256_setzero_si256();
+    for (const size_t end = c + bs; c < end; c += 32) {
+      const uint8_t *uc = u + c / 32 * 256;
+      __m256i pairs[WICK_Q4_GEMM_ROWS]; /* int16: at most 8 products of u * x_q pairs */
+      for (size_t r = 0; r < MR; r++) pairs[r] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+      for (size_t g = 0; g < 4; g++) {
+        const __m256i ue = _mm256_loadu_si256((const __m256i *)(const void *)(uc + 64 * g));
+        const __m256i uo = _mm256_loadu_si256((const __m256i *)(const void *)(uc + 64 * g + 32));
+#pragma GCC unroll 4
+        for (size_t r = 0; r < MR; r++) {
+          const __m256i even = _mm256_maddubs_epi16(ue, broadcast4(x[r] + c + 4 * g));
+          const __m256i odd = _mm256_maddubs_epi16(uo, broadcast4(x[r] + c + 16 + 4 * g));
+          pairs[r] = _mm256_add_epi16(pairs[r], _mm256_add_epi16(even, odd));
+        }
+      }
+      for (size_t r = 0; r < MR; r++)
+        sum[r] = _mm256_add_epi32(sum[r], _mm256_madd_epi16(pairs[r], ones16));
+    }
+    const __m256i us = _mm256_loadu_si256((const __m256i *)(const void *)(usum + b * 8));
+    const __m256 scale = _mm256_loadu_ps(scales + b * WICK_Q4_GROUP);
+    for (size_t r = 0; r < MR; r++) {
+      const __m256i total =
+          _mm256_add_epi32(_mm256_add_epi32(sum[r], _mm256_mullo_epi32(us, neg_zp[r])),
+                           _mm256_set1_epi32(corr[r][b]));
+      acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(_mm256_cvtepi32_ps(total), scale));
+    }
+  }
+  const __m256 vb = bias != NULL ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  for (size_t r = 0; r < MR; r++) {
+    /* y < lo ? lo : (y > hi ? hi : y): MAX/MIN return their second operand (y) on NaN and on
+     * equal values */
+    const __m256 y = _mm256_add_ps(_mm256_mul_ps(acc[r], _mm256_set1_ps(row_scales[r])), vb);
+    _mm256_storeu_ps(out + r * out_stride, _mm256_min_ps(vhi, _mm256_max_ps(vlo, y)));
+  }
+}
+
+void wick_q4_gemm__avx2(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride,
+                        const float *row_scales, const void *unpacked, const float *scales,
+                        const float *bias, float lo, float hi, float *out, size_t out_stride) {
+  const int8_t *x = rows;
+  switch (m) {
+    case 1:
+      gemm_rows(1, k, bs, x, row_stride, row_scales, unpacked, scales, bias, lo, hi, out,
+                out_stride);
+      break;
+    case 2:
+      gemm_rows(2, k, bs, x, row_stride, row_scales, unpacked, scales, bias, lo, hi, out,
+                out_stride);
+      break;
+    case 3:
+      gemm_rows(3, k, bs, x, row_stride, row_scales, unpacked, scales, bias, lo, hi, out,
+                out_stride);
+      break;
+    default:
+      gemm_rows(4, k, bs, x, row_stride, row_scales, unpacked, scales, bias, lo, hi, out,
+                out_stride);
+      break;
+  }
+}
