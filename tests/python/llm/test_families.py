@@ -200,6 +200,35 @@ def test_litert_gives_the_same_tokens(family):
     assert _litert_tokens(path, PROMPT, STEPS) == ref, name
 
 
+def test_attention_runs_fused_and_bit_identical(family, monkeypatch):
+    """Every layer's attention (soft-capped, sliding, without grouped queries, ...) runs as
+    one kernel over the filled cache positions (src/ops/attention.c) in prefill_8 and decode,
+    and the logits of a teacher-forced run are the bytes of the unfused nodes
+    (WICK_NO_ATTENTION_FUSION=1)."""
+    name, model, _, path, ref = family
+    layers = model.config.num_hidden_layers
+    tokens = PROMPT + ref[:12]
+
+    def run():
+        llm = wick.llm.load(path)
+        out = [llm.step(8, tokens[:8], 0)]
+        out += [llm.step(1, tokens[i : i + 1], i) for i in range(8, len(tokens))]
+        runtime = llm.runtime()
+        fused = [
+            sum(k == ("optimized", "attention") for k in runtime.signature(s).op_kernels())
+            for s in ("prefill_8", "decode")
+        ]
+        return np.stack(out), fused
+
+    got, fused = run()
+    assert fused == [layers, layers], (name, fused)
+    with monkeypatch.context() as m:
+        m.setenv("WICK_NO_ATTENTION_FUSION", "1")
+        want, unfused = run()
+    assert unfused == [0, 0], (name, unfused)
+    assert got.tobytes() == want.tobytes(), (name, np.abs(got - want).max())
+
+
 def _teacher_forced(llm, tokens) -> np.ndarray:
     llm.reset()
     out = [llm.step(1, tokens[i : i + 1], i)[0] for i in range(len(tokens))]
