@@ -306,7 +306,7 @@ static void bench_q8(const wick_q8_kernels *kern, double peak, const char *model
   for (int32_t c = 0; c < cout; c++) mult[c] = 1300000000 + c, shift[c] = -8, scale[c] = 1e-3;
   int64_t *rq64 = malloc(wick_q8_rq64_words((size_t)cout) * sizeof(int64_t));
   wick_q8_rq64_prepare((size_t)cout, shift, rq64); /* as the conv ops prepare it */
-  a.o = (wick_q8_output){3, -128, 127, fc ? scale : NULL, dw ? NULL : rq64, false};
+  a.o = (wick_q8_output){3, -128, 127, fc ? scale : NULL, dw ? NULL : rq64, false, false};
   a.dw = dw;
   a.gemm = !dw && k == 1 && stride == 1;
   size_t bytes;

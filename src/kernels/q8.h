@@ -50,9 +50,14 @@
  *
  * AVX2 (the table's i16 flag): the GEMM input is int16 x - zp, prepared once
  * per operator (wick_q8_prepare_input), so the bias is not corrected and
- * padding rows are zeros; weights are int16 pairs, kc rounded up to 2:
+ * padding rows are zeros; weights are int8 pairs, kc rounded up to 2, that the
+ * kernels sign-extend to int16 in registers:
  *
- *   panel j: [ header: 5 x NR int32 ][ tap 0: kc2/2 pairs ] ... ;  pair g: NR x 2 int16
+ *   panel j: [ header: 5 x NR int32 ][ tap 0: kc2/2 pairs ] ... ;  pair g: NR x 2 int8
+ *
+ * (channel j's bytes w[j][2g], w[j][2g + 1] together). A BATCH_MATMUL rhs
+ * with a zero point (wick_q8_bmm_pack) holds rhs - zp, which needs 9 bits:
+ * the same layout with int16 pairs, run with wick_q8_output.w16.
  *
  * NEON (the table's s8 flag; AArch64 SDOT multiplies s8 by s8, so no
  * unsigned trick): the GEMM input stays int8 x (prepared = copied), padding
@@ -99,6 +104,8 @@ typedef struct wick_q8_output {
                            * offsets are scaled by 4 (the hybrid ops, which
                            * rescale in float; pack them with zero point 0 and
                            * no bias so the sums are exactly sum_k a * w) */
+  bool w16;               /* GEMM kernels of an i16 table only: the weights are
+                           * int16 pairs (wick_q8_bmm_w16), not int8 pairs */
 } wick_q8_output;
 
 /* c[mr x nc] = requant(a[mr x kc] * W + bias'), mr <= MR, nc any size. */
@@ -224,7 +231,7 @@ typedef void (*wick_q8_dots_fn)(size_t m, size_t n, size_t k, const int8_t *a, c
 typedef struct wick_q8_kernels {
   const char *isa; /* "avx512amx", "avx512vnni", "avx2", "neondot", "neon" */
   size_t mr, nr;
-  bool i16; /* GEMM input prepared as int16 x - zp, weights as int16 pairs (AVX2);
+  bool i16; /* GEMM input prepared as int16 x - zp, weights as int8 pairs (AVX2);
              * else u8 x + 128 and int8 weights in 4-groups (VNNI) */
   bool s8;  /* GEMM input int8 x, bias corrected by zp only (NEON); with
              * neither flag, the VNNI layout */
@@ -288,13 +295,22 @@ WICK_Q8_API bool wick_q8_gemm_packed_size(const wick_q8_kernels *k, size_t n, si
 WICK_Q8_API void wick_q8_gemm_pack(const wick_q8_kernels *k, size_t n, size_t taps, size_t kc,
                                    const int8_t *w, const int32_t *bias, int32_t input_zero_point,
                                    const int32_t *multiplier, const int32_t *shift, void *packed);
+/* Whether wick_q8_bmm_pack stores int16 pairs: on an i16 table (AVX2) with a rhs zero point,
+ * whose rhs - zp needs 9 bits. The GEMM then runs with wick_q8_output.w16. */
+static inline bool wick_q8_bmm_w16(const wick_q8_kernels *k, int32_t rhs_zero_point) {
+  return k->i16 && rhs_zero_point != 0;
+}
+/* Bytes of wick_q8_bmm_pack's output: wick_q8_gemm_packed_size(kern, n, 1, k), with int16
+ * pairs when wick_q8_bmm_w16; false on overflow. */
+WICK_Q8_API bool wick_q8_bmm_packed_size(const wick_q8_kernels *kern, size_t n, size_t k,
+                                         int32_t rhs_zero_point, size_t *bytes_out);
 /* Packs the rhs of one int8 BATCH_MATMUL (an activation: packed at invoke) as GEMM weights
  * of n columns and k inputs in the layout of `k`: column j's input p is
  * rhs[j * stride_j + p * stride_p] (adj_y: stride_j = k, stride_p = 1; else 1 and n), no bias,
  * the requantization `multiplier` / `shift` per column (the op's one repeated). The i16 layout
- * (AVX2) holds rhs - rhs_zero_point, exact in int16; the int8 layouts need rhs_zero_point 0
- * and correct the bias for the lhs's zero point as wick_q8_gemm_pack does. Same size as
- * wick_q8_gemm_packed_size(kern, n, 1, k). */
+ * (AVX2) holds rhs - rhs_zero_point: int8 pairs when it is 0 (as wick_q8_gemm_pack), else
+ * int16 pairs (wick_q8_bmm_w16); the int8 layouts need rhs_zero_point 0 and correct the bias
+ * for the lhs's zero point as wick_q8_gemm_pack does. wick_q8_bmm_packed_size bytes. */
 WICK_Q8_API void wick_q8_bmm_pack(const wick_q8_kernels *kern, size_t n, size_t k,
                                   const int8_t *rhs, size_t stride_j, size_t stride_p,
                                   int32_t rhs_zero_point, int32_t lhs_zero_point,

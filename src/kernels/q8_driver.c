@@ -11,9 +11,10 @@
 
 #define BLOCK_BYTES ((size_t)384 * 1024)
 
-/* Bytes of one NR-column panel for `taps` taps of kc inputs (q8.h). */
-static size_t panel_bytes(const wick_q8_kernels *kern, size_t taps, size_t kc) {
-  const size_t per_tap = kern->i16 ? 2 * ((kc + 1) & ~(size_t)1) : (kc + 3) & ~(size_t)3;
+/* Bytes of one NR-column panel for `taps` taps of kc inputs (q8.h); w16: int16 pairs. */
+static size_t panel_bytes(const wick_q8_kernels *kern, size_t taps, size_t kc, bool w16) {
+  const size_t per_tap =
+      kern->i16 ? ((kc + 1) & ~(size_t)1) * (w16 ? 2 : 1) : (kc + 3) & ~(size_t)3;
   return (4 * WICK_Q8_HEADER + taps * per_tap) * kern->nr;
 }
 
@@ -48,7 +49,7 @@ void wick_q8_gemm_cols(const wick_q8_kernels *kern, size_t m0, size_t m1, size_t
   const wick_q8_gemm_ukernel_fn full = a_u8 ? kern->gemm_u8 : kern->gemm;
   const wick_q8_gemm_ukernel_fn one = a_u8 ? kern->gemm_u8_1 : kern->gemm_1;
   const size_t mr = kern->mr, nr = kern->nr;
-  const size_t pb = panel_bytes(kern, 1, k);
+  const size_t pb = panel_bytes(kern, 1, k, o->w16);
   const size_t nb = column_block(n1 - n0, pb, nr);
   const size_t es = o->raw ? sizeof(int32_t) : 1; /* bytes per output element */
   for (size_t b0 = n0; b0 < n1; b0 += nb) {
@@ -148,7 +149,7 @@ void wick_q8_conv_igemm(const wick_q8_kernels *kern, const wick_conv_shape *s,
   const size_t mr = kern->mr, nr = kern->nr;
   const size_t taps = (size_t)s->k_h * (size_t)s->k_w, kc = (size_t)s->in_c;
   const size_t n = (size_t)s->out_c;
-  const size_t pb = panel_bytes(kern, taps, kc);
+  const size_t pb = panel_bytes(kern, taps, kc, false);
   const size_t pixels = (size_t)s->batch * (size_t)s->out_h * (size_t)s->out_w;
   const size_t nb = column_block(n, pb, nr);
   for (size_t n0 = 0; n0 < n; n0 += nb) {

@@ -15,7 +15,7 @@ bool wick_q8_gemm_packed_size(const wick_q8_kernels *kern, size_t n, size_t taps
   const size_t nr = kern->nr;
   size_t panels = n / nr + (n % nr != 0), k4, per_panel, total;
   if (kc > SIZE_MAX - 3) return false;
-  k4 = kern->i16 ? 2 * ((kc + 1) & ~(size_t)1) : round_up4(kc); /* bytes per channel per tap */
+  k4 = kern->i16 ? (kc + 1) & ~(size_t)1 : round_up4(kc); /* bytes per channel per tap */
   if (__builtin_mul_overflow(k4, taps, &per_panel) ||
       __builtin_add_overflow(per_panel, (size_t)4 * WICK_Q8_HEADER, &per_panel) ||
       __builtin_mul_overflow(per_panel, nr, &per_panel) ||
@@ -44,7 +44,7 @@ static void pack_header(size_t c0, size_t cols, size_t width, const int32_t *bia
   for (size_t j = 0; j < width; j++) h[2 * width + j] = h[width + (j | 1)];
 }
 
-/* AVX2: bias uncorrected (the input is x - zp), int16 weight pairs. */
+/* AVX2: bias uncorrected (the input is x - zp), int8 weight pairs. */
 static void pack_i16(size_t n, size_t taps, size_t kc, size_t nr, const int8_t *w,
                      const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
                      void *packed) {
@@ -55,24 +55,22 @@ static void pack_i16(size_t n, size_t taps, size_t kc, size_t nr, const int8_t *
     const size_t cols = n - j0 < nr ? n - j0 : nr;
     pack_header(j0, cols, nr, bias, zero, 0, multiplier, shift, (int32_t *)(void *)out);
     out += 4 * WICK_Q8_HEADER * nr;
-    /* pair g of the columns side by side: column j's weights p, p + 1 at o16[2 * j], [2 * j + 1]
+    /* pair g of the columns side by side: column j's weights p, p + 1 at out[2 * j], [2 * j + 1]
      * of the pair's row of nr pairs; columns past `cols` and the odd k's last partner are 0 */
-    int16_t *o16 = (int16_t *)(void *)out;
     const size_t tap_stride = k2 * nr;
-    memset(o16, 0, taps * tap_stride * sizeof(int16_t));
+    memset(out, 0, taps * tap_stride);
     for (size_t t = 0; t < taps; t++) {
       const int8_t *src = w + j0 * k + t * kc;
-      int16_t *dst = o16 + t * tap_stride;
-      size_t p = 0;
-      for (; p + 1 < kc; p += 2, dst += 2 * nr)
-        for (size_t j = 0; j < cols; j++) {
-          dst[2 * j] = src[j * k + p];
-          dst[2 * j + 1] = src[j * k + p + 1];
-        }
-      if (p < kc)
-        for (size_t j = 0; j < cols; j++) dst[2 * j] = src[j * k + p];
+      int8_t *dst = out + t * tap_stride;
+      for (size_t j = 0; j < cols; j++) { /* each column's weights read in order */
+        const int8_t *row = src + j * k;
+        int8_t *d = dst + 2 * j;
+        size_t p = 0;
+        for (; p + 1 < kc; p += 2, d += 2 * nr) d[0] = row[p], d[1] = row[p + 1];
+        if (p < kc) d[0] = row[p];
+      }
     }
-    out = (int8_t *)(o16 + taps * tap_stride);
+    out += taps * tap_stride;
   }
 }
 
@@ -177,29 +175,48 @@ void wick_q8_rq64_prepare(size_t n, const int32_t *shift, int64_t *out) {
     }
 }
 
+bool wick_q8_bmm_packed_size(const wick_q8_kernels *kern, size_t n, size_t k,
+                             int32_t rhs_zero_point, size_t *bytes_out) {
+  size_t bytes, weights;
+  if (!wick_q8_gemm_packed_size(kern, n, 1, k, &bytes)) return false;
+  if (wick_q8_bmm_w16(kern, rhs_zero_point)) { /* the weights twice: int16 pairs */
+    const size_t panels = n / kern->nr + (n % kern->nr != 0);
+    weights = bytes - panels * kern->nr * 4 * WICK_Q8_HEADER;
+    if (__builtin_add_overflow(bytes, weights, &bytes)) return false;
+  }
+  *bytes_out = bytes;
+  return true;
+}
+
 void wick_q8_bmm_pack(const wick_q8_kernels *kern, size_t n, size_t k, const int8_t *rhs,
                       size_t stride_j, size_t stride_p, int32_t rhs_zero_point,
                       int32_t lhs_zero_point, const int32_t *multiplier, const int32_t *shift,
                       void *packed) {
   const size_t nr = kern->nr;
   int8_t *out = packed;
-  if (kern->i16) { /* int16 pairs of rhs - zp; the lhs is prepared as x - zp: no correction */
+  if (kern->i16) { /* pairs of rhs - zp (int16 when zp != 0: wick_q8_bmm_w16); the lhs is
+                    * prepared as x - zp: no correction */
     uint32_t zero[64] = {0};
     const size_t k2 = (k + 1) & ~(size_t)1;
+    const bool w16 = wick_q8_bmm_w16(kern, rhs_zero_point);
     for (size_t j0 = 0; j0 < n; j0 += nr) {
       const size_t cols = n - j0 < nr ? n - j0 : nr;
       pack_header(j0, cols, nr, NULL, zero, 0, multiplier, shift, (int32_t *)(void *)out);
       out += 4 * WICK_Q8_HEADER * nr;
       int16_t *o16 = (int16_t *)(void *)out;
+      size_t i = 0; /* the element's index in the panel */
       for (size_t g = 0; g < k2; g += 2)
         for (size_t j = 0; j < nr; j++)
-          for (size_t b = 0; b < 2; b++, o16++) {
+          for (size_t b = 0; b < 2; b++, i++) {
             const size_t p = g + b;
-            *o16 = j < cols && p < k
-                       ? (int16_t)(rhs[(j0 + j) * stride_j + p * stride_p] - rhs_zero_point)
-                       : 0;
+            const int32_t v =
+                j < cols && p < k ? rhs[(j0 + j) * stride_j + p * stride_p] - rhs_zero_point : 0;
+            if (w16)
+              o16[i] = (int16_t)v;
+            else
+              out[i] = (int8_t)v;
           }
-      out = (int8_t *)o16;
+      out += i * (w16 ? 2 : 1);
     }
     return;
   }

@@ -15,11 +15,12 @@
  * int8 x int8 runs on the int8 GEMM microkernels (src/kernels/q8.h) when the
  * CPU has them: per output batch, the rhs matrix is packed as GEMM weights
  * (wick_q8_bmm_pack: adj_y or not, its zero point subtracted in the AVX2
- * int16 layout; the int8 layouts of VNNI / NEON take only a zero point 0,
- * so on x86 a nonzero one runs the AVX2 table, which every AVX-512 CPU
- * also runs) with the op's multiplier in every column, the lhs rows (adj_x:
- * gathered) are prepared as for FULLY_CONNECTED, and the GEMM's fixed-point
- * output stage is the reference's mbqm: bit-exact. Tasks are runs of
+ * layout, which holds int16 pairs when it is not 0; the int8 layouts of
+ * VNNI / NEON take only a zero point 0, so on x86 a nonzero one runs the
+ * AVX2 table, which every AVX-512 CPU also runs) with the op's multiplier
+ * in every column, the lhs rows (adj_x: gathered) are prepared as for
+ * FULLY_CONNECTED, and the GEMM's fixed-point output stage is the
+ * reference's mbqm: bit-exact. Tasks are runs of
  * (batch, row part) units over the threads, each thread packing into its
  * own scratch (a broadcast rhs is packed once per run). An int16 lhs, and
  * int8 shapes the GEMM path leaves, run src/kernels/q16_bmm.c's exact rows
@@ -70,7 +71,7 @@ static wick_status choose_q8(wick_op_ctx *ctx, qbmm_data *d, const wick_tensor *
   const size_t panel_cols = (n + kern->nr - 1) / kern->nr * kern->nr;
   if (m * n < 2 * panel_cols) return WICK_OK;
   size_t packed, prepared, gathered, total;
-  if (!wick_q8_gemm_packed_size(kern, n, 1, k, &packed) ||
+  if (!wick_q8_bmm_packed_size(kern, n, k, -d->params.rhs_offset, &packed) ||
       !wick_mul_size(m, k * wick_q8_input_bytes(kern) + WICK_Q8_ROW_PAD, &prepared) ||
       !wick_mul_size(m, k, &gathered) || packed > SIZE_MAX / 4 || prepared > SIZE_MAX / 4 ||
       gathered > SIZE_MAX / 4 ||
@@ -85,8 +86,13 @@ static wick_status choose_q8(wick_op_ctx *ctx, qbmm_data *d, const wick_tensor *
   int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(n) * sizeof(int64_t));
   if (rq64 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   wick_q8_rq64_prepare(n, d->shift, rq64); /* the tiles' fused requantization constants */
-  d->out = (wick_q8_output){
-      d->params.output_offset, d->params.act_min, d->params.act_max, NULL, rq64, false};
+  d->out = (wick_q8_output){d->params.output_offset,
+                            d->params.act_min,
+                            d->params.act_max,
+                            NULL,
+                            rq64,
+                            false,
+                            wick_q8_bmm_w16(kern, -d->params.rhs_offset)};
   const size_t tiles = (m + kern->mr - 1) / kern->mr;
   d->parts = wick_split_count(tiles, (uint64_t)kern->mr * n * k, WICK_TASK_GRAIN);
   d->batches = batches;

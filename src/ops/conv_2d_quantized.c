@@ -179,7 +179,7 @@ wick_status wick_conv_quant_params(wick_op_ctx *ctx, const wick_tensor *in,
 /* The fused requantization's constants of the AVX-512 and AVX2 GEMM tiles, once. */
 wick_status wick_conv_q8_output(const wick_op_ctx *ctx, const wick_qconv_params *p, size_t out_c,
                                 bool fused_constants, wick_q8_output *out) {
-  *out = (wick_q8_output){p->output_offset, p->act_min, p->act_max, NULL, NULL, false};
+  *out = (wick_q8_output){p->output_offset, p->act_min, p->act_max, NULL, NULL, false, false};
   if (fused_constants) {
     int64_t *rq64 = wick_op_alloc(ctx, wick_q8_rq64_words(out_c) * sizeof(int64_t));
     if (rq64 == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");

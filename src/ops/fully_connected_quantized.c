@@ -115,7 +115,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, qfc_data *d, const wick_tens
     wick_q8_gemm_pack(kern, (size_t)d->n, 1, (size_t)d->k, w->data, bias ? bias->data : NULL,
                       -d->params.input_offset, NULL, NULL, d->packed);
   d->out = (wick_q8_output){
-      d->params.output_offset, d->params.act_min, d->params.act_max, scale, NULL, false};
+      d->params.output_offset, d->params.act_min, d->params.act_max, scale, NULL, false, false};
   size_t scratch; /* the input prepared once per invoke (wick_q8_prepare_input) */
   if (!wick_mul_size((size_t)d->m, (size_t)d->k * wick_q8_input_bytes(kern), &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "scratch size overflows");

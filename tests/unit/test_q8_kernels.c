@@ -92,7 +92,7 @@ static void make_params(qparams *q, size_t n, int32_t k_total, int32_t zp_in, in
   }
   q->conv = (wick_qconv_params){-zp_in, 0, zp_out, q->mult, q->shift, lo, hi};
   q->fc = (wick_qfc_params){-zp_in, 0, zp_out, q->scale, lo, hi};
-  q->out = (wick_q8_output){zp_out, lo, hi, NULL, NULL, false};
+  q->out = (wick_q8_output){zp_out, lo, hi, NULL, NULL, false, false};
   /* every other parameter set also has the per-operator constants of the
    * fused requantization (the GEMM tiles' other output path, as conv ops use) */
   static unsigned calls;
@@ -927,6 +927,55 @@ static void test_bmm_pack(void) {
   printf("bmm rhs packing (every table): %s\n", verdict(before));
 }
 
+/* The GEMM on a BATCH_MATMUL rhs packed with a zero point on an i16 table (int16 pairs of
+ * rhs - zp, up to 9 bits; wick_q8_output.w16) against the reference BATCH_MATMUL: adj_y or
+ * not, zero points at the ends so that rhs - zp spans [-255, 255], k odd and even, column
+ * counts around the panel width, two row ranges as a thread split makes. */
+static void test_bmm_w16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t shapes[][3] = {{1, 1, 1},    {5, 17, 3},   {7, 33, 64},
+                                     {4, 16, 129}, {9, 40, 255}, {2, 100, 1000}};
+  for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+    for (int adj_y = 0; adj_y <= 1; adj_y++) {
+      const size_t m = shapes[h][0], n = shapes[h][1], k = shapes[h][2];
+      int8_t *lhs = rand_i8(m * k, h % 2 == 1), *rhs = rand_i8(n * k, true);
+      const int32_t zl = irand(-128, 127), zr = h % 2 ? 127 : -128, zo = irand(-128, 127);
+      int32_t mult = rand_multiplier(), shift = -irand(8, 14);
+      wick_qbmm_params p = {-zl, -zr, zo, mult, shift, -128, 127};
+      wick_batch_matmul_shape s;
+      memset(&s, 0, sizeof s);
+      s.m = (int64_t)m, s.n = (int64_t)n, s.k = (int64_t)k, s.adj_y = adj_y != 0;
+      int8_t *ref = malloc(m * n), *got = guarded_output(m * n);
+      wick_q_batch_matmul_rows__reference(WICK_DTYPE_INT8, WICK_DTYPE_INT8, &s, &p, false, lhs, rhs,
+                                          ref, 0, (int64_t)m);
+      int32_t *mults = malloc(n * sizeof(int32_t)), *shifts = malloc(n * sizeof(int32_t));
+      for (size_t j = 0; j < n; j++) mults[j] = mult, shifts[j] = shift;
+      int64_t *rq64 = malloc(wick_q8_rq64_words(n) * sizeof(int64_t));
+      wick_q8_rq64_prepare(n, shifts, rq64);
+      size_t bytes;
+      if (!wick_q8_bmm_w16(kern, zr) || !wick_q8_bmm_packed_size(kern, n, k, zr, &bytes)) abort();
+      void *packed = aligned(bytes);
+      wick_q8_bmm_pack(kern, n, k, rhs, adj_y ? k : 1, adj_y ? 1 : n, zr, zl, mults, shifts,
+                       packed);
+      const size_t ib = wick_q8_input_bytes(kern);
+      int8_t *prepared = malloc(m * k * ib + WICK_Q8_ROW_PAD);
+      wick_q8_prepare_input(kern, m * k, lhs, zl, prepared);
+      for (int fused = 0; fused <= 1; fused++) { /* the plain and the fused requantization */
+        const wick_q8_output o = {zo, -128, 127, NULL, fused ? rq64 : NULL, false, true};
+        memset(got + 1, 0x55, m * n);
+        wick_q8_gemm(kern, 0, m / 2, n, k, prepared, k * ib, true, packed, got + 1, n, &o);
+        wick_q8_gemm(kern, m / 2, m, n, k, prepared, k * ib, true, packed, got + 1, n, &o);
+        char what[128];
+        snprintf(what, sizeof what, "%s bmm w16 m=%zu n=%zu k=%zu adj_y=%d fused=%d", kern->isa, m,
+                 n, k, adj_y, fused);
+        compare_guarded(what, got, ref, m * n);
+      }
+      free(lhs), free(rhs), free(ref), free(got), free(mults), free(shifts), free(rq64);
+      free(packed), free(prepared);
+    }
+  printf("%s bmm gemm on int16 pairs (rhs zero point): %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ hybrid dot products */
 
 /* kern->dots against the portable loop: every m (4-row blocks and the rest), k around the
@@ -1267,6 +1316,7 @@ int main(void) {
     if (kern->squared_difference) test_squared_difference(kern);
     if (kern->dots) test_dots(kern);
     test_gemm_raw(kern);
+    if (kern->i16) test_bmm_w16(kern);
     if (kern->fc16) test_fc16(kern);
     if (kern->add16 && kern->mul16) test_elementwise16(kern);
     if (kern->sigmoid16) test_sigmoid16(kern);

@@ -5,9 +5,13 @@
  * VPMADDUBSW (u8 x s8 pairs into saturating int16) could overflow with
  * 255 * 127 * 2, so these kernels widen instead: the operator converts its
  * input once to int16 x - zp (wick_q8_prepare_input; padding taps read a
- * row of zeros), the weights are packed as int16 pairs (q8.h, "AVX2"), and
- * each VPMADDWD adds two exact products (at most 2 * 255 * 127) into an
- * int32 lane. No bias correction is needed. The output stage is the
+ * row of zeros), the weights are packed as int8 pairs (q8.h, "AVX2") that
+ * each step sign-extends to int16 in registers (VPMOVSXBW from a 16-byte
+ * load: half the packed bytes of int16 pairs, for one shuffle per 8 products),
+ * and each VPMADDWD adds two exact products (at most 2 * 255 * 128) into an
+ * int32 lane. No bias correction is needed. A BATCH_MATMUL rhs with a zero
+ * point is packed as int16 pairs instead (rhs - zp needs 9 bits;
+ * wick_q8_output.w16), loaded as they are. The output stage is the
  * fused one of avx2/q8_requant.h (FULLY_CONNECTED's double rounding:
  * template/q8_requant.h over avx2/simd.h).
  */
@@ -43,13 +47,27 @@ INLINE uint32_t load_one(const int16_t *p) { return (uint16_t)*p; }
     }                                                                 \
   } while (0)
 
-/* acc[i][v] += a_i[0 .. kc) . w over one tap (int16 pairs); w advances. The
+/* The NR weights of one pair step as int16 pairs (channels 0-7, then 8-15): int8 pairs
+ * sign-extended (w16 false) or int16 pairs loaded; *w advances past them. */
+INLINE void load_weights(bool w16, const int8_t **w, __m256i *w0, __m256i *w1) {
+  if (w16) {
+    *w0 = _mm256_loadu_si256((const __m256i *)(const void *)*w);
+    *w1 = _mm256_loadu_si256((const __m256i *)(const void *)(*w + 32));
+    *w += 4 * NR;
+  } else {
+    *w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)*w));
+    *w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(*w + 16)));
+    *w += 2 * NR;
+  }
+}
+
+/* acc[i][v] += a_i[0 .. kc) . w over one tap (pairs); w advances. The
  * accumulators live in named locals for the loop: as an array, GCC 12
  * spills one of them to the stack and the store-to-load round trip on it
  * then paces the whole loop (about half the VPMADDWD rate). */
-INLINE void accumulate(size_t MR, const int16_t *const *ap, size_t kc, const int16_t **wp,
+INLINE void accumulate(size_t MR, bool w16, const int16_t *const *ap, size_t kc, const int8_t **wp,
                        __m256i acc[][2]) {
-  const int16_t *w = *wp;
+  const int8_t *w = *wp;
   const __m256i zero = _mm256_setzero_si256();
   __m256i c00 = acc[0][0], c01 = acc[0][1];
   __m256i c10 = MR > 1 ? acc[1][0] : zero, c11 = MR > 1 ? acc[1][1] : zero;
@@ -57,18 +75,16 @@ INLINE void accumulate(size_t MR, const int16_t *const *ap, size_t kc, const int
   __m256i c30 = MR > 3 ? acc[3][0] : zero, c31 = MR > 3 ? acc[3][1] : zero;
   size_t k = 0;
   for (; k + 2 <= kc; k += 2) {
-    const __m256i w0 = _mm256_loadu_si256((const __m256i *)(const void *)w);
-    const __m256i w1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16));
-    w += 2 * NR;
+    __m256i w0, w1;
+    load_weights(w16, &w, &w0, &w1);
     ROW_STEP(0, load_pair, c00, c01);
     ROW_STEP(1, load_pair, c10, c11);
     ROW_STEP(2, load_pair, c20, c21);
     ROW_STEP(3, load_pair, c30, c31);
   }
   if (k < kc) {
-    const __m256i w0 = _mm256_loadu_si256((const __m256i *)(const void *)w);
-    const __m256i w1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16));
-    w += 2 * NR;
+    __m256i w0, w1;
+    load_weights(w16, &w, &w0, &w1);
     ROW_STEP(0, load_one, c00, c01);
     ROW_STEP(1, load_one, c10, c11);
     ROW_STEP(2, load_one, c20, c21);
@@ -100,7 +116,7 @@ INLINE __m128i narrow16_clamp(__m256i v0, __m256i v1, __m256i lo16, __m256i hi16
 }
 
 /* rq64: NULL, or this panel's group of wick_q8_rq64_prepare's constants. */
-INLINE void store_tile(size_t MR, __m256i acc[][2], const int16_t *w, int8_t *const *cp, size_t nc,
+INLINE void store_tile(size_t MR, __m256i acc[][2], const int8_t *w, int8_t *const *cp, size_t nc,
                        const wick_q8_output *o, const double *fc_scale, const int64_t *rq64) {
   const int32_t *h = (const int32_t *)(const void *)w;
   __m128i res[MAX_MR];
@@ -132,9 +148,9 @@ INLINE void store_tile(size_t MR, __m256i acc[][2], const int16_t *w, int8_t *co
   }
 }
 
-INLINE void init_tile(size_t MR, const int16_t *w, __m256i acc[][2]) {
+INLINE void init_tile(size_t MR, const int8_t *w, __m256i acc[][2]) {
   const __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)w);
-  const __m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16));
+  const __m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 32));
   for (size_t i = 0; i < MR; i++) acc[i][0] = b0, acc[i][1] = b1;
 }
 
@@ -154,11 +170,12 @@ INLINE void store_raw(size_t MR, __m256i acc[][2], int8_t *const *cp, size_t nc)
   }
 }
 
-/* Header: 5 x NR int32 = 10 x NR int16. */
-#define HEADER_I16 (2 * WICK_Q8_HEADER * NR)
+/* Header: 5 x NR int32. */
+#define HEADER_BYTES (4 * WICK_Q8_HEADER * NR)
 
-INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *a, size_t a_stride,
-                      const void *wv, int8_t *c, size_t c_stride, const wick_q8_output *o) {
+INLINE void gemm_body(size_t MR, bool w16, size_t mr, size_t nc, size_t kc, const int8_t *a,
+                      size_t a_stride, const void *wv, int8_t *c, size_t c_stride,
+                      const wick_q8_output *o) {
   const int16_t *ap[MAX_MR];
   int8_t *cp[MAX_MR];
   ap[0] = (const int16_t *)(const void *)a;
@@ -169,15 +186,15 @@ INLINE void gemm_body(size_t MR, size_t mr, size_t nc, size_t kc, const int8_t *
                : ap[i - 1];
     cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
   }
-  const int16_t *w = wv;
+  const int8_t *w = wv;
   const double *fc_scale = o->fc_scale;
   const int64_t *rq64 = o->rq64;
   for (;;) {
     __m256i acc[MAX_MR][2];
-    const int16_t *header = w;
+    const int8_t *header = w;
     init_tile(MR, w, acc);
-    w += HEADER_I16;
-    accumulate(MR, ap, kc, &w, acc);
+    w += HEADER_BYTES;
+    accumulate(MR, w16, ap, kc, &w, acc);
     if (o->raw)
       store_raw(MR, acc, cp, nc);
     else
@@ -196,14 +213,14 @@ INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
   int8_t *cp[MAX_MR];
   cp[0] = c;
   for (size_t i = 1; i < MR; i++) cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
-  const int16_t *w = wv;
+  const int8_t *w = wv;
   const double *fc_scale = o->fc_scale;
   const int64_t *rq64 = o->rq64;
   for (;;) {
     __m256i acc[MAX_MR][2];
-    const int16_t *header = w;
+    const int8_t *header = w;
     init_tile(MR, w, acc);
-    w += HEADER_I16;
+    w += HEADER_BYTES;
     const int8_t *const *ind = a;
     for (size_t p = 0; p < ks; p++) {
       const int16_t *ap[MAX_MR];
@@ -211,7 +228,7 @@ INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
       for (size_t i = 1; i < MR; i++)
         ap[i] = i < mr ? (const int16_t *)(const void *)ind[i] : ap[i - 1];
       ind += TILE_MR;
-      accumulate(MR, ap, kc, &w, acc);
+      accumulate(MR, false, ap, kc, &w, acc);
     }
     store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
@@ -225,14 +242,20 @@ INLINE void igemm_body(size_t MR, size_t mr, size_t nc, size_t kc, size_t ks,
 void wick_q8_gemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a,
                                            size_t a_stride, const void *w, int8_t *c,
                                            size_t c_stride, const wick_q8_output *o) {
-  gemm_body(4, mr, nc, kc, a, a_stride, w, c, c_stride, o);
+  if (o->w16)
+    gemm_body(4, true, mr, nc, kc, a, a_stride, w, c, c_stride, o);
+  else
+    gemm_body(4, false, mr, nc, kc, a, a_stride, w, c, c_stride, o);
 }
 
 void wick_q8_gemm_i16_ukernel_1x16c2__avx2(size_t mr, size_t nc, size_t kc, const int8_t *a,
                                            size_t a_stride, const void *w, int8_t *c,
                                            size_t c_stride, const wick_q8_output *o) {
   (void)mr;
-  gemm_body(1, 1, nc, kc, a, a_stride, w, c, c_stride, o);
+  if (o->w16)
+    gemm_body(1, true, 1, nc, kc, a, a_stride, w, c, c_stride, o);
+  else
+    gemm_body(1, false, 1, nc, kc, a, a_stride, w, c, c_stride, o);
 }
 
 void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc, size_t ks,
