@@ -281,28 +281,6 @@ static void hybrid_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_
   }
 }
 
-/* One row (an LLM's decode step) on the int8 dot kernel straight from the weights where they
- * lie, [n, k] int8 in the file: one byte per weight streamed, where the AVX2 GEMM's packed
- * copy holds int16 pairs (twice the bytes; a GEMV is bound by them). The sums are the GEMM's
- * (exact int32), the rescale the same. */
-static bool hybrid_uses_dots(const fc_data *d) {
-  return d->h.m == 1 && d->h.q8->i16 && d->h.q8->dots != NULL;
-}
-
-typedef struct hybrid_dots_job {
-  hybrid_gemm_job g;
-  const int8_t *w;
-  int32_t *acc;
-} hybrid_dots_job;
-
-static void hybrid_dots_columns(void *arg, size_t c0, size_t c1, size_t thread) {
-  (void)thread;
-  hybrid_dots_job *j = arg;
-  const wick_hybrid_gemm *h = &j->g.d->h;
-  h->q8->dots(1, c1 - c0, h->k, h->qrows, j->w + c0 * h->k, j->acc + c0, h->n);
-  hybrid_gemm_finish(&j->g, 0, 1, c0, c1);
-}
-
 /* The GEMM form: rows quantized as the reference does, then the sums and the rescale. */
 static wick_status hybrid_run(wick_op_ctx *ctx, const fc_data *d) {
   const bool asymmetric = ctx->params->fc.asymmetric_quantize_inputs;
@@ -312,10 +290,6 @@ static wick_status hybrid_run(wick_op_ctx *ctx, const fc_data *d) {
   wick_tensor *b = wick_op_input(ctx, 2);
   int32_t *acc = (int32_t *)(void *)((uint8_t *)wick_op_scratch(ctx) + d->h.acc_offset);
   hybrid_gemm_job g = {d, b ? b->data : NULL, wick_op_output(ctx, 0)->data, acc};
-  if (hybrid_uses_dots(d)) {
-    hybrid_dots_job j = {g, wick_op_input(ctx, 1)->data, acc};
-    return wick_parallel_range(ctx, d->h.n, d->h.k, hybrid_dots_columns, &j);
-  }
   return wick_hybrid_gemm_run(ctx, &d->h, hybrid_gemm_finish, &g);
 }
 
@@ -409,8 +383,7 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   if (hybrid) {
     WICK_TRY(hybrid_prepare(ctx, d, w));
     if (d->hybrid_gemm)
-      wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
-                         hybrid_uses_dots(d) ? "hybrid dots" : "hybrid gemm");
+      wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "hybrid gemm");
     else
       wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "hybrid");
     return WICK_OK;
