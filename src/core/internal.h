@@ -246,6 +246,11 @@ WICK_INTERNAL wick_status wick_check_shape(int32_t rank, const int32_t *dims, wi
 /* Memory of a graph (interpreter.c): until the next prepare, or, for dynamic
  * nodes prepared during invoke, until the next invoke; zeroed if `zero`. */
 WICK_INTERNAL void *wick_graph_alloc(wick_graph *g, size_t size, bool zero);
+/* Gives back to the OS the pages of constant tensor t's bytes when they lie in the model file
+ * that wick mapped itself (MADV_DONTNEED on a read-only private file mapping: whatever reads
+ * them later reads them back from the file, so the data stay valid); anything else (a
+ * caller's buffer, a copy, a small tensor) is left alone. */
+WICK_INTERNAL void wick_graph_release_constant(const wick_graph *g, const wick_tensor *t);
 /* Allocates (or grows) a dynamic tensor's storage at invoke. */
 WICK_INTERNAL wick_status wick_graph_ensure_dynamic(wick_graph *g, wick_tensor *t);
 

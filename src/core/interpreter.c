@@ -388,6 +388,10 @@ static wick_status prepare_node(wick_graph *g, wick_node *n, bool *dynamic_tenso
     if ((st = run_node(g, n))) return st;
     for (uint32_t k = 0; k < op->num_outputs; k++) g->tensors[op->outputs[k]].known = true;
     n->folded = true;
+    /* it never runs again: its constant inputs (a DEQUANTIZE's float16 weights) need not stay
+     * resident beside the folded result */
+    for (uint32_t k = 0; k < op->num_inputs; k++)
+      if (op->inputs[k] >= 0) wick_graph_release_constant(g, &g->tensors[op->inputs[k]]);
   }
   return WICK_OK;
 }

@@ -341,6 +341,12 @@ WICK_INTERNAL void *wick_op_packed_shared(const wick_op_ctx *ctx, const void *co
                                           size_t bytes, bool *from_cache);
 WICK_INTERNAL void *wick_op_packed(const wick_op_ctx *ctx, uint32_t slot, uint32_t layout,
                                    size_t bytes, bool *from_cache);
+/* Prepare, after packing input i (a constant) into wick_op_packed memory: the node reads
+ * its bytes no more. Where they lie in the model file that wick mapped itself, their pages go
+ * back to the OS, so the packed copy does not sit beside the file's (the data stay valid:
+ * anything that reads them later, wick_tensor_data included, reads them back from the file).
+ * Does nothing for a caller's buffer, a copy, a small or absent tensor, or at invoke. */
+WICK_INTERNAL void wick_op_release_input(const wick_op_ctx *ctx, size_t i);
 /* Marks ctx's node as reading or writing state that lives across invokes
  * (resource variables, CALL_ONCE): it is never folded at prepare, even when
  * every input is known, and runs at every invoke. Call from prepare. */

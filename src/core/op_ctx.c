@@ -155,6 +155,25 @@ void *wick_op_alloc_packed(const wick_op_ctx *ctx, size_t size) {
   return chunk;
 }
 
+/* Below this many bytes a constant keeps its pages: the system call would cost more than the
+ * memory is worth (and its first and last pages, shared with neighbours, stay anyway). */
+#define RELEASE_MIN_BYTES ((size_t)64 << 10)
+
+void wick_graph_release_constant(const wick_graph *g, const wick_tensor *t) {
+  const wick_model *m = g->interp->model;
+  if (t == NULL || t->alloc != WICK_ALLOC_CONSTANT || t->data == NULL || m->mapping == NULL) return;
+  const uintptr_t p = (uintptr_t)t->data, base = (uintptr_t)m->mapping;
+  if (p < base || p - base >= m->mapping_size) return;
+  size_t bytes = t->bytes;
+  if (bytes > m->mapping_size - (p - base)) bytes = m->mapping_size - (p - base);
+  if (bytes >= RELEASE_MIN_BYTES) wick_mem_drop_pages(t->data, bytes);
+}
+
+void wick_op_release_input(const wick_op_ctx *ctx, size_t i) {
+  if (ctx->graph->in_invoke || i >= ctx->node->op->num_inputs) return;
+  wick_graph_release_constant(ctx->graph, wick_op_input(ctx, i));
+}
+
 void wick_op_mark_stateful(const wick_op_ctx *ctx) { ctx->node->stateful = true; }
 
 void wick_op_request_scratch(const wick_op_ctx *ctx, size_t bytes) {

@@ -98,6 +98,7 @@ static wick_status choose_kernels(wick_op_ctx *ctx, bmm_data *d, const wick_tens
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the rhs");
     if (!cached)
       for (size_t i = 0; i < d->rhs_batches; i++) pack_rhs(d, b->data, i, d->packed);
+    wick_op_release_input(ctx, 1); /* the packed copy holds it */
   } else {
     wick_op_request_scratch(ctx, bytes);
   }
@@ -134,7 +135,10 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, bmm_data *d, const wick_tens
   if (!s->adj_x && one_rhs && lhs_rows && wick_input_known(ctx, 1) && s->k > 0) {
     WICK_TRY(wick_hybrid_gemm_prepare(ctx, &d->h, batches * (size_t)s->m, (size_t)s->n,
                                       (size_t)s->k, b->data, !s->adj_y, 0, &d->hybrid_gemm));
-    if (d->hybrid_gemm) return WICK_OK;
+    if (d->hybrid_gemm) {
+      wick_op_release_input(ctx, 1); /* the packed copy holds it */
+      return WICK_OK;
+    }
   }
   size_t row_bytes;
   if (!wick_mul_size((size_t)d->s.k, sizeof(float) + 1, &row_bytes))

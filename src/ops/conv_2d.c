@@ -457,6 +457,11 @@ static wick_status conv_prepare_common(wick_op_ctx *ctx, bool depthwise) {
   wick_op_set_data(ctx, d);
   WICK_TRY(hybrid ? hybrid_prepare(ctx, d, filter, depthwise) : choose_kernels(ctx, d, depthwise));
   mark_kernel(ctx, d, depthwise);
+  /* the packed copy holds the filter (and a float bias): the file's pages can go */
+  if (hybrid ? d->hybrid_gemm : d->path != CONV_REFERENCE) {
+    wick_op_release_input(ctx, 1);
+    if (!hybrid) wick_op_release_input(ctx, 2);
+  }
   return WICK_OK;
 }
 

@@ -346,6 +346,10 @@ wick_status wick_conv_prepare_quantized(wick_op_ctx *ctx, bool depthwise) {
                                                          : wick_dtype_name(in->type));
   else
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, names[d->path]);
+  if (d->path != QCONV_REFERENCE) { /* the packed copy holds the filter and the bias */
+    wick_op_release_input(ctx, 1);
+    wick_op_release_input(ctx, 2);
+  }
   return WICK_OK;
 }
 

@@ -382,16 +382,19 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
   }
   if (hybrid) {
     WICK_TRY(hybrid_prepare(ctx, d, w));
-    if (d->hybrid_gemm)
+    if (d->hybrid_gemm) {
       wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "hybrid gemm");
-    else
+      wick_op_release_input(ctx, 1); /* the packed copy holds them */
+    } else
       wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "hybrid");
     return WICK_OK;
   }
   WICK_TRY(choose_kernels(ctx, d));
-  if (d->kern != NULL)
+  if (d->kern != NULL) {
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, d->m == 1 ? "gemv" : "gemm");
-  else
+    wick_op_release_input(ctx, 1); /* the packed copy holds the weights and the bias */
+    wick_op_release_input(ctx, 2);
+  } else
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
                        wick_input_known(ctx, 1) ? NULL : "weights not constant");
   return WICK_OK;

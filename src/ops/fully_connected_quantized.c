@@ -227,6 +227,10 @@ wick_status wick_fc_prepare_quantized(wick_op_ctx *ctx) {
   wick_op_set_macs(ctx, (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k);
   wick_op_set_data(ctx, d);
   WICK_TRY(choose_kernels(ctx, d, in, w, bias));
+  if (d->kern != NULL || d->fc16 != NULL) { /* packed copies of the weights and the bias */
+    wick_op_release_input(ctx, 1);
+    wick_op_release_input(ctx, 2);
+  }
   if (d->kern != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 gemm");
   else if (d->fc16 != NULL)

@@ -25,6 +25,9 @@
  *     itself shares, is refused; a sharer borrows the owner's packed
  *     FULLY_CONNECTED weights (same outputs, no second copy), and the owner
  *     refuses a resize while it has sharers;
+ *   - a model loaded from its file gives back the file pages of the weights it packed (their
+ *     mapping's resident size drops below the weights' bytes) and computes what the same bytes
+ *     loaded from a buffer compute, before and after a resize prepares it again;
  *   - the op tables agree with op_table.inc's lines and the schema's codes.
  */
 #include <math.h>
@@ -688,6 +691,123 @@ done:
   free(bytes);
 }
 
+/* One FULLY_CONNECTED x[rows, K] -> y[rows, N] with 256 KiB of float weights (far above the
+ * size under which constants keep their pages). */
+enum { BIG_K = 256, BIG_N = 256 };
+static uint8_t *build_big_fc(size_t *size_out) {
+  static float w[BIG_N * BIG_K], bias[BIG_N];
+  for (int i = 0; i < BIG_N * BIG_K; i++) w[i] = tm_val(i);
+  for (int i = 0; i < BIG_N; i++) bias[i] = tm_val(5 * i + 2);
+  tm_builder *b = tm_new();
+  tm_node *opcodes[1] = {tm_opcode(b, 9, 1)};
+  tm_node *buffers[3] = {tm_buffer(b, NULL, 0), tm_buffer(b, w, sizeof w),
+                         tm_buffer(b, bias, sizeof bias)};
+  int32_t s_x[2] = {2, BIG_K}, s_y[2] = {2, BIG_N}, s_w[2] = {BIG_N, BIG_K}, s_b[1] = {BIG_N};
+  tm_node *tensors[4] = {tm_tensor(b, "x", TM_F32, s_x, 2, 0, NULL),
+                         tm_tensor(b, "w", TM_F32, s_w, 2, 1, NULL),
+                         tm_tensor(b, "b", TM_F32, s_b, 1, 2, NULL),
+                         tm_tensor(b, "y", TM_F32, s_y, 2, 0, NULL)};
+  int32_t ins[3] = {0, 1, 2}, outs[1] = {3};
+  tm_node *ops[1] = {tm_operator(b, 0, ins, 3, outs, 1, 8, tm_table(b))};
+  tm_node *subgraphs[1] = {tm_subgraph(b, tensors, 4, ins, 1, outs, 1, ops, 1)};
+  tm_node *model = tm_model(b, 3, opcodes, 1, subgraphs, 1, buffers, 3, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
+  tm_free(b);
+  return bytes;
+}
+
+/* Resident KiB of the mapping of `path` in this process (/proc/self/smaps), or -1. */
+static long mapping_rss_kib(const char *path) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (f == NULL) return -1;
+  char line[512];
+  long rss = -1;
+  bool in_map = false;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (strchr(line, '-') != NULL && strchr(line, ':') != NULL && line[0] != ' ' &&
+        strncmp(line, "Rss:", 4) != 0 && strstr(line, " kB") == NULL)
+      in_map = strstr(line, path) != NULL; /* a mapping's header line */
+    long kib;
+    if (in_map && sscanf(line, "Rss: %ld kB", &kib) == 1) rss = rss < 0 ? kib : rss + kib;
+  }
+  fclose(f);
+  return rss;
+}
+
+/* Runs it on rows x[rows, K] and copies y out. */
+static bool run_big_fc(wick_interpreter *it, int rows, float *y) {
+  float x[2 * BIG_K];
+  for (int i = 0; i < rows * BIG_K; i++) x[i] = tm_val(3 * i + 1);
+  return wick_tensor_copy_from(wick_interpreter_input(it, 0), x,
+                               (size_t)rows * BIG_K * sizeof(float)) == WICK_OK &&
+         wick_interpreter_invoke(it) == WICK_OK &&
+         wick_tensor_copy_to(wick_interpreter_output(it, 0), y,
+                             (size_t)rows * BIG_N * sizeof(float)) == WICK_OK;
+}
+
+static void test_file_pages_released(void) {
+  size_t size;
+  uint8_t *bytes = build_big_fc(&size);
+  char path[] = "/tmp/wick-test-release-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0, "mkstemp");
+  if (fd < 0) {
+    free(bytes);
+    return;
+  }
+  CHECK(write(fd, bytes, size) == (ssize_t)size, "write temp model");
+  close(fd);
+  wick_error_info err;
+  wick_model *from_file = NULL, *from_buffer = NULL;
+  wick_interpreter *it = NULL, *ref = NULL;
+  CHECK(wick_model_load_file(path, NULL, &err, &from_file) == WICK_OK, "load file: %s",
+        err.message);
+  CHECK(wick_model_load_buffer(bytes, size, NULL, &err, &from_buffer) == WICK_OK, "load buffer: %s",
+        err.message);
+  if (from_file == NULL || from_buffer == NULL) goto done;
+  CHECK(wick_interpreter_create(from_file, NULL, NULL, &err, &it) == WICK_OK, "file: %s",
+        err.message);
+  CHECK(wick_interpreter_create(from_buffer, NULL, NULL, &err, &ref) == WICK_OK, "buffer: %s",
+        err.message);
+  if (it == NULL || ref == NULL) goto done;
+  const long weights_kib = (long)(sizeof(float) * BIG_N * BIG_K / 1024);
+  const long rss = mapping_rss_kib(path);
+  const bool packed = strcmp(wick_interpreter_op_kernel(it, 0), "optimized") == 0;
+  if (rss < 0)
+    printf("file pages: not checked (no /proc/self/smaps on this system)\n");
+  else if (!packed)
+    printf("file pages: not checked (the FULLY_CONNECTED runs the %s kernel: nothing packed)\n",
+           wick_interpreter_op_kernel(it, 0));
+  else
+    CHECK(rss < weights_kib / 2,
+          "the mapping holds %ld KiB after prepare; the packed weights "
+          "are %ld KiB and their file pages should be gone",
+          rss, weights_kib);
+  printf("file pages after prepare: %ld KiB resident of a %zu KiB file (weights %ld KiB)\n", rss,
+         size / 1024, weights_kib);
+  float y[2 * BIG_N], want[2 * BIG_N];
+  for (int pass = 0; pass < 2; pass++) { /* the second after a resize: prepared again */
+    const int rows = 2;
+    if (pass) { /* (the same shape: a resize prepares again all the same) */
+      int32_t dims[2] = {rows, BIG_K};
+      CHECK(wick_interpreter_resize_input(it, 0, dims, 2) == WICK_OK &&
+                wick_interpreter_resize_input(ref, 0, dims, 2) == WICK_OK,
+            "resize: %s", wick_interpreter_last_error(it));
+    }
+    CHECK(run_big_fc(it, rows, y) && run_big_fc(ref, rows, want), "invoke: %s",
+          wick_interpreter_last_error(it));
+    CHECK(memcmp(y, want, (size_t)rows * BIG_N * sizeof(float)) == 0,
+          "pass %d: the file-loaded model's outputs differ from the buffer-loaded one's", pass);
+  }
+done:
+  wick_interpreter_destroy(it);
+  wick_interpreter_destroy(ref);
+  wick_model_destroy(from_file);
+  wick_model_destroy(from_buffer);
+  unlink(path);
+  free(bytes);
+}
+
 static void test_op_tables(void) {
   char why[256] = "";
   CHECK(wick_op_tables_check(why, sizeof why), "op tables: %s", why);
@@ -702,6 +822,7 @@ int main(void) {
   test_option_struct_size();
   test_share_variables();
   test_share_packed_weights();
+  test_file_pages_released();
   wick_interpreter_destroy(NULL); /* no-ops */
   wick_model_destroy(NULL);
   CHECK(wick_interpreter_reset_variables(NULL) == WICK_ERR_INVALID_ARGUMENT,
