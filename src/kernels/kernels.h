@@ -178,6 +178,9 @@ typedef void (*wick_hybrid_rescale_fn)(size_t n, const int32_t *acc, const uint3
 /* PRELU over n elements, one alpha each: out = x >= 0 ? x : x * alpha (in place allowed),
  * bit-identical to wick_f32_prelu_channels. */
 typedef void (*wick_f32_prelu_fn)(size_t n, const float *x, const float *alpha, float *out);
+/* out[i] = the float16 bits in[i] as float32 (n elements), bit-identical to wick_f16_to_f32
+ * (reference/cast.c: exact, NaN payloads kept): float16 DEQUANTIZE, folded at prepare. */
+typedef void (*wick_f16_to_f32_fn)(size_t n, const uint16_t *in, float *out);
 /* RESIZE_BILINEAR (float32) output rows [row_begin, row_end) of the batch x out_h rows,
  * bit-identical to wick_f32_resize_bilinear_rows__reference (template/resize.h). */
 typedef void (*wick_f32_resize_bilinear_fn)(const wick_resize_shape *s, const float *in, float *out,
@@ -214,6 +217,7 @@ typedef struct wick_f32_kernels {
   wick_hybrid_rescale_fn hybrid_rescale;       /* NULL: the ops' scalar loops */
   wick_f32_resize_bilinear_fn resize_bilinear; /* NULL: the reference rows */
   wick_f32_prelu_fn prelu;                     /* NULL: wick_f32_prelu_channels */
+  wick_f16_to_f32_fn f16_to_f32;               /* NULL: wick_f16_to_f32 per element */
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -590,6 +594,9 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
 
 WICK_DECLARE_TEMPLATE_KERNELS(avx512)
 WICK_DECLARE_TEMPLATE_KERNELS(avx2)
+/* avx2/convert.c (the AVX-512 table uses it too) */
+WICK_KERNEL_API void wick_f16_to_f32__avx2(size_t n, const uint16_t *in, float *out);
+
 /* avx2/hybrid.c (the AVX-512 table uses them too) */
 WICK_KERNEL_API void wick_hybrid_dwconv__avx2(const wick_conv_shape *s, const int8_t *input,
                                               int32_t input_offset, float input_scale,

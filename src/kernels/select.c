@@ -53,7 +53,8 @@
   .dwconv3x3 = wick_f32_dwconv3x3_ukernel__##ISA, .dwconv5x5 = wick_f32_dwconv5x5_ukernel__##ISA, \
   .dwconv = wick_f32_dwconv_ukernel__##ISA, .winograd_input = wick_f32_winograd_input__##ISA,     \
   .winograd_output = wick_f32_winograd_output__##ISA, ELEMENTWISE_KERNELS(ISA),                   \
-  .hybrid_dwconv = wick_hybrid_dwconv__avx2, .hybrid_rescale = wick_hybrid_rescale__avx2
+  .hybrid_dwconv = wick_hybrid_dwconv__avx2, .hybrid_rescale = wick_hybrid_rescale__avx2,         \
+  .f16_to_f32 = wick_f16_to_f32__avx2
 
 static const wick_f32_kernels avx512_kernels = {
     .isa = "avx512",

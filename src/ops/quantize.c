@@ -129,6 +129,12 @@ static wick_status build_layout(wick_op_ctx *ctx, const wick_tensor *t, const ch
 
 /* ---------------------------------------------------------------- DEQUANTIZE */
 
+/* The float16 -> float32 vector kernel of this CPU, or NULL (the reference conversion). */
+static wick_f16_to_f32_fn f16_kernel(const wick_op_ctx *ctx) {
+  const wick_f32_kernels *k = wick_f32_kernels_select(wick_op_force_reference(ctx));
+  return k != NULL ? k->f16_to_f32 : NULL;
+}
+
 static wick_status dequantize_prepare(wick_op_ctx *ctx) {
   WICK_TRY(wick_check_arity(ctx, 1, 1, 1));
   wick_tensor *in;
@@ -138,7 +144,9 @@ static wick_status dequantize_prepare(wick_op_ctx *ctx) {
                        wick_dtype_name(in->type));
   if (in->type != WICK_DTYPE_FLOAT16)
     WICK_TRY(build_layout(ctx, in, "input", false));
-  else /* a scalar conversion per element (folded at prepare for constant weights) */
+  else if (f16_kernel(ctx) != NULL) /* (folded at prepare for constant weights) */
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "float16");
+  else /* a scalar conversion per element */
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE, "float16");
   return wick_op_set_output(ctx, 0, WICK_DTYPE_FLOAT32, in->rank, in->dims);
 }
@@ -146,8 +154,12 @@ static wick_status dequantize_prepare(wick_op_ctx *ctx) {
 static wick_status dequantize_invoke(wick_op_ctx *ctx) {
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   if (in->type == WICK_DTYPE_FLOAT16) {
-    wick_cast__reference(WICK_DTYPE_FLOAT16, WICK_DTYPE_FLOAT32, wick_tensor_elements(in), in->data,
-                         out->data);
+    const wick_f16_to_f32_fn convert = f16_kernel(ctx);
+    if (convert != NULL)
+      convert((size_t)wick_tensor_elements(in), in->data, out->data);
+    else
+      wick_cast__reference(WICK_DTYPE_FLOAT16, WICK_DTYPE_FLOAT32, wick_tensor_elements(in),
+                           in->data, out->data);
     return WICK_OK;
   }
   const quant_data *d = wick_op_data(ctx);

@@ -1297,6 +1297,34 @@ static void test_prelu(const wick_f32_kernels *kern) {
   failures += bad;
 }
 
+/* Every float16 bit pattern (NaN payloads, signaling ones included, subnormals, -0) converts
+ * to the reference's float32 bits, at every offset of the 8-element steps and the tail. */
+static void test_f16_to_f32(const wick_f32_kernels *kern) {
+  if (kern->f16_to_f32 == NULL) return;
+  const size_t count = 65536 + 7;
+  uint16_t *h = malloc(count * sizeof(uint16_t));
+  float *got = malloc((count + 1) * sizeof(float));
+  for (size_t i = 0; i < count; i++) h[i] = (uint16_t)(i * 40503u); /* a permutation, then 7 */
+  int bad = 0;
+  for (size_t start = 0; start < 8; start++) {
+    const size_t n = count - start;
+    got[n] = 42.0f;
+    kern->f16_to_f32(n, h + start, got);
+    checks++;
+    for (size_t i = 0; i <= n; i++) {
+      const float want = i == n ? 42.0f : wick_f16_to_f32(h[start + i]);
+      if (memcmp(&got[i], &want, sizeof want) != 0) {
+        if (bad++ < 5)
+          fprintf(stderr, "FAIL: %s f16_to_f32 start %zu: element %zu (0x%04x)\n", kern->isa, start,
+                  i, i < n ? h[start + i] : 0);
+        break;
+      }
+    }
+  }
+  failures += bad;
+  free(h), free(got);
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(void) {
@@ -1345,6 +1373,7 @@ int main(void) {
     test_hybrid_rescale(kern);
     test_resize_bilinear(kern);
     test_prelu(kern);
+    test_f16_to_f32(kern);
   }
   return finish();
 }
