@@ -495,7 +495,10 @@ WICK_API size_t wick_tensor_byte_size(const wick_tensor *tensor);
  * only known at invoke (an output that depends on input values, or anything
  * after such an operator), until the next invoke, which may reallocate it:
  * take it again after every invoke. Output data is valid after a successful
- * invoke; after a failed one it is unspecified. */
+ * invoke; after a failed one it is unspecified. A constant that prepare computed
+ * (a folded operator's output, e.g. float16 weights dequantized) and that every
+ * operator reading it has packed into its own layout has no storage left (NULL),
+ * unless the interpreter has delegates, a memory cap or a caller's allocator. */
 WICK_API const void *wick_tensor_data(const wick_tensor *tensor);
 /* The same bytes, to write (an input's values before invoke). NULL for a NULL
  * tensor, one with no storage, or a constant (weights are read-only: they may

@@ -21,7 +21,8 @@ static size_t graph_total(const wick_graph *g, size_t (*of)(const wick_graph *))
 }
 
 static size_t arena_of(const wick_graph *g) { return g->arena_size; }
-static size_t packed_slack_of(const wick_graph *g) { return g->packed_slack; }
+/* Allocated but not resident: untouched chunk tails, dropped constants. */
+static size_t packed_slack_of(const wick_graph *g) { return g->packed_slack + g->dropped_bytes; }
 
 size_t wick_interpreter_arena_bytes(const wick_interpreter *it) {
   return it ? graph_total(it->main, arena_of) : 0;

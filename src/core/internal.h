@@ -81,7 +81,12 @@ struct wick_graph {
     uint8_t *next;
     size_t left;
   } packed_chunks[2];
-  size_t packed_slack;           /* chunk bytes not carved: allocated, but never touched */
+  size_t packed_slack; /* chunk bytes not carved: allocated, but never touched */
+  /* During prepare_nodes: per tensor, the input slots of nodes that may still read it (not
+   * released by wick_graph_release_input; graph inputs and outputs count one more), or NULL. */
+  uint32_t *readers;
+  size_t
+      dropped_bytes; /* folded or realigned constants given back after every reader packed them */
   wick_alloc_list invoke_allocs; /* made by dynamic nodes at invoke; freed next invoke */
   bool in_invoke;
   uint32_t num_inputs, num_outputs;
@@ -246,11 +251,14 @@ WICK_INTERNAL wick_status wick_check_shape(int32_t rank, const int32_t *dims, wi
 /* Memory of a graph (interpreter.c): until the next prepare, or, for dynamic
  * nodes prepared during invoke, until the next invoke; zeroed if `zero`. */
 WICK_INTERNAL void *wick_graph_alloc(wick_graph *g, size_t size, bool zero);
-/* Gives back to the OS the pages of constant tensor t's bytes when they lie in the model file
- * that wick mapped itself (MADV_DONTNEED on a read-only private file mapping: whatever reads
- * them later reads them back from the file, so the data stay valid); anything else (a
- * caller's buffer, a copy, a small tensor) is left alone. */
-WICK_INTERNAL void wick_graph_release_constant(const wick_graph *g, const wick_tensor *t);
+/* Prepare: a node read input tensor `index` for the last time (it packed it, or it was folded).
+ * A constant in the model file that wick mapped itself gives its pages back to the OS
+ * (MADV_DONTNEED on a read-only private file mapping: whatever reads them later reads them back
+ * from the file, so the data stay valid). A folded or realigned constant (wick's own memory)
+ * whose every reader has released it loses its storage (pages dropped, data NULL: "no
+ * storage"), unless delegates may still read it, a caller's allocator or a memory cap owns
+ * the memory, or it is a graph input, output or variable. Small tensors keep their pages. */
+WICK_INTERNAL void wick_graph_release_input(wick_graph *g, int32_t index);
 /* Allocates (or grows) a dynamic tensor's storage at invoke. */
 WICK_INTERNAL wick_status wick_graph_ensure_dynamic(wick_graph *g, wick_tensor *t);
 

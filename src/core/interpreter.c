@@ -107,6 +107,7 @@ static void graph_reset(wick_graph *g) {
   list_free_all(mem, &g->invoke_allocs);
   memset(g->packed_chunks, 0, sizeof g->packed_chunks);
   g->packed_slack = 0;
+  g->dropped_bytes = 0;
   for (uint32_t i = 0; i < g->info->num_tensors; i++) {
     wick_tensor *t = &g->tensors[i];
     if (t->alloc == WICK_ALLOC_DYNAMIC) wick_mem_free(mem, t->data);
@@ -390,8 +391,7 @@ static wick_status prepare_node(wick_graph *g, wick_node *n, bool *dynamic_tenso
     n->folded = true;
     /* it never runs again: its constant inputs (a DEQUANTIZE's float16 weights) need not stay
      * resident beside the folded result */
-    for (uint32_t k = 0; k < op->num_inputs; k++)
-      if (op->inputs[k] >= 0) wick_graph_release_constant(g, &g->tensors[op->inputs[k]]);
+    for (uint32_t k = 0; k < op->num_inputs; k++) wick_graph_release_input(g, op->inputs[k]);
   }
   return WICK_OK;
 }
@@ -406,10 +406,22 @@ static wick_status prepare_nodes(wick_graph *g) {
    * file has them) */
   wick_pad_folder *pads =
       g->interp->no_fusion || g->interp->num_delegates > 0 ? NULL : wick_pad_folder_create(g);
+  /* who may still read each tensor (wick_graph_release_input) */
+  g->readers = graph_alloc(g, (nt ? nt : 1) * sizeof(uint32_t));
+  if (g->readers == NULL) {
+    wick_pad_folder_destroy(pads);
+    return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY, "out of memory");
+  }
+  for (uint32_t i = 0; i < g->info->num_operators; i++)
+    for (uint32_t k = 0; k < g->nodes[i].op->num_inputs; k++)
+      if (g->nodes[i].op->inputs[k] >= 0) g->readers[g->nodes[i].op->inputs[k]]++;
+  for (uint32_t i = 0; i < g->num_inputs; i++) g->readers[g->inputs[i]]++;
+  for (uint32_t i = 0; i < g->num_outputs; i++) g->readers[g->outputs[i]]++;
   wick_status st = WICK_OK;
   for (uint32_t i = 0; i < g->info->num_operators && st == WICK_OK; i++)
     st = prepare_node(g, &g->nodes[i], dynamic_tensor, pads);
   wick_pad_folder_destroy(pads);
+  g->readers = NULL;
   return st;
 }
 

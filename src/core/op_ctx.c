@@ -159,19 +159,36 @@ void *wick_op_alloc_packed(const wick_op_ctx *ctx, size_t size) {
  * memory is worth (and its first and last pages, shared with neighbours, stay anyway). */
 #define RELEASE_MIN_BYTES ((size_t)64 << 10)
 
-void wick_graph_release_constant(const wick_graph *g, const wick_tensor *t) {
-  const wick_model *m = g->interp->model;
-  if (t == NULL || t->alloc != WICK_ALLOC_CONSTANT || t->data == NULL || m->mapping == NULL) return;
-  const uintptr_t p = (uintptr_t)t->data, base = (uintptr_t)m->mapping;
-  if (p < base || p - base >= m->mapping_size) return;
-  size_t bytes = t->bytes;
-  if (bytes > m->mapping_size - (p - base)) bytes = m->mapping_size - (p - base);
-  if (bytes >= RELEASE_MIN_BYTES) wick_mem_drop_pages(t->data, bytes);
+void wick_graph_release_input(wick_graph *g, int32_t index) {
+  if (index < 0 || (uint32_t)index >= g->info->num_tensors) return;
+  wick_tensor *t = &g->tensors[index];
+  if (t->data == NULL) return;
+  if (t->alloc == WICK_ALLOC_CONSTANT) {
+    const wick_model *m = g->interp->model;
+    if (m->mapping == NULL) return;
+    const uintptr_t p = (uintptr_t)t->data, base = (uintptr_t)m->mapping;
+    if (p < base || p - base >= m->mapping_size) return;
+    size_t bytes = t->bytes;
+    if (bytes > m->mapping_size - (p - base)) bytes = m->mapping_size - (p - base);
+    if (bytes >= RELEASE_MIN_BYTES) wick_mem_drop_pages(t->data, bytes);
+    return;
+  }
+  if (t->alloc != WICK_ALLOC_PERSISTENT || g->readers == NULL || g->readers[index] == 0) return;
+  if (--g->readers[index] > 0 || t->info->is_variable || g->interp->num_delegates > 0 ||
+      !wick_mem_huge_blocks(&g->interp->mem) || t->bytes < RELEASE_MIN_BYTES)
+    return;
+  /* every reader is done with it: the block stays in the graph's list (freed at the next
+   * prepare), its pages go */
+  wick_mem_drop_pages(t->data, t->bytes);
+  g->dropped_bytes += t->capacity;
+  t->data = NULL;
+  t->alloc = WICK_ALLOC_NONE;
+  t->capacity = 0;
 }
 
 void wick_op_release_input(const wick_op_ctx *ctx, size_t i) {
   if (ctx->graph->in_invoke || i >= ctx->node->op->num_inputs) return;
-  wick_graph_release_constant(ctx->graph, wick_op_input(ctx, i));
+  wick_graph_release_input(ctx->graph, ctx->node->op->inputs[i]);
 }
 
 void wick_op_mark_stateful(const wick_op_ctx *ctx) { ctx->node->stateful = true; }

@@ -27,7 +27,8 @@
  *     refuses a resize while it has sharers;
  *   - a model loaded from its file gives back the file pages of the weights it packed (their
  *     mapping's resident size drops below the weights' bytes) and computes what the same bytes
- *     loaded from a buffer compute, before and after a resize prepares it again;
+ *     loaded from a buffer compute, before and after a resize prepares it again; float16
+ *     weights folded to float32 at prepare lose that copy once packed (same outputs);
  *   - the op tables agree with op_table.inc's lines and the schema's codes.
  */
 #include <math.h>
@@ -808,6 +809,80 @@ done:
   free(bytes);
 }
 
+/* x[2, K] -> FULLY_CONNECTED -> y[2, N] whose weights are float16 bits through a DEQUANTIZE
+ * (folded at prepare), or the same values as float32 (the values are exact in float16). */
+static uint8_t *build_f16_fc(bool f16, size_t *size_out) {
+  static float w[BIG_N * BIG_K];
+  static uint16_t w16[BIG_N * BIG_K];
+  for (int i = 0; i < BIG_N * BIG_K; i++) {
+    w[i] = tm_val(i); /* (i * 37 % 19 - 9) / 8: sign, exponent 0 or -1..-3, 3 mantissa bits */
+    uint32_t bits;
+    memcpy(&bits, &w[i], sizeof bits);
+    w16[i] = w[i] == 0.0f
+                 ? (uint16_t)((bits >> 16) & 0x8000u)
+                 : (uint16_t)(((bits >> 16) & 0x8000u) | ((((bits >> 23) & 0xffu) - 112u) << 10) |
+                              ((bits >> 13) & 0x3ffu));
+  }
+  tm_builder *b = tm_new();
+  tm_graph g;
+  tm_graph_init(&g, b);
+  int32_t s_x[2] = {2, BIG_K}, s_y[2] = {2, BIG_N}, s_w[2] = {BIG_N, BIG_K};
+  int32_t x = tm_g_tensor(&g, "x", TM_F32, s_x, 2), wf;
+  if (f16) {
+    int32_t wh = tm_g_const(&g, "w16", TM_F16, s_w, 2, w16, sizeof w16, NULL);
+    wf = tm_g_tensor(&g, "w", TM_F32, s_w, 2);
+    tm_g_op(&g, 6, &wh, 1, &wf, 1, 0, NULL); /* DEQUANTIZE */
+  } else {
+    wf = tm_g_const(&g, "w", TM_F32, s_w, 2, w, sizeof w, NULL);
+  }
+  int32_t y = tm_g_tensor(&g, "y", TM_F32, s_y, 2), ins[2] = {x, wf};
+  tm_g_op(&g, 9, ins, 2, &y, 1, 8, tm_table(b)); /* FULLY_CONNECTED, no bias */
+  tm_node *sg = tm_subgraph(b, g.tensors, g.nt, &x, 1, &y, 1, g.ops, g.nops);
+  tm_node *model = tm_model(b, 3, g.opcodes, g.nopc, &sg, 1, g.buffers, g.nbuf, NULL, 0);
+  uint8_t *bytes = tm_finish(b, model, "TFL3", size_out);
+  tm_free(b);
+  return bytes;
+}
+
+/* The float16 weights' folded float32 copy is dropped once the FULLY_CONNECTED has packed it
+ * (the op's output then has no storage), with the outputs of the float32 model. */
+static void test_folded_weights_dropped(void) {
+  size_t size16, size32;
+  uint8_t *bytes16 = build_f16_fc(true, &size16), *bytes32 = build_f16_fc(false, &size32);
+  wick_error_info err;
+  wick_model *m16 = NULL, *m32 = NULL;
+  wick_interpreter *it16 = NULL, *it32 = NULL;
+  CHECK(wick_model_load_buffer(bytes16, size16, NULL, &err, &m16) == WICK_OK &&
+            wick_model_load_buffer(bytes32, size32, NULL, &err, &m32) == WICK_OK,
+        "load: %s", err.message);
+  if (m16 == NULL || m32 == NULL) goto done;
+  CHECK(wick_interpreter_create(m16, NULL, NULL, &err, &it16) == WICK_OK &&
+            wick_interpreter_create(m32, NULL, NULL, &err, &it32) == WICK_OK,
+        "create: %s", err.message);
+  if (it16 == NULL || it32 == NULL) goto done;
+  CHECK(strcmp(wick_interpreter_op_kernel(it16, 0), "folded") == 0, "DEQUANTIZE runs: %s",
+        wick_interpreter_op_kernel(it16, 0));
+  const void *folded = wick_tensor_data(wick_interpreter_op_output(it16, 0));
+  if (strcmp(wick_interpreter_op_kernel(it16, 1), "optimized") == 0)
+    CHECK(folded == NULL, "the folded float32 weights are still held after the packing");
+  else
+    printf("folded weights: kept (the FULLY_CONNECTED runs the %s kernel, which reads them)\n",
+           wick_interpreter_op_kernel(it16, 1));
+  printf("float16 weights, persistent %zu bytes; float32 weights, %zu\n",
+         wick_interpreter_persistent_bytes(it16), wick_interpreter_persistent_bytes(it32));
+  float y16[2 * BIG_N], y32[2 * BIG_N];
+  CHECK(run_big_fc(it16, 2, y16) && run_big_fc(it32, 2, y32), "invoke: %s",
+        wick_interpreter_last_error(it16));
+  CHECK(memcmp(y16, y32, sizeof y16) == 0, "float16 weights compute other outputs than float32");
+done:
+  wick_interpreter_destroy(it16);
+  wick_interpreter_destroy(it32);
+  wick_model_destroy(m16);
+  wick_model_destroy(m32);
+  free(bytes16);
+  free(bytes32);
+}
+
 static void test_op_tables(void) {
   char why[256] = "";
   CHECK(wick_op_tables_check(why, sizeof why), "op tables: %s", why);
@@ -823,6 +898,7 @@ int main(void) {
   test_share_variables();
   test_share_packed_weights();
   test_file_pages_released();
+  test_folded_weights_dropped();
   wick_interpreter_destroy(NULL); /* no-ops */
   wick_model_destroy(NULL);
   CHECK(wick_interpreter_reset_variables(NULL) == WICK_ERR_INVALID_ARGUMENT,
