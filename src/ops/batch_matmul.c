@@ -305,7 +305,7 @@ static wick_status hybrid_gemm_run(wick_op_ctx *ctx, const bmm_data *d) {
   const bool asymmetric = ctx->params->asymmetric_inputs;
   const float *lhs = wick_op_input(ctx, 0)->data;
   for (size_t r = 0; r < d->h.m; r++)
-    wick_hybrid_gemm_quantize(&d->h, r, lhs + r * d->h.k, asymmetric);
+    wick_hybrid_gemm_quantize(&d->h, wick_op_scratch(ctx), r, lhs + r * d->h.k, asymmetric);
   hybrid_gemm_job g = {d, wick_op_output(ctx, 0)->data,
                        wick_hybrid_gemm_sums(&d->h, wick_op_scratch(ctx)), asymmetric};
   return wick_hybrid_gemm_run(ctx, &d->h, hybrid_gemm_finish, &g);

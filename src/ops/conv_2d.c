@@ -336,7 +336,7 @@ static wick_status hybrid_gemm_run(const wick_op_ctx *ctx, const conv_data *d) {
       d->h.row_scales[r] = scale;
       d->h.row_offsets[r] = j.offset;
     }
-    j.rows = d->h.qrows + r0 * d->h.k;
+    j.rows = wick_hybrid_gemm_rows(&d->h, wick_op_scratch(ctx)) + r0 * d->h.k;
     WICK_TRY(wick_parallel_range(ctx, pixels, d->h.k, hconv_gemm_patches, &j));
   }
   j.acc = wick_hybrid_gemm_sums(&d->h, wick_op_scratch(ctx));

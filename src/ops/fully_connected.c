@@ -286,7 +286,7 @@ static wick_status hybrid_run(wick_op_ctx *ctx, const fc_data *d) {
   const bool asymmetric = ctx->params->fc.asymmetric_quantize_inputs;
   const float *in = wick_op_input(ctx, 0)->data;
   for (size_t r = 0; r < d->h.m; r++)
-    wick_hybrid_gemm_quantize(&d->h, r, in + r * d->h.k, asymmetric);
+    wick_hybrid_gemm_quantize(&d->h, wick_op_scratch(ctx), r, in + r * d->h.k, asymmetric);
   wick_tensor *b = wick_op_input(ctx, 2);
   int32_t *acc = (int32_t *)(void *)((uint8_t *)wick_op_scratch(ctx) + d->h.acc_offset);
   hybrid_gemm_job g = {d, b ? b->data : NULL, wick_op_output(ctx, 0)->data, acc};

@@ -1,7 +1,9 @@
 /*
  * hybrid.c — the GEMM form of the hybrid ops (hybrid.h): packing the
- * constant int8 weights once, quantizing rows on the vector kernels, and the
- * raw int32 GEMM split over the threads with the op's rescale per block.
+ * constant int8 weights once, quantizing rows on the vector kernels into the
+ * op's scratch (shared by all ops: a model's hybrid layers hold no rows of
+ * their own), and the raw int32 GEMM split over the threads with the op's
+ * rescale per block.
  */
 #include "ops/hybrid.h"
 
@@ -11,12 +13,14 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
   *ready = false;
   const wick_q8_kernels *q8 = wick_q8_kernels_select(wick_op_force_reference(ctx));
   if (q8 == NULL || m == 0 || n == 0) return WICK_OK;
-  size_t bytes, prepared, sums, scratch, qbytes;
+  size_t bytes, prepared, sums, scratch, qbytes, rows_bytes;
   if (!wick_q8_gemm_packed_size(q8, n, 1, k, &bytes) || !wick_mul_size(m, k, &qbytes) ||
+      !wick_add_size(qbytes, 63, &rows_bytes) ||
       !wick_mul_size(qbytes, wick_q8_input_bytes(q8), &prepared) ||
       !wick_add_size(prepared, 63, &prepared) || !wick_mul_size(m, n, &sums) ||
       !wick_mul_size(sums, sizeof(int32_t), &sums) ||
-      !wick_add_size(prepared & ~(size_t)63, sums, &scratch))
+      !wick_add_size(rows_bytes & ~(size_t)63, prepared & ~(size_t)63, &scratch) ||
+      !wick_add_size(scratch, sums, &scratch))
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid GEMM sizes overflow");
   bool cached;
   /* A function of the weights, n, k and the panel width alone: interpreters sharing state
@@ -26,11 +30,9 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
   void *packed =
       wick_op_packed_shared(ctx, sources, 1, shape, 2, slot, (uint32_t)q8->nr, bytes, &cached);
   h->weight_sums = wick_op_alloc(ctx, n * sizeof(uint32_t));
-  h->qrows = wick_op_alloc(ctx, qbytes ? qbytes : 1);
   h->row_scales = wick_op_alloc(ctx, m * sizeof(float));
   h->row_offsets = wick_op_alloc(ctx, m * sizeof(int32_t));
-  if (packed == NULL || h->weight_sums == NULL || h->qrows == NULL || h->row_scales == NULL ||
-      h->row_offsets == NULL)
+  if (packed == NULL || h->weight_sums == NULL || h->row_scales == NULL || h->row_offsets == NULL)
     return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory packing the weights");
   if (!cached) {
     const int8_t *rows = w;
@@ -60,22 +62,24 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
   h->q8 = q8;
   h->f32 = wick_f32_kernels_select(false);
   h->packed = packed;
-  h->acc_offset = prepared & ~(size_t)63;
+  h->prepared_offset = rows_bytes & ~(size_t)63;
+  h->acc_offset = h->prepared_offset + (prepared & ~(size_t)63);
   wick_op_request_scratch(ctx, scratch);
   *ready = true;
   return WICK_OK;
 }
 
-void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, size_t r, const float *row,
+void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, void *scratch, size_t r, const float *row,
                                bool asymmetric) {
-  h->row_scales[r] = wick_hybrid_quantize_row(h->f32, h->k, row, h->qrows + r * h->k, asymmetric,
-                                              &h->row_offsets[r]);
+  h->row_scales[r] =
+      wick_hybrid_quantize_row(h->f32, h->k, row, wick_hybrid_gemm_rows(h, scratch) + r * h->k,
+                               asymmetric, &h->row_offsets[r]);
 }
 
 wick_status wick_hybrid_gemm_run(const wick_op_ctx *ctx, const wick_hybrid_gemm *h,
                                  wick_q8_raw_finish_fn finish, void *arg) {
   uint8_t *scratch = wick_op_scratch(ctx);
-  return wick_parallel_q8_gemm_raw(ctx, h->q8, h->m, h->n, h->k, h->qrows, (int8_t *)scratch,
-                                   h->packed, (int32_t *)(void *)(scratch + h->acc_offset), finish,
-                                   arg);
+  return wick_parallel_q8_gemm_raw(ctx, h->q8, h->m, h->n, h->k, wick_hybrid_gemm_rows(h, scratch),
+                                   (int8_t *)(scratch + h->prepared_offset), h->packed,
+                                   (int32_t *)(void *)(scratch + h->acc_offset), finish, arg);
 }

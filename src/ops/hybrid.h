@@ -22,10 +22,12 @@ typedef struct wick_hybrid_gemm {
   const wick_f32_kernels *f32; /* the row quantization's vector kernels */
   const void *packed;          /* the weights, zero point 0 and no bias */
   uint32_t *weight_sums;       /* sum_k w[c][k] per output, wrapping (the zero point's term) */
-  int8_t *qrows;               /* m x k quantized rows */
   float *row_scales;           /* m */
   int32_t *row_offsets;        /* m: zero points (0 when symmetric) */
-  size_t acc_offset;           /* scratch: the prepared rows, then the m x n int32 sums */
+  /* scratch (the op's, shared with every other op: nothing lives across invokes): the m x k
+   * quantized rows at 0, the rows prepared for the kernels at prepared_offset, the m x n
+   * int32 sums at acc_offset */
+  size_t prepared_offset, acc_offset;
 } wick_hybrid_gemm;
 
 /* Prepares the form for m rows of k against n outputs whose constant int8 weights are w,
@@ -37,9 +39,15 @@ WICK_INTERNAL wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid
                                                    size_t n, size_t k, const int8_t *w, bool w_kn,
                                                    uint32_t slot, bool *ready);
 
-/* Quantizes row r (k floats) into the form's row r. */
-WICK_INTERNAL void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, size_t r, const float *row,
-                                             bool asymmetric);
+/* The m x k quantized rows in the op's scratch. */
+static inline int8_t *wick_hybrid_gemm_rows(const wick_hybrid_gemm *h, void *scratch) {
+  (void)h;
+  return (int8_t *)scratch;
+}
+
+/* Quantizes row r (k floats) into the form's row r (in the op's scratch). */
+WICK_INTERNAL void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, void *scratch, size_t r,
+                                             const float *row, bool asymmetric);
 
 /* The int32 sums of every row against the weights, then finish(arg, m0, m1, n0, n1) per
  * block; the sums are at wick_hybrid_gemm_sums(h, scratch) (m x n). */
