@@ -74,7 +74,7 @@ typedef struct conv_data {
   const void *ind_input;            /* the input address `ind` points into */
   bool hybrid;                      /* int8 filter, float activations */
   const float *filter_scales;       /* hybrid: out_c scales */
-  int8_t *qin;                      /* hybrid: one quantized image */
+  size_t qin_offset;                /* hybrid: one quantized image, in scratch from here */
   /* hybrid CONV_2D, optimized: blocks of HCONV_MB output pixels gathered (im2col, padding
    * taps hold the image's zero point, which adds nothing to sum w * (x - zp)) into per-thread
    * scratch, int32 dot products with the filter rows (q8 `dots` or the portable loop), the
@@ -114,6 +114,20 @@ static bool hconv_per_thread(size_t k, size_t out_c, size_t *bytes) {
   return wick_add_size(patch, acc, bytes);
 }
 
+/* Requests the scratch of a hybrid form that uses `form` bytes of it from its start: the
+ * quantized image goes after them (64-aligned), so that no layer holds an image of its own. */
+static wick_status image_scratch(wick_op_ctx *ctx, conv_data *d, size_t form) {
+  const wick_conv_shape *s = &d->shape;
+  size_t image, total;
+  d->qin_offset = (form + 63) & ~(size_t)63;
+  if (d->qin_offset < form ||
+      !wick_mul_size((size_t)s->in_h * (size_t)s->in_w, (size_t)s->in_c, &image) ||
+      !wick_add_size(d->qin_offset, image, &total))
+    return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid convolution scratch overflows");
+  wick_op_request_scratch(ctx, total);
+  return WICK_OK;
+}
+
 /* The int8 filter of the hybrid form: symmetric, one scale per output channel. */
 static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_tensor *filter,
                                   bool depthwise) {
@@ -135,16 +149,14 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
   d->filter_scales = q->scale;
   d->hybrid = true;
   d->quantize_f32 = wick_f32_kernels_select(wick_op_force_reference(ctx));
-  const int64_t image = (int64_t)s->in_h * s->in_w * s->in_c;
-  d->qin = wick_op_alloc(ctx, image > 0 ? (size_t)image : 1);
-  if (d->qin == NULL) return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "out of memory");
   if (wick_op_force_reference(ctx) || !wick_input_known(ctx, 1) || s->out_c == 0 ||
       (int64_t)s->out_h * s->out_w == 0)
-    return WICK_OK;
+    return image_scratch(ctx, d, 0);
   /* one channel per group: a depthwise convolution once the filter is transposed */
   const bool channelwise =
       !depthwise && s->groups > 1 && s->groups == s->in_c && s->out_c == s->groups;
-  if (!depthwise && s->groups != 1 && !channelwise) return WICK_OK; /* the reference kernel */
+  if (!depthwise && s->groups != 1 && !channelwise) /* the reference kernel */
+    return image_scratch(ctx, d, 0);
   if (depthwise || channelwise) { /* rows split over the threads, out_c uint32 sums each */
     d->dw_shape = *s;
     d->dw_filter = wick_op_input(ctx, 1)->data;
@@ -164,15 +176,14 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
       d->hybrid_dwconv = d->quantize_f32->hybrid_dwconv;
       if (d->hybrid_dwconv != NULL) { /* sums in registers: no scratch */
         d->hybrid_blocked = true;
-        return WICK_OK;
+        return image_scratch(ctx, d, 0);
       }
     }
     size_t scratch;
     if (!wick_mul_size((size_t)s->out_c * sizeof(uint32_t), wick_op_num_threads(ctx), &scratch))
       return wick_op_fail(ctx, WICK_ERR_OUT_OF_MEMORY, "hybrid depthwise scratch overflows");
-    wick_op_request_scratch(ctx, scratch);
     d->hybrid_blocked = true;
-    return WICK_OK;
+    return image_scratch(ctx, d, scratch);
   }
   size_t k = (size_t)s->k_h * (size_t)s->k_w, per_thread, scratch, rows, patches;
   /* the GEMM form: every patch a row of the int8 GEMM */
@@ -181,7 +192,7 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
       wick_mul_size(rows, patches, &patches) && patches <= HCONV_GEMM_MAX_BYTES && patches > 0) {
     WICK_TRY(wick_hybrid_gemm_prepare(ctx, &d->h, rows, (size_t)s->out_c, k * (size_t)s->in_c,
                                       wick_op_input(ctx, 1)->data, false, 0, &d->hybrid_gemm));
-    if (d->hybrid_gemm) return WICK_OK;
+    if (d->hybrid_gemm) return image_scratch(ctx, d, d->h.scratch_bytes);
   }
   /* the blocked form: patches and int32 sums per thread, the filter row sums once */
   if (!wick_mul_size(k, (size_t)s->in_c, &k) ||
@@ -196,11 +207,10 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
     for (size_t i = 0; i < k; i++) sum += (uint32_t)(int32_t)f[(size_t)o * k + i];
     d->filter_sums[o] = (int32_t)sum;
   }
-  wick_op_request_scratch(ctx, scratch);
   const wick_q8_kernels *q8 = wick_q8_kernels_select(false);
   d->dots = q8 != NULL ? q8->dots : NULL;
   d->hybrid_blocked = true;
-  return WICK_OK;
+  return image_scratch(ctx, d, scratch);
 }
 
 /* One image of a hybrid convolution (CONV_2D blocks or depthwise rows). */
@@ -211,7 +221,8 @@ typedef struct hybrid_job {
   float *out;       /* this image's output */
   uint8_t *scratch; /* per_thread bytes per thread */
   size_t per_thread;
-  int32_t offset; /* the image's zero point and scale */
+  const int8_t *qin; /* the quantized image */
+  int32_t offset;    /* its zero point and scale */
   float scale;
 } hybrid_job;
 
@@ -246,7 +257,7 @@ static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
       (int32_t *)(void *)(j->scratch + thread * j->per_thread + (k * HCONV_MB + 63) / 64 * 64);
   for (size_t blk = begin; blk < end; blk++) {
     const size_t p0 = blk * HCONV_MB, mb = pixels - p0 < HCONV_MB ? pixels - p0 : HCONV_MB;
-    for (size_t i = 0; i < mb; i++) im2col_row(s, d->qin, j->offset, p0 + i, patch + i * k);
+    for (size_t i = 0; i < mb; i++) im2col_row(s, j->qin, j->offset, p0 + i, patch + i * k);
     if (d->dots != NULL)
       d->dots(mb, oc, k, patch, j->filter, acc, oc);
     else
@@ -269,12 +280,12 @@ static void hdw_rows(void *arg, size_t begin, size_t end, size_t thread) {
   const hybrid_job *j = arg;
   const conv_data *d = j->d;
   if (d->hybrid_dwconv != NULL) {
-    d->hybrid_dwconv(&d->dw_shape, d->qin, j->offset, j->scale, d->dw_filter, d->filter_scales,
+    d->hybrid_dwconv(&d->dw_shape, j->qin, j->offset, j->scale, d->dw_filter, d->filter_scales,
                      d->dw_filter != j->filter, j->bias, j->out, d->lo, d->hi, (int32_t)begin,
                      (int32_t)end);
     return;
   }
-  wick_hybrid_depthwise_rows(&d->dw_shape, d->qin, j->offset, j->scale, d->dw_filter,
+  wick_hybrid_depthwise_rows(&d->dw_shape, j->qin, j->offset, j->scale, d->dw_filter,
                              d->filter_scales, d->dw_filter != j->filter, j->bias, j->out, d->lo,
                              d->hi, (int32_t)begin, (int32_t)end,
                              (uint32_t *)(void *)(j->scratch + thread * j->per_thread));
@@ -284,7 +295,8 @@ static void hdw_rows(void *arg, size_t begin, size_t end, size_t thread) {
  * task), then, for all images, the sums and the reference's rescale per block. */
 typedef struct hconv_gemm_job {
   const conv_data *d;
-  int8_t *rows; /* this image's first row */
+  const int8_t *qin; /* the quantized image */
+  int8_t *rows;      /* this image's first row */
   int32_t offset;
   const float *bias;
   float *out;
@@ -295,7 +307,7 @@ static void hconv_gemm_patches(void *arg, size_t begin, size_t end, size_t threa
   (void)thread;
   const hconv_gemm_job *j = arg;
   for (size_t p = begin; p < end; p++)
-    im2col_row(&j->d->shape, j->d->qin, j->offset, p, j->rows + p * j->d->h.k);
+    im2col_row(&j->d->shape, j->qin, j->offset, p, j->rows + p * j->d->h.k);
 }
 
 static void hconv_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_t n1) {
@@ -327,10 +339,11 @@ static wick_status hybrid_gemm_run(const wick_op_ctx *ctx, const conv_data *d) {
   const float *in = wick_op_input(ctx, 0)->data;
   const size_t image = (size_t)s->in_h * (size_t)s->in_w * (size_t)s->in_c;
   const size_t pixels = (size_t)s->out_h * (size_t)s->out_w;
-  hconv_gemm_job j = {d, NULL, 0, bias_data(ctx), wick_op_output(ctx, 0)->data, NULL};
+  int8_t *qin = (int8_t *)wick_op_scratch(ctx) + d->qin_offset;
+  hconv_gemm_job j = {d, qin, NULL, 0, bias_data(ctx), wick_op_output(ctx, 0)->data, NULL};
   for (int32_t n = 0; n < s->batch; n++) {
     const float scale =
-        wick_hybrid_quantize_row(d->h.f32, image, in + (size_t)n * image, d->qin, true, &j.offset);
+        wick_hybrid_quantize_row(d->h.f32, image, in + (size_t)n * image, qin, true, &j.offset);
     const size_t r0 = (size_t)n * pixels;
     for (size_t r = r0; r < r0 + pixels; r++) {
       d->h.row_scales[r] = scale;
@@ -351,10 +364,11 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
   float *out = wick_op_output(ctx, 0)->data;
   const int64_t image = (int64_t)s->in_h * s->in_w * s->in_c;
   const int64_t out_image = (int64_t)s->out_h * s->out_w * s->out_c;
+  int8_t *qin = (int8_t *)wick_op_scratch(ctx) + d->qin_offset;
   for (int32_t n = 0; n < s->batch; n++) {
     int32_t offset;
     const float scale = wick_hybrid_quantize_row(d->quantize_f32, (size_t)image, in + n * image,
-                                                 d->qin, true, &offset);
+                                                 qin, true, &offset);
     if (d->hybrid_blocked && d->dw_filter != NULL) {
       hybrid_job j = {d,
                       wick_op_input(ctx, 1)->data,
@@ -362,6 +376,7 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
                       out + n * out_image,
                       wick_op_scratch(ctx),
                       (size_t)s->out_c * sizeof(uint32_t),
+                      qin,
                       offset,
                       scale};
       const uint64_t per_row = (uint64_t)s->out_w * (uint64_t)s->out_c * (uint64_t)s->k_h *
@@ -380,6 +395,7 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
                       out + n * out_image,
                       wick_op_scratch(ctx),
                       per_thread,
+                      qin,
                       offset,
                       scale};
       const size_t pixels = (size_t)s->out_h * (size_t)s->out_w;
@@ -390,7 +406,7 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
       if (st != WICK_OK) return st;
       continue;
     }
-    wick_hybrid_conv2d__reference(s, depthwise, d->qin, offset, scale, wick_op_input(ctx, 1)->data,
+    wick_hybrid_conv2d__reference(s, depthwise, qin, offset, scale, wick_op_input(ctx, 1)->data,
                                   d->filter_scales, bias_data(ctx), out + n * out_image, d->lo,
                                   d->hi);
   }

@@ -64,6 +64,7 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
   h->packed = packed;
   h->prepared_offset = rows_bytes & ~(size_t)63;
   h->acc_offset = h->prepared_offset + (prepared & ~(size_t)63);
+  h->scratch_bytes = scratch;
   wick_op_request_scratch(ctx, scratch);
   *ready = true;
   return WICK_OK;

@@ -28,6 +28,7 @@ typedef struct wick_hybrid_gemm {
    * quantized rows at 0, the rows prepared for the kernels at prepared_offset, the m x n
    * int32 sums at acc_offset */
   size_t prepared_offset, acc_offset;
+  size_t scratch_bytes; /* all three */
 } wick_hybrid_gemm;
 
 /* Prepares the form for m rows of k against n outputs whose constant int8 weights are w,
