@@ -67,8 +67,9 @@
  * rows (batch count and M) without broadcast, the mask's dims 1 or those of the view the ADD
  * sees (its last S), SOFTMAX's beta in [2^-100, 2^100], the values (through their RESHAPEs) and
  * the mask written before the first BATCH_MATMUL runs, and no node between the two
- * BATCH_MATMULs that assigns a variable or runs a subgraph. WICK_NO_ATTENTION_FUSION=1 (read when an interpreter
- * is created) turns this one pattern off, for bit-exact comparisons with the unfused nodes.
+ * BATCH_MATMULs that assigns a variable or runs a subgraph. WICK_NO_ATTENTION_FUSION=1 (read when
+ * an interpreter is created) turns this one pattern off, for bit-exact comparisons with the unfused
+ * nodes.
  *
  * PAD folding (before the convolution's prepare, wick_pad_folder_*):
  *
