@@ -19,6 +19,7 @@
  */
 #include <immintrin.h>
 
+#include "kernels/conv_taps.h"
 #include "kernels/kernels.h"
 
 typedef struct hdw_finish {
@@ -27,40 +28,6 @@ typedef struct hdw_finish {
   const float *bias; /* may be NULL */
   bool conv_rescale;
 } hdw_finish;
-
-/* The taps of one output pixel that fall inside the image: rows ky_begin..ky_end-1 and columns
- * kx_begin..kx_end-1 of the filter (the taps outside add nothing); iy0 and ix0 are the image
- * row and column of tap (0, 0), which may lie outside. */
-typedef struct hdw_taps {
-  int64_t iy0, ix0;
-  int32_t ky_begin, ky_end, kx_begin, kx_end;
-} hdw_taps;
-
-/* The taps k in [*begin, *end) of a filter axis with `taps` taps whose image index
- * start + k * dilation lies in [0, size). */
-static void in_bounds_taps(int64_t start, int32_t dilation, int32_t taps, int64_t size,
-                           int32_t *begin, int32_t *end) {
-  int32_t k0 = 0, k1 = taps;
-  while (k0 < taps && start + (int64_t)k0 * dilation < 0) k0++;
-  while (k1 > k0 && start + (int64_t)(k1 - 1) * dilation >= size) k1--;
-  *begin = k0;
-  *end = k1;
-}
-
-static hdw_taps pixel_taps(const wick_conv_shape *s, int32_t oy, int32_t ox) {
-  hdw_taps t;
-  t.iy0 = (int64_t)oy * s->stride_h - s->pad_top;
-  t.ix0 = (int64_t)ox * s->stride_w - s->pad_left;
-  in_bounds_taps(t.iy0, s->dilation_h, s->k_h, s->in_h, &t.ky_begin, &t.ky_end);
-  in_bounds_taps(t.ix0, s->dilation_w, s->k_w, s->in_w, &t.kx_begin, &t.kx_end);
-  return t;
-}
-
-/* The image pixel (row * in_w + column) under tap (ky, kx). */
-static inline int64_t tap_pixel(const wick_conv_shape *s, const hdw_taps *t, int32_t ky,
-                                int32_t kx) {
-  return (t->iy0 + (int64_t)ky * s->dilation_h) * s->in_w + t->ix0 + (int64_t)kx * s->dilation_w;
-}
 
 /* The float stage of 8 channels starting at channel c. */
 static inline void finish8(const hdw_finish *f, __m256i acc, int64_t c, float *out) {
@@ -86,13 +53,13 @@ void wick_hybrid_dwconv__avx2(const wick_conv_shape *s, const int8_t *input, int
   for (int32_t oy = y0; oy < y1; oy++)
     for (int32_t ox = 0; ox < s->out_w; ox++) {
       float *out = output + ((int64_t)oy * s->out_w + ox) * c;
-      const hdw_taps t = pixel_taps(s, oy, ox);
+      const wick_conv_taps t = wick_conv_pixel_taps(s, oy, ox);
       int64_t ch = 0;
       for (; ch + 16 <= c; ch += 16) {
         __m256i acc_lo = _mm256_setzero_si256(), acc_hi = _mm256_setzero_si256();
         for (int32_t ky = t.ky_begin; ky < t.ky_end; ky++) {
           for (int32_t kx = t.kx_begin; kx < t.kx_end; kx++) {
-            const int8_t *px = input + tap_pixel(s, &t, ky, kx) * c + ch;
+            const int8_t *px = input + wick_conv_tap_pixel(s, &t, ky, kx) * c + ch;
             const int8_t *w = filter + ((int64_t)ky * s->k_w + kx) * c + ch;
             const __m256i x = _mm256_sub_epi16(
                 _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)px)), offset16);
@@ -110,7 +77,7 @@ void wick_hybrid_dwconv__avx2(const wick_conv_shape *s, const int8_t *input, int
         __m256i acc = _mm256_setzero_si256();
         for (int32_t ky = t.ky_begin; ky < t.ky_end; ky++) {
           for (int32_t kx = t.kx_begin; kx < t.kx_end; kx++) {
-            const int8_t *px = input + tap_pixel(s, &t, ky, kx) * c + ch;
+            const int8_t *px = input + wick_conv_tap_pixel(s, &t, ky, kx) * c + ch;
             const int8_t *w = filter + ((int64_t)ky * s->k_w + kx) * c + ch;
             const __m128i x =
                 _mm_sub_epi16(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)px)),
@@ -128,8 +95,8 @@ void wick_hybrid_dwconv__avx2(const wick_conv_shape *s, const int8_t *input, int
         for (int32_t ky = t.ky_begin; ky < t.ky_end; ky++) {
           for (int32_t kx = t.kx_begin; kx < t.kx_end; kx++) {
             const int32_t w = filter[((int64_t)ky * s->k_w + kx) * c + ch];
-            acc +=
-                (uint32_t)(w * ((int32_t)input[tap_pixel(s, &t, ky, kx) * c + ch] - input_offset));
+            acc += (uint32_t)(w * ((int32_t)input[wick_conv_tap_pixel(s, &t, ky, kx) * c + ch] -
+                                   input_offset));
           }
         }
         float y = conv_rescale ? (float)(int32_t)acc * filter_scales[ch] * input_scale

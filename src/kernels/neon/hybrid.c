@@ -22,6 +22,7 @@
  */
 #include <arm_neon.h>
 
+#include "kernels/conv_taps.h"
 #include "kernels/kernels.h"
 
 #define INLINE static inline __attribute__((always_inline))
@@ -38,39 +39,6 @@ typedef struct hdw_finish {
   const float *bias; /* may be NULL */
   bool conv_rescale;
 } hdw_finish;
-
-/* The taps of one output pixel that fall inside the image: rows ky_begin..ky_end-1 and columns
- * kx_begin..kx_end-1 of the filter (the taps outside add nothing); iy0 and ix0 are the image
- * row and column of tap (0, 0), which may lie outside. */
-typedef struct hdw_taps {
-  int64_t iy0, ix0;
-  int32_t ky_begin, ky_end, kx_begin, kx_end;
-} hdw_taps;
-
-/* The taps k in [*begin, *end) of a filter axis with `taps` taps whose image index
- * start + k * dilation lies in [0, size). */
-static void in_bounds_taps(int64_t start, int32_t dilation, int32_t taps, int64_t size,
-                           int32_t *begin, int32_t *end) {
-  int32_t k0 = 0, k1 = taps;
-  while (k0 < taps && start + (int64_t)k0 * dilation < 0) k0++;
-  while (k1 > k0 && start + (int64_t)(k1 - 1) * dilation >= size) k1--;
-  *begin = k0;
-  *end = k1;
-}
-
-static hdw_taps pixel_taps(const wick_conv_shape *s, int32_t oy, int32_t ox) {
-  hdw_taps t;
-  t.iy0 = (int64_t)oy * s->stride_h - s->pad_top;
-  t.ix0 = (int64_t)ox * s->stride_w - s->pad_left;
-  in_bounds_taps(t.iy0, s->dilation_h, s->k_h, s->in_h, &t.ky_begin, &t.ky_end);
-  in_bounds_taps(t.ix0, s->dilation_w, s->k_w, s->in_w, &t.kx_begin, &t.kx_end);
-  return t;
-}
-
-/* The image pixel (row * in_w + column) under tap (ky, kx). */
-INLINE int64_t tap_pixel(const wick_conv_shape *s, const hdw_taps *t, int32_t ky, int32_t kx) {
-  return (t->iy0 + (int64_t)ky * s->dilation_h) * s->in_w + t->ix0 + (int64_t)kx * s->dilation_w;
-}
 
 /* The float stage of 4 channels starting at channel c. */
 INLINE void finish4(const hdw_finish *f, int32x4_t acc, int64_t c, float *out) {
@@ -94,13 +62,13 @@ void wick_hybrid_dwconv__neon(const wick_conv_shape *s, const int8_t *input, int
   for (int32_t oy = y0; oy < y1; oy++)
     for (int32_t ox = 0; ox < s->out_w; ox++) {
       float *out = output + ((int64_t)oy * s->out_w + ox) * c;
-      const hdw_taps t = pixel_taps(s, oy, ox);
+      const wick_conv_taps t = wick_conv_pixel_taps(s, oy, ox);
       int64_t ch = 0;
       for (; ch + 16 <= c; ch += 16) {
         int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
         for (int32_t ky = t.ky_begin; ky < t.ky_end; ky++) {
           for (int32_t kx = t.kx_begin; kx < t.kx_end; kx++) {
-            const int8x16_t px = vld1q_s8(input + tap_pixel(s, &t, ky, kx) * c + ch);
+            const int8x16_t px = vld1q_s8(input + wick_conv_tap_pixel(s, &t, ky, kx) * c + ch);
             const int8x16_t w = vld1q_s8(filter + ((int64_t)ky * s->k_w + kx) * c + ch);
             const int16x8_t xl = vsubq_s16(vmovl_s8(vget_low_s8(px)), offset);
             const int16x8_t xh = vsubq_s16(vmovl_high_s8(px), offset);
@@ -120,7 +88,7 @@ void wick_hybrid_dwconv__neon(const wick_conv_shape *s, const int8_t *input, int
         int32x4_t a0 = vdupq_n_s32(0), a1 = a0;
         for (int32_t ky = t.ky_begin; ky < t.ky_end; ky++) {
           for (int32_t kx = t.kx_begin; kx < t.kx_end; kx++) {
-            const int8x8_t px = vld1_s8(input + tap_pixel(s, &t, ky, kx) * c + ch);
+            const int8x8_t px = vld1_s8(input + wick_conv_tap_pixel(s, &t, ky, kx) * c + ch);
             const int8x8_t w = vld1_s8(filter + ((int64_t)ky * s->k_w + kx) * c + ch);
             const int16x8_t x = vsubq_s16(vmovl_s8(px), offset);
             const int16x8_t w16 = vmovl_s8(w);
@@ -137,8 +105,8 @@ void wick_hybrid_dwconv__neon(const wick_conv_shape *s, const int8_t *input, int
         for (int32_t ky = t.ky_begin; ky < t.ky_end; ky++) {
           for (int32_t kx = t.kx_begin; kx < t.kx_end; kx++) {
             const int32_t w = filter[((int64_t)ky * s->k_w + kx) * c + ch];
-            acc +=
-                (uint32_t)(w * ((int32_t)input[tap_pixel(s, &t, ky, kx) * c + ch] - input_offset));
+            acc += (uint32_t)(w * ((int32_t)input[wick_conv_tap_pixel(s, &t, ky, kx) * c + ch] -
+                                   input_offset));
           }
         }
         float y = conv_rescale ? (float)(int32_t)acc * filter_scales[ch] * input_scale
