@@ -90,20 +90,9 @@ void wick_hybrid_dwconv__avx2(const wick_conv_shape *s, const int8_t *input, int
         finish8(&f, acc, ch, out);
         ch += 8;
       }
-      for (; ch < c; ch++) { /* the reference's scalar code */
-        uint32_t acc = 0;
-        for (int32_t ky = t.ky_begin; ky < t.ky_end; ky++) {
-          for (int32_t kx = t.kx_begin; kx < t.kx_end; kx++) {
-            const int32_t w = filter[((int64_t)ky * s->k_w + kx) * c + ch];
-            acc += (uint32_t)(w * ((int32_t)input[wick_conv_tap_pixel(s, &t, ky, kx) * c + ch] -
-                                   input_offset));
-          }
-        }
-        float y = conv_rescale ? (float)(int32_t)acc * filter_scales[ch] * input_scale
-                               : (float)(int32_t)acc * (filter_scales[ch] * input_scale);
-        if (bias) y += bias[ch];
-        out[ch] = y < lo ? lo : (y > hi ? hi : y);
-      }
+      for (; ch < c; ch++)
+        out[ch] = wick_hybrid_dw_channel(s, &t, filter, input, c, ch, input_offset, filter_scales,
+                                         input_scale, conv_rescale, bias, lo, hi);
     }
 }
 
