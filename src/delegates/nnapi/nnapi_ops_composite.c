@@ -177,6 +177,18 @@ static int32_t bmm_depthwise(map_ctx *c, const bmm_plan *p, int32_t in, int32_t 
   return nn_operation(c, ANEURALNETWORKS_DEPTHWISE_CONV_2D, ops, n, &out, 1) ? out : -1;
 }
 
+/* The product `t` reshaped to the BATCH_MATMUL's output shape, written to its output. */
+static bool bmm_reshape_to_output(map_ctx *c, const bmm_plan *p, int32_t t) {
+  uint32_t od[4];
+  uint32_t orank = nn_dims_of(c, p->oi, od);
+  int32_t shape[4];
+  for (uint32_t d = 0; d < orank; d++) shape[d] = (int32_t)od[d];
+  int32_t ops[2];
+  ops[0] = t;
+  ops[1] = nn_const_i32_vector(c, shape, orank);
+  return nn_operation_to(c, ANEURALNETWORKS_RESHAPE, ops, 2, p->oi);
+}
+
 static bool bmm_emit_shared(map_ctx *c, const bmm_plan *p) {
   /* X as rows of K: [B, M, K] (transposed from [B, K, M] when adj_x), flat */
   int32_t x = nn_graph_operand(c, p->xi);
@@ -200,15 +212,7 @@ static bool bmm_emit_shared(map_ctx *c, const bmm_plan *p) {
   } else {
     filter = nn_reshaped(c, nn_graph_operand(c, p->yi), F32, f_dims, 4);
   }
-  int32_t prod = bmm_depthwise(c, p, in, filter, p->bx * p->m, 1);
-  uint32_t od[4];
-  uint32_t orank = nn_dims_of(c, p->oi, od);
-  int32_t shape[4];
-  for (uint32_t d = 0; d < orank; d++) shape[d] = (int32_t)od[d];
-  int32_t ops[2];
-  ops[0] = prod;
-  ops[1] = nn_const_i32_vector(c, shape, orank);
-  return nn_operation_to(c, ANEURALNETWORKS_RESHAPE, ops, 2, p->oi);
+  return bmm_reshape_to_output(c, p, bmm_depthwise(c, p, in, filter, p->bx * p->m, 1));
 }
 
 static bool bmm_emit_batched(map_ctx *c, const bmm_plan *p) {
@@ -236,15 +240,9 @@ static bool bmm_emit_batched(map_ctx *c, const bmm_plan *p) {
   /* [1, M, 1, B*N] = [M, B, N] -> [B, M, N] -> the output's shape */
   uint32_t mbn[3] = {M, B, N};
   const int32_t back[3] = {1, 0, 2};
-  int32_t t = nn_transposed(c, nn_reshaped(c, prod, F32, mbn, 3), F32, mbn, 3, back);
-  uint32_t od[4];
-  uint32_t orank = nn_dims_of(c, p->oi, od);
-  int32_t shape[4];
-  for (uint32_t d = 0; d < orank; d++) shape[d] = (int32_t)od[d];
-  int32_t ops[2];
-  ops[0] = t;
-  ops[1] = nn_const_i32_vector(c, shape, orank);
-  return nn_operation_to(c, ANEURALNETWORKS_RESHAPE, ops, 2, p->oi);
+  return bmm_reshape_to_output(c, p,
+                               nn_transposed(c, nn_reshaped(c, prod, F32, mbn, 3), F32, mbn, 3,
+                                             back));
 }
 
 bool nn_map_batch_matmul(map_ctx *c) {
