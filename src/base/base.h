@@ -80,6 +80,11 @@ WICK_INTERNAL bool wick_mem_huge_blocks(const wick_mem *mem);
  * allocator block to the OS (they read as zero when touched again): the
  * unused tail of a huge page that a packed-weight chunk touched. */
 WICK_INTERNAL void wick_mem_drop_pages(void *start, size_t bytes);
+/* Memory about to be written in full (packed weights, a folded constant): its pages are
+ * faulted in by one system call (MADV_POPULATE_WRITE, Linux 5.14 and later; elsewhere
+ * nothing happens and the writes fault them in as usual), a third cheaper than a fault per
+ * 4 KiB page on a virtual machine (91 MB: 50 against 75 ms). Whole pages only. */
+WICK_INTERNAL void wick_mem_prefault(void *start, size_t bytes);
 WICK_INTERNAL void *wick_mem_alloc(wick_mem *mem, size_t size);
 WICK_INTERNAL void *wick_mem_calloc(wick_mem *mem, size_t count, size_t size);
 WICK_INTERNAL void wick_mem_free(wick_mem *mem, void *ptr);

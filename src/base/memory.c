@@ -6,7 +6,7 @@
  * enforced and released exactly and every block is 64-byte aligned (enough
  * for any vector ISA). The cap is checked before each allocation.
  */
-#define _DEFAULT_SOURCE 1 /* madvise, MADV_DONTNEED */
+#define _DEFAULT_SOURCE 1 /* madvise, MADV_DONTNEED, MADV_POPULATE_WRITE */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,6 +33,17 @@ void wick_mem_drop_pages(void *start, size_t bytes) {
   uintptr_t end = ((uintptr_t)start + bytes) & ~(page - 1);
 #ifdef MADV_DONTNEED
   if (end > begin) (void)madvise((void *)begin, end - begin, MADV_DONTNEED);
+#else
+  (void)begin;
+  (void)end;
+#endif
+}
+
+void wick_mem_prefault(void *start, size_t bytes) {
+  uintptr_t page = 4096, begin = ((uintptr_t)start + page - 1) & ~(page - 1);
+  uintptr_t end = ((uintptr_t)start + bytes) & ~(page - 1);
+#ifdef MADV_POPULATE_WRITE
+  if (end > begin) (void)madvise((void *)begin, end - begin, MADV_POPULATE_WRITE);
 #else
   (void)begin;
   (void)end;

@@ -173,9 +173,14 @@ static wick_graph *graph_new(wick_interpreter *it, uint32_t subgraph, int depth)
   return g;
 }
 
-/* Storage for a tensor owned by the graph (persistent for this prepare). */
-static wick_status give_storage(wick_graph *g, wick_tensor *t, wick_alloc_kind kind) {
-  void *p = graph_alloc(g, t->bytes);
+/* Storage for a tensor owned by the graph (persistent for this prepare): zeroed, or, when the
+ * caller writes all of it right away (`written`: a copy, a folded op's output, which an op
+ * writes in full as it does into the arena), large ones prefaulted instead. */
+static wick_status give_storage(wick_graph *g, wick_tensor *t, wick_alloc_kind kind, bool written) {
+  const bool prefault =
+      written && t->bytes >= ((size_t)64 << 10) && wick_mem_huge_blocks(&g->interp->mem);
+  void *p = wick_graph_alloc(g, t->bytes, !prefault);
+  if (p != NULL && prefault) wick_mem_prefault(p, t->bytes);
   if (p == NULL)
     return interp_fail(g->interp, WICK_ERR_OUT_OF_MEMORY,
                        "out of memory allocating %zu bytes for tensor %s", t->bytes, t->name);
@@ -257,7 +262,7 @@ static wick_status prepare_tensors(wick_graph *g) {
                              "input tensor %u (%s) is a sparse constant; wick cannot feed it", i,
                              t->name);
         if (densify[i] && esize != 0) {
-          wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT);
+          wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT, false);
           if (st) return st;
           wick_sparse_densify(info, esize, t->data);
         } else {
@@ -274,7 +279,7 @@ static wick_status prepare_tensors(wick_graph *g) {
        * file's bytes may be a read-only mapping. (esize == 0: a string or
        * unknown type no op reads as numbers; it keeps pointing at the file.) */
       if (esize != 0 && (is_input[i] || (esize > 1 && ((uintptr_t)info->data % esize) != 0))) {
-        wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT);
+        wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT, info->data_size == t->bytes);
         if (st) return st;
         memcpy(t->data, info->data, info->data_size);
       } else {
@@ -282,7 +287,7 @@ static wick_status prepare_tensors(wick_graph *g) {
         t->alloc = WICK_ALLOC_CONSTANT;
       }
     } else if (info->is_variable) {
-      wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT);
+      wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT, false);
       if (st) return st;
       reset_variable(t);
     }
@@ -384,7 +389,7 @@ static wick_status prepare_node(wick_graph *g, wick_node *n, bool *dynamic_tenso
     /* Fold: compute now, keep the result as a constant. */
     for (uint32_t k = 0; k < op->num_outputs; k++) {
       wick_tensor *t = &g->tensors[op->outputs[k]];
-      if ((st = give_storage(g, t, WICK_ALLOC_PERSISTENT))) return st;
+      if ((st = give_storage(g, t, WICK_ALLOC_PERSISTENT, true))) return st;
     }
     if ((st = run_node(g, n))) return st;
     for (uint32_t k = 0; k < op->num_outputs; k++) g->tensors[op->outputs[k]].known = true;

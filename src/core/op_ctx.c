@@ -130,11 +130,24 @@ void *wick_op_alloc(const wick_op_ctx *ctx, size_t size) {
 #define PACKED_CHUNK (4 * WICK_HUGE_BLOCK - 64) /* + wick_mem's header: 8 MiB */
 #define PACKED_CARVED_MAX ((size_t)1 << 20)
 
+/* Packed buffers are written in full right away: prefaulted (wick_mem_prefault) from this
+ * size on, with the default allocator. */
+#define PACKED_PREFAULT_MIN ((size_t)64 << 10)
+
+static void *carve_packed(wick_graph *g, size_t size);
+
 void *wick_op_alloc_packed(const wick_op_ctx *ctx, size_t size) {
   wick_graph *g = ctx->graph;
   size = wick_align_up(size ? size : 1, 64);
-  if (g->in_invoke || !wick_mem_huge_blocks(&g->interp->mem) || size > PACKED_CARVED_MAX)
+  if (g->in_invoke || !wick_mem_huge_blocks(&g->interp->mem))
     return wick_graph_alloc(g, size, false);
+  void *p = size > PACKED_CARVED_MAX ? wick_graph_alloc(g, size, false) : carve_packed(g, size);
+  if (p != NULL && size >= PACKED_PREFAULT_MIN) wick_mem_prefault(p, size);
+  return p;
+}
+
+/* A buffer of `size` (a multiple of 64, at most PACKED_CARVED_MAX) from the open chunks. */
+static void *carve_packed(wick_graph *g, size_t size) {
   const size_t n = sizeof g->packed_chunks / sizeof g->packed_chunks[0];
   size_t fullest = 0;
   for (size_t i = 0; i < n; i++) {
