@@ -230,8 +230,23 @@ def cmd_quantize(argv: list[str]) -> int:
         action="store_true",
         help="print the plan: per layer the scheme, its error against float and its cost",
     )
+    p.add_argument(
+        "--smooth",
+        default="auto",
+        help="int8: SmoothQuant outlier migration: auto (default with an accuracy target: the "
+        "alpha that errs least), an alpha in [0, 1], or none — wick.quantize's smooth=",
+    )
     _add_output_arguments(p)
     args = p.parse_args(argv)
+    if args.smooth.lower() in ("none", "auto"):
+        smooth = None if args.smooth.lower() == "none" else "auto"
+    else:
+        try:
+            smooth = float(args.smooth)
+        except ValueError:
+            p.error(f"--smooth takes auto, none or an alpha in [0, 1]; not {args.smooth!r}")
+        if not 0.0 <= smooth <= 1.0:
+            p.error(f"--smooth alpha must be in [0, 1], not {smooth}")
     if args.old_target is not None:
         p.error(
             "wick quantize's accuracy target is --accuracy-target (a cosine such as 0.99, or "
@@ -261,6 +276,7 @@ def cmd_quantize(argv: list[str]) -> int:
             "calibration": _calibration_batches(args, args.input, torch),
             "target": target,
             "report": args.report,
+            "smooth": smooth,
         }
     out = args.output or (args.factory.split(":")[1] + ".tflite")
     t0 = time.perf_counter()

@@ -183,13 +183,13 @@ def min_cosine(got, ref) -> float:
 class Simulation:
     """One export, annotation (all int8), calibration; then ``error({layer: precision})``."""
 
-    def __init__(self, module, sample_args, batches, quantizer_factory, dynamic_shapes=None):
+    def __init__(self, module, exported: GraphModule, batches, quantizer_factory):
+        """``exported``: ``module`` as export_for_quantization returns it (perhaps smoothed);
+        the float reference is ``module`` itself."""
         from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e
 
-        from . import export_for_quantization
-
         self.batches = batches
-        self.exported = export_for_quantization(module, sample_args, dynamic_shapes)
+        self.exported = exported
         with torch.no_grad():
             self.reference = [module(*b) for b in batches]
         with warnings.catch_warnings():
@@ -332,6 +332,9 @@ class Plan:
     evaluations: int
     seconds: float
     final_cosine: float | None = None  # the converted PT2E reference on the calibration data
+    # smooth="auto": the all-int8 error of each SmoothQuant alpha tried (0: none); the least won
+    smoothing: dict[float, float] = field(default_factory=dict)
+    smooth_alpha: float | None = None  # the alpha chosen (0.0: none), None: not searched
 
     def assignment(self) -> dict[str, str]:
         return {c.name: c.precision for c in self.layers}
@@ -353,6 +356,12 @@ class Plan:
         for c in self.layers:
             scheme = {"int8": "int8", "int16": "16x8", "float": "float"}[c.precision]
             lines.append(f"{c.name:<{w}}  {scheme:<6}  {c.error:14.2e}  {c.cost:5.3f}")
+        if self.smoothing:
+            tried = ", ".join(f"{a:g}: {e:.2e}" for a, e in self.smoothing.items())
+            lines.append(
+                f"SmoothQuant alpha {self.smooth_alpha:g} (all-int8 error per alpha tried, "
+                f"0 = none: {tried})"
+            )
         got = self.final_cosine if self.final_cosine is not None else self.cosine
         lines.append(
             f"whole model: cosine {got:.5f} to float (simulated {self.cosine:.5f}), cost "

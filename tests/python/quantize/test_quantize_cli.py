@@ -83,6 +83,8 @@ def test_quantize_cli_writes_a_file_that_matches_litert(tmp_path):
         # the old spelling (never in README/docs) is refused with the new name, not taken for
         # wick convert's device --target
         (["--target", "0.99"], "is --accuracy-target"),
+        (["--smooth", "strong"], "--smooth takes auto, none or an alpha"),
+        (["--smooth", "1.5"], "--smooth alpha must be in [0, 1]"),
     ],
 )
 def test_quantize_cli_refuses_bad_requests(args, message):
