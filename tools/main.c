@@ -297,8 +297,10 @@ static void print_delegation(const wick_interpreter *it) {
       snprintf(where, sizeof where, "%s #%d", on, wick_interpreter_op_partition(it, i));
     else
       snprintf(where, sizeof where, "cpu");
-    printf("  %4zu  %-24s %-16s %s\n", i, wick_interpreter_op_name(it, i), where,
-           wick_interpreter_op_delegation_reason(it, i));
+    const char *note = wick_interpreter_op_delegation_note(it, i);
+    printf("  %4zu  %-24s %-16s %s%s%s\n", i, wick_interpreter_op_name(it, i), where,
+           wick_interpreter_op_delegation_reason(it, i), note && note[0] ? "note: " : "",
+           note ? note : "");
   }
 }
 

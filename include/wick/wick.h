@@ -569,8 +569,9 @@ WICK_API const char *wick_dtype_name(wick_dtype dtype);
  * take the operator. wick_interpreter_op_delegate and its neighbours report
  * where each operator runs and why.
  *
- * Only the graph of the interpreter's signature is offered; the subgraphs of
- * control-flow operators (IF, WHILE) run on the CPU.
+ * Only the graph of the interpreter's signature is offered; a delegate may
+ * take an IF or WHILE as a whole, reading its subgraphs through
+ * wick_delegate_graph_node_subgraph (below); otherwise they run on the CPU.
  *
  * Threads and memory: callbacks run on the thread that called create, resize
  * or invoke. A delegate used by several interpreters must allow calls from
@@ -647,6 +648,13 @@ struct wick_delegate {
    * CPU; the report says "<name>: planned only: <why>" (not "prepare
    * failed"), and the log line is INFO, not WARNING. 0: a working delegate. */
   int plans_only;
+  /* Appended (read when struct_size covers it). 1: when supports_node
+   * returns 1 it may leave a note in `why` — how it runs the operator when
+   * that is not the operator itself, and how close it is ("composed of EXP,
+   * DIV, ...: within 1.4e-7 x max(1, |value|)") — which the report keeps for
+   * the operator while it runs on the delegate
+   * (wick_interpreter_op_delegation_note). 0: `why` is ignored on a yes. */
+  int notes;
 };
 
 /* What a delegate may read of the graph. Out-of-range indices give 0, -1 or
@@ -827,6 +835,50 @@ WICK_API const char *wick_interpreter_op_delegation_reason(const wick_interprete
                                                            size_t i);
 /* Partitions made at the last prepare (those that fell back included). */
 WICK_API size_t wick_interpreter_partition_count(const wick_interpreter *interpreter);
+
+/* Appended to the delegate API.
+ *
+ * The graph's own inputs and outputs (tensor indices): those of the bound
+ * subgraph for the graph a callback receives, a control-flow subgraph's for
+ * one from wick_delegate_graph_node_subgraph. Out of range: -1. */
+WICK_API size_t wick_delegate_graph_input_count(const wick_delegate_graph *graph);
+WICK_API int32_t wick_delegate_graph_input(const wick_delegate_graph *graph, size_t i);
+WICK_API size_t wick_delegate_graph_output_count(const wick_delegate_graph *graph);
+WICK_API int32_t wick_delegate_graph_output(const wick_delegate_graph *graph, size_t i);
+/* The subgraphs operator `node` runs, as prepared for this node's input
+ * shapes: IF 2 (0 then, 1 else), WHILE 2 (0 cond, 1 body), 0 for other
+ * operators. Each is a graph the same wick_delegate_graph_* functions read
+ * (its nodes, tensors, options, inputs and outputs; nested control flow
+ * through this function again), valid as long as the graph it came from;
+ * NULL when out of range. A delegate that takes an IF or WHILE runs the
+ * whole operator: the subgraphs' operators are not offered on their own.
+ * IF and WHILE are offered when their output shapes are known at prepare
+ * (not when a branch or a loop body changes them). */
+WICK_API size_t wick_delegate_graph_node_subgraph_count(const wick_delegate_graph *graph,
+                                                        size_t node);
+WICK_API const wick_delegate_graph *wick_delegate_graph_node_subgraph(
+    const wick_delegate_graph *graph, size_t node, size_t i);
+/* How operator `node` runs on the CPU, for a delegate building a subgraph:
+ * "" when it runs at every invoke (a delegate may take it), "computed at
+ * prepare" (its outputs are constants: wick_tensor_is_constant; skip it), or
+ * why no delegate may run it ("output shape known only at invoke", "keeps
+ * state across invokes", ...). NULL when out of range. Static storage. */
+WICK_API const char *wick_delegate_graph_node_restriction(const wick_delegate_graph *graph,
+                                                          size_t node);
+/* A custom operator's option by key (its options are a FlexBuffers map, as
+ * TFLite_Detection_PostProcess's "max_detections", "use_regular_nms", ...):
+ * 1 and the value (integers and booleans exactly, true as 1) when the map has
+ * `key` as a number or a boolean; 0 otherwise (absent, another type, not a
+ * custom operator, malformed options, out of range). */
+WICK_API int wick_delegate_graph_node_custom_option(const wick_delegate_graph *graph, size_t node,
+                                                    const char *key, double *value_out);
+/* For an operator a delegate runs, the note its supports_node left (see
+ * wick_delegate.notes): how the delegate runs it when that is not the
+ * operator itself, and how close that is. "" otherwise (on the CPU, no note);
+ * NULL when i is out of range. Owned by the interpreter, valid until its
+ * next prepare. */
+WICK_API const char *wick_interpreter_op_delegation_note(const wick_interpreter *interpreter,
+                                                         size_t i);
 
 #ifdef __cplusplus
 }

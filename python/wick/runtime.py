@@ -218,6 +218,7 @@ def _library():
         "wick_interpreter_op_delegate": ([P, S], ctypes.c_char_p),
         "wick_interpreter_op_partition": ([P, S], INT),
         "wick_interpreter_op_delegation_reason": ([P, S], ctypes.c_char_p),
+        "wick_interpreter_op_delegation_note": ([P, S], ctypes.c_char_p),
         "wick_interpreter_partition_count": ([P], S),
         "wick_tensor_copy_to": ([P, P, S], INT),
         # the tokenizer in an LLM file (include/wick/llm.h; wick.llm.tokenizer)
@@ -261,13 +262,16 @@ class TensorDetail:
 class DelegationRecord:
     """Where operator ``index`` runs: ``delegate`` (its name) and ``partition`` (its number),
     or None and -1 on the CPU (a partition whose delegate failed keeps its number); ``reason``
-    says why it is not on a delegate ("" when it is)."""
+    says why it is not on a delegate ("" when it is); ``note``, for an operator on a delegate,
+    how the delegate runs it when that is not the operator itself and how close that is (a
+    GELU composed of NNAPI operations: its error bound), else ""."""
 
     index: int
     op: str
     delegate: str | None
     partition: int
     reason: str
+    note: str = ""
 
 
 def _delegate_specs(delegate) -> list[tuple[str, str]]:
@@ -394,6 +398,7 @@ class SignatureRunner:
                     on.decode() if on else None,
                     int(lib.wick_interpreter_op_partition(it, i)),
                     lib.wick_interpreter_op_delegation_reason(it, i).decode(errors="replace"),
+                    lib.wick_interpreter_op_delegation_note(it, i).decode(errors="replace"),
                 )
             )
         return out

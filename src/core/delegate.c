@@ -50,11 +50,17 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "format/flexbuffer.h"
 #include "format/schema.h"
 
 /* sizeof(wick_delegate) in its first version (through destroy). Fields appended later must be
  * read only when a delegate's struct_size covers them. */
 #define DELEGATE_FIRST_SIZE (offsetof(wick_delegate, destroy) + sizeof(void (*)(wick_delegate *)))
+
+/* 1 for a delegate that leaves notes on the nodes it takes (wick_delegate.notes, appended). */
+static bool keeps_notes(const wick_delegate *d) {
+  return d->struct_size >= offsetof(wick_delegate, notes) + sizeof d->notes && d->notes != 0;
+}
 
 /* 1 for a delegate that only plans (wick_delegate.plans_only, appended after destroy). */
 static bool plans_only(const wick_delegate *d) {
@@ -114,12 +120,19 @@ wick_status wick_delegates_adopt(wick_interpreter *it, const wick_interpreter_op
 
 /* ---------------------------------------------------------------- partitioning */
 
+/* An IF or WHILE: a delegate may take it whole, reading its subgraphs
+ * (wick_delegate_graph_node_subgraph). */
+static bool control_flow(const wick_node *n) {
+  return (n->op->builtin == WICK_BUILTIN_IF || n->op->builtin == WICK_BUILTIN_WHILE) &&
+         n->child[0] != NULL && n->child[1] != NULL;
+}
+
 /* Why a node is never offered to a delegate, or NULL when it is offered. */
 static const char *not_offered(const wick_graph *g, const wick_node *n) {
   if (n->folded) return "computed at prepare";
   if (n->dynamic) return "output shape known only at invoke";
   if (n->stateful) return "keeps state across invokes";
-  if (n->child[0] != NULL) return "runs subgraphs (they stay on the CPU)";
+  if (n->child[0] != NULL && !control_flow(n)) return "runs subgraphs (they stay on the CPU)";
   for (uint32_t k = 0; k < n->op->num_inputs; k++)
     if (n->op->inputs[k] >= 0 && g->tensors[n->op->inputs[k]].info->is_variable)
       return "keeps state across invokes (variable tensor)";
@@ -240,6 +253,13 @@ static bool accepts(partitioner *P, uint32_t v, uint32_t di) {
     P->asked[v] |= bit;
     if (d->supports_node(d, (const wick_delegate_graph *)g, v, why, sizeof why)) {
       P->accepted[v] |= bit;
+      why[sizeof why - 1] = 0;
+      if (keeps_notes(d) && why[0] && g->nodes[v].delegation_note == NULL) {
+        size_t len = strlen(why) + 1;
+        char *kept = wick_graph_alloc(g, len, false);
+        if (kept != NULL) memcpy(kept, why, len); /* else the report loses the note */
+        g->nodes[v].delegation_note = kept;
+      }
     } else {
       why[sizeof why - 1] = 0;
       note(g, &g->nodes[v], "%s: %s", d->name, why[0] ? why : "declined");
@@ -501,6 +521,7 @@ void wick_graph_partition(wick_graph *g) {
     }
     const char *why = not_offered(g, node);
     g->nodes[v].delegation_why = why;
+    g->nodes[v].delegation_note = NULL;
   }
   /* Sweep until no partition is below its minimum: a dissolved partition's nodes are banned
    * from its delegate and a new sweep may give them to a later one (every sweep starts from
@@ -748,6 +769,65 @@ size_t wick_delegate_graph_tensor_count(const wick_delegate_graph *graph) {
   return graph ? view(graph)->info->num_tensors : 0;
 }
 
+size_t wick_delegate_graph_input_count(const wick_delegate_graph *graph) {
+  return graph ? view(graph)->num_inputs : 0;
+}
+
+int32_t wick_delegate_graph_input(const wick_delegate_graph *graph, size_t i) {
+  const wick_graph *g = view(graph);
+  return g && i < g->num_inputs ? g->inputs[i] : -1;
+}
+
+size_t wick_delegate_graph_output_count(const wick_delegate_graph *graph) {
+  return graph ? view(graph)->num_outputs : 0;
+}
+
+int32_t wick_delegate_graph_output(const wick_delegate_graph *graph, size_t i) {
+  const wick_graph *g = view(graph);
+  return g && i < g->num_outputs ? g->outputs[i] : -1;
+}
+
+size_t wick_delegate_graph_node_subgraph_count(const wick_delegate_graph *graph, size_t node) {
+  const wick_node *n = view_node(graph, node);
+  return n && control_flow(n) ? 2 : 0;
+}
+
+const wick_delegate_graph *wick_delegate_graph_node_subgraph(const wick_delegate_graph *graph,
+                                                             size_t node, size_t i) {
+  const wick_node *n = view_node(graph, node);
+  if (n == NULL || !control_flow(n) || i >= 2) return NULL;
+  return (const wick_delegate_graph *)n->child[i];
+}
+
+const char *wick_delegate_graph_node_restriction(const wick_delegate_graph *graph, size_t node) {
+  const wick_node *n = view_node(graph, node);
+  if (n == NULL) return NULL;
+  const char *why = not_offered(view(graph), n);
+  return why ? why : "";
+}
+
+int wick_delegate_graph_node_custom_option(const wick_delegate_graph *graph, size_t node,
+                                           const char *key, double *value_out) {
+  const wick_node *n = view_node(graph, node);
+  if (n == NULL || key == NULL || value_out == NULL || n->op->builtin != WICK_BUILTIN_CUSTOM ||
+      n->op->custom_options == NULL || n->op->custom_options_size == 0)
+    return 0;
+  wick_flex_map m;
+  if (wick_flex_root_map(n->op->custom_options, n->op->custom_options_size, &m) != WICK_FLEX_OK)
+    return 0;
+  double v;
+  bool b;
+  if (wick_flex_map_float(&m, key, &v) == WICK_FLEX_OK) {
+    *value_out = v;
+    return 1;
+  }
+  if (wick_flex_map_bool(&m, key, &b) == WICK_FLEX_OK) {
+    *value_out = b ? 1.0 : 0.0;
+    return 1;
+  }
+  return 0;
+}
+
 void *wick_delegate_graph_alloc(const wick_delegate_graph *graph, size_t size) {
   if (graph == NULL) return NULL;
   return wick_graph_alloc((wick_graph *)(uintptr_t)view(graph), size, true);
@@ -904,6 +984,13 @@ const char *wick_interpreter_op_delegate(const wick_interpreter *it, size_t i) {
 int wick_interpreter_op_partition(const wick_interpreter *it, size_t i) {
   if (it == NULL || i >= it->main->info->num_operators) return -1;
   return it->main->nodes[i].partition;
+}
+
+const char *wick_interpreter_op_delegation_note(const wick_interpreter *it, size_t i) {
+  if (it == NULL || i >= it->main->info->num_operators) return NULL;
+  const wick_node *n = &it->main->nodes[i];
+  if (n->partition < 0 || !it->main->partitions[n->partition].active) return "";
+  return n->delegation_note ? n->delegation_note : "";
 }
 
 const char *wick_interpreter_op_delegation_reason(const wick_interpreter *it, size_t i) {

@@ -342,6 +342,9 @@ EXPORT int ANeuralNetworksModel_setOperandValue(ANeuralNetworksModel *model, int
   nn_operand *o = operand_at(model, index);
   if (o == NULL) REJECT(ANEURALNETWORKS_BAD_DATA, "operand %d does not exist", (int)index);
   if (buffer == NULL) REJECT(ANEURALNETWORKS_BAD_DATA, "no-value operands are not used by wick");
+  if (o->type == ANEURALNETWORKS_MODEL)
+    REJECT(ANEURALNETWORKS_BAD_DATA, "operand %d is a MODEL: setOperandValueFromModel sets it",
+           (int)index);
   if (length != nn_operand_bytes(o))
     REJECT(ANEURALNETWORKS_BAD_DATA, "operand %d: %zu bytes for an operand of %zu", (int)index,
            length, nn_operand_bytes(o));
@@ -376,6 +379,25 @@ EXPORT int ANeuralNetworksModel_setOperandValueFromMemory(ANeuralNetworksModel *
   o->owned = NULL;
   o->value = (const char *)memory->data + offset;
   o->length = length;
+  o->kind = NN_CONST;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+EXPORT int ANeuralNetworksModel_setOperandValueFromModel(ANeuralNetworksModel *model, int32_t index,
+                                                         const ANeuralNetworksModel *value) {
+  ENTER(30);
+  if (model == NULL || value == NULL) REJECT(ANEURALNETWORKS_UNEXPECTED_NULL, "NULL argument");
+  if (model->finished) REJECT(ANEURALNETWORKS_BAD_STATE, "the model is finished");
+  if (!value->finished) REJECT(ANEURALNETWORKS_BAD_STATE, "the referenced model is not finished");
+  if (value == model) REJECT(ANEURALNETWORKS_BAD_DATA, "a model refers to itself");
+  nn_operand *o = operand_at(model, index);
+  if (o == NULL || o->type != ANEURALNETWORKS_MODEL)
+    REJECT(ANEURALNETWORKS_BAD_DATA, "operand %d is not of type MODEL", (int)index);
+  free(o->owned);
+  o->owned = NULL;
+  o->ref = value;
+  o->value = value;
+  o->length = 0;
   o->kind = NN_CONST;
   return ANEURALNETWORKS_NO_ERROR;
 }
@@ -427,7 +449,7 @@ EXPORT int ANeuralNetworksModel_addOperation(ANeuralNetworksModel *model,
     REJECT(ANEURALNETWORKS_BAD_DATA, "operation %d needs feature level %lld (this is %lld)",
            (int)type, (long long)since, (long long)level());
   nn_operation op = {type, inputCount, outputCount, {0}, {0}};
-  if (inputCount > 24 || outputCount < 1 || outputCount > 4)
+  if (inputCount > 24 || outputCount < 1 || outputCount > NN_MAX_OUTPUTS)
     REJECT(ANEURALNETWORKS_BAD_DATA, "operation %d with %u inputs and %u outputs", (int)type,
            inputCount, outputCount);
   for (uint32_t i = 0; i < inputCount; i++) {
@@ -840,6 +862,18 @@ static int run(ANeuralNetworksExecution *e, const char *fn) {
   for (uint32_t i = 0; i < m->num_outputs; i++)
     if (e->outputs[i] == NULL) return reject(ANEURALNETWORKS_BAD_DATA, fn, "output %u not set", i);
   e->started = true;
+  char msg[300] = "";
+  int status = nn_execute(m, e->inputs, e->outputs, level(), msg, sizeof msg);
+  if (status != ANEURALNETWORKS_NO_ERROR && status != ANEURALNETWORKS_OUT_OF_MEMORY)
+    reject(status, fn, "%s", msg);
+  pthread_mutex_lock(&lock);
+  executions++;
+  pthread_mutex_unlock(&lock);
+  return status;
+}
+
+int nn_execute(const ANeuralNetworksModel *m, const void *const *inputs, void *const *outputs,
+               int64_t at_level, char *msg, size_t msg_size) {
   void **buf = calloc(m->num_operands + 1, sizeof *buf);
   void **temps = calloc(m->num_operands + 1, sizeof *temps);
   int status = ANEURALNETWORKS_NO_ERROR;
@@ -860,17 +894,12 @@ static int run(ANeuralNetworksExecution *e, const char *fn) {
       buf[i] = temps[i];
     }
   }
-  for (uint32_t i = 0; i < m->num_inputs; i++) buf[m->inputs[i]] = (void *)e->inputs[i];
-  for (uint32_t i = 0; i < m->num_outputs; i++) buf[m->outputs[i]] = e->outputs[i];
-  char msg[300] = "";
+  for (uint32_t i = 0; i < m->num_inputs; i++) buf[m->inputs[i]] = (void *)inputs[i];
+  for (uint32_t i = 0; i < m->num_outputs; i++) buf[m->outputs[i]] = outputs[i];
   for (uint32_t k = 0; k < m->num_ops && status == ANEURALNETWORKS_NO_ERROR; k++) {
-    nn_ctx c = {m, &m->ops[m->order[k]], level(), NN_RUN, buf, msg, sizeof msg};
+    nn_ctx c = {m, &m->ops[m->order[k]], at_level, NN_RUN, buf, msg, msg_size};
     status = nn_operation_phase(&c);
-    if (status != ANEURALNETWORKS_NO_ERROR) reject(status, fn, "%s", msg);
   }
-  pthread_mutex_lock(&lock);
-  executions++;
-  pthread_mutex_unlock(&lock);
 out:
   for (uint32_t i = 0; temps != NULL && i < m->num_operands; i++) free(temps[i]);
   free(temps);

@@ -11,7 +11,9 @@
  *                     computation, in plain C written from the NDK reference
  *                     (nothing of wick's kernels); test_nnapi_ops_logic.c
  *                     the comparisons, logic, SELECT, TILE, reductions and
- *                     BATCH_MATMUL, and test_nnapi_ops.h what both share.
+ *                     BATCH_MATMUL, test_nnapi_ops_flow.c IF and WHILE
+ *                     (and DETECTION_POSTPROCESSING), and test_nnapi_ops.h
+ *                     what they share.
  *
  * Feature level: $WICK_TEST_NNAPI_FEATURE_LEVEL (27, 28, 29, 30, 31, 1000006
  * ...; default 1000008), read at every call that depends on it.
@@ -41,12 +43,15 @@ typedef struct nn_operand {
   size_t length;
   float *channel_scales; /* TENSOR_QUANT8_SYMM_PER_CHANNEL */
   uint32_t channel_dim, channel_count;
+  const struct ANeuralNetworksModel *ref; /* MODEL: the referenced model (finished) */
 } nn_operand;
+
+#define NN_MAX_OUTPUTS 16
 
 typedef struct nn_operation {
   int32_t type;
   uint32_t nin, nout;
-  uint32_t ins[24], outs[4];
+  uint32_t ins[24], outs[NN_MAX_OUTPUTS];
 } nn_operation;
 
 struct ANeuralNetworksModel {
@@ -77,6 +82,14 @@ typedef struct nn_ctx {
 /* Runs one phase of one operation: ANEURALNETWORKS_NO_ERROR, or a result code
  * with the reason in c->msg. */
 int nn_operation_phase(nn_ctx *c);
+/* Computes finished model m on its inputs into its outputs (one buffer per model
+ * input / output, of the operand's size): temporaries in fresh buffers, every
+ * operation in order. IF and WHILE run their referenced models through it. */
+int nn_execute(const struct ANeuralNetworksModel *m, const void *const *inputs,
+               void *const *outputs, int64_t level, char *msg, size_t msg_size);
+/* IF and WHILE (test_nnapi_ops_flow.c): the phase of one, and the level (0: not one). */
+int nn_flow_operation_phase(nn_ctx *c);
+int64_t nn_flow_operation_level(int32_t type);
 /* The level an operation code appeared at (0: unknown to the test runtime). */
 int64_t nn_operation_level(int32_t type);
 /* Bytes of one element of a tensor operand type (0 for scalars / unknown). */

@@ -421,6 +421,18 @@ static int binary(nn_ctx *c) {
   const nn_operand *a = IN(c, 0), *b = IN(c, 1), *y = OUT(c, 0);
   if (c->phase == NN_CHECK_TYPES) {
     if (c->op->nin != 3) BAD("binary operation with %u inputs", c->op->nin);
+    if (a->type == ANEURALNETWORKS_TENSOR_INT32 && type != ANEURALNETWORKS_DIV) {
+      /* int32 ADD, SUB, MUL: feature level 30 (NNAPI feature level 4), no fused activation */
+      if (c->level < 30) BAD("operation %d on TENSOR_INT32 needs feature level 30", (int)type);
+      TRY(same_type_as(c, a, b, false));
+      TRY(same_type_as(c, a, y, false));
+      TRY(scalar_type(c, 2, ANEURALNETWORKS_INT32));
+      int32_t fuse;
+      TRY(get_i32(c, 2, &fuse));
+      if (fuse != ANEURALNETWORKS_FUSED_NONE)
+        BAD("operation %d on TENSOR_INT32 with a fused activation", (int)type);
+      return ANEURALNETWORKS_NO_ERROR;
+    }
     /* DIV: float32 here (int32 at 30 is not used); SUB's uint8 form is 29 */
     TRY(value_type(c, a, "input",
                    type == ANEURALNETWORKS_DIV   ? 0
@@ -461,7 +473,13 @@ static int binary(nn_ctx *c) {
   uint32_t idx[4] = {0, 0, 0, 0};
   for (size_t e = 0; e < total; e++) {
     size_t ia = bc_offset(a, idx, rank), ib = bc_offset(b, idx, rank);
-    if (a->type == ANEURALNETWORKS_TENSOR_FLOAT32) {
+    if (a->type == ANEURALNETWORKS_TENSOR_INT32) { /* two's complement wrap-around */
+      uint32_t va = (uint32_t)((const int32_t *)ad)[ia], vb = (uint32_t)((const int32_t *)bd)[ib];
+      uint32_t r = type == ANEURALNETWORKS_ADD   ? va + vb
+                   : type == ANEURALNETWORKS_SUB ? va - vb
+                                                 : va * vb;
+      ((int32_t *)yd)[e] = (int32_t)r;
+    } else if (a->type == ANEURALNETWORKS_TENSOR_FLOAT32) {
       float va = ((const float *)ad)[ia], vb = ((const float *)bd)[ib];
       float r = type == ANEURALNETWORKS_ADD   ? va + vb
                 : type == ANEURALNETWORKS_SUB ? va - vb
@@ -1270,7 +1288,10 @@ int nn_operation_phase(nn_ctx *c) {
   for (uint32_t i = 0; i < c->op->nout; i++)
     if (c->phase == NN_CHECK_TYPES && OUT(c, i)->rank == 0)
       BAD("operation %d: a scalar output", (int)c->op->type);
-  if (c->phase == NN_CHECK_TYPES && c->op->nout != 1)
+  bool several_outputs = c->op->type == ANEURALNETWORKS_IF ||
+                         c->op->type == ANEURALNETWORKS_WHILE ||
+                         c->op->type == ANEURALNETWORKS_DETECTION_POSTPROCESSING;
+  if (c->phase == NN_CHECK_TYPES && c->op->nout != 1 && !several_outputs)
     BAD("operation %d with %u outputs", (int)c->op->type, c->op->nout);
   if (c->phase == NN_CHECK_TYPES && c->op->nin == 0)
     BAD("operation %d without inputs", (int)c->op->type);

@@ -288,7 +288,7 @@ int64_t nn_logic_operation_level(int32_t type) {
     case ANEURALNETWORKS_SELECT:
     case ANEURALNETWORKS_TILE: return 29;
     case ANEURALNETWORKS_BATCH_MATMUL: return NNAPI_LEVEL_6;
-    default: return 0;
+    default: return nn_flow_operation_level(type);
   }
 }
 
@@ -304,6 +304,6 @@ int nn_logic_operation_phase(nn_ctx *c) {
     case ANEURALNETWORKS_SELECT: return select_op(c);
     case ANEURALNETWORKS_TILE: return tile(c);
     case ANEURALNETWORKS_BATCH_MATMUL: return batch_matmul(c);
-    default: BAD("operation %d is not implemented by the test runtime", (int)c->op->type);
+    default: return nn_flow_operation_phase(c);
   }
 }

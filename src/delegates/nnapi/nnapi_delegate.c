@@ -45,6 +45,8 @@ typedef struct nnapi_delegate {
 
 typedef struct nnapi_partition {
   ANeuralNetworksModel *model;
+  ANeuralNetworksModel **models; /* the models `model` refers to (IF, WHILE), freed after it */
+  size_t num_models;
   ANeuralNetworksCompilation *compilation;
   int32_t *inputs, *outputs; /* graph tensors, in model order */
   size_t num_inputs, num_outputs;
@@ -89,6 +91,47 @@ void *wick_nnapi_keep(nnapi_builder *b, size_t size) {
   return p;
 }
 
+bool wick_nnapi_adopt(nnapi_builder *to, nnapi_builder *from) {
+  if (to->num_kept + from->num_kept > to->cap_kept) {
+    size_t cap = to->num_kept + from->num_kept + 64;
+    void **grown = realloc(to->kept, cap * sizeof *grown);
+    if (grown == NULL) return false;
+    to->kept = grown;
+    to->cap_kept = cap;
+  }
+  size_t models = to->num_models + from->num_models + 1; /* and from's own model */
+  if (models > to->cap_models) {
+    ANeuralNetworksModel **grown = realloc(to->models, (models + 8) * sizeof *grown);
+    if (grown == NULL) return false;
+    to->models = grown;
+    to->cap_models = models + 8;
+  }
+  memcpy(to->kept + to->num_kept, from->kept, from->num_kept * sizeof *from->kept);
+  to->num_kept += from->num_kept;
+  memcpy(to->models + to->num_models, from->models, from->num_models * sizeof *from->models);
+  to->num_models += from->num_models;
+  if (from->model != NULL) to->models[to->num_models++] = from->model;
+  free(from->kept);
+  free(from->models);
+  from->kept = NULL;
+  from->models = NULL;
+  from->model = NULL;
+  from->num_kept = from->cap_kept = from->num_models = from->cap_models = 0;
+  return true;
+}
+
+void wick_nnapi_builder_free(nnapi_builder *b) {
+  if (b->model != NULL) b->lib->fn.ANeuralNetworksModel_free(b->model);
+  for (size_t i = b->num_models; i > 0; i--) b->lib->fn.ANeuralNetworksModel_free(b->models[i - 1]);
+  for (size_t i = 0; i < b->num_kept; i++) free(b->kept[i]);
+  free(b->kept);
+  free(b->models);
+  b->model = NULL;
+  b->kept = NULL;
+  b->models = NULL;
+  b->num_kept = b->cap_kept = b->num_models = b->cap_models = 0;
+}
+
 static int supports_node(wick_delegate *self, const wick_delegate_graph *graph, size_t node,
                          char *why, size_t why_size) {
   nnapi_delegate *d = self_of(self);
@@ -114,6 +157,9 @@ static void free_partition(wick_delegate *self, void *state) {
   if (p == NULL) return;
   if (p->compilation) d->lib.fn.ANeuralNetworksCompilation_free(p->compilation);
   if (p->model) d->lib.fn.ANeuralNetworksModel_free(p->model);
+  /* referenced models after the model referring to them, innermost last */
+  for (size_t i = p->num_models; i > 0; i--) d->lib.fn.ANeuralNetworksModel_free(p->models[i - 1]);
+  free(p->models);
   for (size_t i = 0; i < p->num_kept; i++) free(p->kept[i]);
   free(p->kept);
   free(p->inputs);
@@ -150,6 +196,8 @@ static wick_status prepare_partition(wick_delegate *self, const wick_delegate_gr
   b.why = why;
   b.why_size = why_size;
   b.num_tensors = wick_delegate_graph_tensor_count(graph);
+  b.relaxed = d->relaxed_fp16 && d->lib.level >= 28 &&
+              fn->ANeuralNetworksModel_relaxComputationFloat32toFloat16 != NULL;
   bool caching = d->cache_dir != NULL && d->lib.level >= 29 &&
                  fn->ANeuralNetworksCompilation_setCaching != NULL;
   if (caching) {
@@ -202,8 +250,7 @@ static wick_status prepare_partition(wick_delegate *self, const wick_delegate_gr
                                                         (uint32_t)p->num_outputs, model_out);
   if (status != ANEURALNETWORKS_NO_ERROR)
     FAIL("ANeuralNetworksModel_identifyInputsAndOutputs failed (NNAPI result %d)", status);
-  if (d->relaxed_fp16 && d->lib.level >= 28 &&
-      fn->ANeuralNetworksModel_relaxComputationFloat32toFloat16 != NULL) {
+  if (b.relaxed) {
     status = fn->ANeuralNetworksModel_relaxComputationFloat32toFloat16(b.model, true);
     if (status != ANEURALNETWORKS_NO_ERROR)
       FAIL("ANeuralNetworksModel_relaxComputationFloat32toFloat16 failed (NNAPI result %d)",
@@ -239,6 +286,8 @@ static wick_status prepare_partition(wick_delegate *self, const wick_delegate_gr
     FAIL("ANeuralNetworksCompilation_finish failed (NNAPI result %d)", status);
   p->kept = b.kept;
   p->num_kept = b.num_kept;
+  p->models = b.models;
+  p->num_models = b.num_models;
   free(b.operand_of);
   free(model_in);
   free(model_out);
@@ -249,12 +298,12 @@ fail:
   if (p != NULL) {
     p->kept = b.kept;
     p->num_kept = b.num_kept;
+    p->models = b.models;
+    p->num_models = b.num_models;
     p->model = b.model;
     free_partition(self, p);
   } else {
-    for (size_t i = 0; i < b.num_kept; i++) free(b.kept[i]);
-    free(b.kept);
-    if (b.model) fn->ANeuralNetworksModel_free(b.model);
+    wick_nnapi_builder_free(&b);
   }
   free(b.operand_of);
   free(model_in);
@@ -391,6 +440,7 @@ wick_status wick_nnapi_delegate_create(const wick_nnapi_delegate_options *option
   d->base.invoke_partition = invoke_partition;
   d->base.free_partition = free_partition;
   d->base.destroy = destroy;
+  d->base.notes = 1; /* composed operators say so in the report (nnapi_map.h, NOTE) */
   if (o.ops != NULL) {
     size_t len = strlen(o.ops);
     d->ops = malloc(len + 3);

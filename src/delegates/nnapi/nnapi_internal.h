@@ -78,6 +78,11 @@ typedef struct nnapi_builder {
   int failed_call;  /* an NNAPI call failed: the reason is in why */
   bool hashing;     /* compilation caching: every call's arguments go into `hash` */
   uint64_t hash[4]; /* the model's fingerprint, the cache token (wick_nnapi_hash) */
+  bool relaxed;     /* relaxComputationFloat32toFloat16 on this model and the ones it refers to */
+  /* Models this one refers to (the subgraphs of IF and WHILE, nnapi_ops_flow.c), finished;
+   * owned by the partition and freed after its model. */
+  ANeuralNetworksModel **models;
+  size_t num_models, cap_models;
 } nnapi_builder;
 
 /* Decides whether operator `node` maps exactly to NNAPI at the library's level
@@ -92,5 +97,10 @@ int32_t wick_nnapi_tensor_operand(nnapi_builder *b, int32_t t);
 void wick_nnapi_hash(nnapi_builder *b, const void *data, size_t size);
 /* Memory owned by the partition (freed with it); NULL when out of memory. */
 void *wick_nnapi_keep(nnapi_builder *b, size_t size);
+/* Moves what `from` (a referenced model's builder) owns — kept memory, referenced models — to
+ * `to`, the model referring to it; false when out of memory (then `from` still owns it). */
+bool wick_nnapi_adopt(nnapi_builder *to, nnapi_builder *from);
+/* Frees what a builder owns (kept memory, referenced models, its model). */
+void wick_nnapi_builder_free(nnapi_builder *b);
 
 #endif /* WICK_DELEGATES_NNAPI_NNAPI_INTERNAL_H */

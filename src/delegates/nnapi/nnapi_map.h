@@ -37,6 +37,10 @@ typedef struct map_ctx {
     return false;                               \
   } while (0)
 
+/* An accepted operator's note for the delegation report (wick_delegate.notes): how NNAPI runs
+ * it when that is not the operator itself, and how close it is. Left in why on success. */
+#define NOTE(...) snprintf(c->why, c->why_size, __VA_ARGS__)
+
 #define NEED_LEVEL(lv, what)                                               \
   do {                                                                     \
     if (c->level < (lv))                                                   \
@@ -130,5 +134,8 @@ bool nn_map_reduce(map_ctx *c, int32_t code);
 bool nn_map_select(map_ctx *c, bool v2);
 /* BROADCAST_TO (29): TILE (LOGICAL_AND with a constant true for bool). */
 bool nn_map_broadcast_to(map_ctx *c);
+/* IF and WHILE (30): NNAPI's IF / WHILE with each subgraph built as a referenced model
+ * (nnapi_ops_flow.c). */
+bool nn_map_control_flow(map_ctx *c, bool is_while);
 
 #endif /* WICK_DELEGATES_NNAPI_NNAPI_MAP_H */

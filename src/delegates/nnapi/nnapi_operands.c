@@ -277,8 +277,8 @@ int32_t wick_nnapi_tensor_operand(nnapi_builder *b, int32_t t) {
 
 bool nn_operation(map_ctx *c, int32_t code, const int32_t *ins, size_t nin, const int32_t *outs,
                   size_t nout) {
-  uint32_t in_u[16], out_u[4];
-  if (nin > 16 || nout > 4) DECLINE("%s: too many operands", c->op);
+  uint32_t in_u[24], out_u[16];
+  if (nin > 24 || nout > 16) DECLINE("%s: too many operands", c->op);
   for (size_t i = 0; i < nin; i++) {
     if (ins[i] < 0) return false;
     in_u[i] = (uint32_t)ins[i];

@@ -103,7 +103,9 @@ enum {
   TFL_BATCH_MATMUL = 126,
   TFL_BROADCAST_TO = 130,
   TFL_REDUCE_ALL = 140,
-  TFL_GELU = 150
+  TFL_GELU = 150,
+  TFL_IF = 118,
+  TFL_WHILE = 119
 };
 
 /* ------------------------------------------------------------ convolution */
@@ -370,7 +372,22 @@ static int32_t nn_negated(map_ctx *c, int32_t t) {
 
 static bool map_binary(map_ctx *c, int32_t code) {
   nn_type a, b, out;
-  if (!nn_binary_types(c, &a, &b, &out)) return false;
+  const wick_tensor *first = nn_tensor(c, nn_in_index(c, 0));
+  if (first != NULL && wick_tensor_dtype(first) == WICK_DTYPE_INT32 &&
+      code != ANEURALNETWORKS_DIV) {
+    /* int32 ADD, SUB, MUL: NNAPI's TENSOR_INT32 form (30), no fused activation (a loop
+     * counter in a WHILE body) */
+    NEED_LEVEL(30, "int32 ADD, SUB and MUL");
+    c->allow_scalar = true;
+    if (!nn_value_type(c, nn_in_index(c, 0), "first input", true, &a) ||
+        !nn_value_type(c, nn_in_index(c, 1), "second input", true, &b) ||
+        !nn_value_type(c, nn_out_index(c, 0), "output", true, &out))
+      return false;
+    if (nn_option_int(c, WICK_OPTION_FUSED_ACTIVATION, 0) != 0)
+      DECLINE("int32 %s with a fused activation (NNAPI: none for int32)", c->op);
+  } else if (!nn_binary_types(c, &a, &b, &out)) {
+    return false;
+  }
   if (a.code != b.code || a.code != out.code) DECLINE("%s operand types differ", c->op);
   /* float SUB below 28: ADD(a, MUL(b, -1)) */
   bool negate_b = code == ANEURALNETWORKS_SUB && c->level < 28;
@@ -676,6 +693,9 @@ static bool map_l2_normalization(map_ctx *c) {
   if (fuse != ANEURALNETWORKS_FUSED_NONE) DECLINE("%s with a fused activation", c->op);
   const wick_tensor *x = nn_tensor(c, ii);
   size_t r = nn_rank(x);
+  NOTE(
+      "NNAPI's x / sqrt(sum x^2) has no floor where TFLite divides by max(norm, 1e-6): "
+      "equal unless a vector's norm is below 1e-6");
   if (c->b == NULL) return true;
   if (r == 4) {
     int32_t i = nn_graph_operand(c, ii);
@@ -918,9 +938,12 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
                  false, false};
   map_ctx *c = &ctx;
   if (c->op == NULL) c->op = "?";
+  int32_t builtin = wick_delegate_graph_node_builtin(graph, node);
+  if (builtin == TFL_IF || builtin == TFL_WHILE)
+    return nn_map_control_flow(c, builtin == TFL_WHILE);
   if (wick_delegate_graph_node_output_count(graph, node) != 1)
     DECLINE("%s with %zu outputs", c->op, wick_delegate_graph_node_output_count(graph, node));
-  switch (wick_delegate_graph_node_builtin(graph, node)) {
+  switch (builtin) {
     case TFL_CONV_2D: return map_conv(c, false);
     case TFL_DEPTHWISE_CONV_2D: return map_conv(c, true);
     case TFL_FULLY_CONNECTED: return map_fully_connected(c);

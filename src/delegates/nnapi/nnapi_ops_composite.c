@@ -249,6 +249,12 @@ bool nn_map_batch_matmul(map_ctx *c) {
   bmm_plan p;
   memset(&p, 0, sizeof p);
   if (!bmm_decide(c, &p)) return false;
+  if (!p.native)
+    NOTE(
+        "composed: DEPTHWISE_CONV_2D with the second operand as its filter%s (NNAPI's "
+        "BATCH_MATMUL is feature level 6); the same dot products, summed in the "
+        "convolution's order",
+        p.shared ? "" : " between TRANSPOSEs");
   if (c->b == NULL) return true;
   if (p.native) {
     int32_t ops[4];
@@ -328,6 +334,15 @@ bool nn_map_gelu(map_ctx *c) {
   bool approximate = nn_option_int(c, WICK_OPTION_APPROXIMATE, 0) != 0;
   if (!approximate)
     NEED_LEVEL(29, "GELU's erf form (built from ABS, EXP, DIV and SELECT: NNAPI has no erf)");
+  if (approximate)
+    NOTE(
+        "composed (NNAPI has no GELU): TFLite's tanh formula as MUL, ADD, TANH; within "
+        "1.5e-7 x max(1, |GELU|) of the exact formula (float32, measured on [-20, 20])");
+  else
+    NOTE(
+        "composed (NNAPI has no GELU or erf): x Phi(x) with the Numerical Recipes erfc (ABS, "
+        "EXP, DIV, SUB, MUL, ADD, GREATER_EQUAL, SELECT); within 1.4e-7 x max(1, |GELU|) of "
+        "the exact GELU (float32, measured on [-20, 20])");
   if (c->b == NULL) return true;
   uint32_t d[4];
   uint32_t r = nn_dims_of(c, ii, d);

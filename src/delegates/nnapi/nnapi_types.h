@@ -55,63 +55,66 @@ enum {
 
 /* OperationCode (those wick maps; the level each appeared at). */
 enum {
-  ANEURALNETWORKS_ADD = 0,                      /* 27 */
-  ANEURALNETWORKS_AVERAGE_POOL_2D = 1,          /* 27 */
-  ANEURALNETWORKS_CONCATENATION = 2,            /* 27 */
-  ANEURALNETWORKS_CONV_2D = 3,                  /* 27 */
-  ANEURALNETWORKS_DEPTHWISE_CONV_2D = 4,        /* 27 */
-  ANEURALNETWORKS_DEPTH_TO_SPACE = 5,           /* 27 */
-  ANEURALNETWORKS_DEQUANTIZE = 6,               /* 27 */
-  ANEURALNETWORKS_FULLY_CONNECTED = 9,          /* 27 */
-  ANEURALNETWORKS_L2_NORMALIZATION = 11,        /* 27 */
-  ANEURALNETWORKS_LOGISTIC = 14,                /* 27 */
-  ANEURALNETWORKS_MAX_POOL_2D = 17,             /* 27 */
-  ANEURALNETWORKS_MUL = 18,                     /* 27 */
-  ANEURALNETWORKS_RELU = 19,                    /* 27 */
-  ANEURALNETWORKS_RELU1 = 20,                   /* 27 */
-  ANEURALNETWORKS_RELU6 = 21,                   /* 27 */
-  ANEURALNETWORKS_RESHAPE = 22,                 /* 27 */
-  ANEURALNETWORKS_RESIZE_BILINEAR = 23,         /* 27 */
-  ANEURALNETWORKS_SOFTMAX = 25,                 /* 27 */
-  ANEURALNETWORKS_SPACE_TO_DEPTH = 26,          /* 27 */
-  ANEURALNETWORKS_TANH = 28,                    /* 27 */
-  ANEURALNETWORKS_DIV = 30,                     /* 28 */
-  ANEURALNETWORKS_MEAN = 31,                    /* 28 */
-  ANEURALNETWORKS_PAD = 32,                     /* 28 */
-  ANEURALNETWORKS_SUB = 36,                     /* 28 */
-  ANEURALNETWORKS_TRANSPOSE = 37,               /* 28 */
-  ANEURALNETWORKS_ABS = 38,                     /* 29 */
-  ANEURALNETWORKS_EXP = 49,                     /* 29 */
-  ANEURALNETWORKS_LOG = 60,                     /* 29 */
-  ANEURALNETWORKS_MAXIMUM = 65,                 /* 29 */
-  ANEURALNETWORKS_MINIMUM = 66,                 /* 29 */
-  ANEURALNETWORKS_NEG = 67,                     /* 29 */
-  ANEURALNETWORKS_QUANTIZE = 72,                /* 29 */
-  ANEURALNETWORKS_RSQRT = 83,                   /* 29 */
-  ANEURALNETWORKS_SIN = 85,                     /* 29 */
-  ANEURALNETWORKS_SLICE = 86,                   /* 29 */
-  ANEURALNETWORKS_SQRT = 88,                    /* 29 */
-  ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR = 94, /* 29 */
-  ANEURALNETWORKS_HARD_SWISH = 99,              /* 30 */
-  ANEURALNETWORKS_CAST = 45,                    /* 29 */
-  ANEURALNETWORKS_EQUAL = 48,                   /* 29 */
-  ANEURALNETWORKS_GREATER = 53,                 /* 29 */
-  ANEURALNETWORKS_GREATER_EQUAL = 54,           /* 29 */
-  ANEURALNETWORKS_LESS = 58,                    /* 29 */
-  ANEURALNETWORKS_LESS_EQUAL = 59,              /* 29 */
-  ANEURALNETWORKS_LOGICAL_AND = 61,             /* 29 */
-  ANEURALNETWORKS_LOGICAL_NOT = 62,             /* 29 */
-  ANEURALNETWORKS_LOGICAL_OR = 63,              /* 29 */
-  ANEURALNETWORKS_NOT_EQUAL = 68,               /* 29 */
-  ANEURALNETWORKS_REDUCE_ALL = 75,              /* 29 */
-  ANEURALNETWORKS_REDUCE_ANY = 76,              /* 29 */
-  ANEURALNETWORKS_REDUCE_MAX = 77,              /* 29 */
-  ANEURALNETWORKS_REDUCE_MIN = 78,              /* 29 */
-  ANEURALNETWORKS_REDUCE_PROD = 79,             /* 29 */
-  ANEURALNETWORKS_REDUCE_SUM = 80,              /* 29 */
-  ANEURALNETWORKS_SELECT = 84,                  /* 29 */
-  ANEURALNETWORKS_TILE = 89,                    /* 29 */
-  ANEURALNETWORKS_BATCH_MATMUL = 102            /* 1000006 (feature level 6) */
+  ANEURALNETWORKS_ADD = 0,                       /* 27 */
+  ANEURALNETWORKS_AVERAGE_POOL_2D = 1,           /* 27 */
+  ANEURALNETWORKS_CONCATENATION = 2,             /* 27 */
+  ANEURALNETWORKS_CONV_2D = 3,                   /* 27 */
+  ANEURALNETWORKS_DEPTHWISE_CONV_2D = 4,         /* 27 */
+  ANEURALNETWORKS_DEPTH_TO_SPACE = 5,            /* 27 */
+  ANEURALNETWORKS_DEQUANTIZE = 6,                /* 27 */
+  ANEURALNETWORKS_FULLY_CONNECTED = 9,           /* 27 */
+  ANEURALNETWORKS_L2_NORMALIZATION = 11,         /* 27 */
+  ANEURALNETWORKS_LOGISTIC = 14,                 /* 27 */
+  ANEURALNETWORKS_MAX_POOL_2D = 17,              /* 27 */
+  ANEURALNETWORKS_MUL = 18,                      /* 27 */
+  ANEURALNETWORKS_RELU = 19,                     /* 27 */
+  ANEURALNETWORKS_RELU1 = 20,                    /* 27 */
+  ANEURALNETWORKS_RELU6 = 21,                    /* 27 */
+  ANEURALNETWORKS_RESHAPE = 22,                  /* 27 */
+  ANEURALNETWORKS_RESIZE_BILINEAR = 23,          /* 27 */
+  ANEURALNETWORKS_SOFTMAX = 25,                  /* 27 */
+  ANEURALNETWORKS_SPACE_TO_DEPTH = 26,           /* 27 */
+  ANEURALNETWORKS_TANH = 28,                     /* 27 */
+  ANEURALNETWORKS_DIV = 30,                      /* 28 */
+  ANEURALNETWORKS_MEAN = 31,                     /* 28 */
+  ANEURALNETWORKS_PAD = 32,                      /* 28 */
+  ANEURALNETWORKS_SUB = 36,                      /* 28 */
+  ANEURALNETWORKS_TRANSPOSE = 37,                /* 28 */
+  ANEURALNETWORKS_ABS = 38,                      /* 29 */
+  ANEURALNETWORKS_EXP = 49,                      /* 29 */
+  ANEURALNETWORKS_LOG = 60,                      /* 29 */
+  ANEURALNETWORKS_MAXIMUM = 65,                  /* 29 */
+  ANEURALNETWORKS_MINIMUM = 66,                  /* 29 */
+  ANEURALNETWORKS_NEG = 67,                      /* 29 */
+  ANEURALNETWORKS_QUANTIZE = 72,                 /* 29 */
+  ANEURALNETWORKS_RSQRT = 83,                    /* 29 */
+  ANEURALNETWORKS_SIN = 85,                      /* 29 */
+  ANEURALNETWORKS_SLICE = 86,                    /* 29 */
+  ANEURALNETWORKS_SQRT = 88,                     /* 29 */
+  ANEURALNETWORKS_RESIZE_NEAREST_NEIGHBOR = 94,  /* 29 */
+  ANEURALNETWORKS_HARD_SWISH = 99,               /* 30 */
+  ANEURALNETWORKS_CAST = 45,                     /* 29 */
+  ANEURALNETWORKS_EQUAL = 48,                    /* 29 */
+  ANEURALNETWORKS_GREATER = 53,                  /* 29 */
+  ANEURALNETWORKS_GREATER_EQUAL = 54,            /* 29 */
+  ANEURALNETWORKS_LESS = 58,                     /* 29 */
+  ANEURALNETWORKS_LESS_EQUAL = 59,               /* 29 */
+  ANEURALNETWORKS_LOGICAL_AND = 61,              /* 29 */
+  ANEURALNETWORKS_LOGICAL_NOT = 62,              /* 29 */
+  ANEURALNETWORKS_LOGICAL_OR = 63,               /* 29 */
+  ANEURALNETWORKS_NOT_EQUAL = 68,                /* 29 */
+  ANEURALNETWORKS_REDUCE_ALL = 75,               /* 29 */
+  ANEURALNETWORKS_REDUCE_ANY = 76,               /* 29 */
+  ANEURALNETWORKS_REDUCE_MAX = 77,               /* 29 */
+  ANEURALNETWORKS_REDUCE_MIN = 78,               /* 29 */
+  ANEURALNETWORKS_REDUCE_PROD = 79,              /* 29 */
+  ANEURALNETWORKS_REDUCE_SUM = 80,               /* 29 */
+  ANEURALNETWORKS_SELECT = 84,                   /* 29 */
+  ANEURALNETWORKS_TILE = 89,                     /* 29 */
+  ANEURALNETWORKS_DETECTION_POSTPROCESSING = 47, /* 29 */
+  ANEURALNETWORKS_IF = 96,                       /* 30 */
+  ANEURALNETWORKS_WHILE = 97,                    /* 30 */
+  ANEURALNETWORKS_BATCH_MATMUL = 102             /* 1000006 (feature level 6) */
 };
 
 /* FuseCode: the same numbers as TFLite's first four fused activations. */
@@ -143,7 +146,8 @@ enum {
   ANEURALNETWORKS_BAD_STATE = 6,
   ANEURALNETWORKS_UNMAPPABLE = 7,
   ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE = 8,
-  ANEURALNETWORKS_UNAVAILABLE_DEVICE = 9
+  ANEURALNETWORKS_UNAVAILABLE_DEVICE = 9,
+  ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT = 10 /* 30: e.g. a WHILE past its loop timeout */
 };
 
 /* DeviceTypeCode (29). */
@@ -252,6 +256,8 @@ typedef struct ANeuralNetworksSymmPerChannelQuantParams {
   X(ANeuralNetworksCompilation_setCaching, int,                                                   \
     (ANeuralNetworksCompilation * compilation, const char *cacheDir, const uint8_t *token), 29)   \
   X(ANeuralNetworksExecution_compute, int, (ANeuralNetworksExecution * execution), 29)            \
+  X(ANeuralNetworksModel_setOperandValueFromModel, int,                                           \
+    (ANeuralNetworksModel * model, int32_t index, const ANeuralNetworksModel *value), 30)         \
   X(ANeuralNetworks_getRuntimeFeatureLevel, int64_t, (void), 31)
 
 #endif /* WICK_DELEGATES_NNAPI_NNAPI_TYPES_H */

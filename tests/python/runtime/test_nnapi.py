@@ -969,6 +969,10 @@ def test_gelu_over_the_whole_float_range(approximate, level, monkeypatch, runtim
     monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", str(level))
     rt = wick.load(data, delegate=f"nnapi:library={LIB}")
     assert all(r.delegate == "nnapi" for r in rt.delegation), rt.delegation
+    # not silent: the report says the GELU is composed, and its bound
+    bound = "1.5e-7" if approximate else "1.4e-7"
+    note = rt.delegation[0].note
+    assert note.startswith("composed") and f"within {bound} x max(1, |GELU|)" in note, note
     got = np.asarray(rt(values))
     assert runtime_counters.wick_test_nnapi_rejections() == 0, (
         runtime_counters.wick_test_nnapi_last_error()
