@@ -11,9 +11,9 @@
  *                     computation, in plain C written from the NDK reference
  *                     (nothing of wick's kernels); test_nnapi_ops_logic.c
  *                     the comparisons, logic, SELECT, TILE, reductions and
- *                     BATCH_MATMUL, test_nnapi_ops_flow.c IF and WHILE
- *                     (and DETECTION_POSTPROCESSING), and test_nnapi_ops.h
- *                     what they share.
+ *                     BATCH_MATMUL, test_nnapi_ops_flow.c IF and WHILE,
+ *                     test_nnapi_ops_detection.c DETECTION_POSTPROCESSING
+ *                     and CAST, and test_nnapi_ops.h what they share.
  *
  * Feature level: $WICK_TEST_NNAPI_FEATURE_LEVEL (27, 28, 29, 30, 31, 1000006
  * ...; default 1000008), read at every call that depends on it.
@@ -90,6 +90,9 @@ int nn_execute(const struct ANeuralNetworksModel *m, const void *const *inputs,
 /* IF and WHILE (test_nnapi_ops_flow.c): the phase of one, and the level (0: not one). */
 int nn_flow_operation_phase(nn_ctx *c);
 int64_t nn_flow_operation_level(int32_t type);
+/* DETECTION_POSTPROCESSING and CAST (test_nnapi_ops_detection.c), likewise. */
+int nn_detection_operation_phase(nn_ctx *c);
+int64_t nn_detection_operation_level(int32_t type);
 /* The level an operation code appeared at (0: unknown to the test runtime). */
 int64_t nn_operation_level(int32_t type);
 /* Bytes of one element of a tensor operand type (0 for scalars / unknown). */

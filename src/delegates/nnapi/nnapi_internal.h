@@ -10,7 +10,9 @@
  *                     never disagree; nnapi_ops_composite.c (BATCH_MATMUL,
  *                     GELU: several NNAPI operations each) and
  *                     nnapi_ops_logic.c (comparisons, logic, SELECT, boolean
- *                     and sum reductions) hold more families, and
+ *                     and sum reductions), nnapi_ops_flow.c (IF, WHILE) and
+ *                     nnapi_ops_detection.c (TFLite_Detection_PostProcess)
+ *                     hold more families, and
  *                     nnapi_operands.c (nnapi_map.h) the helpers they all
  *                     share (types, operands);
  *   nnapi_delegate.c  the wick_delegate callbacks: supports_node,

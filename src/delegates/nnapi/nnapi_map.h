@@ -137,5 +137,8 @@ bool nn_map_broadcast_to(map_ctx *c);
 /* IF and WHILE (30): NNAPI's IF / WHILE with each subgraph built as a referenced model
  * (nnapi_ops_flow.c). */
 bool nn_map_control_flow(map_ctx *c, bool is_while);
+/* The custom TFLite_Detection_PostProcess (29): DETECTION_POSTPROCESSING and two CASTs, where
+ * the fields mean the same (nnapi_ops_detection.c). */
+bool nn_map_detection_postprocess(map_ctx *c);
 
 #endif /* WICK_DELEGATES_NNAPI_NNAPI_MAP_H */

@@ -104,6 +104,7 @@ enum {
   TFL_BROADCAST_TO = 130,
   TFL_REDUCE_ALL = 140,
   TFL_GELU = 150,
+  TFL_CUSTOM = 32,
   TFL_IF = 118,
   TFL_WHILE = 119
 };
@@ -941,6 +942,8 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
   int32_t builtin = wick_delegate_graph_node_builtin(graph, node);
   if (builtin == TFL_IF || builtin == TFL_WHILE)
     return nn_map_control_flow(c, builtin == TFL_WHILE);
+  if (builtin == TFL_CUSTOM && strcmp(c->op, "TFLite_Detection_PostProcess") == 0)
+    return nn_map_detection_postprocess(c);
   if (wick_delegate_graph_node_output_count(graph, node) != 1)
     DECLINE("%s with %zu outputs", c->op, wick_delegate_graph_node_output_count(graph, node));
   switch (builtin) {
