@@ -15,6 +15,9 @@
  *   SELECT (29): a BOOL8 condition and two values of one shape (no
  *       broadcasting); 8-bit values are requantized to the output's scale;
  *   TILE (29): constant multiples;
+ *   EMBEDDING_LOOKUP (27): output row i is row lookups[i] of the values
+ *       (FLOAT32, INT32, QUANT8_ASYMM; QUANT8_ASYMM_SIGNED 30; rank >= 2,
+ *       the output quantized as them); an index out of range fails;
  *   BATCH_MATMUL (feature level 6, 1000006): FLOAT32 of rank 2 to 4, the
  *       same batch dimensions on both sides, optional adj_x / adj_y; each
  *       output element a dot product summed in index order.
@@ -276,6 +279,33 @@ static int batch_matmul(nn_ctx *c) {
   return ANEURALNETWORKS_NO_ERROR;
 }
 
+static int embedding_lookup(nn_ctx *c) {
+  const nn_operand *lk = IN(c, 0), *v = IN(c, 1), *y = OUT(c, 0);
+  if (c->phase == NN_CHECK_TYPES) {
+    if (c->op->nin != 2) BAD("EMBEDDING_LOOKUP with %u inputs", c->op->nin);
+    if (lk->type != ANEURALNETWORKS_TENSOR_INT32 || lk->rank != 1)
+      BAD("EMBEDDING_LOOKUP: the lookups must be a 1-D TENSOR_INT32");
+    if (v->type != ANEURALNETWORKS_TENSOR_INT32) TRY(value_type(c, v, "values", 27));
+    if (v->rank < 2) BAD("EMBEDDING_LOOKUP: values of rank %u (from 2)", v->rank);
+    return same_type_as(c, v, y, true);
+  }
+  uint32_t dims[NN_MAX_RANK];
+  memcpy(dims, v->dims, sizeof dims);
+  dims[0] = lk->dims[0];
+  TRY(expect_dims(c, y, dims, v->rank));
+  if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
+  size_t row = nn_operand_bytes(v) / v->dims[0];
+  const int32_t *idx = in_data(c, 0);
+  for (uint32_t i = 0; i < lk->dims[0]; i++) {
+    if (idx[i] < 0 || (uint32_t)idx[i] >= v->dims[0])
+      FAIL(ANEURALNETWORKS_OP_FAILED, "EMBEDDING_LOOKUP: index %d of %u rows", (int)idx[i],
+           v->dims[0]);
+    memcpy((char *)out_data(c, 0) + (size_t)i * row, (const char *)in_data(c, 1) + idx[i] * row,
+           row);
+  }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
 int64_t nn_logic_operation_level(int32_t type) {
   if (is_compare(type)) return 29;
   switch (type) {
@@ -288,6 +318,7 @@ int64_t nn_logic_operation_level(int32_t type) {
     case ANEURALNETWORKS_SELECT:
     case ANEURALNETWORKS_TILE: return 29;
     case ANEURALNETWORKS_BATCH_MATMUL: return NNAPI_LEVEL_6;
+    case ANEURALNETWORKS_EMBEDDING_LOOKUP: return 27;
     default: return nn_flow_operation_level(type);
   }
 }
@@ -304,6 +335,7 @@ int nn_logic_operation_phase(nn_ctx *c) {
     case ANEURALNETWORKS_SELECT: return select_op(c);
     case ANEURALNETWORKS_TILE: return tile(c);
     case ANEURALNETWORKS_BATCH_MATMUL: return batch_matmul(c);
+    case ANEURALNETWORKS_EMBEDDING_LOOKUP: return embedding_lookup(c);
     default: return nn_flow_operation_phase(c);
   }
 }

@@ -106,7 +106,17 @@ bool nn_operation_to(map_ctx *c, int32_t code, const int32_t *ins, size_t nin, i
 uint32_t nn_dims_of(const map_ctx *c, int32_t t, uint32_t dims[4]);
 /* Operand `in` RESHAPEd to dims (a temporary of `type`); -1 on failure. */
 int32_t nn_reshaped(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, uint32_t rank);
-/* Operand `in` of shape dims (rank r) TRANSPOSEd by perm (28+) into a temporary. */
+/* TRANSPOSE of operand `in` (shape dims, rank r) by perm: NNAPI's TRANSPOSE from 28; at 27,
+ * exactly, RESHAPE to [rows, inner] (inner: the trailing axes perm keeps in place), an
+ * EMBEDDING_LOOKUP (27) of the rows in their permuted order, RESHAPE — a copy of every element
+ * (float32, int32, uint8). nn_transpose_ok decides (at 27 at most NN_LOOKUP_MAX_ROWS rows,
+ * else "<what> needs NNAPI feature level 28"); nn_transpose_into writes operand `out`,
+ * nn_transposed a new temporary. */
+#define NN_LOOKUP_MAX_ROWS (1u << 20)
+bool nn_transpose_ok(map_ctx *c, nn_type type, const uint32_t *dims, uint32_t r,
+                     const int32_t *perm, const char *what);
+bool nn_transpose_into(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, uint32_t r,
+                       const int32_t *perm, int32_t out);
 int32_t nn_transposed(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, uint32_t r,
                       const int32_t *perm);
 /* A float32 constant [1] holding v (a broadcast operand of ADD / MUL / DIV / SUB). */

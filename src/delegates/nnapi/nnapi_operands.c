@@ -7,6 +7,7 @@
  * comment states the conventions (types, per-channel filters, biases).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "delegates/nnapi/nnapi_map.h"
@@ -337,15 +338,84 @@ int32_t nn_reshaped(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, 
   return nn_operation(c, ANEURALNETWORKS_RESHAPE, ops, 2, &out, 1) ? out : -1;
 }
 
+/* The rows of TRANSPOSE's level-27 form: the axes before the longest suffix `perm` keeps in
+ * place (their product), *inner the elements of that suffix. */
+static uint64_t lookup_rows(const uint32_t *dims, uint32_t r, const int32_t *perm,
+                            uint64_t *inner) {
+  uint32_t t = r;
+  while (t > 0 && perm[t - 1] == (int32_t)(t - 1)) t--;
+  uint64_t rows = 1;
+  *inner = 1;
+  for (uint32_t d = 0; d < r; d++) {
+    if (d < t)
+      rows *= dims[d];
+    else
+      *inner *= dims[d];
+  }
+  return rows;
+}
+
+bool nn_transpose_ok(map_ctx *c, nn_type type, const uint32_t *dims, uint32_t r,
+                     const int32_t *perm, const char *what) {
+  if (c->level >= 28) return true;
+  uint64_t inner, rows = lookup_rows(dims, r, perm, &inner);
+  if (type.code != ANEURALNETWORKS_TENSOR_FLOAT32 && type.code != ANEURALNETWORKS_TENSOR_INT32 &&
+      type.code != ANEURALNETWORKS_TENSOR_QUANT8_ASYMM)
+    NEED_LEVEL(28, what);
+  if (rows > NN_LOOKUP_MAX_ROWS) NEED_LEVEL(28, what);
+  return true;
+}
+
+bool nn_transpose_into(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, uint32_t r,
+                       const int32_t *perm, int32_t out) {
+  uint32_t out_dims[4];
+  for (uint32_t d = 0; d < r; d++) out_dims[d] = dims[perm[d]];
+  int32_t ops[2];
+  if (c->level >= 28) {
+    ops[0] = in;
+    ops[1] = nn_const_i32_vector(c, perm, r);
+    return nn_operation(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, &out, 1);
+  }
+  /* 27: EMBEDDING_LOOKUP of the [rows, inner] view by the permuted row numbers (a copy) */
+  uint64_t inner, rows = lookup_rows(dims, r, perm, &inner);
+  int32_t *index = malloc((size_t)rows * sizeof *index);
+  if (index == NULL) DECLINE("out of memory building %s", c->op);
+  uint32_t t = r;
+  while (t > 0 && perm[t - 1] == (int32_t)(t - 1)) t--;
+  uint64_t stride[4] = {0, 0, 0, 0}, s = 1;
+  for (int d = (int)t - 1; d >= 0; d--) {
+    stride[d] = s;
+    s *= dims[d];
+  }
+  for (uint64_t o = 0; o < rows; o++) {
+    uint64_t rest = o, row = 0;
+    for (int k = (int)t - 1; k >= 0; k--) { /* output index j[k] over out_dims[0, t) */
+      uint64_t j = rest % out_dims[k];
+      rest /= out_dims[k];
+      row += j * stride[perm[k]]; /* input axis perm[k] is at j */
+    }
+    index[o] = (int32_t)row;
+  }
+  const uint32_t view[2] = {(uint32_t)rows, (uint32_t)inner};
+  ops[0] = nn_const_i32_vector(c, index, (uint32_t)rows);
+  free(index);
+  ops[1] = nn_reshaped(c, in, type, view, 2);
+  int32_t looked = nn_temp_operand(c, type, view, 2);
+  if (!nn_operation(c, ANEURALNETWORKS_EMBEDDING_LOOKUP, ops, 2, &looked, 1)) return false;
+  int32_t shape[4];
+  for (uint32_t d = 0; d < r; d++) shape[d] = (int32_t)out_dims[d];
+  ops[0] = looked;
+  ops[1] = nn_const_i32_vector(c, shape, r);
+  return nn_operation(c, ANEURALNETWORKS_RESHAPE, ops, 2, &out, 1);
+}
+
 int32_t nn_transposed(map_ctx *c, int32_t in, nn_type type, const uint32_t *dims, uint32_t r,
                       const int32_t *perm) {
   uint32_t out_dims[4];
   for (uint32_t d = 0; d < r; d++) out_dims[d] = dims[perm[d]];
-  int32_t ops[2];
-  ops[0] = in;
-  ops[1] = nn_const_i32_vector(c, perm, r);
   int32_t out = nn_temp_operand(c, type, out_dims, r);
-  return nn_operation(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, &out, 1) ? out : -1;
+  if (out < 0) return -1;
+  return nn_transpose_into(c, in, type, dims, r, perm, out) ? out : -1;
 }
 
 int32_t nn_const_f32(map_ctx *c, float v) {

@@ -829,16 +829,28 @@ static bool map_transpose(map_ctx *c) {
   nn_type in, out;
   if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (!nn_same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
-  NEED_LEVEL(28, "TRANSPOSE");
   size_t n;
   const int32_t *perm = const_ints(c, 1, &n);
   if (perm == NULL) return false;
   if (n != nn_rank(nn_tensor(c, ii))) DECLINE("%s permutation of the wrong length", c->op);
+  bool seen[4] = {false, false, false, false};
+  for (size_t d = 0; d < n; d++) {
+    if (perm[d] < 0 || perm[d] >= (int32_t)n || seen[perm[d]])
+      DECLINE("%s with a permutation that is not one", c->op);
+    seen[perm[d]] = true;
+  }
+  uint32_t dims[4];
+  uint32_t r = nn_dims_of(c, ii, dims);
+  if (!nn_transpose_ok(c, in, dims, r, perm, "TRANSPOSE (of this many rows, below 28)"))
+    return false;
+  if (c->level < 28)
+    NOTE(
+        "TRANSPOSE as EMBEDDING_LOOKUP of the permuted rows (NNAPI's TRANSPOSE is level 28): "
+        "a copy, exact");
   if (c->b == NULL) return true;
-  int32_t ops[2];
-  ops[0] = nn_graph_operand(c, ii);
-  ops[1] = nn_const_i32_vector(c, perm, (uint32_t)n);
-  return nn_operation_to(c, ANEURALNETWORKS_TRANSPOSE, ops, 2, oi);
+  int32_t i = nn_graph_operand(c, ii), o = nn_graph_operand(c, oi);
+  if (i < 0 || o < 0) return false;
+  return nn_transpose_into(c, i, in, dims, r, perm, o);
 }
 
 /* SLICE (29): begin from the file, the size as the prepared output's shape

@@ -15,16 +15,18 @@
  *     filter Y viewed as [1, K, 1, N] (filter height K, multiplier N)
  *     bias   zeros [N]; VALID, stride K down the height, 1 across
  *     output [1, B*M, 1, N]: element (b*M + m, n) = sum_k X[b, m, k] Y[k, n]
- *   B batches of both, X [B, M, K] and Y [B, K, N] (28: TRANSPOSE):
+ *   B batches of both, X [B, M, K] and Y [B, K, N] (TRANSPOSEs: at 27 the
+ *   EMBEDDING_LOOKUP form of nn_transposed):
  *     input  X transposed to [M, K, B], viewed as [1, M*K, 1, B] (B channels)
  *     filter Y transposed to [K, B, N], viewed as [1, K, 1, B*N] (multiplier N)
  *     output [1, M, 1, B*N] = [M, B, N], transposed back to [B, M, N].
  * Each output element is the same dot product as TFLite's (its K products
  * summed, then + 0: the sum's order aside, exact; a NaN or infinity spreads
- * exactly as in the product). adj_x / adj_y are TRANSPOSEs of the operand
- * (28), or, for a constant second operand, its filter written transposed
- * here. A constant second operand whose batches are all the same matrix is
- * "one matrix" (level 27 when X needs no transpose).
+ * exactly as in the product). adj_x / adj_y are TRANSPOSEs of the operand,
+ * or, for a constant second operand, its filter written transposed here. A
+ * constant second operand whose batches are all the same matrix is "one
+ * matrix". Every form is level 27 (operands of at most NN_LOOKUP_MAX_ROWS
+ * elements when a TRANSPOSE is needed below 28).
  *
  * GELU (float32). NNAPI has no GELU at any level.
  *   approximate (tanh form, 27): TFLite's formula op by op in float,
@@ -120,12 +122,12 @@ static bool bmm_decide(map_ctx *c, bmm_plan *p) {
     DECLINE("%s too large for NNAPI's dimensions", c->op);
   p->native = c->level >= NNAPI_LEVEL_6 && same_batches && p->rx <= 4 && ro == p->rx;
   if (p->native) return true;
-  if (p->shared) {
-    if (p->adj_x || (p->adj_y && !p->y_constant))
-      NEED_LEVEL(28, "BATCH_MATMUL with an adjoint run-time operand (TRANSPOSE)");
-  } else {
-    NEED_LEVEL(28, "BATCH_MATMUL of several batches of run-time operands (TRANSPOSE)");
-  }
+  /* the TRANSPOSEs (28) are EMBEDDING_LOOKUPs at 27 (nn_transposed), up to a size */
+  bool transposes = p->shared ? p->adj_x || (p->adj_y && !p->y_constant) : true;
+  if (transposes && c->level < 28 &&
+      (p->bx * p->m * p->k > NN_LOOKUP_MAX_ROWS || p->by * p->k * p->n > NN_LOOKUP_MAX_ROWS ||
+       p->bx * p->m * p->n > NN_LOOKUP_MAX_ROWS))
+    NEED_LEVEL(28, "BATCH_MATMUL of operands this large with TRANSPOSEs");
   return true;
 }
 

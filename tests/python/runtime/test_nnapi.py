@@ -626,7 +626,17 @@ CASES = [
             ([4, 2, 3], "uint8", U8q),
             consts=[np.array([2, 0, 1], np.int32)],
         ),
-        28,
+        27,  # 27: EMBEDDING_LOOKUP of the permuted rows; 28: TRANSPOSE
+    ),
+    Case(
+        "transpose_f32_heads",  # [1, S, H, D] -> [1, H, S, D]: the attention's head split
+        _single(
+            "TRANSPOSE",
+            [([1, 6, 4, 8], F, None)],
+            ([1, 4, 6, 8], F, None),
+            consts=[np.array([0, 2, 1, 3], np.int32)],
+        ),
+        27,
     ),
     Case(
         "slice_f32",
@@ -681,7 +691,8 @@ CASES = [
         27,
     ),
     # ---- the attention core: BATCH_MATMUL (feature level 6; below it DEPTHWISE_CONV_2D with
-    # the second operand as the filter, TRANSPOSEs (28) for several batches or an adjoint)
+    # the second operand as the filter, TRANSPOSEs for several batches or an adjoint: at 27
+    # EMBEDDING_LOOKUPs)
     Case(
         "bmm_f32_one_matrix",
         _single("BATCH_MATMUL", [([2, 3, 4], F, None), ([4, 5], F, None)], ([2, 3, 5], F, None)),
@@ -690,7 +701,7 @@ CASES = [
     Case(
         "bmm_f32_batches",
         _single("BATCH_MATMUL", [([3, 4, 5], F, None), ([3, 5, 2], F, None)], ([3, 4, 2], F, None)),
-        28,
+        27,
     ),
     Case(
         "bmm_f32_rank4_adj_y",  # q @ k^T of 2 heads
@@ -700,7 +711,7 @@ CASES = [
             ([1, 2, 3, 5], F, None),
             dict(adj_y=True),
         ),
-        28,
+        27,
     ),
     Case(
         "bmm_f32_adj_x",
@@ -710,7 +721,7 @@ CASES = [
             ([2, 3, 5], F, None),
             dict(adj_x=True),
         ),
-        28,
+        27,
     ),
     Case(
         "bmm_f32_constant_same_matrix_adj_y",
@@ -731,7 +742,7 @@ CASES = [
             ([2, 3, 5], F, None),
             consts=[np.linspace(-1, 1, 40, dtype=np.float32).reshape(2, 4, 5)],
         ),
-        28,
+        27,
     ),
     Case(
         "bmm_f32_broadcast_both_ways",
