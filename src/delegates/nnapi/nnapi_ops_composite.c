@@ -83,9 +83,10 @@ static bool bmm_decide(map_ctx *c, bmm_plan *p) {
       !nn_value_type(c, p->oi, "output", false, &out))
     return false;
   if (a.code != ANEURALNETWORKS_TENSOR_FLOAT32 || b.code != a.code || out.code != a.code)
-    DECLINE("quantized BATCH_MATMUL (NNAPI's, feature level 6, takes int8 but its reference "
-            "does not state how it requantizes; TFLite uses one multiplier from the float "
-            "product of the scales)");
+    DECLINE(
+        "quantized BATCH_MATMUL (NNAPI's, feature level 6, takes int8 but its reference "
+        "does not state how it requantizes; TFLite uses one multiplier from the float "
+        "product of the scales)");
   const wick_tensor *x = nn_tensor(c, p->xi), *y = nn_tensor(c, p->yi), *o = nn_tensor(c, p->oi);
   p->rx = (uint32_t)nn_rank(x);
   p->ry = (uint32_t)nn_rank(y);
