@@ -28,7 +28,8 @@
  * fallback see the hostile files too, and one case in 64 with the NNAPI delegate against
  * the library $WICK_NNAPI_LIBRARY names (ctest: the test NNAPI implementation of
  * tests/nnapi/; without it the delegate declines everything), so its mapping, its model
- * building and that runtime see them as well.
+ * building and that runtime see them as well; the WHILE model's mutants run a second time
+ * all with the NNAPI delegate (its IF / WHILE as referenced models).
  *
  * Run under ASan+UBSan (-DWICK_SANITIZE=address,undefined) for the real
  * value: any crash prints the case being run, and the mutated bytes are
@@ -132,6 +133,9 @@ static bool valid_error(wick_status st) { return st >= WICK_ERR_INVALID_ARGUMENT
  * (untrusted_run.h). */
 #define WATCHDOG_MS 1000
 static long g_cancelled;
+/* 1 while mutating a control-flow file for the NNAPI delegate: every case runs with it, so its
+ * IF / WHILE mapping (referenced models) sees a whole family of mutants, not one in 64. */
+static int g_all_nnapi;
 
 static wick_status invoke_watched(wick_interpreter *it) {
   bool cancelled = false;
@@ -175,12 +179,12 @@ static int run_promise(const uint8_t *data, size_t size) {
     abort();
   static wick_delegate *nnapi; /* likewise */
   if (nnapi == NULL && wick_delegate_create("nnapi", NULL, NULL, &nnapi) != WICK_OK) abort();
-  if (g_cases % 64 == 1) { /* 1 in 4 took the test from 43 to 522 s: building and computing each
+  if (g_all_nnapi || g_cases % 64 == 1) { /* 1 in 4 took the test from 43 to 522 s: building and computing each
                               NNAPI model in the test runtime costs ~40 plain cases */
     opt.delegates = &nnapi;
     opt.num_delegates = 1;
   }
-  if (g_cases % 2 == 0) {
+  if (!g_all_nnapi && g_cases % 2 == 0) {
     if (g_cases % 6 == 0) { /* the first partition invoke fails and reruns on the CPU */
       wick_delegate_destroy(delegate);
       if (wick_delegate_create("reference", "fail_invoke=1", NULL, &delegate) != WICK_OK) abort();
@@ -1515,6 +1519,9 @@ int main(void) {
   free(bytes);
   bytes = tm_demo_while(&size);
   mutate_model("tiny:while", bytes, size);
+  g_all_nnapi = 1; /* the same loop, every mutant through the NNAPI delegate's WHILE */
+  mutate_model("tiny:while (all NNAPI)", bytes, size);
+  g_all_nnapi = 0;
   free(bytes);
   bytes = sparse_model(SP_UINT8, &size); /* DENSIFY of a CSR constant, Uint8Vector indices */
   mutate_model("tiny:sparse", bytes, size);
