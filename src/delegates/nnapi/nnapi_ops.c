@@ -762,6 +762,9 @@ static bool map_mean(map_ctx *c) {
   if (pool) {
     if ((!plane && !adjacent) || in.code != ANEURALNETWORKS_TENSOR_FLOAT32)
       NEED_LEVEL(28, "MEAN (other than a float mean over adjacent axes)");
+    NOTE(
+        "composed: AVERAGE_POOL_2D over the reduced axes (NNAPI's MEAN is level 28); the "
+        "same mean, its sum in the pool's order");
   }
   if (c->b == NULL) return true;
   if (pool && !plane) return mean_as_pool(c, ii, oi, in, lo, hi);
