@@ -5,7 +5,7 @@
  *   wick inspect m.tflite                    signatures, I/O, op histogram, memory, MACs
  *   wick run m.tflite [--input NAME=x.npy]… [--output-dir DIR]
  *   wick bench m.tflite [--threads N] [--runs N] [--warmup N] [--profile]
- *   wick generate llm.tflite --tokens 1,2,3 [--max-new N] [--temperature T] ...
+ *   wick generate llm.tflite --tokens 1,2,3 [--max-tokens N] [--temperature T] ...
  *
  * --memory-limit BYTES (every command) caps both the load
  * (wick_model_options.memory_limit_bytes) and the interpreter.

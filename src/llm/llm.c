@@ -266,6 +266,11 @@ static wick_status run(wick_llm *llm, runner *r, const int32_t *tokens, size_t p
   if (st != WICK_OK) return failf(llm, NULL, st, "cannot set the inputs of a %zu-token call", r->n);
   atomic_store(&llm->running, r->it);
   st = atomic_load(&llm->cancel) ? WICK_ERR_CANCELLED : wick_interpreter_invoke(r->it);
+  /* Cancelled with no cancel pending: a wick_llm_cancel that raced the end of an earlier
+   * append reached this interpreter after that append was done (the interpreter keeps a
+   * cancel for its next invoke, and clears it when that invoke returns). Not meant for this
+   * call: run it again (it rewrites the same keys and values at the same positions). */
+  if (st == WICK_ERR_CANCELLED && !atomic_load(&llm->cancel)) st = wick_interpreter_invoke(r->it);
   atomic_store(&llm->running, NULL);
   if (st == WICK_ERR_CANCELLED) return failf(llm, NULL, st, "cancelled");
   if (st != WICK_OK)

@@ -62,14 +62,22 @@ def greedy(
     max_seq_len: int,
     stop_ids: Sequence[int] = (),
     sampler: Callable[[np.ndarray], int] | None = None,
+    vocab_size: int | None = None,
 ) -> list[int]:
     """Greedy decoding (or ``sampler(logits) -> token``, e.g. a :class:`Sampler`) over any
     runtime: ``step(n, tokens int32 [1, n], position) -> logits [1, V]`` runs signature
     prefill_<n> (decode for n = 1) from an empty cache onwards. Returns the new tokens
-    (stopping after one in ``stop_ids``)."""
+    (stopping after one in ``stop_ids``). A prompt token outside ``[0, vocab_size)`` is
+    refused before anything runs."""
     prompt = [int(t) for t in prompt]
     if not prompt:
         raise ValueError("the prompt is empty: give at least one token")
+    if vocab_size is not None:
+        bad = [(i, t) for i, t in enumerate(prompt) if not 0 <= t < vocab_size]
+        if bad:
+            raise ValueError(
+                f"prompt token {bad[0][0]} is {bad[0][1]}, outside the vocabulary [0, {vocab_size})"
+            )
     if len(prompt) + max_new_tokens > max_seq_len:
         raise ValueError(
             f"{len(prompt)} prompt tokens + {max_new_tokens} new tokens do not fit the "
@@ -243,6 +251,7 @@ class LLM:
             max_seq_len=self.max_seq_len,
             stop_ids=self.eos_token_ids if stop_at_eos else (),
             sampler=None if sampler.greedy else sampler,
+            vocab_size=self.meta.get("vocab_size"),
         )
         self.reset()
         if text:

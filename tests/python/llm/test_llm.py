@@ -499,6 +499,205 @@ def test_cli_generate_refuses_bad_requests(converted, tmp_path):
     plain.write_bytes(wick.convert(torch.nn.Linear(4, 2).eval(), (torch.zeros(1, 4),)).tflite_bytes)
     p = run(plain, "--tokens", "1")
     assert p.returncode == 1 and "wick_llm" in p.stderr, p.stderr
+    # text on a file converted without a tokenizer
+    p = run(path, "--prompt", "hello")
+    assert p.returncode == 2 and "has no tokenizer" in p.stderr, p.stderr
+    # --bench: the same checks, and its own
+    p = run(path, "--tokens", long_prompt, "--bench")
+    assert p.returncode == 2 and "do not fit" in p.stderr, p.stderr
+    p = run(
+        path, "--tokens", "1,2," + "1," * (MAX_SEQ_LEN - 4) + "1", "--max-tokens", "4", "--bench"
+    )
+    assert p.returncode == 2 and "do not fit" in p.stderr, p.stderr
+    p = run(path, "--tokens", "1,2,99999", "--bench")
+    assert p.returncode == 2 and "outside the vocabulary" in p.stderr, p.stderr
+    p = run(path, "--tokens", "1", "--bench", "--max-tokens", "0")
+    assert p.returncode == 2 and "at least 1" in p.stderr, p.stderr
+    p = run(path, "--tokens", "1", "--bench", "--runs", "0")
+    assert p.returncode == 2 and "--runs" in p.stderr, p.stderr
+
+
+def test_file_without_tokenizer_and_unknown_tokens_are_refused(converted):
+    """The C tokenizer of a file converted without one says so; a prompt token outside the
+    vocabulary is refused by LLM.generate before anything runs (the C generator's check is
+    test_cli_generate_refuses_bad_requests')."""
+    from wick.llm.tokenizer import FileTokenizer
+
+    _, llm, path = converted
+    with pytest.raises(wick.WickError, match="has no tokenizer"):
+        FileTokenizer(wick.load(path, signature="decode"))
+    for bad in ([5, 320], [-1], [2**31 - 1]):
+        with pytest.raises(ValueError, match="outside the vocabulary"):
+            llm.generate(bad, 4)
+    assert llm.generate([5, 319], 4) == _hf_greedy(converted[0], [5, 319], 4)
+
+
+_BENCH_LINES = {
+    "bench": r"(\d+) runs \(medians\) after (\d+) warm-up, threads (-?\d+)",
+    "prefill": r"(\d+) tokens in ([\d.]+) ms, ([\d.]+) tok/s \(CPU ([\d.]+) ms, ([\d.]+) tok/s\)",
+    "time to first token": r"([\d.]+) ms \(CPU ([\d.]+) ms\)",
+    "decode": r"(\d+) tokens in ([\d.]+) ms, ([\d.]+) tok/s, ([\d.]+) ms/token "
+    r"\(CPU ([\d.]+) ms, ([\d.]+) tok/s\)",
+    "load": r"([\d.]+) ms, create: ([\d.]+) ms",
+    "peak rss": r"([\d.]+) MB",
+}
+
+
+def parse_bench(stdout: str) -> dict[str, tuple[float, ...]]:
+    """The report of `wick generate --bench`: {key: the numbers of its line}, and "tokens"."""
+    import re
+
+    out: dict[str, tuple[float, ...]] = {}
+    for line in stdout.splitlines():
+        key, _, value = line.partition(": ")
+        if key == "tokens":
+            out[key] = tuple(int(t) for t in value.split(","))
+        elif key in _BENCH_LINES:
+            m = re.fullmatch(_BENCH_LINES[key], value)
+            assert m, line
+            out[key] = tuple(float(g) for g in m.groups())
+    return out
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_cli_generate_bench(converted, threads):
+    """`wick generate --bench`: the tokens of a greedy run (transformers' own: exactly
+    --max-tokens of them) and the medians of prefill, time to first token and decode, whose
+    token counts, times and speeds agree with each other."""
+    from wick.cli import _c_tool
+
+    model, _, path = converted
+    prompt, new = PROMPTS[2], 9
+    proc = subprocess.run(
+        [str(_c_tool()), "generate", str(path), "--tokens", ",".join(map(str, prompt))]
+        + ["--max-tokens", str(new), "--bench", "--runs", "3", "--warmup", "1"]
+        + ["--threads", str(threads)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    r = parse_bench(proc.stdout)
+    assert set(r) == {"tokens", *_BENCH_LINES}, proc.stdout
+    assert list(r["tokens"]) == _hf_greedy(model, prompt, new)
+    assert r["bench"] == (3, 1, threads)
+    n, ms, tps, cpu_ms, cpu_tps = r["prefill"]
+    assert n == len(prompt) and ms > 0 and cpu_ms > 0
+    assert tps == pytest.approx(n / ms * 1e3, rel=0.02)
+    assert cpu_tps == pytest.approx(n / cpu_ms * 1e3, rel=0.02)
+    first, _ = r["time to first token"]
+    assert first >= ms
+    n, ms, tps, per_token, cpu_ms, cpu_tps = r["decode"]
+    assert n == new - 1 and ms > 0 and cpu_ms > 0
+    assert tps == pytest.approx(n / ms * 1e3, rel=0.02)
+    assert per_token == pytest.approx(ms / n, rel=0.02)
+    assert r["peak rss"][0] > 1
+
+
+class _CGenerator:
+    """The C generator (include/wick/llm.h: wick_llm) over a file, through ctypes."""
+
+    CANCELLED = 6
+
+    def __init__(self, path):
+        import ctypes
+
+        from wick import runtime
+
+        lib = runtime._library()
+        P, S, I32 = ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int32)
+
+        class Options(ctypes.Structure):
+            _fields_ = [("struct_size", S), ("num_threads", ctypes.c_int)]
+
+        err = ctypes.POINTER(runtime._ErrorInfo)
+        for name, args, res in [
+            ("wick_llm_create", [P, ctypes.POINTER(Options), err, ctypes.POINTER(P)], ctypes.c_int),
+            ("wick_llm_destroy", [P], None),
+            ("wick_llm_last_error", [P], ctypes.c_char_p),
+            ("wick_llm_vocab_size", [P], S),
+            ("wick_llm_position", [P], S),
+            ("wick_llm_reset", [P], ctypes.c_int),
+            ("wick_llm_append", [P, I32, S], ctypes.c_int),
+            ("wick_llm_logits", [P], ctypes.POINTER(ctypes.c_float)),
+            ("wick_llm_cancel", [P], None),
+        ]:
+            getattr(lib, name).argtypes, getattr(lib, name).restype = args, res
+        info = runtime._ErrorInfo()
+        self._lib, self._model, self._llm = lib, P(), P()
+        assert lib.wick_model_load_file(os.fsencode(path), None, info, self._model) == 0
+        opts = Options(ctypes.sizeof(Options), 1)
+        st = lib.wick_llm_create(self._model, opts, info, self._llm)
+        assert st == 0, info.message
+        self.vocab = lib.wick_llm_vocab_size(self._llm)
+        self._i32 = I32
+
+    def append(self, ids: np.ndarray) -> int:
+        ids = np.ascontiguousarray(ids, np.int32)
+        return self._lib.wick_llm_append(self._llm, ids.ctypes.data_as(self._i32), len(ids))
+
+    def logits(self) -> np.ndarray:
+        return np.ctypeslib.as_array(self._lib.wick_llm_logits(self._llm), (self.vocab,)).copy()
+
+    def position(self) -> int:
+        return self._lib.wick_llm_position(self._llm)
+
+    def last_error(self) -> str:
+        return self._lib.wick_llm_last_error(self._llm).decode()
+
+    def reset(self) -> None:
+        assert self._lib.wick_llm_reset(self._llm) == 0
+
+    def cancel(self) -> None:
+        self._lib.wick_llm_cancel(self._llm)
+
+    def close(self) -> None:
+        self._lib.wick_llm_destroy(self._llm)
+        self._lib.wick_model_destroy(self._model)
+
+
+def test_cancel_during_a_long_prefill_stops_cleanly(converted):
+    """wick_llm_cancel from another thread while a prompt that fills the cache is written (8
+    prefill_8 chunks): the append returns WICK_ERR_CANCELLED and the sequence ends at the last
+    chunk that completed; appending the rest continues it to the logits of an uncancelled run,
+    bit for bit (a cancel that raced the end of the cancelled append and reached an idle
+    interpreter does not stop the next append)."""
+    import threading
+
+    _, _, path = converted
+    prompt = np.array([(7 * i + 3) % 320 for i in range(MAX_SEQ_LEN)], np.int32)
+    gen = _CGenerator(path)
+    try:
+        assert gen.append(prompt) == 0, gen.last_error()
+        want = gen.logits()
+        cancelled = 0
+        for _ in range(20):
+            gen.reset()
+            stop, started = threading.Event(), threading.Event()
+
+            def keep_cancelling(started, stop):
+                started.set()
+                while not stop.is_set():
+                    gen.cancel()
+
+            canceller = threading.Thread(target=keep_cancelling, args=(started, stop))
+            canceller.start()
+            started.wait()
+            st = gen.append(prompt)
+            stop.set()
+            canceller.join()
+            if st == 0:
+                continue  # every chunk ran before a cancel landed: again
+            assert st == _CGenerator.CANCELLED and gen.last_error() == "cancelled", st
+            cancelled += 1
+            pos = gen.position()
+            assert pos < len(prompt) and pos % 8 == 0, pos
+            assert gen.append(prompt[pos:]) == 0, gen.last_error()
+            assert gen.position() == len(prompt)
+            assert gen.logits().tobytes() == want.tobytes()
+        assert cancelled > 0, "no append of 20 was cancelled"
+    finally:
+        gen.close()
 
 
 def _byte_level_bpe(vocab_size: int, digits: bool = False):
