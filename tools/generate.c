@@ -78,21 +78,49 @@ static bool parse_count(const char *text, long lo, long hi, long *v) {
   return true;
 }
 
+#define WINDOW 8 /* tokens held back at most while their text ends in an incomplete character */
+
 typedef struct stream {
   double first; /* when the first token came (the prompt's prefill is done) */
   size_t count;
-  const wick_tokenizer *tokenizer; /* text mode: print each token's bytes */
+  const wick_tokenizer *tokenizer; /* text mode: print the tokens' text */
+  int32_t window[WINDOW];          /* tokens not printed yet */
+  size_t held;
+  bool started; /* a token that is not left out was printed: the next ones continue the text */
 } stream;
+
+/* Prints the text of the held tokens (HuggingFace's decode of them, continuing what was
+ * printed), unless it ends in U+FFFD and more tokens may complete the character. */
+static void print_text(stream *s, bool last) {
+  char small[512], *text = small;
+  size_t size = 0;
+  const unsigned flags =
+      WICK_TOKENIZER_SKIP_SPECIAL | (s->started ? WICK_TOKENIZER_CONTINUATION : 0u);
+  if (wick_tokenizer_decode_text(s->tokenizer, s->window, s->held, flags, small, sizeof small,
+                                 &size) != WICK_OK)
+    size = 0;
+  if (size > sizeof small) {
+    text = malloc(size);
+    if (text == NULL || wick_tokenizer_decode_text(s->tokenizer, s->window, s->held, flags, text,
+                                                   size, &size) != WICK_OK)
+      size = 0;
+  }
+  const bool incomplete = size >= 3 && memcmp(text + size - 3, "\xEF\xBF\xBD", 3) == 0;
+  if (!incomplete || last || s->held == WINDOW) {
+    if (text != NULL) fwrite(text, 1, size, stdout);
+    for (size_t i = 0; i < s->held; i++)
+      s->started = s->started || !wick_tokenizer_is_special(s->tokenizer, s->window[i]);
+    s->held = 0;
+  }
+  if (text != small) free(text);
+}
 
 static int on_token(void *user, int32_t token) {
   stream *s = user;
   if (s->count++ == 0) s->first = seconds();
   if (s->tokenizer != NULL) {
-    if (!wick_tokenizer_is_added(s->tokenizer, token)) {
-      char bytes[256];
-      size_t n = wick_tokenizer_decode(s->tokenizer, token, bytes, sizeof bytes);
-      fwrite(bytes, 1, n < sizeof bytes ? n : sizeof bytes, stdout);
-    }
+    s->window[s->held++] = token;
+    print_text(s, false);
   } else {
     printf(s->count == 1 ? "%d" : ",%d", (int)token);
   }
@@ -217,7 +245,7 @@ int wick_cmd_generate(int argc, char **argv) {
           "32) are picked greedily, or sampled with --temperature T > 0 (and --top-k,\n"
           "--top-p, --seed; the sampling of include/wick/llm.h). Generation stops after\n"
           "an end-of-sequence id of the file, or one of --stop, or never with --no-stop.\n"
-          "Prints the new text as it comes (with --prompt; added tokens such as\n"
+          "Prints the new text as it comes (with --prompt; special tokens such as\n"
           "<|im_end|> are not shown) and `tokens: ...`, then prefill and decode\n"
           "tokens/s. A chat template is the caller's to write into TEXT, e.g.\n"
           "$'<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\n' for SmolLM2.\n\n"
@@ -358,13 +386,14 @@ int wick_cmd_generate(int argc, char **argv) {
                   create_s);
     }
   } else {
-    stream s = {0, 0, tokenizer};
+    stream s = {.tokenizer = tokenizer};
     size_t made = 0;
     if (tokenizer == NULL) printf("tokens: ");
     const double t0 = seconds();
     st = wick_llm_generate(llm, prompt, prompt_len, (size_t)max_new, sampler, stop, num_stop,
                            on_token, &s, out, &made);
     const double t1 = seconds();
+    if (tokenizer != NULL && s.held > 0) print_text(&s, true);
     printf("\n");
     if (tokenizer != NULL) {
       printf("prompt: %zu tokens\ntokens: ", prompt_len);

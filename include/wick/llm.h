@@ -128,17 +128,22 @@ WICK_API wick_status wick_llm_generate(wick_llm *llm, const int32_t *prompt, siz
 
 /* ---------------------------------------------------------------- the tokenizer in the file
  *
- * wick.llm.convert(..., tokenizer=) packs a byte-level BPE tokenizer (GPT-2 style: SmolLM2,
- * Llama 3, Qwen2) into the "wick_tokenizer" metadata (python/wick/llm/tokenizer.py has the
- * layout). Encoding: the added tokens (<|im_start|>, ...) are matched literally first; the
- * text between them is split as GPT-2's pre-tokenizer splits it (contractions, an optional
- * space + letters, + digits, + other symbols, whitespace runs; digits one by one when the
- * tokenizer says so), each piece's UTF-8 bytes become byte-level symbols and BPE merges
- * them, lowest merge rank first (leftmost on ties). The split is exact for ASCII text; beyond
- * ASCII the letter / digit / punctuation / space classes come from a small table (Latin-1,
- * general and CJK punctuation, symbol blocks, Unicode spaces; every other code point is a
- * letter), so rare characters may split differently from HuggingFace's tokenizer. The chat
- * template is the caller's to render (as text with the added tokens in it). */
+ * wick.llm.convert(..., tokenizer=) packs a HuggingFace BPE tokenizer into the
+ * "wick_tokenizer" metadata (python/wick/llm/tokenizer.py has the layout and what it
+ * accepts): byte-level ones with GPT-2's split (SmolLM2, GPT-2) and SentencePiece-style
+ * ones (a "\u2581" metaspace, byte fallback to <0xNN> tokens, no byte-level mapping: Llama 2,
+ * TinyLlama, Mistral, Gemma). Encoding is HuggingFace tokenizers' encode(text,
+ * add_special_tokens=False): the added tokens (<|im_start|>, <s>, ...) are matched literally
+ * (leftmost, longest; with the whitespace their lstrip / rstrip take), the text between
+ * them is normalized (Prepend, Replace), pre-tokenized (none; GPT-2's split, with digits one
+ * by one when the tokenizer says so; Metaspace) and each word's characters — bytes as
+ * byte-level symbols, or vocabulary characters, else <0xNN> byte tokens, else the unknown
+ * token — merged by BPE, lowest merge rank first (leftmost on ties). GPT-2's split is exact
+ * for ASCII text; beyond ASCII its letter / digit / punctuation / space classes come from a
+ * small table (Latin-1, general and CJK punctuation, symbol blocks, Unicode spaces; every
+ * other code point is a letter), so rare characters may split differently from HuggingFace's
+ * tokenizer. No beginning-of-sequence token is added: the chat template is the caller's to
+ * render (as text with the added tokens, <s> included, in it). */
 typedef struct wick_tokenizer wick_tokenizer;
 
 /* The tokenizer of a model written with one (the model must outlive it). Errors:
@@ -149,20 +154,47 @@ WICK_API wick_status wick_tokenizer_create(const wick_model *model, wick_error_i
                                            wick_tokenizer **tokenizer_out);
 WICK_API void wick_tokenizer_destroy(wick_tokenizer *tokenizer);
 WICK_API size_t wick_tokenizer_vocab_size(const wick_tokenizer *tokenizer);
-/* Encodes `size` bytes of UTF-8 text (invalid bytes are encoded as their byte-level symbols).
+/* Encodes `size` bytes of UTF-8 text (an invalid byte is a character of its own: its
+ * byte-level symbol, or its <0xNN> token).
  * Writes up to `capacity` ids and the number the text needs to *count (call with capacity 0
  * to size the buffer). Errors: WICK_ERR_INVALID_ARGUMENT (NULL arguments), WICK_ERR_OUT_OF_MEMORY.
  * No error when the ids do not fit: compare *count with capacity. */
 WICK_API wick_status wick_tokenizer_encode(const wick_tokenizer *tokenizer, const char *text,
                                            size_t size, int32_t *ids, size_t capacity,
                                            size_t *count);
-/* The bytes token `id` stands for (an added token's text, or a vocabulary token's bytes; a
- * token may end inside a UTF-8 character that the next completes): writes up to `capacity`
- * bytes (not terminated) and returns the number of bytes; 0 for an id out of range. */
+/* The bytes token `id` stands for (an added token's text, or a vocabulary token's bytes: its
+ * byte-level symbols' bytes, or its string through the decoder's Replace / Metaspace steps,
+ * a <0xNN> token its byte; a token may end inside a UTF-8 character that the next
+ * completes): writes up to `capacity` bytes (not terminated) and returns the number of bytes;
+ * 0 for an id out of range. */
 WICK_API size_t wick_tokenizer_decode(const wick_tokenizer *tokenizer, int32_t id, char *bytes,
                                       size_t capacity);
 /* Whether `id` is an added token (<|im_end|>, ...): generation output usually hides them. */
 WICK_API int wick_tokenizer_is_added(const wick_tokenizer *tokenizer, int32_t id);
+
+/* Flags of wick_tokenizer_decode_text. */
+#define WICK_TOKENIZER_SKIP_SPECIAL 1u /* leave the special added tokens out */
+#define WICK_TOKENIZER_CONTINUATION                      \
+  2u /* the ids continue a text already decoded (up to a \
+      * token that is not left out): no stripping of the \
+      * text's first space (Strip, Metaspace decoders) */
+
+/* The text of `count` ids as HuggingFace tokenizers' decode(ids, skip_special_tokens) gives
+ * it: each token's string through the tokenizer's decoder (byte-level symbols back to bytes;
+ * "\u2581" to spaces, <0xNN> runs to their bytes — one U+FFFD per byte when they are not
+ * UTF-8 — and the first space stripped, as the decoder says); ids out of range are left out.
+ * Writes up to `capacity` bytes (not terminated) and the text's size to *size (call with
+ * capacity 0 to size the buffer). To stream text as tokens come, decode each new token (or
+ * the few since the last text that did not end in U+FFFD: an incomplete character) with
+ * WICK_TOKENIZER_CONTINUATION once some token has been decoded before; the concatenation is
+ * then the text of all the ids, except where <0xNN> runs that are not UTF-8 span the
+ * pieces. Errors: WICK_ERR_INVALID_ARGUMENT (NULL arguments), WICK_ERR_OUT_OF_MEMORY. */
+WICK_API wick_status wick_tokenizer_decode_text(const wick_tokenizer *tokenizer, const int32_t *ids,
+                                                size_t count, unsigned flags, char *text,
+                                                size_t capacity, size_t *size);
+/* Whether `id` is a special added token (<s>, </s>, <|im_end|>, ...: the ones
+ * WICK_TOKENIZER_SKIP_SPECIAL leaves out). */
+WICK_API int wick_tokenizer_is_special(const wick_tokenizer *tokenizer, int32_t id);
 
 #ifdef __cplusplus
 }

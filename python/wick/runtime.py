@@ -231,6 +231,19 @@ def _library():
         ),
         "wick_tokenizer_decode": ([P, ctypes.c_int32, ctypes.c_char_p, S], S),
         "wick_tokenizer_is_added": ([P, ctypes.c_int32], INT),
+        "wick_tokenizer_is_special": ([P, ctypes.c_int32], INT),
+        "wick_tokenizer_decode_text": (
+            [
+                P,
+                ctypes.POINTER(ctypes.c_int32),
+                S,
+                ctypes.c_uint,
+                ctypes.c_char_p,
+                S,
+                ctypes.POINTER(S),
+            ],
+            INT,
+        ),
     }
     for name, (args, res) in sigs.items():
         fn = getattr(lib, name)

@@ -1,17 +1,33 @@
 /*
- * tokenizer.c — wick_tokenizer (include/wick/llm.h): the byte-level BPE
- * tokenizer packed in a file's "wick_tokenizer" metadata
- * (python/wick/llm/tokenizer.py writes it). The entry is untrusted: every
- * count, length and id is checked before use, and tokens point into the
+ * tokenizer.c — wick_tokenizer (include/wick/llm.h): the tokenizer packed in a
+ * file's "wick_tokenizer" metadata (python/wick/llm/tokenizer.py writes it and
+ * has the layout), a HuggingFace `tokenizers` BPE model — byte-level (GPT-2
+ * style: SmolLM2, Llama 3, Qwen2) or SentencePiece style (a "▁" metaspace,
+ * byte fallback to <0xNN> tokens: Llama 2, TinyLlama, Mistral, Gemma) —
+ * encoded and decoded as `tokenizers` does. The entry is untrusted: every
+ * count, length and id is checked before use, and strings point into the
  * model's bytes (nothing is copied).
  *
- * Encoding: added tokens matched literally; between them GPT-2's
- * pre-tokenizer split (the regex
- *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
- * written out by hand over code points, after an optional split of every
- * digit into its own piece); each piece's bytes map to byte-level symbols
- * (GPT-2's bytes_to_unicode), which BPE merges lowest rank first, leftmost on
- * ties. Decoding maps a token's symbols back to bytes.
+ * Encoding, as tokenizers' Tokenizer.encode(text, add_special_tokens=False):
+ *  1. the added tokens that are not normalized are found in the text
+ *     (leftmost, longest first), with the whitespace their lstrip / rstrip
+ *     take;
+ *  2. each stretch between them is normalized (the Prepend and Replace steps)
+ *     and the normalized added tokens are found in what that gives;
+ *  3. each stretch left is pre-tokenized: not at all (one word), GPT-2's
+ *     byte-level split (the regex
+ *       's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ *     written out by hand over code points, after an optional split of every
+ *     digit into its own piece; each piece's bytes then map to GPT-2's byte
+ *     symbols, bytes_to_unicode), or Metaspace (spaces become the
+ *     replacement, which is prepended as the scheme says and starts a new
+ *     word);
+ *  4. each word's characters become symbols — the character's vocabulary id,
+ *     else its bytes' <0xNN> tokens (byte fallback), else the unknown token
+ *     (consecutive ones fused), else nothing — which BPE merges, lowest merge
+ *     rank first, leftmost on ties (the order of tokenizers' heap).
+ * Decoding runs the decoder's steps (ByteLevel, Replace, ByteFallback, Fuse,
+ * Strip, Metaspace) over the tokens' strings, as tokenizers' decode_chain.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,21 +45,62 @@ typedef struct merge {
   uint32_t rank, merged;
 } merge;
 
+/* The kinds of the entry's step records (tokenizer.py has the same numbers). */
+enum { DIGITS_ONE_BY_ONE = 1 }; /* version 1's flags; a byte-level pre-tokenizer's x */
+enum { NORM_PREPEND = 1, NORM_REPLACE = 2 };
+enum { PRE_NONE = 0, PRE_BYTE_LEVEL = 1, PRE_METASPACE = 2 };
+enum { PREPEND_NEVER = 0, PREPEND_ALWAYS = 1, PREPEND_FIRST = 2 };
+enum { MODEL_BYTE_FALLBACK = 1, MODEL_FUSE_UNK = 2, MODEL_IGNORE_MERGES = 4 };
+enum {
+  DEC_BYTE_LEVEL = 1,
+  DEC_REPLACE = 2,
+  DEC_BYTE_FALLBACK = 3,
+  DEC_FUSE = 4,
+  DEC_STRIP = 5,
+  DEC_METASPACE = 6
+};
+enum { ADDED_NORMALIZED = 1, ADDED_LSTRIP = 2, ADDED_RSTRIP = 4, ADDED_SPECIAL = 8 };
+
+#define MAX_STEPS 16
+/* What the normalizer or the decoder may make of n bytes (real ones: 3n + a few bytes; more
+ * is a hostile entry's Replace steps, refused as out of memory). */
+#define GROWTH_LIMIT(n) (8 * (size_t)(n) + 4096)
+
+/* A normalizer, pre-tokenizer or decoder step: kind, two strings, two numbers. */
+typedef struct step {
+  uint32_t kind;
+  span a, b;
+  uint32_t x, y;
+} step;
+
+typedef struct added {
+  int32_t id;
+  uint32_t flags;
+  span text; /* what is matched in the text (a normalized token: its normalized content) */
+} added;
+
 struct wick_tokenizer {
-  uint32_t flags, num_tokens, num_merges, num_added;
-  span *tokens;
-  int32_t *added;    /* ids, longest text first */
-  uint8_t *is_added; /* per id */
-  uint32_t *ids;     /* string -> id hash: id + 1, 0 = empty */
+  uint32_t num_tokens, num_merges, num_added;
+  span *tokens;        /* the model's vocabulary by id (empty: no model token of that id) */
+  added *added;        /* by first byte, then longest first */
+  uint32_t first[257]; /* added[first[b] .. first[b + 1]): the added tokens starting with byte b */
+  int32_t *added_of;   /* per id: its index in added, or -1 */
+  uint32_t *ids;       /* string -> id hash over tokens: id + 1, 0 = empty */
   size_t ids_mask;
   merge *merges;
   size_t merges_mask;
-  int32_t byte_id[256];    /* the vocabulary id of each byte's symbol */
-  uint16_t byte_char[256]; /* each byte's symbol (a code point) */
-  int16_t char_byte[512];  /* the inverse: code point -> byte, -1 */
+  step norm[MAX_STEPS];
+  uint32_t num_norm;
+  step pre;
+  uint32_t model_flags;
+  int32_t unk; /* -1: none */
+  step dec[MAX_STEPS];
+  uint32_t num_dec;
+  bool has_decoder;         /* without one, tokens are joined with spaces */
+  int32_t fallback_id[256]; /* the id of each byte's <0xNN> token, -1 */
+  uint16_t byte_char[256];  /* GPT-2's symbol of each byte (a code point) */
+  int16_t char_byte[512];   /* the inverse: code point -> byte, -1 */
 };
-
-enum { DIGITS_ONE_BY_ONE = 1 };
 
 /* ---------------------------------------------------------------- reading the entry */
 
@@ -57,6 +114,18 @@ static bool u32(blob *b, uint32_t *v) {
        (uint32_t)b->p[3] << 24;
   b->p += 4;
   return true;
+}
+
+static bool str(blob *b, span *s) {
+  uint32_t n;
+  if (!u32(b, &n) || n > (size_t)(b->end - b->p)) return false;
+  *s = (span){b->p, n};
+  b->p += n;
+  return true;
+}
+
+static bool record(blob *b, step *s) {
+  return u32(b, &s->kind) && str(b, &s->a) && str(b, &s->b) && u32(b, &s->x) && u32(b, &s->y);
 }
 
 static uint64_t hash_bytes(const uint8_t *p, size_t n) {
@@ -119,6 +188,44 @@ static void byte_map(wick_tokenizer *t) {
   }
 }
 
+/* The length of the well-formed UTF-8 sequence at s[0, n) (*ok), or of its maximal
+ * ill-formed prefix, at least 1 (the unit one U+FFFD replaces, as Rust's from_utf8_lossy
+ * and Python's "replace" count them). */
+static size_t utf8_sequence(const uint8_t *s, size_t n, bool *ok) {
+  const uint8_t c = s[0];
+  *ok = false;
+  if (c < 0x80) {
+    *ok = true;
+    return 1;
+  }
+  size_t need;
+  uint8_t lo = 0x80, hi = 0xBF; /* the second byte's range */
+  if (c >= 0xC2 && c <= 0xDF) {
+    need = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    need = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    need = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 1;
+  }
+  for (size_t i = 1; i < need; i++) {
+    if (i >= n) return i;
+    if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF)) return i;
+  }
+  *ok = true;
+  return need;
+}
+
+static bool one_char(span s) {
+  bool ok;
+  return s.n > 0 && utf8_sequence(s.p, s.n, &ok) == s.n && ok;
+}
+
 static wick_status bad(wick_error_info *error, const char *what) {
   if (error != NULL)
     snprintf(error->message, sizeof error->message, "the wick_tokenizer metadata is malformed: %s",
@@ -126,20 +233,30 @@ static wick_status bad(wick_error_info *error, const char *what) {
   return WICK_ERR_MALFORMED_MODEL;
 }
 
-static int by_length_desc(const void *a, const void *b, void *tokens) {
-  const span *t = tokens;
-  const uint32_t x = t[*(const int32_t *)a].n, y = t[*(const int32_t *)b].n;
-  return x < y ? 1 : (x > y ? -1 : 0);
+static int by_first_byte_then_longest(const void *pa, const void *pb) {
+  const added *a = pa, *b = pb;
+  if (a->text.p[0] != b->text.p[0]) return a->text.p[0] < b->text.p[0] ? -1 : 1;
+  if (a->text.n != b->text.n) return a->text.n > b->text.n ? -1 : 1;
+  return a->id < b->id ? -1 : (a->id > b->id ? 1 : 0);
 }
 
-/* (qsort_r is not C11: a small insertion sort over the few added tokens.) */
-static void sort_added(int32_t *ids, uint32_t n, span *tokens) {
-  for (uint32_t i = 1; i < n; i++)
-    for (uint32_t j = i; j > 0 && by_length_desc(&ids[j - 1], &ids[j], tokens) > 0; j--) {
-      int32_t x = ids[j];
-      ids[j] = ids[j - 1];
-      ids[j - 1] = x;
-    }
+/* Checks the version 2 steps: known kinds, one-character replacements. */
+static const char *check_steps(const wick_tokenizer *t) {
+  for (uint32_t i = 0; i < t->num_norm; i++)
+    if (t->norm[i].kind != NORM_PREPEND && t->norm[i].kind != NORM_REPLACE)
+      return "an unknown normalizer step";
+  const step *p = &t->pre;
+  if (p->kind > PRE_METASPACE) return "an unknown pre-tokenizer";
+  if (p->kind == PRE_METASPACE && (!one_char(p->a) || p->x > PREPEND_FIRST))
+    return "a Metaspace pre-tokenizer without a one-character replacement or scheme";
+  for (uint32_t i = 0; i < t->num_dec; i++) {
+    const step *d = &t->dec[i];
+    if (d->kind < DEC_BYTE_LEVEL || d->kind > DEC_METASPACE) return "an unknown decoder step";
+    if ((d->kind == DEC_STRIP || d->kind == DEC_METASPACE) && !one_char(d->a))
+      return "a Strip or Metaspace decoder without a one-character content";
+    if (d->kind == DEC_METASPACE && d->x > PREPEND_FIRST) return "a Metaspace decoder scheme";
+  }
+  return NULL;
 }
 
 wick_status wick_tokenizer_create(const wick_model *model, wick_error_info *error,
@@ -153,41 +270,39 @@ wick_status wick_tokenizer_create(const wick_model *model, wick_error_info *erro
     if (error != NULL)
       snprintf(error->message, sizeof error->message,
                "the model has no tokenizer (\"wick_tokenizer\" metadata): convert it with "
-               "wick.llm.convert(..., tokenizer=) and a byte-level BPE tokenizer, or pass "
-               "token ids");
+               "wick.llm.convert(..., tokenizer=) and a BPE tokenizer (byte-level or "
+               "SentencePiece style), or pass token ids");
     return WICK_ERR_INVALID_ARGUMENT;
   }
   blob b = {data, data + size};
   uint32_t version, flags, n;
   if (size < 4 || memcmp(data, "WTOK", 4) != 0) return bad(error, "no WTOK header");
   b.p += 4;
-  if (!u32(&b, &version) || version != 1) return bad(error, "unknown version");
+  if (!u32(&b, &version) || (version != 1 && version != 2)) return bad(error, "unknown version");
   if (!u32(&b, &flags) || !u32(&b, &n) || n == 0 || n > (1u << 24))
     return bad(error, "token count");
   wick_tokenizer *t = calloc(1, sizeof *t);
   if (t == NULL) return WICK_ERR_OUT_OF_MEMORY;
   wick_status st = WICK_ERR_OUT_OF_MEMORY;
-  t->flags = flags;
   t->num_tokens = n;
   t->tokens = calloc(n, sizeof *t->tokens);
-  t->is_added = calloc(n, 1);
+  t->added_of = malloc(n * sizeof *t->added_of);
   const size_t ids_size = table_size(n);
   t->ids = calloc(ids_size, sizeof *t->ids);
   t->ids_mask = ids_size - 1;
-  if (t->tokens == NULL || t->is_added == NULL || t->ids == NULL) goto fail;
+  if (t->tokens == NULL || t->added_of == NULL || t->ids == NULL) goto fail;
+  for (uint32_t i = 0; i < n; i++) t->added_of[i] = -1;
   for (uint32_t i = 0; i < n; i++) {
-    uint32_t len;
-    if (!u32(&b, &len) || len > (size_t)(b.end - b.p)) {
+    if (!str(&b, &t->tokens[i])) {
       st = bad(error, "a token's length runs past the entry");
       goto fail;
     }
-    t->tokens[i] = (span){b.p, len};
-    b.p += len;
-    if (len == 0) continue; /* a hole in the ids */
-    size_t h = (size_t)(hash_bytes(t->tokens[i].p, len) & t->ids_mask);
+    const span *s = &t->tokens[i];
+    if (s->n == 0) continue; /* a hole in the ids */
+    size_t h = (size_t)(hash_bytes(s->p, s->n) & t->ids_mask);
     while (t->ids[h] != 0) {
       const span *o = &t->tokens[t->ids[h] - 1];
-      if (o->n == len && memcmp(o->p, t->tokens[i].p, len) == 0) break; /* first id wins */
+      if (o->n == s->n && memcmp(o->p, s->p, s->n) == 0) break; /* first id wins */
       h = (h + 1) & t->ids_mask;
     }
     if (t->ids[h] == 0) t->ids[h] = i + 1;
@@ -225,23 +340,61 @@ wick_status wick_tokenizer_create(const wick_model *model, wick_error_info *erro
   t->added = malloc((s ? s : 1) * sizeof *t->added);
   if (t->added == NULL) goto fail;
   for (uint32_t i = 0; i < s; i++) {
+    added a = {0};
     uint32_t id = 0;
-    u32(&b, &id);
-    if (id >= n || t->tokens[id].n == 0) {
-      st = bad(error, "an added token id out of range or empty");
+    bool ok = u32(&b, &id);
+    if (version == 1) {
+      a.flags = ADDED_SPECIAL;
+      ok = ok && id < n;
+      if (ok) a.text = t->tokens[id];
+    } else {
+      ok = ok && u32(&b, &a.flags) && str(&b, &a.text);
+    }
+    if (!ok || id >= n || a.text.n == 0) {
+      st = bad(error, "an added token out of range or empty");
       goto fail;
     }
-    if (!t->is_added[id]) t->added[t->num_added++] = (int32_t)id;
-    t->is_added[id] = 1;
+    a.id = (int32_t)id;
+    if (t->added_of[id] < 0) t->added[t->added_of[id] = (int32_t)t->num_added++] = a;
   }
-  sort_added(t->added, t->num_added, t->tokens); /* longest first: the longest match wins */
+  if (version == 1) {
+    t->pre = (step){PRE_BYTE_LEVEL, {NULL, 0}, {NULL, 0}, flags & DIGITS_ONE_BY_ONE, 0};
+    t->dec[0] = (step){DEC_BYTE_LEVEL, {NULL, 0}, {NULL, 0}, 0, 0};
+    t->num_dec = 1;
+    t->has_decoder = true;
+    t->unk = -1;
+  } else {
+    uint32_t unk = 0, has_decoder = 0;
+    bool ok = u32(&b, &t->num_norm) && t->num_norm <= MAX_STEPS;
+    for (uint32_t i = 0; ok && i < t->num_norm; i++) ok = record(&b, &t->norm[i]);
+    ok = ok && record(&b, &t->pre) && u32(&b, &t->model_flags) && u32(&b, &unk) && unk <= n;
+    ok = ok && u32(&b, &has_decoder) && u32(&b, &t->num_dec) && t->num_dec <= MAX_STEPS;
+    for (uint32_t i = 0; ok && i < t->num_dec; i++) ok = record(&b, &t->dec[i]);
+    if (!ok) {
+      st = bad(error, "the normalizer, pre-tokenizer, model or decoder records");
+      goto fail;
+    }
+    t->unk = (int32_t)unk - 1;
+    t->has_decoder = has_decoder != 0;
+    const char *why = check_steps(t);
+    if (why != NULL) {
+      st = bad(error, why);
+      goto fail;
+    }
+  }
+  /* the added tokens by first byte, longest first: the longest match at a position wins */
+  if (t->num_added > 1) qsort(t->added, t->num_added, sizeof *t->added, by_first_byte_then_longest);
+  for (uint32_t i = 0; i < t->num_added; i++) t->added_of[t->added[i].id] = (int32_t)i;
+  uint32_t k = 0;
+  for (uint32_t c = 0; c <= 256; c++) {
+    while (k < t->num_added && t->added[k].text.p[0] < c) k++;
+    t->first[c] = k;
+  }
   byte_map(t);
   for (int c = 0; c < 256; c++) {
-    uint8_t u[4];
-    const size_t len = utf8(t->byte_char[c], u);
-    t->byte_id[c] = find_id(t, u, len); /* -1: dropped when encoding, as HuggingFace's BPE
-                                         * does without an unknown token (SmolLM2 has no
-                                         * symbol for bytes valid UTF-8 never holds) */
+    char name[8];
+    snprintf(name, sizeof name, "<0x%02X>", c);
+    t->fallback_id[c] = find_id(t, (const uint8_t *)name, 6);
   }
   *out = t;
   return WICK_OK;
@@ -253,7 +406,7 @@ fail:
 void wick_tokenizer_destroy(wick_tokenizer *t) {
   if (t == NULL) return;
   free(t->tokens);
-  free(t->is_added);
+  free(t->added_of);
   free(t->ids);
   free(t->merges);
   free(t->added);
@@ -263,10 +416,63 @@ void wick_tokenizer_destroy(wick_tokenizer *t) {
 size_t wick_tokenizer_vocab_size(const wick_tokenizer *t) { return t ? t->num_tokens : 0; }
 
 int wick_tokenizer_is_added(const wick_tokenizer *t, int32_t id) {
-  return t != NULL && id >= 0 && (uint32_t)id < t->num_tokens && t->is_added[id];
+  return t != NULL && id >= 0 && (uint32_t)id < t->num_tokens && t->added_of[id] >= 0;
 }
 
-/* ---------------------------------------------------------------- pre-tokenization */
+int wick_tokenizer_is_special(const wick_tokenizer *t, int32_t id) {
+  return wick_tokenizer_is_added(t, id) && (t->added[t->added_of[id]].flags & ADDED_SPECIAL);
+}
+
+/* ---------------------------------------------------------------- growable bytes */
+
+typedef struct buf {
+  uint8_t *p;
+  size_t n, cap;
+  size_t limit; /* the most bytes it may hold (0: no limit) */
+  bool failed;  /* out of memory or over the limit: the contents are incomplete */
+} buf;
+
+static bool reserve(buf *b, size_t more) {
+  if (b->failed) return false;
+  if (b->limit > 0 && more > b->limit - (b->n < b->limit ? b->n : b->limit)) {
+    b->failed = true;
+    return false;
+  }
+  if (b->n + more <= b->cap) return true;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->n + more) cap *= 2;
+  uint8_t *p = realloc(b->p, cap);
+  if (p == NULL) {
+    b->failed = true;
+    return false;
+  }
+  b->p = p;
+  b->cap = cap;
+  return true;
+}
+
+static void put(buf *b, const void *p, size_t n) {
+  if (n == 0 || !reserve(b, n)) return;
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+}
+
+/* Appends s[0, n) with every occurrence of `from` (non-empty) replaced by `to`, left to right,
+ * not overlapping. */
+static void put_replaced(buf *b, const uint8_t *s, size_t n, span from, span to) {
+  size_t i = 0, start = 0;
+  while (from.n > 0 && i + from.n <= n) {
+    if (s[i] == from.p[0] && memcmp(s + i, from.p, from.n) == 0) {
+      put(b, s + start, i - start);
+      put(b, to.p, to.n);
+      i += from.n;
+      start = i;
+    } else {
+      i++;
+    }
+  }
+  put(b, s + start, n - start);
+}
 
 typedef enum cls { LETTER, DIGIT, SPACE, OTHER } cls;
 
@@ -338,41 +544,178 @@ static size_t piece_end(const cp *cps, size_t n, size_t i) {
 
 /* ---------------------------------------------------------------- BPE */
 
-typedef struct out {
+typedef struct symbol {
+  int32_t id;
+  int32_t prev, next; /* neighbours in the word, -1 at its ends */
+  bool gone;          /* merged into its left neighbour */
+} symbol;
+
+typedef struct candidate {
+  uint32_t rank, pos;
+  int32_t merged;
+} candidate;
+
+/* The state of one encode call. */
+typedef struct enc {
+  const wick_tokenizer *t;
   int32_t *ids;
   size_t capacity, count;
-} out;
+  bool failed;             /* out of memory */
+  buf norm, scratch, word; /* the normalized stretch; normalizer scratch; a word's symbols */
+  symbol *syms;
+  candidate *heap;
+  size_t syms_cap;
+  cp *cps;
+  size_t cps_cap;
+} enc;
 
-static void emit(out *o, int32_t id) {
-  if (o->count < o->capacity) o->ids[o->count] = id;
-  o->count++;
+static void emit(enc *e, int32_t id) {
+  if (e->count < e->capacity) e->ids[e->count] = id;
+  e->count++;
 }
 
-/* BPE over one piece's bytes; sym is scratch of at least n ids. */
-static void bpe(const wick_tokenizer *t, const uint8_t *p, size_t n, int32_t *sym, out *o) {
-  size_t kept = 0;
-  for (size_t i = 0; i < n; i++)
-    if (t->byte_id[p[i]] >= 0) sym[kept++] = t->byte_id[p[i]];
-  n = kept;
-  while (n > 1) {
-    size_t best = n;
-    uint32_t rank = UINT32_MAX;
-    const merge *chosen = NULL;
-    for (size_t i = 0; i + 1 < n; i++) {
-      const merge *m = find_merge(t, sym[i], sym[i + 1]);
-      if (m != NULL && m->rank < rank) rank = m->rank, best = i, chosen = m;
-    }
-    if (chosen == NULL) break;
-    sym[best] = (int32_t)chosen->merged;
-    memmove(sym + best + 1, sym + best + 2, (n - best - 2) * sizeof *sym);
-    n--;
+static bool before(const candidate *a, const candidate *b) {
+  return a->rank != b->rank ? a->rank < b->rank : a->pos < b->pos;
+}
+
+static void heap_push(candidate *h, size_t *n, candidate c) {
+  size_t i = (*n)++;
+  while (i > 0 && before(&c, &h[(i - 1) / 2])) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
   }
-  for (size_t i = 0; i < n; i++) emit(o, sym[i]);
+  h[i] = c;
 }
 
-/* The pieces of text[0, size) (no added tokens inside). */
-static void encode_plain(const wick_tokenizer *t, const uint8_t *text, size_t size, cp *cps,
-                         int32_t *sym, out *o) {
+static candidate heap_pop(candidate *h, size_t *n) {
+  const candidate top = h[0], last = h[--*n];
+  size_t i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= *n) break;
+    if (c + 1 < *n && before(&h[c + 1], &h[c])) c++;
+    if (!before(&h[c], &last)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  if (*n > 0) h[i] = last;
+  return top;
+}
+
+/* Offers the merge of symbol `pos` with its right neighbour, if there is one. */
+static void offer(const wick_tokenizer *t, const symbol *s, size_t pos, candidate *heap,
+                  size_t *n) {
+  if (s[pos].next < 0) return;
+  const merge *m = find_merge(t, s[pos].id, s[s[pos].next].id);
+  if (m != NULL) heap_push(heap, n, (candidate){m->rank, (uint32_t)pos, (int32_t)m->merged});
+}
+
+/* tokenizers' Word::merge_all without dropout: the candidate merges in a heap by (rank,
+ * position); a popped one whose symbols changed since it was offered is dropped. */
+static void merge_all(const wick_tokenizer *t, symbol *s, size_t n, candidate *heap) {
+  size_t hn = 0;
+  for (size_t i = 0; i + 1 < n; i++) offer(t, s, i, heap, &hn);
+  while (hn > 0) {
+    const candidate c = heap_pop(heap, &hn);
+    symbol *a = &s[c.pos];
+    if (a->gone || a->next < 0) continue;
+    symbol *b = &s[a->next];
+    const merge *m = find_merge(t, a->id, b->id);
+    if (m == NULL || (int32_t)m->merged != c.merged) continue; /* expired */
+    a->id = c.merged;
+    b->gone = true;
+    a->next = b->next;
+    if (b->next >= 0) s[b->next].prev = (int32_t)c.pos;
+    if (a->prev >= 0) offer(t, s, (size_t)a->prev, heap, &hn);
+    offer(t, s, c.pos, heap, &hn);
+  }
+}
+
+static bool room_for_symbols(enc *e, size_t n) {
+  if (n <= e->syms_cap) return true;
+  free(e->syms);
+  free(e->heap);
+  e->syms = malloc(n * sizeof *e->syms);
+  e->heap = malloc(3 * n * sizeof *e->heap); /* n - 1 offers, then at most 2 per merge */
+  e->syms_cap = e->syms && e->heap ? n : 0;
+  if (e->syms_cap == 0) e->failed = true;
+  return e->syms_cap != 0;
+}
+
+/* BPE over one word w[0, n) (UTF-8: vocabulary strings; for byte-level tokenizers the byte
+ * symbols), as tokenizers' BPE::merge_word. */
+static void bpe_word(enc *e, const uint8_t *w, size_t n) {
+  const wick_tokenizer *t = e->t;
+  if (n == 0) return;
+  if (t->model_flags & MODEL_IGNORE_MERGES) {
+    const int32_t id = find_id(t, w, n);
+    if (id >= 0) {
+      emit(e, id);
+      return;
+    }
+  }
+  if (!room_for_symbols(e, n)) return;
+  symbol *s = e->syms;
+  size_t k = 0;
+  int32_t unk = -1; /* an unknown token waiting (fused with the next unknown characters) */
+  for (size_t at = 0; at < n;) {
+    size_t len;
+    decode_utf8(w + at, n - at, &len);
+    const int32_t id = find_id(t, w + at, len);
+    bool fell_back = false;
+    if (id >= 0) {
+      if (unk >= 0) s[k++].id = unk, unk = -1;
+      s[k++].id = id;
+    } else if (t->model_flags & MODEL_BYTE_FALLBACK) {
+      fell_back = true;
+      for (size_t i = 0; i < len && fell_back; i++) fell_back = t->fallback_id[w[at + i]] >= 0;
+      for (size_t i = 0; i < len && fell_back; i++) s[k++].id = t->fallback_id[w[at + i]];
+    }
+    if (id < 0 && !fell_back && t->unk >= 0) {
+      if (unk >= 0 && !(t->model_flags & MODEL_FUSE_UNK)) s[k++].id = unk;
+      unk = t->unk;
+    }
+    at += len;
+  }
+  if (unk >= 0) s[k++].id = unk;
+  for (size_t i = 0; i < k; i++) {
+    s[i].prev = (int32_t)i - 1;
+    s[i].next = i + 1 < k ? (int32_t)i + 1 : -1;
+    s[i].gone = false;
+  }
+  merge_all(t, s, k, e->heap);
+  for (size_t i = 0; i < k; i++)
+    if (!s[i].gone) emit(e, s[i].id);
+}
+
+/* ---------------------------------------------------------------- pre-tokenizers */
+
+/* A byte-level piece: its bytes as GPT-2's byte symbols, then BPE. */
+static void byte_level_word(enc *e, const uint8_t *p, size_t n) {
+  e->word.n = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t u[4];
+    put(&e->word, u, utf8(e->t->byte_char[p[i]], u));
+  }
+  if (e->word.failed) {
+    e->failed = true;
+    return;
+  }
+  bpe_word(e, e->word.p, e->word.n);
+}
+
+/* GPT-2's split of text[0, size), each piece through byte_level_word. */
+static void byte_level(enc *e, const uint8_t *text, size_t size) {
+  if (size > e->cps_cap) {
+    free(e->cps);
+    e->cps = malloc(size * sizeof *e->cps);
+    e->cps_cap = e->cps ? size : 0;
+    if (e->cps == NULL) {
+      e->failed = true;
+      return;
+    }
+  }
+  cp *cps = e->cps;
   size_t n = 0;
   for (size_t at = 0; at < size;) {
     size_t len;
@@ -380,25 +723,166 @@ static void encode_plain(const wick_tokenizer *t, const uint8_t *text, size_t si
     cps[n++] = (cp){c, (uint8_t)(c == 0xFFFFFFFFu ? OTHER : classify(c)), (uint32_t)at};
     at += len;
   }
+  const bool digits = e->t->pre.x & DIGITS_ONE_BY_ONE;
   size_t i = 0;
   while (i < n) {
     /* digits one by one: a digit is a piece; the split runs between digits */
     size_t stop = n;
-    if (t->flags & DIGITS_ONE_BY_ONE) {
+    if (digits) {
       if (cps[i].cls == DIGIT) {
         const size_t b0 = cps[i].at, b1 = i + 1 < n ? cps[i + 1].at : size;
-        bpe(t, text + b0, b1 - b0, sym, o);
+        byte_level_word(e, text + b0, b1 - b0);
         i++;
         continue;
       }
       for (stop = i; stop < n && cps[stop].cls != DIGIT; stop++) {
       }
     }
-    const size_t e = piece_end(cps, stop, i);
-    const size_t b0 = cps[i].at, b1 = e < n ? cps[e].at : size;
-    bpe(t, text + b0, b1 - b0, sym, o);
-    i = e;
+    const size_t end = piece_end(cps, stop, i);
+    const size_t b0 = cps[i].at, b1 = end < n ? cps[end].at : size;
+    byte_level_word(e, text + b0, b1 - b0);
+    i = end;
   }
+}
+
+/* tokenizers' Metaspace: spaces become the replacement, which is prepended (scheme "always";
+ * "first": only to the stretch that starts the text) unless the stretch starts with it, and,
+ * with split, starts a new word at each of its occurrences. */
+static void metaspace(enc *e, const uint8_t *p, size_t n, bool starts_text) {
+  const step *pre = &e->t->pre;
+  const span space = {(const uint8_t *)" ", 1};
+  buf *w = &e->word;
+  w->n = 0;
+  const bool starts = n >= pre->a.n && memcmp(p, pre->a.p, pre->a.n) == 0;
+  const bool prepend = pre->x == PREPEND_ALWAYS || (pre->x == PREPEND_FIRST && starts_text);
+  if (prepend && !starts && !(p[0] == ' ')) put(w, pre->a.p, pre->a.n);
+  put_replaced(w, p, n, space, pre->a);
+  if (w->failed) {
+    e->failed = true;
+    return;
+  }
+  /* (bpe_word does not touch e->word: the words below point into it) */
+  size_t start = 0;
+  if (pre->y) /* split: MergedWithNext */
+    for (size_t i = 1; i + pre->a.n <= w->n; i++)
+      if (memcmp(w->p + i, pre->a.p, pre->a.n) == 0) {
+        bpe_word(e, w->p + start, i - start);
+        start = i;
+        i += pre->a.n - 1;
+      }
+  bpe_word(e, w->p + start, w->n - start);
+}
+
+/* One stretch of normalized text with no added token in it. */
+static void pre_tokenize(enc *e, const uint8_t *p, size_t n, bool starts_text) {
+  if (n == 0) return;
+  switch (e->t->pre.kind) {
+    case PRE_BYTE_LEVEL: byte_level(e, p, n); break;
+    case PRE_METASPACE: metaspace(e, p, n, starts_text); break;
+    default: bpe_word(e, p, n);
+  }
+}
+
+/* ---------------------------------------------------------------- added tokens, normalizer */
+
+static bool is_space(const uint8_t *s, size_t n, size_t *len) {
+  const uint32_t c = decode_utf8(s, n, len);
+  return c != 0xFFFFFFFFu && classify(c) == SPACE;
+}
+
+/* The next added token of the given kind (normalized or not) in s[from, n): leftmost, then
+ * longest. Its index in t->added and its start (*at); -1 if none. */
+static int32_t next_added(const wick_tokenizer *t, const uint8_t *s, size_t n, size_t from,
+                          bool normalized, size_t *at) {
+  for (size_t i = from; i < n; i++) {
+    for (uint32_t k = t->first[s[i]]; k < t->first[s[i] + 1]; k++) {
+      const added *a = &t->added[k];
+      if (((a->flags & ADDED_NORMALIZED) != 0) == normalized && a->text.n <= n - i &&
+          memcmp(a->text.p, s + i, a->text.n) == 0) {
+        *at = i;
+        return (int32_t)k;
+      }
+    }
+  }
+  return -1;
+}
+
+static void normalized_stretch(enc *e, const uint8_t *p, size_t n, bool starts_text);
+
+/* Splits s[0, n) on the added tokens of one kind, as tokenizers' AddedVocabulary::find_matches
+ * (lstrip: the whitespace before the token, not before the previous match, goes with it;
+ * rstrip: the whitespace after it); the stretches between go on. */
+static void split_added(enc *e, const uint8_t *s, size_t n, bool normalized, bool starts_text) {
+  size_t start = 0, at;
+  int32_t k;
+  while ((k = next_added(e->t, s, n, start, normalized, &at)) >= 0) {
+    const added *a = &e->t->added[k];
+    size_t b0 = at, b1 = at + a->text.n, len;
+    if (a->flags & ADDED_LSTRIP) {
+      size_t ws = start; /* where the whitespace that ends s[start, at) begins */
+      for (size_t i = start; i < at; i += len)
+        if (!is_space(s + i, at - i, &len)) ws = i + len;
+      b0 = ws;
+    }
+    if (a->flags & ADDED_RSTRIP)
+      while (b1 < n && is_space(s + b1, n - b1, &len)) b1 += len;
+    if (start < b0) {
+      if (normalized)
+        pre_tokenize(e, s + start, b0 - start, starts_text && start == 0);
+      else
+        normalized_stretch(e, s + start, b0 - start, start == 0);
+    }
+    emit(e, a->id);
+    start = b1;
+  }
+  if (start < n) {
+    if (normalized)
+      pre_tokenize(e, s + start, n - start, starts_text && start == 0);
+    else
+      normalized_stretch(e, s + start, n - start, start == 0);
+  }
+}
+
+/* A stretch of the text between non-normalized added tokens: normalized (Prepend: when not
+ * empty; Replace: every occurrence), then split on the normalized added tokens. */
+static void normalized_stretch(enc *e, const uint8_t *p, size_t n, bool starts_text) {
+  const wick_tokenizer *t = e->t;
+  if (t->num_norm == 0) {
+    split_added(e, p, n, true, starts_text);
+    return;
+  }
+  buf *cur = &e->norm, *next = &e->scratch;
+  cur->n = 0;
+  cur->limit = next->limit = GROWTH_LIMIT(n);
+  put(cur, p, n);
+  for (uint32_t i = 0; i < t->num_norm && cur->n <= GROWTH_LIMIT(n); i++) {
+    const step *s = &t->norm[i];
+    next->n = 0;
+    if (s->kind == NORM_PREPEND) {
+      if (cur->n > 0) put(next, s->a.p, s->a.n);
+      put(next, cur->p, cur->n);
+    } else {
+      put_replaced(next, cur->p, cur->n, s->a, s->b);
+    }
+    buf *x = cur;
+    cur = next;
+    next = x;
+  }
+  if (cur->failed || next->failed) {
+    e->failed = true;
+    return;
+  }
+  if (cur->n > GROWTH_LIMIT(n)) { /* a hostile entry's Replace steps */
+    e->failed = true;
+    return;
+  }
+  /* keep the result in e->norm (split_added's stretches point into it) */
+  if (cur != &e->norm) {
+    buf x = e->norm;
+    e->norm = *cur;
+    *cur = x;
+  }
+  split_added(e, e->norm.p, e->norm.n, true, starts_text);
 }
 
 wick_status wick_tokenizer_encode(const wick_tokenizer *t, const char *text, size_t size,
@@ -406,54 +890,262 @@ wick_status wick_tokenizer_encode(const wick_tokenizer *t, const char *text, siz
   if (count != NULL) *count = 0;
   if (t == NULL || count == NULL || (text == NULL && size > 0) || (ids == NULL && capacity > 0))
     return WICK_ERR_INVALID_ARGUMENT;
-  out o = {ids, capacity, 0};
-  cp *cps = malloc((size ? size : 1) * sizeof *cps);
-  int32_t *sym = malloc((size ? size : 1) * sizeof *sym);
-  if (cps == NULL || sym == NULL) {
-    free(cps);
-    free(sym);
+  enc e = {0};
+  e.t = t;
+  e.ids = ids;
+  e.capacity = capacity;
+  if (size > 0) split_added(&e, (const uint8_t *)text, size, false, true);
+  free(e.norm.p);
+  free(e.scratch.p);
+  free(e.word.p);
+  free(e.syms);
+  free(e.heap);
+  free(e.cps);
+  if (e.failed) return WICK_ERR_OUT_OF_MEMORY;
+  *count = e.count;
+  return WICK_OK;
+}
+
+/* ---------------------------------------------------------------- decoding */
+
+/* A list of token strings: token i is text[end[i - 1], end[i]). */
+typedef struct tokens {
+  buf text;
+  size_t *end;
+  size_t count, cap;
+  bool failed;
+} tokens;
+
+static void close_token(tokens *l) {
+  if (l->count == l->cap) {
+    const size_t cap = l->cap ? 2 * l->cap : 16;
+    size_t *end = realloc(l->end, cap * sizeof *end);
+    if (end == NULL) {
+      l->failed = true;
+      return;
+    }
+    l->end = end;
+    l->cap = cap;
+  }
+  l->end[l->count++] = l->text.n;
+}
+
+static span token_at(const tokens *l, size_t i) {
+  const size_t a = i ? l->end[i - 1] : 0;
+  return (span){l->text.p + a, (uint32_t)(l->end[i] - a)};
+}
+
+static const uint8_t REPLACEMENT[3] = {0xEF, 0xBF, 0xBD}; /* U+FFFD */
+
+/* bytes[0, n) as text: well-formed UTF-8 kept, each maximal ill-formed part one U+FFFD. */
+static void put_lossy(buf *b, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n;) {
+    bool ok;
+    const size_t len = utf8_sequence(p + i, n - i, &ok);
+    if (ok)
+      put(b, p + i, len);
+    else
+      put(b, REPLACEMENT, 3);
+    i += len;
+  }
+}
+
+static int hex_digit(uint8_t c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* The byte a "<0xNN>" token stands for (as ByteFallback reads it: u8::from_str_radix of
+ * the two characters, which takes a leading '+'), or -1. */
+static int fallback_byte(span s) {
+  if (s.n != 6 || memcmp(s.p, "<0x", 3) != 0 || s.p[5] != '>') return -1;
+  const int hi = hex_digit(s.p[3]), lo = hex_digit(s.p[4]);
+  if (s.p[3] == '+' && lo >= 0) return lo;
+  return hi >= 0 && lo >= 0 ? hi * 16 + lo : -1;
+}
+
+/* ByteFallback's run of bytes: valid UTF-8 as one token, else one U+FFFD token per byte
+ * (raw: the bytes as they are). */
+static void flush_bytes(tokens *out, buf *run, bool raw) {
+  if (run->n == 0) return;
+  bool valid = true;
+  for (size_t i = 0; i < run->n && valid;) {
+    size_t len = utf8_sequence(run->p + i, run->n - i, &valid);
+    i += len;
+  }
+  if (valid || raw) {
+    put(&out->text, run->p, run->n);
+    close_token(out);
+  } else {
+    for (size_t i = 0; i < run->n; i++) {
+      put(&out->text, REPLACEMENT, 3);
+      close_token(out);
+    }
+  }
+  run->n = 0;
+}
+
+/* One decoder step from `in` to `out`. `first`: in's first token starts the text (Metaspace
+ * drops its replacement characters there; Strip after a Fuse strips the text's start);
+ * `raw`: bytes as they are, no U+FFFD. */
+static void decode_step(const wick_tokenizer *t, const step *s, const tokens *in, tokens *out,
+                        bool first, bool fused, bool raw, buf *run) {
+  buf *o = &out->text;
+  switch (s->kind) {
+    case DEC_BYTE_LEVEL: { /* one token: the symbols' bytes (a token with another character
+                              keeps its own bytes), as text */
+      run->n = 0;
+      for (size_t i = 0; i < in->count; i++) {
+        const span tok = token_at(in, i);
+        const size_t mark = run->n;
+        for (size_t at = 0, len; at < tok.n; at += len) {
+          const uint32_t c = decode_utf8(tok.p + at, tok.n - at, &len);
+          const int b = c < 512 ? t->char_byte[c] : -1;
+          if (b < 0) {
+            run->n = mark;
+            put(run, tok.p, tok.n);
+            break;
+          }
+          const uint8_t byte = (uint8_t)b;
+          put(run, &byte, 1);
+        }
+      }
+      if (raw)
+        put(o, run->p, run->n);
+      else
+        put_lossy(o, run->p, run->n);
+      close_token(out);
+      break;
+    }
+    case DEC_BYTE_FALLBACK:
+      run->n = 0;
+      for (size_t i = 0; i < in->count; i++) {
+        const span tok = token_at(in, i);
+        const int byte = fallback_byte(tok);
+        if (byte >= 0) {
+          const uint8_t b = (uint8_t)byte;
+          put(run, &b, 1);
+          continue;
+        }
+        flush_bytes(out, run, raw);
+        put(o, tok.p, tok.n);
+        close_token(out);
+      }
+      flush_bytes(out, run, raw);
+      break;
+    case DEC_FUSE:
+      put(o, in->text.p, in->text.n);
+      close_token(out);
+      break;
+    default:
+      for (size_t i = 0; i < in->count; i++) {
+        span tok = token_at(in, i);
+        if (s->kind == DEC_REPLACE) {
+          put_replaced(o, tok.p, tok.n, s->a, s->b);
+        } else if (s->kind == DEC_STRIP) {
+          uint32_t cut = 0;
+          if (!(fused && !first))
+            for (uint32_t k = 0;
+                 k < s->x && tok.n - cut >= s->a.n && memcmp(tok.p + cut, s->a.p, s->a.n) == 0; k++)
+              cut += s->a.n;
+          tok.p += cut;
+          tok.n -= cut;
+          for (uint32_t k = 0;
+               k < s->y && tok.n >= s->a.n && memcmp(tok.p + tok.n - s->a.n, s->a.p, s->a.n) == 0;
+               k++)
+            tok.n -= s->a.n;
+          put(o, tok.p, tok.n);
+        } else { /* DEC_METASPACE */
+          const bool drop = i == 0 && first && s->x != PREPEND_NEVER;
+          for (size_t at = 0; at < tok.n;) {
+            if (tok.n - at >= s->a.n && memcmp(tok.p + at, s->a.p, s->a.n) == 0) {
+              if (!drop) put(o, " ", 1);
+              at += s->a.n;
+            } else {
+              put(o, tok.p + at, 1);
+              at++;
+            }
+          }
+        }
+        close_token(out);
+      }
+  }
+}
+
+/* The text of ids[0, count) as tokenizers' Tokenizer.decode: each id's string (an added
+ * token's text, else the vocabulary's; unknown ids left out, special ones too with
+ * skip_special) through the decoder's steps, joined (with spaces when there is no
+ * decoder). Appends to *text; false when out of memory. */
+static bool decode_ids(const wick_tokenizer *t, const int32_t *ids, size_t count, unsigned flags,
+                       bool raw, buf *text) {
+  tokens a = {0}, b = {0};
+  buf run = {0};
+  for (size_t i = 0; i < count; i++) {
+    const int32_t id = ids[i];
+    if (id < 0 || (uint32_t)id >= t->num_tokens) continue;
+    const int32_t k = t->added_of[id];
+    if (k >= 0 && (flags & WICK_TOKENIZER_SKIP_SPECIAL) && (t->added[k].flags & ADDED_SPECIAL))
+      continue;
+    const span s = k >= 0 ? t->added[k].text : t->tokens[id];
+    if (s.n == 0) continue;
+    put(&a.text, s.p, s.n);
+    close_token(&a);
+  }
+  const bool first = !(flags & WICK_TOKENIZER_CONTINUATION);
+  bool fused = false;
+  const size_t limit = GROWTH_LIMIT(a.text.n + a.count);
+  a.text.limit = b.text.limit = limit;
+  for (uint32_t i = 0; t->has_decoder && i < t->num_dec && a.text.n <= limit; i++) {
+    b.text.n = 0;
+    b.count = 0;
+    decode_step(t, &t->dec[i], &a, &b, first, fused, raw, &run);
+    fused = fused || t->dec[i].kind == DEC_FUSE || t->dec[i].kind == DEC_BYTE_LEVEL;
+    const tokens x = a;
+    a = b;
+    b = x;
+  }
+  if (t->has_decoder) {
+    put(text, a.text.p, a.text.n);
+  } else {
+    for (size_t i = 0; i < a.count; i++) {
+      const span s = token_at(&a, i);
+      if (i > 0) put(text, " ", 1);
+      put(text, s.p, s.n);
+    }
+  }
+  const bool ok =
+      !(a.failed || b.failed || a.text.failed || b.text.failed || run.failed) && a.text.n <= limit;
+  free(a.text.p), free(a.end), free(b.text.p), free(b.end), free(run.p);
+  return ok && !text->failed;
+}
+
+wick_status wick_tokenizer_decode_text(const wick_tokenizer *t, const int32_t *ids, size_t count,
+                                       unsigned flags, char *text, size_t capacity, size_t *size) {
+  if (size != NULL) *size = 0;
+  if (t == NULL || size == NULL || (ids == NULL && count > 0) || (text == NULL && capacity > 0))
+    return WICK_ERR_INVALID_ARGUMENT;
+  buf out = {0};
+  if (!decode_ids(t, ids, count, flags, false, &out)) {
+    free(out.p);
     return WICK_ERR_OUT_OF_MEMORY;
   }
-  const uint8_t *s = (const uint8_t *)text;
-  size_t start = 0, i = 0;
-  while (i < size) {
-    int32_t hit = -1;
-    for (uint32_t k = 0; k < t->num_added && hit < 0; k++) {
-      const span *a = &t->tokens[t->added[k]];
-      if (a->n <= size - i && a->p[0] == s[i] && memcmp(a->p, s + i, a->n) == 0) hit = t->added[k];
-    }
-    if (hit < 0) {
-      i++;
-      continue;
-    }
-    encode_plain(t, s + start, i - start, cps, sym, &o);
-    emit(&o, hit);
-    i += t->tokens[hit].n;
-    start = i;
-  }
-  encode_plain(t, s + start, size - start, cps, sym, &o);
-  free(cps);
-  free(sym);
-  *count = o.count;
+  if (out.n > 0) memcpy(text, out.p, out.n < capacity ? out.n : capacity);
+  *size = out.n;
+  free(out.p);
   return WICK_OK;
 }
 
 size_t wick_tokenizer_decode(const wick_tokenizer *t, int32_t id, char *bytes, size_t capacity) {
   if (t == NULL || id < 0 || (uint32_t)id >= t->num_tokens || (bytes == NULL && capacity > 0))
     return 0;
-  const span *s = &t->tokens[id];
-  if (t->is_added[id]) {
-    memcpy(bytes, s->p, s->n < capacity ? s->n : capacity);
-    return s->n;
-  }
+  buf out = {0};
   size_t n = 0;
-  for (size_t at = 0; at < s->n;) {
-    size_t len;
-    const uint32_t c = decode_utf8(s->p + at, s->n - at, &len);
-    const int b = c < 512 ? t->char_byte[c] : -1;
-    if (n < capacity) bytes[n] = (char)(b >= 0 ? b : '?');
-    n++;
-    at += len;
+  if (decode_ids(t, &id, 1, WICK_TOKENIZER_CONTINUATION, true, &out)) {
+    n = out.n;
+    if (n > 0) memcpy(bytes, out.p, n < capacity ? n : capacity);
   }
+  free(out.p);
   return n;
 }

@@ -65,9 +65,9 @@ def convert(
     in blocks of 32 with float16 scales, TFLite's blockwise quantization, except the LM head,
     the feed-forward down projections and the first two and last decoder layers, which are
     int8 as above: converter/passes/weights.py; the embedding table stays float32 in both). ``tokenizer``: a HuggingFace tokenizer kept
-    with the result so that ``generate`` takes and returns text; a byte-level BPE one (SmolLM2,
-    Llama 3, Qwen2) is also packed into the file (tokenizer.py) for the C runtime's
-    ``wick_tokenizer`` and ``wick generate --prompt``.
+    with the result so that ``generate`` takes and returns text; a BPE one, byte-level with GPT-2's
+    split (SmolLM2) or SentencePiece style (Llama 2, TinyLlama, Gemma), is also packed into the
+    file (tokenizer.py) for the C runtime's ``wick_tokenizer`` and ``wick generate --prompt``.
     ``progress``: stage lines on stderr as for ``wick.convert``."""
     from ..convert import _convert_graph, _Progress, _return_freed_memory, _Stages
     from ..converter.serialize import serialize
@@ -122,12 +122,12 @@ def convert(
             from .tokenizer import METADATA_NAME as TOKENIZER
             from .tokenizer import pack
 
-            packed, why = pack(tokenizer)
-            meta["tokenizer"] = "byte_level_bpe" if packed else None
+            packed, kind = pack(tokenizer)
+            meta["tokenizer"] = kind if packed else None
             if packed:
                 metadata[TOKENIZER] = packed
             else:
-                say(f"the tokenizer is not stored in the file: {why}")
+                say(f"the tokenizer is not stored in the file: {kind}")
         metadata[METADATA_NAME] = json.dumps(meta).encode()
         say(f"writing {len(graphs)} signatures")
         data = serialize(graphs, "wick.llm", consume=True, metadata=metadata)

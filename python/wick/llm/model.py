@@ -263,7 +263,7 @@ class LLM:
         (tokenizer.FileTokenizer, run by the C runtime)."""
         if self.tokenizer is not None:
             return self.tokenizer
-        if self.meta.get("tokenizer") == "byte_level_bpe":
+        if self.meta.get("tokenizer"):  # packed (tokenizer.py): byte-level or SentencePiece BPE
             if self._file_tokenizer is None:
                 from .tokenizer import FileTokenizer
 

@@ -1,16 +1,42 @@
-"""The tokenizer inside the file: a HuggingFace byte-level BPE tokenizer (GPT-2 style:
-SmolLM2, Llama 3, Qwen2) packed into the ``wick_tokenizer`` metadata entry, so that the C
-runtime (include/wick/llm.h: wick_tokenizer, ``wick generate --prompt``) encodes and decodes
-text with the file alone. ``wick.llm.convert(..., tokenizer=tok)`` writes it when ``tok`` is
-such a tokenizer; other tokenizers (SentencePiece-style) are not packed yet.
+"""The tokenizer inside the file: a HuggingFace ``tokenizers`` BPE tokenizer packed into the
+``wick_tokenizer`` metadata entry, so that the C runtime (include/wick/llm.h: wick_tokenizer,
+``wick generate --prompt``) encodes and decodes text with the file alone, as ``tokenizers``
+does. ``wick.llm.convert(..., tokenizer=tok)`` writes it when ``tok`` (a fast tokenizer of
+transformers, or a ``tokenizers.Tokenizer``) is one of:
 
-Layout (little-endian; every count and length is checked by the C reader):
+* byte-level BPE with GPT-2's split (SmolLM2, GPT-2): pre-tokenizer
+  ``ByteLevel`` (GPT-2's regex, no prefix space), optionally after ``Digits(individual_digits)``;
+* SentencePiece-style BPE (Llama 2, TinyLlama, Mistral, Phi-3, Gemma): no byte-level mapping,
+  ``"\u2581"`` for spaces through a normalizer (``Prepend`` / ``Replace``, e.g. Llama 2's
+  ``Sequence[Prepend("\u2581"), Replace(" ", "\u2581")]``, Gemma's ``Replace``) or a
+  ``Metaspace`` pre-tokenizer (any prepend scheme, split or not), byte fallback to ``<0xNN>``
+  tokens, an unknown token (fused or not);
 
-    "WTOK"  u32 version (1)  u32 flags (bit 0: digits are split one by one)
-    u32 V, then V tokens (id order): u32 byte length, the token's string (UTF-8: byte-level
-        characters for vocabulary tokens, the literal text for added tokens)
+with decoders among ``ByteLevel``, ``Replace``, ``ByteFallback``, ``Fuse``, ``Strip``,
+``Metaspace`` (or none), and added tokens with their ``normalized``, ``lstrip``, ``rstrip`` and
+``special`` flags. Other tokenizers (Unigram or WordPiece models, regex splits, NFKC and other
+normalizers, BPE dropout or subword affixes, ``single_word`` added tokens) are not packed:
+:func:`pack` says why, and the file then takes token ids.
+
+Layout (little-endian; every count, length and id is checked by the C reader; a string is a
+u32 byte length and its bytes; a record is u32 kind, string a, string b, u32 x, u32 y):
+
+    "WTOK"  u32 version (2)  u32 flags (0)
+    u32 V, then V strings (id order): the model's vocabulary (byte-level symbols for
+        byte-level tokenizers), empty where the model has no token of that id
     u32 M, then M merges (rank order): u32 left id, u32 right id, u32 merged id
-    u32 S, then S ids of added tokens, matched literally in the text before pre-tokenization
+    u32 S, then S added tokens: u32 id, u32 flags (1 normalized, 2 lstrip, 4 rstrip,
+        8 special), string: the text matched (a normalized token's normalized content)
+    u32 N, then N normalizer records: 1 Prepend(a), 2 Replace(a -> b)
+    the pre-tokenizer record: 0 none, 1 byte-level (x: 1 = digits one by one),
+        2 Metaspace (a: the replacement, x: prepend scheme 0 never / 1 always / 2 first,
+        y: split)
+    u32 model flags (1 byte fallback, 2 fuse unknown, 4 ignore merges), u32 unknown id + 1
+    u32 has a decoder, u32 D, then D decoder records: 1 ByteLevel, 2 Replace(a -> b),
+        3 ByteFallback, 4 Fuse, 5 Strip(a, x start, y stop), 6 Metaspace(a, x scheme)
+
+(Version 1, written before SentencePiece-style tokenizers, is byte-level only: the added
+tokens' strings in the vocabulary, then their ids, nothing after; the C reader takes both.)
 """
 
 from __future__ import annotations
@@ -22,50 +48,150 @@ from collections.abc import Sequence
 
 METADATA_NAME = "wick_tokenizer"
 MAGIC = b"WTOK"
-VERSION = 1
+VERSION = 2
 DIGITS_ONE_BY_ONE = 1
+NORM_PREPEND, NORM_REPLACE = 1, 2
+PRE_NONE, PRE_BYTE_LEVEL, PRE_METASPACE = 0, 1, 2
+SCHEMES = {"never": 0, "always": 1, "first": 2}
+MODEL_BYTE_FALLBACK, MODEL_FUSE_UNK, MODEL_IGNORE_MERGES = 1, 2, 4
+DEC_BYTE_LEVEL, DEC_REPLACE, DEC_BYTE_FALLBACK, DEC_FUSE, DEC_STRIP, DEC_METASPACE = range(1, 7)
+ADDED_NORMALIZED, ADDED_LSTRIP, ADDED_RSTRIP, ADDED_SPECIAL = 1, 2, 4, 8
+SKIP_SPECIAL, CONTINUATION = 1, 2  # wick_tokenizer_decode_text's flags (include/wick/llm.h)
+# what LLM.meta["tokenizer"] says of a packed tokenizer
+KIND_BYTE_LEVEL, KIND_SENTENCEPIECE = "byte_level_bpe", "sentencepiece_bpe"
 
 
-def _byte_level(pre) -> tuple[bool, bool]:
-    """(is a byte-level pre-tokenizer with the GPT-2 regex, splits digits one by one)."""
-    if pre is None:
-        return False, False
-    if pre.get("type") == "ByteLevel":
-        return bool(pre.get("use_regex", True)) and not pre.get("add_prefix_space"), False
-    if pre.get("type") == "Sequence":
-        parts = pre.get("pretokenizers", [])
-        kinds = [p.get("type") for p in parts]
-        if kinds == ["Digits", "ByteLevel"] and parts[0].get("individual_digits"):
-            ok, _ = _byte_level(parts[1])
-            return ok, True
-    return False, False
+class _NotPacked(Exception):
+    """Why a tokenizer is not packed."""
+
+
+def _string(pattern) -> str:
+    """The string of a Replace pattern ({"String": s}); a regex is refused."""
+    if isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
+        return pattern["String"]
+    raise _NotPacked(f"a Replace on a regex ({pattern}): wick matches strings only")
+
+
+def _scheme(spec) -> int:
+    """A Metaspace's prepend scheme (older files: add_prefix_space)."""
+    if "prepend_scheme" in spec:
+        return SCHEMES[spec["prepend_scheme"]]
+    return SCHEMES["always" if spec.get("add_prefix_space", True) else "never"]
+
+
+def _record(kind, a="", b="", x=0, y=0) -> bytes:
+    a, b = a.encode(), b.encode()
+    return (
+        struct.pack("<II", kind, len(a))
+        + a
+        + struct.pack("<I", len(b))
+        + b
+        + struct.pack("<II", x, y)
+    )
+
+
+def _normalizer(spec) -> list[bytes]:
+    if spec is None:
+        return []
+    kind = spec.get("type")
+    if kind == "Sequence":
+        return [r for part in spec.get("normalizers", []) for r in _normalizer(part)]
+    if kind == "Prepend":
+        return [_record(NORM_PREPEND, spec["prepend"])]
+    if kind == "Replace":
+        return [_record(NORM_REPLACE, _string(spec["pattern"]), spec["content"])]
+    raise _NotPacked(f"a {kind} normalizer (wick implements Prepend and Replace)")
+
+
+def _pre_tokenizer(spec) -> tuple[bytes, bool]:
+    """(the record, whether byte-level)."""
+    if spec is None:
+        return _record(PRE_NONE), False
+    kind = spec.get("type")
+    if kind == "ByteLevel":
+        if not spec.get("use_regex", True) or spec.get("add_prefix_space"):
+            raise _NotPacked(
+                "a ByteLevel pre-tokenizer without GPT-2's split or with a prefix space"
+            )
+        return _record(PRE_BYTE_LEVEL), True
+    if kind == "Metaspace":
+        replacement = spec.get("replacement", "\u2581")
+        return _record(
+            PRE_METASPACE, replacement, x=_scheme(spec), y=int(spec.get("split", True))
+        ), False
+    if kind == "Sequence":
+        parts = spec.get("pretokenizers", [])
+        if len(parts) == 1:
+            return _pre_tokenizer(parts[0])
+        if [p.get("type") for p in parts] == ["Digits", "ByteLevel"] and parts[0].get(
+            "individual_digits"
+        ):
+            _pre_tokenizer(parts[1])  # (its checks)
+            return _record(PRE_BYTE_LEVEL, x=DIGITS_ONE_BY_ONE), True
+    raise _NotPacked(
+        f"a {kind} pre-tokenizer (wick implements ByteLevel with GPT-2's split, Digits + "
+        "ByteLevel, and Metaspace)"
+    )
+
+
+def _decoder(spec) -> list[bytes]:
+    kind = spec.get("type")
+    if kind == "Sequence":
+        return [r for part in spec.get("decoders", []) for r in _decoder(part)]
+    if kind == "ByteLevel":
+        return [_record(DEC_BYTE_LEVEL)]
+    if kind == "Replace":
+        return [_record(DEC_REPLACE, _string(spec["pattern"]), spec["content"])]
+    if kind == "ByteFallback":
+        return [_record(DEC_BYTE_FALLBACK)]
+    if kind == "Fuse":
+        return [_record(DEC_FUSE)]
+    if kind == "Strip":
+        return [_record(DEC_STRIP, spec["content"], x=spec["start"], y=spec["stop"])]
+    if kind == "Metaspace":
+        return [_record(DEC_METASPACE, spec.get("replacement", "\u2581"), x=_scheme(spec))]
+    raise _NotPacked(f"a {kind} decoder")
+
+
+def _backend(tokenizer):
+    """The ``tokenizers.Tokenizer`` behind a transformers tokenizer (or the thing itself)."""
+    if hasattr(tokenizer, "to_str") and hasattr(tokenizer, "encode_batch"):
+        return tokenizer
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        raise _NotPacked("not a HuggingFace fast tokenizer (no backend_tokenizer)")
+    return backend
 
 
 def pack(tokenizer) -> tuple[bytes | None, str]:
-    """The packed tokenizer (see the module docstring), or (None, why it cannot be packed)."""
-    backend = getattr(tokenizer, "backend_tokenizer", None)
-    if backend is None:
-        return None, "not a HuggingFace fast tokenizer (no backend_tokenizer)"
+    """(the packed tokenizer (see the module docstring), its kind: KIND_BYTE_LEVEL or
+    KIND_SENTENCEPIECE), or (None, why it cannot be packed)."""
+    try:
+        return _pack(_backend(tokenizer))
+    except _NotPacked as e:
+        return None, str(e)
+
+
+def _pack(backend) -> tuple[bytes, str]:
     spec = json.loads(backend.to_str())
     model = spec.get("model") or {}
     if model.get("type") != "BPE":
-        return None, f"a {model.get('type')} model, not BPE"
-    if spec.get("normalizer") is not None:
-        return None, "a normalizer (wick packs byte-level BPE without one)"
-    ok, digits = _byte_level(spec.get("pre_tokenizer"))
-    if not ok:
-        return None, "not a byte-level pre-tokenizer with the GPT-2 split"
+        raise _NotPacked(f"a {model.get('type')} model, not BPE")
     if (
-        model.get("byte_fallback")
+        model.get("dropout")
         or model.get("continuing_subword_prefix")
         or model.get("end_of_word_suffix")
     ):
-        return None, "BPE options wick does not implement (byte fallback, affixes)"
+        raise _NotPacked("BPE options wick does not implement (dropout, subword affixes)")
+    normalizer = _normalizer(spec.get("normalizer"))
+    pre, byte_level = _pre_tokenizer(spec.get("pre_tokenizer"))
+    decoder = spec.get("decoder")
+    decoder_steps = [] if decoder is None else _decoder(decoder)
     vocab: dict[str, int] = dict(model["vocab"])
     added = spec.get("added_tokens") or []
-    for a in added:
-        vocab[a["content"]] = int(a["id"])
-    size = max(vocab.values()) + 1
+    if any(a.get("single_word") for a in added):
+        raise _NotPacked("an added token with single_word (wick does not implement it)")
+    size = max([*vocab.values(), *(int(a["id"]) for a in added)]) + 1
     strings = [b""] * size
     for s, i in vocab.items():
         strings[i] = s.encode("utf-8")
@@ -75,15 +201,37 @@ def pack(tokenizer) -> tuple[bytes | None, str]:
         merged = vocab.get(left + right)
         if left in vocab and right in vocab and merged is not None:
             merges.append((vocab[left], vocab[right], merged))
-    out = [MAGIC, struct.pack("<II", VERSION, DIGITS_ONE_BY_ONE if digits else 0)]
-    out.append(struct.pack("<I", size))
+    out = [MAGIC, struct.pack("<III", VERSION, 0, size)]
     for s in strings:
         out += [struct.pack("<I", len(s)), s]
     out.append(struct.pack("<I", len(merges)))
     out += [struct.pack("<III", *m) for m in merges]
     out.append(struct.pack("<I", len(added)))
-    out += [struct.pack("<I", int(a["id"])) for a in added]
-    return b"".join(out), ""
+    for a in added:
+        flags = (
+            ADDED_NORMALIZED * bool(a.get("normalized"))
+            | ADDED_LSTRIP * bool(a.get("lstrip"))
+            | ADDED_RSTRIP * bool(a.get("rstrip"))
+            | ADDED_SPECIAL * bool(a.get("special"))
+        )
+        text = a["content"]
+        if a.get("normalized") and backend.normalizer is not None:
+            text = backend.normalizer.normalize_str(text)  # matched in the normalized text
+        raw = text.encode("utf-8")
+        out.append(struct.pack("<III", int(a["id"]), flags, len(raw)) + raw)
+    out.append(struct.pack("<I", len(normalizer)))
+    out += normalizer
+    out.append(pre)
+    unk = model.get("unk_token")
+    flags = (
+        MODEL_BYTE_FALLBACK * bool(model.get("byte_fallback"))
+        | MODEL_FUSE_UNK * bool(model.get("fuse_unk"))
+        | MODEL_IGNORE_MERGES * bool(model.get("ignore_merges"))
+    )
+    out.append(struct.pack("<II", flags, vocab[unk] + 1 if unk in vocab else 0))
+    out.append(struct.pack("<II", decoder is not None, len(decoder_steps)))
+    out += decoder_steps
+    return b"".join(out), KIND_BYTE_LEVEL if byte_level else KIND_SENTENCEPIECE
 
 
 class FileTokenizer:
@@ -116,9 +264,14 @@ class FileTokenizer:
         """Token ids of ``text`` (added tokens such as <|im_start|> matched literally)."""
         raw = text.encode("utf-8")
         count = ctypes.c_size_t()
-        self._lib.wick_tokenizer_encode(self._handle, raw, len(raw), None, 0, count)
+        st = self._lib.wick_tokenizer_encode(self._handle, raw, len(raw), None, 0, count)
         ids = (ctypes.c_int32 * max(count.value, 1))()
-        self._lib.wick_tokenizer_encode(self._handle, raw, len(raw), ids, count.value, count)
+        if st == 0:
+            st = self._lib.wick_tokenizer_encode(
+                self._handle, raw, len(raw), ids, count.value, count
+            )
+        if st:
+            raise MemoryError("wick_tokenizer_encode: out of memory")
         return list(ids[: count.value])
 
     def token_bytes(self, token: int) -> bytes:
@@ -130,9 +283,24 @@ class FileTokenizer:
     def is_added(self, token: int) -> bool:
         return bool(self._lib.wick_tokenizer_is_added(self._handle, int(token)))
 
-    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
-        """The text of ``ids`` (added tokens left out with ``skip_special_tokens``)."""
-        data = b"".join(
-            self.token_bytes(t) for t in ids if not (skip_special_tokens and self.is_added(t))
-        )
-        return data.decode("utf-8", errors="replace")
+    def is_special(self, token: int) -> bool:
+        return bool(self._lib.wick_tokenizer_is_special(self._handle, int(token)))
+
+    def decode(
+        self, ids: Sequence[int], skip_special_tokens: bool = True, *, continuation: bool = False
+    ) -> str:
+        """The text of ``ids``, as HuggingFace's ``decode(ids, skip_special_tokens)``
+        (wick_tokenizer_decode_text; ``continuation``: the ids continue a text decoded before,
+        WICK_TOKENIZER_CONTINUATION)."""
+        flags = SKIP_SPECIAL * bool(skip_special_tokens) | CONTINUATION * bool(continuation)
+        count, size = len(ids), ctypes.c_size_t()
+        ids = (ctypes.c_int32 * max(count, 1))(*[int(t) for t in ids])
+        st = self._lib.wick_tokenizer_decode_text(self._handle, ids, count, flags, None, 0, size)
+        buf = ctypes.create_string_buffer(max(size.value, 1))
+        if st == 0:
+            st = self._lib.wick_tokenizer_decode_text(
+                self._handle, ids, count, flags, buf, size.value, size
+            )
+        if st:
+            raise MemoryError("wick_tokenizer_decode_text: out of memory")
+        return buf.raw[: size.value].decode("utf-8")

@@ -801,6 +801,53 @@ def test_cli_generate_prompt_text(converted, converted_with_tokenizer):
     assert wick.llm.load(path).generate(text, STEPS) == tok.decode(new, skip_special_tokens=True)
 
 
+@pytest.fixture(scope="module")
+def converted_sentencepiece(tmp_path_factory):
+    """A random-weight Llama over the vocabulary of a SentencePiece-style tokenizer (Llama 2's
+    layout, normalizer and decoder: test_tokenizer.py builds it offline), packed in the
+    file."""
+    from tests.python.llm.test_tokenizer import sentencepiece_tokenizer
+
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=sentencepiece_tokenizer("llama"))
+    torch.manual_seed(3)
+    model = transformers.LlamaForCausalLM(_config(vocab_size=len(tok))).eval()
+    llm = wick.llm.convert(model, max_seq_len=MAX_SEQ_LEN, prefill_lengths=PREFILL, tokenizer=tok)
+    path = tmp_path_factory.mktemp("llmsp") / "llama_sp.tflite"
+    llm.export(path)
+    return model, tok, llm, path
+
+
+def test_sentencepiece_tokenizer_end_to_end(converted_sentencepiece):
+    """A Llama with a SentencePiece-style tokenizer in the file: `wick generate --prompt`
+    encodes the prompt as HuggingFace does (metaspace, byte fallback for the characters
+    outside the pieces, <s> matched literally), its greedy tokens are transformers' and the
+    streamed text is HuggingFace's decoding of them; LLM.generate on the loaded file (the C
+    tokenizer through Python) gives the same text."""
+    from wick.cli import _c_tool
+
+    model, tok, llm, path = converted_sentencepiece
+    assert llm.meta["tokenizer"] == "sentencepiece_bpe"
+    text = "<s>[INST] What is the capital of France?  日本語 😀 [/INST]"
+    ids = tok(text, add_special_tokens=False)["input_ids"]
+    assert any(tok.convert_ids_to_tokens(i).startswith("<0x") for i in ids)
+    proc = subprocess.run(
+        [str(_c_tool()), "generate", str(path), "--prompt", text, "--max-tokens", str(STEPS)],
+        capture_output=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split(b"\n")
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(b"prompt: "))
+    assert lines[at] == f"prompt: {len(ids)} tokens".encode()
+    new = [int(t) for t in lines[at + 1][len(b"tokens: ") :].split(b",")]
+    assert new == _hf_greedy(model, ids, STEPS)
+    want = tok.decode(new, skip_special_tokens=True)
+    assert b"\n".join(lines[:at]).decode() == want
+    loaded = wick.llm.load(path)
+    assert loaded.text_tokenizer().encode(text) == ids
+    assert loaded.generate(text, STEPS) == want
+
+
 def test_hostile_tokenizer_entries_are_refused(converted_with_tokenizer):
     """A damaged wick_tokenizer entry (counts, lengths, ids out of range) is refused with a
     message, never read out of bounds."""
