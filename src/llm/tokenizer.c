@@ -935,6 +935,8 @@ static span token_at(const tokens *l, size_t i) {
   return (span){l->text.p + a, (uint32_t)(l->end[i] - a)};
 }
 
+static void put_bytes(buf *b, const uint8_t *p, size_t n) { put(b, p, n); }
+
 static const uint8_t REPLACEMENT[3] = {0xEF, 0xBF, 0xBD}; /* U+FFFD */
 
 /* bytes[0, n) as text: well-formed UTF-8 kept, each maximal ill-formed part one U+FFFD. */
@@ -1106,13 +1108,16 @@ static bool decode_ids(const wick_tokenizer *t, const int32_t *ids, size_t count
     a = b;
     b = x;
   }
+  /* (a damaged entry's strings may not be UTF-8: the text is made so, as HuggingFace's
+   * strings always are) */
+  void (*out)(buf *, const uint8_t *, size_t) = raw ? put_bytes : put_lossy;
   if (t->has_decoder) {
-    put(text, a.text.p, a.text.n);
+    out(text, a.text.p, a.text.n);
   } else {
     for (size_t i = 0; i < a.count; i++) {
       const span s = token_at(&a, i);
       if (i > 0) put(text, " ", 1);
-      put(text, s.p, s.n);
+      out(text, s.p, s.n);
     }
   }
   const bool ok =
