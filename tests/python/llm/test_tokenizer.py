@@ -325,3 +325,48 @@ def test_damaged_entries_are_refused_or_harmless():
             except MemoryError:
                 pass
     assert refused >= len(cuts) - 1
+
+
+def _version_1(tok) -> bytes:
+    """The layout wick wrote before SentencePiece-style tokenizers (version 1: byte-level only,
+    the added tokens' text in the vocabulary, then their ids)."""
+    spec = json.loads(tok.to_str())
+    vocab = dict(spec["model"]["vocab"])
+    added = spec["added_tokens"]
+    vocab.update({a["content"]: a["id"] for a in added})
+    strings = [b""] * (max(vocab.values()) + 1)
+    for s, i in vocab.items():
+        strings[i] = s.encode()
+    out = [b"WTOK", struct.pack("<III", 1, 0, len(strings))]
+    out += [struct.pack("<I", len(s)) + s for s in strings]
+    merges = [m.split(" ", 1) if isinstance(m, str) else m for m in spec["model"]["merges"]]
+    out.append(struct.pack("<I", len(merges)))
+    out += [struct.pack("<III", vocab[a], vocab[b], vocab[a + b]) for a, b in merges]
+    out.append(struct.pack("<I", len(added)) + b"".join(struct.pack("<I", a["id"]) for a in added))
+    return b"".join(out)
+
+
+def test_version_1_entries_still_read():
+    """Files written before version 2 (byte-level tokenizers) encode and decode as before."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(
+        CORPUS,
+        trainers.BpeTrainer(
+            vocab_size=320,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            special_tokens=["<|endoftext|>", "<|im_start|>"],
+            show_progress=False,
+        ),
+    )
+    ours = file_tokenizer(_version_1(tok))
+    for text in TEXTS + ["<|im_start|>user\nHi<|endoftext|>"]:
+        ids = tok.encode(text, add_special_tokens=False).ids
+        assert ours.encode(text) == ids, text
+        assert ours.decode(ids, skip_special_tokens=False) == tok.decode(
+            ids, skip_special_tokens=False
+        )
+        assert ours.decode(ids) == tok.decode(ids)
