@@ -1136,7 +1136,7 @@ wick_status wick_tokenizer_decode_text(const wick_tokenizer *t, const int32_t *i
     free(out.p);
     return WICK_ERR_OUT_OF_MEMORY;
   }
-  if (out.n > 0) memcpy(text, out.p, out.n < capacity ? out.n : capacity);
+  if (out.n > 0 && capacity > 0) memcpy(text, out.p, out.n < capacity ? out.n : capacity);
   *size = out.n;
   free(out.p);
   return WICK_OK;
@@ -1149,7 +1149,7 @@ size_t wick_tokenizer_decode(const wick_tokenizer *t, int32_t id, char *bytes, s
   size_t n = 0;
   if (decode_ids(t, &id, 1, WICK_TOKENIZER_CONTINUATION, true, &out)) {
     n = out.n;
-    if (n > 0) memcpy(bytes, out.p, n < capacity ? n : capacity);
+    if (n > 0 && capacity > 0) memcpy(bytes, out.p, n < capacity ? n : capacity);
   }
   free(out.p);
   return n;
