@@ -19,9 +19,10 @@
  *       's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
  *     written out by hand over code points, after an optional split of every
  *     digit into its own piece; each piece's bytes then map to GPT-2's byte
- *     symbols, bytes_to_unicode), or Metaspace (spaces become the
- *     replacement, which is prepended as the scheme says and starts a new
- *     word);
+ *     symbols, bytes_to_unicode), Metaspace (spaces become the replacement,
+ *     which is prepended as the scheme says and starts a new word), or Split
+ *     on a string (Gemma's: its matches removed, isolated, merged with the
+ *     word before or after, or adjacent ones together);
  *  4. each word's characters become symbols — the character's vocabulary id,
  *     else its bytes' <0xNN> tokens (byte fallback), else the unknown token
  *     (consecutive ones fused), else nothing — which BPE merges, lowest merge
@@ -48,7 +49,14 @@ typedef struct merge {
 /* The kinds of the entry's step records (tokenizer.py has the same numbers). */
 enum { DIGITS_ONE_BY_ONE = 1 }; /* version 1's flags; a byte-level pre-tokenizer's x */
 enum { NORM_PREPEND = 1, NORM_REPLACE = 2 };
-enum { PRE_NONE = 0, PRE_BYTE_LEVEL = 1, PRE_METASPACE = 2 };
+enum { PRE_NONE = 0, PRE_BYTE_LEVEL = 1, PRE_METASPACE = 2, PRE_SPLIT = 3 };
+enum {
+  SPLIT_REMOVED = 0,
+  SPLIT_ISOLATED = 1,
+  SPLIT_MERGED_WITH_PREVIOUS = 2,
+  SPLIT_MERGED_WITH_NEXT = 3,
+  SPLIT_CONTIGUOUS = 4
+};
 enum { PREPEND_NEVER = 0, PREPEND_ALWAYS = 1, PREPEND_FIRST = 2 };
 enum { MODEL_BYTE_FALLBACK = 1, MODEL_FUSE_UNK = 2, MODEL_IGNORE_MERGES = 4 };
 enum {
@@ -246,7 +254,9 @@ static const char *check_steps(const wick_tokenizer *t) {
     if (t->norm[i].kind != NORM_PREPEND && t->norm[i].kind != NORM_REPLACE)
       return "an unknown normalizer step";
   const step *p = &t->pre;
-  if (p->kind > PRE_METASPACE) return "an unknown pre-tokenizer";
+  if (p->kind > PRE_SPLIT) return "an unknown pre-tokenizer";
+  if (p->kind == PRE_SPLIT && (p->a.n == 0 || p->x > SPLIT_CONTIGUOUS))
+    return "a Split pre-tokenizer without a pattern or with an unknown behavior";
   if (p->kind == PRE_METASPACE && (!one_char(p->a) || p->x > PREPEND_FIRST))
     return "a Metaspace pre-tokenizer without a one-character replacement or scheme";
   for (uint32_t i = 0; i < t->num_dec; i++) {
@@ -773,12 +783,69 @@ static void metaspace(enc *e, const uint8_t *p, size_t n, bool starts_text) {
   bpe_word(e, w->p + start, w->n - start);
 }
 
+/* tokenizers' Split on a string pattern (not inverted): the text cut into the pattern's
+ * matches (leftmost, not overlapping) and the stretches between them, which become words by
+ * the behavior: Removed drops the matches, Isolated keeps every part, MergedWithPrevious
+ * appends a match to the part before it unless that is a match too, MergedWithNext prepends a
+ * match to the stretch after it when there is one, Contiguous joins adjacent matches. */
+typedef struct splitter {
+  enc *e;
+  const uint8_t *p;
+  uint32_t how;
+  size_t start, end; /* the word being built: p[start, end) */
+  bool have, last_match;
+} splitter;
+
+static void split_flush(splitter *s) {
+  if (s->have) bpe_word(s->e, s->p + s->start, s->end - s->start);
+  s->have = false;
+}
+
+static void split_part(splitter *s, size_t a, size_t b, bool match) {
+  bool joins = false;
+  switch (s->how) {
+    case SPLIT_REMOVED:
+      if (!match) bpe_word(s->e, s->p + a, b - a);
+      return;
+    case SPLIT_ISOLATED: bpe_word(s->e, s->p + a, b - a); return;
+    case SPLIT_MERGED_WITH_PREVIOUS: joins = match && !s->last_match; break;
+    case SPLIT_MERGED_WITH_NEXT: joins = !match && s->last_match; break;
+    default: /* SPLIT_CONTIGUOUS */ joins = match && s->last_match;
+  }
+  if (joins && s->have) {
+    s->end = b;
+  } else {
+    split_flush(s);
+    *s = (splitter){s->e, s->p, s->how, a, b, true, false};
+  }
+  s->last_match = match;
+}
+
+static void split_words(enc *e, const uint8_t *p, size_t n) {
+  const span pat = e->t->pre.a;
+  splitter s = {e, p, e->t->pre.x, 0, 0, false, false};
+  size_t start = 0;
+  for (size_t i = 0; i + pat.n <= n;) {
+    if (memcmp(p + i, pat.p, pat.n) != 0) {
+      i++;
+      continue;
+    }
+    if (i > start) split_part(&s, start, i, false);
+    split_part(&s, i, i + pat.n, true);
+    i += pat.n;
+    start = i;
+  }
+  if (start < n) split_part(&s, start, n, false);
+  split_flush(&s);
+}
+
 /* One stretch of normalized text with no added token in it. */
 static void pre_tokenize(enc *e, const uint8_t *p, size_t n, bool starts_text) {
   if (n == 0) return;
   switch (e->t->pre.kind) {
     case PRE_BYTE_LEVEL: byte_level(e, p, n); break;
     case PRE_METASPACE: metaspace(e, p, n, starts_text); break;
+    case PRE_SPLIT: split_words(e, p, n); break;
     default: bpe_word(e, p, n);
   }
 }

@@ -9,7 +9,8 @@ transformers, or a ``tokenizers.Tokenizer``) is one of:
 * SentencePiece-style BPE (Llama 2, TinyLlama, Mistral, Phi-3, Gemma): no byte-level mapping,
   ``"\u2581"`` for spaces through a normalizer (``Prepend`` / ``Replace``, e.g. Llama 2's
   ``Sequence[Prepend("\u2581"), Replace(" ", "\u2581")]``, Gemma's ``Replace``) or a
-  ``Metaspace`` pre-tokenizer (any prepend scheme, split or not), byte fallback to ``<0xNN>``
+  ``Metaspace`` pre-tokenizer (any prepend scheme, split or not), or a ``Split`` on a string
+  (Gemma's ``Split(" ", "merged_with_previous")``, any behavior), byte fallback to ``<0xNN>``
   tokens, an unknown token (fused or not);
 
 with decoders among ``ByteLevel``, ``Replace``, ``ByteFallback``, ``Fuse``, ``Strip``,
@@ -30,7 +31,8 @@ u32 byte length and its bytes; a record is u32 kind, string a, string b, u32 x, 
     u32 N, then N normalizer records: 1 Prepend(a), 2 Replace(a -> b)
     the pre-tokenizer record: 0 none, 1 byte-level (x: 1 = digits one by one),
         2 Metaspace (a: the replacement, x: prepend scheme 0 never / 1 always / 2 first,
-        y: split)
+        y: split), 3 Split (a: the string, x: behavior 0 removed / 1 isolated / 2 merged
+        with previous / 3 merged with next / 4 contiguous)
     u32 model flags (1 byte fallback, 2 fuse unknown, 4 ignore merges), u32 unknown id + 1
     u32 has a decoder, u32 D, then D decoder records: 1 ByteLevel, 2 Replace(a -> b),
         3 ByteFallback, 4 Fuse, 5 Strip(a, x start, y stop), 6 Metaspace(a, x scheme)
@@ -51,7 +53,8 @@ MAGIC = b"WTOK"
 VERSION = 2
 DIGITS_ONE_BY_ONE = 1
 NORM_PREPEND, NORM_REPLACE = 1, 2
-PRE_NONE, PRE_BYTE_LEVEL, PRE_METASPACE = 0, 1, 2
+PRE_NONE, PRE_BYTE_LEVEL, PRE_METASPACE, PRE_SPLIT = 0, 1, 2, 3
+SPLIT_BEHAVIORS = ["Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"]
 SCHEMES = {"never": 0, "always": 1, "first": 2}
 MODEL_BYTE_FALLBACK, MODEL_FUSE_UNK, MODEL_IGNORE_MERGES = 1, 2, 4
 DEC_BYTE_LEVEL, DEC_REPLACE, DEC_BYTE_FALLBACK, DEC_FUSE, DEC_STRIP, DEC_METASPACE = range(1, 7)
@@ -66,10 +69,10 @@ class _NotPacked(Exception):
 
 
 def _string(pattern) -> str:
-    """The string of a Replace pattern ({"String": s}); a regex is refused."""
+    """The string of a Replace or Split pattern ({"String": s}); a regex is refused."""
     if isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
         return pattern["String"]
-    raise _NotPacked(f"a Replace on a regex ({pattern}): wick matches strings only")
+    raise _NotPacked(f"a regex pattern ({pattern}): wick matches strings only")
 
 
 def _scheme(spec) -> int:
@@ -119,6 +122,16 @@ def _pre_tokenizer(spec) -> tuple[bytes, bool]:
         return _record(
             PRE_METASPACE, replacement, x=_scheme(spec), y=int(spec.get("split", True))
         ), False
+    if kind == "Split":
+        if spec.get("invert"):
+            raise _NotPacked("an inverted Split pre-tokenizer")
+        how = spec.get("behavior")
+        if how not in SPLIT_BEHAVIORS:
+            raise _NotPacked(f"a Split pre-tokenizer with behavior {how}")
+        pattern = _string(spec["pattern"])
+        if not pattern:
+            raise _NotPacked("a Split pre-tokenizer on the empty string")
+        return _record(PRE_SPLIT, pattern, x=SPLIT_BEHAVIORS.index(how)), False
     if kind == "Sequence":
         parts = spec.get("pretokenizers", [])
         if len(parts) == 1:
@@ -130,7 +143,7 @@ def _pre_tokenizer(spec) -> tuple[bytes, bool]:
             return _record(PRE_BYTE_LEVEL, x=DIGITS_ONE_BY_ONE), True
     raise _NotPacked(
         f"a {kind} pre-tokenizer (wick implements ByteLevel with GPT-2's split, Digits + "
-        "ByteLevel, and Metaspace)"
+        "ByteLevel, Metaspace, and Split on a string)"
     )
 
 

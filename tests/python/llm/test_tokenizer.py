@@ -10,7 +10,8 @@ put behind each style's normalizer, pre-tokenizer and decoder:
   added token with a space in it and an lstrip/rstrip one;
 * ``metaspace``: transformers' non-legacy Llama — ``Metaspace(prepend_scheme="first",
   split=False)``;
-* ``gemma``: ``Replace(" ", "▁")`` only, decoder without Strip, Gemma's turn tokens;
+* ``gemma``: ``Replace(" ", "▁")``, then ``Split(" ", "merged_with_previous")`` (as
+  transformers' GemmaConverter writes it), decoder without Strip, Gemma's turn tokens;
 * ``split``: ``Metaspace(always, split=True)`` and its decoder, byte tokens for ASCII only
   (other characters outside the pieces become unknown tokens, not fused), ``ignore_merges``.
 
@@ -112,8 +113,9 @@ def sentencepiece_tokenizer(style: str):
     elif style == "metaspace":
         tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first", split=False)
         tok.decoder = strip_decoder
-    elif style == "gemma":
+    elif style == "gemma":  # as transformers' GemmaConverter
         tok.normalizer = normalizers.Replace(" ", "▁")
+        tok.pre_tokenizer = pre_tokenizers.Split(" ", "merged_with_previous")
         tok.decoder = decoders.Sequence(
             [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse()]
         )
@@ -370,3 +372,19 @@ def test_version_1_entries_still_read():
             ids, skip_special_tokens=False
         )
         assert ours.decode(ids) == tok.decode(ids)
+
+
+@pytest.mark.parametrize(
+    "behavior", ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
+)
+def test_split_on_a_string(behavior):
+    """A Split pre-tokenizer on a string ("▁", after Gemma's normalizer), every behavior: the
+    ids are HuggingFace's."""
+    from tokenizers import pre_tokenizers
+
+    hf = sentencepiece_tokenizer("gemma")
+    hf.pre_tokenizer = pre_tokenizers.Split("▁", behavior)
+    ours = file_tokenizer(pack(hf)[0])
+    for text in TEXTS + _random_texts(100, seed=21):
+        want = hf.encode(text, add_special_tokens=False).ids
+        assert ours.encode(text) == want, (behavior, text, [hf.id_to_token(i) for i in want])
