@@ -15,7 +15,8 @@ transformers, or a ``tokenizers.Tokenizer``) is one of:
 
 with decoders among ``ByteLevel``, ``Replace``, ``ByteFallback``, ``Fuse``, ``Strip``,
 ``Metaspace`` (or none), and added tokens with their ``normalized``, ``lstrip``, ``rstrip`` and
-``special`` flags. Other tokenizers (Unigram or WordPiece models, regex splits, NFKC and other
+``special`` flags. (A SentencePiece model given by scores, a tokenizer.model or a GGUF file,
+reaches wick through transformers, which derives its merges from the scores.) Other tokenizers (Unigram or WordPiece models, regex splits, NFKC and other
 normalizers, BPE dropout or subword affixes, ``single_word`` added tokens) are not packed:
 :func:`pack` says why, and the file then takes token ids.
 

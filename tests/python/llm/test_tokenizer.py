@@ -388,3 +388,32 @@ def test_split_on_a_string(behavior):
     for text in TEXTS + _random_texts(100, seed=21):
         want = hf.encode(text, add_special_tokens=False).ids
         assert ours.encode(text) == want, (behavior, text, [hf.id_to_token(i) for i in want])
+
+
+def test_llama_tokenizer_from_scores():
+    """A SentencePiece BPE model given as pieces with scores (as a tokenizer.model or a GGUF
+    file gives it, without merges): transformers derives the merges from the scores
+    (generate_merges, what its slow-to-fast converter and GGUF loader do) and builds its own
+    LlamaTokenizer (Metaspace "first", byte fallback, Strip); packed, it encodes and decodes as
+    that tokenizer."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.tokenization_utils_base import generate_merges
+
+    pieces, merges = _pieces()
+    vocab = {s: i for i, s in enumerate(["<unk>", "<s>", "</s>"])}
+    for b in range(256):
+        vocab[f"<0x{b:02X}>"] = len(vocab)
+    for piece in sorted(pieces, key=pieces.get):
+        vocab.setdefault(piece, len(vocab))
+    # SentencePiece's scores: a merged piece ranks by when it was learned, the rest score 0
+    scores = {piece: 0.0 for piece in vocab}
+    for rank, (left, right) in enumerate(merges):
+        scores[left + right] = -float(rank + 1)
+    tok = transformers.LlamaTokenizer(vocab=vocab, merges=generate_merges(vocab, scores))
+    packed, kind = pack(tok)
+    assert kind == KIND_SENTENCEPIECE, kind
+    ours = file_tokenizer(packed)
+    for text in TEXTS + _random_texts(200, seed=31):
+        want = tok(text, add_special_tokens=False)["input_ids"]
+        assert ours.encode(text) == want, text
+        assert ours.decode(want) == tok.decode(want, skip_special_tokens=True), text
