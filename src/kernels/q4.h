@@ -57,6 +57,12 @@ typedef struct wick_q4_kernel {
   void (*gemm)(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride,
                const float *row_scales, const void *unpacked, const float *scales,
                const float *bias, float lo, float hi, float *out, size_t out_stride);
+  /* The one-row form (decode), NULL when the kernel has none: the finished outputs of one
+   * prepared row for a group of WICK_Q4_GROUP consecutive weight rows read where they lie
+   * (row t at w4 + t * k / 2; no unpacking), the same values as `gemm` with m = 1:
+   * out[t] for t < WICK_Q4_GROUP. */
+  void (*gemv)(size_t k, size_t bs, const void *row, float row_scale, const uint8_t *w4,
+               const float *scales, const float *bias, float lo, float hi, float *out);
 } wick_q4_kernel;
 
 /* Outputs of one unpacked group, and the most rows one gemm call takes. */
@@ -88,6 +94,9 @@ WICK_Q4_API void wick_q4_gemm__avx2(size_t m, size_t k, size_t bs, const void *r
                                     size_t row_stride, const float *row_scales,
                                     const void *unpacked, const float *scales, const float *bias,
                                     float lo, float hi, float *out, size_t out_stride);
+WICK_Q4_API void wick_q4_gemv__avx2(size_t k, size_t bs, const void *row, float row_scale,
+                                    const uint8_t *w4, const float *scales, const float *bias,
+                                    float lo, float hi, float *out);
 
 /* (defined in neon/q4_blocks.c and neondot/q4_blocks.c: neon/q4_blocks.h) */
 #define WICK_DECLARE_Q4_NEON(ISA)                                                             \

@@ -25,7 +25,9 @@
  * acc += sum_b * scale_b over the blocks in order, y = acc * row scale +
  * bias. The weights are read where they lie in the file (no packed copy);
  * with several input rows (prefill) each group of eight outputs' weights is
- * unpacked once into per-thread scratch for the kernel's GEMM form.
+ * unpacked once into per-thread scratch for the kernel's GEMM form; one row
+ * (decode) runs the kernel's one-row form on the weights as they lie (kernel
+ * name "blockwise int4 gemv"), the same values.
  *
  * Kernels: when the weights (and bias) are known at prepare and the CPU has
  * an optimized GEMM (src/kernels/select.c), prepare packs them once and
@@ -168,6 +170,11 @@ static void blockwise_columns(void *arg, size_t c0, size_t c1, size_t thread) {
   for (size_t c = c0; c < c1; c += Q4_COLS) {
     const size_t cols = c1 - c < Q4_COLS ? c1 - c : Q4_COLS;
     const float *scale = d->block_scales + (c / Q4_COLS) * nb * Q4_COLS;
+    if (m == 1 && d->q4->gemv != NULL && cols == Q4_COLS) { /* the one-row form (q4.h) */
+      d->q4->gemv(k, d->block_size, j->rows, d->q4_row_scales[0], d->w4 + c * (k / 2), scale,
+                  j->bias ? j->bias + c : NULL, d->lo, d->hi, j->out + c);
+      continue;
+    }
     if (d->q4_gemm && cols == Q4_COLS) { /* the GEMM form: the same values (q4.h) */
       uint8_t *unpacked = j->scratch + d->q4_unpacked_offset + thread * d->q4_unpacked_stride;
       d->q4->unpack(k, d->block_size, d->w4 + c * (k / 2), unpacked);
@@ -377,7 +384,7 @@ static wick_status fc_prepare(wick_op_ctx *ctx) {
     wick_op_set_kernel(ctx,
                        d->q4 == wick_q4_kernel_reference() ? WICK_KERNEL_GENERIC
                                                            : WICK_KERNEL_OPTIMIZED,
-                       "blockwise int4");
+                       d->m == 1 && d->q4->gemv != NULL ? "blockwise int4 gemv" : "blockwise int4");
     return WICK_OK;
   }
   if (hybrid) {

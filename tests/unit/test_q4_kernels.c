@@ -8,7 +8,8 @@
  * zero points; the GEMM form (a group of eight outputs unpacked once, the
  * float steps included) against the reference sums followed by the op's
  * float code (bit-identical floats) for one to nine rows, blocks of 32 to 256,
- * with and without bias and clamp; and the dynamic row quantization on rows that are all
+ * with and without bias and clamp, and the one-row form (gemv: the weights as they lie) on
+ * each of those rows; and the dynamic row quantization on rows that are all
  * zero, all positive, all negative, and hold NaN and infinities (no undefined
  * conversion, values in range), and bfloat16 rounding (ties to even).
  *
@@ -119,6 +120,16 @@ static void check_gemm(const wick_q4_kernel *kern, size_t m, size_t k, size_t bs
     for (size_t t = 0; t < g; t++)
       want[i * g + t] = finish_output(sums + i * nb * g, nb, t, scales, row_scales[i],
                                       with_bias ? bias : NULL, lo, hi);
+  if (kern->gemv != NULL) { /* the one-row form, row by row */
+    memset(got, 0x5a, m * g * sizeof *got);
+    for (size_t i = 0; i < m; i++)
+      kern->gemv(k, bs, rows + i * ks, row_scales[i], w, scales, with_bias ? bias : NULL, lo, hi,
+                 got + i * g);
+    checks++;
+    if (memcmp(want, got, m * g * sizeof *got) != 0)
+      fail("%s gemv m=%zu k=%zu bs=%zu%s%s%s differs from the reference", kern->isa, m, k, bs,
+           extreme ? " (extreme)" : "", with_bias ? " (bias)" : "", clamp ? " (clamp)" : "");
+  }
   void *unpacked = malloc(kern->unpacked_bytes(k, bs));
   kern->unpack(k, bs, w, unpacked);
   memset(got, 0x5a, m * g * sizeof *got);
@@ -183,7 +194,7 @@ int main(void) {
           check_gemm(kern, m, gemm_blocks[b] * nb, gemm_blocks[b], false, m % 2 == 0, m == 3);
           check_gemm(kern, m, gemm_blocks[b] * nb, gemm_blocks[b], true, m % 3 == 0, false);
         }
-    printf("gemm (%s): %s\n", kern->isa, verdict(before));
+    printf("gemm%s (%s): %s\n", kern->gemv != NULL ? " and gemv" : "", kern->isa, verdict(before));
   }
   checks++;
   if (wick_q4_kernel_select(false, 48) != wick_q4_kernel_reference())

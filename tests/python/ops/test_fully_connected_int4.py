@@ -1,7 +1,8 @@
 """Blockwise int4 FULLY_CONNECTED (TFLite's BlockwiseQuantization, as wick.llm's "int4" writes
 it; src/ops/fully_connected.c): several input rows (an LLM's prefill) run the kernel's GEMM form
 (src/kernels/q4.h: a group of eight outputs unpacked once, the float steps in the kernel), one
-row the per-output block sums. Both must give the bytes of the portable path
+row the one-row form (AVX2: the weights as they lie, kernel "blockwise int4 gemv") or the
+per-output block sums. Both must give the bytes of the portable path
 (WICK_FORCE_REFERENCE=1: the reference block sums and the op's float code) — for blocks of 32
 to 256 values, 1 to 64 rows, output counts that are and are not multiples of eight, with and
 without bias, with a fused RELU6, at 1 and 3 threads — and agree with LiteRT (XNNPACK's
@@ -9,6 +10,9 @@ qd8 x qb4w, whose arithmetic both follow) within float tolerance.
 """
 
 from __future__ import annotations
+
+import os
+import platform
 
 import numpy as np
 import pytest
@@ -20,6 +24,20 @@ from wick.converter.passes.weights import pack_int4
 from wick.tflite.writer import ModelWriter
 
 RNG = np.random.default_rng(44)
+
+
+def _has_avx2() -> bool:
+    """Whether wick's AVX2 int4 kernel runs here (its one-row form must then be the one used)."""
+    if platform.machine() not in ("x86_64", "AMD64") or os.environ.get("WICK_MAX_ISA"):
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and " avx2" in line for line in f)
+    except OSError:
+        return False
+
+
+_AVX2 = _has_avx2()
 
 
 def _bf16(x):
@@ -69,6 +87,7 @@ def test_int4_fully_connected_equals_the_portable_path(bs, m, n, monkeypatch):
     assert kind == ("generic", "blockwise int4"), kind
     for threads in (1, 3):
         got, kind = run(data, x, monkeypatch, num_threads=threads)
-        assert kind[1] == "blockwise int4", kind
+        # one row runs the kernel's one-row form on the weights as they lie (AVX2)
+        assert kind[1] == ("blockwise int4 gemv" if m == 1 and _AVX2 else "blockwise int4"), kind
         assert got.tobytes() == want.tobytes(), (threads, np.abs(got - want).max())
     compare([got], run_litert(data, [x]))
