@@ -522,7 +522,8 @@ class SignatureRunner:
 
     def op_macs(self) -> list[int]:
         """Multiply-accumulates of each operator in one call: set when it was prepared, except
-        for an attention over a key/value cache run as one kernel (kernel name "attention"),
+        for an attention over a key/value cache run as one kernel (kernel name "attention",
+        or "attention in place" where it reads the cache without packing it),
         whose work depends on the positions its mask leaves visible: that of the last call."""
         lib = self._lib
         return [

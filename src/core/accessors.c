@@ -92,7 +92,8 @@ const char *wick_interpreter_op_kernel_name(const wick_interpreter *it, size_t i
   if (delegate != NULL) return delegate;
   if (n->fusion.norm.form != WICK_NORM_NONE) return "layer norm";
   if (n->fusion.unary != 0) return "fused unary";
-  if (n->fusion.attention.on) return "attention";
+  if (n->fusion.attention.on)
+    return n->fusion.attention.inplace ? "attention in place" : "attention";
   return n->kernel_name != NULL ? n->kernel_name : "";
 }
 

@@ -877,6 +877,7 @@ static void fuse_attention(fuse_ctx *f, wick_node *b1, const wick_f32_kernels *k
                                wick_thread_pool_threads(g->interp->pool)))
     return;
   for (int i = 0; i < c.count; i++) c.nodes[i]->fused = true;
+  a.inplace = layout.inplace;
   b1->fusion.attention = a;
   redirect(b1, out0(b2));
   if (b1->scratch_bytes < layout.bytes) b1->scratch_bytes = layout.bytes;

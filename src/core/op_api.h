@@ -89,6 +89,7 @@ typedef enum wick_attention_step_kind {
 typedef struct wick_attention_fusion {
   bool on;
   bool mask_first; /* ADD(mask, s) rather than ADD(s, mask) */
+  bool inplace;    /* the kernels read the cache where it lies (wick_f32_attention.inplace) */
   /* tensors: the mask; the scores as the ADD sees them (a view of [B..., M, S] rows: the mask
    * broadcasts to it); the values' bytes, [B, S, dv] (the tensor the second BATCH_MATMUL's
    * operand is a RESHAPE of, if it is) */

@@ -16,7 +16,7 @@
  *   beta (>= 2^-100, checked when fusing) times (masked - max) is below -104, where the
  *   vectorized exp returns exactly +0: every masked position's probability is +0 in the full
  *   computation. Rows that break this (no visible position, a visible mask value below
- *   -2^126) are not cut (wick_f32_attention_row_extent returns s).
+ *   -2^126) are not cut (wick_f32_attention_row_span returns s).
  * * Scores: each output of the GEMM microkernel is its own chain of FMAs over k, whichever
  *   columns the call covers; a call's last panel with at most NR/2 live columns may take
  *   another path (avx2/gemm.c), so e is a multiple of the kernel's NR (or s itself).
@@ -29,6 +29,13 @@
  *   every microkernel adds its k terms to fixed accumulators in k order (the one-row kernels
  *   round-robin over k modulo 2 or 4, kept by e being a multiple of 16), so each accumulator
  *   sees the same nonzero terms in the same order and x + 0 = x.
+ * * Starting at a column `start` > 0 (a tile whose rows see no position before it: a sliding
+ *   window) drops leading positions of probability +0 the same way: start is a multiple of
+ *   align, so the softmax's vector lanes and the one-row kernels' round-robin over k keep
+ *   their assignment, every accumulator starts from +0 as before, and +0 + (+-0) = +0.
+ * * Read in place (wick_f32_gemm_inplace_fn), the keys and values give the kernels the same
+ *   operands in the same order as packed (a packed panel's zero bias is the +0 the in-place
+ *   kernels start from).
  */
 #include <float.h>
 #include <string.h>
@@ -68,14 +75,21 @@ bool wick_f32_attention_init(wick_f32_attention *a, const wick_f32_kernels *k, s
   a->tiles = (m + a->rows - 1) / a->rows;
   const size_t nr = a->scores->nr;
   a->align = nr / gcd(nr, 16) * 16;
+  a->inplace = k->gemm_inplace != NULL && k->gemm_inplace_1 != NULL && a->scores == &k->gemm &&
+               a->values == &k->gemm && s % nr == 0 && dv % nr == 0;
   size_t extents, keys, values, scores, end = 0;
-  if (!wick_f32_gemm_packed_size_checked(s, d, nr, &a->keys_floats) ||
-      !wick_f32_gemm_packed_size_checked(dv, s, a->values->nr, &a->values_floats) ||
-      !mul_ok(batches, a->tiles + 1, &extents) || !mul_ok(extents, sizeof(size_t), &extents) ||
-      !mul_ok(batches, a->keys_floats, &keys) || !mul_ok(keys, sizeof(float), &keys) ||
-      !mul_ok(batches, a->values_floats, &values) || !mul_ok(values, sizeof(float), &values) ||
-      !mul_ok(threads, a->rows, &scores) || !mul_ok(scores, s, &scores) ||
-      !mul_ok(scores, sizeof(float), &scores))
+  if (a->inplace) {
+    a->keys_floats = a->values_floats = 0;
+  } else if (!wick_f32_gemm_packed_size_checked(s, d, nr, &a->keys_floats) ||
+             !wick_f32_gemm_packed_size_checked(dv, s, a->values->nr, &a->values_floats)) {
+    return false;
+  }
+  /* per batch: the tiles' extents and the largest, then the tiles' starts and the smallest */
+  if (!mul_ok(batches, 2 * (a->tiles + 1), &extents) ||
+      !mul_ok(extents, sizeof(size_t), &extents) || !mul_ok(batches, a->keys_floats, &keys) ||
+      !mul_ok(keys, sizeof(float), &keys) || !mul_ok(batches, a->values_floats, &values) ||
+      !mul_ok(values, sizeof(float), &values) || !mul_ok(threads, a->rows, &scores) ||
+      !mul_ok(scores, s, &scores) || !mul_ok(scores, sizeof(float), &scores))
     return false;
   if (!append(&end, extents, &a->extents_at) || !append(&end, keys, &a->keys_at) ||
       !append(&end, values, &a->values_at) || !append(&end, scores, &a->scores_at))
@@ -84,12 +98,16 @@ bool wick_f32_attention_init(wick_f32_attention *a, const wick_f32_kernels *k, s
   return true;
 }
 
-size_t wick_f32_attention_row_extent(const float *mask, size_t s) {
+size_t wick_f32_attention_row_span(const float *mask, size_t s, size_t *start) {
+  size_t first = 0;
+  while (first < s && mask[first] <= -FLT_MAX) first++;
+  *start = 0;
+  if (first == s) return s; /* nothing visible: not cut */
   size_t e = s;
-  while (e > 0 && mask[e - 1] <= -FLT_MAX) e--;
-  if (e == 0) return s;
-  for (size_t c = 0; c < e; c++)
+  while (mask[e - 1] <= -FLT_MAX) e--; /* (stops at first at the latest) */
+  for (size_t c = first; c < e; c++)
     if (mask[c] < -0x1p126f && mask[c] > -FLT_MAX) return s;
+  *start = first;
   return e;
 }
 
@@ -99,8 +117,8 @@ size_t wick_f32_attention_round(const wick_f32_attention *a, size_t e) {
   return e < a->s ? e : a->s;
 }
 
-void wick_f32_attention_pack(const wick_f32_attention *a, const float *kt, const float *v, size_t e,
-                             float *keys, float *values) {
-  wick_f32_gemm_pack_kn_strided(e, a->d, a->scores->nr, kt, a->s, keys);
-  wick_f32_gemm_pack_kn(a->dv, e, a->values->nr, v, values);
+void wick_f32_attention_pack(const wick_f32_attention *a, const float *kt, const float *v,
+                             size_t start, size_t e, float *keys, float *values) {
+  wick_f32_gemm_pack_kn_strided(e - start, a->d, a->scores->nr, kt + start, a->s, keys);
+  wick_f32_gemm_pack_kn(a->dv, e - start, a->values->nr, v + start * a->dv, values);
 }

@@ -55,6 +55,13 @@
 typedef void (*wick_f32_gemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, const float *a,
                                          size_t a_stride, const float *w, float *c, size_t c_stride,
                                          float lo, float hi);
+/* c[mr x nc] = clamp(a[mr x kc] * b, lo, hi) with b [kc, nc] read where it lies (rows
+ * b_stride floats apart, no packing, no bias): the same products, in the same order, as the
+ * main GEMM tile's `gemm` / `gemm_1` on b packed with a zero bias (so the same bits); nc a
+ * multiple of NR (whole panels only). The fused attention reads the key/value cache with it. */
+typedef void (*wick_f32_gemm_inplace_fn)(size_t mr, size_t nc, size_t kc, const float *a,
+                                         size_t a_stride, const float *b, size_t b_stride, float *c,
+                                         size_t c_stride, float lo, float hi);
 /* Same through an indirection tile: `a` holds ks * MR row pointers (tap-major),
  * each to kc floats; w panels hold ks * kc rows. */
 typedef void (*wick_f32_igemm_ukernel_fn)(size_t mr, size_t nc, size_t kc, size_t ks,
@@ -218,6 +225,9 @@ typedef struct wick_f32_kernels {
   wick_f32_resize_bilinear_fn resize_bilinear; /* NULL: the reference rows */
   wick_f32_prelu_fn prelu;                     /* NULL: wick_f32_prelu_channels */
   wick_f16_to_f32_fn f16_to_f32;               /* NULL: wick_f16_to_f32 per element */
+  /* `gemm`'s MR x NR and 1 x NR tiles on an unpacked b (wick_f32_gemm_inplace_fn); NULL:
+   * none (callers pack) */
+  wick_f32_gemm_inplace_fn gemm_inplace, gemm_inplace_1;
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -421,7 +431,11 @@ WICK_KERNEL_API void wick_f32_conv_igemm(const wick_f32_gemm_kernel *kern, const
  * columns, `values` = the one for dv), so the visible positions get the same bits. Scratch
  * (`bytes`, 64-byte aligned parts): per batch the extent of each tile then the largest
  * (size_t), per batch the packed keys (s columns of d) and values (s rows of dv), and per
- * thread one tile of scores (rows x s floats). */
+ * thread one tile of scores (rows x s floats). Each tile also starts at the first position
+ * any of its rows sees (rounded down to the alignment; per batch the smallest when packed):
+ * a sliding-window layer computes its window, not the positions before it. With
+ * k->gemm_inplace (AVX2) and whole panels (dv and s multiples of NR), nothing is packed: the
+ * kernels read the keys and values where they lie. */
 typedef struct wick_f32_attention {
   const wick_f32_kernels *k;
   const wick_f32_gemm_kernel *scores, *values;
@@ -429,23 +443,28 @@ typedef struct wick_f32_attention {
   size_t rows;                       /* query rows per tile: scores->mr */
   size_t tiles;                      /* per batch: ceil(m / rows) */
   size_t align;                      /* extents are multiples of it (or s): see attention.c */
-  size_t keys_floats, values_floats; /* packed, per batch */
+  bool inplace;                      /* the cache read where it lies (k->gemm_inplace): no
+                                      * packing, no keys / values scratch */
+  size_t keys_floats, values_floats; /* packed, per batch (0 in place) */
   size_t extents_at, keys_at, values_at, scores_at, bytes;
 } wick_f32_attention;
 /* Fills `a` for `threads` threads; false when a size overflows. */
 WICK_KERNEL_API bool wick_f32_attention_init(wick_f32_attention *a, const wick_f32_kernels *k,
                                              size_t batches, size_t m, size_t d, size_t s,
                                              size_t dv, size_t threads);
-/* The columns [0, e) of a mask row of s values that hold every position it leaves visible:
- * e - 1 is the last column not masked (a value above -FLT_MAX, or NaN). s when the row cannot
- * be cut: no column visible, or a visible value below -2^126 (see attention.c). */
-WICK_KERNEL_API size_t wick_f32_attention_row_extent(const float *mask, size_t s);
+/* The columns [0, e) of a mask row of s values that hold every position it leaves visible
+ * (the return value: e - 1 is the last column not masked, a value above -FLT_MAX or NaN) and
+ * in *start the first such column (the positions before it can be skipped: a sliding
+ * window's), reading each value once. e = s and start = 0 when the row cannot be cut: no column
+ * visible, or a visible value below -2^126 (see attention.c). */
+WICK_KERNEL_API size_t wick_f32_attention_row_span(const float *mask, size_t s, size_t *start);
 /* An extent rounded up to a multiple of a->align, at most s. */
 WICK_KERNEL_API size_t wick_f32_attention_round(const wick_f32_attention *a, size_t e);
-/* Packs batch b's first e key columns (kt: d rows of s) and value rows (v: s rows of dv)
+/* Packs batch b's key columns and value rows [start, e) (kt: d rows of s, v: s rows of dv)
  * into `keys` and `values` (the scratch parts of batch b). */
 WICK_KERNEL_API void wick_f32_attention_pack(const wick_f32_attention *a, const float *kt,
-                                             const float *v, size_t e, float *keys, float *values);
+                                             const float *v, size_t start, size_t e, float *keys,
+                                             float *values);
 
 /* ---- Winograd F(4x4, 3x3) convolution (winograd.c) ---- */
 
@@ -527,6 +546,14 @@ WICK_KERNEL_API void wick_f32_gemm_ukernel_1x16__avx2(size_t mr, size_t nc, size
                                                       const float *a, size_t a_stride,
                                                       const float *w, float *c, size_t c_stride,
                                                       float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_inplace_6x16__avx2(size_t mr, size_t nc, size_t kc,
+                                                      const float *a, size_t a_stride,
+                                                      const float *b, size_t b_stride, float *c,
+                                                      size_t c_stride, float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_inplace_1x16__avx2(size_t mr, size_t nc, size_t kc,
+                                                      const float *a, size_t a_stride,
+                                                      const float *b, size_t b_stride, float *c,
+                                                      size_t c_stride, float lo, float hi);
 WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, size_t kc, size_t ks,
                                                        const float *const *a, const float *w,
                                                        float *c, size_t c_stride, float lo,

@@ -75,6 +75,8 @@ static const wick_f32_kernels avx2_kernels = {
     .gemm_narrow = {0, 0, NULL, NULL, NULL},
     .dw_cr = 8,
     TEMPLATE_KERNELS(avx2),
+    .gemm_inplace = wick_f32_gemm_inplace_6x16__avx2,
+    .gemm_inplace_1 = wick_f32_gemm_inplace_1x16__avx2,
 };
 
 static const uint32_t avx512_needs =

@@ -18,12 +18,15 @@
 #define NR 16
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-#define ACCUMULATE(MR, ap, kc, w, acc)                               \
+#define ACCUMULATE(MR, ap, kc, w, acc) ACCUMULATE_STEP(MR, ap, kc, w, NR, acc)
+
+/* The same with the k rows of w `step` floats apart (the packed panels: NR). */
+#define ACCUMULATE_STEP(MR, ap, kc, w, step, acc)                    \
   do {                                                               \
     _Pragma("GCC unroll 4") for (size_t k_ = 0; k_ < (kc); k_++) {   \
       const __m256 w0_ = _mm256_loadu_ps(w);                         \
       const __m256 w1_ = _mm256_loadu_ps((w) + 8);                   \
-      (w) += NR;                                                     \
+      (w) += (step);                                                 \
       _Pragma("GCC unroll 8") for (size_t i_ = 0; i_ < (MR); i_++) { \
         const __m256 a_ = _mm256_broadcast_ss((ap)[i_] + k_);        \
         (acc)[i_][0] = _mm256_fmadd_ps(a_, w0_, (acc)[i_][0]);       \
@@ -262,6 +265,66 @@ void wick_f32_gemm_ukernel_1x16__avx2(size_t mr, size_t nc, size_t kc, const flo
     if (nc <= NR) break;
     nc -= NR;
     c += NR;
+  }
+}
+
+/* The 6 x 16 tile on an unpacked b (kernels.h, wick_f32_gemm_inplace_fn): gemm_body's
+ * accumulation started from +0 (a packed zero bias) with the k rows b_stride apart; whole
+ * panels only, so never the half-panel path (which gemm_body takes for nc <= 8 alone). */
+void wick_f32_gemm_inplace_6x16__avx2(size_t mr, size_t nc, size_t kc, const float *a,
+                                      size_t a_stride, const float *b, size_t b_stride, float *c,
+                                      size_t c_stride, float lo, float hi) {
+  const float *ap[6];
+  float *cp[6];
+  ap[0] = a;
+  cp[0] = c;
+  for (size_t i = 1; i < 6; i++) {
+    ap[i] = i < mr ? ap[i - 1] + a_stride : ap[i - 1];
+    cp[i] = i < mr ? cp[i - 1] + c_stride : cp[i - 1];
+  }
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  for (size_t j = 0; j + NR <= nc; j += NR) {
+    __m256 acc[6][2];
+    for (size_t i = 0; i < 6; i++) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+    const float *w = b + j;
+    ACCUMULATE_STEP(6, ap, kc, w, b_stride, acc);
+    store_tile(6, acc, cp, NR, vlo, vhi);
+    for (size_t i = 0; i < 6; i++) cp[i] += NR;
+  }
+}
+
+/* The one-row kernel on an unpacked b: wick_f32_gemm_ukernel_1x16__avx2's four round-robin
+ * pairs of accumulators, s0 from +0. */
+void wick_f32_gemm_inplace_1x16__avx2(size_t mr, size_t nc, size_t kc, const float *a,
+                                      size_t a_stride, const float *b, size_t b_stride, float *c,
+                                      size_t c_stride, float lo, float hi) {
+  (void)mr, (void)a_stride, (void)c_stride;
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  for (size_t j = 0; j + NR <= nc; j += NR) {
+    __m256 s[4][2];
+    for (size_t i = 0; i < 4; i++) s[i][0] = s[i][1] = _mm256_setzero_ps();
+    const float *w = b + j;
+    size_t k = 0;
+    for (; k + 4 <= kc; k += 4) {
+#pragma GCC unroll 4
+      for (size_t i = 0; i < 4; i++) {
+        const __m256 a_ = _mm256_broadcast_ss(a + k + i);
+        s[i][0] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w), s[i][0]);
+        s[i][1] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w + 8), s[i][1]);
+        w += b_stride;
+      }
+    }
+    for (size_t i = 0; k < kc; k++, i++) {
+      const __m256 a_ = _mm256_broadcast_ss(a + k);
+      s[i][0] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w), s[i][0]);
+      s[i][1] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w + 8), s[i][1]);
+      w += b_stride;
+    }
+    __m256 acc[1][2];
+    for (size_t t = 0; t < 2; t++)
+      acc[0][t] = _mm256_add_ps(_mm256_add_ps(s[0][t], s[1][t]), _mm256_add_ps(s[2][t], s[3][t]));
+    float *cp[1] = {c + j};
+    store_tile(1, acc, cp, NR, vlo, vhi);
   }
 }
 

@@ -13,6 +13,9 @@ visible part, not the cache length; LiteRT runs the file within float tolerance.
 
 from __future__ import annotations
 
+import os
+import platform
+
 import numpy as np
 import pytest
 
@@ -119,7 +122,7 @@ def check_identical(data, feed, names, monkeypatch, threads=(1, 3)):
     for n in threads:
         got, ran, kernels, macs = run(data, feed, names, monkeypatch, num_threads=n)
         assert ran == ["BATCH_MATMUL"], ran
-        assert kernels[0] == ("optimized", "attention"), kernels
+        assert kernels[0] in (("optimized", "attention"), ("optimized", "attention in place"))
         for g, w_ in zip(got, want, strict=True):
             assert g.tobytes() == w_.tobytes(), f"{n} threads: max diff {np.abs(g - w_).max()}"
     return got, macs
@@ -191,6 +194,51 @@ def test_fused_attention_work_follows_the_visible_positions(monkeypatch):
     assert macs[0] == b * m * d * s
 
 
+def _has_avx2() -> bool:
+    if platform.machine() not in ("x86_64", "AMD64") or os.environ.get("WICK_MAX_ISA"):
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and " avx2" in line for line in f)
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_fused_attention_reads_the_cache_in_place(shape, monkeypatch):
+    """Where the kernels have an in-place form (AVX2; AVX-512 and NEON pack) and the panels are
+    whole (the cache length and dv multiples of the panel width, 16), the fused attention reads
+    the keys and values where they lie: kernel "attention in place". Else it packs them."""
+    b, m, d, s, dv = shape
+    data, names = attention_model(b, m, d, s, dv)
+    _, _, kernels, _ = run(data, feeds(b, m, d, s, dv, causal_mask(m, s, 5)), names, monkeypatch)
+    whole = s % 16 == 0 and dv % 16 == 0
+    in_place = _has_avx2() and whole
+    if not _has_avx2():
+        assert kernels[0][1] in ("attention", "attention in place"), kernels
+    else:
+        assert kernels[0] == ("optimized", "attention in place" if in_place else "attention")
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 64, 512, 64), (2, 12, 16, 80, 16), (2, 43, 32, 96, 24)])
+def test_fused_sliding_window_computes_its_window(shape, monkeypatch):
+    """A sliding-window layer (window w) at position p: the fused node starts at the first
+    position any of a tile's rows sees (rounded down to the panel alignment, 16 on AVX2 and 32
+    on AVX-512; packed, per batch the smallest), so its work is about the window, not p; the
+    bytes stay those of the unfused nodes."""
+    b, m, d, s, dv = shape
+    data, names = attention_model(b, m, d, s, dv)
+    window = 7
+    for last in (0, 6, 20, s // 2, s - m):
+        mask = causal_mask(m, s, last, window=window)
+        _, macs = check_identical(data, feeds(b, m, d, s, dv, mask), names, monkeypatch)
+        positions = macs[0] / (b * m * (d + dv))
+        if m <= 6:  # one tile per batch: every row's window within 2 alignments
+            assert positions <= window + m + 2 * 32, (last, positions)
+        if last >= 64 + window:
+            assert positions < last, (last, positions)
+
+
 def test_fused_prefill_tiles_stop_at_their_last_token(monkeypatch):
     """A 64-token prefill at position 0 of a 512-position cache: the tiles of early tokens see
     few positions, so the work is about half the 64 x 64 square, not 64 x 512."""
@@ -215,4 +263,4 @@ def test_near_misses_do_not_fuse(near_miss, monkeypatch):
     feed = feeds(b, m, d, s, dv, causal_mask(m, s, 10), adj_y=near_miss == "adj_y")
     _, ran, kernels, _ = run(data, feed, names, monkeypatch)
     assert ran.count("BATCH_MATMUL") == 2 and "SOFTMAX" in ran, ran
-    assert ("optimized", "attention") not in kernels
+    assert not any(k[1].startswith("attention") for k in kernels), kernels
