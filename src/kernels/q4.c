@@ -77,7 +77,8 @@ static void sums_reference(size_t m, size_t k, size_t bs, const void *rows, size
 }
 
 static const wick_q4_kernel reference_kernel = {
-    "reference", row_bytes_reference, prepare_reference, sums_reference, NULL, NULL, NULL, NULL};
+    "reference", row_bytes_reference, prepare_reference, sums_reference, NULL, NULL, NULL, NULL,
+    NULL};
 
 const wick_q4_kernel *wick_q4_kernel_reference(void) { return &reference_kernel; }
 
@@ -89,7 +90,8 @@ static const wick_q4_kernel avx2_kernel = {"avx2",
                                            wick_q4_unpacked_bytes__avx2,
                                            wick_q4_unpack__avx2,
                                            wick_q4_gemm__avx2,
-                                           wick_q4_gemv__avx2};
+                                           wick_q4_gemv__avx2,
+                                           wick_q4_quantize_row__avx2};
 #endif
 
 const wick_q4_kernel *wick_q4_kernel_avx2(void) {

@@ -63,6 +63,8 @@ typedef struct wick_q4_kernel {
    * out[t] for t < WICK_Q4_GROUP. */
   void (*gemv)(size_t k, size_t bs, const void *row, float row_scale, const uint8_t *w4,
                const float *scales, const float *bias, float lo, float hi, float *out);
+  /* wick_q4_quantize_row on vectors (the same outputs), NULL: that function */
+  float (*quantize_row)(size_t k, const float *x, int16_t *out, int32_t *zero_point);
 } wick_q4_kernel;
 
 /* Outputs of one unpacked group, and the most rows one gemm call takes. */
@@ -94,6 +96,8 @@ WICK_Q4_API void wick_q4_gemm__avx2(size_t m, size_t k, size_t bs, const void *r
                                     size_t row_stride, const float *row_scales,
                                     const void *unpacked, const float *scales, const float *bias,
                                     float lo, float hi, float *out, size_t out_stride);
+WICK_Q4_API float wick_q4_quantize_row__avx2(size_t k, const float *x, int16_t *out,
+                                             int32_t *zero_point);
 WICK_Q4_API void wick_q4_gemv__avx2(size_t k, size_t bs, const void *row, float row_scale,
                                     const uint8_t *w4, const float *scales, const float *bias,
                                     float lo, float hi, float *out);

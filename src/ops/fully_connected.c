@@ -218,7 +218,9 @@ static wick_status blockwise_run(wick_op_ctx *ctx, const fc_data *d) {
   const size_t k = (size_t)d->k;
   for (size_t r = 0; r < (size_t)d->m; r++) {
     int32_t zp;
-    d->q4_row_scales[r] = wick_q4_quantize_row(k, in + r * k, temp, &zp);
+    d->q4_row_scales[r] = d->q4->quantize_row != NULL
+                              ? d->q4->quantize_row(k, in + r * k, temp, &zp)
+                              : wick_q4_quantize_row(k, in + r * k, temp, &zp);
     d->q4->prepare(k, d->block_size, temp, zp, rows + r * d->q4_row_stride);
   }
   wick_tensor *b = wick_op_input(ctx, 2);

@@ -164,6 +164,37 @@ static void check_quantize(const char *what, const float *x, size_t k) {
   }
 }
 
+/* A kernel's vector row quantization against wick_q4_quantize_row: the same scale, zero point
+ * and values, for lengths around the vector widths and rows with NaN, infinities, -0 and
+ * all-equal values. */
+static void check_quantize_kernel(const wick_q4_kernel *kern) {
+  static const size_t lengths[] = {1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 100, 576};
+  float x[576];
+  int16_t want[576], got[576];
+  for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
+    for (int variant = 0; variant < 6; variant++) {
+      const size_t k = lengths[l];
+      for (size_t i = 0; i < k; i++) {
+        const float v = (float)irand(-100000, 100000) / (variant == 1 ? 7.0f : 977.0f);
+        x[i] = variant == 2 ? fabsf(v) : (variant == 3 ? -fabsf(v) : v);
+      }
+      if (variant == 4) x[k / 2] = NAN, x[k - 1] = -0.0f;
+      if (variant == 5) {
+        for (size_t i = 0; i < k; i++) x[i] = 0.0f;
+        x[0] = k > 1 ? INFINITY : 0.0f;
+      }
+      int32_t zp_want, zp_got;
+      memset(got, 0x5a, sizeof got);
+      const float s_want = wick_q4_quantize_row(k, x, want, &zp_want);
+      const float s_got = kern->quantize_row(k, x, got, &zp_got);
+      checks++;
+      if (memcmp(&s_want, &s_got, sizeof s_got) != 0 || zp_want != zp_got ||
+          memcmp(want, got, k * sizeof *got) != 0)
+        fail("%s quantize_row k=%zu variant %d differs from wick_q4_quantize_row", kern->isa, k,
+             variant);
+    }
+}
+
 int main(void) {
   const wick_q4_kernel *kernels[4] = {wick_q4_kernel_reference(), wick_q4_kernel_avx2(),
                                       wick_q4_kernel_neondot(), wick_q4_kernel_neon()};
@@ -185,6 +216,11 @@ int main(void) {
         }
       }
     printf("block sums (%s): %s\n", kern->isa, verdict(before));
+    if (kern->quantize_row != NULL) {
+      before = failures;
+      check_quantize_kernel(kern);
+      printf("row quantization (%s): %s\n", kern->isa, verdict(before));
+    }
     if (kern->gemm == NULL) continue;
     before = failures;
     static const size_t gemm_blocks[] = {32, 64, 96, 128, 256};

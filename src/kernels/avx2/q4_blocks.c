@@ -17,6 +17,7 @@
  * four rows share each unpacked weight chunk (prefill).
  */
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 #include "kernels/q4.h"
@@ -381,4 +382,61 @@ void wick_q4_gemv__avx2(size_t k, size_t bs, const void *row, float row_scale, c
   const __m256 vb = bias != NULL ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
   const __m256 y = _mm256_add_ps(_mm256_mul_ps(acc, _mm256_set1_ps(row_scale)), vb);
   _mm256_storeu_ps(out, _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), y)));
+}
+
+/* wick_q4_quantize_row (q4.c) with the range and the rounding on vectors: MINPS / MAXPS with the
+ * running bound as the second operand skip NaN as fminf / fmaxf do (min and max do not depend
+ * on the order; a -0 bound instead of +0 changes no later value), the zero point is the same
+ * scalar code, and each value is x * inverse, NaN -> 0, clamped, rounded to nearest even by
+ * VCVTPS2DQ (the default rounding mode, as rintf) — the same int16 outputs. */
+float wick_q4_quantize_row__avx2(size_t k, const float *x, int16_t *out, int32_t *zero_point_out) {
+  __m256 vlo = _mm256_setzero_ps(), vhi = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 8 <= k; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    vlo = _mm256_min_ps(v, vlo);
+    vhi = _mm256_max_ps(v, vhi);
+  }
+  float lanes_lo[8], lanes_hi[8];
+  _mm256_storeu_ps(lanes_lo, vlo);
+  _mm256_storeu_ps(lanes_hi, vhi);
+  float lo = 0.0f, hi = 0.0f;
+  for (size_t t = 0; t < 8; t++) {
+    lo = fminf(lo, lanes_lo[t]);
+    hi = fmaxf(hi, lanes_hi[t]);
+  }
+  for (; i < k; i++) {
+    lo = fminf(lo, x[i]);
+    hi = fmaxf(hi, x[i]);
+  }
+  const float qmin = -128.0f, qmax = 127.0f;
+  const float inverse = lo == hi ? 1.0f : (qmax - qmin) / (hi - lo);
+  const float lo_scaled = lo * inverse, hi_scaled = hi * inverse;
+  float zero_point =
+      (qmin + lo_scaled) + (qmax + hi_scaled) > 0.0f ? qmin - lo_scaled : qmax - hi_scaled;
+  zero_point = fminf(fmaxf(zero_point, qmin), qmax);
+  const float zp = rintf(zero_point);
+  const float below = qmin - zp, above = qmax - zp;
+  const __m256 vinv = _mm256_set1_ps(inverse);
+  const __m256 vbelow = _mm256_set1_ps(below), vabove = _mm256_set1_ps(above);
+  for (i = 0; i + 16 <= k; i += 16) {
+    __m256i q[2];
+    for (size_t h = 0; h < 2; h++) {
+      __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i + 8 * h), vinv);
+      v = _mm256_andnot_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q), v); /* NaN -> +0 */
+      v = _mm256_min_ps(_mm256_max_ps(v, vbelow), vabove);
+      q[h] = _mm256_cvtps_epi32(v);
+    }
+    /* (PACKSSDW works within 128-bit halves: put the quarters back in order) */
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xd8);
+    _mm256_storeu_si256((__m256i *)(void *)(out + i), packed);
+  }
+  for (; i < k; i++) {
+    float v = x[i] * inverse;
+    if (v != v) v = 0.0f;
+    v = v < below ? below : (v > above ? above : v);
+    out[i] = (int16_t)rintf(v);
+  }
+  *zero_point_out = (int32_t)zp;
+  return 1.0f / inverse;
 }
