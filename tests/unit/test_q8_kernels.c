@@ -1164,7 +1164,10 @@ static wick_qsoftmax_params softmax_params(double real_scale) {
 static void test_softmax(const char *name, wick_q8_softmax_fn fn) {
   const int before = failures;
   static const double scales[] = {0.02, 0.1, 0.004, 1.5, 0.0625};
-  static const size_t shapes[][2] = {{1, 1}, {3, 3}, {48, 32}, {5, 37}, {2, 1000}, {2, 5000}};
+  /* blocks of 8 short rows and their remainders, row tails, the longest short row and one past */
+  static const size_t shapes[][2] = {{1, 1},    {3, 3},   {48, 32}, {5, 37},  {2, 1000},
+                                     {2, 5000}, {13, 8},  {17, 16}, {9, 31},  {20, 12},
+                                     {10, 256}, {3, 257}, {11, 64}, {7, 100}, {12, 47}};
   static const wick_dtype pairs[][2] = {{WICK_DTYPE_INT8, WICK_DTYPE_INT8},
                                         {WICK_DTYPE_INT8, WICK_DTYPE_INT16},
                                         {WICK_DTYPE_UINT8, WICK_DTYPE_UINT8},

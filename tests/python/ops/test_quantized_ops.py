@@ -684,6 +684,30 @@ def test_softmax(variant):
     check("SOFTMAX", [x], out, dict(beta=beta))
 
 
+@pytest.mark.parametrize(
+    "shape", [(4, 12, 32, 32), (3, 13, 20), (2, 9, 256), (1, 5, 300), (2, 3, 7)], ids=str
+)
+@pytest.mark.parametrize("it,ot", [("int8", "int8"), ("int8", "int16"), ("uint8", "uint8")])
+def test_softmax_attention_rows(shape, it, ot):
+    """8-bit SOFTMAX over attention-score rows (MiniLM's [4, 12, 32, 32] at its scale): the table
+    kernel's blocks of 8 short rows, a block remainder, row tails, the longest short row (256)
+    and one longer. On the optimized kernel, bit for bit with LiteRT's reference kernels; with
+    its default interpreter too for 8-bit outputs (16-bit ones: its float exp table rounds a few
+    values one step away)."""
+    rng = np.random.default_rng(RNG_SEED)
+    zp = {"int8": 43, "uint8": 171}[it]
+    v = rnd(rng, shape, np.dtype(it))
+    v.reshape(-1, shape[-1])[::5] = zp  # rows of one value (every exp is 1)
+    x = Q(v, 0.54, zp)
+    data, feeds = build("SOFTMAX", [x], SOFTMAX_OUTPUTS[ot], dict(beta=1.0))
+    kind, name = wick.load(data).signature(None).op_kernels()[0]
+    assert (kind, name) == ("optimized", "exp table rows"), (kind, name)
+    got = H.check_file(data, feeds, peers=("reference",), exact=True)
+    default = np.asarray(litert(data, feeds, "default")[0], np.int64)
+    steps = np.abs(got[0].astype(np.int64) - default).max()
+    assert steps <= (1 if ot == "int16" else 0), steps
+
+
 LUT_VARIANTS = [
     ("LOGISTIC", "int8", 0.06, -4, (1 / 256, -128)),
     ("LOGISTIC", "int8", 0.001, 100, (1 / 256, -128)),
