@@ -546,6 +546,9 @@ WICK_Q8_API void wick_q16_mul_ukernel__avx2(size_t n, const int16_t *a, const in
                                             int16_t *out, const wick_qmul_params *p);
 WICK_Q8_API void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, void *out, bool out16,
                                                 const wick_q_requant_params *p);
+/* wick_q8_bmm_pack's weights of one whole 16-column panel of rhs rows (avx2/q8_gemm.c). */
+WICK_Q8_API void wick_q8_bmm_pack_rows16__avx2(size_t k, const int8_t *rhs, size_t stride_p,
+                                               int32_t rhs_zero_point, bool w16, void *packed);
 WICK_Q8_API void wick_q8_softmax_rows__avx2(const int32_t exps[256], const int32_t sums[256],
                                             const wick_qsoftmax_params *p, wick_dtype in_type,
                                             wick_dtype out_type, size_t rows, size_t cols,

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "kernels/cpu.h"
 #include "kernels/q8.h"
 
 static size_t round_up4(size_t v) { return (v + 3) & ~(size_t)3; }
@@ -196,15 +197,26 @@ void wick_q8_bmm_pack(const wick_q8_kernels *kern, size_t n, size_t k, const int
   int8_t *out = packed;
   if (kern->i16) { /* pairs of rhs - zp (int16 when zp != 0: wick_q8_bmm_w16); the lhs is
                     * prepared as x - zp: no correction */
-    uint32_t zero[64] = {0};
+    static const uint32_t zero[64] = {0};
     const size_t k2 = (k + 1) & ~(size_t)1;
     const bool w16 = wick_q8_bmm_w16(kern, rhs_zero_point);
+#if defined(__x86_64__) || defined(_M_X64)
+    /* (the AVX2 table is only selected on AVX2 CPUs; the kernel tests pack every table) */
+    const bool avx2 = (wick_cpu_features() & WICK_CPU_AVX2) != 0;
+#endif
     for (size_t j0 = 0; j0 < n; j0 += nr) {
       const size_t cols = n - j0 < nr ? n - j0 : nr;
       pack_header(j0, cols, nr, NULL, zero, 0, multiplier, shift, (int32_t *)(void *)out);
       out += 4 * WICK_Q8_HEADER * nr;
       int16_t *o16 = (int16_t *)(void *)out;
       size_t i = 0; /* the element's index in the panel */
+#if defined(__x86_64__) || defined(_M_X64)
+      if (cols == 16 && nr == 16 && stride_j == 1 && avx2) { /* whole panels of rhs rows */
+        wick_q8_bmm_pack_rows16__avx2(k, rhs + j0, stride_p, rhs_zero_point, w16, out);
+        out += k2 * 16 * (w16 ? 2 : 1);
+        continue;
+      }
+#endif
       for (size_t g = 0; g < k2; g += 2)
         for (size_t j = 0; j < nr; j++)
           for (size_t b = 0; b < 2; b++, i++) {

@@ -263,3 +263,34 @@ void wick_q8_igemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc, siz
                                             size_t c_stride, const wick_q8_output *o) {
   igemm_body(4, mr, nc, kc, ks, a, w, c, c_stride, o);
 }
+
+/* wick_q8_bmm_pack's weights (not the header) of one whole panel of 16 columns read from rhs
+ * rows (column j's input p at rhs[p * stride_p + j]): per pair of inputs, the two rows'
+ * 16 bytes interleaved (VPUNPCKLBW / HBW), or with a zero point (w16) both widened, zp
+ * subtracted and interleaved as int16 (an odd k's last partner is 0 either way). */
+void wick_q8_bmm_pack_rows16__avx2(size_t k, const int8_t *rhs, size_t stride_p,
+                                   int32_t rhs_zero_point, bool w16, void *packed) {
+  uint8_t *out = packed;
+  const __m256i zp = _mm256_set1_epi16((int16_t)rhs_zero_point);
+  for (size_t g = 0; g < k; g += 2) {
+    const __m128i r0 = _mm_loadu_si128((const __m128i *)(const void *)(rhs + g * stride_p));
+    const bool pair = g + 1 < k;
+    const __m128i r1 =
+        pair ? _mm_loadu_si128((const __m128i *)(const void *)(rhs + (g + 1) * stride_p))
+             : _mm_setzero_si128();
+    if (w16) {
+      const __m256i a = _mm256_sub_epi16(_mm256_cvtepi8_epi16(r0), zp);
+      const __m256i b =
+          pair ? _mm256_sub_epi16(_mm256_cvtepi8_epi16(r1), zp) : _mm256_setzero_si256();
+      /* lanes: lo = columns 0-3 | 8-11, hi = 4-7 | 12-15 */
+      const __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+      _mm256_storeu_si256((__m256i *)(void *)out, _mm256_permute2x128_si256(lo, hi, 0x20));
+      _mm256_storeu_si256((__m256i *)(void *)(out + 32), _mm256_permute2x128_si256(lo, hi, 0x31));
+      out += 64;
+    } else {
+      _mm_storeu_si128((__m128i *)(void *)out, _mm_unpacklo_epi8(r0, r1));
+      _mm_storeu_si128((__m128i *)(void *)(out + 16), _mm_unpackhi_epi8(r0, r1));
+      out += 32;
+    }
+  }
+}

@@ -443,6 +443,30 @@ def test_batch_matmul(variant):
     check("BATCH_MATMUL", [a, b], out, dict(adj_x=adj_x, adj_y=adj_y))
 
 
+@pytest.mark.parametrize(
+    "ls,rs,zps",
+    [
+        ((48, 32, 32), (48, 32, 32), (-10, -1, 43)),  # MiniLM's QK^T (K transposed before)
+        ((48, 32, 32), (48, 32, 32), (-128, 5, 36)),  # ... and P V (softmax output zp -128)
+        ((2, 3, 9, 33), (2, 3, 33, 40), (3, 0, -7)),  # odd k, a panel remainder, rhs zp 0
+        ((5, 17, 16), (16, 48), (0, 127, 0)),  # a broadcast rhs, rhs - zp down to -255
+    ],
+    ids=str,
+)
+def test_batch_matmul_attention_shapes(ls, rs, zps):
+    """int8 BATCH_MATMUL at attention shapes, whose rhs (an activation) is packed per batch from
+    whole rows: on the GEMM kernel, one and two threads, bit for bit with LiteRT's reference."""
+    rng = np.random.default_rng(RNG_SEED + 3)
+    a = Q(rnd(rng, ls, np.int8), 0.119, zps[0])
+    b = Q(rnd(rng, rs, np.int8), 0.0745, zps[1])
+    data, feeds = build("BATCH_MATMUL", [a, b], ("int8", 3.05, zps[2]), dict(adj_y=False))
+    kind, name = wick.load(data).signature(None).op_kernels()[0]
+    assert (kind, name) == ("optimized", "q8 gemm"), (kind, name)
+    ref = litert(data, feeds)
+    for threads in (1, 2):
+        exact(wick.load(data, num_threads=threads)(*feeds), ref, f"wick, {threads} threads")
+
+
 @pytest.mark.parametrize("lt, adj_x", [("int8", False), ("int16", True)])
 def test_batch_matmul_split_over_threads(lt, adj_x):
     """Large enough (~1.6 M multiply-adds, broadcast batches) that its output rows split over
