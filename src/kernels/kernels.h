@@ -193,6 +193,12 @@ typedef void (*wick_f16_to_f32_fn)(size_t n, const uint16_t *in, float *out);
 typedef void (*wick_f32_resize_bilinear_fn)(const wick_resize_shape *s, const float *in, float *out,
                                             int64_t row_begin, int64_t row_end);
 
+/* SELECT / SELECT_V2 on bytes (int8, uint8, bool), one run of n elements:
+ * out[e] = cond[e] ? x[x_scalar ? 0 : e] : y[y_scalar ? 0 : e], a condition byte being true when
+ * nonzero (a bytewise blend). */
+typedef void (*wick_select8_fn)(size_t n, const bool *cond, const uint8_t *x, bool x_scalar,
+                                const uint8_t *y, bool y_scalar, uint8_t *out);
+
 /* One GEMM tile shape: its microkernels share MR, NR and the packing. */
 typedef struct wick_f32_gemm_kernel {
   size_t mr, nr;
@@ -228,6 +234,7 @@ typedef struct wick_f32_kernels {
   /* `gemm`'s MR x NR and 1 x NR tiles on an unpacked b (wick_f32_gemm_inplace_fn); NULL:
    * none (callers pack) */
   wick_f32_gemm_inplace_fn gemm_inplace, gemm_inplace_1;
+  wick_select8_fn select8;                     /* NULL: the portable rows */
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
@@ -337,9 +344,15 @@ WICK_KERNEL_API bool wick_f32_compare_plan(wick_compare_op op, const wick_f32_bi
 /* REDUCE_ANY (is_any) / REDUCE_ALL of the middle axis of [outer, mid, inner] bools. */
 WICK_KERNEL_API void wick_bool_reduce_mid(bool is_any, size_t outer, size_t mid, size_t inner,
                                           const bool *in, bool *out);
-/* wick_select__reference walking rows (a per-row condition copies whole rows). */
+/* wick_select__reference walking rows (a per-row condition copies whole rows); byte elements
+ * with a condition per element and unit-stride or scalar x and y run on select8 when it is not
+ * NULL. */
 WICK_KERNEL_API void wick_select_rows(size_t esize, const wick_select_shape *s, const bool *cond,
-                                      const void *x, const void *y, void *out);
+                                      const void *x, const void *y, void *out,
+                                      wick_select8_fn select8);
+/* The portable form of the select8 kernels (logical.c). */
+WICK_KERNEL_API void wick_select8(size_t n, const bool *cond, const uint8_t *x, bool x_scalar,
+                                  const uint8_t *y, bool y_scalar, uint8_t *out);
 
 /* ---- drivers (gemm_driver.c) ---- */
 
@@ -621,6 +634,9 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
 
 WICK_DECLARE_TEMPLATE_KERNELS(avx512)
 WICK_DECLARE_TEMPLATE_KERNELS(avx2)
+/* avx2/select.c (the AVX-512 table uses it too) */
+WICK_KERNEL_API void wick_select8__avx2(size_t n, const bool *cond, const uint8_t *x, bool x_scalar,
+                                        const uint8_t *y, bool y_scalar, uint8_t *out);
 /* avx2/convert.c (the AVX-512 table uses it too) */
 WICK_KERNEL_API void wick_f16_to_f32__avx2(size_t n, const uint16_t *in, float *out);
 
@@ -650,6 +666,9 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_8x8__neon(size_t mr, size_t nc, size
                                                       float hi);
 /* neon/dwconv.c, neon/winograd.c, neon/quantize.c, neon/elementwise.c (4-float vectors) */
 WICK_DECLARE_TEMPLATE_KERNELS(neon)
+/* neon/select.c */
+WICK_KERNEL_API void wick_select8__neon(size_t n, const bool *cond, const uint8_t *x, bool x_scalar,
+                                        const uint8_t *y, bool y_scalar, uint8_t *out);
 /* neon/hybrid.c */
 WICK_KERNEL_API void wick_hybrid_dwconv__neon(const wick_conv_shape *s, const int8_t *input,
                                               int32_t input_offset, float input_scale,

@@ -2,8 +2,9 @@
  * logical.c — portable fast paths for the comparison / boolean ops around
  * masked softmax in exported transformers (EQUAL x scalar, REDUCE_ANY over
  * the last axis, SELECT_V2 with a per-row condition): the reference kernels
- * recompute a broadcast index per element; these walk whole rows. Results
- * are identical to the reference (comparisons, byte tests and copies).
+ * recompute a broadcast index per element; these walk whole rows (SELECT on
+ * bytes hands each row to a vector blend, kernels.h's select8). Results are
+ * identical to the reference (comparisons, byte tests and copies).
  */
 #include <string.h>
 
@@ -91,8 +92,14 @@ SELECT_RUN(select_run_u16, uint16_t)
 SELECT_RUN(select_run_u32, uint32_t)
 #undef SELECT_RUN
 
+void wick_select8(size_t n, const bool *cond, const uint8_t *x, bool x_scalar, const uint8_t *y,
+                  bool y_scalar, uint8_t *out) {
+  const uint8_t *c = (const uint8_t *)cond;
+  for (size_t e = 0; e < n; e++) out[e] = c[e] ? x[x_scalar ? 0 : e] : y[y_scalar ? 0 : e];
+}
+
 void wick_select_rows(size_t esize, const wick_select_shape *s, const bool *cond, const void *x,
-                      const void *y, void *out) {
+                      const void *y, void *out, wick_select8_fn select8) {
   const int32_t r = s->rank;
   const uint8_t *xb = x, *yb = y, *cb = (const uint8_t *)cond;
   uint8_t *o = out;
@@ -118,6 +125,10 @@ void wick_select_rows(size_t esize, const wick_select_shape *s, const bool *cond
         memcpy(dst, src, (size_t)(n * es));
       else
         for (int64_t e = 0; e < n; e++) memcpy(dst + e * es, src + e * ss * es, esize);
+    } else if (esize == 1 && select8 != NULL && cs == 1 && (xs == 0 || xs == 1) &&
+               (ys == 0 || ys == 1)) {
+      select8((size_t)n, (const bool *)(const void *)(cb + ci), xb + xi, xs == 0, yb + yi, ys == 0,
+              dst);
     } else if (esize == 1) {
       select_run_u8(n, cb + ci, cs, xb + xi, xs, yb + yi, ys, dst);
     } else if (esize == 2) {

@@ -54,7 +54,7 @@
   .dwconv = wick_f32_dwconv_ukernel__##ISA, .winograd_input = wick_f32_winograd_input__##ISA,     \
   .winograd_output = wick_f32_winograd_output__##ISA, ELEMENTWISE_KERNELS(ISA),                   \
   .hybrid_dwconv = wick_hybrid_dwconv__avx2, .hybrid_rescale = wick_hybrid_rescale__avx2,         \
-  .f16_to_f32 = wick_f16_to_f32__avx2
+  .f16_to_f32 = wick_f16_to_f32__avx2, .select8 = wick_select8__avx2
 
 static const wick_f32_kernels avx512_kernels = {
     .isa = "avx512",
@@ -101,6 +101,7 @@ static const wick_f32_kernels neon_kernels = {
     ELEMENTWISE_KERNELS(neon),
     .hybrid_dwconv = wick_hybrid_dwconv__neon,
     .hybrid_rescale = wick_hybrid_rescale__neon,
+    .select8 = wick_select8__neon,
 };
 #endif
 

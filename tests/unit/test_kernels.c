@@ -971,13 +971,20 @@ static void test_logical(void) {
         }
         free(in), free(got), free(ref);
       }
-  /* SELECT rows: condition per row, per element, scalar; x/y full or broadcast */
+  /* SELECT rows: condition per row, per element, scalar; x/y full or broadcast; bytes also on
+   * every select8 kernel the host runs (attention's mask over heads, rows with vector tails,
+   * scalar x or y) */
   static const int32_t sel[][3][4] = {/* dims of cond, x, y (rank 4) */
                                       {{1, 3, 197, 1}, {1, 3, 197, 197}, {1, 3, 197, 197}},
                                       {{1, 3, 5, 7}, {1, 3, 5, 7}, {1, 1, 1, 7}},
                                       {{1, 1, 1, 1}, {2, 3, 4, 5}, {2, 3, 4, 5}},
-                                      {{2, 1, 4, 1}, {2, 3, 4, 5}, {1, 1, 1, 1}}};
-  for (size_t t = 0; t < 4; t++)
+                                      {{2, 1, 4, 1}, {2, 3, 4, 5}, {1, 1, 1, 1}},
+                                      {{4, 1, 32, 32}, {4, 12, 32, 32}, {1, 1, 1, 1}},
+                                      {{1, 2, 3, 77}, {1, 1, 1, 1}, {1, 2, 3, 77}},
+                                      {{1, 1, 5, 47}, {1, 1, 5, 47}, {1, 1, 5, 47}},
+                                      {{1, 1, 1, 31}, {1, 1, 1, 31}, {1, 1, 1, 1}}};
+  const size_t cases = sizeof sel / sizeof sel[0];
+  for (size_t t = 0; t < cases; t++)
     for (size_t esize = 1; esize <= 8; esize *= 2) {
       wick_select_shape ss;
       memset(&ss, 0, sizeof ss);
@@ -998,10 +1005,35 @@ static void test_logical(void) {
       for (size_t i = 0; i < (size_t)sx * esize; i++) x[i] = (uint8_t)(i * 7 + 1);
       for (size_t i = 0; i < (size_t)sy * esize; i++) y[i] = (uint8_t)(i * 13 + 200);
       wick_select__reference(esize, &ss, cond, x, y, ref);
-      wick_select_rows(esize, &ss, cond, x, y, got);
-      checks++;
-      if (memcmp(got, ref, (size_t)total * esize) != 0) {
-        fail("select case %zu esize %zu differs from the reference", t, esize);
+      for (size_t i = 0; i <= (esize == 1 ? wick_f32_kernels_count() : 0); i++) {
+        wick_select8_fn select8 = NULL; /* i == 0: the portable rows */
+        const char *isa = "portable";
+        if (i > 0) {
+          bool runnable;
+          const wick_f32_kernels *kern = wick_f32_kernels_at(i - 1, &runnable);
+          if (!runnable || kern->select8 == NULL) continue;
+          select8 = kern->select8, isa = kern->isa;
+        }
+        memset(got, 0xEE, (size_t)total * esize);
+        wick_select_rows(esize, &ss, cond, x, y, got, select8);
+        checks++;
+        if (memcmp(got, ref, (size_t)total * esize) != 0)
+          fail("select case %zu esize %zu (%s) differs from the reference", t, esize, isa);
+      }
+      if (esize == 1) { /* the vector blend alone over one run, against the portable form */
+        uint8_t *one = malloc((size_t)total);
+        for (size_t i = 0; i < wick_f32_kernels_count(); i++) {
+          bool runnable;
+          const wick_f32_kernels *kern = wick_f32_kernels_at(i, &runnable);
+          if (!runnable || kern->select8 == NULL || sc != total) continue;
+          const bool xs = sx == 1, ys = sy == 1;
+          wick_select8((size_t)total, cond, x, xs, y, ys, one);
+          kern->select8((size_t)total, cond, x, xs, y, ys, got);
+          checks++;
+          if (memcmp(got, one, (size_t)total) != 0)
+            fail("select8 %s case %zu differs from the portable blend", kern->isa, t);
+        }
+        free(one);
       }
       free(cond), free(x), free(y), free(got), free(ref);
     }

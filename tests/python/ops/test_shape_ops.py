@@ -1316,6 +1316,33 @@ def test_select_types(dtype):
     )
 
 
+@pytest.mark.parametrize(
+    "cshape,xshape,yshape",
+    [
+        ((4, 1, 32, 32), (4, 12, 32, 32), ()),  # MiniLM's mask over the heads' scores
+        ((2, 3, 77), (), (2, 3, 77)),  # a scalar x, rows with a vector tail
+        ((5, 47), (5, 47), (5, 47)),
+        ((3, 1), (3, 40), (3, 40)),  # a condition per row (whole-row copies)
+    ],
+)
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "bool"])
+def test_select_v2_bytes(cshape, xshape, yshape, dtype):
+    """SELECT_V2 on bytes: dimensions merged into long rows, each on the vector blend (the
+    kernel is checked), against LiteRT and numpy."""
+    data, feeds = build(
+        "SELECT_V2",
+        [In(rand(cshape, "bool")), In(rand(xshape, dtype)), In(rand(yshape, dtype))],
+        out_dtypes=[dtype],
+    )
+    assert wick.load(data).signature(None).op_kernels()[0] == ("optimized", "byte blend rows")
+    check(
+        "SELECT_V2",
+        [In(feeds[0]), In(feeds[1]), In(feeds[2])],
+        out_dtypes=[dtype],
+        expect=lambda c, x, y: [np.where(c, x, y)],
+    )
+
+
 def test_select_bad():
     fails(
         "SELECT",
