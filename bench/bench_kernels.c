@@ -373,6 +373,10 @@ static void bench_q8_all(const char *isa) {
   bench_q8(kern, peak, "mnv2", 14, 576, 576, 3, 1, true, false);
   bench_q8(kern, peak, "mnv2", 7, 960, 960, 3, 1, true, false);
   bench_q8(kern, peak, "mnv2", 1, 1280, 1000, 1, 1, false, true);
+  /* all-MiniLM-L6-v2 (4 x 32 tokens): attention projections, the MLP's two FCs */
+  bench_q8(kern, peak, "minilm", 128, 384, 384, 1, 1, false, true);
+  bench_q8(kern, peak, "minilm", 128, 384, 1536, 1, 1, false, true);
+  bench_q8(kern, peak, "minilm", 128, 1536, 384, 1, 1, false, true);
   if (quick) return;
   bench_q8(kern, peak, "resnet50", 224, 3, 64, 7, 2, false, false);
   bench_q8(kern, peak, "resnet50", 56, 64, 64, 1, 1, false, false);
