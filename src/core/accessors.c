@@ -94,6 +94,7 @@ const char *wick_interpreter_op_kernel_name(const wick_interpreter *it, size_t i
   if (n->fusion.unary != 0) return "fused unary";
   if (n->fusion.attention.on)
     return n->fusion.attention.inplace ? "attention in place" : "attention";
+  if (n->fusion.q8_swish != 0) return "q8 swish table";
   return n->kernel_name != NULL ? n->kernel_name : "";
 }
 

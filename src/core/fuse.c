@@ -71,6 +71,15 @@
  * an interpreter is created) turns this one pattern off, for bit-exact comparisons with the unfused
  * nodes.
  *
+ * 8-bit swish (after the epilogues; fuse_q8_swish):
+ *
+ *   x -> LOGISTIC(x) = s -> MUL(x, s) (either order)    int8 or uint8, one type and shape
+ *
+ * with s read by the MUL alone runs in the LOGISTIC node as one table over x's 256 values: the
+ * MUL's reference answers for x times its sigmoid (src/ops/activations_quantized.c,
+ * wick_q8_swish_invoke), so bit-identical to the two nodes; the MUL is skipped. (EfficientNet's
+ * and the other Keras swish blocks, converted by TensorFlow with full-integer quantization.)
+ *
  * PAD folding (before the convolution's prepare, wick_pad_folder_*):
  *
  *   x -> PAD | PADV2 = t -> CONV_2D | DEPTHWISE_CONV_2D | MAX_POOL_2D(t, ...)
@@ -263,6 +272,39 @@ static void fuse_producer(fuse_ctx *f, uint32_t pi) {
     a->fused = true;
     fuse_prelu(f, p, o);
   }
+}
+
+/* ---------------------------------------------------------------- 8-bit swish */
+
+/* An 8-bit activation quantized with one scale and zero point, not a variable. */
+static bool plain_q8(const wick_tensor *t) {
+  return (t->type == WICK_DTYPE_INT8 || t->type == WICK_DTYPE_UINT8) && t->info != NULL &&
+         t->info->quant.count == 1 && !t->info->is_variable;
+}
+
+/* x -> LOGISTIC = s -> MUL(x, s) or MUL(s, x), all 8-bit of one type and x's shape, s read by
+ * the MUL alone and not a graph output: the LOGISTIC node runs the whole swish as one table of
+ * the MUL's answers for x's 256 values (src/ops/activations_quantized.c; bit-exact: the table is
+ * the two nodes' own arithmetic) and writes the MUL's output; the MUL is skipped and s gets no
+ * storage. */
+static void fuse_q8_swish(fuse_ctx *f, wick_node *lg) {
+  const int32_t x = lg->op->inputs[0], s = lg->op->outputs[0];
+  if (x < 0 || s < 0 || x == s || f->readers[s] != 1 || f->graph_output[s]) return;
+  const wick_tensor *xt = &f->g->tensors[x], *st = &f->g->tensors[s];
+  if (!plain_q8(xt) || !plain_q8(st) || st->type != xt->type || !same_shape(st, xt)) return;
+  wick_node *m = reader_of(f, s, (uint32_t)(lg - f->g->nodes), NULL);
+  if (m == NULL || !live(m) || m->child[0] != NULL || m->op->builtin != WICK_BUILTIN_MUL ||
+      m->op->num_inputs != 2 || m->op->num_outputs != 1)
+    return;
+  const int32_t *in = m->op->inputs, o = m->op->outputs[0];
+  if (!((in[0] == x && in[1] == s) || (in[0] == s && in[1] == x)) || o < 0) return;
+  const wick_tensor *ot = &f->g->tensors[o];
+  if (!plain_q8(ot) || ot->type != xt->type || !same_shape(ot, xt)) return;
+  lg->fusion.q8_swish = 1 + (int32_t)m->op->params.activation;
+  lg->fusion.q8_swish_sigmoid = s;
+  lg->fusion.q8_swish_sigmoid_first = in[0] == s;
+  redirect(lg, o);
+  m->fused = true;
 }
 
 /* ---------------------------------------------------------------- layer norm */
@@ -929,6 +971,12 @@ void wick_graph_fuse(wick_graph *g) {
           !plain_f32(&g->tensors[in]))
         continue;
       fuse_producer(&f, i);
+    }
+    for (uint32_t i = 0; i < no; i++) {
+      wick_node *n = &g->nodes[i];
+      if (live(n) && n->child[0] == NULL && n->op->builtin == WICK_BUILTIN_LOGISTIC &&
+          n->op->num_inputs == 1 && n->op->num_outputs == 1 && !n->fusion.redirected)
+        fuse_q8_swish(&f, n);
     }
     for (uint32_t i = 0; i < no; i++) {
       wick_node *n = &g->nodes[i];

@@ -120,6 +120,14 @@ typedef struct wick_node_fusion {
   int32_t unary;
   int32_t unary_input;
   wick_attention_fusion attention; /* on: the node runs it instead of its own op */
+  /* != 0: an 8-bit LOGISTIC node whose output (tensor `q8_swish_sigmoid`) only a MUL of it and
+   * the LOGISTIC's input reads (swish: x * sigmoid(x), the sigmoid first when
+   * `q8_swish_sigmoid_first`) runs the MUL's answers for x's 256 values as one table and writes
+   * the MUL's output (redirected); `q8_swish - 1` is the MUL's fused activation (a
+   * wick_activation). src/ops/activations_quantized.c, wick_q8_swish_invoke. */
+  int32_t q8_swish;
+  int32_t q8_swish_sigmoid;
+  bool q8_swish_sigmoid_first;
 } wick_node_fusion;
 
 /* One task of a parallel loop. `thread` in [0, threads) names the OS thread

@@ -36,6 +36,9 @@
  *               s_in / s_out for x >= 0, s_in * s_alpha / s_out otherwise.
  *   int16 SOFTMAX: LiteRT's interpolated 513-entry tables (exp over [-10, 0],
  *               1/(1+x)) built in double at prepare.
+ *   swish       an 8-bit LOGISTIC whose output only MUL(x, LOGISTIC(x)) reads (fuse.c): one
+ *               table of the MUL's reference answers for x's 256 values, written to the MUL's
+ *               output (bit-exact by construction; wick_q8_swish_invoke).
  *   int16 LOGISTIC, TANH: the input rescaled to steps of 1/12288 and a
  *               256-node sigmoid table interpolated linearly (output scale
  *               2^-15, zero points 0), as LiteRT's reference kernels.
@@ -57,6 +60,8 @@ typedef struct qact_data {
   int16_t *exp_lut, *recip_lut; /* int16 SOFTMAX */
   int16_t *rsqrt_lut;           /* int16 RSQRT */
   uint8_t lut[256];
+  uint8_t swish_lut[256]; /* a fused 8-bit swish (wick_q8_swish_invoke), once swish_ready */
+  bool swish_ready;
   bool tabulated; /* 8-bit HARD_SWISH / LEAKY_RELU: `lut` holds the reference's 256 answers */
   uint16_t sigmoid16[256]; /* int16 LOGISTIC / TANH */
   int32_t sigmoid16_mult, sigmoid16_shift;
@@ -455,6 +460,65 @@ wick_status wick_activation_invoke_quantized(wick_op_ctx *ctx) {
       break;
   }
   return WICK_OK;
+}
+
+/* ---------------------------------------------------------------- 8-bit swish */
+
+/* Elements [e0, e1) of a table lookup. */
+typedef struct table_job {
+  wick_q8_lut8_fn fn;
+  const uint8_t *lut, *in;
+  uint8_t *out;
+} table_job;
+
+static void table_elements(void *arg, size_t e0, size_t e1) {
+  const table_job *j = arg;
+  j->fn(e1 - e0, j->lut, j->in + e0, j->out + e0);
+}
+
+/* The MUL's answers for x's 256 values against their sigmoid (this node's own table), as the
+ * MUL computes them (wick_q_mul__reference over the 256 pairs). Built on the first invoke after
+ * prepare: fuse.c pairs the nodes after both prepared, and the MUL's prepare accepted the same
+ * parameters. */
+static wick_status swish_table(const wick_op_ctx *ctx, qact_data *d) {
+  const wick_node_fusion *fu = wick_op_fusion(ctx);
+  const wick_tensor *x = wick_op_input(ctx, 0), *o = wick_op_output(ctx, 0);
+  const wick_tensor *s = wick_op_graph_tensor(ctx, fu->q8_swish_sigmoid);
+  WICK_CHECK(ctx, s != NULL, "internal: the fused swish has no sigmoid tensor");
+  wick_qparams qx, qs, qo;
+  WICK_TRY(wick_quant_params(ctx, x, "the input", false, &qx));
+  WICK_TRY(wick_quant_params(ctx, s, "the sigmoid", false, &qs));
+  WICK_TRY(wick_quant_params(ctx, o, "the output", false, &qo));
+  const bool sigmoid_first = fu->q8_swish_sigmoid_first;
+  wick_qmul_params m;
+  WICK_TRY(wick_qmul_params_make(ctx, sigmoid_first ? qs : qx, sigmoid_first ? qx : qs, qo,
+                                 (wick_activation)(fu->q8_swish - 1), x->type, &m));
+  uint8_t every[256];
+  for (int i = 0; i < 256; i++) every[i] = (uint8_t)i;
+  wick_broadcast bc;
+  memset(&bc, 0, sizeof bc);
+  bc.rank = 1;
+  bc.dims[0] = 256;
+  bc.a_strides[0] = bc.b_strides[0] = 1;
+  wick_q_mul__reference(x->type, &bc, &m, sigmoid_first ? d->lut : every,
+                        sigmoid_first ? every : d->lut, d->swish_lut);
+  d->swish_ready = true;
+  return WICK_OK;
+}
+
+wick_status wick_q8_swish_invoke(const wick_op_ctx *ctx) {
+  qact_data *d = wick_op_data(ctx);
+  if (!d->swish_ready) WICK_TRY(swish_table(ctx, d));
+  const wick_tensor *in = wick_op_input(ctx, 0);
+  wick_tensor *out = wick_op_output(ctx, 0);
+  const size_t n = (size_t)wick_tensor_elements(in);
+  const wick_q8_lut8_fn fn = wick_q8_lut8_select(false);
+  if (fn == NULL) {
+    wick_q_lut8__reference((int64_t)n, d->swish_lut, in->data, out->data);
+    return WICK_OK;
+  }
+  table_job j = {fn, d->swish_lut, in->data, out->data};
+  return wick_parallel_elements(ctx, n, table_elements, &j);
 }
 
 /* ---------------------------------------------------------------- PRELU */

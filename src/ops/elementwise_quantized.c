@@ -229,6 +229,19 @@ static wick_status squared_difference_params(const wick_op_ctx *ctx, wick_qparam
   return WICK_OK;
 }
 
+wick_status wick_qmul_params_make(const wick_op_ctx *ctx, wick_qparams q1, wick_qparams q2,
+                                  wick_qparams qo, wick_activation act, wick_dtype type,
+                                  wick_qmul_params *m) {
+  /* float arithmetic, as LiteRT */
+  const float real = q1.scale * q2.scale / qo.scale;
+  WICK_TRY(wick_quant_multiplier(ctx, (double)real, 30, "the output", &m->output_multiplier,
+                                 &m->output_shift));
+  m->input1_offset = -q1.zero_point;
+  m->input2_offset = -q2.zero_point;
+  m->output_offset = qo.zero_point;
+  return wick_quant_activation_range(ctx, act, type, qo, &m->act_min, &m->act_max);
+}
+
 wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
   WICK_TRY(wick_check_arity(ctx, 2, 2, 1));
   wick_tensor *a, *b, *out = wick_op_output(ctx, 0);
@@ -284,16 +297,7 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
     WICK_TRY(use_kernels(ctx, d, a, b, k != NULL && k->squared_difference != NULL));
   } else if (builtin == WICK_BUILTIN_MUL) {
     d->kind = QB_MUL;
-    wick_qmul_params *m = &d->mul;
-    /* float arithmetic, as LiteRT */
-    const float real = q1.scale * q2.scale / qo.scale;
-    WICK_TRY(wick_quant_multiplier(ctx, (double)real, 30, "the output", &m->output_multiplier,
-                                   &m->output_shift));
-    m->input1_offset = -q1.zero_point;
-    m->input2_offset = -q2.zero_point;
-    m->output_offset = qo.zero_point;
-    m->act_min = lo;
-    m->act_max = hi;
+    WICK_TRY(wick_qmul_params_make(ctx, q1, q2, qo, ctx->params->activation, t, &d->mul));
     const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
     if (t == WICK_DTYPE_INT8 || t == WICK_DTYPE_INT16)
       WICK_TRY(

@@ -16,7 +16,8 @@
  * squares, then the per-element scale.
  *
  * An attention over a key/value cache (wick_attention_fusion) runs in
- * src/ops/attention.c.
+ * src/ops/attention.c, an 8-bit swish (wick_node_fusion.q8_swish) in
+ * src/ops/activations_quantized.c.
  */
 #include <math.h>
 
@@ -24,6 +25,7 @@
 #include "kernels/kernels.h"
 #include "ops/op_common.h"
 #include "ops/parallel.h"
+#include "ops/quantization.h"
 
 typedef struct norm_job {
   const wick_f32_kernels *k;
@@ -89,6 +91,7 @@ static void norm_rows(void *arg, size_t begin, size_t end, size_t thread) {
 wick_status wick_fused_invoke(const wick_op_ctx *ctx) {
   const wick_node_fusion *fu = wick_op_fusion(ctx);
   if (fu->attention.on) return wick_attention_invoke(ctx);
+  if (fu->q8_swish != 0) return wick_q8_swish_invoke(ctx);
   if (fu->unary != 0) {
     const wick_tensor *in = wick_op_graph_tensor(ctx, fu->unary_input);
     const wick_tensor *out = wick_op_output(ctx, 0);

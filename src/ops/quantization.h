@@ -67,6 +67,18 @@ WICK_INTERNAL wick_status wick_quant_activation_range(const wick_op_ctx *ctx, wi
                                                       wick_dtype type, wick_qparams out,
                                                       int32_t *lo, int32_t *hi);
 
+/* MUL's parameters for inputs quantized q1, q2 and output qo of `type` with fused activation
+ * `act`, as LiteRT: the multiplier s1 s2 / s_out computed in float
+ * (src/ops/elementwise_quantized.c). */
+WICK_INTERNAL wick_status wick_qmul_params_make(const wick_op_ctx *ctx, wick_qparams q1,
+                                                wick_qparams q2, wick_qparams qo,
+                                                wick_activation act, wick_dtype type,
+                                                wick_qmul_params *m);
+
+/* An 8-bit LOGISTIC node that fuse.c gave a swish (wick_node_fusion.q8_swish): one table pass
+ * writing the MUL's output (src/ops/activations_quantized.c). */
+WICK_INTERNAL wick_status wick_q8_swish_invoke(const wick_op_ctx *ctx);
+
 /* Filter scales of a conv-like op, checked: `filter` has either one scale or
  * `channels` scales along dimension `axis`; each finite and >= 0. Returns a
  * pointer to `channels` scales in op memory (broadcast when per-tensor). */

@@ -673,19 +673,24 @@ static void test_add8(const wick_q8_kernels *kern) {
 
 /* ------------------------------------------------------------------ MUL */
 
+/* Sizes around the vector steps, then the extremes: zero points -128 and 127 (factors of
+ * +-255), shifts 0, -31 and a left shift that wraps the product, multipliers 2^30 and
+ * INT32_MAX. */
 static void test_mul(const wick_q8_kernels *kern) {
   const int before = failures;
-  static const size_t sizes[] = {1, 7, 8, 9, 15, 16, 17, 31, 40, 100, 4097};
+  static const size_t sizes[] = {1, 7, 8, 9, 15, 16, 17, 31, 40, 100, 4097, 33, 64, 65, 250};
+  static const int32_t extreme_shifts[] = {0, -31, 20, -30};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     const size_t n = sizes[i];
+    const bool extreme = i >= 11;
     int8_t *a = rand_i8(n, i % 3 == 2), *b = rand_i8(n, i % 3 == 2);
     int8_t *got = guarded_output(n), *ref = malloc(n);
     wick_qmul_params p;
-    p.input1_offset = -irand(-128, 127);
-    p.input2_offset = -irand(-128, 127);
+    p.input1_offset = extreme ? (i % 2 ? 128 : -127) : -irand(-128, 127);
+    p.input2_offset = extreme ? (i % 2 ? -127 : 128) : -irand(-128, 127);
     p.output_offset = irand(-128, 127);
-    p.output_multiplier = rand_multiplier();
-    p.output_shift = i == 1 ? 1 : -irand(6, 16);
+    p.output_multiplier = extreme && i % 2 ? INT32_MAX : (extreme ? 1 << 30 : rand_multiplier());
+    p.output_shift = extreme ? extreme_shifts[i - 11] : (i == 1 ? 1 : -irand(6, 16));
     p.act_min = i % 2 ? p.output_offset : -128;
     p.act_max = 127;
     wick_broadcast bc;

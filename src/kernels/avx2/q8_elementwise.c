@@ -8,7 +8,8 @@
  * difference, product or squared difference (int32 products wrap, as the
  * reference's), the output multiplier, zero point and clamp — with
  * template/q8_requant.h's fixed-point stage (q8_mbqm, the AVX2 GEMM's), so
- * the results are bit-exact. The int8 / uint8 ADD / SUB of the add8 entries
+ * the results are bit-exact. int8 MUL multiplies 16-bit factors and requantizes with
+ * avx2/q8_requant.h's fused stage. The int8 / uint8 ADD / SUB of the add8 entries
  * take each input's rescale in 32-bit arithmetic instead (q8.h,
  * wick_q8_rescale8) and the sum's requantization fused (avx2/q8_requant.h).
  * Compiled with -mavx2.
@@ -126,11 +127,61 @@ void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_
     binary_run(n, a, b, out, &k, OP_ADD);
 }
 
+/* The requantization of one multiplier and shift (>= -31) for every lane, avx2/q8_requant.h's
+ * fused form. */
+SIMD_INLINE q8_rq8 rq8_uniform(int32_t multiplier, int32_t shift, int32_t zp, int32_t lo,
+                               int32_t hi) {
+  int32_t h[5 * 8]; /* q8_rq8_load's header rows: bias (unused), multiplier, odd multiplier,
+                     * left shift, right shift */
+  for (int i = 0; i < 8; i++) {
+    h[i] = 0;
+    h[8 + i] = h[16 + i] = multiplier;
+    h[24 + i] = shift > 0 ? shift : 0;
+    h[32 + i] = shift > 0 ? 0 : -shift;
+  }
+  wick_q8_output o;
+  memset(&o, 0, sizeof o);
+  o.zero_point = zp;
+  o.lo = lo;
+  o.hi = hi;
+  return q8_rq8_load(h, 8, &o);
+}
+
+/* 16 MUL results as bytes: (a + off1)(b + off2) with 16-bit factors (|a + off1| <= 255) and
+ * their exact 32-bit products (VPMULLW, VPMULHW interleaved: elements 0-3 | 8-11 and 4-7 |
+ * 12-15, which the two packs put back in order), requantized by the fused stage (bit-exact
+ * with the reference's mbqm: the product wraps nowhere, a left shift wraps as the
+ * reference's). */
+SIMD_INLINE __m128i mul16_step(const int8_t *a, const int8_t *b, __m256i off1, __m256i off2,
+                               const q8_rq8 *mo) {
+  const __m256i x =
+      _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)a)),
+                       off1);
+  const __m256i y =
+      _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)b)),
+                       off2);
+  const __m256i lo = _mm256_mullo_epi16(x, y), hi = _mm256_mulhi_epi16(x, y);
+  const __m256i v0 = q8_rq8_apply(_mm256_unpacklo_epi16(lo, hi), mo);
+  const __m256i v1 = q8_rq8_apply(_mm256_unpackhi_epi16(lo, hi), mo);
+  const __m256i w = _mm256_packs_epi32(v0, v1); /* int16, in order */
+  return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
 void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qmul_params *p) {
-  binary_consts k;
-  mul_consts_set(&k, p);
-  binary_run(n, a, b, out, &k, OP_MUL);
+  const q8_rq8 mo =
+      rq8_uniform(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
+  const __m256i off1 = _mm256_set1_epi16((int16_t)p->input1_offset);
+  const __m256i off2 = _mm256_set1_epi16((int16_t)p->input2_offset);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm_storeu_si128((__m128i *)(void *)(out + i), mul16_step(a + i, b + i, off1, off2, &mo));
+  if (i < n) {
+    int8_t ta[16], tb[16], to[16];
+    copy_tail(n - i, a + i, b + i, ta, tb);
+    _mm_storeu_si128((__m128i *)(void *)to, mul16_step(ta, tb, off1, off2, &mo));
+    memcpy(out + i, to, n - i);
+  }
 }
 
 void wick_q8_squared_difference_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b,
@@ -182,20 +233,8 @@ static bool rescale8_simple(const wick_q8_rescale8 *r) {
 
 /* The sum's requantization: one multiplier and shift (>= -31) for every lane. */
 SIMD_INLINE q8_rq8 add8_output(const wick_q8_add8_params *p) {
-  int32_t h[5 * 8]; /* q8_rq8_load's header rows: bias (unused), multiplier, odd multiplier,
-                     * left shift, right shift */
-  for (int i = 0; i < 8; i++) {
-    h[i] = 0;
-    h[8 + i] = h[16 + i] = p->output_multiplier;
-    h[24 + i] = p->output_shift > 0 ? p->output_shift : 0;
-    h[32 + i] = p->output_shift > 0 ? 0 : -p->output_shift;
-  }
-  wick_q8_output o;
-  memset(&o, 0, sizeof o);
-  o.zero_point = p->output_offset;
-  o.lo = p->act_min;
-  o.hi = p->act_max;
-  return q8_rq8_load(h, 8, &o);
+  return rq8_uniform(p->output_multiplier, p->output_shift, p->output_offset, p->act_min,
+                     p->act_max);
 }
 
 /* 8 elements (int8 or uint8) widened to int32 lanes. */

@@ -285,6 +285,56 @@ def test_optimized_int8_mul(sa, sb):
     within_one_step_of_litert_default(data, feeds, got)
 
 
+# x -> LOGISTIC -> MUL(x, sigmoid) (swish, as TensorFlow converts Keras' EfficientNets with full
+# integer quantization) runs as one table of the MUL's answers in the LOGISTIC node (src/core/
+# fuse.c): int8 and uint8, either MUL order, a fused activation, lengths around the vector steps;
+# bit-exact with LiteRT's reference kernels at 1 and 2 threads, and the same graph with a second
+# reader of the sigmoid (no fusion) gives the same bytes.
+SWISH_CASES = [
+    # dtype, shape, (x scale, x zp), (out scale, out zp), sigmoid first, activation
+    ("int8", (1, 13, 11, 24), (0.05, -20), (0.03, -100), False, "NONE"),
+    ("int8", (1, 7, 7, 33), (0.11, 5), (0.04, -128), True, "RELU6"),
+    ("int8", (75,), (0.002, 127), (0.0015, 0), False, "NONE"),
+    ("uint8", (2, 9, 9, 16), (0.06, 128), (0.03, 10), True, "NONE"),
+    ("uint8", (31,), (0.2, 3), (0.25, 20), False, "RELU"),
+]
+
+
+def _swish_file(dtype, shape, qx, qo, sigmoid_first, activation, second_reader=False):
+    mw = ModelWriter()
+    sg = mw.add_subgraph()
+    dt = np.dtype(dtype)
+    x = sg.add_tensor("x", list(shape), dt, quant=H.quant(*qx))
+    s = sg.add_tensor("s", list(shape), dt, quant=H.quant(1 / 256, -128 if dtype == "int8" else 0))
+    y = sg.add_tensor("y", list(shape), dt, quant=H.quant(*qo))
+    sg.add_operator("LOGISTIC", [x], [s])
+    sg.add_operator("MUL", [s, x] if sigmoid_first else [x, s], [y], options=act(activation))
+    outs = [y]
+    if second_reader:  # the sigmoid read twice: nothing fuses
+        s2 = sg.add_tensor("s2", list(shape), dt, quant=H.quant(*qo))
+        sg.add_operator("MUL", [s, s], [s2], options=act("NONE"))
+        outs.append(s2)
+    sg.set_inputs([x])
+    sg.set_outputs(outs)
+    return mw.finish()
+
+
+@pytest.mark.parametrize("case", SWISH_CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[5]}-sf{int(c[4])}")
+def test_int8_swish_runs_as_one_table(case):
+    dtype, shape, qx, qo, sigmoid_first, activation = case
+    rng = np.random.default_rng(RNG_SEED)
+    xv = rnd(rng, shape, np.dtype(dtype))
+    data = _swish_file(dtype, shape, qx, qo, sigmoid_first, activation)
+    kernels = wick.load(data).signature(None).op_kernels()
+    assert kernels == [("optimized", "q8 swish table"), ("fused", "")], kernels
+    got = H.check_file(data, [xv], peers=("reference",), exact=True)
+    assert len(np.unique(got[0])) > 5, "a saturated output would prove little"
+    exact(wick.load(data, num_threads=2)(xv), got, "wick, 2 threads")
+    unfused = _swish_file(dtype, shape, qx, qo, sigmoid_first, activation, second_reader=True)
+    assert wick.load(unfused).signature(None).op_kernels()[1][1] != "", "the MUL must run"
+    exact(wick.load(unfused)(xv)[:1], got, "wick, not fused")
+
+
 @pytest.mark.parametrize("n", [1, 17, 75264])
 def test_optimized_int8_add(n):
     rng = np.random.default_rng(RNG_SEED)
