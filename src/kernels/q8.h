@@ -166,6 +166,12 @@ typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t 
 typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qmul_params *p);
 
+/* sums[j] = the sum over r < rows of x[r * stride + j], j < cols: int8 values (u8 false) or uint8,
+ * in int32 wrapping as the reference's uint32 sums (MEAN / SUM over the rows: a global average
+ * pool's H, W). */
+typedef void (*wick_q8_colsum_fn)(size_t rows, size_t cols, size_t stride, const uint8_t *x,
+                                  bool u8, int32_t *sums);
+
 /* ---- 8-bit ADD / SUB with each input's rescale in 32-bit arithmetic (q8_rescale.c) ----
  *
  * LiteRT's 8-bit ADD / SUB (wick_q_add__reference) rescales each input x = v + offset
@@ -262,6 +268,7 @@ typedef struct wick_q8_kernels {
   wick_q16_requant_fn requant16; /* QUANTIZE int16 -> int8 / int16 (NULL: the reference) */
   wick_q16_sigmoid_fn sigmoid16; /* int16 LOGISTIC / TANH (NULL: the reference) */
   wick_q8_softmax_fn softmax8;   /* 8-bit SOFTMAX rows (NULL: the portable ones) */
+  wick_q8_colsum_fn colsum;      /* 8-bit MEAN / SUM over rows (NULL: the portable loop) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
@@ -549,6 +556,8 @@ WICK_Q8_API void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, voi
 /* wick_q8_bmm_pack's weights of one whole 16-column panel of rhs rows (avx2/q8_gemm.c). */
 WICK_Q8_API void wick_q8_bmm_pack_rows16__avx2(size_t k, const int8_t *rhs, size_t stride_p,
                                                int32_t rhs_zero_point, bool w16, void *packed);
+WICK_Q8_API void wick_q8_colsum__avx2(size_t rows, size_t cols, size_t stride, const uint8_t *x,
+                                      bool u8, int32_t *sums);
 WICK_Q8_API void wick_q8_softmax_rows__avx2(const int32_t exps[256], const int32_t sums[256],
                                             const wick_qsoftmax_params *p, wick_dtype in_type,
                                             wick_dtype out_type, size_t rows, size_t cols,
@@ -633,6 +642,8 @@ WICK_Q8_API void wick_q8_dots__neondot(size_t m, size_t n, size_t k, const int8_
                                        const int8_t *b, int32_t *c, size_t ldc);
 WICK_Q8_API void wick_q16_sigmoid__neon(size_t n, const int32_t table[256], int32_t multiplier,
                                         int32_t shift, bool tanh, const int16_t *in, int16_t *out);
+WICK_Q8_API void wick_q8_colsum__neon(size_t rows, size_t cols, size_t stride, const uint8_t *x,
+                                      bool u8, int32_t *sums);
 WICK_Q8_API void wick_q8_softmax_rows__neon(const int32_t exps[256], const int32_t sums[256],
                                             const wick_qsoftmax_params *p, wick_dtype in_type,
                                             wick_dtype out_type, size_t rows, size_t cols,

@@ -30,7 +30,7 @@
   .squared_difference = wick_q8_squared_difference_ukernel__avx2, .fc16 = wick_q16_fc__avx2, \
   .add16 = wick_q16_add_ukernel__avx2, .mul16 = wick_q16_mul_ukernel__avx2,                  \
   .requant16 = wick_q16_requant_ukernel__avx2, .sigmoid16 = wick_q16_sigmoid__avx2,          \
-  .softmax8 = wick_q8_softmax_rows__avx2
+  .softmax8 = wick_q8_softmax_rows__avx2, .colsum = wick_q8_colsum__avx2
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
@@ -67,6 +67,7 @@ static const wick_q8_kernels avx2_kernels = {
     .requant16 = wick_q16_requant_ukernel__avx2,
     .sigmoid16 = wick_q16_sigmoid__avx2,
     .softmax8 = wick_q8_softmax_rows__avx2,
+    .colsum = wick_q8_colsum__avx2,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX512BW |
@@ -79,13 +80,14 @@ static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | 
 /* What both AArch64 tables share (plain Advanced SIMD): depthwise convs, ADD / SUB, MUL and
  * SQUARED_DIFFERENCE, int16 ADD / SUB / MUL, QUANTIZE from int16, 16x8 FULLY_CONNECTED,
  * int16 LOGISTIC and TANH, 8-bit SOFTMAX. */
-#define NEON_ENTRIES                                                        \
-  .dwconv = wick_q8_dwconv_ukernel__neon, .add = wick_q8_add_ukernel__neon, \
-  .mul = wick_q8_mul_ukernel__neon,                                         \
-  .squared_difference = wick_q8_squared_difference_ukernel__neon,           \
-  .add16 = wick_q16_add_ukernel__neon, .mul16 = wick_q16_mul_ukernel__neon, \
-  .requant16 = wick_q16_requant_ukernel__neon, .fc16 = wick_q16_fc__neon,   \
-  .sigmoid16 = wick_q16_sigmoid__neon, .softmax8 = wick_q8_softmax_rows__neon
+#define NEON_ENTRIES                                                           \
+  .dwconv = wick_q8_dwconv_ukernel__neon, .add = wick_q8_add_ukernel__neon,    \
+  .mul = wick_q8_mul_ukernel__neon,                                            \
+  .squared_difference = wick_q8_squared_difference_ukernel__neon,              \
+  .add16 = wick_q16_add_ukernel__neon, .mul16 = wick_q16_mul_ukernel__neon,    \
+  .requant16 = wick_q16_requant_ukernel__neon, .fc16 = wick_q16_fc__neon,      \
+  .sigmoid16 = wick_q16_sigmoid__neon, .softmax8 = wick_q8_softmax_rows__neon, \
+  .colsum = wick_q8_colsum__neon
 
 /* GEMM-shaped ops (the input stays int8: s8, q8.h) and the hybrid ops' dot products on
  * SDOT, and NEON_ENTRIES. */

@@ -464,8 +464,14 @@ static wick_status run_kernels(const wick_op_ctx *ctx, const qbin_data *d, const
     const uint8_t *row = d->row_is_a ? a : b;
     const size_t es = d->esize;
     tile = wick_op_scratch(ctx);
-    for (size_t i = 0; i < d->tile + (size_t)d->row; i++)
-      memcpy(tile + i * es, row + i % (size_t)d->row * es, es);
+    /* the row, then the filled part doubled until tile + row elements (whole rows each time) */
+    const size_t row_bytes = (size_t)d->row * es, bytes = (d->tile + (size_t)d->row) * es;
+    memcpy(tile, row, row_bytes);
+    for (size_t filled = row_bytes; filled < bytes;) {
+      const size_t n = filled <= bytes - filled ? filled : bytes - filled;
+      memcpy(tile + filled, tile, n);
+      filled += n;
+    }
   }
   qbin_job j = {d, a, b, tile, out};
   return wick_parallel_elements(ctx, total, qbin_elements, &j);

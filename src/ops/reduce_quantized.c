@@ -13,10 +13,12 @@
  * average pool's H, W; a layer norm's last axis) takes a blocked loop (outer
  * x reduced x inner, the inner run summed as a vector, or each output's
  * contiguous run when the last axis is reduced) with the same int32 sums
- * and requantization.
+ * and requantization; 8-bit rows (the reduced block followed by other axes: a
+ * global average pool's H, W) on the column-sum kernels of src/kernels/q8.h.
  * Next: src/kernels/reference/quantized.c (wick_q_reduce_sum__reference).
  */
 #include "format/schema.h"
+#include "kernels/q8.h"
 #include "kernels/reference/reference.h"
 #include "ops/quantization.h"
 
@@ -28,6 +30,14 @@ typedef struct qreduce_data {
 /* The types the blocked sums take. */
 static bool blocked_type(wick_dtype t) {
   return t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 || t == WICK_DTYPE_INT16;
+}
+
+/* The column-sum kernel for an 8-bit tensor summed over rows of `inner` > 1 elements (a global
+ * average pool's H, W), or NULL (int16, the last axis reduced, or no kernel on this CPU). */
+static wick_q8_colsum_fn colsum_kernel(wick_dtype t, int64_t inner) {
+  if ((t != WICK_DTYPE_INT8 && t != WICK_DTYPE_UINT8) || inner <= 1) return NULL;
+  const wick_q8_kernels *k = wick_q8_kernels_select(false);
+  return k != NULL ? k->colsum : NULL;
 }
 
 wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
@@ -101,8 +111,13 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
   /* reduce_blocked's test, on the shape: int8 over one contiguous block of axes */
   int32_t blocks = 0;
   for (int32_t i = 0; i < in->rank; i++) blocks += d->reduced[i] && (i == 0 || !d->reduced[i - 1]);
-  if (blocked_type(in->type) && blocks == 1 && !wick_op_force_reference(ctx) && count > 0 &&
-      outputs > 0)
+  int64_t inner = 1; /* after the reduced block */
+  for (int32_t i = in->rank - 1; i >= 0 && !d->reduced[i]; i--) inner *= in->dims[i];
+  const bool blocked = blocked_type(in->type) && blocks == 1 && !wick_op_force_reference(ctx) &&
+                       count > 0 && outputs > 0;
+  if (blocked && colsum_kernel(in->type, inner) != NULL)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 column sums");
+  else if (blocked)
     wick_op_set_kernel(ctx, WICK_KERNEL_GENERIC, "blocked sums");
   else
     wick_op_set_kernel(ctx, WICK_KERNEL_REFERENCE,
@@ -111,9 +126,11 @@ wick_status wick_reduce_prepare_quantized(wick_op_ctx *ctx) {
 }
 
 /* Columns per task unit of the blocked sum, and work units per summed
- * element (the int32 column sums run at a few elements per nanosecond). */
+ * element (the int32 column sums run at a few elements per nanosecond, the
+ * column-sum kernels at tens). */
 #define REDUCE_COLUMNS 64
 #define REDUCE_WORK_PER_ELEMENT 16
+#define REDUCE_KERNEL_WORK_PER_ELEMENT 2
 
 typedef struct blocked_job {
   const wick_qreduce_params *p;
@@ -122,6 +139,7 @@ typedef struct blocked_job {
   void *out;
   int32_t *sums; /* one per output; tasks own disjoint outputs */
   int64_t count, inner, chunks;
+  wick_q8_colsum_fn colsum; /* 8-bit, inner > 1: the column sums' kernel (NULL: the loop) */
 } blocked_job;
 
 /* Element i of x as int32 (int8, uint8 or int16: a constant per instance below). */
@@ -164,6 +182,20 @@ static inline void blocked_units(const blocked_job *b, wick_dtype t, size_t u0, 
     const int64_t o = (int64_t)u / b->chunks, j0 = (int64_t)u % b->chunks * REDUCE_COLUMNS;
     const int64_t j1 = b->inner - j0 < REDUCE_COLUMNS ? b->inner : j0 + REDUCE_COLUMNS;
     int32_t *sums = b->sums + o * b->inner; /* scratch holds one per output */
+    if (b->colsum != NULL) {
+      b->colsum((size_t)b->count, (size_t)(j1 - j0), (size_t)b->inner,
+                (const uint8_t *)b->x + o * b->count * b->inner + j0, t == WICK_DTYPE_UINT8,
+                sums + j0);
+      /* finish_q's requantization in one call: (sum - zp * count) mod 2^32, then mbqm */
+      const int32_t zp_count = (int32_t)(uint32_t)((uint64_t)(int64_t)p->input_zero_point *
+                                                   (uint64_t)b->count);
+      const bool u8 = t == WICK_DTYPE_UINT8;
+      wick_q_requantize__reference(WICK_DTYPE_INT32, t, j1 - j0, zp_count, p->output_zero_point,
+                                   p->multiplier, p->shift, u8 ? 0 : INT8_MIN,
+                                   u8 ? UINT8_MAX : INT8_MAX, sums + j0,
+                                   (uint8_t *)b->out + o * b->inner + j0);
+      continue;
+    }
     for (int64_t j = j0; j < j1; j++) sums[j] = 0;
     for (int64_t r = 0; r < b->count; r++) {
       const int64_t row = (o * b->count + r) * b->inner;
@@ -208,11 +240,20 @@ static bool reduce_blocked(const wick_op_ctx *ctx, const wick_tensor *in, const 
   for (int32_t i = r0; i < r1; i++) count *= in->dims[i];
   for (int32_t i = r1; i < in->rank; i++) inner *= in->dims[i];
   if (outer * inner == 0 || count == 0) return false;
-  blocked_job b = {&d->params, in->type,
-                   in->data,   out,
-                   sums,       count,
-                   inner,      inner / REDUCE_COLUMNS + (inner % REDUCE_COLUMNS != 0)};
-  if (inner == 1)
+  blocked_job b = {&d->params,
+                   in->type,
+                   in->data,
+                   out,
+                   sums,
+                   count,
+                   inner,
+                   inner / REDUCE_COLUMNS + (inner % REDUCE_COLUMNS != 0),
+                   colsum_kernel(in->type, inner)};
+  if (b.colsum != NULL)
+    *st = wick_parallel_range(ctx, (size_t)(outer * b.chunks),
+                              (uint64_t)count * REDUCE_COLUMNS * REDUCE_KERNEL_WORK_PER_ELEMENT,
+                              reduce_blocked_units, &b);
+  else if (inner == 1)
     *st = wick_parallel_range(ctx, (size_t)outer, (uint64_t)count * REDUCE_WORK_PER_ELEMENT,
                               reduce_blocked_units, &b);
   else

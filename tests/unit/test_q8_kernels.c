@@ -706,6 +706,41 @@ static void test_mul(const wick_q8_kernels *kern) {
   printf("%s mul: %s\n", kern->isa, verdict(before));
 }
 
+/* ------------------------------------------------------------------ column sums */
+
+/* Against the scalar sums: rows around the 256-row blocks of the 16-bit partial sums (all
+ * extreme values too: 300 rows of 255 or of -128), columns in steps of 32 and 16 and single
+ * ones, a row stride wider than the columns. */
+static void test_colsum(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t shapes[][3] = {{1, 1, 1},     {3, 16, 16},      {256, 32, 40}, {257, 48, 48},
+                                     {300, 53, 64}, {1000, 144, 150}, {5, 7, 9},     {513, 96, 96}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (int u8 = 0; u8 < 2; u8++) {
+      const size_t rows = shapes[i][0], cols = shapes[i][1], stride = shapes[i][2];
+      uint8_t *x = (uint8_t *)rand_i8(rows * stride, false);
+      if (i == 4 || i == 7) /* the extremes: 255 (uint8), -128 (int8) or 127 */
+        for (size_t k = 0; k < rows * stride; k++) x[k] = u8 ? 255 : (i == 4 ? 0x80 : 0x7f);
+      int32_t *got = malloc((cols + 2) * sizeof *got), *ref = malloc(cols * sizeof *ref);
+      got[0] = got[cols + 1] = 99;
+      for (size_t j = 0; j < cols; j++) {
+        uint32_t sum = 0;
+        for (size_t r = 0; r < rows; r++)
+          sum += u8 ? x[r * stride + j] : (uint32_t)(int32_t)(int8_t)x[r * stride + j];
+        ref[j] = (int32_t)sum;
+      }
+      kern->colsum(rows, cols, stride, x, u8 != 0, got + 1);
+      char what[100];
+      snprintf(what, sizeof what, "%s colsum %s rows=%zu cols=%zu", kern->isa,
+               u8 ? "uint8" : "int8", rows, cols);
+      checks++;
+      if (memcmp(got + 1, ref, cols * sizeof *ref) != 0) fail("%s: sums differ", what);
+      check_guards(what, got[0] == 99 && got[cols + 1] == 99);
+      free(x), free(got), free(ref);
+    }
+  printf("%s colsum: %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ SQUARED_DIFFERENCE */
 
 /* kern->squared_difference against the reference over every pair of int8 inputs (a 65536-element
@@ -1330,6 +1365,7 @@ int main(void) {
     if (kern->sigmoid16) test_sigmoid16(kern);
     if (kern->requant16) test_requant16(kern);
     if (kern->softmax8) test_softmax(kern->isa, kern->softmax8);
+    if (kern->colsum) test_colsum(kern);
   }
   return finish();
 }

@@ -12,6 +12,7 @@
  * avx2/q8_requant.h's fused stage. The int8 / uint8 ADD / SUB of the add8 entries
  * take each input's rescale in 32-bit arithmetic instead (q8.h,
  * wick_q8_rescale8) and the sum's requantization fused (avx2/q8_requant.h).
+ * Also the column sums of 8-bit rows (MEAN / SUM over a global average pool's H, W).
  * Compiled with -mavx2.
  */
 #include <immintrin.h>
@@ -450,5 +451,72 @@ void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, void *out, bool
       _mm_storeu_si128((__m128i *)(void *)r, narrow16(v0, v1));
       memcpy(o8 + i, r, n - i);
     }
+  }
+}
+
+/* ---- column sums of 8-bit rows (q8.h, wick_q8_colsum_fn) ----
+ * Each byte biased to unsigned (int8: x ^ 0x80 = x + 128) and widened into uint16 lanes, which
+ * hold 256 rows of 255 exactly; every 256 rows the lanes go into the int32 sums. The bias,
+ * 128 per row, comes off at the end (mod 2^32, as the reference's wrapping sums). Per row of
+ * 32 columns: a load, an xor, two unpacks and two adds. */
+
+void wick_q8_colsum__avx2(size_t rows, size_t cols, size_t stride, const uint8_t *x, bool u8,
+                          int32_t *sums) {
+  const uint32_t bias_total = u8 ? 0u : (uint32_t)rows * 128u;
+  const __m256i bias = _mm256_set1_epi8(u8 ? 0 : (char)0x80), zero = _mm256_setzero_si256();
+  const __m256i unbias = _mm256_set1_epi32((int32_t)bias_total);
+  size_t j = 0;
+  for (; j + 32 <= cols; j += 32) {
+    __m256i s0 = zero, s1 = zero, s2 = zero, s3 = zero; /* columns 0-7, 8-15, 16-23, 24-31 */
+    for (size_t r0 = 0; r0 < rows; r0 += 256) {
+      const size_t r1 = rows - r0 < 256 ? rows : r0 + 256;
+      __m256i lo = zero, hi = zero; /* columns 0-7 | 16-23 and 8-15 | 24-31 */
+      for (size_t r = r0; r < r1; r++) {
+        const __m256i v = _mm256_xor_si256(_mm256_loadu_si256(
+                                               (const __m256i *)(const void *)(x + r * stride + j)),
+                                           bias);
+        lo = _mm256_add_epi16(lo, _mm256_unpacklo_epi8(v, zero));
+        hi = _mm256_add_epi16(hi, _mm256_unpackhi_epi8(v, zero));
+      }
+      const __m256i a = _mm256_permute2x128_si256(lo, hi, 0x20); /* columns 0-15 */
+      const __m256i b = _mm256_permute2x128_si256(lo, hi, 0x31); /* columns 16-31 */
+      s0 = _mm256_add_epi32(s0, _mm256_cvtepu16_epi32(_mm256_castsi256_si128(a)));
+      s1 = _mm256_add_epi32(s1, _mm256_cvtepu16_epi32(_mm256_extracti128_si256(a, 1)));
+      s2 = _mm256_add_epi32(s2, _mm256_cvtepu16_epi32(_mm256_castsi256_si128(b)));
+      s3 = _mm256_add_epi32(s3, _mm256_cvtepu16_epi32(_mm256_extracti128_si256(b, 1)));
+    }
+    int32_t *o = sums + j;
+    _mm256_storeu_si256((__m256i *)(void *)o, _mm256_sub_epi32(s0, unbias));
+    _mm256_storeu_si256((__m256i *)(void *)(o + 8), _mm256_sub_epi32(s1, unbias));
+    _mm256_storeu_si256((__m256i *)(void *)(o + 16), _mm256_sub_epi32(s2, unbias));
+    _mm256_storeu_si256((__m256i *)(void *)(o + 24), _mm256_sub_epi32(s3, unbias));
+  }
+  if (j + 16 <= cols) {
+    const __m128i bias16 = _mm256_castsi256_si128(bias), zero16 = _mm_setzero_si128();
+    __m256i s0 = zero, s1 = zero;
+    for (size_t r0 = 0; r0 < rows; r0 += 256) {
+      const size_t r1 = rows - r0 < 256 ? rows : r0 + 256;
+      __m128i lo = zero16, hi = zero16; /* columns 0-7, 8-15 */
+      for (size_t r = r0; r < r1; r++) {
+        const __m128i v =
+            _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + r * stride + j)),
+                          bias16);
+        lo = _mm_add_epi16(lo, _mm_unpacklo_epi8(v, zero16));
+        hi = _mm_add_epi16(hi, _mm_unpackhi_epi8(v, zero16));
+      }
+      s0 = _mm256_add_epi32(s0, _mm256_cvtepu16_epi32(lo));
+      s1 = _mm256_add_epi32(s1, _mm256_cvtepu16_epi32(hi));
+    }
+    _mm256_storeu_si256((__m256i *)(void *)(sums + j), _mm256_sub_epi32(s0, unbias));
+    _mm256_storeu_si256((__m256i *)(void *)(sums + j + 8), _mm256_sub_epi32(s1, unbias));
+    j += 16;
+  }
+  for (; j < cols; j++) {
+    uint32_t sum = 0;
+    for (size_t r = 0; r < rows; r++) {
+      const uint8_t v = x[r * stride + j];
+      sum += u8 ? (uint32_t)v : (uint32_t)(int32_t)(int8_t)v;
+    }
+    sums[j] = (int32_t)sum;
   }
 }

@@ -9,7 +9,8 @@
  * product or squared difference (int32 products wrap, as the reference's),
  * the output multiplier, zero point and clamp — with neon/q8_requant.h's
  * fixed-point stage (SQRDMULH, then a rounding shift), so the results are
- * bit-exact. Both AArch64 int8 tables use these (no dot products here).
+ * bit-exact. Both AArch64 int8 tables use these (no dot products here). Also the column
+ * sums of 8-bit rows (MEAN / SUM over a global average pool's H, W).
  *
  * ADD's left shift (20 for int8, 15 for int16, 7 for SQUARED_DIFFERENCE)
  * and an input multiplier's own left shift are one shift by their sum
@@ -216,5 +217,45 @@ void wick_q16_requant_ukernel__neon(size_t n, const int16_t *in, void *out, bool
     } else {
       q8_store_n(o8 + i, vcombine_s8(vqmovn_s16(r0), vqmovn_s16(r1)), c);
     }
+  }
+}
+
+/* ---- column sums of 8-bit rows (q8.h, wick_q8_colsum_fn) ----
+ * Each byte biased to unsigned (int8: x ^ 0x80 = x + 128) and added widening into uint16 lanes
+ * (UADDW), which hold 256 rows of 255 exactly; every 256 rows the lanes go into the int32 sums.
+ * The bias, 128 per row, comes off at the end (mod 2^32, as the reference's wrapping sums). */
+void wick_q8_colsum__neon(size_t rows, size_t cols, size_t stride, const uint8_t *x, bool u8,
+                          int32_t *sums) {
+  const uint32_t bias_total = u8 ? 0u : (uint32_t)rows * 128u;
+  const uint8x16_t bias = vdupq_n_u8(u8 ? 0 : 0x80);
+  const uint32x4_t unbias = vdupq_n_u32(bias_total);
+  size_t j = 0;
+  for (; j + 16 <= cols; j += 16) {
+    uint32x4_t s0 = vdupq_n_u32(0), s1 = s0, s2 = s0, s3 = s0;
+    for (size_t r0 = 0; r0 < rows; r0 += 256) {
+      const size_t r1 = rows - r0 < 256 ? rows : r0 + 256;
+      uint16x8_t lo = vdupq_n_u16(0), hi = lo;
+      for (size_t r = r0; r < r1; r++) {
+        const uint8x16_t v = veorq_u8(vld1q_u8(x + r * stride + j), bias);
+        lo = vaddw_u8(lo, vget_low_u8(v));
+        hi = vaddw_high_u8(hi, v);
+      }
+      s0 = vaddw_u16(s0, vget_low_u16(lo));
+      s1 = vaddw_high_u16(s1, lo);
+      s2 = vaddw_u16(s2, vget_low_u16(hi));
+      s3 = vaddw_high_u16(s3, hi);
+    }
+    vst1q_s32(sums + j, vreinterpretq_s32_u32(vsubq_u32(s0, unbias)));
+    vst1q_s32(sums + j + 4, vreinterpretq_s32_u32(vsubq_u32(s1, unbias)));
+    vst1q_s32(sums + j + 8, vreinterpretq_s32_u32(vsubq_u32(s2, unbias)));
+    vst1q_s32(sums + j + 12, vreinterpretq_s32_u32(vsubq_u32(s3, unbias)));
+  }
+  for (; j < cols; j++) {
+    uint32_t sum = 0;
+    for (size_t r = 0; r < rows; r++) {
+      const uint8_t v = x[r * stride + j];
+      sum += u8 ? (uint32_t)v : (uint32_t)(int32_t)(int8_t)v;
+    }
+    sums[j] = (int32_t)sum;
   }
 }

@@ -1239,6 +1239,12 @@ MEAN_VARIANTS = [
     ("MEAN", "int16", (2, 9, 4), [1], False, (0.001, 0), (0.0005, 0)),
     ("MEAN", "int8", (2, 3, 4), [1, 1, -2], True, (0.05, 1), (0.05, 1)),
     ("MEAN", "int8", (2, 7, 6, 40), [1, 2], False, (0.07, -128), (0.01, 9)),
+    # The column-sum kernels (8-bit, the reduced axes followed by others): more than 256 rows
+    # (the 16-bit partial sums flushed), columns in steps of 32, 16 and single ones.
+    ("MEAN", "int8", (1, 40, 40, 144), [1, 2], True, (0.05, -10), (0.02, 3)),
+    ("MEAN", "uint8", (1, 17, 17, 53), [1, 2], True, (0.04, 128), (0.01, 100)),
+    ("MEAN", "uint8", (2, 300, 48), [1], False, (0.03, 0), (0.02, 250)),
+    ("MEAN", "int8", (3, 20, 7), [1], True, (0.05, 127), (0.05, -128)),
     ("SUM", "uint8", (4, 5), [0], True, (0.02, 120), (0.08, 60)),
     ("SUM", "uint8", (2, 3, 4), [1, 2], False, (0.01, 130), (0.05, 125)),
 ]
