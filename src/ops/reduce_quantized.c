@@ -187,8 +187,8 @@ static inline void blocked_units(const blocked_job *b, wick_dtype t, size_t u0, 
                 (const uint8_t *)b->x + o * b->count * b->inner + j0, t == WICK_DTYPE_UINT8,
                 sums + j0);
       /* finish_q's requantization in one call: (sum - zp * count) mod 2^32, then mbqm */
-      const int32_t zp_count = (int32_t)(uint32_t)((uint64_t)(int64_t)p->input_zero_point *
-                                                   (uint64_t)b->count);
+      const int32_t zp_count =
+          (int32_t)(uint32_t)((uint64_t)(int64_t)p->input_zero_point * (uint64_t)b->count);
       const bool u8 = t == WICK_DTYPE_UINT8;
       wick_q_requantize__reference(WICK_DTYPE_INT32, t, j1 - j0, zp_count, p->output_zero_point,
                                    p->multiplier, p->shift, u8 ? 0 : INT8_MIN,
