@@ -171,6 +171,11 @@ typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_
  * pool's H, W). */
 typedef void (*wick_q8_colsum_fn)(size_t rows, size_t cols, size_t stride, const uint8_t *x,
                                   bool u8, int32_t *sums);
+/* out[i] = clamp(mbqm(in[i] - in_zp, multiplier, shift) + out_zp, lo, hi) as int8 (u8 false) or
+ * uint8 bytes, as wick_q_requantize__reference from int32; shift in [-31, 30]. */
+typedef void (*wick_q8_requant32_fn)(size_t n, const int32_t *in, int32_t in_zp, int32_t multiplier,
+                                     int32_t shift, int32_t out_zp, int32_t lo, int32_t hi, bool u8,
+                                     uint8_t *out);
 
 /* ---- 8-bit ADD / SUB with each input's rescale in 32-bit arithmetic (q8_rescale.c) ----
  *
@@ -261,14 +266,15 @@ typedef struct wick_q8_kernels {
                                            * reference) */
   wick_q8_squared_difference_fn squared_difference; /* int8 (NULL: the reference) */
   wick_q8_conv_amx_fn conv_amx;                     /* AMX-INT8 (avx512amx table only) */
-  wick_q8_dots_fn dots;          /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
-  wick_q16_fc_fn fc16;           /* 16x8 FULLY_CONNECTED (q16.h; NULL: the portable rows) */
-  wick_q16_add_fn add16;         /* int16 ADD / SUB (NULL: the reference) */
-  wick_q16_mul_fn mul16;         /* int16 MUL (NULL: the reference) */
-  wick_q16_requant_fn requant16; /* QUANTIZE int16 -> int8 / int16 (NULL: the reference) */
-  wick_q16_sigmoid_fn sigmoid16; /* int16 LOGISTIC / TANH (NULL: the reference) */
-  wick_q8_softmax_fn softmax8;   /* 8-bit SOFTMAX rows (NULL: the portable ones) */
-  wick_q8_colsum_fn colsum;      /* 8-bit MEAN / SUM over rows (NULL: the portable loop) */
+  wick_q8_dots_fn dots;           /* hybrid FULLY_CONNECTED (NULL: the portable loop) */
+  wick_q16_fc_fn fc16;            /* 16x8 FULLY_CONNECTED (q16.h; NULL: the portable rows) */
+  wick_q16_add_fn add16;          /* int16 ADD / SUB (NULL: the reference) */
+  wick_q16_mul_fn mul16;          /* int16 MUL (NULL: the reference) */
+  wick_q16_requant_fn requant16;  /* QUANTIZE int16 -> int8 / int16 (NULL: the reference) */
+  wick_q16_sigmoid_fn sigmoid16;  /* int16 LOGISTIC / TANH (NULL: the reference) */
+  wick_q8_softmax_fn softmax8;    /* 8-bit SOFTMAX rows (NULL: the portable ones) */
+  wick_q8_colsum_fn colsum;       /* 8-bit MEAN / SUM over rows (NULL: the portable loop) */
+  wick_q8_requant32_fn requant32; /* int32 sums to 8-bit (NULL: the reference) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
@@ -556,6 +562,9 @@ WICK_Q8_API void wick_q16_requant_ukernel__avx2(size_t n, const int16_t *in, voi
 /* wick_q8_bmm_pack's weights of one whole 16-column panel of rhs rows (avx2/q8_gemm.c). */
 WICK_Q8_API void wick_q8_bmm_pack_rows16__avx2(size_t k, const int8_t *rhs, size_t stride_p,
                                                int32_t rhs_zero_point, bool w16, void *packed);
+WICK_Q8_API void wick_q8_requant32__avx2(size_t n, const int32_t *in, int32_t in_zp,
+                                         int32_t multiplier, int32_t shift, int32_t out_zp,
+                                         int32_t lo, int32_t hi, bool u8, uint8_t *out);
 WICK_Q8_API void wick_q8_colsum__avx2(size_t rows, size_t cols, size_t stride, const uint8_t *x,
                                       bool u8, int32_t *sums);
 WICK_Q8_API void wick_q8_softmax_rows__avx2(const int32_t exps[256], const int32_t sums[256],

@@ -30,7 +30,8 @@
   .squared_difference = wick_q8_squared_difference_ukernel__avx2, .fc16 = wick_q16_fc__avx2, \
   .add16 = wick_q16_add_ukernel__avx2, .mul16 = wick_q16_mul_ukernel__avx2,                  \
   .requant16 = wick_q16_requant_ukernel__avx2, .sigmoid16 = wick_q16_sigmoid__avx2,          \
-  .softmax8 = wick_q8_softmax_rows__avx2, .colsum = wick_q8_colsum__avx2
+  .softmax8 = wick_q8_softmax_rows__avx2, .colsum = wick_q8_colsum__avx2,                    \
+  .requant32 = wick_q8_requant32__avx2
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
@@ -68,6 +69,7 @@ static const wick_q8_kernels avx2_kernels = {
     .sigmoid16 = wick_q16_sigmoid__avx2,
     .softmax8 = wick_q8_softmax_rows__avx2,
     .colsum = wick_q8_colsum__avx2,
+    .requant32 = wick_q8_requant32__avx2,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX512BW |

@@ -139,7 +139,8 @@ typedef struct blocked_job {
   void *out;
   int32_t *sums; /* one per output; tasks own disjoint outputs */
   int64_t count, inner, chunks;
-  wick_q8_colsum_fn colsum; /* 8-bit, inner > 1: the column sums' kernel (NULL: the loop) */
+  wick_q8_colsum_fn colsum;       /* 8-bit, inner > 1: the column sums' kernel (NULL: the loop) */
+  wick_q8_requant32_fn requant32; /* with colsum: the sums' requantization, or NULL */
 } blocked_job;
 
 /* Element i of x as int32 (int8, uint8 or int16: a constant per instance below). */
@@ -190,6 +191,12 @@ static inline void blocked_units(const blocked_job *b, wick_dtype t, size_t u0, 
       const int32_t zp_count =
           (int32_t)(uint32_t)((uint64_t)(int64_t)p->input_zero_point * (uint64_t)b->count);
       const bool u8 = t == WICK_DTYPE_UINT8;
+      if (b->requant32 != NULL && p->shift >= -31) {
+        b->requant32((size_t)(j1 - j0), sums + j0, zp_count, p->multiplier, p->shift,
+                     p->output_zero_point, u8 ? 0 : INT8_MIN, u8 ? UINT8_MAX : INT8_MAX, u8,
+                     (uint8_t *)b->out + o * b->inner + j0);
+        continue;
+      }
       wick_q_requantize__reference(WICK_DTYPE_INT32, t, j1 - j0, zp_count, p->output_zero_point,
                                    p->multiplier, p->shift, u8 ? 0 : INT8_MIN,
                                    u8 ? UINT8_MAX : INT8_MAX, sums + j0,
@@ -248,7 +255,9 @@ static bool reduce_blocked(const wick_op_ctx *ctx, const wick_tensor *in, const 
                    count,
                    inner,
                    inner / REDUCE_COLUMNS + (inner % REDUCE_COLUMNS != 0),
-                   colsum_kernel(in->type, inner)};
+                   colsum_kernel(in->type, inner),
+                   NULL};
+  if (b.colsum != NULL) b.requant32 = wick_q8_kernels_select(false)->requant32;
   if (b.colsum != NULL)
     *st = wick_parallel_range(ctx, (size_t)(outer * b.chunks),
                               (uint64_t)count * REDUCE_COLUMNS * REDUCE_KERNEL_WORK_PER_ELEMENT,

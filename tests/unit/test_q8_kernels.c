@@ -741,6 +741,37 @@ static void test_colsum(const wick_q8_kernels *kern) {
   printf("%s colsum: %s\n", kern->isa, verdict(before));
 }
 
+/* int32 sums requantized to 8 bits against the reference: shifts from -31 to 30 (left shifts
+ * wrap), sums near the int32 ends, lengths around the 16-lane steps. */
+static void test_requant32(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const int32_t shifts[] = {-31, -20, -9, -1, 0, 3, 30};
+  static const size_t sizes[] = {1, 15, 16, 17, 40, 333};
+  for (size_t si = 0; si < sizeof shifts / sizeof shifts[0]; si++)
+    for (size_t ni = 0; ni < sizeof sizes / sizeof sizes[0]; ni++)
+      for (int u8 = 0; u8 < 2; u8++) {
+        const size_t n = sizes[ni];
+        int32_t *in = malloc(n * sizeof *in);
+        for (size_t i = 0; i < n; i++)
+          in[i] = i % 5 == 0 ? (i % 2 ? INT32_MAX - (int32_t)i : INT32_MIN + (int32_t)i)
+                             : (int32_t)(next() % 200001) - 100000;
+        const int32_t in_zp = irand(-1000, 1000), out_zp = u8 ? irand(0, 255) : irand(-128, 127);
+        const int32_t lo = u8 ? irand(0, 40) : irand(-128, -90), hi = u8 ? 255 : 127;
+        const int32_t m = si % 2 ? INT32_MAX : rand_multiplier();
+        uint8_t *ref = malloc(n);
+        int8_t *got = guarded_output(n);
+        wick_q_requantize__reference(WICK_DTYPE_INT32, u8 ? WICK_DTYPE_UINT8 : WICK_DTYPE_INT8,
+                                     (int64_t)n, in_zp, out_zp, m, shifts[si], lo, hi, in, ref);
+        kern->requant32(n, in, in_zp, m, shifts[si], out_zp, lo, hi, u8 != 0, (uint8_t *)got + 1);
+        char what[100];
+        snprintf(what, sizeof what, "%s requant32 %s shift %d n=%zu", kern->isa,
+                 u8 ? "uint8" : "int8", (int)shifts[si], n);
+        compare_guarded(what, got, (const int8_t *)ref, n);
+        free(in), free(ref), free(got);
+      }
+  printf("%s requant32: %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ SQUARED_DIFFERENCE */
 
 /* kern->squared_difference against the reference over every pair of int8 inputs (a 65536-element
@@ -1366,6 +1397,7 @@ int main(void) {
     if (kern->requant16) test_requant16(kern);
     if (kern->softmax8) test_softmax(kern->isa, kern->softmax8);
     if (kern->colsum) test_colsum(kern);
+    if (kern->requant32) test_requant32(kern);
   }
   return finish();
 }
