@@ -165,6 +165,9 @@ typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t 
 /* out[i] = MUL of a[i], b[i], as wick_q_mul__reference. */
 typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qmul_params *p);
+/* The same for uint8 elements (wick_q_mul__reference of WICK_DTYPE_UINT8). */
+typedef void (*wick_q8_mul_u8_fn)(size_t n, const uint8_t *a, const uint8_t *b, uint8_t *out,
+                                  const wick_qmul_params *p);
 
 /* sums[j] = the sum over r < rows of x[r * stride + j], j < cols: int8 values (u8 false) or uint8,
  * in int32 wrapping as the reference's uint32 sums (MEAN / SUM over the rows: a global average
@@ -260,6 +263,7 @@ typedef struct wick_q8_kernels {
   wick_q8_dwconv_fn dwconv;
   wick_q8_add_fn add;
   wick_q8_mul_fn mul;
+  wick_q8_mul_u8_fn mul_u8;               /* uint8 MUL (NULL: the reference) */
   wick_q8_add8_fn add8;                   /* int8 / uint8 ADD / SUB, 32-bit input rescales */
   wick_q8_add8_rescaled_fn add8_rescaled; /* the same against a rescaled operand (both or
                                            * neither; NULL: int8 runs `add`, uint8 the
@@ -582,6 +586,8 @@ WICK_Q8_API void wick_q8_dwconv_ukernel__avx2(const wick_conv_shape *s, int32_t 
                                               const wick_q8_output *o, int32_t y0, int32_t y1);
 WICK_Q8_API void wick_q8_add_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                            const wick_qadd_params *p, bool subtract);
+WICK_Q8_API void wick_q8_mul_u8_ukernel__avx2(size_t n, const uint8_t *a, const uint8_t *b,
+                                              uint8_t *out, const wick_qmul_params *p);
 WICK_Q8_API void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                            const wick_qmul_params *p);
 WICK_Q8_API void wick_q8_add8_ukernel__avx2(size_t n, const uint8_t *a, const uint8_t *b,

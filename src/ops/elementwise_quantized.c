@@ -19,8 +19,8 @@
  *            squared in 32 bits and requantized by (2 max(s1, s2))^2 /
  *            (2^14 s_out); every multiplier must be below 1 (LiteRT aborts
  *            otherwise, wick refuses at prepare). No fused activation.
- * int8 and int16 (not the power-of-two form) ADD/SUB/MUL and int8 SQUARED_DIFFERENCE of equal
- * shapes, or of a full tensor by a row of its last dimension or a scalar (Keras'
+ * int8 and int16 (not the power-of-two form) ADD/SUB/MUL, uint8 MUL and int8 SQUARED_DIFFERENCE of
+ * equal shapes, or of a full tensor by a row of its last dimension or a scalar (Keras'
  * rescaling/normalization, squeeze-excite's channel scale; the row is tiled so each kernel call
  * covers hundreds of elements), run the optimized kernels of src/kernels/q8.h when the CPU has them
  * (bit-exact with the reference), split over the threads. Other int8 broadcasts that collapse to
@@ -61,7 +61,8 @@ typedef struct qbin_data {
   bool planned;                /* other broadcasts: kernel calls over `plan`'s inner runs */
   wick_f32_binary_plan plan;   /* (element strides; the float plan is type-agnostic) */
   size_t splat_bytes;          /* per thread: a broadcast scalar repeated over an inner run */
-  size_t esize;                /* bytes per element: 1 (int8) or 2 (int16) */
+  size_t esize;                /* bytes per element: 1 (int8, uint8 MUL) or 2 (int16) */
+  bool u8;                     /* uint8 MUL (kern->mul_u8) */
   /* int8 / uint8 ADD / SUB on kern->add8 (each input's rescale in 32-bit arithmetic, q8.h): */
   bool add8;
   wick_q8_add8_params a8;     /* both operands bytes: in[0] is input 0's rescale, in[1] input 1's */
@@ -299,10 +300,11 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
     d->kind = QB_MUL;
     WICK_TRY(wick_qmul_params_make(ctx, q1, q2, qo, ctx->params->activation, t, &d->mul));
     const wick_q8_kernels *k = wick_q8_kernels_select(wick_op_force_reference(ctx));
-    if (t == WICK_DTYPE_INT8 || t == WICK_DTYPE_INT16)
-      WICK_TRY(
-          use_kernels(ctx, d, a, b,
-                      k != NULL && (t == WICK_DTYPE_INT8 ? k->mul != NULL : k->mul16 != NULL)));
+    d->u8 = t == WICK_DTYPE_UINT8;
+    WICK_TRY(use_kernels(ctx, d, a, b,
+                         k != NULL && (t == WICK_DTYPE_INT8    ? k->mul != NULL
+                                       : t == WICK_DTYPE_UINT8 ? k->mul_u8 != NULL
+                                                               : k->mul16 != NULL)));
   } else {
     int32_t l1, l2, lout;
     bool pot = t == WICK_DTYPE_INT16 && ctx->params->pot_scale_int16 &&
@@ -360,6 +362,9 @@ wick_status wick_binary_prepare_quantized(wick_op_ctx *ctx) {
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
                        d->planned ? "q16 broadcast runs"
                                   : (d->row > 0 ? "q16 broadcast row" : "q16"));
+  else if (d->kern != NULL && d->u8)
+    wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
+                       d->planned ? "u8 broadcast runs" : (d->row > 0 ? "u8 broadcast row" : "u8"));
   else if (d->kern != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED,
                        d->planned ? "q8 broadcast runs" : (d->row > 0 ? "q8 broadcast row" : "q8"));
@@ -395,7 +400,9 @@ static void call_kernel(const qbin_data *d, size_t n, const void *a, const void 
     else
       d->kern->add16(n, a, b, out, &d->add, d->subtract);
   } else {
-    if (d->kind == QB_MUL)
+    if (d->kind == QB_MUL && d->u8)
+      d->kern->mul_u8(n, a, b, out, &d->mul);
+    else if (d->kind == QB_MUL)
       d->kern->mul(n, a, b, out, &d->mul);
     else
       d->kern->add(n, a, b, out, &d->add, d->subtract);

@@ -680,29 +680,35 @@ static void test_mul(const wick_q8_kernels *kern) {
   const int before = failures;
   static const size_t sizes[] = {1, 7, 8, 9, 15, 16, 17, 31, 40, 100, 4097, 33, 64, 65, 250};
   static const int32_t extreme_shifts[] = {0, -31, 20, -30};
-  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-    const size_t n = sizes[i];
-    const bool extreme = i >= 11;
-    int8_t *a = rand_i8(n, i % 3 == 2), *b = rand_i8(n, i % 3 == 2);
-    int8_t *got = guarded_output(n), *ref = malloc(n);
-    wick_qmul_params p;
-    p.input1_offset = extreme ? (i % 2 ? 128 : -127) : -irand(-128, 127);
-    p.input2_offset = extreme ? (i % 2 ? -127 : 128) : -irand(-128, 127);
-    p.output_offset = irand(-128, 127);
-    p.output_multiplier = extreme && i % 2 ? INT32_MAX : (extreme ? 1 << 30 : rand_multiplier());
-    p.output_shift = extreme ? extreme_shifts[i - 11] : (i == 1 ? 1 : -irand(6, 16));
-    p.act_min = i % 2 ? p.output_offset : -128;
-    p.act_max = 127;
-    wick_broadcast bc;
-    const int32_t dims = (int32_t)n;
-    make_broadcast(&bc, 1, &dims, 1, &dims);
-    wick_q_mul__reference(WICK_DTYPE_INT8, &bc, &p, a, b, ref);
-    kern->mul(n, a, b, got + 1, &p);
-    char what[100];
-    snprintf(what, sizeof what, "%s mul n=%zu", kern->isa, n);
-    compare_guarded(what, got, ref, n);
-    free(a), free(b), free(got), free(ref);
-  }
+  for (int u8 = 0; u8 < (kern->mul_u8 ? 2 : 1); u8++)
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      const size_t n = sizes[i];
+      const bool extreme = i >= 11;
+      int8_t *a = rand_i8(n, i % 3 == 2), *b = rand_i8(n, i % 3 == 2);
+      int8_t *got = guarded_output(n), *ref = malloc(n);
+      wick_qmul_params p;
+      /* zero points: int8 -128 .. 127, uint8 0 .. 255 (offsets their negatives) */
+      const int32_t zlo = u8 ? 0 : -128, zhi = u8 ? 255 : 127;
+      p.input1_offset = extreme ? -(i % 2 ? zlo : zhi) : -irand(zlo, zhi);
+      p.input2_offset = extreme ? -(i % 2 ? zhi : zlo) : -irand(zlo, zhi);
+      p.output_offset = irand(zlo, zhi);
+      p.output_multiplier = extreme && i % 2 ? INT32_MAX : (extreme ? 1 << 30 : rand_multiplier());
+      p.output_shift = extreme ? extreme_shifts[i - 11] : (i == 1 ? 1 : -irand(6, 16));
+      p.act_min = i % 2 ? p.output_offset : zlo;
+      p.act_max = zhi;
+      wick_broadcast bc;
+      const int32_t dims = (int32_t)n;
+      make_broadcast(&bc, 1, &dims, 1, &dims);
+      wick_q_mul__reference(u8 ? WICK_DTYPE_UINT8 : WICK_DTYPE_INT8, &bc, &p, a, b, ref);
+      if (u8)
+        kern->mul_u8(n, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)got + 1, &p);
+      else
+        kern->mul(n, a, b, got + 1, &p);
+      char what[100];
+      snprintf(what, sizeof what, "%s mul %s n=%zu", kern->isa, u8 ? "uint8" : "int8", n);
+      compare_guarded(what, got, ref, n);
+      free(a), free(b), free(got), free(ref);
+    }
   printf("%s mul: %s\n", kern->isa, verdict(before));
 }
 

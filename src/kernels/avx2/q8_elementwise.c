@@ -152,37 +152,48 @@ SIMD_INLINE q8_rq8 rq8_uniform(int32_t multiplier, int32_t shift, int32_t zp, in
  * their exact 32-bit products (VPMULLW, VPMULHW interleaved: elements 0-3 | 8-11 and 4-7 |
  * 12-15, which the two packs put back in order), requantized by the fused stage (bit-exact
  * with the reference's mbqm: the product wraps nowhere, a left shift wraps as the
- * reference's). */
-SIMD_INLINE __m128i mul16_step(const int8_t *a, const int8_t *b, __m256i off1, __m256i off2,
-                               const q8_rq8 *mo) {
+ * reference's). int8, or uint8 when u8. */
+SIMD_INLINE __m128i mul16_step(const uint8_t *a, const uint8_t *b, __m256i off1, __m256i off2,
+                               const q8_rq8 *mo, bool u8) {
+  const __m128i va = _mm_loadu_si128((const __m128i *)(const void *)a);
+  const __m128i vb = _mm_loadu_si128((const __m128i *)(const void *)b);
   const __m256i x =
-      _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)a)),
-                       off1);
+      _mm256_add_epi16(u8 ? _mm256_cvtepu8_epi16(va) : _mm256_cvtepi8_epi16(va), off1);
   const __m256i y =
-      _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)b)),
-                       off2);
+      _mm256_add_epi16(u8 ? _mm256_cvtepu8_epi16(vb) : _mm256_cvtepi8_epi16(vb), off2);
   const __m256i lo = _mm256_mullo_epi16(x, y), hi = _mm256_mulhi_epi16(x, y);
   const __m256i v0 = q8_rq8_apply(_mm256_unpacklo_epi16(lo, hi), mo);
   const __m256i v1 = q8_rq8_apply(_mm256_unpackhi_epi16(lo, hi), mo);
   const __m256i w = _mm256_packs_epi32(v0, v1); /* int16, in order */
-  return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+  const __m128i w0 = _mm256_castsi256_si128(w), w1 = _mm256_extracti128_si256(w, 1);
+  return u8 ? _mm_packus_epi16(w0, w1) : _mm_packs_epi16(w0, w1);
 }
 
-void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
-                               const wick_qmul_params *p) {
+SIMD_INLINE void mul_run(size_t n, const uint8_t *a, const uint8_t *b, uint8_t *out,
+                         const wick_qmul_params *p, bool u8) {
   const q8_rq8 mo =
       rq8_uniform(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
   const __m256i off1 = _mm256_set1_epi16((int16_t)p->input1_offset);
   const __m256i off2 = _mm256_set1_epi16((int16_t)p->input2_offset);
   size_t i = 0;
   for (; i + 16 <= n; i += 16)
-    _mm_storeu_si128((__m128i *)(void *)(out + i), mul16_step(a + i, b + i, off1, off2, &mo));
+    _mm_storeu_si128((__m128i *)(void *)(out + i), mul16_step(a + i, b + i, off1, off2, &mo, u8));
   if (i < n) {
-    int8_t ta[16], tb[16], to[16];
-    copy_tail(n - i, a + i, b + i, ta, tb);
-    _mm_storeu_si128((__m128i *)(void *)to, mul16_step(ta, tb, off1, off2, &mo));
+    uint8_t ta[16] = {0}, tb[16] = {0}, to[16];
+    memcpy(ta, a + i, n - i), memcpy(tb, b + i, n - i);
+    _mm_storeu_si128((__m128i *)(void *)to, mul16_step(ta, tb, off1, off2, &mo, u8));
     memcpy(out + i, to, n - i);
   }
+}
+
+void wick_q8_mul_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
+                               const wick_qmul_params *p) {
+  mul_run(n, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)out, p, false);
+}
+
+void wick_q8_mul_u8_ukernel__avx2(size_t n, const uint8_t *a, const uint8_t *b, uint8_t *out,
+                                  const wick_qmul_params *p) {
+  mul_run(n, a, b, out, p, true);
 }
 
 void wick_q8_squared_difference_ukernel__avx2(size_t n, const int8_t *a, const int8_t *b,

@@ -613,6 +613,42 @@ def test_int8_broadcast_row_on_the_kernels(op, sa, sb):
         exact(wick.load(data, num_threads=threads)(*feeds), ref, f"wick, {threads} threads")
 
 
+# MUL on the kernels in both 8-bit types, every broadcast form they take: equal shapes, a row of
+# the last dimension (squeeze-excite's [1, H, W, C] x [1, 1, 1, C]) or a scalar on either side,
+# the planned broadcasts ([N, HW, C] x [N, 1, C]); zero points at the ends of the type. Bit-exact
+# with LiteRT's reference kernels at 1 and 2 threads.
+MUL8_SHAPES = [
+    # shape a, shape b, wick's path
+    ((1, 9, 9, 40), (1, 9, 9, 40), ""),
+    ((1, 12, 12, 33), (1, 1, 1, 33), " broadcast row"),
+    ((1, 1, 1, 48), (1, 7, 7, 48), " broadcast row"),  # the row is input 0
+    ((3, 37), (1,), " broadcast row"),  # a scalar
+    ((2, 5, 3, 40), (2, 1, 3, 40), " broadcast runs"),
+]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize(
+    "case", MUL8_SHAPES, ids=lambda c: f"{'x'.join(map(str, c[0]))}-{'x'.join(map(str, c[1]))}"
+)
+def test_mul_8bit_kernels(case, dtype):
+    sa, sb, path = case
+    rng = np.random.default_rng(RNG_SEED + MUL8_SHAPES.index(case))
+    dt = np.dtype(dtype)
+    zps = (-128, 0, -3) if dtype == "int8" else (0, 128, 131)
+    a = Q(rnd(rng, sa, dt), 0.05, zps[0])
+    vb = rnd(rng, sb, dt)
+    if vb.size == 1:  # a positive scalar, so that RELU6 does not clamp the whole output
+        vb = np.full(sb, zps[1] + 40, dt)
+    b = Q(vb, 0.04, zps[1])
+    data, feeds = build("MUL", [a, b], (dtype, 0.3, zps[2]), act("RELU6"))
+    kind, name = wick.load(data).signature(None).op_kernels()[0]
+    assert (kind, name) == ("optimized", ("q8" if dtype == "int8" else "u8") + path), (kind, name)
+    got = H.check_file(data, feeds, peers=("reference",), exact=True)
+    assert len(np.unique(got[0])) > 5, "a saturated output would prove little"
+    exact(wick.load(data, num_threads=2)(*feeds), got, "wick, 2 threads")
+
+
 # ADD / SUB of int8 and uint8 on the add8 kernels (src/kernels/q8.h): each input's rescale in
 # 32-bit arithmetic, exact for the 256 values an input holds only while the input's shift is
 # down to about -11 (left shift 20: its scale at most ~2^11 times finer than the other's), which
