@@ -11,7 +11,10 @@
  * symmetric filter, one scale per output channel (CONV_2D, grouped too, and
  * DEPTHWISE_CONV_2D): each image is quantized at run time (asymmetric, as
  * LiteRT's EvalHybridPerChannel) and src/kernels/reference/hybrid.c runs it;
- * a grouped CONV_2D with one channel per group (Keras ConvNeXt's 7x7) runs
+ * optimized, the image's range and its quantization run in parts over the
+ * threads (wick_hybrid_quantize_image, src/ops/hybrid.c: the same bytes), and
+ * a 1x1 stride-1 unpadded CONV_2D quantizes straight into the GEMM's rows
+ * (its patches are the pixels); a grouped CONV_2D with one channel per group (Keras ConvNeXt's 7x7) runs
  * the depthwise rows on its filter transposed to [1, kh, kw, C], other
  * grouped ones the reference kernel.
  *
@@ -341,16 +344,22 @@ static wick_status hybrid_gemm_run(const wick_op_ctx *ctx, const conv_data *d) {
   const size_t pixels = (size_t)s->out_h * (size_t)s->out_w;
   int8_t *qin = (int8_t *)wick_op_scratch(ctx) + d->qin_offset;
   hconv_gemm_job j = {d, qin, NULL, 0, bias_data(ctx), wick_op_output(ctx, 0)->data, NULL};
+  /* a 1x1 stride-1 unpadded convolution's patches are the image's pixels: quantized
+   * straight into the GEMM's rows, no copy */
+  const bool pointwise = s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
+                         s->pad_top == 0 && s->pad_left == 0 && s->out_h == s->in_h &&
+                         s->out_w == s->in_w;
   for (int32_t n = 0; n < s->batch; n++) {
-    const float scale =
-        wick_hybrid_quantize_row(d->h.f32, image, in + (size_t)n * image, qin, true, &j.offset);
     const size_t r0 = (size_t)n * pixels;
+    j.rows = wick_hybrid_gemm_rows(&d->h, wick_op_scratch(ctx)) + r0 * d->h.k;
+    float scale;
+    WICK_TRY(wick_hybrid_quantize_image(ctx, d->h.f32, image, in + (size_t)n * image,
+                                        pointwise ? j.rows : qin, &scale, &j.offset));
     for (size_t r = r0; r < r0 + pixels; r++) {
       d->h.row_scales[r] = scale;
       d->h.row_offsets[r] = j.offset;
     }
-    j.rows = wick_hybrid_gemm_rows(&d->h, wick_op_scratch(ctx)) + r0 * d->h.k;
-    WICK_TRY(wick_parallel_range(ctx, pixels, d->h.k, hconv_gemm_patches, &j));
+    if (!pointwise) WICK_TRY(wick_parallel_range(ctx, pixels, d->h.k, hconv_gemm_patches, &j));
   }
   j.acc = wick_hybrid_gemm_sums(&d->h, wick_op_scratch(ctx));
   return wick_hybrid_gemm_run(ctx, &d->h, hconv_gemm_finish, &j);
@@ -367,8 +376,9 @@ static wick_status hybrid_run(const wick_op_ctx *ctx, const conv_data *d, bool d
   int8_t *qin = (int8_t *)wick_op_scratch(ctx) + d->qin_offset;
   for (int32_t n = 0; n < s->batch; n++) {
     int32_t offset;
-    const float scale = wick_hybrid_quantize_row(d->quantize_f32, (size_t)image, in + n * image,
-                                                 qin, true, &offset);
+    float scale;
+    WICK_TRY(wick_hybrid_quantize_image(ctx, d->quantize_f32, (size_t)image, in + n * image, qin,
+                                        &scale, &offset));
     if (d->hybrid_blocked && d->dw_filter != NULL) {
       hybrid_job j = {d,
                       wick_op_input(ctx, 1)->data,

@@ -7,6 +7,8 @@
  */
 #include "ops/hybrid.h"
 
+#include "kernels/reference/reference.h"
+
 wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size_t m, size_t n,
                                      size_t k, const int8_t *w, bool w_kn, uint32_t slot,
                                      bool *ready) {
@@ -83,4 +85,73 @@ wick_status wick_hybrid_gemm_run(const wick_op_ctx *ctx, const wick_hybrid_gemm 
   return wick_parallel_q8_gemm_raw(ctx, h->q8, h->m, h->n, h->k, wick_hybrid_gemm_rows(h, scratch),
                                    (int8_t *)(scratch + h->prepared_offset), h->packed,
                                    (int32_t *)(void *)(scratch + h->acc_offset), finish, arg);
+}
+
+/* ---- one image as one asymmetric row, split over the threads ---- */
+
+#define QUANTIZE_BLOCK 64           /* elements per unit: every part starts vector-aligned */
+#define QUANTIZE_WORK_PER_ELEMENT 8 /* a compare-select pass, then a multiply-round pass */
+#define QUANTIZE_MAX_PARTS 32
+
+typedef struct quantize_image_job {
+  const wick_f32_kernels *f32;
+  size_t n, units, parts;
+  const float *x;
+  int8_t *q;
+  float inverse, offset;
+  float lo[QUANTIZE_MAX_PARTS], hi[QUANTIZE_MAX_PARTS];
+} quantize_image_job;
+
+static void part_bounds(const quantize_image_job *j, size_t part, size_t *b, size_t *e) {
+  *b = wick_split_begin(j->units, j->parts, part) * QUANTIZE_BLOCK;
+  *e = wick_split_begin(j->units, j->parts, part + 1) * QUANTIZE_BLOCK;
+  if (*e > j->n) *e = j->n;
+}
+
+static void range_part(void *arg, size_t part, size_t thread) {
+  (void)thread;
+  quantize_image_job *j = arg;
+  size_t b, e;
+  part_bounds(j, part, &b, &e);
+  float lo = 0.0f, hi = 0.0f;
+  j->f32->row_range(e - b, j->x + b, &lo, &hi);
+  j->lo[part] = lo, j->hi[part] = hi;
+}
+
+static void quantize_part(void *arg, size_t part, size_t thread) {
+  (void)thread;
+  const quantize_image_job *j = arg;
+  size_t b, e;
+  part_bounds(j, part, &b, &e);
+  j->f32->hybrid_quantize(e - b, j->x + b, j->q + b, j->inverse, j->offset, -128.0f);
+}
+
+wick_status wick_hybrid_quantize_image(const wick_op_ctx *ctx, const wick_f32_kernels *f32,
+                                       size_t n, const float *x, int8_t *q, float *scale,
+                                       int32_t *offset) {
+  quantize_image_job j = {.f32 = f32, .n = n, .x = x, .q = q};
+  j.units = n / QUANTIZE_BLOCK + (n % QUANTIZE_BLOCK != 0);
+  j.parts = wick_split_count(j.units, QUANTIZE_BLOCK * QUANTIZE_WORK_PER_ELEMENT, WICK_TASK_GRAIN);
+  if (j.parts > QUANTIZE_MAX_PARTS) j.parts = QUANTIZE_MAX_PARTS;
+  if (f32 == NULL || j.parts <= 1) {
+    *scale = wick_hybrid_quantize_row(f32, n, x, q, true, offset);
+    return WICK_OK;
+  }
+  WICK_TRY(wick_parallel_for(ctx, j.parts, range_part, &j));
+  /* the row's own loop in part order (min and max are order-free: the same values) */
+  float lo = 0.0f, hi = 0.0f;
+  for (size_t p = 0; p < j.parts; p++) {
+    lo = j.lo[p] < lo ? j.lo[p] : lo;
+    hi = j.hi[p] > hi ? j.hi[p] : hi;
+  }
+  *offset = 0;
+  if (lo == hi) { /* wick_hybrid_quantize_row's constant row */
+    memset(q, 0, n);
+    *scale = 1.0f;
+    return WICK_OK;
+  }
+  *scale = wick_hybrid_asymmetric_params(lo, hi, offset);
+  j.inverse = 1.0f / *scale;
+  j.offset = (float)*offset;
+  return wick_parallel_for(ctx, j.parts, quantize_part, &j);
 }

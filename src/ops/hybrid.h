@@ -50,6 +50,16 @@ static inline int8_t *wick_hybrid_gemm_rows(const wick_hybrid_gemm *h, void *scr
 WICK_INTERNAL void wick_hybrid_gemm_quantize(const wick_hybrid_gemm *h, void *scratch, size_t r,
                                              const float *row, bool asymmetric);
 
+/* Quantizes n floats x as one asymmetric row (LiteRT's per-image quantization in the hybrid
+ * CONV_2D) into q, with the range and the values split over the threads: bit-identical to
+ * wick_hybrid_quantize_row(f32, n, x, q, true, offset) (serial when f32 is NULL). Returns the
+ * scale in *scale. The range pass starts every part from 0, like the row's own start, so the
+ * parts' minima and maxima combine to the row's exactly (a NaN never enters either). */
+WICK_INTERNAL wick_status wick_hybrid_quantize_image(const wick_op_ctx *ctx,
+                                                     const wick_f32_kernels *f32, size_t n,
+                                                     const float *x, int8_t *q, float *scale,
+                                                     int32_t *offset);
+
 /* The int32 sums of every row against the weights, then finish(arg, m0, m1, n0, n1) per
  * block; the sums are at wick_hybrid_gemm_sums(h, scratch) (m x n). */
 WICK_INTERNAL wick_status wick_hybrid_gemm_run(const wick_op_ctx *ctx, const wick_hybrid_gemm *h,

@@ -53,6 +53,40 @@ static void q8_gemm_task(void *arg, size_t task, size_t thread) {
   if (j->finish != NULL) j->finish(j->finish_arg, m0, m1, n0, n1);
 }
 
+typedef struct prepare_job {
+  const wick_q8_kernels *kern;
+  const int8_t *a;
+  int32_t zero_point;
+  int8_t *prepared;
+} prepare_job;
+
+#define PREPARE_BLOCK 64 /* input elements per unit */
+
+static void prepare_range(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const prepare_job *j = arg;
+  const size_t ib = wick_q8_input_bytes(j->kern);
+  wick_q8_prepare_input(j->kern, (end - begin) * PREPARE_BLOCK, j->a + begin * PREPARE_BLOCK,
+                        j->zero_point, j->prepared + begin * PREPARE_BLOCK * ib);
+}
+
+/* All m x k input elements prepared at once (a split that cuts columns: every task reads
+ * every row), split over the threads: the conversion is elementwise, so any split gives the
+ * same bytes. */
+static wick_status prepare_all_rows(const wick_op_ctx *ctx, const wick_q8_kernels *kern,
+                                    size_t count, const int8_t *a, int32_t zero_point,
+                                    int8_t *prepared) {
+  prepare_job j = {kern, a, zero_point, prepared};
+  const size_t whole = count / PREPARE_BLOCK, tail = count % PREPARE_BLOCK;
+  wick_status st =
+      wick_parallel_range(ctx, whole, PREPARE_BLOCK * COPY_WORK_PER_ELEMENT, prepare_range, &j);
+  if (st != WICK_OK) return st;
+  if (tail != 0)
+    wick_q8_prepare_input(kern, tail, a + whole * PREPARE_BLOCK, zero_point,
+                          prepared + whole * PREPARE_BLOCK * wick_q8_input_bytes(kern));
+  return WICK_OK;
+}
+
 wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx, const wick_q8_kernels *kern, size_t m,
                                   size_t n, size_t k, const int8_t *a, int32_t a_zero_point,
                                   int8_t *prepared, const void *packed, int8_t *c,
@@ -67,7 +101,8 @@ wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx, const wick_q8_kernels 
                    .o = o};
   const size_t tasks = wick_q8_gemm_split_init(&j.split, kern, m, n, k, WICK_TASK_GRAIN);
   if (j.split.col_parts > 1) { /* few rows (the split cut columns): prepare them once */
-    wick_q8_prepare_input(kern, m * k, a, a_zero_point, prepared);
+    wick_status st = prepare_all_rows(ctx, kern, m * k, a, a_zero_point, prepared);
+    if (st != WICK_OK) return st;
     j.rows_prepared = true;
   }
   return wick_parallel_for(ctx, tasks, q8_gemm_task, &j);
@@ -89,7 +124,8 @@ wick_status wick_parallel_q8_gemm_raw(const wick_op_ctx *ctx, const wick_q8_kern
                    .finish_arg = finish_arg};
   const size_t tasks = wick_q8_gemm_split_init(&j.split, kern, m, n, k, WICK_TASK_GRAIN);
   if (j.split.col_parts > 1) {
-    wick_q8_prepare_input(kern, m * k, a, 0, prepared);
+    wick_status st = prepare_all_rows(ctx, kern, m * k, a, 0, prepared);
+    if (st != WICK_OK) return st;
     j.rows_prepared = true;
   }
   return wick_parallel_for(ctx, tasks, q8_gemm_task, &j);

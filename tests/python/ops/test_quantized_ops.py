@@ -1133,6 +1133,55 @@ def test_conv_hybrid_blocked_matches_the_reference_kernel(depthwise, padding, st
 
 
 @pytest.mark.parametrize(
+    "op,kernel,stride,padding",
+    [
+        ("CONV_2D", 1, 1, "SAME"),  # pointwise: quantized straight into the GEMM's rows
+        ("CONV_2D", 1, 2, "VALID"),
+        ("CONV_2D", 3, 1, "SAME"),
+        ("DEPTHWISE_CONV_2D", 3, 1, "SAME"),
+    ],
+)
+@pytest.mark.parametrize("positive", [False, True])
+def test_conv_hybrid_large_images_split_the_quantization(op, kernel, stride, padding, positive):
+    """Images of 100k+ floats (DenseNet-sized): the image's range and its quantization run in
+    parts over the threads (src/ops/hybrid.c, wick_hybrid_quantize_image) and a 1x1 stride-1
+    convolution quantizes straight into the GEMM's rows; the same bytes as the reference kernel
+    at 1, 2 and 3 threads, an all-positive image (zero point -128) included."""
+    rng = np.random.default_rng(RNG_SEED)
+    cin = 67
+    cout = cin if op == "DEPTHWISE_CONV_2D" else 40
+    x = (rng.standard_normal((2, 41, 39, cin)) * 3 - 0.5).astype(np.float32)
+    if positive:
+        x = np.abs(x)
+    x[1, 7, 5, 3] = 40.0  # the second image's range from one pixel
+    fshape = (1, kernel, kernel, cout) if op == "DEPTHWISE_CONV_2D" else (cout, kernel, kernel, cin)
+    w = QC(
+        rnd(rng, fshape, np.int8, -127, 127),
+        list(rng.uniform(0.003, 0.03, cout)),
+        axis=3 if op == "DEPTHWISE_CONV_2D" else 0,
+    )
+    b = rng.standard_normal(cout).astype(np.float32)
+    mw = ModelWriter()
+    sg = mw.add_subgraph()
+    xin = sg.add_tensor("x", list(x.shape), np.float32)
+    out = sg.add_tensor("y", [1], np.float32)
+    opts = dict(padding=padding, stride_w=stride, stride_h=stride, fused_activation_function="NONE")
+    if op == "DEPTHWISE_CONV_2D":
+        opts["depth_multiplier"] = 1
+    wt = sg.add_constant("w", w.value, quant=w.quant)
+    sg.add_operator(op, [xin, wt, sg.add_constant("b", b)], [out], options=opts)
+    sg.set_inputs([xin])
+    sg.set_outputs([out])
+    data = mw.finish()
+    want = wick.load(data, reference=True)(x)[0]
+    for threads in (1, 2, 3):
+        got = wick.load(data, num_threads=threads)(x)[0]
+        assert got.tobytes() == want.tobytes(), f"{threads} threads"
+    ref = litert(data, [x])[0]
+    np.testing.assert_allclose(want, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize(
     "cin,cout,kernel,padding",
     [
         (24, 24, 7, "SAME"),  # Keras ConvNeXt's 7x7 depthwise, written as a grouped CONV_2D
