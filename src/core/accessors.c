@@ -95,6 +95,7 @@ const char *wick_interpreter_op_kernel_name(const wick_interpreter *it, size_t i
   if (n->fusion.attention.on)
     return n->fusion.attention.inplace ? "attention in place" : "attention";
   if (n->fusion.q8_swish != 0) return "q8 swish table";
+  if (n->fusion.affine.on) return "channel affine";
   return n->kernel_name != NULL ? n->kernel_name : "";
 }
 

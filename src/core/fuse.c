@@ -32,6 +32,18 @@
  * (src/ops/conv_2d.c, fully_connected.c) apply the epilogue per output row or tile while it is in
  * cache.
  *
+ * Per-channel affine (last, after the layer norms; fuse_channel_affine):
+ *
+ *   MUL(x, s) = t -> ADD(t, b) = y [RELU | RELU6 | RELU_N1_TO_1]   (either operand order)
+ *
+ * with s and b constant float tensors of one value per channel (x's last dimension; [C] or
+ * [1, ..., 1, C]) — TensorFlow's BatchNormalization where it did not fold into a convolution
+ * (DenseNet after each CONCATENATION, ResNet50V2's pre-activations) — runs in the MUL node as
+ * one pass (src/ops/fused.c): per block of rows the MUL kernel, then the ADD kernel with its
+ * clamp on the block while it is in L1, the same operations on the same operands in the same
+ * order as the two nodes, so bit-identical to them; t gets no storage. t must be private and
+ * of x's shape, neither node may run elsewhere (a delegate's), MUL without an activation.
+ *
  * Decomposed tanh-form GELU (after the epilogues): 0.5 x (1 + tanh(sqrt(2/pi)
  * (x + 0.044715 x^3))) as MUL / POW / SQUARE / ADD / TANH nodes, the constant
  * factors and powers of x grouped in any way (fuse_gelu_tanh; constants
@@ -529,6 +541,57 @@ static void fuse_layer_norm(fuse_ctx *f, wick_node *m) {
   if (m->scratch_bytes < scratch) m->scratch_bytes = scratch;
 }
 
+/* ---------------------------------------------------------------- channel affine */
+
+/* A constant float tensor of one value per channel of x: [C] or [1, ..., 1, C], C x's last
+ * dimension (rank at most x's). */
+static bool channel_constant(const fuse_ctx *f, int32_t c, const wick_tensor *x) {
+  if (c < 0 || x->rank < 1) return false;
+  const wick_tensor *t = &f->g->tensors[c];
+  if (!plain_f32(t) || !t->known || t->data == NULL || t->rank < 1 || t->rank > x->rank ||
+      t->dims[t->rank - 1] != x->dims[x->rank - 1])
+    return false;
+  for (int32_t i = 0; i + 1 < t->rank; i++)
+    if (t->dims[i] != 1) return false;
+  return true;
+}
+
+/* MUL node m (x times a channel constant) whose private output only an ADD of a channel
+ * constant reads: the pair runs as one pass in m. */
+static void fuse_channel_affine(fuse_ctx *f, wick_node *m) {
+  const wick_operator_info *op = m->op;
+  if (op->num_inputs != 2 || op->num_outputs != 1 || op->params.activation != WICK_ACT_NONE) return;
+  const int32_t t = out0(m);
+  for (int scale_first = 0; scale_first < 2; scale_first++) {
+    const int32_t x = op->inputs[scale_first], s = op->inputs[1 - scale_first];
+    if (x < 0 || x == t) continue;
+    const wick_tensor *xt = &f->g->tensors[x];
+    if (!plain_f32(xt) || xt->known || !channel_constant(f, s, xt) || !out_like(f, m, x) ||
+        !private_tensor(f, t, 1))
+      continue;
+    wick_node *a = reader_of(f, t, (uint32_t)(m - f->g->nodes), NULL);
+    if (a == NULL || !live(a) || a->child[0] != NULL || a->op->builtin != WICK_BUILTIN_ADD ||
+        a->op->num_inputs != 2 || a->op->num_outputs != 1 || !plain_activation(a) ||
+        !out_like(f, a, x))
+      return;
+    const int32_t *in = a->op->inputs;
+    const bool shift_first = in[1] == t;
+    const int32_t b = shift_first ? in[0] : in[1];
+    if ((shift_first ? in[1] : in[0]) != t || b == t || !channel_constant(f, b, xt)) return;
+    wick_affine_fusion *af = &m->fusion.affine;
+    af->on = true;
+    af->scale_first = scale_first != 0;
+    af->shift_first = shift_first;
+    af->input = x, af->scale = s, af->shift = b;
+    af->channels = (size_t)xt->dims[xt->rank - 1];
+    af->lo = act_bound(a, false);
+    af->hi = act_bound(a, true);
+    redirect(m, out0(a));
+    a->fused = true;
+    return;
+  }
+}
+
 /* ---------------------------------------------------------------- GELU */
 
 #define GELU_SQRT_2_OVER_PI 0.79788456080286535588
@@ -995,6 +1058,13 @@ void wick_graph_fuse(wick_graph *g) {
       if (live(n) && n->child[0] == NULL && n->op->builtin == WICK_BUILTIN_MEAN &&
           n->fusion.activation == 0 && !n->fusion.redirected)
         fuse_layer_norm(&f, n);
+    }
+    /* last: a layer norm's MUL gamma -> ADD beta stays in its chain */
+    for (uint32_t i = 0; i < no; i++) {
+      wick_node *n = &g->nodes[i];
+      if (live(n) && n->child[0] == NULL && n->op->builtin == WICK_BUILTIN_MUL &&
+          !n->fusion.redirected && !wick_node_runs_fused(n))
+        fuse_channel_affine(&f, n);
     }
   }
   fuse_ctx_free(&f);

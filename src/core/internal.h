@@ -272,7 +272,7 @@ WICK_INTERNAL void wick_graph_fuse(wick_graph *g);
  * runs it (src/ops/fused.c). */
 static inline bool wick_node_runs_fused(const wick_node *n) {
   return n->fusion.norm.form != WICK_NORM_NONE || n->fusion.unary != 0 || n->fusion.attention.on ||
-         n->fusion.q8_swish != 0;
+         n->fusion.q8_swish != 0 || n->fusion.affine.on;
 }
 
 /* PAD folding during prepare (src/core/fuse.c). create: before the first

@@ -105,6 +105,20 @@ typedef struct wick_attention_fusion {
   } steps[WICK_ATTENTION_MAX_STEPS];
 } wick_attention_fusion;
 
+/* A per-channel affine (fuse.c, fuse_channel_affine: TensorFlow's BatchNormalization where
+ * it could not fold into a convolution, e.g. after DenseNet's CONCATENATION):
+ *   t = MUL(x, scale) (the node itself), y = ADD(t, shift) with ADD's clamp [lo, hi]
+ * run by the MUL node in one pass (src/ops/fused.c), y its redirected output 0. scale and
+ * shift: constant tensors of `channels` floats, x's last dimension; scale_first / shift_first
+ * keep the file's operand orders. */
+typedef struct wick_affine_fusion {
+  bool on;
+  bool scale_first, shift_first;
+  int32_t input, scale, shift;
+  size_t channels;
+  float lo, hi;
+} wick_affine_fusion;
+
 typedef struct wick_node_fusion {
   bool redirected;
   int32_t output;
@@ -128,6 +142,7 @@ typedef struct wick_node_fusion {
   int32_t q8_swish;
   int32_t q8_swish_sigmoid;
   bool q8_swish_sigmoid_first;
+  wick_affine_fusion affine;       /* on: the node runs it instead of its own op */
 } wick_node_fusion;
 
 /* One task of a parallel loop. `thread` in [0, threads) names the OS thread

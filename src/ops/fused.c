@@ -15,11 +15,19 @@
  * The row stays in L1 between the steps. One scratch row per thread holds the
  * squares, then the per-element scale.
  *
+ * A per-channel affine (wick_affine_fusion: MUL by a channel constant, then ADD of one with
+ * ADD's clamp) runs per block of whole rows: the MUL kernel into the output, then the ADD
+ * kernel over the same block in place while it is in L1, with the nodes' operand orders —
+ * bit-identical to the two nodes. Rows of fewer than AFFINE_BLOCK / 2 channels go several
+ * to a kernel call against scale and shift repeated in a stack buffer (as parallel.c does for
+ * small per-channel broadcasts).
+ *
  * An attention over a key/value cache (wick_attention_fusion) runs in
  * src/ops/attention.c, an 8-bit swish (wick_node_fusion.q8_swish) in
  * src/ops/activations_quantized.c.
  */
 #include <math.h>
+#include <string.h>
 
 #include "core/op_api.h"
 #include "kernels/kernels.h"
@@ -88,10 +96,71 @@ static void norm_rows(void *arg, size_t begin, size_t end, size_t thread) {
   }
 }
 
+/* ---- per-channel affine ---- */
+
+#define AFFINE_BLOCK 1024 /* floats of scale and shift repeated on the stack */
+#define AFFINE_WORK_PER_ELEMENT 16
+
+typedef struct affine_job {
+  const wick_f32_kernels *k;
+  const wick_affine_fusion *f;
+  const float *x, *scale, *shift;
+  float *y;
+  size_t rows_per_call; /* rows of `channels` per kernel call */
+} affine_job;
+
+static void affine_rows(void *arg, size_t begin, size_t end, size_t thread) {
+  (void)thread;
+  const affine_job *j = arg;
+  const wick_affine_fusion *f = j->f;
+  const size_t c = f->channels;
+  const wick_f32_binary_fn mul = j->k->binary[WICK_F32_MUL][WICK_F32_VV];
+  const wick_f32_binary_fn add = j->k->binary[WICK_F32_ADD][WICK_F32_VV];
+  float scale_rows[AFFINE_BLOCK], shift_rows[AFFINE_BLOCK];
+  const float *s = j->scale, *b = j->shift;
+  if (j->rows_per_call > 1) {
+    for (size_t r = 0; r < j->rows_per_call; r++) {
+      memcpy(scale_rows + r * c, j->scale, c * sizeof(float));
+      memcpy(shift_rows + r * c, j->shift, c * sizeof(float));
+    }
+    s = scale_rows, b = shift_rows;
+  }
+  for (size_t r = begin; r < end;) {
+    const size_t rows = end - r < j->rows_per_call ? end - r : j->rows_per_call;
+    const size_t n = rows * c;
+    const float *x = j->x + r * c;
+    float *y = j->y + r * c;
+    if (f->scale_first)
+      mul(n, s, x, y, -INFINITY, INFINITY);
+    else
+      mul(n, x, s, y, -INFINITY, INFINITY);
+    if (f->shift_first)
+      add(n, b, y, y, f->lo, f->hi);
+    else
+      add(n, y, b, y, f->lo, f->hi);
+    r += rows;
+  }
+}
+
+static wick_status affine_invoke(const wick_op_ctx *ctx, const wick_affine_fusion *f) {
+  const wick_tensor *x = wick_op_graph_tensor(ctx, f->input);
+  const size_t c = f->channels, rows = c > 0 ? (size_t)wick_tensor_elements(x) / c : 0;
+  if (rows == 0) return WICK_OK;
+  affine_job j = {wick_f32_kernels_select(false),
+                  f,
+                  x->data,
+                  wick_op_graph_tensor(ctx, f->scale)->data,
+                  wick_op_graph_tensor(ctx, f->shift)->data,
+                  wick_op_output(ctx, 0)->data,
+                  c <= AFFINE_BLOCK / 2 ? AFFINE_BLOCK / c : 1};
+  return wick_parallel_range(ctx, rows, (uint64_t)c * AFFINE_WORK_PER_ELEMENT, affine_rows, &j);
+}
+
 wick_status wick_fused_invoke(const wick_op_ctx *ctx) {
   const wick_node_fusion *fu = wick_op_fusion(ctx);
   if (fu->attention.on) return wick_attention_invoke(ctx);
   if (fu->q8_swish != 0) return wick_q8_swish_invoke(ctx);
+  if (fu->affine.on) return affine_invoke(ctx, &fu->affine);
   if (fu->unary != 0) {
     const wick_tensor *in = wick_op_graph_tensor(ctx, fu->unary_input);
     const wick_tensor *out = wick_op_output(ctx, 0);

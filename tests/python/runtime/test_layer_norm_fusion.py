@@ -49,6 +49,17 @@ def ran(profile):
     return [name for name, ns in profile if ns > 0]
 
 
+def unfused(prof):
+    """No layer norm fused: every node ran, except that a chain's last MUL gamma -> ADD beta
+    (one value per channel) may run as one channel affine in the MUL (test_channel_affine_fusion:
+    the ADD at 0 ns right after a MUL that ran)."""
+    for i, (name, ns) in enumerate(prof):
+        if ns == 0:
+            assert name == "ADD" and i > 0 and prof[i - 1][0] == "MUL", prof
+            assert prof[i - 1][1] > 0, prof
+    return True
+
+
 def check(data, feed, monkeypatch, fuses, num_threads=1):
     got, prof, want = run_both(data, feed, monkeypatch, num_threads)
     for g, w in zip(got, want, strict=True):
@@ -56,7 +67,7 @@ def check(data, feed, monkeypatch, fuses, num_threads=1):
     if fuses:
         assert ran(prof) == ["MEAN"], prof
     else:
-        assert len(ran(prof)) == len(prof), prof
+        assert unfused(prof)
     compare(got, run_litert(data, [feed]))
     return got
 
@@ -285,5 +296,5 @@ def test_runtime_gamma_or_eps_does_not_fuse(builder, kw, monkeypatch):
     if builder is centered_model and "gamma" in kw:  # fuses up to MUL(d, r), as a scalar gamma
         assert ran(prof) == ["MEAN", "MUL", "ADD"], prof
     else:
-        assert len(ran(prof)) == len(prof), prof
+        assert unfused(prof)
     compare(got, run_litert(data, [x, extra]))
