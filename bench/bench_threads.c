@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
   size_t n_tasks = wick_thread_pool_threads(pool);
   for (int r = 0; r < REPS; r++) {
     double t0 = now_us();
-    wick_thread_pool_run(pool, n_tasks < 2 ? 2 : n_tasks, wait_task, NULL, NULL);
+    wick_thread_pool_run(pool, n_tasks < 2 ? 2 : n_tasks, UINT64_MAX, wait_task, NULL, NULL);
     t[r] = now_us() - t0;
   }
   report("10 us tasks x threads, spinning", t, REPS);
@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
     struct timespec pause = {0, 2 * 1000 * 1000};
     nanosleep(&pause, NULL);
     double t0 = now_us();
-    wick_thread_pool_run(pool, n_tasks < 2 ? 2 : n_tasks, wait_task, NULL, NULL);
+    wick_thread_pool_run(pool, n_tasks < 2 ? 2 : n_tasks, UINT64_MAX, wait_task, NULL, NULL);
     t[r] = now_us() - t0;
   }
   report("10 us tasks x threads, after 2 ms", t, IDLE_REPS);
@@ -87,13 +87,13 @@ int main(int argc, char **argv) {
   double one[COMPUTE_REPS];
   for (int r = 0; r < COMPUTE_REPS; r++) {
     double t0 = now_us();
-    wick_thread_pool_run(NULL, 64, compute_task, &w, NULL);
+    wick_thread_pool_run(NULL, 64, UINT64_MAX, compute_task, &w, NULL);
     one[r] = now_us() - t0;
   }
   report("64 x 200k mul-adds, 1 thread", one, COMPUTE_REPS);
   for (int r = 0; r < COMPUTE_REPS; r++) {
     double t0 = now_us();
-    wick_thread_pool_run(pool, 64, compute_task, &w, NULL);
+    wick_thread_pool_run(pool, 64, UINT64_MAX, compute_task, &w, NULL);
     t[r] = now_us() - t0;
   }
   report("64 x 200k mul-adds, pool", t, COMPUTE_REPS);

@@ -125,9 +125,11 @@ WICK_INTERNAL size_t wick_thread_pool_threads(const wick_thread_pool *pool);
  * caller, returning when all are done. Stops claiming tasks once *cancel
  * (may be NULL) is non-zero and then returns false after the running ones
  * finish. n_tasks <= 1, a NULL pool, or a call from inside a task runs
- * inline in task order. */
-WICK_INTERNAL bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn fn,
-                                        void *arg, const atomic_int *cancel);
+ * inline in task order; so does a job of less than WICK_WAKE_MIN_WORK `work`
+ * (the job's work units, WICK_TASK_GRAIN per task when 0) while every worker
+ * sleeps: waking one costs more than it can save there (thread_pool.c). */
+WICK_INTERNAL bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, uint64_t work,
+                                        wick_task_fn fn, void *arg, const atomic_int *cancel);
 
 /* What the pool did since the last wick_thread_pool_take_stats, counted only
  * while profiling is on (wick_thread_pool_set_profiling): jobs run on the

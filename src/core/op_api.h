@@ -154,6 +154,13 @@ typedef void (*wick_range_fn)(void *arg, size_t begin, size_t end, size_t thread
 /* Work below which splitting is not worth a task, in multiply-accumulates
  * (or comparable element operations): ~2-5 us of one core. */
 #define WICK_TASK_GRAIN ((uint64_t)1 << 18)
+/* Work below which a job does not wake sleeping worker threads (it runs on the threads that
+ * are awake, or inline on the caller): ~20-40 us of one core, about what waking a sleeping
+ * thread (an interrupt to a halted vCPU on a VM) and waiting for its last task cost. MediaPipe's
+ * hand_recrop ran 1.4x slower at 2 threads than at 1 on a 2-vCPU VM: its serial PRELU / PAD /
+ * pool ops let the worker fall asleep, and each of ~15 small split ops paid the hand-off. A
+ * worker that is awake (spinning between jobs) still takes its share of every job. */
+#define WICK_WAKE_MIN_WORK (WICK_TASK_GRAIN * 8)
 
 /* ---------------------------------------------------------------- resource variables (variables.c)
  */
@@ -446,6 +453,11 @@ WICK_INTERNAL wick_status wick_fused_invoke(const wick_op_ctx *ctx);
  * and invoke must return that status. One task (or one thread) runs inline. */
 WICK_INTERNAL wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks, wick_task_fn fn,
                                             void *arg);
+/* The same with the job's total work (work units as WICK_TASK_GRAIN counts them; 0: unknown,
+ * taken as WICK_TASK_GRAIN per task), which decides whether sleeping workers are woken for it
+ * (WICK_WAKE_MIN_WORK). Which thread runs a task never changes its result. */
+WICK_INTERNAL wick_status wick_parallel_for_work(const wick_op_ctx *ctx, size_t n_tasks,
+                                                 uint64_t work, wick_task_fn fn, void *arg);
 /* Splits [0, units) into consecutive ranges of about WICK_TASK_GRAIN work
  * (work_per_unit each; an even number of ranges whose sizes differ by at most
  * one unit, src/kernels/split.h) and runs fn on each range as above. The

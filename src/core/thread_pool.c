@@ -32,7 +32,11 @@
  * one process usually share one scheduler group — and is preempted at
  * random points, maybe inside its next task: with unbounded spinning,
  * 2 threads ran 1.3-1.5x slower than 1 on a loaded 2-core VM; bounded,
- * about as fast as 1, and as fast as before on a quiet machine.
+ * about as fast as 1, and as fast as before on a quiet machine. A job of
+ * less than WICK_WAKE_MIN_WORK (op_api.h) does not wake sleeping workers:
+ * the workers that are awake take their share, or the caller runs it inline
+ * when all sleep — a small op would wait longer for a woken worker than it
+ * saves.
  *
  * Results do not depend on the number of threads as long as each task
  * computes its outputs with the same instructions wherever it runs: ops split
@@ -334,9 +338,13 @@ static void run_group(void *p, size_t group, size_t thread) {
   for (size_t t = begin; t < end; t++) j->fn(j->arg, t, thread);
 }
 
-bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn fn, void *arg,
-                          const atomic_int *cancel) {
-  if (pool == NULL || pool->num_threads <= 1 || n_tasks <= 1 || in_task) {
+bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, uint64_t work, wick_task_fn fn,
+                          void *arg, const atomic_int *cancel) {
+  if (work == 0 && __builtin_mul_overflow((uint64_t)n_tasks, WICK_TASK_GRAIN, &work))
+    work = UINT64_MAX;
+  const bool small = work < WICK_WAKE_MIN_WORK;
+  if (pool == NULL || pool->num_threads <= 1 || n_tasks <= 1 || in_task ||
+      (small && (size_t)atomic_load(&pool->sleepers) >= pool->num_threads - 1)) {
     /* Inline, in task order; the cancel flag is still checked between tasks. */
     for (size_t t = 0; t < n_tasks; t++) {
       if (is_cancelled(cancel)) return false;
@@ -346,8 +354,8 @@ bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn f
   }
   if (n_tasks > MAX_JOB_TASKS) {
     grouped_job g = {fn, arg, n_tasks, (n_tasks + MAX_JOB_TASKS - 1) / MAX_JOB_TASKS};
-    return wick_thread_pool_run(pool, (n_tasks + g.per_group - 1) / g.per_group, run_group, &g,
-                                cancel);
+    return wick_thread_pool_run(pool, (n_tasks + g.per_group - 1) / g.per_group, work, run_group,
+                                &g, cancel);
   }
   const bool profiling = atomic_load_explicit(&pool->profiling, memory_order_relaxed);
   const uint64_t t0 = monotonic_ns();
@@ -360,7 +368,8 @@ bool wick_thread_pool_run(wick_thread_pool *pool, size_t n_tasks, wick_task_fn f
   /* Publishes the fields above (seq_cst: ordered before the sleepers load):
    * tasks [0, n_tasks) are open. */
   atomic_store(&pool->claim, (uint64_t)gen << 32 | n_tasks);
-  if (atomic_load(&pool->sleepers) > 0) {
+  /* a small job is left to the workers that are awake */
+  if (!small && atomic_load(&pool->sleepers) > 0) {
     pthread_mutex_lock(&pool->lock);
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
@@ -406,13 +415,18 @@ size_t wick_op_num_threads(const wick_op_ctx *ctx) {
   return wick_thread_pool_threads(ctx->graph->interp->pool);
 }
 
-wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks, wick_task_fn fn, void *arg) {
+wick_status wick_parallel_for_work(const wick_op_ctx *ctx, size_t n_tasks, uint64_t work,
+                                   wick_task_fn fn, void *arg) {
   wick_interpreter *it = ctx->graph->interp;
   /* Cancellation applies to invoke; prepare (which folds constant nodes)
    * runs to the end. */
   const atomic_int *cancel = it->invoking ? &it->cancelled : NULL;
-  if (wick_thread_pool_run(it->pool, n_tasks, fn, arg, cancel)) return WICK_OK;
+  if (wick_thread_pool_run(it->pool, n_tasks, work, fn, arg, cancel)) return WICK_OK;
   return wick_op_fail(ctx, WICK_ERR_CANCELLED, "invoke was cancelled inside the operator");
+}
+
+wick_status wick_parallel_for(const wick_op_ctx *ctx, size_t n_tasks, wick_task_fn fn, void *arg) {
+  return wick_parallel_for_work(ctx, n_tasks, 0, fn, arg);
 }
 
 typedef struct range_job {
@@ -431,5 +445,7 @@ wick_status wick_parallel_range(const wick_op_ctx *ctx, size_t units, uint64_t w
                                 wick_range_fn fn, void *arg) {
   if (units == 0) return WICK_OK;
   range_job j = {fn, arg, units, wick_split_count(units, work_per_unit, WICK_TASK_GRAIN)};
-  return wick_parallel_for(ctx, j.tasks, run_range, &j);
+  uint64_t work;
+  if (__builtin_mul_overflow((uint64_t)units, work_per_unit, &work)) work = UINT64_MAX;
+  return wick_parallel_for_work(ctx, j.tasks, work ? work : 1, run_range, &j);
 }

@@ -18,9 +18,19 @@ static void gemm_task(void *arg, size_t task, size_t thread) {
   wick_f32_gemm_run_task(arg, task);
 }
 
+/* m * n * k multiply-accumulates (saturating), never 0. */
+static uint64_t gemm_work(size_t m, size_t n, size_t k) {
+  uint64_t w;
+  if (__builtin_mul_overflow((uint64_t)m, (uint64_t)n, &w) ||
+      __builtin_mul_overflow(w, (uint64_t)(k ? k : 1), &w))
+    return UINT64_MAX;
+  return w ? w : 1;
+}
+
 wick_status wick_op_run_gemm_tasks(const wick_op_ctx *ctx, const wick_f32_gemm_tasks *t,
                                    size_t n_tasks) {
-  return wick_parallel_for(ctx, n_tasks, gemm_task, (void *)(uintptr_t)t);
+  return wick_parallel_for_work(ctx, n_tasks, gemm_work(t->m, t->n, t->k), gemm_task,
+                                (void *)(uintptr_t)t);
 }
 
 typedef struct q8_gemm_job {
@@ -105,7 +115,7 @@ wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx, const wick_q8_kernels 
     if (st != WICK_OK) return st;
     j.rows_prepared = true;
   }
-  return wick_parallel_for(ctx, tasks, q8_gemm_task, &j);
+  return wick_parallel_for_work(ctx, tasks, gemm_work(m, n, k), q8_gemm_task, &j);
 }
 
 wick_status wick_parallel_q8_gemm_raw(const wick_op_ctx *ctx, const wick_q8_kernels *kern, size_t m,
@@ -128,7 +138,7 @@ wick_status wick_parallel_q8_gemm_raw(const wick_op_ctx *ctx, const wick_q8_kern
     if (st != WICK_OK) return st;
     j.rows_prepared = true;
   }
-  return wick_parallel_for(ctx, tasks, q8_gemm_task, &j);
+  return wick_parallel_for_work(ctx, tasks, gemm_work(m, n, k), q8_gemm_task, &j);
 }
 
 typedef struct rows_job {
@@ -151,7 +161,11 @@ wick_status wick_parallel_rows(const wick_op_ctx *ctx, int32_t batch, int32_t ou
   rows_job j = {fn, arg, (size_t)out_h, 1};
   /* Tasks never straddle two images: per image, runs of whole rows. */
   if (splittable) j.tasks_per_image = wick_split_count(j.out_h, work_per_row, WICK_TASK_GRAIN);
-  return wick_parallel_for(ctx, (size_t)batch * j.tasks_per_image, rows_task, &j);
+  uint64_t work;
+  if (__builtin_mul_overflow((uint64_t)batch * (uint64_t)out_h, work_per_row, &work))
+    work = UINT64_MAX;
+  return wick_parallel_for_work(ctx, (size_t)batch * j.tasks_per_image, work ? work : 1, rows_task,
+                                &j);
 }
 
 typedef struct copy_job {

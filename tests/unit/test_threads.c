@@ -759,7 +759,7 @@ static int pool_runs_every_task_once(void) {
         const size_t n = sizes[si];
         for (size_t t = 0; t < n; t++) atomic_init(&runs[t], 0);
         count_job j = {runs, 0, wick_thread_pool_threads(pool)};
-        bool complete = wick_thread_pool_run(pool, n, count_task, &j, NULL);
+        bool complete = wick_thread_pool_run(pool, n, UINT64_MAX, count_task, &j, NULL);
         size_t wrong = 0;
         for (size_t t = 0; t < n; t++) wrong += atomic_load(&runs[t]) != 1;
         if (!complete || wrong || atomic_load(&j.bad_thread)) {
