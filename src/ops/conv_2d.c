@@ -237,6 +237,27 @@ static void im2col_row(const wick_conv_shape *s, const int8_t *qin, int32_t offs
   const int64_t oy = (int64_t)(p / (size_t)s->out_w), ox = (int64_t)(p % (size_t)s->out_w);
   for (int32_t ky = 0; ky < s->k_h; ky++) {
     const int64_t iy = oy * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
+    if (s->dilation_w == 1) { /* the row's taps are adjacent pixels: one copy for the inside */
+      int8_t *dst = row + (size_t)ky * (size_t)s->k_w * c;
+      const int64_t ix0 = ox * s->stride_w - s->pad_left;
+      if (iy < 0 || iy >= s->in_h) {
+        memset(dst, (int)(int8_t)offset, (size_t)s->k_w * c);
+        continue;
+      }
+      const int64_t lo = ix0 < 0 ? -ix0 : 0; /* taps [lo, hi) inside */
+      int64_t hi = (int64_t)s->in_w - ix0;
+      if (hi > s->k_w) hi = s->k_w;
+      if (hi < lo) hi = lo;
+      if (lo > 0) memset(dst, (int)(int8_t)offset, (size_t)(lo < s->k_w ? lo : s->k_w) * c);
+      if (hi > lo)
+        memcpy(dst + (size_t)lo * c, qin + ((size_t)iy * (size_t)s->in_w + (size_t)(ix0 + lo)) * c,
+               (size_t)(hi - lo) * c);
+      if (hi < s->k_w && lo < s->k_w) {
+        const int64_t from = hi > lo ? hi : lo;
+        memset(dst + (size_t)from * c, (int)(int8_t)offset, (size_t)(s->k_w - from) * c);
+      }
+      continue;
+    }
     for (int32_t kx = 0; kx < s->k_w; kx++) {
       const int64_t ix = ox * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
       int8_t *dst = row + ((size_t)ky * (size_t)s->k_w + (size_t)kx) * c;

@@ -1182,6 +1182,43 @@ def test_conv_hybrid_large_images_split_the_quantization(op, kernel, stride, pad
 
 
 @pytest.mark.parametrize(
+    "shape,kernel,stride,padding",
+    [
+        ((1, 6, 3, 5), 5, 1, "SAME"),  # narrower than the kernel: taps off both sides
+        ((1, 7, 2, 4), 5, 2, "SAME"),
+        ((2, 9, 11, 3), 3, 3, "SAME"),
+        ((1, 8, 9, 6), 4, 1, "VALID"),
+        ((1, 5, 12, 7), 7, 2, "SAME"),
+    ],
+)
+def test_conv_hybrid_patch_rows_at_the_edges(shape, kernel, stride, padding):
+    """The GEMM form's patches copy each kernel row's inside taps at once and fill the taps
+    off either side with the image's zero point: the reference kernel's bytes."""
+    rng = np.random.default_rng(RNG_SEED)
+    cin, cout = shape[-1], 5
+    x = (rng.standard_normal(shape) * 2 + 0.7).astype(np.float32)
+    w = QC(
+        rnd(rng, (cout, kernel, kernel, cin), np.int8, -127, 127),
+        list(rng.uniform(0.003, 0.03, cout)),
+        axis=0,
+    )
+    mw = ModelWriter()
+    sg = mw.add_subgraph()
+    xin = sg.add_tensor("x", list(shape), np.float32)
+    out = sg.add_tensor("y", [1], np.float32)
+    opts = dict(padding=padding, stride_w=stride, stride_h=stride, fused_activation_function="NONE")
+    wt = sg.add_constant("w", w.value, quant=w.quant)
+    b = sg.add_constant("b", rng.standard_normal(cout).astype(np.float32))
+    sg.add_operator("CONV_2D", [xin, wt, b], [out], options=opts)
+    sg.set_inputs([xin])
+    sg.set_outputs([out])
+    data = mw.finish()
+    want = wick.load(data, reference=True)(x)[0]
+    got = wick.load(data)(x)[0]
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize(
     "cin,cout,kernel,padding",
     [
         (24, 24, 7, "SAME"),  # Keras ConvNeXt's 7x7 depthwise, written as a grouped CONV_2D
