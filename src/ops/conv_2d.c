@@ -14,9 +14,9 @@
  * optimized, the image's range and its quantization run in parts over the
  * threads (wick_hybrid_quantize_image, src/ops/hybrid.c: the same bytes), and
  * a 1x1 stride-1 unpadded CONV_2D quantizes straight into the GEMM's rows
- * (its patches are the pixels); a grouped CONV_2D with one channel per group (Keras ConvNeXt's 7x7) runs
- * the depthwise rows on its filter transposed to [1, kh, kw, C], other
- * grouped ones the reference kernel.
+ * (its patches are the pixels); a grouped CONV_2D with one channel per
+ * group (Keras ConvNeXt's 7x7) runs the depthwise rows on its filter
+ * transposed to [1, kh, kw, C], other grouped ones the reference kernel.
  *
  * Kernels: prepare picks them (src/kernels/select.c) and packs the constant
  * filter once; invoke only runs them. CONV_2D with groups == 1: a 1x1,

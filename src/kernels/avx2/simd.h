@@ -94,6 +94,17 @@ SIMD_INLINE void vstore_bytes(void *p, vf v, size_t n) {
     memcpy(p, tmp, n);
   }
 }
+/* Four vectors of integral values in [-128, 127] stored as 4 * VL int8, in order (the
+ * signed saturating packs leave such values unchanged): one store instead of four. */
+#define SIMD_HAS_STORE_INT8X4 1
+SIMD_INLINE void vstore_int8x4(void *p, vf a, vf b, vf c, vf d) {
+  const __m256i ab = _mm256_packs_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b));
+  const __m256i cd = _mm256_packs_epi32(_mm256_cvtps_epi32(c), _mm256_cvtps_epi32(d));
+  /* per 128-bit half, 4-byte groups: a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7 d4-7 */
+  const __m256i abcd = _mm256_packs_epi16(ab, cd);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  _mm256_storeu_si256((__m256i *)p, _mm256_permutevar8x32_epi32(abcd, order));
+}
 /* n <= VL int8 or uint8 values as floats (lanes past n: 0). */
 SIMD_INLINE vf vload_bytes(const void *p, size_t n, bool is_unsigned) {
   __m128i b;

@@ -81,18 +81,31 @@ void ISA_SUFFIX(wick_f32_row_range)(size_t n, const float *in, float *lo, float 
 /* The hybrid ops' row quantization, bit-identical to wick_hybrid_quantize_values__reference:
  * y = offset + x * inverse (one multiply, one add: no fused multiply-add), roundf(y) as in
  * quantize_lanes, NaN -> 0, clamped to [qmin, 127]. */
+QUANTIZE_INLINE vf hybrid_quantize_lanes(vf x, vf vinv, vf vo, vf lo, vf hi) {
+  const vf y = vadd(vo, vmul(x, vinv));
+  vf t = vtrunc(y);
+  const vf frac = vsub(y, t);
+  t = vadd(t, vselect(vge(frac, vset1(0.5f)), vset1(1.0f), vzero()));
+  t = vsub(t, vselect(vle(frac, vset1(-0.5f)), vset1(1.0f), vzero()));
+  t = vselect(visnan(t), vzero(), t);
+  return vmin(hi, vmax(lo, t));
+}
+
 void ISA_SUFFIX(wick_f32_hybrid_quantize)(size_t n, const float *in, int8_t *out, float inverse,
                                           float offset, float qmin) {
   const vf vinv = vset1(inverse), vo = vset1(offset), lo = vset1(qmin), hi = vset1(127.0f);
-  for (size_t i = 0; i < n; i += VL) {
+  size_t i = 0;
+#ifdef SIMD_HAS_STORE_INT8X4 /* four vectors per store */
+  for (; i + 4 * VL <= n; i += 4 * VL)
+    vstore_int8x4(out + i, hybrid_quantize_lanes(vload(in + i), vinv, vo, lo, hi),
+                  hybrid_quantize_lanes(vload(in + i + VL), vinv, vo, lo, hi),
+                  hybrid_quantize_lanes(vload(in + i + 2 * VL), vinv, vo, lo, hi),
+                  hybrid_quantize_lanes(vload(in + i + 3 * VL), vinv, vo, lo, hi));
+#endif
+  for (; i < n; i += VL) {
     const size_t k = n - i < VL ? n - i : VL;
-    const vf y = vadd(vo, vmul(k == VL ? vload(in + i) : vloadm(in + i, vmask_tail(k)), vinv));
-    vf t = vtrunc(y);
-    const vf frac = vsub(y, t);
-    t = vadd(t, vselect(vge(frac, vset1(0.5f)), vset1(1.0f), vzero()));
-    t = vsub(t, vselect(vle(frac, vset1(-0.5f)), vset1(1.0f), vzero()));
-    t = vselect(visnan(t), vzero(), t);
-    vstore_bytes(out + i, vmin(hi, vmax(lo, t)), k);
+    const vf x = k == VL ? vload(in + i) : vloadm(in + i, vmask_tail(k));
+    vstore_bytes(out + i, hybrid_quantize_lanes(x, vinv, vo, lo, hi), k);
   }
 }
 
