@@ -3,7 +3,8 @@
  * constant int8 weights once, quantizing rows on the vector kernels into the
  * op's scratch (shared by all ops: a model's hybrid layers hold no rows of
  * their own), and the raw int32 GEMM split over the threads with the op's
- * rescale per block.
+ * rescale per block; and the hybrid CONV_2D's quantization of a whole image
+ * as one row, its range and its values in parts over the threads.
  */
 #include "ops/hybrid.h"
 
