@@ -78,7 +78,7 @@ static bool parse_count(const char *text, long lo, long hi, long *v) {
   return true;
 }
 
-#define WINDOW 8 /* tokens held back at most while their text ends in an incomplete character */
+#define WINDOW 64 /* tokens held back at most (print_text) */
 
 typedef struct stream {
   double first; /* when the first token came (the prompt's prefill is done) */
@@ -90,7 +90,8 @@ typedef struct stream {
 } stream;
 
 /* Prints the text of the held tokens (HuggingFace's decode of them, continuing what was
- * printed), unless it ends in U+FFFD and more tokens may complete the character. */
+ * printed), unless more tokens may change it: the last one not left out is a byte token (a
+ * run of them decodes as a whole) or the text ends in U+FFFD (an incomplete character). */
 static void print_text(stream *s, bool last) {
   char small[512], *text = small;
   size_t size = 0;
@@ -106,7 +107,13 @@ static void print_text(stream *s, bool last) {
       size = 0;
   }
   const bool incomplete = size >= 3 && memcmp(text + size - 3, "\xEF\xBF\xBD", 3) == 0;
-  if (!incomplete || last || s->held == WINDOW) {
+  bool open = false; /* the last token not left out is a byte token */
+  for (size_t i = s->held; i-- > 0;)
+    if (!wick_tokenizer_is_special(s->tokenizer, s->window[i])) {
+      open = wick_tokenizer_is_byte(s->tokenizer, s->window[i]);
+      break;
+    }
+  if (!(incomplete || open) || last || s->held == WINDOW) {
     if (text != NULL) fwrite(text, 1, size, stdout);
     for (size_t i = 0; i < s->held; i++)
       s->started = s->started || !wick_tokenizer_is_special(s->tokenizer, s->window[i]);

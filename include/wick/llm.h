@@ -184,17 +184,21 @@ WICK_API int wick_tokenizer_is_added(const wick_tokenizer *tokenizer, int32_t id
  * "\u2581" to spaces, <0xNN> runs to their bytes — one U+FFFD per byte when they are not
  * UTF-8 — and the first space stripped, as the decoder says); ids out of range are left out.
  * Writes up to `capacity` bytes (not terminated) and the text's size to *size (call with
- * capacity 0 to size the buffer). To stream text as tokens come, decode each new token (or
- * the few since the last text that did not end in U+FFFD: an incomplete character) with
- * WICK_TOKENIZER_CONTINUATION once some token has been decoded before; the concatenation is
- * then the text of all the ids, except where <0xNN> runs that are not UTF-8 span the
- * pieces. Errors: WICK_ERR_INVALID_ARGUMENT (NULL arguments), WICK_ERR_OUT_OF_MEMORY. */
+ * capacity 0 to size the buffer). To stream text as tokens come, decode the tokens since the
+ * last piece printed together, with WICK_TOKENIZER_CONTINUATION once a token that is not
+ * left out was decoded, and hold them while the last one not left out is a byte token
+ * (wick_tokenizer_is_byte: a run of them decodes as a whole) or their text ends in U+FFFD
+ * (an incomplete character of byte-level symbols): the pieces then add up to the text of all the
+ * ids (`wick generate` does so, holding at most 64 tokens). Errors: WICK_ERR_INVALID_ARGUMENT (NULL
+ * arguments), WICK_ERR_OUT_OF_MEMORY. */
 WICK_API wick_status wick_tokenizer_decode_text(const wick_tokenizer *tokenizer, const int32_t *ids,
                                                 size_t count, unsigned flags, char *text,
                                                 size_t capacity, size_t *size);
 /* Whether `id` is a special added token (<s>, </s>, <|im_end|>, ...: the ones
  * WICK_TOKENIZER_SKIP_SPECIAL leaves out). */
 WICK_API int wick_tokenizer_is_special(const wick_tokenizer *tokenizer, int32_t id);
+/* Whether the decoder turns `id` into one byte of a run (a <0xNN> token under ByteFallback). */
+WICK_API int wick_tokenizer_is_byte(const wick_tokenizer *tokenizer, int32_t id);
 
 #ifdef __cplusplus
 }

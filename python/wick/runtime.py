@@ -232,6 +232,7 @@ def _library():
         "wick_tokenizer_decode": ([P, ctypes.c_int32, ctypes.c_char_p, S], S),
         "wick_tokenizer_is_added": ([P, ctypes.c_int32], INT),
         "wick_tokenizer_is_special": ([P, ctypes.c_int32], INT),
+        "wick_tokenizer_is_byte": ([P, ctypes.c_int32], INT),
         "wick_tokenizer_decode_text": (
             [
                 P,

@@ -1209,6 +1209,15 @@ wick_status wick_tokenizer_decode_text(const wick_tokenizer *t, const int32_t *i
   return WICK_OK;
 }
 
+int wick_tokenizer_is_byte(const wick_tokenizer *t, int32_t id) {
+  if (t == NULL || id < 0 || (uint32_t)id >= t->num_tokens) return 0;
+  bool fallback = false;
+  for (uint32_t i = 0; i < t->num_dec && t->has_decoder; i++)
+    fallback = fallback || t->dec[i].kind == DEC_BYTE_FALLBACK;
+  const int32_t k = t->added_of[id];
+  return fallback && fallback_byte(k >= 0 ? t->added[k].text : t->tokens[id]) >= 0;
+}
+
 size_t wick_tokenizer_decode(const wick_tokenizer *t, int32_t id, char *bytes, size_t capacity) {
   if (t == NULL || id < 0 || (uint32_t)id >= t->num_tokens || (bytes == NULL && capacity > 0))
     return 0;

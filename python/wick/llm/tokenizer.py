@@ -300,6 +300,10 @@ class FileTokenizer:
     def is_special(self, token: int) -> bool:
         return bool(self._lib.wick_tokenizer_is_special(self._handle, int(token)))
 
+    def is_byte(self, token: int) -> bool:
+        """Whether the decoder turns ``token`` into one byte of a run (<0xNN>, ByteFallback)."""
+        return bool(self._lib.wick_tokenizer_is_byte(self._handle, int(token)))
+
     def decode(
         self, ids: Sequence[int], skip_special_tokens: bool = True, *, continuation: bool = False
     ) -> str:

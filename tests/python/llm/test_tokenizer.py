@@ -241,13 +241,15 @@ def test_decode_equals_huggingface(style_pair):
 def stream(ours: FileTokenizer, ids: list[int]) -> list[str]:
     """The pieces of text `wick generate` streams for ``ids`` (as llm.h advises): the tokens
     since the last piece decoded together, with WICK_TOKENIZER_CONTINUATION once a token that
-    is not left out was decoded, held while the text ends in U+FFFD (an incomplete
-    character), up to 8 tokens."""
+    is not left out was decoded, held while the last one not left out is a byte token or the
+    text ends in U+FFFD (an incomplete character), up to 64 tokens."""
     pieces, window, started = [], [], False
     for i, t in enumerate(ids):
         window.append(t)
         text = ours.decode(window, continuation=started)
-        if text.endswith("\ufffd") and len(window) < 8 and i + 1 < len(ids):
+        kept = [w for w in window if not ours.is_special(w)]  # (special ones are left out)
+        held = text.endswith("\ufffd") or (kept and ours.is_byte(kept[-1]))
+        if held and len(window) < 64 and i + 1 < len(ids):
             continue
         pieces.append(text)
         started = started or any(not ours.is_special(w) for w in window)
@@ -256,11 +258,17 @@ def stream(ours: FileTokenizer, ids: list[int]) -> list[str]:
 
 
 def test_streamed_pieces_add_up_to_the_text(style_pair):
-    """Decoding as `wick generate` streams concatenates to the whole text's decoding."""
+    """Decoding as `wick generate` streams concatenates to the whole text's decoding, for the
+    ids of texts and for random ids (runs of byte tokens that are not UTF-8 included)."""
     style, hf, ours = style_pair
     for text in TEXTS + _random_texts(100, seed=11):
         ids = hf.encode(text, add_special_tokens=False).ids
         assert "".join(stream(ours, ids)) == hf.decode(ids), (style, text)
+    rng = random.Random(13)
+    for _ in range(200):
+        ids = [rng.randrange(hf.get_vocab_size()) for _ in range(rng.randint(0, 16))]
+        ids[rng.randint(0, len(ids)) : rng.randint(0, len(ids))] = [3 + rng.randrange(256)] * 3
+        assert "".join(stream(ours, ids)) == hf.decode(ids), (style, ids)
 
 
 def test_invalid_utf8_bytes_fall_back_to_byte_tokens():
