@@ -867,12 +867,23 @@ static void test_pools(const wick_f32_kernels *kern) {
  * element size, including a split of the outermost dimension (threads). */
 static void test_transpose(void) {
   static const int32_t shapes[][6] = {/* rank, dims..., then perm below */
-                                      {5, 1, 28, 28, 2, 58}, {4, 1, 3, 24, 22}, {4, 1, 24, 22, 3},
-                                      {3, 197, 3, 64},       {2, 5, 7},         {3, 17, 1, 33},
-                                      {4, 2, 3, 5, 7},       {4, 2, 4, 5, 3},   {4, 1, 2, 9, 11}};
-  static const int32_t perms[][5] = {{0, 1, 2, 4, 3}, {0, 2, 3, 1}, {0, 3, 1, 2},
-                                     {1, 0, 2},       {1, 0},       {2, 1, 0},
-                                     {3, 1, 0, 2},    {0, 2, 3, 1}, {0, 2, 3, 1}};
+                                      {5, 1, 28, 28, 2, 58},
+                                      {4, 1, 3, 24, 22},
+                                      {4, 1, 24, 22, 3},
+                                      {3, 197, 3, 64},
+                                      {2, 5, 7},
+                                      {3, 17, 1, 33},
+                                      {4, 2, 3, 5, 7},
+                                      {4, 2, 4, 5, 3},
+                                      {4, 1, 2, 9, 11},
+                                      /* MiniLM's keys [4, 32, 12, 32] -> [4, 12, 32, 32] (16x16
+                                       * byte blocks), and blocks with remainders both ways */
+                                      {4, 4, 32, 12, 32},
+                                      {3, 2, 37, 50},
+                                      {2, 16, 35}};
+  static const int32_t perms[][5] = {{0, 1, 2, 4, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {1, 0, 2},
+                                     {1, 0},          {2, 1, 0},    {3, 1, 0, 2}, {0, 2, 3, 1},
+                                     {0, 2, 3, 1},    {0, 2, 3, 1}, {0, 2, 1},    {1, 0}};
   static const size_t esizes[] = {1, 2, 4, 8};
   int before = failures, transposes = 0;
   for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
