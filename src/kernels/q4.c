@@ -11,21 +11,25 @@
 
 #include "kernels/cpu.h"
 
+void wick_q4_row_params(float lo, float hi, float *inverse, float *zero_point) {
+  const float qmin = -128.0f, qmax = 127.0f;
+  const float inv = lo == hi ? 1.0f : (qmax - qmin) / (hi - lo);
+  const float lo_scaled = lo * inv, hi_scaled = hi * inv;
+  float zp = (qmin + lo_scaled) + (qmax + hi_scaled) > 0.0f ? qmin - lo_scaled : qmax - hi_scaled;
+  zp = fminf(fmaxf(zp, qmin), qmax); /* NaN (an infinite range) -> qmin */
+  *inverse = inv;
+  *zero_point = rintf(zp);
+}
+
 float wick_q4_quantize_row(size_t k, const float *x, int16_t *out, int32_t *zero_point_out) {
   float lo = 0.0f, hi = 0.0f; /* the range always holds 0 */
   for (size_t i = 0; i < k; i++) {
     lo = fminf(lo, x[i]); /* fminf/fmaxf skip NaN */
     hi = fmaxf(hi, x[i]);
   }
-  const float qmin = -128.0f, qmax = 127.0f;
-  const float inverse = lo == hi ? 1.0f : (qmax - qmin) / (hi - lo);
-  const float lo_scaled = lo * inverse, hi_scaled = hi * inverse;
-  /* the zero point from the end whose rounding error is smaller */
-  float zero_point =
-      (qmin + lo_scaled) + (qmax + hi_scaled) > 0.0f ? qmin - lo_scaled : qmax - hi_scaled;
-  zero_point = fminf(fmaxf(zero_point, qmin), qmax); /* NaN (an infinite range) -> qmin */
-  const float zp = rintf(zero_point);
-  const float below = qmin - zp, above = qmax - zp;
+  float inverse, zp;
+  wick_q4_row_params(lo, hi, &inverse, &zp);
+  const float below = -128.0f - zp, above = 127.0f - zp;
   for (size_t i = 0; i < k; i++) {
     float v = x[i] * inverse;
     if (v != v) v = 0.0f;

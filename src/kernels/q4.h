@@ -26,6 +26,11 @@
  * int16 to `out`, the zero point to *zero_point, and returns the scale (1 for an all-zero
  * row). NaN inputs read as 0. */
 WICK_Q4_API float wick_q4_quantize_row(size_t k, const float *x, int16_t *out, int32_t *zero_point);
+/* The step between wick_q4_quantize_row's range and its values, shared by its vector forms:
+ * from the row's range [lo, hi] (holding 0), 1 / the scale and the zero point (asymmetric
+ * int8, the zero point from the end whose rounding error is smaller; NaN, from an infinite
+ * range, -> -128). */
+WICK_Q4_API void wick_q4_row_params(float lo, float hi, float *inverse, float *zero_point);
 
 /* Rounds a float scale to bfloat16 (nearest, ties to even): LiteRT's CPU kernel keeps block
  * scales in bfloat16. */

@@ -221,6 +221,35 @@ void wick_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nc, size_t kc, const flo
   gemm_body(6, mr, nc, kc, a, a_stride, w, c, c_stride, lo, hi);
 }
 
+/* One row of 16 sums over kc rows of w (w_stride apart): four round-robin pairs of
+ * accumulators, s0 starting from (s00, s01), added pairwise at the end; the order depends on kc
+ * alone. */
+ALWAYS_INLINE void one_row_sums(const float *a, size_t kc, const float *w, size_t w_stride,
+                                __m256 s00, __m256 s01, __m256 out[2]) {
+  __m256 s[4][2];
+  s[0][0] = s00;
+  s[0][1] = s01;
+  for (size_t i = 1; i < 4; i++) s[i][0] = s[i][1] = _mm256_setzero_ps();
+  size_t k = 0;
+  for (; k + 4 <= kc; k += 4) {
+#pragma GCC unroll 4
+    for (size_t i = 0; i < 4; i++) {
+      const __m256 a_ = _mm256_broadcast_ss(a + k + i);
+      s[i][0] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w), s[i][0]);
+      s[i][1] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w + 8), s[i][1]);
+      w += w_stride;
+    }
+  }
+  for (size_t i = 0; k < kc; k++, i++) {
+    const __m256 a_ = _mm256_broadcast_ss(a + k);
+    s[i][0] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w), s[i][0]);
+    s[i][1] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w + 8), s[i][1]);
+    w += w_stride;
+  }
+  for (size_t j = 0; j < 2; j++)
+    out[j] = _mm256_add_ps(_mm256_add_ps(s[0][j], s[1][j]), _mm256_add_ps(s[2][j], s[3][j]));
+}
+
 /* One row (FULLY_CONNECTED at batch 1, squeeze-excite 1x1 convolutions):
  * with a single row the 6x16 scheme has two accumulator chains, each FMA
  * waiting for the previous one (4 cycles of latency per k step). Here k
@@ -236,30 +265,9 @@ void wick_f32_gemm_ukernel_1x16__avx2(size_t mr, size_t nc, size_t kc, const flo
   (void)mr, (void)a_stride, (void)c_stride;
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   for (;;) {
-    __m256 s[4][2];
-    s[0][0] = _mm256_loadu_ps(w);
-    s[0][1] = _mm256_loadu_ps(w + 8);
-    w += NR;
-    for (size_t i = 1; i < 4; i++) s[i][0] = s[i][1] = _mm256_setzero_ps();
-    size_t k = 0;
-    for (; k + 4 <= kc; k += 4) {
-#pragma GCC unroll 4
-      for (size_t i = 0; i < 4; i++) {
-        const __m256 a_ = _mm256_broadcast_ss(a + k + i);
-        s[i][0] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w), s[i][0]);
-        s[i][1] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w + 8), s[i][1]);
-        w += NR;
-      }
-    }
-    for (size_t i = 0; k < kc; k++, i++) {
-      const __m256 a_ = _mm256_broadcast_ss(a + k);
-      s[i][0] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w), s[i][0]);
-      s[i][1] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w + 8), s[i][1]);
-      w += NR;
-    }
     __m256 acc[1][2];
-    for (size_t j = 0; j < 2; j++)
-      acc[0][j] = _mm256_add_ps(_mm256_add_ps(s[0][j], s[1][j]), _mm256_add_ps(s[2][j], s[3][j]));
+    one_row_sums(a, kc, w + NR, NR, _mm256_loadu_ps(w), _mm256_loadu_ps(w + 8), acc[0]);
+    w += NR * (kc + 1);
     float *cp[1] = {c};
     store_tile(1, acc, cp, nc, vlo, vhi);
     if (nc <= NR) break;
@@ -301,28 +309,8 @@ void wick_f32_gemm_inplace_1x16__avx2(size_t mr, size_t nc, size_t kc, const flo
   (void)mr, (void)a_stride, (void)c_stride;
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   for (size_t j = 0; j + NR <= nc; j += NR) {
-    __m256 s[4][2];
-    for (size_t i = 0; i < 4; i++) s[i][0] = s[i][1] = _mm256_setzero_ps();
-    const float *w = b + j;
-    size_t k = 0;
-    for (; k + 4 <= kc; k += 4) {
-#pragma GCC unroll 4
-      for (size_t i = 0; i < 4; i++) {
-        const __m256 a_ = _mm256_broadcast_ss(a + k + i);
-        s[i][0] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w), s[i][0]);
-        s[i][1] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w + 8), s[i][1]);
-        w += b_stride;
-      }
-    }
-    for (size_t i = 0; k < kc; k++, i++) {
-      const __m256 a_ = _mm256_broadcast_ss(a + k);
-      s[i][0] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w), s[i][0]);
-      s[i][1] = _mm256_fmadd_ps(a_, _mm256_loadu_ps(w + 8), s[i][1]);
-      w += b_stride;
-    }
     __m256 acc[1][2];
-    for (size_t t = 0; t < 2; t++)
-      acc[0][t] = _mm256_add_ps(_mm256_add_ps(s[0][t], s[1][t]), _mm256_add_ps(s[2][t], s[3][t]));
+    one_row_sums(a, kc, b + j, b_stride, _mm256_setzero_ps(), _mm256_setzero_ps(), acc[0]);
     float *cp[1] = {c + j};
     store_tile(1, acc, cp, NR, vlo, vhi);
   }

@@ -409,14 +409,9 @@ float wick_q4_quantize_row__avx2(size_t k, const float *x, int16_t *out, int32_t
     lo = fminf(lo, x[i]);
     hi = fmaxf(hi, x[i]);
   }
-  const float qmin = -128.0f, qmax = 127.0f;
-  const float inverse = lo == hi ? 1.0f : (qmax - qmin) / (hi - lo);
-  const float lo_scaled = lo * inverse, hi_scaled = hi * inverse;
-  float zero_point =
-      (qmin + lo_scaled) + (qmax + hi_scaled) > 0.0f ? qmin - lo_scaled : qmax - hi_scaled;
-  zero_point = fminf(fmaxf(zero_point, qmin), qmax);
-  const float zp = rintf(zero_point);
-  const float below = qmin - zp, above = qmax - zp;
+  float inverse, zp;
+  wick_q4_row_params(lo, hi, &inverse, &zp);
+  const float below = -128.0f - zp, above = 127.0f - zp;
   const __m256 vinv = _mm256_set1_ps(inverse);
   const __m256 vbelow = _mm256_set1_ps(below), vabove = _mm256_set1_ps(above);
   for (i = 0; i + 16 <= k; i += 16) {
