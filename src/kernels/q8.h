@@ -657,6 +657,11 @@ WICK_Q8_API void wick_q8_dots__neondot(size_t m, size_t n, size_t k, const int8_
                                        const int8_t *b, int32_t *c, size_t ldc);
 WICK_Q8_API void wick_q16_sigmoid__neon(size_t n, const int32_t table[256], int32_t multiplier,
                                         int32_t shift, bool tanh, const int16_t *in, int16_t *out);
+WICK_Q8_API void wick_q8_mul_u8_ukernel__neon(size_t n, const uint8_t *a, const uint8_t *b,
+                                              uint8_t *out, const wick_qmul_params *p);
+WICK_Q8_API void wick_q8_requant32__neon(size_t n, const int32_t *in, int32_t in_zp,
+                                         int32_t multiplier, int32_t shift, int32_t out_zp,
+                                         int32_t lo, int32_t hi, bool u8, uint8_t *out);
 WICK_Q8_API void wick_q8_colsum__neon(size_t rows, size_t cols, size_t stride, const uint8_t *x,
                                       bool u8, int32_t *sums);
 WICK_Q8_API void wick_q8_softmax_rows__neon(const int32_t exps[256], const int32_t sums[256],

@@ -80,9 +80,10 @@ static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | 
 #if defined(__aarch64__)
 #define WICK_HAVE_NEON_KERNELS 1
 
-/* What both AArch64 tables share (plain Advanced SIMD): depthwise convs, ADD / SUB, MUL and
- * SQUARED_DIFFERENCE, int16 ADD / SUB / MUL, QUANTIZE from int16, 16x8 FULLY_CONNECTED,
- * int16 LOGISTIC and TANH, 8-bit SOFTMAX. */
+/* What both AArch64 tables share (plain Advanced SIMD): depthwise convs, ADD / SUB, MUL (int8
+ * and uint8) and SQUARED_DIFFERENCE, int16 ADD / SUB / MUL, QUANTIZE from int16, 16x8
+ * FULLY_CONNECTED, int16 LOGISTIC and TANH, 8-bit SOFTMAX, 8-bit MEAN's column sums and their
+ * requantization. */
 #define NEON_ENTRIES                                                           \
   .dwconv = wick_q8_dwconv_ukernel__neon, .add = wick_q8_add_ukernel__neon,    \
   .mul = wick_q8_mul_ukernel__neon,                                            \
@@ -90,7 +91,8 @@ static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | 
   .add16 = wick_q16_add_ukernel__neon, .mul16 = wick_q16_mul_ukernel__neon,    \
   .requant16 = wick_q16_requant_ukernel__neon, .fc16 = wick_q16_fc__neon,      \
   .sigmoid16 = wick_q16_sigmoid__neon, .softmax8 = wick_q8_softmax_rows__neon, \
-  .colsum = wick_q8_colsum__neon
+  .colsum = wick_q8_colsum__neon, .requant32 = wick_q8_requant32__neon,        \
+  .mul_u8 = wick_q8_mul_u8_ukernel__neon
 
 /* GEMM-shaped ops (the input stays int8: s8, q8.h) and the hybrid ops' dot products on
  * SDOT, and NEON_ENTRIES. */

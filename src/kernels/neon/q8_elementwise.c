@@ -125,6 +125,37 @@ void wick_q8_mul_ukernel__neon(size_t n, const int8_t *a, const int8_t *b, int8_
   binary_run(n, a, b, out, &k, OP_MUL);
 }
 
+/* 16 uint8 MUL results: the int8 path's arithmetic on zero-extended bytes, narrowed with an
+ * unsigned saturation (the clamp already holds them inside [0, 255]). */
+Q8_INLINE uint8x16_t mul16_u8(const uint8_t *a, const uint8_t *b, const binary_consts *k) {
+  const uint8x16_t va = vld1q_u8(a), vb = vld1q_u8(b);
+  const int16x8_t al = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(va)));
+  const int16x8_t ah = vreinterpretq_s16_u16(vmovl_high_u8(va));
+  const int16x8_t bl = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(vb)));
+  const int16x8_t bh = vreinterpretq_s16_u16(vmovl_high_u8(vb));
+  const int32x4_t v0 = binary4(vmovl_s16(vget_low_s16(al)), vmovl_s16(vget_low_s16(bl)), k, OP_MUL);
+  const int32x4_t v1 = binary4(vmovl_high_s16(al), vmovl_high_s16(bl), k, OP_MUL);
+  const int32x4_t v2 = binary4(vmovl_s16(vget_low_s16(ah)), vmovl_s16(vget_low_s16(bh)), k, OP_MUL);
+  const int32x4_t v3 = binary4(vmovl_high_s16(ah), vmovl_high_s16(bh), k, OP_MUL);
+  return vcombine_u8(vqmovun_s16(vcombine_s16(vqmovn_s32(v0), vqmovn_s32(v1))),
+                     vqmovun_s16(vcombine_s16(vqmovn_s32(v2), vqmovn_s32(v3))));
+}
+
+void wick_q8_mul_u8_ukernel__neon(size_t n, const uint8_t *a, const uint8_t *b, uint8_t *out,
+                                  const wick_qmul_params *p) {
+  binary_consts k;
+  mul_consts_set(&k, p);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) vst1q_u8(out + i, mul16_u8(a + i, b + i, &k));
+  if (i < n) {
+    uint8_t ta[16] = {0}, tb[16] = {0}, to[16];
+    memcpy(ta, a + i, n - i);
+    memcpy(tb, b + i, n - i);
+    vst1q_u8(to, mul16_u8(ta, tb, &k));
+    memcpy(out + i, to, n - i);
+  }
+}
+
 void wick_q8_squared_difference_ukernel__neon(size_t n, const int8_t *a, const int8_t *b,
                                               int8_t *out, const wick_qadd_params *p) {
   binary_consts k;
@@ -257,5 +288,42 @@ void wick_q8_colsum__neon(size_t rows, size_t cols, size_t stride, const uint8_t
       sum += u8 ? (uint32_t)v : (uint32_t)(int32_t)(int8_t)v;
     }
     sums[j] = (int32_t)sum;
+  }
+}
+
+/* The requantization of int32 sums (MEAN / SUM's finish), 16 per step: the fixed-point stage
+ * of the kernels above, + zero point, clamp, narrowed to int8 or (u8) uint8. */
+Q8_INLINE int32x4_t requant32_4(const int32_t *in, int32x4_t zp, const q8_rq4 *q, int32x4_t ozp,
+                                int32x4_t lo, int32x4_t hi) {
+  const int32x4_t v = vaddq_s32(q8_mbqm4(vsubq_s32(vld1q_s32(in), zp), q), ozp);
+  return vminq_s32(vmaxq_s32(v, lo), hi);
+}
+
+void wick_q8_requant32__neon(size_t n, const int32_t *in, int32_t in_zp, int32_t multiplier,
+                             int32_t shift, int32_t out_zp, int32_t lo, int32_t hi, bool u8,
+                             uint8_t *out) {
+  const q8_rq4 q = rq_set(multiplier, shift, 0);
+  const int32x4_t zp = vdupq_n_s32(in_zp), ozp = vdupq_n_s32(out_zp);
+  const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
+  for (size_t i = 0; i < n; i += 16) {
+    int32_t t[16] = {0};
+    const int32_t *src = in + i;
+    if (n - i < 16) {
+      memcpy(t, in + i, (n - i) * sizeof *t);
+      src = t;
+    }
+    const int16x8_t w0 = vcombine_s16(vqmovn_s32(requant32_4(src, zp, &q, ozp, vlo, vhi)),
+                                      vqmovn_s32(requant32_4(src + 4, zp, &q, ozp, vlo, vhi)));
+    const int16x8_t w1 = vcombine_s16(vqmovn_s32(requant32_4(src + 8, zp, &q, ozp, vlo, vhi)),
+                                      vqmovn_s32(requant32_4(src + 12, zp, &q, ozp, vlo, vhi)));
+    const uint8x16_t b = u8 ? vcombine_u8(vqmovun_s16(w0), vqmovun_s16(w1))
+                            : vreinterpretq_u8_s8(vcombine_s8(vqmovn_s16(w0), vqmovn_s16(w1)));
+    if (n - i >= 16) {
+      vst1q_u8(out + i, b);
+    } else {
+      uint8_t r[16];
+      vst1q_u8(r, b);
+      memcpy(out + i, r, n - i);
+    }
   }
 }
