@@ -872,11 +872,11 @@ WICK_API const char *wick_delegate_graph_node_restriction(const wick_delegate_gr
  * custom operator, malformed options, out of range). */
 WICK_API int wick_delegate_graph_node_custom_option(const wick_delegate_graph *graph, size_t node,
                                                     const char *key, double *value_out);
-/* For an operator a delegate runs, the note its supports_node left (see
- * wick_delegate.notes): how the delegate runs it when that is not the
- * operator itself, and how close that is. "" otherwise (on the CPU, no note);
- * NULL when i is out of range. Owned by the interpreter, valid until its
- * next prepare. */
+/* For an operator a delegate runs (or, for a plans_only delegate, would run),
+ * the note that delegate's supports_node left (see wick_delegate.notes): how
+ * it runs the operator when that is not the operator itself, and how close
+ * that is. "" otherwise (on the CPU, no note); NULL when i is out of range.
+ * Owned by the interpreter, valid until its next prepare. */
 WICK_API const char *wick_interpreter_op_delegation_note(const wick_interpreter *interpreter,
                                                          size_t i);
 

@@ -66,9 +66,11 @@ class TargetReport:
 
     ``total`` operators (of the signature planned; folded ones included), ``taken`` of them in
     ``partitions`` (lists of operator indices, each a partition NNAPI would compile), and
-    ``declined``: every other operator with the reason.  ``lowerings`` counts what the
-    converter lowered differently for the target (e.g. ``{"HARD_SWISH": 19}``).
-    ``str(report)`` is the compact text wick.convert prints."""
+    ``declined``: every other operator with the reason.  ``notes``: the operators NNAPI would
+    take but run as something other than the operator itself, with the delegate's note (a GELU
+    composed of NNAPI operations, and its error bound), in the same form as ``declined``.
+    ``lowerings`` counts what the converter lowered differently for the target (e.g.
+    ``{"HARD_SWISH": 19}``).  ``str(report)`` is the compact text wick.convert prints."""
 
     target: str
     level: int
@@ -78,6 +80,7 @@ class TargetReport:
     declined: list[Declined]
     ops: list[str] = field(default_factory=list)  # TFLite name of each operator, by index
     lowerings: dict[str, int] = field(default_factory=dict)
+    notes: list[Declined] = field(default_factory=list)
 
     @property
     def runs_whole(self) -> bool:
@@ -106,6 +109,14 @@ class TargetReport:
         for (op, reason), where in groups.items():
             at = ", ".join(str(i) for i in where[:8]) + (", ..." if len(where) > 8 else "")
             lines.append(f"    {len(where)} x {op} (#{at}): {reason}")
+        noted: dict[tuple[str, str], list[int]] = {}
+        for d in self.notes:
+            noted.setdefault((d.op, d.reason), []).append(d.index)
+        if noted:
+            lines.append("  taken as another form (the delegate's note):")
+        for (op, note), where in noted.items():
+            at = ", ".join(str(i) for i in where[:8]) + (", ..." if len(where) > 8 else "")
+            lines.append(f"    {len(where)} x {op} (#{at}): {note}")
         if self.lowerings:
             done = ", ".join(f"{op} x{n}" for op, n in sorted(self.lowerings.items()))
             lines.append(f"  lowered for the target: {done}")
@@ -120,10 +131,12 @@ def plan(model, level: int, *, signature: str | None = None, target: str | None 
     rt = load(model, delegate=f"nnapi:plan_level={int(level)}", signature=signature)
     records = rt.delegation
     partitions: dict[int, list[int]] = {}
-    declined = []
+    declined, notes = [], []
     for r in records:
         if r.partition >= 0 and "planned only" in r.reason:
             partitions.setdefault(r.partition, []).append(r.index)
+            if r.note:
+                notes.append(Declined(r.index, r.op, r.note))
         else:
             reason = r.reason[len("nnapi: ") :] if r.reason.startswith("nnapi: ") else r.reason
             declined.append(Declined(r.index, r.op, reason))
@@ -136,4 +149,5 @@ def plan(model, level: int, *, signature: str | None = None, target: str | None 
         partitions=parts,
         declined=declined,
         ops=[r.op for r in records],
+        notes=notes,
     )

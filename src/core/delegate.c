@@ -254,11 +254,17 @@ static bool accepts(partitioner *P, uint32_t v, uint32_t di) {
     if (d->supports_node(d, (const wick_delegate_graph *)g, v, why, sizeof why)) {
       P->accepted[v] |= bit;
       why[sizeof why - 1] = 0;
-      if (keeps_notes(d) && why[0] && g->nodes[v].delegation_note == NULL) {
+      wick_node *n = &g->nodes[v];
+      if (keeps_notes(d) && why[0]) { /* (a failed allocation loses the note, nothing else) */
+        if (n->delegation_notes == NULL)
+          n->delegation_notes =
+              wick_graph_alloc(g, g->interp->num_delegates * sizeof(const char *), true);
         size_t len = strlen(why) + 1;
-        char *kept = wick_graph_alloc(g, len, false);
-        if (kept != NULL) memcpy(kept, why, len); /* else the report loses the note */
-        g->nodes[v].delegation_note = kept;
+        char *kept = n->delegation_notes ? wick_graph_alloc(g, len, false) : NULL;
+        if (kept != NULL) {
+          memcpy(kept, why, len);
+          n->delegation_notes[di] = kept;
+        }
       }
     } else {
       why[sizeof why - 1] = 0;
@@ -521,7 +527,7 @@ void wick_graph_partition(wick_graph *g) {
     }
     const char *why = not_offered(g, node);
     g->nodes[v].delegation_why = why;
-    g->nodes[v].delegation_note = NULL;
+    g->nodes[v].delegation_notes = NULL;
   }
   /* Sweep until no partition is below its minimum: a dissolved partition's nodes are banned
    * from its delegate and a new sweep may give them to a later one (every sweep starts from
@@ -989,8 +995,13 @@ int wick_interpreter_op_partition(const wick_interpreter *it, size_t i) {
 const char *wick_interpreter_op_delegation_note(const wick_interpreter *it, size_t i) {
   if (it == NULL || i >= it->main->info->num_operators) return NULL;
   const wick_node *n = &it->main->nodes[i];
-  if (n->partition < 0 || !it->main->partitions[n->partition].active) return "";
-  return n->delegation_note ? n->delegation_note : "";
+  if (n->partition < 0 || n->delegation_notes == NULL) return "";
+  const wick_partition *p = &it->main->partitions[n->partition];
+  if (!p->active && !plans_only(p->delegate)) return ""; /* fell back: on the CPU */
+  for (size_t di = 0; di < it->num_delegates; di++)
+    if (it->delegates[di] == p->delegate)
+      return n->delegation_notes[di] ? n->delegation_notes[di] : "";
+  return "";
 }
 
 const char *wick_interpreter_op_delegation_reason(const wick_interpreter *it, size_t i) {

@@ -50,10 +50,11 @@ struct wick_node {
   bool fused;                   /* another node's epilogue does its work; skipped at invoke */
   bool stateful; /* reads or writes interpreter state (wick_op_mark_stateful): never folded */
   wick_node_fusion fusion;
-  wick_graph *child[2];        /* subgraphs this node runs (composite, control flow) */
-  int32_t partition;           /* index into the graph's partitions, -1: none (delegate.c) */
-  const char *delegation_why;  /* why it is not on a delegate (graph memory), NULL: "" */
-  const char *delegation_note; /* the delegate's note when it took it (graph memory), or NULL */
+  wick_graph *child[2];          /* subgraphs this node runs (composite, control flow) */
+  int32_t partition;             /* index into the graph's partitions, -1: none (delegate.c) */
+  const char *delegation_why;    /* why it is not on a delegate (graph memory), NULL: "" */
+  const char **delegation_notes; /* per delegate (index in the interpreter's list): the note it
+                                   left when it took the node (graph memory), or NULL */
 };
 
 /* A group of nodes one delegate runs as a step (src/core/delegate.c). */

@@ -279,6 +279,10 @@ def test_transformer_block_at_27(monkeypatch):
         ["EQUAL", "LOGICAL_NOT", "LOGICAL_NOT", "REDUCE_ANY", "SELECT_V2"]
     ), str(r)
     assert len(r.partitions) == 2, str(r)
+    # not silent: the composed forms are in the report with the delegate's note
+    noted = {n.op for n in r.notes}
+    assert {"BATCH_MATMUL", "MEAN", "L2_NORMALIZATION"} <= noted, str(r)
+    assert "taken as another form" in str(r), str(r)
     assert all(d.reason for d in r.declined)
     _check_numerics(module, x, plain, model)
     rt, on = _delegated(model.tflite_bytes, 27, monkeypatch)

@@ -984,6 +984,10 @@ def test_gelu_over_the_whole_float_range(approximate, level, monkeypatch, runtim
     bound = "1.5e-7" if approximate else "1.4e-7"
     note = rt.delegation[0].note
     assert note.startswith("composed") and f"within {bound} x max(1, |GELU|)" in note, note
+    # and a plan says it too (the operator would run so on a device of that level)
+    (planned,) = wick.load(data, delegate=f"nnapi:plan_level={level}").delegation
+    assert planned.delegate is None and "planned only" in planned.reason, planned
+    assert planned.note == note, planned
     got = np.asarray(rt(values))
     assert runtime_counters.wick_test_nnapi_rejections() == 0, (
         runtime_counters.wick_test_nnapi_last_error()
