@@ -8,7 +8,8 @@
  * it is one contiguous run in both tensors: a whole W x C row of an NHWC
  * image padded in H and W). Each row is written once — filled, or filled
  * around a copy of its input run — and the rows are split over the
- * interpreter's threads.
+ * interpreter's threads. When only the innermost dimension is padded (channel
+ * padding), a task fills its rows at once and copies the input runs in.
  */
 #include "format/schema.h"
 #include "ops/op_common.h"
@@ -60,7 +61,8 @@ typedef struct pad_job {
   int64_t inner; /* elements inside `top`: equal in input and output */
   size_t esize;
   uint8_t fill[8];
-  bool byte_fill; /* every byte of the fill value is fill[0] */
+  bool byte_fill;  /* every byte of the fill value is fill[0] */
+  bool inner_only; /* only the innermost dimension is padded (pad_inner_rows) */
 } pad_job;
 
 static void fill_elements(const pad_job *j, uint8_t *p, int64_t n) {
@@ -71,10 +73,41 @@ static void fill_elements(const pad_job *j, uint8_t *p, int64_t n) {
   }
 }
 
+/* Rows [begin, end) when only the innermost dimension is padded (MediaPipe's channel padding
+ * in front of a residual ADD: 8 channels to 16): row r is input row r. The block is filled at
+ * once, then each row's input run copied in — a fixed-size copy for the common run lengths,
+ * where a call per row would cost more than the bytes. */
+static void pad_inner_rows(const pad_job *j, size_t begin, size_t end) {
+  const size_t es = j->esize, last = (size_t)j->out->dims[j->top] * es;
+  const size_t run = (size_t)j->in->dims[j->top] * es, lead = (size_t)j->d->before[j->top] * es;
+  const uint8_t *src = (const uint8_t *)j->in->data + begin * run;
+  uint8_t *dst = (uint8_t *)j->out->data + begin * last + lead;
+  fill_elements(j, (uint8_t *)j->out->data + begin * last,
+                (int64_t)((end - begin) * (last / es)));
+  const size_t rows = end - begin;
+  switch (run) {
+    case 16:
+      for (size_t r = 0; r < rows; r++) memcpy(dst + r * last, src + r * 16, 16);
+      break;
+    case 32:
+      for (size_t r = 0; r < rows; r++) memcpy(dst + r * last, src + r * 32, 32);
+      break;
+    case 64:
+      for (size_t r = 0; r < rows; r++) memcpy(dst + r * last, src + r * 64, 64);
+      break;
+    default:
+      for (size_t r = 0; r < rows; r++) memcpy(dst + r * last, src + r * run, run);
+  }
+}
+
 /* Output rows [begin, end) of the [dims before top, dims[top] * inner] view. */
 static void pad_rows(void *arg, size_t begin, size_t end, size_t thread) {
   (void)thread;
   const pad_job *j = arg;
+  if (j->inner_only) {
+    pad_inner_rows(j, begin, end);
+    return;
+  }
   const wick_tensor *in = j->in, *out = j->out;
   const int32_t top = j->top;
   const int64_t last = out->dims[top] * j->inner, in_last = in->dims[top] * j->inner;
@@ -115,7 +148,7 @@ static wick_status pad_invoke(wick_op_ctx *ctx) {
   const pad_data *d = wick_op_data(ctx);
   wick_tensor *in = wick_op_input(ctx, 0), *out = wick_op_output(ctx, 0);
   wick_tensor *value = wick_op_input(ctx, 2);
-  pad_job j = {d, in, out, 0, 1, wick_dtype_size(in->type), {0}, true};
+  pad_job j = {d, in, out, 0, 1, wick_dtype_size(in->type), {0}, true, false};
   /* Fill value: PADV2's scalar, else zero or the zero point. */
   if (value) {
     memcpy(j.fill, value->data, j.esize);
@@ -138,6 +171,8 @@ static wick_status pad_invoke(wick_op_ctx *ctx) {
   j.top = out->rank - 1;
   while (j.top > 0 && out->dims[j.top] == in->dims[j.top]) j.top--;
   for (int32_t i = j.top + 1; i < out->rank; i++) j.inner *= out->dims[i];
+  j.inner_only = j.top == out->rank - 1 && in->dims[j.top] > 0;
+  for (int32_t i = 0; i < j.top && j.inner_only; i++) j.inner_only = out->dims[i] == in->dims[i];
   int64_t row = out->dims[j.top] * j.inner;
   return wick_parallel_range(ctx, (size_t)(total / row), (uint64_t)row * 4, pad_rows, &j);
 }
