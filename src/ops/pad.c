@@ -82,8 +82,7 @@ static void pad_inner_rows(const pad_job *j, size_t begin, size_t end) {
   const size_t run = (size_t)j->in->dims[j->top] * es, lead = (size_t)j->d->before[j->top] * es;
   const uint8_t *src = (const uint8_t *)j->in->data + begin * run;
   uint8_t *dst = (uint8_t *)j->out->data + begin * last + lead;
-  fill_elements(j, (uint8_t *)j->out->data + begin * last,
-                (int64_t)((end - begin) * (last / es)));
+  fill_elements(j, (uint8_t *)j->out->data + begin * last, (int64_t)((end - begin) * (last / es)));
   const size_t rows = end - begin;
   switch (run) {
     case 16:
