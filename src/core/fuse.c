@@ -44,6 +44,15 @@
  * order as the two nodes, so bit-identical to them; t gets no storage. t must be private and
  * of x's shape, neither node may run elsewhere (a delegate's), MUL without an activation.
  *
+ * A binary op and a clamp (after all of the above; fuse_binary_clamp):
+ *
+ *   ADD | SUB | MUL | DIV (float, no activation) = t -> RELU | RELU6 | RELU_N1_TO_1 | RELU_0_TO_1
+ *
+ * with t private: the activation's bounds become the binary op's clamp (its kernels clamp
+ * every result as min(hi, max(lo, x)), as the activation kernels compute it), the activation
+ * node is skipped; bit-identical. BlazeFace's residual ADDs whose other operand is produced
+ * after the convolution (so not an epilogue) then a RELU.
+ *
  * Decomposed tanh-form GELU (after the epilogues): 0.5 x (1 + tanh(sqrt(2/pi)
  * (x + 0.044715 x^3))) as MUL / POW / SQUARE / ADD / TANH nodes, the constant
  * factors and powers of x grouped in any way (fuse_gelu_tanh; constants
@@ -592,6 +601,42 @@ static void fuse_channel_affine(fuse_ctx *f, wick_node *m) {
   }
 }
 
+/* ---------------------------------------------------------------- binary op + clamp */
+
+/* A float ADD / SUB / MUL / DIV b without an activation whose private output only a RELU,
+ * RELU6, RELU_N1_TO_1 or RELU_0_TO_1 reads: that node's clamp becomes b's. Every kernel of
+ * those activations computes min(hi, max(lo, x)) with x passing through (NaN, -0), as the
+ * binary kernels' clamp does, and b's own clamp without an activation is the identity:
+ * bit-identical. */
+static void fuse_binary_clamp(fuse_ctx *f, wick_node *b) {
+  const wick_operator_info *op = b->op;
+  const int32_t k = op->builtin;
+  if ((k != WICK_BUILTIN_ADD && k != WICK_BUILTIN_SUB && k != WICK_BUILTIN_MUL &&
+       k != WICK_BUILTIN_DIV) ||
+      op->num_inputs != 2 || op->num_outputs != 1 || op->params.activation != WICK_ACT_NONE ||
+      op->inputs[0] < 0 || op->inputs[1] < 0 || !plain_f32(&f->g->tensors[op->inputs[0]]) ||
+      !plain_f32(&f->g->tensors[op->inputs[1]]))
+    return;
+  const int32_t t = out0(b);
+  if (!private_tensor(f, t, 1)) return;
+  wick_node *a = reader_of(f, t, (uint32_t)(b - f->g->nodes), NULL);
+  if (a == NULL || !live(a) || a->child[0] != NULL) return;
+  float lo, hi;
+  switch (activation_kind(a)) {
+    case WICK_F32_RELU: lo = 0.0f, hi = INFINITY; break;
+    case WICK_F32_RELU6: lo = 0.0f, hi = 6.0f; break;
+    case WICK_F32_RELU_N1_TO_1: lo = -1.0f, hi = 1.0f; break;
+    case WICK_F32_RELU_0_TO_1: lo = 0.0f, hi = 1.0f; break;
+    default: return;
+  }
+  const int32_t o = unary_output(f, a, t);
+  if (o < 0) return;
+  b->fusion.clamp = true;
+  b->fusion.lo = lo, b->fusion.hi = hi;
+  redirect(b, o);
+  a->fused = true;
+}
+
 /* ---------------------------------------------------------------- GELU */
 
 #define GELU_SQRT_2_OVER_PI 0.79788456080286535588
@@ -1065,6 +1110,11 @@ void wick_graph_fuse(wick_graph *g) {
       if (live(n) && n->child[0] == NULL && n->op->builtin == WICK_BUILTIN_MUL &&
           !n->fusion.redirected && !wick_node_runs_fused(n))
         fuse_channel_affine(&f, n);
+    }
+    for (uint32_t i = 0; i < no; i++) {
+      wick_node *n = &g->nodes[i];
+      if (live(n) && n->child[0] == NULL && !n->fusion.redirected && !wick_node_runs_fused(n))
+        fuse_binary_clamp(&f, n);
     }
   }
   fuse_ctx_free(&f);

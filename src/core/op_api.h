@@ -125,6 +125,10 @@ typedef struct wick_node_fusion {
   int32_t activation;
   int32_t residual;
   float lo, hi;
+  /* an elementwise float ADD / SUB / MUL / DIV without an activation whose output only a
+   * RELU-family node reads: that node's clamp [lo, hi] folded into the op's own (fuse.c,
+   * fuse_binary_clamp); the node stays elementwise (it may still run in place) */
+  bool clamp;
   int32_t prelu; /* != 0: then PRELU with the constant alpha tensor `prelu - 1` (one per channel) */
   int32_t input;
   int32_t pad[4];

@@ -84,8 +84,8 @@ static void share_in_place(const wick_graph *g, int32_t *first, int32_t *last, u
     const wick_node_fusion *f = &n->fusion;
     /* (a delegate's node: its delegate writes its outputs, perhaps before reading all of
      * its inputs) */
-    if (n->fused || n->folded || n->dynamic || f->redirected || f->activation || f->residual ||
-        wick_node_runs_fused(n) || n->op->num_outputs != 1 || n->partition >= 0)
+    if (n->fused || n->folded || n->dynamic || (f->redirected && !f->clamp) || f->activation ||
+        f->residual || wick_node_runs_fused(n) || n->op->num_outputs != 1 || n->partition >= 0)
       continue;
     const bool alias = wick_op_has(n->def, WICK_OP_ALIAS);
     const bool update = wick_op_has(n->def, WICK_OP_UPDATES_INPUT0);

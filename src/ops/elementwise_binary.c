@@ -178,6 +178,9 @@ static wick_status arith_invoke(wick_op_ctx *ctx) {
   wick_activation act = e->activation ? ctx->params->activation : WICK_ACT_NONE;
   float lo, hi;
   WICK_TRY(wick_activation_range_f32(ctx, act, &lo, &hi));
+  const wick_node_fusion *fu = wick_op_fusion(ctx);
+  if (fu->clamp) /* the RELU-family node after it (fuse.c; float only) */
+    lo = fu->lo, hi = fu->hi;
   bool divides =
       op == WICK_BINARY_DIV || op == WICK_BINARY_FLOOR_DIV || op == WICK_BINARY_FLOOR_MOD;
   switch (a->type) {
