@@ -146,7 +146,7 @@ typedef struct wick_node_fusion {
   int32_t q8_swish;
   int32_t q8_swish_sigmoid;
   bool q8_swish_sigmoid_first;
-  wick_affine_fusion affine;       /* on: the node runs it instead of its own op */
+  wick_affine_fusion affine; /* on: the node runs it instead of its own op */
 } wick_node_fusion;
 
 /* One task of a parallel loop. `thread` in [0, threads) names the OS thread
