@@ -234,7 +234,7 @@ typedef struct wick_f32_kernels {
   /* `gemm`'s MR x NR and 1 x NR tiles on an unpacked b (wick_f32_gemm_inplace_fn); NULL:
    * none (callers pack) */
   wick_f32_gemm_inplace_fn gemm_inplace, gemm_inplace_1;
-  wick_select8_fn select8;                     /* NULL: the portable rows */
+  wick_select8_fn select8; /* NULL: the portable rows */
 } wick_f32_kernels;
 
 /* The best kernels for this CPU, or NULL when the reference kernels must run
