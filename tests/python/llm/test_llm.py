@@ -583,14 +583,20 @@ def test_cli_generate_bench(converted, threads):
     assert r["bench"] == (3, 1, threads)
     n, ms, tps, cpu_ms, cpu_tps = r["prefill"]
     assert n == len(prompt) and ms > 0 and cpu_ms > 0
-    assert tps == pytest.approx(n / ms * 1e3, rel=0.02)
-    assert cpu_tps == pytest.approx(n / cpu_ms * 1e3, rel=0.02)
+
+    def rel(printed_ms):
+        # 2 %, plus the rounding of a time printed to 0.01 ms (this tiny model's prefill takes
+        # ~0.15 ms: 3 % of it)
+        return 0.02 + 0.005 / printed_ms
+
+    assert tps == pytest.approx(n / ms * 1e3, rel=rel(ms))
+    assert cpu_tps == pytest.approx(n / cpu_ms * 1e3, rel=rel(cpu_ms))
     first, _ = r["time to first token"]
     assert first >= ms
     n, ms, tps, per_token, cpu_ms, cpu_tps = r["decode"]
     assert n == new - 1 and ms > 0 and cpu_ms > 0
-    assert tps == pytest.approx(n / ms * 1e3, rel=0.02)
-    assert per_token == pytest.approx(ms / n, rel=0.02)
+    assert tps == pytest.approx(n / ms * 1e3, rel=rel(ms))
+    assert per_token == pytest.approx(ms / n, rel=rel(ms) + 0.0005 / per_token)
     assert r["peak rss"][0] > 1
 
 
