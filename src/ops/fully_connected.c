@@ -226,8 +226,11 @@ static wick_status blockwise_run(wick_op_ctx *ctx, const fc_data *d) {
   wick_tensor *b = wick_op_input(ctx, 2);
   blockwise_job j = {d, rows, b ? b->data : NULL, wick_op_output(ctx, 0)->data, scratch};
   const size_t groups = ((size_t)d->n + Q4_COLS - 1) / Q4_COLS;
-  return wick_parallel_range(ctx, groups, (uint64_t)d->m * (uint64_t)d->k * Q4_COLS,
-                             blockwise_columns, &j);
+  /* (at least 4 units per int4 weight: a decode step's one row streams the weights from
+   * memory, as gemm_work in parallel.c counts it) */
+  const uint64_t work_rows = d->m > 4 ? (uint64_t)d->m : 4;
+  return wick_parallel_range(ctx, groups, work_rows * (uint64_t)d->k * Q4_COLS, blockwise_columns,
+                             &j);
 }
 
 /* The int8 weights of the hybrid form: symmetric, one scale or one per row. */

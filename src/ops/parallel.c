@@ -18,10 +18,18 @@ static void gemm_task(void *arg, size_t task, size_t thread) {
   wick_f32_gemm_run_task(arg, task);
 }
 
-/* m * n * k multiply-accumulates (saturating), never 0. */
+/* Work units per weight of a matrix product with few rows: the product streams its weights
+ * from memory once per call and is bound by that, not by its arithmetic (an int8 weight read
+ * at ~13 GB/s costs about as much as 8 multiply-adds on cached data). */
+#define WEIGHT_READ_WORK 8
+
+/* The work of an m x n x k product: m * n * k multiply-accumulates, but at least
+ * WEIGHT_READ_WORK per weight (an LLM decode step's one-row products are big jobs though their
+ * m * n * k is small); saturating, never 0. */
 static uint64_t gemm_work(size_t m, size_t n, size_t k) {
   uint64_t w;
-  if (__builtin_mul_overflow((uint64_t)m, (uint64_t)n, &w) ||
+  const uint64_t rows = m > WEIGHT_READ_WORK ? (uint64_t)m : WEIGHT_READ_WORK;
+  if (__builtin_mul_overflow(rows, (uint64_t)n, &w) ||
       __builtin_mul_overflow(w, (uint64_t)(k ? k : 1), &w))
     return UINT64_MAX;
   return w ? w : 1;
