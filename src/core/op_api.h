@@ -159,12 +159,15 @@ typedef void (*wick_range_fn)(void *arg, size_t begin, size_t end, size_t thread
  * (or comparable element operations): ~2-5 us of one core. */
 #define WICK_TASK_GRAIN ((uint64_t)1 << 18)
 /* Work below which a job does not wake sleeping worker threads (it runs on the threads that
- * are awake, or inline on the caller): ~20-40 us of one core, about what waking a sleeping
+ * are awake, or inline on the caller): ~5-10 us of one core, about what waking a sleeping
  * thread (an interrupt to a halted vCPU on a VM) and waiting for its last task cost. MediaPipe's
  * hand_recrop ran 1.4x slower at 2 threads than at 1 on a 2-vCPU VM: its serial PRELU / PAD /
  * pool ops let the worker fall asleep, and each of ~15 small split ops paid the hand-off. A
- * worker that is awake (spinning between jobs) still takes its share of every job. */
-#define WICK_WAKE_MIN_WORK (WICK_TASK_GRAIN * 8)
+ * worker that is awake (spinning between jobs) still takes its share of every job. At 8 grains
+ * most of MobileNetV3Small's convolutions counted as small and ran on one thread whenever the
+ * worker had fallen asleep (wick / LiteRT at 2 threads, interleaved: 1.45-1.59 at 8 grains,
+ * 0.99-1.00 at 2; hand_recrop 1.24-1.57 -> 0.64-0.80). */
+#define WICK_WAKE_MIN_WORK (WICK_TASK_GRAIN * 2)
 
 /* ---------------------------------------------------------------- resource variables (variables.c)
  */
