@@ -17,6 +17,8 @@ producers this pass folds into:
 * ``aten.layer_norm(x, shape, weight, bias)`` over the last dimension: weight and bias / s;
 * ``aten.mul(x, gain)`` with a constant 1-D gain over the last dimension (RMSNorm's ``weight *
   hidden``, as HuggingFace writes it): gain / s;
+* a gated product ``aten.mul(act(gate), aten.linear(x, W, b))`` (Llama's SiLU-gated MLP) whose
+  linear only the product reads: W's rows and b / s (the product is linear in that operand);
 
 when every user of the producer is ``aten.linear`` with a constant weight (otherwise another
 reader would see the scaled values: a residual connection that reads a post-LN output, as in
