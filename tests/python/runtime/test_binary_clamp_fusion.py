@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import wick
 from tests.python.ops._harness import compare
 from tests.python.oracles.litert import run_litert
+from tests.python.runtime._fusion import fused_and_unfused
 from wick.tflite.writer import ModelWriter
 
 RNG = np.random.default_rng(9)
@@ -58,17 +58,7 @@ def feeds(a_shape, b_shape, b_const=False, op="ADD"):
 
 
 def run(data, feed, monkeypatch, threads=1):
-    fused = wick.load(data, num_threads=threads).signature(None)
-    got = fused(*feed)
-    prof = fused.profile()
-    with monkeypatch.context() as m:
-        m.setenv("WICK_NO_FUSION", "1")
-        unfused = wick.load(data, num_threads=threads).signature(None)
-        want = unfused(*feed)
-        assert all(ns > 0 for _, ns in unfused.profile()), unfused.profile()
-    for g, w in zip(got, want, strict=True):
-        assert g.tobytes() == w.tobytes()
-    return got, prof
+    return fused_and_unfused(data, feed, monkeypatch, threads)
 
 
 @pytest.mark.parametrize("op", ["ADD", "SUB", "MUL", "DIV"])

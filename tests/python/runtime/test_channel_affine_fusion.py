@@ -17,6 +17,7 @@ import pytest
 import wick
 from tests.python.ops._harness import compare
 from tests.python.oracles.litert import run_litert
+from tests.python.runtime._fusion import fused_and_unfused
 from wick.tflite.writer import ModelWriter
 
 RNG = np.random.default_rng(5)
@@ -77,16 +78,7 @@ def affine_model(
 
 
 def run(data, feed, monkeypatch, threads=1):
-    fused = wick.load(data, num_threads=threads).signature(None)
-    got = fused(*feed)
-    prof = fused.profile()
-    with monkeypatch.context() as m:
-        m.setenv("WICK_NO_FUSION", "1")
-        unfused = wick.load(data, num_threads=threads).signature(None)
-        want = unfused(*feed)
-        assert all(ns > 0 for _, ns in unfused.profile()), unfused.profile()
-    for g, w in zip(got, want, strict=True):
-        assert g.tobytes() == w.tobytes()
+    got, prof = fused_and_unfused(data, feed, monkeypatch, threads)
     compare(got, run_litert(data, list(feed)))
     return prof
 
