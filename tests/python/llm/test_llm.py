@@ -55,6 +55,24 @@ def _config(**overrides):
     return transformers.LlamaConfig(**kw)
 
 
+def _c_generate(path, text, ids, steps_flag):
+    """`wick generate FILE --prompt TEXT STEPS_FLAG STEPS`: checks that it encoded the prompt
+    as `ids` (its "prompt: N tokens" line); returns the new token ids and the streamed text."""
+    from wick.cli import _c_tool
+
+    proc = subprocess.run(
+        [str(_c_tool()), "generate", str(path), "--prompt", text, steps_flag, str(STEPS)],
+        capture_output=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split(b"\n")
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(b"prompt: "))
+    assert lines[at] == f"prompt: {len(ids)} tokens".encode()
+    new = [int(t) for t in lines[at + 1][len(b"tokens: ") :].split(b",")]
+    return new, b"\n".join(lines[:at])
+
+
 def _hf_greedy(model, prompt: list[int], steps: int) -> list[int]:
     with torch.no_grad():
         out = model.generate(
@@ -788,20 +806,8 @@ def test_cli_generate_prompt_text(converted, converted_with_tokenizer):
     tok, path = converted_with_tokenizer
     text = "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n"
     ids = tok(text, add_special_tokens=False)["input_ids"]
-    from wick.cli import _c_tool
-
-    proc = subprocess.run(
-        [str(_c_tool()), "generate", str(path), "--prompt", text, "--max-new", str(STEPS)],
-        capture_output=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.split(b"\n")
-    at = next(i for i, ln in enumerate(lines) if ln.startswith(b"prompt: "))
-    assert lines[at] == f"prompt: {len(ids)} tokens".encode()
-    new = [int(t) for t in lines[at + 1][len(b"tokens: ") :].split(b",")]
+    new, streamed = _c_generate(path, text, ids, "--max-new")
     assert new == _hf_greedy(model, ids, STEPS)
-    streamed = b"\n".join(lines[:at])
     assert streamed.decode(errors="replace") == tok.decode(new, skip_special_tokens=True)
     # and the Python side takes text with the file's tokenizer alone
     assert wick.llm.load(path).generate(text, STEPS) == tok.decode(new, skip_special_tokens=True)
@@ -829,26 +835,15 @@ def test_sentencepiece_tokenizer_end_to_end(converted_sentencepiece):
     outside the pieces, <s> matched literally), its greedy tokens are transformers' and the
     streamed text is HuggingFace's decoding of them; LLM.generate on the loaded file (the C
     tokenizer through Python) gives the same text."""
-    from wick.cli import _c_tool
-
     model, tok, llm, path = converted_sentencepiece
     assert llm.meta["tokenizer"] == "sentencepiece_bpe"
     text = "<s>[INST] What is the capital of France?  日本語 😀 [/INST]"
     ids = tok(text, add_special_tokens=False)["input_ids"]
     assert any(tok.convert_ids_to_tokens(i).startswith("<0x") for i in ids)
-    proc = subprocess.run(
-        [str(_c_tool()), "generate", str(path), "--prompt", text, "--max-tokens", str(STEPS)],
-        capture_output=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.split(b"\n")
-    at = next(i for i, ln in enumerate(lines) if ln.startswith(b"prompt: "))
-    assert lines[at] == f"prompt: {len(ids)} tokens".encode()
-    new = [int(t) for t in lines[at + 1][len(b"tokens: ") :].split(b",")]
+    new, streamed = _c_generate(path, text, ids, "--max-tokens")
     assert new == _hf_greedy(model, ids, STEPS)
     want = tok.decode(new, skip_special_tokens=True)
-    assert b"\n".join(lines[:at]).decode() == want
+    assert streamed.decode() == want
     loaded = wick.llm.load(path)
     assert loaded.text_tokenizer().encode(text) == ids
     assert loaded.generate(text, STEPS) == want
