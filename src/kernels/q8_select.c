@@ -31,7 +31,8 @@
   .add16 = wick_q16_add_ukernel__avx2, .mul16 = wick_q16_mul_ukernel__avx2,                  \
   .requant16 = wick_q16_requant_ukernel__avx2, .sigmoid16 = wick_q16_sigmoid__avx2,          \
   .softmax8 = wick_q8_softmax_rows__avx2, .colsum = wick_q8_colsum__avx2,                    \
-  .requant32 = wick_q8_requant32__avx2, .mul_u8 = wick_q8_mul_u8_ukernel__avx2
+  .requant32 = wick_q8_requant32__avx2, .mul_u8 = wick_q8_mul_u8_ukernel__avx2,              \
+  .add8 = wick_q8_add8_ukernel__avx2, .add8_rescaled = wick_q8_add8_rescaled_ukernel__avx2
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
