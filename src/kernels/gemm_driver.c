@@ -5,7 +5,9 @@
  * Loop order: output channels in blocks whose packed weights fit in about
  * half of L2 (so every row tile re-reads them from L2, not L3), then row
  * tiles of MR, and the microkernel walks the block's NR-wide panels. A row
- * tile of A (MR x K) stays in L1 across the panels.
+ * tile of A (MR x K) stays in L1 across the panels. A last row tile of fewer
+ * rows runs the ISA's row-tail kernel when it has one (kernels.h, tail_gemm:
+ * same bits, without the FMAs of repeated rows).
  *
  * Threads: wick_f32_gemm_tasks_init / wick_f32_conv_igemm_tasks_init cut
  * that loop nest into independent tasks (one column block x a run of row
@@ -153,11 +155,15 @@ void wick_f32_gemm_run_task(const wick_f32_gemm_tasks *t, size_t task) {
     const size_t m0 = tile * mr;
     const size_t rows = t->m - m0 < mr ? t->m - m0 : mr;
     float *c = t->c + m0 * t->c_stride + n0;
+    /* a last tile of fewer rows runs the ISA's row-tail kernel when it has one (kernels.h) */
+    const bool tail = rows < mr && rows < WICK_GEMM_TAIL_ROWS;
     if (t->ind != NULL) {
-      t->kern->igemm(rows, nc, t->kc, t->taps, t->ind + tile * t->taps * mr, w, c, t->c_stride,
-                     t->lo, t->hi);
+      wick_f32_igemm_ukernel_fn fn = t->kern->igemm;
+      if (tail && t->kern->tail_igemm[rows] != NULL) fn = t->kern->tail_igemm[rows];
+      fn(rows, nc, t->kc, t->taps, t->ind + tile * t->taps * mr, w, c, t->c_stride, t->lo, t->hi);
     } else {
       wick_f32_gemm_ukernel_fn fn = rows == 1 ? t->kern->gemm_1 : t->kern->gemm;
+      if (rows > 1 && tail && t->kern->tail_gemm[rows] != NULL) fn = t->kern->tail_gemm[rows];
       fn(rows, nc, t->k, t->a + m0 * t->a_stride, t->a_stride, w, c, t->c_stride, t->lo, t->hi);
     }
     if (t->ep) wick_f32_epilogue_run(t->ep, rows, nc, c, t->c_stride, m0 * t->c_stride + n0);

@@ -199,12 +199,22 @@ typedef void (*wick_f32_resize_bilinear_fn)(const wick_resize_shape *s, const fl
 typedef void (*wick_select8_fn)(size_t n, const bool *cond, const uint8_t *x, bool x_scalar,
                                 const uint8_t *y, bool y_scalar, uint8_t *out);
 
+/* Rows of the largest GEMM tile (MR) with row-tail kernels; tails are indexed by row count. */
+#define WICK_GEMM_TAIL_ROWS 16
+
 /* One GEMM tile shape: its microkernels share MR, NR and the packing. */
 typedef struct wick_f32_gemm_kernel {
   size_t mr, nr;
   wick_f32_gemm_ukernel_fn gemm;   /* MR x NR */
   wick_f32_gemm_ukernel_fn gemm_1; /* 1 x NR: single rows (FULLY_CONNECTED, tails) */
   wick_f32_igemm_ukernel_fn igemm; /* MR x NR */
+  /* Optional tiles of fewer rows for a row tile of 2 <= rows < MR (the last one of m):
+   * tail_gemm[rows] / tail_igemm[rows], when not NULL, compute up to their own row count
+   * (>= rows) without the FMAs of MR - rows repeated rows. Each row's sums are formed in the
+   * same order as in gemm / igemm, so outputs are bit-identical to theirs; tail_igemm reads the
+   * indirection of an MR-row tile (MR pointers per tap). */
+  wick_f32_gemm_ukernel_fn tail_gemm[WICK_GEMM_TAIL_ROWS];
+  wick_f32_igemm_ukernel_fn tail_igemm[WICK_GEMM_TAIL_ROWS];
 } wick_f32_gemm_kernel;
 
 typedef struct wick_f32_kernels {
@@ -550,6 +560,25 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_14x16__avx512(size_t mr, size_t nc, 
                                                           size_t ks, const float *const *a,
                                                           const float *w, float *c, size_t c_stride,
                                                           float lo, float hi);
+/* The row tails of the 7x32 and 14x16 tiles (wick_f32_gemm_kernel.tail_gemm): R x 32 and
+ * R x 16 tiles; the igemm ones read an indirection of 7 (s7) or 14 (s14) pointers per tap. */
+#define WICK_AVX512_GEMM_TAIL(R, NR, S)                                                            \
+  WICK_KERNEL_API void wick_f32_gemm_ukernel_##R##x##NR##__avx512(                               \
+      size_t mr, size_t nc, size_t kc, const float *a, size_t a_stride, const float *w, float *c, \
+      size_t c_stride, float lo, float hi);                                                       \
+  WICK_KERNEL_API void wick_f32_igemm_ukernel_##R##x##NR##s##S##__avx512(                        \
+      size_t mr, size_t nc, size_t kc, size_t ks, const float *const *a, const float *w, float *c, \
+      size_t c_stride, float lo, float hi);
+WICK_AVX512_GEMM_TAIL(2, 32, 7)
+WICK_AVX512_GEMM_TAIL(3, 32, 7)
+WICK_AVX512_GEMM_TAIL(4, 32, 7)
+WICK_AVX512_GEMM_TAIL(5, 32, 7)
+WICK_AVX512_GEMM_TAIL(6, 32, 7)
+WICK_AVX512_GEMM_TAIL(2, 16, 14)
+WICK_AVX512_GEMM_TAIL(4, 16, 14)
+WICK_AVX512_GEMM_TAIL(7, 16, 14)
+WICK_AVX512_GEMM_TAIL(10, 16, 14)
+#undef WICK_AVX512_GEMM_TAIL
 
 WICK_KERNEL_API void wick_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nc, size_t kc,
                                                       const float *a, size_t a_stride,

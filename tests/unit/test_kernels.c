@@ -236,6 +236,63 @@ static void test_conv(const wick_f32_kernels *all) {
   if (all->gemm_narrow.nr != 0) test_conv_tile(all->isa, &all->gemm_narrow);
 }
 
+/* The row-tail kernels (wick_f32_gemm_kernel.tail_gemm / tail_igemm) only skip the FMAs of
+ * repeated rows: every M whose last tile has 2..MR-1 rows gives the same bits as the tile
+ * without tails (the kernels above were checked against the reference through the driver, tails
+ * included), for GEMM and for a 3x3 convolution's indirect GEMM. */
+static void test_gemm_tails_tile(const char *isa, const wick_f32_gemm_kernel *kern) {
+  bool any = false;
+  for (size_t r = 0; r < WICK_GEMM_TAIL_ROWS; r++)
+    any = any || kern->tail_gemm[r] != NULL || kern->tail_igemm[r] != NULL;
+  if (!any) return;
+  const int before = failures;
+  wick_f32_gemm_kernel plain = *kern;
+  memset(plain.tail_gemm, 0, sizeof plain.tail_gemm);
+  memset(plain.tail_igemm, 0, sizeof plain.tail_igemm);
+  const size_t n = 2 * kern->nr + 5, k = 37;
+  for (size_t m = 1; m <= 3 * kern->mr; m++) {
+    float *a = rand_buf(m * k), *w = rand_buf(n * k), *bias = rand_buf(n);
+    float *packed = malloc(wick_f32_gemm_packed_size(n, k, kern->nr) * sizeof(float));
+    wick_f32_gemm_pack(n, k, kern->nr, w, bias, packed);
+    float *got = malloc(m * n * sizeof(float)), *want = malloc(m * n * sizeof(float));
+    wick_f32_gemm(kern, m, n, k, a, k, packed, got, n, -INFINITY, INFINITY);
+    wick_f32_gemm(&plain, m, n, k, a, k, packed, want, n, -INFINITY, INFINITY);
+    checks++;
+    if (memcmp(got, want, m * n * sizeof(float)) != 0)
+      fail("%s gemm %zux%zu row tails m=%zu: not bit-identical to the full tile", isa, kern->mr,
+           kern->nr, m);
+    free(a), free(w), free(bias), free(packed), free(got), free(want);
+  }
+  /* 3x3 convolution, pad 1, on w x 1 images: m = w output pixels */
+  for (int32_t width = 1; width <= 3 * (int32_t)kern->mr; width++) {
+    const int32_t cin = 5, cout = (int32_t)kern->nr + 3;
+    const wick_conv_shape s = {1, 1, width, cin, 1, width, cout, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+    const size_t kk = 9 * (size_t)cin, out_n = (size_t)width * (size_t)cout;
+    float *in = rand_buf((size_t)width * cin), *f = rand_buf((size_t)cout * kk);
+    float *bias = rand_buf((size_t)cout), *zero = calloc((size_t)cin, sizeof(float));
+    float *packed = malloc(wick_f32_gemm_packed_size((size_t)cout, kk, kern->nr) * sizeof(float));
+    wick_f32_gemm_pack((size_t)cout, kk, kern->nr, f, bias, packed);
+    size_t count;
+    if (!wick_f32_conv_indirection_size(&s, kern->mr, &count)) abort();
+    const float **ind = malloc(count * sizeof(float *));
+    wick_f32_conv_indirection_init(&s, kern->mr, in, zero, ind);
+    float *got = malloc(out_n * sizeof(float)), *want = malloc(out_n * sizeof(float));
+    wick_f32_conv_igemm(kern, &s, ind, packed, got, 0.0f, 6.0f);
+    wick_f32_conv_igemm(&plain, &s, ind, packed, want, 0.0f, 6.0f);
+    checks++;
+    if (memcmp(got, want, out_n * sizeof(float)) != 0)
+      fail("%s igemm %zux%zu row tails m=%d: not bit-identical to the full tile", isa, kern->mr,
+           kern->nr, (int)width);
+    free(in), free(f), free(bias), free(zero), free(packed), free(ind), free(got), free(want);
+  }
+  printf("%s gemm %zux%zu row tails: %s\n", isa, kern->mr, kern->nr, verdict(before));
+}
+
+static void test_gemm_tails(const wick_f32_kernels *all) {
+  test_gemm_tails_tile(all->isa, &all->gemm);
+  if (all->gemm_narrow.nr != 0) test_gemm_tails_tile(all->isa, &all->gemm_narrow);
+}
+
 /* ------------------------------------------------------------------ CONV_2D (Winograd) */
 
 /* Winograd F(4x4, 3x3) rounds in its transforms too, so it is checked
@@ -1404,6 +1461,7 @@ int main(void) {
     }
     test_gemm(kern);
     test_conv(kern);
+    test_gemm_tails(kern);
     test_winograd(kern);
     test_dwconv(kern);
     test_unary(kern);

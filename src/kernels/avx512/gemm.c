@@ -94,9 +94,11 @@ ALWAYS_INLINE void gemm_body(size_t MR, size_t NV, size_t mr, size_t nc, size_t 
   }
 }
 
-ALWAYS_INLINE void igemm_body(size_t MR, size_t NV, size_t mr, size_t nc, size_t kc, size_t ks,
-                              const float *const *a, const float *w, float *c, size_t c_stride,
-                              float lo, float hi) {
+/* IND: pointers per tap in the indirection (the MR of the tile it was built for: a row-tail
+ * kernel reads the first MR of each tap's IND). */
+ALWAYS_INLINE void igemm_body(size_t MR, size_t NV, size_t IND, size_t mr, size_t nc, size_t kc,
+                              size_t ks, const float *const *a, const float *w, float *c,
+                              size_t c_stride, float lo, float hi) {
   const size_t NR = 16 * NV;
   float *cp[MAX_MR];
   cp[0] = c;
@@ -111,7 +113,7 @@ ALWAYS_INLINE void igemm_body(size_t MR, size_t NV, size_t mr, size_t nc, size_t
       const float *ap[MAX_MR];
       ap[0] = ind[0];
       for (size_t i = 1; i < MR; i++) ap[i] = i < mr ? ind[i] : ap[i - 1];
-      ind += MR;
+      ind += IND;
       ACCUMULATE(MR, NV, ap, kc, w, acc);
     }
     store_tile(MR, NV, acc, cp, nc, vlo, vhi);
@@ -137,7 +139,7 @@ void wick_f32_gemm_ukernel_1x32__avx512(size_t mr, size_t nc, size_t kc, const f
 void wick_f32_igemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc, size_t ks,
                                          const float *const *a, const float *w, float *c,
                                          size_t c_stride, float lo, float hi) {
-  igemm_body(7, 2, mr, nc, kc, ks, a, w, c, c_stride, lo, hi);
+  igemm_body(7, 2, 7, mr, nc, kc, ks, a, w, c, c_stride, lo, hi);
 }
 
 void wick_f32_gemm_ukernel_14x16__avx512(size_t mr, size_t nc, size_t kc, const float *a,
@@ -156,5 +158,33 @@ void wick_f32_gemm_ukernel_1x16__avx512(size_t mr, size_t nc, size_t kc, const f
 void wick_f32_igemm_ukernel_14x16__avx512(size_t mr, size_t nc, size_t kc, size_t ks,
                                           const float *const *a, const float *w, float *c,
                                           size_t c_stride, float lo, float hi) {
-  igemm_body(14, 1, mr, nc, kc, ks, a, w, c, c_stride, lo, hi);
+  igemm_body(14, 1, 14, mr, nc, kc, ks, a, w, c, c_stride, lo, hi);
 }
+
+/* Row tails (kernels.h, wick_f32_gemm_kernel.tail_gemm): the same bodies with fewer rows, so a
+ * last row tile of m % MR rows skips the FMAs of the repeated rows (M = 16, a 4x4 map: tiles of
+ * 7, 7 and 2 rows, the last at 2/7 of a full tile's FMAs instead of all of them); each row's
+ * accumulation is the full tile's, bit for bit. On cores that run a 512-bit FMA per cycle
+ * (Zen 4) 4 accumulators already cover the FMA latency; the 2-row tiles have 4 (x32) or 2 (x16). */
+#define GEMM_TAIL(R, NV, NR, S)                                                                 \
+  void wick_f32_gemm_ukernel_##R##x##NR##__avx512(size_t mr, size_t nc, size_t kc,              \
+                                                  const float *a, size_t a_stride,              \
+                                                  const float *w, float *c, size_t c_stride,    \
+                                                  float lo, float hi) {                         \
+    gemm_body(R, NV, mr, nc, kc, a, a_stride, w, c, c_stride, lo, hi);                          \
+  }                                                                                             \
+  void wick_f32_igemm_ukernel_##R##x##NR##s##S##__avx512(size_t mr, size_t nc, size_t kc,       \
+                                                         size_t ks, const float *const *a,      \
+                                                         const float *w, float *c,              \
+                                                         size_t c_stride, float lo, float hi) { \
+    igemm_body(R, NV, S, mr, nc, kc, ks, a, w, c, c_stride, lo, hi);                            \
+  }
+GEMM_TAIL(2, 2, 32, 7)
+GEMM_TAIL(3, 2, 32, 7)
+GEMM_TAIL(4, 2, 32, 7)
+GEMM_TAIL(5, 2, 32, 7)
+GEMM_TAIL(6, 2, 32, 7)
+GEMM_TAIL(2, 1, 16, 14)
+GEMM_TAIL(4, 1, 16, 14)
+GEMM_TAIL(7, 1, 16, 14)
+GEMM_TAIL(10, 1, 16, 14)
