@@ -30,7 +30,9 @@
  * back to end at the last pixel (it recomputes a few pixels with identical
  * results: cheaper than narrower tails); shorter rows use half blocks the same
  * way, then single pixels. Border columns (padding) run one pixel at a time
- * with bounds checks; input rows outside the image are skipped (never read).
+ * over their valid taps only, 4 channel vectors at once (dw_borders: 4 FMA
+ * chains; on 4x4 and 8x8 maps most pixels are border pixels); input rows
+ * outside the image are skipped (never read).
  * Full channel blocks use plain loads and stores; the last partial block is
  * masked (masked loads never fault on masked-off lanes). Packed weights
  * (kernels.h) are zero-padded to VL channels.
@@ -106,20 +108,62 @@ ALWAYS_INLINE void dw_block(size_t K, size_t P, size_t SW, bool MASKED, const ro
   for (size_t o = 0; o < P; o++) st(MASKED, r->out + (x + o) * r->cs + c0, m, acc[o], vlo, vhi);
 }
 
-/* One output pixel with column bounds checks (borders). */
-ALWAYS_INLINE void dw_pixel(size_t K, size_t SW, bool MASKED, const row_args *r, size_t c0,
-                            const dw_weights *w, vmask m, vf vlo, vf vhi, size_t x) {
-  vf acc = w->bias;
+/* One border output pixel x, G channel vectors from c0 at once (wb: the packed block of c0,
+ * blocks `stride` floats apart): G independent FMA chains, where one vector alone would wait
+ * out the FMA latency at each tap — on small maps (4x4, 8x8) most pixels are border pixels.
+ * Only the taps inside the input are visited: the valid columns [kx_lo, kx_hi) are computed
+ * once, rows outside the image are skipped. Same order per output as dw_block (bias, then the
+ * valid taps in (ky, kx) order), so the same bits. MASKED only with G = 1 (the tail block). */
+ALWAYS_INLINE void dw_pixel_group(size_t K, size_t G, size_t SW, bool MASKED, const row_args *r,
+                                  size_t c0, const float *wb, size_t stride, vmask m, vf vlo,
+                                  vf vhi, size_t x) {
+  vf acc[4];
   const ptrdiff_t ix0 = (ptrdiff_t)(x * SW) - r->pad_left;
-  for (size_t ky = 0; ky < K; ky++) {
+  const size_t kx_lo = ix0 < 0 ? (size_t)-ix0 : 0;
+  const ptrdiff_t right = r->in_w - ix0; /* columns left in the input from ix0 */
+  const size_t kx_hi = right <= 0 ? 0 : (size_t)right < K ? (size_t)right : K;
+#pragma GCC unroll 4
+  for (size_t g = 0; g < G; g++) acc[g] = vload(wb + g * stride);
+  for (size_t ky = 0; ky < K && kx_lo < kx_hi; ky++) {
     if (!r->valid[ky]) continue;
-    for (size_t kx = 0; kx < K; kx++) {
-      const ptrdiff_t ix = ix0 + (ptrdiff_t)kx;
-      if (ix < 0 || ix >= r->in_w) continue;
-      acc = vfma(ld(MASKED, r->rows[ky] + (size_t)ix * r->cs + c0, m), w->k[ky * K + kx], acc);
+    const float *p = r->rows[ky] + (size_t)(ix0 + (ptrdiff_t)kx_lo) * r->cs + c0;
+    const float *wk = wb + (1 + ky * K) * VL;
+    for (size_t kx = kx_lo; kx < kx_hi; kx++, p += r->cs) {
+#pragma GCC unroll 4
+      for (size_t g = 0; g < G; g++)
+        acc[g] = vfma(ld(MASKED, p + g * VL, m), vload(wk + g * stride + kx * VL), acc[g]);
     }
   }
-  st(MASKED, r->out + x * r->cs + c0, m, acc, vlo, vhi);
+#pragma GCC unroll 4
+  for (size_t g = 0; g < G; g++)
+    st(MASKED, r->out + x * r->cs + c0 + g * VL, m, acc[g], vlo, vhi);
+}
+
+/* dw_pixel_group over the border columns [0, x_lo) and [x_hi, out_w) of a row. */
+ALWAYS_INLINE void border_columns(size_t K, size_t G, size_t SW, bool MASKED, const row_args *r,
+                                  size_t c0, const float *wb, size_t stride, vmask m, vf vlo,
+                                  vf vhi) {
+  for (size_t x = 0; x < r->x_lo; x++)
+    dw_pixel_group(K, G, SW, MASKED, r, c0, wb, stride, m, vlo, vhi, x);
+  for (size_t x = r->x_hi; x < r->out_w; x++)
+    dw_pixel_group(K, G, SW, MASKED, r, c0, wb, stride, m, vlo, vhi, x);
+}
+
+/* The border columns of a row, every channel: groups of 4 channel vectors (their weights stay
+ * in L1 across the row's border pixels), then single vectors, then the masked tail. */
+ALWAYS_INLINE void dw_borders(size_t K, size_t SW, const row_args *r, const float *w, float lo,
+                              float hi) {
+  if (r->x_lo == 0 && r->x_hi == r->out_w) return;
+  const vf vlo = vset1(lo), vhi = vset1(hi);
+  const size_t stride = (K * K + 1) * VL, full = r->cs / VL * VL;
+  size_t c0 = 0;
+  for (; c0 + 4 * VL <= full; c0 += 4 * VL)
+    border_columns(K, 4, SW, false, r, c0, w + c0 / VL * stride, stride, vmask_all(), vlo, vhi);
+  for (; c0 < full; c0 += VL)
+    border_columns(K, 1, SW, false, r, c0, w + c0 / VL * stride, stride, vmask_all(), vlo, vhi);
+  if (full < r->cs)
+    border_columns(K, 1, SW, true, r, full, w + full / VL * stride, stride,
+                   vmask_tail(r->cs - full), vlo, vhi);
 }
 
 ALWAYS_INLINE dw_weights load_weights(size_t K, const float *wb) {
@@ -130,13 +174,14 @@ ALWAYS_INLINE dw_weights load_weights(size_t K, const float *wb) {
   return w;
 }
 
-/* Narrow rows: channel block outer, weights loaded once per block. */
+/* Narrow rows, interior columns: channel block outer, weights loaded once per block (the
+ * border columns: dw_borders). */
 ALWAYS_INLINE void row_by_channel(size_t K, size_t P, size_t SW, bool MASKED, const row_args *r,
                                   size_t c0, const float *wb, vmask m, float lo, float hi) {
+  const size_t n = r->x_hi - r->x_lo, H = P / 2;
+  if (n == 0) return;
   const dw_weights w = load_weights(K, wb);
   const vf vlo = vset1(lo), vhi = vset1(hi);
-  for (size_t x = 0; x < r->x_lo; x++) dw_pixel(K, SW, MASKED, r, c0, &w, m, vlo, vhi, x);
-  const size_t n = r->x_hi - r->x_lo, H = P / 2;
   if (n >= P) {
     size_t x = r->x_lo;
     for (; x + P <= r->x_hi; x += P) dw_block(K, P, SW, MASKED, r, c0, &w, m, vlo, vhi, x);
@@ -148,7 +193,6 @@ ALWAYS_INLINE void row_by_channel(size_t K, size_t P, size_t SW, bool MASKED, co
     for (size_t x = r->x_lo; x < r->x_hi; x++)
       dw_block(K, 1, SW, MASKED, r, c0, &w, m, vlo, vhi, x);
   }
-  for (size_t x = r->x_hi; x < r->out_w; x++) dw_pixel(K, SW, MASKED, r, c0, &w, m, vlo, vhi, x);
 }
 
 /* P interior output pixels from column x like dw_block, but reading the
@@ -231,14 +275,7 @@ ALWAYS_INLINE void row_by_pixel(size_t K, size_t P, size_t PW, size_t SW, const 
       x = r->x_hi;
     }
   }
-  const size_t stride = (K * K + 1) * VL;
-  for (size_t c0 = 0; c0 < r->cs; c0 += VL) {
-    const dw_weights wt = load_weights(K, w + c0 / VL * stride);
-    const vmask mc = vmask_tail(r->cs - c0);
-    for (size_t xp = 0; xp < r->x_lo; xp++) dw_pixel(K, SW, true, r, c0, &wt, mc, vlo, vhi, xp);
-    for (size_t xp = r->x_hi; xp < r->out_w; xp++)
-      dw_pixel(K, SW, true, r, c0, &wt, mc, vlo, vhi, xp);
-  }
+  dw_borders(K, SW, r, w, lo, hi);
 }
 
 ALWAYS_INLINE void dw_row(size_t K, size_t P, size_t PW, size_t SW, const row_args *r,
@@ -253,6 +290,7 @@ ALWAYS_INLINE void dw_row(size_t K, size_t P, size_t PW, size_t SW, const row_ar
     row_by_channel(K, P, SW, false, r, c0, w + c0 / VL * stride, vmask_all(), lo, hi);
   if (c0 < r->cs)
     row_by_channel(K, P, SW, true, r, c0, w + c0 / VL * stride, vmask_tail(r->cs - c0), lo, hi);
+  dw_borders(K, SW, r, w, lo, hi);
 }
 
 static void row_k3_s1(const row_args *r, const float *w, float lo, float hi) {
