@@ -54,6 +54,12 @@ SIMD_INLINE vf vneg(vf a) {
   return _mm512_castsi512_ps(
       _mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi32((int32_t)0x80000000u)));
 }
+/* -|a|: the sign bit set (one VORPS; template/elementwise.h's LOGISTIC). */
+#define SIMD_HAS_NEGABS 1
+SIMD_INLINE vf vnegabs(vf a) {
+  return _mm512_castsi512_ps(
+      _mm512_or_si512(_mm512_castps_si512(a), _mm512_set1_epi32((int32_t)0x80000000u)));
+}
 /* Round to nearest, ties to even. */
 SIMD_INLINE vf vround(vf a) {
   return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);

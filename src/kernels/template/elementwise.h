@@ -90,9 +90,29 @@ ALWAYS_INLINE vf v_exp(vf x) {
   return vscale2(v_exp_poly(x, nc), nc);
 }
 
-/* LiteRT's logistic: exp(x) below -9, 1 above 16.619..., else 1/(1+exp(-x)). */
+/* v_exp for x <= 0 (or NaN): the same bits without the checks that only x > 0 can fail (the
+ * range test's n > 127, the clamp at 89). */
+ALWAYS_INLINE vf v_exp_nonpositive(vf x) {
+#ifndef SIMD_SCALE2_IS_CHEAP
+  const vf magic = vset1(12582912.0f);
+  const vf t = vadd(vmul(x, vset1(1.44269504088896341f)), magic);
+  const vf n = vsub(t, magic);
+  if (!vany(vlt(n, vset1(-126.0f)))) return vmul(v_exp_poly(x, n), vpow2_magic(t));
+#endif
+  x = vmax(vset1(-104.0f), x); /* NaN passes */
+  const vf nc = vround(vmul(x, vset1(1.44269504088896341f)));
+  return vscale2(v_exp_poly(x, nc), nc);
+}
+
+/* -|x| (NaN stays NaN): one instruction where simd.h defines vnegabs. */
+#ifndef SIMD_HAS_NEGABS
+ALWAYS_INLINE vf vnegabs(vf x) { return vneg(vabs(x)); }
+#endif
+
+/* LiteRT's logistic: exp(x) below -9, 1 above 16.619..., else 1/(1+exp(-x)). e = exp(-|x|)
+ * comes from v_exp_nonpositive (SILU and LOGISTIC are ~18% of EfficientNet-B0's time). */
 ALWAYS_INLINE vf v_logistic(vf x) {
-  const vf e = v_exp(vneg(vabs(x)));
+  const vf e = v_exp_nonpositive(vnegabs(x));
   const vf one = vset1(1.0f);
   vf r = vdiv(vselect(vge(x, vzero()), one, e), vadd(one, e));
   r = vselect(vlt(x, vset1(-9.0f)), e, r);
