@@ -12,7 +12,7 @@
  *   panel j: [ pair 0: NR x 2 int16 ][ pair 1 ] ... [ pair ceil(k/2)-1 ]
  *   pair g:  channel c's w[c][2g], w[c][2g+1] together (a zero past k)
  *
- * which is the int32 lane layout VPMADDWD wants (NEON's SMLAL keeps the two
+ * which is the int32 lane layout VPMADDWD and VPDPWSSD want (NEON's SMLAL keeps the two
  * products in neighbouring lanes and adds them at the end): one multiply-add adds two
  * exact products (|x w| <= 2^22) into a lane, so a lane holds the exact sum
  * of WICK_Q16_BLOCK_PAIRS pairs (< 2^31) before it must be widened to 64
@@ -91,6 +91,9 @@ WICK_Q16_API void wick_q16_fc_pack(size_t n, size_t k, const int8_t *w, int16_t 
 WICK_Q16_API void wick_q16_fc__avx2(size_t m, size_t n0, size_t n1, size_t n, size_t k,
                                     const int16_t *in, const int16_t *packed,
                                     const wick_q16_fc_args *a, int16_t *out);
+WICK_Q16_API void wick_q16_fc__avx512vnni(size_t m, size_t n0, size_t n1, size_t n, size_t k,
+                                          const int16_t *in, const int16_t *packed,
+                                          const wick_q16_fc_args *a, int16_t *out);
 WICK_Q16_API void wick_q16_fc__neon(size_t m, size_t n0, size_t n1, size_t n, size_t k,
                                     const int16_t *in, const int16_t *packed,
                                     const wick_q16_fc_args *a, int16_t *out);

@@ -27,7 +27,8 @@
   .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,                    \
   .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni,      \
   .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,                  \
-  .squared_difference = wick_q8_squared_difference_ukernel__avx2, .fc16 = wick_q16_fc__avx2, \
+  .squared_difference = wick_q8_squared_difference_ukernel__avx2,                            \
+  .fc16 = wick_q16_fc__avx512vnni,                                                           \
   .add16 = wick_q16_add_ukernel__avx2, .mul16 = wick_q16_mul_ukernel__avx2,                  \
   .requant16 = wick_q16_requant_ukernel__avx2, .sigmoid16 = wick_q16_sigmoid__avx2,          \
   .softmax8 = wick_q8_softmax_rows__avx2, .colsum = wick_q8_colsum__avx2,                    \
