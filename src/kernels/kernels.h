@@ -156,6 +156,11 @@ typedef void (*wick_f32_quantize8_fn)(size_t n, const float *in, void *out, floa
 typedef void (*wick_f32_dequantize8_fn)(size_t n, const void *in, float *out, float scale,
                                         int32_t zero_point, bool is_unsigned);
 #define WICK_QUANTIZE8_MAX_ZERO_POINT 65536
+/* The same two for int16 (bit-identical under the same zero point bound). */
+typedef void (*wick_f32_quantize16_fn)(size_t n, const float *in, int16_t *out, float scale,
+                                       int32_t zero_point);
+typedef void (*wick_f32_dequantize16_fn)(size_t n, const int16_t *in, float *out, float scale,
+                                         int32_t zero_point);
 /* The hybrid ops' input rows (template/quantize.h): the range of a row from the starting
  * *lo / *hi, and its quantized values, bit-identical to reference/hybrid.c. */
 typedef void (*wick_f32_row_range_fn)(size_t n, const float *in, float *lo, float *hi);
@@ -234,6 +239,8 @@ typedef struct wick_f32_kernels {
   wick_f32_pool_fn max_pool, average_pool;
   wick_f32_quantize8_fn quantize8;
   wick_f32_dequantize8_fn dequantize8;
+  wick_f32_quantize16_fn quantize16;
+  wick_f32_dequantize16_fn dequantize16;
   wick_f32_row_range_fn row_range;
   wick_f32_hybrid_quantize_fn hybrid_quantize;
   wick_hybrid_dwconv_fn hybrid_dwconv;         /* NULL: the portable rows */
@@ -647,6 +654,10 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
                                                  bool);                                           \
   WICK_KERNEL_API void wick_f32_dequantize8__##ISA(size_t, const void *, float *, float, int32_t, \
                                                    bool);                                         \
+  WICK_KERNEL_API void wick_f32_quantize16__##ISA(size_t, const float *, int16_t *, float,       \
+                                                  int32_t);                                       \
+  WICK_KERNEL_API void wick_f32_dequantize16__##ISA(size_t, const int16_t *, float *, float,      \
+                                                    int32_t);                                     \
   WICK_KERNEL_API void wick_f32_row_range__##ISA(size_t, const float *, float *, float *);        \
   WICK_KERNEL_API void wick_f32_hybrid_quantize__##ISA(size_t, const float *, int8_t *, float,    \
                                                        float, float);                             \

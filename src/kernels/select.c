@@ -41,6 +41,7 @@
   .softmax = wick_f32_softmax__##ISA, .sum_mid = wick_f32_sum_mid__##ISA,                     \
   .max_pool = wick_f32_max_pool__##ISA, .average_pool = wick_f32_average_pool__##ISA,         \
   .quantize8 = wick_f32_quantize8__##ISA, .dequantize8 = wick_f32_dequantize8__##ISA,         \
+  .quantize16 = wick_f32_quantize16__##ISA, .dequantize16 = wick_f32_dequantize16__##ISA,     \
   .row_range = wick_f32_row_range__##ISA, .hybrid_quantize = wick_f32_hybrid_quantize__##ISA, \
   .resize_bilinear = wick_f32_resize_bilinear__##ISA, .prelu = wick_f32_prelu__##ISA
 #define BINARY_FORMS(OP, ISA) \

@@ -24,33 +24,35 @@ typedef struct quant_data {
   wick_quant_layout layout;
   float *scale;
   int32_t *zero_point;
-  const wick_f32_kernels *kern; /* vector 8-bit kernels usable (see fast_kernels), or NULL */
+  const wick_f32_kernels *kern; /* vector kernels usable (see fast_kernels), or NULL */
 } quant_data;
 
 static bool is_q_type(wick_dtype t) {
   return t == WICK_DTYPE_INT8 || t == WICK_DTYPE_UINT8 || t == WICK_DTYPE_INT16;
 }
 
-/* The vector kernels for an 8-bit tensor with this layout (per-tensor, or
+/* The vector kernels for an 8- or 16-bit tensor with this layout (per-tensor, or
  * per-channel runs of at least a vector) whose zero points are within the
  * kernels' bound, else NULL (the reference kernels run). */
 static const wick_f32_kernels *fast_kernels(const wick_op_ctx *ctx, wick_dtype type,
                                             const wick_quant_layout *l) {
-  if (type != WICK_DTYPE_INT8 && type != WICK_DTYPE_UINT8) return NULL;
   if (l->channels > 1 && l->inner < 16) return NULL;
   for (int64_t c = 0; c < l->channels; c++)
     if (l->zero_point[c] < -WICK_QUANTIZE8_MAX_ZERO_POINT ||
         l->zero_point[c] > WICK_QUANTIZE8_MAX_ZERO_POINT)
       return NULL;
   const wick_f32_kernels *k = wick_f32_kernels_select(wick_op_force_reference(ctx));
-  return k != NULL && k->quantize8 != NULL && k->dequantize8 != NULL ? k : NULL;
+  if (k == NULL) return NULL;
+  if (type == WICK_DTYPE_INT16)
+    return k->quantize16 != NULL && k->dequantize16 != NULL ? k : NULL;
+  return k->quantize8 != NULL && k->dequantize8 != NULL ? k : NULL;
 }
 
 /* One elementwise job of the vector kernels: elements [e0, e1) of the
  * [outer, channels, inner] layout, each run of one channel in one call. */
 typedef struct quant_job {
   const quant_data *d;
-  bool quantize, is_unsigned;
+  bool quantize, is_unsigned, is_int16;
   const void *in;
   void *out;
 } quant_job;
@@ -64,7 +66,13 @@ static void quant_elements(void *arg, size_t e0, size_t e1) {
     const size_t c = channels == 1 ? 0 : e0 / inner % channels;
     const size_t end = channels == 1 ? e1 : (e0 / inner + 1) * inner;
     const size_t n = (end < e1 ? end : e1) - e0;
-    if (j->quantize)
+    if (j->is_int16 && j->quantize)
+      j->d->kern->quantize16(n, (const float *)j->in + e0, (int16_t *)j->out + e0, l->scale[c],
+                             l->zero_point[c]);
+    else if (j->is_int16)
+      j->d->kern->dequantize16(n, (const int16_t *)j->in + e0, (float *)j->out + e0, l->scale[c],
+                               l->zero_point[c]);
+    else if (j->quantize)
       j->d->kern->quantize8(n, (const float *)j->in + e0, (uint8_t *)j->out + e0, l->scale[c],
                             l->zero_point[c], j->is_unsigned);
     else
@@ -77,7 +85,7 @@ static void quant_elements(void *arg, size_t e0, size_t e1) {
 /* Runs the vector kernels over the whole tensor, split over the threads. */
 static wick_status run_fast(wick_op_ctx *ctx, const quant_data *d, bool quantize, wick_dtype q_type,
                             const void *in, void *out, size_t n) {
-  quant_job j = {d, quantize, q_type == WICK_DTYPE_UINT8, in, out};
+  quant_job j = {d, quantize, q_type == WICK_DTYPE_UINT8, q_type == WICK_DTYPE_INT16, in, out};
   return wick_parallel_elements(ctx, n, quant_elements, &j);
 }
 
@@ -122,8 +130,7 @@ static wick_status build_layout(wick_op_ctx *ctx, const wick_tensor *t, const ch
   d->kern = fast_kernels(ctx, t->type, &d->layout);
   wick_op_set_data(ctx, d);
   wick_op_set_kernel(ctx, d->kern != NULL ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_REFERENCE,
-                     d->kern != NULL || t->type == WICK_DTYPE_INT16 ? NULL
-                                                                    : "channels or zero point");
+                     d->kern != NULL ? NULL : "channels or zero point");
   return WICK_OK;
 }
 

@@ -1184,6 +1184,59 @@ static void test_quantize8(const wick_f32_kernels *kern) {
   failures += bad;
 }
 
+/* QUANTIZE float32 -> int16 and DEQUANTIZE back (the 16x8 scheme's boundaries) against the
+ * reference: the 8-bit test's inputs at scales that also reach past the int16 range, every
+ * tail length; DEQUANTIZE of values over the whole int16 range. */
+static void test_quantize16(const wick_f32_kernels *kern) {
+  if (kern->quantize16 == NULL || kern->dequantize16 == NULL) return;
+  static const float scales[] = {1.0f,   0.5f,   1.0f / 3.0f, 0.0078125f, 0.0203f,
+                                 1e-30f, 3.0e38f, 1.4e-45f,   3.0517578125e-05f};
+  static const int32_t zps[] = {0, -1, 7, -32768, 32767, -65536, 65536};
+  static const size_t sizes[] = {0, 1, 7, 8, 15, 16, 17, 31, 33, 100, 1027};
+  int bad = 0;
+  for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++)
+    for (size_t zi = 0; zi < sizeof zps / sizeof zps[0]; zi++)
+      for (size_t ni = 0; ni < sizeof sizes / sizeof sizes[0]; ni++) {
+        const size_t n = sizes[ni];
+        float scale = scales[si];
+        int32_t zp = zps[zi];
+        const wick_quant_layout layout = {(int64_t)n, 1, 1, &scale, &zp};
+        float *x = malloc((n + 1) * sizeof(float));
+        int16_t *got = malloc((n + 1) * sizeof(int16_t));
+        int16_t *ref = malloc((n + 1) * sizeof(int16_t));
+        for (size_t i = 0; i < n; i++)
+          x[i] = i % 3 == 2 ? quantize_input(i, scale) * 200.0f : quantize_input(i, scale);
+        for (size_t i = 0; i <= n; i++) got[i] = 0x5A5A;
+        kern->quantize16(n, x, got, scale, zp);
+        wick_quantize__reference(WICK_DTYPE_INT16, &layout, x, ref);
+        checks++;
+        for (size_t i = 0; i < n; i++)
+          if (got[i] != ref[i] && bad++ < 5)
+            fprintf(stderr,
+                    "FAIL: %s quantize16 scale %g zp %d: x[%zu] = %.9g -> %d, reference %d\n",
+                    kern->isa, (double)scale, zp, i, (double)x[i], got[i], ref[i]);
+        if (got[n] != 0x5A5A && bad++ < 5)
+          fprintf(stderr, "FAIL: %s quantize16 wrote past %zu elements\n", kern->isa, n);
+        float *fg = malloc((n + 1) * sizeof(float)), *fr = malloc((n + 1) * sizeof(float));
+        for (size_t i = 0; i < n; i++)
+          ref[i] = (int16_t)(i % 5 == 0 ? (i % 2 ? 32767 : -32768)
+                                        : (int32_t)((i * 7919u + si) % 65536u) - 32768);
+        fg[n] = 42.0f;
+        kern->dequantize16(n, ref, fg, scale, zp);
+        wick_dequantize__reference(WICK_DTYPE_INT16, &layout, ref, fr);
+        checks++;
+        for (size_t i = 0; i < n; i++)
+          if (!same_bits_or_nan(fg[i], fr[i]) && bad++ < 5)
+            fprintf(stderr,
+                    "FAIL: %s dequantize16 scale %g zp %d: q = %d -> %.9g, reference %.9g\n",
+                    kern->isa, (double)scale, zp, ref[i], (double)fg[i], (double)fr[i]);
+        if (fg[n] != 42.0f && bad++ < 5)
+          fprintf(stderr, "FAIL: %s dequantize16 wrote past %zu elements\n", kern->isa, n);
+        free(x), free(got), free(ref), free(fg), free(fr);
+      }
+  failures += bad;
+}
+
 /* The hybrid ops' row quantization (wick_hybrid_quantize_row on these kernels) against the
  * reference, symmetric and asymmetric, on rows of QUANTIZE's edge inputs (halves and their
  * neighbours after the scaling, NaN, ±inf, -0) and on plain random rows, every tail length. */
@@ -1469,6 +1522,7 @@ int main(void) {
     test_softmax_and_sums(kern);
     test_pools(kern);
     test_quantize8(kern);
+    test_quantize16(kern);
     test_hybrid_rows(kern);
     test_hybrid_dwconv(kern);
     test_hybrid_rescale(kern);

@@ -105,6 +105,30 @@ SIMD_INLINE void vstore_int8x4(void *p, vf a, vf b, vf c, vf d) {
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   _mm256_storeu_si256((__m256i *)p, _mm256_permutevar8x32_epi32(abcd, order));
 }
+/* The first n <= VL lanes (integral, inside int16) as int16. */
+SIMD_INLINE void vstore_i16(int16_t *p, vf v, size_t n) {
+  const __m256i i = _mm256_cvtps_epi32(v);
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+  if (n >= VL) {
+    _mm_storeu_si128((__m128i *)(void *)p, w);
+  } else {
+    int16_t tmp[VL];
+    _mm_storeu_si128((__m128i *)(void *)tmp, w);
+    memcpy(p, tmp, n * sizeof(int16_t));
+  }
+}
+/* n <= VL int16 values as floats (lanes past n: 0). */
+SIMD_INLINE vf vload_i16(const int16_t *p, size_t n) {
+  __m128i w;
+  if (n >= VL) {
+    w = _mm_loadu_si128((const __m128i *)(const void *)p);
+  } else {
+    int16_t tmp[VL] = {0};
+    memcpy(tmp, p, n * sizeof(int16_t));
+    w = _mm_loadu_si128((const __m128i *)(const void *)tmp);
+  }
+  return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(w));
+}
 /* n <= VL int8 or uint8 values as floats (lanes past n: 0). */
 SIMD_INLINE vf vload_bytes(const void *p, size_t n, bool is_unsigned) {
   __m128i b;

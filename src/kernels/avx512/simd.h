@@ -80,6 +80,29 @@ SIMD_INLINE void vstore_bytes(void *p, vf v, size_t n) {
     memcpy(p, tmp, n);
   }
 }
+/* The first n <= VL lanes (integral, inside int16) as int16. */
+SIMD_INLINE void vstore_i16(int16_t *p, vf v, size_t n) {
+  const __m256i w = _mm512_cvtepi32_epi16(_mm512_cvtps_epi32(v));
+  if (n >= VL) {
+    _mm256_storeu_si256((__m256i *)(void *)p, w);
+  } else {
+    int16_t tmp[VL];
+    _mm256_storeu_si256((__m256i *)(void *)tmp, w);
+    memcpy(p, tmp, n * sizeof(int16_t));
+  }
+}
+/* n <= VL int16 values as floats (lanes past n: 0). */
+SIMD_INLINE vf vload_i16(const int16_t *p, size_t n) {
+  __m256i w;
+  if (n >= VL) {
+    w = _mm256_loadu_si256((const __m256i *)(const void *)p);
+  } else {
+    int16_t tmp[VL] = {0};
+    memcpy(tmp, p, n * sizeof(int16_t));
+    w = _mm256_loadu_si256((const __m256i *)(const void *)tmp);
+  }
+  return _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(w));
+}
 /* n <= VL int8 or uint8 values as floats (lanes past n: 0). */
 SIMD_INLINE vf vload_bytes(const void *p, size_t n, bool is_unsigned) {
   __m128i b;

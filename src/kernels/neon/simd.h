@@ -84,6 +84,23 @@ SIMD_INLINE void vstore_bytes(void *p, vf v, size_t n) {
   vst1_u8(tmp, vreinterpret_u8_s8(vmovn_s16(vcombine_s16(h, h))));
   memcpy(p, tmp, n < VL ? n : VL);
 }
+/* The first n <= VL lanes (integral, inside int16) as int16. */
+SIMD_INLINE void vstore_i16(int16_t *p, vf v, size_t n) {
+  const int16x4_t h = vmovn_s32(vcvtnq_s32_f32(v));
+  if (n >= VL) {
+    vst1_s16(p, h);
+  } else {
+    int16_t tmp[4];
+    vst1_s16(tmp, h);
+    memcpy(p, tmp, n * sizeof(int16_t));
+  }
+}
+/* n <= VL int16 values as floats (lanes past n: 0). */
+SIMD_INLINE vf vload_i16(const int16_t *p, size_t n) {
+  int16_t tmp[4] = {0};
+  memcpy(tmp, p, (n < VL ? n : VL) * sizeof(int16_t));
+  return vcvtq_f32_s32(vmovl_s16(vld1_s16(tmp)));
+}
 /* n <= VL int8 or uint8 values as floats (lanes past n: 0). */
 SIMD_INLINE vf vload_bytes(const void *p, size_t n, bool is_unsigned) {
   uint8_t tmp[8] = {0};

@@ -12,7 +12,7 @@
  *               t = trunc(y) adjusted by +-1 when the fraction y - t (exact
  *               in float) is >= 0.5 in magnitude; NaN -> 0; then t + zp in
  *               float, which is exact whenever the result lies inside the
- *               8-bit range (|t + zp| < 2^24) and otherwise rounds to a value
+ *               8- or 16-bit range (|t + zp| < 2^24) and otherwise rounds to a value
  *               just as far outside it, so the clamp to [lo, hi] saturates
  *               like the reference's double arithmetic (±inf included).
  *   dequantize  scale * (float)(q - zp): q - zp is exact in float and the
@@ -116,6 +116,33 @@ void ISA_SUFFIX(wick_f32_dequantize8)(size_t n, const void *in, float *out, floa
   for (size_t i = 0; i < n; i += VL) {
     const size_t k = n - i < VL ? n - i : VL;
     const vf v = vmul(vs, vsub(vload_bytes(src + i, k, is_unsigned), vzp));
+    if (k == VL)
+      vstore(out + i, v);
+    else
+      vstorem(out + i, vmask_tail(k), v);
+  }
+}
+
+/* The same two for int16 (zero point bound as above). */
+void ISA_SUFFIX(wick_f32_quantize16)(size_t n, const float *in, int16_t *out, float scale,
+                                     int32_t zero_point) {
+  const vf vs = vset1(scale), vzp = vset1((float)zero_point);
+  const vf lo = vset1(-32768.0f), hi = vset1(32767.0f);
+  size_t i = 0;
+  for (; i + VL <= n; i += VL)
+    vstore_i16(out + i, quantize_lanes(vload(in + i), vs, vzp, lo, hi), VL);
+  if (i < n) {
+    const size_t k = n - i;
+    vstore_i16(out + i, quantize_lanes(vloadm(in + i, vmask_tail(k)), vs, vzp, lo, hi), k);
+  }
+}
+
+void ISA_SUFFIX(wick_f32_dequantize16)(size_t n, const int16_t *in, float *out, float scale,
+                                       int32_t zero_point) {
+  const vf vs = vset1(scale), vzp = vset1((float)zero_point);
+  for (size_t i = 0; i < n; i += VL) {
+    const size_t k = n - i < VL ? n - i : VL;
+    const vf v = vmul(vs, vsub(vload_i16(in + i, k), vzp));
     if (k == VL)
       vstore(out + i, v);
     else

@@ -314,7 +314,7 @@ void sweep_quantize(void) {
                 {"large [4,256,300]", {4, 256, 300}, 3}};
   for (size_t f = 0; f < 3; f++)
     for (size_t s = 0; s < 3; s++) {
-      if (s == 2 && f != 0) continue;
+      if (s == 2 && f == 1) continue; /* the large shape: int8 and int16 */
       sweep_case c;
       case_begin(&c, "QUANTIZE", EXACT, "float32->%s %s", wick_dtype_name(forms[f].type),
                  shapes[s].name);
