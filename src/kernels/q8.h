@@ -545,6 +545,15 @@ WICK_Q8_API void wick_q8_add_ukernel__avx512vnni(size_t n, const int8_t *a, cons
 WICK_Q8_API void wick_q8_mul_ukernel__avx512vnni(size_t n, const int8_t *a, const int8_t *b,
                                                  int8_t *out, const wick_qmul_params *p);
 
+/* avx512vnni/q8_elementwise.c: int16 ADD / SUB, MUL and QUANTIZE from int16, 16 lanes. */
+WICK_Q8_API void wick_q16_add_ukernel__avx512vnni(size_t n, const int16_t *a, const int16_t *b,
+                                                  int16_t *out, const wick_qadd_params *p,
+                                                  bool subtract);
+WICK_Q8_API void wick_q16_mul_ukernel__avx512vnni(size_t n, const int16_t *a, const int16_t *b,
+                                                  int16_t *out, const wick_qmul_params *p);
+WICK_Q8_API void wick_q16_requant_ukernel__avx512vnni(size_t n, const int16_t *in, void *out,
+                                                      bool out16, const wick_q_requant_params *p);
+
 WICK_Q8_API void wick_q8_gemm_i16_ukernel_4x16c2__avx2(size_t mr, size_t nc, size_t kc,
                                                        const int8_t *a, size_t a_stride,
                                                        const void *w, int8_t *c, size_t c_stride,

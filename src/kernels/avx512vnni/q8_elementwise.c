@@ -1,7 +1,8 @@
 /*
  * avx512vnni/q8_elementwise.c — int8 ADD / SUB and MUL of two equally
  * shaped runs of elements (the op splits channel broadcasts into rows) for
- * AVX-512, 16 elements per step: the reference's arithmetic (quantized.c,
+ * AVX-512, 16 elements per step (and their int16 forms, with QUANTIZE from
+ * int16): the reference's arithmetic (quantized.c,
  * qadd_one and qmul_body) lane by lane — offsets, the left shift, each
  * input's multiplier, the sum or product, the output multiplier, zero point
  * and clamp — so the results are bit-exact (the multiplications by
@@ -70,5 +71,121 @@ void wick_q8_mul_ukernel__avx512vnni(size_t n, const int8_t *a, const int8_t *b,
     const __mmask16 m = q8_mask16(n - i);
     const __m512i v = mul16(_mm_maskz_loadu_epi8(m, a + i), _mm_maskz_loadu_epi8(m, b + i), p, &mo);
     _mm_mask_storeu_epi8(out + i, m, q8_narrow64(v, &mo));
+  }
+}
+
+/* ---- int16 (the 16x8 scheme's ADD / SUB / MUL and QUANTIZE from int16) ----
+ * The same arithmetic on 16 int16 lanes widened to int32 (|x| <= 2^15, so the left shift of
+ * 15 stays inside int32 as in the reference); the result clamped in int32 and narrowed.
+ * q8_rq64's fused floor is checked for shifts in [-31, 30]: parameters outside that range (which no
+ * real scale produces) run the AVX2 kernels. */
+
+static bool shift_ok(int32_t shift) { return shift >= -31 && shift <= 30; }
+
+Q8_INLINE __m512i load16_i16(const int16_t *p) {
+  return _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+
+Q8_INLINE __m512i load16_i16_tail(const int16_t *p, __mmask16 m) {
+  return _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, p));
+}
+
+/* Clamp 16 int32 lanes to [lo, hi] (inside int16) and narrow. */
+Q8_INLINE __m256i clamp16(__m512i v, __m512i lo, __m512i hi) {
+  return _mm512_cvtepi32_epi16(_mm512_min_epi32(_mm512_max_epi32(v, lo), hi));
+}
+
+/* ADD / SUB of 16 widened lanes, before the clamp. */
+Q8_INLINE __m512i add_i16(__m512i a, __m512i b, __m512i off1, __m512i off2, __m128i ls,
+                          bool subtract, const q8_rq64 *m1, const q8_rq64 *m2,
+                          const q8_rq64 *mo) {
+  const __m512i x = _mm512_sll_epi32(_mm512_add_epi32(a, off1), ls);
+  const __m512i y = _mm512_sll_epi32(_mm512_add_epi32(b, off2), ls);
+  const __m512i sx = q8_mbqm64(x, m1), sy = q8_mbqm64(y, m2);
+  return q8_requant64(subtract ? _mm512_sub_epi32(sx, sy) : _mm512_add_epi32(sx, sy), mo);
+}
+
+Q8_INLINE void add16_run(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                         const wick_qadd_params *p, bool subtract) {
+  const q8_rq64 m1 = q8_rq64_set(p->input1_multiplier, p->input1_shift, 0, 0, 0);
+  const q8_rq64 m2 = q8_rq64_set(p->input2_multiplier, p->input2_shift, 0, 0, 0);
+  const q8_rq64 mo = q8_rq64_set(p->output_multiplier, p->output_shift, p->output_offset, 0, 0);
+  const __m512i off1 = _mm512_set1_epi32(p->input1_offset);
+  const __m512i off2 = _mm512_set1_epi32(p->input2_offset);
+  const __m512i lo = _mm512_set1_epi32(p->act_min), hi = _mm512_set1_epi32(p->act_max);
+  const __m128i ls = _mm_cvtsi32_si128(p->left_shift);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i v =
+        add_i16(load16_i16(a + i), load16_i16(b + i), off1, off2, ls, subtract, &m1, &m2, &mo);
+    _mm256_storeu_si256((__m256i *)(void *)(out + i), clamp16(v, lo, hi));
+  }
+  if (i < n) {
+    const __mmask16 m = q8_mask16(n - i);
+    const __m512i v = add_i16(load16_i16_tail(a + i, m), load16_i16_tail(b + i, m), off1, off2,
+                              ls, subtract, &m1, &m2, &mo);
+    _mm256_mask_storeu_epi16(out + i, m, clamp16(v, lo, hi));
+  }
+}
+
+void wick_q16_add_ukernel__avx512vnni(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                                      const wick_qadd_params *p, bool subtract) {
+  if (!shift_ok(p->input1_shift) || !shift_ok(p->input2_shift) || !shift_ok(p->output_shift))
+    wick_q16_add_ukernel__avx2(n, a, b, out, p, subtract);
+  else if (subtract)
+    add16_run(n, a, b, out, p, true);
+  else
+    add16_run(n, a, b, out, p, false);
+}
+
+Q8_INLINE __m512i mul_i16(__m512i a, __m512i b, __m512i off1, __m512i off2, const q8_rq64 *mo) {
+  return q8_requant64(_mm512_mullo_epi32(_mm512_add_epi32(a, off1), _mm512_add_epi32(b, off2)),
+                      mo);
+}
+
+void wick_q16_mul_ukernel__avx512vnni(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                                      const wick_qmul_params *p) {
+  if (!shift_ok(p->output_shift)) {
+    wick_q16_mul_ukernel__avx2(n, a, b, out, p);
+    return;
+  }
+  const q8_rq64 mo = q8_rq64_set(p->output_multiplier, p->output_shift, p->output_offset, 0, 0);
+  const __m512i off1 = _mm512_set1_epi32(p->input1_offset);
+  const __m512i off2 = _mm512_set1_epi32(p->input2_offset);
+  const __m512i lo = _mm512_set1_epi32(p->act_min), hi = _mm512_set1_epi32(p->act_max);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i v = mul_i16(load16_i16(a + i), load16_i16(b + i), off1, off2, &mo);
+    _mm256_storeu_si256((__m256i *)(void *)(out + i), clamp16(v, lo, hi));
+  }
+  if (i < n) {
+    const __mmask16 m = q8_mask16(n - i);
+    const __m512i v =
+        mul_i16(load16_i16_tail(a + i, m), load16_i16_tail(b + i, m), off1, off2, &mo);
+    _mm256_mask_storeu_epi16(out + i, m, clamp16(v, lo, hi));
+  }
+}
+
+/* QUANTIZE from int16: clamp(mbqm(x - in_zp) + out_zp) to int8 (out16 false) or int16. */
+void wick_q16_requant_ukernel__avx512vnni(size_t n, const int16_t *in, void *out, bool out16,
+                                          const wick_q_requant_params *p) {
+  if (!shift_ok(p->shift)) {
+    wick_q16_requant_ukernel__avx2(n, in, out, out16, p);
+    return;
+  }
+  const q8_rq64 q = q8_rq64_set(p->multiplier, p->shift, p->out_zp, 0, 0);
+  const __m512i zp = _mm512_set1_epi32(p->in_zp);
+  const __m512i lo = _mm512_set1_epi32(p->lo), hi = _mm512_set1_epi32(p->hi);
+  int8_t *o8 = out;
+  int16_t *o16 = out;
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = q8_mask16(n - i);
+    const __m512i x = n - i >= 16 ? load16_i16(in + i) : load16_i16_tail(in + i, m);
+    const __m512i v =
+        _mm512_min_epi32(_mm512_max_epi32(q8_requant64(_mm512_sub_epi32(x, zp), &q), lo), hi);
+    if (out16)
+      _mm256_mask_storeu_epi16(o16 + i, m, _mm512_cvtepi32_epi16(v));
+    else
+      _mm_mask_storeu_epi8(o8 + i, m, _mm512_cvtepi32_epi8(v));
   }
 }
