@@ -162,6 +162,11 @@ typedef void (*wick_q8_softmax_fn)(const int32_t exps[256], const int32_t sums[2
 /* out[i] = lut[in[i]] (n bytes), as wick_q_lut8__reference. */
 typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t *in, uint8_t *out);
 
+/* out[i] = lut[in[i]] (n bytes in, int16 out): QUANTIZE from an 8-bit input to int16 on the
+ * table of the reference's 256 answers. */
+typedef void (*wick_q8_lut16_fn)(size_t n, const int16_t lut[256], const uint8_t *in,
+                                 int16_t *out);
+
 /* out[i] = MUL of a[i], b[i], as wick_q_mul__reference. */
 typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,
                                const wick_qmul_params *p);
@@ -279,6 +284,7 @@ typedef struct wick_q8_kernels {
   wick_q8_softmax_fn softmax8;    /* 8-bit SOFTMAX rows (NULL: the portable ones) */
   wick_q8_colsum_fn colsum;       /* 8-bit MEAN / SUM over rows (NULL: the portable loop) */
   wick_q8_requant32_fn requant32; /* int32 sums to 8-bit (NULL: the reference) */
+  wick_q8_lut16_fn lut16;         /* 8-bit -> int16 table QUANTIZE (NULL: a scalar loop) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their
@@ -680,6 +686,8 @@ WICK_Q8_API void wick_q8_softmax_rows__neon(const int32_t exps[256], const int32
 WICK_Q8_API void wick_q8_lut8__neon(size_t n, const uint8_t lut[256], const uint8_t *in,
                                     uint8_t *out);
 
+WICK_Q8_API void wick_q8_lut16__avx512vnni(size_t n, const int16_t lut[256], const uint8_t *in,
+                                           int16_t *out);
 WICK_Q8_API void wick_q8_lut8__avx512vbmi(size_t n, const uint8_t lut[256], const uint8_t *in,
                                           uint8_t *out);
 

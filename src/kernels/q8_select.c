@@ -16,24 +16,24 @@
 #define WICK_HAVE_X86_KERNELS 1
 
 /* The AVX-512 VNNI kernels (the amx table adds its convolutions to them). */
-#define AVX512VNNI_ENTRIES                                                                   \
-  .mr = 7, .nr = 32, .gemm = wick_q8_gemm_ukernel_7x32c4__avx512vnni,                        \
-  .gemm_1 = wick_q8_gemm_ukernel_1x32c4__avx512vnni,                                         \
-  .gemm_u8 = wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni,                                     \
-  .gemm_u8_1 = wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni,                                   \
-  .gemm_u8_4 = wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni,                                   \
-  .igemm = wick_q8_igemm_ukernel_7x32c4__avx512vnni,                                         \
-  .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,                                   \
-  .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,                    \
-  .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni,      \
-  .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,                  \
-  .squared_difference = wick_q8_squared_difference_ukernel__avx2,                            \
-  .fc16 = wick_q16_fc__avx512vnni,                                                           \
-  .add16 = wick_q16_add_ukernel__avx512vnni, .mul16 = wick_q16_mul_ukernel__avx512vnni,      \
-  .requant16 = wick_q16_requant_ukernel__avx512vnni, .sigmoid16 = wick_q16_sigmoid__avx2,    \
-  .softmax8 = wick_q8_softmax_rows__avx2, .colsum = wick_q8_colsum__avx2,                    \
-  .requant32 = wick_q8_requant32__avx2, .mul_u8 = wick_q8_mul_u8_ukernel__avx2,              \
-  .add8 = wick_q8_add8_ukernel__avx2, .add8_rescaled = wick_q8_add8_rescaled_ukernel__avx2
+#define AVX512VNNI_ENTRIES                                                                         \
+  .mr = 7, .nr = 32, .gemm = wick_q8_gemm_ukernel_7x32c4__avx512vnni,                              \
+  .gemm_1 = wick_q8_gemm_ukernel_1x32c4__avx512vnni,                                               \
+  .gemm_u8 = wick_q8_gemm_u8_ukernel_7x32c4__avx512vnni,                                           \
+  .gemm_u8_1 = wick_q8_gemm_u8_ukernel_1x32c4__avx512vnni,                                         \
+  .gemm_u8_4 = wick_q8_gemm_u8_ukernel_4x32c4__avx512vnni,                                         \
+  .igemm = wick_q8_igemm_ukernel_7x32c4__avx512vnni,                                               \
+  .igemm_u8 = wick_q8_igemm_u8_ukernel_7x32c4__avx512vnni,                                         \
+  .igemm_u8_4 = wick_q8_igemm_u8_ukernel_4x32c4__avx512vnni, .dw_cr = 16,                          \
+  .dwconv = wick_q8_dwconv_ukernel__avx512vnni, .add = wick_q8_add_ukernel__avx512vnni,            \
+  .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,                        \
+  .squared_difference = wick_q8_squared_difference_ukernel__avx2, .fc16 = wick_q16_fc__avx512vnni, \
+  .add16 = wick_q16_add_ukernel__avx512vnni, .mul16 = wick_q16_mul_ukernel__avx512vnni,            \
+  .requant16 = wick_q16_requant_ukernel__avx512vnni, .sigmoid16 = wick_q16_sigmoid__avx2,          \
+  .softmax8 = wick_q8_softmax_rows__avx2, .colsum = wick_q8_colsum__avx2,                          \
+  .requant32 = wick_q8_requant32__avx2, .mul_u8 = wick_q8_mul_u8_ukernel__avx2,                    \
+  .add8 = wick_q8_add8_ukernel__avx2, .add8_rescaled = wick_q8_add8_rescaled_ukernel__avx2,        \
+  .lut16 = wick_q8_lut16__avx512vnni
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 

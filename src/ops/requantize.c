@@ -10,7 +10,7 @@
  *
  * Faster paths (unless the reference is forced): an 8-bit input has 256
  * values, so the op is the table of the reference's 256 answers (bit-exact
- * by construction; the vector byte lookup when the CPU has one); int16 to
+ * by construction; the vector byte or int16 lookup when the CPU has one); int16 to
  * int8 / int16 runs the int8 table's requant16 kernel (the same fixed-point
  * arithmetic, vectorized). Both split the elements over the threads.
  */
@@ -26,6 +26,7 @@ typedef struct requant_data {
   uint8_t table8[256];           /* ... as bytes (8-bit output) */
   int16_t table16[256];          /* ... as int16 (int16 output) */
   wick_q8_lut8_fn lut8;          /* the vector byte lookup, or NULL */
+  wick_q8_lut16_fn lut16;        /* the vector int16 lookup, or NULL */
   wick_q16_requant_fn requant16; /* int16 input on a kernel, or NULL */
   wick_q_requant_params p;
 } requant_data;
@@ -77,7 +78,9 @@ wick_status wick_requantize_prepare(wick_op_ctx *ctx) {
                                  wide ? (void *)d->table16 : (void *)d->table8);
     d->tabulated = true;
     d->lut8 = wide ? NULL : wick_q8_lut8_select(false);
-    wick_op_set_kernel(ctx, d->lut8 ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_GENERIC, "table");
+    d->lut16 = wide && kern != NULL ? kern->lut16 : NULL;
+    wick_op_set_kernel(ctx, d->lut8 || d->lut16 ? WICK_KERNEL_OPTIMIZED : WICK_KERNEL_GENERIC,
+                       "table");
   } else if (in->type == WICK_DTYPE_INT16 && out->type != WICK_DTYPE_INT32 && kern != NULL &&
              kern->requant16 != NULL) {
     d->requant16 = kern->requant16;
@@ -103,6 +106,8 @@ static void requant_elements(void *arg, size_t e0, size_t e1) {
   if (d->requant16 != NULL) {
     d->requant16(n, (const int16_t *)j->in + e0, (uint8_t *)j->out + e0 * (j->out16 ? 2 : 1),
                  j->out16, &d->p);
+  } else if (j->out16 && d->lut16 != NULL) {
+    d->lut16(n, d->table16, (const uint8_t *)j->in + e0, (int16_t *)j->out + e0);
   } else if (j->out16) {
     const uint8_t *in = (const uint8_t *)j->in + e0;
     int16_t *out = (int16_t *)j->out + e0;

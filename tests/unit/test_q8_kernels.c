@@ -1339,6 +1339,34 @@ static void test_lut8_fn(const char *isa, wick_q8_lut8_fn fn) {
   printf("lut8 (%s): %s\n", isa, verdict(before));
 }
 
+/* kern->lut16 (8-bit QUANTIZE to int16 on a table) against the scalar lookup, every byte
+ * value, every tail length around the 32-element step; guards past both ends. */
+static void test_lut16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  int16_t lut[256];
+  for (int i = 0; i < 256; i++) lut[i] = (int16_t)next();
+  lut[0] = INT16_MIN, lut[255] = INT16_MAX;
+  static const size_t sizes[] = {1, 31, 32, 33, 63, 64, 65, 200, 4099};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    const size_t n = sizes[i];
+    uint8_t *in = (uint8_t *)rand_i8(n, false);
+    if (n == 4099)
+      for (size_t e = 0; e < 256; e++) in[e] = (uint8_t)e; /* every byte */
+    int16_t *got = malloc((n + 2) * sizeof(int16_t));
+    got[0] = got[n + 1] = 0x5555;
+    kern->lut16(n, lut, in, got + 1);
+    checks++;
+    for (size_t e = 0; e < n; e++)
+      if (got[e + 1] != lut[in[e]]) {
+        fail("%s lut16 n=%zu: [%zu] got %d want %d", kern->isa, n, e, got[e + 1], lut[in[e]]);
+        break;
+      }
+    check_guards("lut16", got[0] == 0x5555 && got[n + 1] == 0x5555);
+    free(in), free(got);
+  }
+  printf("%s lut16: %s\n", kern->isa, verdict(before));
+}
+
 /* Every 8-bit table lookup this CPU runs (the selection's best, and AVX2 under it). */
 static void test_lut8(void) {
   const wick_q8_lut8_fn best = wick_q8_lut8_select(false);
@@ -1404,6 +1432,7 @@ int main(void) {
     if (kern->softmax8) test_softmax(kern->isa, kern->softmax8);
     if (kern->colsum) test_colsum(kern);
     if (kern->requant32) test_requant32(kern);
+    if (kern->lut16) test_lut16(kern);
   }
   return finish();
 }
