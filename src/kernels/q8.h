@@ -686,6 +686,9 @@ WICK_Q8_API void wick_q8_softmax_rows__neon(const int32_t exps[256], const int32
 WICK_Q8_API void wick_q8_lut8__neon(size_t n, const uint8_t lut[256], const uint8_t *in,
                                     uint8_t *out);
 
+WICK_Q8_API void wick_q16_sigmoid__avx512vnni(size_t n, const int32_t table[256],
+                                              int32_t multiplier, int32_t shift, bool tanh,
+                                              const int16_t *in, int16_t *out);
 WICK_Q8_API void wick_q8_lut16__avx512vnni(size_t n, const int16_t lut[256], const uint8_t *in,
                                            int16_t *out);
 WICK_Q8_API void wick_q8_lut8__avx512vbmi(size_t n, const uint8_t lut[256], const uint8_t *in,

@@ -29,7 +29,7 @@
   .mul = wick_q8_mul_ukernel__avx512vnni, .dots = wick_q8_dots__avx512vnni,                        \
   .squared_difference = wick_q8_squared_difference_ukernel__avx2, .fc16 = wick_q16_fc__avx512vnni, \
   .add16 = wick_q16_add_ukernel__avx512vnni, .mul16 = wick_q16_mul_ukernel__avx512vnni,            \
-  .requant16 = wick_q16_requant_ukernel__avx512vnni, .sigmoid16 = wick_q16_sigmoid__avx2,          \
+  .requant16 = wick_q16_requant_ukernel__avx512vnni, .sigmoid16 = wick_q16_sigmoid__avx512vnni,    \
   .softmax8 = wick_q8_softmax_rows__avx2, .colsum = wick_q8_colsum__avx2,                          \
   .requant32 = wick_q8_requant32__avx2, .mul_u8 = wick_q8_mul_u8_ukernel__avx2,                    \
   .add8 = wick_q8_add8_ukernel__avx2, .add8_rescaled = wick_q8_add8_rescaled_ukernel__avx2,        \
