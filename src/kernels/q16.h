@@ -55,16 +55,23 @@ WICK_Q16_API void wick_q16_fully_connected_rows(int64_t r0, int64_t r1, int64_t 
                                                 const int16_t *w16, const void *bias, bool acc64,
                                                 int16_t *output);
 
+/* The exact sum of x[i] * w[i] for i < k, int16 by int16 (the int16 x int16 BATCH_MATMUL's
+ * int64 accumulator): the dot16 entry of the int8 kernel tables (q8.h). */
+typedef int64_t (*wick_q16_dot_fn)(size_t k, const int16_t *x, const int16_t *w);
+WICK_Q16_API int64_t wick_q16_dot__avx2(size_t k, const int16_t *x, const int16_t *w);
+WICK_Q16_API int64_t wick_q16_dot__avx512vnni(size_t k, const int16_t *x, const int16_t *w);
+
 /* Quantized BATCH_MATMUL rows (q16_bmm.c): output rows [row_begin, row_end) of the batches * m
  * rows as wick_q_batch_matmul_rows__reference for an int16 lhs with an int8 or int16 rhs (zero
  * points 0), or int8 x int8 (any zero points), using `work` (wick_q16_batch_matmul_work bytes,
- * per thread). */
+ * per thread); int16 x int16 sums on `dot16` when not NULL (else a portable loop), reading
+ * operands in place when their k elements are contiguous. */
 WICK_Q16_API size_t wick_q16_batch_matmul_work(const wick_batch_matmul_shape *s);
 WICK_Q16_API void wick_q16_batch_matmul_rows(wick_dtype lhs_type, wick_dtype rhs_type,
                                              const wick_batch_matmul_shape *s,
                                              const wick_qbmm_params *p, const void *lhs,
                                              const void *rhs, void *out, int64_t row_begin,
-                                             int64_t row_end, void *work);
+                                             int64_t row_end, void *work, wick_q16_dot_fn dot16);
 
 /* The output stage of a packed 16x8 FULLY_CONNECTED: per column (n rounded up to WICK_Q16_NR
  * readable entries, zeros past n) the bias and FULLY_CONNECTED's double scale; then the zero

@@ -9,7 +9,8 @@
  * their zero points as int16, the reference's wrapping int32 sum and 32-bit
  * requantization. Then + zero point, clamped. The lhs row (adj_x) and the
  * batch's rhs as [n, k] rows (unless adj_y already has them) are gathered
- * into the caller's work buffer, the rhs once per batch.
+ * into the caller's work buffer, the rhs once per batch; int16 x int16 with a
+ * table's dot16 kernel (q16.h) reads contiguous operands in place.
  */
 #include "kernels/q16.h"
 
@@ -32,7 +33,7 @@ static void widen(int16_t *dst, const void *src, bool wide, int64_t count, int64
   }
 }
 
-static int64_t dot16(const int16_t *x, const int16_t *w, int64_t k) {
+static int64_t dot16_portable(const int16_t *x, const int16_t *w, int64_t k) {
   int64_t total = 0;
   for (int64_t i = 0; i < k; i++) total += (int64_t)((int32_t)x[i] * (int32_t)w[i]);
   return total;
@@ -53,10 +54,15 @@ size_t wick_q16_batch_matmul_work(const wick_batch_matmul_shape *s) {
 void wick_q16_batch_matmul_rows(wick_dtype lhs_type, wick_dtype rhs_type,
                                 const wick_batch_matmul_shape *s, const wick_qbmm_params *p,
                                 const void *lhs, const void *rhs, void *out, int64_t row_begin,
-                                int64_t row_end, void *work) {
+                                int64_t row_end, void *work, wick_q16_dot_fn dot16) {
   const int64_t m = s->m, n = s->n, k = s->k;
   if (m == 0 || row_begin >= row_end) return;
   const bool wide = rhs_type == WICK_DTYPE_INT16, narrow = lhs_type == WICK_DTYPE_INT8;
+  if (!wide || narrow) dot16 = NULL;
+  /* int16 x int16 on the kernel: operands whose k elements are contiguous and need no offset
+   * are read where they lie */
+  const bool lhs_in_place = dot16 != NULL && !s->adj_x && p->lhs_offset == 0;
+  const bool rhs_in_place = dot16 != NULL && (s->adj_y || n == 1) && p->rhs_offset == 0;
   int16_t *x = work, *w = x + k;
   int64_t packed_ro = -1;
   for (int64_t row = row_begin; row < row_end; row++) {
@@ -68,7 +74,10 @@ void wick_q16_batch_matmul_rows(wick_dtype lhs_type, wick_dtype rhs_type,
       lo += idx * s->lhs_strides[d];
       ro += idx * s->rhs_strides[d];
     }
-    if (ro != packed_ro) { /* column j of the rhs: k elements from j * k (adj_y) or j, n apart */
+    const int16_t *wr = w; /* the batch's rhs columns, k apart */
+    if (rhs_in_place) {
+      wr = (const int16_t *)rhs + ro;
+    } else if (ro != packed_ro) { /* column j of the rhs: k from j * k (adj_y) or j, n apart */
       const size_t rb = wide ? 2 : 1;
       for (int64_t j = 0; j < n; j++)
         widen(w + j * k, (const uint8_t *)rhs + (size_t)(ro + (s->adj_y ? j * k : j)) * rb, wide, k,
@@ -76,15 +85,22 @@ void wick_q16_batch_matmul_rows(wick_dtype lhs_type, wick_dtype rhs_type,
       packed_ro = ro;
     }
     const size_t lb = narrow ? 1 : 2; /* row i of the lhs: from i * k, or i with m apart (adj_x) */
-    widen(x, (const uint8_t *)lhs + (size_t)(lo + (s->adj_x ? i : i * k)) * lb, !narrow, k,
-          s->adj_x ? m : 1, p->lhs_offset);
+    const int16_t *xr = x;
+    if (lhs_in_place)
+      xr = (const int16_t *)lhs + lo + i * k;
+    else
+      widen(x, (const uint8_t *)lhs + (size_t)(lo + (s->adj_x ? i : i * k)) * lb, !narrow, k,
+            s->adj_x ? m : 1, p->lhs_offset);
     for (int64_t j = 0; j < n; j++) {
       int32_t v;
-      if (narrow)
+      if (dot16 != NULL)
+        v = wick_q_multiply_by_quantized_multiplier_i64(dot16((size_t)k, xr, wr + j * k),
+                                                        p->multiplier, p->shift);
+      else if (narrow)
         v = wick_q_multiply_by_quantized_multiplier(dot_wrap(x, w + j * k, k), p->multiplier,
                                                     p->shift);
       else
-        v = wick_q_multiply_by_quantized_multiplier_i64(wide ? dot16(x, w + j * k, k)
+        v = wick_q_multiply_by_quantized_multiplier_i64(wide ? dot16_portable(x, w + j * k, k)
                                                              : wick_q16_dot_exact(x, w + j * k, k),
                                                         p->multiplier, p->shift);
       v = (int32_t)((uint32_t)v + (uint32_t)p->output_offset);

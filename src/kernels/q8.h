@@ -285,6 +285,7 @@ typedef struct wick_q8_kernels {
   wick_q8_colsum_fn colsum;       /* 8-bit MEAN / SUM over rows (NULL: the portable loop) */
   wick_q8_requant32_fn requant32; /* int32 sums to 8-bit (NULL: the reference) */
   wick_q8_lut16_fn lut16;         /* 8-bit -> int16 table QUANTIZE (NULL: a scalar loop) */
+  wick_q16_dot_fn dot16;          /* int16 x int16 BATCH_MATMUL sums (NULL: a portable loop) */
 } wick_q8_kernels;
 
 /* Bytes the u8 indirect kernels may read past a row's kc bytes (their

@@ -33,7 +33,7 @@
   .softmax8 = wick_q8_softmax_rows__avx2, .colsum = wick_q8_colsum__avx2,                          \
   .requant32 = wick_q8_requant32__avx2, .mul_u8 = wick_q8_mul_u8_ukernel__avx2,                    \
   .add8 = wick_q8_add8_ukernel__avx2, .add8_rescaled = wick_q8_add8_rescaled_ukernel__avx2,        \
-  .lut16 = wick_q8_lut16__avx512vnni
+  .lut16 = wick_q8_lut16__avx512vnni, .dot16 = wick_q16_dot__avx512vnni
 
 static const wick_q8_kernels avx512vnni_kernels = {.isa = "avx512vnni", AVX512VNNI_ENTRIES};
 
@@ -73,6 +73,7 @@ static const wick_q8_kernels avx2_kernels = {
     .softmax8 = wick_q8_softmax_rows__avx2,
     .colsum = wick_q8_colsum__avx2,
     .requant32 = wick_q8_requant32__avx2,
+    .dot16 = wick_q16_dot__avx2,
 };
 
 static const uint32_t avx512vnni_needs = WICK_CPU_AVX512F | WICK_CPU_AVX512VL | WICK_CPU_AVX512BW |

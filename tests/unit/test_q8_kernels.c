@@ -1367,6 +1367,37 @@ static void test_lut16(const wick_q8_kernels *kern) {
   printf("%s lut16: %s\n", kern->isa, verdict(before));
 }
 
+/* kern->dot16 (int16 x int16 BATCH_MATMUL sums) against the exact int64 sum: random values,
+ * all -32768 (every VPMADDWD pair wraps: 2^31), mixed extremes, every length around the vector
+ * steps; unaligned starts. */
+static void test_dot16(const wick_q8_kernels *kern) {
+  const int before = failures;
+  static const size_t sizes[] = {0, 1, 2, 15, 16, 17, 31, 32, 33, 384, 1000, 4099};
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+    for (int form = 0; form < 3; form++) {
+      const size_t k = sizes[si];
+      int16_t *x = malloc((k + 1) * sizeof(int16_t)), *w = malloc((k + 1) * sizeof(int16_t));
+      int64_t want = 0;
+      for (size_t i = 0; i < k; i++) {
+        const int16_t a = form == 1   ? INT16_MIN
+                          : form == 2 ? (int16_t)(next() & 1 ? INT16_MIN : INT16_MAX)
+                                      : (int16_t)irand(-32768, 32767);
+        const int16_t b = form == 1   ? INT16_MIN
+                          : form == 2 ? (int16_t)(next() & 1 ? INT16_MIN : INT16_MAX)
+                                      : (int16_t)irand(-32768, 32767);
+        x[i] = a, w[i] = b;
+        want += (int64_t)a * b;
+      }
+      const int64_t got = kern->dot16(k, x, w);
+      checks++;
+      if (got != want)
+        fail("%s dot16 k=%zu form %d: got %lld want %lld", kern->isa, k, form, (long long)got,
+             (long long)want);
+      free(x), free(w);
+    }
+  printf("%s int16 dot: %s\n", kern->isa, verdict(before));
+}
+
 /* Every 8-bit table lookup this CPU runs (the selection's best, and AVX2 under it). */
 static void test_lut8(void) {
   const wick_q8_lut8_fn best = wick_q8_lut8_select(false);
@@ -1433,6 +1464,7 @@ int main(void) {
     if (kern->colsum) test_colsum(kern);
     if (kern->requant32) test_requant32(kern);
     if (kern->lut16) test_lut16(kern);
+    if (kern->dot16) test_dot16(kern);
   }
   return finish();
 }

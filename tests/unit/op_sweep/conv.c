@@ -346,6 +346,8 @@ void sweep_bmm(void) {
        true,
        false},
       {"[2,33,5]x[2,33,17] adj_x adj_y", {2, 33, 5}, {2, 17, 33}, 3, 3, true, true, false},
+      /* a layer norm's sum of squares: one dot product per batch (operands read in place) */
+      {"dots [40,1,384]x[40,384,1]", {40, 1, 384}, {40, 384, 1}, 3, 3, false, false, false},
   };
   for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
     const bmm_spec *sp = &specs[i];
