@@ -892,6 +892,54 @@ static void test_elementwise16(const wick_q8_kernels *kern) {
   printf("%s int16 add / sub / mul: %s\n", kern->isa, verdict(before));
 }
 
+/* kern->add16 on every int16 value of each input (65536-element runs, the other input a
+ * permutation), for input multipliers and shifts at the ends of their ranges: the 32-bit
+ * input rescale of the AVX-512 kernel (avx512vnni/q8_elementwise.c) must equal the
+ * reference's 64-bit mbqm for every value. */
+static void test_add16_every_value(const wick_q8_kernels *kern) {
+  const int before = failures;
+  enum { ALL = 65536 };
+  int16_t *a = malloc(ALL * 2), *b = malloc(ALL * 2), *ref = malloc(ALL * 2);
+  int16_t *got = malloc(ALL * 2 + 4);
+  for (int i = 0; i < ALL; i++) {
+    a[i] = (int16_t)(i - 32768);
+    b[i] = (int16_t)((int32_t)(((uint32_t)i * 40503u) % ALL) - 32768); /* odd: a permutation */
+  }
+  static const int32_t mults[] = {1 << 30, INT32_MAX, 1518500250, 1073774592, 2147450879, 0};
+  static const int32_t shifts[] = {0, -1, -2, -14, -15, -29, -30};
+  const int32_t dims = ALL;
+  wick_broadcast bc;
+  make_broadcast(&bc, 1, &dims, 1, &dims);
+  for (size_t mi = 0; mi < sizeof mults / sizeof mults[0]; mi++)
+    for (size_t si = 0; si < sizeof shifts / sizeof shifts[0]; si++)
+      for (int sub = 0; sub < 2; sub++) {
+        wick_qadd_params p = {0};
+        p.left_shift = 15;
+        p.input1_multiplier = mults[mi];
+        p.input1_shift = shifts[si];
+        p.input2_multiplier = mults[(mi + 2) % (sizeof mults / sizeof mults[0])];
+        p.input2_shift = shifts[(si + 3) % (sizeof shifts / sizeof shifts[0])];
+        p.output_multiplier = 1 << 30;
+        p.output_shift = si % 2 ? -1 : 0; /* the rescaled sums stay visible in int16 */
+        p.act_min = -32768, p.act_max = 32767;
+        wick_q_add__reference(WICK_DTYPE_INT16, sub, &bc, &p, a, b, ref);
+        got[0] = got[ALL + 1] = 0x5555;
+        kern->add16(ALL - 7, a, b, got + 1, &p, sub);
+        kern->add16(7, a + ALL - 7, b + ALL - 7, got + 1 + ALL - 7, &p, sub);
+        checks++;
+        for (int e = 0; e < ALL; e++)
+          if (got[e + 1] != ref[e]) {
+            fail("%s int16 %s m1=%d s1=%d m2=%d s2=%d: a=%d b=%d got %d want %d", kern->isa,
+                 sub ? "sub" : "add", p.input1_multiplier, p.input1_shift, p.input2_multiplier,
+                 p.input2_shift, a[e], b[e], got[e + 1], ref[e]);
+            break;
+          }
+        check_guards("int16 add every value", got[0] == 0x5555 && got[ALL + 1] == 0x5555);
+      }
+  free(a), free(b), free(ref), free(got);
+  printf("%s int16 add / sub on every value: %s\n", kern->isa, verdict(before));
+}
+
 /* ------------------------------------------------------------------ QUANTIZE from int16 */
 
 /* kern->requant16 against wick_q_requantize__reference on every int16 input (a 65536-element
@@ -1458,6 +1506,7 @@ int main(void) {
     if (kern->i16) test_bmm_w16(kern);
     if (kern->fc16) test_fc16(kern);
     if (kern->add16 && kern->mul16) test_elementwise16(kern);
+    if (kern->add16) test_add16_every_value(kern);
     if (kern->sigmoid16) test_sigmoid16(kern);
     if (kern->requant16) test_requant16(kern);
     if (kern->softmax8) test_softmax(kern->isa, kern->softmax8);

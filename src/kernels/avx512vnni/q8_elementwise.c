@@ -105,6 +105,72 @@ Q8_INLINE __m512i add_i16(__m512i a, __m512i b, __m512i off1, __m512i off2, __m1
   return q8_requant64(subtract ? _mm512_sub_epi32(sx, sy) : _mm512_add_epi32(sx, sy), mo);
 }
 
+/* An int16 input's rescale in 32-bit lanes (the 16x8 scheme's ADD / SUB: zero points 0, left
+ * shift 15, the input's shift -e with 0 <= e <= 30, multiplier m >= 0). q8_rq64's fused floor
+ * of mbqm(x * 2^15, m, -e) is floor((x*m*2^15 + 2^30 + h*2^31) / 2^(31+e)), h = 0 (e = 0),
+ * 2^(e-1) (x >= 0) or 2^(e-1) - 1 (x < 0). Dividing through by 2^15 and splitting
+ * m = mh * 2^16 + ml (mh < 2^15, ml < 2^16), that is
+ *
+ *     floor((x*mh + h + floor((x*ml + 2^15) / 2^16)) / 2^e)
+ *
+ * (nested floor divisions) where |x*mh| < 2^30, x*ml + 2^15 stays inside int32 and the sum
+ * below 2^30 + 2^29 + 2^15: every step exact in int32 lanes, no 64-bit products. */
+typedef struct rescale16 {
+  __m512i mh, ml, h;
+  __m128i e;
+  bool round; /* e > 0: h and the negative correction apply */
+} rescale16;
+
+static bool rescale16_ok(int32_t multiplier, int32_t shift) {
+  return multiplier >= 0 && shift <= 0 && shift >= -30;
+}
+
+Q8_INLINE rescale16 rescale16_set(int32_t multiplier, int32_t shift) {
+  rescale16 r;
+  r.mh = _mm512_set1_epi32(multiplier >> 16);
+  r.ml = _mm512_set1_epi32(multiplier & 0xFFFF);
+  r.h = _mm512_set1_epi32(shift < 0 ? 1 << (-shift - 1) : 0);
+  r.e = _mm_cvtsi32_si128(-shift);
+  r.round = shift < 0;
+  return r;
+}
+
+Q8_INLINE __m512i rescale16_apply(__m512i x, const rescale16 *r) {
+  const __m512i e = _mm512_srai_epi32(
+      _mm512_add_epi32(_mm512_mullo_epi32(x, r->ml), _mm512_set1_epi32(1 << 15)), 16);
+  __m512i s = _mm512_add_epi32(_mm512_mullo_epi32(x, r->mh), e);
+  if (!r->round) return s;
+  s = _mm512_add_epi32(s, r->h);
+  s = _mm512_mask_sub_epi32(s, _mm512_movepi32_mask(x), s, _mm512_set1_epi32(1));
+  return _mm512_sra_epi32(s, r->e);
+}
+
+/* ADD / SUB on rescale16 (both inputs), the sum's requantization as add_i16's. */
+Q8_INLINE __m512i add_i16_32(__m512i a, __m512i b, bool subtract, const rescale16 *r1,
+                             const rescale16 *r2, const q8_rq64 *mo) {
+  const __m512i sx = rescale16_apply(a, r1), sy = rescale16_apply(b, r2);
+  return q8_requant64(subtract ? _mm512_sub_epi32(sx, sy) : _mm512_add_epi32(sx, sy), mo);
+}
+
+Q8_INLINE void add16_run32(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                           const wick_qadd_params *p, bool subtract) {
+  const rescale16 r1 = rescale16_set(p->input1_multiplier, p->input1_shift);
+  const rescale16 r2 = rescale16_set(p->input2_multiplier, p->input2_shift);
+  const q8_rq64 mo = q8_rq64_set(p->output_multiplier, p->output_shift, p->output_offset, 0, 0);
+  const __m512i lo = _mm512_set1_epi32(p->act_min), hi = _mm512_set1_epi32(p->act_max);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i v = add_i16_32(load16_i16(a + i), load16_i16(b + i), subtract, &r1, &r2, &mo);
+    _mm256_storeu_si256((__m256i *)(void *)(out + i), clamp16(v, lo, hi));
+  }
+  if (i < n) {
+    const __mmask16 m = q8_mask16(n - i);
+    const __m512i v = add_i16_32(load16_i16_tail(a + i, m), load16_i16_tail(b + i, m), subtract,
+                                 &r1, &r2, &mo);
+    _mm256_mask_storeu_epi16(out + i, m, clamp16(v, lo, hi));
+  }
+}
+
 Q8_INLINE void add16_run(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
                          const wick_qadd_params *p, bool subtract) {
   const q8_rq64 m1 = q8_rq64_set(p->input1_multiplier, p->input1_shift, 0, 0, 0);
@@ -132,6 +198,10 @@ void wick_q16_add_ukernel__avx512vnni(size_t n, const int16_t *a, const int16_t 
                                       const wick_qadd_params *p, bool subtract) {
   if (!shift_ok(p->input1_shift) || !shift_ok(p->input2_shift) || !shift_ok(p->output_shift))
     wick_q16_add_ukernel__avx2(n, a, b, out, p, subtract);
+  else if (p->left_shift == 15 && p->input1_offset == 0 && p->input2_offset == 0 &&
+           rescale16_ok(p->input1_multiplier, p->input1_shift) &&
+           rescale16_ok(p->input2_multiplier, p->input2_shift))
+    subtract ? add16_run32(n, a, b, out, p, true) : add16_run32(n, a, b, out, p, false);
   else if (subtract)
     add16_run(n, a, b, out, p, true);
   else
