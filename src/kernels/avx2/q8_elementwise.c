@@ -415,8 +415,81 @@ SIMD_INLINE void binary_run16(size_t n, const int16_t *a, const int16_t *b, int1
   }
 }
 
+/* An int16 input's rescale in 32-bit lanes for the 16x8 scheme's ADD / SUB (zero points 0, left
+ * shift 15, shift -e with 0 <= e <= 30, multiplier m >= 0): the fused floor of mbqm(x * 2^15, m,
+ * -e) divided through by 2^15, m split into 16-bit halves mh, ml,
+ *
+ *     floor((x*mh + h + floor((x*ml + 2^15) / 2^16)) / 2^e),  h = 0 (e = 0), 2^(e-1) - (x < 0)
+ *
+ * every step exact in int32 (the derivation in avx512vnni/q8_elementwise.c). */
+typedef struct rescale16 {
+  __m256i mh, ml, h;
+  __m128i e;
+  bool round; /* e > 0 */
+} rescale16;
+
+static bool rescale16_ok(int32_t multiplier, int32_t shift) {
+  return multiplier >= 0 && shift <= 0 && shift >= -30;
+}
+
+SIMD_INLINE rescale16 rescale16_set(int32_t multiplier, int32_t shift) {
+  rescale16 r;
+  r.mh = _mm256_set1_epi32(multiplier >> 16);
+  r.ml = _mm256_set1_epi32(multiplier & 0xFFFF);
+  r.h = _mm256_set1_epi32(shift < 0 ? 1 << (-shift - 1) : 0);
+  r.e = _mm_cvtsi32_si128(-shift);
+  r.round = shift < 0;
+  return r;
+}
+
+SIMD_INLINE __m256i rescale16_apply(__m256i x, const rescale16 *r) {
+  const __m256i e = _mm256_srai_epi32(
+      _mm256_add_epi32(_mm256_mullo_epi32(x, r->ml), _mm256_set1_epi32(1 << 15)), 16);
+  __m256i s = _mm256_add_epi32(_mm256_mullo_epi32(x, r->mh), e);
+  if (!r->round) return s;
+  s = _mm256_add_epi32(s, _mm256_add_epi32(r->h, _mm256_srai_epi32(x, 31))); /* - (x < 0) */
+  return _mm256_sra_epi32(s, r->e);
+}
+
+SIMD_INLINE __m256i add8_32(__m256i a, __m256i b, const rescale16 *r1, const rescale16 *r2,
+                            const q8_rq *mo, bool subtract) {
+  const __m256i sx = rescale16_apply(a, r1), sy = rescale16_apply(b, r2);
+  return q8_requant_i32(subtract ? _mm256_sub_epi32(sx, sy) : _mm256_add_epi32(sx, sy), mo);
+}
+
+SIMD_INLINE void add16_run32(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
+                             const wick_qadd_params *p, bool subtract) {
+  const rescale16 r1 = rescale16_set(p->input1_multiplier, p->input1_shift);
+  const rescale16 r2 = rescale16_set(p->input2_multiplier, p->input2_shift);
+  const q8_rq mo =
+      q8_rq_set(p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i v0 = add8_32(load8_16(a + i), load8_16(b + i), &r1, &r2, &mo, subtract);
+    const __m256i v1 = add8_32(load8_16(a + i + 8), load8_16(b + i + 8), &r1, &r2, &mo, subtract);
+    _mm256_storeu_si256((__m256i *)(void *)(out + i), narrow16_16(v0, v1));
+  }
+  if (i < n) {
+    int16_t ta[16], tb[16], to[16];
+    copy_tail16(n - i, a + i, b + i, ta, tb);
+    const __m256i v0 = add8_32(load8_16(ta), load8_16(tb), &r1, &r2, &mo, subtract);
+    const __m256i v1 = add8_32(load8_16(ta + 8), load8_16(tb + 8), &r1, &r2, &mo, subtract);
+    _mm256_storeu_si256((__m256i *)(void *)to, narrow16_16(v0, v1));
+    memcpy(out + i, to, (n - i) * 2);
+  }
+}
+
 void wick_q16_add_ukernel__avx2(size_t n, const int16_t *a, const int16_t *b, int16_t *out,
                                 const wick_qadd_params *p, bool subtract) {
+  if (p->left_shift == 15 && p->input1_offset == 0 && p->input2_offset == 0 &&
+      rescale16_ok(p->input1_multiplier, p->input1_shift) &&
+      rescale16_ok(p->input2_multiplier, p->input2_shift)) {
+    if (subtract)
+      add16_run32(n, a, b, out, p, true);
+    else
+      add16_run32(n, a, b, out, p, false);
+    return;
+  }
   binary_consts k;
   add_consts_set(&k, p);
   if (subtract)
