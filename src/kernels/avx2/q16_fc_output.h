@@ -40,8 +40,8 @@ static inline int16_t q16_finish_one(int64_t total, double scale, const wick_q16
 }
 
 /* Stores one row's nc <= 16 outputs from its totals t[0..3] (4 int64 columns each, bias in). */
-Q16_OUT_INLINE void q16_store_row(const __m256i t[4], const double *scale, const wick_q16_fc_args *a,
-                      int16_t *out, size_t nc) {
+Q16_OUT_INLINE void q16_store_row(const __m256i t[4], const double *scale,
+                                  const wick_q16_fc_args *a, int16_t *out, size_t nc) {
   const __m256i half = _mm256_set1_epi64x((int64_t)1 << 51);
   const __m256i over =
       _mm256_or_si256(_mm256_or_si256(_mm256_add_epi64(t[0], half), _mm256_add_epi64(t[1], half)),
@@ -53,8 +53,9 @@ Q16_OUT_INLINE void q16_store_row(const __m256i t[4], const double *scale, const
     const __m256d magic_d = _mm256_castsi256_pd(magic_i);
     __m128i q[4];
     for (int v = 0; v < 4; v++)
-      q[v] = q16_round4(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(t[v], magic_i)), magic_d),
-                    scale + 4 * v);
+      q[v] = q16_round4(
+          _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(t[v], magic_i)), magic_d),
+          scale + 4 * v);
     const __m256i zp = _mm256_set1_epi32(a->zero_point);
     const __m256i lo = _mm256_set1_epi32(a->lo), hi = _mm256_set1_epi32(a->hi);
     __m256i v0 = _mm256_add_epi32(_mm256_set_m128i(q[1], q[0]), zp);
