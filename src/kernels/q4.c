@@ -1,7 +1,8 @@
 /*
  * q4.c — the portable parts of the blockwise int4 FULLY_CONNECTED kernels
  * (q4.h): the dynamic row quantization, bfloat16 rounding of block scales,
- * the reference kernel and the choice of kernel (AVX2 on x86-64; on AArch64 NEON with the
+ * the reference kernel and the choice of kernel (on x86-64 AVX2, its GEMM form on AVX-512
+ * VNNI where the CPU has it; on AArch64 NEON with the
  * dot-product extension, else plain NEON; blocks of a multiple of 32 values).
  */
 #include "kernels/q4.h"
@@ -96,7 +97,27 @@ static const wick_q4_kernel avx2_kernel = {"avx2",
                                            wick_q4_gemm__avx2,
                                            wick_q4_gemv__avx2,
                                            wick_q4_quantize_row__avx2};
+/* the same with the GEMM form on VPDPBUSD */
+static const wick_q4_kernel avx512vnni_kernel = {"avx512vnni",
+                                                 wick_q4_row_bytes__avx2,
+                                                 wick_q4_prepare__avx2,
+                                                 wick_q4_sums__avx2,
+                                                 wick_q4_unpacked_bytes__avx2,
+                                                 wick_q4_unpack__avx2,
+                                                 wick_q4_gemm__avx512vnni,
+                                                 wick_q4_gemv__avx2,
+                                                 wick_q4_quantize_row__avx2};
 #endif
+
+const wick_q4_kernel *wick_q4_kernel_avx512vnni(void) {
+#if defined(__x86_64__) || defined(_M_X64)
+  /* (the flags its folder is compiled with: CMakeLists.txt) */
+  const uint32_t needs = WICK_CPU_AVX2 | WICK_CPU_FMA | WICK_CPU_AVX512F | WICK_CPU_AVX512VL |
+                         WICK_CPU_AVX512BW | WICK_CPU_AVX512DQ | WICK_CPU_AVX512VNNI;
+  if ((wick_cpu_features() & needs) == needs) return &avx512vnni_kernel;
+#endif
+  return NULL;
+}
 
 const wick_q4_kernel *wick_q4_kernel_avx2(void) {
 #if defined(__x86_64__) || defined(_M_X64)
@@ -133,7 +154,8 @@ const wick_q4_kernel *wick_q4_kernel_neondot(void) {
 
 const wick_q4_kernel *wick_q4_kernel_select(bool force_reference, size_t bs) {
   if (force_reference || bs % 32 != 0) return &reference_kernel;
-  const wick_q4_kernel *best = wick_q4_kernel_avx2();
+  const wick_q4_kernel *best = wick_q4_kernel_avx512vnni();
+  if (best == NULL) best = wick_q4_kernel_avx2();
   if (best == NULL) best = wick_q4_kernel_neondot();
   if (best == NULL) best = wick_q4_kernel_neon();
   return best != NULL ? best : &reference_kernel;

@@ -74,7 +74,7 @@ typedef struct wick_q4_kernel {
 
 /* Outputs of one unpacked group, and the most rows one gemm call takes. */
 #define WICK_Q4_GROUP 8
-#define WICK_Q4_GEMM_ROWS 4
+#define WICK_Q4_GEMM_ROWS 8
 
 /* The best kernel for blocks of bs values on this CPU (bs even, > 0); the reference when
  * forced or when no other takes bs. */
@@ -83,6 +83,9 @@ WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_select(bool force_reference, si
 WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_reference(void);
 /* The AVX2 kernel (blocks of a multiple of 32 values), NULL on other CPUs or architectures. */
 WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_avx2(void);
+/* The AVX2 kernel with the GEMM form on AVX-512 VNNI (VPDPBUSD on 256-bit vectors, eight
+ * rows per unpacked chunk), NULL on CPUs without AVX-512 VNNI + VL. */
+WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_avx512vnni(void);
 /* The AArch64 kernels (blocks of a multiple of 32 values; neondot with SDOT), NULL on other
  * CPUs or architectures (or, for neondot, without the dot-product extension). */
 WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_neon(void);
@@ -106,6 +109,13 @@ WICK_Q4_API float wick_q4_quantize_row__avx2(size_t k, const float *x, int16_t *
 WICK_Q4_API void wick_q4_gemv__avx2(size_t k, size_t bs, const void *row, float row_scale,
                                     const uint8_t *w4, const float *scales, const float *bias,
                                     float lo, float hi, float *out);
+
+/* (defined in avx512vnni/q4_blocks.c) */
+WICK_Q4_API void wick_q4_gemm__avx512vnni(size_t m, size_t k, size_t bs, const void *rows,
+                                          size_t row_stride, const float *row_scales,
+                                          const void *unpacked, const float *scales,
+                                          const float *bias, float lo, float hi, float *out,
+                                          size_t out_stride);
 
 /* (defined in neon/q4_blocks.c and neondot/q4_blocks.c: neon/q4_blocks.h) */
 #define WICK_DECLARE_Q4_NEON(ISA)                                                             \

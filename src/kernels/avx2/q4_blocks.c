@@ -231,6 +231,12 @@ static inline __m256i broadcast4(const int8_t *p) {
   return _mm256_set1_epi32(v);
 }
 
+/* Rows i < MR (at most four) of one group. Register budget (16 vectors): per row the block's
+ * int32 sum and the int16 pairs of the current 32 values, plus the weights, the broadcast x_q
+ * and a product; each row's float accumulator is touched once per block and lives in memory
+ * (keeping it in registers as well made the compiler spill the inner loop's vectors). The
+ * sum starts the block at the row's terms that do not depend on x_q (-zp * sum u and the
+ * correction), so that the inner loop only adds. */
 __attribute__((always_inline)) static inline void gemm_rows(size_t MR, size_t k, size_t bs,
                                                             const int8_t *x0, size_t row_stride,
                                                             const float *row_scales,
@@ -240,78 +246,83 @@ __attribute__((always_inline)) static inline void gemm_rows(size_t MR, size_t k,
   const size_t nb = k / bs;
   const int32_t *usum = (const int32_t *)(const void *)(u + WICK_Q4_GROUP * k);
   const __m256i ones16 = _mm256_set1_epi16(1);
-  const int8_t *x[WICK_Q4_GEMM_ROWS];
-  const int32_t *corr[WICK_Q4_GEMM_ROWS];
-  __m256i neg_zp[WICK_Q4_GEMM_ROWS];
-  __m256 acc[WICK_Q4_GEMM_ROWS];
+  const int8_t *x[4];
+  const int32_t *corr[4];
+  int32_t neg_zp[4];
+  float acc[4][WICK_Q4_GROUP];
   for (size_t r = 0; r < MR; r++) {
     x[r] = x0 + r * row_stride;
     corr[r] = (const int32_t *)(const void *)(x[r] + k);
-    neg_zp[r] = _mm256_set1_epi32(-corr[r][nb]);
-    acc[r] = _mm256_setzero_ps();
+    neg_zp[r] = -corr[r][nb];
+    _mm256_storeu_ps(acc[r], _mm256_setzero_ps());
   }
   size_t c = 0;
   for (size_t b = 0; b < nb; b++) {
-    __m256i sum[WICK_Q4_GEMM_ROWS];
-    for (size_t r = 0; r < MR; r++) sum[r] = _mm256_setzero_si256();
+    const __m256i us = _mm256_loadu_si256((const __m256i *)(const void *)(usum + b * 8));
+    __m256i sum[4];
+    for (size_t r = 0; r < MR; r++)
+      sum[r] = _mm256_add_epi32(_mm256_mullo_epi32(us, _mm256_set1_epi32(neg_zp[r])),
+                                _mm256_set1_epi32(corr[r][b]));
     for (const size_t end = c + bs; c < end; c += 32) {
       const uint8_t *uc = u + c / 32 * 256;
-      __m256i pairs[WICK_Q4_GEMM_ROWS]; /* int16: at most 8 products of u * x_q pairs */
+      __m256i pairs[4]; /* int16: at most 16 products u * x_q, |.| <= 16 * 15 * 128 */
       for (size_t r = 0; r < MR; r++) pairs[r] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+      for (size_t h = 0; h < 8; h++) { /* dword g = h / 2 of the even (h even) or odd x_q */
+        const __m256i uv = _mm256_loadu_si256((const __m256i *)(const void *)(uc + 32 * h));
+        const size_t at = c + (h % 2 ? 16 : 0) + 4 * (h / 2);
 #pragma GCC unroll 4
-      for (size_t g = 0; g < 4; g++) {
-        const __m256i ue = _mm256_loadu_si256((const __m256i *)(const void *)(uc + 64 * g));
-        const __m256i uo = _mm256_loadu_si256((const __m256i *)(const void *)(uc + 64 * g + 32));
-#pragma GCC unroll 4
-        for (size_t r = 0; r < MR; r++) {
-          const __m256i even = _mm256_maddubs_epi16(ue, broadcast4(x[r] + c + 4 * g));
-          const __m256i odd = _mm256_maddubs_epi16(uo, broadcast4(x[r] + c + 16 + 4 * g));
-          pairs[r] = _mm256_add_epi16(pairs[r], _mm256_add_epi16(even, odd));
-        }
+        for (size_t r = 0; r < MR; r++)
+          pairs[r] = _mm256_add_epi16(pairs[r], _mm256_maddubs_epi16(uv, broadcast4(x[r] + at)));
+        /* (keeps the compiler from hoisting the next steps' loads: with them in flight it ran
+         * out of registers and spilled the accumulators) */
+        for (size_t r = 0; r < MR; r++) __asm__("" : "+x"(pairs[r]));
       }
       for (size_t r = 0; r < MR; r++)
         sum[r] = _mm256_add_epi32(sum[r], _mm256_madd_epi16(pairs[r], ones16));
     }
-    const __m256i us = _mm256_loadu_si256((const __m256i *)(const void *)(usum + b * 8));
     const __m256 scale = _mm256_loadu_ps(scales + b * WICK_Q4_GROUP);
-    for (size_t r = 0; r < MR; r++) {
-      const __m256i total =
-          _mm256_add_epi32(_mm256_add_epi32(sum[r], _mm256_mullo_epi32(us, neg_zp[r])),
-                           _mm256_set1_epi32(corr[r][b]));
-      acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(_mm256_cvtepi32_ps(total), scale));
-    }
+    for (size_t r = 0; r < MR; r++)
+      _mm256_storeu_ps(acc[r], _mm256_add_ps(_mm256_loadu_ps(acc[r]),
+                                             _mm256_mul_ps(_mm256_cvtepi32_ps(sum[r]), scale)));
   }
   const __m256 vb = bias != NULL ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   for (size_t r = 0; r < MR; r++) {
     /* y < lo ? lo : (y > hi ? hi : y): MAX/MIN return their second operand (y) on NaN and on
      * equal values */
-    const __m256 y = _mm256_add_ps(_mm256_mul_ps(acc[r], _mm256_set1_ps(row_scales[r])), vb);
+    const __m256 y =
+        _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(acc[r]), _mm256_set1_ps(row_scales[r])), vb);
     _mm256_storeu_ps(out + r * out_stride, _mm256_min_ps(vhi, _mm256_max_ps(vlo, y)));
   }
 }
 
+/* (rows by four: one call takes up to WICK_Q4_GEMM_ROWS) */
 void wick_q4_gemm__avx2(size_t m, size_t k, size_t bs, const void *rows, size_t row_stride,
                         const float *row_scales, const void *unpacked, const float *scales,
                         const float *bias, float lo, float hi, float *out, size_t out_stride) {
   const int8_t *x = rows;
-  switch (m) {
-    case 1:
-      gemm_rows(1, k, bs, x, row_stride, row_scales, unpacked, scales, bias, lo, hi, out,
-                out_stride);
-      break;
-    case 2:
-      gemm_rows(2, k, bs, x, row_stride, row_scales, unpacked, scales, bias, lo, hi, out,
-                out_stride);
-      break;
-    case 3:
-      gemm_rows(3, k, bs, x, row_stride, row_scales, unpacked, scales, bias, lo, hi, out,
-                out_stride);
-      break;
-    default:
-      gemm_rows(4, k, bs, x, row_stride, row_scales, unpacked, scales, bias, lo, hi, out,
-                out_stride);
-      break;
+  for (size_t r0 = 0; r0 < m; r0 += 4) {
+    const int8_t *xr = x + r0 * row_stride;
+    float *o = out + r0 * out_stride;
+    switch (m - r0) {
+      case 1:
+        gemm_rows(1, k, bs, xr, row_stride, row_scales + r0, unpacked, scales, bias, lo, hi, o,
+                  out_stride);
+        break;
+      case 2:
+        gemm_rows(2, k, bs, xr, row_stride, row_scales + r0, unpacked, scales, bias, lo, hi, o,
+                  out_stride);
+        break;
+      case 3:
+        gemm_rows(3, k, bs, xr, row_stride, row_scales + r0, unpacked, scales, bias, lo, hi, o,
+                  out_stride);
+        break;
+      default:
+        gemm_rows(4, k, bs, xr, row_stride, row_scales + r0, unpacked, scales, bias, lo, hi, o,
+                  out_stride);
+        break;
+    }
   }
 }
 
