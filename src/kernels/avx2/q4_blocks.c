@@ -26,19 +26,35 @@ size_t wick_q4_row_bytes__avx2(size_t k, size_t bs) {
   return (k + 4 * (k / bs) + 4 + 63) / 64 * 64;
 }
 
+static inline int32_t hsum(__m256i v);
+
+/* On vectors: per 32 values, x_q = xd + zp (in [-128, 127]) split into the even and odd
+ * elements (SRAI of the int32 lanes), packed to bytes (within 128-bit halves) and put in
+ * order by one VPERMD; the block sums of xd by VPMADDWD. */
 void wick_q4_prepare__avx2(size_t k, size_t bs, const int16_t *xd, int32_t zp, void *row) {
   int8_t *x = row;
-  for (size_t c = 0; c < k; c += 32)
-    for (size_t j = 0; j < 16; j++) {
-      x[c + j] = (int8_t)(xd[c + 2 * j] + zp);
-      x[c + 16 + j] = (int8_t)(xd[c + 2 * j + 1] + zp);
-    }
   const size_t nb = k / bs;
   int32_t *corr = (int32_t *)(void *)(x + k); /* (k is a multiple of 32: aligned) */
+  const __m256i zpv = _mm256_set1_epi16((int16_t)zp), ones = _mm256_set1_epi16(1);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  size_t c = 0;
   for (size_t b = 0; b < nb; b++) {
-    int32_t s = 0;
-    for (size_t p = b * bs; p < (b + 1) * bs; p++) s += xd[p];
-    corr[b] = -8 * s;
+    __m256i total = _mm256_setzero_si256();
+    for (const size_t end = c + bs; c < end; c += 32) {
+      const __m256i d0 = _mm256_loadu_si256((const __m256i *)(const void *)(xd + c));
+      const __m256i d1 = _mm256_loadu_si256((const __m256i *)(const void *)(xd + c + 16));
+      total = _mm256_add_epi32(total, _mm256_add_epi32(_mm256_madd_epi16(d0, ones),
+                                                       _mm256_madd_epi16(d1, ones)));
+      const __m256i q0 = _mm256_add_epi16(d0, zpv), q1 = _mm256_add_epi16(d1, zpv);
+      const __m256i even = _mm256_packs_epi32(_mm256_srai_epi32(_mm256_slli_epi32(q0, 16), 16),
+                                              _mm256_srai_epi32(_mm256_slli_epi32(q1, 16), 16));
+      const __m256i odd = _mm256_packs_epi32(_mm256_srai_epi32(q0, 16), _mm256_srai_epi32(q1, 16));
+      /* dwords: half 0 holds the even elements 0-6, 16-22, the odd 1-7, 17-23; half 1 the
+       * even 8-14, 24-30, the odd 9-15, 25-31: VPERMD puts them in order */
+      _mm256_storeu_si256((__m256i *)(void *)(x + c),
+                          _mm256_permutevar8x32_epi32(_mm256_packs_epi16(even, odd), order));
+    }
+    corr[b] = -8 * hsum(total);
   }
   corr[nb] = zp;
 }
@@ -198,6 +214,12 @@ void wick_q4_unpack__avx2(size_t k, size_t bs, const uint8_t *w4, void *unpacked
   __m256i block_sum = _mm256_setzero_si256();
   for (size_t c = 0; c < k; c += 32) {
     const uint8_t *w = w4 + c / 2;
+    if (c % 128 == 0) /* the next group's rows (the op unpacks consecutive groups), a cache line
+                       * of each at a time: eight rows read 16 bytes at a time are short streams
+                       * that the hardware prefetchers pick up late (as in the one-row form);
+                       * prefetches past the weights do not fault */
+      for (size_t j = 0; j < WICK_Q4_GROUP; j++)
+        _mm_prefetch((const char *)((uintptr_t)w + (WICK_Q4_GROUP + j) * ks), _MM_HINT_T0);
     /* rows j and j + 4 in the two halves; then the 4 x 4 dword transpose in each half: v[g]
      * holds dword g (values 8g .. 8g + 7) of row j in lane j */
     const __m256i a0 = load_pair(w, w + 4 * ks), a1 = load_pair(w + ks, w + 5 * ks);
