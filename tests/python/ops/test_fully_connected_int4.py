@@ -28,7 +28,15 @@ RNG = np.random.default_rng(44)
 
 def _has_avx2() -> bool:
     """Whether wick's AVX2 int4 kernel runs here (its one-row form must then be the one used)."""
-    if platform.machine() not in ("x86_64", "AMD64") or os.environ.get("WICK_MAX_ISA"):
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return False
+    # a cap (src/kernels/cpu.h) at an x86-64 level keeps AVX2; "reference" (or "none") hides it
+    if os.environ.get("WICK_MAX_ISA") and os.environ["WICK_MAX_ISA"] not in (
+        "avx2",
+        "avx512",
+        "avx512vnni",
+        "avx512amx",
+    ):
         return False
     try:
         with open("/proc/cpuinfo") as f:
