@@ -18,8 +18,11 @@
  *     byte-level split (the regex
  *       's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
  *     written out by hand over code points, after an optional split of every
- *     digit into its own piece; each piece's bytes then map to GPT-2's byte
- *     symbols, bytes_to_unicode), Metaspace (spaces become the replacement,
+ *     digit into its own piece), or Llama 3's or Qwen2's regex split (a Split
+ *     on their pattern before a ByteLevel without its own split: also written
+ *     out by hand, regex_piece_end); \p{L}, \p{N} and \s exact for every code
+ *     point (unicode_classes.h, generated); each piece's bytes then map to
+ *     GPT-2's byte symbols, bytes_to_unicode), Metaspace (spaces become the replacement,
  *     which is prepended as the scheme says and starts a new word), or Split
  *     on a string (Gemma's: its matches removed, isolated, merged with the
  *     word before or after, or adjacent ones together);
@@ -35,6 +38,7 @@
 #include <string.h>
 
 #include "llm/internal.h"
+#include "llm/unicode_classes.h"
 
 typedef struct span {
   const uint8_t *p;
@@ -49,7 +53,14 @@ typedef struct merge {
 /* The kinds of the entry's step records (tokenizer.py has the same numbers). */
 enum { DIGITS_ONE_BY_ONE = 1 }; /* version 1's flags; a byte-level pre-tokenizer's x */
 enum { NORM_PREPEND = 1, NORM_REPLACE = 2 };
-enum { PRE_NONE = 0, PRE_BYTE_LEVEL = 1, PRE_METASPACE = 2, PRE_SPLIT = 3 };
+enum {
+  PRE_NONE = 0,
+  PRE_BYTE_LEVEL = 1,
+  PRE_METASPACE = 2,
+  PRE_SPLIT = 3,
+  PRE_REGEX_BYTE_LEVEL = 4
+};
+enum { REGEX_LLAMA3 = 1, REGEX_QWEN2 = 2 }; /* a PRE_REGEX_BYTE_LEVEL's x */
 enum {
   SPLIT_REMOVED = 0,
   SPLIT_ISOLATED = 1,
@@ -254,7 +265,9 @@ static const char *check_steps(const wick_tokenizer *t) {
     if (t->norm[i].kind != NORM_PREPEND && t->norm[i].kind != NORM_REPLACE)
       return "an unknown normalizer step";
   const step *p = &t->pre;
-  if (p->kind > PRE_SPLIT) return "an unknown pre-tokenizer";
+  if (p->kind > PRE_REGEX_BYTE_LEVEL) return "an unknown pre-tokenizer";
+  if (p->kind == PRE_REGEX_BYTE_LEVEL && p->x != REGEX_LLAMA3 && p->x != REGEX_QWEN2)
+    return "an unknown Split regex";
   if (p->kind == PRE_SPLIT && (p->a.n == 0 || p->x > SPLIT_CONTIGUOUS))
     return "a Split pre-tokenizer without a pattern or with an unknown behavior";
   if (p->kind == PRE_METASPACE && (!one_char(p->a) || p->x > PREPEND_FIRST))
@@ -484,7 +497,10 @@ static void put_replaced(buf *b, const uint8_t *s, size_t n, span from, span to)
   put(b, s + start, n - start);
 }
 
-typedef enum cls { LETTER, DIGIT, SPACE, OTHER } cls;
+/* The classes of the pre-tokenizer regexes: \p{L}, \p{N}, \s as tokenizers' regex engine
+ * (Oniguruma) defines them, exact for every code point (unicode_classes.h, generated); OTHER
+ * is everything else (marks \p{M} included). */
+typedef enum cls { OTHER = UC_OTHER, LETTER = UC_LETTER, DIGIT = UC_NUMBER, SPACE = UC_SPACE } cls;
 
 static cls classify(uint32_t c) {
   if (c < 0x80) {
@@ -493,17 +509,16 @@ static cls classify(uint32_t c) {
     if (c == ' ' || (c >= 0x09 && c <= 0x0D)) return SPACE;
     return OTHER;
   }
-  if (c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-      c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000)
-    return SPACE;
-  if (c == 0xB2 || c == 0xB3 || c == 0xB9 || (c >= 0xBC && c <= 0xBE)) return DIGIT;
-  if (c == 0xAA || c == 0xB5 || c == 0xBA) return LETTER;
-  if (c < 0xC0 || c == 0xD7 || c == 0xF7) return OTHER; /* Latin-1 punctuation, symbols */
-  if ((c >= 0x2010 && c <= 0x2027) || (c >= 0x2030 && c <= 0x205E) ||
-      (c >= 0x2190 && c <= 0x2BFF) || (c >= 0x3001 && c <= 0x303F) ||
-      (c >= 0xFF01 && c <= 0xFF0F) || (c >= 0x1F000 && c <= 0x1FAFF))
-    return OTHER;
-  return LETTER;
+  size_t lo = 0, hi = UNICODE_RANGE_COUNT; /* the first range whose last >= c */
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (unicode_ranges[mid].last < c)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < UNICODE_RANGE_COUNT && unicode_ranges[lo].first <= c) return (cls)unicode_ranges[lo].cls;
+  return OTHER;
 }
 
 /* One code point of text[i, n): its value and byte length (an invalid byte: itself, 1). */
@@ -532,13 +547,38 @@ typedef struct cp {
   uint32_t at; /* byte offset */
 } cp;
 
-/* The end (index into cps) of the piece the GPT-2 split takes at cps[i] (i < n). */
-static size_t piece_end(const cp *cps, size_t n, size_t i) {
-  if (cps[i].c == '\'' && i + 1 < n) { /* contractions */
-    const uint32_t a = cps[i + 1].c, b = i + 2 < n ? cps[i + 2].c : 0;
-    if (a == 's' || a == 't' || a == 'm' || a == 'd') return i + 2;
-    if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return i + 3;
+static bool is_newline(uint32_t c) { return c == '\r' || c == '\n'; }
+
+/* The end of the contraction 's|'t|'re|'ve|'m|'ll|'d at cps[i], or 0. any_case: the
+ * (?i:...) of Llama 3's and Qwen2's patterns, where Oniguruma's case folding also takes
+ * U+017F (long s) for s. */
+static size_t contraction_end(const cp *cps, size_t n, size_t i, bool any_case) {
+  if (cps[i].c != '\'' || i + 1 >= n) return 0;
+  uint32_t a = cps[i + 1].c, b = i + 2 < n ? cps[i + 2].c : 0;
+  if (any_case) {
+    if (a >= 'A' && a <= 'Z') a += 'a' - 'A';
+    if (b >= 'A' && b <= 'Z') b += 'a' - 'A';
+    if (a == 0x17F) a = 's';
   }
+  if (a == 's' || a == 't' || a == 'm' || a == 'd') return i + 2;
+  if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return i + 3;
+  return 0;
+}
+
+/* The end of `\s+(?!\S)|\s+` at cps[i] (a space): the run, less its last space when a
+ * non-space follows and the run is longer than one. */
+static size_t spaces_end(const cp *cps, size_t n, size_t i) {
+  size_t e = i;
+  while (e < n && cps[e].cls == SPACE) e++;
+  if (e == n || e - i == 1) return e;
+  return e - 1; /* leave the last space to the word that follows */
+}
+
+/* The end (index into cps) of the piece the GPT-2 split takes at cps[i] (i < n):
+ *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ */
+static size_t gpt2_piece_end(const cp *cps, size_t n, size_t i) {
+  const size_t c = contraction_end(cps, n, i, false);
+  if (c) return c;
   size_t j = i;
   if (cps[j].c == ' ' && j + 1 < n && cps[j + 1].cls != SPACE) j++; /* " ?" */
   const uint8_t k = cps[j].cls;
@@ -546,10 +586,42 @@ static size_t piece_end(const cp *cps, size_t n, size_t i) {
     while (j < n && cps[j].cls == k) j++;
     return j;
   }
-  size_t e = i; /* whitespace: `\s+(?!\S)`, else `\s+` */
+  return spaces_end(cps, n, i);
+}
+
+/* The end of the piece Llama 3's pattern (max_digits 3) or Qwen2's (1) takes at cps[i]:
+ *   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+ *   ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+ * the alternatives in order, each with the backtracking it needs written out. */
+static size_t regex_piece_end(const cp *cps, size_t n, size_t i, size_t max_digits) {
+  size_t j = contraction_end(cps, n, i, true);
+  if (j) return j;
+  const uint8_t k = cps[i].cls;
+  j = i; /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+  if (k != LETTER && k != DIGIT && !is_newline(cps[i].c) && i + 1 < n && cps[i + 1].cls == LETTER)
+    j++;
+  if (cps[j].cls == LETTER) {
+    while (j < n && cps[j].cls == LETTER) j++;
+    return j;
+  }
+  if (k == DIGIT) { /* \p{N}{1,max_digits} */
+    for (j = i; j < n && j - i < max_digits && cps[j].cls == DIGIT;) j++;
+    return j;
+  }
+  j = i; /* ` ?[^\s\p{L}\p{N}]+[\r\n]*` */
+  if (cps[j].c == ' ' && j + 1 < n && cps[j + 1].cls == OTHER) j++;
+  if (cps[j].cls == OTHER) {
+    while (j < n && cps[j].cls == OTHER) j++;
+    while (j < n && is_newline(cps[j].c)) j++;
+    return j;
+  }
+  /* a space: `\s*[\r\n]+` ends after the run's last \r or \n (\s* gives back spaces until
+   * one follows), else `\s+(?!\S)|\s+` */
+  size_t e = i;
   while (e < n && cps[e].cls == SPACE) e++;
-  if (e == n || e - i == 1) return e;
-  return e - 1; /* leave the last space to the word that follows */
+  for (size_t m = e; m > i; m--)
+    if (is_newline(cps[m - 1].c)) return m;
+  return spaces_end(cps, n, i);
 }
 
 /* ---------------------------------------------------------------- BPE */
@@ -714,7 +786,8 @@ static void byte_level_word(enc *e, const uint8_t *p, size_t n) {
   bpe_word(e, e->word.p, e->word.n);
 }
 
-/* GPT-2's split of text[0, size), each piece through byte_level_word. */
+/* GPT-2's split of text[0, size) (or Llama 3's or Qwen2's regex split), each piece through
+ * byte_level_word. */
 static void byte_level(enc *e, const uint8_t *text, size_t size) {
   if (size > e->cps_cap) {
     free(e->cps);
@@ -733,7 +806,9 @@ static void byte_level(enc *e, const uint8_t *text, size_t size) {
     cps[n++] = (cp){c, (uint8_t)(c == 0xFFFFFFFFu ? OTHER : classify(c)), (uint32_t)at};
     at += len;
   }
-  const bool digits = e->t->pre.x & DIGITS_ONE_BY_ONE;
+  const step *pre = &e->t->pre;
+  const bool digits = pre->kind == PRE_BYTE_LEVEL && (pre->x & DIGITS_ONE_BY_ONE);
+  const uint32_t regex = pre->kind == PRE_REGEX_BYTE_LEVEL ? pre->x : 0;
   size_t i = 0;
   while (i < n) {
     /* digits one by one: a digit is a piece; the split runs between digits */
@@ -748,7 +823,9 @@ static void byte_level(enc *e, const uint8_t *text, size_t size) {
       for (stop = i; stop < n && cps[stop].cls != DIGIT; stop++) {
       }
     }
-    const size_t end = piece_end(cps, stop, i);
+    const size_t end = regex == REGEX_LLAMA3  ? regex_piece_end(cps, stop, i, 3)
+                       : regex == REGEX_QWEN2 ? regex_piece_end(cps, stop, i, 1)
+                                              : gpt2_piece_end(cps, stop, i);
     const size_t b0 = cps[i].at, b1 = end < n ? cps[end].at : size;
     byte_level_word(e, text + b0, b1 - b0);
     i = end;
@@ -843,7 +920,8 @@ static void split_words(enc *e, const uint8_t *p, size_t n) {
 static void pre_tokenize(enc *e, const uint8_t *p, size_t n, bool starts_text) {
   if (n == 0) return;
   switch (e->t->pre.kind) {
-    case PRE_BYTE_LEVEL: byte_level(e, p, n); break;
+    case PRE_BYTE_LEVEL:
+    case PRE_REGEX_BYTE_LEVEL: byte_level(e, p, n); break;
     case PRE_METASPACE: metaspace(e, p, n, starts_text); break;
     case PRE_SPLIT: split_words(e, p, n); break;
     default: bpe_word(e, p, n);

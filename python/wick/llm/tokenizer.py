@@ -54,7 +54,18 @@ MAGIC = b"WTOK"
 VERSION = 2
 DIGITS_ONE_BY_ONE = 1
 NORM_PREPEND, NORM_REPLACE = 1, 2
-PRE_NONE, PRE_BYTE_LEVEL, PRE_METASPACE, PRE_SPLIT = 0, 1, 2, 3
+PRE_NONE, PRE_BYTE_LEVEL, PRE_METASPACE, PRE_SPLIT, PRE_REGEX_BYTE_LEVEL = 0, 1, 2, 3, 4
+# the Split regexes wick matches (by hand, src/llm/tokenizer.c regex_piece_end): the pattern
+# string exactly as tokenizer.json has it -> the record's x
+LLAMA3_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+QWEN2_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+REGEX_PATTERNS = {LLAMA3_PATTERN: 1, QWEN2_PATTERN: 2}
 SPLIT_BEHAVIORS = ["Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"]
 SCHEMES = {"never": 0, "always": 1, "first": 2}
 MODEL_BYTE_FALLBACK, MODEL_FUSE_UNK, MODEL_IGNORE_MERGES = 1, 2, 4
@@ -137,6 +148,8 @@ def _pre_tokenizer(spec) -> tuple[bytes, bool]:
         parts = spec.get("pretokenizers", [])
         if len(parts) == 1:
             return _pre_tokenizer(parts[0])
+        if [p.get("type") for p in parts] == ["Split", "ByteLevel"]:
+            return _regex_byte_level(*parts)
         if [p.get("type") for p in parts] == ["Digits", "ByteLevel"] and parts[0].get(
             "individual_digits"
         ):
@@ -144,8 +157,30 @@ def _pre_tokenizer(spec) -> tuple[bytes, bool]:
             return _record(PRE_BYTE_LEVEL, x=DIGITS_ONE_BY_ONE), True
     raise _NotPacked(
         f"a {kind} pre-tokenizer (wick implements ByteLevel with GPT-2's split, Digits + "
-        "ByteLevel, Metaspace, and Split on a string)"
+        "ByteLevel, Split on Llama 3's or Qwen2's regex + ByteLevel, Metaspace, and Split on a "
+        "string)"
     )
+
+
+def _regex_byte_level(split, byte_level) -> tuple[bytes, bool]:
+    """Llama 3's and Qwen2's pre-tokenizer: a Split on their regex (behavior Isolated), then
+    ByteLevel without its own split and without a prefix space."""
+    pattern = split.get("pattern") or {}
+    regex = pattern.get("Regex") if isinstance(pattern, dict) else None
+    if regex is None:
+        raise _NotPacked(
+            "a Split on a string before ByteLevel (wick implements Llama 3's and "
+            "Qwen2's regex there)"
+        )
+    if regex not in REGEX_PATTERNS:
+        raise _NotPacked(
+            f"a Split on the regex {regex!r}: wick matches Llama 3's and Qwen2's patterns only"
+        )
+    if split.get("invert") or split.get("behavior") != "Isolated":
+        raise _NotPacked("a regex Split that is inverted or not Isolated")
+    if byte_level.get("use_regex", True) or byte_level.get("add_prefix_space"):
+        raise _NotPacked("a ByteLevel after a regex Split with its own split or a prefix space")
+    return _record(PRE_REGEX_BYTE_LEVEL, regex, x=REGEX_PATTERNS[regex]), True
 
 
 def _decoder(spec) -> list[bytes]:
