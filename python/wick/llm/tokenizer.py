@@ -6,6 +6,11 @@ transformers, or a ``tokenizers.Tokenizer``) is one of:
 
 * byte-level BPE with GPT-2's split (SmolLM2, GPT-2): pre-tokenizer
   ``ByteLevel`` (GPT-2's regex, no prefix space), optionally after ``Digits(individual_digits)``;
+* byte-level BPE with Llama 3's or Qwen2's split: ``Sequence[Split(Regex(LLAMA3_PATTERN or
+  QWEN2_PATTERN), "isolated"), ByteLevel(use_regex=False)]`` as their tokenizer.json has it
+  (the pattern must be one of the two strings exactly; the C runtime matches it by hand, its
+  letter, number and space classes exact for all of Unicode as tokenizers' regex engine has
+  them);
 * SentencePiece-style BPE (Llama 2, TinyLlama, Mistral, Phi-3, Gemma): no byte-level mapping,
   ``"\u2581"`` for spaces through a normalizer (``Prepend`` / ``Replace``, e.g. Llama 2's
   ``Sequence[Prepend("\u2581"), Replace(" ", "\u2581")]``, Gemma's ``Replace``) or a
@@ -16,9 +21,12 @@ transformers, or a ``tokenizers.Tokenizer``) is one of:
 with decoders among ``ByteLevel``, ``Replace``, ``ByteFallback``, ``Fuse``, ``Strip``,
 ``Metaspace`` (or none), and added tokens with their ``normalized``, ``lstrip``, ``rstrip`` and
 ``special`` flags. (A SentencePiece model given by scores, a tokenizer.model or a GGUF file,
-reaches wick through transformers, which derives its merges from the scores.) Other tokenizers (Unigram or WordPiece models, regex splits, NFKC and other
-normalizers, BPE dropout or subword affixes, ``single_word`` added tokens) are not packed:
-:func:`pack` says why, and the file then takes token ids.
+reaches wick through transformers, which derives its merges from the scores.) Other
+tokenizers (Unigram or WordPiece models; a Split on any other regex, or on Llama 3's / Qwen2's
+not isolated or not before a ByteLevel without its own split; NFC (Qwen2's and Qwen2.5's own
+tokenizer.json), NFKC, lowercase and other normalizers; BPE dropout or subword affixes;
+``single_word`` added tokens) are not packed: :func:`pack` says why, and the file then takes
+token ids.
 
 Layout (little-endian; every count, length and id is checked by the C reader; a string is a
 u32 byte length and its bytes; a record is u32 kind, string a, string b, u32 x, u32 y):
@@ -33,13 +41,16 @@ u32 byte length and its bytes; a record is u32 kind, string a, string b, u32 x, 
     the pre-tokenizer record: 0 none, 1 byte-level (x: 1 = digits one by one),
         2 Metaspace (a: the replacement, x: prepend scheme 0 never / 1 always / 2 first,
         y: split), 3 Split (a: the string, x: behavior 0 removed / 1 isolated / 2 merged
-        with previous / 3 merged with next / 4 contiguous)
+        with previous / 3 merged with next / 4 contiguous), 4 a regex Split then ByteLevel
+        (a: the pattern, x: 1 Llama 3's, 2 Qwen2's)
     u32 model flags (1 byte fallback, 2 fuse unknown, 4 ignore merges), u32 unknown id + 1
     u32 has a decoder, u32 D, then D decoder records: 1 ByteLevel, 2 Replace(a -> b),
         3 ByteFallback, 4 Fuse, 5 Strip(a, x start, y stop), 6 Metaspace(a, x scheme)
 
 (Version 1, written before SentencePiece-style tokenizers, is byte-level only: the added
-tokens' strings in the vocabulary, then their ids, nothing after; the C reader takes both.)
+tokens' strings in the vocabulary, then their ids, nothing after; the C reader takes both.
+Pre-tokenizer kind 4 came later without a new version: files without it read as before, and
+an older runtime refuses a file with it as "an unknown pre-tokenizer".)
 """
 
 from __future__ import annotations
