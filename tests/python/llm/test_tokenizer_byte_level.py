@@ -17,7 +17,8 @@ Compared on fixed texts (contractions in mixed case, digit runs of 1-7, newline 
 runs, tabs, trailing spaces, CJK, combining marks, emoji, Arabic, Hindi, NBSP and the other
 Unicode spaces), on the code points at both ends of every range of the generated class table,
 and on seeded random Unicode strings; and the class table itself against the regex engine of
-tokenizers on every code point.
+tokenizers on every code point. transformers' own Qwen2Tokenizer is refused for its NFC
+normalizer alone.
 """
 
 from __future__ import annotations
@@ -300,3 +301,24 @@ def test_other_regex_splits_are_refused_with_the_reason():
         tok.pre_tokenizer = pre
         packed, reason = pack(tok)
         assert packed is None and why in reason, (why, reason)
+
+
+def test_transformers_qwen2_tokenizer_is_refused_for_its_nfc_only():
+    """transformers' own Qwen2Tokenizer (its pre-tokenizer is Qwen2's regex split) is refused
+    for its NFC normalizer, which wick does not implement; without it, the same tokenizer packs
+    and encodes as HuggingFace."""
+    transformers = pytest.importorskip("transformers")
+
+    vocab, merges = _vocab_and_merges()
+    vocab = {**vocab, "<|endoftext|>": len(vocab)}
+    tok = transformers.Qwen2Tokenizer(vocab=vocab, merges=merges)
+    packed, why = pack(tok)
+    assert packed is None and "NFC normalizer" in why, why
+    tok.backend_tokenizer.normalizer = None
+    packed, kind = pack(tok)
+    assert kind == KIND_BYTE_LEVEL, kind
+    ours = file_tokenizer(packed)
+    for text in TEXTS:
+        want = tok(text, add_special_tokens=False)["input_ids"]
+        assert ours.encode(text) == want, text
+        assert ours.decode(want) == tok.decode(want, skip_special_tokens=True), text
