@@ -570,10 +570,12 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_14x16__avx512(size_t mr, size_t nc, 
 /* The row tails of the 7x32 and 14x16 tiles (wick_f32_gemm_kernel.tail_gemm): R x 32 and
  * R x 16 tiles; the igemm ones read an indirection of 7 (s7) or 14 (s14) pointers per tap. */
 #define WICK_AVX512_GEMM_TAIL(R, NR, S)                                                            \
-  WICK_KERNEL_API void wick_f32_gemm_ukernel_##R##x##NR##__avx512(                               \
-      size_t mr, size_t nc, size_t kc, const float *a, size_t a_stride, const float *w, float *c, \
-      size_t c_stride, float lo, float hi);                                                       \
-  WICK_KERNEL_API void wick_f32_igemm_ukernel_##R##x##NR##s##S##__avx512(                        \
+  WICK_KERNEL_API void wick_f32_gemm_ukernel_##R##x##NR##__avx512(size_t mr, size_t nc, size_t kc, \
+                                                                  const float *a, size_t a_stride, \
+                                                                  const float *w, float *c,        \
+                                                                  size_t c_stride, float lo,       \
+                                                                  float hi);                       \
+  WICK_KERNEL_API void wick_f32_igemm_ukernel_##R##x##NR##s##S##__avx512(                          \
       size_t mr, size_t nc, size_t kc, size_t ks, const float *const *a, const float *w, float *c, \
       size_t c_stride, float lo, float hi);
 WICK_AVX512_GEMM_TAIL(2, 32, 7)
@@ -654,7 +656,7 @@ WICK_KERNEL_API void wick_f32_igemm_ukernel_6x16__avx2(size_t mr, size_t nc, siz
                                                  bool);                                           \
   WICK_KERNEL_API void wick_f32_dequantize8__##ISA(size_t, const void *, float *, float, int32_t, \
                                                    bool);                                         \
-  WICK_KERNEL_API void wick_f32_quantize16__##ISA(size_t, const float *, int16_t *, float,       \
+  WICK_KERNEL_API void wick_f32_quantize16__##ISA(size_t, const float *, int16_t *, float,        \
                                                   int32_t);                                       \
   WICK_KERNEL_API void wick_f32_dequantize16__##ISA(size_t, const int16_t *, float *, float,      \
                                                     int32_t);                                     \

@@ -164,8 +164,7 @@ typedef void (*wick_q8_lut8_fn)(size_t n, const uint8_t lut[256], const uint8_t 
 
 /* out[i] = lut[in[i]] (n bytes in, int16 out): QUANTIZE from an 8-bit input to int16 on the
  * table of the reference's 256 answers. */
-typedef void (*wick_q8_lut16_fn)(size_t n, const int16_t lut[256], const uint8_t *in,
-                                 int16_t *out);
+typedef void (*wick_q8_lut16_fn)(size_t n, const int16_t lut[256], const uint8_t *in, int16_t *out);
 
 /* out[i] = MUL of a[i], b[i], as wick_q_mul__reference. */
 typedef void (*wick_q8_mul_fn)(size_t n, const int8_t *a, const int8_t *b, int8_t *out,

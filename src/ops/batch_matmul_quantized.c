@@ -190,10 +190,10 @@ wick_status wick_bmm_prepare_quantized(wick_op_ctx *ctx) {
       d->work16 = 0;
   }
   const wick_q8_kernels *k8 = wick_q8_kernels_select(wick_op_force_reference(ctx));
-  d->dot16 = d->work16 != 0 && k8 != NULL && a->type == WICK_DTYPE_INT16 &&
-                     b->type == WICK_DTYPE_INT16
-                 ? k8->dot16
-                 : NULL;
+  d->dot16 =
+      d->work16 != 0 && k8 != NULL && a->type == WICK_DTYPE_INT16 && b->type == WICK_DTYPE_INT16
+          ? k8->dot16
+          : NULL;
   if (d->kern != NULL)
     wick_op_set_kernel(ctx, WICK_KERNEL_OPTIMIZED, "q8 gemm");
   else if (d->dot16 != NULL)
@@ -272,8 +272,7 @@ static void q16_rows(void *arg, size_t begin, size_t end, size_t thread) {
   const qbmm_job *j = arg;
   uint8_t *work = (uint8_t *)wick_op_scratch(j->ctx) + thread * j->d->work16;
   wick_q16_batch_matmul_rows(j->lhs->type, j->rhs->type, &j->d->shape, &j->d->params, j->lhs->data,
-                             j->rhs->data, j->out, (int64_t)begin, (int64_t)end, work,
-                             j->d->dot16);
+                             j->rhs->data, j->out, (int64_t)begin, (int64_t)end, work, j->d->dot16);
 }
 
 static void qbmm_rows(void *arg, size_t begin, size_t end, size_t thread) {

@@ -43,8 +43,7 @@ static const wick_f32_kernels *fast_kernels(const wick_op_ctx *ctx, wick_dtype t
       return NULL;
   const wick_f32_kernels *k = wick_f32_kernels_select(wick_op_force_reference(ctx));
   if (k == NULL) return NULL;
-  if (type == WICK_DTYPE_INT16)
-    return k->quantize16 != NULL && k->dequantize16 != NULL ? k : NULL;
+  if (type == WICK_DTYPE_INT16) return k->quantize16 != NULL && k->dequantize16 != NULL ? k : NULL;
   return k->quantize8 != NULL && k->dequantize8 != NULL ? k : NULL;
 }
 

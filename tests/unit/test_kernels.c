@@ -1189,8 +1189,8 @@ static void test_quantize8(const wick_f32_kernels *kern) {
  * tail length; DEQUANTIZE of values over the whole int16 range. */
 static void test_quantize16(const wick_f32_kernels *kern) {
   if (kern->quantize16 == NULL || kern->dequantize16 == NULL) return;
-  static const float scales[] = {1.0f,   0.5f,   1.0f / 3.0f, 0.0078125f, 0.0203f,
-                                 1e-30f, 3.0e38f, 1.4e-45f,   3.0517578125e-05f};
+  static const float scales[] = {1.0f,   0.5f,    1.0f / 3.0f, 0.0078125f,       0.0203f,
+                                 1e-30f, 3.0e38f, 1.4e-45f,    3.0517578125e-05f};
   static const int32_t zps[] = {0, -1, 7, -32768, 32767, -65536, 65536};
   static const size_t sizes[] = {0, 1, 7, 8, 15, 16, 17, 31, 33, 100, 1027};
   int bad = 0;

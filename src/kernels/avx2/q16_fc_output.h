@@ -53,9 +53,9 @@ Q16_OUT_INLINE void q16_store_row(const __m256i t[4], const double *scale,
     const __m256d magic_d = _mm256_castsi256_pd(magic_i);
     __m128i q[4];
     for (int v = 0; v < 4; v++)
-      q[v] = q16_round4(
-          _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(t[v], magic_i)), magic_d),
-          scale + 4 * v);
+      q[v] =
+          q16_round4(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(t[v], magic_i)), magic_d),
+                     scale + 4 * v);
     const __m256i zp = _mm256_set1_epi32(a->zero_point);
     const __m256i lo = _mm256_set1_epi32(a->lo), hi = _mm256_set1_epi32(a->hi);
     __m256i v0 = _mm256_add_epi32(_mm256_set_m128i(q[1], q[0]), zp);

@@ -443,8 +443,9 @@ SIMD_INLINE rescale16 rescale16_set(int32_t multiplier, int32_t shift) {
 }
 
 SIMD_INLINE __m256i rescale16_apply(__m256i x, const rescale16 *r) {
-  const __m256i e = _mm256_srai_epi32(
-      _mm256_add_epi32(_mm256_mullo_epi32(x, r->ml), _mm256_set1_epi32(1 << 15)), 16);
+  const __m256i e =
+      _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(x, r->ml), _mm256_set1_epi32(1 << 15)),
+                        16);
   __m256i s = _mm256_add_epi32(_mm256_mullo_epi32(x, r->mh), e);
   if (!r->round) return s;
   s = _mm256_add_epi32(s, _mm256_add_epi32(r->h, _mm256_srai_epi32(x, 31))); /* - (x < 0) */

@@ -166,18 +166,17 @@ void wick_f32_igemm_ukernel_14x16__avx512(size_t mr, size_t nc, size_t kc, size_
  * 7, 7 and 2 rows, the last at 2/7 of a full tile's FMAs instead of all of them); each row's
  * accumulation is the full tile's, bit for bit. On cores that run a 512-bit FMA per cycle
  * (Zen 4) 4 accumulators already cover the FMA latency; the 2-row tiles have 4 (x32) or 2 (x16). */
-#define GEMM_TAIL(R, NV, NR, S)                                                                 \
-  void wick_f32_gemm_ukernel_##R##x##NR##__avx512(size_t mr, size_t nc, size_t kc,              \
-                                                  const float *a, size_t a_stride,              \
-                                                  const float *w, float *c, size_t c_stride,    \
-                                                  float lo, float hi) {                         \
-    gemm_body(R, NV, mr, nc, kc, a, a_stride, w, c, c_stride, lo, hi);                          \
-  }                                                                                             \
-  void wick_f32_igemm_ukernel_##R##x##NR##s##S##__avx512(size_t mr, size_t nc, size_t kc,       \
-                                                         size_t ks, const float *const *a,      \
-                                                         const float *w, float *c,              \
-                                                         size_t c_stride, float lo, float hi) { \
-    igemm_body(R, NV, S, mr, nc, kc, ks, a, w, c, c_stride, lo, hi);                            \
+#define GEMM_TAIL(R, NV, NR, S)                                                                    \
+  void wick_f32_gemm_ukernel_##R##x##NR##__avx512(size_t mr, size_t nc, size_t kc, const float *a, \
+                                                  size_t a_stride, const float *w, float *c,       \
+                                                  size_t c_stride, float lo, float hi) {           \
+    gemm_body(R, NV, mr, nc, kc, a, a_stride, w, c, c_stride, lo, hi);                             \
+  }                                                                                                \
+  void wick_f32_igemm_ukernel_##R##x##NR##s##S##__avx512(size_t mr, size_t nc, size_t kc,          \
+                                                         size_t ks, const float *const *a,         \
+                                                         const float *w, float *c,                 \
+                                                         size_t c_stride, float lo, float hi) {    \
+    igemm_body(R, NV, S, mr, nc, kc, ks, a, w, c, c_stride, lo, hi);                               \
   }
 GEMM_TAIL(2, 2, 32, 7)
 GEMM_TAIL(3, 2, 32, 7)

@@ -79,10 +79,10 @@ INLINE void run(size_t n, const __m512i ta[8], const __m512i tb[8], int32_t mult
     /* per 128-bit lane j: words 0-3 = l0's lanes 4j..4j+3, words 4-7 = l1's */
     const __m512i idx = _mm512_packus_epi32(l0.at, l1.at);
     const __m512i a = lookup(ta, idx), b = lookup(tb, idx);
-    const __m512i r0 = finish(&l0, _mm512_unpacklo_epi16(a, zero), _mm512_unpacklo_epi16(b, zero),
-                              tanh);
-    const __m512i r1 = finish(&l1, _mm512_unpackhi_epi16(a, zero), _mm512_unpackhi_epi16(b, zero),
-                              tanh);
+    const __m512i r0 =
+        finish(&l0, _mm512_unpacklo_epi16(a, zero), _mm512_unpacklo_epi16(b, zero), tanh);
+    const __m512i r1 =
+        finish(&l1, _mm512_unpackhi_epi16(a, zero), _mm512_unpackhi_epi16(b, zero), tanh);
     _mm256_mask_storeu_epi16(out + i, (__mmask16)mask, _mm512_cvtepi32_epi16(r0));
     _mm256_mask_storeu_epi16(out + i + 16, (__mmask16)(mask >> 16), _mm512_cvtepi32_epi16(r1));
   }

@@ -51,8 +51,8 @@ INLINE uint32_t load_one(const int16_t *p) { return (uint16_t)*p; }
 
 /* acc[i][p] = int32 sums over pairs [g0, g1) of row i against panel p (w: panel 0 at pair 0;
  * panel 1 `panel` elements further). Named locals, not an array, in the loop. */
-INLINE void block_sums(size_t R, size_t P, const int16_t *const *x, size_t k, size_t g0,
-                       size_t g1, const int16_t *w, size_t panel, __m512i acc[][2]) {
+INLINE void block_sums(size_t R, size_t P, const int16_t *const *x, size_t k, size_t g0, size_t g1,
+                       const int16_t *w, size_t panel, __m512i acc[][2]) {
   const __m512i z = _mm512_setzero_si512();
   __m512i c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
   __m512i c40 = z, c41 = z, c50 = z, c51 = z, c60 = z, c61 = z, c70 = z, c71 = z;
@@ -141,10 +141,9 @@ INLINE void tile(size_t R, size_t P, const int16_t *in, size_t k, const int16_t 
     default: tile(8, P, rows, k, w, panel, c, nc, a, o, n); break; \
   }
 
-void wick_q16_fc__avx512vnni(size_t m, size_t n0, size_t n1, size_t n, size_t k,
-                             const int16_t *in, const int16_t *packed, const wick_q16_fc_args *a,
-                             int16_t *out) {
-  const size_t panel = (k / 2 + (k % 2)) * 2 * NR; /* int16 elements */
+void wick_q16_fc__avx512vnni(size_t m, size_t n0, size_t n1, size_t n, size_t k, const int16_t *in,
+                             const int16_t *packed, const wick_q16_fc_args *a, int16_t *out) {
+  const size_t panel = (k / 2 + (k % 2)) * 2 * NR;                       /* int16 elements */
   size_t block = L2_BLOCK_BYTES / (panel * sizeof(int16_t) + 1) / 2 * 2; /* whole tile pairs */
   if (block < 2) block = 2;
   for (size_t b0 = n0; b0 < n1; b0 += block * NR) {

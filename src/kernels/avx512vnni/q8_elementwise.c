@@ -97,8 +97,7 @@ Q8_INLINE __m256i clamp16(__m512i v, __m512i lo, __m512i hi) {
 
 /* ADD / SUB of 16 widened lanes, before the clamp. */
 Q8_INLINE __m512i add_i16(__m512i a, __m512i b, __m512i off1, __m512i off2, __m128i ls,
-                          bool subtract, const q8_rq64 *m1, const q8_rq64 *m2,
-                          const q8_rq64 *mo) {
+                          bool subtract, const q8_rq64 *m1, const q8_rq64 *m2, const q8_rq64 *mo) {
   const __m512i x = _mm512_sll_epi32(_mm512_add_epi32(a, off1), ls);
   const __m512i y = _mm512_sll_epi32(_mm512_add_epi32(b, off2), ls);
   const __m512i sx = q8_mbqm64(x, m1), sy = q8_mbqm64(y, m2);
@@ -136,8 +135,9 @@ Q8_INLINE rescale16 rescale16_set(int32_t multiplier, int32_t shift) {
 }
 
 Q8_INLINE __m512i rescale16_apply(__m512i x, const rescale16 *r) {
-  const __m512i e = _mm512_srai_epi32(
-      _mm512_add_epi32(_mm512_mullo_epi32(x, r->ml), _mm512_set1_epi32(1 << 15)), 16);
+  const __m512i e =
+      _mm512_srai_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, r->ml), _mm512_set1_epi32(1 << 15)),
+                        16);
   __m512i s = _mm512_add_epi32(_mm512_mullo_epi32(x, r->mh), e);
   if (!r->round) return s;
   s = _mm512_add_epi32(s, r->h);
@@ -165,8 +165,8 @@ Q8_INLINE void add16_run32(size_t n, const int16_t *a, const int16_t *b, int16_t
   }
   if (i < n) {
     const __mmask16 m = q8_mask16(n - i);
-    const __m512i v = add_i16_32(load16_i16_tail(a + i, m), load16_i16_tail(b + i, m), subtract,
-                                 &r1, &r2, &mo);
+    const __m512i v =
+        add_i16_32(load16_i16_tail(a + i, m), load16_i16_tail(b + i, m), subtract, &r1, &r2, &mo);
     _mm256_mask_storeu_epi16(out + i, m, clamp16(v, lo, hi));
   }
 }
@@ -188,8 +188,8 @@ Q8_INLINE void add16_run(size_t n, const int16_t *a, const int16_t *b, int16_t *
   }
   if (i < n) {
     const __mmask16 m = q8_mask16(n - i);
-    const __m512i v = add_i16(load16_i16_tail(a + i, m), load16_i16_tail(b + i, m), off1, off2,
-                              ls, subtract, &m1, &m2, &mo);
+    const __m512i v = add_i16(load16_i16_tail(a + i, m), load16_i16_tail(b + i, m), off1, off2, ls,
+                              subtract, &m1, &m2, &mo);
     _mm256_mask_storeu_epi16(out + i, m, clamp16(v, lo, hi));
   }
 }
@@ -209,8 +209,7 @@ void wick_q16_add_ukernel__avx512vnni(size_t n, const int16_t *a, const int16_t 
 }
 
 Q8_INLINE __m512i mul_i16(__m512i a, __m512i b, __m512i off1, __m512i off2, const q8_rq64 *mo) {
-  return q8_requant64(_mm512_mullo_epi32(_mm512_add_epi32(a, off1), _mm512_add_epi32(b, off2)),
-                      mo);
+  return q8_requant64(_mm512_mullo_epi32(_mm512_add_epi32(a, off1), _mm512_add_epi32(b, off2)), mo);
 }
 
 void wick_q16_mul_ukernel__avx512vnni(size_t n, const int16_t *a, const int16_t *b, int16_t *out,

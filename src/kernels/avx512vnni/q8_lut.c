@@ -27,8 +27,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) void wick_q8_lut8__avx512
 /* out[i] = lut[(uint8)in[i]] as int16 (QUANTIZE from an 8-bit input to int16), 32 elements per
  * step: the bytes widened to word indices, four VPERMI2W lookups into 64-entry quarters of the
  * table, the quarter chosen by index bits 6 and 7. AVX-512 BW (every VNNI table has it). */
-void wick_q8_lut16__avx512vnni(size_t n, const int16_t lut[256], const uint8_t *in,
-                               int16_t *out) {
+void wick_q8_lut16__avx512vnni(size_t n, const int16_t lut[256], const uint8_t *in, int16_t *out) {
   __m512i t[8];
   for (int q = 0; q < 8; q++) t[q] = _mm512_loadu_si512(lut + 32 * q);
   const __m512i bit6 = _mm512_set1_epi16(0x40), bit7 = _mm512_set1_epi16(0x80);

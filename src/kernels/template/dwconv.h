@@ -135,8 +135,7 @@ ALWAYS_INLINE void dw_pixel_group(size_t K, size_t G, size_t SW, bool MASKED, co
     }
   }
 #pragma GCC unroll 4
-  for (size_t g = 0; g < G; g++)
-    st(MASKED, r->out + x * r->cs + c0 + g * VL, m, acc[g], vlo, vhi);
+  for (size_t g = 0; g < G; g++) st(MASKED, r->out + x * r->cs + c0 + g * VL, m, acc[g], vlo, vhi);
 }
 
 /* dw_pixel_group over the border columns [0, x_lo) and [x_hi, out_w) of a row. */
