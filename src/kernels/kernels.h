@@ -464,8 +464,8 @@ WICK_KERNEL_API void wick_f32_conv_igemm(const wick_f32_gemm_kernel *kern, const
  * thread one tile of scores (rows x s floats). Each tile also starts at the first position
  * any of its rows sees (rounded down to the alignment; per batch the smallest when packed):
  * a sliding-window layer computes its window, not the positions before it. With
- * k->gemm_inplace (AVX2) and whole panels (dv and s multiples of NR), nothing is packed: the
- * kernels read the keys and values where they lie. */
+ * k->gemm_inplace (AVX2, AVX-512) and whole panels (dv and s multiples of NR, both using the
+ * main tile), nothing is packed: the kernels read the keys and values where they lie. */
 typedef struct wick_f32_attention {
   const wick_f32_kernels *k;
   const wick_f32_gemm_kernel *scores, *values;
@@ -551,6 +551,14 @@ WICK_KERNEL_API void wick_f32_gemm_ukernel_1x32__avx512(size_t mr, size_t nc, si
                                                         const float *a, size_t a_stride,
                                                         const float *w, float *c, size_t c_stride,
                                                         float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_inplace_7x32__avx512(size_t mr, size_t nc, size_t kc,
+                                                        const float *a, size_t a_stride,
+                                                        const float *b, size_t b_stride, float *c,
+                                                        size_t c_stride, float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_inplace_1x32__avx512(size_t mr, size_t nc, size_t kc,
+                                                        const float *a, size_t a_stride,
+                                                        const float *b, size_t b_stride, float *c,
+                                                        size_t c_stride, float lo, float hi);
 WICK_KERNEL_API void wick_f32_igemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc, size_t ks,
                                                          const float *const *a, const float *w,
                                                          float *c, size_t c_stride, float lo,

@@ -97,6 +97,8 @@ static const wick_f32_kernels avx512_kernels = {
                                    [10] = wick_f32_igemm_ukernel_10x16s14__avx512}},
     .dw_cr = 16,
     TEMPLATE_KERNELS(avx512),
+    .gemm_inplace = wick_f32_gemm_inplace_7x32__avx512,
+    .gemm_inplace_1 = wick_f32_gemm_inplace_1x32__avx512,
 };
 
 static const wick_f32_kernels avx2_kernels = {

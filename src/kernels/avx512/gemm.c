@@ -2,7 +2,8 @@
  * avx512/gemm.c — fp32 GEMM and indirect-GEMM microkernels for AVX-512F
  * (compiled with -mavx512f -mavx512vl -mfma; called only when select.c saw
  * those features): 7x32 (the main tile), 1x32 (single rows), and 14x16 for
- * narrow outputs (N <= 16, where a 32-wide tile would compute half padding).
+ * narrow outputs (N <= 16, where a 32-wide tile would compute half padding); and the
+ * 7x32 / 1x32 tiles on an unpacked b (the fused attention reads its key/value cache with them).
  *
  * One call computes an mr x nc block of C (mr <= MR, nc any size): for each
  * NR-wide panel of packed weights (layout in kernels.h) it keeps the MR x NR
@@ -29,12 +30,15 @@
 #define MAX_MR 14
 
 /* The k loop of one tap: acc[i][v] += a_i[k] * w[k][16v .. 16v+15], k < kc. */
-#define ACCUMULATE(MR, NV, ap, kc, w, acc)                                          \
+#define ACCUMULATE(MR, NV, ap, kc, w, acc) ACCUMULATE_STEP(MR, NV, ap, kc, w, 16 * (NV), acc)
+
+/* The same with the k rows of w `step` floats apart (the packed panels: NR). */
+#define ACCUMULATE_STEP(MR, NV, ap, kc, w, step, acc)                               \
   do {                                                                              \
     _Pragma("GCC unroll 4") for (size_t k_ = 0; k_ < (kc); k_++) {                  \
       __m512 w_[2];                                                                 \
       for (size_t v_ = 0; v_ < (NV); v_++) w_[v_] = _mm512_loadu_ps((w) + 16 * v_); \
-      (w) += 16 * (NV);                                                             \
+      (w) += (step);                                                                \
       _Pragma("GCC unroll 16") for (size_t i_ = 0; i_ < (MR); i_++) {               \
         const __m512 a_ = _mm512_set1_ps((ap)[i_][k_]);                             \
         for (size_t v_ = 0; v_ < (NV); v_++)                                        \
@@ -134,6 +138,54 @@ void wick_f32_gemm_ukernel_1x32__avx512(size_t mr, size_t nc, size_t kc, const f
                                         float lo, float hi) {
   (void)mr;
   gemm_body(1, 2, 1, nc, kc, a, a_stride, w, c, c_stride, lo, hi);
+}
+
+/* The MR x 32 tile on an unpacked b (kernels.h, wick_f32_gemm_inplace_fn): gemm_body's
+ * accumulation started from +0 (a packed zero bias) with the k rows b_stride apart, whole
+ * panels only. MR is the call's own row count: every output is one chain of FMAs over k in
+ * k order whatever the tile's height (as in the row tails), so the 7x32 tile, its tails and
+ * the 1x32 kernel give the same bits, and a decode step's few query rows per key/value head
+ * (3 on SmolLM2) compute no repeated rows. */
+ALWAYS_INLINE void inplace_body(size_t MR, size_t nc, size_t kc, const float *a, size_t a_stride,
+                                const float *b, size_t b_stride, float *c, size_t c_stride,
+                                float lo, float hi) {
+  const float *ap[MAX_MR];
+  float *cp[MAX_MR];
+  for (size_t i = 0; i < MR; i++) {
+    ap[i] = a + i * a_stride;
+    cp[i] = c + i * c_stride;
+  }
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+  for (size_t j = 0; j + 32 <= nc; j += 32) {
+    __m512 acc[MAX_MR][2];
+    for (size_t i = 0; i < MR; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+    const float *w = b + j;
+    ACCUMULATE_STEP(MR, 2, ap, kc, w, b_stride, acc);
+    store_tile(MR, 2, acc, cp, 32, vlo, vhi);
+    for (size_t i = 0; i < MR; i++) cp[i] += 32;
+  }
+}
+
+void wick_f32_gemm_inplace_7x32__avx512(size_t mr, size_t nc, size_t kc, const float *a,
+                                        size_t a_stride, const float *b, size_t b_stride, float *c,
+                                        size_t c_stride, float lo, float hi) {
+  switch (mr) {
+    case 1: inplace_body(1, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 2: inplace_body(2, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 3: inplace_body(3, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 4: inplace_body(4, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 5: inplace_body(5, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 6: inplace_body(6, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    default: inplace_body(7, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+  }
+}
+
+/* The one-row kernel on an unpacked b: wick_f32_gemm_ukernel_1x32__avx512's two chains. */
+void wick_f32_gemm_inplace_1x32__avx512(size_t mr, size_t nc, size_t kc, const float *a,
+                                        size_t a_stride, const float *b, size_t b_stride, float *c,
+                                        size_t c_stride, float lo, float hi) {
+  (void)mr;
+  inplace_body(1, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi);
 }
 
 void wick_f32_igemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc, size_t ks,

@@ -130,8 +130,16 @@ def check_identical(data, feed, names, monkeypatch, threads=(1, 3)):
 
 # (b, m, d, s, dv): decode (m = query heads per kv head), prefill tiles, an odd m whose last
 # row is alone in its GEMM tile (m % 6 == 1, m % 7 == 1), d and dv below the panel width, a
-# cache length that is not a multiple of 16
-SHAPES = [(3, 3, 64, 512, 64), (2, 16, 16, 64, 16), (1, 13, 8, 100, 8), (2, 43, 32, 96, 24)]
+# cache length that is not a multiple of 16; in place on AVX-512 (panels of 32): one query row
+# per head (the one-row kernel), and 8 rows (a 7-row tile, then a row alone in its tile)
+SHAPES = [
+    (3, 3, 64, 512, 64),
+    (2, 16, 16, 64, 16),
+    (1, 13, 8, 100, 8),
+    (2, 43, 32, 96, 24),
+    (2, 1, 64, 128, 32),
+    (1, 8, 32, 64, 64),
+]
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
@@ -204,27 +212,32 @@ def _cpu_flags() -> set[str]:
         return set()
 
 
-def _has_avx2() -> bool:
-    """The float kernels wick picks here are AVX2's: AVX2 without the AVX-512 level (F, VL, BW,
-    DQ: src/kernels/cpu.c), whose kernels pack the panels instead."""
+def _float_isa() -> str | None:
+    """The float kernel set wick picks here on x86: "avx512" (F, VL, BW, DQ: src/kernels/cpu.c),
+    "avx2", or None (another architecture, none of them, or capped by WICK_MAX_ISA)."""
     flags = _cpu_flags()
-    return "avx2" in flags and not {"avx512f", "avx512vl", "avx512bw", "avx512dq"} <= flags
+    if {"avx512f", "avx512vl", "avx512bw", "avx512dq"} <= flags:
+        return "avx512"
+    return "avx2" if "avx2" in flags else None
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_fused_attention_reads_the_cache_in_place(shape, monkeypatch):
-    """Where the kernels have an in-place form (AVX2; AVX-512 and NEON pack) and the panels are
-    whole (the cache length and dv multiples of the panel width, 16), the fused attention reads
-    the keys and values where they lie: kernel "attention in place". Else it packs them."""
+    """Where the kernels have an in-place form (AVX2, panels of 16; AVX-512, panels of 32 and
+    the main 7x32 tile, so a value width of 16 or less, which takes the narrow 14x16 tile,
+    packs; NEON packs) and the panels are whole (the cache length and dv multiples of the panel
+    width), the fused attention reads the keys and values where they lie: kernel "attention in
+    place". Else it packs them."""
     b, m, d, s, dv = shape
     data, names = attention_model(b, m, d, s, dv)
     _, _, kernels, _ = run(data, feeds(b, m, d, s, dv, causal_mask(m, s, 5)), names, monkeypatch)
-    whole = s % 16 == 0 and dv % 16 == 0
-    in_place = _has_avx2() and whole
-    if not _has_avx2():
+    isa = _float_isa()
+    if isa is None:
         assert kernels[0][1] in ("attention", "attention in place"), kernels
-    else:
-        assert kernels[0] == ("optimized", "attention in place" if in_place else "attention")
+        return
+    nr = 32 if isa == "avx512" else 16
+    in_place = s % nr == 0 and dv % nr == 0 and (isa == "avx2" or dv > 16)
+    assert kernels[0] == ("optimized", "attention in place" if in_place else "attention")
 
 
 @pytest.mark.parametrize("shape", [(3, 3, 64, 512, 64), (2, 12, 16, 80, 16), (2, 43, 32, 96, 24)])
