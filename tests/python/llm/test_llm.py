@@ -695,7 +695,11 @@ def test_cancel_during_a_long_prefill_stops_cleanly(converted):
         assert gen.append(prompt) == 0, gen.last_error()
         want = gen.logits()
         cancelled = 0
-        for _ in range(20):
+        # A cancel lands only while an append runs, and appends are short (a busy machine can
+        # keep the canceller off the CPU for all of one): try until five have landed.
+        for _ in range(500):
+            if cancelled == 5:
+                break
             gen.reset()
             stop, started = threading.Event(), threading.Event()
 
@@ -719,7 +723,7 @@ def test_cancel_during_a_long_prefill_stops_cleanly(converted):
             assert gen.append(prompt[pos:]) == 0, gen.last_error()
             assert gen.position() == len(prompt)
             assert gen.logits().tobytes() == want.tobytes()
-        assert cancelled > 0, "no append of 20 was cancelled"
+        assert cancelled > 0, "no append of 500 was cancelled"
     finally:
         gen.close()
 
