@@ -4,8 +4,11 @@
   a level-30 operator it lists exactly what levels 27, 29 and 30 decline, with the delegate's
   reasons, and it equals what the delegate takes from the test NNAPI runtime of that level;
 * planning never opens a library ($WICK_NNAPI_LIBRARY pointing nowhere: the plan still works);
-* the lowerings for level 27 (HARD_SWISH, DIV by a constant, PAD/PADV2, the NCHW input's
-  TRANSPOSE) leave no such operator and keep the outputs (PyTorch within the converter's bar);
+* the lowerings for level 27 (HARD_SWISH, DIV by a constant, PAD/PADV2) leave no such
+  operator and keep the outputs (PyTorch within the converter's bar); the NCHW input's
+  TRANSPOSE is lowered only above the 2^20 elements the delegate's exact level-27 TRANSPOSE
+  (EMBEDDING_LOOKUP) takes — at the boundary the plan of the plain file agrees, and both
+  forms run on LiteRT, on wick's CPU and on the level-27 test runtime with PyTorch's results;
 * torchvision's MobileNetV2 and MobileNetV3-Small with target="nnapi:27" run as one partition
   on the level-27 test runtime, outputs equal to the CPU's within 1e-5 relative and to PyTorch
   within the whole-model bar (1e-4);
@@ -150,8 +153,8 @@ def test_planning_opens_no_library(monkeypatch):
 
 
 class Lowered(torch.nn.Module):
-    """Every level-27 lowering: the NCHW input's TRANSPOSE, PAD (stride-2 conv), PADV2 (max
-    pool padding), hardswish, hardsigmoid (its / 6)."""
+    """Every level-27 lowering of a small image: PAD (stride-2 conv), PADV2 (max pool padding),
+    hardswish, hardsigmoid (its / 6); its NCHW input's TRANSPOSE stays (the delegate's)."""
 
     def __init__(self):
         super().__init__()
@@ -173,8 +176,11 @@ def test_lowerings_for_level_27(monkeypatch):
     plain = _convert(module, x)
     assert {"PAD", "HARD_SWISH", "TRANSPOSE"} <= set(plain.op_counts), plain.op_counts
     model = _convert(module, x, target="nnapi:27")
-    for op in ("PAD", "PADV2", "HARD_SWISH", "DIV", "TRANSPOSE"):
+    for op in ("PAD", "PADV2", "HARD_SWISH", "DIV"):
         assert op not in model.op_counts, model.op_counts
+    # 3 x 16 x 16 elements: the delegate's level-27 TRANSPOSE takes it as it is
+    assert model.op_counts.get("TRANSPOSE") == 1, model.op_counts
+    assert "TRANSPOSE" not in model.target_report.lowerings
     assert model.target_report.runs_whole, str(model.target_report)
     assert model.target_report.lowerings.get("HARD_SWISH") == 1
     with torch.no_grad():
@@ -196,7 +202,9 @@ def test_torchvision_mobilenet_runs_whole_at_27(name, monkeypatch):
     model = _convert(module, x, target="nnapi:27")
     report = model.target_report
     assert report.runs_whole and report.taken == report.total, str(report)
-    assert report.lowerings.get("PAD") == 5 and report.lowerings.get("TRANSPOSE") == 1
+    # the 3 x 224 x 224 input's TRANSPOSE is the delegate's (an EMBEDDING_LOOKUP at 27)
+    assert report.lowerings.get("PAD") == 5 and "TRANSPOSE" not in report.lowerings
+    assert model.op_counts.get("TRANSPOSE") == 1, model.op_counts
     rt, on = _delegated(model.tflite_bytes, 27, monkeypatch)
     assert all(on) and {r.partition for r in rt.delegation} == {0}
     got = rt(x.numpy())[0]
@@ -205,6 +213,57 @@ def test_torchvision_mobilenet_runs_whole_at_27(name, monkeypatch):
     with torch.no_grad():
         ref = module(x).numpy()
     np.testing.assert_allclose(cpu, ref, rtol=0, atol=1e-4 * max(1.0, np.abs(ref).max()))
+
+
+class ImageHead(torch.nn.Module):
+    """An NCHW image in, no image out (so the input's TRANSPOSE is the only one)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 8, 3, stride=2)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x)).mean((2, 3))
+
+
+@pytest.mark.parametrize(
+    "shape, lowered",
+    [((1, 4, 512, 512), False), ((1, 4, 512, 513), True)],
+    ids=["2^20 elements", "above 2^20"],
+)
+def test_nchw_input_transpose_at_27(shape, lowered, monkeypatch):
+    """The NCHW input's TRANSPOSE (perm 0,2,3,1 moves the last axis: one EMBEDDING_LOOKUP row
+    per element) is lowered to the identity CONV_2D exactly when the delegate's level-27
+    TRANSPOSE would not take it: above NN_LOOKUP_MAX_ROWS (2^20) elements.  The plain file's
+    plan says the same, with the delegate's reason.  Either way target="nnapi:27" runs whole at
+    27, and the file gives PyTorch's results on wick's CPU, on LiteRT and on the level-27 test
+    runtime (for these finite inputs: the two forms differ only for NaN, infinities and -0)."""
+    torch.manual_seed(0)
+    module = ImageHead().eval()
+    x = torch.randn(*shape)
+    plain = _convert(module, x)
+    assert plain.op_counts.get("TRANSPOSE") == 1, plain.op_counts
+    declined = {d.op: d.reason for d in plan(plain.tflite_bytes, 27).declined}
+    if lowered:
+        assert declined == {
+            "TRANSPOSE": "TRANSPOSE (of this many rows, below 28) needs NNAPI feature level 28 "
+            "(the plan is for 27 (Android 8.1))"
+        }, declined
+    else:
+        assert declined == {}, declined
+    model = _convert(module, x, target="nnapi:27")
+    report = model.target_report
+    assert report.runs_whole, str(report)
+    assert report.lowerings == ({"TRANSPOSE": 1} if lowered else {}), report.lowerings
+    assert ("TRANSPOSE" in model.op_counts) == (not lowered), model.op_counts
+    assert ("CONV_2D" in model.op_counts) and model.op_counts["CONV_2D"] == 1 + lowered
+    _check_numerics(module, x, plain, model)
+    if LIB is not None:
+        rt, on = _delegated(model.tflite_bytes, 27, monkeypatch)
+        assert all(on) and {r.partition for r in rt.delegation} == {0}, rt.delegation
+        got = rt(x.numpy())[0]
+        cpu = model.run(x.numpy())[0]
+        np.testing.assert_allclose(got, cpu, rtol=0, atol=1e-5 * max(1.0, np.abs(cpu).max()))
 
 
 def test_cli_bad_target(capsys):

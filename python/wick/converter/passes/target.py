@@ -12,12 +12,16 @@ that equivalent; everything else is unchanged.  The rewrites (each counted by TF
 * PAD and PADV2 (NNAPI PAD is 28; PADV2 is not mapped) below 28: CONCATENATION of constant
   slabs of the pad value before and after the input, one per padded axis — exact.
 * TRANSPOSE NCHW -> NHWC (perm 0,2,3,1; NNAPI TRANSPOSE is 28) below 28, for C <= 16
-  channels (an image input): RESHAPE to [N, C, H*W, 1], CONV_2D with the identity filter
-  [C, C, 1, 1] (kernel height C, VALID: output [N, 1, H*W, C]), RESHAPE to [N, H, W, C].
-  Equal for finite inputs (each output is one input times 1.0 plus zeros; a -0.0 becomes
-  +0.0); a NaN or infinity in one channel makes the pixel's other channels NaN.
-* BATCH_MATMUL by a constant right side that is the same matrix for every batch (the delegate
-  maps no BATCH_MATMUL: NNAPI has it from feature level 6 only): FULLY_CONNECTED with the
+  channels (an image input) of more than 2^20 elements: RESHAPE to [N, C, H*W, 1], CONV_2D
+  with the identity filter [C, C, 1, 1] (kernel height C, VALID: output [N, 1, H*W, C]),
+  RESHAPE to [N, H, W, C].  Equal for finite inputs (each output is one input times 1.0 plus
+  zeros; a -0.0 becomes +0.0); a NaN or infinity in one channel makes the pixel's other
+  channels NaN.  Smaller ones stay TRANSPOSEs: the delegate runs them at 27 exactly, as an
+  EMBEDDING_LOOKUP of one row per element (up to NN_LOOKUP_MAX_ROWS, 2^20, rows:
+  src/delegates/nnapi/nnapi_map.h), NaNs, infinities and -0.0 copied as they are.
+* BATCH_MATMUL by a constant right side that is the same matrix for every batch (at any level:
+  FULLY_CONNECTED is the form drivers know best; the delegate would take the BATCH_MATMUL too,
+  as NNAPI's from feature level 6, below as a DEPTHWISE_CONV_2D): FULLY_CONNECTED with the
   transposed constant as weights, keep_num_dims — the same dot products.
 * SLICE (NNAPI 29) below 29, of a FULLY_CONNECTED's output (directly or through a RESHAPE)
   that keeps every row and picks the same columns from each (a packed query/key/value
@@ -45,6 +49,10 @@ from ..lower.tfl import TGraph, TOp, TTensor
 from .layout import perm_of
 
 _MAX_TRANSPOSE_CHANNELS = 16
+# The NNAPI delegate's level-27 TRANSPOSE (EMBEDDING_LOOKUP) takes at most this many rows
+# (NN_LOOKUP_MAX_ROWS in src/delegates/nnapi/nnapi_map.h); an NCHW -> NHWC TRANSPOSE moves the
+# last axis, so its rows are its elements.
+_NNAPI_LOOKUP_MAX_ROWS = 1 << 20
 
 
 def _float_static(*ts: TTensor) -> bool:
@@ -141,6 +149,8 @@ def _transpose_nchw_to_nhwc(g: TGraph, op: TOp) -> bool:
     n, c, h, w = x.shape
     if c > _MAX_TRANSPOSE_CHANNELS or c < 2:
         return False  # (C == 1 is a reshape: cleanup made it one already)
+    if n * c * h * w <= _NNAPI_LOOKUP_MAX_ROWS:
+        return False  # the delegate's exact level-27 TRANSPOSE takes it
     g.remove(op)
     rows = TTensor(y.name + "/rows", [n, c, h * w, 1], "float32")
     g.add(
