@@ -10,7 +10,7 @@ One written model per operator form, run at feature levels 27, 28, 29, 30, 31 an
 * outputs equal the CPU-only run's within 1e-5 * max(1, |ref|) for float (the test runtime
   sums in its own order) and bit for bit for 8-bit (its integer arithmetic is TFLite's);
 * the test runtime rejected nothing the delegate built and saw no call of a function its
-  level lacks (its counters, read through ctypes).
+  level lacks (its counters, read through ctypes: the runtime_counters fixture of conftest.py).
 
 Also: no library (every operator declined with the reason, outputs bit-identical), injected
 failures through $WICK_TEST_NNAPI_FAIL (bit-identical to CPU-only), the level cap, and the
@@ -49,17 +49,6 @@ pytestmark = pytest.mark.skipif(
     LIB is None,
     reason="no libwick_test_nnapi.so next to libwick.so (build the C tests: cmake --build build)",
 )
-
-
-@pytest.fixture
-def runtime_counters():
-    """The test runtime's counters (rejected calls, calls its level lacks), reset."""
-    lib = ctypes.CDLL(str(LIB))
-    lib.wick_test_nnapi_rejections.restype = ctypes.c_long
-    lib.wick_test_nnapi_misuses.restype = ctypes.c_long
-    lib.wick_test_nnapi_last_error.restype = ctypes.c_char_p
-    lib.wick_test_nnapi_reset_counters()
-    return lib
 
 
 # ---------------------------------------------------------------- written models

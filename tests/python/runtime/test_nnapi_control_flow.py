@@ -17,8 +17,6 @@ feature levels 27, 28, 29, 30, 31 and 1000008:
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pytest
 
@@ -34,17 +32,6 @@ pytestmark = pytest.mark.skipif(
 
 I32 = np.int32
 RNG = np.random.default_rng(3)
-
-
-@pytest.fixture
-def runtime_counters():
-    """The test runtime's counters (rejected calls, calls its level lacks), reset."""
-    lib = ctypes.CDLL(str(LIB))
-    lib.wick_test_nnapi_rejections.restype = ctypes.c_long
-    lib.wick_test_nnapi_misuses.restype = ctypes.c_long
-    lib.wick_test_nnapi_last_error.restype = ctypes.c_char_p
-    lib.wick_test_nnapi_reset_counters()
-    return lib
 
 
 def _outputs(rt, xs):

@@ -13,8 +13,6 @@ NMS with several classes per detection, run-time anchors.
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pytest
 
@@ -31,16 +29,6 @@ pytestmark = pytest.mark.skipif(
     LIB is None,
     reason="no libwick_test_nnapi.so next to libwick.so (build the C tests: cmake --build build)",
 )
-
-
-@pytest.fixture
-def runtime_counters():
-    lib = ctypes.CDLL(str(LIB))
-    lib.wick_test_nnapi_rejections.restype = ctypes.c_long
-    lib.wick_test_nnapi_misuses.restype = ctypes.c_long
-    lib.wick_test_nnapi_last_error.restype = ctypes.c_char_p
-    lib.wick_test_nnapi_reset_counters()
-    return lib
 
 
 def _case(n, classes, background, max_det, max_cls, regular, dpc, box_len, **kw):
