@@ -265,13 +265,41 @@ static void print_model_ops(const wick_model *model) {
   }
 }
 
-/* The partition plan: each partition's operators, then every operator's place and reason. */
+/* One placement line of the report (row `r`), then the rows of the subgraphs it runs, indented
+ * under it ("then: ADD"). first/count: each row's block of children (NULL: none listed). */
+static void print_placement(const wick_interpreter *it, size_t r, int depth, const size_t *first,
+                            const size_t *count) {
+  wick_delegation_row row = {.struct_size = sizeof row};
+  if (wick_interpreter_delegation_row(it, r, &row) != WICK_OK) return;
+  char where[96], name[160];
+  if (row.delegate)
+    snprintf(where, sizeof where, "%s #%d", row.delegate, row.partition);
+  else
+    snprintf(where, sizeof where, "cpu");
+  snprintf(name, sizeof name, "%*s%s%s%s", 2 * depth, "", row.role, row.role[0] ? ": " : "",
+           row.op_name);
+  printf("  %4zu  %-24s %-16s %s%s%s\n", r, name, where, row.reason,
+         row.note[0] ? "note: " : "", row.note);
+  if (first == NULL || count == NULL || depth >= 32) return;
+  for (size_t k = 0; k < count[r]; k++)
+    print_placement(it, first[r] + k, depth + 1, first, count);
+}
+
+/* The partition plan: each partition's operators, then every operator's place and reason
+ * (and of the operators inside subgraphs, under the operator running them). */
 static void print_delegation(const wick_interpreter *it) {
   size_t nops = wick_interpreter_op_count(it), parts = wick_interpreter_partition_count(it);
   size_t delegated = 0;
   for (size_t i = 0; i < nops; i++) delegated += wick_interpreter_op_delegate(it, i) != NULL;
-  printf("delegation   %zu of %zu operators on delegates, %zu partition%s\n", delegated, nops,
-         parts, parts == 1 ? "" : "s");
+  size_t rows = wick_interpreter_delegation_row_count(it), inner_on = 0;
+  for (size_t r = nops; r < rows; r++) {
+    wick_delegation_row row = {.struct_size = sizeof row};
+    inner_on += wick_interpreter_delegation_row(it, r, &row) == WICK_OK && row.delegate != NULL;
+  }
+  printf("delegation   %zu of %zu operators on delegates, %zu partition%s", delegated, nops, parts,
+         parts == 1 ? "" : "s");
+  if (rows > nops) printf("; inside subgraphs, %zu of %zu", inner_on, rows - nops);
+  printf("\n");
   for (size_t p = 0; p < parts; p++) {
     const char *on = NULL, *why = "";
     size_t count = 0;
@@ -290,18 +318,17 @@ static void print_delegation(const wick_interpreter *it) {
     printf("\n");
   }
   printf("placement\n");
-  for (size_t i = 0; i < nops; i++) {
-    const char *on = wick_interpreter_op_delegate(it, i);
-    char where[96];
-    if (on)
-      snprintf(where, sizeof where, "%s #%d", on, wick_interpreter_op_partition(it, i));
-    else
-      snprintf(where, sizeof where, "cpu");
-    const char *note = wick_interpreter_op_delegation_note(it, i);
-    printf("  %4zu  %-24s %-16s %s%s%s\n", i, wick_interpreter_op_name(it, i), where,
-           wick_interpreter_op_delegation_reason(it, i), note && note[0] ? "note: " : "",
-           note ? note : "");
+  /* the rows inside subgraphs: each parent's children are one block (wick.h) */
+  size_t *first = calloc(rows ? rows : 1, sizeof *first), *count = calloc(rows ? rows : 1,
+                                                                          sizeof *count);
+  for (size_t r = nops; r < rows && first && count; r++) {
+    wick_delegation_row row = {.struct_size = sizeof row};
+    if (wick_interpreter_delegation_row(it, r, &row) != WICK_OK || row.parent < 0) continue;
+    if (count[row.parent]++ == 0) first[row.parent] = r;
   }
+  for (size_t i = 0; i < nops; i++) print_placement(it, i, 0, first, count);
+  free(first);
+  free(count);
 }
 
 static int cmd_inspect(int argc, char **argv) {

@@ -620,7 +620,9 @@ struct wick_delegate {
   /* 1 when the delegate can run operator `node` of `graph` as it stands
    * (types and shapes are prepared; constant data is readable). Otherwise 0
    * and a short reason in `why` (why_size > 0; "op", "version", "type",
-   * "shape", a feature level: it is shown to users as is). */
+   * "shape", a feature level: it is shown to users as is). Also asked, for
+   * the report only, about the operators inside the subgraphs an operator
+   * runs, with that subgraph as `graph` (wick_interpreter_delegation_row). */
   int (*supports_node)(wick_delegate *self, const wick_delegate_graph *graph, size_t node,
                        char *why, size_t why_size);
   /* Builds what the delegate needs to run `partition` and returns it in
@@ -879,6 +881,49 @@ WICK_API int wick_delegate_graph_node_custom_option(const wick_delegate_graph *g
  * Owned by the interpreter, valid until its next prepare. */
 WICK_API const char *wick_interpreter_op_delegation_note(const wick_interpreter *interpreter,
                                                          size_t i);
+
+/* The delegation report with the operators inside subgraphs, one row per
+ * operator. Rows [0, wick_interpreter_op_count) are the bound subgraph's
+ * operators (row i is operator i, reported as by the accessors above). After
+ * them come the operators of the subgraphs that operators run — an IF's then
+ * and else, a WHILE's cond and body, a CALL_ONCE's init, a
+ * STABLEHLO_COMPOSITE's decomposition — each subgraph's operators together
+ * in file order, after the row of the operator that runs them (nested ones
+ * likewise; at most WICK_MAX_GRAPHS subgraphs are listed). Such an operator:
+ *   - runs where the bound subgraph's operator it is nested in runs: when a
+ *     delegate runs that IF or WHILE (always whole), `delegate` names it,
+ *     `partition` is that operator's and `note` is the delegate's note for
+ *     the inner operator itself (its supports_node is asked, for the report
+ *     only); when that partition fell back, `reason` is the partition's;
+ *   - on the CPU otherwise, with the reason "in the <role> subgraph of <OP>
+ *     (row R), which runs on the CPU", followed by what keeps it off each
+ *     delegate on its own ("; nnapi: FLOOR has no NNAPI mapping": every
+ *     delegate's supports_node is asked about it), or by why no delegate may
+ *     run it ("; output shape known only at invoke");
+ *   - "computed at prepare" when it was folded (it does not run).
+ * With no delegates every reason is "". As of the last prepare. */
+typedef struct wick_delegation_row {
+  size_t struct_size; /* set by the caller: sizeof(wick_delegation_row); fields are appended */
+  /* The row of the operator running this one's subgraph; -1 for rows < op_count. */
+  int64_t parent;
+  /* Which of its subgraphs: "then" "else" "cond" "body" "init" "decomposition"; "". */
+  const char *role;
+  size_t subgraph;      /* the model's subgraph holding it (as wick_model_op_name takes) */
+  size_t op;            /* the operator's index in that subgraph */
+  const char *op_name;  /* "ADD", or a custom operator's code */
+  const char *delegate; /* the delegate running it, or NULL (the CPU) */
+  int partition;        /* as wick_interpreter_op_partition; an inner operator: its top's */
+  const char *reason;   /* why it is not on a delegate ("" when it is, or with no delegates) */
+  const char *note;     /* the delegate's note for an operator it runs, else "" */
+} wick_delegation_row;
+WICK_API size_t wick_interpreter_delegation_row_count(const wick_interpreter *interpreter);
+/* Fills *row_out (its struct_size set by the caller; only the fields it
+ * covers are written) with row `row`. The strings are static, the model's,
+ * the delegate's or the interpreter's (valid until its next prepare).
+ * WICK_ERR_INVALID_ARGUMENT when row is out of range or row_out is NULL or
+ * smaller than this first version of the struct. */
+WICK_API wick_status wick_interpreter_delegation_row(const wick_interpreter *interpreter,
+                                                     size_t row, wick_delegation_row *row_out);
 
 #ifdef __cplusplus
 }

@@ -88,6 +88,23 @@ class _ErrorInfo(ctypes.Structure):
     _fields_ = [("message", ctypes.c_char * 512)]
 
 
+class _DelegationRow(ctypes.Structure):
+    """wick_delegation_row (wick.h): one row of the delegation report."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("parent", ctypes.c_int64),
+        ("role", ctypes.c_char_p),
+        ("subgraph", ctypes.c_size_t),
+        ("op", ctypes.c_size_t),
+        ("op_name", ctypes.c_char_p),
+        ("delegate", ctypes.c_char_p),
+        ("partition", ctypes.c_int),
+        ("reason", ctypes.c_char_p),
+        ("note", ctypes.c_char_p),
+    ]
+
+
 class _Allocator(ctypes.Structure):
     _fields_ = [("alloc", ctypes.c_void_p), ("free", ctypes.c_void_p), ("user", ctypes.c_void_p)]
 
@@ -220,6 +237,8 @@ def _library():
         "wick_interpreter_op_delegation_reason": ([P, S], ctypes.c_char_p),
         "wick_interpreter_op_delegation_note": ([P, S], ctypes.c_char_p),
         "wick_interpreter_partition_count": ([P], S),
+        "wick_interpreter_delegation_row_count": ([P], S),
+        "wick_interpreter_delegation_row": ([P, S, ctypes.POINTER(_DelegationRow)], INT),
         "wick_tensor_copy_to": ([P, P, S], INT),
         # the tokenizer in an LLM file (include/wick/llm.h; wick.llm.tokenizer)
         "wick_tokenizer_create": ([P, ctypes.POINTER(_ErrorInfo), ctypes.POINTER(P)], INT),
@@ -274,11 +293,17 @@ class TensorDetail:
 
 @dataclass(frozen=True)
 class DelegationRecord:
-    """Where operator ``index`` runs: ``delegate`` (its name) and ``partition`` (its number),
-    or None and -1 on the CPU (a partition whose delegate failed keeps its number); ``reason``
-    says why it is not on a delegate ("" when it is); ``note``, for an operator on a delegate,
-    how the delegate runs it when that is not the operator itself and how close that is (a
-    GELU composed of NNAPI operations: its error bound), else ""."""
+    """Where the operator of row ``index`` runs: ``delegate`` (its name) and ``partition`` (its
+    number), or None and -1 on the CPU (a partition whose delegate failed keeps its number);
+    ``reason`` says why it is not on a delegate ("" when it is); ``note``, for an operator on a
+    delegate, how the delegate runs it when that is not the operator itself and how close that
+    is (a GELU composed of NNAPI operations: its error bound), else "".
+
+    The first rows are the signature's operators (``index`` is the operator's, ``parent`` -1).
+    After them come the operators inside the subgraphs those run (an IF's ``role`` "then" and
+    "else", a WHILE's "cond" and "body", ...): ``parent`` is the row of the operator running
+    that subgraph, ``subgraph`` the model's subgraph index and ``op_index`` the operator's
+    index in it (wick.h, wick_interpreter_delegation_row)."""
 
     index: int
     op: str
@@ -286,6 +311,10 @@ class DelegationRecord:
     partition: int
     reason: str
     note: str = ""
+    parent: int = -1
+    role: str = ""
+    subgraph: int = 0
+    op_index: int = -1
 
 
 def _delegate_specs(delegate) -> list[tuple[str, str]]:
@@ -399,20 +428,28 @@ class SignatureRunner:
 
     @property
     def delegation(self) -> list[DelegationRecord]:
-        """The delegation report: one record per operator (see :class:`DelegationRecord`),
-        as of the last prepare (a partition whose invoke failed shows on the CPU since)."""
+        """The delegation report: one record per operator, the signature's first, then those
+        inside the subgraphs they run (see :class:`DelegationRecord`), as of the last prepare
+        (a partition whose invoke failed shows on the CPU since)."""
         lib, it = self._lib, self._it
         out = []
-        for i in range(lib.wick_interpreter_op_count(it)):
-            on = lib.wick_interpreter_op_delegate(it, i)
+        for i in range(lib.wick_interpreter_delegation_row_count(it)):
+            row = _DelegationRow(struct_size=ctypes.sizeof(_DelegationRow))
+            st = lib.wick_interpreter_delegation_row(it, i, ctypes.byref(row))
+            if st != 0:
+                raise WickError(st, f"cannot read row {i} of the delegation report")
             out.append(
                 DelegationRecord(
                     i,
-                    lib.wick_interpreter_op_name(it, i).decode(),
-                    on.decode() if on else None,
-                    int(lib.wick_interpreter_op_partition(it, i)),
-                    lib.wick_interpreter_op_delegation_reason(it, i).decode(errors="replace"),
-                    lib.wick_interpreter_op_delegation_note(it, i).decode(errors="replace"),
+                    row.op_name.decode(),
+                    row.delegate.decode() if row.delegate else None,
+                    int(row.partition),
+                    row.reason.decode(errors="replace"),
+                    row.note.decode(errors="replace"),
+                    int(row.parent),
+                    row.role.decode(),
+                    int(row.subgraph),
+                    int(row.op),
                 )
             )
         return out

@@ -129,7 +129,7 @@ def plan(model, level: int, *, signature: str | None = None, target: str | None 
     from .runtime import load
 
     rt = load(model, delegate=f"nnapi:plan_level={int(level)}", signature=signature)
-    records = rt.delegation
+    records = [r for r in rt.delegation if r.parent < 0]  # the signature's operators
     partitions: dict[int, list[int]] = {}
     declined, notes = [], []
     for r in records:

@@ -43,6 +43,9 @@
  * nodes on the CPU in the same place of the order. Graph fusion (fuse.c)
  * leaves delegated nodes alone and PAD folding is off with delegates, so the
  * CPU form of a partition is exactly its nodes.
+ *
+ * The report's accessors, and its rows for the operators inside subgraphs,
+ * are in delegation_report.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,17 +59,6 @@
 /* sizeof(wick_delegate) in its first version (through destroy). Fields appended later must be
  * read only when a delegate's struct_size covers them. */
 #define DELEGATE_FIRST_SIZE (offsetof(wick_delegate, destroy) + sizeof(void (*)(wick_delegate *)))
-
-/* 1 for a delegate that leaves notes on the nodes it takes (wick_delegate.notes, appended). */
-static bool keeps_notes(const wick_delegate *d) {
-  return d->struct_size >= offsetof(wick_delegate, notes) + sizeof d->notes && d->notes != 0;
-}
-
-/* 1 for a delegate that only plans (wick_delegate.plans_only, appended after destroy). */
-static bool plans_only(const wick_delegate *d) {
-  return d->struct_size >= offsetof(wick_delegate, plans_only) + sizeof d->plans_only &&
-         d->plans_only != 0;
-}
 
 void wick_interp_log(wick_interpreter *it, wick_log_level level, const char *fmt, ...) {
   if (it->options.log == NULL) return;
@@ -127,8 +119,7 @@ static bool control_flow(const wick_node *n) {
          n->child[0] != NULL && n->child[1] != NULL;
 }
 
-/* Why a node is never offered to a delegate, or NULL when it is offered. */
-static const char *not_offered(const wick_graph *g, const wick_node *n) {
+const char *wick_node_not_offered(const wick_graph *g, const wick_node *n) {
   if (n->folded) return "computed at prepare";
   if (n->dynamic) return "output shape known only at invoke";
   if (n->stateful) return "keeps state across invokes";
@@ -142,11 +133,96 @@ static const char *not_offered(const wick_graph *g, const wick_node *n) {
   return NULL;
 }
 
+/* "[2, 3]" */
+static void shape_text(const wick_tensor *t, char *out, size_t size) {
+  size_t at = 0;
+  out[0] = 0;
+  at += (size_t)snprintf(out, size, "[");
+  for (int32_t d = 0; d < t->rank && at < size; d++)
+    at += (size_t)snprintf(out + at, size - at, "%s%d", d ? ", " : "", (int)t->dims[d]);
+  if (at < size) snprintf(out + at, size - at, "]");
+}
+
+/* Why a dynamic IF or WHILE knows its output shape only at invoke, from its prepared
+ * subgraphs (control_flow.c sizes the outputs at prepare when both branches give the same
+ * static shapes, or when the body maps the loop variables' shapes to themselves). */
+static void dynamic_control_flow_why(const wick_node *n, char *out, size_t size) {
+  const char *base = "output shape known only at invoke";
+  bool is_if = n->op->builtin == WICK_BUILTIN_IF;
+  const wick_graph *a = n->child[0], *b = n->child[1];
+  if (a == NULL || b == NULL || !a->prepared || !b->prepared) {
+    wick_format_message(out, size, "%s (its inputs' shapes are known only at invoke)", base);
+    return;
+  }
+  const wick_graph *body = b;
+  for (uint32_t i = 0; i < n->op->num_outputs; i++) {
+    if (is_if) {
+      if (i >= a->num_outputs || i >= b->num_outputs) break;
+      const wick_tensor *ta = &a->tensors[a->outputs[i]], *tb = &b->tensors[b->outputs[i]];
+      for (int k = 0; k < 2; k++) {
+        const wick_tensor *t = k ? tb : ta;
+        if (t->alloc == WICK_ALLOC_NONE) {
+          wick_format_message(out, size,
+                              "%s (the %s subgraph's output %u has a shape known only at invoke)",
+                              base, k ? "else" : "then", i);
+          return;
+        }
+      }
+      bool same = ta->rank == tb->rank;
+      for (int32_t d = 0; same && d < ta->rank; d++) same = ta->dims[d] == tb->dims[d];
+      if (!same) {
+        char sa[96], sb[96];
+        shape_text(ta, sa, sizeof sa);
+        shape_text(tb, sb, sizeof sb);
+        wick_format_message(out, size,
+                            "%s (the then and else subgraphs give output %u different shapes, "
+                            "%s and %s)",
+                            base, i, sa, sb);
+        return;
+      }
+    } else {
+      if (i >= body->num_outputs || i >= body->num_inputs) break;
+      const wick_tensor *in = &body->tensors[body->inputs[i]];
+      const wick_tensor *t = &body->tensors[body->outputs[i]];
+      if (t->alloc == WICK_ALLOC_NONE) {
+        wick_format_message(out, size,
+                            "%s (the body's output %u has a shape known only at invoke)", base, i);
+        return;
+      }
+      bool same = t->rank == in->rank;
+      for (int32_t d = 0; same && d < t->rank; d++) same = t->dims[d] == in->dims[d];
+      if (!same) {
+        char si[96], so[96];
+        shape_text(in, si, sizeof si);
+        shape_text(t, so, sizeof so);
+        wick_format_message(out, size, "%s (the body changes loop variable %u from %s to %s)",
+                            base, i, si, so);
+        return;
+      }
+    }
+  }
+  wick_format_message(out, size, "%s", base);
+}
+
+const char *wick_node_offer_why(wick_graph *owner, const wick_graph *g, const wick_node *n) {
+  const char *why = wick_node_not_offered(g, n);
+  if (why == NULL || n->folded || !n->dynamic ||
+      (n->op->builtin != WICK_BUILTIN_IF && n->op->builtin != WICK_BUILTIN_WHILE))
+    return why;
+  char detail[320];
+  dynamic_control_flow_why(n, detail, sizeof detail);
+  size_t len = strlen(detail) + 1;
+  char *kept = wick_graph_alloc(owner, len, false);
+  if (kept == NULL) return why; /* the short form */
+  memcpy(kept, detail, len);
+  return kept;
+}
+
 /* A node whose place in the order matters beyond its tensors (see the top): it keeps
  * state, runs subgraphs (which may), or is prepared at invoke. */
 static bool ordered(const wick_graph *g, const wick_node *n) {
   if (n->folded) return false;
-  return n->stateful || n->child[0] != NULL || n->dynamic || not_offered(g, n) != NULL;
+  return n->stateful || n->child[0] != NULL || n->dynamic || wick_node_not_offered(g, n) != NULL;
 }
 
 typedef struct partitioner {
@@ -255,7 +331,8 @@ static bool accepts(partitioner *P, uint32_t v, uint32_t di) {
       P->accepted[v] |= bit;
       why[sizeof why - 1] = 0;
       wick_node *n = &g->nodes[v];
-      if (keeps_notes(d) && why[0]) { /* (a failed allocation loses the note, nothing else) */
+      /* (a failed allocation loses the note, nothing else) */
+      if (wick_delegate_keeps_notes(d) && why[0]) {
         if (n->delegation_notes == NULL)
           n->delegation_notes =
               wick_graph_alloc(g, g->interp->num_delegates * sizeof(const char *), true);
@@ -326,7 +403,7 @@ static void sweep(partitioner *P) {
     uint64_t deps = 0;
     each_pred(P, v, add_dep, &deps);
     P->dep[v] = deps;
-    if (not_offered(g, &g->nodes[v]) != NULL) continue;
+    if (wick_node_not_offered(g, &g->nodes[v]) != NULL) continue;
     for (uint32_t di = 0; di < g->interp->num_delegates && P->part[v] < 0; di++) {
       if ((P->banned[v] >> di & 1) || !accepts(P, v, di)) continue;
       if (!join(P, v, di, deps)) P->capped[v] = true;
@@ -525,7 +602,7 @@ void wick_graph_partition(wick_graph *g) {
       P.prev_ordered[v] = last_ordered;
       last_ordered = (int32_t)v;
     }
-    const char *why = not_offered(g, node);
+    const char *why = wick_node_offer_why(g, g, node);
     g->nodes[v].delegation_why = why;
     g->nodes[v].delegation_notes = NULL;
   }
@@ -670,7 +747,7 @@ void wick_graph_prepare_partitions(wick_graph *g) {
     why[sizeof why - 1] = 0;
     if (st != WICK_OK) {
       if (state != NULL) p->delegate->free_partition(p->delegate, state);
-      fall_back(g, p, "prepare", why, plans_only(p->delegate));
+      fall_back(g, p, "prepare", why, wick_delegate_plans_only(p->delegate));
       continue;
     }
     p->state = state;
@@ -808,7 +885,7 @@ const wick_delegate_graph *wick_delegate_graph_node_subgraph(const wick_delegate
 const char *wick_delegate_graph_node_restriction(const wick_delegate_graph *graph, size_t node) {
   const wick_node *n = view_node(graph, node);
   if (n == NULL) return NULL;
-  const char *why = not_offered(view(graph), n);
+  const char *why = wick_node_not_offered(view(graph), n);
   return why ? why : "";
 }
 
@@ -975,43 +1052,4 @@ int wick_delegate_graph_node_option(const wick_delegate_graph *graph, size_t nod
   }
   *value_out = v;
   return 1;
-}
-
-/* ---------------------------------------------------------------- the report */
-
-const char *wick_interpreter_op_delegate(const wick_interpreter *it, size_t i) {
-  if (it == NULL || i >= it->main->info->num_operators) return NULL;
-  const wick_node *n = &it->main->nodes[i];
-  if (n->partition < 0) return NULL;
-  const wick_partition *p = &it->main->partitions[n->partition];
-  return p->active ? p->delegate->name : NULL;
-}
-
-int wick_interpreter_op_partition(const wick_interpreter *it, size_t i) {
-  if (it == NULL || i >= it->main->info->num_operators) return -1;
-  return it->main->nodes[i].partition;
-}
-
-const char *wick_interpreter_op_delegation_note(const wick_interpreter *it, size_t i) {
-  if (it == NULL || i >= it->main->info->num_operators) return NULL;
-  const wick_node *n = &it->main->nodes[i];
-  if (n->partition < 0 || n->delegation_notes == NULL) return "";
-  const wick_partition *p = &it->main->partitions[n->partition];
-  if (!p->active && !plans_only(p->delegate)) return ""; /* fell back: on the CPU */
-  for (size_t di = 0; di < it->num_delegates; di++)
-    if (it->delegates[di] == p->delegate)
-      return n->delegation_notes[di] ? n->delegation_notes[di] : "";
-  return "";
-}
-
-const char *wick_interpreter_op_delegation_reason(const wick_interpreter *it, size_t i) {
-  if (it == NULL || i >= it->main->info->num_operators) return NULL;
-  const wick_node *n = &it->main->nodes[i];
-  if (n->partition >= 0) return it->main->partitions[n->partition].why;
-  if (it->num_delegates == 0) return "";
-  return n->delegation_why ? n->delegation_why : "no delegate was asked";
-}
-
-size_t wick_interpreter_partition_count(const wick_interpreter *it) {
-  return it ? it->main->num_partitions : 0;
 }

@@ -67,6 +67,21 @@ typedef struct wick_partition {
   char why[192];                /* why it runs on the CPU after all ("" while active) */
 } wick_partition;
 
+/* A row of the delegation report below the bound subgraph (delegation_report.c): an operator
+ * inside a subgraph that an operator runs. Graph memory of the bound subgraph. */
+typedef struct wick_report_row {
+  int32_t parent;       /* the row of the operator running this subgraph */
+  int32_t top;          /* the bound subgraph's operator it is nested in */
+  uint32_t subgraph;    /* the model's subgraph */
+  uint32_t op;          /* its index there */
+  const char *role;     /* "then", "body", ... (static) */
+  const char *name;     /* the operator's name (static or the model's) */
+  const wick_graph *in; /* the prepared graph holding it, or NULL (read only while building) */
+  bool folded;          /* computed at prepare */
+  const char *cpu_why;  /* its reason when its top operator is in no partition */
+  const char *note;     /* the note of its top partition's delegate for it, or NULL */
+} wick_report_row;
+
 struct wick_graph {
   wick_interpreter *interp;
   const wick_subgraph_info *info;
@@ -99,6 +114,9 @@ struct wick_graph {
   uint32_t *order, *position;
   wick_partition *partitions;
   uint32_t num_partitions;
+  /* The bound subgraph's report rows after its own operators (delegation_report.c). */
+  wick_report_row *report_rows;
+  uint32_t num_report_rows;
 };
 
 /* The node that runs at position `pos` of g's execution order, and the position of node i. */
@@ -239,6 +257,25 @@ WICK_INTERNAL void wick_graph_free_partitions(wick_graph *g);
  * the CPU (a failure was logged, and the partition is off until the next prepare).
  * *status is WICK_ERR_CANCELLED when the delegate stopped on a cancel. */
 WICK_INTERNAL bool wick_partition_invoke(wick_graph *g, wick_partition *p, wick_status *status);
+/* 1 for a delegate that only plans (wick_delegate.plans_only, appended after destroy). */
+static inline bool wick_delegate_plans_only(const wick_delegate *d) {
+  return d->struct_size >= offsetof(wick_delegate, plans_only) + sizeof d->plans_only &&
+         d->plans_only != 0;
+}
+/* 1 for a delegate that leaves notes on the nodes it takes (wick_delegate.notes, appended). */
+static inline bool wick_delegate_keeps_notes(const wick_delegate *d) {
+  return d->struct_size >= offsetof(wick_delegate, notes) + sizeof d->notes && d->notes != 0;
+}
+/* Why node n of g is never offered to a delegate, or NULL when it is (delegate.c); static. */
+WICK_INTERNAL const char *wick_node_not_offered(const wick_graph *g, const wick_node *n);
+/* The same for the report: a dynamic IF's or WHILE's says which output and why (the branches'
+ * shapes, the loop variable the body changes), in `owner`'s graph memory. */
+WICK_INTERNAL const char *wick_node_offer_why(wick_graph *owner, const wick_graph *g,
+                                              const wick_node *n);
+/* After partitioning the bound subgraph: the report rows of the operators inside the
+ * subgraphs its operators run (delegation_report.c). Never fails: out of memory, the rows
+ * are left out. */
+WICK_INTERNAL void wick_graph_build_report(wick_graph *g);
 /* Sends a message to options.log. */
 WICK_INTERNAL void wick_interp_log(wick_interpreter *it, wick_log_level level, const char *fmt, ...)
     WICK_PRINTF(3, 4);

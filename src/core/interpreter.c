@@ -105,6 +105,8 @@ static void graph_reset(wick_graph *g) {
   }
   list_free_all(mem, &g->prepared_allocs);
   list_free_all(mem, &g->invoke_allocs);
+  g->report_rows = NULL; /* (in prepared_allocs) */
+  g->num_report_rows = 0;
   memset(g->packed_chunks, 0, sizeof g->packed_chunks);
   g->packed_slack = 0;
   g->dropped_bytes = 0;
@@ -464,6 +466,7 @@ static wick_status graph_prepare(wick_graph *g) {
   if ((st = prepare_nodes(g))) return st;
   release_packed_tails(g);
   wick_graph_partition(g); /* delegate.c: which nodes run on delegates, and the order */
+  wick_graph_build_report(g); /* delegation_report.c: the operators inside subgraphs */
   if (!g->interp->no_fusion) wick_graph_fuse(g);
   /* Scratch used while folding was sized by run_node; size again for invoke. */
   if ((st = size_scratch(g->interp, g))) return st;
