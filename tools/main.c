@@ -278,11 +278,10 @@ static void print_placement(const wick_interpreter *it, size_t r, int depth, con
     snprintf(where, sizeof where, "cpu");
   snprintf(name, sizeof name, "%*s%s%s%s", 2 * depth, "", row.role, row.role[0] ? ": " : "",
            row.op_name);
-  printf("  %4zu  %-24s %-16s %s%s%s\n", r, name, where, row.reason,
-         row.note[0] ? "note: " : "", row.note);
+  printf("  %4zu  %-24s %-16s %s%s%s\n", r, name, where, row.reason, row.note[0] ? "note: " : "",
+         row.note);
   if (first == NULL || count == NULL || depth >= 32) return;
-  for (size_t k = 0; k < count[r]; k++)
-    print_placement(it, first[r] + k, depth + 1, first, count);
+  for (size_t k = 0; k < count[r]; k++) print_placement(it, first[r] + k, depth + 1, first, count);
 }
 
 /* The partition plan: each partition's operators, then every operator's place and reason
@@ -319,8 +318,8 @@ static void print_delegation(const wick_interpreter *it) {
   }
   printf("placement\n");
   /* the rows inside subgraphs: each parent's children are one block (wick.h) */
-  size_t *first = calloc(rows ? rows : 1, sizeof *first), *count = calloc(rows ? rows : 1,
-                                                                          sizeof *count);
+  size_t *first = calloc(rows ? rows : 1, sizeof *first),
+         *count = calloc(rows ? rows : 1, sizeof *count);
   for (size_t r = nops; r < rows && first && count; r++) {
     wick_delegation_row row = {.struct_size = sizeof row};
     if (wick_interpreter_delegation_row(it, r, &row) != WICK_OK || row.parent < 0) continue;

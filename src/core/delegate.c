@@ -185,8 +185,8 @@ static void dynamic_control_flow_why(const wick_node *n, char *out, size_t size)
       const wick_tensor *in = &body->tensors[body->inputs[i]];
       const wick_tensor *t = &body->tensors[body->outputs[i]];
       if (t->alloc == WICK_ALLOC_NONE) {
-        wick_format_message(out, size,
-                            "%s (the body's output %u has a shape known only at invoke)", base, i);
+        wick_format_message(out, size, "%s (the body's output %u has a shape known only at invoke)",
+                            base, i);
         return;
       }
       bool same = t->rank == in->rank;
@@ -195,8 +195,8 @@ static void dynamic_control_flow_why(const wick_node *n, char *out, size_t size)
         char si[96], so[96];
         shape_text(in, si, sizeof si);
         shape_text(t, so, sizeof so);
-        wick_format_message(out, size, "%s (the body changes loop variable %u from %s to %s)",
-                            base, i, si, so);
+        wick_format_message(out, size, "%s (the body changes loop variable %u from %s to %s)", base,
+                            i, si, so);
         return;
       }
     }

@@ -148,9 +148,8 @@ static void explain(wick_graph *g, wick_report_row *r) {
     return;
   }
   uint32_t n = g->info->num_operators;
-  const char *parent_name = (uint32_t)r->parent < n
-                                ? op_name_of(g->nodes[r->parent].op)
-                                : g->report_rows[(uint32_t)r->parent - n].name;
+  const char *parent_name = (uint32_t)r->parent < n ? op_name_of(g->nodes[r->parent].op)
+                                                    : g->report_rows[(uint32_t)r->parent - n].name;
   char text[1024];
   size_t at = (size_t)snprintf(text, sizeof text,
                                "in the %s subgraph of %s (row %d), which runs on the CPU", r->role,

@@ -465,7 +465,7 @@ static wick_status graph_prepare(wick_graph *g) {
   if ((st = prepare_tensors(g))) return st;
   if ((st = prepare_nodes(g))) return st;
   release_packed_tails(g);
-  wick_graph_partition(g); /* delegate.c: which nodes run on delegates, and the order */
+  wick_graph_partition(g);    /* delegate.c: which nodes run on delegates, and the order */
   wick_graph_build_report(g); /* delegation_report.c: the operators inside subgraphs */
   if (!g->interp->no_fusion) wick_graph_fuse(g);
   /* Scratch used while folding was sized by run_node; size again for invoke. */
