@@ -889,7 +889,7 @@ WICK_API const char *wick_interpreter_op_delegation_note(const wick_interpreter 
  * and else, a WHILE's cond and body, a CALL_ONCE's init, a
  * STABLEHLO_COMPOSITE's decomposition — each subgraph's operators together
  * in file order, after the row of the operator that runs them (nested ones
- * likewise; at most WICK_MAX_GRAPHS subgraphs are listed). Such an operator:
+ * likewise; at most 4096 subgraphs and 65536 rows are listed). Such an operator:
  *   - runs where the bound subgraph's operator it is nested in runs: when a
  *     delegate runs that IF or WHILE (always whole), `delegate` names it,
  *     `partition` is that operator's and `note` is the delegate's note for

@@ -16,7 +16,8 @@
  * computed at prepare or why no delegate may run it, and the delegates are
  * asked about it (supports_node with the subgraph as the graph: for the report
  * only). A DAG of subgraph calls can fan out, so at most WICK_MAX_GRAPHS
- * subgraphs are expanded, counted in the same order by both passes.
+ * subgraphs and MAX_INNER_ROWS rows are listed, cut in the same place by
+ * both passes (they visit the same subgraphs in the same order).
  *
  * An inner operator runs where the bound subgraph's operator it is nested in
  * ("top") runs — a delegate takes control flow whole — so its delegate,
@@ -49,6 +50,12 @@ static const char *op_name_of(const wick_operator_info *op) {
   if (op->builtin == WICK_BUILTIN_CUSTOM && op->custom_name != NULL) return op->custom_name;
   return wick_builtin_name(op->builtin);
 }
+
+/* Rows below the bound subgraph's at most: subgraphs under a dynamic operator are prepared (and
+ * their instances counted against WICK_MAX_GRAPHS) only at invoke, so a hostile file could ask
+ * for WICK_MAX_GRAPHS copies of a huge subgraph here. The first subgraph that would pass the
+ * cap ends the listing. */
+#define MAX_INNER_ROWS 65536u
 
 /* A subgraph to list: the operator at `parent` runs it as its subgraph `branch`. */
 typedef struct expansion {
@@ -95,6 +102,7 @@ static void walk(walker *w) {
   for (uint32_t q = 0; q < w->queued; q++) {
     expansion e = w->queue[q];
     const wick_subgraph_info *sub = &m->subgraphs[e.subgraph];
+    if (sub->num_operators > MAX_INNER_ROWS - w->count) break; /* (the same in both passes) */
     const wick_graph *in = w->rows ? child_of(w, e.parent, e.branch, e.subgraph) : NULL;
     for (uint32_t k = 0; k < sub->num_operators; k++) {
       int32_t row = (int32_t)(n + w->count++);

@@ -529,3 +529,83 @@ def test_dynamic_control_flow_is_declined_exactly_and_runs_on_the_cpu(
             for g, r in zip(got, ref, strict=True):
                 assert g.shape == r.shape and np.array_equal(g, r), (level, xs, g, r)
         assert runtime_counters.wick_test_nnapi_rejections() == 0
+
+
+def _fan_out_under_a_dynamic_if(chain=600, ifs=64):
+    """main: a growing WHILE, then IF(c, x) on its output — prepared only at invoke. then: `ifs`
+    IFs in a row, each running subgraph B as both branches; else: x + 1. B: `chain` ADDs. The
+    report would list 2 * ifs copies of B (76800 rows): it stops at 65536 inner rows."""
+    w = ModelWriter()
+    main, cond, body = w.add_subgraph("main"), w.add_subgraph("cond"), w.add_subgraph("body")
+    then, other, b = w.add_subgraph("then"), w.add_subgraph("else"), w.add_subgraph("b")
+    c = main.add_tensor("c", [], "bool")
+    ins = [main.add_tensor("i", [], "int32"), main.add_tensor("n", [], "int32")]
+    ins.append(main.add_tensor("x", [1, 2], "float32"))
+    outs = [main.add_tensor(k, s, d) for k, s, d in (("i2", [], "int32"), ("n2", [], "int32"))]
+    outs.append(main.add_tensor("x2", [1, 2], "float32"))
+    main.add_operator(
+        "WHILE", ins, outs, options=dict(cond_subgraph_index=1, body_subgraph_index=2)
+    )
+    y = main.add_tensor("y", [1, 2], "float32")
+    main.add_operator(
+        "IF", [c, outs[2]], [y], options=dict(then_subgraph_index=3, else_subgraph_index=4)
+    )
+    main.set_inputs([c, *ins])
+    main.set_outputs([y])
+    ci = [cond.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
+    ci.append(cond.add_tensor("x", [1, 2], "float32"))
+    r = cond.add_tensor("r", [], "bool")
+    cond.add_operator("LESS", ci[:2], [r])
+    cond.set_inputs(ci)
+    cond.set_outputs([r])
+    bi = [body.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
+    bi.append(body.add_tensor("x", [1, 2], "float32"))
+    i1, x1 = body.add_tensor("i1", [], "int32"), body.add_tensor("x1", [2, 2], "float32")
+    body.add_operator("ADD", [bi[0], body.add_constant("one", np.array(1, I32))], [i1])
+    body.add_operator("CONCATENATION", [bi[2], bi[2]], [x1], options=dict(axis=0))
+    body.set_inputs(bi)
+    body.set_outputs([i1, bi[1], x1])
+    tc, tx = then.add_constant("yes", np.array(True)), then.add_tensor("x", [1, 2], "float32")
+    cur = tx
+    for k in range(ifs):
+        nxt = then.add_tensor(f"t{k}", [1, 2], "float32")
+        then.add_operator(
+            "IF", [tc, cur], [nxt], options=dict(then_subgraph_index=5, else_subgraph_index=5)
+        )
+        cur = nxt
+    then.set_inputs([tx])
+    then.set_outputs([cur])
+    ea, eb = other.add_tensor("a", [1, 2], "float32"), other.add_tensor("b", [1, 2], "float32")
+    other.add_operator("ADD", [ea, other.add_constant("one", np.ones((1, 2), np.float32))], [eb])
+    other.set_inputs([ea])
+    other.set_outputs([eb])
+    ba = b.add_tensor("a", [1, 2], "float32")
+    one = b.add_constant("one", np.ones((1, 2), np.float32))
+    cur = ba
+    for k in range(chain):
+        nxt = b.add_tensor(f"b{k}", [1, 2], "float32")
+        b.add_operator("ADD", [cur, one], [nxt])
+        cur = nxt
+    b.set_inputs([ba])
+    b.set_outputs([cur])
+    return w.finish()
+
+
+def test_report_rows_are_capped():
+    """Under a dynamic IF (prepared only at invoke, so no instance cap at create yet) 128 copies
+    of a 600-operator subgraph: the report lists whole subgraphs up to 65536 inner rows (the
+    WHILE's, the then branch's 64 IFs, the else branch's ADD, then 109 copies), and the model
+    still runs (with and without the delegate: the same outputs)."""
+    data = _fan_out_under_a_dynamic_if()
+    records = wick.load(data, delegate="nnapi:plan_level=30").delegation
+    # the WHILE's cond and body (1 + 2), the IF's branches (64 + 1), 109 copies of 600
+    assert len(records) == 2 + 3 + 64 + 1 + 109 * 600, len(records)
+    assert [r.op for r in records[:2]] == ["WHILE", "IF"]
+    assert all(r.parent <= r.index - 1 for r in records[2:])
+    assert records[-1].subgraph == 5 and records[-1].op_index == 599, records[-1]
+    assert "which runs on the CPU" in records[-1].reason, records[-1]
+    feeds = [np.array(True), np.array(0, I32), np.array(2, I32), np.ones((1, 2), np.float32)]
+    got = _outputs(wick.load(data, delegate="nnapi:plan_level=30"), feeds)
+    ref = _outputs(wick.load(data), feeds)
+    assert got[0].shape == (4, 2) and np.array_equal(got[0], ref[0])
+    assert np.all(got[0] == 1 + 64 * 600), got[0]
