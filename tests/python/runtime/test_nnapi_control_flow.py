@@ -16,7 +16,8 @@ feature levels 27, 28, 29, 30, 31 and 1000008:
 * the delegation report lists the operators inside the subgraphs (rows after the signature's,
   each with its parent row, role, subgraph and index): on NNAPI with their IF / WHILE, or on the
   CPU saying so and what keeps each one off NNAPI on its own (the level its mapping needs),
-  through ``rt.delegation``, the C accessor's bounds and ``wick inspect``;
+  through ``rt.delegation``, the C accessor's bounds and ``wick inspect``; it stops at 65536
+  rows inside subgraphs (a fan-out of copies under an IF prepared only at invoke);
 * IF / WHILE whose shapes change at invoke (branches of different shapes, a growing loop
   variable, a branch whose output shape is known only at invoke, inputs whose shapes are) are
   never offered, with the exact reason, and the CPU runs them with LiteRT's outputs.
