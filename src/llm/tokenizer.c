@@ -12,8 +12,10 @@
  *  1. the added tokens that are not normalized are found in the text
  *     (leftmost, longest first), with the whitespace their lstrip / rstrip
  *     take;
- *  2. each stretch between them is normalized (the Prepend and Replace steps)
- *     and the normalized added tokens are found in what that gives;
+ *  2. each stretch between them is normalized (the Prepend, Replace and NFC
+ *     steps; NFC from generated Unicode 9.0 tables, unicode_nfc.h, as
+ *     tokenizers has them) and the normalized added tokens are found in what
+ *     that gives;
  *  3. each stretch left is pre-tokenized: not at all (one word), GPT-2's
  *     byte-level split (the regex
  *       's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
@@ -39,6 +41,7 @@
 
 #include "llm/internal.h"
 #include "llm/unicode_classes.h"
+#include "llm/unicode_nfc.h"
 
 typedef struct span {
   const uint8_t *p;
@@ -52,7 +55,7 @@ typedef struct merge {
 
 /* The kinds of the entry's step records (tokenizer.py has the same numbers). */
 enum { DIGITS_ONE_BY_ONE = 1 }; /* version 1's flags; a byte-level pre-tokenizer's x */
-enum { NORM_PREPEND = 1, NORM_REPLACE = 2 };
+enum { NORM_PREPEND = 1, NORM_REPLACE = 2, NORM_NFC = 3 };
 enum {
   PRE_NONE = 0,
   PRE_BYTE_LEVEL = 1,
@@ -184,15 +187,28 @@ static const merge *find_merge(const wick_tokenizer *t, int32_t a, int32_t b) {
   }
 }
 
-/* UTF-8 of code point c (< 0x800 here) into out; its length. */
+/* UTF-8 of code point c (a scalar value) into out; its length. */
 static size_t utf8(uint32_t c, uint8_t out[4]) {
   if (c < 0x80) {
     out[0] = (uint8_t)c;
     return 1;
   }
-  out[0] = (uint8_t)(0xC0 | (c >> 6));
-  out[1] = (uint8_t)(0x80 | (c & 0x3F));
-  return 2;
+  if (c < 0x800) {
+    out[0] = (uint8_t)(0xC0 | (c >> 6));
+    out[1] = (uint8_t)(0x80 | (c & 0x3F));
+    return 2;
+  }
+  if (c < 0x10000) {
+    out[0] = (uint8_t)(0xE0 | (c >> 12));
+    out[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+    out[2] = (uint8_t)(0x80 | (c & 0x3F));
+    return 3;
+  }
+  out[0] = (uint8_t)(0xF0 | (c >> 18));
+  out[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+  out[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+  out[3] = (uint8_t)(0x80 | (c & 0x3F));
+  return 4;
 }
 
 /* GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the others for
@@ -262,8 +278,8 @@ static int by_first_byte_then_longest(const void *pa, const void *pb) {
 /* Checks the version 2 steps: known kinds, one-character replacements. */
 static const char *check_steps(const wick_tokenizer *t) {
   for (uint32_t i = 0; i < t->num_norm; i++)
-    if (t->norm[i].kind != NORM_PREPEND && t->norm[i].kind != NORM_REPLACE)
-      return "an unknown normalizer step";
+    if (t->norm[i].kind < NORM_PREPEND || t->norm[i].kind > NORM_NFC)
+      return "an unknown normalizer step (a newer wick wrote it: update the runtime)";
   const step *p = &t->pre;
   if (p->kind > PRE_REGEX_BYTE_LEVEL) return "an unknown pre-tokenizer";
   if (p->kind == PRE_REGEX_BYTE_LEVEL && p->x != REGEX_LLAMA3 && p->x != REGEX_QWEN2)
@@ -539,6 +555,200 @@ static uint32_t decode_utf8(const uint8_t *s, size_t n, size_t *len) {
   }
   *len = need;
   return v;
+}
+
+/* ---------------------------------------------------------------- NFC */
+
+/* Unicode normalization form C as tokenizers computes it (its NFC normalizer: Qwen2's, Qwen2.5's,
+ * Qwen3's), from the Unicode 9.0 tables of unicode_nfc.h (generated; its header says why 9.0):
+ * canonical decomposition, canonical ordering by combining class, canonical composition, Hangul
+ * by the algorithm. The text is cut before every code point of class 0 whose NFC_Quick_Check is
+ * Yes (nothing before such a point composes or reorders with it); a stretch whose code points
+ * are all Yes with their classes in order is already NFC and is copied as is (ASCII always is),
+ * the others are normalized. Ill-formed UTF-8 bytes pass through unchanged. */
+
+enum {
+  HANGUL_S = 0xAC00,
+  HANGUL_L = 0x1100,
+  HANGUL_V = 0x1161,
+  HANGUL_T = 0x11A7,
+  HANGUL_L_COUNT = 19,
+  HANGUL_V_COUNT = 21,
+  HANGUL_T_COUNT = 28,
+  HANGUL_N_COUNT = HANGUL_V_COUNT * HANGUL_T_COUNT,
+  HANGUL_S_COUNT = HANGUL_L_COUNT * HANGUL_N_COUNT
+};
+#define NFC_RAW_BYTE 0x80000000u /* | an ill-formed byte, kept as is */
+
+static uint8_t nfc_class(uint32_t c) {
+  if (c < 0x300 || c >= NFC_RAW_BYTE) return 0;
+  size_t lo = 0, hi = NFC_CLASS_COUNT; /* the first range whose last >= c */
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (nfc_classes[mid].last < c)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < NFC_CLASS_COUNT && nfc_classes[lo].first <= c ? nfc_classes[lo].ccc : 0;
+}
+
+static bool nfc_quick_yes(uint32_t c) {
+  if (c < 0x300 || c >= NFC_RAW_BYTE) return true;
+  size_t lo = 0, hi = NFC_NOT_YES_COUNT;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (nfc_not_yes[mid].last < c)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return !(lo < NFC_NOT_YES_COUNT && nfc_not_yes[lo].first <= c);
+}
+
+static const nfc_decomposition *nfc_find_decomposition(uint32_t c) {
+  size_t lo = 0, hi = NFC_DECOMP_COUNT;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (nfc_decomp[mid].c < c)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < NFC_DECOMP_COUNT && nfc_decomp[lo].c == c ? &nfc_decomp[lo] : NULL;
+}
+
+/* The primary composite of a + b, or 0. */
+static uint32_t nfc_compose(uint32_t a, uint32_t b) {
+  if (a >= HANGUL_L && a < HANGUL_L + HANGUL_L_COUNT && b >= HANGUL_V &&
+      b < HANGUL_V + HANGUL_V_COUNT)
+    return HANGUL_S + ((a - HANGUL_L) * HANGUL_V_COUNT + (b - HANGUL_V)) * HANGUL_T_COUNT;
+  if (a >= HANGUL_S && a < HANGUL_S + HANGUL_S_COUNT && (a - HANGUL_S) % HANGUL_T_COUNT == 0 &&
+      b > HANGUL_T && b < HANGUL_T + HANGUL_T_COUNT)
+    return a + (b - HANGUL_T);
+  size_t lo = 0, hi = NFC_COMP_COUNT;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const nfc_composition *m = &nfc_comp[mid];
+    if (m->first < a || (m->first == a && m->second < b))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < NFC_COMP_COUNT && nfc_comp[lo].first == a && nfc_comp[lo].second == b
+             ? nfc_comp[lo].composite
+             : 0;
+}
+
+/* One code point of s[0, n) and its length; an ill-formed sequence: its first byte as
+ * NFC_RAW_BYTE | byte, length 1. */
+static uint32_t nfc_next(const uint8_t *s, size_t n, size_t *len) {
+  bool ok;
+  utf8_sequence(s, n, &ok);
+  if (!ok) {
+    *len = 1;
+    return NFC_RAW_BYTE | s[0];
+  }
+  return decode_utf8(s, n, len);
+}
+
+typedef struct nfc_char {
+  uint32_t c;
+  uint8_t ccc;
+} nfc_char;
+
+static void nfc_push(nfc_char *out, size_t *n, uint32_t c) {
+  out[(*n)++] = (nfc_char){c, nfc_class(c)};
+}
+
+/* Appends the NFC of s[0, n) (one stretch that needs normalizing). chars: room for 4n. */
+static void put_nfc_stretch(buf *b, const uint8_t *s, size_t n, nfc_char *chars) {
+  size_t count = 0, len;
+  for (size_t i = 0; i < n; i += len) { /* decomposition */
+    const uint32_t c = nfc_next(s + i, n - i, &len);
+    if (c >= HANGUL_S && c < HANGUL_S + HANGUL_S_COUNT) {
+      const uint32_t k = c - HANGUL_S;
+      nfc_push(chars, &count, HANGUL_L + k / HANGUL_N_COUNT);
+      nfc_push(chars, &count, HANGUL_V + (k % HANGUL_N_COUNT) / HANGUL_T_COUNT);
+      if (k % HANGUL_T_COUNT != 0) nfc_push(chars, &count, HANGUL_T + k % HANGUL_T_COUNT);
+      continue;
+    }
+    const nfc_decomposition *d = c < 0xC0 ? NULL : nfc_find_decomposition(c);
+    if (d == NULL) {
+      nfc_push(chars, &count, c);
+    } else {
+      for (uint32_t k = 0; k < d->count; k++)
+        nfc_push(chars, &count, nfc_decomp_pool[d->start + k]);
+    }
+  }
+  for (size_t i = 1; i < count; i++) { /* canonical ordering: a stable insertion sort */
+    const nfc_char x = chars[i];
+    if (x.ccc == 0) continue;
+    size_t j = i;
+    while (j > 0 && chars[j - 1].ccc > x.ccc) {
+      chars[j] = chars[j - 1];
+      j--;
+    }
+    chars[j] = x;
+  }
+  size_t kept = 0, starter = 0; /* composition: chars[0, kept) is the result so far */
+  bool has_starter = false;
+  for (size_t i = 0; i < count; i++) {
+    const nfc_char x = chars[i];
+    /* x joins the last starter unless a character between them has a class of 0 or >= x's */
+    if (has_starter && (kept == starter + 1 || chars[kept - 1].ccc < x.ccc)) {
+      const uint32_t composite = nfc_compose(chars[starter].c, x.c);
+      if (composite != 0) {
+        chars[starter].c = composite;
+        continue;
+      }
+    }
+    if (x.ccc == 0) {
+      has_starter = true;
+      starter = kept;
+    }
+    chars[kept++] = x;
+  }
+  for (size_t i = 0; i < kept; i++) {
+    uint8_t u[4];
+    const uint32_t c = chars[i].c;
+    if (c >= NFC_RAW_BYTE)
+      put(b, &(uint8_t){(uint8_t)c}, 1);
+    else
+      put(b, u, utf8(c, u));
+  }
+}
+
+/* Appends the NFC of s[0, n). */
+static void put_nfc(buf *b, const uint8_t *s, size_t n) {
+  size_t copied = 0, i = 0, len;
+  nfc_char *chars = NULL; /* 4 per byte: the longest decomposition is 4 code points */
+  while (i < n) {
+    const size_t start = i;
+    uint32_t c = nfc_next(s + i, n - i, &len);
+    bool yes = nfc_quick_yes(c);
+    uint8_t last = nfc_class(c);
+    for (i += len; i < n; i += len) {
+      c = nfc_next(s + i, n - i, &len);
+      const uint8_t ccc = nfc_class(c);
+      const bool quick_yes = nfc_quick_yes(c);
+      if (ccc == 0 && quick_yes) break; /* a new stretch */
+      if (!quick_yes || (ccc != 0 && ccc < last)) yes = false;
+      last = ccc;
+    }
+    if (!yes) {
+      put(b, s + copied, start - copied);
+      if (chars == NULL) chars = malloc(4 * n * sizeof *chars);
+      if (chars == NULL) {
+        b->failed = true;
+        return;
+      }
+      put_nfc_stretch(b, s + start, i - start, chars);
+      copied = i;
+    }
+  }
+  put(b, s + copied, n - copied);
+  free(chars);
 }
 
 typedef struct cp {
@@ -1006,6 +1216,8 @@ static void normalized_stretch(enc *e, const uint8_t *p, size_t n, bool starts_t
     if (s->kind == NORM_PREPEND) {
       if (cur->n > 0) put(next, s->a.p, s->a.n);
       put(next, cur->p, cur->n);
+    } else if (s->kind == NORM_NFC) {
+      put_nfc(next, cur->p, cur->n);
     } else {
       put_replaced(next, cur->p, cur->n, s->a, s->b);
     }

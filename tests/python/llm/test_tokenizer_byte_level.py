@@ -6,7 +6,7 @@ pre-tokenizers of byte-level models:
 * ``llama3``: ``Split(Regex(<Llama 3's pattern>), "isolated")`` then ``ByteLevel(use_regex=False)``
   (Llama 3's tokenizer.json, with its ``ignore_merges``);
 * ``qwen2``: the same with Qwen2's pattern (one digit at a time), no normalizer (Qwen2's own
-  tokenizer.json adds NFC, which wick refuses).
+  tokenizer.json adds NFC: test_transformers_qwen2_tokenizer_packs_with_its_nfc).
 
 The vocabulary is GPT-2's 256 byte symbols plus pieces learned here by plain BPE (no trainer
 of HuggingFace's runs, so that these tests also run with libasan preloaded, `make asan`) on a
@@ -17,8 +17,8 @@ Compared on fixed texts (contractions in mixed case, digit runs of 1-7, newline 
 runs, tabs, trailing spaces, CJK, combining marks, emoji, Arabic, Hindi, NBSP and the other
 Unicode spaces), on the code points at both ends of every range of the generated class table,
 and on seeded random Unicode strings; and the class table itself against the regex engine of
-tokenizers on every code point. transformers' own Qwen2Tokenizer is refused for its NFC
-normalizer alone.
+tokenizers on every code point. transformers' own Qwen2Tokenizer, NFC normalizer included, packs
+and encodes as HuggingFace (NFC_TEXTS; the NFC itself: test_tokenizer_nfc.py).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -82,6 +83,19 @@ TEXTS = [
     "",
 ]
 
+# decomposed and precomposed accents, Hangul syllables and jamo (L V, L V T, LV T), marks in
+# both orders (NFC reorders them by class), singletons and composition exclusions
+NFC_TEXTS = [
+    "cafe\u0301 caf\u00e9 nai\u0308ve re\u0301sume\u0301 A\u030angstro\u0308m \u212b \u2126",
+    "\u1100\u1161\u11a8 \u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165 \ud55c\uad6d\uc5b4 "
+    "\uac00\u11a8 \u1100\u1161",
+    "a\u0301\u0316 a\u0316\u0301 q\u0307\u0323 \u1e0b\u0323 o\u0328\u0304 e\u0301\u0301",
+    "\u0958 \u0915\u093c \u0f73 \u0344 \u0340 \u2adc \u05e9\u05bc\u05c1 \U0001d15e",
+    "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8 \u4e2d\u6587 \U0001f600\U0001f44d\U0001f3fd "
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "\u0301leading mark, <|im_start|>e\u0301 and \u00e9<|endoftext|>\u0301",
+]
+
 ATOMS = list("abcXYZ 019.,!?'-\n\r\t") + [
     "  ",
     "\r\n",
@@ -91,6 +105,14 @@ ATOMS = list("abcXYZ 019.,!?'-\n\r\t") + [
     "é",
     "e\u0301",
     "\u0301",
+    "\u0316",
+    "\u0323",
+    "\u1100",
+    "\u1161",
+    "\u11a8",
+    "\uac00",
+    "\u212b",
+    "\u0958",
     "日",
     "語",
     "😀",
@@ -174,8 +196,9 @@ def _vocab_and_merges() -> tuple[dict[str, int], list[tuple[str, str]]]:
                     out.append(parts[i])
                     i += 1
             split[k] = out
-    texts = TEXTS + _boundary_texts()
-    texts += [t for seed in range(len(STYLES)) for t in _random_texts(RANDOM_TEXTS, seed)]
+    texts = TEXTS + NFC_TEXTS + _boundary_texts()
+    texts += [t for seed in [*range(len(STYLES)), 7] for t in _random_texts(RANDOM_TEXTS, seed)]
+    texts += [unicodedata.normalize("NFC", t) for t in texts]  # (the pieces after NFC)
     for text in texts:
         symbols = _symbols(text)
         for a, b in zip(symbols, symbols[1:], strict=False):
@@ -303,22 +326,20 @@ def test_other_regex_splits_are_refused_with_the_reason():
         assert packed is None and why in reason, (why, reason)
 
 
-def test_transformers_qwen2_tokenizer_is_refused_for_its_nfc_only():
-    """transformers' own Qwen2Tokenizer (its pre-tokenizer is Qwen2's regex split) is refused
-    for its NFC normalizer, which wick does not implement; without it, the same tokenizer packs
-    and encodes as HuggingFace."""
+def test_transformers_qwen2_tokenizer_packs_with_its_nfc():
+    """transformers' own Qwen2Tokenizer (NFC, then Qwen2's regex split and ByteLevel) packs as
+    it is and encodes as HuggingFace: texts with decomposed and precomposed accents, Hangul
+    jamo, marks to reorder, CJK and emoji, and seeded random ones."""
     transformers = pytest.importorskip("transformers")
 
     vocab, merges = _vocab_and_merges()
     vocab = {**vocab, "<|endoftext|>": len(vocab)}
     tok = transformers.Qwen2Tokenizer(vocab=vocab, merges=merges)
-    packed, why = pack(tok)
-    assert packed is None and "NFC normalizer" in why, why
-    tok.backend_tokenizer.normalizer = None
+    assert "NFC" in repr(tok.backend_tokenizer.normalizer)
     packed, kind = pack(tok)
     assert kind == KIND_BYTE_LEVEL, kind
     ours = file_tokenizer(packed)
-    for text in TEXTS:
+    for text in TEXTS + NFC_TEXTS + _random_texts(RANDOM_TEXTS, 7):
         want = tok(text, add_special_tokens=False)["input_ids"]
         assert ours.encode(text) == want, text
         assert ours.decode(want) == tok.decode(want, skip_special_tokens=True), text
