@@ -661,7 +661,30 @@ static void nfc_push(nfc_char *out, size_t *n, uint32_t c) {
   out[(*n)++] = (nfc_char){c, nfc_class(c)};
 }
 
-/* Appends the NFC of s[0, n) (one stretch that needs normalizing). chars: room for 4n. */
+/* Sorts marks[0, n) by class, stably: insertion for short runs, counting (through tmp, room
+ * for n) for long ones, so that a hostile run of marks costs O(n). */
+static void sort_marks(nfc_char *marks, size_t n, nfc_char *tmp) {
+  if (n <= 16) {
+    for (size_t i = 1; i < n; i++) {
+      const nfc_char x = marks[i];
+      size_t j = i;
+      while (j > 0 && marks[j - 1].ccc > x.ccc) {
+        marks[j] = marks[j - 1];
+        j--;
+      }
+      marks[j] = x;
+    }
+    return;
+  }
+  size_t start[257] = {0};
+  for (size_t i = 0; i < n; i++) start[marks[i].ccc + 1]++;
+  for (int k = 1; k < 257; k++) start[k] += start[k - 1];
+  for (size_t i = 0; i < n; i++) tmp[start[marks[i].ccc]++] = marks[i];
+  memcpy(marks, tmp, n * sizeof *marks);
+}
+
+/* Appends the NFC of s[0, n) (one stretch that needs normalizing). chars: room for 8n (4n
+ * code points, 4n of sorting scratch). */
 static void put_nfc_stretch(buf *b, const uint8_t *s, size_t n, nfc_char *chars) {
   size_t count = 0, len;
   for (size_t i = 0; i < n; i += len) { /* decomposition */
@@ -681,15 +704,15 @@ static void put_nfc_stretch(buf *b, const uint8_t *s, size_t n, nfc_char *chars)
         nfc_push(chars, &count, nfc_decomp_pool[d->start + k]);
     }
   }
-  for (size_t i = 1; i < count; i++) { /* canonical ordering: a stable insertion sort */
-    const nfc_char x = chars[i];
-    if (x.ccc == 0) continue;
-    size_t j = i;
-    while (j > 0 && chars[j - 1].ccc > x.ccc) {
-      chars[j] = chars[j - 1];
-      j--;
+  for (size_t a = 0; a < count;) { /* canonical ordering: each run of marks sorted, stably */
+    if (chars[a].ccc == 0) {
+      a++;
+      continue;
     }
-    chars[j] = x;
+    size_t end = a + 1;
+    while (end < count && chars[end].ccc != 0) end++;
+    sort_marks(chars + a, end - a, chars + 4 * n);
+    a = end;
   }
   size_t kept = 0, starter = 0; /* composition: chars[0, kept) is the result so far */
   bool has_starter = false;
@@ -722,7 +745,8 @@ static void put_nfc_stretch(buf *b, const uint8_t *s, size_t n, nfc_char *chars)
 /* Appends the NFC of s[0, n). */
 static void put_nfc(buf *b, const uint8_t *s, size_t n) {
   size_t copied = 0, i = 0, len;
-  nfc_char *chars = NULL; /* 4 per byte: the longest decomposition is 4 code points */
+  nfc_char *chars = NULL; /* 8 per byte: the longest decomposition is 4 code points, and as
+                             many of sorting scratch */
   while (i < n) {
     const size_t start = i;
     uint32_t c = nfc_next(s + i, n - i, &len);
@@ -738,7 +762,7 @@ static void put_nfc(buf *b, const uint8_t *s, size_t n) {
     }
     if (!yes) {
       put(b, s + copied, start - copied);
-      if (chars == NULL) chars = malloc(4 * n * sizeof *chars);
+      if (chars == NULL) chars = malloc(8 * n * sizeof *chars);
       if (chars == NULL) {
         b->failed = true;
         return;

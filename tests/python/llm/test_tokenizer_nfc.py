@@ -162,6 +162,17 @@ def test_random_sequences(nfc_pair):
         assert ours(text) == hf.normalize_str(text), [hex(ord(c)) for c in text]
 
 
+def test_long_runs_of_marks(nfc_pair):
+    """Runs of thousands of marks of random classes (sorted by counting, not by insertion)
+    after a base, and a run of 20 (the length where the two sorts meet)."""
+    hf, ours = nfc_pair
+    rng = random.Random(5)
+    marks = _marks()
+    for length in (17, 20, 5000):
+        text = "a" + "".join(rng.choice(marks) for _ in range(length)) + "e\u0301"
+        assert ours(text) == hf.normalize_str(text), length
+
+
 def test_unicodedataplus_on_unicode_9_characters(nfc_pair):
     """unicodedataplus's NFC (Unicode 16) on every code point of Unicode 9.0 and earlier, alone
     and after a mark of each class, and on the random sequences made of them."""
