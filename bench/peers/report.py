@@ -392,6 +392,8 @@ def _thirdparty(run, notes) -> list[str]:
     tp = run["thirdparty"]
     files = tp["files"]
     out = ["# The third-party set", ""]
+    if not files:  # only the MiniLM rows were asked for (--files MiniLM)
+        return out + _minilm(run, notes)
     for t in [str(t) for t in run["threads"]]:
         n = int(t)
         head = ["file", "source", "kind", "wick", "LiteRT", "wick / LiteRT", "(CPU time)"]
@@ -493,6 +495,7 @@ def _thirdparty(run, notes) -> list[str]:
                 + "; ".join(parts)
             )
         out.append("")
+    out += _minilm(run, notes)
     if tp.get("missing"):
         out += [
             "## Third-party corpus files not in the cache (not measured)",
@@ -503,3 +506,43 @@ def _thirdparty(run, notes) -> list[str]:
             "",
         ]
     return out
+
+
+def _minilm(run, notes) -> list[str]:
+    """Issue 17's speed bar: the int8 MiniLM against its fp32 file on wick (at least 1.5x faster)
+    and against LiteRT on the same int8 file (faster), per thread count (thirdparty.MINILM)."""
+    rows = {r["name"].rsplit("_", 1)[-1]: r for r in run["thirdparty"].get("minilm", [])}
+    if not rows:
+        return []
+    head = ["threads", "wick fp32", "wick int8", "fp32 / int8 on wick (bar ≥ 1.5)", "LiteRT int8",
+            "LiteRT / wick on int8 (bar > 1)", "LiteRT fp32"]  # fmt: skip
+    out = [
+        "## all-MiniLM-L6-v2 int8 (issue 17): against its fp32 file and LiteRT",
+        "",
+        "wick.quantize's default plan (int8, 16x8 layers where the accuracy target needs them; "
+        "real weights, batch 4 x 32 tokens, tokenized sentences) and the fp32 file, both made "
+        "by wick and kept out of the third-party rows above (ms, median / p90 of wall time).",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+
+    def med(form, t, peer):
+        res = rows.get(form, {}).get("by_threads", {}).get(t) or {}
+        return res.get("peers", {}).get(peer, {}).get("median_ms")
+
+    for t in [str(t) for t in run["threads"]]:
+        cells = [t]
+        for form, peer in (("fp32", "wick"), ("int8", "wick")):
+            res = rows.get(form, {}).get("by_threads", {}).get(t)
+            cells.append(_cell(res, peer, notes, _tp_ms) if res else "—")
+        wf, wi = med("fp32", t, "wick"), med("int8", t, "wick")
+        cells.append(f"**{wf / wi:.2f}**" if wf and wi else "—")
+        res = rows.get("int8", {}).get("by_threads", {}).get(t)
+        cells.append(_cell(res, "litert", notes, _tp_ms) if res else "—")
+        li = med("int8", t, "litert")
+        cells.append(f"**{li / wi:.2f}**" if li and wi else "—")
+        res = rows.get("fp32", {}).get("by_threads", {}).get(t)
+        cells.append(_cell(res, "litert", notes, _tp_ms) if res else "—")
+        out.append("| " + " | ".join(cells) + " |")
+    return out + [""]

@@ -10,6 +10,8 @@ weights, fp16 weights, full int8) and every .tflite file of mediapipe 0.10.21 â€
 are in the corpus cache ($WICK_CORPUS_DIR, default ~/.cache/wick/corpus; `python -m tests.corpus
 --all` builds it, ~2 h cold). Nothing is built here: the missing files are listed in the results
 and in the doc. ``--tflite PATH`` measures other files instead (with ``--files``: as well).
+Beside the set (not in its geomeans): issue 17's int8 MiniLM against its fp32 file (MINILM below;
+``--files MiniLM`` measures only those).
 
 Method: the one of the wick-converted set (harness.measure): per file and thread count, a fresh
 worker process per runtime (wick, LiteRT with its default XNNPACK delegate), both on the same
@@ -36,6 +38,12 @@ import sys
 import numpy as np
 
 SEED = 0
+# Issue 17's speed bar, beside the set: all-MiniLM-L6-v2 (real weights, batch 4 x 32 tokens) as
+# wick.quantize's default plan (int8, 16x8 where the accuracy target needs it) against its fp32
+# file on wick, and against LiteRT on the same int8 file. wick made these files, so they are
+# measured here but kept out of the third-party rows and geomeans; their inputs are the corpus
+# build's tokenized sentences (<name>.ref.npz), not random ids.
+MINILM = ("all-MiniLM-L6-v2_fp32", "all-MiniLM-L6-v2_int8")
 # --quick: a few small files of each kind, those of them that are cached.
 QUICK = ("MobileNetV3Small_fp32", "MobileNetV3Small_int8", "face_detection_short_range")
 
@@ -67,6 +75,14 @@ class CorpusFiles:
         it = Interpreter(model_path=self.path, num_threads=1)
         it.allocate_tensors()
         return it
+
+    def use_inputs(self, feeds: list[np.ndarray]) -> None:
+        """These inputs instead of seeded random ones (cast to the file's input types)."""
+        types = [np.dtype(d["dtype"]) for d in self._interpreter().get_input_details()]
+        np.savez(
+            os.path.join(self.dir, "inputs.npz"),
+            *[np.asarray(x).astype(t) for x, t in zip(feeds, types, strict=True)],
+        )
 
     def inputs(self) -> str:
         p = os.path.join(self.dir, "inputs.npz")
@@ -145,11 +161,24 @@ def select(names=None, quick: bool = False, extra=()) -> tuple[list[tuple[str, s
             chosen.append((e.name, e.source, str(e.path(root))))
         else:
             missing.append(e.name)
-    if names and not extra and not chosen and not missing:
+    minilm = any(n in m for n in names or () for m in MINILM)
+    if names and not extra and not chosen and not missing and not minilm:
         raise SystemExit(f"no third-party corpus entry matches {names}")
     for p in extra:
         chosen.append((os.path.splitext(os.path.basename(p))[0], "file", os.path.abspath(p)))
     return chosen, missing
+
+
+def select_minilm(names=None, quick: bool = False, extra=()) -> list[tuple[str, str, str]]:
+    """[(name, source, path)] of the cached MINILM files: all of them unless names, quick or
+    extra (files by path) narrow the run to something else."""
+    if quick or extra or (names and not any(n in m for n in names for m in MINILM)):
+        return []
+    from tests.corpus import sources
+
+    root = sources.corpus_dir()
+    entries = [e for e in sources.ENTRIES if e.name in MINILM]
+    return [(e.name, e.source, str(e.path(root))) for e in entries if sources.cached(e, root)]
 
 
 def profile(path: str, feeds, threads: int, runs: int) -> list[dict]:
@@ -216,35 +245,54 @@ def run_set(opts, peers, measure, one_line) -> dict:
         _log(f"third-party corpus: {len(missing)} files not in the cache (python -m tests.corpus "
              f"--all builds them): {', '.join(missing)}")  # fmt: skip
     for name, source, path in chosen:
-        _log(f"{name} ({source})")
-        row = {"name": name, "source": source, "path": path, "by_threads": {}, "profiles": {}}
-        out["files"].append(row)
-        try:
-            files = CorpusFiles(name, path, opts.cache)
-            row["kind"] = files.kind()
-            files.inputs()
-            files.reference()
-        except Exception as e:  # noqa: BLE001 - LiteRT cannot open it: a row saying why
-            row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            _log(f"  {row['error']}")
-            continue
-        row["load"] = os.getloadavg()[0]
-        for t in opts.threads:
-            res = measure(None, files, peers, t, opts)
-            row["by_threads"][str(t)] = res
-            _log("  " + one_line(res, t))
-            w, lt = res["peers"].get("wick", {}), res["peers"].get("litert", {})
-            ratio = (
-                w["median_ms"] / lt["median_ms"] if "median_ms" in w and "median_ms" in lt else 0
-            )
-            if ratio > opts.profile_above and "median_ms" in w:
-                with np.load(files.inputs()) as z:
-                    feeds = [z[f"arr_{i}"] for i in range(len(z.files))]
-                try:
-                    rows = profile(path, feeds, t, opts.profile_runs)
-                except Exception as e:  # noqa: BLE001 - reported, the timing row stays
-                    row["profiles"][str(t)] = {"error": f"{type(e).__name__}: {e}"}
-                    continue
-                row["profiles"][str(t)] = {"ratio": ratio, "ops": rows}
-                print(format_profile(rows, f"{name}, {t} thread(s): wick / LiteRT {ratio:.2f}"))
+        out["files"].append(_measure_file(name, source, path, opts, peers, measure, one_line))
+    minilm = select_minilm(opts.files, opts.quick, opts.tflite or ())
+    if minilm:
+        _log("issue 17: the int8 MiniLM against its fp32 file (wick) and LiteRT")
+        out["minilm"] = [
+            _measure_file(name, source, path, opts, peers, measure, one_line)
+            for name, source, path in minilm
+        ]
     return out
+
+
+def _measure_file(name, source, path, opts, peers, measure, one_line) -> dict:
+    """One file's row: its kind, and per thread count the peers' timings (and wick's per-op
+    profile where it is slower than LiteRT)."""
+    _log(f"{name} ({source})")
+    row = {"name": name, "source": source, "path": path, "by_threads": {}, "profiles": {}}
+    try:
+        files = CorpusFiles(name, path, opts.cache)
+        if source == "minilm":
+            files.use_inputs(_minilm_feeds(path))
+        row["kind"] = files.kind()
+        files.inputs()
+        files.reference()
+    except Exception as e:  # noqa: BLE001 - LiteRT cannot open it: a row saying why
+        row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        _log(f"  {row['error']}")
+        return row
+    row["load"] = os.getloadavg()[0]
+    for t in opts.threads:
+        res = measure(None, files, peers, t, opts)
+        row["by_threads"][str(t)] = res
+        _log("  " + one_line(res, t))
+        w, lt = res["peers"].get("wick", {}), res["peers"].get("litert", {})
+        ratio = w["median_ms"] / lt["median_ms"] if "median_ms" in w and "median_ms" in lt else 0
+        if ratio > opts.profile_above and "median_ms" in w:
+            with np.load(files.inputs()) as z:
+                feeds = [z[f"arr_{i}"] for i in range(len(z.files))]
+            try:
+                rows = profile(path, feeds, t, opts.profile_runs)
+            except Exception as e:  # noqa: BLE001 - reported, the timing row stays
+                row["profiles"][str(t)] = {"error": f"{type(e).__name__}: {e}"}
+                continue
+            row["profiles"][str(t)] = {"ratio": ratio, "ops": rows}
+            print(format_profile(rows, f"{name}, {t} thread(s): wick / LiteRT {ratio:.2f}"))
+    return row
+
+
+def _minilm_feeds(path: str) -> list[np.ndarray]:
+    """The corpus build's tokenized sentences of a MiniLM file (ids, mask)."""
+    with np.load(os.path.splitext(path)[0] + ".ref.npz") as z:
+        return [z["ids"], z["mask"]]

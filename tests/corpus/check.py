@@ -20,7 +20,7 @@ and range (``litert_child.model_inputs``):
   it runs).
 * Files with a PyTorch reference (``<name>.ref.npz``) are also compared with PyTorch:
   all-MiniLM-L6-v2's embeddings by cosine (>= 0.9999 fp32, >= 0.999 fp16, >= 0.99
-  dynamic_int8); SmolLM2's logits within 1e-3 * max(1, max|ref|) with every position's greedy
+  dynamic_int8 and int8); SmolLM2's logits within 1e-3 * max(1, max|ref|) with every position's greedy
   token equal.
 
 ``wick graph`` must also draw the file (``wick.visualize``). A result is ``pass``, ``fail``
@@ -53,7 +53,7 @@ class NoOracle(Exception):
     """LiteRT's two kernel sets disagree too much on an output to judge wick by them."""
 
 
-COSINE_BARS = {"fp32": 0.9999, "fp16": 0.999, "dynamic_int8": 0.99}
+COSINE_BARS = {"fp32": 0.9999, "fp16": 0.999, "dynamic_int8": 0.99, "int8": 0.99}
 
 
 @dataclass

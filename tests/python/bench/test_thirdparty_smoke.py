@@ -90,3 +90,27 @@ def test_thirdparty_set_on_a_corpus_file(tmp_path, capsys):
         pytest.skip(f"not in the corpus cache (python -m tests.corpus builds it): {missing}")
     run_, text = run(tmp_path, capsys, ["--files", "face_detection_short_range"])
     check(run_, text, "face_detection_short_range")
+
+
+def test_minilm_rows_beside_the_set():
+    """Issue 17's rows (the int8 MiniLM against its fp32 file on wick and against LiteRT):
+    chosen only when the run is not narrowed to other files, and rendered as their own table
+    with the two ratios of medians (here from made-up timings: nothing runs)."""
+    from bench.peers import report, thirdparty
+
+    assert thirdparty.select_minilm(quick=True) == []
+    assert thirdparty.select_minilm(["face_detection"]) == []
+    assert thirdparty.select_minilm(extra=["x.tflite"]) == []
+
+    def row(form, wick_ms, litert_ms):
+        peers = {"wick": {"median_ms": wick_ms, "p90_ms": wick_ms + 1},
+                 "litert": {"median_ms": litert_ms, "p90_ms": litert_ms + 1}}  # fmt: skip
+        return {"name": f"all-MiniLM-L6-v2_{form}", "by_threads": {"1": {"peers": peers}}}
+
+    run = {"threads": [1], "thirdparty": {"files": [], "missing": []}}
+    run["thirdparty"]["minilm"] = [row("fp32", 30.0, 29.0), row("int8", 15.0, 300.0)]
+    text = "\n".join(report._thirdparty(run, report._Notes()))
+    assert "all-MiniLM-L6-v2 int8 (issue 17)" in text
+    line = next(x for x in text.splitlines() if x.startswith("| 1 |"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[3] == "**2.00**" and cells[5] == "**20.00**", cells  # fp32 / int8, LiteRT / wick
