@@ -388,9 +388,10 @@ def test_cli_inspect_prints_the_rows_inside(tmp_path):
 # ---------------------------------------------------------------- shapes known only at invoke
 
 
-def _if_after_growing_while():
-    """main: WHILE grows x ([1, 2] doubling along axis 0), then IF(c, x): then x + 1, else
-    x * x — the IF's inputs have shapes known only at invoke."""
+def _growing_while_into_if():
+    """(writer, main, then, else): main runs a WHILE that grows x ([1, 2] doubling along axis 0
+    while i < n), then IF(c, x) on its output (subgraphs 3 and 4, left for the caller to fill):
+    the IF's inputs have shapes known only at invoke."""
     w = ModelWriter()
     main, cond, body = w.add_subgraph("main"), w.add_subgraph("cond"), w.add_subgraph("body")
     then, other = w.add_subgraph("then"), w.add_subgraph("else")
@@ -421,6 +422,13 @@ def _if_after_growing_while():
     body.add_operator("CONCATENATION", [bi[2], bi[2]], [x1], options=dict(axis=0))
     body.set_inputs(bi)
     body.set_outputs([i1, bi[1], x1])
+    return w, main, then, other
+
+
+def _if_after_growing_while():
+    """main: WHILE grows x ([1, 2] doubling along axis 0), then IF(c, x): then x + 1, else
+    x * x — the IF's inputs have shapes known only at invoke."""
+    w, main, then, other = _growing_while_into_if()
     for sub, op in ((then, "ADD"), (other, "MUL")):
         a, b = sub.add_tensor("a", [1, 2], "float32"), sub.add_tensor("b", [1, 2], "float32")
         second = sub.add_constant("one", np.ones((1, 2), np.float32)) if op == "ADD" else a
@@ -536,36 +544,8 @@ def _fan_out_under_a_dynamic_if(chain=600, ifs=64):
     """main: a growing WHILE, then IF(c, x) on its output — prepared only at invoke. then: `ifs`
     IFs in a row, each running subgraph B as both branches; else: x + 1. B: `chain` ADDs. The
     report would list 2 * ifs copies of B (76800 rows): it stops at 65536 inner rows."""
-    w = ModelWriter()
-    main, cond, body = w.add_subgraph("main"), w.add_subgraph("cond"), w.add_subgraph("body")
-    then, other, b = w.add_subgraph("then"), w.add_subgraph("else"), w.add_subgraph("b")
-    c = main.add_tensor("c", [], "bool")
-    ins = [main.add_tensor("i", [], "int32"), main.add_tensor("n", [], "int32")]
-    ins.append(main.add_tensor("x", [1, 2], "float32"))
-    outs = [main.add_tensor(k, s, d) for k, s, d in (("i2", [], "int32"), ("n2", [], "int32"))]
-    outs.append(main.add_tensor("x2", [1, 2], "float32"))
-    main.add_operator(
-        "WHILE", ins, outs, options=dict(cond_subgraph_index=1, body_subgraph_index=2)
-    )
-    y = main.add_tensor("y", [1, 2], "float32")
-    main.add_operator(
-        "IF", [c, outs[2]], [y], options=dict(then_subgraph_index=3, else_subgraph_index=4)
-    )
-    main.set_inputs([c, *ins])
-    main.set_outputs([y])
-    ci = [cond.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
-    ci.append(cond.add_tensor("x", [1, 2], "float32"))
-    r = cond.add_tensor("r", [], "bool")
-    cond.add_operator("LESS", ci[:2], [r])
-    cond.set_inputs(ci)
-    cond.set_outputs([r])
-    bi = [body.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
-    bi.append(body.add_tensor("x", [1, 2], "float32"))
-    i1, x1 = body.add_tensor("i1", [], "int32"), body.add_tensor("x1", [2, 2], "float32")
-    body.add_operator("ADD", [bi[0], body.add_constant("one", np.array(1, I32))], [i1])
-    body.add_operator("CONCATENATION", [bi[2], bi[2]], [x1], options=dict(axis=0))
-    body.set_inputs(bi)
-    body.set_outputs([i1, bi[1], x1])
+    w, main, then, other = _growing_while_into_if()
+    b = w.add_subgraph("b")
     tc, tx = then.add_constant("yes", np.array(True)), then.add_tensor("x", [1, 2], "float32")
     cur = tx
     for k in range(ifs):
