@@ -35,6 +35,7 @@ import pytest
 tokenizers = pytest.importorskip("tokenizers")
 
 import wick  # noqa: E402
+from tests.python.llm._bpe import merge_pair  # noqa: E402
 from wick.llm.tokenizer import KIND_BYTE_LEVEL, KIND_SENTENCEPIECE, FileTokenizer, pack  # noqa: E402
 from wick.tflite.writer import ModelWriter  # noqa: E402
 
@@ -94,15 +95,7 @@ def _pieces():
         merges.append((a, b))
         vocab[a + b] = 0
         for w, parts in split.items():
-            i, out = 0, []
-            while i < len(parts):
-                if i + 1 < len(parts) and (parts[i], parts[i + 1]) == (a, b):
-                    out.append(a + b)
-                    i += 2
-                else:
-                    out.append(parts[i])
-                    i += 1
-            split[w] = out
+            split[w] = merge_pair(parts, a, b)
     return {p: i for i, p in enumerate(vocab)}, merges
 
 

@@ -34,6 +34,7 @@ import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
 
+from tests.python.llm._bpe import merge_pair  # noqa: E402
 from wick.llm.tokenizer import (  # noqa: E402
     KIND_BYTE_LEVEL,
     LLAMA3_PATTERN,
@@ -187,15 +188,7 @@ def _vocab_and_merges() -> tuple[dict[str, int], list[tuple[str, str]]]:
         merges.append((a, b))
         vocab[a + b] = 0
         for k, parts in enumerate(split):
-            i, out = 0, []
-            while i < len(parts):
-                if i + 1 < len(parts) and (parts[i], parts[i + 1]) == (a, b):
-                    out.append(a + b)
-                    i += 2
-                else:
-                    out.append(parts[i])
-                    i += 1
-            split[k] = out
+            split[k] = merge_pair(parts, a, b)
     texts = TEXTS + NFC_TEXTS + _boundary_texts()
     texts += [t for seed in [*range(len(STYLES)), 7] for t in _random_texts(RANDOM_TEXTS, seed)]
     texts += [unicodedata.normalize("NFC", t) for t in texts]  # (the pieces after NFC)
