@@ -1093,7 +1093,10 @@ static void test_logical(void) {
         for (size_t i = 0; i < wick_f32_kernels_count(); i++) {
           bool runnable;
           const wick_f32_kernels *kern = wick_f32_kernels_at(i, &runnable);
-          if (!runnable || kern->select8 == NULL || sc != total) continue;
+          /* one run: the condition whole, each value whole or a scalar */
+          if (!runnable || kern->select8 == NULL || sc != total || (sx != 1 && sx != total) ||
+              (sy != 1 && sy != total))
+            continue;
           const bool xs = sx == 1, ys = sy == 1;
           wick_select8((size_t)total, cond, x, xs, y, ys, one);
           kern->select8((size_t)total, cond, x, xs, y, ys, got);

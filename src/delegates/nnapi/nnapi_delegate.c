@@ -106,9 +106,12 @@ bool wick_nnapi_adopt(nnapi_builder *to, nnapi_builder *from) {
     to->models = grown;
     to->cap_models = models + 8;
   }
-  memcpy(to->kept + to->num_kept, from->kept, from->num_kept * sizeof *from->kept);
+  /* (empty lists may be NULL: memcpy takes no NULL even for 0 bytes) */
+  if (from->num_kept > 0)
+    memcpy(to->kept + to->num_kept, from->kept, from->num_kept * sizeof *from->kept);
   to->num_kept += from->num_kept;
-  memcpy(to->models + to->num_models, from->models, from->num_models * sizeof *from->models);
+  if (from->num_models > 0)
+    memcpy(to->models + to->num_models, from->models, from->num_models * sizeof *from->models);
   to->num_models += from->num_models;
   if (from->model != NULL) to->models[to->num_models++] = from->model;
   free(from->kept);
