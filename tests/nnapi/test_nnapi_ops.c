@@ -734,7 +734,7 @@ static int softmax(nn_ctx *c) {
     for (size_t i = 0; i < depth; i++) {
       int32_t diff = ldq(x, xd, r * depth + i) - mx;
       if (diff < diff_min) continue;
-      int32_t scaled = high_mul(diff * (1 << left), mult);
+      int32_t scaled = high_mul((int32_t)((uint32_t)diff << left), mult);
       sum += div_pot(exp_negative(scaled, 5), 12);
     }
     int headroom = __builtin_clz((uint32_t)sum);
@@ -744,7 +744,7 @@ static int softmax(nn_ctx *c) {
     for (size_t i = 0; i < depth; i++) {
       int32_t diff = ldq(x, xd, r * depth + i) - mx, v = lo;
       if (diff >= diff_min) {
-        int32_t scaled = high_mul(diff * (1 << left), mult);
+        int32_t scaled = high_mul((int32_t)((uint32_t)diff << left), mult);
         int32_t e = exp_negative(scaled, 5);
         v = div_pot(high_mul(reciprocal, e), bits_over_unit + 31 - 8) + lo;
       }
