@@ -34,7 +34,7 @@ import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
 
-from tests.python.llm._bpe import merge_pair  # noqa: E402
+from tests.python.llm._bpe import assert_same_as_huggingface, merge_pair  # noqa: E402
 from wick.llm.tokenizer import (  # noqa: E402
     KIND_BYTE_LEVEL,
     LLAMA3_PATTERN,
@@ -249,12 +249,7 @@ def test_encode_and_decode_equal_huggingface(style_pair):
     style, hf, ours = style_pair
     seed = STYLES.index(style)
     for text in TEXTS + _boundary_texts() + _random_texts(RANDOM_TEXTS, seed):
-        want = hf.encode(text, add_special_tokens=False).ids
-        assert ours.encode(text) == want, (style, text, [hf.id_to_token(i) for i in want])
-        for skip in (False, True):
-            assert ours.decode(want, skip_special_tokens=skip) == hf.decode(
-                want, skip_special_tokens=skip
-            ), (style, text, skip)
+        assert_same_as_huggingface(hf, ours, text, style)
 
 
 def test_random_ids_decode_as_huggingface(style_pair):
