@@ -388,6 +388,24 @@ def test_cli_inspect_prints_the_rows_inside(tmp_path):
 # ---------------------------------------------------------------- shapes known only at invoke
 
 
+def _fill_growing_loop(cond, body):
+    """The cond and body of a WHILE over (i, n, x): while i < n, i + 1 and x doubled along
+    axis 0 (x grows from [1, 2]: its shape is known only at invoke)."""
+    ci = [cond.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
+    ci.append(cond.add_tensor("x", [1, 2], "float32"))
+    r = cond.add_tensor("r", [], "bool")
+    cond.add_operator("LESS", ci[:2], [r])
+    cond.set_inputs(ci)
+    cond.set_outputs([r])
+    bi = [body.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
+    bi.append(body.add_tensor("x", [1, 2], "float32"))
+    i1, x1 = body.add_tensor("i1", [], "int32"), body.add_tensor("x1", [2, 2], "float32")
+    body.add_operator("ADD", [bi[0], body.add_constant("one", np.array(1, I32))], [i1])
+    body.add_operator("CONCATENATION", [bi[2], bi[2]], [x1], options=dict(axis=0))
+    body.set_inputs(bi)
+    body.set_outputs([i1, bi[1], x1])
+
+
 def _growing_while_into_if():
     """(writer, main, then, else): main runs a WHILE that grows x ([1, 2] doubling along axis 0
     while i < n), then IF(c, x) on its output (subgraphs 3 and 4, left for the caller to fill):
@@ -409,19 +427,7 @@ def _growing_while_into_if():
     )
     main.set_inputs([c, *ins])
     main.set_outputs([y])
-    ci = [cond.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
-    ci.append(cond.add_tensor("x", [1, 2], "float32"))
-    r = cond.add_tensor("r", [], "bool")
-    cond.add_operator("LESS", ci[:2], [r])
-    cond.set_inputs(ci)
-    cond.set_outputs([r])
-    bi = [body.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
-    bi.append(body.add_tensor("x", [1, 2], "float32"))
-    i1, x1 = body.add_tensor("i1", [], "int32"), body.add_tensor("x1", [2, 2], "float32")
-    body.add_operator("ADD", [bi[0], body.add_constant("one", np.array(1, I32))], [i1])
-    body.add_operator("CONCATENATION", [bi[2], bi[2]], [x1], options=dict(axis=0))
-    body.set_inputs(bi)
-    body.set_outputs([i1, bi[1], x1])
+    _fill_growing_loop(cond, body)
     return w, main, then, other
 
 
@@ -466,19 +472,7 @@ def _if_with_growing_branch():
     other.add_operator("MUL", [ei[2], ei[2]], [ey])
     other.set_inputs(ei)
     other.set_outputs([ey])
-    ci = [cond.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
-    ci.append(cond.add_tensor("x", [1, 2], "float32"))
-    r = cond.add_tensor("r", [], "bool")
-    cond.add_operator("LESS", ci[:2], [r])
-    cond.set_inputs(ci)
-    cond.set_outputs([r])
-    bi = [body.add_tensor(k, s, d) for k, s, d in (("i", [], "int32"), ("n", [], "int32"))]
-    bi.append(body.add_tensor("x", [1, 2], "float32"))
-    i1, x1 = body.add_tensor("i1", [], "int32"), body.add_tensor("x1", [2, 2], "float32")
-    body.add_operator("ADD", [bi[0], body.add_constant("one", np.array(1, I32))], [i1])
-    body.add_operator("CONCATENATION", [bi[2], bi[2]], [x1], options=dict(axis=0))
-    body.set_inputs(bi)
-    body.set_outputs([i1, bi[1], x1])
+    _fill_growing_loop(cond, body)
     return w.finish()
 
 
