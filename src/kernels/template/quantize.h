@@ -53,11 +53,32 @@ void ISA_SUFFIX(wick_f32_quantize8)(size_t n, const float *in, void *out, float 
 }
 
 /* The hybrid ops' row range: *lo = x < *lo ? x : *lo (and *hi alike) over the row, per lane
- * then across lanes — the reference's sequential loop gives the same (min and max are
- * order-free; a NaN never replaces a value, and a NaN start stays). */
+ * (four vectors of lanes) then across lanes — the reference's sequential loop gives the same (min
+ * and max are order-free; a NaN never replaces a value, and a NaN start stays). */
 void ISA_SUFFIX(wick_f32_row_range)(size_t n, const float *in, float *lo, float *hi) {
   vf vlo = vset1(*lo), vhi = vset1(*hi);
   size_t i = 0;
+  if (n >= 4 * VL) { /* four independent pairs: one compare-select chain was latency-bound */
+    vf lo1 = vlo, hi1 = vhi, lo2 = vlo, hi2 = vhi, lo3 = vlo, hi3 = vhi;
+    for (; i + 4 * VL <= n; i += 4 * VL) {
+      const vf x0 = vload(in + i), x1 = vload(in + i + VL);
+      const vf x2 = vload(in + i + 2 * VL), x3 = vload(in + i + 3 * VL);
+      vlo = vselect(vlt(x0, vlo), x0, vlo);
+      vhi = vselect(vlt(vhi, x0), x0, vhi);
+      lo1 = vselect(vlt(x1, lo1), x1, lo1);
+      hi1 = vselect(vlt(hi1, x1), x1, hi1);
+      lo2 = vselect(vlt(x2, lo2), x2, lo2);
+      hi2 = vselect(vlt(hi2, x2), x2, hi2);
+      lo3 = vselect(vlt(x3, lo3), x3, lo3);
+      hi3 = vselect(vlt(hi3, x3), x3, hi3);
+    }
+    vlo = vselect(vlt(lo1, vlo), lo1, vlo);
+    vlo = vselect(vlt(lo2, vlo), lo2, vlo);
+    vlo = vselect(vlt(lo3, vlo), lo3, vlo);
+    vhi = vselect(vlt(vhi, hi1), hi1, vhi);
+    vhi = vselect(vlt(vhi, hi2), hi2, vhi);
+    vhi = vselect(vlt(vhi, hi3), hi3, vhi);
+  }
   for (; i + VL <= n; i += VL) {
     const vf x = vload(in + i);
     vlo = vselect(vlt(x, vlo), x, vlo);
