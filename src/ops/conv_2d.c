@@ -117,6 +117,12 @@ static bool hconv_per_thread(size_t k, size_t out_c, size_t *bytes) {
   return wick_add_size(patch, acc, bytes);
 }
 
+/* A 1x1, stride-1, unpadded CONV_2D: its patches are the image's pixels. */
+static bool hconv_pointwise(const wick_conv_shape *s) {
+  return s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 && s->pad_top == 0 &&
+         s->pad_left == 0 && s->out_h == s->in_h && s->out_w == s->in_w;
+}
+
 /* Requests the scratch of a hybrid form that uses `form` bytes of it from its start: the
  * quantized image goes after them (64-aligned), so that no layer holds an image of its own. */
 static wick_status image_scratch(wick_op_ctx *ctx, conv_data *d, size_t form) {
@@ -195,6 +201,8 @@ static wick_status hybrid_prepare(wick_op_ctx *ctx, conv_data *d, const wick_ten
       wick_mul_size(rows, patches, &patches) && patches <= HCONV_GEMM_MAX_BYTES && patches > 0) {
     WICK_TRY(wick_hybrid_gemm_prepare(ctx, &d->h, rows, (size_t)s->out_c, k * (size_t)s->in_c,
                                       wick_op_input(ctx, 1)->data, false, 0, &d->hybrid_gemm));
+    /* the patches are copied anyway: copied as the kernels' u8 form, no preparation pass */
+    if (d->hybrid_gemm) d->h.rows_u8 = !hconv_pointwise(s) && wick_hybrid_gemm_u8_rows(&d->h);
     if (d->hybrid_gemm) return image_scratch(ctx, d, d->h.scratch_bytes);
   }
   /* the blocked form: patches and int32 sums per thread, the filter row sums once */
@@ -229,11 +237,22 @@ typedef struct hybrid_job {
   float scale;
 } hybrid_job;
 
+/* n bytes of src into dst with flip (0, or 0x80: x + 128 as u8) applied to each. */
+static void copy_flipped(int8_t *dst, const int8_t *src, size_t n, uint8_t flip) {
+  if (flip == 0) {
+    memcpy(dst, src, n);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) dst[i] = (int8_t)((uint8_t)src[i] ^ flip);
+}
+
 /* The patch of output pixel p (of one image) into row: k = kh * kw * in_c int8, taps outside
- * the image hold the image's zero point (they add nothing to sum w * (x - zero point)). */
-static void im2col_row(const wick_conv_shape *s, const int8_t *qin, int32_t offset, size_t p,
-                       int8_t *row) {
+ * the image hold the image's zero point (they add nothing to sum w * (x - zero point)); with
+ * flip 0x80 every byte is written as x + 128 (u8), the GEMM kernels' input form. */
+static void im2col_row(const wick_conv_shape *s, const int8_t *qin, int32_t offset, uint8_t flip,
+                       size_t p, int8_t *row) {
   const size_t c = (size_t)s->in_c;
+  const int fill = (int)(uint8_t)((uint8_t)(int8_t)offset ^ flip);
   const int64_t oy = (int64_t)(p / (size_t)s->out_w), ox = (int64_t)(p % (size_t)s->out_w);
   for (int32_t ky = 0; ky < s->k_h; ky++) {
     const int64_t iy = oy * s->stride_h - s->pad_top + (int64_t)ky * s->dilation_h;
@@ -241,20 +260,21 @@ static void im2col_row(const wick_conv_shape *s, const int8_t *qin, int32_t offs
       int8_t *dst = row + (size_t)ky * (size_t)s->k_w * c;
       const int64_t ix0 = ox * s->stride_w - s->pad_left;
       if (iy < 0 || iy >= s->in_h) {
-        memset(dst, (int)(int8_t)offset, (size_t)s->k_w * c);
+        memset(dst, fill, (size_t)s->k_w * c);
         continue;
       }
       const int64_t lo = ix0 < 0 ? -ix0 : 0; /* taps [lo, hi) inside */
       int64_t hi = (int64_t)s->in_w - ix0;
       if (hi > s->k_w) hi = s->k_w;
       if (hi < lo) hi = lo;
-      if (lo > 0) memset(dst, (int)(int8_t)offset, (size_t)(lo < s->k_w ? lo : s->k_w) * c);
+      if (lo > 0) memset(dst, fill, (size_t)(lo < s->k_w ? lo : s->k_w) * c);
       if (hi > lo)
-        memcpy(dst + (size_t)lo * c, qin + ((size_t)iy * (size_t)s->in_w + (size_t)(ix0 + lo)) * c,
-               (size_t)(hi - lo) * c);
+        copy_flipped(dst + (size_t)lo * c,
+                     qin + ((size_t)iy * (size_t)s->in_w + (size_t)(ix0 + lo)) * c,
+                     (size_t)(hi - lo) * c, flip);
       if (hi < s->k_w && lo < s->k_w) {
         const int64_t from = hi > lo ? hi : lo;
-        memset(dst + (size_t)from * c, (int)(int8_t)offset, (size_t)(s->k_w - from) * c);
+        memset(dst + (size_t)from * c, fill, (size_t)(s->k_w - from) * c);
       }
       continue;
     }
@@ -262,9 +282,9 @@ static void im2col_row(const wick_conv_shape *s, const int8_t *qin, int32_t offs
       const int64_t ix = ox * s->stride_w - s->pad_left + (int64_t)kx * s->dilation_w;
       int8_t *dst = row + ((size_t)ky * (size_t)s->k_w + (size_t)kx) * c;
       if (iy < 0 || iy >= s->in_h || ix < 0 || ix >= s->in_w)
-        memset(dst, (int)(int8_t)offset, c);
+        memset(dst, fill, c);
       else
-        memcpy(dst, qin + ((size_t)iy * (size_t)s->in_w + (size_t)ix) * c, c);
+        copy_flipped(dst, qin + ((size_t)iy * (size_t)s->in_w + (size_t)ix) * c, c, flip);
     }
   }
 }
@@ -281,7 +301,7 @@ static void hconv_blocks(void *arg, size_t begin, size_t end, size_t thread) {
       (int32_t *)(void *)(j->scratch + thread * j->per_thread + (k * HCONV_MB + 63) / 64 * 64);
   for (size_t blk = begin; blk < end; blk++) {
     const size_t p0 = blk * HCONV_MB, mb = pixels - p0 < HCONV_MB ? pixels - p0 : HCONV_MB;
-    for (size_t i = 0; i < mb; i++) im2col_row(s, j->qin, j->offset, p0 + i, patch + i * k);
+    for (size_t i = 0; i < mb; i++) im2col_row(s, j->qin, j->offset, 0, p0 + i, patch + i * k);
     if (d->dots != NULL)
       d->dots(mb, oc, k, patch, j->filter, acc, oc);
     else
@@ -331,7 +351,8 @@ static void hconv_gemm_patches(void *arg, size_t begin, size_t end, size_t threa
   (void)thread;
   const hconv_gemm_job *j = arg;
   for (size_t p = begin; p < end; p++)
-    im2col_row(&j->d->shape, j->qin, j->offset, p, j->rows + p * j->d->h.k);
+    im2col_row(&j->d->shape, j->qin, j->offset, j->d->h.rows_u8 ? 0x80 : 0, p,
+               j->rows + p * j->d->h.k);
 }
 
 static void hconv_gemm_finish(void *arg, size_t m0, size_t m1, size_t n0, size_t n1) {
@@ -367,9 +388,7 @@ static wick_status hybrid_gemm_run(const wick_op_ctx *ctx, const conv_data *d) {
   hconv_gemm_job j = {d, qin, NULL, 0, bias_data(ctx), wick_op_output(ctx, 0)->data, NULL};
   /* a 1x1 stride-1 unpadded convolution's patches are the image's pixels: quantized
    * straight into the GEMM's rows, no copy */
-  const bool pointwise = s->k_h == 1 && s->k_w == 1 && s->stride_h == 1 && s->stride_w == 1 &&
-                         s->pad_top == 0 && s->pad_left == 0 && s->out_h == s->in_h &&
-                         s->out_w == s->in_w;
+  const bool pointwise = hconv_pointwise(s);
   for (int32_t n = 0; n < s->batch; n++) {
     const size_t r0 = (size_t)n * pixels;
     j.rows = wick_hybrid_gemm_rows(&d->h, wick_op_scratch(ctx)) + r0 * d->h.k;

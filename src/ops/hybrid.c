@@ -84,7 +84,7 @@ wick_status wick_hybrid_gemm_run(const wick_op_ctx *ctx, const wick_hybrid_gemm 
                                  wick_q8_raw_finish_fn finish, void *arg) {
   uint8_t *scratch = wick_op_scratch(ctx);
   return wick_parallel_q8_gemm_raw(ctx, h->q8, h->m, h->n, h->k, wick_hybrid_gemm_rows(h, scratch),
-                                   (int8_t *)(scratch + h->prepared_offset), h->packed,
+                                   h->rows_u8, (int8_t *)(scratch + h->prepared_offset), h->packed,
                                    (int32_t *)(void *)(scratch + h->acc_offset), finish, arg);
 }
 

@@ -29,7 +29,16 @@ typedef struct wick_hybrid_gemm {
    * int32 sums at acc_offset */
   size_t prepared_offset, acc_offset;
   size_t scratch_bytes; /* all three */
+  /* set by the op: its rows hold x + 128 (it wrote them so, where wick_hybrid_gemm_u8_rows
+   * says the kernels take that form), and the run uses them without a preparation pass */
+  bool rows_u8;
 } wick_hybrid_gemm;
+
+/* Whether the form's kernels take their rows as u8 x + 128 (VNNI; wick_q8_prepare_input's
+ * sign flip for zero point 0). */
+static inline bool wick_hybrid_gemm_u8_rows(const wick_hybrid_gemm *h) {
+  return !h->q8->i16 && !h->q8->s8;
+}
 
 /* Prepares the form for m rows of k against n outputs whose constant int8 weights are w,
  * [n, k] row-major (FULLY_CONNECTED's layout) or, with w_kn, [k, n] (BATCH_MATMUL's rhs), in

@@ -127,8 +127,8 @@ wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx, const wick_q8_kernels 
 }
 
 wick_status wick_parallel_q8_gemm_raw(const wick_op_ctx *ctx, const wick_q8_kernels *kern, size_t m,
-                                      size_t n, size_t k, const int8_t *a, int8_t *prepared,
-                                      const void *packed, int32_t *acc,
+                                      size_t n, size_t k, const int8_t *a, bool a_prepared,
+                                      int8_t *prepared, const void *packed, int32_t *acc,
                                       wick_q8_raw_finish_fn finish, void *finish_arg) {
   static const wick_q8_output raw = {.raw = true};
   q8_gemm_job j = {.kern = kern,
@@ -141,7 +141,10 @@ wick_status wick_parallel_q8_gemm_raw(const wick_op_ctx *ctx, const wick_q8_kern
                    .finish = finish,
                    .finish_arg = finish_arg};
   const size_t tasks = wick_q8_gemm_split_init(&j.split, kern, m, n, k, WICK_TASK_GRAIN);
-  if (j.split.col_parts > 1) {
+  if (a_prepared) {
+    j.prepared = (int8_t *)(uintptr_t)a; /* read only */
+    j.rows_prepared = true;
+  } else if (j.split.col_parts > 1) {
     wick_status st = prepare_all_rows(ctx, kern, m * k, a, 0, prepared);
     if (st != WICK_OK) return st;
     j.rows_prepared = true;

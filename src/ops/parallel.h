@@ -72,14 +72,15 @@ WICK_INTERNAL wick_status wick_parallel_q8_gemm(const wick_op_ctx *ctx,
                                                 const struct wick_q8_output *o);
 /* The hybrid ops' form: acc[m x n] (int32) = a[m x k] . W exactly (W packed with zero point 0
  * and no bias), then finish(finish_arg, m0, m1, n0, n1) on each task's block, on the thread
- * that computed it (rescaling it to float while it is in cache). */
+ * that computed it (rescaling it to float while it is in cache). a_prepared: a already holds
+ * the kernels' input (wick_q8_prepare_input's bytes for zero point 0), used as it is. */
 typedef void (*wick_q8_raw_finish_fn)(void *arg, size_t m0, size_t m1, size_t n0, size_t n1);
 WICK_INTERNAL wick_status wick_parallel_q8_gemm_raw(const wick_op_ctx *ctx,
                                                     const struct wick_q8_kernels *kern, size_t m,
                                                     size_t n, size_t k, const int8_t *a,
-                                                    int8_t *prepared, const void *packed,
-                                                    int32_t *acc, wick_q8_raw_finish_fn finish,
-                                                    void *finish_arg);
+                                                    bool a_prepared, int8_t *prepared,
+                                                    const void *packed, int32_t *acc,
+                                                    wick_q8_raw_finish_fn finish, void *finish_arg);
 
 /* Rows [y0, y1) of image n. */
 typedef void (*wick_rows_fn)(void *arg, int32_t n, int32_t y0, int32_t y1, size_t thread);
