@@ -49,15 +49,19 @@ Q8_INLINE uint32_t load_tail(const int8_t *p, size_t n) {
 
 /* acc[i][v] += (a_i[0 .. kc) + 128) . w over one tap; w advances past it.
  * FLIP: a holds int8 x, flipped here to x + 128; else a already holds
- * x + 128 as u8 (wick_q8_flip_sign, done once per operator). */
-Q8_INLINE void accumulate(size_t MR, bool FLIP, bool PADDED, const int8_t *const *ap, size_t kc,
-                          const int8_t **wp, __m512i acc[][NV]) {
+ * x + 128 as u8 (wick_q8_flip_sign, done once per operator). HALF: only the
+ * panel's first 16 columns are wanted (nc <= 16: an operator with 16 output
+ * channels, or the last panel of 48 or 112): acc[i][1] is left alone, half the
+ * VPDPBUSDs (the store never reads it). */
+Q8_INLINE void accumulate(size_t MR, bool FLIP, bool PADDED, bool HALF, const int8_t *const *ap,
+                          size_t kc, const int8_t **wp, __m512i acc[][NV]) {
   const __m512i flip = _mm512_set1_epi32(FLIP ? (int32_t)0x80808080u : 0);
   const int8_t *w = *wp;
   size_t k = 0;
 #pragma GCC unroll 2
   for (; k + 4 <= kc; k += 4) {
-    const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+    const __m512i w0 = _mm512_loadu_si512(w);
+    const __m512i w1 = HALF ? w0 : _mm512_loadu_si512(w + 64);
     /* may point past the panels: prefetches never fault */
     _mm_prefetch((const char *)w + WEIGHT_PREFETCH_BYTES, _MM_HINT_T0);
     _mm_prefetch((const char *)w + WEIGHT_PREFETCH_BYTES + 64, _MM_HINT_T0);
@@ -67,11 +71,12 @@ Q8_INLINE void accumulate(size_t MR, bool FLIP, bool PADDED, const int8_t *const
       __m512i a = _mm512_set1_epi32((int32_t)load4(ap[i] + k));
       if (FLIP) a = _mm512_xor_si512(a, flip);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], a, w0);
-      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
+      if (!HALF) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
     }
   }
   if (k < kc) {
-    const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+    const __m512i w0 = _mm512_loadu_si512(w);
+    const __m512i w1 = HALF ? w0 : _mm512_loadu_si512(w + 64);
     w += 4 * NR;
     for (size_t i = 0; i < MR; i++) {
       /* PADDED rows have 3 readable bytes past kc: read 4, zero weights
@@ -80,7 +85,7 @@ Q8_INLINE void accumulate(size_t MR, bool FLIP, bool PADDED, const int8_t *const
           _mm512_set1_epi32((int32_t)(PADDED ? load4(ap[i] + k) : load_tail(ap[i] + k, kc - k)));
       if (FLIP) a = _mm512_xor_si512(a, flip);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], a, w0);
-      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
+      if (!HALF) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], a, w1);
     }
   }
   *wp = w;
@@ -166,7 +171,10 @@ Q8_INLINE void gemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc, 
     const int8_t *header = w;
     init_tile(MR, w, acc);
     w += 4 * WICK_Q8_HEADER * NR;
-    accumulate(MR, FLIP, false, ap, kc, &w, acc);
+    if (nc <= 16)
+      accumulate(MR, FLIP, false, true, ap, kc, &w, acc);
+    else
+      accumulate(MR, FLIP, false, false, ap, kc, &w, acc);
     if (o->raw)
       store_raw(MR, acc, cp, nc);
     else
@@ -194,12 +202,16 @@ Q8_INLINE void igemm_body(size_t MR, bool FLIP, size_t mr, size_t nc, size_t kc,
     init_tile(MR, w, acc);
     w += 4 * WICK_Q8_HEADER * NR;
     const int8_t *const *ind = a;
+    const bool half = nc <= 16;
     for (size_t p = 0; p < ks; p++) {
       const int8_t *ap[MAX_MR];
       ap[0] = ind[0];
       for (size_t i = 1; i < MR; i++) ap[i] = i < mr ? ind[i] : ap[i - 1];
       ind += TILE_MR;
-      accumulate(MR, FLIP, !FLIP, ap, kc, &w, acc);
+      if (half)
+        accumulate(MR, FLIP, !FLIP, true, ap, kc, &w, acc);
+      else
+        accumulate(MR, FLIP, !FLIP, false, ap, kc, &w, acc);
     }
     store_tile(MR, acc, header, cp, nc, o, fc_scale, rq64);
     if (nc <= NR) break;
