@@ -18,7 +18,9 @@ first thread count the median over --cold-samples fresh processes) and
 writes its first and (after the timed runs) its last outputs, which are compared with PyTorch
 eager's (max |diff| of both; a fast but wrong row shows).  Then warm-up, then R rounds; in each round every peer runs one inference, in an
 order rotated every round, with a short idle gap between peers (so that a peer's spinning idle
-threads do not run into the next one's turn), so background load hits all peers alike.
+threads do not run into the next one's turn), so background load hits all peers alike; each
+peer's turn starts with an untimed inference (--lead-in), so that every timed run follows the
+peer's own run, not another peer's.
 Reported: median and p90 of the wall-clock times, the ratio wick / LiteRT of the medians and its
 geometric mean over the models, cold start, and the peak RSS of each worker (max RSS of the
 process; also beside it the part above the RSS after imports, since the Python packages a peer
@@ -122,9 +124,9 @@ class Worker:
         self.proc.stdin.flush()
         return self._reply(timeout)
 
-    def run(self, n: int = 1) -> tuple[list[float], list[float]]:
-        """n timed inferences: (wall ms, process CPU ms) of each."""
-        r = self._ask(f"run {n}", timeout=300)
+    def run(self, n: int = 1, lead_in: int = 0) -> tuple[list[float], list[float]]:
+        """lead_in untimed inferences, then n timed ones: (wall ms, process CPU ms) of each."""
+        r = self._ask(f"run {n} {lead_in}", timeout=300)
         return r["ms"], r["cpu_ms"]
 
     def peak_rss_mb(self) -> float:
@@ -284,6 +286,13 @@ def _more_cold_samples(workers, res, files, threads: int, tmp: str, n: int) -> N
 
 
 def _interleave(workers: list[Worker], res: dict, opts) -> None:
+    """Warm-up, then rounds: in each, every peer's turn is opts.lead_in untimed inferences and
+    one timed one, in an order rotated every round.  The lead-in makes every timed run follow
+    the same peer's own run (the steady state that ``wick bench`` and LiteRT's benchmark tool
+    measure), not another peer's: a run right after another process's long turn is slower
+    (caches holding the other's data, idle threads and vCPUs asleep), and with peers of very
+    different speeds that hits the faster one far more (bench/README.md).  Without a lead-in the
+    runs that followed another peer's turn are also summarized apart (``after_other``)."""
     est = {}
     alive = []
     for w in workers:  # warm-up: at least opts.warmup runs and 0.2 s
@@ -300,29 +309,38 @@ def _interleave(workers: list[Worker], res: dict, opts) -> None:
     if opts.runs:
         rounds = opts.runs
     else:
-        per_round = sum(est.values()) + opts.gap_ms * len(alive)
+        per_round = sum(est.values()) * (1 + opts.lead_in) + opts.gap_ms * len(alive)
         rounds = int(min(opts.max_runs, max(opts.min_runs, opts.budget_s * 1e3 / per_round)))
     wall = {w.peer: [] for w in alive}
     cpu = {w.peer: [] for w in alive}
+    after_other = {w.peer: [] for w in alive}  # per timed run: did another peer's turn precede it
     gap = opts.gap_ms / 1e3
+    last = alive[-1].peer  # the warm-up ran the peers in this order
     for r in range(rounds):
         k = r % len(alive)
         for w in alive[k:] + alive[:k]:
             if w.peer not in wall:
                 continue
             try:
-                ms, cpu_ms = w.run(1)
+                ms, cpu_ms = w.run(1, opts.lead_in)
                 wall[w.peer] += ms
                 cpu[w.peer] += cpu_ms
+                after_other[w.peer] += [not opts.lead_in and last != w.peer] * len(ms)
             except WorkerError as e:
                 res["peers"][w.peer]["error"] = str(e)
                 del wall[w.peer]
+            last = w.peer
             if gap:
                 time.sleep(gap)
     for peer, ms in wall.items():
         entry = res["peers"][peer]
         entry.update(runs=len(ms), median_ms=statistics.median(ms), p90_ms=_p90(ms))
         entry.update(min_ms=min(ms), cpu_median_ms=statistics.median(cpu[peer]))
+        other = [m for m, o in zip(ms, after_other[peer], strict=True) if o]
+        own = [m for m, o in zip(ms, after_other[peer], strict=True) if not o]
+        if other and own:
+            entry.update(after_other_median_ms=statistics.median(other))
+            entry.update(after_self_median_ms=statistics.median(own))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -459,6 +477,13 @@ def parse_args(argv):
         help="fresh processes per peer whose cold start is measured (median reported)",
     )
     ap.add_argument("--gap-ms", type=float, default=1.0, help="idle time between two peers' runs")
+    ap.add_argument(
+        "--lead-in",
+        type=int,
+        default=1,
+        help="untimed inferences at the start of each peer's turn, so that every timed run "
+        "follows the peer's own run (0: the timed run follows the previous peer's turn)",
+    )
     ap.add_argument("--cache", default=os.path.join(REPO, "build", "bench-cache"))
     ap.add_argument("--json", default=None, help="results file (default: <cache>/results.json)")
     ap.add_argument("--doc", default=os.path.join(REPO, "docs", "performance.md"))
@@ -504,6 +529,7 @@ def main(argv=None) -> int:
             "runs": a.runs,
             "warmup": a.warmup,
             "gap_ms": a.gap_ms,
+            "lead_in": a.lead_in,
             "cold_samples": a.cold_samples,
         },
         "set": a.set,

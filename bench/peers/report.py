@@ -65,6 +65,19 @@ def _cell(res: dict, peer: str, notes: _Notes, fmt) -> str:
     return fmt(e)
 
 
+def _lead_in_text(lead_in: int) -> str:
+    """How a peer's turn in a round is made (the harness's --lead-in)."""
+    if not lead_in:
+        return "one timed inference, right after the previous peer's turn"
+    runs = "one untimed inference" if lead_in == 1 else f"{lead_in} untimed inferences"
+    return (
+        f"{runs} and then one timed one, so that every timed run follows the same peer's own "
+        "run (the steady state that `wick bench` and LiteRT's benchmark tool measure) and not "
+        "another peer's turn, which let the caches and idle threads go cold by an amount that "
+        "depends on how long that other peer ran (see bench/README.md)"
+    )
+
+
 def render(run: dict) -> str:
     peers = [p for p in ORDER if p in run["peers"] or p in run["unavailable"]]
     notes = _Notes()
@@ -107,8 +120,9 @@ def render(run: dict) -> str:
         "thread count; the extra ones only load, one at a time, after the timed runs). **Peak RSS** is that process's max RSS after all its runs; "
         "in brackets the part above its RSS after imports (a Python process with torch "
         "imported starts near 0.5–1 GB, one with only numpy and the runtime near 40 MB).",
-        "* **Latency**: warm-up, then rounds in which every peer runs one inference, in an "
-        "order rotated every round with a "
+        "* **Latency**: warm-up, then rounds in which every peer runs "
+        + _lead_in_text(run["protocol"].get("lead_in", 0))
+        + ", in an order rotated every round with a "
         f"{run['protocol']['gap_ms']:g} ms idle gap between peers, so background load hits all "
         "peers alike. Each time is the **wall clock** of one invoke on inputs already in place "
         "(time.perf_counter around the peer's lowest-overhead entry point: wick through one "

@@ -11,9 +11,10 @@ serves commands on stdin, one JSON reply per line:
     load     cold start = load + prepare + set inputs + first inference (wall clock); writes
              the first outputs to OUTPUTS_NPZ (the harness compares them with PyTorch eager);
              reply {"cold_ms"}
-    run N    N timed inferences, reply {"ms": [...], "cpu_ms": [...]}: the wall clock of each
-             (time.perf_counter) and the CPU time the whole process used meanwhile
-             (time.process_time: all its threads, not counting time it was preempted)
+    run N [L]  L untimed inferences (the lead-in, default 0), then N timed ones, reply
+             {"ms": [...], "cpu_ms": [...]}: the wall clock of each (time.perf_counter) and
+             the CPU time the whole process used meanwhile (time.process_time: all its
+             threads, not counting time it was preempted)
     stats    reply {"peak_rss_mb": ...} (the process's max RSS so far: VmHWM), and write the
              outputs of the last inference to OUTPUTS_NPZ with ".last" before ".npz" (a
              runtime that overwrites its inputs while running shows there)
@@ -246,6 +247,8 @@ def main(argv: list[str]) -> int:
         elif cmd[0] == "run":
             ms, cpu_ms = [], []
             run = p.run
+            for _ in range(int(cmd[2]) if len(cmd) > 2 else 0):
+                run()
             for _ in range(int(cmd[1])):
                 t, c = wall(), cpu()
                 run()
