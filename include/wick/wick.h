@@ -703,9 +703,15 @@ typedef enum wick_op_option {
   WICK_OPTION_WEIGHTS_FORMAT = 15, /* FULLY_CONNECTED: 0 default */
   WICK_OPTION_ADJ_X = 16,          /* BATCH_MATMUL */
   WICK_OPTION_ADJ_Y = 17,
-  WICK_OPTION_NUM_SPLITS = 18, /* SPLIT SPLIT_V; PACK values_count; UNPACK num */
-  WICK_OPTION_BLOCK_SIZE = 19, /* SPACE_TO_DEPTH DEPTH_TO_SPACE */
-  WICK_OPTION_APPROXIMATE = 20 /* GELU */
+  WICK_OPTION_NUM_SPLITS = 18,  /* SPLIT SPLIT_V; PACK values_count; UNPACK num */
+  WICK_OPTION_BLOCK_SIZE = 19,  /* SPACE_TO_DEPTH DEPTH_TO_SPACE */
+  WICK_OPTION_APPROXIMATE = 20, /* GELU */
+  WICK_OPTION_BEGIN_MASK = 21,  /* STRIDED_SLICE: the bit masks, and offset (0 / 1) */
+  WICK_OPTION_END_MASK = 22,
+  WICK_OPTION_ELLIPSIS_MASK = 23,
+  WICK_OPTION_NEW_AXIS_MASK = 24,
+  WICK_OPTION_SHRINK_AXIS_MASK = 25,
+  WICK_OPTION_OFFSET = 26
 } wick_op_option;
 
 /* 1 and the value in *value_out (integers and booleans exactly) when operator

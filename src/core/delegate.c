@@ -1048,6 +1048,22 @@ int wick_delegate_graph_node_option(const wick_delegate_graph *graph, size_t nod
       if (b != WICK_BUILTIN_GELU) return 0;
       v = p->approximate;
       break;
+    case WICK_OPTION_BEGIN_MASK:
+    case WICK_OPTION_END_MASK:
+    case WICK_OPTION_ELLIPSIS_MASK:
+    case WICK_OPTION_NEW_AXIS_MASK:
+    case WICK_OPTION_SHRINK_AXIS_MASK:
+    case WICK_OPTION_OFFSET: {
+      if (b != WICK_BUILTIN_STRIDED_SLICE) return 0;
+      const wick_strided_slice_params *s = &p->strided_slice;
+      v = option == WICK_OPTION_BEGIN_MASK         ? s->begin_mask
+          : option == WICK_OPTION_END_MASK         ? s->end_mask
+          : option == WICK_OPTION_ELLIPSIS_MASK    ? s->ellipsis_mask
+          : option == WICK_OPTION_NEW_AXIS_MASK    ? s->new_axis_mask
+          : option == WICK_OPTION_SHRINK_AXIS_MASK ? s->shrink_axis_mask
+                                                   : s->offset;
+      break;
+    }
     default: return 0;
   }
   *value_out = v;

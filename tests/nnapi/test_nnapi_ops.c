@@ -1105,6 +1105,49 @@ static int minmax(nn_ctx *c) {
   return ANEURALNETWORKS_NO_ERROR;
 }
 
+/* PRELU (29): x >= 0 ? x : x * alpha, the two broadcast numpy-style. 8-bit as Android's NNAPI
+ * CPU path: the real multipliers in double (input / output; the float product input x alpha,
+ * then / output), each quantized to Q31 and a shift. */
+static int prelu(nn_ctx *c) {
+  const nn_operand *x = IN(c, 0), *a = IN(c, 1), *y = OUT(c, 0);
+  if (c->phase == NN_CHECK_TYPES) {
+    if (c->op->nin != 2) BAD("PRELU with %u inputs", c->op->nin);
+    TRY(value_type(c, x, "input", 29));
+    TRY(same_type_as(c, x, a, false));
+    return same_type_as(c, x, y, false);
+  }
+  uint32_t dims[4], rank;
+  TRY(broadcast_dims(c, x, a, dims, &rank));
+  TRY(expect_dims(c, y, dims, rank));
+  if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
+  int32_t mp = 0, sp = 0, mn = 0, sn = 0, lo = 0, hi = 0;
+  if (q8(x->type)) {
+    quantize_multiplier((double)x->scale / (double)y->scale, &mp, &sp);
+    quantize_multiplier((double)(x->scale * a->scale) / (double)y->scale, &mn, &sn);
+    qrange(y, &lo, &hi);
+  }
+  uint32_t idx[4] = {0, 0, 0, 0};
+  for (size_t e = 0, n = count_of(y); e < n; e++) {
+    size_t ix = bc_offset(x, idx, rank), ia = bc_offset(a, idx, rank);
+    if (x->type == ANEURALNETWORKS_TENSOR_FLOAT32) {
+      float v = ((const float *)in_data(c, 0))[ix], al = ((const float *)in_data(c, 1))[ia];
+      ((float *)out_data(c, 0))[e] = v >= 0.0f ? v : v * al;
+    } else {
+      int32_t v = ldq(x, in_data(c, 0), ix) - x->zp, r;
+      if (v >= 0)
+        r = requantize(v, mp, sp);
+      else
+        r = requantize(v * (ldq(a, in_data(c, 1), ia) - a->zp), mn, sn);
+      stq(y, out_data(c, 0), e, clampi(r + y->zp, lo, hi));
+    }
+    for (int k = (int)rank - 1; k >= 0; k--) {
+      if (++idx[k] < dims[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
 /* The output (dims, x's rank, row-major) from elements of input x: output index (i_0, i_1, ...)
  * takes input element first + sum of i_d * step[d]. TRANSPOSE and SLICE. */
 static void copy_elements(nn_ctx *c, const nn_operand *x, const uint32_t *dims, size_t first,
@@ -1170,6 +1213,64 @@ static int slice(nn_ctx *c) {
   strides_of(x->dims, x->rank, xs);
   for (uint32_t d = 0; d < x->rank; d++) first += (size_t)begin[d] * xs[d];
   copy_elements(c, x, dims, first, xs);
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+/* STRIDED_SLICE (28) as the NDK describes it: per axis, begin and end (negative: from the end;
+ * begin_mask / end_mask: the fullest range in the stride's direction), clamped to the axis
+ * ([0, dim] for a positive stride, [-1, dim - 1] for a negative one), then every stride-th
+ * element from begin while short of end; a shrunk axis takes the element at begin (a slice of
+ * size 1 is required) and is dropped; all shrunk: the output is [1]. */
+static int strided_slice(nn_ctx *c) {
+  const nn_operand *x = IN(c, 0), *y = OUT(c, 0);
+  if (c->phase == NN_CHECK_TYPES) {
+    if (c->op->nin != 7) BAD("STRIDED_SLICE with %u inputs", c->op->nin);
+    TRY(value_type(c, x, "input", 28));
+    for (uint32_t i = 4; i < 7; i++) TRY(scalar_type(c, i, ANEURALNETWORKS_INT32));
+    return same_type_as(c, x, y, true);
+  }
+  const int32_t *begin, *end, *strides;
+  int32_t begin_mask, end_mask, shrink_mask;
+  TRY(const_vector(c, 1, x->rank, &begin));
+  TRY(const_vector(c, 2, x->rank, &end));
+  TRY(const_vector(c, 3, x->rank, &strides));
+  TRY(get_i32(c, 4, &begin_mask));
+  TRY(get_i32(c, 5, &end_mask));
+  TRY(get_i32(c, 6, &shrink_mask));
+  uint32_t dims[4], counts[4], rank = 0;
+  int64_t first[4];
+  for (uint32_t d = 0; d < x->rank; d++) {
+    int64_t size = x->dims[d], s = strides[d];
+    if (s == 0) BAD("STRIDED_SLICE stride 0");
+    int64_t b = (begin_mask >> d) & 1 ? (s > 0 ? 0 : size - 1) : begin[d];
+    int64_t e = (end_mask >> d) & 1 ? (s > 0 ? size : -1) : end[d];
+    if (!((begin_mask >> d) & 1) && b < 0) b += size;
+    if (!((end_mask >> d) & 1) && e < 0) e += size;
+    int64_t lo = s > 0 ? 0 : -1, hi = s > 0 ? size : size - 1;
+    b = b < lo ? lo : b > hi ? hi : b;
+    e = e < lo ? lo : e > hi ? hi : e;
+    int64_t span = s > 0 ? e - b : b - e, m = s > 0 ? s : -s;
+    int64_t count = span > 0 ? (span + m - 1) / m : 0;
+    if ((shrink_mask >> d) & 1) {
+      if (count != 1 || b < 0 || b >= size)
+        BAD("STRIDED_SLICE shrinks axis %u of a slice not of size 1", d);
+    } else {
+      if (count < 1) BAD("STRIDED_SLICE: an empty output");
+      dims[rank++] = (uint32_t)count;
+    }
+    counts[d] = (uint32_t)count;
+    first[d] = b;
+  }
+  if (rank == 0) dims[rank++] = 1;
+  TRY(expect_dims(c, y, dims, rank));
+  if (c->phase != NN_RUN) return ANEURALNETWORKS_NO_ERROR;
+  size_t xs[4] = {0, 0, 0, 0}, step[4] = {0, 0, 0, 0}, start = 0;
+  strides_of(x->dims, x->rank, xs);
+  for (uint32_t d = 0; d < x->rank; d++) {
+    start += (size_t)first[d] * xs[d];
+    step[d] = (size_t)((int64_t)xs[d] * strides[d]); /* negative strides wrap, as size_t adds */
+  }
+  copy_elements(c, x, counts, start, step);
   return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -1262,7 +1363,8 @@ int64_t nn_operation_level(int32_t type) {
     case ANEURALNETWORKS_TANH:
     case ANEURALNETWORKS_SPACE_TO_DEPTH:
     case ANEURALNETWORKS_DEPTH_TO_SPACE: return 27;
-    case ANEURALNETWORKS_TRANSPOSE: return 28;
+    case ANEURALNETWORKS_TRANSPOSE:
+    case ANEURALNETWORKS_STRIDED_SLICE: return 28;
     case ANEURALNETWORKS_ABS:
     case ANEURALNETWORKS_EXP:
     case ANEURALNETWORKS_LOG:
@@ -1272,6 +1374,7 @@ int64_t nn_operation_level(int32_t type) {
     case ANEURALNETWORKS_SQRT:
     case ANEURALNETWORKS_MAXIMUM:
     case ANEURALNETWORKS_MINIMUM:
+    case ANEURALNETWORKS_PRELU:
     case ANEURALNETWORKS_SLICE: return 29;
     case ANEURALNETWORKS_DIV:
     case ANEURALNETWORKS_MEAN:
@@ -1330,8 +1433,10 @@ int nn_operation_phase(nn_ctx *c) {
     case ANEURALNETWORKS_SQRT: return float_unary(c);
     case ANEURALNETWORKS_MAXIMUM:
     case ANEURALNETWORKS_MINIMUM: return minmax(c);
+    case ANEURALNETWORKS_PRELU: return prelu(c);
     case ANEURALNETWORKS_TRANSPOSE: return transpose(c);
     case ANEURALNETWORKS_SLICE: return slice(c);
+    case ANEURALNETWORKS_STRIDED_SLICE: return strided_slice(c);
     case ANEURALNETWORKS_SPACE_TO_DEPTH:
     case ANEURALNETWORKS_DEPTH_TO_SPACE: return space_depth(c);
     default: return nn_logic_operation_phase(c);

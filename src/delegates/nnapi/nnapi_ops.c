@@ -83,6 +83,8 @@ enum {
   TFL_DIV = 42,
   TFL_L2_NORMALIZATION = 11,
   TFL_SQUEEZE = 43,
+  TFL_STRIDED_SLICE = 45,
+  TFL_PRELU = 54,
   TFL_EXPAND_DIMS = 70,
   TFL_RESIZE_NEAREST_NEIGHBOR = 97,
   TFL_QUANTIZE = 114,
@@ -542,6 +544,113 @@ static bool map_minmax(map_ctx *c, int32_t code) {
   return nn_operation_to(c, code, ops, 2, nn_out_index(c, 0));
 }
 
+/* ---- PRELU's requantization, as TFLite and NNAPI's reference CPU path compute it: both take
+ * x >= 0 ? x * (in / out) : x * a * (in * alpha / out) with a Q31 multiplier and a shift
+ * (TFLite's QuantizeMultiplier, MultiplyByQuantizedMultiplier), but TFLite forms the real
+ * multipliers in float and NNAPI's reference in double. */
+typedef struct q31 {
+  int32_t m, shift;
+} q31;
+
+static q31 q31_of(double real) {
+  q31 q = {0, 0};
+  if (!(real > 0) || !(real < 1e30)) return q;
+  int e;
+  double f = frexp(real, &e);
+  int64_t fixed = (int64_t)round(f * 2147483648.0);
+  if (fixed == ((int64_t)1 << 31)) {
+    fixed /= 2;
+    e++;
+  }
+  if (e < -31) return q;
+  q.m = (int32_t)fixed;
+  q.shift = e;
+  return q;
+}
+
+/* round(x * m * 2^(shift - 31)): the doubling high multiply rounded to nearest, then the
+ * rounding right shift (ties away from zero). */
+static int32_t q31_apply(int32_t x, q31 q) {
+  int left = q.shift > 0 ? q.shift : 0, right = q.shift > 0 ? 0 : -q.shift;
+  int64_t shifted = (int64_t)x * ((int64_t)1 << left);
+  if (shifted > INT32_MAX || shifted < INT32_MIN) return shifted > 0 ? INT32_MAX : INT32_MIN;
+  int64_t ab = shifted * q.m;
+  int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+  int32_t high = (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+  if (right <= 0) return high;
+  if (right > 31) return 0;
+  int64_t mask = ((int64_t)1 << right) - 1, rem = (int64_t)high & mask;
+  int64_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+  return (int32_t)(((int64_t)high >> right) + (rem > threshold ? 1 : 0));
+}
+
+/* Whether TFLite's float-formed and NNAPI's double-formed multipliers give the same 8-bit output
+ * for every input value and every alpha value the operator can see (the alpha tensor's values
+ * when constant, else all 256): a proof by exhaustion, at most 256 x 256 cases. */
+static bool prelu_requantization_agrees(const nn_type *in, const nn_type *alpha, const nn_type *out,
+                                        const wick_tensor *alpha_tensor) {
+  q31 pos_f = q31_of((double)(in->scale / out->scale));
+  q31 pos_d = q31_of((double)in->scale / (double)out->scale);
+  q31 neg_f = q31_of((double)(in->scale * alpha->scale / out->scale));
+  q31 neg_d = q31_of((double)(in->scale * alpha->scale) / (double)out->scale);
+  bool u8 = in->code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
+  int32_t lo = u8 ? 0 : -128, hi = u8 ? 255 : 127;
+#define NN_CLAMP(v) ((v) < lo ? lo : (v) > hi ? hi : (v))
+  for (int32_t x = lo; x <= hi; x++) {
+    int32_t v = x - in->zp;
+    if (v < 0) continue;
+    if (NN_CLAMP(q31_apply(v, pos_f) + out->zp) != NN_CLAMP(q31_apply(v, pos_d) + out->zp))
+      return false;
+  }
+  bool seen[256] = {false};
+  const void *data = wick_tensor_is_constant(alpha_tensor) ? wick_tensor_data(alpha_tensor) : NULL;
+  size_t n = data ? wick_tensor_byte_size(alpha_tensor) : 256;
+  for (size_t k = 0; k < n; k++) {
+    int32_t a =
+        data ? (u8 ? ((const uint8_t *)data)[k] : ((const int8_t *)data)[k]) : lo + (int32_t)k;
+    if (seen[a - lo]) continue;
+    seen[a - lo] = true;
+    for (int32_t x = lo; x <= hi; x++) {
+      int32_t v = x - in->zp;
+      if (v >= 0) continue;
+      int32_t p = v * (a - alpha->zp);
+      if (NN_CLAMP(q31_apply(p, neg_f) + out->zp) != NN_CLAMP(q31_apply(p, neg_d) + out->zp))
+        return false;
+    }
+  }
+#undef NN_CLAMP
+  return true;
+}
+
+/* PRELU (29): x >= 0 ? x : alpha * x with alpha broadcast into x's shape (NNAPI broadcasts both
+ * ways; TFLite's output has the input's shape, so alpha must not widen it). 8-bit: the
+ * requantization must give TFLite's results for every possible input (see above). */
+static bool map_prelu(map_ctx *c) {
+  nn_type in, alpha, out;
+  if (!nn_binary_types(c, &in, &alpha, &out)) return false;
+  if (in.code != alpha.code || in.code != out.code) DECLINE("%s operand types differ", c->op);
+  const wick_tensor *x = nn_tensor(c, nn_in_index(c, 0)), *a = nn_tensor(c, nn_in_index(c, 1));
+  const wick_tensor *y = nn_tensor(c, nn_out_index(c, 0));
+  size_t rx = nn_rank(x), ra = nn_rank(a);
+  if (rx < 1) DECLINE("%s of a scalar (NNAPI: rank 1 and up)", c->op);
+  if (ra > rx || nn_rank(y) != rx) DECLINE("%s: alpha of a higher rank than its input", c->op);
+  for (size_t k = 0; k < rx; k++) {
+    int dx = nn_dim(x, k), da = k < rx - ra ? 1 : nn_dim(a, k - (rx - ra));
+    if ((da != dx && da != 1) || nn_dim(y, k) != dx)
+      DECLINE("%s: alpha does not broadcast into the input's shape", c->op);
+  }
+  if (nn_is_quant8(in.code) && !prelu_requantization_agrees(&in, &alpha, &out, a))
+    DECLINE(
+        "quantized PRELU whose requantization differs by a step between TFLite (multipliers "
+        "formed in float) and NNAPI's reference (in double) for some input at these scales");
+  NEED_LEVEL(29, "PRELU");
+  if (c->b == NULL) return true;
+  int32_t ops[2];
+  ops[0] = nn_graph_operand(c, nn_in_index(c, 0));
+  ops[1] = nn_graph_operand(c, nn_in_index(c, 1));
+  return nn_operation_to(c, ANEURALNETWORKS_PRELU, ops, 2, nn_out_index(c, 0));
+}
+
 /* SQUARED_DIFFERENCE (float): SUB (below 28 ADD of the negated b), then MUL of
  * the difference by itself: the same two roundings as TFLite's (a - b) * (a - b). */
 static bool map_squared_difference(map_ctx *c) {
@@ -882,6 +991,110 @@ static bool map_slice(map_ctx *c) {
   return nn_operation_to(c, ANEURALNETWORKS_SLICE, ops, 3, oi);
 }
 
+/* STRIDED_SLICE (28). TFLite's spec (constant begin, end, strides; begin, end and shrink masks)
+ * is resolved here as LiteRT resolves it — per axis the first element, the stride and the count
+ * (negative indices from the end, clamping, the masks) — and handed to NNAPI in a form with
+ * nothing left to interpret: begin the first element, end just past the last one (for a
+ * negative stride that reaches element 0: the end mask bit), no begin mask, a shrunk axis as
+ * [begin, begin + 1) with stride 1. TFLite's ellipsis and new-axis masks and its offset form
+ * have no NNAPI counterpart: declined. */
+static bool map_strided_slice(map_ctx *c) {
+  int32_t ii, oi;
+  nn_type in, out;
+  c->allow_scalar = true; /* every axis shrunk: TFLite's scalar is NNAPI's [1] */
+  if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
+  if (!nn_same_quant(&in, &out)) DECLINE("%s output quantized unlike its input", c->op);
+  const wick_tensor *x = nn_tensor(c, ii), *y = nn_tensor(c, oi);
+  size_t r = nn_rank(x);
+  if (r < 1) DECLINE("%s of a scalar", c->op);
+  size_t nb, ne, ns;
+  const int32_t *begin = const_ints(c, 1, &nb);
+  if (begin == NULL) return false;
+  const int32_t *end = const_ints(c, 2, &ne);
+  if (end == NULL) return false;
+  const int32_t *strides = const_ints(c, 3, &ns);
+  if (strides == NULL) return false;
+  uint32_t low = nb >= 31 ? 0x7fffffffu : (1u << nb) - 1; /* mask bits past the spec: ignored */
+  if (nn_option_int(c, WICK_OPTION_ELLIPSIS_MASK, 0) & (int)low)
+    DECLINE("%s with an ellipsis_mask (NNAPI's STRIDED_SLICE has none)", c->op);
+  if (nn_option_int(c, WICK_OPTION_NEW_AXIS_MASK, 0) & (int)low)
+    DECLINE("%s with a new_axis_mask (NNAPI's STRIDED_SLICE has none)", c->op);
+  if (nb != ne || nb != ns || nb < 1 || nb > r)
+    DECLINE("%s with %zu begin, %zu end and %zu strides for rank %zu", c->op, nb, ne, ns, r);
+  int begin_mask = nn_option_int(c, WICK_OPTION_BEGIN_MASK, 0);
+  int end_mask = nn_option_int(c, WICK_OPTION_END_MASK, 0);
+  int shrink_mask = nn_option_int(c, WICK_OPTION_SHRINK_AXIS_MASK, 0) & (int)low;
+  if (nn_option_int(c, WICK_OPTION_OFFSET, 0))
+    DECLINE("%s in its offset form (end counted from begin: NNAPI's has none)", c->op);
+  NEED_LEVEL(28, "STRIDED_SLICE");
+  int32_t nb_[4], ne_[4], ns_[4];
+  int32_t nn_end_mask = 0;
+  size_t out_axis = 0;
+  for (size_t k = 0; k < r; k++) {
+    int64_t size = nn_dim(x, k), s = k < nb ? strides[k] : 1, start, count;
+    bool shrink = (shrink_mask >> k) & 1;
+    if (s == 0) DECLINE("%s with stride 0", c->op);
+    if (k >= nb) { /* past the spec: the whole axis */
+      start = 0;
+      count = size;
+    } else if (shrink) {
+      if (s < 0)
+        DECLINE("%s shrinks an axis with a negative stride (LiteRT writes nothing)", c->op);
+      start = begin[k] < 0 ? (int64_t)begin[k] + size : begin[k];
+      if ((begin_mask >> k) & 1) start = s > 0 ? 0 : size - 1;
+      if (start < 0 || start >= size) DECLINE("%s shrinks an axis at an index outside it", c->op);
+      count = 1;
+    } else {
+      start = begin[k] < 0 ? (int64_t)begin[k] + size : begin[k];
+      start = s > 0 ? (start < 0      ? 0
+                       : start > size ? size
+                                      : start)
+                    : (start < -1         ? -1
+                       : start > size - 1 ? size - 1
+                                          : start);
+      if ((begin_mask >> k) & 1) start = s > 0 ? 0 : size - 1;
+      int64_t stop = end[k] < 0 ? (int64_t)end[k] + size : end[k];
+      stop = s > 0 ? (stop < 0      ? 0
+                      : stop > size ? size
+                                    : stop)
+                   : (stop < -1         ? -1
+                      : stop > size - 1 ? size - 1
+                                        : stop);
+      if ((end_mask >> k) & 1) stop = s > 0 ? size : -1;
+      int64_t span = s > 0 ? stop - start : start - stop, m = s > 0 ? s : -s;
+      count = span > 0 ? (span + m - 1) / m : 0;
+      if (count == 0) DECLINE("%s selects nothing (NNAPI: no empty tensors)", c->op);
+    }
+    int64_t last = start + (count - 1) * s;
+    nb_[k] = (int32_t)start;
+    ns_[k] = shrink ? 1 : (int32_t)s;
+    if (shrink || s > 0) {
+      ne_[k] = (int32_t)(last + 1);
+    } else if (last == 0) {
+      ne_[k] = 0;
+      nn_end_mask |= 1 << k;
+    } else {
+      ne_[k] = (int32_t)(last - 1);
+    }
+    if (!shrink) {
+      if (out_axis >= nn_rank(y) || nn_dim(y, out_axis) != count)
+        DECLINE("%s: the prepared output shape is not the slice's", c->op);
+      out_axis++;
+    }
+  }
+  if (out_axis != nn_rank(y)) DECLINE("%s: the prepared output shape is not the slice's", c->op);
+  if (c->b == NULL) return true;
+  int32_t ops[7];
+  ops[0] = nn_graph_operand(c, ii);
+  ops[1] = nn_const_i32_vector(c, nb_, (uint32_t)r);
+  ops[2] = nn_const_i32_vector(c, ne_, (uint32_t)r);
+  ops[3] = nn_const_i32_vector(c, ns_, (uint32_t)r);
+  ops[4] = nn_scalar_i32(c, 0);
+  ops[5] = nn_scalar_i32(c, nn_end_mask);
+  ops[6] = nn_scalar_i32(c, shrink_mask);
+  return nn_operation_to(c, ANEURALNETWORKS_STRIDED_SLICE, ops, 7, oi);
+}
+
 /* SPACE_TO_DEPTH, DEPTH_TO_SPACE (27): NHWC, the same block order as TFLite's. */
 static bool map_space_depth(map_ctx *c, int32_t code) {
   int32_t ii, oi;
@@ -996,9 +1209,11 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
     case TFL_SQRT: return map_float_unary(c, ANEURALNETWORKS_SQRT);
     case TFL_MAXIMUM: return map_minmax(c, ANEURALNETWORKS_MAXIMUM);
     case TFL_MINIMUM: return map_minmax(c, ANEURALNETWORKS_MINIMUM);
+    case TFL_PRELU: return map_prelu(c);
     case TFL_SQUARED_DIFFERENCE: return map_squared_difference(c);
     case TFL_TRANSPOSE: return map_transpose(c);
     case TFL_SLICE: return map_slice(c);
+    case TFL_STRIDED_SLICE: return map_strided_slice(c);
     case TFL_SPACE_TO_DEPTH: return map_space_depth(c, ANEURALNETWORKS_SPACE_TO_DEPTH);
     case TFL_DEPTH_TO_SPACE: return map_space_depth(c, ANEURALNETWORKS_DEPTH_TO_SPACE);
     case TFL_QUANTIZE: return map_quantize(c, true);

@@ -79,6 +79,7 @@ enum {
   ANEURALNETWORKS_DIV = 30,                      /* 28 */
   ANEURALNETWORKS_MEAN = 31,                     /* 28 */
   ANEURALNETWORKS_PAD = 32,                      /* 28 */
+  ANEURALNETWORKS_STRIDED_SLICE = 35,            /* 28 */
   ANEURALNETWORKS_SUB = 36,                      /* 28 */
   ANEURALNETWORKS_TRANSPOSE = 37,                /* 28 */
   ANEURALNETWORKS_ABS = 38,                      /* 29 */
@@ -87,6 +88,7 @@ enum {
   ANEURALNETWORKS_MAXIMUM = 65,                  /* 29 */
   ANEURALNETWORKS_MINIMUM = 66,                  /* 29 */
   ANEURALNETWORKS_NEG = 67,                      /* 29 */
+  ANEURALNETWORKS_PRELU = 71,                    /* 29 */
   ANEURALNETWORKS_QUANTIZE = 72,                 /* 29 */
   ANEURALNETWORKS_RSQRT = 83,                    /* 29 */
   ANEURALNETWORKS_SIN = 85,                      /* 29 */

@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 import wick
+from tests.python.oracles.litert import run_litert
 from wick.runtime import library_path
 from wick.tflite.writer import ModelWriter
 
@@ -159,6 +160,154 @@ def _single(op, in_specs, out_spec, options=None, consts=()):
 
 F = "float32"
 U8q, I8q = _q(0.05, 128), _q(0.05, 0)
+
+
+def _prelu(dtype, x_shape, alpha, qx=None, qa=None, qy=None, alpha_input=False):
+    """PRELU of an input of x_shape by `alpha` (an array: a constant, or with alpha_input a second
+    graph input of its shape), quantized by qx / qa / qy."""
+
+    def build():
+        w = ModelWriter()
+        sg = w.add_subgraph(name="main")
+        x = sg.add_tensor("x", x_shape, dtype, quant=qx)
+        a_arr = np.asarray(alpha).astype(dtype)
+        if alpha_input:
+            a = sg.add_tensor("alpha", list(a_arr.shape), dtype, quant=qa)
+        else:
+            a = sg.add_constant("alpha", a_arr, quant=qa)
+        y = sg.add_tensor("y", x_shape, dtype, quant=qy)
+        sg.add_operator("PRELU", [x, a], [y])
+        sg.set_inputs([x, a] if alpha_input else [x])
+        sg.set_outputs([y])
+        return w.finish()
+
+    return build
+
+
+def _strided_slice(dtype, x_shape, y_shape, begin, end, strides, q=None, **masks):
+    """STRIDED_SLICE of an input of x_shape with constant begin / end / strides and the masks."""
+
+    def build():
+        w = ModelWriter()
+        sg = w.add_subgraph(name="main")
+        x = sg.add_tensor("x", x_shape, dtype, quant=q)
+        consts = [sg.add_constant(n, np.array(v, np.int32)) for n, v in
+                  (("begin", begin), ("end", end), ("strides", strides))]  # fmt: skip
+        y = sg.add_tensor("y", y_shape, dtype, quant=q)
+        sg.add_operator("STRIDED_SLICE", [x, *consts], [y], options=dict(masks))
+        sg.set_inputs([x])
+        sg.set_outputs([y])
+        return w.finish()
+
+    return build
+
+
+_ALPHA3 = np.array([[[0.25, -0.5, 1.5]]], np.float32)  # [1, 1, 3]: per channel, as Keras writes it
+_ALPHA3_U8 = np.array([[[140, 90, 200]]], np.uint8)
+_ALPHA3_I8 = np.array([[[12, -38, 72]]], np.int8)
+# PRELU and STRIDED_SLICE: also checked against LiteRT (test_new_operators_match_litert)
+LITERT_CASES = [
+    Case("prelu_f32_channels", _prelu(F, [1, 4, 5, 3], _ALPHA3), 29, "level 29"),
+    Case("prelu_f32_whole_alpha", _prelu(F, [2, 6], np.linspace(-1, 1, 12).reshape(2, 6)), 29),
+    Case(
+        "prelu_f32_runtime_alpha",
+        _prelu(F, [2, 3, 4], np.zeros((3, 1), np.float32), alpha_input=True),
+        29,
+    ),
+    Case(
+        "prelu_uint8",
+        _prelu("uint8", [1, 4, 5, 3], _ALPHA3_U8, _q(0.05, 128), _q(0.01, 128), _q(0.04, 100)),
+        29,
+        "level 29",
+    ),
+    Case(
+        "prelu_int8",
+        _prelu("int8", [1, 4, 5, 3], _ALPHA3_I8, _q(0.05, -3), _q(0.02, 0), _q(0.06, 10)),
+        30,
+        "level 30",
+    ),
+    Case(  # scales where TFLite's float-formed multiplier and NNAPI's double-formed one give
+        # different outputs for 3 of the input / alpha pairs a run-time alpha allows
+        "prelu_uint8_requantization_differs",
+        _prelu(
+            "uint8",
+            [2, 16],
+            np.zeros((2, 16), np.uint8),
+            _q(0.053706832230091095, 174),
+            _q(0.1962103694677353, 91),
+            _q(0.1434810757637024, 5),
+            alpha_input=True,
+        ),
+        None,
+        "requantization differs by a step",
+    ),
+    Case(
+        "strided_slice_f32_strides",
+        _strided_slice(F, [2, 7, 9, 3], [2, 3, 3, 3], [0, 1, 0, 0], [2, 7, 9, 3], [1, 2, 3, 1]),
+        28,
+        "level 28",
+    ),
+    Case(
+        "strided_slice_f32_negative",  # negative indices, a reversed axis reaching element 0
+        _strided_slice(F, [4, 9], [2, 5], [-3, -1], [-1, -10], [1, -2]),
+        28,
+    ),
+    Case(
+        "strided_slice_f32_masks_shrink",  # x[:, 2, ::-3] of [3, 5, 8]: the shrunk axis dropped
+        _strided_slice(
+            F,
+            [3, 5, 8],
+            [3, 3],
+            [5, 2, 0],
+            [0, 3, 0],
+            [1, 1, -3],
+            begin_mask=0b101,
+            end_mask=0b101,
+            shrink_axis_mask=0b010,
+        ),  # fmt: skip
+        28,
+    ),
+    Case(
+        "strided_slice_f32_all_shrunk",  # x[1, 2]: a scalar
+        _strided_slice(F, [3, 4], [], [1, 2], [2, 3], [1, 1], shrink_axis_mask=3),
+        28,
+    ),
+    Case(
+        "strided_slice_f32_short_spec",  # fewer entries than axes: the rest whole
+        _strided_slice(F, [4, 6, 2], [2, 6, 2], [1], [100], [2]),
+        28,
+    ),
+    Case(
+        "strided_slice_uint8",
+        _strided_slice("uint8", [2, 8, 3], [2, 4, 3], [0, 1, 0], [2, 8, 3], [1, 2, 1], q=U8q),
+        28,
+    ),
+    Case(
+        "strided_slice_int8",
+        _strided_slice("int8", [2, 8, 3], [2, 4, 3], [0, 1, 0], [2, 8, 3], [1, 2, 1], q=I8q),
+        30,
+        "level 30",
+    ),
+    Case(
+        "strided_slice_ellipsis",
+        _strided_slice(F, [2, 3, 8], [2, 3, 4], [0, 0], [0, 8], [1, 2], ellipsis_mask=1),
+        None,
+        "ellipsis_mask",
+    ),
+    Case(
+        "strided_slice_new_axis",
+        _strided_slice(F, [3, 8], [1, 3, 8], [0, 0, 0], [1, 3, 8], [1, 1, 1], new_axis_mask=1),
+        None,
+        "new_axis_mask",
+    ),
+    Case(
+        "strided_slice_offset",
+        _strided_slice(F, [3, 8], [2, 4], [1, 2], [2, 4], [1, 1], offset=True),
+        None,
+        "offset form",
+    ),
+]
+
 CASES = [
     Case("conv_f32_same", _conv(F), 27),
     Case("conv_f32_valid_stride2", _conv(F, padding="VALID", stride=2, act="NONE"), 27),
@@ -878,6 +1027,7 @@ CASES = [
         None,
         "1-D condition of rows",
     ),
+    *LITERT_CASES,
 ]
 
 
@@ -946,6 +1096,34 @@ def test_operator_at_every_level(case, monkeypatch, runtime_counters):
             runtime_counters.wick_test_nnapi_last_error(),
         )
         _assert_match(got, ref, what)
+
+
+@pytest.mark.parametrize("case", LITERT_CASES, ids=[c.name for c in LITERT_CASES])
+def test_new_operators_match_litert(case, monkeypatch, runtime_counters):
+    """PRELU and STRIDED_SLICE op by op against LiteRT, exactly (8-bit bit for bit; float too:
+    each is a copy or one multiply per element): the NNAPI form on the test runtime at its first
+    level and the latest, and the CPU, give LiteRT's outputs."""
+    data = case.build()
+    cpu = wick.load(data)
+    for seed in range(2):
+        xs = _inputs(cpu, seed)
+        # PRELU on LiteRT's reference kernels (its 8-bit bit for bit); STRIDED_SLICE, a copy, on
+        # the default resolver (the reference one lacks its newer versions: ellipsis, offset)
+        ref = run_litert(data, xs, reference=case.name.startswith("prelu"))
+        runs = [("cpu", cpu)]
+        for level in sorted({case.since or 1000008, 1000008}):
+            monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", str(level))
+            runs.append((f"level {level}", wick.load(data, delegate=f"nnapi:library={LIB}")))
+        for what, rt in runs:
+            if what != "cpu" and case.since is not None:
+                assert all(r.delegate == "nnapi" for r in rt.delegation), rt.delegation
+            for g, r in zip(_outputs(rt, xs), ref, strict=True):
+                r = np.asarray(r)
+                assert g.dtype == r.dtype and g.shape == r.shape, (case.name, what, g, r)
+                assert np.array_equal(g, r), f"{case.name} ({what}): {g} vs LiteRT {r}"
+    assert runtime_counters.wick_test_nnapi_rejections() == 0, (
+        runtime_counters.wick_test_nnapi_last_error()
+    )
 
 
 @pytest.mark.parametrize("approximate, level", [(True, 27), (False, 29)])
@@ -1057,6 +1235,40 @@ def test_injected_failures_fall_back_bit_identically(function, monkeypatch):
     ref = _outputs(cpu, xs)
     level = "27" if function == "ANeuralNetworksExecution_startCompute" else "30"
     monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", level)
+    monkeypatch.setenv("WICK_TEST_NNAPI_FAIL", f"{function}:*")
+    rt = wick.load(data, delegate=f"nnapi:library={LIB}")
+    for _ in range(2):
+        for g, r in zip(_outputs(rt, xs), ref, strict=True):
+            assert np.array_equal(g, r), function
+    assert all(r.delegate is None for r in rt.delegation), rt.delegation
+    assert any(function in r.reason for r in rt.delegation), rt.delegation
+
+
+@pytest.mark.parametrize(
+    "function", ["ANeuralNetworksModel_addOperation", "ANeuralNetworksExecution_compute"]
+)
+def test_prelu_and_strided_slice_fall_back_bit_identically(function, monkeypatch):
+    """A PRELU and a STRIDED_SLICE in one partition (level 29): every call of `function` failing
+    puts them back on the CPU with its outputs, bit for bit."""
+    w = ModelWriter()
+    sg = w.add_subgraph(name="main")
+    x = sg.add_tensor("x", [1, 4, 6, 3], F)
+    p = sg.add_tensor("p", [1, 4, 6, 3], F)
+    sg.add_operator("PRELU", [x, sg.add_constant("alpha", _ALPHA3)], [p])
+    consts = [sg.add_constant(n, np.array(v, np.int32)) for n, v in
+              (("b", [0, 3, 5, 0]), ("e", [1, 0, 0, 3]), ("s", [1, -2, -2, 1]))]  # fmt: skip
+    y = sg.add_tensor("y", [1, 2, 3, 3], F)
+    sg.add_operator("STRIDED_SLICE", [p, *consts], [y], options=dict(end_mask=0b0110))
+    sg.set_inputs([x])
+    sg.set_outputs([y])
+    data = w.finish()
+    cpu = wick.load(data)
+    xs = _inputs(cpu)
+    ref = _outputs(cpu, xs)
+    monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", "29")
+    on = wick.load(data, delegate=f"nnapi:library={LIB}")
+    assert [r.partition for r in on.delegation] == [0, 0], on.delegation
+    _assert_match(_outputs(on, xs), ref, "on NNAPI")
     monkeypatch.setenv("WICK_TEST_NNAPI_FAIL", f"{function}:*")
     rt = wick.load(data, delegate=f"nnapi:library={LIB}")
     for _ in range(2):
