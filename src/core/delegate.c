@@ -31,7 +31,9 @@
  * delegate; the sweep then runs again from scratch, so a later delegate may
  * take them (at most 8 sweeps; after that small partitions just go to the
  * CPU: removing nodes never creates a cycle). Each delegate is asked about a
- * node once.
+ * node once. When the 64 slots ran out, a plan of the 64 largest
+ * partitions is tried (prefer_larger_partitions) and kept when it puts more
+ * nodes on delegates.
  *
  * Predecessors are the producers of a node's inputs, plus, for a node that
  * keeps state across invokes (resource variables, CALL_ONCE, variable
@@ -434,6 +436,124 @@ static bool dissolve_small(partitioner *P) {
   return any;
 }
 
+/* Nodes on delegates after a sweep. */
+static uint32_t delegated(const partitioner *P) {
+  uint32_t total = 0;
+  for (uint32_t q = 0; q < P->slots; q++)
+    if (P->alive[q]) total += P->size[q];
+  return total;
+}
+
+static bool any_capped(const partitioner *P) {
+  for (uint32_t v = 0; v < P->n; v++)
+    if (P->capped[v] && P->part[v] < 0) return true;
+  return false;
+}
+
+/* What a sweep changes, saved so that a worse result can be undone. */
+typedef struct partition_state {
+  int32_t *part;
+  uint64_t *dep;
+  uint8_t *banned;
+  bool *capped;
+  const char **why;
+  uint64_t pdep[WICK_MAX_PARTITIONS];
+  uint32_t size[WICK_MAX_PARTITIONS], delegate[WICK_MAX_PARTITIONS];
+  bool alive[WICK_MAX_PARTITIONS];
+  uint32_t slots;
+} partition_state;
+
+static void save_state(const partitioner *P, partition_state *s) {
+  memcpy(s->part, P->part, P->n * sizeof *s->part);
+  memcpy(s->dep, P->dep, P->n * sizeof *s->dep);
+  memcpy(s->banned, P->banned, P->n);
+  memcpy(s->capped, P->capped, P->n * sizeof *s->capped);
+  for (uint32_t v = 0; v < P->n; v++) s->why[v] = P->g->nodes[v].delegation_why;
+  memcpy(s->pdep, P->pdep, sizeof s->pdep);
+  memcpy(s->size, P->size, sizeof s->size);
+  memcpy(s->delegate, P->delegate, sizeof s->delegate);
+  memcpy(s->alive, P->alive, sizeof s->alive);
+  s->slots = P->slots;
+}
+
+static void restore_state(partitioner *P, const partition_state *s) {
+  memcpy(P->part, s->part, P->n * sizeof *s->part);
+  memcpy(P->dep, s->dep, P->n * sizeof *s->dep);
+  memcpy(P->banned, s->banned, P->n);
+  memcpy(P->capped, s->capped, P->n * sizeof *s->capped);
+  for (uint32_t v = 0; v < P->n; v++) P->g->nodes[v].delegation_why = s->why[v];
+  memcpy(P->pdep, s->pdep, sizeof s->pdep);
+  memcpy(P->size, s->size, sizeof s->size);
+  memcpy(P->delegate, s->delegate, sizeof s->delegate);
+  memcpy(P->alive, s->alive, sizeof s->alive);
+  P->slots = s->slots;
+}
+
+/* The cap of WICK_MAX_PARTITIONS: the sweep opens partitions in file order, so small ones early
+ * in the graph can use up the slots that larger ones later would need. When nodes were capped:
+ * a second sweep, with the nodes of the first plan's partitions banned, groups the capped
+ * nodes into partitions of their own; of both plans' partitions the WICK_MAX_PARTITIONS
+ * largest are chosen (the earlier of equal sizes), the nodes of the others banned from their
+ * delegate with the reason, and the graph swept again (the sweep checks every join as ever).
+ * That plan is kept when it puts more nodes on delegates, else the first is restored. */
+static void prefer_larger_partitions(partitioner *P) {
+  if (!any_capped(P)) return;
+  wick_graph *g = P->g;
+  uint32_t n = P->n, before = delegated(P);
+  partition_state *s = wick_graph_alloc(g, sizeof *s, false);
+  int32_t *group = wick_graph_alloc(g, n * sizeof(int32_t), false); /* per node, -1 */
+  if (s == NULL || group == NULL) return; /* out of memory: the first plan stands */
+  s->part = wick_graph_alloc(g, n * sizeof *s->part, false);
+  s->dep = wick_graph_alloc(g, n * sizeof *s->dep, false);
+  s->banned = wick_graph_alloc(g, n, false);
+  s->capped = wick_graph_alloc(g, n * sizeof *s->capped, false);
+  s->why = wick_graph_alloc(g, n * sizeof *s->why, false);
+  if (!s->part || !s->dep || !s->banned || !s->capped || !s->why) return;
+  save_state(P, s);
+  /* the groups: the first plan's partitions (0..63), the capped nodes' (64..127) */
+  enum { GROUPS = 2 * WICK_MAX_PARTITIONS };
+  uint32_t size[GROUPS] = {0}, first[GROUPS], gdelegate[GROUPS];
+  for (uint32_t q = 0; q < GROUPS; q++) first[q] = UINT32_MAX;
+  for (uint32_t v = 0; v < n; v++) {
+    group[v] = P->part[v];
+    if (P->part[v] >= 0) P->banned[v] |= (uint8_t)(1u << P->delegate[P->part[v]]);
+  }
+  for (uint32_t q = 0; q < P->slots; q++) gdelegate[q] = P->delegate[q];
+  sweep(P);
+  for (uint32_t q = 0; q < P->slots; q++) gdelegate[WICK_MAX_PARTITIONS + q] = P->delegate[q];
+  for (uint32_t v = 0; v < n; v++) {
+    if (P->part[v] >= 0) group[v] = WICK_MAX_PARTITIONS + P->part[v];
+    if (group[v] < 0) continue;
+    size[group[v]]++;
+    if (first[group[v]] == UINT32_MAX) first[group[v]] = v;
+  }
+  restore_state(P, s);
+  /* keep the WICK_MAX_PARTITIONS largest groups (the earlier first node among equal sizes) */
+  bool keep[GROUPS] = {false};
+  for (uint32_t k = 0; k < WICK_MAX_PARTITIONS; k++) {
+    int32_t best = -1;
+    for (uint32_t q = 0; q < GROUPS; q++)
+      if (size[q] > 0 && !keep[q] &&
+          (best < 0 || size[q] > size[best] || (size[q] == size[best] && first[q] < first[best])))
+        best = (int32_t)q;
+    if (best < 0) break;
+    keep[best] = true;
+  }
+  for (uint32_t v = 0; v < n; v++) {
+    int32_t q = group[v];
+    if (q < 0 || keep[q]) continue;
+    wick_delegate *d = g->interp->delegates[gdelegate[q]];
+    P->banned[v] |= (uint8_t)(1u << gdelegate[q]);
+    note(g, &g->nodes[v],
+         "%s: a partition of %u node%s, given up for larger ones (at most %d partitions per "
+         "graph)",
+         d->name, size[q], size[q] == 1 ? "" : "s", WICK_MAX_PARTITIONS);
+  }
+  sweep(P);
+  for (int again = 1; dissolve_small(P) && again < 8; again++) sweep(P);
+  if (delegated(P) <= before) restore_state(P, s);
+}
+
 /* A binary min-heap of unit keys (smallest file index first). */
 typedef struct heap {
   uint64_t *items; /* key << 32 | unit */
@@ -614,6 +734,7 @@ void wick_graph_partition(wick_graph *g) {
   enum { MAX_ROUNDS = 8 };
   sweep(&P);
   for (int round = 1; dissolve_small(&P) && round < MAX_ROUNDS; round++) sweep(&P);
+  prefer_larger_partitions(&P);
   for (uint32_t v = 0; v < n; v++)
     if (P.capped[v] && P.part[v] < 0)
       note(g, &g->nodes[v], "accepted, but the graph already has %d partitions",

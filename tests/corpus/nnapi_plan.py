@@ -43,6 +43,8 @@ def general_reason(op: str, reason: str) -> str:
     reason = re.sub(r" \((the plan is for|the runtime offers) [^()]*\([^()]*\)\)", "", reason)
     reason = re.sub(r"the graph already has \d+ partitions", "the graph already has N partitions",
                     reason)  # fmt: skip
+    reason = re.sub(r"a partition of \d+ nodes?, given up", "a partition of N nodes, given up",
+                    reason)  # fmt: skip
     return reason if reason.startswith(op) else f"{op}: {reason}"
 
 
@@ -119,7 +121,9 @@ def render(rows, reasons, seconds: float) -> str:
         f"Not counted above as declines: {folded} operators the runtime computes once at prepare "
         "(constant DEQUANTIZEs of fp16 weights, SHAPE, ...; in the totals, on the CPU). "
         "'accepted, but the graph already has N partitions': the delegate took the operator but "
-        "the runtime's cap of 64 partitions per graph was reached.",
+        "the runtime's cap of 64 partitions per graph was reached; 'a partition of N nodes, given "
+        "up for larger ones': one of the smaller partitions the runtime gave up at the cap so that "
+        "larger ones get a slot (docs/delegates.md).",
         "",
         END,
     ]

@@ -221,6 +221,52 @@ def test_accept_set_minimum_and_priority():
     _close(outs[0], cpu[0], "two delegates")
 
 
+def _singles_then_a_run(singles=70, run=10) -> bytes:
+    """`singles` ADDs each followed by a LOGISTIC (which the delegate is not offered: ops=ADD),
+    then `run` ADDs in a row: singles + 1 partitions would be needed, one more than the cap."""
+    w = ModelWriter()
+    sg = w.add_subgraph(name="main")
+    one = sg.add_constant("one", np.ones(4, np.float32))
+    cur = x = sg.add_tensor("x", [4], "float32")
+    for k in range(singles):
+        a = sg.add_tensor(f"a{k}", [4], "float32")
+        sg.add_operator("ADD", [cur, one], [a], options=dict(fused_activation_function="NONE"))
+        cur = sg.add_tensor(f"l{k}", [4], "float32")
+        sg.add_operator("LOGISTIC", [a], [cur])
+    for k in range(run):
+        a = sg.add_tensor(f"r{k}", [4], "float32")
+        sg.add_operator("ADD", [cur, one], [a], options=dict(fused_activation_function="NONE"))
+        cur = a
+    sg.set_inputs([x])
+    sg.set_outputs([cur])
+    return w.finish()
+
+
+def test_partition_cap_prefers_the_larger_partitions():
+    """70 one-ADD partitions, then a run of 10 ADDs: the sweep alone fills the 64 slots with the
+    first 64 single ADDs (64 nodes on the delegate, the run capped); the runtime then keeps the
+    64 largest partitions — the run and the first 63 singles, 73 nodes — the others with the
+    reason; outputs as the CPU's."""
+    data = _singles_then_a_run()
+    _, cpu = _run(data)
+    rt, outs = _run(data, delegate="reference:ops=ADD")
+    _close(outs[0], cpu[0], "cap")
+    adds = [r for r in rt.delegation if r.op == "ADD"]
+    on = [r for r in adds if r.delegate == "reference"]
+    assert len(on) == 63 + 10, [r.reason for r in adds if r.delegate is None]
+    assert len({r.partition for r in on}) == 64
+    assert all(r.delegate == "reference" for r in adds[-10:])  # the run
+    given_up = [r for r in adds if r.delegate is None]
+    assert given_up == adds[63:70], given_up
+    assert all("a partition of 1 node, given up for larger ones" in r.reason for r in given_up)
+    # when giving up small partitions would not put more nodes on the delegate, the first plan
+    # stands: 80 singles, no run (the 16 past the cap with the cap's reason)
+    rt, _ = _run(_singles_then_a_run(singles=80, run=1), delegate="reference:ops=ADD")
+    adds = [r for r in rt.delegation if r.op == "ADD"]
+    assert [r.delegate for r in adds] == ["reference"] * 64 + [None] * 17
+    assert all("the graph already has 64 partitions" in r.reason for r in adds[64:]), adds[64:]
+
+
 def test_errors_name_the_problem():
     data = _written_model()
     with pytest.raises(wick.WickError, match='no delegate called "vulkan"'):
