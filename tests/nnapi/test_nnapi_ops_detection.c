@@ -26,9 +26,23 @@
  *
  * CAST: between TENSOR_FLOAT32 and TENSOR_INT32 (and to the same type), same
  * shape; int32 to float rounds to nearest, float to int32 truncates toward 0
- * and saturates (NaN gives 0).
+ * and saturates (NaN gives 0); TENSOR_FLOAT16 to TENSOR_FLOAT32, exact (the
+ * half's bits decoded here).
  */
 #include "test_nnapi_ops.h"
+
+/* An IEEE 754 binary16 value as a float (exact): sign, 5 exponent bits, 10 fraction bits. */
+static float half_to_float(uint16_t h) {
+  int sign = h >> 15, exponent = (h >> 10) & 0x1f, fraction = h & 0x3ff;
+  float magnitude;
+  if (exponent == 0)
+    magnitude = ldexpf((float)fraction, -24); /* zero and subnormals */
+  else if (exponent == 31)
+    magnitude = fraction ? NAN : INFINITY;
+  else
+    magnitude = ldexpf((float)(fraction | 0x400), exponent - 25);
+  return sign ? -magnitude : magnitude;
+}
 
 static int cast_op(nn_ctx *c) {
   const nn_operand *x = IN(c, 0), *y = OUT(c, 0);
@@ -36,7 +50,9 @@ static int cast_op(nn_ctx *c) {
     if (c->op->nin != 1) BAD("CAST with %u inputs", c->op->nin);
     bool xin = x->type == ANEURALNETWORKS_TENSOR_FLOAT32 || x->type == ANEURALNETWORKS_TENSOR_INT32;
     bool yin = y->type == ANEURALNETWORKS_TENSOR_FLOAT32 || y->type == ANEURALNETWORKS_TENSOR_INT32;
-    if (!xin || !yin)
+    bool half =
+        x->type == ANEURALNETWORKS_TENSOR_FLOAT16 && y->type == ANEURALNETWORKS_TENSOR_FLOAT32;
+    if (!half && (!xin || !yin))
       BAD("CAST from %d to %d is not implemented by the test runtime", x->type, y->type);
     return ANEURALNETWORKS_NO_ERROR;
   }
@@ -46,7 +62,9 @@ static int cast_op(nn_ctx *c) {
   const void *in = in_data(c, 0);
   void *out = out_data(c, 0);
   for (size_t i = 0; i < n; i++) {
-    if (x->type == ANEURALNETWORKS_TENSOR_INT32 && y->type == ANEURALNETWORKS_TENSOR_FLOAT32)
+    if (x->type == ANEURALNETWORKS_TENSOR_FLOAT16)
+      ((float *)out)[i] = half_to_float(((const uint16_t *)in)[i]);
+    else if (x->type == ANEURALNETWORKS_TENSOR_INT32 && y->type == ANEURALNETWORKS_TENSOR_FLOAT32)
       ((float *)out)[i] = (float)((const int32_t *)in)[i];
     else if (x->type == ANEURALNETWORKS_TENSOR_FLOAT32 && y->type == ANEURALNETWORKS_TENSOR_INT32)
       ((int32_t *)out)[i] = float_to_int(truncf(((const float *)in)[i]), INT32_MIN, INT32_MAX, 0);

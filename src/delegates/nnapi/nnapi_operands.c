@@ -217,6 +217,7 @@ int32_t nn_graph_operand_as(map_ctx *c, int32_t t, const nn_type *as) {
       break;
     case WICK_DTYPE_INT32: type.type = ANEURALNETWORKS_TENSOR_INT32; break;
     case WICK_DTYPE_BOOL: type.type = ANEURALNETWORKS_TENSOR_BOOL8; break;
+    case WICK_DTYPE_FLOAT16: type.type = ANEURALNETWORKS_TENSOR_FLOAT16; break; /* 29 */
     default:
       snprintf(c->why, c->why_size, "%s: tensor type %s has no NNAPI operand here", c->op,
                wick_dtype_name(wick_tensor_dtype(x)));

@@ -107,6 +107,7 @@ enum {
   TFL_REDUCE_ALL = 140,
   TFL_GELU = 150,
   TFL_CUSTOM = 32,
+  TFL_CAST = 53,
   TFL_IF = 118,
   TFL_WHILE = 119
 };
@@ -1142,9 +1143,33 @@ static bool map_resize(map_ctx *c, bool nearest) {
                          ops, n, oi);
 }
 
+/* DEQUANTIZE or CAST of a run-time float16 tensor to float32 (29): NNAPI's CAST from
+ * TENSOR_FLOAT16 to TENSOR_FLOAT32, exact (every half value is a float; NaN stays NaN). A
+ * constant float16 tensor's DEQUANTIZE (fp16 weights) is computed at prepare, never offered. */
+static bool map_float16_to_float32(map_ctx *c) {
+  int32_t ii = nn_in_index(c, 0), oi = nn_out_index(c, 0);
+  const wick_tensor *x = nn_tensor(c, ii);
+  nn_type out;
+  if (!nn_value_type(c, oi, "output", false, &out)) return false;
+  if (out.code != ANEURALNETWORKS_TENSOR_FLOAT32)
+    DECLINE("%s from float16 to %s (NNAPI here: float16 to float32)", c->op,
+            wick_dtype_name(wick_tensor_dtype(nn_tensor(c, oi))));
+  if (x == NULL || nn_rank(x) != nn_rank(nn_tensor(c, oi))) DECLINE("%s changes the shape", c->op);
+  for (size_t d = 0; d < nn_rank(x); d++)
+    if (nn_dim(x, d) != nn_dim(nn_tensor(c, oi), d)) DECLINE("%s changes the shape", c->op);
+  NEED_LEVEL(29, "a float16 tensor (NNAPI's TENSOR_FLOAT16)");
+  if (c->b == NULL) return true;
+  int32_t i = nn_graph_operand(c, ii);
+  return nn_operation_to(c, ANEURALNETWORKS_CAST, &i, 1, oi);
+}
+
 static bool map_quantize(map_ctx *c, bool quantize) {
   int32_t ii, oi;
   nn_type in, out;
+  const wick_tensor *first = nn_tensor(c, nn_in_index(c, 0));
+  if (!quantize && first != NULL && wick_tensor_dtype(first) == WICK_DTYPE_FLOAT16 &&
+      wick_tensor_quantization_count(first) == 0)
+    return map_float16_to_float32(c);
   if (!nn_in_out_types(c, false, &ii, &oi, &in, &out)) return false;
   if (quantize) {
     NEED_LEVEL(29, "QUANTIZE");
@@ -1218,6 +1243,11 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
     case TFL_DEPTH_TO_SPACE: return map_space_depth(c, ANEURALNETWORKS_DEPTH_TO_SPACE);
     case TFL_QUANTIZE: return map_quantize(c, true);
     case TFL_DEQUANTIZE: return map_quantize(c, false);
+    case TFL_CAST: {
+      const wick_tensor *x = nn_tensor(c, nn_in_index(c, 0));
+      if (x != NULL && wick_tensor_dtype(x) == WICK_DTYPE_FLOAT16) return map_float16_to_float32(c);
+      DECLINE("%s other than float16 to float32 (NNAPI does not state how CAST rounds)", c->op);
+    }
     case TFL_BATCH_MATMUL: return nn_map_batch_matmul(c);
     case TFL_GELU: return nn_map_gelu(c);
     case TFL_EQUAL: return nn_map_comparison(c, ANEURALNETWORKS_EQUAL);

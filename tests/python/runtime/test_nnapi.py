@@ -205,7 +205,8 @@ def _strided_slice(dtype, x_shape, y_shape, begin, end, strides, q=None, **masks
 _ALPHA3 = np.array([[[0.25, -0.5, 1.5]]], np.float32)  # [1, 1, 3]: per channel, as Keras writes it
 _ALPHA3_U8 = np.array([[[140, 90, 200]]], np.uint8)
 _ALPHA3_I8 = np.array([[[12, -38, 72]]], np.int8)
-# PRELU and STRIDED_SLICE: also checked against LiteRT (test_new_operators_match_litert)
+# PRELU, STRIDED_SLICE, float16 inputs: also checked against LiteRT
+# (test_new_operators_match_litert)
 LITERT_CASES = [
     Case("prelu_f32_channels", _prelu(F, [1, 4, 5, 3], _ALPHA3), 29, "level 29"),
     Case("prelu_f32_whole_alpha", _prelu(F, [2, 6], np.linspace(-1, 1, 12).reshape(2, 6)), 29),
@@ -240,6 +241,24 @@ LITERT_CASES = [
         ),
         None,
         "requantization differs by a step",
+    ),
+    # a run-time float16 tensor to float32 (29: NNAPI's CAST from TENSOR_FLOAT16, exact)
+    Case(
+        "dequantize_f16_to_f32",
+        _single("DEQUANTIZE", [([3, 7], "float16", None)], ([3, 7], F, None)),
+        29,
+        "level 29",
+    ),
+    Case(
+        "cast_f16_to_f32",
+        _single(
+            "CAST",
+            [([2, 3, 4], "float16", None)],
+            ([2, 3, 4], F, None),
+            dict(in_data_type="FLOAT16", out_data_type="FLOAT32"),
+        ),
+        29,
+        "level 29",
     ),
     Case(
         "strided_slice_f32_strides",
@@ -1100,15 +1119,16 @@ def test_operator_at_every_level(case, monkeypatch, runtime_counters):
 
 @pytest.mark.parametrize("case", LITERT_CASES, ids=[c.name for c in LITERT_CASES])
 def test_new_operators_match_litert(case, monkeypatch, runtime_counters):
-    """PRELU and STRIDED_SLICE op by op against LiteRT, exactly (8-bit bit for bit; float too:
+    """PRELU, STRIDED_SLICE and float16-to-float32 op by op against LiteRT, exactly (8-bit bit for bit; float too:
     each is a copy or one multiply per element): the NNAPI form on the test runtime at its first
     level and the latest, and the CPU, give LiteRT's outputs."""
     data = case.build()
     cpu = wick.load(data)
     for seed in range(2):
         xs = _inputs(cpu, seed)
-        # PRELU on LiteRT's reference kernels (its 8-bit bit for bit); STRIDED_SLICE, a copy, on
-        # the default resolver (the reference one lacks its newer versions: ellipsis, offset)
+        # PRELU on LiteRT's reference kernels (its 8-bit bit for bit); STRIDED_SLICE and the
+        # float16 conversions, copies, on the default resolver (the reference one lacks
+        # STRIDED_SLICE's newer versions: ellipsis, offset)
         ref = run_litert(data, xs, reference=case.name.startswith("prelu"))
         runs = [("cpu", cpu)]
         for level in sorted({case.since or 1000008, 1000008}):
