@@ -573,6 +573,7 @@ static q31 q31_of(double real) {
  * rounding right shift (ties away from zero). */
 static int32_t q31_apply(int32_t x, q31 q) {
   int left = q.shift > 0 ? q.shift : 0, right = q.shift > 0 ? 0 : -q.shift;
+  if (left > 31) return x > 0 ? INT32_MAX : x < 0 ? INT32_MIN : 0; /* saturates either way */
   int64_t shifted = (int64_t)x * ((int64_t)1 << left);
   if (shifted > INT32_MAX || shifted < INT32_MIN) return shifted > 0 ? INT32_MAX : INT32_MIN;
   int64_t ab = shifted * q.m;
