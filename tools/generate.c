@@ -4,6 +4,7 @@
  *
  *   wick generate m.tflite (--prompt TEXT | --tokens 1,2,3) [--max-tokens N]
  *       [--temperature T] [--top-k K] [--top-p P] [--seed S] [--threads N]
+ *       [--repetition-penalty P]
  *       [--stop ID,...|--no-stop] [--bench [--runs R] [--warmup W]]
  *
  * --prompt encodes the text with the file's tokenizer and streams the new
@@ -18,6 +19,7 @@
  * (print_bench has the format; tests/python/llm/test_llm.py parses it).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -175,6 +177,7 @@ static wick_status bench_run(wick_llm *llm, const wick_sampler_options *so, cons
   }
   const double t0 = seconds(), c0 = cpu_seconds();
   st = wick_llm_append(llm, prompt, prompt_len);
+  if (st == WICK_OK) st = wick_sampler_observe(sampler, prompt, prompt_len); /* ids checked */
   const double t1 = seconds(), c1 = cpu_seconds();
   if (st == WICK_OK) out[0] = wick_sampler_sample(sampler, wick_llm_logits(llm));
   const double t2 = seconds(), c2 = cpu_seconds();
@@ -243,14 +246,17 @@ int wick_cmd_generate(int argc, char **argv) {
       printf(
           "usage: wick generate MODEL.tflite (--prompt TEXT | --tokens ID,ID,...)\n"
           "                     [--max-tokens N] [--temperature T] [--top-k K] [--top-p P]\n"
-          "                     [--seed S] [--threads N] [--stop ID,...] [--no-stop]\n"
+          "                     [--seed S] [--repetition-penalty P] [--threads N]\n"
+          "                     [--stop ID,...] [--no-stop]\n"
           "                     [--bench [--runs R] [--warmup W]]\n\n"
           "Generates with an LLM file written by wick.llm.convert (prefill_<n> and decode\n"
           "signatures, a KV cache in variables): the prompt (--prompt TEXT, encoded by\n"
           "the tokenizer in the file; or its token ids, --tokens) is written to the\n"
           "cache in prefill chunks, then up to --max-tokens N tokens (--max-new N, default\n"
           "32) are picked greedily, or sampled with --temperature T > 0 (and --top-k,\n"
-          "--top-p, --seed; the sampling of include/wick/llm.h). Generation stops after\n"
+          "--top-p, --seed; the sampling of include/wick/llm.h), after HuggingFace's\n"
+          "--repetition-penalty P (> 0; 1, the default, is off) on the ids of the prompt\n"
+          "and of the tokens made so far. Generation stops after\n"
           "an end-of-sequence id of the file, or one of --stop, or never with --no-stop.\n"
           "Prints the new text as it comes (with --prompt; special tokens such as\n"
           "<|im_end|> are not shown) and `tokens: ...`, then prefill and decode\n"
@@ -278,6 +284,12 @@ int wick_cmd_generate(int argc, char **argv) {
       so.top_k = atoi(argv[++i]);
     } else if (strcmp(a, "--top-p") == 0 && has) {
       so.top_p = strtof(argv[++i], NULL);
+    } else if (strcmp(a, "--repetition-penalty") == 0 && has) {
+      char *end;
+      so.repetition_penalty = strtof(argv[++i], &end);
+      if (end == argv[i] || *end != '\0' || !(so.repetition_penalty > 0.0f) ||
+          !isfinite(so.repetition_penalty))
+        return usage_error("--repetition-penalty must be a finite number > 0 (1: off)");
     } else if (strcmp(a, "--seed") == 0 && has) {
       so.seed = strtoull(argv[++i], NULL, 10);
     } else if (strcmp(a, "--threads") == 0 && has) {
@@ -357,7 +369,9 @@ int wick_cmd_generate(int argc, char **argv) {
   wick_sampler *sampler;
   st = wick_sampler_create(&so, wick_llm_vocab_size(llm), &sampler);
   if (st != WICK_OK) {
-    fprintf(stderr, "wick generate: bad sampling options (temperature, top-k, top-p)\n");
+    fprintf(
+        stderr,
+        "wick generate: bad sampling options (temperature, top-k, top-p, repetition penalty)\n");
     wick_tokenizer_destroy(tokenizer);
     wick_llm_destroy(llm);
     wick_model_destroy(model);

@@ -17,9 +17,14 @@
  * sequence (the next turn of a chat reuses the cache).
  *
  * A wick_sampler picks the next token from logits: greedy (temperature <= 0)
- * or seeded random sampling with temperature, top-k and top-p, defined
- * exactly below so that any implementation (wick.llm's Python one included)
- * picks the same tokens for the same seed:
+ * or seeded random sampling with temperature, top-k and top-p, after an
+ * optional repetition penalty, defined exactly below so that any
+ * implementation (wick.llm's Python one included) picks the same tokens for
+ * the same seed:
+ *   0. repetition penalty p != 1 (HuggingFace transformers'
+ *      RepetitionPenaltyLogitsProcessor): the logit l of every token id in
+ *      the sampler's history becomes l * p if l < 0, else l / p (float32
+ *      arithmetic); the steps below read these logits, greedy included.
  *   1. greedy: the first index of the largest logit.
  *   2. candidates: the top_k (> 0) largest logits, or all of them; ordered by
  *      logit, largest first, equal logits by index (only when top_k > 0 or
@@ -32,6 +37,12 @@
  *      candidate whose running sum exceeds u (the last one if none does).
  * The random doubles are splitmix64's outputs >> 11, times 2^-53; the state
  * starts at the seed and every sample draws one.
+ * The history is the set of token ids shown with wick_sampler_observe plus
+ * every token the sampler picked, until wick_sampler_forget. The prompt counts,
+ * as in HuggingFace's generate (whose penalty looks at the whole input_ids):
+ * wick_llm_generate shows the sampler its prompt, so a sampler kept across
+ * the turns of a chat (with the cache reused) penalizes every token of the
+ * conversation so far; forget when the cache is reset.
  *
  * Threading: a wick_llm and a wick_sampler are used by one thread at a time.
  * Errors: as in wick.h; a wick_llm keeps its last message
@@ -95,26 +106,40 @@ typedef struct wick_sampler_options {
   int top_k;          /* > 0: sample among the top_k most likely tokens only; 0: all */
   float top_p;        /* in (0, 1): nucleus sampling; otherwise (1, the default) off */
   uint64_t seed;
+  /* HuggingFace's repetition_penalty (step 0 above): > 1 makes tokens of the history less
+   * likely, < 1 more; 1 (the default) is off. Must be a finite number > 0. A struct_size of
+   * offsetof(wick_sampler_options, repetition_penalty) (the struct before this field) reads
+   * as 1. */
+  float repetition_penalty;
 } wick_sampler_options;
 
 WICK_API wick_sampler_options wick_sampler_options_default(void);
 
 typedef struct wick_sampler wick_sampler;
 
-/* A sampler for logits of `vocab_size` values. Errors: WICK_ERR_INVALID_ARGUMENT (NULL out,
- * vocab_size 0, an unknown struct_size, a NaN temperature or top_p, top_k < 0),
+/* A sampler for logits of `vocab_size` values, with an empty history. Errors:
+ * WICK_ERR_INVALID_ARGUMENT (NULL out, vocab_size 0, an unknown struct_size, a NaN temperature
+ * or top_p, top_k < 0, a repetition_penalty that is not a finite number > 0),
  * WICK_ERR_OUT_OF_MEMORY. */
 WICK_API wick_status wick_sampler_create(const wick_sampler_options *options, size_t vocab_size,
                                          wick_sampler **sampler_out);
 WICK_API void wick_sampler_destroy(wick_sampler *sampler);
-/* The next token for `logits` (vocab_size values; NaN reads as -infinity); -1 for NULL
- * arguments. Draws one random number unless greedy. */
+/* The next token for `logits` (vocab_size values, not modified; NaN reads as -infinity),
+ * which joins the history; -1 for NULL arguments. Draws one random number unless greedy. */
 WICK_API int32_t wick_sampler_sample(wick_sampler *sampler, const float *logits);
+/* Adds `count` token ids (a prompt, tokens appended without sampling) to the history the
+ * repetition penalty looks at. Errors: WICK_ERR_INVALID_ARGUMENT (NULL sampler, NULL tokens
+ * with count > 0, an id outside [0, vocab_size): nothing is added). */
+WICK_API wick_status wick_sampler_observe(wick_sampler *sampler, const int32_t *tokens,
+                                          size_t count);
+/* Empties the history (a new conversation); NULL is a no-op. */
+WICK_API void wick_sampler_forget(wick_sampler *sampler);
 
 /* Called with each new token as generation produces it (streaming); return nonzero to stop. */
 typedef int (*wick_llm_token_fn)(void *user, int32_t token);
 
-/* Appends the prompt (prompt_len >= 1) and then samples up to max_new tokens, appending each
+/* Appends the prompt (prompt_len >= 1), adds it to the sampler's history
+ * (wick_sampler_observe) and then samples up to max_new tokens, appending each
  * before sampling the next, stopping after a token in `stop` (num_stop ids; may be NULL/0 —
  * pass the file's eos ids to stop at the end of a turn) or when on_token returns nonzero.
  * Writes the new tokens to out (room for max_new) and their count to *num_out. The last new

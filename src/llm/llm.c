@@ -350,6 +350,7 @@ wick_status wick_llm_generate(wick_llm *llm, const int32_t *prompt, size_t promp
   atomic_store(&llm->cancel, false);
   wick_status st = append(llm, prompt, prompt_len);
   if (st != WICK_OK) return st;
+  (void)wick_sampler_observe(sampler, prompt, prompt_len); /* ids checked by append */
   for (size_t i = 0; i < max_new; i++) {
     if (i > 0 && (st = append(llm, &out[i - 1], 1)) != WICK_OK) return st;
     const int32_t token = wick_sampler_sample(sampler, llm->logits);

@@ -1,10 +1,12 @@
 /*
  * sampler.c — wick_sampler (include/wick/llm.h): greedy, or seeded sampling
- * with temperature, top-k and top-p, exactly as llm.h defines it (and as
+ * with temperature, top-k and top-p, after HuggingFace's repetition penalty
+ * on the token ids seen so far, exactly as llm.h defines it (and as
  * python/wick/llm/sampling.py repeats it), with splitmix64 for the random
  * numbers.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,9 @@ struct wick_sampler {
   wick_sampler_options o;
   size_t vocab;
   uint64_t state;
-  int32_t *order; /* candidates */
+  int32_t *order;      /* candidates */
+  unsigned char *seen; /* vocab flags: the history of the repetition penalty */
+  float *penalized;    /* vocab logits after the penalty (when it is on) */
 };
 
 wick_sampler_options wick_sampler_options_default(void) {
@@ -23,6 +27,7 @@ wick_sampler_options wick_sampler_options_default(void) {
   memset(&o, 0, sizeof o);
   o.struct_size = sizeof o;
   o.top_p = 1.0f;
+  o.repetition_penalty = 1.0f;
   return o;
 }
 
@@ -34,17 +39,23 @@ wick_status wick_sampler_create(const wick_sampler_options *options, size_t voca
   *sampler_out = NULL;
   wick_sampler_options o = wick_sampler_options_default();
   if (options != NULL) {
-    if (options->struct_size != sizeof o) return WICK_ERR_INVALID_ARGUMENT;
-    o = *options;
+    const size_t before_penalty = offsetof(wick_sampler_options, repetition_penalty);
+    if (options->struct_size != sizeof o && options->struct_size != before_penalty)
+      return WICK_ERR_INVALID_ARGUMENT;
+    memcpy(&o, options, options->struct_size); /* the older struct keeps the default penalty */
   }
   if (vocab_size == 0 || vocab_size > INT32_MAX || o.temperature != o.temperature ||
-      o.top_p != o.top_p || o.top_k < 0)
+      o.top_p != o.top_p || o.top_k < 0 || !(o.repetition_penalty > 0.0f) ||
+      !isfinite(o.repetition_penalty))
     return WICK_ERR_INVALID_ARGUMENT;
   wick_sampler *s = calloc(1, sizeof *s);
   if (s == NULL) return WICK_ERR_OUT_OF_MEMORY;
   s->order = malloc(vocab_size * sizeof *s->order);
-  if (s->order == NULL) {
-    free(s);
+  s->seen = calloc(vocab_size, 1);
+  if (o.repetition_penalty != 1.0f) s->penalized = malloc(vocab_size * sizeof *s->penalized);
+  if (s->order == NULL || s->seen == NULL ||
+      (o.repetition_penalty != 1.0f && s->penalized == NULL)) {
+    wick_sampler_destroy(s);
     return WICK_ERR_OUT_OF_MEMORY;
   }
   s->o = o;
@@ -57,7 +68,33 @@ wick_status wick_sampler_create(const wick_sampler_options *options, size_t voca
 void wick_sampler_destroy(wick_sampler *s) {
   if (s == NULL) return;
   free(s->order);
+  free(s->seen);
+  free(s->penalized);
   free(s);
+}
+
+wick_status wick_sampler_observe(wick_sampler *s, const int32_t *tokens, size_t count) {
+  if (s == NULL || (count > 0 && tokens == NULL)) return WICK_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; i < count; i++)
+    if (tokens[i] < 0 || (size_t)tokens[i] >= s->vocab) return WICK_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; i < count; i++) s->seen[tokens[i]] = 1;
+  return WICK_OK;
+}
+
+void wick_sampler_forget(wick_sampler *s) {
+  if (s != NULL) memset(s->seen, 0, s->vocab);
+}
+
+/* Step 0 of llm.h: the logits with the penalty on the history (HuggingFace's
+ * RepetitionPenaltyLogitsProcessor, in float32), or `l` itself when it is off. */
+static const float *apply_penalty(wick_sampler *s, const float *l) {
+  const float p = s->o.repetition_penalty;
+  if (p == 1.0f) return l;
+  for (size_t i = 0; i < s->vocab; i++) {
+    const float x = l[i];
+    s->penalized[i] = !s->seen[i] ? x : x < 0.0f ? x * p : x / p;
+  }
+  return s->penalized;
 }
 
 /* splitmix64: the next double in [0, 1). */
@@ -108,8 +145,8 @@ static void top(const float *l, size_t vocab, int32_t *order, size_t k) {
   }
 }
 
-int32_t wick_sampler_sample(wick_sampler *s, const float *l) {
-  if (s == NULL || l == NULL) return -1;
+/* Steps 1-5 of llm.h on logits l. */
+static int32_t pick_token(wick_sampler *s, const float *l) {
   size_t best = 0;
   for (size_t i = 1; i < s->vocab; i++)
     if (logit(l, (int32_t)i) > logit(l, (int32_t)best)) best = i;
@@ -143,4 +180,11 @@ int32_t wick_sampler_sample(wick_sampler *s, const float *l) {
     if (run > u) return s->order[i];
   }
   return s->order[n - 1];
+}
+
+int32_t wick_sampler_sample(wick_sampler *s, const float *raw) {
+  if (s == NULL || raw == NULL) return -1;
+  const int32_t pick = pick_token(s, apply_penalty(s, raw));
+  s->seen[pick] = 1;
+  return pick;
 }

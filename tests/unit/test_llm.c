@@ -1,12 +1,13 @@
 /*
  * test_llm.c — the parts of the generation API (include/wick/llm.h) that need
  * no model: the sampler (greedy picks, seed determinism, top-k / top-p
- * limits, NaN logits, bad options) and the bounded JSON reader of the
+ * limits, NaN logits, bad options, the repetition penalty) and the bounded JSON reader of the
  * "wick_llm" metadata on hostile text (truncated, deep nesting, huge
  * numbers, stray bytes). The generate loop on a converted model is tested
  * from Python (tests/python/llm/test_llm.py runs `wick generate`).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,6 +80,69 @@ static void test_sampler(void) {
   CHECK(wick_sampler_sample(NULL, logits) == -1, "NULL sampler");
 }
 
+static wick_sampler *make_penalized(float penalty, size_t vocab) {
+  wick_sampler_options o = wick_sampler_options_default();
+  o.repetition_penalty = penalty;
+  wick_sampler *s = NULL;
+  CHECK(wick_sampler_create(&o, vocab, &s) == WICK_OK, "sampler_create with a penalty");
+  return s;
+}
+
+/* HuggingFace's repetition penalty: seen ids' logits divided (>= 0) or multiplied (< 0) by
+ * p, the picks joining the history; observe / forget; bad penalties and the older struct. */
+static void test_repetition_penalty(void) {
+  const float logits[5] = {2.0f, 1.9f, -0.1f, -0.15f, 0.0f};
+  const float negative[5] = {-2.0f, -1.9f, -0.1f, -0.15f, -0.3f};
+  wick_sampler *s = make_penalized(2.0f, 5);
+  CHECK(wick_sampler_sample(s, logits) == 0, "empty history: greedy");
+  CHECK(wick_sampler_sample(s, logits) == 1, "the pick joined the history: 2 / 2 < 1.9");
+  CHECK(wick_sampler_sample(s, logits) == 0, "1.0 > 0.95");
+  wick_sampler_forget(s);
+  CHECK(wick_sampler_sample(s, negative) == 2, "forgotten: greedy");
+  CHECK(wick_sampler_sample(s, negative) == 3, "-0.1 * 2 < -0.15");
+  wick_sampler_forget(s);
+  const int32_t seen[2] = {0, 2};
+  CHECK(wick_sampler_observe(s, seen, 2) == WICK_OK, "observe");
+  CHECK(wick_sampler_sample(s, logits) == 1, "observed ids are penalized");
+  const int32_t bad[2] = {1, 5};
+  CHECK(wick_sampler_observe(s, bad, 2) == WICK_ERR_INVALID_ARGUMENT, "id out of range");
+  CHECK(wick_sampler_observe(s, NULL, 1) == WICK_ERR_INVALID_ARGUMENT, "NULL ids");
+  CHECK(wick_sampler_observe(NULL, seen, 1) == WICK_ERR_INVALID_ARGUMENT, "NULL sampler");
+  CHECK(wick_sampler_observe(s, NULL, 0) == WICK_OK, "nothing to observe");
+  wick_sampler_forget(NULL);
+  wick_sampler_destroy(s);
+  wick_sampler *boost = make_penalized(0.5f, 5);
+  CHECK(wick_sampler_observe(boost, &seen[1], 1) == WICK_OK, "observe");
+  CHECK(wick_sampler_sample(boost, negative) == 2, "p < 1: -0.1 * 0.5 is still the largest");
+  wick_sampler_forget(boost);
+  const int32_t one = 1;
+  CHECK(wick_sampler_observe(boost, &one, 1) == WICK_OK, "observe");
+  CHECK(wick_sampler_sample(boost, logits) == 1, "p < 1 favours the history: 1.9 / 0.5");
+  wick_sampler_destroy(boost);
+  /* off (1, the default): the history changes nothing */
+  wick_sampler *off = make_penalized(1.0f, 5);
+  CHECK(wick_sampler_sample(off, logits) == 0 && wick_sampler_sample(off, logits) == 0,
+        "penalty 1 is off");
+  wick_sampler_destroy(off);
+  const float bad_penalties[4] = {0.0f, -1.0f, NAN, INFINITY};
+  for (int i = 0; i < 4; i++) {
+    wick_sampler_options o = wick_sampler_options_default();
+    o.repetition_penalty = bad_penalties[i];
+    wick_sampler *b = NULL;
+    CHECK(wick_sampler_create(&o, 5, &b) == WICK_ERR_INVALID_ARGUMENT && b == NULL,
+          "bad penalty %g", (double)bad_penalties[i]);
+  }
+  /* the struct before repetition_penalty: accepted, the penalty off */
+  wick_sampler_options older = wick_sampler_options_default();
+  older.struct_size = offsetof(wick_sampler_options, repetition_penalty);
+  older.repetition_penalty = 0.0f; /* past struct_size: not read */
+  wick_sampler *o = NULL;
+  CHECK(wick_sampler_create(&older, 5, &o) == WICK_OK, "the older struct_size");
+  CHECK(wick_sampler_sample(o, logits) == 0 && wick_sampler_sample(o, logits) == 0,
+        "the older struct has no penalty");
+  wick_sampler_destroy(o);
+}
+
 /* Parses `text` as the generator does: max_seq_len and eos ids; returns false on malformed. */
 static bool parse(const char *text, int64_t *max_seq_len, size_t *num_eos) {
   wick_json j;
@@ -148,6 +212,7 @@ static void test_json(void) {
 
 int main(void) {
   test_sampler();
+  test_repetition_penalty();
   test_json();
   wick_error_info err;
   wick_llm *llm = NULL;

@@ -224,15 +224,17 @@ class LLM:
         top_k: int = 0,
         top_p: float = 1.0,
         seed: int = 0,
+        repetition_penalty: float = 1.0,
     ):
         """Continuation of ``prompt`` from an empty cache: greedy, or sampled with
-        ``temperature`` > 0, ``top_k``, ``top_p`` and ``seed`` (sampling.py: the same tokens
-        as the C runtime's wick_sampler and ``wick generate`` for the same options). Token ids
-        in (a sequence of ints): the new token ids out. Text in (needs ``tokenizer``): the new
-        text out."""
+        ``temperature`` > 0, ``top_k``, ``top_p`` and ``seed``, after HuggingFace's
+        ``repetition_penalty`` (> 0; 1 is off) on the ids of the prompt and of the new tokens
+        (sampling.py: the same tokens as the C runtime's wick_sampler and ``wick generate``
+        for the same options). Token ids in (a sequence of ints): the new token ids out. Text
+        in (needs ``tokenizer``): the new text out."""
         from .sampling import Sampler
 
-        sampler = Sampler(temperature, top_k, top_p, seed)
+        sampler = Sampler(temperature, top_k, top_p, seed, repetition_penalty)
         text = isinstance(prompt, str)
         if text:
             tokenizer = self.text_tokenizer()
@@ -242,6 +244,7 @@ class LLM:
                 ids = tokenizer.encode(prompt)
         else:
             ids = [int(t) for t in prompt]
+        sampler.observe(ids)
         self.reset()
         out = greedy(
             self.step,
@@ -250,7 +253,7 @@ class LLM:
             prefill_lengths=self.prefill_lengths,
             max_seq_len=self.max_seq_len,
             stop_ids=self.eos_token_ids if stop_at_eos else (),
-            sampler=None if sampler.greedy else sampler,
+            sampler=None if sampler.greedy and not sampler.penalized else sampler,
             vocab_size=self.meta.get("vocab_size"),
         )
         self.reset()

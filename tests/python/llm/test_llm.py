@@ -460,15 +460,50 @@ def test_cli_generate_greedy_equals_transformers(converted, prompt):
     assert _cli_generate(path, prompt, STEPS) == _hf_greedy(model, prompt, STEPS)
 
 
+def _hf_greedy_penalized(model, prompt: list[int], steps: int, penalty: float) -> list[int]:
+    with torch.no_grad():
+        out = model.generate(
+            torch.tensor([prompt]),
+            max_new_tokens=steps,
+            do_sample=False,
+            eos_token_id=None,
+            repetition_penalty=penalty,
+        )
+    return out[0, len(prompt) :].tolist()
+
+
+@pytest.mark.parametrize("penalty", [1.3, 2.0, 0.8])
+@pytest.mark.parametrize("prompt", PROMPTS[:2] + PROMPTS[3:], ids=["11", "4", "3"])
+def test_repetition_penalty_greedy_equals_transformers(converted, prompt, penalty):
+    """Greedy decoding after the repetition penalty (on the prompt's and the new tokens' ids):
+    the same tokens as transformers' generate(repetition_penalty=, do_sample=False), in Python
+    (LLM.generate) and in C (`wick generate --repetition-penalty`)."""
+    model, llm, path = converted
+    want = _hf_greedy_penalized(model, prompt, STEPS, penalty)
+    assert llm.generate(prompt, STEPS, repetition_penalty=penalty) == want
+    assert _cli_generate(path, prompt, STEPS, "--repetition-penalty", penalty) == want
+
+
+def test_repetition_penalty_changes_the_tokens(converted):
+    """The comparison above is not vacuous: on these prompts plain greedy decoding repeats
+    tokens (of the prompt or its own) and the penalty changes what it picks."""
+    model, _, _ = converted
+    for prompt in PROMPTS[:2] + PROMPTS[3:]:
+        plain = _hf_greedy(model, prompt, STEPS)
+        assert len(set(prompt + plain)) < len(prompt) + len(plain)
+        assert _hf_greedy_penalized(model, prompt, STEPS, 1.3) != plain
+
+
 SAMPLING = [
     dict(temperature=0.8, top_k=20, top_p=0.9, seed=7),
     dict(temperature=1.0, seed=3),
     dict(temperature=0.7, top_p=0.5, seed=11),
     dict(temperature=1.5, top_k=5, seed=2**63 + 5),
+    dict(temperature=0.9, top_k=40, seed=5, repetition_penalty=1.5),
 ]
 
 
-@pytest.mark.parametrize("options", SAMPLING, ids=["k+p", "t", "p", "k"])
+@pytest.mark.parametrize("options", SAMPLING, ids=["k+p", "t", "p", "k", "k+penalty"])
 def test_sampling_is_the_same_in_c_and_python(converted, options):
     """Seeded sampling picks the same tokens in `wick generate` (C, wick_sampler) as in
     LLM.generate (Python, wick.llm.Sampler); the same seed gives the same tokens again."""
@@ -494,6 +529,29 @@ def test_sampler_definition():
     assert 4 not in {wick.llm.Sampler(100.0, seed=s)(logits) for s in range(200)}
     with pytest.raises(ValueError):
         wick.llm.Sampler(top_k=-1)
+
+
+def test_repetition_penalty_definition():
+    """HuggingFace's rule on the history (the observed ids and every pick): a negative logit is
+    multiplied by the penalty, any other divided; bad penalties are refused with the reason."""
+    logits = np.array([2.0, 1.9, -0.1, -0.15, 0.0], np.float32)
+    pick = wick.llm.Sampler(repetition_penalty=2.0)
+    assert pick(logits) == 0  # the history is empty: plain greedy
+    assert pick(logits) == 1  # 0 was picked: 2.0 / 2 = 1.0 < 1.9
+    assert pick(logits) == 0  # 1.0 > 0.95
+    pick.forget()
+    pick.observe([0])
+    assert pick(logits) == 1
+    negative = np.array([-2.0, -1.9, -0.1, -0.15, -0.3], np.float32)
+    pick.forget()
+    assert pick(negative) == 2
+    assert pick(negative) == 3  # -0.1 * 2 = -0.2 < -0.15
+    boost = wick.llm.Sampler(repetition_penalty=0.5)  # < 1 favours the history
+    boost.observe([1])
+    assert boost(logits) == 1  # 1.9 / 0.5 = 3.8
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="repetition_penalty must be a finite number > 0"):
+            wick.llm.Sampler(repetition_penalty=bad)
 
 
 def test_cli_generate_refuses_bad_requests(converted, tmp_path):
@@ -533,6 +591,9 @@ def test_cli_generate_refuses_bad_requests(converted, tmp_path):
     assert p.returncode == 2 and "at least 1" in p.stderr, p.stderr
     p = run(path, "--tokens", "1", "--bench", "--runs", "0")
     assert p.returncode == 2 and "--runs" in p.stderr, p.stderr
+    for bad in ("0", "-1.5", "nan", "inf", "x", "1.2x"):
+        p = run(path, "--tokens", "1", "--repetition-penalty", bad)
+        assert p.returncode == 2 and "--repetition-penalty must be" in p.stderr, p.stderr
 
 
 def test_file_without_tokenizer_and_unknown_tokens_are_refused(converted):

@@ -95,3 +95,52 @@ def test_smollm2_int4_answers_like_pytorch(tmp_path):
     llm.export(path)
     del llm
     check_file(lm, tok, path)
+
+
+STORY = "Once upon a time, in a small village by the sea, there lived"
+
+
+def test_smollm2_fp32_repetition_penalty_equals_transformers(tmp_path):
+    """Greedy decoding with HuggingFace's repetition penalty on the real weights (float32 file):
+    the same tokens as transformers' generate(repetition_penalty=, do_sample=False) for the chat
+    prompt and a story, in Python (LLM.generate) and in C (`wick generate --repetition-penalty`),
+    and different from plain greedy decoding (the penalty acts)."""
+    from wick.cli import _c_tool
+
+    gguf = find_gguf()
+    if gguf is None:
+        pytest.skip(
+            f"{GGUF} not found (set WICK_SMOLLM2_GGUF, or build the corpus: python -m tests.corpus)"
+        )
+    tok = transformers.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    lm = transformers.AutoModelForCausalLM.from_pretrained(
+        gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+    ).eval()
+    llm = wick.llm.convert(lm, max_seq_len=128, prefill_lengths=(8, 32), tokenizer=tok)
+    path = tmp_path / "smollm2_fp32.tflite"
+    llm.export(path)
+    del llm
+    llm = wick.llm.load(path)
+    steps = 48
+    for prompt, penalty in ((chat_ids(tok)[1], 1.3), (tok(STORY)["input_ids"], 1.5)):
+        # the attention mask given: generate would infer one that hides the prompt's
+        # <|im_end|> (id 2, also the pad id)
+        kw = dict(max_new_tokens=steps, do_sample=False, eos_token_id=None)
+        kw["attention_mask"] = torch.ones(1, len(prompt), dtype=torch.long)
+        with torch.no_grad():
+            want = lm.generate(torch.tensor([prompt]), repetition_penalty=penalty, **kw)
+            plain = lm.generate(torch.tensor([prompt]), **kw)
+        want, plain = want[0, len(prompt) :].tolist(), plain[0, len(prompt) :].tolist()
+        assert want != plain
+        ours = llm.generate(prompt, steps, stop_at_eos=False, repetition_penalty=penalty)
+        assert ours == want, (ours, want)
+        proc = subprocess.run(
+            [str(_c_tool()), "generate", str(path), "--tokens", ",".join(map(str, prompt))]
+            + ["--max-new", str(steps), "--no-stop", "--repetition-penalty", str(penalty)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr
+        line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("tokens: "))
+        assert [int(t) for t in line[8:].split(",")] == want
