@@ -160,15 +160,15 @@ WICK_API wick_status wick_llm_generate(wick_llm *llm, const int32_t *prompt, siz
  * TinyLlama, Mistral, Gemma). Encoding is HuggingFace tokenizers' encode(text,
  * add_special_tokens=False): the added tokens (<|im_start|>, <s>, ...) are matched literally
  * (leftmost, longest; with the whitespace their lstrip / rstrip take), the text between
- * them is normalized (Prepend, Replace), pre-tokenized (none; GPT-2's split, with digits one
- * by one when the tokenizer says so; Metaspace; Split on a string) and each word's characters —
- * bytes as byte-level symbols, or vocabulary characters, else <0xNN> byte tokens, else the unknown
- * token — merged by BPE, lowest merge rank first (leftmost on ties). GPT-2's split is exact
- * for ASCII text; beyond ASCII its letter / digit / punctuation / space classes come from a
- * small table (Latin-1, general and CJK punctuation, symbol blocks, Unicode spaces; every
- * other code point is a letter), so rare characters may split differently from HuggingFace's
- * tokenizer. No beginning-of-sequence token is added: the chat template is the caller's to
- * render (as text with the added tokens, <s> included, in it). */
+ * them is normalized (Prepend, Replace, NFC, NFD, NFKD, NFKC, Lowercase), pre-tokenized (none;
+ * GPT-2's split, with digits one by one when the tokenizer says so; Metaspace; Split on a string)
+ * and each word's characters — bytes as byte-level symbols, or vocabulary characters, else <0xNN>
+ * byte tokens, else the unknown token — merged by BPE, lowest merge rank first (leftmost on ties).
+ * GPT-2's split is exact for ASCII text; beyond ASCII its letter / digit / punctuation / space
+ * classes come from a small table (Latin-1, general and CJK punctuation, symbol blocks, Unicode
+ * spaces; every other code point is a letter), so rare characters may split differently from
+ * HuggingFace's tokenizer. No beginning-of-sequence token is added: the chat template is the
+ * caller's to render (as text with the added tokens, <s> included, in it). */
 typedef struct wick_tokenizer wick_tokenizer;
 
 /* The tokenizer of a model written with one (the model must outlive it). Errors:

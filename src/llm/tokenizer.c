@@ -12,10 +12,11 @@
  *  1. the added tokens that are not normalized are found in the text
  *     (leftmost, longest first), with the whitespace their lstrip / rstrip
  *     take;
- *  2. each stretch between them is normalized (the Prepend, Replace and NFC
- *     steps; NFC from generated Unicode 9.0 tables, unicode_nfc.h, as
- *     tokenizers has them) and the normalized added tokens are found in what
- *     that gives;
+ *  2. each stretch between them is normalized (the Prepend, Replace, NFC,
+ *     NFD, NFKD, NFKC and Lowercase steps; the normalization forms from
+ *     generated Unicode 9.0 tables, unicode_nfc.h and unicode_compat.h, and
+ *     Lowercase from Unicode 17.0's, as tokenizers has them) and the
+ *     normalized added tokens are found in what that gives;
  *  3. each stretch left is pre-tokenized: not at all (one word), GPT-2's
  *     byte-level split (the regex
  *       's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
@@ -42,6 +43,8 @@
 #include "llm/internal.h"
 #include "llm/unicode_classes.h"
 #include "llm/unicode_nfc.h"
+/* after unicode_nfc.h */
+#include "llm/unicode_compat.h"
 
 typedef struct span {
   const uint8_t *p;
@@ -55,7 +58,15 @@ typedef struct merge {
 
 /* The kinds of the entry's step records (tokenizer.py has the same numbers). */
 enum { DIGITS_ONE_BY_ONE = 1 }; /* version 1's flags; a byte-level pre-tokenizer's x */
-enum { NORM_PREPEND = 1, NORM_REPLACE = 2, NORM_NFC = 3 };
+enum {
+  NORM_PREPEND = 1,
+  NORM_REPLACE = 2,
+  NORM_NFC = 3,
+  NORM_NFD = 4,
+  NORM_NFKD = 5,
+  NORM_NFKC = 6,
+  NORM_LOWERCASE = 7
+};
 enum {
   PRE_NONE = 0,
   PRE_BYTE_LEVEL = 1,
@@ -84,9 +95,9 @@ enum {
 enum { ADDED_NORMALIZED = 1, ADDED_LSTRIP = 2, ADDED_RSTRIP = 4, ADDED_SPECIAL = 8 };
 
 #define MAX_STEPS 16
-/* What the normalizer or the decoder may make of n bytes (real ones: 3n + a few bytes; more
- * is a hostile entry's Replace steps, refused as out of memory). */
-#define GROWTH_LIMIT(n) (8 * (size_t)(n) + 4096)
+/* What the normalizer or the decoder may make of n bytes (real ones: 11n + a few bytes, NFKD
+ * of U+FDFA; more is a hostile entry's Replace steps, refused as out of memory). */
+#define GROWTH_LIMIT(n) (12 * (size_t)(n) + 4096)
 
 /* A normalizer, pre-tokenizer or decoder step: kind, two strings, two numbers. */
 typedef struct step {
@@ -278,7 +289,7 @@ static int by_first_byte_then_longest(const void *pa, const void *pb) {
 /* Checks the version 2 steps: known kinds, one-character replacements. */
 static const char *check_steps(const wick_tokenizer *t) {
   for (uint32_t i = 0; i < t->num_norm; i++)
-    if (t->norm[i].kind < NORM_PREPEND || t->norm[i].kind > NORM_NFC)
+    if (t->norm[i].kind < NORM_PREPEND || t->norm[i].kind > NORM_LOWERCASE)
       return "an unknown normalizer step (a newer wick wrote it: update the runtime)";
   const step *p = &t->pre;
   if (p->kind > PRE_REGEX_BYTE_LEVEL) return "an unknown pre-tokenizer";
@@ -557,15 +568,14 @@ static uint32_t decode_utf8(const uint8_t *s, size_t n, size_t *len) {
   return v;
 }
 
-/* ---------------------------------------------------------------- NFC */
+/* ---------------------------------------------------------------- NFC, NFD, NFKD, NFKC */
 
-/* Unicode normalization form C as tokenizers computes it (its NFC normalizer: Qwen2's, Qwen2.5's,
- * Qwen3's), from the Unicode 9.0 tables of unicode_nfc.h (generated; its header says why 9.0):
- * canonical decomposition, canonical ordering by combining class, canonical composition, Hangul
- * by the algorithm. The text is cut before every code point of class 0 whose NFC_Quick_Check is
- * Yes (nothing before such a point composes or reorders with it); a stretch whose code points
- * are all Yes with their classes in order is already NFC and is copied as is (ASCII always is),
- * the others are normalized. Ill-formed UTF-8 bytes pass through unchanged. */
+/* The Unicode normalization forms as tokenizers computes them (its NFC normalizer: Qwen2's,
+ * Qwen2.5's, Qwen3's; NFD, NFKD, NFKC), from the Unicode 9.0 tables of unicode_nfc.h and
+ * unicode_compat.h (generated; scripts/gen_unicode_nfc.py says why 9.0): canonical or
+ * compatibility decomposition, canonical ordering by combining class, canonical composition
+ * (NFC, NFKC), Hangul by the algorithm. put_form cuts the text into stretches that normalize
+ * on their own and copies those already normalized. */
 
 enum {
   HANGUL_S = 0xAC00,
@@ -606,16 +616,39 @@ static bool nfc_quick_yes(uint32_t c) {
   return !(lo < NFC_NOT_YES_COUNT && nfc_not_yes[lo].first <= c);
 }
 
-static const nfc_decomposition *nfc_find_decomposition(uint32_t c) {
-  size_t lo = 0, hi = NFC_DECOMP_COUNT;
+static const nfc_decomposition *find_decomposition(const nfc_decomposition *table, size_t count,
+                                                   uint32_t c) {
+  size_t lo = 0, hi = count;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (nfc_decomp[mid].c < c)
+    if (table[mid].c < c)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return lo < NFC_DECOMP_COUNT && nfc_decomp[lo].c == c ? &nfc_decomp[lo] : NULL;
+  return lo < count && table[lo].c == c ? &table[lo] : NULL;
+}
+
+/* A normalization form: compatibility decompositions (NFKD, NFKC) or canonical ones only;
+ * composed afterwards (NFC, NFKC) or not. */
+typedef struct form {
+  bool compat, compose;
+} form;
+
+/* c's full decomposition under the form, its code points in *pool; NULL: none (Hangul
+ * syllables are left to the algorithm). */
+static const nfc_decomposition *decomposition(uint32_t c, bool compat, const uint32_t **pool) {
+  if (c < 0xA0 || c >= NFC_RAW_BYTE) return NULL;
+  if (compat) {
+    const nfc_decomposition *d = find_decomposition(compat_decomp, COMPAT_DECOMP_COUNT, c);
+    if (d != NULL) {
+      *pool = compat_decomp_pool;
+      return d;
+    }
+  }
+  if (c < 0xC0) return NULL;
+  *pool = nfc_decomp_pool;
+  return find_decomposition(nfc_decomp, NFC_DECOMP_COUNT, c);
 }
 
 /* The primary composite of a + b, or 0. */
@@ -683,9 +716,10 @@ static void sort_marks(nfc_char *marks, size_t n, nfc_char *tmp) {
   memcpy(marks, tmp, n * sizeof *marks);
 }
 
-/* Appends the NFC of s[0, n) (one stretch that needs normalizing). chars: room for 8n (4n
- * code points, 4n of sorting scratch). */
-static void put_nfc_stretch(buf *b, const uint8_t *s, size_t n, nfc_char *chars) {
+/* Appends the form's normalization of s[0, n) (one stretch that needs normalizing). chars: room
+ * for 12n (6n code points — the longest decomposition per byte, unicode_compat.h — and 6n of
+ * sorting scratch). */
+static void put_form_stretch(buf *b, const uint8_t *s, size_t n, nfc_char *chars, form f) {
   size_t count = 0, len;
   for (size_t i = 0; i < n; i += len) { /* decomposition */
     const uint32_t c = nfc_next(s + i, n - i, &len);
@@ -696,12 +730,12 @@ static void put_nfc_stretch(buf *b, const uint8_t *s, size_t n, nfc_char *chars)
       if (k % HANGUL_T_COUNT != 0) nfc_push(chars, &count, HANGUL_T + k % HANGUL_T_COUNT);
       continue;
     }
-    const nfc_decomposition *d = c < 0xC0 ? NULL : nfc_find_decomposition(c);
+    const uint32_t *pool = NULL;
+    const nfc_decomposition *d = decomposition(c, f.compat, &pool);
     if (d == NULL) {
       nfc_push(chars, &count, c);
     } else {
-      for (uint32_t k = 0; k < d->count; k++)
-        nfc_push(chars, &count, nfc_decomp_pool[d->start + k]);
+      for (uint32_t k = 0; k < d->count; k++) nfc_push(chars, &count, pool[d->start + k]);
     }
   }
   for (size_t a = 0; a < count;) { /* canonical ordering: each run of marks sorted, stably */
@@ -711,12 +745,13 @@ static void put_nfc_stretch(buf *b, const uint8_t *s, size_t n, nfc_char *chars)
     }
     size_t end = a + 1;
     while (end < count && chars[end].ccc != 0) end++;
-    sort_marks(chars + a, end - a, chars + 4 * n);
+    sort_marks(chars + a, end - a, chars + 6 * n);
     a = end;
   }
   size_t kept = 0, starter = 0; /* composition: chars[0, kept) is the result so far */
   bool has_starter = false;
-  for (size_t i = 0; i < count; i++) {
+  if (!f.compose) kept = count;
+  for (size_t i = 0; f.compose && i < count; i++) {
     const nfc_char x = chars[i];
     /* x joins the last starter unless a character between them has a class of 0 or >= x's */
     if (has_starter && (kept == starter + 1 || chars[kept - 1].ccc < x.ccc)) {
@@ -742,37 +777,114 @@ static void put_nfc_stretch(buf *b, const uint8_t *s, size_t n, nfc_char *chars)
   }
 }
 
-/* Appends the NFC of s[0, n). */
-static void put_nfc(buf *b, const uint8_t *s, size_t n) {
+/* Whether nothing before c composes or reorders with c or what it decomposes to: a stretch
+ * of the text may start there. */
+static bool form_cut(uint32_t c, form f) {
+  if (nfc_class(c) != 0 || (f.compose && !nfc_quick_yes(c))) return false;
+  if (f.compose && !f.compat) return true; /* NFC: a Yes starter decomposes to Yes starters */
+  const uint32_t *pool = NULL;
+  const nfc_decomposition *d = decomposition(c, f.compat, &pool);
+  if (d == NULL) return true; /* Hangul syllables too: they start with a leading consonant */
+  const uint32_t first = pool[d->start];
+  return nfc_class(first) == 0 && (!f.compose || nfc_quick_yes(first));
+}
+
+/* Whether c is in the form already (alone): nothing to decompose, and (composing) NFC_Quick_Check
+ * Yes. */
+static bool form_stable(uint32_t c, form f) {
+  if (c < 0xA0 || c >= NFC_RAW_BYTE) return true;
+  if (c >= HANGUL_S && c < HANGUL_S + HANGUL_S_COUNT) return f.compose;
+  if (f.compose) {
+    if (!nfc_quick_yes(c)) return false;
+    return !f.compat || find_decomposition(compat_decomp, COMPAT_DECOMP_COUNT, c) == NULL;
+  }
+  const uint32_t *pool = NULL;
+  return decomposition(c, f.compat, &pool) == NULL;
+}
+
+/* Appends the form's normalization of s[0, n) (NFC, NFD, NFKD or NFKC). The text is cut before
+ * every code point of class 0 that nothing before it composes or reorders with (form_cut); a
+ * stretch of stable code points with their classes in order is copied as is (ASCII always is),
+ * the others are normalized. Ill-formed UTF-8 bytes pass through unchanged. */
+static void put_form(buf *b, const uint8_t *s, size_t n, form f) {
   size_t copied = 0, i = 0, len;
-  nfc_char *chars = NULL; /* 8 per byte: the longest decomposition is 4 code points, and as
-                             many of sorting scratch */
+  nfc_char *chars = NULL; /* 12 per byte: put_form_stretch's room */
   while (i < n) {
     const size_t start = i;
     uint32_t c = nfc_next(s + i, n - i, &len);
-    bool yes = nfc_quick_yes(c);
+    bool yes = form_stable(c, f);
     uint8_t last = nfc_class(c);
     for (i += len; i < n; i += len) {
       c = nfc_next(s + i, n - i, &len);
+      if (c < 0xA0) break; /* ASCII and C1 controls: a new stretch, stable */
       const uint8_t ccc = nfc_class(c);
-      const bool quick_yes = nfc_quick_yes(c);
-      if (ccc == 0 && quick_yes) break; /* a new stretch */
-      if (!quick_yes || (ccc != 0 && ccc < last)) yes = false;
+      if (form_cut(c, f)) break;
+      if (!form_stable(c, f) || (ccc != 0 && ccc < last)) yes = false;
       last = ccc;
     }
     if (!yes) {
       put(b, s + copied, start - copied);
-      if (chars == NULL) chars = malloc(8 * n * sizeof *chars);
+      if (chars == NULL) chars = malloc(12 * n * sizeof *chars);
       if (chars == NULL) {
         b->failed = true;
         return;
       }
-      put_nfc_stretch(b, s + start, i - start, chars);
+      put_form_stretch(b, s + start, i - start, chars, f);
       copied = i;
     }
   }
   put(b, s + copied, n - copied);
   free(chars);
+}
+
+/* ---------------------------------------------------------------- Lowercase */
+
+/* c lowercased by one code point (unicode_compat.h's runs), or c. */
+static uint32_t lower_of(uint32_t c) {
+  size_t lo = 0, hi = LOWER_RUN_COUNT; /* the first run whose last >= c */
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (lower_runs[mid].last < c)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == LOWER_RUN_COUNT || lower_runs[lo].first > c) return c;
+  const lower_run *r = &lower_runs[lo];
+  return (c - r->first) % r->stride == 0 ? (uint32_t)((int64_t)c + r->delta) : c;
+}
+
+/* Appends s[0, n) lowercased as tokenizers' Lowercase does (Rust's char::to_lowercase on each
+ * character: full mappings, U+0130 to "i\u0307", no final-sigma rule). Ill-formed UTF-8
+ * bytes pass through unchanged. */
+static void put_lowercase(buf *b, const uint8_t *s, size_t n) {
+  size_t copied = 0, len;
+  for (size_t i = 0; i < n; i += len) {
+    len = 1;
+    uint8_t u[4];
+    size_t size = 0;
+    if (s[i] < 0x80) {
+      if (s[i] < 'A' || s[i] > 'Z') continue;
+      u[0] = (uint8_t)(s[i] + ('a' - 'A'));
+      size = 1;
+    } else {
+      const uint32_t c = nfc_next(s + i, n - i, &len);
+      if (c >= NFC_RAW_BYTE) continue;
+      if (c == 0x130) {
+        put(b, s + copied, i - copied);
+        put(b, "i\xCC\x87", 3);
+        copied = i + len;
+        continue;
+      }
+      const uint32_t low = lower_of(c);
+      if (low == c) continue;
+      size = utf8(low, u);
+    }
+    put(b, s + copied, i - copied);
+    put(b, u, size);
+    copied = i + len;
+  }
+  put(b, s + copied, n - copied);
 }
 
 typedef struct cp {
@@ -1240,8 +1352,12 @@ static void normalized_stretch(enc *e, const uint8_t *p, size_t n, bool starts_t
     if (s->kind == NORM_PREPEND) {
       if (cur->n > 0) put(next, s->a.p, s->a.n);
       put(next, cur->p, cur->n);
-    } else if (s->kind == NORM_NFC) {
-      put_nfc(next, cur->p, cur->n);
+    } else if (s->kind >= NORM_NFC && s->kind <= NORM_NFKC) {
+      const form f = {.compat = s->kind == NORM_NFKD || s->kind == NORM_NFKC,
+                      .compose = s->kind == NORM_NFC || s->kind == NORM_NFKC};
+      put_form(next, cur->p, cur->n, f);
+    } else if (s->kind == NORM_LOWERCASE) {
+      put_lowercase(next, cur->p, cur->n);
     } else {
       put_replaced(next, cur->p, cur->n, s->a, s->b);
     }

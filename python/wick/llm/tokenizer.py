@@ -15,6 +15,10 @@ transformers, or a ``tokenizers.Tokenizer``) is one of:
   tokenizers' NFC exactly: the tables of Unicode 9.0, which tokenizers' normalization crate
   (unicode-normalization-alignments 0.1.12) has, so marks assigned after Unicode 9 stay
   unordered there and in wick (src/llm/unicode_nfc.h, scripts/gen_unicode_nfc.py);
+  likewise ``NFD``, ``NFKD`` and ``NFKC`` (Unicode 9.0 too: src/llm/unicode_compat.h,
+  scripts/gen_unicode_compat.py) and ``Lowercase`` (Rust's per-character lowercase of
+  Unicode 17.0), alone or in a ``Sequence`` with the normalizers above, for any of the
+  models here;
 * SentencePiece-style BPE (Llama 2, TinyLlama, Mistral, Phi-3, Gemma): no byte-level mapping,
   ``"\u2581"`` for spaces through a normalizer (``Prepend`` / ``Replace``, e.g. Llama 2's
   ``Sequence[Prepend("\u2581"), Replace(" ", "\u2581")]``, Gemma's ``Replace``) or a
@@ -27,8 +31,8 @@ with decoders among ``ByteLevel``, ``Replace``, ``ByteFallback``, ``Fuse``, ``St
 ``special`` flags. (A SentencePiece model given by scores, a tokenizer.model or a GGUF file,
 reaches wick through transformers, which derives its merges from the scores.) Other
 tokenizers (Unigram or WordPiece models; a Split on any other regex, or on Llama 3's / Qwen2's
-not isolated or not before a ByteLevel without its own split; NFKC, NFD, NFKD, lowercase and
-other normalizers; BPE dropout or subword affixes;
+not isolated or not before a ByteLevel without its own split; other normalizers (Strip,
+StripAccents, BertNormalizer, a Replace on a regex, ...); BPE dropout or subword affixes;
 ``single_word`` added tokens) are not packed: :func:`pack` says why, and the file then takes
 token ids.
 
@@ -41,7 +45,8 @@ u32 byte length and its bytes; a record is u32 kind, string a, string b, u32 x, 
     u32 M, then M merges (rank order): u32 left id, u32 right id, u32 merged id
     u32 S, then S added tokens: u32 id, u32 flags (1 normalized, 2 lstrip, 4 rstrip,
         8 special), string: the text matched (a normalized token's normalized content)
-    u32 N, then N normalizer records: 1 Prepend(a), 2 Replace(a -> b), 3 NFC
+    u32 N, then N normalizer records: 1 Prepend(a), 2 Replace(a -> b), 3 NFC, 4 NFD,
+        5 NFKD, 6 NFKC, 7 Lowercase
     the pre-tokenizer record: 0 none, 1 byte-level (x: 1 = digits one by one),
         2 Metaspace (a: the replacement, x: prepend scheme 0 never / 1 always / 2 first,
         y: split), 3 Split (a: the string, x: behavior 0 removed / 1 isolated / 2 merged
@@ -53,7 +58,7 @@ u32 byte length and its bytes; a record is u32 kind, string a, string b, u32 x, 
 
 (Version 1, written before SentencePiece-style tokenizers, is byte-level only: the added
 tokens' strings in the vocabulary, then their ids, nothing after; the C reader takes both.
-Pre-tokenizer kind 4 and normalizer kind 3 came later without a new version: files without
+Pre-tokenizer kind 4 and normalizer kinds 3-7 came later without a new version: files without
 them read as before, and an older runtime refuses a file with them as "an unknown
 pre-tokenizer" / "an unknown normalizer step".)
 """
@@ -69,7 +74,14 @@ METADATA_NAME = "wick_tokenizer"
 MAGIC = b"WTOK"
 VERSION = 2
 DIGITS_ONE_BY_ONE = 1
-NORM_PREPEND, NORM_REPLACE, NORM_NFC = 1, 2, 3
+NORM_PREPEND, NORM_REPLACE, NORM_NFC, NORM_NFD, NORM_NFKD, NORM_NFKC, NORM_LOWERCASE = range(1, 8)
+_FORMS = {
+    "NFC": NORM_NFC,
+    "NFD": NORM_NFD,
+    "NFKD": NORM_NFKD,
+    "NFKC": NORM_NFKC,
+    "Lowercase": NORM_LOWERCASE,
+}
 PRE_NONE, PRE_BYTE_LEVEL, PRE_METASPACE, PRE_SPLIT, PRE_REGEX_BYTE_LEVEL = 0, 1, 2, 3, 4
 # the Split regexes wick matches (by hand, src/llm/tokenizer.c regex_piece_end): the pattern
 # string exactly as tokenizer.json has it -> the record's x
@@ -131,9 +143,12 @@ def _normalizer(spec) -> list[bytes]:
         return [_record(NORM_PREPEND, spec["prepend"])]
     if kind == "Replace":
         return [_record(NORM_REPLACE, _string(spec["pattern"]), spec["content"])]
-    if kind == "NFC":
-        return [_record(NORM_NFC)]
-    raise _NotPacked(f"a {kind} normalizer (wick implements Prepend, Replace and NFC)")
+    if kind in _FORMS:
+        return [_record(_FORMS[kind])]
+    raise _NotPacked(
+        f"a {kind} normalizer (wick implements Prepend, Replace, NFC, NFD, NFKD, NFKC and "
+        "Lowercase)"
+    )
 
 
 def _pre_tokenizer(spec) -> tuple[bytes, bool]:
