@@ -464,7 +464,7 @@ WICK_KERNEL_API void wick_f32_conv_igemm(const wick_f32_gemm_kernel *kern, const
  * thread one tile of scores (rows x s floats). Each tile also starts at the first position
  * any of its rows sees (rounded down to the alignment; per batch the smallest when packed):
  * a sliding-window layer computes its window, not the positions before it. With
- * k->gemm_inplace (AVX2, AVX-512) and whole panels (dv and s multiples of NR, both using the
+ * k->gemm_inplace (AVX2, AVX-512, NEON) and whole panels (dv and s multiples of NR, both using the
  * main tile), nothing is packed: the kernels read the keys and values where they lie. */
 typedef struct wick_f32_attention {
   const wick_f32_kernels *k;
@@ -710,6 +710,14 @@ WICK_KERNEL_API void wick_f32_gemm_ukernel_1x8__neon(size_t mr, size_t nc, size_
                                                      const float *a, size_t a_stride,
                                                      const float *w, float *c, size_t c_stride,
                                                      float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_inplace_8x8__neon(size_t mr, size_t nc, size_t kc,
+                                                     const float *a, size_t a_stride,
+                                                     const float *b, size_t b_stride, float *c,
+                                                     size_t c_stride, float lo, float hi);
+WICK_KERNEL_API void wick_f32_gemm_inplace_1x8__neon(size_t mr, size_t nc, size_t kc,
+                                                     const float *a, size_t a_stride,
+                                                     const float *b, size_t b_stride, float *c,
+                                                     size_t c_stride, float lo, float hi);
 WICK_KERNEL_API void wick_f32_igemm_ukernel_8x8__neon(size_t mr, size_t nc, size_t kc, size_t ks,
                                                       const float *const *a, const float *w,
                                                       float *c, size_t c_stride, float lo,

@@ -135,6 +135,8 @@ static const wick_f32_kernels neon_kernels = {
     .hybrid_dwconv = wick_hybrid_dwconv__neon,
     .hybrid_rescale = wick_hybrid_rescale__neon,
     .select8 = wick_select8__neon,
+    .gemm_inplace = wick_f32_gemm_inplace_8x8__neon,
+    .gemm_inplace_1 = wick_f32_gemm_inplace_1x8__neon,
 };
 #endif
 

@@ -11,7 +11,7 @@
  *      window's first position; 0 for a causal mask); per batch the smallest;
  *   2. per batch (tasks over the threads): the key columns and value rows [start, e) packed
  *      (the batch's smallest start and largest extent) — or nothing, where the kernels read
- *      the cache in place (AVX2, AVX-512: wick_f32_attention.inplace), each tile
+ *      the cache in place (AVX2, AVX-512, NEON: wick_f32_attention.inplace), each tile
  *      from its own start;
  *   3. per batch and tile (tasks): the scores of the tile's rows over [start, e), the steps,
  *      the mask, the softmax, all on the tile while it is in L1, then the tile's output rows

@@ -160,6 +160,45 @@ static void test_gemm(const wick_f32_kernels *all) {
   }
 }
 
+/* The in-place tiles (wick_f32_kernels.gemm_inplace / gemm_inplace_1: the fused attention
+ * reads the key/value cache with them) against the main tile on the same b packed with a zero
+ * bias: the same bits (kernels.h), for every row count up to MR, whole panels of any count,
+ * k with and without a tail of 4, b rows wider than the call's columns, a clamp, and the
+ * output row padding left alone. */
+static void test_gemm_inplace(const wick_f32_kernels *all) {
+  if (all->gemm_inplace == NULL || all->gemm_inplace_1 == NULL) return;
+  const int before = failures;
+  const wick_f32_gemm_kernel *kern = &all->gemm;
+  const size_t nr = kern->nr;
+  static const size_t panels[] = {1, 2, 3, 4, 5, 9};
+  static const size_t depths[] = {1, 3, 4, 7, 64, 67};
+  for (size_t m = 1; m <= kern->mr; m++)
+    for (size_t ip = 0; ip < sizeof panels / sizeof panels[0]; ip++)
+      for (size_t ik = 0; ik < sizeof depths / sizeof depths[0]; ik++) {
+        const size_t nc = panels[ip] * nr, kc = depths[ik], b_stride = nc + 3 * nr + 5;
+        const size_t a_stride = kc + 2, c_stride = nc + 3;
+        const int act = (int)((m + ip + ik) % 3);
+        float *a = rand_buf(m * a_stride), *b = rand_buf(kc * b_stride);
+        float *packed = malloc(wick_f32_gemm_packed_size(nc, kc, nr) * sizeof(float));
+        wick_f32_gemm_pack_kn_strided(nc, kc, nr, b, b_stride, packed);
+        float *got = malloc(m * c_stride * sizeof(float));
+        float *want = malloc(m * c_stride * sizeof(float));
+        for (int one = 0; one < (m == 1 ? 2 : 1); one++) {
+          for (size_t i = 0; i < m * c_stride; i++) got[i] = want[i] = 12345.0f;
+          (one ? kern->gemm_1 : kern->gemm)(m, nc, kc, a, a_stride, packed, want, c_stride,
+                                            act_lo[act], act_hi[act]);
+          (one ? all->gemm_inplace_1 : all->gemm_inplace)(m, nc, kc, a, a_stride, b, b_stride, got,
+                                                          c_stride, act_lo[act], act_hi[act]);
+          checks++;
+          if (memcmp(got, want, m * c_stride * sizeof(float)) != 0)
+            fail("%s gemm_inplace%s m=%zu nc=%zu kc=%zu act=%d: not the packed tile's bits",
+                 all->isa, one ? "_1" : "", m, nc, kc, act);
+        }
+        free(a), free(b), free(packed), free(got), free(want);
+      }
+  printf("%s gemm in place (%zux%zu, 1x%zu): %s\n", all->isa, kern->mr, nr, nr, verdict(before));
+}
+
 /* ------------------------------------------------------------------ CONV_2D (igemm) */
 
 static void conv_magnitudes(const wick_conv_shape *s, const float *in, const float *f,
@@ -1516,6 +1555,7 @@ int main(void) {
       continue;
     }
     test_gemm(kern);
+    test_gemm_inplace(kern);
     test_conv(kern);
     test_gemm_tails(kern);
     test_winograd(kern);

@@ -17,6 +17,13 @@
  *
  * Clamp and NaN: vmaxq/vminq return NaN when either operand is NaN, so NaN
  * passes through as in the reference kernels.
+ *
+ * In place (wick_f32_gemm_inplace_fn: the fused attention reads the key/value cache where it
+ * lies): the same chains on an unpacked b, k rows b_stride apart, each output one FMA chain
+ * over k in k order from +0 (a packed zero bias), so the same bits as the 8x8 and 1x8 kernels
+ * on packed panels. The tile takes only the call's rows (a decode step's few query rows per
+ * key/value head compute no repeated rows) and, with fewer rows, several panels at once:
+ * 1-2 rows x 32 columns, 3-4 x 16, 5-8 x 8 (at most 16 accumulators, 8 weight vectors).
  */
 #include <arm_neon.h>
 
@@ -164,6 +171,88 @@ void wick_f32_gemm_ukernel_1x8__neon(size_t mr, size_t nc, size_t kc, const floa
                                      float lo, float hi) {
   (void)mr;
   gemm_body(1, 1, nc, kc, a, a_stride, w, c, c_stride, lo, hi);
+}
+
+/* Columns [j, j + 8 NP) of rows ap[0 .. MR) on an unpacked b (see the header). */
+ALWAYS_INLINE void inplace_panels(size_t MR, size_t NP, size_t kc, const float *const *ap,
+                                  const float *b, size_t b_stride, float *const *cp, size_t j,
+                                  float32x4_t vlo, float32x4_t vhi) {
+  float32x4_t acc[MAX_MR][8];
+  for (size_t i = 0; i < MR; i++)
+    for (size_t v = 0; v < 2 * NP; v++) acc[i][v] = vdupq_n_f32(0.0f);
+  const float *w = b + j;
+  size_t k = 0;
+  for (; k + 4 <= kc; k += 4) {
+    float32x4_t a[MAX_MR];
+#pragma GCC unroll 8
+    for (size_t i = 0; i < MR; i++) a[i] = vld1q_f32(ap[i] + k);
+#define WICK_NEON_INPLACE_STEP(L)                                                              \
+  do {                                                                                         \
+    float32x4_t wv_[8];                                                                        \
+    _Pragma("GCC unroll 8") for (size_t v = 0; v < 2 * NP; v++) wv_[v] = vld1q_f32(w + 4 * v); \
+    w += b_stride;                                                                             \
+    _Pragma("GCC unroll 8") for (size_t i = 0; i < MR; i++)                                    \
+        _Pragma("GCC unroll 8") for (size_t v = 0; v < 2 * NP; v++) acc[i][v] =                \
+            vfmaq_laneq_f32(acc[i][v], wv_[v], a[i], L);                                       \
+  } while (0)
+    WICK_NEON_INPLACE_STEP(0);
+    WICK_NEON_INPLACE_STEP(1);
+    WICK_NEON_INPLACE_STEP(2);
+    WICK_NEON_INPLACE_STEP(3);
+#undef WICK_NEON_INPLACE_STEP
+  }
+  for (; k < kc; k++, w += b_stride) {
+#pragma GCC unroll 8
+    for (size_t i = 0; i < MR; i++) {
+      const float32x4_t a = vld1q_dup_f32(ap[i] + k);
+#pragma GCC unroll 8
+      for (size_t v = 0; v < 2 * NP; v++) acc[i][v] = vfmaq_f32(acc[i][v], a, vld1q_f32(w + 4 * v));
+    }
+  }
+  for (size_t i = MR; i-- > 0;)
+    for (size_t v = 0; v < 2 * NP; v += 2)
+      store_row(cp[i] + j + 4 * v, NR, clamp(acc[i][v], vlo, vhi), clamp(acc[i][v + 1], vlo, vhi));
+}
+
+/* The call's MR rows over nc columns (a multiple of 8): NP panels at a time, then one. */
+ALWAYS_INLINE void inplace_body(size_t MR, size_t nc, size_t kc, const float *a, size_t a_stride,
+                                const float *b, size_t b_stride, float *c, size_t c_stride,
+                                float lo, float hi) {
+  const size_t NP = MR <= 2 ? 4 : (MR <= 4 ? 2 : 1);
+  const float *ap[MAX_MR];
+  float *cp[MAX_MR];
+  for (size_t i = 0; i < MR; i++) {
+    ap[i] = a + i * a_stride;
+    cp[i] = c + i * c_stride;
+  }
+  const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
+  size_t j = 0;
+  for (; j + NP * NR <= nc; j += NP * NR)
+    inplace_panels(MR, NP, kc, ap, b, b_stride, cp, j, vlo, vhi);
+  for (; j + NR <= nc; j += NR) inplace_panels(MR, 1, kc, ap, b, b_stride, cp, j, vlo, vhi);
+}
+
+void wick_f32_gemm_inplace_8x8__neon(size_t mr, size_t nc, size_t kc, const float *a,
+                                     size_t a_stride, const float *b, size_t b_stride, float *c,
+                                     size_t c_stride, float lo, float hi) {
+  switch (mr) {
+    case 1: inplace_body(1, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 2: inplace_body(2, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 3: inplace_body(3, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 4: inplace_body(4, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 5: inplace_body(5, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 6: inplace_body(6, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    case 7: inplace_body(7, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+    default: inplace_body(8, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi); break;
+  }
+}
+
+/* The one-row kernel on an unpacked b: wick_f32_gemm_ukernel_1x8__neon's chains. */
+void wick_f32_gemm_inplace_1x8__neon(size_t mr, size_t nc, size_t kc, const float *a,
+                                     size_t a_stride, const float *b, size_t b_stride, float *c,
+                                     size_t c_stride, float lo, float hi) {
+  (void)mr;
+  inplace_body(1, nc, kc, a, a_stride, b, b_stride, c, c_stride, lo, hi);
 }
 
 void wick_f32_igemm_ukernel_8x8__neon(size_t mr, size_t nc, size_t kc, size_t ks,
