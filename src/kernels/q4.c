@@ -127,15 +127,23 @@ const wick_q4_kernel *wick_q4_kernel_avx2(void) {
 }
 
 #if defined(__aarch64__)
-/* (designated: the sums kernels only; any other entry of the struct is NULL) */
+/* (designated: neither has a vector row quantization, NULL) */
 static const wick_q4_kernel neon_kernel = {.isa = "neon",
                                            .row_bytes = wick_q4_row_bytes__neon,
                                            .prepare = wick_q4_prepare__neon,
-                                           .sums = wick_q4_sums__neon};
+                                           .sums = wick_q4_sums__neon,
+                                           .unpacked_bytes = wick_q4_unpacked_bytes__neon,
+                                           .unpack = wick_q4_unpack__neon,
+                                           .gemm = wick_q4_gemm__neon,
+                                           .gemv = wick_q4_gemv__neon};
 static const wick_q4_kernel neondot_kernel = {.isa = "neondot",
                                               .row_bytes = wick_q4_row_bytes__neondot,
                                               .prepare = wick_q4_prepare__neondot,
-                                              .sums = wick_q4_sums__neondot};
+                                              .sums = wick_q4_sums__neondot,
+                                              .unpacked_bytes = wick_q4_unpacked_bytes__neondot,
+                                              .unpack = wick_q4_unpack__neondot,
+                                              .gemm = wick_q4_gemm__neondot,
+                                              .gemv = wick_q4_gemv__neondot};
 #endif
 
 const wick_q4_kernel *wick_q4_kernel_neon(void) {

@@ -86,7 +86,8 @@ WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_avx2(void);
 /* The AVX2 kernel with the GEMM form on AVX-512 VNNI (VPDPBUSD on 256-bit vectors, eight
  * rows per unpacked chunk), NULL on CPUs without AVX-512 VNNI + VL. */
 WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_avx512vnni(void);
-/* The AArch64 kernels (blocks of a multiple of 32 values; neondot with SDOT), NULL on other
+/* The AArch64 kernels (blocks of a multiple of 32 values; neondot with SDOT; both with the GEMM
+ * and one-row forms), NULL on other
  * CPUs or architectures (or, for neondot, without the dot-product extension). */
 WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_neon(void);
 WICK_Q4_API const wick_q4_kernel *wick_q4_kernel_neondot(void);
@@ -118,14 +119,28 @@ WICK_Q4_API void wick_q4_gemm__avx512vnni(size_t m, size_t k, size_t bs, const v
                                           size_t out_stride);
 
 /* (defined in neon/q4_blocks.c and neondot/q4_blocks.c: neon/q4_blocks.h) */
-#define WICK_DECLARE_Q4_NEON(ISA)                                                             \
-  WICK_Q4_API size_t wick_q4_row_bytes__##ISA(size_t k, size_t bs);                           \
-  WICK_Q4_API void wick_q4_prepare__##ISA(size_t k, size_t bs, const int16_t *xd, int32_t zp, \
-                                          void *row);                                         \
-  WICK_Q4_API void wick_q4_sums__##ISA(size_t m, size_t k, size_t bs, const void *rows,       \
-                                       size_t row_stride, size_t cols, const uint8_t *w4,     \
-                                       int32_t *sums);
+#define WICK_DECLARE_Q4_NEON(ISA)                                                                 \
+  WICK_Q4_API size_t wick_q4_row_bytes__##ISA(size_t k, size_t bs);                               \
+  WICK_Q4_API void wick_q4_prepare__##ISA(size_t k, size_t bs, const int16_t *xd, int32_t zp,     \
+                                          void *row);                                             \
+  WICK_Q4_API void wick_q4_sums__##ISA(size_t m, size_t k, size_t bs, const void *rows,           \
+                                       size_t row_stride, size_t cols, const uint8_t *w4,         \
+                                       int32_t *sums);                                            \
+  WICK_Q4_API void wick_q4_gemv__##ISA(size_t k, size_t bs, const void *row, float row_scale,     \
+                                       const uint8_t *w4, const float *scales, const float *bias, \
+                                       float lo, float hi, float *out);
 WICK_DECLARE_Q4_NEON(neon)
 WICK_DECLARE_Q4_NEON(neondot)
+/* the GEMM form (neon/q4_blocks.h: SDOT by element, or widening multiplies without it) */
+#define WICK_DECLARE_Q4_NEON_GEMM(ISA)                                                            \
+  WICK_Q4_API size_t wick_q4_unpacked_bytes__##ISA(size_t k, size_t bs);                          \
+  WICK_Q4_API void wick_q4_unpack__##ISA(size_t k, size_t bs, const uint8_t *w4, void *unpacked); \
+  WICK_Q4_API void wick_q4_gemm__##ISA(size_t m, size_t k, size_t bs, const void *rows,           \
+                                       size_t row_stride, const float *row_scales,                \
+                                       const void *unpacked, const float *scales,                 \
+                                       const float *bias, float lo, float hi, float *out,         \
+                                       size_t out_stride);
+WICK_DECLARE_Q4_NEON_GEMM(neon)
+WICK_DECLARE_Q4_NEON_GEMM(neondot)
 
 #endif /* WICK_KERNELS_Q4_H */

@@ -1,7 +1,7 @@
 """Blockwise int4 FULLY_CONNECTED (TFLite's BlockwiseQuantization, as wick.llm's "int4" writes
 it; src/ops/fully_connected.c): several input rows (an LLM's prefill) run the kernel's GEMM form
 (src/kernels/q4.h: a group of eight outputs unpacked once, the float steps in the kernel), one
-row the one-row form (AVX2: the weights as they lie, kernel "blockwise int4 gemv") or the
+row the one-row form (AVX2, AArch64: the weights as they lie, kernel "blockwise int4 gemv") or the
 per-output block sums. Both must give the bytes of the portable path
 (WICK_FORCE_REFERENCE=1: the reference block sums and the op's float code) — for blocks of 32
 to 256 values, 1 to 64 rows, output counts that are and are not multiples of eight, with and
