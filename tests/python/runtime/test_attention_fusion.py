@@ -225,9 +225,9 @@ def _float_isa() -> str | None:
 def test_fused_attention_reads_the_cache_in_place(shape, monkeypatch):
     """Where the kernels have an in-place form (AVX2, panels of 16; AVX-512, panels of 32 and
     the main 7x32 tile, so a value width of 16 or less, which takes the narrow 14x16 tile,
-    packs; NEON packs) and the panels are whole (the cache length and dv multiples of the panel
-    width), the fused attention reads the keys and values where they lie: kernel "attention in
-    place". Else it packs them."""
+    packs; NEON, panels of 8, is checked under qemu: test_aarch64_qemu.py) and the panels
+    are whole (the cache length and dv multiples of the panel width), the fused attention reads
+    the keys and values where they lie: kernel "attention in place". Else it packs them."""
     b, m, d, s, dv = shape
     data, names = attention_model(b, m, d, s, dv)
     _, _, kernels, _ = run(data, feeds(b, m, d, s, dv, causal_mask(m, s, 5)), names, monkeypatch)
