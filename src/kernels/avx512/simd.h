@@ -118,6 +118,13 @@ SIMD_INLINE vf vload_bytes(const void *p, size_t n, bool is_unsigned) {
 /* v * 2^n for integral n (any range: overflows to inf, underflows through
  * the denormals to 0, NaN stays NaN). */
 SIMD_INLINE vf vscale2(vf v, vf n) { return _mm512_scalef_ps(v, n); }
+/* table[i & 15] for the integer i in the low bits of each lane of `bits` (VPERMPS): one
+ * instruction, so template/elementwise.h's LOGISTIC takes exp from a 16-entry table. */
+#define SIMD_HAS_LUT16 1
+SIMD_INLINE vf vlut16(vf bits, vf table) {
+  return _mm512_permutexvar_ps(_mm512_castps_si512(bits), table);
+}
+SIMD_INLINE vf vload_table16(const float *t) { return _mm512_loadu_ps(t); }
 /* Sign bit of `s` on the magnitude of `m`. */
 SIMD_INLINE vf vcopysign(vf m, vf s) {
   const __m512i sign = _mm512_set1_epi32((int32_t)0x80000000u);

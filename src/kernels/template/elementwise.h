@@ -22,7 +22,8 @@
  *              (Cody-Waite, two constants), p the degree-7 Taylor-like
  *              minimax of Cephes' expf; scaled by vscale2. <= 3 ulp;
  *              overflow to +inf above 88.72284, 0 below -103.97, NaN -> NaN.
- *   LOGISTIC   e = exp(-|x|); (x >= 0 ? 1 : e) / (1 + e), one division;
+ *   LOGISTIC   e = exp(-|x|) (on AVX-512 from a 16-entry table of 2^(i/16) and
+ *              a cubic, v_exp_nonpositive); (x >= 0 ? 1 : e) / (1 + e), one division;
  *              LiteRT's cutoffs kept: x < -9 -> exp(x), x > 16.619 -> 1.
  *              <= 4 ulp.
  *   SILU       x * LOGISTIC(x) (the LOGISTIC + MUL pattern fused). <= 5 ulp
@@ -90,6 +91,34 @@ ALWAYS_INLINE vf v_exp(vf x) {
   return vscale2(v_exp_poly(x, nc), nc);
 }
 
+#ifdef SIMD_HAS_LUT16
+/* 2^(i/16), i = 0..15, rounded to float. */
+static const float exp2_sixteenths[16] = {1.000000000e+00f, 1.044273734e+00f, 1.090507746e+00f,
+                                          1.138788581e+00f, 1.189207077e+00f, 1.241857767e+00f,
+                                          1.296839595e+00f, 1.354255557e+00f, 1.414213538e+00f,
+                                          1.476826191e+00f, 1.542210817e+00f, 1.610490322e+00f,
+                                          1.681792855e+00f, 1.756252170e+00f, 1.834008098e+00f,
+                                          1.915206552e+00f};
+
+/* exp(x) for x <= 0 (or NaN) where simd.h has a 16-entry table lookup (AVX-512's VPERMPS):
+ * n = round(x * 16 / ln2) (the 1.5 * 2^23 bias leaves n in the sum's low bits, which pick the
+ * table entry 2^((n mod 16) / 16)), r = x - n ln2/16 (Cody-Waite, two constants) in
+ * [-ln2/32, ln2/32], exp(r) = 1 + r + r^2/2 + r^3/6 (the next term is below 2^-26 there),
+ * scaled by 2^floor(n / 16) (VSCALEFPS: exact, denormal results included). Fewer operations
+ * than the degree-7 polynomial over [-ln2/2, ln2/2] (SILU's exp is most of its time), and
+ * within about 1 ulp. */
+ALWAYS_INLINE vf v_exp_nonpositive(vf x) {
+  x = vmax(vset1(-104.0f), x); /* NaN passes */
+  const vf magic = vset1(12582912.0f);
+  const vf t = vfma(x, vset1(23.0831203f), magic);
+  const vf n = vsub(t, magic);
+  vf r = vfnma(n, vset1(0.693359375f / 16.0f), x);
+  r = vfnma(n, vset1(-2.12194440e-4f / 16.0f), r);
+  const vf entry = vlut16(t, vload_table16(exp2_sixteenths));
+  const vf q = vfma(vfma(vset1(0.16666667f), r, vset1(0.5f)), vmul(r, r), r); /* exp(r) - 1 */
+  return vscale2(vfma(entry, q, entry), vmul(n, vset1(0.0625f)));
+}
+#else
 /* v_exp for x <= 0 (or NaN): the same bits without the checks that only x > 0 can fail (the
  * range test's n > 127, the clamp at 89). */
 ALWAYS_INLINE vf v_exp_nonpositive(vf x) {
@@ -103,6 +132,7 @@ ALWAYS_INLINE vf v_exp_nonpositive(vf x) {
   const vf nc = vround(vmul(x, vset1(1.44269504088896341f)));
   return vscale2(v_exp_poly(x, nc), nc);
 }
+#endif
 
 /* -|x| (NaN stays NaN): one instruction where simd.h defines vnegabs. */
 #ifndef SIMD_HAS_NEGABS
