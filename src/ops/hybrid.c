@@ -62,6 +62,7 @@ wick_status wick_hybrid_gemm_prepare(wick_op_ctx *ctx, wick_hybrid_gemm *h, size
     }
   }
   h->m = m, h->n = n, h->k = k;
+  h->rows_u8 = false; /* the op sets it when it writes its rows so */
   h->q8 = q8;
   h->f32 = wick_f32_kernels_select(false);
   h->packed = packed;
