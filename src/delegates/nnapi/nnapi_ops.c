@@ -1247,7 +1247,16 @@ bool wick_nnapi_map_node(const nnapi_library *lib, const wick_delegate_graph *gr
     case TFL_CAST: {
       const wick_tensor *x = nn_tensor(c, nn_in_index(c, 0));
       if (x != NULL && wick_tensor_dtype(x) == WICK_DTYPE_FLOAT16) return map_float16_to_float32(c);
-      DECLINE("%s other than float16 to float32 (NNAPI does not state how CAST rounds)", c->op);
+      const wick_tensor *y = nn_tensor(c, nn_out_index(c, 0));
+      wick_dtype from = x ? wick_tensor_dtype(x) : WICK_DTYPE_FLOAT32,
+                 to = y ? wick_tensor_dtype(y) : WICK_DTYPE_FLOAT32;
+      if (wick_dtype_size(from) == 8 || wick_dtype_size(to) == 8)
+        DECLINE("%s from %s to %s (NNAPI has no 64-bit types)", c->op, wick_dtype_name(from),
+                wick_dtype_name(to));
+      DECLINE(
+          "%s from %s to %s (NNAPI here: float16 to float32; its CAST does not state how it "
+          "rounds or saturates)",
+          c->op, wick_dtype_name(from), wick_dtype_name(to));
     }
     case TFL_BATCH_MATMUL: return nn_map_batch_matmul(c);
     case TFL_GELU: return nn_map_gelu(c);
