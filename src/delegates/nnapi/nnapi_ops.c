@@ -993,13 +993,13 @@ static bool map_slice(map_ctx *c) {
   return nn_operation_to(c, ANEURALNETWORKS_SLICE, ops, 3, oi);
 }
 
-/* STRIDED_SLICE (28). TFLite's spec (constant begin, end, strides; begin, end and shrink masks)
- * is resolved here as LiteRT resolves it — per axis the first element, the stride and the count
- * (negative indices from the end, clamping, the masks) — and handed to NNAPI in a form with
- * nothing left to interpret: begin the first element, end just past the last one (for a
- * negative stride that reaches element 0: the end mask bit), no begin mask, a shrunk axis as
- * [begin, begin + 1) with stride 1. TFLite's ellipsis and new-axis masks and its offset form
- * have no NNAPI counterpart: declined. */
+/* STRIDED_SLICE (28; below it an EMBEDDING_LOOKUP of the selected rows). TFLite's spec (constant
+ * begin, end, strides; begin, end and shrink masks) is resolved here as LiteRT resolves it — per
+ * axis the first element, the stride and the count (negative indices from the end, clamping, the
+ * masks) — and handed to NNAPI in a form with nothing left to interpret: begin the first element,
+ * end just past the last one (for a negative stride that reaches element 0: the end mask bit), no
+ * begin mask, a shrunk axis as [begin, begin + 1) with stride 1. TFLite's ellipsis and new-axis
+ * masks and its offset form have no NNAPI counterpart: declined. */
 static bool map_strided_slice(map_ctx *c) {
   int32_t ii, oi;
   nn_type in, out;
@@ -1028,8 +1028,8 @@ static bool map_strided_slice(map_ctx *c) {
   int shrink_mask = nn_option_int(c, WICK_OPTION_SHRINK_AXIS_MASK, 0) & (int)low;
   if (nn_option_int(c, WICK_OPTION_OFFSET, 0))
     DECLINE("%s in its offset form (end counted from begin: NNAPI's has none)", c->op);
-  NEED_LEVEL(28, "STRIDED_SLICE");
   int32_t nb_[4], ne_[4], ns_[4];
+  int64_t step_[4], count_[4];
   int32_t nn_end_mask = 0;
   size_t out_axis = 0;
   for (size_t k = 0; k < r; k++) {
@@ -1068,6 +1068,8 @@ static bool map_strided_slice(map_ctx *c) {
       if (count == 0) DECLINE("%s selects nothing (NNAPI: no empty tensors)", c->op);
     }
     int64_t last = start + (count - 1) * s;
+    step_[k] = s;
+    count_[k] = count;
     nb_[k] = (int32_t)start;
     ns_[k] = shrink ? 1 : (int32_t)s;
     if (shrink || s > 0) {
@@ -1085,7 +1087,62 @@ static bool map_strided_slice(map_ctx *c) {
     }
   }
   if (out_axis != nn_rank(y)) DECLINE("%s: the prepared output shape is not the slice's", c->op);
+  /* below 28: the input viewed as [rows, inner] (inner: the trailing axes taken whole), an
+   * EMBEDDING_LOOKUP (27) of the selected rows in order, a RESHAPE to the output — a copy */
+  bool lookup = c->level < 28;
+  size_t t = r;
+  while (t > 0 && nb_[t - 1] == 0 && step_[t - 1] == 1 && count_[t - 1] == nn_dim(x, t - 1)) t--;
+  uint64_t rows_in = 1, rows_out = 1, inner = 1;
+  for (size_t k = 0; k < r; k++) {
+    if (k < t) {
+      rows_in *= (uint64_t)nn_dim(x, k);
+      rows_out *= (uint64_t)count_[k];
+    } else {
+      inner *= (uint64_t)nn_dim(x, k);
+    }
+  }
+  if (lookup) {
+    if (rows_out > NN_LOOKUP_MAX_ROWS || rows_in > INT32_MAX || inner > INT32_MAX)
+      NEED_LEVEL(28, "STRIDED_SLICE (of this many rows, below 28)");
+    NOTE(
+        "STRIDED_SLICE as EMBEDDING_LOOKUP of the selected rows (NNAPI's STRIDED_SLICE is "
+        "level 28): a copy, exact");
+  }
   if (c->b == NULL) return true;
+  if (lookup) {
+    int32_t *index = malloc((size_t)rows_out * sizeof *index);
+    if (index == NULL) DECLINE("out of memory building %s", c->op);
+    uint64_t in_stride[4] = {0, 0, 0, 0}, stride = 1;
+    for (size_t k = t; k-- > 0;) {
+      in_stride[k] = stride;
+      stride *= (uint64_t)nn_dim(x, k);
+    }
+    for (uint64_t o = 0; o < rows_out; o++) {
+      uint64_t rest = o;
+      int64_t row = 0;
+      for (size_t k = t; k-- > 0;) { /* the output's index j over count_[k], last axis fastest */
+        int64_t j = (int64_t)(rest % (uint64_t)count_[k]);
+        rest /= (uint64_t)count_[k];
+        row += (nb_[k] + j * step_[k]) * (int64_t)in_stride[k];
+      }
+      index[o] = (int32_t)row;
+    }
+    const uint32_t view[2] = {(uint32_t)rows_in, (uint32_t)inner};
+    const uint32_t picked_dims[2] = {(uint32_t)rows_out, (uint32_t)inner};
+    int32_t ops[2];
+    ops[0] = nn_const_i32_vector(c, index, (uint32_t)rows_out);
+    free(index);
+    ops[1] = nn_reshaped(c, nn_graph_operand(c, ii), in, view, 2);
+    int32_t picked = nn_temp_operand(c, in, picked_dims, 2);
+    if (!nn_operation(c, ANEURALNETWORKS_EMBEDDING_LOOKUP, ops, 2, &picked, 1)) return false;
+    uint32_t yd[4];
+    uint32_t yr = nn_dims_of(c, oi, yd);
+    int32_t shape[4];
+    for (uint32_t d = 0; d < yr; d++) shape[d] = (int32_t)yd[d];
+    ops[0] = picked;
+    ops[1] = nn_const_i32_vector(c, shape, yr);
+    return nn_operation_to(c, ANEURALNETWORKS_RESHAPE, ops, 2, oi);
+  }
   int32_t ops[7];
   ops[0] = nn_graph_operand(c, ii);
   ops[1] = nn_const_i32_vector(c, nb_, (uint32_t)r);
