@@ -21,7 +21,8 @@
  * output zero point and clamp to the fused activation's range; FULLY_CONNECTED
  * rescales its accumulator in double; ADD/SUB scale both sides to 2^20 steps;
  * quantized SOFTMAX uses the gemmlowp fixed-point exp and reciprocal; LOGISTIC
- * and TANH evaluate the float function per input value. Written here, not
+ * and TANH evaluate the float function per input value; PRELU forms its two
+ * real multipliers in double, as that CPU path does (TFLite: in float). Written here, not
  * taken from wick: a wick kernel bug and a test-runtime bug would have to be
  * the same bug to hide.
  */
