@@ -87,12 +87,14 @@ asan: $(VENV)/.installed
 
 # AArch64: cross-compile (Debian: gcc-aarch64-linux-gnu libc6-dev-arm64-cross, which
 # apt will not keep beside gcc-multilib) and run the C tests, NEON kernels included,
-# under qemu-aarch64 (Debian: qemu-user).
+# under qemu-aarch64 (Debian: qemu-user), then the NEON LLM kernels as whole operators
+# (tests/python/runtime/test_aarch64_qemu.py, which `make test` skips when this build is stale).
 test-aarch64:
 	cmake -S . -B build-aarch64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
 	  -DCMAKE_BUILD_TYPE=Release -DWICK_WERROR=ON >/dev/null
 	cmake --build build-aarch64 -j $(JOBS)
 	ctest --test-dir build-aarch64 --output-on-failure -j $(JOBS)
+	$(PY) -m pytest -q -p no:cacheprovider tests/python/runtime/test_aarch64_qemu.py
 
 lint: $(VENV)/.installed
 	$(PY) scripts/check_layers.py

@@ -12,8 +12,9 @@ build-aarch64/) under qemu-aarch64, as whole operators:
   models, with SDOT (qemu's default CPU) and without (QEMU_CPU=cortex-a72: plain NEON), at 1
   and 3 threads: the bytes of the portable path (WICK_FORCE_REFERENCE=1).
 
-qemu's timings mean nothing: nothing here is timed. Skipped, with the reason, where
-qemu-aarch64 or the AArch64 build is missing."""
+qemu's timings mean nothing: nothing here is timed. `make test-aarch64` runs this file after
+the cross build; elsewhere it is skipped, with the reason, where qemu-aarch64 or the AArch64
+build is missing or older than the C sources."""
 
 from __future__ import annotations
 
@@ -32,10 +33,23 @@ ROOT = Path(__file__).resolve().parents[3]
 WICK = ROOT / "build-aarch64" / "wick"
 SYSROOT = "/usr/aarch64-linux-gnu"
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("qemu-aarch64") is None or not WICK.exists(),
-    reason="needs qemu-aarch64 and build-aarch64/wick (make test-aarch64)",
-)
+
+def _why_not_runnable():
+    """Why this module cannot run here, or None: qemu missing, no AArch64 build, or a build
+    older than the C sources (a stale binary would test yesterday's kernels)."""
+    if shutil.which("qemu-aarch64") is None:
+        return "needs qemu-aarch64 (Debian: qemu-user)"
+    if not WICK.exists():
+        return "needs build-aarch64/wick (make test-aarch64 builds it)"
+    built = WICK.stat().st_mtime
+    newer = [p for p in (ROOT / "src").rglob("*.[ch]") if p.stat().st_mtime > built]
+    if newer:
+        return f"build-aarch64/wick is older than {newer[0].relative_to(ROOT)} (make test-aarch64)"
+    return None
+
+
+_WHY_NOT = _why_not_runnable()
+pytestmark = pytest.mark.skipif(_WHY_NOT is not None, reason=_WHY_NOT or "")
 
 
 def _wick(args, env_extra=None):
