@@ -289,9 +289,10 @@ def _interleave(workers: list[Worker], res: dict, opts) -> None:
     """Warm-up, then rounds: in each, every peer's turn is opts.lead_in untimed inferences and
     one timed one, in an order rotated every round.  The lead-in makes every timed run follow
     the same peer's own run (the steady state that ``wick bench`` and LiteRT's benchmark tool
-    measure), not another peer's: a run right after another process's long turn is slower
-    (caches holding the other's data, idle threads and vCPUs asleep), and with peers of very
-    different speeds that hits the faster one far more (bench/README.md).  Without a lead-in the
+    measure), not another peer's: a run right after another process's long turn can be slower
+    (caches holding the other's data, idle threads and vCPUs asleep), and how long that turn was
+    depends on the peer and the file, so two files of one runtime were not measured alike
+    (bench/README.md).  Without a lead-in the
     runs that followed another peer's turn are also summarized apart (``after_other``)."""
     est = {}
     alive = []

@@ -73,8 +73,7 @@ def _lead_in_text(lead_in: int) -> str:
     return (
         f"{runs} and then one timed one, so that every timed run follows the same peer's own "
         "run (the steady state that `wick bench` and LiteRT's benchmark tool measure) and not "
-        "another peer's turn, which let the caches and idle threads go cold by an amount that "
-        "depends on how long that other peer ran (see bench/README.md)"
+        "another peer's turn, whose length depends on that peer and file (see bench/README.md)"
     )
 
 
