@@ -38,7 +38,10 @@
  * the reference machine, 256 KiB-2 MiB on most others). */
 #define BLOCK_BYTES ((size_t)384 * 1024)
 
-static size_t column_block(size_t n, size_t k, size_t nr) {
+static size_t column_block(size_t m, size_t mr, size_t n, size_t k, size_t nr) {
+  /* One row tile reads each weight once whatever the blocks: one block, so the one-row kernel
+   * can walk several panels at once (split() still halves it for two tasks). */
+  if (m <= mr) return n;
   size_t panel_bytes = (k + 1) * nr * sizeof(float);
   size_t panels = BLOCK_BYTES / panel_bytes;
   if (panels < 1) panels = 1;
@@ -87,7 +90,7 @@ void wick_f32_epilogue_run(const wick_f32_epilogue *ep, size_t rows, size_t cols
  * MR-aligned, so every output is computed by the same microkernel call as in
  * one serial pass. */
 static size_t split(wick_f32_gemm_tasks *t, uint64_t grain) {
-  t->nb = column_block(t->n, t->k, t->kern->nr);
+  t->nb = column_block(t->m, t->kern->mr, t->n, t->k, t->kern->nr);
   t->col_blocks = t->n == 0 ? 0 : (t->n + t->nb - 1) / t->nb;
   t->tiles = (t->m + t->kern->mr - 1) / t->kern->mr;
   uint64_t tile_work = (uint64_t)t->kern->mr * t->nb * (t->k ? t->k : 1);

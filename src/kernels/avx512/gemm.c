@@ -15,6 +15,11 @@
  * activation) runs on the accumulators before the store; columns past nc
  * are computed on zero padding and masked off at the store.
  *
+ * A last 32-wide panel with at most 16 columns left (N = 40, 48, 72, 144, 240) runs its
+ * first 16 columns only. The 1x32 kernel walks 4 whole panels at once (8 chains, weights
+ * prefetched: a single-row GEMV reads each weight once, at the load rate, not the FMA
+ * latency). Neither changes any output's chain of FMAs: the same bits.
+ *
  * Rows past mr repeat the last valid row (same input, same output pointer),
  * so one code path serves every mr; they cost FMAs but store nothing new.
  *
@@ -88,6 +93,15 @@ ALWAYS_INLINE void gemm_body(size_t MR, size_t NV, size_t mr, size_t nc, size_t 
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   for (;;) {
     __m512 acc[MAX_MR][2];
+    if (NV == 2 && nc <= 16) {
+      /* a last panel at most half used (N = 40, 48, 72, 144, 240): its first 16 columns
+       * only, k rows still NR apart; the same chains, without the FMAs of the padding */
+      init_tile(MR, 1, acc, w);
+      w += NR;
+      ACCUMULATE_STEP(MR, 1, ap, kc, w, NR, acc);
+      store_tile(MR, 1, acc, cp, nc, vlo, vhi);
+      break;
+    }
     init_tile(MR, NV, acc, w);
     w += NR;
     ACCUMULATE(MR, NV, ap, kc, w, acc);
@@ -110,9 +124,22 @@ ALWAYS_INLINE void igemm_body(size_t MR, size_t NV, size_t IND, size_t mr, size_
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   for (;;) {
     __m512 acc[MAX_MR][2];
+    const float *const *ind = a;
+    if (NV == 2 && nc <= 16) { /* a last panel at most half used: as in gemm_body */
+      init_tile(MR, 1, acc, w);
+      w += NR;
+      for (size_t p = 0; p < ks; p++) {
+        const float *ap[MAX_MR];
+        ap[0] = ind[0];
+        for (size_t i = 1; i < MR; i++) ap[i] = i < mr ? ind[i] : ap[i - 1];
+        ind += IND;
+        ACCUMULATE_STEP(MR, 1, ap, kc, w, NR, acc);
+      }
+      store_tile(MR, 1, acc, cp, nc, vlo, vhi);
+      break;
+    }
     init_tile(MR, NV, acc, w);
     w += NR;
-    const float *const *ind = a;
     for (size_t p = 0; p < ks; p++) {
       const float *ap[MAX_MR];
       ap[0] = ind[0];
@@ -133,10 +160,49 @@ void wick_f32_gemm_ukernel_7x32__avx512(size_t mr, size_t nc, size_t kc, const f
   gemm_body(7, 2, mr, nc, kc, a, a_stride, w, c, c_stride, lo, hi);
 }
 
+/* One row over ROW_PANELS whole 32-wide panels at once (a single-row GEMV: FULLY_CONNECTED,
+ * 1x1 convolutions on a 1x1 map): 2 * ROW_PANELS independent FMA chains instead of gemm_body's
+ * 2, so the loop runs at the weights' load rate instead of the FMA latency. Each output is still
+ * one chain from its bias over k in k order: the bits of gemm_body(1, 2, ...). */
+#define ROW_PANELS 4
+#define ROW_PREFETCH 1024
+ALWAYS_INLINE void row_panels_body(size_t kc, const float *a, const float *w, float *c, __m512 vlo,
+                                   __m512 vhi) {
+  const size_t panel = (kc + 1) * 32;
+  __m512 acc[ROW_PANELS][2];
+  for (size_t p = 0; p < ROW_PANELS; p++) {
+    acc[p][0] = _mm512_loadu_ps(w + p * panel);
+    acc[p][1] = _mm512_loadu_ps(w + p * panel + 16);
+  }
+  w += 32;
+  _Pragma("GCC unroll 2") for (size_t k = 0; k < kc; k++) {
+    const __m512 a_ = _mm512_set1_ps(a[k]);
+    for (size_t p = 0; p < ROW_PANELS; p++) {
+      _mm_prefetch((const char *)(w + p * panel + ROW_PREFETCH), _MM_HINT_T0);
+      _mm_prefetch((const char *)(w + p * panel + ROW_PREFETCH + 16), _MM_HINT_T0);
+      acc[p][0] = _mm512_fmadd_ps(a_, _mm512_loadu_ps(w + p * panel), acc[p][0]);
+      acc[p][1] = _mm512_fmadd_ps(a_, _mm512_loadu_ps(w + p * panel + 16), acc[p][1]);
+    }
+    w += 32;
+  }
+  for (size_t p = 0; p < ROW_PANELS; p++) {
+    _mm512_storeu_ps(c + 32 * p, _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[p][0])));
+    _mm512_storeu_ps(c + 32 * p + 16, _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[p][1])));
+  }
+}
+
 void wick_f32_gemm_ukernel_1x32__avx512(size_t mr, size_t nc, size_t kc, const float *a,
                                         size_t a_stride, const float *w, float *c, size_t c_stride,
                                         float lo, float hi) {
   (void)mr;
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+  const size_t group = ROW_PANELS * 32;
+  while (nc > group) { /* whole panels, and some left for gemm_body (it needs nc > 0) */
+    row_panels_body(kc, a, w, c, vlo, vhi);
+    w += ROW_PANELS * (kc + 1) * 32;
+    c += group;
+    nc -= group;
+  }
   gemm_body(1, 2, 1, nc, kc, a, a_stride, w, c, c_stride, lo, hi);
 }
 
