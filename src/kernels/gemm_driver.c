@@ -73,6 +73,12 @@ static void prelu_in_place(wick_f32_prelu_fn prelu, float *x, size_t n, const fl
 void wick_f32_epilogue_run(const wick_f32_epilogue *ep, size_t rows, size_t cols, float *c,
                            size_t stride, size_t offset) {
   /* the channel of each row's first element, stepped without dividing per row */
+  if (stride == cols && rows > 1) {
+    /* the tile's rows are contiguous (its columns are the whole row): one run of rows * cols,
+     * one call of each kernel instead of one per row (an elementwise result either way) */
+    cols *= rows;
+    rows = 1;
+  }
   const size_t channels = ep->alpha ? ep->channels : 1, step = stride % channels;
   size_t ch = offset % channels;
   for (size_t r = 0; r < rows; r++) {
