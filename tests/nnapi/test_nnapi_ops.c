@@ -22,7 +22,9 @@
  * rescales its accumulator in double; ADD/SUB scale both sides to 2^20 steps;
  * quantized SOFTMAX uses the gemmlowp fixed-point exp and reciprocal; LOGISTIC
  * and TANH evaluate the float function per input value; PRELU forms its two
- * real multipliers in double, as that CPU path does (TFLite: in float). Written here, not
+ * real multipliers in double and MUL divides the float product of its input
+ * scales by the output scale in double, as that CPU path does (TFLite: both in
+ * float). Written here, not
  * taken from wick: a wick kernel bug and a test-runtime bug would have to be
  * the same bug to hide.
  */
@@ -462,8 +464,9 @@ static int binary(nn_ctx *c) {
   if (q8(a->type)) {
     quant_range(y, fuse, &qlo, &qhi);
     if (type == ANEURALNETWORKS_MUL) {
-      float real = a->scale * b->scale / y->scale; /* in float, as TFLite */
-      quantize_multiplier((double)real, &mo, &so);
+      /* as NNAPI's reference CPU path: the float product of the input scales, divided by
+       * the output scale in double (TFLite: all in float) */
+      quantize_multiplier((double)(a->scale * b->scale) / (double)y->scale, &mo, &so);
     } else { /* both sides on 2^20 steps of twice the larger input scale */
       double twice_max = (double)(2.0f * (a->scale > b->scale ? a->scale : b->scale));
       quantize_multiplier((double)a->scale / twice_max, &m1, &s1);

@@ -374,6 +374,8 @@ static int32_t nn_negated(map_ctx *c, int32_t t) {
   return nn_operation(c, ANEURALNETWORKS_MUL, ops, 3, &out, 1) ? out : -1;
 }
 
+static bool mul_requantization_agrees(const nn_type *a, const nn_type *b, const nn_type *out);
+
 static bool map_binary(map_ctx *c, int32_t code) {
   nn_type a, b, out;
   const wick_tensor *first = nn_tensor(c, nn_in_index(c, 0));
@@ -404,6 +406,12 @@ static bool map_binary(map_ctx *c, int32_t code) {
   if (code == ANEURALNETWORKS_MUL && nn_is_quant8(a.code) &&
       !((double)out.scale > (double)a.scale * (double)b.scale))
     DECLINE("quantized MUL needs output scale > product of the input scales");
+  if (code == ANEURALNETWORKS_MUL && nn_is_quant8(a.code) &&
+      !mul_requantization_agrees(&a, &b, &out))
+    DECLINE(
+        "quantized MUL whose requantization differs by a step between TFLite (multiplier "
+        "in float) and NNAPI's reference (float product of the input scales / output "
+        "scale in double) for some pair of inputs at these scales");
   /* broadcasting: NNAPI's rule is numpy's, as TFLite's (ranks up to 4) */
   const wick_tensor *ta = nn_tensor(c, nn_in_index(c, 0)), *tb = nn_tensor(c, nn_in_index(c, 1));
   const wick_tensor *to = nn_tensor(c, nn_out_index(c, 0));
@@ -621,6 +629,28 @@ static bool prelu_requantization_agrees(const nn_type *in, const nn_type *alpha,
     }
   }
 #undef NN_CLAMP
+  return true;
+}
+
+/* Whether 8-bit MUL's one multiplier gives the same output in both derivations: TFLite's
+ * (in1 x in2 / out, all in float) and NNAPI's reference CPU path's (the float product in1 x in2,
+ * then divided by out in double). Both apply it as q31_apply to (a - za) x (b - zb), every pair
+ * of 8-bit inputs is tried (256 x 256 cases); the comparison is before the fused activation's
+ * clamp to a narrower range, so agreement here is agreement with any activation. */
+static bool mul_requantization_agrees(const nn_type *a, const nn_type *b, const nn_type *out) {
+  q31 tflite = q31_of((double)(a->scale * b->scale / out->scale));
+  q31 nnapi = q31_of((double)(a->scale * b->scale) / (double)out->scale);
+  if (tflite.m == nnapi.m && tflite.shift == nnapi.shift) return true;
+  bool u8 = a->code == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
+  int32_t lo = u8 ? 0 : -128, hi = u8 ? 255 : 127;
+  for (int32_t x = lo; x <= hi; x++)
+    for (int32_t y = lo; y <= hi; y++) {
+      int32_t p = (x - a->zp) * (y - b->zp);
+      int32_t vt = q31_apply(p, tflite) + out->zp, vn = q31_apply(p, nnapi) + out->zp;
+      vt = vt < lo ? lo : vt > hi ? hi : vt;
+      vn = vn < lo ? lo : vn > hi ? hi : vn;
+      if (vt != vn) return false;
+    }
   return true;
 }
 

@@ -1484,3 +1484,65 @@ def test_compilation_cache_token(monkeypatch, tmp_path, runtime_counters):
     other = _uint8_mobilenet_block()
     assert load(other, 29)[1] != first
     assert load(data, 28)[0] == 0 and runtime_counters.wick_test_nnapi_misuses() == 0
+
+
+# Quantized MUL's multiplier: TFLite forms in1 x in2 / out in float, NNAPI's reference CPU path
+# divides the float product in1 x in2 by out in double. (scales, zero points a / b / out, dtype,
+# whether every output agrees and the delegate takes the MUL.) The differing scales were found by
+# search: 3 or 4 of the 65536 input pairs come out one step apart.
+_MUL_SCALES = [
+    ((0.05, 128), (0.04, 120), (0.1, 100), "uint8", True),
+    (
+        (0.13735826313495636, 199),
+        (0.14164382219314575, 6),
+        (0.2562257647514343, 117),
+        "uint8",
+        False,
+    ),
+    (
+        (0.12520581483840942, 146),
+        (0.17644472420215607, 204),
+        (1.1991593837738037, 253),
+        "uint8",
+        False,
+    ),
+    ((0.05, -3), (0.02, 7), (0.03, 10), "int8", True),
+]
+
+
+@pytest.mark.parametrize("level", [27, 28, 29, 30, 31])
+@pytest.mark.parametrize("qa, qb, qy, dtype, agrees", _MUL_SCALES)
+def test_quantized_mul_multiplier_derivations(qa, qb, qy, dtype, agrees, level, monkeypatch,
+                                              runtime_counters):  # fmt: skip
+    """8-bit MUL on every pair of input values (a 256 x 256 grid) against LiteRT's reference
+    kernels, bit for bit: taken where TFLite's float multiplier and NNAPI's double one give the
+    same output for every pair (the test runtime computes NNAPI's form), declined with the reason
+    where they differ by a step, CPU then; int8 from level 30."""
+    data = _single(
+        "MUL",
+        [([256, 256], dtype, _q(*qa)), ([256, 256], dtype, _q(*qb))],
+        ([256, 256], dtype, _q(*qy)),
+        dict(fused_activation_function="NONE"),
+    )()
+    lo = np.iinfo(dtype).min
+    grid = np.arange(256, dtype=np.int32) + lo
+    xs = [np.repeat(grid, 256).reshape(256, 256).astype(dtype),
+          np.tile(grid, 256).reshape(256, 256).astype(dtype)]  # fmt: skip
+    ref = run_litert(data, xs, reference=True)
+    monkeypatch.setenv("WICK_TEST_NNAPI_FEATURE_LEVEL", str(level))
+    rt = wick.load(data, delegate=f"nnapi:library={LIB}")
+    on = [r for r in rt.delegation if r.delegate == "nnapi"]
+    if agrees and (dtype == "uint8" or level >= 30):
+        assert len(on) == 1, rt.delegation
+    else:
+        assert not on, rt.delegation
+        why = (
+            "requantization differs by a step" if dtype == "uint8" else "needs NNAPI feature level"
+        )
+        assert any(why in r.reason for r in rt.delegation), rt.delegation
+    got = _outputs(rt, xs)
+    for g, r in zip(got, ref, strict=True):
+        assert np.array_equal(g, np.asarray(r)), f"level {level}: {g} vs LiteRT {r}"
+    assert runtime_counters.wick_test_nnapi_rejections() == 0, (
+        runtime_counters.wick_test_nnapi_last_error()
+    )
