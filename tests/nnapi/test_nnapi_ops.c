@@ -343,7 +343,12 @@ static int conv(nn_ctx *c, bool depthwise) {
           }
           qacc += ((const int32_t *)bd)[oc];
           double real;
-          if (f->type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL)
+          /* uint8 input, per-channel filter: as Android 10's reference CPU path, the float
+           * product input scale x channel scale divided in double (TFLite: all in double) */
+          if (f->type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL &&
+              x->type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM)
+            real = (double)(x->scale * f->channel_scales[oc]) / (double)y->scale;
+          else if (f->type == ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL)
             real = (double)x->scale * (double)f->channel_scales[oc] / (double)y->scale;
           else if (x->type == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM) /* the legacy float product */
             real = (double)(x->scale * f->scale) / (double)y->scale;
