@@ -42,6 +42,21 @@ def find_gguf() -> Path | None:
     return None
 
 
+def load_smollm2():
+    """The tokenizer and the float32 model with the real weights, or a skip saying where the
+    GGUF file was looked for."""
+    gguf = find_gguf()
+    if gguf is None:
+        pytest.skip(
+            f"{GGUF} not found (set WICK_SMOLLM2_GGUF, or build the corpus: python -m tests.corpus)"
+        )
+    tok = transformers.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    lm = transformers.AutoModelForCausalLM.from_pretrained(
+        gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+    ).eval()
+    return tok, lm
+
+
 def chat_ids(tok) -> tuple[str, list[int]]:
     text = tok.apply_chat_template(
         [{"role": "user", "content": QUESTION}], tokenize=False, add_generation_prompt=True
@@ -79,15 +94,7 @@ def check_file(lm, tok, path: Path) -> None:
 
 
 def test_smollm2_int4_answers_like_pytorch(tmp_path):
-    gguf = find_gguf()
-    if gguf is None:
-        pytest.skip(
-            f"{GGUF} not found (set WICK_SMOLLM2_GGUF, or build the corpus: python -m tests.corpus)"
-        )
-    tok = transformers.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    lm = transformers.AutoModelForCausalLM.from_pretrained(
-        gguf.parent, gguf_file=gguf.name, dtype=torch.float32
-    ).eval()
+    tok, lm = load_smollm2()
     llm = wick.llm.convert(
         lm, max_seq_len=128, prefill_lengths=(8, 32), quantize="int4", tokenizer=tok
     )
@@ -107,15 +114,7 @@ def test_smollm2_fp32_repetition_penalty_equals_transformers(tmp_path):
     and different from plain greedy decoding (the penalty acts)."""
     from wick.cli import _c_tool
 
-    gguf = find_gguf()
-    if gguf is None:
-        pytest.skip(
-            f"{GGUF} not found (set WICK_SMOLLM2_GGUF, or build the corpus: python -m tests.corpus)"
-        )
-    tok = transformers.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    lm = transformers.AutoModelForCausalLM.from_pretrained(
-        gguf.parent, gguf_file=gguf.name, dtype=torch.float32
-    ).eval()
+    tok, lm = load_smollm2()
     llm = wick.llm.convert(lm, max_seq_len=128, prefill_lengths=(8, 32), tokenizer=tok)
     path = tmp_path / "smollm2_fp32.tflite"
     llm.export(path)
