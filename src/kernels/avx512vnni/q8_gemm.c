@@ -11,10 +11,8 @@
  *
  * Per NR = 32 panel (layout in q8.h) the 7 x 32 int32 tile lives in 14 zmm
  * accumulators started from the panel's corrected bias. Per group of 4 k
- * the kernel loads the two 64-byte weight vectors (and, in the multi-row
- * kernels, prefetches the two cache lines WEIGHT_PREFETCH_BYTES ahead: a single-row
- * GEMV streams its panels once, and the hardware prefetchers alone read them ~7 %
- * faster on Zen 4 in an LLM decode step), and, for each row,
+ * the kernel loads the two 64-byte weight vectors (and prefetches the two
+ * cache lines WEIGHT_PREFETCH_BYTES ahead), and, for each row,
  * broadcasts the row's 4 bytes, flips their sign bits (x + 128 as u8) and
  * issues one VPDPBUSD per weight vector. A last group shorter than 4 reads
  * only the bytes that exist (zero weights pad it), except in the u8
@@ -65,10 +63,8 @@ Q8_INLINE void accumulate(size_t MR, bool FLIP, bool PADDED, bool HALF, const in
     const __m512i w0 = _mm512_loadu_si512(w);
     const __m512i w1 = HALF ? w0 : _mm512_loadu_si512(w + 64);
     /* may point past the panels: prefetches never fault */
-    if (MR > 1) {
-      _mm_prefetch((const char *)w + WEIGHT_PREFETCH_BYTES, _MM_HINT_T0);
-      _mm_prefetch((const char *)w + WEIGHT_PREFETCH_BYTES + 64, _MM_HINT_T0);
-    }
+    _mm_prefetch((const char *)w + WEIGHT_PREFETCH_BYTES, _MM_HINT_T0);
+    _mm_prefetch((const char *)w + WEIGHT_PREFETCH_BYTES + 64, _MM_HINT_T0);
     w += 4 * NR;
 #pragma GCC unroll 7
     for (size_t i = 0; i < MR; i++) {
