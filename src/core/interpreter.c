@@ -5,7 +5,8 @@
  * child graphs for operators that run other subgraphs. Preparing a graph:
  *
  *   1. tensors take their shapes from the file (inputs keep user resizes);
- *      constants point into the model (copied only when misaligned);
+ *      constants point into the model (copied when misaligned, and when small
+ *      and in the file wick mapped: see in_model_mapping);
  *   2. each node resolves its op by (builtin code, version) and runs the op's
  *      prepare, which checks everything and sets output shapes. A node whose
  *      inputs are all known (constants, or outputs of folded nodes) is run
@@ -218,6 +219,19 @@ static bool reads_sparse(const wick_operator_info *op, uint32_t i, const wick_te
   return op->builtin == WICK_BUILTIN_FULLY_CONNECTED && i == 1 && t->data != NULL;
 }
 
+/* Constants under this size that lie in the model file wick mapped are copied into the
+ * interpreter's memory when bound. An op that reads such a constant at invoke (an RMSNorm
+ * weight, a mask) would fault in the file page it lies on, and a kernel that caches the file
+ * in large folios maps the whole folio on that fault (Linux 6.18 on ext4: 2 MiB per RMSNorm
+ * weight of a few KiB, ~120 MB of SmolLM2-135M's file back in memory after the packing gave
+ * it up). The copies cost what the constants weigh. */
+#define SMALL_CONSTANT_COPY_BYTES ((size_t)16 << 10)
+
+static bool in_model_mapping(const wick_model *m, const void *data) {
+  const uintptr_t p = (uintptr_t)data, base = (uintptr_t)m->mapping;
+  return m->mapping != NULL && p >= base && p - base < m->mapping_size;
+}
+
 static wick_status prepare_tensors(wick_graph *g) {
   /* Which tensors are graph inputs: one pass, not a search per tensor (a
    * file may list a million inputs). Freed with the next prepare. */
@@ -280,7 +294,9 @@ static wick_status prepare_tensors(wick_graph *g) {
        * the file gives data is copied too: callers write inputs, and the
        * file's bytes may be a read-only mapping. (esize == 0: a string or
        * unknown type no op reads as numbers; it keeps pointing at the file.) */
-      if (esize != 0 && (is_input[i] || (esize > 1 && ((uintptr_t)info->data % esize) != 0))) {
+      if (esize != 0 && (is_input[i] || (esize > 1 && ((uintptr_t)info->data % esize) != 0) ||
+                         (info->data_size < SMALL_CONSTANT_COPY_BYTES &&
+                          in_model_mapping(g->interp->model, info->data)))) {
         wick_status st = give_storage(g, t, WICK_ALLOC_PERSISTENT, info->data_size == t->bytes);
         if (st) return st;
         memcpy(t->data, info->data, info->data_size);
@@ -294,6 +310,12 @@ static wick_status prepare_tensors(wick_graph *g) {
       reset_variable(t);
     }
   }
+  /* Copying the small constants faulted in the folios they lie on (most of the file, for an
+   * LLM with a norm weight in each layer): give the mapping's pages back before the ops pack
+   * the weights. It is a private read-only mapping of the file, so whatever reads it later
+   * (the packing, an op reading a large constant in place) reads the same bytes back. */
+  const wick_model *m = g->interp->model;
+  if (m->mapping != NULL) wick_mem_drop_pages((void *)(uintptr_t)m->mapping, m->mapping_size);
   return WICK_OK;
 }
 
