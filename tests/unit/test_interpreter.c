@@ -212,6 +212,18 @@ static void test_chain_reuses_memory(void) {
  * with WICK_ERR_OUT_OF_MEMORY naming the cap, caps from some threshold up
  * succeed (monotonic), the copy made by copy_buffer counts, and the file
  * path honours the cap too. */
+/* Writes a model's bytes to a new file named after the template `path` (its XXXXXX replaced),
+ * counting a failure; true when the file holds the model. */
+static bool write_temp_model(char *path, const uint8_t *bytes, size_t size) {
+  int fd = mkstemp(path);
+  CHECK(fd >= 0, "mkstemp");
+  if (fd < 0) return false;
+  const bool written = write(fd, bytes, size) == (ssize_t)size;
+  CHECK(written, "write temp model");
+  close(fd);
+  return true;
+}
+
 static void test_model_load_cap(void) {
   tm_dag d = {0};
   d.nops = 24;
@@ -288,11 +300,7 @@ static void test_model_load_cap(void) {
 
   /* The file path: the mapping counts like the copy (threshold need + size). */
   char path[] = "/tmp/wick-test-load-cap-XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0, "mkstemp");
-  if (fd >= 0) {
-    CHECK(write(fd, bytes, size) == (ssize_t)size, "write temp model");
-    close(fd);
+  if (write_temp_model(path, bytes, size)) {
     mo.memory_limit_bytes = need;
     model = NULL;
     CHECK(wick_model_load_file(path, &mo, &err, &model) == WICK_ERR_OUT_OF_MEMORY,
@@ -750,14 +758,10 @@ static void test_file_pages_released(void) {
   size_t size;
   uint8_t *bytes = build_big_fc(&size);
   char path[] = "/tmp/wick-test-release-XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0, "mkstemp");
-  if (fd < 0) {
+  if (!write_temp_model(path, bytes, size)) {
     free(bytes);
     return;
   }
-  CHECK(write(fd, bytes, size) == (ssize_t)size, "write temp model");
-  close(fd);
   wick_error_info err;
   wick_model *from_file = NULL, *from_buffer = NULL;
   wick_interpreter *it = NULL, *ref = NULL;
@@ -835,14 +839,10 @@ static void test_small_constants_copied(void) {
   uint8_t *bytes = tm_finish(b, model, "TFL3", &size);
   tm_free(b);
   char path[] = "/tmp/wick-test-small-XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0, "mkstemp");
-  if (fd < 0) {
+  if (!write_temp_model(path, bytes, size)) {
     free(bytes);
     return;
   }
-  CHECK(write(fd, bytes, size) == (ssize_t)size, "write temp model");
-  close(fd);
   wick_error_info err;
   wick_model *from_file = NULL, *from_buffer = NULL;
   wick_interpreter *it = NULL, *ref = NULL;
